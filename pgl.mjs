@@ -1,0 +1,16 @@
+import { PGlite } from '@electric-sql/pglite';
+const t0=Date.now();
+const db = new PGlite();
+await db.waitReady;
+console.log('ready', Date.now()-t0);
+const got=[];
+await db.listen('chan', (p)=>got.push(p));
+await db.exec(`create table t(id int); begin; insert into t values(1); select pg_notify('chan','hello'); commit;`);
+await db.query(`select pg_advisory_lock(42)`);
+await db.query(`select pg_advisory_unlock(42)`);
+await new Promise(r=>setTimeout(r,50));
+console.log('notified', got);
+console.log(typeof db.clone);
+const t1=Date.now(); const c = await db.clone(); console.log('clone', Date.now()-t1, (await c.query('select count(*) from t')).rows);
+const t2=Date.now(); const d = await db.dumpDataDir('none'); console.log('dump', Date.now()-t2, d.size);
+const t3=Date.now(); const e = new PGlite({loadDataDir: d}); await e.waitReady; console.log('load', Date.now()-t3, (await e.query('select count(*) from t')).rows);

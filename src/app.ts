@@ -1,0 +1,64 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeAny } from 'zod';
+import type { Config } from './config.js';
+import './kernel/fastify-types.js';
+import { installErrorHandling } from './kernel/errors.js';
+import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/json-body.js';
+import type { Kernel } from './kernel/kernel.js';
+import { installOpenApi } from './kernel/openapi.js';
+import { requestIdFor } from './kernel/request-id.js';
+import type { ZodApp } from './kernel/zod-app.js';
+import { installRequestPipeline } from './kernel/request-pipeline.js';
+import { registerAuditRoutes } from './modules/audit/routes.js';
+import { registerHealthRoutes } from './modules/health/routes.js';
+import { registerMeRoutes } from './modules/me/routes.js';
+import { registerOpsRoutes } from './modules/ops/routes.js';
+import { registerRoleRoutes } from './modules/roles/routes.js';
+
+
+export interface BuildAppOptions {
+  /** Extra routes (tests add probe routes, e.g. for rate limits); registered after the modules. */
+  extraRoutes?: (app: ZodApp, kernel: Kernel) => void;
+  logger?: boolean;
+}
+
+/** Zod validation whose verdict keeps each zod issue, so the 400 body shows zod's own fields. */
+function zodValidatorCompiler({ schema }: { schema: ZodTypeAny }) {
+  return (data: unknown) => {
+    const result = schema.safeParse(data);
+    if (result.success) return { value: result.data };
+    return { error: result.error.issues.map((issue) => ({ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' })) };
+  };
+}
+
+/** A hop count trusts that many proxies nearest to us. */
+function fastifyTrustProxy(trust: Config['trustProxy']) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
+export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger === false ? undefined : kernel.log,
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: kernel.config.production }),
+    trustProxy: fastifyTrustProxy(kernel.config.trustProxy),
+    bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(zodValidatorCompiler as never);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+  installJsonBodyParser(app);
+  installRequestPipeline(app, kernel);
+  await installOpenApi(app);
+
+  const zodApp = app.withTypeProvider<ZodTypeProvider>();
+  registerHealthRoutes(zodApp, kernel);
+  registerMeRoutes(zodApp, kernel);
+  registerRoleRoutes(zodApp, kernel);
+  registerOpsRoutes(zodApp, kernel);
+  registerAuditRoutes(zodApp, kernel);
+  options.extraRoutes?.(zodApp, kernel);
+  return app;
+}

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Fastify's `trustProxy`: off, every hop, a hop count, or a list of proxy addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL; when absent the embedded PGlite database under `dataDir` is used. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  jwtSecret: string | undefined;
+  /** Where the HS256 secret came from: the environment, or made once for the embedded default. */
+  jwtSecretSource: 'env' | 'generated' | 'none';
+  jwksUrl: string | undefined;
+  jwtClockSkewSeconds: number;
+  bootstrapOwners: string[];
+  trustProxy: TrustProxy;
+  logLevel: LogLevel;
+  production: boolean;
+}
+
+/** A setting that stops the start; the message is one line naming the setting. */
+export class ConfigError extends Error {
+  constructor(setting: string, problem: string) {
+    super(`${setting}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const MIN_JWT_SECRET_LENGTH = 32;
+
+type Env = Record<string, string | undefined>;
+
+function present(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = present(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max}, got ${raw}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = present(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.map((p) => p.replace(':', '')).join(' or ')}, got ${parsed.protocol.replace(':', '')}`);
+  }
+  return raw;
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = present(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError('TRUST_PROXY', `expected true, false, a hop count or comma-separated addresses/CIDRs; "${entry}" is none of these`);
+    }
+  }
+  return entries;
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = present(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  }
+  return raw as LogLevel;
+}
+
+function bootstrapOwners(env: Env): string[] {
+  const raw = present(env, 'BOOTSTRAP_OWNER');
+  if (raw === undefined) return [];
+  const subjects = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = subjects.find((s) => !UUID.test(s));
+  if (bad !== undefined) throw new ConfigError('BOOTSTRAP_OWNER', `"${bad}" is not a uuid subject`);
+  return [...new Set(subjects.map((s) => s.toLowerCase()))];
+}
+
+/**
+ * Reads the environment into a typed config. Pure except for nothing: the dev secret is
+ * resolved separately by `resolveDevSecret`, so tests can build configs without touching disk.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const jwtSecret = present(env, 'JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < MIN_JWT_SECRET_LENGTH) {
+    throw new ConfigError('JWT_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+  }
+  const jwksUrl = url(env, 'JWKS_URL', ['http:', 'https:']);
+  const host = present(env, 'HOST') ?? '0.0.0.0';
+  if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError('HOST', `"${host}" is not a host name or address`);
+
+  const config: Config = {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host,
+    dataDir: resolve(present(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    jwtSecret,
+    jwtSecretSource: jwtSecret === undefined ? 'none' : 'env',
+    jwksUrl,
+    jwtClockSkewSeconds: integer(env, 'JWT_CLOCK_SKEW', 30, 0, 300),
+    bootstrapOwners: bootstrapOwners(env),
+    trustProxy: trustProxy(env),
+    logLevel: logLevel(env),
+    production: env.NODE_ENV === 'production',
+  };
+  if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {
+    throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
+  }
+  return config;
+}
+
+/**
+ * The embedded default with no JWT_SECRET and no JWKS_URL: make a random secret once and keep
+ * it in DATA_DIR, so tokens minted by `platform-api token` keep working across restarts.
+ */
+export function resolveDevSecret(config: Config): Config {
+  if (config.jwtSecret !== undefined || config.jwksUrl !== undefined || config.databaseUrl !== undefined) return config;
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'jwt-secret');
+  if (!existsSync(file)) {
+    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < MIN_JWT_SECRET_LENGTH) throw new ConfigError('DATA_DIR', `${file} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters; delete it to make a new one`);
+  return { ...config, jwtSecret: secret, jwtSecretSource: 'generated' };
+}

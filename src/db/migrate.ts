@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from './tables.js';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** One key for every instance: two services starting together apply each file once. */
+const MIGRATION_LOCK_KEY = 7_311_993_001;
+
+export interface MigrationFile {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      return { name: file, sql: text, checksum: createHash('sha256').update(text).digest('hex') };
+    });
+}
+
+export class MigrationError extends Error {}
+
+/**
+ * Applies every pending migration in order, each in its own transaction, under a session
+ * advisory lock held on one connection for the whole run. Returns the names it applied.
+ */
+export async function migrate(db: Kysely<Tables>, files = readMigrations()): Promise<string[]> {
+  return db.connection().execute(async (connection) => {
+    await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(connection);
+    try {
+      await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
+        name text PRIMARY KEY,
+        checksum text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`.execute(connection);
+      const applied = new Map(
+        (await connection.selectFrom('schema_migrations').select(['name', 'checksum']).execute()).map((row) => [row.name, row.checksum]),
+      );
+      const done: string[] = [];
+      for (const file of files) {
+        const checksum = applied.get(file.name);
+        if (checksum !== undefined) {
+          if (checksum !== file.checksum) {
+            throw new MigrationError(`migration ${file.name} changed after it was applied; add a new migration instead`);
+          }
+          continue;
+        }
+        await connection.transaction().execute(async (trx) => {
+          await sql.raw(file.sql).execute(trx);
+          await trx.insertInto('schema_migrations').values({ name: file.name, checksum: file.checksum }).execute();
+        });
+        done.push(file.name);
+      }
+      return done;
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.execute(connection);
+    }
+  });
+}

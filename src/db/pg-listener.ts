@@ -1,0 +1,68 @@
+import pg from 'pg';
+import type { ListenHandlers } from './database.js';
+
+const RECONNECT_DELAY_MS = 1_000;
+
+/**
+ * LISTEN on one channel over a dedicated connection (a pooled one would be handed to queries).
+ * When the connection drops it reconnects and asks its subscriber to resync, since
+ * notifications sent while it was away are lost.
+ */
+export class PgListener {
+  #client: pg.Client | undefined;
+  #stopped = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly channel: string,
+    private readonly handlers: ListenHandlers,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.#connect();
+  }
+
+  async #connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('notification', (message) => {
+      if (message.channel === this.channel) this.handlers.onMessage(message.payload ?? '');
+    });
+    const lost = () => {
+      if (client !== this.#client) return;
+      this.#client = undefined;
+      client.end().catch(() => {});
+      this.#scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${pg.escapeIdentifier(this.channel)}`);
+    } catch (error) {
+      client.end().catch(() => {});
+      throw error;
+    }
+    this.#client = client;
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#stopped || this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#connect().then(
+        () => this.handlers.onResync(),
+        () => this.#scheduleReconnect(),
+      );
+    }, RECONNECT_DELAY_MS);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => {});
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from './actor.js';
+import { AppError, forbidden, unauthorized } from './errors.js';
+import { permText } from './permissions.js';
+import { resolvePrincipal, type Principal } from './principal.js';
+import type { Kernel } from './kernel.js';
+
+export type RouteArea = 'admin' | 'me' | 'open';
+
+/** Which guard a route path gets: staff routes, the caller's own routes, or none. */
+export function routeArea(path: string): RouteArea {
+  if (path === '/v1/admin' || path.startsWith('/v1/admin/')) return 'admin';
+  if (path === '/v1/me' || path.startsWith('/v1/me/')) return 'me';
+  return 'open';
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(header);
+  return match?.[1];
+}
+
+const ACCOUNT_REFUSALS = { banned: 'account_banned', deleted: 'account_deleted' } as const;
+
+/**
+ * The guard of `/v1/me` and `/v1/admin`: bearer → verified token → principal (user row and
+ * permissions) → account status → the route's permission keys (admin; any one suffices).
+ */
+export async function authenticate(kernel: Kernel, request: FastifyRequest, area: Exclude<RouteArea, 'open'>): Promise<Principal> {
+  const token = bearerToken(request.headers.authorization);
+  if (token === undefined) throw unauthorized('missing_token');
+  const verified = await kernel.tokens.verify(token);
+  const principal = await resolvePrincipal(kernel.db, verified);
+  if (principal.status !== 'active') throw forbidden({ reason: ACCOUNT_REFUSALS[principal.status] });
+  if (area === 'admin') {
+    const perms = request.routeOptions.config.perms ?? [];
+    if (!principal.permissions.hasAny(perms)) throw forbidden({ perm: permText(perms) });
+  }
+  return principal;
+}
+
+const MAX_USER_AGENT = 512;
+
+/** The signed-in caller as a plain value for services; only valid on guarded routes. */
+export function actorOf(request: FastifyRequest): Actor {
+  const principal = request.principal;
+  if (principal === null) throw new AppError(500, 'internal');
+  const userAgent = request.headers['user-agent'];
+  return {
+    userId: principal.userId,
+    permissions: principal.permissions,
+    requestId: request.id,
+    ip: request.ip ?? null,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
+  };
+}

@@ -1,0 +1,88 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodIssue } from 'zod';
+
+/**
+ * A domain error: services throw these and never see HTTP; the kernel's error handler alone
+ * turns them into a status and the spec's application-error body `{ error, details? }`.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly details?: unknown,
+    /** Extra response headers (Retry-After on 429 and 503). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(code);
+    this.name = 'AppError';
+  }
+
+  /** The response body; subclasses with a documented shape of their own override it. */
+  toBody(): unknown {
+    return applicationErrorBody(this.code, this.details);
+  }
+}
+
+export const notFound = (code = 'not_found', details?: unknown) => new AppError(404, code, details);
+export const forbidden = (details: Record<string, unknown>) => new AppError(403, 'forbidden', details);
+export const conflict = (details?: unknown) => new AppError(409, 'conflict', details);
+export const invalidRequest = (details?: unknown) => new AppError(422, 'invalid_request', details);
+export const invalidState = (details?: unknown) => new AppError(422, 'invalid_state', details);
+export const unauthorized = (code: 'missing_token' | 'invalid_token' | 'invalid_audience') => new AppError(401, code);
+
+export function applicationErrorBody(code: string, details?: unknown): { error: string; details?: unknown } {
+  return details === undefined ? { error: code } : { error: code, details };
+}
+
+/** The spec's validation body, produced for body, query, params and headers alike. */
+export function schemaErrorBody(issues: ZodIssue[]) {
+  return { success: false as const, error: { name: 'SchemaError' as const, issues } };
+}
+
+/** A validator's verdict carries the zod issue itself so the body shows zod's own fields. */
+export interface ZodValidationEntry {
+  params: { issue: ZodIssue };
+  message: string;
+}
+
+function isZodValidation(error: FastifyError): error is FastifyError & { validation: ZodValidationEntry[] } {
+  const entries = error.validation as unknown;
+  return Array.isArray(entries) && entries.length > 0 && entries.every((entry) => typeof entry?.params?.issue === 'object');
+}
+
+/** Fastify's own 4xx (body parsing, content type, size) mapped to stable, documented codes. */
+const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_content_length' },
+  FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'invalid_content_type' },
+  FST_ERR_BAD_URL: { status: 400, code: 'bad_url' },
+  FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'bad_request' },
+};
+
+function sendAppError(reply: FastifyReply, error: AppError) {
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.status).send(error.toBody());
+}
+
+export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) return sendAppError(reply, error);
+  if (isZodValidation(error)) {
+    return reply.code(400).send(schemaErrorBody((error.validation as ZodValidationEntry[]).map((entry) => entry.params.issue)));
+  }
+  const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
+  if (known) return reply.code(known.status).send(applicationErrorBody(known.code));
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return reply.code(error.statusCode).send(applicationErrorBody('bad_request'));
+  }
+  // Anything else is a bug: log it with the request id, answer nothing about it.
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send({ error: 'internal' });
+}
+
+export function installErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(applicationErrorBody('not_found')));
+}

@@ -1,0 +1,112 @@
+import type { Kysely } from 'kysely';
+import type { PanicLevel, Tables } from '../db/tables.js';
+import { AppError } from './errors.js';
+import type { ChangeBus } from './change-bus.js';
+
+export const PANIC_LEVELS = ['off', 'degraded', 'lockdown'] as const;
+export const PANIC_RETRY_AFTER_SECONDS = 30;
+export const PANIC_TOPIC = 'panic';
+/** If a notification is ever lost, the level still converges within this period. */
+const SAFETY_REFRESH_MS = 5_000;
+
+export interface PanicState {
+  level: PanicLevel;
+  reason: string | null;
+  set_by: string | null;
+  set_at: string | null;
+  auto: boolean;
+}
+
+export const PANIC_OFF: PanicState = { level: 'off', reason: null, set_by: null, set_at: null, auto: false };
+
+/** The spec's 503 body `{ error: 'panic_mode', level, reason }`, with Retry-After. */
+export class PanicModeError extends AppError {
+  constructor(readonly level: PanicLevel, readonly reason: string | null) {
+    super(503, 'panic_mode', undefined, { 'retry-after': String(PANIC_RETRY_AFTER_SECONDS) });
+  }
+
+  override toBody() {
+    return { error: 'panic_mode', level: this.level, reason: this.reason };
+  }
+}
+
+/** Routes refused in `degraded`: new checkouts and new game sessions. */
+const DEGRADED_REFUSALS = new Set(['POST /v1/me/billing/checkout-session', 'POST /v1/me/sessions']);
+/** The one client write `lockdown` lets through: players can always stop a running session. */
+const LOCKDOWN_ALLOWED = new Set(['POST /v1/me/sessions/stop']);
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function normalizedPath(url: string): string {
+  const path = url.split('?', 1)[0] ?? '';
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function isClientPath(path: string): boolean {
+  return path === '/v1/public' || path.startsWith('/v1/public/') || path === '/v1/me' || path.startsWith('/v1/me/');
+}
+
+/**
+ * Would this request be refused at this level? Decided by method and path alone, before
+ * routing and authentication, so routes that arrive later are covered without changes here.
+ */
+export function isRefusedAt(level: PanicLevel, method: string, url: string): boolean {
+  if (level === 'off' || READ_METHODS.has(method)) return false;
+  const path = normalizedPath(url);
+  if (!isClientPath(path)) return false; // staff routes, /health, webhooks
+  const route = `${method} ${path}`;
+  if (level === 'degraded') return DEGRADED_REFUSALS.has(route);
+  return !LOCKDOWN_ALLOWED.has(route);
+}
+
+function toState(row: { level: PanicLevel; reason: string | null; set_by: string | null; set_at: Date | null; auto: boolean }): PanicState {
+  return { level: row.level, reason: row.reason, set_by: row.set_by, set_at: row.set_at?.toISOString() ?? null, auto: row.auto };
+}
+
+export async function readPanicState(db: Kysely<Tables>): Promise<PanicState> {
+  const row = await db.selectFrom('ops_panic_state').select(['level', 'reason', 'set_by', 'set_at', 'auto']).executeTakeFirst();
+  return row === undefined ? PANIC_OFF : toState(row);
+}
+
+/**
+ * The level this instance enforces, held in memory so the gate costs no query. A change on any
+ * instance arrives through the change bus after commit; a slow poll covers lost notifications.
+ */
+export class PanicMonitor {
+  #state: PanicState = PANIC_OFF;
+  #timer: NodeJS.Timeout | undefined;
+  #unsubscribe: Array<() => void> = [];
+
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly bus: ChangeBus,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  get state(): PanicState {
+    return this.#state;
+  }
+
+  async start(): Promise<void> {
+    const refresh = () => void this.refresh().catch(this.onError);
+    this.#unsubscribe = [this.bus.on(PANIC_TOPIC, refresh), this.bus.onResync(refresh)];
+    await this.refresh();
+    this.#timer = setInterval(refresh, SAFETY_REFRESH_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#unsubscribe.forEach((unsubscribe) => unsubscribe());
+  }
+
+  async refresh(): Promise<PanicState> {
+    this.#state = await readPanicState(this.db);
+    return this.#state;
+  }
+
+  /** Throws the 503 when the current level refuses this request. */
+  check(method: string, url: string): void {
+    const { level, reason } = this.#state;
+    if (isRefusedAt(level, method, url)) throw new PanicModeError(level, reason);
+  }
+}

@@ -1,0 +1,121 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { routeArea } from './auth.js';
+import { isRefusedAt } from './maintenance.js';
+import { RATE_LIMITS } from './rate-limits.js';
+
+const applicationError = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', description: 'Stable error code.' },
+    details: { description: 'Structured detail; omitted when there is none.' },
+  },
+};
+
+const schemaError = {
+  type: 'object',
+  required: ['success', 'error'],
+  properties: {
+    success: { const: false },
+    error: {
+      type: 'object',
+      required: ['name', 'issues'],
+      properties: {
+        name: { const: 'SchemaError' },
+        issues: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['code', 'path', 'message'],
+            properties: {
+              code: { type: 'string' },
+              path: { type: 'array', items: { type: ['string', 'number'] } },
+              message: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const panicError = {
+  type: 'object',
+  required: ['error', 'level', 'reason'],
+  properties: {
+    error: { const: 'panic_mode' },
+    level: { enum: ['degraded', 'lockdown'] },
+    reason: { type: ['string', 'null'] },
+  },
+};
+
+/** A Fastify route schema after the zod transform: `response` is keyed by status code. */
+type RouteSchema = { description?: string; response?: Record<string, unknown>; security?: unknown[]; hide?: boolean };
+
+/** Adds what the kernel does to every route: auth, permissions, limits, maintenance and errors. */
+function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): void {
+  const url = route.url;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const area = routeArea(url);
+  const responses = (operation.response ??= {});
+  const notes: string[] = [];
+  const add = (status: string, description: string, schema: object) => {
+    if (!(status in responses)) responses[status] = { description, ...schema };
+  };
+  if (route.schema && (route.schema.body || route.schema.querystring || route.schema.params || route.schema.headers)) {
+    add('400', 'Validation error (SchemaError) or an application error such as `invalid_json`.', schemaError);
+  }
+  if (area !== 'open') {
+    operation.security = [{ bearerAuth: [] }];
+    add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationError);
+    add('403', area === 'admin' ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted (`details.reason`).' : '`forbidden`: the account is banned or deleted (`details.reason`).', applicationError);
+  }
+  const perms = route.config?.perms;
+  if (perms && perms.length > 0) {
+    notes.push(`**Permission:** ${perms.map((p) => `\`${p}\``).join(' or ')}${perms.length > 1 ? ' (any one)' : ''}.`);
+  }
+  const limit = route.config?.rateLimit;
+  if (limit) {
+    const rule = RATE_LIMITS[limit];
+    notes.push(`**Rate limit:** ${rule.limit} per ${rule.windowSeconds} s per ${rule.keyedBy}.`);
+    add('429', '`rate_limited`, with `Retry-After` seconds.', applicationError);
+  }
+  if (methods.some((m) => isRefusedAt('lockdown', m, url))) {
+    const degraded = methods.some((m) => isRefusedAt('degraded', m, url));
+    notes.push(`**Maintenance:** refused in ${degraded ? '`degraded` and `lockdown`' : '`lockdown`'}.`);
+    add('503', '`panic_mode` maintenance refusal, with `Retry-After: 30`.', panicError);
+  }
+  add('500', '`internal`: a bug; quote the `x-request-id` header.', { type: 'object', required: ['error'], properties: { error: { const: 'internal' } } });
+  if (notes.length > 0) operation.description = [operation.description, ...notes].filter(Boolean).join('\n\n');
+}
+
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Platform API',
+        version: '1.0.0',
+        description:
+          'Accounts, billing, site content and staff administration. Every response carries `x-request-id`. ' +
+          'Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", issues } }`.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from the identity provider (`aud: authenticated`).' },
+        },
+      },
+    },
+    transform: (input) => {
+      const transformed = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]);
+      const schema = transformed.schema as RouteSchema;
+      if (!schema.hide && input.route) describeKernelBehaviour(input.route as RouteOptions, schema);
+      return transformed;
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

@@ -1,0 +1,118 @@
+import type { Redis } from 'ioredis';
+import { AppError } from './errors.js';
+
+export interface RateLimit {
+  limit: number;
+  windowSeconds: number;
+  /** What the spec keys this limit by; signed-in routes count per user, public ones per IP. */
+  keyedBy: 'ip' | 'user';
+  /** The refusal when the limit is hit; 429 `rate_limited` unless the spec says otherwise. */
+  refusal?: { status: number; error: string };
+}
+
+/** The spec's table ("Limits"), in one place. Routes name their limit: `config: { rateLimit: 'waitlist' }`. */
+export const RATE_LIMITS = {
+  deviceCode: { limit: 3, windowSeconds: 60, keyedBy: 'ip' },
+  // Device polling answers OAuth-style: 400 `slow_down` (the route adds its interval).
+  deviceToken: { limit: 30, windowSeconds: 60, keyedBy: 'ip', refusal: { status: 400, error: 'slow_down' } },
+  deviceApprove: { limit: 5, windowSeconds: 60, keyedBy: 'user' },
+  support: { limit: 5, windowSeconds: 3_600, keyedBy: 'user' },
+  waitlist: { limit: 5, windowSeconds: 60, keyedBy: 'ip' },
+  unsubscribe: { limit: 30, windowSeconds: 60, keyedBy: 'ip' },
+} as const satisfies Record<string, RateLimit>;
+
+export type RateLimitName = keyof typeof RATE_LIMITS;
+
+export interface WindowCount {
+  count: number;
+  /** Milliseconds until this window closes. */
+  resetInMs: number;
+}
+
+/** A fixed-window counter store. Keys already carry the window number. */
+export interface CounterStore {
+  increment(key: string, windowMs: number): Promise<WindowCount>;
+  close(): Promise<void>;
+}
+
+export class MemoryCounterStore implements CounterStore {
+  readonly #counts = new Map<string, { count: number; expiresAt: number }>();
+  #sweepAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async increment(key: string, windowMs: number): Promise<WindowCount> {
+    const now = this.now();
+    this.#sweep(now);
+    const windowEnd = (Math.floor(now / windowMs) + 1) * windowMs;
+    const entry = this.#counts.get(key) ?? { count: 0, expiresAt: windowEnd };
+    entry.count += 1;
+    this.#counts.set(key, entry);
+    return { count: entry.count, resetInMs: windowEnd - now };
+  }
+
+  /** Drop closed windows now and then so the map holds only live ones. */
+  #sweep(now: number): void {
+    if (now < this.#sweepAt) return;
+    this.#sweepAt = now + 10_000;
+    for (const [key, entry] of this.#counts) if (entry.expiresAt <= now) this.#counts.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.#counts.clear();
+  }
+}
+
+// INCR and the first PEXPIRE in one round trip, atomically: a counter never outlives its window.
+const INCREMENT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+export class RedisCounterStore implements CounterStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'platform-api:rl:',
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async increment(key: string, windowMs: number): Promise<WindowCount> {
+    const now = this.now();
+    const windowEnd = (Math.floor(now / windowMs) + 1) * windowMs;
+    const count = (await this.redis.eval(INCREMENT_SCRIPT, 1, this.prefix + key, String(windowEnd - now + 1_000))) as number;
+    return { count, resetInMs: windowEnd - now };
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
+
+export class RateLimiter {
+  constructor(
+    private readonly store: CounterStore,
+    private readonly onStoreError: (error: unknown) => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Counts one request of `subject` against the named limit; throws the refusal past the limit.
+   * A store outage lets the request through (logged): counters are not worth an outage.
+   */
+  async consume(name: RateLimitName, subject: string): Promise<void> {
+    const rule: RateLimit = RATE_LIMITS[name];
+    const windowMs = rule.windowSeconds * 1_000;
+    const key = `${name}:${subject}:${Math.floor(this.now() / windowMs)}`;
+    let counted: WindowCount;
+    try {
+      counted = await this.store.increment(key, windowMs);
+    } catch (error) {
+      this.onStoreError(error);
+      return;
+    }
+    if (counted.count <= rule.limit) return;
+    const retryAfter = String(Math.max(1, Math.ceil(counted.resetInMs / 1_000)));
+    const refusal = rule.refusal ?? { status: 429, error: 'rate_limited' };
+    throw new AppError(refusal.status, refusal.error, undefined, { 'retry-after': retryAfter });
+  }
+}

@@ -1,0 +1,95 @@
+import {
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import { AppError, unauthorized } from './errors.js';
+
+export const TOKEN_AUDIENCE = 'authenticated';
+const ASYMMETRIC_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
+/** An unknown `kid` refetches the key set, but no more than once per this many milliseconds. */
+export const JWKS_REFETCH_COOLDOWN_MS = 30_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface VerifiedToken {
+  subject: string;
+  email: string | null;
+  provider: string | null;
+  sessionId: string | null;
+  claims: JWTPayload;
+}
+
+export interface TokenVerifierOptions {
+  jwtSecret: string | undefined;
+  jwksUrl: string | undefined;
+  clockSkewSeconds: number;
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<VerifiedToken>;
+}
+
+function stringClaim(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** Maps jose's refusals to the spec's 401 codes; a key-set outage is ours, not the caller's. */
+function refusal(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') return unauthorized('invalid_audience');
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid || isFetchFailure(error)) {
+    return new AppError(503, 'unavailable', { reason: 'identity keys unreachable' }, { 'retry-after': '5' });
+  }
+  return unauthorized('invalid_token');
+}
+
+function isFetchFailure(error: unknown): boolean {
+  return error instanceof TypeError && /fetch/i.test(error.message);
+}
+
+/**
+ * HS256 tokens verify against the shared secret only; every other algorithm verifies against
+ * the JWKS only. So an HS256 token is refused when only a JWKS is configured, and an
+ * "asymmetric" header never gets checked with the HMAC secret (no algorithm confusion).
+ */
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const secret = options.jwtSecret === undefined ? undefined : new TextEncoder().encode(options.jwtSecret);
+  const jwks: JWTVerifyGetKey | undefined = options.jwksUrl === undefined
+    ? undefined
+    : createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: JWKS_REFETCH_COOLDOWN_MS, timeoutDuration: 5_000 });
+  const common = {
+    audience: TOKEN_AUDIENCE,
+    requiredClaims: ['sub', 'exp'],
+    clockTolerance: options.clockSkewSeconds,
+  };
+
+  return {
+    async verify(token) {
+      let payload: JWTPayload;
+      try {
+        const { alg } = decodeProtectedHeader(token);
+        if (alg === 'HS256' && secret !== undefined) {
+          ({ payload } = await jwtVerify(token, secret, { ...common, algorithms: ['HS256'] }));
+        } else if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && jwks !== undefined) {
+          ({ payload } = await jwtVerify(token, jwks, { ...common, algorithms: ASYMMETRIC_ALGORITHMS }));
+        } else {
+          throw unauthorized('invalid_token');
+        }
+      } catch (error) {
+        throw refusal(error);
+      }
+      if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) throw unauthorized('invalid_token');
+      const appMetadata = payload.app_metadata as Record<string, unknown> | undefined;
+      return {
+        subject: payload.sub.toLowerCase(),
+        email: stringClaim(payload.email),
+        provider: stringClaim(appMetadata?.provider),
+        sessionId: stringClaim(payload.session_id),
+        claims: payload,
+      };
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, resolveDevSecret, type Config } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { createKernel } from './kernel/kernel.js';
+import { mintToken, parseClaims, parseTtl } from './kernel/token-mint.js';
+import { grantBootstrapOwners } from './modules/roles/bootstrap.js';
+
+const HELP = {
+  main: `Usage: platform-api <command> [options]
+
+Commands:
+  serve     migrate the database and serve the API (default)
+  migrate   apply pending database migrations and exit
+  token     mint an HS256 access token from the configured secret
+
+Settings come from the environment; see README "Configuration".
+Run "platform-api <command> --help" for a command's options.`,
+  serve: `Usage: platform-api serve
+
+Applies pending migrations, grants BOOTSTRAP_OWNER the owner role, and serves on HOST:PORT.
+With the embedded database and no JWT_SECRET/JWKS_URL it prints a ready owner token.
+SIGTERM/SIGINT stop accepting, finish in-flight requests (up to 10 s) and exit 0.`,
+  migrate: `Usage: platform-api migrate
+
+Applies pending migrations to DATABASE_URL (or the embedded database in DATA_DIR) and exits.
+Safe to run while other instances start: an advisory lock serialises migrators.`,
+  token: `Usage: platform-api token --sub <uuid> [--email e] [--ttl 1h] [--claim k=v ...]
+
+Mints an HS256 token with aud "authenticated" signed with JWT_SECRET (or the embedded dev
+secret in DATA_DIR). --claim may repeat; dotted keys nest (app_metadata.provider=github) and
+JSON values are parsed (--claim 'amr=["pwd"]').`,
+};
+
+const SHUTDOWN_GRACE_MS = 10_000;
+const DEV_OWNER_TOKEN_TTL_SECONDS = 12 * 3_600;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function createLogger(config: Config) {
+  return pino({
+    level: config.logLevel,
+    // Headers are not logged by default; these paths stay redacted should anyone add them.
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+  });
+}
+
+/** The embedded default's owner: one subject kept in DATA_DIR, so its tokens survive restarts. */
+function devOwnerSubject(dataDir: string): string {
+  const file = join(dataDir, 'dev-owner');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomUUID(), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function serve(): Promise<void> {
+  const config = resolveDevSecret(loadConfig());
+  const log = createLogger(config);
+  const database = await openDatabase(config);
+  await migrate(database.db);
+  const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
+  await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
+
+  const kernel = createKernel(config, database, log);
+  await kernel.start();
+  const app = await buildApp(kernel);
+  await app.listen({ port: config.port, host: config.host });
+
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const lines = [`Platform API listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`, `API reference: ${base}/docs`];
+  if (devOwner !== undefined && config.jwtSecret !== undefined) {
+    const token = await mintToken(config.jwtSecret, { subject: devOwner, email: 'owner@localhost', ttlSeconds: DEV_OWNER_TOKEN_TTL_SECONDS });
+    lines.push(
+      '',
+      'Development owner token (valid 12 h; "npm run cli -- token --sub <uuid>" mints more):',
+      `  ${token}`,
+      'Try:',
+      `  curl -H "Authorization: Bearer ${token}" ${base}/v1/admin/roles`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    grace.unref();
+    try {
+      await app.close();
+      await kernel.stop();
+      await database.close();
+    } finally {
+      clearTimeout(grace);
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+async function migrateOnly(): Promise<void> {
+  const config = loadConfig();
+  const database = await openDatabase(config);
+  try {
+    const applied = await migrate(database.db);
+    process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+async function token(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      sub: { type: 'string' },
+      email: { type: 'string' },
+      ttl: { type: 'string', default: '1h' },
+      claim: { type: 'string', multiple: true, default: [] },
+    },
+  });
+  if (values.sub === undefined || !UUID.test(values.sub)) throw new UsageError('--sub <uuid> is required', 'token');
+  const config = resolveDevSecret(loadConfig());
+  if (config.jwtSecret === undefined) throw new ConfigError('JWT_SECRET', 'not set; the token command signs HS256 tokens with it');
+  const minted = await mintToken(config.jwtSecret, {
+    subject: values.sub,
+    email: values.email,
+    ttlSeconds: parseTtl(values.ttl),
+    claims: parseClaims(values.claim),
+  });
+  process.stdout.write(`${minted}\n`);
+}
+
+class UsageError extends Error {
+  constructor(message: string, readonly command: keyof typeof HELP) {
+    super(message);
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') return void process.stdout.write(`${HELP.main}\n`);
+  if (!(command in HELP) || command === 'main') throw new UsageError(`unknown command "${command}"`, 'main');
+  if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${HELP[command as keyof typeof HELP]}\n`);
+  if (command === 'serve') return serve();
+  if (command === 'migrate') return migrateOnly();
+  return token(rest);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+  } else if (error instanceof UsageError) {
+    process.stderr.write(`${error.message}\n\n${HELP[error.command]}\n`);
+  } else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+
+export const auditFilters = z.object({
+  actor_id: z.string().uuid().optional(),
+  action: z.string().min(1).max(100).optional().describe('Exact action, or a prefix ending in `*` (e.g. `roles.*`).'),
+  target_type: z.string().min(1).max(50).optional(),
+  target_id: z.string().min(1).max(200).optional(),
+  from: z.string().datetime({ offset: true }).optional().describe('Inclusive lower bound of created_at.'),
+  to: z.string().datetime({ offset: true }).optional().describe('Exclusive upper bound of created_at.'),
+  q: z.string().trim().min(1).max(200).optional().describe('Free text over action, target id, reason and request id.'),
+});
+export type AuditFilters = z.infer<typeof auditFilters>;
+
+export const listAuditQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).merge(auditFilters);
+export type ListAuditQuery = z.infer<typeof listAuditQuery>;
+
+export const auditEventBody = z.object({
+  id: z.string().uuid(),
+  created_at: z.date(),
+  actor_id: z.string().nullable(),
+  actor_email: z.string().nullable(),
+  action: z.string(),
+  target_type: z.string().nullable(),
+  target_id: z.string().nullable(),
+  request_id: z.string().nullable(),
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  reason: z.string().nullable(),
+  summary: z.record(z.unknown()),
+});
+export const auditPage = pagedResponse(auditEventBody);
+
+const facet = z.array(z.object({ value: z.string().nullable(), count: z.number().int() }));
+export const auditFacetsBody = z.object({
+  total: z.number().int(),
+  actions: facet,
+  actors: z.array(z.object({ value: z.string().nullable(), email: z.string().nullable(), count: z.number().int() })),
+  target_types: facet,
+});

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { ZodApp } from '../../kernel/zod-app.js';
+import { HealthService } from './service.js';
+
+const healthBody = z.object({
+  status: z.literal('ok'),
+  database: z.enum(['ok', 'unreachable']),
+});
+
+export function registerHealthRoutes(app: ZodApp, kernel: Kernel): void {
+  const health = new HealthService(kernel.db);
+
+  app.get('/health', {
+    schema: {
+      tags: ['system'],
+      summary: 'Liveness, with the database state',
+      description: 'Answers 200 while the process serves, at every maintenance level, without a token.',
+      response: { 200: healthBody },
+    },
+  }, () => health.status());
+}

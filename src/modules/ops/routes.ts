@@ -1,0 +1,27 @@
+import { actorOf } from '../../kernel/auth.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { ZodApp } from '../../kernel/zod-app.js';
+import { panicResult, panicStateBody, setPanicBody } from './schemas.js';
+import { OpsService } from './service.js';
+
+const tags = ['ops'];
+
+export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
+  const ops = new OpsService(kernel.db, kernel.bus, kernel.events, kernel.panic);
+
+  app.get('/v1/admin/ops/panic', {
+    config: { perms: ['ops.read', 'ops.panic'] },
+    schema: { tags, summary: 'The current maintenance (panic) level', response: { 200: panicStateBody } },
+  }, () => ops.current());
+
+  app.post('/v1/admin/ops/panic', {
+    config: { perms: ['ops.panic'] },
+    schema: {
+      tags,
+      summary: 'Set the maintenance level (setOpsPanicMode)',
+      description: '`degraded` refuses new checkouts and new game sessions; `lockdown` refuses every write from `/v1/public` and `/v1/me` except stopping a game session. Reads, `/health` and staff routes always pass. Every instance enforces the new level within a second. Emits the alert `panic_mode_changed` and a dashboard event.',
+      body: setPanicBody,
+      response: { 200: panicResult },
+    },
+  }, (request) => ops.setPanicMode(actorOf(request), request.body));
+}

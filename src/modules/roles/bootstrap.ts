@@ -1,0 +1,32 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { recordAuditMany } from '../../kernel/audit.js';
+
+export const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
+
+/**
+ * Grants the built-in owner role to these subjects at start (BOOTSTRAP_OWNER), creating their
+ * user rows if they have never signed in. Idempotent: a restart changes nothing and audits nothing.
+ */
+export async function grantBootstrapOwners(db: Kysely<Tables>, subjects: string[]): Promise<string[]> {
+  if (subjects.length === 0) return [];
+  return db.transaction().execute(async (trx) => {
+    await sql`INSERT INTO users (id) SELECT unnest(${subjects}::uuid[]) ON CONFLICT (id) DO NOTHING`.execute(trx);
+    const { rows } = await sql<{ user_id: string }>`
+      INSERT INTO user_roles (user_id, role_id, reason)
+      SELECT u, ${OWNER_ROLE_ID}::uuid, 'BOOTSTRAP_OWNER'
+        FROM unnest(${subjects}::uuid[]) AS u
+      ON CONFLICT (user_id, role_id) DO UPDATE SET expires_at = NULL
+        WHERE user_roles.expires_at IS NOT NULL
+      RETURNING user_id`.execute(trx);
+    const granted = rows.map((row) => row.user_id);
+    await recordAuditMany(trx, { userId: null, requestId: null, ip: null, userAgent: null }, granted.map((userId) => ({
+      action: 'users.role_grant',
+      targetType: 'user',
+      targetId: userId,
+      reason: 'BOOTSTRAP_OWNER',
+      extra: { role_key: 'owner', role_id: OWNER_ROLE_ID, expires_at: null },
+    })));
+    return granted;
+  });
+}

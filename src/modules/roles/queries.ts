@@ -1,0 +1,113 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import type { ListRolesQuery, RoleView } from './schemas.js';
+
+const activeGrant = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
+
+function roleViews(db: Kysely<Tables>) {
+  return db
+    .selectFrom('roles')
+    .select((eb) => [
+      'roles.id',
+      'roles.key',
+      'roles.name',
+      'roles.description',
+      'roles.is_protected as protected',
+      'roles.created_at',
+      'roles.updated_at',
+      eb.fn
+        .coalesce(
+          eb.selectFrom('role_permissions').select(sql<string[]>`array_agg(permission_key ORDER BY permission_key)`.as('keys')).whereRef('role_permissions.role_id', '=', 'roles.id'),
+          sql<string[]>`'{}'::text[]`,
+        )
+        .as('permissions'),
+      eb.selectFrom('user_roles').select(sql<number>`count(*)::int`.as('n')).whereRef('user_roles.role_id', '=', 'roles.id').where(activeGrant).as('member_count'),
+    ]);
+}
+
+export async function listRoles(db: Kysely<Tables>, query: ListRolesQuery): Promise<{ rows: RoleView[]; total: number }> {
+  let filtered = db.selectFrom('roles');
+  if (query.q !== undefined) {
+    const pattern = likePattern(query.q);
+    filtered = filtered.where((eb) => eb.or([eb('key', 'ilike', pattern), eb('name', 'ilike', pattern)]));
+  }
+  const ids = filtered.select('id');
+  const [rows, total] = await Promise.all([
+    roleViews(db)
+      .where('roles.id', 'in', ids)
+      .orderBy(`roles.${query.sort.field}`, query.sort.direction)
+      .orderBy('roles.id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
+    filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows as RoleView[], total: Number(total.n) };
+}
+
+export async function findRole(db: Kysely<Tables>, id: string): Promise<RoleView | undefined> {
+  return (await roleViews(db).where('roles.id', '=', id).executeTakeFirst()) as RoleView | undefined;
+}
+
+/** The role row locked for the rest of the transaction, so concurrent edits queue up. */
+export function lockRole(trx: Kysely<Tables>, id: string) {
+  return trx.selectFrom('roles').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function findRoleByKey(db: Kysely<Tables>, key: string) {
+  return db.selectFrom('roles').selectAll().where('key', '=', key).executeTakeFirst();
+}
+
+export async function rolePermissionKeys(db: Kysely<Tables>, roleId: string): Promise<string[]> {
+  const rows = await db.selectFrom('role_permissions').select('permission_key').where('role_id', '=', roleId).orderBy('permission_key').execute();
+  return rows.map((row) => row.permission_key);
+}
+
+export async function replaceRolePermissions(trx: Kysely<Tables>, roleId: string, keys: string[]): Promise<void> {
+  await trx.deleteFrom('role_permissions').where('role_id', '=', roleId).execute();
+  if (keys.length > 0) {
+    await trx.insertInto('role_permissions').values(keys.map((key) => ({ role_id: roleId, permission_key: key }))).execute();
+  }
+}
+
+export async function countActiveGrants(db: Kysely<Tables>, roleId: string): Promise<number> {
+  const row = await db
+    .selectFrom('user_roles')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('role_id', '=', roleId)
+    .where(activeGrant)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function existingUserIds(db: Kysely<Tables>, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('users').select('id').where('id', '=', sql<string>`ANY(${ids}::uuid[])`).execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+export interface GrantValues {
+  roleId: string;
+  userIds: string[];
+  grantedBy: string;
+  reason: string | null;
+  expiresAt: string | null;
+}
+
+/** One statement for the whole batch; a repeated grant refreshes its expiry, grantor and reason. */
+export async function upsertGrants(trx: Kysely<Tables>, grant: GrantValues): Promise<void> {
+  if (grant.userIds.length === 0) return;
+  await sql`
+    INSERT INTO user_roles (user_id, role_id, granted_by, reason, expires_at)
+    SELECT u, ${grant.roleId}::uuid, ${grant.grantedBy}::uuid, ${grant.reason}, ${grant.expiresAt}::timestamptz
+      FROM unnest(${grant.userIds}::uuid[]) AS u
+    ON CONFLICT (user_id, role_id) DO UPDATE
+       SET granted_by = EXCLUDED.granted_by, reason = EXCLUDED.reason,
+           expires_at = EXCLUDED.expires_at, created_at = now()`.execute(trx);
+}
+
+export async function deleteGrants(trx: Kysely<Tables>, roleId: string, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await trx.deleteFrom('user_roles').where('role_id', '=', roleId).where('user_id', '=', sql<string>`ANY(${userIds}::uuid[])`).execute();
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+
+export const roleKey = z.string().regex(/^[a-z][a-z0-9_.-]{0,47}$/, 'key must match ^[a-z][a-z0-9_.-]{0,47}$');
+export const permissionKeys = z.array(z.string().min(1).max(100)).max(200);
+
+export const roleIdParams = z.object({ id: z.string().uuid() });
+
+export const roleBody = z.object({
+  id: z.string().uuid(),
+  key: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  protected: z.boolean().describe('Built-in roles cannot be changed or deleted.'),
+  permissions: z.array(z.string()),
+  member_count: z.number().int().describe('Users holding an unexpired grant of this role.'),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export type RoleView = z.infer<typeof roleBody>;
+
+export const listRolesQuery = pageQuery(['key', 'name', 'created_at'], { field: 'key', direction: 'asc' });
+export type ListRolesQuery = z.infer<typeof listRolesQuery>;
+export const rolesPage = pagedResponse(roleBody);
+
+export const createRoleBody = z.object({
+  key: roleKey,
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(500).optional(),
+  permissions: permissionKeys.optional(),
+}).strict();
+export type CreateRoleInput = z.infer<typeof createRoleBody>;
+
+export const updateRoleBody = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  description: z.string().max(500).nullable().optional(),
+}).strict().refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
+export type UpdateRoleInput = z.infer<typeof updateRoleBody>;
+
+export const setPermissionsBody = z.object({ keys: permissionKeys }).strict();
+
+export const deleteRoleQuery = z.object({ reason: z.string().max(300).optional() });
+
+export const idResult = z.object({ id: z.string().uuid() });
+
+export const permissionCatalogBody = z.object({
+  data: z.array(z.object({ key: z.string(), resource: z.string(), description: z.string() })),
+  wildcards: z.array(z.string()).describe('Grantable wildcards: `*` and `<resource>.*`.'),
+});
+
+export const bulkRolesBody = z.object({
+  user_ids: z.array(z.string().uuid()).min(1).max(500),
+  role_key: z.string().min(1).max(48),
+  action: z.enum(['grant', 'revoke']),
+  expires_at: z.string().datetime({ offset: true }).optional(),
+  reason: z.string().max(300).optional(),
+}).strict();
+export type BulkRolesInput = z.infer<typeof bulkRolesBody>;
+
+export const bulkResultsBody = z.object({
+  results: z.array(z.object({ user_id: z.string().uuid(), ok: z.boolean(), error: z.string().optional() })),
+});

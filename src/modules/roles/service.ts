@@ -1,0 +1,218 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { recordAudit, recordAuditMany } from '../../kernel/audit.js';
+import { conflict, forbidden, invalidRequest, notFound } from '../../kernel/errors.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import { paged } from '../../kernel/pagination.js';
+import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS, permText } from '../../kernel/permissions.js';
+import {
+  countActiveGrants,
+  deleteGrants,
+  existingUserIds,
+  findRole,
+  findRoleByKey,
+  listRoles,
+  lockRole,
+  rolePermissionKeys,
+  replaceRolePermissions,
+  upsertGrants,
+} from './queries.js';
+import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput } from './schemas.js';
+
+/** SQLSTATE foreign_key_violation: the per-user error of a bulk action on a user (or role) that does not exist. */
+const FOREIGN_KEY_VIOLATION = '23503';
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNIQUE_VIOLATION;
+}
+
+/**
+ * Checks a permission list before it is stored: every key grantable (422), none twice (409),
+ * and none that the caller does not hold themselves (403 naming the key): no self-escalation.
+ */
+function checkGrantableKeys(actor: Actor, keys: string[], newlyGranted: string[]): void {
+  const unknown = keys.filter((key) => !isGrantableKey(key));
+  if (unknown.length > 0) throw invalidRequest({ reason: 'unknown permission keys', invalid_keys: unknown });
+  const seen = new Set<string>();
+  const duplicate = keys.find((key) => (seen.has(key) ? true : (seen.add(key), false)));
+  if (duplicate !== undefined) throw conflict({ reason: 'permission key listed twice', key: duplicate });
+  const lacking = newlyGranted.filter((key) => !actor.permissions.covers(key));
+  if (lacking.length > 0) throw forbidden({ perm: permText(lacking) });
+}
+
+async function lockedRoleOrThrow(trx: Kysely<Tables>, id: string) {
+  const role = await lockRole(trx, id);
+  if (role === undefined) throw notFound();
+  return role;
+}
+
+function refuseProtected(role: { is_protected: boolean; key: string }): void {
+  if (role.is_protected) throw invalidRequest({ reason: `role ${role.key} is protected and cannot be changed` });
+}
+
+export class RolesService {
+  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher) {}
+
+  async list(query: ListRolesQuery) {
+    const { rows, total } = await listRoles(this.db, query);
+    return paged(rows, query, total);
+  }
+
+  async get(id: string) {
+    const role = await findRole(this.db, id);
+    if (role === undefined) throw notFound();
+    return role;
+  }
+
+  catalog() {
+    const resources = [...new Set(PERMISSION_KEYS.map((key) => key.split('.')[0] as string))];
+    return {
+      data: PERMISSION_KEYS.map((key) => ({ key, resource: key.split('.')[0] as string, description: PERMISSION_CATALOG[key] })),
+      wildcards: ['*', ...resources.map((resource) => `${resource}.*`)],
+    };
+  }
+
+  async create(actor: Actor, input: CreateRoleInput): Promise<{ id: string }> {
+    const keys = input.permissions ?? [];
+    checkGrantableKeys(actor, keys, keys);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const role = await trx
+          .insertInto('roles')
+          .values({ key: input.key, name: input.name, description: input.description ?? null })
+          .returning(['id'])
+          .executeTakeFirstOrThrow();
+        await replaceRolePermissions(trx, role.id, keys);
+        await recordAudit(trx, actor, {
+          action: 'roles.create',
+          targetType: 'role',
+          targetId: role.id,
+          after: { key: input.key, name: input.name, permissions: [...keys].sort() },
+        });
+        return { id: role.id };
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict({ reason: 'role key taken', key: input.key });
+      throw error;
+    }
+  }
+
+  async update(actor: Actor, id: string, input: UpdateRoleInput): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await lockedRoleOrThrow(trx, id);
+      refuseProtected(current);
+      const changes = { name: input.name ?? current.name, description: input.description === undefined ? current.description : input.description };
+      await trx.updateTable('roles').set({ ...changes, updated_at: new Date() }).where('id', '=', id).execute();
+      await recordAudit(trx, actor, {
+        action: 'roles.update',
+        targetType: 'role',
+        targetId: id,
+        before: { name: current.name, description: current.description },
+        after: changes,
+      });
+    });
+  }
+
+  /** Operation 4: replace the role's whole permission list. */
+  async setPermissions(actor: Actor, id: string, keys: string[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await lockedRoleOrThrow(trx, id);
+      refuseProtected(current);
+      const before = await rolePermissionKeys(trx, id);
+      const added = keys.filter((key) => !before.includes(key));
+      const removed = before.filter((key) => !keys.includes(key));
+      checkGrantableKeys(actor, keys, added);
+      await replaceRolePermissions(trx, id, keys);
+      await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
+      const after = [...new Set(keys)].sort();
+      await recordAudit(trx, actor, {
+        action: 'roles.permissions_update',
+        targetType: 'role',
+        targetId: id,
+        before: { permissions: before },
+        after: { permissions: after },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'roles.permissions_updated',
+        payload: { role_id: id, role_key: current.key, added: added.sort(), removed },
+        actorId: actor.userId,
+        requestId: actor.requestId,
+      });
+    });
+  }
+
+  /** Operation 16: a role still held by someone is not deleted (409); revoke the grants first. */
+  async delete(actor: Actor, id: string, reason: string | undefined): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const current = await lockedRoleOrThrow(trx, id);
+      refuseProtected(current);
+      const holders = await countActiveGrants(trx, id);
+      if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
+      const permissions = await rolePermissionKeys(trx, id);
+      await trx.deleteFrom('roles').where('id', '=', id).execute();
+      await recordAudit(trx, actor, {
+        action: 'roles.delete',
+        targetType: 'role',
+        targetId: id,
+        reason,
+        before: { key: current.key, name: current.name, permissions },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'roles.deleted',
+        payload: { role_id: id, role_key: current.key },
+        actorId: actor.userId,
+        requestId: actor.requestId,
+      });
+    });
+  }
+
+  /**
+   * Operation 14: grant or revoke one role for up to 500 users in set-based statements. Always
+   * answers per user; a user (or role) that does not exist fails with its SQLSTATE. Passing on
+   * a role, or taking it away, needs every permission the role holds.
+   */
+  async bulkAssign(actor: Actor, input: BulkRolesInput) {
+    const userIds = [...new Set(input.user_ids.map((id) => id.toLowerCase()))];
+    if (input.expires_at !== undefined && new Date(input.expires_at).getTime() <= Date.now()) {
+      throw invalidRequest({ reason: 'expires_at must be in the future' });
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const role = await findRoleByKey(trx, input.role_key);
+      if (role === undefined) {
+        return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
+      }
+      const lacking = (await rolePermissionKeys(trx, role.id)).filter((key) => !actor.permissions.covers(key));
+      if (lacking.length > 0) throw forbidden({ perm: permText(lacking) });
+
+      const existing = await existingUserIds(trx, userIds);
+      const targets = userIds.filter((id) => existing.has(id));
+      if (input.action === 'grant') {
+        await upsertGrants(trx, { roleId: role.id, userIds: targets, grantedBy: actor.userId, reason: input.reason ?? null, expiresAt: input.expires_at ?? null });
+      } else {
+        await deleteGrants(trx, role.id, targets);
+      }
+      const action = input.action === 'grant' ? 'users.role_grant' : 'users.role_revoke';
+      await recordAuditMany(trx, actor, targets.map((userId) => ({
+        action,
+        targetType: 'user',
+        targetId: userId,
+        reason: input.reason,
+        extra: { role_key: role.key, role_id: role.id, expires_at: input.expires_at ?? null },
+      })));
+      const results = input.user_ids.map((user_id) =>
+        existing.has(user_id.toLowerCase()) ? { user_id, ok: true } : { user_id, ok: false, error: FOREIGN_KEY_VIOLATION });
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: input.action === 'grant' ? 'users.bulk_role_grant' : 'users.bulk_role_revoke',
+        payload: { role_key: role.key, role_id: role.id, succeeded: targets.length, failed: results.length - results.filter((r) => r.ok).length },
+        actorId: actor.userId,
+        requestId: actor.requestId,
+      });
+      return { results };
+    });
+  }
+}

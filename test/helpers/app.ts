@@ -1,0 +1,107 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import type { PlatformEvent } from '../../src/kernel/events.js';
+import { createKernel, type Kernel, type KernelOptions } from '../../src/kernel/kernel.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { signToken, TEST_JWT_SECRET } from './tokens.js';
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: '/nonexistent',
+    databaseUrl: undefined,
+    redisUrl: undefined,
+    jwtSecret: TEST_JWT_SECRET,
+    jwtSecretSource: 'env',
+    jwksUrl: undefined,
+    jwtClockSkewSeconds: 30,
+    bootstrapOwners: [],
+    trustProxy: false,
+    logLevel: 'silent',
+    production: false,
+    ...overrides,
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  kernel: Kernel;
+  db: Kernel['db'];
+  /** Events delivered to this instance's subscribers, in order. */
+  events: PlatformEvent[];
+  request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions extends BuildAppOptions, KernelOptions {
+  config?: Partial<Config>;
+  /** Run on this database instead of a fresh one (a second instance of the same service). */
+  database?: Database;
+}
+
+/** A real app (kernel, modules, hooks) on a database of its own, driven with `inject`. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp & { testDatabase: TestDatabase | null }> {
+  const testDatabase = options.database ? null : await createTestDatabase();
+  const database = options.database ?? testDatabase!.database;
+  const kernel = createKernel(testConfig(options.config), database, pino({ level: 'silent' }), options);
+  await kernel.start();
+  const app = await buildApp(kernel, options);
+  await app.ready();
+  const events: PlatformEvent[] = [];
+  kernel.events.subscribe((event) => events.push(event));
+  return {
+    app,
+    kernel,
+    db: kernel.db,
+    events,
+    testDatabase,
+    request({ token, headers, ...rest }) {
+      return app.inject({ ...rest, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    },
+    async close() {
+      await app.close();
+      await kernel.stop();
+      await testDatabase?.drop();
+    },
+  };
+}
+
+export interface TestUser {
+  id: string;
+  token: string;
+  email: string;
+}
+
+/**
+ * A signed-in user holding exactly these permissions (through a role made for them).
+ * With no permissions: a plain player.
+ */
+export async function createUser(db: Kernel['db'], permissions: string[] = [], options: { email?: string; status?: 'active' | 'banned' | 'deleted' } = {}): Promise<TestUser> {
+  const id = randomUUID();
+  const email = options.email ?? `user-${id.slice(0, 8)}@example.test`;
+  await db.insertInto('users').values({ id, email, status: options.status ?? 'active' }).execute();
+  if (permissions.length > 0) {
+    const role = await db.insertInto('roles').values({ key: `test-${id.slice(0, 8)}`, name: `Test role of ${email}` }).returning('id').executeTakeFirstOrThrow();
+    await db.insertInto('role_permissions').values(permissions.map((permission_key) => ({ role_id: role.id, permission_key }))).execute();
+    await db.insertInto('user_roles').values({ user_id: id, role_id: role.id, granted_by: null, reason: 'test', expires_at: null }).execute();
+  }
+  return { id, email, token: await signToken({ sub: id, email }) };
+}
+
+/** Waits until `check` passes (events arrive after commit, asynchronously). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 2_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

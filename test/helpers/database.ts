@@ -1,0 +1,62 @@
+import { PGlite } from '@electric-sql/pglite';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openPostgres, pgliteParsers, wrapPGlite, type Database } from '../../src/db/database.js';
+import { adminUrl, databaseUrlFor } from './postgres-urls.js';
+
+export interface TestDatabase {
+  database: Database;
+  /** PostgreSQL URL of this file's database (PostgreSQL runs only). */
+  url: string | null;
+  /** Another handle on the same database, as a second service instance would have. */
+  openAnother(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A fresh, migrated database for one test file (or one test): a clone, never shared. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = inject('pgTemplate');
+  const testUrl = process.env.TEST_DATABASE_URL;
+  if (template && testUrl) {
+    const name = `${template.replace('tmpl', 'f')}_${process.pid}_${++counter}`;
+    const admin = new pg.Client({ connectionString: adminUrl(testUrl) });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    await admin.end();
+    const url = databaseUrlFor(testUrl, name);
+    const opened: Database[] = [];
+    const open = () => {
+      const database = openPostgres({ connectionString: url, poolMax: 5 });
+      opened.push(database);
+      return database;
+    };
+    const database = open();
+    return {
+      database,
+      url,
+      openAnother: async () => open(),
+      async drop() {
+        await Promise.all(opened.map((d) => d.close()));
+        const dropper = new pg.Client({ connectionString: adminUrl(testUrl) });
+        await dropper.connect();
+        await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await dropper.end();
+      },
+    };
+  }
+  const dump = inject('pgliteDump');
+  if (!dump) throw new Error('global setup provided no database');
+  const pglite = await PGlite.create({ loadDataDir: new Blob([readFileSync(dump)]), parsers: pgliteParsers });
+  const database = wrapPGlite(pglite);
+  return {
+    database,
+    url: null,
+    // One embedded database belongs to one process: a second instance shares its connection
+    // (and its connection lock), closing nothing of it.
+    openAnother: async () => ({ ...database, close: async () => {} }),
+    drop: () => database.close(),
+  };
+}
