@@ -77,6 +77,27 @@ export interface OpsPanicStateTable {
   auto: Generated<boolean>;
 }
 
+export interface SiteSettingsTable {
+  section: string;
+  draft: Json;
+  draft_updated_by: string | null;
+  draft_updated_at: Timestamp | null;
+  published_version: number | null;
+  published_value: Json | null;
+  published_by: string | null;
+  published_at: Timestamp | null;
+}
+
+export interface SiteSettingsVersionsTable {
+  section: string;
+  version: number;
+  value: Json;
+  note: string | null;
+  restored_version: number | null;
+  published_by: string | null;
+  published_at: DefaultedTimestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   checksum: string;
@@ -91,6 +112,8 @@ export interface Tables {
   audit_log: AuditLogTable;
   event_outbox: EventOutboxTable;
   ops_panic_state: OpsPanicStateTable;
+  site_settings: SiteSettingsTable;
+  site_settings_versions: SiteSettingsVersionsTable;
   schema_migrations: SchemaMigrationsTable;
 }
 

@@ -51,7 +51,7 @@ describe('platform-api serve on the embedded default', () => {
     const roles = await fetch(`${first.base}/v1/admin/roles`, { headers: { authorization: `Bearer ${first.token}` } });
     expect(roles.status).toBe(200);
     expect(roles.headers.get('x-request-id')).toBeTruthy();
-    const body = await roles.json();
+    const body = (await roles.json()) as { data: unknown[] };
     expect(body.data).toEqual([expect.objectContaining({ key: 'owner', permissions: ['*'], member_count: 1 })]);
 
     const health = await fetch(`${first.base}/health`);
@@ -65,7 +65,7 @@ describe('platform-api serve on the embedded default', () => {
     const second = await serve(dataDir);
     const again = await fetch(`${second.base}/v1/me/permissions`, { headers: { authorization: `Bearer ${first.token}` } });
     expect(again.status).toBe(200);
-    expect((await again.json()).permissions).toContain('roles.write');
+    expect(((await again.json()) as { permissions: string[] }).permissions).toContain('roles.write');
     expect(await stop(second.child)).toBe(0);
   }, 90_000);
 });

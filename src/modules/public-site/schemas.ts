@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+export const siteQuery = z.object({
+  surface: z.enum(['landing', 'portal']).default('landing'),
+  locale: z.string().min(1).max(16).regex(/^[A-Za-z0-9_-]+$/).default('en'),
+});
+
+export const sitePayload = z.object({
+  surface: z.enum(['landing', 'portal']),
+  locale: z.string(),
+  settings: z.record(z.unknown()).describe('Every published settings section by name; unpublished sections are absent.'),
+  content_blocks: z.array(z.object({
+    slot: z.string(),
+    locale: z.string().describe('The requested locale, or `en` where the slot has no block in it.'),
+    content: z.record(z.unknown()),
+    sortOrder: z.number().int(),
+  })).describe('Live blocks of the surface, ordered by sortOrder then slot.'),
+});

@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { ChangeBus } from '../../kernel/change-bus.js';
+import { liveBlocks } from '../content-blocks/queries.js';
+import { publishedValues } from '../site-settings/queries.js';
+import { SITE_CONFIG_TOPIC, SiteCache, type CachedPayload } from './site-cache.js';
+
+export interface SiteQuery {
+  surface: 'landing' | 'portal';
+  locale: string;
+}
+
+/** The public site payload: published state only, built once per change and served from memory. */
+export class PublicSiteService {
+  readonly #cache = new SiteCache();
+
+  constructor(private readonly db: Kysely<Tables>, bus: ChangeBus) {
+    bus.on(SITE_CONFIG_TOPIC, () => this.#cache.invalidate());
+    bus.onResync(() => this.#cache.invalidate());
+  }
+
+  site(query: SiteQuery): Promise<CachedPayload> {
+    return this.#cache.get(`${query.surface}:${query.locale}`, () => this.#build(query));
+  }
+
+  async #build(query: SiteQuery) {
+    const [settings, contentBlocks] = await Promise.all([
+      publishedValues(this.db),
+      liveBlocks(this.db, query.surface, query.locale),
+    ]);
+    return { surface: query.surface, locale: query.locale, settings, content_blocks: contentBlocks };
+  }
+}
