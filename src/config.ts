@@ -24,6 +24,8 @@ export interface Config {
   bootstrapOwners: string[];
   trustProxy: TrustProxy;
   logLevel: LogLevel;
+  /** Whether this instance runs due scheduled jobs (SCHEDULED_JOBS=on|off). */
+  scheduledJobs: boolean;
   production: boolean;
 }
 
@@ -86,6 +88,14 @@ function trustProxy(env: Env): TrustProxy {
   return entries;
 }
 
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = present(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'true') return true;
+  if (raw === 'off' || raw === 'false') return false;
+  throw new ConfigError(name, `must be on or off, got "${raw}"`);
+}
+
 function logLevel(env: Env): LogLevel {
   const raw = present(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
@@ -130,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapOwners: bootstrapOwners(env),
     trustProxy: trustProxy(env),
     logLevel: logLevel(env),
+    scheduledJobs: onOff(env, 'SCHEDULED_JOBS', true),
     production: env.NODE_ENV === 'production',
   };
   if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
@@ -14,6 +15,9 @@ type TopicHandler = (data: unknown) => void;
 export class ChangeBus {
   readonly #handlers = new Map<string, Set<TopicHandler>>();
   readonly #resyncHandlers = new Set<() => void>();
+  /** Topics invalidated inside a transaction run by `transaction`, delivered here right after commit. */
+  readonly #invalidatedIn = new WeakMap<object, Set<string>>();
+  readonly #instanceId = randomUUID();
   #unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly database: Database, private readonly onHandlerError: (error: unknown) => void = () => {}) {}
@@ -33,6 +37,31 @@ export class ChangeBus {
   /** Queue a notification in this transaction; it is delivered after commit. */
   async notify(trx: Kysely<Tables>, topic: string, data: unknown = null): Promise<void> {
     await sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${JSON.stringify({ topic, data })})`.execute(trx);
+  }
+
+  /**
+   * Runs `work` in a transaction. Topics it invalidates reach this instance's handlers as soon as
+   * it commits, so the writer's next read already sees the change; NOTIFY, which arrives a moment
+   * later on its own connection, tells the other instances (and repeats it here, harmlessly).
+   */
+  async transaction<T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
+    const topics = new Set<string>();
+    const result = await db.transaction().execute((trx) => {
+      this.#invalidatedIn.set(trx, topics);
+      return work(trx);
+    });
+    for (const topic of topics) this.#dispatch(topic, null);
+    return result;
+  }
+
+  /**
+   * A cache-invalidation notice. Inside `transaction` this instance hears it at commit and skips
+   * the NOTIFY echo of it (marked with its origin), so every instance hears it exactly once.
+   */
+  async invalidate(trx: Kysely<Tables>, topic: string): Promise<void> {
+    const local = this.#invalidatedIn.get(trx);
+    await this.notify(trx, topic, local ? { origin: this.#instanceId } : null);
+    local?.add(topic);
   }
 
   on(topic: string, handler: TopicHandler): () => void {
@@ -56,7 +85,12 @@ export class ChangeBus {
       return;
     }
     if (typeof message.topic !== 'string') return;
-    this.#handlers.get(message.topic)?.forEach((handler) => this.#safely(() => handler(message.data)));
+    if ((message.data as { origin?: unknown } | null)?.origin === this.#instanceId) return; // delivered at commit
+    this.#dispatch(message.topic, message.data);
+  }
+
+  #dispatch(topic: string, data: unknown): void {
+    this.#handlers.get(topic)?.forEach((handler) => this.#safely(() => handler(data)));
   }
 
   #safely(run: () => void): void {

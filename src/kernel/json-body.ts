@@ -8,12 +8,14 @@ export const LARGE_BODY_LIMIT_BYTES = 24 * 1024 * 1024;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * JSON bodies: an empty body counts as no body (clients often send the header on body-less
+ * JSON bodies only: an empty body counts as no body (clients often send the header on body-less
  * POSTs), malformed JSON is a clear 400 `invalid_json`, and `__proto__`/`constructor` keys are
  * refused rather than merged into objects.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  // Fastify's built-in text/plain parser would hand a string to routes expecting JSON (a
+  // SchemaError that hides the real problem): every body here is JSON, anything else is 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);

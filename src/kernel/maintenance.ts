@@ -36,8 +36,17 @@ const DEGRADED_REFUSALS = new Set(['POST /v1/me/billing/checkout-session', 'POST
 const LOCKDOWN_ALLOWED = new Set(['POST /v1/me/sessions/stop']);
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Percent-escapes decoded as the router decodes them, so `/v1/me/%73essions` cannot slip past the gate. */
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path; // malformed escapes: the router refuses the URL itself
+  }
+}
+
 function normalizedPath(url: string): string {
-  const path = url.split('?', 1)[0] ?? '';
+  const path = decodedPath(url.split('?', 1)[0] ?? '');
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
@@ -75,6 +84,8 @@ export class PanicMonitor {
   #state: PanicState = PANIC_OFF;
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: Array<() => void> = [];
+  #readsStarted = 0;
+  #newestApplied = 0;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -100,7 +111,14 @@ export class PanicMonitor {
   }
 
   async refresh(): Promise<PanicState> {
-    this.#state = await readPanicState(this.db);
+    const read = ++this.#readsStarted;
+    const state = await readPanicState(this.db);
+    // Reads can finish out of order (a slow poll begun before a change ends after the notified
+    // read): a read never overwrites the state of one started after it.
+    if (read > this.#newestApplied) {
+      this.#newestApplied = read;
+      this.#state = state;
+    }
     return this.#state;
   }
 

@@ -23,6 +23,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     bootstrapOwners: [],
     trustProxy: false,
     logLevel: 'silent',
+    // Tests drive jobs through runDueJobs with their own clock; no timer touches their databases.
+    scheduledJobs: false,
     production: false,
     ...overrides,
   };

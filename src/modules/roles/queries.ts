@@ -107,7 +107,14 @@ export async function upsertGrants(trx: Kysely<Tables>, grant: GrantValues): Pro
            expires_at = EXCLUDED.expires_at, created_at = now()`.execute(trx);
 }
 
-export async function deleteGrants(trx: Kysely<Tables>, roleId: string, userIds: string[]): Promise<void> {
-  if (userIds.length === 0) return;
-  await trx.deleteFrom('user_roles').where('role_id', '=', roleId).where('user_id', '=', sql<string>`ANY(${userIds}::uuid[])`).execute();
+/** Removes the grants that exist and returns whose they were. */
+export async function deleteGrants(trx: Kysely<Tables>, roleId: string, userIds: string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
+  const rows = await trx
+    .deleteFrom('user_roles')
+    .where('role_id', '=', roleId)
+    .where('user_id', '=', sql<string>`ANY(${userIds}::uuid[])`)
+    .returning('user_id')
+    .execute();
+  return rows.map((row) => row.user_id);
 }

@@ -5,7 +5,7 @@ import { recordAudit, recordAuditMany } from '../../kernel/audit.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
-import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS, permText } from '../../kernel/permissions.js';
+import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS } from '../../kernel/permissions.js';
 import {
   countActiveGrants,
   deleteGrants,
@@ -38,8 +38,16 @@ function checkGrantableKeys(actor: Actor, keys: string[], newlyGranted: string[]
   const seen = new Set<string>();
   const duplicate = keys.find((key) => (seen.has(key) ? true : (seen.add(key), false)));
   if (duplicate !== undefined) throw conflict({ reason: 'permission key listed twice', key: duplicate });
-  const lacking = newlyGranted.filter((key) => !actor.permissions.covers(key));
-  if (lacking.length > 0) throw forbidden({ perm: permText(lacking) });
+  refuseLacking(actor, newlyGranted);
+}
+
+/**
+ * The caller must hold every key they pass on. `perm` names one missing key (" | " would read as
+ * "any of these" in the spec's convention); `missing` lists them all.
+ */
+function refuseLacking(actor: Actor, keys: string[]): void {
+  const missing = keys.filter((key) => !actor.permissions.covers(key));
+  if (missing.length > 0) throw forbidden({ perm: missing[0], missing });
 }
 
 async function lockedRoleOrThrow(trx: Kysely<Tables>, id: string) {
@@ -177,7 +185,7 @@ export class RolesService {
    */
   async bulkAssign(actor: Actor, input: BulkRolesInput) {
     const userIds = [...new Set(input.user_ids.map((id) => id.toLowerCase()))];
-    if (input.expires_at !== undefined && new Date(input.expires_at).getTime() <= Date.now()) {
+    if (input.action === 'grant' && input.expires_at !== undefined && new Date(input.expires_at).getTime() <= Date.now()) {
       throw invalidRequest({ reason: 'expires_at must be in the future' });
     }
     return this.db.transaction().execute(async (trx) => {
@@ -185,23 +193,26 @@ export class RolesService {
       if (role === undefined) {
         return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
       }
-      const lacking = (await rolePermissionKeys(trx, role.id)).filter((key) => !actor.permissions.covers(key));
-      if (lacking.length > 0) throw forbidden({ perm: permText(lacking) });
+      refuseLacking(actor, await rolePermissionKeys(trx, role.id));
 
       const existing = await existingUserIds(trx, userIds);
       const targets = userIds.filter((id) => existing.has(id));
+      // A revoke is audited only where a grant was really taken away; asking to revoke what a
+      // user never held still answers ok (the end state holds) but changes and records nothing.
+      let changed = targets;
       if (input.action === 'grant') {
         await upsertGrants(trx, { roleId: role.id, userIds: targets, grantedBy: actor.userId, reason: input.reason ?? null, expiresAt: input.expires_at ?? null });
       } else {
-        await deleteGrants(trx, role.id, targets);
+        changed = await deleteGrants(trx, role.id, targets);
       }
       const action = input.action === 'grant' ? 'users.role_grant' : 'users.role_revoke';
-      await recordAuditMany(trx, actor, targets.map((userId) => ({
+      const expiresAt = input.action === 'grant' ? input.expires_at ?? null : null;
+      await recordAuditMany(trx, actor, changed.map((userId) => ({
         action,
         targetType: 'user',
         targetId: userId,
         reason: input.reason,
-        extra: { role_key: role.key, role_id: role.id, expires_at: input.expires_at ?? null },
+        extra: { role_key: role.key, role_id: role.id, expires_at: expiresAt },
       })));
       const results = input.user_ids.map((user_id) =>
         existing.has(user_id.toLowerCase()) ? { user_id, ok: true } : { user_id, ok: false, error: FOREIGN_KEY_VIOLATION });

@@ -1,0 +1,322 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { decodeJwt, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, resolveDevSecret, type Config } from '../src/config.js';
+import { createUser, startTestApp } from './helpers/app.js';
+
+const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
+const OWNER_A = '6F1C1C57-1111-4000-8000-00000000000A';
+const OWNER_B = '6f1c1c57-2222-4000-8000-00000000000b';
+
+describe('loadConfig', () => {
+  it('defaults every setting', () => {
+    expect(loadConfig({})).toStrictEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      jwtSecret: undefined,
+      jwtSecretSource: 'none',
+      jwksUrl: undefined,
+      jwtClockSkewSeconds: 30,
+      bootstrapOwners: [],
+      trustProxy: false,
+      logLevel: 'info',
+      scheduledJobs: true,
+      production: false,
+    } satisfies Config);
+  });
+
+  it('reads every setting', () => {
+    const config = loadConfig({
+      PORT: '9090',
+      HOST: '127.0.0.1',
+      DATA_DIR: 'var/pa',
+      DATABASE_URL: 'postgresql://app@db:5432/platform',
+      REDIS_URL: 'rediss://cache:6380',
+      JWT_SECRET: ` ${SECRET} `,
+      JWKS_URL: 'https://id.example.test/.well-known/jwks.json',
+      JWT_CLOCK_SKEW: '5',
+      BOOTSTRAP_OWNER: `${OWNER_A}, ${OWNER_B},${OWNER_A.toLowerCase()}`,
+      TRUST_PROXY: '1',
+      LOG_LEVEL: 'debug',
+      SCHEDULED_JOBS: 'off',
+      NODE_ENV: 'production',
+    });
+    expect(config).toStrictEqual({
+      port: 9090,
+      host: '127.0.0.1',
+      dataDir: resolve('var/pa'),
+      databaseUrl: 'postgresql://app@db:5432/platform',
+      redisUrl: 'rediss://cache:6380',
+      jwtSecret: SECRET,
+      jwtSecretSource: 'env',
+      jwksUrl: 'https://id.example.test/.well-known/jwks.json',
+      jwtClockSkewSeconds: 5,
+      bootstrapOwners: [OWNER_A.toLowerCase(), OWNER_B],
+      trustProxy: 1,
+      logLevel: 'debug',
+      scheduledJobs: false,
+      production: true,
+    } satisfies Config);
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadConfig({ PORT: '  ', LOG_LEVEL: '', JWT_SECRET: ' ', DATA_DIR: '' })).toStrictEqual(loadConfig({}));
+  });
+
+  it('accepts the bounds', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+    expect(loadConfig({ JWT_CLOCK_SKEW: '0' }).jwtClockSkewSeconds).toBe(0);
+    expect(loadConfig({ JWT_CLOCK_SKEW: '300' }).jwtClockSkewSeconds).toBe(300);
+    expect(loadConfig({ JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe('x'.repeat(32));
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+  });
+
+  const malformed: Array<{ env: Record<string, string>; setting: string }> = [
+    { env: { PORT: 'abc' }, setting: 'PORT' },
+    { env: { PORT: '70000' }, setting: 'PORT' },
+    { env: { PORT: '-1' }, setting: 'PORT' },
+    { env: { PORT: '80.5' }, setting: 'PORT' },
+    { env: { HOST: 'bad host' }, setting: 'HOST' },
+    { env: { LOG_LEVEL: 'verbose' }, setting: 'LOG_LEVEL' },
+    { env: { SCHEDULED_JOBS: 'sometimes' }, setting: 'SCHEDULED_JOBS' },
+    { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
+    { env: { DATABASE_URL: 'not a url', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
+    { env: { REDIS_URL: 'http://x' }, setting: 'REDIS_URL' },
+    { env: { JWKS_URL: 'ftp://x' }, setting: 'JWKS_URL' },
+    { env: { JWKS_URL: '/relative/jwks.json' }, setting: 'JWKS_URL' },
+    { env: { JWT_SECRET: 'x'.repeat(31) }, setting: 'JWT_SECRET' },
+    { env: { BOOTSTRAP_OWNER: 'not-a-uuid' }, setting: 'BOOTSTRAP_OWNER' },
+    { env: { BOOTSTRAP_OWNER: `${OWNER_B},nope` }, setting: 'BOOTSTRAP_OWNER' },
+    { env: { TRUST_PROXY: 'garbage' }, setting: 'TRUST_PROXY' },
+    { env: { TRUST_PROXY: '10.0.0.0/33' }, setting: 'TRUST_PROXY' },
+    { env: { TRUST_PROXY: '127.0.0.1,yes' }, setting: 'TRUST_PROXY' },
+    { env: { JWT_CLOCK_SKEW: '-1' }, setting: 'JWT_CLOCK_SKEW' },
+    { env: { JWT_CLOCK_SKEW: '301' }, setting: 'JWT_CLOCK_SKEW' },
+    // The made-up dev secret is for the embedded database only.
+    { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
+  ];
+
+  it.each(malformed)('$setting refuses $env', ({ env, setting }) => {
+    let thrown: unknown;
+    try {
+      loadConfig(env);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as ConfigError).message;
+    expect(message.startsWith(`${setting}: `)).toBe(true);
+    expect(message).not.toContain('\n');
+  });
+
+  it('a malformed value never echoes a secret', () => {
+    expect(() => loadConfig({ JWT_SECRET: 'short-secret-value' })).toThrow(/^JWT_SECRET: must be at least 32 characters$/);
+  });
+
+  it('DATABASE_URL with JWT_SECRET or JWKS_URL is accepted', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).databaseUrl).toBe('postgres://db/platform');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'http://id.local/jwks' }).jwksUrl).toBe('http://id.local/jwks');
+  });
+
+  const trustForms: Array<{ value: string; expected: Config['trustProxy'] }> = [
+    { value: 'true', expected: true },
+    { value: 'false', expected: false },
+    { value: '2', expected: 2 },
+    { value: '0', expected: 0 },
+    { value: '10.0.0.0/8,127.0.0.1', expected: ['10.0.0.0/8', '127.0.0.1'] },
+    { value: ' 192.168.1.1 , ::1 , fd00::/8 ', expected: ['192.168.1.1', '::1', 'fd00::/8'] },
+  ];
+
+  it.each(trustForms)('TRUST_PROXY=$value', ({ value, expected }) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toStrictEqual(expected);
+  });
+});
+
+describe('TRUST_PROXY reaches the recorded client address', () => {
+  // The audit row's ip is request.ip: the forwarded address only when the proxy is trusted.
+  const cases: Array<{ name: string; trustProxy: Config['trustProxy']; forwardedFor: string; expected: string }> = [
+    { name: 'off: the socket address', trustProxy: false, forwardedFor: '198.51.100.9', expected: '127.0.0.1' },
+    { name: 'a trusted proxy address', trustProxy: ['127.0.0.1'], forwardedFor: '198.51.100.9', expected: '198.51.100.9' },
+    { name: 'an untrusted proxy address', trustProxy: ['10.0.0.0/8'], forwardedFor: '198.51.100.9', expected: '127.0.0.1' },
+    { name: 'one hop of two forwarded', trustProxy: 1, forwardedFor: '198.51.100.9, 203.0.113.5', expected: '203.0.113.5' },
+    { name: 'two hops of two forwarded', trustProxy: 2, forwardedFor: '198.51.100.9, 203.0.113.5', expected: '198.51.100.9' },
+  ];
+  let base: Awaited<ReturnType<typeof startTestApp>>;
+  beforeAll(async () => { base = await startTestApp(); });
+  afterAll(async () => { await base.close(); });
+
+  it.each(cases)('$name', async ({ trustProxy, forwardedFor, expected }) => {
+    // Another instance on the same database, configured with this TRUST_PROXY.
+    const t = await startTestApp({ config: { trustProxy }, database: base.kernel.database });
+    try {
+      const owner = await createUser(t.db, ['*']);
+      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': forwardedFor }, payload: { key: `proxied-${owner.id.slice(0, 8)}`, name: 'Proxied' } });
+      expect(response.statusCode).toBe(201);
+      const row = await t.db.selectFrom('audit_log').select(['ip', 'actor_id']).where('target_id', '=', response.json().id).executeTakeFirstOrThrow();
+      expect(row).toEqual({ ip: expected, actor_id: owner.id });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('resolveDevSecret', () => {
+  let dir: string;
+  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'pa-config-')); });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('makes a 0600 secret once in DATA_DIR and reuses it', () => {
+    const dataDir = join(dir, 'fresh', 'nested');
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const first = resolveDevSecret(config);
+    const file = join(dataDir, 'jwt-secret');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(first.jwtSecretSource).toBe('generated');
+    expect(first.jwtSecret!.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.jwtSecret);
+    expect(first).toStrictEqual({ ...config, jwtSecret: first.jwtSecret, jwtSecretSource: 'generated' });
+
+    const stored = readFileSync(file, 'utf8');
+    const second = resolveDevSecret(loadConfig({ DATA_DIR: dataDir }));
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(readFileSync(file, 'utf8')).toBe(stored);
+
+    // Another DATA_DIR, another secret.
+    const other = resolveDevSecret(loadConfig({ DATA_DIR: join(dir, 'other') }));
+    expect(other.jwtSecret).not.toBe(first.jwtSecret);
+  });
+
+  const untouched: Array<{ name: string; env: Record<string, string> }> = [
+    { name: 'JWT_SECRET is set', env: { JWT_SECRET: SECRET } },
+    { name: 'JWKS_URL is set', env: { JWKS_URL: 'https://id.example.test/jwks' } },
+    { name: 'DATABASE_URL is set', env: { DATABASE_URL: 'postgres://db/x', JWKS_URL: 'https://id.example.test/jwks' } },
+  ];
+
+  it.each(untouched)('leaves the config and the disk alone when $name', ({ env }) => {
+    const dataDir = join(dir, `untouched-${Object.keys(env).join('-')}`);
+    const config = loadConfig({ ...env, DATA_DIR: dataDir });
+    expect(resolveDevSecret(config)).toBe(config);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('refuses a stored secret that is too short, naming DATA_DIR', () => {
+    const dataDir = join(dir, 'short');
+    resolveDevSecret(loadConfig({ DATA_DIR: dataDir }));
+    writeFileSync(join(dataDir, 'jwt-secret'), 'too-short');
+    expect(() => resolveDevSecret(loadConfig({ DATA_DIR: dataDir }))).toThrow(ConfigError);
+    expect(() => resolveDevSecret(loadConfig({ DATA_DIR: dataDir }))).toThrow(/^DATA_DIR: /);
+  });
+});
+
+describe('CLI', () => {
+  interface Run { code: number; stdout: string; stderr: string; startedAt: number; finishedAt: number }
+  let dir: string;
+  const runs = new Map<string, Run>();
+
+  /**
+   * `npx tsx src/main.ts …` as a child process, with none of this shell's settings leaking in.
+   * Node loads tsx itself (`--import tsx`): one process per run instead of tsx's two.
+   */
+  function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+    const clean: Record<string, string> = {};
+    for (const [key, value] of Object.entries(process.env)) {
+      if (value !== undefined && !['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'JWT_SECRET', 'JWKS_URL', 'BOOTSTRAP_OWNER', 'TRUST_PROXY', 'LOG_LEVEL', 'JWT_CLOCK_SKEW', 'SCHEDULED_JOBS', 'NODE_ENV'].includes(key)) clean[key] = value;
+    }
+    const startedAt = Math.floor(Date.now() / 1000);
+    return new Promise((done, fail) => {
+      execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: resolve(import.meta.dirname, '..'), env: { ...clean, DATA_DIR: join(dir, 'data'), ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
+        if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out`));
+        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr, startedAt, finishedAt: Math.ceil(Date.now() / 1000) });
+      });
+    });
+  }
+
+  const SUB = '6f1c1c57-3333-4000-8000-00000000000c';
+  const commands: Record<string, [string[], Record<string, string>?]> = {
+    token: [['token', '--sub', SUB, '--claim', 'app_metadata.provider=github', '--ttl', '5m', '--email', 'cli@example.test'], { JWT_SECRET: SECRET }],
+    tokenDevSecret: [['token', '--sub', SUB]],
+    tokenNoSub: [['token'], { JWT_SECRET: SECRET }],
+    helpMain: [['--help']],
+    helpServe: [['serve', '--help']],
+    helpMigrate: [['migrate', '--help']],
+    helpToken: [['token', '--help']],
+    badPort: [['serve'], { PORT: 'abc' }],
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pa-cli-'));
+    // In parallel: each child pays the TypeScript loader's start-up once.
+    const results = await Promise.all(Object.entries(commands).map(async ([name, [args, env]]) => [name, await cli(args, env)] as const));
+    for (const [name, run] of results) runs.set(name, run);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const run = (name: keyof typeof commands) => runs.get(name)!;
+
+  it('token mints an HS256 JWT with aud, sub, nested claims and the ttl', async () => {
+    const { code, stdout, stderr, startedAt, finishedAt } = run('token');
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const token = stdout.trim();
+    expect(stdout).toBe(`${token}\n`);
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(SECRET), { audience: 'authenticated' });
+    expect(protectedHeader.alg).toBe('HS256');
+    expect(payload).toMatchObject({ aud: 'authenticated', sub: SUB, email: 'cli@example.test', role: 'authenticated', app_metadata: { provider: 'github' } });
+    // Minted while the child ran: exp is now + 300 s for some "now" inside that run.
+    expect(payload.exp!).toBeGreaterThanOrEqual(startedAt + 300);
+    expect(payload.exp!).toBeLessThanOrEqual(finishedAt + 300);
+    expect(payload.exp! - payload.iat!).toBe(300);
+  });
+
+  it('token without JWT_SECRET signs with the dev secret kept in DATA_DIR', async () => {
+    const { code, stdout } = run('tokenDevSecret');
+    expect(code).toBe(0);
+    const secret = readFileSync(join(dir, 'data', 'jwt-secret'), 'utf8').trim();
+    const { payload } = await jwtVerify(stdout.trim(), new TextEncoder().encode(secret), { audience: 'authenticated' });
+    expect(payload.sub).toBe(SUB);
+    expect(payload.exp! - payload.iat!).toBe(3_600);
+  });
+
+  it('token without --sub exits 1 with a message and the usage', () => {
+    const { code, stdout, stderr } = run('tokenNoSub');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^--sub <uuid> is required\n\nUsage: platform-api token --sub <uuid>/);
+  });
+
+  it.each([
+    ['helpMain', 'Usage: platform-api <command>'],
+    ['helpServe', 'Usage: platform-api serve'],
+    ['helpMigrate', 'Usage: platform-api migrate'],
+    ['helpToken', 'Usage: platform-api token --sub <uuid>'],
+  ] as const)('%s exits 0 with its usage', (name, usage) => {
+    const { code, stdout, stderr } = run(name);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout.startsWith(usage)).toBe(true);
+  });
+
+  it('a malformed setting stops serve with one line naming it', () => {
+    const { code, stdout, stderr } = run('badPort');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe('Configuration error: PORT: must be an integer from 0 to 65535, got "abc"\n');
+  });
+
+  it('the minted token is not a dev convenience only: the real app accepts it', async () => {
+    const t = await startTestApp({ config: { jwtSecret: SECRET } });
+    try {
+      const response = await t.request({ method: 'GET', url: '/v1/me', token: run('token').stdout.trim() });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ id: SUB, email: 'cli@example.test', provider: 'github' });
+      expect(decodeJwt(run('token').stdout.trim()).sub).toBe(SUB);
+    } finally {
+      await t.close();
+    }
+  });
+});
