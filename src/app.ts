@@ -3,18 +3,27 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import type { ZodTypeAny } from 'zod';
 import type { Config } from './config.js';
 import './kernel/fastify-types.js';
-import { installErrorHandling } from './kernel/errors.js';
+import { handleError, installErrorHandling } from './kernel/errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/json-body.js';
 import type { Kernel } from './kernel/kernel.js';
 import { installOpenApi } from './kernel/openapi.js';
 import { requestIdFor } from './kernel/request-id.js';
 import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
+import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
+import { registerCatalogRoutes } from './modules/catalog/routes.js';
+import { registerPlansRoutes } from './modules/plans/routes.js';
+import { registerContentBlockRoutes } from './modules/content-blocks/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
 import { registerOpsRoutes } from './modules/ops/routes.js';
+import { registerPagesRoutes } from './modules/pages/routes.js';
+import { registerPublicSiteRoutes } from './modules/public-site/routes.js';
 import { registerRoleRoutes } from './modules/roles/routes.js';
+import { registerSiteSettingsRoutes } from './modules/site-settings/routes.js';
+import { registerStoreRoutes } from './modules/store/routes.js';
+import { registerSystemRoutes } from './modules/system/routes.js';
 
 
 export interface BuildAppOptions {
@@ -44,7 +53,13 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: kernel.config.production }),
     trustProxy: fastifyTrustProxy(kernel.config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's default (100) would 404 documented path values: store slugs up to 128, runtime node ids up to 200.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Errors the router raises before any hook (a malformed URL) get our body and request id too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return handleError(error, request, reply);
+    },
   });
   app.setValidatorCompiler(zodValidatorCompiler as never);
   app.setSerializerCompiler(serializerCompiler);
@@ -59,6 +74,15 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerRoleRoutes(zodApp, kernel);
   registerOpsRoutes(zodApp, kernel);
   registerAuditRoutes(zodApp, kernel);
+  registerCatalogRoutes(zodApp, kernel);
+  registerPlansRoutes(zodApp, kernel);
+  registerSiteSettingsRoutes(zodApp, kernel);
+  registerStoreRoutes(zodApp, kernel);
+  registerContentBlockRoutes(zodApp, kernel);
+  registerPagesRoutes(zodApp, kernel);
+  registerAnnouncementsRoutes(zodApp, kernel);
+  registerPublicSiteRoutes(zodApp, kernel);
+  registerSystemRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

@@ -26,7 +26,7 @@ export class ContentBlocksService {
 
   /** Operation 7: upsert the draft; the id is stable across upserts of the same block. */
   async upsert(actor: Actor, input: UpsertBlockInput): Promise<{ id: string }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.bus.transaction(this.db, async (trx) => {
       const { id, created } = await upsertBlockDraft(trx, input, actor.userId);
       const target = { surface: input.surface, slot: input.slot, locale: input.locale };
       await recordAudit(trx, actor, {
@@ -48,7 +48,7 @@ export class ContentBlocksService {
 
   /** Publish (draft goes live), archive (off the site, kept) or back to draft (unpublished). */
   async setStatus(actor: Actor, id: string, input: StatusInput) {
-    return this.db.transaction().execute(async (trx) => {
+    return this.bus.transaction(this.db, async (trx) => {
       const before = await lockBlock(trx, id);
       if (before === undefined) throw notFound();
       const now = new Date();
@@ -77,7 +77,7 @@ export class ContentBlocksService {
         actorId: actor.userId,
         requestId: actor.requestId,
       });
-      await this.bus.notify(trx, SITE_CONFIG_TOPIC);
+      await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
       return toBlockView(after);
     });
   }

@@ -15,4 +15,16 @@ export const sitePayload = z.object({
     content: z.record(z.unknown()),
     sortOrder: z.number().int(),
   })).describe('Live blocks of the surface, ordered by sortOrder then slot.'),
+  announcements: z.array(z.object({
+    id: z.string().uuid(),
+    title: z.string(),
+    body: z.string(),
+    severity: z.enum(['info', 'success', 'warning', 'critical']),
+    surface: z.enum(['landing', 'portal', 'all']),
+    action_url: z.string().nullable(),
+    starts_at: z.string().nullable(),
+    ends_at: z.string().nullable(),
+  })).describe('Active announcements for the surface now, most severe first.'),
+  pages: z.array(z.object({ slug: z.string(), title: z.string(), version: z.number().int(), published_at: z.string() }))
+    .describe('Published pages; read one with GET /v1/public/site/pages/{slug}.'),
 });

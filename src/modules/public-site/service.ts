@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { ChangeBus } from '../../kernel/change-bus.js';
+import { activeAnnouncements, nextAnnouncementBoundary } from '../announcements/queries.js';
 import { liveBlocks } from '../content-blocks/queries.js';
+import { publishedPagesIndex } from '../pages/queries.js';
 import { publishedValues } from '../site-settings/queries.js';
-import { SITE_CONFIG_TOPIC, SiteCache, type CachedPayload } from './site-cache.js';
+import { SITE_CONFIG_TOPIC, SiteCache, type Built, type CachedPayload } from './site-cache.js';
 
 export interface SiteQuery {
   surface: 'landing' | 'portal';
@@ -23,11 +25,19 @@ export class PublicSiteService {
     return this.#cache.get(`${query.surface}:${query.locale}`, () => this.#build(query));
   }
 
-  async #build(query: SiteQuery) {
-    const [settings, contentBlocks] = await Promise.all([
+  /** Published state only; the copy goes stale when the next announcement starts or ends. */
+  async #build(query: SiteQuery): Promise<Built> {
+    const now = new Date();
+    const [settings, contentBlocks, announcements, pages, staleAt] = await Promise.all([
       publishedValues(this.db),
       liveBlocks(this.db, query.surface, query.locale),
+      activeAnnouncements(this.db, query.surface, now),
+      publishedPagesIndex(this.db),
+      nextAnnouncementBoundary(this.db, now),
     ]);
-    return { surface: query.surface, locale: query.locale, settings, content_blocks: contentBlocks };
+    return {
+      payload: { surface: query.surface, locale: query.locale, settings, content_blocks: contentBlocks, announcements, pages },
+      staleAt,
+    };
   }
 }

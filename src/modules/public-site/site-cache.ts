@@ -2,13 +2,20 @@ import { createHash } from 'node:crypto';
 
 /** Writers of anything the public site payload shows notify this topic (after commit). */
 export const SITE_CONFIG_TOPIC = 'site_config';
-/** Content with time windows changes without a write; a cached payload never outlives this. */
+/** A safety cap: even if an invalidation were lost, a cached payload never outlives this. */
 const MAX_AGE_MS = 10_000;
 
 export interface CachedPayload {
   body: string;
   etag: string;
-  builtAt: number;
+  /** When this copy stops being served: the age cap, or sooner when the content says so. */
+  expiresAt: number;
+}
+
+/** What a build returns: the payload, and the moment it goes stale by itself (a time window edge). */
+export interface Built {
+  payload: unknown;
+  staleAt: Date | null;
 }
 
 /**
@@ -28,15 +35,16 @@ export class SiteCache {
     this.#building.clear();
   }
 
-  async get(key: string, build: () => Promise<unknown>): Promise<CachedPayload> {
+  async get(key: string, build: () => Promise<Built>): Promise<CachedPayload> {
     const cached = this.#entries.get(key);
-    if (cached !== undefined && this.now() - cached.builtAt < MAX_AGE_MS) return cached;
+    if (cached !== undefined && this.now() < cached.expiresAt) return cached;
     let pending = this.#building.get(key);
     if (pending === undefined) {
       const generation = this.#generation;
-      pending = build().then((payload) => {
+      pending = build().then(({ payload, staleAt }) => {
         const body = JSON.stringify(payload);
-        const entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`, builtAt: this.now() };
+        const expiresAt = Math.min(this.now() + MAX_AGE_MS, staleAt?.getTime() ?? Infinity);
+        const entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`, expiresAt };
         if (generation === this.#generation) this.#entries.set(key, entry);
         return entry;
       }).finally(() => {

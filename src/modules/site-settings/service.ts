@@ -49,7 +49,7 @@ export class SiteSettingsService {
   /** Operation 3: replace the draft; nothing goes live. */
   async saveDraft(actor: Actor, section: string, draft: Record<string, unknown>): Promise<void> {
     const name = writableSection(actor, section);
-    await this.db.transaction().execute(async (trx) => {
+    await this.bus.transaction(this.db, async (trx) => {
       const before = await lockSection(trx, name);
       await trx
         .updateTable('site_settings')
@@ -85,7 +85,7 @@ export class SiteSettingsService {
   }
 
   async #publish(actor: Actor, section: SectionName, options: { note: string | null; restoredVersion: number | null }) {
-    return this.db.transaction().execute(async (trx) => {
+    return this.bus.transaction(this.db, async (trx) => {
       const current = await lockSection(trx, section);
       if (current === undefined) throw notFound('not_found', { section });
       let value: unknown = current.draft;
@@ -112,7 +112,7 @@ export class SiteSettingsService {
         actorId: actor.userId,
         requestId: actor.requestId,
       });
-      await this.bus.notify(trx, SITE_CONFIG_TOPIC);
+      await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
       return { version };
     });
   }

@@ -1,0 +1,38 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<unknown, string, string>;
+
+export interface PlanRulesetsTable {
+  id: Generated<string>;
+  key: string;
+  name: string;
+  description: string | null;
+  limits: Json;
+  is_active: boolean;
+  updated_by: string | null;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface PlanTiersTable {
+  id: Generated<string>;
+  key: string;
+  name: string;
+  rank: number;
+  ruleset_id: string;
+  description: string | null;
+  updated_by: string | null;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+declare module '../../db/tables.js' {
+  interface Tables {
+    plan_rulesets: PlanRulesetsTable;
+    plan_tiers: PlanTiersTable;
+  }
+}
+
+export type RulesetRow = Selectable<PlanRulesetsTable>;
+export type TierRow = Selectable<PlanTiersTable>;

@@ -1,0 +1,84 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { recordAudit } from '../../kernel/audit.js';
+import { invalidRequest, notFound } from '../../kernel/errors.js';
+import { paged } from '../../kernel/pagination.js';
+import { withConstraintErrors } from './store-errors.js';
+import { deleteTerm, findTerm, insertTerm, listTerms, lockTerm, updateTerm } from './term-queries.js';
+import type { CreateTermInput, ListTermsQuery, TermView, UpdateTermInput } from './term-schemas.js';
+import { slugFromName, TERM_KINDS, type TermConfig, type TermKind } from './terms.js';
+
+/** 409 saying which unique value is taken: the name (any case) or the slug. */
+function takenValue(term: TermConfig, input: { name?: string; slug?: string }) {
+  return (constraint: string) => (constraint === `${term.table}_name_key`
+    ? { reason: `${term.noun} name taken`, name: input.name }
+    : { reason: `${term.noun} slug taken`, slug: input.slug });
+}
+
+/** Genres, developers and publishers: staff lists and edits, one service per kind. */
+export class StoreTermsService {
+  readonly #term: TermConfig;
+
+  constructor(private readonly db: Kysely<Tables>, kind: TermKind) {
+    this.#term = TERM_KINDS[kind];
+  }
+
+  async list(query: ListTermsQuery) {
+    const { rows, total } = await listTerms(this.db, this.#term, query);
+    return paged(rows, query, total);
+  }
+
+  create(actor: Actor, input: CreateTermInput): Promise<TermView> {
+    const term = this.#term;
+    const slug = input.slug ?? slugFromName(input.name);
+    if (slug === undefined) throw invalidRequest({ reason: 'no slug can be made from this name; send one', name: input.name });
+    return withConstraintErrors(() => this.db.transaction().execute(async (trx) => {
+      const id = await insertTerm(trx, term, { name: input.name, slug });
+      await recordAudit(trx, actor, { action: `store.${term.noun}.create`, targetType: `store_${term.noun}`, targetId: String(id), after: { name: input.name, slug } });
+      return this.#viewOrThrow(trx, id);
+    }), takenValue(term, { name: input.name, slug }));
+  }
+
+  update(actor: Actor, id: number, input: UpdateTermInput): Promise<TermView> {
+    const term = this.#term;
+    return withConstraintErrors(() => this.db.transaction().execute(async (trx) => {
+      const current = await lockTerm(trx, term, id);
+      if (current === undefined) throw notFound();
+      const changes = Object.fromEntries(Object.entries(input).filter(([key, value]) => value !== undefined && current[key as 'name' | 'slug'] !== value));
+      if (Object.keys(changes).length === 0) return this.#viewOrThrow(trx, id);
+      await updateTerm(trx, term, id, changes);
+      await recordAudit(trx, actor, {
+        action: `store.${term.noun}.update`,
+        targetType: `store_${term.noun}`,
+        targetId: String(id),
+        before: Object.fromEntries(Object.keys(changes).map((key) => [key, current[key as 'name' | 'slug']])),
+        after: changes,
+      });
+      return this.#viewOrThrow(trx, id);
+    }), takenValue(term, input));
+  }
+
+  /** Games linked to it lose the link (counted in the audit row); the games stay. */
+  async delete(actor: Actor, id: number): Promise<void> {
+    const term = this.#term;
+    await this.db.transaction().execute(async (trx) => {
+      const current = await lockTerm(trx, term, id);
+      if (current === undefined) throw notFound();
+      const unlinked = await deleteTerm(trx, term, id);
+      await recordAudit(trx, actor, {
+        action: `store.${term.noun}.delete`,
+        targetType: `store_${term.noun}`,
+        targetId: String(id),
+        before: { name: current.name, slug: current.slug },
+        extra: { unlinked_games: unlinked },
+      });
+    });
+  }
+
+  async #viewOrThrow(db: Kysely<Tables>, id: number): Promise<TermView> {
+    const view = await findTerm(db, this.#term, id);
+    if (view === undefined) throw notFound();
+    return view;
+  }
+}

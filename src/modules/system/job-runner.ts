@@ -1,0 +1,69 @@
+import { sql, type Kysely } from 'kysely';
+import { performance } from 'node:perf_hooks';
+import type { Tables } from '../../db/tables.js';
+import type { JobHandlers, JobSummary } from './job-handlers.js';
+import { insertRun, recordOutcome } from './queries.js';
+import type { RunView } from './schemas.js';
+import type { JobTrigger, ScheduledJobRow } from './tables.js';
+
+/** Long enough for a stack-less database error, short enough for a list view. */
+const MAX_ERROR_LENGTH = 2_000;
+
+export interface RunRequest {
+  job: ScheduledJobRow;
+  now: Date;
+  trigger: JobTrigger;
+  triggeredBy: string | null;
+  instanceId: string;
+  handlers: JobHandlers;
+  /** The job's next run, for scheduled runs; a manual run leaves the schedule alone. */
+  nextRunAt?: Date | null;
+}
+
+type Attempt = { result: 'ok'; summary: JobSummary } | { result: 'error'; error: string };
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  return text.slice(0, MAX_ERROR_LENGTH);
+}
+
+/**
+ * Runs the handler inside a savepoint of the caller's transaction: a failure rolls back the
+ * handler's partial work (and clears an aborted transaction) while the run record still commits.
+ */
+async function attempt(trx: Kysely<Tables>, request: RunRequest): Promise<Attempt> {
+  const { job, handlers } = request;
+  if (!Object.hasOwn(handlers, job.key)) return { result: 'error', error: `no handler for job key "${job.key}"` };
+  const handler = handlers[job.key]!;
+  await sql`SAVEPOINT scheduled_job_run`.execute(trx);
+  try {
+    const summary = await handler(trx, { now: request.now });
+    await sql`RELEASE SAVEPOINT scheduled_job_run`.execute(trx);
+    return { result: 'ok', summary };
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT scheduled_job_run`.execute(trx);
+    return { result: 'error', error: errorText(error) };
+  }
+}
+
+/** Runs one job in `trx` (which holds the job's row lock) and records the run and the outcome. */
+export async function runJob(trx: Kysely<Tables>, request: RunRequest): Promise<RunView> {
+  const started = performance.now();
+  const outcome = await attempt(trx, request);
+  // Times follow the scheduler's clock, so a test's chosen clock yields a consistent record.
+  const finishedAt = new Date(request.now.getTime() + Math.round(performance.now() - started));
+  const error = outcome.result === 'error' ? outcome.error : null;
+  const run = await insertRun(trx, {
+    jobId: request.job.id,
+    trigger: request.trigger,
+    triggeredBy: request.triggeredBy,
+    startedAt: request.now,
+    finishedAt,
+    result: outcome.result,
+    error,
+    summary: outcome.result === 'ok' ? (outcome.summary ?? {}) : {},
+    instanceId: request.instanceId,
+  });
+  await recordOutcome(trx, request.job.id, { lastRunAt: request.now, lastResult: outcome.result, lastError: error, nextRunAt: request.nextRunAt });
+  return { ...run, summary: run.summary as Record<string, unknown> };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+
+/** Job ids are PostgreSQL integers: 1 up to 2^31 - 1 (a larger number is a 400, never a 500). */
+export const jobIdParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+
+export const setActiveBody = z.object({ active: z.boolean() }).strict();
+export const okResult = z.object({ ok: z.literal(true) });
+
+export const jobBody = z.object({
+  id: z.number().int(),
+  key: z.string().describe('The handler that does the work.'),
+  cron: z.string().describe('Five fields (minute hour day-of-month month day-of-week), in UTC.'),
+  description: z.string(),
+  active: z.boolean(),
+  next_run_at: z.date().nullable().describe('Null while disabled.'),
+  last_run_at: z.date().nullable(),
+  last_result: z.enum(['ok', 'error']).nullable(),
+  last_error: z.string().nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+export const jobsBody = z.object({ data: z.array(jobBody) });
+
+export const runBody = z.object({
+  id: z.number().int(),
+  job_id: z.number().int(),
+  trigger: z.enum(['schedule', 'manual']),
+  triggered_by: z.string().nullable().describe('The staff member who asked for a manual run.'),
+  started_at: z.date(),
+  finished_at: z.date(),
+  result: z.enum(['ok', 'error']),
+  error: z.string().nullable(),
+  summary: z.record(z.unknown()).describe('What the run did, e.g. `{ deleted: 3 }`.'),
+  instance_id: z.string().describe('The service instance that ran it.'),
+});
+export type RunView = z.infer<typeof runBody>;
+
+export const runsQuery = pageQuery(['started_at'], { field: 'started_at', direction: 'desc' })
+  .omit({ q: true })
+  .extend({ result: z.enum(['ok', 'error']).optional() });
+export type RunsQuery = z.infer<typeof runsQuery>;
+export const runsPage = pagedResponse(runBody);
