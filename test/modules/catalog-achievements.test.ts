@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 
 /**
  * Achievement definitions of the catalog: list, get, create, delete and operation 1
@@ -22,10 +23,8 @@ function call(t: TestApp, caller: TestUser | null, method: Method, url: string, 
   return t.request({ method, url, token: caller?.token, headers: { 'user-agent': USER_AGENT }, ...(payload === undefined ? {} : { payload: payload as object }) });
 }
 
-const requestIdOf = (response: LightMyRequestResponse) => response.headers['x-request-id'] as string;
 
 const achievementRow = (db: Db, id: string) => db.selectFrom('catalog_achievements').selectAll().where('id', '=', id).executeTakeFirst();
-const auditOf = (db: Db, requestId: string) => db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).execute();
 
 async function snapshot(db: Db) {
   const rows = await db.selectFrom('catalog_achievements').selectAll().orderBy('id').execute();
@@ -44,7 +43,6 @@ async function expectRefusal(t: TestApp, send: () => Promise<LightMyRequestRespo
 }
 
 /** A SchemaError whose issues include one matching `issue`. */
-const schemaError = (issue: Record<string, unknown>) => ({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining(issue)] } });
 
 function auditRow(actor: TestUser, requestId: string, fields: { action: string; target_id: string; reason?: string | null; summary: unknown }) {
   return {

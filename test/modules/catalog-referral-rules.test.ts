@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 
 /**
  * The referral ruleset (GET and PUT /v1/admin/catalog/referral-rules): one row for the platform,
@@ -13,9 +14,6 @@ const USER_AGENT = 'referral-test/1.0';
 type Db = TestApp['db'];
 
 const stored = (db: Db) => db.selectFrom('catalog_referral_rules').selectAll().executeTakeFirstOrThrow();
-const auditOf = (db: Db, requestId: string) => db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).execute();
-const requestIdOf = (response: LightMyRequestResponse) => response.headers['x-request-id'] as string;
-const schemaError = (issue: Record<string, unknown>) => ({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining(issue)] } });
 
 const FULL = {
   referrer_reward_credits: 500,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 
 /**
  * Plan rulesets: operation 8 (upsertPlanRuleset, upsert by key, 200 {id} stable across upserts)
@@ -15,10 +16,7 @@ type Db = TestApp['db'];
 
 let counter = 0;
 const uniqueKey = (prefix = 'rs') => `${prefix}-${++counter}-${randomUUID().slice(0, 6)}`;
-const requestIdOf = (response: LightMyRequestResponse) => response.headers['x-request-id'] as string;
-const schemaError = (issue: Record<string, unknown>) => ({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining(issue)] } });
 const rulesetRow = (db: Db, key: string) => db.selectFrom('plan_rulesets').selectAll().where('key', '=', key).executeTakeFirst();
-const auditOf = (db: Db, requestId: string) => db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).execute();
 
 async function snapshot(db: Db) {
   const rows = await db.selectFrom('plan_rulesets').selectAll().orderBy('id').execute();

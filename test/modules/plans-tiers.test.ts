@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 
 /**
  * Plan tiers: operation 13 (upsertPlanTier, upsert by key, 204; `rulesetKey` must name an
@@ -12,10 +13,7 @@ const URL = '/v1/admin/plans/tiers';
 const USER_AGENT = 'plans-test/1.0';
 type Db = TestApp['db'];
 
-const requestIdOf = (response: LightMyRequestResponse) => response.headers['x-request-id'] as string;
-const schemaError = (issue: Record<string, unknown>) => ({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining(issue)] } });
 const tierRow = (db: Db, key: string) => db.selectFrom('plan_tiers').selectAll().where('key', '=', key).executeTakeFirst();
-const auditOf = (db: Db, requestId: string) => db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).execute();
 
 async function snapshot(db: Db) {
   const rows = await db.selectFrom('plan_tiers').selectAll().orderBy('id').execute();

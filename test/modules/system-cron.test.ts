@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { auditOf, requestIdOf } from '../helpers/expectations.js';
 
 /**
  * The scheduled-job routes: the list, operation 17 (setSystemCronJobActive), the manual run and
@@ -16,10 +17,8 @@ const MAX_INT = 2_147_483_647;
 type App = Awaited<ReturnType<typeof startTestApp>>;
 type Db = TestApp['db'];
 
-const requestIdOf = (response: LightMyRequestResponse) => response.headers['x-request-id'] as string;
 const jobById = (db: Db, id: number) => db.selectFrom('scheduled_jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const runsOf = (db: Db, id: number) => db.selectFrom('scheduled_job_runs').selectAll().where('job_id', '=', id).orderBy('id').execute();
-const auditOf = (db: Db, requestId: string) => db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).execute();
 const cronAudits = (db: Db) => db.selectFrom('audit_log').selectAll().where('action', 'like', 'system.cron.%').execute();
 
 /** A job no handler knows, disabled, so only a manual run ever runs it (and it fails). */
