@@ -1,9 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-
-/** A timestamptz: read as a Date, written as a Date or an ISO string. */
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json = ColumnType<unknown, string, string>;
+import type { DefaultedTimestamp, Json, Timestamp } from './column-types.js';
 
 export type UserStatus = 'active' | 'banned' | 'deleted';
 export type PanicLevel = 'off' | 'degraded' | 'lockdown';

@@ -1,7 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Timestamp = ColumnType<Date, Date | string, Date | string>;
+import type { DefaultedTimestamp, Timestamp } from '../../db/column-types.js';
 
 export type QualifyingEvent = 'signup' | 'first_purchase';
 

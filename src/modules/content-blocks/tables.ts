@@ -1,7 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json = ColumnType<unknown, string, string>;
+import type { DefaultedTimestamp, Json } from '../../db/column-types.js';
 
 export type ContentBlockStatus = 'draft' | 'published' | 'archived';
 
@@ -17,8 +15,8 @@ export interface ContentBlocksTable {
   published_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   published_by: string | null;
   updated_by: string | null;
-  created_at: Timestamp;
-  updated_at: Timestamp;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
 }
 
 declare module '../../db/tables.js' {

@@ -1,7 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { DefaultedTimestamp, NullableTimestamp } from '../../db/column-types.js';
 
 export interface SitePagesTable {
   id: Generated<string>;

@@ -1,7 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json = ColumnType<unknown, string, string>;
+import type { DefaultedTimestamp, Json } from '../../db/column-types.js';
 
 export interface PlanRulesetsTable {
   id: Generated<string>;

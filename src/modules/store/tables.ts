@@ -1,10 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Defaulted, DefaultedTimestamp, Json } from '../../db/column-types.js';
 
 /** Table types of the store (migration 0004), merged into Kysely's `Tables`. */
-
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json = ColumnType<unknown, string, string>;
-type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export const GAME_TYPES = ['app', 'game', 'launcher'] as const;
 export const GAME_STATUSES = ['draft', 'published', 'hidden'] as const;

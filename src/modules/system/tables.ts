@@ -1,8 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
-
-type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json = ColumnType<unknown, string, string>;
+import type { DefaultedTimestamp, Json, NullableTimestamp } from '../../db/column-types.js';
 
 export type JobResult = 'ok' | 'error';
 export type JobTrigger = 'schedule' | 'manual';
