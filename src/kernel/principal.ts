@@ -38,8 +38,29 @@ async function loadPrincipalRow(db: Kysely<Tables>, userId: string): Promise<Pri
 }
 
 /**
+ * Keeps an active user's row current: the email follows the identity provider, and
+ * `last_seen_at` moves at most once a minute. Returns the email now stored.
+ */
+async function touchActiveUser(db: Kysely<Tables>, token: VerifiedToken, row: PrincipalRow, now: Date): Promise<string | null> {
+  if (token.email !== null && token.email !== row.email) {
+    await db.updateTable('users').set({ email: token.email, last_seen_at: now, updated_at: now }).where('id', '=', token.subject).execute();
+    return token.email;
+  }
+  if (row.last_seen_at === null || now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+    await db
+      .updateTable('users')
+      .set({ last_seen_at: now })
+      .where('id', '=', token.subject)
+      .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS))]))
+      .execute();
+  }
+  return row.email;
+}
+
+/**
  * Resolves a verified token to a principal, creating the user row on the subject's first
- * signed-in request from the token's claims. One query on the common path.
+ * signed-in request from the token's claims. One query on the common path. A refused account
+ * (banned, deleted) is left untouched: it is answered 403, not "seen".
  */
 export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, now = new Date()): Promise<Principal> {
   let row = await loadPrincipalRow(db, token.subject);
@@ -51,17 +72,8 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
       .execute();
     row = await loadPrincipalRow(db, token.subject);
     if (row === undefined) throw new Error('user row vanished right after insert');
-  } else if (token.email !== null && token.email !== row.email) {
-    // The identity provider owns the address; follow it when it changes.
-    await db.updateTable('users').set({ email: token.email, last_seen_at: now, updated_at: now }).where('id', '=', token.subject).execute();
-    row = { ...row, email: token.email };
-  } else if (row.last_seen_at === null || now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
-    await db
-      .updateTable('users')
-      .set({ last_seen_at: now })
-      .where('id', '=', token.subject)
-      .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS))]))
-      .execute();
+  } else if (row.status === 'active') {
+    row = { ...row, email: await touchActiveUser(db, token, row, now) };
   }
   return {
     userId: token.subject,

@@ -239,7 +239,9 @@ describe('with the HS256 secret', () => {
         expectErrorBody(response, 403, { error: 'forbidden', details: { reason } }, [user.token, TEST_JWT_SECRET]);
       }
       const after = await snapshot(t);
+      // A refused account is not "seen": its row is left exactly as it was.
       expect((await userRow(t, user.id))?.status).toBe(status);
+      expect((await userRow(t, user.id))?.last_seen_at).toBeNull();
       expect(after.users.map((u) => u.id)).toEqual(before.users.map((u) => u.id));
       expect(after.audit).toEqual(before.audit);
       expect(after.outbox).toEqual(before.outbox);
