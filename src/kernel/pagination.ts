@@ -1,3 +1,4 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
 import { z } from 'zod';
 
 export const DEFAULT_PER_PAGE = 25;
@@ -52,4 +53,10 @@ export function paged<T>(data: T[], request: PageRequest, total: number) {
 /** Escape `%`, `_` and `\` so a free-text `q` matches literally inside ILIKE. */
 export function likePattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The total of a paged list: the same filtered query, counted. */
+export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQueryBuilder<DB, TB, O>): Promise<number> {
+  const row = await filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  return (row as unknown as { n: number }).n;
 }

@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { AnnouncementView, ListAnnouncementsQuery, UpsertAnnouncementInput } from './schemas.js';
 import type { AnnouncementSeverity, AnnouncementSurface } from './tables.js';
 import './tables.js';
@@ -37,9 +37,9 @@ export async function listAnnouncements(db: Kysely<Tables>, query: ListAnnouncem
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows, total: total.n };
+  return { rows, total };
 }
 
 export function findAnnouncement(db: Kysely<Tables>, id: string, now: Date): Promise<AnnouncementView | undefined> {

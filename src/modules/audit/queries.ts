@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { AuditFilters, ListAuditQuery } from './schemas.js';
 
 /** How many values each facet lists (largest counts first). */
@@ -45,16 +45,16 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows: rows.map((row) => ({ ...row, summary: row.summary as Record<string, unknown> })), total: Number(total.n) };
+  return { rows: rows.map((row) => ({ ...row, summary: row.summary as Record<string, unknown> })), total };
 }
 
 export async function auditFacets(db: Kysely<Tables>, filters: AuditFilters) {
   const filtered = db.selectFrom('audit_log').where((eb) => filterConditions(eb, filters));
   const count = sql<number>`count(*)::int`;
   const [total, actions, actors, targetTypes] = await Promise.all([
-    filtered.select(count.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
     filtered.select(['audit_log.action as value', count.as('count')]).groupBy('audit_log.action').orderBy('count', 'desc').orderBy('value').limit(FACET_LIMIT).execute(),
     filtered
       .leftJoin('users', 'users.id', 'audit_log.actor_id')
@@ -66,5 +66,5 @@ export async function auditFacets(db: Kysely<Tables>, filters: AuditFilters) {
       .execute(),
     filtered.select(['audit_log.target_type as value', count.as('count')]).groupBy('audit_log.target_type').orderBy('count', 'desc').orderBy('value').limit(FACET_LIMIT).execute(),
   ]);
-  return { total: total.n, actions, actors, target_types: targetTypes };
+  return { total, actions, actors, target_types: targetTypes };
 }

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { AchievementView, CreateAchievementInput, ListAchievementsQuery, PutReferralRulesInput } from './schemas.js';
 import './tables.js';
 
@@ -26,9 +26,9 @@ export async function listAchievements(db: Kysely<Tables>, query: ListAchievemen
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows, total: total.n };
+  return { rows, total };
 }
 
 export function findAchievement(db: Kysely<Tables>, id: string): Promise<AchievementView | undefined> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { BlockView, ListBlocksQuery, UpsertBlockInput } from './schemas.js';
 import type { ContentBlocksTable } from './tables.js';
 
@@ -36,9 +36,9 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
   if (query.q) filtered = filtered.where('slot', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
     filtered.selectAll().orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows: rows.map(toBlockView), total: total.n };
+  return { rows: rows.map(toBlockView), total };
 }
 
 export function findBlock(db: Kysely<Tables>, id: string) {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { ListPagesQuery, PageView, VersionSummary, VersionsQuery } from './schemas.js';
 import './tables.js';
 
@@ -29,9 +29,9 @@ export async function listPages(db: Kysely<Tables>, query: ListPagesQuery): Prom
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows: rows.map(withLatest), total: total.n };
+  return { rows: rows.map(withLatest), total };
 }
 
 export async function findPage(db: Kysely<Tables>, id: string): Promise<PageView | undefined> {
@@ -95,9 +95,9 @@ function versionSummaries(db: Kysely<Tables>, pageId: string) {
 export async function listVersions(db: Kysely<Tables>, pageId: string, query: VersionsQuery): Promise<{ rows: VersionSummary[]; total: number }> {
   const [rows, total] = await Promise.all([
     versionSummaries(db, pageId).orderBy('v.version', query.sort.direction).limit(query.per_page).offset(offsetOf(query)).execute(),
-    db.selectFrom('site_page_versions').select(sql<number>`count(*)::int`.as('n')).where('page_id', '=', pageId).executeTakeFirstOrThrow(),
+    countRows(db.selectFrom('site_page_versions').where('page_id', '=', pageId)),
   ]);
-  return { rows, total: total.n };
+  return { rows, total };
 }
 
 export function findVersion(db: Kysely<Tables>, pageId: string, version: number) {

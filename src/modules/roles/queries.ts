@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { ListRolesQuery, RoleView } from './schemas.js';
 
 const activeGrant = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
@@ -41,9 +41,9 @@ export async function listRoles(db: Kysely<Tables>, query: ListRolesQuery): Prom
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows: rows as RoleView[], total: Number(total.n) };
+  return { rows: rows as RoleView[], total };
 }
 
 export async function findRole(db: Kysely<Tables>, id: string): Promise<RoleView | undefined> {

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { offsetOf } from '../../kernel/pagination.js';
+import { countRows, offsetOf } from '../../kernel/pagination.js';
 import type { VersionsQuery } from './schemas.js';
 
 export function listSections(db: Kysely<Tables>) {
@@ -31,9 +31,9 @@ export async function listVersions(db: Kysely<Tables>, section: string, query: V
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows: rows.map((row) => ({ ...row, value: row.value as Record<string, unknown> })), total: total.n };
+  return { rows: rows.map((row) => ({ ...row, value: row.value as Record<string, unknown> })), total };
 }
 
 export function findVersion(db: Kysely<Tables>, section: string, version: number) {

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { GameLinks, GameView, ListGamesQuery } from './schemas.js';
 import type { StoreGameRow, StoreGamesTable } from './tables.js';
 import { TERM_KINDS, type TermConfig } from './terms.js';
@@ -43,9 +43,9 @@ export async function listGames(db: Db, query: ListGamesQuery): Promise<{ rows: 
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows: rows.map(asView), total: total.n };
+  return { rows: rows.map(asView), total };
 }
 
 export async function findGame(db: Db, id: number): Promise<GameView | undefined> {

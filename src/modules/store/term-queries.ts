@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
 import type { ListTermsQuery, TermView } from './term-schemas.js';
 import type { TermConfig } from './terms.js';
 
@@ -36,9 +36,9 @@ export async function listTerms(db: Db, term: TermConfig, query: ListTermsQuery)
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows, total: total.n };
+  return { rows, total };
 }
 
 export function findTerm(db: Db, term: TermConfig, id: number): Promise<TermView | undefined> {

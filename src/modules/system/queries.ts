@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { offsetOf } from '../../kernel/pagination.js';
+import { countRows, offsetOf } from '../../kernel/pagination.js';
 import type { RunsQuery } from './schemas.js';
 import type { JobResult, JobTrigger, ScheduledJobRow } from './tables.js';
 import './tables.js';
@@ -124,7 +124,7 @@ export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQue
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+    countRows(filtered),
   ]);
-  return { rows, total: total.n };
+  return { rows, total };
 }
