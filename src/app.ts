@@ -24,6 +24,7 @@ import { registerRoleRoutes } from './modules/roles/routes.js';
 import { registerSiteSettingsRoutes } from './modules/site-settings/routes.js';
 import { registerStoreRoutes } from './modules/store/routes.js';
 import { registerSystemRoutes } from './modules/system/routes.js';
+import { registerUserRoutes } from './modules/users/routes.js';
 
 
 export interface BuildAppOptions {
@@ -72,6 +73,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerHealthRoutes(zodApp, kernel);
   registerMeRoutes(zodApp, kernel);
   registerRoleRoutes(zodApp, kernel);
+  registerUserRoutes(zodApp, kernel);
   registerOpsRoutes(zodApp, kernel);
   registerAuditRoutes(zodApp, kernel);
   registerCatalogRoutes(zodApp, kernel);

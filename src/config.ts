@@ -27,6 +27,15 @@ export interface Config {
   /** Whether this instance runs due scheduled jobs (SCHEDULED_JOBS=on|off). */
   scheduledJobs: boolean;
   production: boolean;
+  /** GoTrue-compatible admin API; absent: the `local` identity provider (users table only). */
+  identityAdminUrl: string | undefined;
+  identityServiceKey: string | undefined;
+  identityTimeoutMs: number;
+  /** The Runtime service; absent: the runtime simulator runs in-process. */
+  runtimeUrl: string | undefined;
+  runtimeApiKey: string | undefined;
+  runtimeConnectTimeoutMs: number;
+  runtimeTimeoutMs: number;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -142,7 +151,20 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel(env),
     scheduledJobs: onOff(env, 'SCHEDULED_JOBS', true),
     production: env.NODE_ENV === 'production',
+    identityAdminUrl: url(env, 'IDENTITY_ADMIN_URL', ['http:', 'https:']),
+    identityServiceKey: present(env, 'IDENTITY_SERVICE_KEY'),
+    identityTimeoutMs: integer(env, 'IDENTITY_TIMEOUT_MS', 5_000, 100, 60_000),
+    runtimeUrl: url(env, 'RUNTIME_URL', ['http:', 'https:']),
+    runtimeApiKey: present(env, 'RUNTIME_API_KEY'),
+    runtimeConnectTimeoutMs: integer(env, 'RUNTIME_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+    runtimeTimeoutMs: integer(env, 'RUNTIME_TIMEOUT_MS', 10_000, 100, 120_000),
   };
+  if (config.identityAdminUrl !== undefined && config.identityServiceKey === undefined) {
+    throw new ConfigError('IDENTITY_SERVICE_KEY', 'must be set when IDENTITY_ADMIN_URL is set');
+  }
+  if (config.runtimeUrl !== undefined && config.runtimeApiKey === undefined) {
+    throw new ConfigError('RUNTIME_API_KEY', 'must be set when RUNTIME_URL is set');
+  }
   if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {
     throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
   }

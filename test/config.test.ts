@@ -28,6 +28,13 @@ describe('loadConfig', () => {
       logLevel: 'info',
       scheduledJobs: true,
       production: false,
+      identityAdminUrl: undefined,
+      identityServiceKey: undefined,
+      identityTimeoutMs: 5_000,
+      runtimeUrl: undefined,
+      runtimeApiKey: undefined,
+      runtimeConnectTimeoutMs: 2_000,
+      runtimeTimeoutMs: 10_000,
     } satisfies Config);
   });
 
@@ -46,6 +53,13 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       SCHEDULED_JOBS: 'off',
       NODE_ENV: 'production',
+      IDENTITY_ADMIN_URL: 'https://auth.example.test/auth/v1',
+      IDENTITY_SERVICE_KEY: 'service-role-key',
+      IDENTITY_TIMEOUT_MS: '3000',
+      RUNTIME_URL: 'https://runtime.internal:8443',
+      RUNTIME_API_KEY: 'runtime-key',
+      RUNTIME_CONNECT_TIMEOUT_MS: '500',
+      RUNTIME_TIMEOUT_MS: '20000',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -62,6 +76,13 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       scheduledJobs: false,
       production: true,
+      identityAdminUrl: 'https://auth.example.test/auth/v1',
+      identityServiceKey: 'service-role-key',
+      identityTimeoutMs: 3_000,
+      runtimeUrl: 'https://runtime.internal:8443',
+      runtimeApiKey: 'runtime-key',
+      runtimeConnectTimeoutMs: 500,
+      runtimeTimeoutMs: 20_000,
     } satisfies Config);
   });
 
@@ -99,6 +120,13 @@ describe('loadConfig', () => {
     { env: { TRUST_PROXY: '127.0.0.1,yes' }, setting: 'TRUST_PROXY' },
     { env: { JWT_CLOCK_SKEW: '-1' }, setting: 'JWT_CLOCK_SKEW' },
     { env: { JWT_CLOCK_SKEW: '301' }, setting: 'JWT_CLOCK_SKEW' },
+    { env: { IDENTITY_ADMIN_URL: 'ftp://auth' , IDENTITY_SERVICE_KEY: 'k' }, setting: 'IDENTITY_ADMIN_URL' },
+    { env: { IDENTITY_ADMIN_URL: 'https://auth.example.test' }, setting: 'IDENTITY_SERVICE_KEY' },
+    { env: { IDENTITY_TIMEOUT_MS: '50' }, setting: 'IDENTITY_TIMEOUT_MS' },
+    { env: { RUNTIME_URL: 'runtime:8443', RUNTIME_API_KEY: 'k' }, setting: 'RUNTIME_URL' },
+    { env: { RUNTIME_URL: 'https://runtime.internal' }, setting: 'RUNTIME_API_KEY' },
+    { env: { RUNTIME_TIMEOUT_MS: 'soon' }, setting: 'RUNTIME_TIMEOUT_MS' },
+    { env: { RUNTIME_CONNECT_TIMEOUT_MS: '0' }, setting: 'RUNTIME_CONNECT_TIMEOUT_MS' },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
   ];

@@ -10,5 +10,7 @@ export type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Dat
 export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 /** jsonb: read parsed, always written as JSON text (so arrays never become Postgres arrays). */
 export type Json = ColumnType<unknown, string, string>;
+/** jsonb NOT NULL with a database default: may be left out on insert. */
+export type DefaultedJson = ColumnType<unknown, string | undefined, string>;
 /** A column with a database default. */
 export type Defaulted<T> = ColumnType<T, T | undefined, T>;

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import type { DefaultedTimestamp, Json, Timestamp } from './column-types.js';
+import type { DefaultedJson, DefaultedTimestamp, Json, NullableTimestamp, Timestamp } from './column-types.js';
 
 export type UserStatus = 'active' | 'banned' | 'deleted';
 export type PanicLevel = 'off' | 'degraded' | 'lockdown';
@@ -14,6 +14,13 @@ export interface UsersTable {
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
   last_seen_at: Timestamp | null;
+  tier: string | null;
+  metadata: DefaultedJson;
+  status_reason: string | null;
+  status_changed_at: NullableTimestamp;
+  status_changed_by: string | null;
+  deleted_at: NullableTimestamp;
+  tokens_valid_after: NullableTimestamp;
 }
 
 export interface RolesTable {
@@ -111,9 +118,35 @@ export interface Tables {
   site_settings: SiteSettingsTable;
   site_settings_versions: SiteSettingsVersionsTable;
   schema_migrations: SchemaMigrationsTable;
+  billing_subscriptions: BillingSubscriptionsTable;
+  revoked_sessions: RevokedSessionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type RoleRow = Selectable<RolesTable>;
 export type AuditRow = Selectable<AuditLogTable>;
 export type NewAuditRow = Insertable<AuditLogTable>;
+
+export type BillingSubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
+
+/** A player's plan subscription at the payment provider (billing writes it; users read it). */
+export interface BillingSubscriptionsTable {
+  id: Generated<string>;
+  user_id: string;
+  provider: string;
+  provider_subscription_id: string;
+  product_id: string | null;
+  provider_price_id: string | null;
+  status: BillingSubscriptionStatus;
+  cancel_at_period_end: Generated<boolean>;
+  current_period_end: NullableTimestamp;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface RevokedSessionsTable {
+  user_id: string;
+  session_id: string;
+  revoked_at: DefaultedTimestamp;
+  revoked_by: string | null;
+}

@@ -31,6 +31,7 @@ export async function authenticate(kernel: Kernel, request: FastifyRequest, area
   if (token === undefined) throw unauthorized('missing_token');
   const verified = await kernel.tokens.verify(token);
   const principal = await resolvePrincipal(kernel.db, verified);
+  if (principal.signedOut) throw unauthorized('invalid_token');
   if (principal.status !== 'active') throw forbidden({ reason: ACCOUNT_REFUSALS[principal.status] });
   if (area === 'admin') {
     const perms = request.routeOptions.config.perms ?? [];

@@ -28,6 +28,10 @@ export const forbidden = (details: Record<string, unknown>) => new AppError(403,
 export const conflict = (details?: unknown) => new AppError(409, 'conflict', details);
 export const invalidRequest = (details?: unknown) => new AppError(422, 'invalid_request', details);
 export const invalidState = (details?: unknown) => new AppError(422, 'invalid_state', details);
+/** 503 `unavailable`: an outside service (the Runtime) could not be reached or could not do it; retry later. */
+export const unavailable = (details?: unknown, retryAfterSeconds = 5) => new AppError(503, 'unavailable', details, { 'retry-after': String(retryAfterSeconds) });
+/** 502 `auth_service_error`: the identity provider refused or failed a call this route needed. */
+export const authServiceError = (details?: unknown) => new AppError(502, 'auth_service_error', details);
 export const unauthorized = (code: 'missing_token' | 'invalid_token' | 'invalid_audience') => new AppError(401, code);
 
 export function applicationErrorBody(code: string, details?: unknown): { error: string; details?: unknown } {

@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { createIdentityProvider } from '../adapters/identity/create.js';
+import type { IdentityProvider } from '../adapters/identity/index.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import { ChangeBus } from './change-bus.js';
@@ -21,6 +23,7 @@ export interface Kernel {
   limiter: RateLimiter;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
+  identity: IdentityProvider;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -28,6 +31,8 @@ export interface Kernel {
 export interface KernelOptions {
   /** Overrides the counter store chosen from config (tests inject a clocked store). */
   counterStore?: CounterStore;
+  /** Replaces the identity provider chosen from config. */
+  identity?: IdentityProvider;
 }
 
 function counterStoreFor(config: Config, log: FastifyBaseLogger): CounterStore {
@@ -51,6 +56,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     limiter: new RateLimiter(store, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through')),
     tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
     log,
+    identity: options.identity ?? createIdentityProvider(config, log),
     async start() {
       await bus.start();
       await kernel.panic.start();

@@ -10,6 +10,11 @@ export interface Principal {
   status: UserStatus;
   permissions: PermissionSet;
   sessionId: string | null;
+  /**
+   * Signed out by staff or by the user: the token was issued before the user's "sign out
+   * everywhere" instant, or its session has been ended. The guard answers 401 `invalid_token`.
+   */
+  signedOut: boolean;
 }
 
 /** `last_seen_at` moves at most once a minute per user, so a plain read rarely writes. */
@@ -19,12 +24,17 @@ interface PrincipalRow {
   status: UserStatus;
   email: string | null;
   last_seen_at: Date | null;
+  tokens_valid_after: Date | null;
+  session_revoked: boolean;
   permissions: string[];
 }
 
-async function loadPrincipalRow(db: Kysely<Tables>, userId: string): Promise<PrincipalRow | undefined> {
+async function loadPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string | null): Promise<PrincipalRow | undefined> {
   const { rows } = await sql<PrincipalRow>`
-    SELECT u.status, u.email, u.last_seen_at,
+    SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
+           (${sessionId}::text IS NOT NULL AND EXISTS (
+             SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
+           )) AS session_revoked,
            COALESCE((
              SELECT array_agg(DISTINCT rp.permission_key)
                FROM user_roles ur
@@ -63,16 +73,16 @@ async function touchActiveUser(db: Kysely<Tables>, token: VerifiedToken, row: Pr
  * (banned, deleted) is left untouched: it is answered 403, not "seen".
  */
 export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, now = new Date()): Promise<Principal> {
-  let row = await loadPrincipalRow(db, token.subject);
+  let row = await loadPrincipalRow(db, token.subject, token.sessionId);
   if (row === undefined) {
     await db
       .insertInto('users')
       .values({ id: token.subject, email: token.email, provider: token.provider, last_seen_at: now })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
-    row = await loadPrincipalRow(db, token.subject);
+    row = await loadPrincipalRow(db, token.subject, token.sessionId);
     if (row === undefined) throw new Error('user row vanished right after insert');
-  } else if (row.status === 'active') {
+  } else if (row.status === 'active' && !isSignedOut(token, row)) {
     row = { ...row, email: await touchActiveUser(db, token, row, now) };
   }
   return {
@@ -81,5 +91,14 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
     status: row.status,
     permissions: new PermissionSet(row.permissions),
     sessionId: token.sessionId,
+    signedOut: isSignedOut(token, row),
   };
+}
+
+/** `iat` is whole seconds, so the cut-off is too: a token from the second of the sign-out is refused. */
+function isSignedOut(token: VerifiedToken, row: PrincipalRow): boolean {
+  if (row.session_revoked) return true;
+  if (row.tokens_valid_after === null) return false;
+  const issuedAt = typeof token.claims.iat === 'number' ? token.claims.iat : null;
+  return issuedAt === null || issuedAt * 1000 <= row.tokens_valid_after.getTime();
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { buildApp, type BuildAppOptions } from '../../src/app.js';
@@ -26,6 +26,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Tests drive jobs through runDueJobs with their own clock; no timer touches their databases.
     scheduledJobs: false,
     production: false,
+    identityAdminUrl: undefined,
+    identityServiceKey: undefined,
+    identityTimeoutMs: 2_000,
+    runtimeUrl: undefined,
+    runtimeApiKey: undefined,
+    runtimeConnectTimeoutMs: 1_000,
+    runtimeTimeoutMs: 2_000,
     ...overrides,
   };
 }
@@ -44,13 +51,15 @@ export interface TestAppOptions extends BuildAppOptions, KernelOptions {
   config?: Partial<Config>;
   /** Run on this database instead of a fresh one (a second instance of the same service). */
   database?: Database;
+  /** The kernel's logger (tests that assert on log lines pass a capturing one). */
+  log?: FastifyBaseLogger;
 }
 
 /** A real app (kernel, modules, hooks) on a database of its own, driven with `inject`. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp & { testDatabase: TestDatabase | null }> {
   const testDatabase = options.database ? null : await createTestDatabase();
   const database = options.database ?? testDatabase!.database;
-  const kernel = createKernel(testConfig(options.config), database, pino({ level: 'silent' }), options);
+  const kernel = createKernel(testConfig(options.config), database, options.log ?? pino({ level: 'silent' }), options);
   await kernel.start();
   const app = await buildApp(kernel, options);
   await app.ready();

@@ -25,6 +25,6 @@ export function signToken(options: TokenOptions = {}): Promise<string> {
   if (options.notBefore !== undefined) payload.nbf = now + options.notBefore;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuedAt(now)
+    .setIssuedAt(typeof options.claims?.iat === 'number' ? options.claims.iat : now)
     .sign(new TextEncoder().encode(options.secret ?? TEST_JWT_SECRET));
 }

@@ -1,0 +1,161 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { countRows, offsetOf } from '../../kernel/pagination.js';
+import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
+import { LIVE_SUBSCRIPTION_STATUSES, matchesSegment } from './segment.js';
+
+const OWNER_ROLE_KEY = 'owner';
+const RECENT_AUDIT_LIMIT = 20;
+
+const unexpired = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
+
+function summaries(db: Kysely<Tables>) {
+  return db.selectFrom('users').select((eb) => [
+    'users.id',
+    'users.email',
+    'users.display_name',
+    'users.provider',
+    'users.status',
+    'users.tier',
+    'users.created_at',
+    'users.updated_at',
+    'users.last_seen_at',
+    'users.deleted_at',
+    eb.fn
+      .coalesce(
+        eb.selectFrom('user_roles')
+          .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+          .select(sql<string[]>`array_agg(roles.key ORDER BY roles.key)`.as('keys'))
+          .whereRef('user_roles.user_id', '=', 'users.id')
+          .where(unexpired),
+        sql<string[]>`'{}'::text[]`,
+      )
+      .as('roles'),
+  ]);
+}
+
+export async function listUsers(db: Kysely<Tables>, query: ListUsersQuery): Promise<{ rows: UserSummary[]; total: number }> {
+  const filtered = db.selectFrom('users').where(matchesSegment(query, { defaultStatus: 'any' }));
+  const { field, direction } = query.sort;
+  // Never-seen users sort after seen ones either way: "most recently seen" starts with someone.
+  // Emails sort case-insensitively (staff read `Eve@` and `eve@` as neighbours).
+  const orderings = {
+    last_seen_at: sql`users.last_seen_at ${sql.raw(direction)} NULLS LAST`,
+    email: sql`lower(users.email) ${sql.raw(direction)}`,
+    created_at: sql`users.created_at ${sql.raw(direction)}`,
+  };
+  const order = orderings[field];
+  const [rows, total] = await Promise.all([
+    summaries(db)
+      .where(matchesSegment(query, { defaultStatus: 'any' }))
+      .orderBy(order)
+      .orderBy('users.id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
+    countRows(filtered),
+  ]);
+  return { rows: rows as UserSummary[], total };
+}
+
+export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<UserDetail | undefined> {
+  const user = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  if (user === undefined) return undefined;
+  const [tier, roles, subscription, recentAudit] = await Promise.all([
+    user.tier === null ? undefined : db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).where('key', '=', user.tier).executeTakeFirst(),
+    db.selectFrom('user_roles')
+      .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+      .select(['roles.id as role_id', 'roles.key', 'roles.name', 'user_roles.expires_at', 'user_roles.granted_by', 'user_roles.reason', 'user_roles.created_at as granted_at'])
+      .where('user_roles.user_id', '=', id)
+      .where(unexpired)
+      .orderBy('roles.key')
+      .execute(),
+    db.selectFrom('billing_subscriptions')
+      .select(['id', 'provider', 'status', 'product_id', 'provider_price_id', 'cancel_at_period_end', 'current_period_end', 'created_at'])
+      .where('user_id', '=', id)
+      .orderBy(sql`status IN (${sql.join(LIVE_SUBSCRIPTION_STATUSES.map((s) => sql.lit(s)))})`, 'desc')
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    db.selectFrom('audit_log')
+      .select(['id', 'created_at', 'action', 'actor_id', 'reason'])
+      .where('target_type', '=', 'user')
+      .where('target_id', '=', id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(RECENT_AUDIT_LIMIT)
+      .execute(),
+  ]);
+  return {
+    id: user.id,
+    email: user.email,
+    display_name: user.display_name,
+    provider: user.provider,
+    status: user.status,
+    tier: user.tier,
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+    last_seen_at: user.last_seen_at,
+    deleted_at: user.deleted_at,
+    metadata: user.metadata as Record<string, unknown>,
+    status_reason: user.status_reason,
+    status_changed_at: user.status_changed_at,
+    status_changed_by: user.status_changed_by,
+    tier_detail: tier ?? null,
+    roles,
+    subscription: subscription ?? null,
+    recent_audit: recentAudit,
+  };
+}
+
+/** The user row locked for the rest of the transaction: lifecycle changes on one user queue up. */
+export function lockUser(trx: Kysely<Tables>, id: string) {
+  return trx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function findUser(db: Kysely<Tables>, id: string) {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every permission key the user's unexpired grants carry (wildcards as stored). */
+export async function grantedPermissionKeys(db: Kysely<Tables>, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('user_roles')
+    .innerJoin('role_permissions', 'role_permissions.role_id', 'user_roles.role_id')
+    .select('role_permissions.permission_key')
+    .distinct()
+    .where('user_roles.user_id', '=', userId)
+    .where(unexpired)
+    .execute();
+  return rows.map((row) => row.permission_key);
+}
+
+/**
+ * Is this user the only active holder of an unexpired owner grant? Locks the owner role row
+ * first, so two staff members removing the last two owners at once cannot both succeed.
+ */
+export async function isLastActiveOwner(trx: Kysely<Tables>, userId: string): Promise<boolean> {
+  const owner = await trx.selectFrom('roles').select('id').where('key', '=', OWNER_ROLE_KEY).forUpdate().executeTakeFirst();
+  if (owner === undefined) return false;
+  const holders = await trx.selectFrom('user_roles')
+    .innerJoin('users', 'users.id', 'user_roles.user_id')
+    .select('users.id')
+    .where('user_roles.role_id', '=', owner.id)
+    .where(unexpired)
+    .where('users.status', '=', 'active')
+    .execute();
+  return holders.length === 1 && holders[0]?.id === userId;
+}
+
+export function tierExists(db: Kysely<Tables>, key: string) {
+  return db.selectFrom('plan_tiers').select('key').where('key', '=', key).executeTakeFirst();
+}
+
+/**
+ * The audit trail outlives a hard-deleted user, but not their personal data: entries about
+ * them keep who did what and when, and lose the change summary (names, emails); entries they
+ * made keep the action and lose where they made it from (IP, user agent).
+ */
+export async function redactAuditOf(trx: Kysely<Tables>, userId: string): Promise<void> {
+  await trx.updateTable('audit_log').set({ summary: JSON.stringify({ redacted: true }) }).where('target_type', '=', 'user').where('target_id', '=', userId).execute();
+  await trx.updateTable('audit_log').set({ ip: null, user_agent: null }).where('actor_id', '=', userId).execute();
+}

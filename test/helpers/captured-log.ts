@@ -1,0 +1,24 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+
+export interface CapturedLog {
+  log: FastifyBaseLogger;
+  /** Every line written so far, as the JSON text pino produced. */
+  lines(): string[];
+  /** Every line so far joined: search it for what must (not) be there. */
+  text(): string;
+}
+
+/** A logger at `trace` that keeps every line in memory, for asserting what reaches the log. */
+export function captureLog(): CapturedLog {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const log = pino({ level: 'trace' }, sink) as unknown as FastifyBaseLogger;
+  return { log, lines: () => [...lines], text: () => lines.join('\n') };
+}

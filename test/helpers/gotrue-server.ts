@@ -1,0 +1,282 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { jwtVerify } from 'jose';
+
+/**
+ * A GoTrue (Supabase Auth) server on loopback, speaking the routes the `gotrue` identity provider
+ * calls, with the behaviour of the real handlers (supabase/auth internal/api: admin.go, auth.go,
+ * logout.go): users and sessions in memory, GoTrue's error bodies `{ code, error_code, msg }`.
+ * A test can make it refuse, fail or hang, and reads back every request it received.
+ */
+
+export interface GoTrueIdentity {
+  identity_id: string;
+  id: string;
+  user_id: string;
+  provider: string;
+  identity_data: Record<string, unknown>;
+  email?: string;
+  last_sign_in_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user as GoTrue's `models.User` marshals it (`banned_until` is `omitempty`). */
+export interface GoTrueUser {
+  id: string;
+  aud: string;
+  role: string;
+  email: string;
+  email_confirmed_at?: string;
+  phone: string;
+  confirmed_at?: string;
+  last_sign_in_at?: string;
+  app_metadata: Record<string, unknown>;
+  user_metadata: Record<string, unknown>;
+  identities: GoTrueIdentity[];
+  created_at: string;
+  updated_at: string;
+  banned_until?: string;
+  deleted_at?: string;
+  is_anonymous: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query as received. */
+  path: string;
+  /** The JSON body, parsed; null when there was none. */
+  body: unknown;
+  /** `Authorization: Bearer <service key>`. */
+  bearerIsServiceKey: boolean;
+  /** `apikey: <service key>`. */
+  apikeyIsServiceKey: boolean;
+  /** The bearer token itself (for `/logout`, the token minted for the user). */
+  bearer: string | null;
+  contentType: string | null;
+}
+
+export type GoTrueBehaviour =
+  | { kind: 'normal' }
+  /** Every request gets this status and body (GoTrue-style refusals, 500s, a proxy's 404). */
+  | { kind: 'answer'; status: number; body: unknown }
+  /** Every request is read and never answered. */
+  | { kind: 'hang' };
+
+export interface GoTrueServer {
+  /** The base URL the provider is configured with (includes the path prefix, if any). */
+  url: string;
+  readonly requests: RecordedRequest[];
+  /** Adds an account; the fields given override a typical email user's. */
+  addUser(overrides?: Partial<GoTrueUser>): GoTrueUser;
+  user(id: string): GoTrueUser | undefined;
+  /** Starts a sign-in session for the user; returns its id (the tokens' `session_id`). */
+  addSession(userId: string): string;
+  sessionsOf(userId: string): string[];
+  behave(behaviour: GoTrueBehaviour): void;
+  close(): Promise<void>;
+}
+
+export interface GoTrueServerOptions {
+  serviceKey: string;
+  /** The HS256 secret access tokens are signed with (`/logout` verifies its bearer with it). */
+  jwtSecret: string;
+  /** Where GoTrue is mounted, as behind Supabase's gateway (`/auth/v1`). */
+  prefix?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GoTrue's HTTPError as it marshals without an API-version header. */
+export function goTrueError(status: number, errorCode: string, msg: string) {
+  return { code: status, error_code: errorCode, msg };
+}
+
+export async function startGoTrueServer(options: GoTrueServerOptions): Promise<GoTrueServer> {
+  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  const users = new Map<string, GoTrueUser>();
+  const sessions = new Map<string, string>();
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let behaviour: GoTrueBehaviour = { kind: 'normal' };
+  const secret = new TextEncoder().encode(options.jwtSecret);
+
+  const send = (response: ServerResponse, status: number, body: unknown) => {
+    if (status === 204) {
+      response.writeHead(204).end();
+      return;
+    }
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    const raw = await readBody(request);
+    const authorization = request.headers.authorization ?? '';
+    const bearer = /^Bearer (\S+)$/i.exec(authorization)?.[1] ?? null;
+    const recorded: RecordedRequest = {
+      method: request.method ?? '',
+      path: request.url ?? '',
+      body: raw === '' ? null : safeJson(raw),
+      bearerIsServiceKey: bearer === options.serviceKey,
+      apikeyIsServiceKey: request.headers.apikey === options.serviceKey,
+      bearer,
+      contentType: request.headers['content-type'] ?? null,
+    };
+    requests.push(recorded);
+
+    if (behaviour.kind === 'hang') return;
+    if (behaviour.kind === 'answer') return send(response, behaviour.status, behaviour.body);
+
+    const url = new URL(request.url ?? '/', 'http://gotrue.test');
+    if (!url.pathname.startsWith(`${prefix}/`)) return send(response, 404, { message: 'no Route matched with those values' });
+    const path = url.pathname.slice(prefix.length);
+    // The gateway in front of GoTrue checks `apikey`; GoTrue itself checks the bearer.
+    if (!recorded.apikeyIsServiceKey) return send(response, 401, { message: 'Invalid API key' });
+
+    const adminUser = /^\/admin\/users\/([^/]+)$/.exec(path);
+    if (adminUser) {
+      if (!recorded.bearerIsServiceKey) return send(response, 401, goTrueError(401, 'no_authorization', 'This endpoint requires a valid service role token'));
+      const id = decodeURIComponent(adminUser[1]!);
+      if (!UUID.test(id)) return send(response, 404, goTrueError(404, 'validation_failed', 'user_id must be an UUID'));
+      const user = users.get(id);
+      if (!user) return send(response, 404, goTrueError(404, 'user_not_found', 'User not found'));
+      if (request.method === 'GET') return send(response, 200, user);
+      if (request.method === 'PUT') return updateUser(response, user, recorded.body);
+      if (request.method === 'DELETE') return deleteUser(response, user, recorded.body);
+      return send(response, 405, goTrueError(405, 'unknown', 'Method not allowed'));
+    }
+    if (path === '/logout' && request.method === 'POST') return logout(response, bearer, url.searchParams.get('scope'));
+    return send(response, 404, goTrueError(404, 'unknown', 'Not found'));
+  }
+
+  function updateUser(response: ServerResponse, user: GoTrueUser, body: unknown) {
+    const banDuration = (body as { ban_duration?: unknown } | null)?.ban_duration;
+    if (typeof banDuration === 'string' && banDuration !== '') {
+      const ms = banDuration === 'none' ? 0 : parseGoDuration(banDuration);
+      if (ms === null) return send(response, 400, goTrueError(400, 'validation_failed', `invalid format for ban duration: time: invalid duration "${banDuration}"`));
+      if (ms === 0) delete user.banned_until;
+      else user.banned_until = new Date(Date.now() + ms).toISOString();
+    }
+    user.updated_at = new Date().toISOString();
+    return send(response, 200, user);
+  }
+
+  function deleteUser(response: ServerResponse, user: GoTrueUser, body: unknown) {
+    const soft = (body as { should_soft_delete?: unknown } | null)?.should_soft_delete === true;
+    for (const [sessionId, owner] of sessions) if (owner === user.id) sessions.delete(sessionId);
+    if (soft) user.deleted_at = new Date().toISOString();
+    else users.delete(user.id);
+    return send(response, 200, {});
+  }
+
+  async function logout(response: ServerResponse, bearer: string | null, scope: string | null) {
+    if (scope !== null && !['global', 'local', 'others'].includes(scope)) {
+      return send(response, 400, goTrueError(400, 'validation_failed', `Unsupported logout scope "${scope}"`));
+    }
+    if (bearer === null) return send(response, 401, goTrueError(401, 'no_authorization', 'This endpoint requires a Bearer token'));
+    let claims: { sub?: string; session_id?: unknown };
+    try {
+      ({ payload: claims } = await jwtVerify(bearer, secret, { algorithms: ['HS256'] }));
+    } catch (error) {
+      return send(response, 403, goTrueError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${(error as Error).message}`));
+    }
+    if (!claims.sub) return send(response, 403, goTrueError(403, 'bad_jwt', 'invalid claim: missing sub claim'));
+    if (!users.has(claims.sub)) return send(response, 403, goTrueError(403, 'user_not_found', 'User from sub claim in JWT does not exist'));
+    const sessionId = typeof claims.session_id === 'string' ? claims.session_id : null;
+    if (sessionId !== null && !sessions.has(sessionId)) {
+      return send(response, 403, goTrueError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'));
+    }
+    const userId = claims.sub;
+    if (sessionId !== null && scope === 'local') sessions.delete(sessionId);
+    else if (sessionId !== null && scope === 'others') {
+      for (const [id, owner] of sessions) if (owner === userId && id !== sessionId) sessions.delete(id);
+    } else {
+      for (const [id, owner] of sessions) if (owner === userId) sessions.delete(id);
+    }
+    return send(response, 204, null);
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => send(response, 500, goTrueError(500, 'unexpected_failure', String(error))));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    requests,
+    addUser(overrides = {}) {
+      const id = overrides.id ?? randomUUID();
+      const email = overrides.email ?? `player-${id.slice(0, 8)}@example.test`;
+      const now = new Date().toISOString();
+      const user: GoTrueUser = {
+        id,
+        aud: 'authenticated',
+        role: 'authenticated',
+        email,
+        email_confirmed_at: now,
+        phone: '',
+        confirmed_at: now,
+        last_sign_in_at: now,
+        app_metadata: { provider: 'email', providers: ['email'] },
+        user_metadata: { email_verified: true },
+        identities: [{
+          identity_id: randomUUID(), id, user_id: id, provider: 'email', email,
+          identity_data: { sub: id, email, email_verified: true }, last_sign_in_at: now, created_at: now, updated_at: now,
+        }],
+        created_at: now,
+        updated_at: now,
+        is_anonymous: false,
+        ...overrides,
+      };
+      users.set(id, user);
+      return user;
+    },
+    user: (id) => users.get(id),
+    addSession(userId) {
+      const id = randomUUID();
+      sessions.set(id, userId);
+      return id;
+    },
+    sessionsOf: (userId) => [...sessions].filter(([, owner]) => owner === userId).map(([id]) => id),
+    behave(next) {
+      behaviour = next;
+    },
+    close: () => new Promise<void>((resolve, reject) => {
+      for (const socket of sockets) socket.destroy();
+      server.close((error) => (error ? reject(error) : resolve()));
+    }),
+  };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const GO_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** Go's time.ParseDuration for positive values (`876000h`, `2h45m`, `300ms`), in ms; null if invalid. */
+export function parseGoDuration(text: string): number | null {
+  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return null;
+  let total = 0;
+  for (const part of text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(part[1]) * GO_UNITS[part[2]!]!;
+  return total;
+}
