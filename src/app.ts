@@ -15,12 +15,14 @@ import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerPlansRoutes } from './modules/plans/routes.js';
 import { registerContentBlockRoutes } from './modules/content-blocks/routes.js';
+import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
 import { registerOpsRoutes } from './modules/ops/routes.js';
 import { registerPagesRoutes } from './modules/pages/routes.js';
 import { registerPublicSiteRoutes } from './modules/public-site/routes.js';
 import { registerRoleRoutes } from './modules/roles/routes.js';
+import { registerRuntimeRoutes } from './modules/runtime/routes.js';
 import { registerSiteSettingsRoutes } from './modules/site-settings/routes.js';
 import { registerStoreRoutes } from './modules/store/routes.js';
 import { registerSystemRoutes } from './modules/system/routes.js';
@@ -85,6 +87,8 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerAnnouncementsRoutes(zodApp, kernel);
   registerPublicSiteRoutes(zodApp, kernel);
   registerSystemRoutes(zodApp, kernel);
+  registerGameSessionRoutes(zodApp, kernel);
+  registerRuntimeRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

@@ -10,14 +10,16 @@ import { migrate } from './db/migrate.js';
 import { createKernel } from './kernel/kernel.js';
 import { mintToken, parseClaims, parseTtl } from './kernel/token-mint.js';
 import { grantBootstrapOwners } from './modules/roles/bootstrap.js';
+import { RuntimeSimulator } from './runtime-sim/simulator.js';
 
 const HELP = {
   main: `Usage: platform-api <command> [options]
 
 Commands:
-  serve     migrate the database and serve the API (default)
-  migrate   apply pending database migrations and exit
-  token     mint an HS256 access token from the configured secret
+  serve        migrate the database and serve the API (default)
+  migrate      apply pending database migrations and exit
+  token        mint an HS256 access token from the configured secret
+  runtime-sim  serve the runtime simulator alone (the Runtime HTTP API, in memory)
 
 Settings come from the environment; see README "Configuration".
 Run "platform-api <command> --help" for a command's options.`,
@@ -35,6 +37,13 @@ Safe to run while other instances start: an advisory lock serialises migrators.`
 Mints an HS256 token with aud "authenticated" signed with JWT_SECRET (or the embedded dev
 secret in DATA_DIR). --claim may repeat; dotted keys nest (app_metadata.provider=github) and
 JSON values are parsed (--claim 'amr=["pwd"]').`,
+  'runtime-sim': `Usage: platform-api runtime-sim [--host 127.0.0.1] [--port 8090] [--pull-delay-ms 1500] [--no-seed]
+
+Serves the Runtime HTTP API (docs/runtime-api.md) from memory, for pointing RUNTIME_URL at
+during development. Clients authenticate with RUNTIME_API_KEY, read from the environment
+(required; never from argv, where "ps" would show it). Seeded with pool "default" and nodes
+node-1 and node-2 unless --no-seed. Image pulls take --pull-delay-ms; an image whose reference
+contains "does-not-exist" fails. SIGTERM/SIGINT stop it.`,
 };
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -142,6 +151,35 @@ async function token(args: string[]): Promise<void> {
   process.stdout.write(`${minted}\n`);
 }
 
+async function runtimeSimulator(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8090' },
+      'pull-delay-ms': { type: 'string', default: '1500' },
+      'no-seed': { type: 'boolean', default: false },
+    },
+  });
+  const port = integerOption(values.port, '--port', 0, 65_535);
+  const pullDelayMs = integerOption(values['pull-delay-ms'], '--pull-delay-ms', 0, 3_600_000);
+  const apiKey = process.env.RUNTIME_API_KEY;
+  if (apiKey === undefined || apiKey === '') throw new ConfigError('RUNTIME_API_KEY', 'must be set to the key clients will present (it is read from the environment only)');
+
+  const simulator = new RuntimeSimulator({ apiKey, pullDelayMs, seed: !values['no-seed'] });
+  const url = await simulator.listen(values.host, port);
+  process.stdout.write(`Runtime simulator listening on ${url} (${values['no-seed'] ? 'empty' : 'seeded: pool default, nodes node-1 and node-2'})\n`);
+  const shutdown = () => void simulator.close().finally(() => process.exit(0));
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+}
+
+function integerOption(value: string, name: string, min: number, max: number): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}`, 'runtime-sim');
+  return parsed;
+}
+
 class UsageError extends Error {
   constructor(message: string, readonly command: keyof typeof HELP) {
     super(message);
@@ -155,6 +193,7 @@ async function main(argv: string[]): Promise<void> {
   if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${HELP[command as keyof typeof HELP]}\n`);
   if (command === 'serve') return serve();
   if (command === 'migrate') return migrateOnly();
+  if (command === 'runtime-sim') return runtimeSimulator(rest);
   return token(rest);
 }
 

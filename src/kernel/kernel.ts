@@ -1,9 +1,13 @@
 import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
+import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createIdentityProvider } from '../adapters/identity/create.js';
 import type { IdentityProvider } from '../adapters/identity/index.js';
+import { HttpRuntimeClient } from '../adapters/runtime/http.js';
+import type { RuntimeClient } from '../adapters/runtime/index.js';
+import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/simulator.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import { ChangeBus } from './change-bus.js';
@@ -24,6 +28,10 @@ export interface Kernel {
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
+  /** The Runtime service client; available once `start()` has resolved (it may start the simulator). */
+  readonly runtime: RuntimeClient;
+  /** The in-process runtime simulator of the embedded default; undefined when RUNTIME_URL is set. */
+  readonly runtimeSimulator: RuntimeSimulator | undefined;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -33,6 +41,8 @@ export interface KernelOptions {
   counterStore?: CounterStore;
   /** Replaces the identity provider chosen from config. */
   identity?: IdentityProvider;
+  /** Tunes the in-process runtime simulator (tests shorten image pulls, seed nodes). */
+  runtimeSimulator?: Partial<RuntimeSimulatorOptions>;
 }
 
 function counterStoreFor(config: Config, log: FastifyBaseLogger): CounterStore {
@@ -46,6 +56,9 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
   const bus = new ChangeBus(database, logError('change handler failed'));
   const store = options.counterStore ?? counterStoreFor(config, log);
+  // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
+  const simulator = config.runtimeUrl === undefined ? new RuntimeSimulator({ apiKey: randomBytes(24).toString('base64url'), ...options.runtimeSimulator }) : undefined;
+  let runtime: HttpRuntimeClient | undefined;
   const kernel: Kernel = {
     config,
     database,
@@ -57,11 +70,22 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
     log,
     identity: options.identity ?? createIdentityProvider(config, log),
+    get runtime(): RuntimeClient {
+      if (runtime === undefined) throw new Error('the runtime client is available once the kernel has started');
+      return runtime;
+    },
+    runtimeSimulator: simulator,
     async start() {
       await bus.start();
       await kernel.panic.start();
+      const endpoint = simulator === undefined
+        ? { baseUrl: config.runtimeUrl!, apiKey: config.runtimeApiKey! }
+        : { baseUrl: await simulator.listen('127.0.0.1', 0), apiKey: simulator.apiKey };
+      runtime = new HttpRuntimeClient({ ...endpoint, connectTimeoutMs: config.runtimeConnectTimeoutMs, timeoutMs: config.runtimeTimeoutMs, log });
     },
     async stop() {
+      runtime?.close();
+      await simulator?.close();
       kernel.panic.stop();
       await bus.stop();
       await store.close();

@@ -60,3 +60,96 @@ export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQuer
   const row = await filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
   return (row as unknown as { n: number }).n;
 }
+
+// Cursor pagination (the runtime session lists): `limit` and an opaque `cursor`, newest first,
+// keyset on (created_at, id). Answers `{ data, meta: { limit, next_cursor } }`; no total.
+
+/** Where a page ends: a row's created_at (UTC, to the microsecond) and id. */
+export interface KeysetPosition {
+  created_at: string;
+  id: string;
+}
+
+const KEYSET_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const MAX_CURSOR_LENGTH = 200;
+
+/** A real instant in the exact format `keysetTimestamp` writes (month 13 or Feb 30 is not). */
+function isKeysetTimestamp(text: string): boolean {
+  if (!KEYSET_TIMESTAMP.test(text)) return false;
+  const millis = `${text.slice(0, 23)}Z`;
+  const date = new Date(millis);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === millis;
+}
+
+const cursorPayload = z.object({ t: z.string().refine(isKeysetTimestamp), i: z.string().uuid() }).strict();
+
+export function encodeCursor(position: KeysetPosition): string {
+  return Buffer.from(JSON.stringify({ t: position.created_at, i: position.id }), 'utf8').toString('base64url');
+}
+
+/** The position a cursor names, or undefined for anything this service did not write. */
+export function decodeCursor(cursor: string): KeysetPosition | undefined {
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = cursorPayload.safeParse(payload);
+  return parsed.success ? { created_at: parsed.data.t, id: parsed.data.i } : undefined;
+}
+
+/**
+ * `limit` (1..100, default 25) and `cursor`, decoded during validation: a malformed or
+ * tampered cursor is a 400 SchemaError on `cursor`, never a database error. Extend it with
+ * a route's filters.
+ */
+export const cursorPageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
+  cursor: z
+    .string()
+    .optional()
+    .transform((value, ctx): KeysetPosition | undefined => {
+      if (value === undefined) return undefined;
+      const position = decodeCursor(value);
+      if (position === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'cursor is not one this list returned' });
+      return position;
+    })
+    .describe('Opaque: the `meta.next_cursor` of the previous page.'),
+});
+
+export interface CursorPageRequest {
+  limit: number;
+  cursor?: KeysetPosition | undefined;
+}
+
+export const cursorMeta = z.object({
+  limit: z.number().int(),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+});
+
+export function cursorPagedResponse<T extends z.ZodTypeAny>(item: T) {
+  return z.object({ data: z.array(item), meta: cursorMeta });
+}
+
+/** The created_at column as keyset text: a JS Date would drop its microseconds and skip rows. */
+export function keysetTimestamp(column: string) {
+  return sql<string>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** Rows after `position` in newest-first order (a row comparison the (…, created_at, id) indexes serve). */
+export function olderThan(createdAtColumn: string, idColumn: string, position: KeysetPosition) {
+  return sql<boolean>`(${sql.ref(createdAtColumn)}, ${sql.ref(idColumn)}) < (${position.created_at}::timestamptz, ${position.id}::uuid)`;
+}
+
+/**
+ * One page from rows fetched with `limit + 1`: the extra row only says another page exists.
+ * `positionOf` gives a row's keyset position (its `keysetTimestamp` text and id).
+ */
+export function cursorPaged<R, T>(rows: R[], limit: number, positionOf: (row: R) => KeysetPosition, view: (row: R) => T) {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const next_cursor = rows.length > limit && last !== undefined ? encodeCursor(positionOf(last)) : null;
+  return { data: page.map(view), meta: { limit, next_cursor } };
+}
