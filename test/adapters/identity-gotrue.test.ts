@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServer } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, jwtVerify } from 'jose';
 import { createIdentityProvider } from '../../src/adapters/identity/create.js';
@@ -9,6 +8,7 @@ import { startTestApp } from '../helpers/app.js';
 import { captureLog, type CapturedLog } from '../helpers/captured-log.js';
 import { goTrueError, startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';
 import { TEST_JWT_SECRET } from '../helpers/tokens.js';
+import { closedPort } from '../helpers/ports.js';
 
 const SERVICE_KEY = `service-role-${randomUUID()}`;
 const HUNDRED_YEARS_MS = 876_000 * 3_600_000;
@@ -53,14 +53,6 @@ function warnLines() {
   return captured.lines().map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.level === 40);
 }
 
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('fetchUser', () => {
   it('GETs /admin/users/{id} with the service key and maps the GoTrue user', async () => {

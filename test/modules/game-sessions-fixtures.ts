@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { sql } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
@@ -80,14 +79,6 @@ export async function storedText(t: App): Promise<string> {
   return result.rows[0]!.text;
 }
 
-/** A loopback port nothing listens on: connections to it are refused at once. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The 503 of a start or stop the runtime could not do. */
 export function expectUnavailable(response: LightMyRequestResponse, reason: string) {

@@ -6,10 +6,8 @@ import type { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { captureLog } from '../helpers/captured-log.js';
 import { schemaError } from '../helpers/expectations.js';
-import {
-  closedPort, expectUnavailable, putOnPlan, seedGame, sessionRow, sessionRowsOf, setPanicLevel, simulatorOf, startSession,
-  stopMine, stopOnRuntime, storedText, type App,
-} from './game-sessions-fixtures.js';
+import { expectUnavailable, putOnPlan, seedGame, sessionRow, sessionRowsOf, setPanicLevel, simulatorOf, startSession, stopMine, stopOnRuntime, storedText, type App } from './game-sessions-fixtures.js';
+import { closedPort } from '../helpers/ports.js';
 
 /**
  * POST /v1/me/sessions: a player starts a game on the Runtime (the in-process simulator, over

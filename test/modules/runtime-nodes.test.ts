@@ -1,10 +1,10 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { captureLog } from '../helpers/captured-log.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
+import { closedPort } from '../helpers/ports.js';
 
 /**
  * Staff administration of runtime nodes: the list and read, operation 15 (pullRuntimeNodeImage),
@@ -18,14 +18,6 @@ type App = Awaited<ReturnType<typeof startTestApp>>;
 /** Pulls never finish on their own here: a pull stays `pulling` until the test settles it. */
 const PULL_NEVER_FINISHES_MS = 600_000;
 
-/** A loopback port nothing listens on: connecting is refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const runtimeAudits = (t: App) => t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
 

@@ -1,9 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
+import { closedPort } from '../helpers/ports.js';
 
 /**
  * Staff administration of runtime pools (list, read, create, update) through the real app and
@@ -12,13 +12,6 @@ import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function expectUnavailable(res: LightMyRequestResponse) {
   expect(res.statusCode).toBe(503);
