@@ -12,9 +12,11 @@ import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
+import { registerBillingCatalogRoutes } from './modules/billing-catalog/routes.js';
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerPlansRoutes } from './modules/plans/routes.js';
 import { registerContentBlockRoutes } from './modules/content-blocks/routes.js';
+import { registerCreditRoutes } from './modules/credits/routes.js';
 import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
@@ -80,6 +82,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerAuditRoutes(zodApp, kernel);
   registerCatalogRoutes(zodApp, kernel);
   registerPlansRoutes(zodApp, kernel);
+  registerBillingCatalogRoutes(zodApp, kernel);
   registerSiteSettingsRoutes(zodApp, kernel);
   registerStoreRoutes(zodApp, kernel);
   registerContentBlockRoutes(zodApp, kernel);
@@ -89,6 +92,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerSystemRoutes(zodApp, kernel);
   registerGameSessionRoutes(zodApp, kernel);
   registerRuntimeRoutes(zodApp, kernel);
+  registerCreditRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

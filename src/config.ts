@@ -36,6 +36,18 @@ export interface Config {
   runtimeApiKey: string | undefined;
   runtimeConnectTimeoutMs: number;
   runtimeTimeoutMs: number;
+  /** Stripe's secret key; absent: the `local` payment provider. */
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
+  /** Another Stripe API host (stripe-mock, a test server); absent: Stripe's own. */
+  stripeApiBase: string | undefined;
+  /**
+   * Where players reach this service (the local payment provider's checkout page is served here);
+   * absent: http://localhost:<PORT>.
+   */
+  publicBaseUrl: string | undefined;
+  /** Origins checkout success/cancel URLs may point at; empty: any http(s) URL. */
+  checkoutAllowedOrigins: string[];
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -95,6 +107,23 @@ function trustProxy(env: Env): TrustProxy {
     }
   }
   return entries;
+}
+
+function origins(env: Env, name: string): string[] {
+  const raw = present(env, name);
+  if (raw === undefined) return [];
+  return raw.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(entry);
+    } catch {
+      throw new ConfigError(name, `"${entry}" is not an origin like https://play.example.com`);
+    }
+    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry.replace(/\/$/, '')) {
+      throw new ConfigError(name, `"${entry}" is not an origin like https://play.example.com`);
+    }
+    return parsed.origin;
+  });
 }
 
 function onOff(env: Env, name: string, fallback: boolean): boolean {
@@ -158,7 +187,15 @@ export function loadConfig(env: Env = process.env): Config {
     runtimeApiKey: present(env, 'RUNTIME_API_KEY'),
     runtimeConnectTimeoutMs: integer(env, 'RUNTIME_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     runtimeTimeoutMs: integer(env, 'RUNTIME_TIMEOUT_MS', 10_000, 100, 120_000),
+    stripeSecretKey: present(env, 'STRIPE_SECRET_KEY'),
+    stripeWebhookSecret: present(env, 'STRIPE_WEBHOOK_SECRET'),
+    stripeApiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    checkoutAllowedOrigins: origins(env, 'CHECKOUT_ALLOWED_ORIGINS'),
   };
+  if (config.stripeSecretKey !== undefined && config.stripeWebhookSecret === undefined) {
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'must be set when STRIPE_SECRET_KEY is set (payments are fulfilled from signed webhooks)');
+  }
   if (config.identityAdminUrl !== undefined && config.identityServiceKey === undefined) {
     throw new ConfigError('IDENTITY_SERVICE_KEY', 'must be set when IDENTITY_ADMIN_URL is set');
   }

@@ -35,6 +35,11 @@ describe('loadConfig', () => {
       runtimeApiKey: undefined,
       runtimeConnectTimeoutMs: 2_000,
       runtimeTimeoutMs: 10_000,
+      stripeSecretKey: undefined,
+      stripeWebhookSecret: undefined,
+      stripeApiBase: undefined,
+      publicBaseUrl: undefined,
+      checkoutAllowedOrigins: [],
     } satisfies Config);
   });
 
@@ -60,6 +65,11 @@ describe('loadConfig', () => {
       RUNTIME_API_KEY: 'runtime-key',
       RUNTIME_CONNECT_TIMEOUT_MS: '500',
       RUNTIME_TIMEOUT_MS: '20000',
+      STRIPE_SECRET_KEY: 'sk_test_123',
+      STRIPE_WEBHOOK_SECRET: 'whsec_123',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
+      PUBLIC_BASE_URL: 'https://api.example.test',
+      CHECKOUT_ALLOWED_ORIGINS: 'https://play.example.test, http://localhost:3000/',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -83,6 +93,11 @@ describe('loadConfig', () => {
       runtimeApiKey: 'runtime-key',
       runtimeConnectTimeoutMs: 500,
       runtimeTimeoutMs: 20_000,
+      stripeSecretKey: 'sk_test_123',
+      stripeWebhookSecret: 'whsec_123',
+      stripeApiBase: 'http://127.0.0.1:12111',
+      publicBaseUrl: 'https://api.example.test',
+      checkoutAllowedOrigins: ['https://play.example.test', 'http://localhost:3000'],
     } satisfies Config);
   });
 
@@ -127,6 +142,11 @@ describe('loadConfig', () => {
     { env: { RUNTIME_URL: 'https://runtime.internal' }, setting: 'RUNTIME_API_KEY' },
     { env: { RUNTIME_TIMEOUT_MS: 'soon' }, setting: 'RUNTIME_TIMEOUT_MS' },
     { env: { RUNTIME_CONNECT_TIMEOUT_MS: '0' }, setting: 'RUNTIME_CONNECT_TIMEOUT_MS' },
+    { env: { STRIPE_SECRET_KEY: 'sk_test_123' }, setting: 'STRIPE_WEBHOOK_SECRET' },
+    { env: { STRIPE_API_BASE: 'stripe.local' }, setting: 'STRIPE_API_BASE' },
+    { env: { PUBLIC_BASE_URL: 'api.example.test' }, setting: 'PUBLIC_BASE_URL' },
+    { env: { CHECKOUT_ALLOWED_ORIGINS: 'https://play.example.test/path' }, setting: 'CHECKOUT_ALLOWED_ORIGINS' },
+    { env: { CHECKOUT_ALLOWED_ORIGINS: 'ftp://files.example.test' }, setting: 'CHECKOUT_ALLOWED_ORIGINS' },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
   ];

@@ -5,11 +5,14 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { createIdentityProvider } from '../adapters/identity/create.js';
 import type { IdentityProvider } from '../adapters/identity/index.js';
+import { createPaymentProvider } from '../adapters/payments/create.js';
+import type { PaymentProvider } from '../adapters/payments/index.js';
 import { HttpRuntimeClient } from '../adapters/runtime/http.js';
 import type { RuntimeClient } from '../adapters/runtime/index.js';
 import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/simulator.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
+import { catalogPriceLookup } from '../modules/billing-catalog/price-lookup.js';
 import { ChangeBus } from './change-bus.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
@@ -28,6 +31,8 @@ export interface Kernel {
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
+  /** The payment provider: Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
+  payments: PaymentProvider;
   /** The Runtime service client; available once `start()` has resolved (it may start the simulator). */
   readonly runtime: RuntimeClient;
   /** The in-process runtime simulator of the embedded default; undefined when RUNTIME_URL is set. */
@@ -41,6 +46,8 @@ export interface KernelOptions {
   counterStore?: CounterStore;
   /** Replaces the identity provider chosen from config. */
   identity?: IdentityProvider;
+  /** Where the local payment provider keeps its state across restarts (`serve` puts it in DATA_DIR). */
+  localPaymentsStateFile?: string;
   /** Tunes the in-process runtime simulator (tests shorten image pulls, seed nodes). */
   runtimeSimulator?: Partial<RuntimeSimulatorOptions>;
 }
@@ -70,6 +77,12 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
     log,
     identity: options.identity ?? createIdentityProvider(config, log),
+    payments: createPaymentProvider(config, log, {
+      // The local provider charges the catalog's prices and serves its pages from this service.
+      priceLookup: catalogPriceLookup(database.db),
+      publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${config.port}`,
+      ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
+    }),
     get runtime(): RuntimeClient {
       if (runtime === undefined) throw new Error('the runtime client is available once the kernel has started');
       return runtime;

@@ -33,6 +33,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     runtimeApiKey: undefined,
     runtimeConnectTimeoutMs: 1_000,
     runtimeTimeoutMs: 2_000,
+    stripeSecretKey: undefined,
+    stripeWebhookSecret: undefined,
+    stripeApiBase: undefined,
+    publicBaseUrl: 'http://platform.test',
+    checkoutAllowedOrigins: [],
     ...overrides,
   };
 }

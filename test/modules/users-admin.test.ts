@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { signToken } from '../helpers/tokens.js';
+import { addCredits, spendCredits } from '../../src/modules/credits/ledger.js';
 
 /**
  * Users administration on the embedded (`local`) identity provider: the profile view, edits,
@@ -43,6 +44,10 @@ describe('GET /v1/admin/users/{id}', () => {
       { user_id: player.id, provider: 'local', provider_subscription_id: `live_${player.id}`, status: 'active', created_at: '2026-01-01T00:00:00Z', current_period_end: '2026-12-01T00:00:00Z' },
     ]).execute();
     await t.request({ method: 'PATCH', url: `/v1/admin/users/${player.id}`, token: staff.token, payload: { display_name: 'Pat Doe' } });
+    await t.db.transaction().execute(async (trx) => {
+      await addCredits(trx, { userId: player.id, amount: 200, kind: 'grant', actorId: null });
+      await spendCredits(trx, { userId: player.id, amount: 50, kind: 'spend', actorId: null });
+    });
 
     const response = await t.request({ method: 'GET', url: `/v1/admin/users/${player.id}`, token: reader.token });
     expect(response.statusCode).toBe(200);
@@ -57,6 +62,7 @@ describe('GET /v1/admin/users/{id}', () => {
       metadata: { note: 'vip' },
       status_reason: null,
       subscription: { provider: 'local', status: 'active', current_period_end: '2026-12-01T00:00:00.000Z', cancel_at_period_end: false },
+      credit_balance: 150,
     });
     expect(body.roles).toHaveLength(1);
     expect(body.roles[0]).toMatchObject({ key: expect.stringMatching(/^test-/), expires_at: null, reason: 'test' });

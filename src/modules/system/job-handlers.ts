@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import { expireCreditLotsJob } from '../credits/ledger.js';
 
 export interface JobContext {
   /** The scheduler's clock at the start of the run: handlers measure ages against it, not now(). */
@@ -40,4 +41,5 @@ async function purgeEventOutbox(trx: Kysely<Tables>, { now }: JobContext): Promi
 export const JOB_HANDLERS: JobHandlers = {
   'expire-role-grants': expireRoleGrants,
   'purge-event-outbox': purgeEventOutbox,
+  'expire-credit-lots': expireCreditLotsJob,
 };

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import { balanceOf } from '../credits/ledger.js';
 import { countRows, offsetOf } from '../../kernel/pagination.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
 import { LIVE_SUBSCRIPTION_STATUSES, matchesSegment } from './segment.js';
@@ -61,7 +62,7 @@ export async function listUsers(db: Kysely<Tables>, query: ListUsersQuery): Prom
 export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<UserDetail | undefined> {
   const user = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (user === undefined) return undefined;
-  const [tier, roles, subscription, recentAudit] = await Promise.all([
+  const [tier, roles, subscription, recentAudit, creditBalance] = await Promise.all([
     user.tier === null ? undefined : db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).where('key', '=', user.tier).executeTakeFirst(),
     db.selectFrom('user_roles')
       .innerJoin('roles', 'roles.id', 'user_roles.role_id')
@@ -85,6 +86,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
       .orderBy('id', 'desc')
       .limit(RECENT_AUDIT_LIMIT)
       .execute(),
+    balanceOf(db, id),
   ]);
   return {
     id: user.id,
@@ -104,6 +106,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
     tier_detail: tier ?? null,
     roles,
     subscription: subscription ?? null,
+    credit_balance: creditBalance,
     recent_audit: recentAudit,
   };
 }

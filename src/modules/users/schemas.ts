@@ -61,6 +61,7 @@ export const userDetail = userSummary.omit({ roles: true }).extend({
   tier_detail: z.object({ key: z.string(), name: z.string(), rank: z.number().int() }).nullable(),
   roles: z.array(roleGrant).describe('Unexpired role grants.'),
   subscription: subscriptionSummary.nullable().describe('The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed.'),
+  credit_balance: z.number().int().describe('The sum of the user\'s credit ledger.'),
   recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),
 });
 export type UserDetail = z.infer<typeof userDetail>;

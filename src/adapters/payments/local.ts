@@ -1,0 +1,384 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  PaymentProviderError,
+  WebhookSignatureError,
+  type PaymentEvent,
+  type PaymentProvider,
+  type ProviderCheckout,
+  type ProviderCheckoutInput,
+  type ProviderCouponInput,
+  type ProviderCustomerInput,
+  type ProviderInvoice,
+  type ProviderPromotionCodeInput,
+  type ProviderRefund,
+  type ProviderRefundInput,
+  type ProviderSubscription,
+} from './index.js';
+
+/** What the local provider needs to know of a price to charge it (read from the catalog by the caller). */
+export interface LocalPrice {
+  unitAmount: number;
+  currency: string;
+  interval: 'month' | 'year' | null;
+}
+
+export interface LocalCheckout {
+  id: string;
+  customerId: string;
+  mode: 'payment' | 'subscription';
+  providerPriceId: string;
+  quantity: number;
+  amountTotal: number;
+  currency: string;
+  /** The price's billing interval (subscriptions only). */
+  interval: 'month' | 'year' | null;
+  successUrl: string;
+  cancelUrl: string;
+  metadata: Record<string, string>;
+  status: 'open' | 'complete' | 'expired';
+  idempotencyKey: string;
+  createdAt: string;
+}
+
+interface LocalPayment {
+  id: string;
+  customerId: string;
+  amount: number;
+  currency: string;
+  refunded: number;
+}
+
+interface LocalState {
+  customers: Record<string, { userId: string; email: string | null }>;
+  checkouts: Record<string, LocalCheckout>;
+  subscriptions: Record<string, ProviderSubscription & { interval: 'month' | 'year'; unitAmount: number; currency: string }>;
+  payments: Record<string, LocalPayment>;
+  invoices: Record<string, ProviderInvoice>;
+  coupons: Record<string, ProviderCouponInput>;
+  promotionCodes: Record<string, ProviderPromotionCodeInput>;
+}
+
+export interface LocalPaymentProviderOptions {
+  /** Finds a price by its provider id; null when the catalog has none. */
+  priceLookup: (providerPriceId: string) => Promise<LocalPrice | null>;
+  /** The service's public base URL: checkout and portal pages are served there. */
+  publicBaseUrl: () => string;
+  /** Where the provider's state survives restarts (the embedded default keeps it in DATA_DIR); absent: memory only. */
+  stateFile?: string;
+  now?: () => Date;
+}
+
+const emptyState = (): LocalState => ({ customers: {}, checkouts: {}, subscriptions: {}, payments: {}, invoices: {}, coupons: {}, promotionCodes: {} });
+
+function newId(prefix: string): string {
+  return `${prefix}_local_${randomBytes(12).toString('hex')}`;
+}
+
+function addPeriod(from: Date, interval: 'month' | 'year'): Date {
+  const next = new Date(from);
+  if (interval === 'month') next.setUTCMonth(next.getUTCMonth() + 1);
+  else next.setUTCFullYear(next.getUTCFullYear() + 1);
+  return next;
+}
+
+/**
+ * The embedded default's payment provider: a working stand-in for Stripe that takes no money.
+ * Its checkout URL opens a page the service serves, where the player pays or cancels; paying
+ * returns the same PaymentEvents a Stripe webhook would produce, so fulfilment has one path.
+ * Renewals and failed renewals are triggered by staff for testing. State is kept in a JSON file
+ * (written whole, atomically) so checkouts and subscriptions survive a restart.
+ */
+export class LocalPaymentProvider implements PaymentProvider {
+  readonly kind = 'local' as const;
+  readonly #options: LocalPaymentProviderOptions;
+  readonly #state: LocalState;
+
+  constructor(options: LocalPaymentProviderOptions) {
+    this.#options = options;
+    this.#state = options.stateFile !== undefined && existsSync(options.stateFile)
+      ? { ...emptyState(), ...(JSON.parse(readFileSync(options.stateFile, 'utf8')) as Partial<LocalState>) }
+      : emptyState();
+  }
+
+  async createCustomer(input: ProviderCustomerInput): Promise<{ id: string }> {
+    const id = newId('cus');
+    this.#state.customers[id] = { userId: input.userId, email: input.email };
+    this.#save();
+    return { id };
+  }
+
+  async createCheckout(input: ProviderCheckoutInput): Promise<ProviderCheckout> {
+    const existing = Object.values(this.#state.checkouts).find((c) => c.idempotencyKey === input.idempotencyKey);
+    if (existing !== undefined) return { id: existing.id, url: existing.status === 'open' ? this.#checkoutUrl(existing.id) : null };
+    this.#customer('createCheckout', input.customerId);
+    const price = await this.#options.priceLookup(input.providerPriceId);
+    if (price === null) throw new PaymentProviderError('createCheckout', 'refused', 'resource_missing', `No such price: '${input.providerPriceId}'`, 400);
+    if ((input.mode === 'subscription') !== (price.interval !== null)) {
+      throw new PaymentProviderError('createCheckout', 'refused', 'invalid_request', `price ${input.providerPriceId} cannot be used in ${input.mode} mode`, 400);
+    }
+    const checkout: LocalCheckout = {
+      id: newId('cs'),
+      customerId: input.customerId,
+      mode: input.mode,
+      providerPriceId: input.providerPriceId,
+      quantity: input.quantity,
+      amountTotal: price.unitAmount * input.quantity,
+      currency: price.currency,
+      interval: price.interval,
+      successUrl: input.successUrl,
+      cancelUrl: input.cancelUrl,
+      metadata: input.metadata,
+      status: 'open',
+      idempotencyKey: input.idempotencyKey,
+      createdAt: this.#now().toISOString(),
+    };
+    this.#state.checkouts[checkout.id] = checkout;
+    this.#save();
+    return { id: checkout.id, url: this.#checkoutUrl(checkout.id) };
+  }
+
+  /** The checkout as the payment page shows it; undefined for an unknown id. */
+  checkout(id: string): LocalCheckout | undefined {
+    return this.#state.checkouts[id];
+  }
+
+  /**
+   * The player paid on the checkout page. Returns the events Stripe would send, in its order:
+   * for a subscription the subscription and its first paid invoice, then the completed checkout.
+   * Paying twice returns nothing the second time.
+   */
+  payCheckout(id: string): PaymentEvent[] {
+    const checkout = this.#openCheckout(id);
+    const now = this.#now();
+    const occurredAt = now.toISOString();
+    const paymentId = newId('pi');
+    this.#state.payments[paymentId] = { id: paymentId, customerId: checkout.customerId, amount: checkout.amountTotal, currency: checkout.currency, refunded: 0 };
+    const events: PaymentEvent[] = [];
+    let subscriptionId: string | null = null;
+    if (checkout.mode === 'subscription') {
+      const interval = checkout.interval ?? 'month';
+      const subscription = {
+        id: newId('sub'),
+        customerId: checkout.customerId,
+        status: 'active' as const,
+        providerPriceId: checkout.providerPriceId,
+        cancelAtPeriodEnd: false,
+        currentPeriodEnd: addPeriod(now, interval).toISOString(),
+        canceledAt: null,
+        metadata: checkout.metadata,
+        interval,
+        unitAmount: checkout.amountTotal,
+        currency: checkout.currency,
+      };
+      this.#state.subscriptions[subscription.id] = subscription;
+      subscriptionId = subscription.id;
+      events.push({ type: 'subscription.updated', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) });
+      events.push({ type: 'invoice.paid', eventId: newId('evt'), occurredAt, invoice: this.#invoice(subscription.id, checkout.amountTotal, now), paymentId });
+    }
+    checkout.status = 'complete';
+    events.push({
+      type: 'checkout.completed',
+      eventId: newId('evt'),
+      occurredAt,
+      checkoutId: checkout.id,
+      customerId: checkout.customerId,
+      mode: checkout.mode,
+      paymentId: checkout.mode === 'payment' ? paymentId : null,
+      subscriptionId,
+      amountTotal: checkout.amountTotal,
+      currency: checkout.currency,
+      metadata: checkout.metadata,
+    });
+    this.#save();
+    return events;
+  }
+
+  /** The player cancelled on the checkout page: the checkout expires. */
+  cancelCheckout(id: string): PaymentEvent[] {
+    const checkout = this.#openCheckout(id);
+    checkout.status = 'expired';
+    this.#save();
+    return [{ type: 'checkout.expired', eventId: newId('evt'), occurredAt: this.#now().toISOString(), checkoutId: checkout.id, metadata: checkout.metadata }];
+  }
+
+  /** A renewal for testing: the next period is paid (or, with `fail`, the charge fails and the subscription is past due). */
+  renewSubscription(subscriptionId: string, outcome: 'paid' | 'failed'): PaymentEvent[] {
+    const subscription = this.#subscription('renewSubscription', subscriptionId);
+    if (subscription.status === 'canceled') throw new PaymentProviderError('renewSubscription', 'refused', 'subscription_canceled', 'a canceled subscription does not renew', 400);
+    const now = this.#now();
+    const occurredAt = now.toISOString();
+    const invoice = this.#invoice(subscription.id, subscription.unitAmount, now);
+    const events: PaymentEvent[] = [];
+    if (outcome === 'paid') {
+      if (subscription.cancelAtPeriodEnd) {
+        subscription.status = 'canceled';
+        subscription.canceledAt = occurredAt;
+        this.#save();
+        return [{ type: 'subscription.deleted', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) }];
+      }
+      const paymentId = newId('pi');
+      this.#state.payments[paymentId] = { id: paymentId, customerId: subscription.customerId, amount: invoice.amountDue, currency: invoice.currency, refunded: 0 };
+      subscription.status = 'active';
+      subscription.currentPeriodEnd = addPeriod(new Date(subscription.currentPeriodEnd ?? now), subscription.interval).toISOString();
+      events.push({ type: 'invoice.paid', eventId: newId('evt'), occurredAt, invoice: { ...invoice, status: 'paid', amountPaid: invoice.amountDue }, paymentId });
+    } else {
+      subscription.status = 'past_due';
+      this.#state.invoices[invoice.id] = { ...invoice, status: 'open', amountPaid: 0 };
+      events.push({ type: 'invoice.payment_failed', eventId: newId('evt'), occurredAt, invoice: { ...invoice, status: 'open', amountPaid: 0 } });
+    }
+    events.push({ type: 'subscription.updated', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) });
+    this.#save();
+    return events;
+  }
+
+  async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
+    this.#customer('createPortalSession', customerId);
+    const url = new URL('/v1/public/billing/local/portal', this.#options.publicBaseUrl());
+    url.searchParams.set('return_url', returnUrl);
+    return { url: url.toString() };
+  }
+
+  async changeSubscriptionPrice(subscriptionId: string, providerPriceId: string, _idempotencyKey?: string): Promise<ProviderSubscription> {
+    const subscription = this.#subscription('changeSubscriptionPrice', subscriptionId);
+    const price = await this.#options.priceLookup(providerPriceId);
+    if (price === null || price.interval === null) throw new PaymentProviderError('changeSubscriptionPrice', 'refused', 'resource_missing', `No such recurring price: '${providerPriceId}'`, 400);
+    Object.assign(subscription, { providerPriceId, interval: price.interval, unitAmount: price.unitAmount, currency: price.currency });
+    this.#save();
+    return this.#publicSubscription(subscriptionId);
+  }
+
+  async cancelSubscription(subscriptionId: string, when: 'now' | 'period_end'): Promise<ProviderSubscription> {
+    const subscription = this.#subscription('cancelSubscription', subscriptionId);
+    if (subscription.status === 'canceled') throw new PaymentProviderError('cancelSubscription', 'refused', 'subscription_canceled', 'the subscription is already canceled', 400);
+    if (when === 'now') {
+      subscription.status = 'canceled';
+      subscription.canceledAt = this.#now().toISOString();
+    } else {
+      subscription.cancelAtPeriodEnd = true;
+    }
+    this.#save();
+    return this.#publicSubscription(subscriptionId);
+  }
+
+  async resumeSubscription(subscriptionId: string): Promise<ProviderSubscription> {
+    const subscription = this.#subscription('resumeSubscription', subscriptionId);
+    if (subscription.status === 'canceled') throw new PaymentProviderError('resumeSubscription', 'refused', 'subscription_canceled', 'a canceled subscription cannot be resumed', 400);
+    subscription.cancelAtPeriodEnd = false;
+    this.#save();
+    return this.#publicSubscription(subscriptionId);
+  }
+
+  async refundPayment(input: ProviderRefundInput): Promise<ProviderRefund> {
+    const payment = this.#state.payments[input.paymentId];
+    if (payment === undefined) throw new PaymentProviderError('refundPayment', 'refused', 'resource_missing', `No such payment: '${input.paymentId}'`, 404);
+    const left = payment.amount - payment.refunded;
+    const amount = input.amount ?? left;
+    if (amount <= 0 || amount > left) throw new PaymentProviderError('refundPayment', 'refused', 'amount_too_large', `Refund amount (${amount}) is greater than the unrefunded amount (${left})`, 400);
+    payment.refunded += amount;
+    this.#save();
+    return { id: newId('re'), amount, currency: payment.currency, status: 'succeeded' };
+  }
+
+  async listInvoices(customerId: string, limit: number): Promise<ProviderInvoice[]> {
+    return Object.values(this.#state.invoices)
+      .filter((invoice) => invoice.customerId === customerId)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, limit);
+  }
+
+  async createCoupon(input: ProviderCouponInput): Promise<{ id: string }> {
+    const id = newId('coupon');
+    this.#state.coupons[id] = input;
+    this.#save();
+    return { id };
+  }
+
+  async deleteCoupon(couponId: string): Promise<void> {
+    delete this.#state.coupons[couponId];
+    this.#save();
+  }
+
+  async createPromotionCode(input: ProviderPromotionCodeInput): Promise<{ id: string }> {
+    if (this.#state.coupons[input.couponId] === undefined) throw new PaymentProviderError('createPromotionCode', 'refused', 'resource_missing', `No such coupon: '${input.couponId}'`, 400);
+    const id = newId('promo');
+    this.#state.promotionCodes[id] = input;
+    this.#save();
+    return { id };
+  }
+
+  async updatePromotionCode(promotionCodeId: string, input: { active?: boolean }): Promise<void> {
+    const code = this.#state.promotionCodes[promotionCodeId];
+    if (code === undefined) throw new PaymentProviderError('updatePromotionCode', 'refused', 'resource_missing', `No such promotion code: '${promotionCodeId}'`, 404);
+    if (input.active !== undefined) code.active = input.active;
+    this.#save();
+  }
+
+  parseWebhook(): PaymentEvent {
+    throw new WebhookSignatureError('the local payment provider sends no webhooks; its events come from its checkout page');
+  }
+
+  dashboardUrl(type: 'customer' | 'subscription' | 'invoice' | 'payment', id: string): string {
+    return new URL(`/v1/public/billing/local/dashboard/${type}/${encodeURIComponent(id)}`, this.#options.publicBaseUrl()).toString();
+  }
+
+  #checkoutUrl(id: string): string {
+    return new URL(`/v1/public/billing/local/checkout/${id}`, this.#options.publicBaseUrl()).toString();
+  }
+
+  #openCheckout(id: string): LocalCheckout {
+    const checkout = this.#state.checkouts[id];
+    if (checkout === undefined) throw new PaymentProviderError('checkout', 'refused', 'resource_missing', `No such checkout session: '${id}'`, 404);
+    if (checkout.status !== 'open') throw new PaymentProviderError('checkout', 'refused', 'checkout_not_open', `the checkout session is ${checkout.status}`, 400);
+    return checkout;
+  }
+
+  #customer(operation: string, id: string) {
+    const customer = this.#state.customers[id];
+    if (customer === undefined) throw new PaymentProviderError(operation, 'refused', 'resource_missing', `No such customer: '${id}'`, 400);
+    return customer;
+  }
+
+  #subscription(operation: string, id: string) {
+    const subscription = this.#state.subscriptions[id];
+    if (subscription === undefined) throw new PaymentProviderError(operation, 'refused', 'resource_missing', `No such subscription: '${id}'`, 404);
+    return subscription;
+  }
+
+  #publicSubscription(id: string): ProviderSubscription {
+    const { interval: _interval, unitAmount: _amount, currency: _currency, ...subscription } = this.#state.subscriptions[id]!;
+    return { ...subscription, metadata: { ...subscription.metadata } };
+  }
+
+  #invoice(subscriptionId: string, amount: number, now: Date): ProviderInvoice {
+    const subscription = this.#state.subscriptions[subscriptionId]!;
+    const invoice: ProviderInvoice = {
+      id: newId('in'),
+      customerId: subscription.customerId,
+      subscriptionId,
+      status: 'paid',
+      currency: subscription.currency,
+      amountDue: amount,
+      amountPaid: amount,
+      hostedUrl: null,
+      periodStart: now.toISOString(),
+      periodEnd: subscription.currentPeriodEnd,
+      createdAt: now.toISOString(),
+    };
+    this.#state.invoices[invoice.id] = invoice;
+    return invoice;
+  }
+
+  #now(): Date {
+    return this.#options.now?.() ?? new Date();
+  }
+
+  #save(): void {
+    const file = this.#options.stateFile;
+    if (file === undefined) return;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(`${file}.tmp`, JSON.stringify(this.#state), { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
+  }
+}

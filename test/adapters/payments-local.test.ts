@@ -1,0 +1,203 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PaymentProviderError, WebhookSignatureError, type PaymentEvent } from '../../src/adapters/payments/index.js';
+import { LocalPaymentProvider, type LocalPrice } from '../../src/adapters/payments/local.js';
+
+/**
+ * The embedded default's payment provider: checkouts paid or cancelled on its page produce the
+ * same events a Stripe webhook would; renewals, refunds, cancellation and resumption behave as
+ * Stripe's do; its state survives a restart through its state file.
+ */
+
+const PRICES: Record<string, LocalPrice> = {
+  price_pack: { unitAmount: 499, currency: 'eur', interval: null },
+  price_monthly: { unitAmount: 999, currency: 'eur', interval: 'month' },
+  price_yearly: { unitAmount: 9999, currency: 'eur', interval: 'year' },
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'local-payments-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const clock = new Date('2026-11-22T10:00:00Z');
+function provider(stateFile?: string) {
+  return new LocalPaymentProvider({
+    priceLookup: async (id) => PRICES[id] ?? null,
+    publicBaseUrl: () => 'http://127.0.0.1:8080',
+    now: () => clock,
+    ...(stateFile ? { stateFile } : {}),
+  });
+}
+
+async function refusal(promise: Promise<unknown> | (() => unknown)): Promise<PaymentProviderError> {
+  try {
+    await (typeof promise === 'function' ? promise() : promise);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PaymentProviderError);
+    return error as PaymentProviderError;
+  }
+  throw new Error('expected a PaymentProviderError');
+}
+
+const checkoutInput = (customerId: string, over: Partial<Parameters<LocalPaymentProvider['createCheckout']>[0]> = {}) => ({
+  customerId,
+  mode: 'payment' as const,
+  providerPriceId: 'price_pack',
+  quantity: 3,
+  successUrl: 'https://play.example.test/ok',
+  cancelUrl: 'https://play.example.test/cancel',
+  metadata: { user_id: 'u1', product_id: 'p1' },
+  idempotencyKey: `key-${Math.random()}`,
+  ...over,
+});
+
+describe('checkout', () => {
+  it('a paid pack: the URL is the service\'s page; paying yields checkout.completed with the total and the metadata', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u1', email: 'a@example.test', name: null });
+    const checkout = await p.createCheckout(checkoutInput(customer.id));
+    expect(checkout.url).toBe(`http://127.0.0.1:8080/v1/public/billing/local/checkout/${checkout.id}`);
+    expect(p.checkout(checkout.id)).toMatchObject({ status: 'open', amountTotal: 1497, currency: 'eur', quantity: 3 });
+
+    const events = p.payCheckout(checkout.id);
+    expect(events).toEqual([{
+      type: 'checkout.completed',
+      eventId: expect.stringMatching(/^evt_local_/),
+      occurredAt: clock.toISOString(),
+      checkoutId: checkout.id,
+      customerId: customer.id,
+      mode: 'payment',
+      paymentId: expect.stringMatching(/^pi_local_/),
+      subscriptionId: null,
+      amountTotal: 1497,
+      currency: 'eur',
+      metadata: { user_id: 'u1', product_id: 'p1' },
+    }]);
+    expect(p.checkout(checkout.id)?.status).toBe('complete');
+    expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
+  });
+
+  it('the same idempotency key returns the same checkout', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
+    const input = checkoutInput(customer.id);
+    const first = await p.createCheckout(input);
+    expect(await p.createCheckout(input)).toEqual(first);
+  });
+
+  it('refuses an unknown price, a price in the wrong mode, and an unknown customer', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { providerPriceId: 'price_none' })))).toMatchObject({ kind: 'refused', code: 'resource_missing' });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { mode: 'subscription' })))).toMatchObject({ code: 'invalid_request' });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { mode: 'payment', providerPriceId: 'price_monthly' })))).toMatchObject({ code: 'invalid_request' });
+    expect(await refusal(p.createCheckout(checkoutInput('cus_nobody')))).toMatchObject({ code: 'resource_missing' });
+  });
+
+  it('cancelling expires the checkout', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
+    const checkout = await p.createCheckout(checkoutInput(customer.id));
+    expect(p.cancelCheckout(checkout.id)).toEqual([{ type: 'checkout.expired', eventId: expect.any(String), occurredAt: clock.toISOString(), checkoutId: checkout.id, metadata: { user_id: 'u1', product_id: 'p1' } }]);
+    expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
+  });
+});
+
+describe('subscriptions', () => {
+  async function subscribed(p: LocalPaymentProvider, priceId = 'price_monthly') {
+    const customer = await p.createCustomer({ userId: 'u2', email: null, name: null });
+    const checkout = await p.createCheckout(checkoutInput(customer.id, { mode: 'subscription', providerPriceId: priceId, quantity: 1 }));
+    const events = p.payCheckout(checkout.id);
+    const created = events.find((e) => e.type === 'subscription.updated') as Extract<PaymentEvent, { type: 'subscription.updated' }>;
+    return { events, subscription: created.subscription };
+  }
+
+  it('paying creates an active subscription for one period, its paid invoice, then the completed checkout', async () => {
+    const p = provider();
+    const { events, subscription } = await subscribed(p, 'price_yearly');
+    expect(events.map((e) => e.type)).toEqual(['subscription.updated', 'invoice.paid', 'checkout.completed']);
+    expect(subscription).toMatchObject({ status: 'active', providerPriceId: 'price_yearly', cancelAtPeriodEnd: false, currentPeriodEnd: '2027-11-22T10:00:00.000Z', metadata: { user_id: 'u1', product_id: 'p1' } });
+    const invoicePaid = events[1] as Extract<PaymentEvent, { type: 'invoice.paid' }>;
+    expect(invoicePaid.invoice).toMatchObject({ subscriptionId: subscription.id, status: 'paid', amountDue: 9999, amountPaid: 9999, currency: 'eur' });
+    expect(events[2]).toMatchObject({ mode: 'subscription', paymentId: null, subscriptionId: subscription.id });
+    expect(await p.listInvoices(subscription.customerId, 10)).toEqual([invoicePaid.invoice]);
+  });
+
+  it('renews (next period), fails a renewal (past_due), and cancels at period end on the next renewal', async () => {
+    const p = provider();
+    const { subscription } = await subscribed(p);
+    const renewed = p.renewSubscription(subscription.id, 'paid');
+    expect(renewed.map((e) => e.type)).toEqual(['invoice.paid', 'subscription.updated']);
+    expect((renewed[1] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.currentPeriodEnd).toBe('2027-01-22T10:00:00.000Z');
+
+    const failed = p.renewSubscription(subscription.id, 'failed');
+    expect(failed.map((e) => e.type)).toEqual(['invoice.payment_failed', 'subscription.updated']);
+    expect((failed[1] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.status).toBe('past_due');
+
+    expect(await p.cancelSubscription(subscription.id, 'period_end')).toMatchObject({ status: 'past_due', cancelAtPeriodEnd: true });
+    expect(await p.resumeSubscription(subscription.id)).toMatchObject({ cancelAtPeriodEnd: false });
+    await p.cancelSubscription(subscription.id, 'period_end');
+    const ended = p.renewSubscription(subscription.id, 'paid');
+    expect(ended).toEqual([expect.objectContaining({ type: 'subscription.deleted', subscription: expect.objectContaining({ status: 'canceled' }) })]);
+    expect((await refusal(p.resumeSubscription(subscription.id))).code).toBe('subscription_canceled');
+    expect((await refusal(() => p.renewSubscription(subscription.id, 'paid'))).code).toBe('subscription_canceled');
+  });
+
+  it('cancels now, and moves to another recurring price', async () => {
+    const p = provider();
+    const { subscription } = await subscribed(p);
+    expect(await p.changeSubscriptionPrice(subscription.id, 'price_yearly', 'k1')).toMatchObject({ providerPriceId: 'price_yearly', status: 'active' });
+    expect((await refusal(p.changeSubscriptionPrice(subscription.id, 'price_pack', 'k2'))).code).toBe('resource_missing');
+    expect(await p.cancelSubscription(subscription.id, 'now')).toMatchObject({ status: 'canceled', canceledAt: clock.toISOString() });
+    expect((await refusal(p.cancelSubscription(subscription.id, 'now'))).code).toBe('subscription_canceled');
+    expect((await refusal(p.cancelSubscription('sub_nobody', 'now'))).code).toBe('resource_missing');
+  });
+});
+
+describe('refunds, coupons, webhooks, links, persistence', () => {
+  it('refunds part, then the rest; never more than was paid', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u3', email: null, name: null });
+    const checkout = await p.createCheckout(checkoutInput(customer.id, { quantity: 2 }));
+    const [completed] = p.payCheckout(checkout.id) as Array<Extract<PaymentEvent, { type: 'checkout.completed' }>>;
+    const paymentId = completed!.paymentId!;
+    expect(await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'r1' })).toMatchObject({ amount: 300, currency: 'eur', status: 'succeeded' });
+    expect((await refusal(p.refundPayment({ paymentId, amount: 699, idempotencyKey: 'r2' }))).code).toBe('amount_too_large');
+    expect(await p.refundPayment({ paymentId, idempotencyKey: 'r3' })).toMatchObject({ amount: 698 });
+    expect((await refusal(p.refundPayment({ paymentId, idempotencyKey: 'r4' }))).code).toBe('amount_too_large');
+    expect((await refusal(p.refundPayment({ paymentId: 'pi_nobody', idempotencyKey: 'r5' }))).code).toBe('resource_missing');
+  });
+
+  it('coupons and promotion codes', async () => {
+    const p = provider();
+    const coupon = await p.createCoupon({ percentOff: 20, duration: 'once', name: 'Launch' });
+    const code = await p.createPromotionCode({ couponId: coupon.id, code: 'LAUNCH20', firstTimeTransaction: false, active: true });
+    await p.updatePromotionCode(code.id, { active: false });
+    expect((await refusal(p.updatePromotionCode('promo_nobody', { active: true }))).code).toBe('resource_missing');
+    await p.deleteCoupon(coupon.id);
+    expect((await refusal(p.createPromotionCode({ couponId: coupon.id, code: 'X', firstTimeTransaction: false, active: true }))).code).toBe('resource_missing');
+  });
+
+  it('has no webhooks; its portal and dashboard links are the service\'s pages', async () => {
+    const p = provider();
+    expect(() => p.parseWebhook()).toThrow(WebhookSignatureError);
+    const customer = await p.createCustomer({ userId: 'u4', email: null, name: null });
+    expect((await p.createPortalSession(customer.id, 'https://play.example.test/account')).url)
+      .toBe('http://127.0.0.1:8080/v1/public/billing/local/portal?return_url=https%3A%2F%2Fplay.example.test%2Faccount');
+    expect(p.dashboardUrl('payment', 'pi_local_1')).toBe('http://127.0.0.1:8080/v1/public/billing/local/dashboard/payment/pi_local_1');
+  });
+
+  it('keeps its state in the state file (private to the owner) across restarts', async () => {
+    const file = join(dir, 'payments.json');
+    const first = provider(file);
+    const customer = await first.createCustomer({ userId: 'u5', email: null, name: null });
+    const checkout = await first.createCheckout(checkoutInput(customer.id));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const second = provider(file);
+    expect(second.checkout(checkout.id)?.status).toBe('open');
+    expect(second.payCheckout(checkout.id)).toHaveLength(1);
+    expect(provider(file).checkout(checkout.id)?.status).toBe('complete');
+  });
+});
+
