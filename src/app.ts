@@ -12,6 +12,7 @@ import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
+import { registerBillingRoutes } from './modules/billing/routes.js';
 import { registerBillingCatalogRoutes } from './modules/billing-catalog/routes.js';
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerPlansRoutes } from './modules/plans/routes.js';
@@ -93,6 +94,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerGameSessionRoutes(zodApp, kernel);
   registerRuntimeRoutes(zodApp, kernel);
   registerCreditRoutes(zodApp, kernel);
+  registerBillingRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { PaymentProviderError, type PaymentProvider } from '../../adapters/payments/index.js';
+import type { Tables } from '../../db/tables.js';
+import { invalidRequest, unavailable, type AppError } from '../../kernel/errors.js';
+import { resolveCheckoutPrice } from '../billing-catalog/queries.js';
+import { checkoutRefusalError } from '../billing-catalog/service.js';
+import type { CheckoutSessionBody } from './schemas.js';
+import './tables.js';
+
+type Db = Kysely<Tables>;
+
+/**
+ * A double-click (or a client retry) inside this window sends the provider the same idempotency
+ * key, so it answers the same checkout instead of making a second one.
+ */
+const CHECKOUT_KEY_WINDOW_MS = 10 * 60 * 1000;
+
+/** A provider failure in the service's words: a refusal is the caller's 422, an outage a 503. */
+export function providerError(error: unknown): AppError | unknown {
+  if (!(error instanceof PaymentProviderError)) return error;
+  if (error.kind === 'unavailable') return unavailable({ reason: 'the payment provider is unavailable' });
+  return invalidRequest({ reason: 'the payment provider refused the request', provider_code: error.code });
+}
+
+/** Redirect targets must be http(s), and on an allowed origin when the deployment lists them. */
+export function checkRedirectUrl(field: string, value: string, allowedOrigins: readonly string[]): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidRequest({ field, reason: 'not a URL' });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidRequest({ field, reason: 'must be an http or https URL' });
+  if (allowedOrigins.length === 0) return;
+  const allowed = allowedOrigins.some((origin) => {
+    try {
+      return new URL(origin).origin === url.origin;
+    } catch {
+      return false;
+    }
+  });
+  if (!allowed) throw invalidRequest({ field, reason: 'the URL is not on an allowed origin' });
+}
+
+export interface CheckoutConfig {
+  checkoutAllowedOrigins: readonly string[];
+}
+
+/** Operation 6 and the billing portal: everything that sends a player to the provider's pages. */
+export class CheckoutService {
+  constructor(
+    private readonly db: Db,
+    private readonly payments: PaymentProvider,
+    private readonly config: CheckoutConfig,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async createCheckoutSession(userId: string, body: CheckoutSessionBody): Promise<{ url: string | null; id: string }> {
+    const resolution = await resolveCheckoutPrice(this.db, {
+      ...(body.productId !== undefined ? { productId: body.productId } : {}),
+      ...(body.priceId !== undefined ? { priceId: body.priceId } : {}),
+    });
+    if (!resolution.ok) throw checkoutRefusalError(resolution);
+    const { product, price, mode } = resolution;
+    if (mode === 'subscription' && body.quantity !== undefined && body.quantity !== 1) {
+      throw invalidRequest({ field: 'quantity', reason: 'a plan is a single seat: quantity must be 1' });
+    }
+    const quantity = body.quantity ?? 1;
+    checkRedirectUrl('successUrl', body.successUrl, this.config.checkoutAllowedOrigins);
+    checkRedirectUrl('cancelUrl', body.cancelUrl, this.config.checkoutAllowedOrigins);
+
+    const customerId = await this.ensureCustomer(userId);
+    const metadata: Record<string, string> = { user_id: userId, product_id: product.id, price_id: price.providerPriceId, quantity: String(quantity) };
+    // The credits a pack adds are fixed at checkout: a later catalog edit does not change what was bought.
+    if (product.credits !== null) metadata.credits = String(product.credits);
+    const idempotencyKey = await this.#checkoutKey(userId, price.id, quantity, body);
+    let checkout;
+    try {
+      checkout = await this.payments.createCheckout({
+        customerId, mode, providerPriceId: price.providerPriceId, quantity, successUrl: body.successUrl, cancelUrl: body.cancelUrl, metadata, idempotencyKey,
+      });
+    } catch (error) {
+      throw providerError(error);
+    }
+    // A repeated key answers the checkout already recorded: keep the first row.
+    await this.db
+      .insertInto('billing_checkout_sessions')
+      .values({
+        user_id: userId, provider: this.payments.kind, provider_checkout_id: checkout.id, product_id: product.id, price_id: price.id,
+        mode, quantity, success_url: body.successUrl, cancel_url: body.cancelUrl,
+      })
+      .onConflict((oc) => oc.column('provider_checkout_id').doNothing())
+      .execute();
+    return { url: checkout.url, id: checkout.id };
+  }
+
+  /** The provider's self-service portal; the customer is made first when the player has none yet. */
+  async createPortalSession(userId: string, returnUrl: string): Promise<{ url: string }> {
+    checkRedirectUrl('return_url', returnUrl, this.config.checkoutAllowedOrigins);
+    const customerId = await this.ensureCustomer(userId);
+    try {
+      return await this.payments.createPortalSession(customerId, returnUrl);
+    } catch (error) {
+      throw providerError(error);
+    }
+  }
+
+  /**
+   * The player's customer at the configured provider: the stored one, else one made now. Two
+   * first checkouts racing each make one at the provider; the first stored wins and both use it
+   * (the other stays unused at the provider, harmless).
+   */
+  async ensureCustomer(userId: string): Promise<string> {
+    const kind = this.payments.kind;
+    const stored = await this.#storedCustomer(userId);
+    if (stored?.provider === kind) return stored.provider_customer_id;
+    const user = await this.db.selectFrom('users').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+    let created: { id: string };
+    try {
+      created = await this.payments.createCustomer({ userId, email: user.email, name: user.display_name });
+    } catch (error) {
+      throw providerError(error);
+    }
+    await this.db
+      .insertInto('billing_customers')
+      .values({ user_id: userId, provider: kind, provider_customer_id: created.id })
+      .onConflict((oc) => oc.column('user_id')
+        .doUpdateSet({ provider: kind, provider_customer_id: created.id, updated_at: sql`now()` })
+        // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
+        .where('billing_customers.provider', '<>', kind))
+      .execute();
+    const winner = await this.#storedCustomer(userId);
+    return winner!.provider_customer_id;
+  }
+
+  #storedCustomer(userId: string) {
+    return this.db.selectFrom('billing_customers').select(['provider', 'provider_customer_id']).where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  /**
+   * Same request within the window → same key → the provider answers the same checkout. Once one
+   * of the player's checkouts completes or expires the key changes, so buying the same pack again
+   * right after gets a fresh checkout rather than the finished one.
+   */
+  async #checkoutKey(userId: string, priceRowId: string, quantity: number, body: CheckoutSessionBody): Promise<string> {
+    const closed = await this.db
+      .selectFrom('billing_checkout_sessions')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('user_id', '=', userId)
+      .where('status', '<>', 'open')
+      .executeTakeFirstOrThrow();
+    const window = Math.floor(this.now().getTime() / CHECKOUT_KEY_WINDOW_MS);
+    const digest = createHash('sha256')
+      .update(JSON.stringify([userId, priceRowId, quantity, body.successUrl, body.cancelUrl, closed.n, window]))
+      .digest('hex');
+    return `checkout:${digest}`;
+  }
+}

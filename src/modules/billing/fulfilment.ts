@@ -1,0 +1,229 @@
+import { sql, type Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { PaymentEvent, PaymentProviderKind, ProviderInvoice, ProviderSubscription } from '../../adapters/payments/index.js';
+import type { BillingSubscriptionStatus, Tables } from '../../db/tables.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import { addCredits } from '../credits/ledger.js';
+import '../billing-catalog/tables.js';
+import '../plans/tables.js';
+import './tables.js';
+
+type Db = Kysely<Tables>;
+type CheckoutCompleted = Extract<PaymentEvent, { type: 'checkout.completed' }>;
+
+/** Subscriptions that give their plan's tier. */
+export const LIVE_STATUSES: BillingSubscriptionStatus[] = ['trialing', 'active', 'past_due'];
+/** Ends: a later event about the subscription never brings it back from these. */
+const TERMINAL_STATUSES: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function metadataInt(value: string | undefined, min: number, max: number): number | null {
+  if (value === undefined || !/^\d+$/.test(value)) return null;
+  const parsed = Number(value);
+  return parsed >= min && parsed <= max ? parsed : null;
+}
+
+/**
+ * Fulfilment: the one path every provider event takes, from the Stripe webhook and the local
+ * checkout page alike. The event id is stored first, in the transaction of its effects: a
+ * redelivery finds it and does nothing, and an effect that fails rolls the id back with it so
+ * the provider's retry runs it again. Events about one subscription or invoice apply only when
+ * not older than the last one applied, so out-of-order delivery never rolls state back.
+ */
+export class Fulfilment {
+  constructor(
+    private readonly db: Db,
+    private readonly provider: PaymentProviderKind,
+    private readonly events: EventPublisher,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** 'duplicate' when this event id was processed before (nothing happens again). */
+  async process(event: PaymentEvent): Promise<'processed' | 'duplicate'> {
+    return this.db.transaction().execute(async (trx) => {
+      const stored = await trx
+        .insertInto('billing_webhook_events')
+        .values({ provider: this.provider, event_id: event.eventId, type: event.type === 'ignored' ? event.providerType : event.type, occurred_at: event.occurredAt })
+        .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
+        .returning('event_id')
+        .executeTakeFirst();
+      if (stored === undefined) return 'duplicate';
+      await this.#apply(trx, event);
+      return 'processed';
+    });
+  }
+
+  async #apply(trx: Db, event: PaymentEvent): Promise<void> {
+    switch (event.type) {
+      case 'checkout.completed':
+        return this.#checkoutCompleted(trx, event);
+      case 'checkout.expired':
+        await trx.updateTable('billing_checkout_sessions').set({ status: 'expired' })
+          .where('provider', '=', this.provider).where('provider_checkout_id', '=', event.checkoutId).where('status', '=', 'open').execute();
+        return;
+      case 'subscription.updated':
+      case 'subscription.deleted':
+        return this.#subscriptionChanged(trx, event.subscription, event.type === 'subscription.deleted', event.occurredAt);
+      case 'invoice.paid':
+        return this.#invoice(trx, event.invoice, event.occurredAt, event.paymentId);
+      case 'invoice.payment_failed':
+        return this.#invoice(trx, event.invoice, event.occurredAt, null);
+      case 'charge.refunded':
+        // The money side only; taking back a refunded pack's credits belongs to the refund flow.
+        await trx.updateTable('billing_payments')
+          .set((eb) => ({
+            amount_refunded: sql<number>`greatest(${eb.ref('amount_refunded')}, least(${eb.ref('amount')}, ${event.amountRefunded}))`,
+            status: sql`case when least(${eb.ref('amount')}, greatest(${eb.ref('amount_refunded')}, ${event.amountRefunded})) >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
+            updated_at: sql`now()`,
+          }))
+          .where('provider', '=', this.provider).where('provider_payment_id', '=', event.paymentId).execute();
+        return;
+      case 'ignored':
+        return;
+    }
+  }
+
+  /** Whose event this is: the user id the checkout put in metadata, else the customer's owner. */
+  async #userOf(trx: Db, metadata: Record<string, string>, customerId: string | null): Promise<string | null> {
+    const fromMetadata = metadata.user_id;
+    if (fromMetadata !== undefined && UUID.test(fromMetadata)) {
+      const user = await trx.selectFrom('users').select('id').where('id', '=', fromMetadata).executeTakeFirst();
+      if (user !== undefined) return user.id;
+    }
+    if (customerId === null) return null;
+    const customer = await trx.selectFrom('billing_customers').select('user_id')
+      .where('provider', '=', this.provider).where('provider_customer_id', '=', customerId).executeTakeFirst();
+    return customer?.user_id ?? null;
+  }
+
+  #unowned(event: string, id: string): void {
+    this.log.warn({ provider: this.provider, event, object_id: id }, 'payment event for no known user: recorded, not fulfilled');
+  }
+
+  async #checkoutCompleted(trx: Db, event: CheckoutCompleted): Promise<void> {
+    const userId = await this.#userOf(trx, event.metadata, event.customerId);
+    if (userId === null) return this.#unowned(event.type, event.checkoutId);
+    const session = await trx.updateTable('billing_checkout_sessions').set({ status: 'completed', completed_at: event.occurredAt })
+      .where('provider', '=', this.provider).where('provider_checkout_id', '=', event.checkoutId)
+      .returning('id').executeTakeFirst();
+    const price = event.metadata.price_id === undefined ? undefined
+      : await trx.selectFrom('billing_prices').select(['id', 'product_id']).where('provider_price_id', '=', event.metadata.price_id).executeTakeFirst();
+    const productId = price?.product_id ?? (UUID.test(event.metadata.product_id ?? '') ? event.metadata.product_id! : null);
+    const product = productId === null ? undefined
+      : await trx.selectFrom('billing_products').select(['id', 'name', 'credits']).where('id', '=', productId).executeTakeFirst();
+
+    if (event.mode === 'subscription') {
+      if (event.subscriptionId === null) return;
+      // The subscription's own events carry its status and period; until one arrives, a paid checkout means active.
+      await trx.insertInto('billing_subscriptions')
+        .values({
+          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId, product_id: product?.id ?? null,
+          provider_price_id: event.metadata.price_id ?? null, status: 'active', provider_customer_id: event.customerId,
+        })
+        .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
+        .execute();
+      await syncUserTier(trx, userId);
+      await this.events.publish(trx, { kind: 'dashboard', name: 'billing.subscription_started', payload: { user_id: userId, product_id: product?.id ?? null, amount: event.amountTotal, currency: event.currency } });
+      return;
+    }
+
+    const quantity = metadataInt(event.metadata.quantity, 1, 99) ?? 1;
+    const creditsEach = metadataInt(event.metadata.credits, 1, 10_000_000) ?? product?.credits ?? null;
+    const credits = creditsEach === null ? null : creditsEach * quantity;
+    const providerPaymentId = event.paymentId ?? event.checkoutId;
+    const payment = await trx.insertInto('billing_payments')
+      .values({
+        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId, product_id: product?.id ?? null, price_id: price?.id ?? null,
+        kind: 'credit_pack', quantity, credits, amount: event.amountTotal, currency: event.currency, checkout_session_id: session?.id ?? null,
+      })
+      .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (payment === undefined) return; // this payment was fulfilled by an earlier event
+    if (credits === null) return this.#unowned('checkout.completed (no credits known)', event.checkoutId);
+    await addCredits(trx, {
+      userId, amount: credits, kind: 'purchase', actorId: null, referenceType: 'payment', referenceId: payment.id,
+      idempotencyKey: `payment:${this.provider}:${providerPaymentId}`, reason: `Bought ${quantity} × ${product?.name ?? 'credit pack'}`,
+    });
+    await this.events.publish(trx, {
+      kind: 'dashboard', name: 'billing.credits_purchased',
+      payload: { user_id: userId, payment_id: payment.id, product_id: product?.id ?? null, quantity, credits, amount: event.amountTotal, currency: event.currency },
+    });
+  }
+
+  async #subscriptionChanged(trx: Db, subscription: ProviderSubscription, deleted: boolean, occurredAt: string): Promise<void> {
+    const userId = await this.#userOf(trx, subscription.metadata, subscription.customerId);
+    if (userId === null) return this.#unowned('subscription', subscription.id);
+    const price = await trx.selectFrom('billing_prices').select('product_id').where('provider_price_id', '=', subscription.providerPriceId).executeTakeFirst();
+    const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
+    const productId = price?.product_id ?? (metadataProduct === null ? null
+      : (await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())?.id ?? null);
+    const status: BillingSubscriptionStatus = deleted ? 'canceled' : subscription.status;
+    const columns = {
+      product_id: productId, provider_price_id: subscription.providerPriceId, status, cancel_at_period_end: subscription.cancelAtPeriodEnd,
+      current_period_end: subscription.currentPeriodEnd, canceled_at: subscription.canceledAt ?? (deleted ? occurredAt : null),
+      provider_customer_id: subscription.customerId, last_event_at: occurredAt,
+    };
+    await trx.insertInto('billing_subscriptions')
+      .values({ user_id: userId, provider: this.provider, provider_subscription_id: subscription.id, ...columns })
+      .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id'])
+        .doUpdateSet({ ...columns, updated_at: sql`now()` })
+        .where((eb) => eb.and([
+          // Older than what is stored: out of order, ignored.
+          eb.or([eb('billing_subscriptions.last_event_at', 'is', null), eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`)]),
+          // An ended subscription stays ended, even against an update stamped the same second.
+          eb.or([eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES), eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES)]),
+        ])))
+      .execute();
+    await syncUserTier(trx, userId);
+  }
+
+  async #invoice(trx: Db, invoice: ProviderInvoice, occurredAt: string, paymentId: string | null): Promise<void> {
+    const subscription = invoice.subscriptionId === null ? undefined
+      : await trx.selectFrom('billing_subscriptions').select(['user_id', 'product_id', 'provider_price_id'])
+        .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
+    const userId = subscription?.user_id ?? await this.#userOf(trx, {}, invoice.customerId);
+    if (userId === null) return this.#unowned('invoice', invoice.id);
+    const columns = {
+      provider_subscription_id: invoice.subscriptionId, status: invoice.status, amount_due: invoice.amountDue, amount_paid: invoice.amountPaid,
+      currency: invoice.currency, hosted_url: invoice.hostedUrl, period_start: invoice.periodStart, period_end: invoice.periodEnd, last_event_at: occurredAt,
+      ...(paymentId === null ? {} : { provider_payment_id: paymentId }),
+    };
+    await trx.insertInto('billing_invoices')
+      .values({ user_id: userId, provider: this.provider, provider_invoice_id: invoice.id, created_at: invoice.createdAt, ...columns })
+      .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id']).doUpdateSet(columns)
+        .where('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`))
+      .execute();
+    if (paymentId === null || invoice.amountPaid <= 0) return;
+    const price = subscription?.provider_price_id == null ? undefined
+      : await trx.selectFrom('billing_prices').select('id').where('provider_price_id', '=', subscription.provider_price_id).executeTakeFirst();
+    await trx.insertInto('billing_payments')
+      .values({
+        user_id: userId, provider: this.provider, provider_payment_id: paymentId, product_id: subscription?.product_id ?? null, price_id: price?.id ?? null,
+        kind: 'subscription', amount: invoice.amountPaid, currency: invoice.currency, provider_invoice_id: invoice.id,
+      })
+      .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
+      .execute();
+  }
+}
+
+/**
+ * The user's tier follows their subscriptions: the highest-ranked tier among the plans of their
+ * live subscriptions, or none once no subscription is live.
+ */
+export async function syncUserTier(trx: Db, userId: string): Promise<void> {
+  await trx.updateTable('users')
+    .set((eb) => ({
+      tier: eb.selectFrom('billing_subscriptions as s')
+        .innerJoin('billing_products as p', 'p.id', 's.product_id')
+        .innerJoin('plan_tiers as t', 't.key', 'p.tier_key')
+        .select('p.tier_key')
+        .where('s.user_id', '=', userId)
+        .where('s.status', 'in', LIVE_STATUSES)
+        .orderBy('t.rank', 'desc')
+        .limit(1),
+      updated_at: sql`now()`,
+    }))
+    .where('id', '=', userId)
+    .execute();
+}
