@@ -14,6 +14,7 @@ import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerBillingRoutes } from './modules/billing/routes.js';
 import { registerBillingCatalogRoutes } from './modules/billing-catalog/routes.js';
+import { registerBillingCouponRoutes } from './modules/billing-coupons/routes.js';
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerPlansRoutes } from './modules/plans/routes.js';
 import { registerContentBlockRoutes } from './modules/content-blocks/routes.js';
@@ -95,6 +96,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerRuntimeRoutes(zodApp, kernel);
   registerCreditRoutes(zodApp, kernel);
   registerBillingRoutes(zodApp, kernel);
+  registerBillingCouponRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

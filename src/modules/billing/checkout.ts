@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { PaymentProviderError, type PaymentProvider } from '../../adapters/payments/index.js';
+import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
-import { invalidRequest, unavailable, type AppError } from '../../kernel/errors.js';
+import { invalidRequest } from '../../kernel/errors.js';
 import { resolveCheckoutPrice } from '../billing-catalog/queries.js';
 import { checkoutRefusalError } from '../billing-catalog/service.js';
+import { providerFailure } from './provider-errors.js';
 import type { CheckoutSessionBody } from './schemas.js';
 import './tables.js';
 
@@ -16,12 +17,8 @@ type Db = Kysely<Tables>;
  */
 const CHECKOUT_KEY_WINDOW_MS = 10 * 60 * 1000;
 
-/** A provider failure in the service's words: a refusal is the caller's 422, an outage a 503. */
-export function providerError(error: unknown): AppError | unknown {
-  if (!(error instanceof PaymentProviderError)) return error;
-  if (error.kind === 'unavailable') return unavailable({ reason: 'the payment provider is unavailable' });
-  return invalidRequest({ reason: 'the payment provider refused the request', provider_code: error.code });
-}
+/** The player's view of a provider failure: its code, not its message. */
+export const providerError = (error: unknown) => providerFailure(error, { withMessage: false });
 
 /** Redirect targets must be http(s), and on an allowed origin when the deployment lists them. */
 export function checkRedirectUrl(field: string, value: string, allowedOrigins: readonly string[]): void {
