@@ -18,6 +18,7 @@ import { registerBillingCouponRoutes } from './modules/billing-coupons/routes.js
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerPlansRoutes } from './modules/plans/routes.js';
 import { registerContentBlockRoutes } from './modules/content-blocks/routes.js';
+import { registerCreditGiftRoutes } from './modules/credits/gift-routes.js';
 import { registerCreditRoutes } from './modules/credits/routes.js';
 import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
@@ -95,6 +96,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerGameSessionRoutes(zodApp, kernel);
   registerRuntimeRoutes(zodApp, kernel);
   registerCreditRoutes(zodApp, kernel);
+  registerCreditGiftRoutes(zodApp, kernel);
   registerBillingRoutes(zodApp, kernel);
   registerBillingCouponRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);

@@ -11,7 +11,7 @@ const tags = ['billing'];
 /**
  * Staff: POST /v1/admin/billing/credits/grant, GET /v1/admin/billing/ledger, GET /v1/admin/billing/lots.
  * Player: GET /v1/me/billing/ledger.
- * Gift packs and giftable tiers need the product catalog and live with billing's products.
+ * Gift packs and giftable tiers are in gift-routes.ts (they read the product catalog too).
  */
 export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
   const credits = new CreditsService(kernel.db, kernel.events);
