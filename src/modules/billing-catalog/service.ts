@@ -34,6 +34,7 @@ import {
   type UpdateProductInput,
 } from './schemas.js';
 import type { ProductRow } from './tables.js';
+import { canonicalJson } from '../../kernel/canonical-json.js';
 
 const UNIQUE_VIOLATION = '23505';
 const AUDIT_TEXT_MAX = 200;
@@ -50,16 +51,6 @@ export function checkoutRefusalError(refusal: CheckoutRefusal): AppError {
     case 'price_required':
       return invalidRequest({ reason: 'the product has active prices in several currencies: pass priceId', productId: refusal.productId, priceIds: refusal.priceIds });
   }
-}
-
-/** jsonb keeps no key order: compare objects by content. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Audit rows keep a picture of the change, not whole documents: long texts are cut, metadata shows its keys. */

@@ -13,16 +13,7 @@ import {
   upsertTier,
 } from './queries.js';
 import type { ListRulesetsQuery, ListTiersQuery, UpsertRulesetInput, UpsertTierInput } from './schemas.js';
-
-/** JSON with object keys sorted at every depth: jsonb hands keys back in its own order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+import { canonicalJson } from '../../kernel/canonical-json.js';
 
 /**
  * Fields whose value differs, as audit before/after pictures (`before` null: the upsert created

@@ -1,6 +1,7 @@
 import type { GameChanges } from './queries.js';
 import { LINK_FIELDS, type GameLinks, type LinkField, type UpdateGameInput } from './schemas.js';
 import type { StoreGameRow } from './tables.js';
+import { canonicalJson } from '../../kernel/canonical-json.js';
 
 /** What an update asks for, split the way it is stored: row fields, and link lists per kind. */
 export interface GameChangeSet {
@@ -10,16 +11,6 @@ export interface GameChangeSet {
 
 /** The game's fields other than its links, as an update body names them. */
 type GameField = Exclude<keyof UpdateGameInput, LinkField>;
-
-/** jsonb keeps no key order: compare objects by content. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** A link list as stored: each id once, ascending. */
 export function normalizeIds(ids: number[]): number[] {
