@@ -78,12 +78,15 @@ describe('checkout', () => {
     expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
   });
 
-  it('the same idempotency key returns the same checkout', async () => {
+  it('the same idempotency key returns the same checkout, also when two calls race', async () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
     const input = checkoutInput(customer.id);
     const first = await p.createCheckout(input);
     expect(await p.createCheckout(input)).toEqual(first);
+    const racing = checkoutInput(customer.id);
+    const [a, b] = await Promise.all([p.createCheckout(racing), p.createCheckout(racing)]);
+    expect(b).toEqual(a);
   });
 
   it('refuses an unknown price, a price in the wrong mode, and an unknown customer', async () => {

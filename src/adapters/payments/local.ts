@@ -110,10 +110,11 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async createCheckout(input: ProviderCheckoutInput): Promise<ProviderCheckout> {
+    const price = await this.#options.priceLookup(input.providerPriceId);
+    // From here to the insert nothing awaits, so two racing calls with one key see each other.
     const existing = Object.values(this.#state.checkouts).find((c) => c.idempotencyKey === input.idempotencyKey);
     if (existing !== undefined) return { id: existing.id, url: existing.status === 'open' ? this.#checkoutUrl(existing.id) : null };
     this.#customer('createCheckout', input.customerId);
-    const price = await this.#options.priceLookup(input.providerPriceId);
     if (price === null) throw new PaymentProviderError('createCheckout', 'refused', 'resource_missing', `No such price: '${input.providerPriceId}'`, 400);
     if ((input.mode === 'subscription') !== (price.interval !== null)) {
       throw new PaymentProviderError('createCheckout', 'refused', 'invalid_request', `price ${input.providerPriceId} cannot be used in ${input.mode} mode`, 400);
