@@ -15,6 +15,7 @@ import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerBillingRoutes } from './modules/billing/routes.js';
 import { registerBillingCatalogRoutes } from './modules/billing-catalog/routes.js';
 import { registerBillingCouponRoutes } from './modules/billing-coupons/routes.js';
+import { registerBillingPaymentRoutes } from './modules/billing-payments/routes.js';
 import { registerBillingSubscriptionRoutes } from './modules/billing-subscriptions/routes.js';
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
 import { registerPlansRoutes } from './modules/plans/routes.js';
@@ -100,6 +101,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerCreditGiftRoutes(zodApp, kernel);
   registerBillingRoutes(zodApp, kernel);
   registerBillingCouponRoutes(zodApp, kernel);
+  registerBillingPaymentRoutes(zodApp, kernel);
   registerBillingSubscriptionRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;

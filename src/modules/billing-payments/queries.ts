@@ -1,0 +1,88 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { countRows, offsetOf } from '../../kernel/pagination.js';
+import type { BillingInvoicesTable, BillingPaymentsTable } from '../billing/tables.js';
+import type { InvoiceView, ListInvoicesQuery, ListPaymentsQuery, PaymentView, RefundView } from './schemas.js';
+import type { RefundRow } from './tables.js';
+import '../billing/tables.js';
+import './tables.js';
+
+type Db = Kysely<Tables>;
+export type PaymentRow = Selectable<BillingPaymentsTable>;
+type InvoiceRow = Selectable<BillingInvoicesTable>;
+
+// bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite.
+
+export function paymentView(row: PaymentRow): PaymentView {
+  return { ...row, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded) };
+}
+
+export function invoiceView(row: InvoiceRow): InvoiceView {
+  return { ...row, amount_due: Number(row.amount_due), amount_paid: Number(row.amount_paid) };
+}
+
+export function refundView(row: RefundRow, payment: PaymentRow): RefundView {
+  return { ...row, amount: Number(row.amount), payment: paymentView(payment) };
+}
+
+/** Locked for the whole refund: two refunds of one payment run one after the other. */
+export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined> {
+  return trx.selectFrom('billing_payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export interface NewRefund {
+  payment_id: string;
+  user_id: string;
+  provider_refund_id: string;
+  amount: number;
+  currency: string;
+  reason: string;
+  credits_clawed_back: number;
+  shortfall: number;
+  actor_id: string;
+}
+
+export function insertRefund(trx: Db, refund: NewRefund): Promise<RefundRow> {
+  return trx.insertInto('billing_refunds').values(refund).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Adds the refund to the payment's running total; the status follows from the total. */
+export function addRefundedAmount(trx: Db, paymentId: string, amount: number): Promise<PaymentRow> {
+  return trx.updateTable('billing_payments')
+    .set((eb) => ({
+      amount_refunded: sql<number>`${eb.ref('amount_refunded')} + ${amount}`,
+      status: sql`case when ${eb.ref('amount_refunded')} + ${amount} >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
+      updated_at: sql`now()`,
+    }))
+    .where('id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ rows: PaymentRow[]; total: number }> {
+  let filtered = db.selectFrom('billing_payments');
+  if (query.user_id !== undefined) filtered = filtered.where('user_id', '=', query.user_id);
+  if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
+  if (query.kind !== undefined) filtered = filtered.where('kind', '=', query.kind);
+  if (query.product_id !== undefined) filtered = filtered.where('product_id', '=', query.product_id);
+  if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
+  if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
+  const [rows, total] = await Promise.all([
+    filtered.selectAll().orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    countRows(filtered),
+  ]);
+  return { rows, total };
+}
+
+export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ rows: InvoiceRow[]; total: number }> {
+  let filtered = db.selectFrom('billing_invoices');
+  if (query.user_id !== undefined) filtered = filtered.where('user_id', '=', query.user_id);
+  if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
+  if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
+  if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
+  const [rows, total] = await Promise.all([
+    filtered.selectAll().orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    countRows(filtered),
+  ]);
+  return { rows, total };
+}
