@@ -7,7 +7,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { identityCall } from './identity-calls.js';
-import { findUserDetail, lockUser, listUsers, tierExists } from './queries.js';
+import { findUser, findUserDetail, lockUser, listUsers, tierExists } from './queries.js';
 import type { ListUsersQuery, UpdateUserInput, UserDetail } from './schemas.js';
 
 /** Finding and reading people, and editing their profile fields. Lifecycle changes live in lifecycle.ts. */
@@ -31,8 +31,7 @@ export class UsersService {
 
   /** The identity provider's record of the account (sign-in methods, ban, last sign-in). */
   async identityAccount(id: string, requestId: string | null) {
-    const user = await this.db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst();
-    if (user === undefined) throw notFound();
+    if ((await findUser(this.db, id)) === undefined) throw notFound();
     const account = await identityCall(this.log, requestId, 'fetch user', () => this.identity.fetchUser(id));
     if (account === null) throw notFound('not_found', { reason: `the ${this.identity.kind} identity provider has no record of this user` });
     return account;
