@@ -172,6 +172,54 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     expect((await refusal(p.refundPayment({ paymentId: 'pi_nobody', idempotencyKey: 'r5' }))).code).toBe('resource_missing');
   });
 
+  it('a refund repeated under its idempotency key answers the first refund; the key with another amount is refused', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u6', email: null, name: null });
+    const checkout = await p.createCheckout(checkoutInput(customer.id, { quantity: 2 }));
+    const [completed] = p.payCheckout(checkout.id) as Array<Extract<PaymentEvent, { type: 'checkout.completed' }>>;
+    const paymentId = completed!.paymentId!;
+    const first = await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'same' });
+    expect(await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'same' })).toEqual(first);
+    expect(await refusal(p.refundPayment({ paymentId, amount: 200, idempotencyKey: 'same' }))).toMatchObject({ kind: 'refused', code: 'idempotency_error' });
+    // Only the first took money back: 698 of 998 is still refundable.
+    expect(await p.refundPayment({ paymentId, idempotencyKey: 'rest' })).toMatchObject({ amount: 698 });
+    expect(p.dashboardObject('payment', paymentId)).toMatchObject({ amount: 998, refunded: 998, refunds: [{ id: first.id, amount: 300 }, { amount: 698 }] });
+  });
+
+  it('a promotion code discounts the checkout (percent or amount off, in the price\'s currency); unusable codes are refused', async () => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u7', email: null, name: null });
+    const percent = await p.createPromotionCode({ couponId: (await p.createCoupon({ percentOff: 25, duration: 'once', name: 'Quarter' })).id, code: 'Q25', firstTimeTransaction: false, active: true });
+    const amount = await p.createPromotionCode({ couponId: (await p.createCoupon({ amountOff: 200, currency: 'eur', duration: 'once', name: 'Two' })).id, code: 'TWO', firstTimeTransaction: false, active: true });
+    const dollars = await p.createPromotionCode({ couponId: (await p.createCoupon({ amountOff: 200, currency: 'usd', duration: 'once', name: 'Usd' })).id, code: 'USD', firstTimeTransaction: false, active: true });
+    const off = await p.createPromotionCode({ couponId: (await p.createCoupon({ percentOff: 10, duration: 'once', name: 'Off' })).id, code: 'OFF', firstTimeTransaction: false, active: false });
+    // 3 × 499 = 1497: 25 % off → 1123 (374.25 rounded off); 200 off → 1297.
+    expect(p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: percent.id }))).id)).toMatchObject({ subtotal: 1497, amountTotal: 1123 });
+    expect(p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: amount.id }))).id)).toMatchObject({ subtotal: 1497, amountTotal: 1297 });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: dollars.id })))).toMatchObject({ code: 'coupon_currency_mismatch' });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: off.id })))).toMatchObject({ code: 'promotion_code_inactive' });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: 'promo_nobody' })))).toMatchObject({ code: 'resource_missing' });
+  });
+
+  it.each([
+    ['once', { duration: 'once' as const }, [749, 999, 999]],
+    ['repeating for 3 months', { duration: 'repeating' as const, durationInMonths: 3 }, [749, 749, 749, 999]],
+    ['forever', { duration: 'forever' as const }, [749, 749, 749, 749]],
+  ])('a subscription\'s coupon (%s) comes off its first invoice and the renewals its duration covers', async (_name, terms, amounts) => {
+    const p = provider();
+    const customer = await p.createCustomer({ userId: 'u8', email: null, name: null });
+    const code = await p.createPromotionCode({ couponId: (await p.createCoupon({ percentOff: 25, name: 'Sub', ...terms })).id, code: 'SUB', firstTimeTransaction: false, active: true });
+    const checkout = await p.createCheckout(checkoutInput(customer.id, { mode: 'subscription', providerPriceId: 'price_monthly', quantity: 1, promotionCodeId: code.id }));
+    const events = p.payCheckout(checkout.id);
+    const subscriptionId = (events[0] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.id;
+    const charged = [(events[1] as Extract<PaymentEvent, { type: 'invoice.paid' }>).invoice.amountPaid];
+    for (let renewal = 1; renewal < amounts.length; renewal++) {
+      const paid = p.renewSubscription(subscriptionId, 'paid')[0] as Extract<PaymentEvent, { type: 'invoice.paid' }>;
+      charged.push(paid.invoice.amountPaid);
+    }
+    expect(charged).toEqual(amounts);
+  });
+
   it('coupons and promotion codes', async () => {
     const p = provider();
     const coupon = await p.createCoupon({ percentOff: 20, duration: 'once', name: 'Launch' });
@@ -188,7 +236,9 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     const customer = await p.createCustomer({ userId: 'u4', email: null, name: null });
     expect((await p.createPortalSession(customer.id, 'https://play.example.test/account')).url)
       .toBe('http://127.0.0.1:8080/v1/public/billing/local/portal?return_url=https%3A%2F%2Fplay.example.test%2Faccount');
-    expect(p.dashboardUrl('payment', 'pi_local_1')).toBe('http://127.0.0.1:8080/v1/public/billing/local/dashboard/payment/pi_local_1');
+    expect(p.dashboardUrl('payment', 'pi_local_1')).toBe('http://127.0.0.1:8080/v1/admin/billing/local/dashboard/payment/pi_local_1');
+    expect(p.dashboardObject('customer', customer.id)).toEqual({ id: customer.id, userId: 'u4', email: null });
+    expect(p.dashboardObject('payment', 'pi_nobody')).toBeUndefined();
   });
 
   it('keeps its state in the state file (private to the owner) across restarts', async () => {

@@ -627,6 +627,25 @@ describe('parseWebhook', () => {
     expect(parse(event('charge.refunded', { ...charge, payment_intent: null }))).toMatchObject({ type: 'ignored', providerType: 'charge.refunded' });
   });
 
+  it('invoice_payment.paid → invoice.payment_linked naming the invoice and its PaymentIntent; unpaid or not a PaymentIntent → ignored', () => {
+    const paid = { id: 'inpay_1', object: 'invoice_payment', invoice: 'in_1', status: 'paid', amount_paid: 999, currency: 'eur', payment: { type: 'payment_intent', payment_intent: { id: 'pi_9', object: 'payment_intent' } } };
+    const delivered = event('invoice_payment.paid', paid);
+    expect(parse(delivered)).toEqual({ type: 'invoice.payment_linked', eventId: delivered.id, occurredAt: iso(created), link: { invoiceId: 'in_1', paymentId: 'pi_9', amount: 999, currency: 'eur' } });
+    expect(parse(event('invoice_payment.paid', { ...paid, status: 'open' }))).toMatchObject({ type: 'ignored', providerType: 'invoice_payment.paid' });
+    expect(parse(event('invoice_payment.paid', { ...paid, payment: { type: 'out_of_band_payment' } }))).toMatchObject({ type: 'ignored' });
+    expect(() => parse(event('invoice_payment.paid', { id: 'inpay_2' }))).toThrow(MalformedWebhookEventError);
+  });
+
+  it('refund.created / refund.updated → refund.recorded with the PaymentIntent, status and the reason the service put in metadata; a refund without a PaymentIntent is ignored', () => {
+    const refund = { id: 're_1', object: 'refund', amount: 300, currency: 'eur', payment_intent: { id: 'pi_1', object: 'payment_intent' }, status: 'succeeded', metadata: { reason: 'duplicate purchase' } };
+    const delivered = event('refund.created', refund);
+    expect(parse(delivered)).toEqual({ type: 'refund.recorded', eventId: delivered.id, occurredAt: iso(created), refund: { id: 're_1', paymentId: 'pi_1', amount: 300, currency: 'eur', status: 'succeeded', reason: 'duplicate purchase' } });
+    expect(parse(event('refund.updated', { ...refund, status: 'requires_action', metadata: {} }))).toMatchObject({ type: 'refund.recorded', refund: { status: 'pending', reason: null } });
+    expect(parse(event('refund.updated', { ...refund, status: 'failed' }))).toMatchObject({ refund: { status: 'failed' } });
+    expect(parse(event('refund.created', { ...refund, payment_intent: null }))).toMatchObject({ type: 'ignored', providerType: 'refund.created' });
+    expect(() => parse(event('refund.created', { id: 're_2', object: 'refund' }))).toThrow(MalformedWebhookEventError);
+  });
+
   it('an event type it does not consume → ignored, with the type', () => {
     const delivered = event('customer.created', { id: 'cus_1', object: 'customer' });
     expect(parse(delivered)).toEqual({ type: 'ignored', eventId: delivered.id, occurredAt: iso(created), providerType: 'customer.created' });

@@ -137,6 +137,19 @@ describe('processPaymentEvent', () => {
     expect((await billing(player)).json()).toMatchObject({ tier: null, subscription: null });
   });
 
+  it('an update naming a price the catalog does not know keeps the subscription\'s product and the tier', async () => {
+    const player = await createUser(t.db);
+    const id = await startCheckout(player, { productId: ids.plan });
+    for (const event of local().payCheckout(id)) await fulfilment().process(event);
+    const row = await t.db.selectFrom('billing_subscriptions').selectAll().where('user_id', '=', player.id).executeTakeFirstOrThrow();
+    await fulfilment().process({
+      type: 'subscription.updated', eventId: `evt_${randomUUID()}`, occurredAt: new Date(Date.now() + 60_000).toISOString(),
+      subscription: { id: row.provider_subscription_id, customerId: row.provider_customer_id!, providerPriceId: 'price_made_by_hand', status: 'active', cancelAtPeriodEnd: false, currentPeriodEnd: null, canceledAt: null, metadata: {} },
+    });
+    expect(await t.db.selectFrom('billing_subscriptions').select(['product_id', 'provider_price_id']).where('id', '=', row.id).executeTakeFirst()).toEqual({ product_id: ids.plan, provider_price_id: 'price_made_by_hand' });
+    expect((await billing(player)).json()).toMatchObject({ tier: 'gold' });
+  });
+
   it('charge.refunded records the refunded amount, never lowering it on an older event', async () => {
     const player = await createUser(t.db);
     const id = await startCheckout(player, { priceId: 'price_pack' });

@@ -77,7 +77,7 @@ describe('POST /v1/admin/billing/payments/{id}/refund', () => {
     const body = response.json();
     expect(body).toEqual({
       id: expect.any(String), payment_id: paymentId, user_id: player.id, provider_refund_id: expect.stringMatching(/^re_local_/), amount: 998, currency: 'usd',
-      reason: 'Bought by mistake', credits_clawed_back: 200, shortfall: 0, actor_id: staff.id, created_at: expect.any(String),
+      reason: 'Bought by mistake', credits_clawed_back: 200, shortfall: 0, actor_id: staff.id, source: 'staff', created_at: expect.any(String),
       payment: expect.objectContaining({ id: paymentId, amount: 998, amount_refunded: 998, status: 'refunded', kind: 'credit_pack', credits: 200 }),
     });
     expect(await paymentRow(paymentId)).toMatchObject({ status: 'refunded' });

@@ -118,7 +118,11 @@ export type PaymentEvent =
   | { type: 'subscription.deleted'; eventId: string; occurredAt: string; subscription: ProviderSubscription }
   | { type: 'invoice.paid'; eventId: string; occurredAt: string; invoice: ProviderInvoice; paymentId: string | null }
   | { type: 'invoice.payment_failed'; eventId: string; occurredAt: string; invoice: ProviderInvoice }
+  /** A payment that paid (part of) an invoice, reported apart from the invoice (Stripe's invoice_payment.paid). */
+  | { type: 'invoice.payment_linked'; eventId: string; occurredAt: string; link: { invoiceId: string; paymentId: string; amount: number; currency: string } }
   | { type: 'charge.refunded'; eventId: string; occurredAt: string; paymentId: string; amountRefunded: number; currency: string }
+  /** A refund of one payment, made by the service or elsewhere (the provider's dashboard); `reason` is the staff member's words when the service made it. */
+  | { type: 'refund.recorded'; eventId: string; occurredAt: string; refund: ProviderRefund & { paymentId: string; reason: string | null } }
   /** An event type the service does not act on: stored (once) and otherwise ignored. */
   | { type: 'ignored'; eventId: string; occurredAt: string; providerType: string };
 

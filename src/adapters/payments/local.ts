@@ -17,6 +17,8 @@ import {
   type ProviderSubscription,
 } from './index.js';
 
+export type DashboardObjectType = 'customer' | 'subscription' | 'invoice' | 'payment';
+
 /** What the local provider needs to know of a price to charge it (read from the catalog by the caller). */
 export interface LocalPrice {
   unitAmount: number;
@@ -30,6 +32,8 @@ export interface LocalCheckout {
   mode: 'payment' | 'subscription';
   providerPriceId: string;
   quantity: number;
+  /** Price × quantity before any discount (absent in state saved before discounts existed: no discount then). */
+  subtotal?: number;
   amountTotal: number;
   currency: string;
   /** The price's billing interval (subscriptions only). */
@@ -40,6 +44,15 @@ export interface LocalCheckout {
   status: 'open' | 'complete' | 'expired';
   idempotencyKey: string;
   createdAt: string;
+  /** The coupon of the promotion code applied, if any: the total is already discounted by it. */
+  discount?: LocalDiscount;
+}
+
+/** A coupon's terms as applied to a subscription's invoices; `periodsLeft` null: every one. */
+export interface LocalDiscount {
+  percentOff?: number;
+  amountOff?: number;
+  periodsLeft: number | null;
 }
 
 interface LocalPayment {
@@ -53,11 +66,13 @@ interface LocalPayment {
 interface LocalState {
   customers: Record<string, { userId: string; email: string | null }>;
   checkouts: Record<string, LocalCheckout>;
-  subscriptions: Record<string, ProviderSubscription & { interval: 'month' | 'year'; unitAmount: number; currency: string }>;
+  subscriptions: Record<string, ProviderSubscription & { interval: 'month' | 'year'; unitAmount: number; currency: string; discount?: LocalDiscount }>;
   payments: Record<string, LocalPayment>;
   invoices: Record<string, ProviderInvoice>;
   coupons: Record<string, ProviderCouponInput>;
   promotionCodes: Record<string, ProviderPromotionCodeInput>;
+  /** Refunds by the idempotency key they were made with: a retry gets the same refund back. */
+  refundsByKey: Record<string, ProviderRefund & { paymentId: string }>;
 }
 
 export interface LocalPaymentProviderOptions {
@@ -70,10 +85,25 @@ export interface LocalPaymentProviderOptions {
   now?: () => Date;
 }
 
-const emptyState = (): LocalState => ({ customers: {}, checkouts: {}, subscriptions: {}, payments: {}, invoices: {}, coupons: {}, promotionCodes: {} });
+const emptyState = (): LocalState => ({ customers: {}, checkouts: {}, subscriptions: {}, payments: {}, invoices: {}, coupons: {}, promotionCodes: {}, refundsByKey: {} });
 
 function newId(prefix: string): string {
   return `${prefix}_local_${randomBytes(12).toString('hex')}`;
+}
+
+/** What is charged after a discount: never below zero; an amount off comes off the whole total. */
+export function discountedAmount(amount: number, discount: LocalDiscount | undefined): number {
+  if (discount === undefined) return amount;
+  if (discount.percentOff !== undefined) return amount - Math.round((amount * discount.percentOff) / 100);
+  return Math.max(0, amount - (discount.amountOff ?? 0));
+}
+
+/** The invoices after the first that a coupon's duration still covers (Stripe counts repeating coupons in months). */
+function periodsAfterFirst(coupon: ProviderCouponInput, interval: 'month' | 'year' | null): number | null {
+  if (coupon.duration === 'forever') return null;
+  if (coupon.duration === 'once' || interval === null) return 0;
+  const months = coupon.durationInMonths ?? 1;
+  return Math.max(0, Math.ceil(months / (interval === 'year' ? 12 : 1)) - 1);
 }
 
 function addPeriod(from: Date, interval: 'month' | 'year'): Date {
@@ -119,13 +149,15 @@ export class LocalPaymentProvider implements PaymentProvider {
     if ((input.mode === 'subscription') !== (price.interval !== null)) {
       throw new PaymentProviderError('createCheckout', 'refused', 'invalid_request', `price ${input.providerPriceId} cannot be used in ${input.mode} mode`, 400);
     }
+    const discount = input.promotionCodeId === undefined ? undefined : this.#discountOf(input.promotionCodeId, price);
     const checkout: LocalCheckout = {
       id: newId('cs'),
       customerId: input.customerId,
       mode: input.mode,
       providerPriceId: input.providerPriceId,
       quantity: input.quantity,
-      amountTotal: price.unitAmount * input.quantity,
+      subtotal: price.unitAmount * input.quantity,
+      amountTotal: discountedAmount(price.unitAmount * input.quantity, discount),
       currency: price.currency,
       interval: price.interval,
       successUrl: input.successUrl,
@@ -134,6 +166,7 @@ export class LocalPaymentProvider implements PaymentProvider {
       status: 'open',
       idempotencyKey: input.idempotencyKey,
       createdAt: this.#now().toISOString(),
+      ...(discount === undefined ? {} : { discount }),
     };
     this.#state.checkouts[checkout.id] = checkout;
     this.#save();
@@ -170,8 +203,10 @@ export class LocalPaymentProvider implements PaymentProvider {
         canceledAt: null,
         metadata: checkout.metadata,
         interval,
-        unitAmount: checkout.amountTotal,
+        // The price itself; a discount still running comes off each renewal's invoice.
+        unitAmount: checkout.subtotal ?? checkout.amountTotal,
         currency: checkout.currency,
+        ...(checkout.discount === undefined ? {} : { discount: { ...checkout.discount } }),
       };
       this.#state.subscriptions[subscription.id] = subscription;
       subscriptionId = subscription.id;
@@ -210,15 +245,18 @@ export class LocalPaymentProvider implements PaymentProvider {
     if (subscription.status === 'canceled') throw new PaymentProviderError('renewSubscription', 'refused', 'subscription_canceled', 'a canceled subscription does not renew', 400);
     const now = this.#now();
     const occurredAt = now.toISOString();
-    const invoice = this.#invoice(subscription.id, subscription.unitAmount, now);
+    if (outcome === 'paid' && subscription.cancelAtPeriodEnd) {
+      subscription.status = 'canceled';
+      subscription.canceledAt = occurredAt;
+      this.#save();
+      return [{ type: 'subscription.deleted', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) }];
+    }
+    const discount = subscription.discount;
+    const discountApplies = discount !== undefined && (discount.periodsLeft === null || discount.periodsLeft > 0);
+    const invoice = this.#invoice(subscription.id, discountedAmount(subscription.unitAmount, discountApplies ? discount : undefined), now);
     const events: PaymentEvent[] = [];
     if (outcome === 'paid') {
-      if (subscription.cancelAtPeriodEnd) {
-        subscription.status = 'canceled';
-        subscription.canceledAt = occurredAt;
-        this.#save();
-        return [{ type: 'subscription.deleted', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) }];
-      }
+      if (discountApplies && discount.periodsLeft !== null) discount.periodsLeft -= 1;
       const paymentId = newId('pi');
       this.#state.payments[paymentId] = { id: paymentId, customerId: subscription.customerId, amount: invoice.amountDue, currency: invoice.currency, refunded: 0 };
       subscription.status = 'active';
@@ -272,14 +310,25 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async refundPayment(input: ProviderRefundInput): Promise<ProviderRefund> {
+    const earlier = this.#state.refundsByKey[input.idempotencyKey];
+    if (earlier !== undefined) {
+      // Stripe answers a reused key with the first answer, and refuses it for another request.
+      if (earlier.paymentId !== input.paymentId || (input.amount !== undefined && earlier.amount !== input.amount)) {
+        throw new PaymentProviderError('refundPayment', 'refused', 'idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.', 400);
+      }
+      const { paymentId: _paymentId, ...refund } = earlier;
+      return refund;
+    }
     const payment = this.#state.payments[input.paymentId];
     if (payment === undefined) throw new PaymentProviderError('refundPayment', 'refused', 'resource_missing', `No such payment: '${input.paymentId}'`, 404);
     const left = payment.amount - payment.refunded;
     const amount = input.amount ?? left;
     if (amount <= 0 || amount > left) throw new PaymentProviderError('refundPayment', 'refused', 'amount_too_large', `Refund amount (${amount}) is greater than the unrefunded amount (${left})`, 400);
     payment.refunded += amount;
+    const refund: ProviderRefund = { id: newId('re'), amount, currency: payment.currency, status: 'succeeded' };
+    this.#state.refundsByKey[input.idempotencyKey] = { ...refund, paymentId: payment.id };
     this.#save();
-    return { id: newId('re'), amount, currency: payment.currency, status: 'succeeded' };
+    return refund;
   }
 
   async listInvoices(customerId: string, limit: number): Promise<ProviderInvoice[]> {
@@ -320,8 +369,42 @@ export class LocalPaymentProvider implements PaymentProvider {
     throw new WebhookSignatureError('the local payment provider sends no webhooks; its events come from its checkout page');
   }
 
-  dashboardUrl(type: 'customer' | 'subscription' | 'invoice' | 'payment', id: string): string {
-    return new URL(`/v1/public/billing/local/dashboard/${type}/${encodeURIComponent(id)}`, this.#options.publicBaseUrl()).toString();
+  /** The local provider's "dashboard" is a staff route of the service that shows its record of the object. */
+  dashboardUrl(type: DashboardObjectType, id: string): string {
+    return new URL(`/v1/admin/billing/local/dashboard/${type}/${encodeURIComponent(id)}`, this.#options.publicBaseUrl()).toString();
+  }
+
+  /** What the provider holds of an object, for its dashboard page; undefined for an unknown id. */
+  dashboardObject(type: DashboardObjectType, id: string): object | undefined {
+    switch (type) {
+      case 'customer': {
+        const customer = this.#state.customers[id];
+        return customer === undefined ? undefined : { id, ...customer };
+      }
+      case 'subscription':
+        return this.#state.subscriptions[id] === undefined ? undefined : { ...this.#state.subscriptions[id] };
+      case 'invoice':
+        return this.#state.invoices[id];
+      case 'payment': {
+        const payment = this.#state.payments[id];
+        if (payment === undefined) return undefined;
+        const refunds = Object.values(this.#state.refundsByKey).filter((refund) => refund.paymentId === id).map(({ paymentId: _paymentId, ...refund }) => refund);
+        return { ...payment, refunds };
+      }
+    }
+  }
+
+  /** The discount a promotion code gives at this price; refused as Stripe refuses an unusable code. */
+  #discountOf(promotionCodeId: string, price: LocalPrice): LocalDiscount {
+    const code = this.#state.promotionCodes[promotionCodeId];
+    if (code === undefined) throw new PaymentProviderError('createCheckout', 'refused', 'resource_missing', `No such promotion code: '${promotionCodeId}'`, 400);
+    const coupon = this.#state.coupons[code.couponId];
+    if (!code.active || coupon === undefined) throw new PaymentProviderError('createCheckout', 'refused', 'promotion_code_inactive', 'This promotion code cannot be used.', 400);
+    if (coupon.amountOff !== undefined && coupon.currency !== price.currency) {
+      throw new PaymentProviderError('createCheckout', 'refused', 'coupon_currency_mismatch', `This coupon is in ${coupon.currency ?? 'another currency'}, the price in ${price.currency}.`, 400);
+    }
+    const periodsLeft = periodsAfterFirst(coupon, price.interval);
+    return coupon.percentOff !== undefined ? { percentOff: coupon.percentOff, periodsLeft } : { amountOff: coupon.amountOff ?? 0, periodsLeft };
   }
 
   #checkoutUrl(id: string): string {
@@ -348,7 +431,7 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   #publicSubscription(id: string): ProviderSubscription {
-    const { interval: _interval, unitAmount: _amount, currency: _currency, ...subscription } = this.#state.subscriptions[id]!;
+    const { interval: _interval, unitAmount: _amount, currency: _currency, discount: _discount, ...subscription } = this.#state.subscriptions[id]!;
     return { ...subscription, metadata: { ...subscription.metadata } };
   }
 

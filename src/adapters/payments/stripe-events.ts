@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PaymentEvent, ProviderInvoice, ProviderSubscription } from './index.js';
+import type { PaymentEvent, ProviderInvoice, ProviderRefund, ProviderSubscription } from './index.js';
 
 /**
  * Stripe objects and webhook events read into the service's vocabulary. A webhook's objects are
@@ -146,6 +146,30 @@ const charge = z.object({
   currency: z.string().min(1),
 });
 
+/** API 2025-03-31.basil on: which PaymentIntent paid an invoice. */
+const invoicePaymentObject = z.object({
+  invoice: expandable,
+  status: z.string(),
+  amount_paid: money.nullish(),
+  currency: z.string().min(1),
+  payment: z.object({ type: z.string(), payment_intent: expandable.nullish() }),
+});
+
+const refund = z.object({
+  id: objectId,
+  amount: money,
+  currency: z.string().min(1),
+  payment_intent: expandable.nullish(),
+  status: z.string().nullable(),
+  metadata,
+});
+
+export function refundStatus(status: string | null): ProviderRefund['status'] {
+  if (status === 'succeeded' || status === 'failed' || status === 'canceled') return status;
+  // `pending`, `requires_action` (the customer must act) or not yet known: the money has not moved.
+  return 'pending';
+}
+
 const envelope = z.object({
   id: objectId,
   type: z.string().min(1),
@@ -212,6 +236,27 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
       // Every payment the service takes goes through a PaymentIntent; a bare charge is not one of them.
       if (!refunded.payment_intent) return ignored;
       return { type: 'charge.refunded', ...base, paymentId: refunded.payment_intent, amountRefunded: refunded.amount_refunded, currency: refunded.currency };
+    }
+    case 'invoice_payment.paid': {
+      const paid = read(invoicePaymentObject);
+      // Only PaymentIntents are the service's payments (an out-of-band payment has none).
+      if (paid.status !== 'paid' || !paid.payment.payment_intent) return ignored;
+      return {
+        type: 'invoice.payment_linked',
+        ...base,
+        link: { invoiceId: paid.invoice, paymentId: paid.payment.payment_intent, amount: paid.amount_paid ?? 0, currency: paid.currency },
+      };
+    }
+    case 'refund.created':
+    case 'refund.updated': {
+      // Every refund, the service's own and those made in Stripe's dashboard: each is recorded once, by id.
+      const made = read(refund);
+      if (!made.payment_intent) return ignored;
+      return {
+        type: 'refund.recorded',
+        ...base,
+        refund: { id: made.id, paymentId: made.payment_intent, amount: made.amount, currency: made.currency, status: refundStatus(made.status), reason: made.metadata.reason ?? null },
+      };
     }
     default:
       return ignored;

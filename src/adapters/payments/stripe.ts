@@ -17,7 +17,7 @@ import {
   type ProviderRefundInput,
   type ProviderSubscription,
 } from './index.js';
-import { issuesOf, MalformedWebhookEventError, stripeInvoice, stripeSubscription, stripeSubscriptionItems, toPaymentEvent } from './stripe-events.js';
+import { issuesOf, MalformedWebhookEventError, refundStatus, stripeInvoice, stripeSubscription, stripeSubscriptionItems, toPaymentEvent } from './stripe-events.js';
 
 /**
  * The payment provider as Stripe, through the official SDK. docs/payments-provider.md lists the
@@ -326,12 +326,6 @@ function apiOrigin(apiBase: string | undefined): { host?: string; port?: number;
   if (url.pathname !== '/' || url.search !== '') throw new Error('STRIPE_API_BASE must be an origin (scheme, host, port), without a path');
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
   return { host: url.hostname, port: url.port === '' ? (protocol === 'http' ? 80 : 443) : Number(url.port), protocol };
-}
-
-function refundStatus(status: string | null): ProviderRefund['status'] {
-  if (status === 'succeeded' || status === 'failed' || status === 'canceled') return status;
-  // `pending`, `requires_action` (the customer must act) or not yet known: the money has not moved.
-  return 'pending';
 }
 
 /** The SDK says "Request aborted due to timeout being reached (Nms)" or "An error occurred with our connection to Stripe. Request was retried N times." */

@@ -22,7 +22,8 @@ export function invoiceView(row: InvoiceRow): InvoiceView {
 }
 
 export function refundView(row: RefundRow, payment: PaymentRow): RefundView {
-  return { ...row, amount: Number(row.amount), payment: paymentView(payment) };
+  const { request_key: _key, request_fingerprint: _fingerprint, ...refund } = row;
+  return { ...refund, amount: Number(row.amount), payment: paymentView(payment) };
 }
 
 /** Locked for the whole refund: two refunds of one payment run one after the other. */
@@ -30,33 +31,8 @@ export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined
   return trx.selectFrom('billing_payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export interface NewRefund {
-  payment_id: string;
-  user_id: string;
-  provider_refund_id: string;
-  amount: number;
-  currency: string;
-  reason: string;
-  credits_clawed_back: number;
-  shortfall: number;
-  actor_id: string;
-}
-
-export function insertRefund(trx: Db, refund: NewRefund): Promise<RefundRow> {
-  return trx.insertInto('billing_refunds').values(refund).returningAll().executeTakeFirstOrThrow();
-}
-
-/** Adds the refund to the payment's running total; the status follows from the total. */
-export function addRefundedAmount(trx: Db, paymentId: string, amount: number): Promise<PaymentRow> {
-  return trx.updateTable('billing_payments')
-    .set((eb) => ({
-      amount_refunded: sql<number>`${eb.ref('amount_refunded')} + ${amount}`,
-      status: sql`case when ${eb.ref('amount_refunded')} + ${amount} >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
-      updated_at: sql`now()`,
-    }))
-    .where('id', '=', paymentId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+export function refundByRequestKey(trx: Db, paymentId: string, requestKey: string): Promise<RefundRow | undefined> {
+  return trx.selectFrom('billing_refunds').selectAll().where('payment_id', '=', paymentId).where('request_key', '=', requestKey).executeTakeFirst();
 }
 
 export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ rows: PaymentRow[]; total: number }> {

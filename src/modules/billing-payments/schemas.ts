@@ -19,6 +19,11 @@ export const refundBody = z.object({
 }).strict();
 export type RefundInput = z.infer<typeof refundBody>;
 
+export const refundHeaders = z.object({
+  'idempotency-key': z.string().min(1).max(200).optional()
+    .describe('Makes a retry safe: a repeat with the same key and body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more; the same key with another body is 409 `conflict`.'),
+}).passthrough();
+
 export const paymentBody = z.object({
   id: z.string().uuid(),
   user_id: z.string().uuid(),
@@ -51,7 +56,8 @@ export const refundResponse = z.object({
   reason: z.string(),
   credits_clawed_back: z.number().int().describe('Credits taken back from what was left of the pack.'),
   shortfall: z.number().int().describe('Credits this refund covered that were already spent or expired, so could not be taken back.'),
-  actor_id: z.string().uuid().nullable(),
+  actor_id: z.string().uuid().nullable().describe('The staff member; null for a refund made at the provider (its dashboard).'),
+  source: z.enum(['staff', 'provider']).describe('`staff`: made through this service; `provider`: made at the provider, recorded from its event.'),
   created_at: z.date(),
   payment: paymentBody.describe('The payment after the refund.'),
 });

@@ -1,34 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
-import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
+import { conflict, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { atProvider } from '../billing/provider-errors.js';
-import { clawbackPurchase } from '../credits/ledger.js';
-import {
-  addRefundedAmount,
-  insertRefund,
-  invoiceView,
-  listInvoices,
-  listPayments,
-  lockPayment,
-  paymentView,
-  refundView,
-  type PaymentRow,
-} from './queries.js';
+import { invoiceView, listInvoices, listPayments, lockPayment, paymentView, refundByRequestKey, refundView } from './queries.js';
+import { recordRefund } from './refund-recording.js';
 import type { ListInvoicesQuery, ListPaymentsQuery, RefundInput, RefundView } from './schemas.js';
-
-/**
- * The pack credits a refund takes back: the payment's credits in proportion to the money
- * refunded, rounded down on the running total, so partial refunds never take more than their
- * share and the refund that completes the payment takes exactly what is left of the pack.
- */
-export function creditsForRefund(payment: { credits: number; amount: number; refundedBefore: number }, amount: number): number {
-  const share = (refunded: number) => Math.floor((payment.credits * refunded) / payment.amount);
-  return share(payment.refundedBefore + amount) - share(payment.refundedBefore);
-}
 
 /**
  * Staff views of payments and invoices, and refunds. A refund holds the payment's row lock from
@@ -50,10 +31,18 @@ export class BillingPaymentsService {
     return paged(rows.map(invoiceView), query, total);
   }
 
-  async refund(actor: Actor, paymentId: string, input: RefundInput): Promise<RefundView> {
+  async refund(actor: Actor, paymentId: string, input: RefundInput, idempotencyKey?: string): Promise<RefundView & { replayed: boolean }> {
     return this.db.transaction().execute(async (trx) => {
       const payment = await lockPayment(trx, paymentId);
       if (payment === undefined) throw notFound();
+      const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
+      if (request !== undefined) {
+        const earlier = await refundByRequestKey(trx, payment.id, request.key);
+        if (earlier !== undefined) {
+          if (earlier.request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+          return { ...refundView(earlier, payment), replayed: true };
+        }
+      }
       const total = Number(payment.amount);
       const refundedBefore = Number(payment.amount_refunded);
       const refundable = total - refundedBefore;
@@ -65,18 +54,18 @@ export class BillingPaymentsService {
         paymentId: payment.provider_payment_id,
         amount,
         reason: input.reason,
-        idempotencyKey: `refund:${payment.id}:${refundedBefore}:${amount}`,
+        idempotencyKey: providerRefundKey(payment.id, request?.key, refundedBefore, amount),
       }), { withMessage: true });
       if (refund.status === 'failed' || refund.status === 'canceled') {
         throw invalidRequest({ reason: 'the payment provider refused the request', provider_code: `refund_${refund.status}` });
       }
 
-      const clawback = await this.#clawBack(trx, actor, payment, refundedBefore, amount, refund.id, input.reason);
-      const row = await insertRefund(trx, {
-        payment_id: payment.id, user_id: payment.user_id, provider_refund_id: refund.id, amount, currency: payment.currency,
-        reason: input.reason, credits_clawed_back: clawback.taken, shortfall: clawback.shortfall, actor_id: actor.userId,
+      const recorded = await recordRefund(trx, payment, {
+        providerRefundId: refund.id, amount: refund.amount, reason: input.reason, actorId: actor.userId, source: 'staff', ...(request === undefined ? {} : { requestKey: request }),
       });
-      const updated = await addRefundedAmount(trx, payment.id, amount);
+      // The provider answered a refund already recorded from its event (this request's earlier try lost its write): that one is the answer.
+      if (!recorded.recorded) return { ...refundView(recorded.row, recorded.payment), replayed: true };
+      const { row, payment: updated, clawback } = recorded;
       await recordAudit(trx, actor, {
         action: 'billing.payment.refund',
         targetType: 'billing_payment',
@@ -85,23 +74,28 @@ export class BillingPaymentsService {
         before: { amount_refunded: refundedBefore, status: payment.status },
         after: { amount_refunded: Number(updated.amount_refunded), status: updated.status },
         extra: {
-          refund_id: row.id, provider_refund_id: refund.id, user_id: payment.user_id, amount, currency: payment.currency,
-          credits_clawed_back: clawback.taken, shortfall: clawback.shortfall,
+          refund_id: row.id, provider_refund_id: refund.id, user_id: payment.user_id, amount: refund.amount, currency: payment.currency,
+          credits_clawed_back: clawback.taken, shortfall: clawback.shortfall, ...(request === undefined ? {} : { idempotency_key: request.key }),
         },
       });
-      return refundView(row, updated);
+      return { ...refundView(row, updated), replayed: false };
     });
   }
+}
 
-  /** A credit pack's proportional credits back from what is left of its lots; nothing for other payments. */
-  async #clawBack(trx: Kysely<Tables>, actor: Actor, payment: PaymentRow, refundedBefore: number, amount: number, providerRefundId: string, reason: string) {
-    if (payment.kind !== 'credit_pack' || payment.credits === null) return { taken: 0, shortfall: 0 };
-    const credits = creditsForRefund({ credits: payment.credits, amount: Number(payment.amount), refundedBefore }, amount);
-    if (credits <= 0) return { taken: 0, shortfall: 0 };
-    const result = await clawbackPurchase(trx, {
-      userId: payment.user_id, credits, referenceType: 'payment', referenceId: payment.id, actorId: actor.userId, reason,
-      idempotencyKey: `refund:${providerRefundId}`,
-    });
-    return { taken: result.taken, shortfall: result.shortfall };
-  }
+/** What a repeat under the same Idempotency-Key must ask again to be answered with the first refund. */
+function requestFingerprint(input: RefundInput): string {
+  return createHash('sha256').update(JSON.stringify([input.amount ?? null, input.reason])).digest('hex');
+}
+
+/**
+ * The provider's idempotency key. With the caller's Idempotency-Key it names that request, so a
+ * retry gets the same refund back whatever happened in between. Without one it names the
+ * payment, the total refunded so far and the amount: a retry after a failure between the
+ * provider's answer and our commit is the same refund, while a second refund of the same amount
+ * after the first was recorded is a new one.
+ */
+function providerRefundKey(paymentId: string, requestKey: string | undefined, refundedBefore: number, amount: number): string {
+  if (requestKey !== undefined) return `refund:${paymentId}:request:${createHash('sha256').update(requestKey).digest('hex').slice(0, 40)}`;
+  return `refund:${paymentId}:${refundedBefore}:${amount}`;
 }

@@ -5,6 +5,7 @@ import type { Tables } from '../../db/tables.js';
 import { invalidRequest } from '../../kernel/errors.js';
 import { resolveCheckoutPrice } from '../billing-catalog/queries.js';
 import { checkoutRefusalError } from '../billing-catalog/service.js';
+import { promotionForCheckout } from './promotion-at-checkout.js';
 import { providerFailure } from './provider-errors.js';
 import type { CheckoutSessionBody } from './schemas.js';
 import './tables.js';
@@ -67,15 +68,20 @@ export class CheckoutService {
     checkRedirectUrl('successUrl', body.successUrl, this.config.checkoutAllowedOrigins);
     checkRedirectUrl('cancelUrl', body.cancelUrl, this.config.checkoutAllowedOrigins);
 
+    const promotion = body.promotionCode === undefined ? undefined
+      : await promotionForCheckout(this.db, { code: body.promotionCode, userId, currency: price.currency, now: this.now() });
+
     const customerId = await this.ensureCustomer(userId);
     const metadata: Record<string, string> = { user_id: userId, product_id: product.id, price_id: price.providerPriceId, quantity: String(quantity) };
     // The credits a pack adds are fixed at checkout: a later catalog edit does not change what was bought.
     if (product.credits !== null) metadata.credits = String(product.credits);
     const idempotencyKey = await this.#checkoutKey(userId, price.id, quantity, body);
+    // The provider may still refuse a code the mirror accepted (it settles races for a last redemption).
     let checkout;
     try {
       checkout = await this.payments.createCheckout({
         customerId, mode, providerPriceId: price.providerPriceId, quantity, successUrl: body.successUrl, cancelUrl: body.cancelUrl, metadata, idempotencyKey,
+        ...(promotion === undefined ? {} : { promotionCodeId: promotion.providerPromotionCodeId }),
       });
     } catch (error) {
       throw providerError(error);
@@ -85,7 +91,7 @@ export class CheckoutService {
       .insertInto('billing_checkout_sessions')
       .values({
         user_id: userId, provider: this.payments.kind, provider_checkout_id: checkout.id, product_id: product.id, price_id: price.id,
-        mode, quantity, success_url: body.successUrl, cancel_url: body.cancelUrl,
+        mode, quantity, success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
       })
       .onConflict((oc) => oc.column('provider_checkout_id').doNothing())
       .execute();
@@ -149,7 +155,7 @@ export class CheckoutService {
       .executeTakeFirstOrThrow();
     const window = Math.floor(this.now().getTime() / CHECKOUT_KEY_WINDOW_MS);
     const digest = createHash('sha256')
-      .update(JSON.stringify([userId, priceRowId, quantity, body.successUrl, body.cancelUrl, closed.n, window]))
+      .update(JSON.stringify([userId, priceRowId, quantity, body.successUrl, body.cancelUrl, body.promotionCode?.toUpperCase() ?? null, closed.n, window]))
       .digest('hex');
     return `checkout:${digest}`;
   }

@@ -4,6 +4,8 @@ import type { PaymentEvent, PaymentProviderKind, ProviderInvoice, ProviderSubscr
 import type { BillingSubscriptionStatus, Tables } from '../../db/tables.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { addCredits } from '../credits/ledger.js';
+import { linkInvoicePayment, settleInvoicePayments } from './invoice-payments.js';
+import { recordRefund } from '../billing-payments/refund-recording.js';
 import '../billing-catalog/tables.js';
 import '../plans/tables.js';
 import './tables.js';
@@ -68,6 +70,8 @@ export class Fulfilment {
         return this.#invoice(trx, event.invoice, event.occurredAt, event.paymentId);
       case 'invoice.payment_failed':
         return this.#invoice(trx, event.invoice, event.occurredAt, null);
+      case 'invoice.payment_linked':
+        return linkInvoicePayment(trx, this.provider, event.link);
       case 'charge.refunded':
         // The money side only; taking back a refunded pack's credits belongs to the refund flow.
         await trx.updateTable('billing_payments')
@@ -78,6 +82,8 @@ export class Fulfilment {
           }))
           .where('provider', '=', this.provider).where('provider_payment_id', '=', event.paymentId).execute();
         return;
+      case 'refund.recorded':
+        return this.#refundRecorded(trx, event);
       case 'ignored':
         return;
     }
@@ -98,6 +104,27 @@ export class Fulfilment {
 
   #unowned(event: string, id: string): void {
     this.log.warn({ provider: this.provider, event, object_id: id }, 'payment event for no known user: recorded, not fulfilled');
+  }
+
+  /** A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as a staff refund would. */
+  async #refundRecorded(trx: Db, { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>): Promise<void> {
+    if (refund.status === 'failed' || refund.status === 'canceled') {
+      this.log.warn({ provider: this.provider, refund_id: refund.id, status: refund.status }, 'payment provider reports a refund that did not go through: not recorded');
+      return;
+    }
+    const payment = await trx.selectFrom('billing_payments').selectAll()
+      .where('provider', '=', this.provider).where('provider_payment_id', '=', refund.paymentId).forUpdate().executeTakeFirst();
+    if (payment === undefined) return this.#unowned('refund', refund.id);
+    const reason = refund.reason !== null && refund.reason.trim().length >= 3 ? refund.reason.trim().slice(0, 500) : 'Refunded at the payment provider';
+    const recorded = await recordRefund(trx, payment, { providerRefundId: refund.id, amount: refund.amount, reason, actorId: null, source: 'provider' });
+    if (!recorded.recorded) return;
+    await this.events.publish(trx, {
+      kind: 'dashboard', name: 'billing.payment_refunded',
+      payload: {
+        user_id: payment.user_id, payment_id: payment.id, refund_id: recorded.row.id, amount: refund.amount, currency: payment.currency,
+        credits_clawed_back: recorded.clawback.taken, shortfall: recorded.clawback.shortfall, source: 'provider', occurred_at: occurredAt,
+      },
+    });
   }
 
   async #checkoutCompleted(trx: Db, event: CheckoutCompleted): Promise<void> {
@@ -154,33 +181,12 @@ export class Fulfilment {
   async #subscriptionChanged(trx: Db, subscription: ProviderSubscription, deleted: boolean, occurredAt: string): Promise<void> {
     const userId = await this.#userOf(trx, subscription.metadata, subscription.customerId);
     if (userId === null) return this.#unowned('subscription', subscription.id);
-    const price = await trx.selectFrom('billing_prices').select('product_id').where('provider_price_id', '=', subscription.providerPriceId).executeTakeFirst();
-    const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
-    const productId = price?.product_id ?? (metadataProduct === null ? null
-      : (await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())?.id ?? null);
-    const status: BillingSubscriptionStatus = deleted ? 'canceled' : subscription.status;
-    const columns = {
-      product_id: productId, provider_price_id: subscription.providerPriceId, status, cancel_at_period_end: subscription.cancelAtPeriodEnd,
-      current_period_end: subscription.currentPeriodEnd, canceled_at: subscription.canceledAt ?? (deleted ? occurredAt : null),
-      provider_customer_id: subscription.customerId, last_event_at: occurredAt,
-    };
-    await trx.insertInto('billing_subscriptions')
-      .values({ user_id: userId, provider: this.provider, provider_subscription_id: subscription.id, ...columns })
-      .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id'])
-        .doUpdateSet({ ...columns, updated_at: sql`now()` })
-        .where((eb) => eb.and([
-          // Older than what is stored: out of order, ignored.
-          eb.or([eb('billing_subscriptions.last_event_at', 'is', null), eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`)]),
-          // An ended subscription stays ended, even against an update stamped the same second.
-          eb.or([eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES), eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES)]),
-        ])))
-      .execute();
-    await syncUserTier(trx, userId);
+    await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt });
   }
 
   async #invoice(trx: Db, invoice: ProviderInvoice, occurredAt: string, paymentId: string | null): Promise<void> {
     const subscription = invoice.subscriptionId === null ? undefined
-      : await trx.selectFrom('billing_subscriptions').select(['user_id', 'product_id', 'provider_price_id'])
+      : await trx.selectFrom('billing_subscriptions').select('user_id')
         .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
     const userId = subscription?.user_id ?? await this.#userOf(trx, {}, invoice.customerId);
     if (userId === null) return this.#unowned('invoice', invoice.id);
@@ -194,17 +200,48 @@ export class Fulfilment {
       .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id']).doUpdateSet(columns)
         .where('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`))
       .execute();
-    if (paymentId === null || invoice.amountPaid <= 0) return;
-    const price = subscription?.provider_price_id == null ? undefined
-      : await trx.selectFrom('billing_prices').select('id').where('provider_price_id', '=', subscription.provider_price_id).executeTakeFirst();
-    await trx.insertInto('billing_payments')
-      .values({
-        user_id: userId, provider: this.provider, provider_payment_id: paymentId, product_id: subscription?.product_id ?? null, price_id: price?.id ?? null,
-        kind: 'subscription', amount: invoice.amountPaid, currency: invoice.currency, provider_invoice_id: invoice.id,
-      })
-      .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
-      .execute();
+    if (paymentId !== null) await linkInvoicePayment(trx, this.provider, { invoiceId: invoice.id, paymentId, amount: invoice.amountPaid, currency: invoice.currency });
+    // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
+    else await settleInvoicePayments(trx, this.provider, invoice.id);
   }
+}
+
+/**
+ * Mirrors the provider's view of a subscription onto its row (made when missing) and the user's
+ * tier. `occurredAt` orders the writes: one older than the newest applied changes nothing, and an
+ * ended subscription stays ended. Webhook events and staff actions (cancel, resume, which get the
+ * provider's answer back at once) both come through here.
+ */
+export async function applyProviderSubscription(
+  trx: Db,
+  provider: PaymentProviderKind,
+  userId: string,
+  subscription: ProviderSubscription,
+  { deleted, occurredAt }: { deleted: boolean; occurredAt: string },
+): Promise<void> {
+  const price = await trx.selectFrom('billing_prices').select('product_id').where('provider_price_id', '=', subscription.providerPriceId).executeTakeFirst();
+  const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
+  const productId = price?.product_id ?? (metadataProduct === null ? null
+    : (await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())?.id ?? null);
+  const status: BillingSubscriptionStatus = deleted ? 'canceled' : subscription.status;
+  const columns = {
+    product_id: productId, provider_price_id: subscription.providerPriceId, status, cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    current_period_end: subscription.currentPeriodEnd, canceled_at: subscription.canceledAt ?? (deleted ? occurredAt : null),
+    provider_customer_id: subscription.customerId, last_event_at: occurredAt,
+  };
+  await trx.insertInto('billing_subscriptions')
+    .values({ user_id: userId, provider, provider_subscription_id: subscription.id, ...columns })
+    .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id'])
+      // A price the catalog does not know (made at the provider by hand) keeps the product the row had.
+      .doUpdateSet({ ...columns, product_id: sql<string | null>`coalesce(excluded.product_id, billing_subscriptions.product_id)`, updated_at: sql`now()` })
+      .where((eb) => eb.and([
+        // Older than what is stored: out of order, ignored.
+        eb.or([eb('billing_subscriptions.last_event_at', 'is', null), eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`)]),
+        // An ended subscription stays ended, even against an update stamped the same second.
+        eb.or([eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES), eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES)]),
+      ])))
+    .execute();
+  await syncUserTier(trx, userId);
 }
 
 /**

@@ -118,4 +118,19 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
       },
     }, async (request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(portalPage(request.query.return_url)));
   });
+
+  app.get('/v1/admin/billing/local/dashboard/:type/:id', {
+    config: { perms: ['billing.read'] },
+    schema: {
+      tags,
+      summary: 'Local provider: an object as the provider holds it',
+      description: 'Where the local provider\'s deep links (`GET /v1/admin/billing/deep-link/{type}/{id}`) lead: the provider\'s own record of a customer, subscription, invoice or payment (with its refunds), as Stripe\'s dashboard would show it. 404 `not_found` for an id the provider does not hold. Only served by the local payment provider.',
+      params: z.object({ type: z.enum(['customer', 'subscription', 'invoice', 'payment']), id: z.string().min(1).max(200) }),
+      response: { 200: z.object({ provider: z.literal('local'), type: z.string(), id: z.string(), object: z.record(z.unknown()) }) },
+    },
+  }, (request) => {
+    const object = provider.dashboardObject(request.params.type, request.params.id);
+    if (object === undefined) throw notFound();
+    return { provider: 'local' as const, type: request.params.type, id: request.params.id, object: object as Record<string, unknown> };
+  });
 }

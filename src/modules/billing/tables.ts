@@ -29,6 +29,8 @@ export interface BillingCheckoutSessionsTable {
   status: Generated<CheckoutStatus>;
   success_url: string;
   cancel_url: string;
+  /** The promotion code entered at checkout (migration 0015). */
+  promotion_code_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: DefaultedTimestamp;
   completed_at: NullableTimestamp;
 }
