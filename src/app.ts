@@ -15,6 +15,7 @@ import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerBillingRoutes } from './modules/billing/routes.js';
 import { registerBillingCatalogRoutes } from './modules/billing-catalog/routes.js';
 import { registerBillingCouponRoutes } from './modules/billing-coupons/routes.js';
+import { registerBillingOverviewRoutes } from './modules/billing-overview/routes.js';
 import { registerBillingPaymentRoutes } from './modules/billing-payments/routes.js';
 import { registerBillingSubscriptionRoutes } from './modules/billing-subscriptions/routes.js';
 import { registerCatalogRoutes } from './modules/catalog/routes.js';
@@ -103,6 +104,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerBillingCouponRoutes(zodApp, kernel);
   registerBillingPaymentRoutes(zodApp, kernel);
   registerBillingSubscriptionRoutes(zodApp, kernel);
+  registerBillingOverviewRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }
