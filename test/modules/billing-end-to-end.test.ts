@@ -26,10 +26,13 @@ beforeAll(async () => {
   ] as const) {
     const made = await call('POST', '/v1/admin/plans/products', staff, product);
     expect(made.status).toBe(201);
-    expect((await call('POST', `/v1/admin/plans/products/${(await made.json()).id}/prices`, staff, price)).status).toBe(201);
+    expect((await call('POST', `/v1/admin/plans/products/${(await json(made)).id}/prices`, staff, price)).status).toBe(201);
   }
 });
 afterAll(async () => { await t.close(); });
+
+/** A JSON body, loosely typed: the assertions say what it must hold. */
+const json = async (response: Response | Promise<Response>): Promise<any> => (await response).json();
 
 function call(method: string, path: string, user: TestUser | null, body?: unknown) {
   return fetch(`${base}${path}`, {
@@ -56,23 +59,23 @@ describe('a player on the embedded default', () => {
     const player = await createUser(t.db);
     const pack = await call('POST', '/v1/me/billing/checkout-session', player, { ...urls, priceId: 'price_e2e_pack', quantity: 2 });
     expect(pack.status).toBe(200);
-    expect(await payOnPage((await pack.json()).url)).toBe(urls.successUrl);
+    expect(await payOnPage((await json(pack)).url)).toBe(urls.successUrl);
     const plan = await call('POST', '/v1/me/billing/checkout-session', player, { ...urls, priceId: 'price_e2e_plus' });
-    expect(await payOnPage((await plan.json()).url)).toBe(urls.successUrl);
+    expect(await payOnPage((await json(plan)).url)).toBe(urls.successUrl);
 
-    const billing = await (await call('GET', '/v1/me/billing', player)).json();
+    const billing = await json(call('GET', '/v1/me/billing', player));
     expect(billing).toMatchObject({ provider: 'local', customer_id: expect.stringMatching(/^cus_local_/), tier: 'plus', credit_balance: 1000, subscription: { status: 'active', product_name: 'Plus', tier_key: 'plus', cancel_at_period_end: false } });
-    const invoices = await (await call('GET', '/v1/me/billing/invoices', player)).json();
+    const invoices = await json(call('GET', '/v1/me/billing/invoices', player));
     expect(invoices.data).toMatchObject([{ status: 'paid', amount_paid: 1299, currency: 'usd' }]);
 
-    const payments = await (await call('GET', `/v1/admin/billing/payments?user_id=${player.id}&kind=credit_pack`, staff)).json();
+    const payments = await json(call('GET', `/v1/admin/billing/payments?user_id=${player.id}&kind=credit_pack`, staff));
     const refunded = await call('POST', `/v1/admin/billing/payments/${payments.data[0].id}/refund`, staff, { reason: 'Bought twice by mistake' });
-    expect(await refunded.json()).toMatchObject({ amount: 1998, credits_clawed_back: 1000, payment: { status: 'refunded' } });
+    expect(await json(refunded)).toMatchObject({ amount: 1998, credits_clawed_back: 1000, payment: { status: 'refunded' } });
 
-    const subscription = (await (await call('GET', `/v1/admin/billing/subscriptions?user_id=${player.id}`, staff)).json()).data[0];
-    expect((await (await call('POST', `/v1/admin/billing/subscriptions/${subscription.id}/cancel`, staff, { reason: 'Asked by the player' })).json())).toMatchObject({ status: 'active', cancel_at_period_end: true });
-    expect((await (await call('POST', `/v1/admin/billing/subscriptions/${subscription.id}/resume`, staff, { reason: 'Changed their mind' })).json())).toMatchObject({ cancel_at_period_end: false });
+    const subscription = (await json(call('GET', `/v1/admin/billing/subscriptions?user_id=${player.id}`, staff))).data[0];
+    expect(await json(call('POST', `/v1/admin/billing/subscriptions/${subscription.id}/cancel`, staff, { reason: 'Asked by the player' }))).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    expect(await json(call('POST', `/v1/admin/billing/subscriptions/${subscription.id}/resume`, staff, { reason: 'Changed their mind' }))).toMatchObject({ cancel_at_period_end: false });
 
-    expect(await (await call('GET', '/v1/me/billing', player)).json()).toMatchObject({ tier: 'plus', credit_balance: 0, subscription: { status: 'active', cancel_at_period_end: false } });
+    expect(await json(call('GET', '/v1/me/billing', player))).toMatchObject({ tier: 'plus', credit_balance: 0, subscription: { status: 'active', cancel_at_period_end: false } });
   });
 });
