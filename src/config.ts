@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -48,6 +48,16 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Origins checkout success/cancel URLs may point at; empty: any http(s) URL. */
   checkoutAllowedOrigins: string[];
+  /** SMTP server (smtp:// or smtps://, credentials in the URL); absent: the outbox (recorded, never sent). */
+  smtpUrl: string | undefined;
+  /** The From of every message: `Name <address>` or an address. */
+  mailFrom: string;
+  /** Messages handed to the transport per second, per instance. */
+  mailRatePerSecond: number;
+  /** An address for List-Unsubscribe's mailto form (RFC 2369), besides the one-click URL; absent: URL only. */
+  mailUnsubscribeMailto: string | undefined;
+  /** Signs unsubscribe tokens; absent: derived from JWT_SECRET (see emailTokenSecret). */
+  emailTokenSecret: string | undefined;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -126,6 +136,21 @@ function origins(env: Env, name: string): string[] {
   });
 }
 
+const ADDRESS = /^[^\s@<>:]+@[^\s@<>:]+$/;
+
+function mailbox(env: Env, name: string, fallback: string): string {
+  const raw = present(env, name) ?? fallback;
+  const address = /<([^<>]+)>\s*$/.exec(raw)?.[1] ?? raw;
+  if (!ADDRESS.test(address)) throw new ConfigError(name, `must be an address or "Name <address>", got "${raw}"`);
+  return raw;
+}
+
+function address(env: Env, name: string): string | undefined {
+  const raw = present(env, name);
+  if (raw !== undefined && !ADDRESS.test(raw)) throw new ConfigError(name, `must be an email address, got "${raw}"`);
+  return raw;
+}
+
 function onOff(env: Env, name: string, fallback: boolean): boolean {
   const raw = present(env, name);
   if (raw === undefined) return fallback;
@@ -192,7 +217,16 @@ export function loadConfig(env: Env = process.env): Config {
     stripeApiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     checkoutAllowedOrigins: origins(env, 'CHECKOUT_ALLOWED_ORIGINS'),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: mailbox(env, 'MAIL_FROM', 'Platform <no-reply@localhost>'),
+    mailRatePerSecond: integer(env, 'MAIL_RATE_PER_SECOND', 10, 1, 1000),
+    mailUnsubscribeMailto: address(env, 'MAIL_UNSUBSCRIBE_MAILTO'),
+    emailTokenSecret: present(env, 'EMAIL_TOKEN_SECRET'),
   };
+  if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
+    throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+  }
+
   if (config.stripeSecretKey !== undefined && config.stripeWebhookSecret === undefined) {
     throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'must be set when STRIPE_SECRET_KEY is set (payments are fulfilled from signed webhooks)');
   }
@@ -206,6 +240,17 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
   }
   return config;
+}
+
+/**
+ * The configured key of unsubscribe tokens: EMAIL_TOKEN_SECRET, else one derived from the JWT
+ * secret (so the unsubscribe key is never a token-signing key); undefined when neither is set
+ * (a JWKS-only deployment), and the kernel then keeps one of its own in the database.
+ */
+export function configuredEmailTokenSecret(config: Pick<Config, 'emailTokenSecret' | 'jwtSecret'>): string | undefined {
+  if (config.emailTokenSecret !== undefined) return config.emailTokenSecret;
+  if (config.jwtSecret === undefined) return undefined;
+  return createHmac('sha256', config.jwtSecret).update('platform-api email tokens v1').digest('base64url');
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, resolveDevSecret, type Config } from '../src/config.js';
+import { ConfigError, configuredEmailTokenSecret, loadConfig, resolveDevSecret, type Config } from '../src/config.js';
 import { createUser, startTestApp } from './helpers/app.js';
 
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
@@ -40,6 +40,11 @@ describe('loadConfig', () => {
       stripeApiBase: undefined,
       publicBaseUrl: undefined,
       checkoutAllowedOrigins: [],
+      smtpUrl: undefined,
+      mailFrom: 'Platform <no-reply@localhost>',
+      mailRatePerSecond: 10,
+      mailUnsubscribeMailto: undefined,
+      emailTokenSecret: undefined,
     } satisfies Config);
   });
 
@@ -70,6 +75,11 @@ describe('loadConfig', () => {
       STRIPE_API_BASE: 'http://127.0.0.1:12111',
       PUBLIC_BASE_URL: 'https://api.example.test',
       CHECKOUT_ALLOWED_ORIGINS: 'https://play.example.test, http://localhost:3000/',
+      SMTP_URL: 'smtps://mailer:secret@smtp.example.test:465',
+      MAIL_FROM: 'Game Platform <news@example.test>',
+      MAIL_RATE_PER_SECOND: '25',
+      MAIL_UNSUBSCRIBE_MAILTO: 'unsubscribe@example.test',
+      EMAIL_TOKEN_SECRET: 'e'.repeat(40),
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -98,6 +108,11 @@ describe('loadConfig', () => {
       stripeApiBase: 'http://127.0.0.1:12111',
       publicBaseUrl: 'https://api.example.test',
       checkoutAllowedOrigins: ['https://play.example.test', 'http://localhost:3000'],
+      smtpUrl: 'smtps://mailer:secret@smtp.example.test:465',
+      mailFrom: 'Game Platform <news@example.test>',
+      mailRatePerSecond: 25,
+      mailUnsubscribeMailto: 'unsubscribe@example.test',
+      emailTokenSecret: 'e'.repeat(40),
     } satisfies Config);
   });
 
@@ -147,6 +162,13 @@ describe('loadConfig', () => {
     { env: { PUBLIC_BASE_URL: 'api.example.test' }, setting: 'PUBLIC_BASE_URL' },
     { env: { CHECKOUT_ALLOWED_ORIGINS: 'https://play.example.test/path' }, setting: 'CHECKOUT_ALLOWED_ORIGINS' },
     { env: { CHECKOUT_ALLOWED_ORIGINS: 'ftp://files.example.test' }, setting: 'CHECKOUT_ALLOWED_ORIGINS' },
+    { env: { SMTP_URL: 'http://mail.example.test' }, setting: 'SMTP_URL' },
+    { env: { MAIL_FROM: 'Platform <not an address>' }, setting: 'MAIL_FROM' },
+    { env: { MAIL_FROM: 'nobody' }, setting: 'MAIL_FROM' },
+    { env: { MAIL_RATE_PER_SECOND: '0' }, setting: 'MAIL_RATE_PER_SECOND' },
+    { env: { MAIL_RATE_PER_SECOND: '1001' }, setting: 'MAIL_RATE_PER_SECOND' },
+    { env: { MAIL_UNSUBSCRIBE_MAILTO: 'mailto:x@example.test' }, setting: 'MAIL_UNSUBSCRIBE_MAILTO' },
+    { env: { EMAIL_TOKEN_SECRET: 'short' }, setting: 'EMAIL_TOKEN_SECRET' },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
   ];
@@ -184,6 +206,18 @@ describe('loadConfig', () => {
 
   it.each(trustForms)('TRUST_PROXY=$value', ({ value, expected }) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toStrictEqual(expected);
+  });
+});
+
+describe('configuredEmailTokenSecret', () => {
+  it('is EMAIL_TOKEN_SECRET when set, else a stable key derived from JWT_SECRET that is not the JWT secret, else none', () => {
+    expect(configuredEmailTokenSecret({ emailTokenSecret: 'e'.repeat(40), jwtSecret: SECRET })).toBe('e'.repeat(40));
+    const derived = configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: SECRET });
+    expect(derived).toBe(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: SECRET }));
+    expect(derived).not.toContain(SECRET);
+    expect(derived!.length).toBeGreaterThanOrEqual(32);
+    expect(derived).not.toBe(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: 'y'.repeat(40) }));
+    expect(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: undefined })).toBeUndefined();
   });
 });
 

@@ -107,7 +107,14 @@ export interface SchemaMigrationsTable {
   applied_at: DefaultedTimestamp;
 }
 
+export interface ServiceSecretsTable {
+  name: string;
+  secret: string;
+  created_at: DefaultedTimestamp;
+}
+
 export interface Tables {
+  service_secrets: ServiceSecretsTable;
   users: UsersTable;
   roles: RolesTable;
   role_permissions: RolePermissionsTable;

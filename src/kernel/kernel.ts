@@ -2,7 +2,9 @@ import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config.js';
+import { configuredEmailTokenSecret, type Config } from '../config.js';
+import { createMailTransport } from '../adapters/mail/create.js';
+import type { MailTransport } from '../adapters/mail/index.js';
 import { createIdentityProvider } from '../adapters/identity/create.js';
 import type { IdentityProvider } from '../adapters/identity/index.js';
 import { createPaymentProvider } from '../adapters/payments/create.js';
@@ -33,6 +35,10 @@ export interface Kernel {
   identity: IdentityProvider;
   /** The payment provider: Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
   payments: PaymentProvider;
+  /** Mail delivery: SMTP when SMTP_URL is set, else the outbox. */
+  mail: MailTransport;
+  /** Signs unsubscribe links; available once `start()` has resolved (it may come from the database). */
+  readonly emailTokenKey: string;
   /** The Runtime service client; available once `start()` has resolved (it may start the simulator). */
   readonly runtime: RuntimeClient;
   /** The in-process runtime simulator of the embedded default; undefined when RUNTIME_URL is set. */
@@ -59,6 +65,14 @@ function counterStoreFor(config: Config, log: FastifyBaseLogger): CounterStore {
   return new RedisCounterStore(redis);
 }
 
+/** A secret the service made for itself, the same for every instance: made by whichever asks first. */
+async function storedServiceSecret(db: Kysely<Tables>, name: string): Promise<string> {
+  await db.insertInto('service_secrets').values({ name, secret: randomBytes(48).toString('base64url') })
+    .onConflict((oc) => oc.column('name').doNothing()).execute();
+  const row = await db.selectFrom('service_secrets').select('secret').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.secret;
+}
+
 export function createKernel(config: Config, database: Database, log: FastifyBaseLogger, options: KernelOptions = {}): Kernel {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
   const bus = new ChangeBus(database, logError('change handler failed'));
@@ -66,6 +80,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
   // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
   const simulator = config.runtimeUrl === undefined ? new RuntimeSimulator({ apiKey: randomBytes(24).toString('base64url'), ...options.runtimeSimulator }) : undefined;
   let runtime: HttpRuntimeClient | undefined;
+  let emailTokenKey = configuredEmailTokenSecret(config);
   const kernel: Kernel = {
     config,
     database,
@@ -83,6 +98,11 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
       publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${config.port}`,
       ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
     }),
+    mail: createMailTransport(config, log),
+    get emailTokenKey(): string {
+      if (emailTokenKey === undefined) throw new Error('the email token key is available once the kernel has started');
+      return emailTokenKey;
+    },
     get runtime(): RuntimeClient {
       if (runtime === undefined) throw new Error('the runtime client is available once the kernel has started');
       return runtime;
@@ -91,6 +111,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     async start() {
       await bus.start();
       await kernel.panic.start();
+      emailTokenKey ??= await storedServiceSecret(database.db, 'email-tokens');
       const endpoint = simulator === undefined
         ? { baseUrl: config.runtimeUrl!, apiKey: config.runtimeApiKey! }
         : { baseUrl: await simulator.listen('127.0.0.1', 0), apiKey: simulator.apiKey };
@@ -98,6 +119,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     },
     async stop() {
       runtime?.close();
+      await kernel.mail.close();
       await simulator?.close();
       kernel.panic.stop();
       await bus.stop();

@@ -38,6 +38,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     stripeApiBase: undefined,
     publicBaseUrl: 'http://platform.test',
     checkoutAllowedOrigins: [],
+    smtpUrl: undefined,
+    mailFrom: 'Platform <no-reply@platform.test>',
+    mailRatePerSecond: 1000,
+    mailUnsubscribeMailto: undefined,
+    emailTokenSecret: undefined,
     ...overrides,
   };
 }
