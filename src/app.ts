@@ -23,6 +23,8 @@ import { registerPlansRoutes } from './modules/plans/routes.js';
 import { registerContentBlockRoutes } from './modules/content-blocks/routes.js';
 import { registerCreditGiftRoutes } from './modules/credits/gift-routes.js';
 import { registerCreditRoutes } from './modules/credits/routes.js';
+import { registerEmailTemplateRoutes } from './modules/email-templates/routes.js';
+import { registerNotificationRoutes } from './modules/notifications/routes.js';
 import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
@@ -105,6 +107,8 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerBillingPaymentRoutes(zodApp, kernel);
   registerBillingSubscriptionRoutes(zodApp, kernel);
   registerBillingOverviewRoutes(zodApp, kernel);
+  registerEmailTemplateRoutes(zodApp, kernel);
+  registerNotificationRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

@@ -106,6 +106,8 @@ CREATE INDEX email_messages_to_idx ON email_messages (lower(to_email), created_a
 CREATE INDEX email_messages_campaign_idx ON email_messages (campaign_id, status) WHERE campaign_id IS NOT NULL;
 CREATE INDEX email_messages_broadcast_idx ON email_messages (broadcast_id) WHERE broadcast_id IS NOT NULL;
 CREATE INDEX email_messages_user_idx ON email_messages (user_id) WHERE user_id IS NOT NULL;
+-- Deleting a template checks its versions' references here.
+CREATE INDEX email_messages_template_idx ON email_messages (template_id, template_version) WHERE template_id IS NOT NULL;
 
 
 -- Secrets the service makes for itself, shared by every instance: the unsubscribe-link key when

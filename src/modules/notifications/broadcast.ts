@@ -1,0 +1,130 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { recordAudit } from '../../kernel/audit.js';
+import { AppError, forbidden, invalidRequest } from '../../kernel/errors.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import type { EmailCategory } from '../email/tables.js';
+import { findUsableTemplate } from '../email-templates/usable-template.js';
+import { matchesSegment, type UserSegment } from '../users/segment.js';
+import type { BroadcastInput, BroadcastResult } from './schemas.js';
+import './tables.js';
+import '../email/tables.js';
+
+type Db = Kysely<Tables>;
+
+/** The spec's cap on a broadcast's matches. */
+export const MAX_BROADCAST_RECIPIENTS = 10_000;
+
+const isEmpty = (segment: UserSegment) => Object.values(segment).every((value) => value === undefined);
+
+/**
+ * Operation 19. Each requested channel needs its own permission (in-app `announcements.write`,
+ * email `email.send`), checked before anything is read or written. Everything happens in one
+ * transaction: the broadcast record, the notification (one row for everyone, reaching future
+ * users too, when the segment is empty; else one recipient row per matched user), the queued emails (INSERT … SELECT: no query per recipient), the audit row and
+ * the dashboard event, which is delivered once the transaction commits.
+ */
+export class BroadcastService {
+  constructor(private readonly db: Db, private readonly events: EventPublisher) {}
+
+  async broadcast(actor: Actor, input: BroadcastInput, now = new Date()): Promise<BroadcastResult> {
+    if (input.notification !== undefined && !actor.permissions.has('announcements.write')) throw forbidden({ perm: 'announcements.write' });
+    if (input.email !== undefined && !actor.permissions.has('email.send')) throw forbidden({ perm: 'email.send' });
+    const window = input.notification;
+    if (window?.starts_at !== undefined && window.ends_at !== undefined && new Date(window.starts_at) >= new Date(window.ends_at)) {
+      throw invalidRequest({ field: 'notification.ends_at', reason: 'must be after starts_at' });
+    }
+    if (window?.ends_at !== undefined && new Date(window.ends_at) <= now) {
+      throw invalidRequest({ field: 'notification.ends_at', reason: 'must be in the future' });
+    }
+    const segment = input.segment;
+    // The spec: an in-app notification to an empty segment is one row for everyone, email or not.
+    const toEveryone = isEmpty(segment);
+
+    return this.db.transaction().execute(async (trx) => {
+      // Share-locked until commit: the version cannot be unpublished while its mail is queued.
+      const template = input.email === undefined ? undefined : await findUsableTemplate(trx, input.email.template_key);
+      // Null only for an in-app broadcast to everyone; mail always goes to counted users.
+      const recipients = toEveryone && input.email === undefined ? null : await this.#countMatches(trx, segment);
+      const broadcast = await trx.insertInto('notification_broadcasts')
+        .values({ segment: JSON.stringify(segment), recipients, created_by: actor.userId, email_template_id: template?.id ?? null, email_template_version: template?.version ?? null })
+        .returning('id').executeTakeFirstOrThrow();
+
+      const created = input.notification === undefined ? null : await this.#notify(trx, broadcast.id, input.notification, toEveryone ? null : segment);
+      const queued = input.email === undefined || template === undefined ? null
+        : await this.#queueEmails(trx, broadcast.id, segment, template, input.email.vars);
+      await trx.updateTable('notification_broadcasts').set({ notifications_created: created, emails_queued: queued }).where('id', '=', broadcast.id).execute();
+
+      const result: BroadcastResult = {
+        recipients,
+        notification: created === null ? null : { created },
+        email: queued === null ? null : { queued },
+      };
+      await recordAudit(trx, actor, {
+        action: 'notifications.broadcast',
+        targetType: 'notification_broadcast',
+        targetId: broadcast.id,
+        extra: {
+          segment, ...result,
+          ...(input.notification === undefined ? {} : { title: input.notification.title, kind: input.notification.kind }),
+          ...(template === undefined ? {} : { template_key: input.email!.template_key, template_version: template.version }),
+        },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'notifications.broadcast_sent', actorId: actor.userId, requestId: actor.requestId,
+        payload: { broadcast_id: broadcast.id, ...result },
+      });
+      return result;
+    });
+  }
+
+  /** How many users the segment matches, refused when none or more than the cap (counted no further than the cap). */
+  async #countMatches(trx: Db, segment: UserSegment): Promise<number> {
+    const matched = trx.selectFrom('users').select('users.id').where(matchesSegment(segment, { defaultStatus: 'active' })).limit(MAX_BROADCAST_RECIPIENTS + 1);
+    const row = await trx.selectFrom(matched.as('m')).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    if (row.n === 0) throw new AppError(422, 'empty_segment', { segment });
+    if (row.n > MAX_BROADCAST_RECIPIENTS) throw new AppError(422, 'segment_too_large', { max: MAX_BROADCAST_RECIPIENTS });
+    return row.n;
+  }
+
+  /** The notification and, for a segment, one recipient row per matched user; answers the rows made. */
+  async #notify(trx: Db, broadcastId: string, notification: NonNullable<BroadcastInput['notification']>, segment: UserSegment | null): Promise<number> {
+    const row = await trx.insertInto('notifications').values({
+      broadcast_id: broadcastId, audience: segment === null ? 'everyone' : 'recipients', kind: notification.kind, title: notification.title,
+      body: notification.body ?? null, action_url: notification.action_url ?? null, starts_at: notification.starts_at ?? null, ends_at: notification.ends_at ?? null,
+    }).returning('id').executeTakeFirstOrThrow();
+    if (segment === null) return 1;
+    const inserted = await trx.insertInto('notification_recipients').columns(['notification_id', 'user_id'])
+      .expression(trx.selectFrom('users').select([sql<string>`${row.id}::uuid`.as('notification_id'), 'users.id as user_id']).where(matchesSegment(segment, { defaultStatus: 'active' })))
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0);
+  }
+
+  /**
+   * One message per matched user with an address. Marketing mail skips unsubscribed addresses
+   * here already (the dispatcher checks again when it sends). Each message's vars are the
+   * request's, over the user's `display_name`.
+   */
+  async #queueEmails(trx: Db, broadcastId: string, segment: UserSegment, template: { id: string; category: EmailCategory; version: number }, vars: Record<string, unknown>): Promise<number> {
+    let recipients = trx.selectFrom('users')
+      .where(matchesSegment(segment, { defaultStatus: 'active' }))
+      .where('users.email', 'is not', null);
+    if (template.category === 'marketing') {
+      recipients = recipients.where((eb) => eb.not(eb.exists(eb.selectFrom('email_suppressions').select(sql`1`.as('one')).whereRef('email_suppressions.email', '=', sql<string>`lower(users.email)`))));
+    }
+    const inserted = await trx.insertInto('email_messages')
+      .columns(['to_email', 'user_id', 'category', 'template_id', 'template_version', 'vars', 'broadcast_id'])
+      .expression(recipients.select([
+        sql<string>`users.email`.as('to_email'),
+        'users.id as user_id',
+        sql<string>`${template.category}`.as('category'),
+        sql<string>`${template.id}::uuid`.as('template_id'),
+        sql<number>`${template.version}::int`.as('template_version'),
+        sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(vars)}::jsonb`.as('vars'),
+        sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
+      ]))
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0);
+  }
+}
