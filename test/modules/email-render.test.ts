@@ -6,10 +6,10 @@ import { renderTemplate, renderText, templateProblems, templateVariables } from 
 describe('renderText', () => {
   const vars = { name: 'Ada <admin>', stats: { wins: 3, pro: true }, empty: '', list: ['a'], nothing: null, nested: { deep: { x: 'y' } } };
 
-  it('fills paths, escapes HTML, prints numbers and booleans, and uses defaults for what is absent', () => {
+  it('fills paths, escapes HTML, prints numbers and booleans, and uses defaults for what is absent or empty', () => {
     expect(renderText('Hi {{name}}, {{ stats.wins }} wins ({{stats.pro}})', vars, 'html')).toBe('Hi Ada &lt;admin&gt;, 3 wins (true)');
     expect(renderText('Hi {{ name }}', vars, 'text')).toBe('Hi Ada <admin>');
-    expect(renderText('{{missing | "friend"}}/{{ nested.deep.x }}/{{empty|"unused"}}', vars, 'text')).toBe('friend/y/');
+    expect(renderText('{{missing | "friend"}}/{{ nested.deep.x }}/{{empty|"nameless"}}/{{empty}}', vars, 'text')).toBe('friend/y/nameless/');
     expect(renderText('[{{list}}][{{nothing}}][{{stats}}][{{missing}}]', vars, 'text')).toBe('[][][][]');
     expect(renderText('{{ q | "say \\"hi\\"" }}', {}, 'html')).toBe('say &quot;hi&quot;');
   });

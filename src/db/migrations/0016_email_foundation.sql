@@ -68,7 +68,8 @@ CREATE TABLE email_suppressions (
 CREATE TABLE email_messages (
   id                   uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   to_email             text NOT NULL CHECK (char_length(to_email) BETWEEN 3 AND 320),
-  user_id              uuid REFERENCES users (id) ON DELETE SET NULL,
+  -- A hard-deleted user's messages go with them: the address and content are their personal data.
+  user_id              uuid REFERENCES users (id) ON DELETE CASCADE,
   category             text NOT NULL CHECK (category IN ('marketing', 'transactional')),
   -- A templated message is rendered when it is sent, from the version fixed at queueing and vars.
   template_id          uuid,

@@ -1,7 +1,7 @@
 /**
  * The template language of email: text with `{{ path }}` placeholders, nothing else. A path is
- * dot-separated names (`user.display_name`) looked up in the message's vars; an optional default
- * follows a bar: `{{ display_name | "there" }}`. There are no loops, conditions, calls or
+ * dot-separated names (`user.display_name`) looked up in the message's vars; an optional default,
+ * used when the value is missing or empty, follows a bar: `{{ display_name | "there" }}`. There are no loops, conditions, calls or
  * includes, so a template can never run code or read anything but its vars. In HTML every value
  * is escaped; the subject and the text part take values as they are (with line breaks removed
  * from the subject, so a value cannot add a header).
@@ -44,7 +44,9 @@ function lookup(vars: Record<string, unknown>, path: string): string | undefined
 
 export function renderText(source: string, vars: Record<string, unknown>, target: RenderTarget): string {
   return source.replace(PLACEHOLDER, (_match, path: string, fallback: string | undefined) => {
-    const value = lookup(vars, path) ?? (fallback === undefined ? '' : fallback.replace(/\\(.)/g, '$1'));
+    const found = lookup(vars, path);
+    // An empty value takes the default too: `{{ display_name | "player" }}` for a player without a name.
+    const value = found !== undefined && found !== '' ? found : fallback === undefined ? '' : fallback.replace(/\\(.)/g, '$1');
     if (target === 'html') return escapeHtml(value);
     if (target === 'subject') return value.replace(/[\r\n]+/g, ' ');
     return value;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { expireCreditLotsJob } from '../credits/ledger.js';
+import { launchScheduledCampaignsJob } from '../email-campaigns/launch.js';
 
 export interface JobContext {
   /** The scheduler's clock at the start of the run: handlers measure ages against it, not now(). */
@@ -42,4 +43,5 @@ export const JOB_HANDLERS: JobHandlers = {
   'expire-role-grants': expireRoleGrants,
   'purge-event-outbox': purgeEventOutbox,
   'expire-credit-lots': expireCreditLotsJob,
+  'launch-scheduled-campaigns': launchScheduledCampaignsJob,
 };

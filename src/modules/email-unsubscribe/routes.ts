@@ -1,0 +1,113 @@
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { actorOf } from '../../kernel/auth.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { ZodApp } from '../../kernel/zod-app.js';
+import { parseFormBody } from './form-body.js';
+import { confirmPage, donePage, invalidLinkPage, PAGE_HEADERS } from './pages.js';
+import {
+  addSuppressionBody,
+  htmlPage,
+  invalidLinkAnswer,
+  listSuppressionsQuery,
+  removeSuppressionQuery,
+  suppressionParams,
+  suppressionsPage,
+  suppressionView,
+  unsubscribeBody,
+  unsubscribeQuery,
+} from './schemas.js';
+import { SuppressionsService } from './service.js';
+
+const tags = ['email'];
+const UNSUBSCRIBE = '/v1/public/email/unsubscribe';
+const SUPPRESSIONS = '/v1/admin/email/suppressions';
+/** A form post is a few bytes; anything bigger is not a browser or a mail provider. */
+const FORM_BODY_LIMIT_BYTES = 4_096;
+const INVALID = 'A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link is not valid; nothing says whether an address is known.';
+
+export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): void {
+  const suppressions = new SuppressionsService(kernel.db, () => kernel.emailTokenKey);
+
+  void app.register(async (plain) => {
+    const scope = plain.withTypeProvider<ZodTypeProvider>();
+    // Form bodies exist only here: RFC 8058 allows either encoding, and the page's button posts a form.
+    plain.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+      (request, body, done) => done(null, parseFormBody(String(request.headers['content-type']), body as string)));
+
+    scope.get(UNSUBSCRIBE, {
+      config: { rateLimit: 'unsubscribe' },
+      schema: {
+        tags,
+        summary: 'Unsubscribe page (the link in every marketing mail)',
+        description: `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ${INVALID} Answers are \`no-store\` and \`noindex\`.`,
+        querystring: unsubscribeQuery,
+        response: { 200: htmlPage, 400: htmlPage.describe('text/html: the page saying the link is not valid') },
+      },
+    }, async (request, reply) => {
+      const claims = suppressions.readToken(request.query.token);
+      reply.headers(PAGE_HEADERS);
+      if (claims === undefined) return reply.code(400).send(invalidLinkPage());
+      return reply.send(confirmPage(claims.email, request.query.token!));
+    });
+
+    scope.post(UNSUBSCRIBE, {
+      config: { rateLimit: 'unsubscribe' },
+      schema: {
+        tags,
+        summary: 'Unsubscribe (RFC 8058 one-click, and the page\'s button)',
+        description: `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when the body is \`List-Unsubscribe=One-Click\`, else \`link\`, with the message the link came in), effective for every message not yet sent. No confirmation step: a mail provider's one-click POST (form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is done. Idempotent: a second time, or an address already suppressed for another reason, answers the same and changes nothing. ${INVALID}`,
+        querystring: unsubscribeQuery,
+        body: unsubscribeBody,
+        consumes: ['application/x-www-form-urlencoded', 'multipart/form-data'],
+        response: { 200: htmlPage, 400: invalidLinkAnswer },
+      },
+    }, async (request, reply) => {
+      const claims = suppressions.readToken(request.query.token);
+      reply.headers(PAGE_HEADERS);
+      if (claims === undefined) return reply.code(400).send(invalidLinkPage());
+      await suppressions.unsubscribe(claims, request.body?.['List-Unsubscribe'] === 'One-Click' ? 'one_click' : 'link');
+      return reply.send(donePage(claims.email));
+    });
+  });
+
+  app.get(SUPPRESSIONS, {
+    config: { perms: ['email.read'] },
+    schema: {
+      tags,
+      summary: 'List suppressed addresses',
+      description: 'Addresses that get no marketing mail. Paged with `meta.total`, newest first by default (`sort=created_at|email:asc|desc`). `q` matches the address (case-insensitive); `reason` filters.',
+      querystring: listSuppressionsQuery,
+      response: { 200: suppressionsPage },
+    },
+  }, (request) => suppressions.list(request.query));
+
+  app.post(SUPPRESSIONS, {
+    config: { perms: ['email.write'] },
+    schema: {
+      tags,
+      summary: 'Suppress an address',
+      description: 'Stops marketing mail to `email` (stored lowercased) with `reason` `manual` (default), `bounced` or `complained`, source `staff`. Answers 201 with the row and audits (`email.suppression.add`, `note` as its reason); an address already suppressed answers 200 with the row as it was (its first reason stays) and changes nothing.',
+      body: addSuppressionBody,
+      response: { 200: suppressionView, 201: suppressionView },
+    },
+  }, async (request, reply) => {
+    const { suppression, created } = await suppressions.add(actorOf(request), request.body);
+    return reply.code(created ? 201 : 200).send(suppression);
+  });
+
+  app.delete(`${SUPPRESSIONS}/:email`, {
+    config: { perms: ['email.write'] },
+    schema: {
+      tags,
+      summary: 'Remove an address from the suppression list',
+      description: 'Marketing mail may go to the address again (any case; URL-encode it). 404 `not_found` when it is not suppressed. Audited (`email.suppression.remove`) with the row removed and the optional `reason`. Take care with `unsubscribed`: the person asked for no mail.',
+      params: suppressionParams,
+      querystring: removeSuppressionQuery,
+      response: { 204: z.null().describe('Done') },
+    },
+  }, async (request, reply) => {
+    await suppressions.remove(actorOf(request), request.params.email, request.query.reason);
+    return reply.code(204).send(null);
+  });
+}
