@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { appInFrozenMinute } from '../helpers/frozen-minute.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 
 /**
@@ -186,27 +187,14 @@ describe('POST: unsubscribing', () => {
 });
 
 describe('rate limit: 30 per 60 s per IP, GET and POST together', () => {
-  const MINUTE = 60_000;
-  // Date stands still 10 s into a minute (timers run for real), so no window edge falls mid-test.
-  // The app starts after Date is faked: its limiter reads the clock it was built with.
-  const now = Math.ceil(Date.now() / MINUTE) * MINUTE + 10_000;
-  let limited: TestApp;
-  beforeAll(async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(now);
-    limited = await startTestApp();
-  });
-  afterAll(async () => {
-    await limited.close();
-    vi.useRealTimers();
-  });
+  const { app, frozenAt } = appInFrozenMinute();
 
-  const signed = (email: string) => linkOf(signUnsubscribeToken(limited.kernel.emailTokenKey, { email, messageId: null }));
-  const get = (email: string, ip: string) => limited.request({ method: 'GET', url: signed(email), remoteAddress: ip });
-  const post = (email: string, ip: string) => limited.request({
+  const signed = (email: string) => linkOf(signUnsubscribeToken(app().kernel.emailTokenKey, { email, messageId: null }));
+  const get = (email: string, ip: string) => app().request({ method: 'GET', url: signed(email), remoteAddress: ip });
+  const post = (email: string, ip: string) => app().request({
     method: 'POST', url: signed(email), remoteAddress: ip, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click',
   });
-  const stored = (email: string) => limited.db.selectFrom('email_suppressions').select('email').where('email', '=', email).executeTakeFirst();
+  const stored = (email: string) => app().db.selectFrom('email_suppressions').select('email').where('email', '=', email).executeTakeFirst();
 
   it('the 31st request from one address is 429 rate_limited and does nothing; another address still passes', async () => {
     const ip = '198.51.100.77';
@@ -222,7 +210,7 @@ describe('rate limit: 30 per 60 s per IP, GET and POST together', () => {
     expect((await post(refusedEmail, '198.51.100.78')).statusCode).toBe(200);
     expect(await stored(refusedEmail)).toEqual({ email: refusedEmail });
     // The next window starts from zero.
-    vi.setSystemTime(now + 50_000);
+    vi.setSystemTime(frozenAt + 50_000);
     expect((await get(email, ip)).statusCode).toBe(200);
   });
 });

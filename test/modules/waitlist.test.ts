@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { appInFrozenMinute } from '../helpers/frozen-minute.js';
 import { schemaError } from '../helpers/expectations.js';
 
 /**
@@ -71,29 +72,17 @@ describe('POST /v1/public/waitlist', () => {
 });
 
 describe('rate limit: 5 per 60 s per IP', () => {
-  const MINUTE = 60_000;
-  // Date stands still 10 s into a minute; the app starts after, so its limiter reads this clock.
-  const now = Math.ceil(Date.now() / MINUTE) * MINUTE + 10_000;
-  let limited: TestApp;
-  beforeAll(async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(now);
-    limited = await startTestApp();
-  });
-  afterAll(async () => {
-    await limited.close();
-    vi.useRealTimers();
-  });
+  const { app } = appInFrozenMinute();
 
   it('the 6th signup from one address is 429 rate_limited and stores nothing; another address passes', async () => {
     const ip = '198.51.100.20';
-    for (let i = 0; i < 5; i += 1) expect((await join({ email: uniqueEmail() }, ip, limited)).statusCode).toBe(202);
+    for (let i = 0; i < 5; i += 1) expect((await join({ email: uniqueEmail() }, ip, app())).statusCode).toBe(202);
     const refused = uniqueEmail();
-    const response = await join({ email: refused }, ip, limited);
+    const response = await join({ email: refused }, ip, app());
     expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 429, body: { error: 'rate_limited' } });
     expect(response.headers['retry-after']).toBe('50');
-    expect(await limited.db.selectFrom('waitlist_signups').select('email').where('email', '=', refused).executeTakeFirst()).toBeUndefined();
-    expect((await join({ email: refused }, '198.51.100.21', limited)).statusCode).toBe(202);
+    expect(await app().db.selectFrom('waitlist_signups').select('email').where('email', '=', refused).executeTakeFirst()).toBeUndefined();
+    expect((await join({ email: refused }, '198.51.100.21', app())).statusCode).toBe(202);
   });
 });
 
