@@ -21,6 +21,9 @@ export interface UsersTable {
   status_changed_by: string | null;
   deleted_at: NullableTimestamp;
   tokens_valid_after: NullableTimestamp;
+  locale: string | null;
+  timezone: string | null;
+  profile_updated_at: NullableTimestamp;
 }
 
 export interface RolesTable {

@@ -175,8 +175,13 @@ describe('with the HS256 secret', () => {
         display_name: null,
         provider: 'github',
         status: 'active',
+        tier: null,
+        locale: null,
+        timezone: null,
+        marketing_opt_in: true,
         created_at: row!.created_at.toISOString(),
         last_seen_at: row!.last_seen_at!.toISOString(),
+        profile_updated_at: null,
       });
       expect(response.body).not.toContain(token);
       // Signing in is not a staff write: nothing audited, no events.

@@ -1,15 +1,22 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import '../email/tables.js';
 
-export function findProfile(db: Kysely<Tables>, userId: string) {
+type Db = Kysely<Tables>;
+
+export function findProfile(db: Db, userId: string) {
   return db
     .selectFrom('users')
-    .select(['id', 'email', 'display_name', 'provider', 'status', 'created_at', 'last_seen_at'])
+    .select([
+      'id', 'email', 'display_name', 'provider', 'status', 'tier', 'locale', 'timezone', 'created_at', 'last_seen_at', 'profile_updated_at',
+      // Marketing mail reaches an address that exists and is not suppressed.
+      sql<boolean>`(users.email IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email = lower(users.email)))`.as('marketing_opt_in'),
+    ])
     .where('id', '=', userId)
     .executeTakeFirst();
 }
 
-export function listActiveRoleGrants(db: Kysely<Tables>, userId: string) {
+export function listActiveRoleGrants(db: Db, userId: string) {
   return db
     .selectFrom('user_roles')
     .innerJoin('roles', 'roles.id', 'user_roles.role_id')

@@ -1,18 +1,26 @@
 import { actorOf } from '../../kernel/auth.js';
-import { notFound } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { findProfile, listActiveRoleGrants } from './queries.js';
-import { permissionsBody, profileBody } from './schemas.js';
+import { listActiveRoleGrants } from './queries.js';
+import { permissionsBody, profileBody, updateProfileBody } from './schemas.js';
+import { ProfileService } from './service.js';
 
 export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
+  const profiles = new ProfileService(kernel.db);
+
   app.get('/v1/me', {
     schema: { tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },
-  }, async (request) => {
-    const profile = await findProfile(kernel.db, actorOf(request).userId);
-    if (profile === undefined) throw notFound();
-    return profile;
-  });
+  }, (request) => profiles.get(actorOf(request).userId));
+
+  app.patch('/v1/me', {
+    schema: {
+      tags: ['me'],
+      summary: "Change the caller's profile",
+      description: 'Any of `display_name` (1-100 after trimming, null clears), `locale` (BCP 47), `timezone` (IANA), `marketing_opt_in`; at least one; other fields are refused (400), so the email, status, tier and roles cannot be set here. `marketing_opt_in: false` unsubscribes the address from marketing mail as a mail\'s unsubscribe link does; `true` subscribes it again. Errors: 422 `invalid_state` (`marketing_opt_in` on an account without an address, or re-subscribing an address that bounced or complained). Answers the profile.',
+      body: updateProfileBody,
+      response: { 200: profileBody },
+    },
+  }, (request) => profiles.update(actorOf(request).userId, request.body));
 
   app.get('/v1/me/permissions', {
     schema: { tags: ['me'], summary: "The caller's effective permissions", response: { 200: permissionsBody } },

@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import { invalidState, notFound } from '../../kernel/errors.js';
+import { findProfile } from './queries.js';
+import type { ProfileView, UpdateProfileInput } from './schemas.js';
+import '../email/tables.js';
+
+type Db = Kysely<Tables>;
+
+/**
+ * The caller's own profile. The marketing preference is the suppression list itself (what
+ * unsubscribe links write), so a link and this setting never disagree: opting out suppresses the
+ * address, opting back in lifts only an unsubscribe, never a bounce or a complaint.
+ */
+export class ProfileService {
+  constructor(private readonly db: Db, private readonly clock: () => Date = () => new Date()) {}
+
+  async get(userId: string): Promise<ProfileView> {
+    const profile = await findProfile(this.db, userId);
+    if (profile === undefined) throw notFound();
+    return profile;
+  }
+
+  async update(userId: string, input: UpdateProfileInput): Promise<ProfileView> {
+    await this.db.transaction().execute(async (trx) => {
+      const user = await trx.selectFrom('users').select(['email']).where('id', '=', userId).forUpdate().executeTakeFirst();
+      if (user === undefined) throw notFound();
+      if (input.marketing_opt_in !== undefined) await this.#setMarketing(trx, user.email, input.marketing_opt_in);
+      const { marketing_opt_in: _marketing, ...columns } = input;
+      await trx.updateTable('users').set({ ...columns, profile_updated_at: this.clock(), updated_at: this.clock() }).where('id', '=', userId).execute();
+    });
+    return this.get(userId);
+  }
+
+  async #setMarketing(trx: Db, email: string | null, wanted: boolean): Promise<void> {
+    if (email === null) throw invalidState({ field: 'marketing_opt_in', reason: 'the account has no email address' });
+    const address = email.toLowerCase();
+    if (!wanted) {
+      await trx.insertInto('email_suppressions').values({ email: address, reason: 'unsubscribed', source: 'profile', message_id: null })
+        .onConflict((oc) => oc.column('email').doNothing()).execute();
+      return;
+    }
+    const suppression = await trx.selectFrom('email_suppressions').select('reason').where('email', '=', address).executeTakeFirst();
+    if (suppression === undefined) return;
+    if (suppression.reason !== 'unsubscribed') {
+      throw invalidState({ field: 'marketing_opt_in', reason: 'mail to this address bounced or was reported; support can lift it', suppression_reason: suppression.reason });
+    }
+    await trx.deleteFrom('email_suppressions').where('email', '=', address).execute();
+  }
+}
