@@ -30,6 +30,9 @@ import { registerEmailAudienceRoutes } from './modules/email-audiences/routes.js
 import { registerEmailUnsubscribeRoutes } from './modules/email-unsubscribe/routes.js';
 import { registerWaitlistRoutes } from './modules/waitlist/routes.js';
 import { registerNotificationRoutes } from './modules/notifications/routes.js';
+import { registerSupportRoutes } from './modules/support/routes.js';
+import { registerAccountDeletionRoutes } from './modules/account-deletion/routes.js';
+import { registerRealtimeRoutes } from './modules/realtime/routes.js';
 import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
@@ -119,6 +122,9 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerEmailUnsubscribeRoutes(zodApp, kernel);
   registerWaitlistRoutes(zodApp, kernel);
   registerNotificationRoutes(zodApp, kernel);
+  registerSupportRoutes(zodApp, kernel);
+  registerAccountDeletionRoutes(zodApp, kernel);
+  registerRealtimeRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

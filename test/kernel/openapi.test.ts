@@ -118,8 +118,8 @@ describe('OpenAPI document and /docs', () => {
     for (const { method, path, op } of operations) {
       const where = `${method} ${path}`;
       expect(Object.keys(op.responses), where).toContain('500');
-      // A success answer: a 2xx, or the 303 of a form post that sends the browser on.
-      expect(Object.keys(op.responses).some((status) => /^2\d\d$|^303$/.test(status)), where).toBe(true);
+      // A success answer: a 2xx, the 303 of a form post that sends the browser on, or a WebSocket's 101.
+      expect(Object.keys(op.responses).some((status) => /^2\d\d$|^303$|^101$/.test(status)), where).toBe(true);
       if (areaOf(path) === 'me') {
         expect(op.security, where).toEqual([{ bearerAuth: [] }]);
         expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['401', '403']));

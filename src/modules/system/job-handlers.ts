@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import { purgeDeletedAccountsJob } from '../account-deletion/purge.js';
 import { expireCreditLotsJob } from '../credits/ledger.js';
 import { launchScheduledCampaignsJob } from '../email-campaigns/launch.js';
 
@@ -44,4 +45,5 @@ export const JOB_HANDLERS: JobHandlers = {
   'purge-event-outbox': purgeEventOutbox,
   'expire-credit-lots': expireCreditLotsJob,
   'launch-scheduled-campaigns': launchScheduledCampaignsJob,
+  'purge-deleted-accounts': purgeDeletedAccountsJob,
 };

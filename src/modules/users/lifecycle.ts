@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables, UserRow, UserStatus } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
+import { recordAudit, type AuditActor } from '../../kernel/audit.js';
 import { forbidden, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { identityCall } from './identity-calls.js';
@@ -82,11 +82,7 @@ export class UserLifecycleService {
       const user = await lockUser(trx, id);
       if (user === undefined) throw notFound();
       await this.refuseLastOwner(trx, user);
-      await redactAuditOf(trx, id);
-      // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
-      await trx.deleteFrom('users').where('id', '=', id).execute();
-      await recordAudit(trx, actor, { action: 'users.hard_delete', targetType: 'user', targetId: id, reason: input.reason, extra: { previous_status: user.status } });
-      await this.events.publish(trx, { kind: 'dashboard', name: 'users.hard_deleted', payload: { user_id: id }, actorId: actor.userId, requestId: actor.requestId });
+      await removeUser(trx, this.events, actor, user, input.reason);
     });
   }
 
@@ -118,20 +114,48 @@ export class UserLifecycleService {
       if (user === undefined) throw notFound();
       if (!change.from.includes(user.status)) throw invalidState({ reason: `the user is now ${user.status}`, status: user.status });
       if (change.to !== 'active') await this.refuseLastOwner(trx, user);
-      const now = new Date();
-      await trx.updateTable('users')
-        .set({
-          status: change.to,
-          status_reason: change.reason,
-          status_changed_at: now,
-          status_changed_by: actor.userId,
-          deleted_at: change.to === 'deleted' ? now : null,
-          updated_at: now,
-        })
-        .where('id', '=', id)
-        .execute();
-      await recordAudit(trx, actor, { action: change.action, targetType: 'user', targetId: id, reason: change.reason, before: { status: user.status }, after: { status: change.to } });
-      await this.events.publish(trx, { kind: 'dashboard', name: change.event, payload: { user_id: id }, actorId: actor.userId, requestId: actor.requestId });
+      await writeStatusChange(trx, this.events, actor, user, change);
     });
   }
+}
+
+/**
+ * Moves a user, locked by the caller, to another status with its audit row and dashboard event,
+ * in the caller's transaction. Shared by the staff actions above and the player's own deletion
+ * (account-deletion), so a self-deleted account looks exactly like a staff soft delete.
+ */
+export async function writeStatusChange(
+  trx: Kysely<Tables>,
+  events: EventPublisher,
+  actor: AuditActor,
+  user: UserRow,
+  change: { to: UserStatus; action: string; event: string; reason: string | null; extra?: Record<string, unknown> },
+  now = new Date(),
+): Promise<void> {
+  await trx.updateTable('users')
+    .set({
+      status: change.to,
+      status_reason: change.reason,
+      status_changed_at: now,
+      status_changed_by: actor.userId,
+      deleted_at: change.to === 'deleted' ? now : null,
+      updated_at: now,
+    })
+    .where('id', '=', user.id)
+    .execute();
+  await recordAudit(trx, actor, { action: change.action, targetType: 'user', targetId: user.id, reason: change.reason, before: { status: user.status }, after: { status: change.to }, ...(change.extra ? { extra: change.extra } : {}) });
+  await events.publish(trx, { kind: 'dashboard', name: change.event, payload: { user_id: user.id }, actorId: actor.userId, requestId: actor.requestId });
+}
+
+/**
+ * Removes a user, locked by the caller, and everything they own, in the caller's transaction:
+ * operation 2's hard delete, also run by the purge of self-deleted accounts (actor: the service).
+ * The identity provider must have removed the account first.
+ */
+export async function removeUser(trx: Kysely<Tables>, events: EventPublisher, actor: AuditActor, user: UserRow, reason: string | null): Promise<void> {
+  await redactAuditOf(trx, user.id);
+  // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
+  await trx.deleteFrom('users').where('id', '=', user.id).execute();
+  await recordAudit(trx, actor, { action: 'users.hard_delete', targetType: 'user', targetId: user.id, reason, extra: { previous_status: user.status } });
+  await events.publish(trx, { kind: 'dashboard', name: 'users.hard_deleted', payload: { user_id: user.id }, actorId: actor.userId, requestId: actor.requestId });
 }

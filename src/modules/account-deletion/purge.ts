@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import { IdentityServiceError, type IdentityProvider } from '../../adapters/identity/index.js';
+import type { Tables } from '../../db/tables.js';
+import type { AuditActor } from '../../kernel/audit.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import type { JobContext, JobSummary } from '../system/job-handlers.js';
+import { removeUser } from '../users/lifecycle.js';
+import { PURGE_BATCH } from './policy.js';
+import { lockDueAccounts } from './queries.js';
+
+/** The service's own actor: nobody signed in asked for the purge. */
+const SERVICE: AuditActor = { userId: null, requestId: null, ip: null, userAgent: null };
+const PURGE_REASON = 'grace period of a self-deleted account ended';
+
+export interface PurgeDependencies {
+  identity: IdentityProvider;
+  events: EventPublisher;
+  log: { warn(object: object, message: string): void };
+}
+
+/**
+ * Hard-deletes soft-deleted accounts whose grace period has ended, as operation 2's hard
+ * delete does: the identity provider removes the account first, then the user row goes with
+ * everything it owns (cascade), audited as `users.hard_delete` by the service, event
+ * `users.hard_deleted`. A provider failure skips that account until the next run; the others
+ * go on. Runs in the scheduler's transaction, so it calls the provider while holding it: the
+ * batch is kept small for that reason.
+ */
+export async function purgeDeletedAccounts(trx: Kysely<Tables>, deps: PurgeDependencies, { now }: JobContext): Promise<JobSummary> {
+  let purged = 0;
+  let failed = 0;
+  for (const user of await lockDueAccounts(trx, now, PURGE_BATCH)) {
+    try {
+      await deps.identity.deleteUser(user.id);
+    } catch (error) {
+      if (!(error instanceof IdentityServiceError)) throw error;
+      deps.log.warn({ user_id: user.id, provider_status: error.status, err: { message: error.message } }, 'identity provider refused to remove a purged account; retried next run');
+      failed++;
+      continue;
+    }
+    await removeUser(trx, deps.events, SERVICE, user, PURGE_REASON);
+    purged++;
+  }
+  return { purged, failed };
+}
+
+/**
+ * Job handlers get only the run's transaction and clock; the kernel's identity provider and
+ * event publisher reach this one through a binding the app makes when it registers the module.
+ * One kernel per process in production; in a test process the app built last is the one bound.
+ */
+let bound: PurgeDependencies | undefined;
+
+export function bindAccountPurge(deps: PurgeDependencies): void {
+  bound = deps;
+}
+
+export function purgeDeletedAccountsJob(trx: Kysely<Tables>, context: JobContext): Promise<JobSummary> {
+  if (bound === undefined) throw new Error('account deletion is not registered in this process: no identity provider to purge with');
+  return purgeDeletedAccounts(trx, bound, context);
+}

@@ -1,0 +1,63 @@
+import websocket from '@fastify/websocket';
+import { z } from 'zod';
+import { actorOf } from '../../kernel/auth.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { ZodApp } from '../../kernel/zod-app.js';
+import { acceptConnection } from './connection.js';
+import { issueCredentials } from './credentials.js';
+import { RealtimeHub } from './hub.js';
+import { realtimeCredentials, realtimeQuery, upgradeRequired } from './schemas.js';
+import { ticketKey } from './tickets.js';
+
+const tags = ['realtime'];
+/** Clients only ever send small `subscribe` frames. */
+const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
+
+const SOCKET_DESCRIPTION = [
+  'A WebSocket (answers 101 Switching Protocols; a plain HTTP request answers 426). No bearer token: pass the ticket of `GET /v1/me/realtime` as `?ticket=`. A forged, expired or missing ticket, or an account that is banned, deleted or signed out since the ticket was issued, is closed with code 1008 before any frame. A ticket may open several sockets during its 60 s life; an open socket outlives its ticket.',
+  'The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the ticket does not allow is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.',
+  'Frames: `{ "type": "event", "channel": "dashboard" | "alerts", "id", "name", "payload", "at" }` for kernel dashboard events and alerts (e.g. `panic_mode_changed`); `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user. Events published on any instance reach sockets on every instance.',
+  'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.',
+].join('\n\n');
+
+/** GET /v1/me/realtime (credentials) and GET /v1/realtime (the socket). */
+export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
+  // Read lazily: the email token key may come from the database once the kernel has started.
+  let key: Buffer | undefined;
+  const ticketKeyNow = () => (key ??= ticketKey(kernel.emailTokenKey));
+
+  app.get('/v1/me/realtime', {
+    schema: {
+      tags,
+      summary: 'Realtime credentials',
+      description: 'A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `alerts` (maintenance changes) with `ops.read` or `ops.panic`. Permissions are read when the ticket is issued.',
+      response: { 200: realtimeCredentials },
+    },
+  }, (request) => {
+    const actor = actorOf(request);
+    return issueCredentials(ticketKeyNow(), kernel.config, actor.userId, actor.permissions);
+  });
+
+  void app.register(async (scope) => {
+    const hub = new RealtimeHub(kernel.db, kernel.events, kernel.log);
+    // Added before the plugin's own preClose (which closes without a code): clients hear 1001 "going away".
+    scope.addHook('preClose', (done) => { hub.close(); done(); });
+    await scope.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES } });
+    hub.start();
+
+    scope.route({
+      method: 'GET',
+      url: '/v1/realtime',
+      schema: {
+        tags,
+        summary: 'Realtime socket',
+        description: SOCKET_DESCRIPTION,
+        querystring: realtimeQuery,
+        response: { 101: z.null().describe('Switching Protocols: the connection becomes the WebSocket described above.'), 426: upgradeRequired.describe('A plain HTTP request: connect with a WebSocket client.') },
+      },
+      handler: (_request, reply) => reply.code(426).header('upgrade', 'websocket').send({ error: 'upgrade_required' as const }),
+      // The ws handler's request is not typed by the provider; the schema has already validated it.
+      wsHandler: (socket, request) => acceptConnection(hub, kernel.db, ticketKeyNow(), socket, (request.query as { ticket?: string }).ticket),
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { invalidState, notFound } from '../../kernel/errors.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import { queueEmails } from '../email-delivery/queue.js';
+import { confirmationMail } from './mail.js';
+import { findMyTicket, insertMessage, insertTicket, listMyTickets, lockTicket, messagesOf, updateTicket, userEmail } from './queries.js';
+import type { CreateTicketInput, MyTicketsQuery, MyTicketView, PlayerMessageInput } from './schemas.js';
+
+type Db = Kysely<Tables>;
+
+/** What the player sees of a message: never which staff member wrote it. */
+const forPlayer = ({ author_id: _author, ...message }: { author_id: string | null } & MyTicketView['messages'][number]) => message;
+
+/**
+ * The player's own tickets. Every call is scoped by the token's subject: a ticket of another
+ * user is answered exactly like an unknown id (404 `not_found`), and nothing is changed.
+ */
+export class MySupportService {
+  constructor(private readonly db: Db, private readonly events: EventPublisher) {}
+
+  /** The ticket with its first message, the confirmation mail (when the player has an address) and the event: one transaction. */
+  async open(actor: Actor, input: CreateTicketInput): Promise<MyTicketView> {
+    return this.db.transaction().execute(async (trx) => {
+      const ticket = await insertTicket(trx, { user_id: actor.userId, subject: input.subject, category: input.category });
+      const message = await insertMessage(trx, { ticket_id: ticket.id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
+      const email = await userEmail(trx, actor.userId);
+      if (email !== null) {
+        await queueEmails(trx, [{ ...confirmationMail(ticket), to_email: email, user_id: actor.userId, category: 'transactional' }]);
+      }
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'support.ticket_opened', actorId: actor.userId, requestId: actor.requestId,
+        payload: { ticket_id: ticket.id, user_id: actor.userId, category: ticket.category },
+      });
+      return {
+        id: ticket.id, subject: ticket.subject, category: ticket.category, status: ticket.status,
+        created_at: ticket.created_at, updated_at: ticket.updated_at, messages: [forPlayer(message)],
+      };
+    });
+  }
+
+  async list(userId: string, query: MyTicketsQuery) {
+    const data = await listMyTickets(this.db, userId, query);
+    return { data, meta: { page: query.page, per_page: query.per_page } };
+  }
+
+  async get(userId: string, id: string): Promise<MyTicketView> {
+    const ticket = await findMyTicket(this.db, userId, id);
+    if (ticket === undefined) throw notFound();
+    return { ...ticket, messages: (await messagesOf(this.db, id)).map(forPlayer) };
+  }
+
+  /**
+   * A follow-up from the player: the ticket waits on staff again ('answered' → 'open').
+   * A closed ticket takes no more messages (422 `invalid_state`): the player opens a new one.
+   */
+  async addMessage(actor: Actor, id: string, input: PlayerMessageInput): Promise<MyTicketView> {
+    await this.db.transaction().execute(async (trx) => {
+      const ticket = await lockTicket(trx, id, actor.userId);
+      if (ticket === undefined) throw notFound();
+      if (ticket.status === 'closed') throw invalidState({ status: ticket.status });
+      const message = await insertMessage(trx, { ticket_id: id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
+      await updateTicket(trx, id, { status: 'open' });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'support.ticket_message_added', actorId: actor.userId, requestId: actor.requestId,
+        payload: { ticket_id: id, user_id: actor.userId, message_id: message.id },
+      });
+    });
+    return this.get(actor.userId, id);
+  }
+}

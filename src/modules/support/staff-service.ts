@@ -1,0 +1,99 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { recordAudit } from '../../kernel/audit.js';
+import { invalidState, notFound } from '../../kernel/errors.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import { paged } from '../../kernel/pagination.js';
+import { queueEmails } from '../email-delivery/queue.js';
+import { replyMail } from './mail.js';
+import { findStaffTicket, insertMessage, listStaffTickets, lockTicket, messagesOf, updateTicket, userEmail, type TicketRow } from './queries.js';
+import type { StaffReplyInput, StaffTicketsQuery, StaffTicketView } from './schemas.js';
+
+type Db = Kysely<Tables>;
+
+/**
+ * The staff side of support: the queue, one ticket with its conversation, and the three writes
+ * (reply, close, reopen). Each write locks the ticket, checks its status, and lands with its
+ * audit row and dashboard event in one transaction.
+ */
+export class SupportDeskService {
+  constructor(private readonly db: Db, private readonly events: EventPublisher) {}
+
+  async list(query: StaffTicketsQuery) {
+    const { rows, total } = await listStaffTickets(this.db, query);
+    return paged(rows, query, total);
+  }
+
+  async get(id: string): Promise<StaffTicketView> {
+    const ticket = await findStaffTicket(this.db, id);
+    if (ticket === undefined) throw notFound();
+    return { ...ticket, messages: await messagesOf(this.db, id) };
+  }
+
+  /** Stored as a staff message; the ticket waits on the player ('answered'); the reply is mailed when the player has an address. */
+  async reply(actor: Actor, id: string, input: StaffReplyInput): Promise<StaffTicketView> {
+    await this.db.transaction().execute(async (trx) => {
+      const ticket = await this.#lockOpen(trx, id);
+      const message = await insertMessage(trx, { ticket_id: id, author: 'staff', author_id: actor.userId, body: input.message });
+      await updateTicket(trx, id, { status: 'answered' });
+      const email = await userEmail(trx, ticket.user_id);
+      if (email !== null) {
+        await queueEmails(trx, [{ ...replyMail(ticket, input.message), to_email: email, user_id: ticket.user_id, category: 'transactional' }]);
+      }
+      await recordAudit(trx, actor, {
+        action: 'support.ticket.reply', targetType: 'support_ticket', targetId: id,
+        before: { status: ticket.status }, after: { status: 'answered' },
+        extra: { message_id: message.id, mailed: email !== null },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'support.ticket_replied', actorId: actor.userId, requestId: actor.requestId,
+        payload: { ticket_id: id, user_id: ticket.user_id, message_id: message.id },
+      });
+    });
+    return this.get(id);
+  }
+
+  async close(actor: Actor, id: string, reason: string | undefined): Promise<StaffTicketView> {
+    await this.db.transaction().execute(async (trx) => {
+      const ticket = await this.#lockOpen(trx, id);
+      await updateTicket(trx, id, { status: 'closed', closed_by: actor.userId, close_reason: reason ?? null });
+      await recordAudit(trx, actor, {
+        action: 'support.ticket.close', targetType: 'support_ticket', targetId: id, reason: reason ?? null,
+        before: { status: ticket.status }, after: { status: 'closed' },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'support.ticket_closed', actorId: actor.userId, requestId: actor.requestId,
+        payload: { ticket_id: id, user_id: ticket.user_id },
+      });
+    });
+    return this.get(id);
+  }
+
+  /** A closed ticket waits on staff again ('open'); its closing fields are cleared. */
+  async reopen(actor: Actor, id: string, reason: string | undefined): Promise<StaffTicketView> {
+    await this.db.transaction().execute(async (trx) => {
+      const ticket = await lockTicket(trx, id);
+      if (ticket === undefined) throw notFound();
+      if (ticket.status !== 'closed') throw invalidState({ status: ticket.status });
+      await updateTicket(trx, id, { status: 'open' });
+      await recordAudit(trx, actor, {
+        action: 'support.ticket.reopen', targetType: 'support_ticket', targetId: id, reason: reason ?? null,
+        before: { status: 'closed', close_reason: ticket.close_reason }, after: { status: 'open' },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'support.ticket_reopened', actorId: actor.userId, requestId: actor.requestId,
+        payload: { ticket_id: id, user_id: ticket.user_id },
+      });
+    });
+    return this.get(id);
+  }
+
+  /** The ticket, locked; 404 when unknown, 422 `invalid_state` when closed (reopen it first). */
+  async #lockOpen(trx: Db, id: string): Promise<TicketRow> {
+    const ticket = await lockTicket(trx, id);
+    if (ticket === undefined) throw notFound();
+    if (ticket.status === 'closed') throw invalidState({ status: ticket.status });
+    return ticket;
+  }
+}
