@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { createLogger } from './kernel/logging.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, resolveDevSecret, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -50,13 +50,6 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const DEV_OWNER_TOKEN_TTL_SECONDS = 12 * 3_600;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function createLogger(config: Config) {
-  return pino({
-    level: config.logLevel,
-    // Headers are not logged by default; these paths stay redacted should anyone add them.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
-  });
-}
 
 /** The embedded default's owner: one subject kept in DATA_DIR, so its tokens survive restarts. */
 function devOwnerSubject(dataDir: string): string {
@@ -70,7 +63,7 @@ function devOwnerSubject(dataDir: string): string {
 
 async function serve(): Promise<void> {
   const config = resolveDevSecret(loadConfig());
-  const log = createLogger(config);
+  const log = createLogger(config.logLevel);
   const database = await openDatabase(config);
   await migrate(database.db);
   const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;

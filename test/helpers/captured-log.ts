@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
+import { createLogger } from '../../src/kernel/logging.js';
 import { Writable } from 'node:stream';
 
 export interface CapturedLog {
@@ -10,7 +10,7 @@ export interface CapturedLog {
   text(): string;
 }
 
-/** A logger at `trace` that keeps every line in memory, for asserting what reaches the log. */
+/** The service's logger at `trace`, keeping every line in memory, for asserting what reaches the log. */
 export function captureLog(): CapturedLog {
   const lines: string[] = [];
   const sink = new Writable({
@@ -19,6 +19,6 @@ export function captureLog(): CapturedLog {
       done();
     },
   });
-  const log = pino({ level: 'trace' }, sink) as unknown as FastifyBaseLogger;
+  const log = createLogger('trace', sink);
   return { log, lines: () => [...lines], text: () => lines.join('\n') };
 }
