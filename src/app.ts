@@ -33,6 +33,9 @@ import { registerNotificationRoutes } from './modules/notifications/routes.js';
 import { registerSupportRoutes } from './modules/support/routes.js';
 import { registerAccountDeletionRoutes } from './modules/account-deletion/routes.js';
 import { registerRealtimeRoutes } from './modules/realtime/routes.js';
+import { registerStorageRoutes } from './modules/storage/routes.js';
+import { registerLoginSessionRoutes } from './modules/login-sessions/routes.js';
+import { registerDeviceAuthorizationRoutes } from './modules/device-authorization/routes.js';
 import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
@@ -125,6 +128,9 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerSupportRoutes(zodApp, kernel);
   registerAccountDeletionRoutes(zodApp, kernel);
   registerRealtimeRoutes(zodApp, kernel);
+  registerStorageRoutes(zodApp, kernel);
+  registerLoginSessionRoutes(zodApp, kernel);
+  registerDeviceAuthorizationRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

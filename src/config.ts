@@ -58,6 +58,16 @@ export interface Config {
   mailUnsubscribeMailto: string | undefined;
   /** Signs unsubscribe tokens; absent: derived from JWT_SECRET (see emailTokenSecret). */
   emailTokenSecret: string | undefined;
+  /** The local object store's directory (used when no S3 bucket is set); default DATA_DIR/storage. */
+  storageDir: string;
+  /** An S3 bucket: objects are stored there through presigned URLs; absent: the local store. */
+  storageS3Bucket: string | undefined;
+  storageS3Region: string;
+  /** An S3-compatible endpoint (MinIO, R2…), addressed path-style; absent: AWS. */
+  storageS3Endpoint: string | undefined;
+  /** Both or neither; neither: the AWS SDK's default credential chain (environment, instance role). */
+  storageS3AccessKeyId: string | undefined;
+  storageS3SecretAccessKey: string | undefined;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -167,6 +177,16 @@ function logLevel(env: Env): LogLevel {
   return raw as LogLevel;
 }
 
+/** S3's bucket naming rules (lower case, digits, dots, hyphens; 3–63 characters). */
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
+  const raw = present(env, name);
+  if (raw !== undefined && !pattern.test(raw)) throw new ConfigError(name, `must be ${what}, got "${raw}"`);
+  return raw;
+}
+
 function bootstrapOwners(env: Env): string[] {
   const raw = present(env, 'BOOTSTRAP_OWNER');
   if (raw === undefined) return [];
@@ -188,12 +208,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const jwksUrl = url(env, 'JWKS_URL', ['http:', 'https:']);
   const host = present(env, 'HOST') ?? '0.0.0.0';
+  const dataDir = resolve(present(env, 'DATA_DIR') ?? './data');
   if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError('HOST', `"${host}" is not a host name or address`);
 
   const config: Config = {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host,
-    dataDir: resolve(present(env, 'DATA_DIR') ?? './data'),
+    dataDir,
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     jwtSecret,
@@ -222,6 +243,12 @@ export function loadConfig(env: Env = process.env): Config {
     mailRatePerSecond: integer(env, 'MAIL_RATE_PER_SECOND', 10, 1, 1000),
     mailUnsubscribeMailto: address(env, 'MAIL_UNSUBSCRIBE_MAILTO'),
     emailTokenSecret: present(env, 'EMAIL_TOKEN_SECRET'),
+    storageDir: resolve(present(env, 'STORAGE_DIR') ?? join(dataDir, 'storage')),
+    storageS3Bucket: matching(env, 'STORAGE_S3_BUCKET', BUCKET, 'an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)'),
+    storageS3Region: matching(env, 'STORAGE_S3_REGION', REGION, 'a region like eu-west-1') ?? 'us-east-1',
+    storageS3Endpoint: url(env, 'STORAGE_S3_ENDPOINT', ['http:', 'https:']),
+    storageS3AccessKeyId: present(env, 'STORAGE_S3_ACCESS_KEY_ID'),
+    storageS3SecretAccessKey: present(env, 'STORAGE_S3_SECRET_ACCESS_KEY'),
   };
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
@@ -236,10 +263,30 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.runtimeUrl !== undefined && config.runtimeApiKey === undefined) {
     throw new ConfigError('RUNTIME_API_KEY', 'must be set when RUNTIME_URL is set');
   }
+  checkStorage(config);
   if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {
     throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
   }
   return config;
+}
+
+/** The S3 settings only mean something with a bucket, and credentials come in pairs (never echoed). */
+function checkStorage(config: Config): void {
+  if (config.storageS3Bucket === undefined) {
+    const settings: Array<[string, string | undefined]> = [
+      ['STORAGE_S3_ENDPOINT', config.storageS3Endpoint],
+      ['STORAGE_S3_ACCESS_KEY_ID', config.storageS3AccessKeyId],
+      ['STORAGE_S3_SECRET_ACCESS_KEY', config.storageS3SecretAccessKey],
+    ];
+    const stray = settings.find(([, value]) => value !== undefined)?.[0];
+    if (stray !== undefined) throw new ConfigError('STORAGE_S3_BUCKET', `must be set when ${stray} is set`);
+  }
+  if (config.storageS3AccessKeyId !== undefined && config.storageS3SecretAccessKey === undefined) {
+    throw new ConfigError('STORAGE_S3_SECRET_ACCESS_KEY', 'must be set when STORAGE_S3_ACCESS_KEY_ID is set');
+  }
+  if (config.storageS3SecretAccessKey !== undefined && config.storageS3AccessKeyId === undefined) {
+    throw new ConfigError('STORAGE_S3_ACCESS_KEY_ID', 'must be set when STORAGE_S3_SECRET_ACCESS_KEY is set');
+  }
 }
 
 /**

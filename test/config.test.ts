@@ -45,6 +45,12 @@ describe('loadConfig', () => {
       mailRatePerSecond: 10,
       mailUnsubscribeMailto: undefined,
       emailTokenSecret: undefined,
+      storageDir: resolve('./data/storage'),
+      storageS3Bucket: undefined,
+      storageS3Region: 'us-east-1',
+      storageS3Endpoint: undefined,
+      storageS3AccessKeyId: undefined,
+      storageS3SecretAccessKey: undefined,
     } satisfies Config);
   });
 
@@ -80,6 +86,12 @@ describe('loadConfig', () => {
       MAIL_RATE_PER_SECOND: '25',
       MAIL_UNSUBSCRIBE_MAILTO: 'unsubscribe@example.test',
       EMAIL_TOKEN_SECRET: 'e'.repeat(40),
+      STORAGE_DIR: 'var/objects',
+      STORAGE_S3_BUCKET: 'platform-avatars',
+      STORAGE_S3_REGION: 'eu-west-1',
+      STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      STORAGE_S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -113,6 +125,12 @@ describe('loadConfig', () => {
       mailRatePerSecond: 25,
       mailUnsubscribeMailto: 'unsubscribe@example.test',
       emailTokenSecret: 'e'.repeat(40),
+      storageDir: resolve('var/objects'),
+      storageS3Bucket: 'platform-avatars',
+      storageS3Region: 'eu-west-1',
+      storageS3Endpoint: 'http://127.0.0.1:9000',
+      storageS3AccessKeyId: 'AKIAEXAMPLE',
+      storageS3SecretAccessKey: 's3-secret',
     } satisfies Config);
   });
 
@@ -169,6 +187,15 @@ describe('loadConfig', () => {
     { env: { MAIL_RATE_PER_SECOND: '1001' }, setting: 'MAIL_RATE_PER_SECOND' },
     { env: { MAIL_UNSUBSCRIBE_MAILTO: 'mailto:x@example.test' }, setting: 'MAIL_UNSUBSCRIBE_MAILTO' },
     { env: { EMAIL_TOKEN_SECRET: 'short' }, setting: 'EMAIL_TOKEN_SECRET' },
+    { env: { STORAGE_S3_BUCKET: 'Not_A_Bucket' }, setting: 'STORAGE_S3_BUCKET' },
+    { env: { STORAGE_S3_BUCKET: 'ab' }, setting: 'STORAGE_S3_BUCKET' },
+    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_REGION: 'EU West' }, setting: 'STORAGE_S3_REGION' },
+    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_ENDPOINT: 'minio:9000' }, setting: 'STORAGE_S3_ENDPOINT' },
+    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_ENDPOINT: 'ftp://minio' }, setting: 'STORAGE_S3_ENDPOINT' },
+    { env: { STORAGE_S3_ENDPOINT: 'http://minio:9000' }, setting: 'STORAGE_S3_BUCKET' },
+    { env: { STORAGE_S3_ACCESS_KEY_ID: 'AKIA', STORAGE_S3_SECRET_ACCESS_KEY: 's' }, setting: 'STORAGE_S3_BUCKET' },
+    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_ACCESS_KEY_ID: 'AKIA' }, setting: 'STORAGE_S3_SECRET_ACCESS_KEY' },
+    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret' }, setting: 'STORAGE_S3_ACCESS_KEY_ID' },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
   ];
@@ -188,6 +215,12 @@ describe('loadConfig', () => {
 
   it('a malformed value never echoes a secret', () => {
     expect(() => loadConfig({ JWT_SECRET: 'short-secret-value' })).toThrow(/^JWT_SECRET: must be at least 32 characters$/);
+    expect(() => loadConfig({ STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret-value' })).toThrow(/^STORAGE_S3_ACCESS_KEY_ID: must be set when STORAGE_S3_SECRET_ACCESS_KEY is set$/);
+  });
+
+  it('STORAGE_DIR defaults under DATA_DIR and follows it', () => {
+    expect(loadConfig({ DATA_DIR: 'var/pa' }).storageDir).toBe(resolve('var/pa/storage'));
+    expect(loadConfig({ DATA_DIR: 'var/pa', STORAGE_DIR: '/srv/objects' }).storageDir).toBe('/srv/objects');
   });
 
   it('DATABASE_URL with JWT_SECRET or JWKS_URL is accepted', () => {

@@ -24,6 +24,8 @@ export interface UsersTable {
   locale: string | null;
   timezone: string | null;
   profile_updated_at: NullableTimestamp;
+  /** The storage key of the current avatar (migration 0023). */
+  avatar_key: string | null;
 }
 
 export interface RolesTable {

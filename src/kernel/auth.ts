@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Actor } from './actor.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 import { permText } from './permissions.js';
-import { resolvePrincipal, type Principal } from './principal.js';
+import { resolvePrincipal, type ClientContext, type Principal } from './principal.js';
 import type { Kernel } from './kernel.js';
 
 export type RouteArea = 'admin' | 'me' | 'open';
@@ -30,7 +30,7 @@ export async function authenticate(kernel: Kernel, request: FastifyRequest, area
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('missing_token');
   const verified = await kernel.tokens.verify(token);
-  const principal = await resolvePrincipal(kernel.db, verified);
+  const principal = await resolvePrincipal(kernel.db, verified, clientOf(request));
   if (principal.signedOut) throw unauthorized('invalid_token');
   if (principal.status !== 'active') throw forbidden({ reason: ACCOUNT_REFUSALS[principal.status] });
   if (area === 'admin') {
@@ -42,16 +42,23 @@ export async function authenticate(kernel: Kernel, request: FastifyRequest, area
 
 const MAX_USER_AGENT = 512;
 
+/** The client's address and user agent as audit rows and login sessions keep them. */
+export function clientOf(request: FastifyRequest): ClientContext {
+  const userAgent = request.headers['user-agent'];
+  return {
+    ip: request.ip ?? null,
+    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
+  };
+}
+
 /** The signed-in caller as a plain value for services; only valid on guarded routes. */
 export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
   if (principal === null) throw new AppError(500, 'internal');
-  const userAgent = request.headers['user-agent'];
   return {
     userId: principal.userId,
     permissions: principal.permissions,
     requestId: request.id,
-    ip: request.ip ?? null,
-    userAgent: typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
+    ...clientOf(request),
   };
 }

@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { configuredEmailTokenSecret, type Config } from '../config.js';
 import { createMailTransport } from '../adapters/mail/create.js';
 import type { MailTransport } from '../adapters/mail/index.js';
+import { createStorageAdapter } from '../adapters/storage/create.js';
+import type { StorageAdapter } from '../adapters/storage/index.js';
 import { createIdentityProvider } from '../adapters/identity/create.js';
 import type { IdentityProvider } from '../adapters/identity/index.js';
 import { createPaymentProvider } from '../adapters/payments/create.js';
@@ -37,6 +39,8 @@ export interface Kernel {
   payments: PaymentProvider;
   /** Mail delivery: SMTP when SMTP_URL is set, else the outbox. */
   mail: MailTransport;
+  /** Object storage: S3 when STORAGE_S3_BUCKET is set, else local files under STORAGE_DIR with URLs signed by this service. */
+  storage: StorageAdapter;
   /** Signs unsubscribe links; available once `start()` has resolved (it may come from the database). */
   readonly emailTokenKey: string;
   /** The Runtime service client; available once `start()` has resolved (it may start the simulator). */
@@ -99,6 +103,11 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
       ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
     }),
     mail: createMailTransport(config, log),
+    storage: createStorageAdapter(config, log, {
+      publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${config.port}`,
+      // Read lazily: the email token key may come from the database once the kernel has started.
+      serviceKey: () => kernel.emailTokenKey,
+    }),
     get emailTokenKey(): string {
       if (emailTokenKey === undefined) throw new Error('the email token key is available once the kernel has started');
       return emailTokenKey;
@@ -120,6 +129,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     async stop() {
       runtime?.close();
       await kernel.mail.close();
+      await kernel.storage.close();
       await simulator?.close();
       kernel.panic.stop();
       await bus.stop();

@@ -1,7 +1,12 @@
+import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../db/tables.js';
+import type { RequestContext } from './actor.js';
 import { PermissionSet } from './permissions.js';
 import type { VerifiedToken } from './tokens.js';
+
+/** Where a request comes from, as the login session records it. */
+export type ClientContext = Pick<RequestContext, 'ip' | 'userAgent'>;
 
 /** Who is calling: the user row's state and the permissions of their unexpired role grants. */
 export interface Principal {
@@ -9,7 +14,8 @@ export interface Principal {
   email: string | null;
   status: UserStatus;
   permissions: PermissionSet;
-  sessionId: string | null;
+  /** The login session of the token: its `session_id` claim, or its token family (`loginSessionIdOf`). */
+  sessionId: string;
   /**
    * Signed out by staff or by the user: the token was issued before the user's "sign out
    * everywhere" instant, or its session has been ended. The guard answers 401 `invalid_token`.
@@ -17,8 +23,25 @@ export interface Principal {
   signedOut: boolean;
 }
 
-/** `last_seen_at` moves at most once a minute per user, so a plain read rarely writes. */
+/** `last_seen_at` (of the user and of the session) moves at most once a minute, so a plain read rarely writes. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
+/** The longest session id kept as it is (login_sessions' check, the revocation route's bound). */
+const MAX_SESSION_ID = 200;
+
+const hashed = (text: string) => `token-${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
+
+/**
+ * The login session a token belongs to. The identity provider (GoTrue) puts a `session_id` in
+ * every access token, the same across its refreshes. A token without one (minted by the `token`
+ * command or another issuer) has no refresh, so each such token is a login of its own: its
+ * family is `sub`, `iat` and `exp` hashed, which revoking refuses that token alone, never later
+ * ones. (`sub` alone would make one session of every such token, and revoking it would refuse
+ * the user's session-less tokens forever.) `token-…` is no UUID, so it never reaches GoTrue.
+ */
+export function loginSessionIdOf(token: VerifiedToken): string {
+  if (token.sessionId === null) return hashed(`${token.subject}:${String(token.claims.iat ?? '')}:${String(token.claims.exp ?? '')}`);
+  return token.sessionId.length <= MAX_SESSION_ID ? token.sessionId : hashed(token.sessionId);
+}
 
 interface PrincipalRow {
   status: UserStatus;
@@ -26,15 +49,18 @@ interface PrincipalRow {
   last_seen_at: Date | null;
   tokens_valid_after: Date | null;
   session_revoked: boolean;
+  /** The login session's last sighting; null when the session is new. */
+  session_last_seen_at: Date | null;
   permissions: string[];
 }
 
-async function loadPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string | null): Promise<PrincipalRow | undefined> {
+async function loadPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
   const { rows } = await sql<PrincipalRow>`
     SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
-           (${sessionId}::text IS NOT NULL AND EXISTS (
+           EXISTS (
              SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
-           )) AS session_revoked,
+           ) AS session_revoked,
+           (SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = u.id AND ls.session_id = ${sessionId}::text) AS session_last_seen_at,
            COALESCE((
              SELECT array_agg(DISTINCT rp.permission_key)
                FROM user_roles ur
@@ -68,29 +94,54 @@ async function touchActiveUser(db: Kysely<Tables>, token: VerifiedToken, row: Pr
 }
 
 /**
- * Resolves a verified token to a principal, creating the user row on the subject's first
- * signed-in request from the token's claims. One query on the common path. A refused account
- * (banned, deleted) is left untouched: it is answered 403, not "seen".
+ * Records the login session: inserted when new (first IP and user agent), its last sighting
+ * moved when over a minute old. Also moved when it lies before a "sign out everywhere" the
+ * session has outlived (a token issued since), so lists can tell ended sessions by their last
+ * sighting. The conflict guard keeps concurrent requests from writing twice.
  */
-export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, now = new Date()): Promise<Principal> {
-  let row = await loadPrincipalRow(db, token.subject, token.sessionId);
+async function touchLoginSession(db: Kysely<Tables>, userId: string, sessionId: string, row: PrincipalRow, client: ClientContext, now: Date): Promise<void> {
+  const staleBefore = new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS);
+  const seen = row.session_last_seen_at;
+  const outlivedSignOut = seen !== null && row.tokens_valid_after !== null && seen <= row.tokens_valid_after;
+  if (seen !== null && seen >= staleBefore && !outlivedSignOut) return;
+  await sql`
+    INSERT INTO login_sessions AS ls (user_id, session_id, first_seen_at, last_seen_at, first_ip, last_ip, user_agent)
+    VALUES (${userId}, ${sessionId}, ${now}, ${now}, ${client.ip}, ${client.ip}, ${client.userAgent})
+    ON CONFLICT (user_id, session_id) DO UPDATE
+       SET last_seen_at = excluded.last_seen_at, last_ip = excluded.last_ip, user_agent = COALESCE(excluded.user_agent, ls.user_agent)
+     WHERE ls.last_seen_at < ${staleBefore} OR ls.last_seen_at <= ${row.tokens_valid_after}::timestamptz`.execute(db);
+}
+
+/**
+ * Resolves a verified token to a principal, creating the user row on the subject's first
+ * signed-in request from the token's claims, and recording the token's login session. One
+ * query on the common path. A refused account (banned, deleted) or a signed-out token is left
+ * untouched: it is answered 403 or 401, not "seen".
+ */
+export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, client: ClientContext, now = new Date()): Promise<Principal> {
+  const sessionId = loginSessionIdOf(token);
+  let row = await loadPrincipalRow(db, token.subject, sessionId);
+  let created = false;
   if (row === undefined) {
     await db
       .insertInto('users')
       .values({ id: token.subject, email: token.email, provider: token.provider, last_seen_at: now })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
-    row = await loadPrincipalRow(db, token.subject, token.sessionId);
+    row = await loadPrincipalRow(db, token.subject, sessionId);
     if (row === undefined) throw new Error('user row vanished right after insert');
-  } else if (row.status === 'active' && !isSignedOut(token, row)) {
-    row = { ...row, email: await touchActiveUser(db, token, row, now) };
+    created = true;
+  }
+  if (row.status === 'active' && !isSignedOut(token, row)) {
+    if (!created) row = { ...row, email: await touchActiveUser(db, token, row, now) };
+    await touchLoginSession(db, token.subject, sessionId, row, client, now);
   }
   return {
     userId: token.subject,
     email: row.email,
     status: row.status,
     permissions: new PermissionSet(row.permissions),
-    sessionId: token.sessionId,
+    sessionId,
     signedOut: isSignedOut(token, row),
   };
 }

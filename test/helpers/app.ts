@@ -43,6 +43,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     mailRatePerSecond: 1000,
     mailUnsubscribeMailto: undefined,
     emailTokenSecret: undefined,
+    // The local store makes its directory on the first write only; storage tests pass a temp dir.
+    storageDir: '/nonexistent/storage',
+    storageS3Bucket: undefined,
+    storageS3Region: 'us-east-1',
+    storageS3Endpoint: undefined,
+    storageS3AccessKeyId: undefined,
+    storageS3SecretAccessKey: undefined,
     ...overrides,
   };
 }

@@ -178,6 +178,7 @@ describe('with the HS256 secret', () => {
         tier: null,
         locale: null,
         timezone: null,
+        avatar_url: null,
         marketing_opt_in: true,
         created_at: row!.created_at.toISOString(),
         last_seen_at: row!.last_seen_at!.toISOString(),

@@ -87,6 +87,7 @@ describe('maintenance gate: each level × each kind of request', () => {
           tier: null,
           locale: null,
           timezone: null,
+          avatar_url: null,
           marketing_opt_in: true,
           created_at: row.created_at.toISOString(),
           last_seen_at: row.last_seen_at?.toISOString() ?? null,

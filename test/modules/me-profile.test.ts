@@ -23,7 +23,7 @@ describe('GET /v1/me', () => {
     const user = await createUser(t.db);
     expect((await me(user)).json()).toEqual({
       id: user.id, email: user.email, display_name: null, provider: null, status: 'active', tier: null, locale: null, timezone: null,
-      marketing_opt_in: true, created_at: expect.any(String), last_seen_at: expect.any(String), profile_updated_at: null,
+      avatar_url: null, marketing_opt_in: true, created_at: expect.any(String), last_seen_at: expect.any(String), profile_updated_at: null,
     });
   });
 });
@@ -77,6 +77,7 @@ describe('PATCH /v1/me', () => {
     ['the status', { status: 'active' }],
     ['the tier', { tier: 'gold' }],
     ['an id', { id: '00000000-0000-4000-8000-000000000000' }],
+    ['an avatar (set through /v1/me/avatar)', { avatar_url: 'https://evil.example/x.png' }],
   ])('400 for %s; nothing changes', async (_name, payload) => {
     const user = await createUser(t.db);
     const before = await row(user);

@@ -6,7 +6,7 @@ import { permissionsBody, profileBody, updateProfileBody } from './schemas.js';
 import { ProfileService } from './service.js';
 
 export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
-  const profiles = new ProfileService(kernel.db);
+  const profiles = new ProfileService(kernel.db, kernel.storage);
 
   app.get('/v1/me', {
     schema: { tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },

@@ -21,6 +21,7 @@ export const profileBody = z.object({
   tier: z.string().nullable().describe('The plan tier the caller\'s subscription gives; null without one.'),
   locale: z.string().nullable(),
   timezone: z.string().nullable(),
+  avatar_url: z.string().nullable().describe('A short-lived download URL of the caller\'s avatar (the same within an hour, valid at least an hour); null without one.'),
   marketing_opt_in: z.boolean().describe('Whether marketing mail reaches the caller\'s address: false once they unsubscribed (here or from a mail\'s link), and for an account without an address.'),
   created_at: z.date(),
   last_seen_at: z.date().nullable(),

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
+import type { StorageAdapter } from '../../adapters/storage/index.js';
+import { avatarUrl } from '../storage/avatars.js';
 import { findProfile } from './queries.js';
 import type { ProfileView, UpdateProfileInput } from './schemas.js';
 import '../email/tables.js';
@@ -13,12 +15,13 @@ type Db = Kysely<Tables>;
  * address, opting back in lifts only an unsubscribe, never a bounce or a complaint.
  */
 export class ProfileService {
-  constructor(private readonly db: Db, private readonly clock: () => Date = () => new Date()) {}
+  constructor(private readonly db: Db, private readonly storage: StorageAdapter, private readonly clock: () => Date = () => new Date()) {}
 
   async get(userId: string): Promise<ProfileView> {
     const profile = await findProfile(this.db, userId);
     if (profile === undefined) throw notFound();
-    return profile;
+    const { avatar_key: avatarKey, ...view } = profile;
+    return { ...view, avatar_url: await avatarUrl(this.storage, avatarKey, this.clock()) };
   }
 
   async update(userId: string, input: UpdateProfileInput): Promise<ProfileView> {

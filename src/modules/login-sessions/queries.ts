@@ -1,0 +1,61 @@
+import { sql, type Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { StaffLoginSession } from './schemas.js';
+import './tables.js';
+import '../device-authorization/tables.js';
+
+type Db = Kysely<Tables>;
+
+/**
+ * When a session ended: revoked alone (`revoked_sessions`, by the user or staff), or by a "sign
+ * out everywhere" it was not seen after (`users.tokens_valid_after`; the principal code moves
+ * `last_seen_at` past that instant on the first request of a session that outlives it).
+ */
+const endedAt = sql<Date | null>`COALESCE(rs.revoked_at, CASE WHEN ls.last_seen_at <= u.tokens_valid_after THEN u.tokens_valid_after END)`;
+
+/** A user's sessions, newest activity first, with when each ended (null: live). */
+function sessionsOf(db: Db, userId: string, limit: number) {
+  return db
+    .selectFrom('login_sessions as ls')
+    .innerJoin('users as u', 'u.id', 'ls.user_id')
+    .leftJoin('revoked_sessions as rs', (join) => join.onRef('rs.user_id', '=', 'ls.user_id').onRef('rs.session_id', '=', 'ls.session_id'))
+    // A launcher's session: its tokens carry the session id its device authorization recorded.
+    .leftJoin('device_authorizations as da', (join) => join.onRef('da.user_id', '=', 'ls.user_id').onRef('da.session_id', '=', 'ls.session_id'))
+    .select([
+      'ls.session_id', 'ls.first_seen_at', 'ls.last_seen_at', 'ls.last_ip as ip', 'ls.first_ip', 'ls.user_agent',
+      'da.id as device_authorization_id', endedAt.as('revoked_at'),
+    ])
+    .where('ls.user_id', '=', userId)
+    .orderBy('ls.last_seen_at', 'desc')
+    .orderBy('ls.first_seen_at', 'desc')
+    .orderBy('ls.session_id')
+    .limit(limit);
+}
+
+export function listAllSessions(db: Db, userId: string, limit: number): Promise<StaffLoginSession[]> {
+  return sessionsOf(db, userId, limit).execute();
+}
+
+export function listLiveSessions(db: Db, userId: string, limit: number) {
+  return sessionsOf(db, userId, limit).where(endedAt, 'is', null).execute();
+}
+
+/** One of the user's sessions, if it is still live. */
+export function findLiveSession(db: Db, userId: string, sessionId: string) {
+  return sessionsOf(db, userId, 1).where('ls.session_id', '=', sessionId).where(endedAt, 'is', null).executeTakeFirst();
+}
+
+export function userExists(db: Db, userId: string) {
+  return db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+}
+
+/**
+ * Ends a session for every instance: the principal query refuses tokens of a session listed
+ * in `revoked_sessions` from the next request on. Idempotent.
+ */
+export async function revokeSession(trx: Db, userId: string, sessionId: string, revokedBy: string): Promise<void> {
+  await trx.insertInto('revoked_sessions')
+    .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
+    .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
+    .execute();
+}

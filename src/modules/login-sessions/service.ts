@@ -1,0 +1,59 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { IdentityProvider } from '../../adapters/identity/index.js';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { recordAudit } from '../../kernel/audit.js';
+import { notFound } from '../../kernel/errors.js';
+import { identityCall } from '../users/identity-calls.js';
+import { findLiveSession, listAllSessions, listLiveSessions, revokeSession, userExists } from './queries.js';
+import type { MyLoginSession, StaffLoginSession } from './schemas.js';
+
+/** Lists stay one unpaged answer: the newest this many sessions (a person rarely has more). */
+const MAX_LISTED = 100;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The identity provider's sessions have UUIDs (GoTrue's `session_id`); anything else (a token
+ * family, another issuer's id) exists only here, and GoTrue would refuse it as a failure.
+ */
+const providerMayHold = (sessionId: string) => UUID.test(sessionId);
+
+export class LoginSessionsService {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly identity: IdentityProvider,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** The caller's live sessions, newest activity first, the one of this request marked. */
+  async listMine(userId: string, currentSessionId: string): Promise<{ data: MyLoginSession[] }> {
+    const rows = await listLiveSessions(this.db, userId, MAX_LISTED);
+    return { data: rows.map(({ revoked_at: _ended, ...row }) => ({ ...row, current: row.session_id === currentSessionId })) };
+  }
+
+  /**
+   * Ends one of the caller's live sessions, the current one included. As staff sign-out does
+   * (users/lifecycle.ts): the identity provider first, outside any transaction; its refusal is
+   * 502 and nothing here changes; then the revocation and its audit row together. A session
+   * that is not the caller's, unknown or already ended is 404, the same answer for each.
+   */
+  async revokeMine(actor: Actor, sessionId: string): Promise<void> {
+    if ((await findLiveSession(this.db, actor.userId, sessionId)) === undefined) throw notFound();
+    if (providerMayHold(sessionId)) {
+      await identityCall(this.log, actor.requestId, 'sign out session', () => this.identity.signOut(actor.userId, sessionId));
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await revokeSession(trx, actor.userId, sessionId, actor.userId);
+      await recordAudit(trx, actor, {
+        action: 'users.self_sign_out', targetType: 'user', targetId: actor.userId, extra: { scope: 'session', session_id: sessionId },
+      });
+    });
+  }
+
+  /** Every recorded session of a user for staff, ended ones included (with when they ended). */
+  async listForStaff(userId: string): Promise<{ data: StaffLoginSession[] }> {
+    if ((await userExists(this.db, userId)) === undefined) throw notFound();
+    return { data: await listAllSessions(this.db, userId, MAX_LISTED) };
+  }
+}
