@@ -82,6 +82,15 @@ describe('with GoTrue answering', () => {
     expect((await t.request({ method: 'POST', url: `/v1/admin/users/${player.id}/sign-out`, token: staff.token, payload: {} })).statusCode).toBe(204);
     expect(gotrue.sessionsOf(player.id)).toEqual([]);
   });
+
+  it('signing out one session GoTrue cannot hold (not a UUID: a token family) ends it here and asks GoTrue nothing', async () => {
+    const player = await sharedUser();
+    const before = gotrue.requests.length;
+    const response = await t.request({ method: 'POST', url: `/v1/admin/users/${player.id}/sign-out`, token: staff.token, payload: { session_id: 'token-0123456789abcdef0123456789abcdef' } });
+    expect(response.statusCode, response.body).toBe(204);
+    expect(gotrue.requests.length).toBe(before);
+    expect(await t.db.selectFrom('revoked_sessions').select('session_id').where('user_id', '=', player.id).execute()).toEqual([{ session_id: 'token-0123456789abcdef0123456789abcdef' }]);
+  });
 });
 
 describe('502 auth_service_error when GoTrue refuses, fails or hangs', () => {

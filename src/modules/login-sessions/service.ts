@@ -5,19 +5,12 @@ import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { notFound } from '../../kernel/errors.js';
-import { identityCall } from '../users/identity-calls.js';
+import { identityCall, providerMayHoldSession } from '../users/identity-calls.js';
 import { findLiveSession, listAllSessions, listLiveSessions, revokeSession, userExists } from './queries.js';
 import type { MyLoginSession, StaffLoginSession } from './schemas.js';
 
 /** Lists stay one unpaged answer: the newest this many sessions (a person rarely has more). */
 const MAX_LISTED = 100;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The identity provider's sessions have UUIDs (GoTrue's `session_id`); anything else (a token
- * family, another issuer's id) exists only here, and GoTrue would refuse it as a failure.
- */
-const providerMayHold = (sessionId: string) => UUID.test(sessionId);
 
 export class LoginSessionsService {
   constructor(
@@ -40,7 +33,7 @@ export class LoginSessionsService {
    */
   async revokeMine(actor: Actor, sessionId: string): Promise<void> {
     if ((await findLiveSession(this.db, actor.userId, sessionId)) === undefined) throw notFound();
-    if (providerMayHold(sessionId)) {
+    if (providerMayHoldSession(sessionId)) {
       await identityCall(this.log, actor.requestId, 'sign out session', () => this.identity.signOut(actor.userId, sessionId));
     }
     await this.db.transaction().execute(async (trx) => {

@@ -16,3 +16,12 @@ export async function identityCall<T>(log: FastifyBaseLogger, requestId: string 
     throw authServiceError({ operation });
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether the identity provider can hold this session: its sessions have UUIDs (GoTrue's
+ * `session_id`); anything else (a token family, another issuer's id) exists only here, and
+ * asking GoTrue about it would fail.
+ */
+export const providerMayHoldSession = (sessionId: string): boolean => UUID.test(sessionId);

@@ -6,7 +6,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit, type AuditActor } from '../../kernel/audit.js';
 import { forbidden, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import { identityCall } from './identity-calls.js';
+import { identityCall, providerMayHoldSession } from './identity-calls.js';
 import { findUser, grantedPermissionKeys, isLastActiveOwner, lockUser, redactAuditOf } from './queries.js';
 import type { DeleteUserInput, SignOutUserInput } from './schemas.js';
 
@@ -47,7 +47,10 @@ export class UserLifecycleService {
    */
   async signOut(actor: Actor, id: string, input: SignOutUserInput): Promise<void> {
     await this.precheck(actor, id, 'sign out', () => {});
-    await identityCall(this.log, actor.requestId, 'sign out user', () => this.identity.signOut(id, input.session_id));
+    // A session the identity provider cannot hold (a token family) is ended here alone.
+    if (input.session_id === undefined || providerMayHoldSession(input.session_id)) {
+      await identityCall(this.log, actor.requestId, 'sign out user', () => this.identity.signOut(id, input.session_id));
+    }
     await this.db.transaction().execute(async (trx) => {
       if ((await lockUser(trx, id)) === undefined) throw notFound();
       if (input.session_id === undefined) {
