@@ -289,6 +289,11 @@ function checkStorage(config: Config): void {
   }
 }
 
+/** Where players reach this service: PUBLIC_BASE_URL, else this instance on localhost. */
+export function publicBaseUrlOf(config: Pick<Config, 'publicBaseUrl' | 'port'>): string {
+  return config.publicBaseUrl ?? `http://localhost:${config.port}`;
+}
+
 /**
  * The configured key of unsubscribe tokens: EMAIL_TOKEN_SECRET, else one derived from the JWT
  * secret (so the unsubscribe key is never a token-signing key); undefined when neither is set

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { configuredEmailTokenSecret, type Config } from '../config.js';
+import { configuredEmailTokenSecret, publicBaseUrlOf, type Config } from '../config.js';
 import { createMailTransport } from '../adapters/mail/create.js';
 import type { MailTransport } from '../adapters/mail/index.js';
 import { createStorageAdapter } from '../adapters/storage/create.js';
@@ -99,12 +99,12 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     payments: createPaymentProvider(config, log, {
       // The local provider charges the catalog's prices and serves its pages from this service.
       priceLookup: catalogPriceLookup(database.db),
-      publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${config.port}`,
+      publicBaseUrl: () => publicBaseUrlOf(config),
       ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
     }),
     mail: createMailTransport(config, log),
     storage: createStorageAdapter(config, log, {
-      publicBaseUrl: () => config.publicBaseUrl ?? `http://localhost:${config.port}`,
+      publicBaseUrl: () => publicBaseUrlOf(config),
       // Read lazily: the email token key may come from the database once the kernel has started.
       serviceKey: () => kernel.emailTokenKey,
     }),

@@ -8,15 +8,12 @@ import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
 import type { Fulfilment } from './fulfilment.js';
 import '../billing-catalog/tables.js';
+import { escapeHtml } from '../../kernel/html.js';
 
 const tags = ['billing'];
 const params = z.object({ id: z.string().min(1).max(200) });
 /** A redirect has no body; the Location header is where the player goes. */
 const redirect = z.null().describe('Location: the checkout\'s success or cancel URL');
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 function formatAmount(minor: number, currency: string): string {
   try {

@@ -1,5 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { publicBaseUrlOf } from '../../config.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
@@ -33,7 +34,7 @@ const JWKS_ONLY = 'A deployment without `JWT_SECRET` (JWKS only: tokens come fro
  */
 export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): void {
   const { config } = kernel;
-  const verificationUri = `${config.publicBaseUrl ?? `http://localhost:${config.port}`}/device`;
+  const verificationUri = `${publicBaseUrlOf(config)}/device`;
   const flow = new DeviceFlowService(kernel.db, { jwtSecret: config.jwtSecret, verificationUri });
   const approvals = new DeviceApprovalService(kernel.db);
 

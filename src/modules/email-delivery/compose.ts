@@ -1,5 +1,5 @@
 import type { MailMessage } from '../../adapters/mail/index.js';
-import type { Config } from '../../config.js';
+import { publicBaseUrlOf } from '../../config.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { renderTemplate, renderText, type TemplateParts } from '../email/render.js';
 import type { EmailCategory } from '../email/tables.js';
@@ -40,10 +40,6 @@ export function composeContext(kernel: Kernel): ComposeContext {
   };
 }
 
-/** Where players reach this service (as the payment pages use it). */
-export function publicBaseUrlOf(config: Pick<Config, 'publicBaseUrl' | 'port'>): string {
-  return config.publicBaseUrl ?? `http://localhost:${config.port}`;
-}
 
 function unsubscribeLink(context: ComposeContext, message: ComposableMessage): string {
   return unsubscribeUrl(context.publicBaseUrl, signUnsubscribeToken(context.tokenKey, { email: message.to_email, messageId: message.id }));

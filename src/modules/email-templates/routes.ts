@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { publicBaseUrlOf } from '../../config.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
@@ -17,7 +18,7 @@ const base = '/v1/admin/email/templates';
 const MALFORMED = '422 `invalid_request` with `details.problems` (part, line, column, problem) for a malformed `{{` placeholder';
 
 export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
-  const publicBaseUrl = kernel.config.publicBaseUrl ?? `http://localhost:${kernel.config.port}`;
+  const publicBaseUrl = publicBaseUrlOf(kernel.config);
   const templates = new EmailTemplatesService(kernel.db, {
     unsubscribeUrl: (email) => unsubscribeUrl(publicBaseUrl, signUnsubscribeToken(kernel.emailTokenKey, { email, messageId: null })),
   });

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../kernel/html.js';
+
 /**
  * The small HTML pages of the unsubscribe link. They show the address the link was made for,
  * partly masked (a forwarded mail or a shoulder must not give the whole address away), and
@@ -5,10 +7,6 @@
  */
 
 const UNSUBSCRIBE_PATH = '/v1/public/email/unsubscribe';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** `jane.doe@example.com` → `ja******@example.com`: enough for its owner to recognise it. */
 export function maskedAddress(email: string): string {

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../kernel/html.js';
+
 /**
  * The template language of email: text with `{{ path }}` placeholders, nothing else. A path is
  * dot-separated names (`user.display_name`) looked up in the message's vars; an optional default,
@@ -24,10 +26,6 @@ export interface TemplateProblem {
   line: number;
   column: number;
   problem: string;
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** A var's value at `path`: strings, numbers and booleans print; anything else (objects, null, missing) is absent. */

@@ -1,4 +1,4 @@
-import type { Config } from '../../config.js';
+import { publicBaseUrlOf, type Config } from '../../config.js';
 import type { PermissionSet } from '../../kernel/permissions.js';
 import { allowedChannels } from './channels.js';
 import type { RealtimeCredentials } from './schemas.js';
@@ -6,7 +6,7 @@ import { signTicket, TICKET_TTL_SECONDS } from './tickets.js';
 
 /** Where players reach the socket: the public base URL with its scheme swapped (http → ws, https → wss). */
 export function realtimeUrl(config: Pick<Config, 'publicBaseUrl' | 'port'>): string {
-  const base = (config.publicBaseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  const base = publicBaseUrlOf(config).replace(/\/+$/, '');
   return `${base.replace(/^http/i, 'ws')}/v1/realtime`;
 }
 

@@ -1,13 +1,10 @@
 import type { LiteralContent } from '../email-delivery/queue.js';
+import { escapeHtml } from '../../kernel/html.js';
 
 /**
  * The two support mails, as literal content: there is no template to publish first, and the
  * text is ours. Everything a player or staff member wrote is HTML-escaped in the html part.
  */
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Escaped, with the writer's line breaks kept. */
 const paragraphs = (text: string) => escapeHtml(text).replace(/\r?\n/g, '<br>\n');
