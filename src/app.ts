@@ -10,6 +10,7 @@ import { installOpenApi } from './kernel/openapi.js';
 import { requestIdFor } from './kernel/request-id.js';
 import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
+import { registerAlertSubscriptionRoutes } from './modules/alert-subscriptions/routes.js';
 import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
 import { registerBillingRoutes } from './modules/billing/routes.js';
@@ -96,6 +97,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerHealthRoutes(zodApp, kernel);
   registerMeRoutes(zodApp, kernel);
   registerRoleRoutes(zodApp, kernel);
+  registerAlertSubscriptionRoutes(zodApp, kernel);
   registerUserRoutes(zodApp, kernel);
   registerOpsRoutes(zodApp, kernel);
   registerAuditRoutes(zodApp, kernel);

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { JobScheduler } from '../../src/modules/system/scheduler.js';
-import { JOB_HANDLERS } from '../../src/modules/system/job-handlers.js';
+import { JOB_HANDLERS, jobServicesOf } from '../../src/modules/system/job-handlers.js';
 import type { TestApp, TestUser } from '../helpers/app.js';
 
 /** Shared by the account-deletion tests: the mailed code, the stored state, the purge job. */
@@ -34,7 +34,7 @@ export async function stateOf(t: TestApp, userId: string) {
 
 /** The real scheduler with every handler; jobs are scheduled at `from`, then run at a chosen time. */
 export async function runJobsAt(t: TestApp, from: Date, at: Date) {
-  const scheduler = new JobScheduler({ db: t.db, handlers: JOB_HANDLERS, instanceId: 'account-deletion-test' });
+  const scheduler = new JobScheduler({ db: t.db, handlers: JOB_HANDLERS, services: jobServicesOf(t.kernel), instanceId: 'account-deletion-test' });
   await scheduler.scheduleNewJobs(from);
   const job = await t.db.selectFrom('scheduled_jobs').select('id').where('key', '=', 'purge-deleted-accounts').executeTakeFirstOrThrow();
   const runs = await scheduler.runDueJobs(at);

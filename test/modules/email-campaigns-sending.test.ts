@@ -197,7 +197,7 @@ describe('scheduled campaigns', () => {
     expect((await t.request({ method: 'POST', url: `/v1/admin/email/campaigns/${later}/schedule`, token: staff.token, payload: { at: new Date(Date.now() + 86_400_000).toISOString() } })).statusCode).toBe(200);
     // The audience went away after scheduling (deleted): this one cannot launch when its time comes.
     await t.db.updateTable('email_campaigns').set({ audience_id: null }).where('id', '=', broken).execute();
-    const summary = await t.db.transaction().execute((trx) => launchScheduledCampaignsJob(trx, { now: new Date(Date.now() + 120_000) }));
+    const summary = await t.db.transaction().execute((trx) => launchScheduledCampaignsJob(trx, { now: new Date(Date.now() + 120_000), services: undefined }));
     expect(summary).toEqual({ launched: 1, failed: 1 });
     expect(await view(due)).toMatchObject({ status: 'sending', recipients: 2 });
     expect(await view(broken)).toMatchObject({ status: 'failed', status_reason: 'could not launch: the campaign has no audience', launched_at: null });

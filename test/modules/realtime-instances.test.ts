@@ -24,6 +24,8 @@ beforeAll(async () => {
   await b.app.listen({ port: 0, host: '127.0.0.1' });
   staff = await createUser(a.db, ['audit.read', 'ops.panic', 'announcements.write']);
   player = await createUser(a.db);
+  // The staff member's role hears panic changes.
+  await a.db.insertInto('role_alert_subscriptions').values({ role_id: (await a.db.selectFrom('user_roles').select('role_id').where('user_id', '=', staff.id).executeTakeFirstOrThrow()).role_id, alert: 'panic_mode_changed' }).execute();
   // Tickets come from instance A; the sockets are on instance B.
   playerOnB = await connected(a, player, socketUrl(b));
   staffOnB = await connected(a, staff, socketUrl(b));
@@ -36,7 +38,7 @@ afterAll(async () => {
 });
 
 it('a ticket from one instance admits on the other, with its channels', () => {
-  expect(staffOnB.frames[0]).toEqual({ type: 'subscribed', channels: [`user:${staff.id}`, 'dashboard', 'alerts'] });
+  expect(staffOnB.frames[0]).toEqual({ type: 'subscribed', channels: [`user:${staff.id}`, 'dashboard', `alerts:test-${staff.id.slice(0, 8)}`] });
 });
 
 it('a dashboard event published on A reaches a client of B', async () => {
@@ -51,11 +53,11 @@ it('a broadcast sent through A reaches the player\'s socket on B', async () => {
   expect(await staffOnB.waitFor((frame) => frame.name === 'notifications.broadcast_sent')).toMatchObject({ channel: 'dashboard' });
 });
 
-it('a panic alert set on A reaches the `alerts` socket on B', async () => {
+it('a panic alert set on A reaches the socket of a subscribed role on B', async () => {
   try {
     const set = await a.request({ method: 'POST', url: '/v1/admin/ops/panic', token: staff.token, payload: { level: 'degraded', reason: 'two instances' } });
     expect(set.statusCode, set.body).toBe(200);
-    expect(await staffOnB.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({ channel: 'alerts', payload: { level: 'degraded' } });
+    expect(await staffOnB.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({ channel: `alerts:test-${staff.id.slice(0, 8)}`, payload: { level: 'degraded' } });
   } finally {
     await a.request({ method: 'POST', url: '/v1/admin/ops/panic', token: staff.token, payload: { level: 'off', reason: 'two instances done' } });
   }

@@ -23,6 +23,17 @@ afterAll(async () => {
   await t.close();
 });
 
+const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
+/** The role createUser made for the user's permissions. */
+const roleOf = (user: TestUser) => t.db.selectFrom('user_roles as ur').innerJoin('roles as r', 'r.id', 'ur.role_id').select(['r.id', 'r.key'])
+  .where('ur.user_id', '=', user.id).where('r.id', '!=', OWNER_ROLE_ID).executeTakeFirstOrThrow();
+/** Subscribes a role through the staff route, as an owner would. */
+async function subscribe(roleId: string, alerts: string[]) {
+  const admin = await createUser(t.db, ['roles.write', 'ops.read']);
+  const response = await t.request({ method: 'PUT', url: `/v1/admin/roles/${roleId}/alerts`, token: admin.token, payload: { alerts } });
+  expect(response.statusCode, response.body).toBe(200);
+}
+
 const publishDashboard = (name: string) => t.db.transaction().execute((trx) => t.kernel.events.publish(trx, { kind: 'dashboard', name, payload: { probe: name } }));
 
 describe('GET /v1/me/realtime', () => {
@@ -52,13 +63,24 @@ describe('GET /v1/me/realtime', () => {
   it.each([
     { who: 'a player', perms: [], extra: [] },
     { who: 'an auditor', perms: ['audit.read'], extra: ['dashboard'] },
-    { who: 'an ops reader', perms: ['ops.read'], extra: ['alerts'] },
-    { who: 'a panic operator', perms: ['ops.panic'], extra: ['alerts'] },
+    { who: 'an ops reader whose role hears no alert', perms: ['ops.read'], extra: [] },
     { who: 'staff of another area', perms: ['billing.read', 'content.write'], extra: [] },
-    { who: 'an owner (*)', perms: ['*'], extra: ['dashboard', 'alerts'] },
+    { who: 'a holder of every permission (*)', perms: ['*'], extra: ['dashboard'] },
   ])('$who gets their own channel and $extra', async ({ perms, extra }) => {
     const user = await createUser(t.db, perms);
     expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, ...extra]);
+  });
+
+  it('a holder of roles subscribed to alerts gets each role\'s alert channel (the built-in owner hears panic changes)', async () => {
+    const user = await createUser(t.db, ['ops.read']);
+    const ownRole = await roleOf(user);
+    await t.db.insertInto('user_roles').values({ user_id: user.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null }).execute();
+    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner']);
+    await subscribe(ownRole.id, ['panic_mode_changed']);
+    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner', `alerts:${ownRole.key}`]);
+    // An expired grant no longer lets its holder in.
+    await t.db.updateTable('user_roles').set({ expires_at: new Date(Date.now() - 1_000) }).where('user_id', '=', user.id).where('role_id', '=', ownRole.id).execute();
+    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner']);
   });
 });
 
@@ -66,7 +88,7 @@ describe('GET /v1/realtime: admission', () => {
   it('a good ticket joins every channel it names', async () => {
     const owner = await createUser(t.db, ['*']);
     const client = track(openSocket(url, (await credentials(t, owner)).ticket));
-    expect(await client.waitFor((frame) => frame.type === 'subscribed')).toEqual({ type: 'subscribed', channels: [`user:${owner.id}`, 'dashboard', 'alerts'] });
+    expect(await client.waitFor((frame) => frame.type === 'subscribed')).toEqual({ type: 'subscribed', channels: [`user:${owner.id}`, 'dashboard'] });
   });
 
   it('a ticket may open a second socket during its life', async () => {
@@ -93,7 +115,7 @@ describe('GET /v1/realtime: admission', () => {
         const player = await createUser(t.db);
         const [body, signature] = (await credentials(t, player)).ticket.split('.');
         const claims = JSON.parse(Buffer.from(body!, 'base64url').toString());
-        const widened = Buffer.from(JSON.stringify({ ...claims, ch: [...claims.ch, 'dashboard', 'alerts'] })).toString('base64url');
+        const widened = Buffer.from(JSON.stringify({ ...claims, ch: [...claims.ch, 'dashboard', 'alerts:owner'] })).toString('base64url');
         return `${widened}.${signature}`;
       },
     },
@@ -193,17 +215,25 @@ describe('GET /v1/realtime: channels and delivery', () => {
     expect(await client.waitFor((frame) => frame.type === 'subscribed' && frame.channels.length === 0)).toBeDefined();
   });
 
-  it('a panic mode change reaches `alerts` sockets, not player sockets', async () => {
+  it('a panic mode change reaches the sockets of subscribed roles once each, not other staff or players', async () => {
     const operator = await createUser(t.db, ['ops.panic']);
+    const operatorRole = await roleOf(operator);
+    await subscribe(operatorRole.id, ['panic_mode_changed']);
+    // Also an owner: two subscribed roles, still one frame.
+    await t.db.insertInto('user_roles').values({ user_id: operator.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null }).execute();
     const alerts = track(await connected(t, operator));
+    const unsubscribedOperator = track(await connected(t, await createUser(t.db, ['ops.panic'])));
     const player = track(await connected(t, await createUser(t.db)));
     try {
       const set = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'degraded', reason: 'realtime test' } });
       expect(set.statusCode, set.body).toBe(200);
-      expect(await alerts.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({ type: 'event', channel: 'alerts', payload: { level: 'degraded', previous_level: 'off', reason: 'realtime test' } });
-      // Staff without `alerts` hear it only as the dashboard's own event.
+      expect(await alerts.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({ type: 'event', channel: 'alerts:owner', payload: { level: 'degraded', previous_level: 'off', reason: 'realtime test' } });
+      // Staff whose roles hear no alert get it only as the dashboard's own event.
       await auditor.waitFor((frame) => frame.name === 'ops.panic_changed');
+      await pause(200);
+      expect(alerts.frames.filter((frame) => frame.name === 'panic_mode_changed')).toHaveLength(1);
       expect(auditor.frames.some((frame) => frame.name === 'panic_mode_changed')).toBe(false);
+      expect(unsubscribedOperator.frames.filter((frame) => frame.type === 'event')).toEqual([]);
       expect(player.frames.filter((frame) => frame.type === 'event')).toEqual([]);
     } finally {
       await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'off', reason: 'realtime test done' } });

@@ -3,7 +3,7 @@ import { IdentityServiceError, type IdentityProvider } from '../../adapters/iden
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import type { JobContext, JobSummary } from '../system/job-handlers.js';
+import { requireServices, type JobContext, type JobSummary } from '../system/job-handlers.js';
 import { removeUser } from '../users/lifecycle.js';
 import { PURGE_BATCH } from './policy.js';
 import { lockDueAccounts } from './queries.js';
@@ -44,18 +44,6 @@ export async function purgeDeletedAccounts(trx: Kysely<Tables>, deps: PurgeDepen
   return { purged, failed };
 }
 
-/**
- * Job handlers get only the run's transaction and clock; the kernel's identity provider and
- * event publisher reach this one through a binding the app makes when it registers the module.
- * One kernel per process in production; in a test process the app built last is the one bound.
- */
-let bound: PurgeDependencies | undefined;
-
-export function bindAccountPurge(deps: PurgeDependencies): void {
-  bound = deps;
-}
-
 export function purgeDeletedAccountsJob(trx: Kysely<Tables>, context: JobContext): Promise<JobSummary> {
-  if (bound === undefined) throw new Error('account deletion is not registered in this process: no identity provider to purge with');
-  return purgeDeletedAccounts(trx, bound, context);
+  return purgeDeletedAccounts(trx, requireServices(context, 'purge-deleted-accounts'), context);
 }

@@ -4,7 +4,6 @@ import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
 import { CODE_DIGITS } from './code.js';
 import { CODE_TTL_MINUTES, GRACE_PERIOD_DAYS, MAX_WRONG_CODES } from './policy.js';
-import { bindAccountPurge } from './purge.js';
 import { AccountRestoreService } from './restore.js';
 import { confirmDeletionBody, deletionConfirmed, deletionStarted, restoreAccountBody, startDeletionBody, userIdParams } from './schemas.js';
 import { AccountDeletionService } from './service.js';
@@ -21,7 +20,6 @@ const gracePeriod = `For ${GRACE_PERIOD_DAYS} days after confirmation the accoun
 export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void {
   const deletion = new AccountDeletionService(kernel.db, kernel.identity, kernel.payments, kernel.events, kernel.log, () => kernel.emailTokenKey);
   const restore = new AccountRestoreService(kernel.db, kernel.identity, kernel.events, kernel.log);
-  bindAccountPurge({ identity: kernel.identity, events: kernel.events, log: kernel.log });
 
   app.post('/v1/me/delete', {
     schema: {

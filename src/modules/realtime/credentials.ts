@@ -10,9 +10,9 @@ export function realtimeUrl(config: Pick<Config, 'publicBaseUrl' | 'port'>): str
   return `${base.replace(/^http/i, 'ws')}/v1/realtime`;
 }
 
-/** A ticket for the caller's own channels, as the permissions they hold right now allow. */
-export function issueCredentials(key: Buffer, config: Pick<Config, 'publicBaseUrl' | 'port'>, userId: string, permissions: PermissionSet, now = new Date()): RealtimeCredentials {
-  const channels = allowedChannels(userId, permissions);
+/** A ticket for the caller's own channels, as the permissions and roles they hold right now allow. */
+export function issueCredentials(key: Buffer, config: Pick<Config, 'publicBaseUrl' | 'port'>, userId: string, permissions: PermissionSet, alertRoleKeys: readonly string[], now = new Date()): RealtimeCredentials {
+  const channels = allowedChannels(userId, permissions, alertRoleKeys);
   const expiresAt = Math.floor(now.getTime() / 1000) + TICKET_TTL_SECONDS;
   return {
     ticket: signTicket(key, { userId, channels, expiresAt }),

@@ -3,7 +3,9 @@ import type { Kysely } from 'kysely';
 import type { WebSocket } from 'ws';
 import type { Tables } from '../../db/tables.js';
 import type { EventPublisher, PlatformEvent } from '../../kernel/events.js';
-import { ALERTS_CHANNEL, DASHBOARD_CHANNEL, userChannel } from './channels.js';
+import { roleAlertChannel } from '../alert-subscriptions/alerts.js';
+import { roleKeysSubscribedTo } from '../alert-subscriptions/queries.js';
+import { DASHBOARD_CHANNEL, userChannel } from './channels.js';
 import { accountStandings, broadcastNotificationsFor, type AccountStanding } from './queries.js';
 import type { ServerFrame } from './schemas.js';
 
@@ -69,10 +71,24 @@ export class RealtimeHub {
   }
 
   #onEvent(event: PlatformEvent): void {
-    const channel = event.kind === 'alert' ? ALERTS_CHANNEL : DASHBOARD_CHANNEL;
-    const frame: ServerFrame = { type: 'event', channel, id: event.id, name: event.name, payload: event.payload, at: event.createdAt };
-    for (const connection of this.#connections) if (connection.joined.has(channel)) send(connection.socket, frame);
+    if (event.kind === 'alert') return void this.#deliverAlert(event);
+    const frame = eventFrame(DASHBOARD_CHANNEL, event);
+    for (const connection of this.#connections) if (connection.joined.has(DASHBOARD_CHANNEL)) send(connection.socket, frame);
     if (event.name === BROADCAST_SENT) void this.#deliverBroadcast(event);
+  }
+
+  /** To the channels of the roles subscribed to the alert, once per socket however many of its roles hear it. */
+  async #deliverAlert(event: PlatformEvent): Promise<void> {
+    if (this.#connections.size === 0) return;
+    try {
+      const channels = (await roleKeysSubscribedTo(this.db, event.name)).map(roleAlertChannel);
+      for (const connection of this.#connections) {
+        const channel = channels.find((candidate) => connection.joined.has(candidate));
+        if (channel !== undefined) send(connection.socket, eventFrame(channel, event));
+      }
+    } catch (error) {
+      this.log.error({ err: error, alert: event.name }, 'realtime alert delivery failed');
+    }
   }
 
   /** One query for every listening user on this instance, then one frame per user who now sees it. */
@@ -116,6 +132,10 @@ export class RealtimeHub {
       this.log.warn({ err: error }, 'realtime account re-check failed');
     }
   }
+}
+
+function eventFrame(channel: string, event: PlatformEvent): ServerFrame {
+  return { type: 'event', channel, id: event.id, name: event.name, payload: event.payload, at: event.createdAt };
 }
 
 /** Frames to a socket that is closing are dropped: it is going away anyway. */

@@ -1,12 +1,39 @@
 import type { Kysely } from 'kysely';
+import type { IdentityProvider } from '../../adapters/identity/index.js';
+import type { StorageAdapter } from '../../adapters/storage/index.js';
 import type { Tables } from '../../db/tables.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import type { Kernel } from '../../kernel/kernel.js';
 import { purgeDeletedAccountsJob } from '../account-deletion/purge.js';
+import { purgeDeviceAuthorizationsJob } from '../device-authorization/cleanup.js';
+import { pruneLoginSessionsJob } from '../login-sessions/retention.js';
+import { expireStorageUploadsJob, sweepOrphanObjectsJob } from '../storage/cleanup.js';
 import { expireCreditLotsJob } from '../credits/ledger.js';
 import { launchScheduledCampaignsJob } from '../email-campaigns/launch.js';
+
+/** The kernel's services a job may call besides its transaction (outside services, events, logs). */
+export interface JobServices {
+  identity: IdentityProvider;
+  events: EventPublisher;
+  storage: StorageAdapter;
+  log: { info(object: object, message: string): void; warn(object: object, message: string): void };
+}
+
+export function jobServicesOf(kernel: Kernel): JobServices {
+  return { identity: kernel.identity, events: kernel.events, storage: kernel.storage, log: kernel.log };
+}
 
 export interface JobContext {
   /** The scheduler's clock at the start of the run: handlers measure ages against it, not now(). */
   now: Date;
+  /** Absent on a scheduler built without a kernel (tests of the scheduler itself): jobs that need them fail their run. */
+  services: JobServices | undefined;
+}
+
+/** The services of a job that cannot run without them; the run fails (and is recorded) otherwise. */
+export function requireServices(context: JobContext, job: string): JobServices {
+  if (context.services === undefined) throw new Error(`job "${job}" needs the service's kernel (identity, storage, events); this scheduler has none`);
+  return context.services;
 }
 
 /** A small picture of what the run did (counts), kept with the run record. */
@@ -46,4 +73,8 @@ export const JOB_HANDLERS: JobHandlers = {
   'expire-credit-lots': expireCreditLotsJob,
   'launch-scheduled-campaigns': launchScheduledCampaignsJob,
   'purge-deleted-accounts': purgeDeletedAccountsJob,
+  'purge-device-authorizations': purgeDeviceAuthorizationsJob,
+  'prune-login-sessions': pruneLoginSessionsJob,
+  'expire-storage-uploads': expireStorageUploadsJob,
+  'sweep-orphan-objects': sweepOrphanObjectsJob,
 };

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { Tables } from '../../db/tables.js';
-import type { JobHandlers, JobSummary } from './job-handlers.js';
+import type { JobHandlers, JobServices, JobSummary } from './job-handlers.js';
 import { insertRun, recordOutcome } from './queries.js';
 import type { RunView } from './schemas.js';
 import type { JobTrigger, ScheduledJobRow } from './tables.js';
@@ -16,6 +16,7 @@ export interface RunRequest {
   triggeredBy: string | null;
   instanceId: string;
   handlers: JobHandlers;
+  services: JobServices | undefined;
   /** The job's next run, for scheduled runs; a manual run leaves the schedule alone. */
   nextRunAt?: Date | null;
 }
@@ -37,7 +38,7 @@ async function attempt(trx: Kysely<Tables>, request: RunRequest): Promise<Attemp
   const handler = handlers[job.key]!;
   await sql`SAVEPOINT scheduled_job_run`.execute(trx);
   try {
-    const summary = await handler(trx, { now: request.now });
+    const summary = await handler(trx, { now: request.now, services: request.services });
     await sql`RELEASE SAVEPOINT scheduled_job_run`.execute(trx);
     return { result: 'ok', summary };
   } catch (error) {

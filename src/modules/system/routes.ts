@@ -1,6 +1,7 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
+import { jobServicesOf } from './job-handlers.js';
 import { JobScheduler } from './scheduler.js';
 import { jobIdParams, jobsBody, okResult, runBody, runsPage, runsQuery, setActiveBody } from './schemas.js';
 import { SystemCronService } from './service.js';
@@ -13,7 +14,7 @@ const unknownJob = 'An unknown id is 404 `not_found` (`details.id`); an id that 
  * ready and stops (waiting for a run in progress) when it closes, before the database does.
  */
 export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
-  const scheduler = new JobScheduler({ db: kernel.db, log: kernel.log, poll: kernel.config.scheduledJobs });
+  const scheduler = new JobScheduler({ db: kernel.db, log: kernel.log, poll: kernel.config.scheduledJobs, services: jobServicesOf(kernel) });
   const cron = new SystemCronService(kernel.db, scheduler);
   app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', async () => scheduler.stop());

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Tables } from '../../db/tables.js';
 import { cronProblem, nextRunAfter } from './cron.js';
-import { JOB_HANDLERS, type JobHandlers } from './job-handlers.js';
+import { JOB_HANDLERS, type JobHandlers, type JobServices } from './job-handlers.js';
 import { runJob } from './job-runner.js';
 import { claimDueJob, markUnschedulable, scheduleJob, unscheduledJobs } from './queries.js';
 import type { RunView } from './schemas.js';
@@ -25,6 +25,8 @@ export interface JobSchedulerOptions {
   /** Names this process in run records; unique per instance by default. */
   instanceId?: string;
   handlers?: JobHandlers;
+  /** What jobs may call besides the database; without them, jobs that need them fail their runs. */
+  services?: JobServices;
   pollMs?: number;
   /** False: start() only schedules new jobs; due jobs run on other instances (or by runDueJobs). */
   poll?: boolean;
@@ -45,6 +47,7 @@ function nextRun(cron: string, now: Date): { next: Date | null; problem?: string
 export class JobScheduler {
   readonly instanceId: string;
   readonly handlers: JobHandlers;
+  readonly services: JobServices | undefined;
   readonly #db: Kysely<Tables>;
   readonly #log: SchedulerLog;
   readonly #pollMs: number;
@@ -59,6 +62,7 @@ export class JobScheduler {
     this.#log = options.log ?? silent;
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.handlers = options.handlers ?? JOB_HANDLERS;
+    this.services = options.services;
     this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.#polling = options.poll ?? true;
     this.#clock = options.clock ?? (() => new Date());
@@ -121,7 +125,7 @@ export class JobScheduler {
   #request(job: ScheduledJobRow, now: Date) {
     // An unusable expression leaves next_run_at null; scheduleNewJobs then shows why on the job.
     const { next } = nextRun(job.cron, now);
-    return { job, now, trigger: 'schedule' as const, triggeredBy: null, instanceId: this.instanceId, handlers: this.handlers, nextRunAt: next };
+    return { job, now, trigger: 'schedule' as const, triggeredBy: null, instanceId: this.instanceId, handlers: this.handlers, services: this.services, nextRunAt: next };
   }
 
   #logRun(run: RunView): void {

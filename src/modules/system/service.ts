@@ -64,6 +64,7 @@ export class SystemCronService {
         triggeredBy: actor.userId,
         instanceId: this.scheduler.instanceId,
         handlers: this.scheduler.handlers,
+        services: this.scheduler.services,
       });
       await recordAudit(trx, actor, {
         action: 'system.cron.run',

@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { JobContext, JobSummary } from '../system/job-handlers.js';
+import './tables.js';
+
+const DAY_MS = 86_400_000;
+/** A launcher polling a day past expiry still hears `expired_token` rather than `invalid_grant`. */
+export const EXPIRED_CODE_KEEP_MS = DAY_MS;
+/** A revoked device stays in the player's history a month; its sessions stay refused through `revoked_sessions`. */
+export const REVOKED_DEVICE_KEEP_MS = 30 * DAY_MS;
+
+/**
+ * Device codes that never became a device (pending or denied past expiry, or approved but never
+ * redeemed before expiry) a day after expiry, and revoked devices after a month. Approved devices
+ * in use are kept as long as they are: their refresh token lives on the row.
+ */
+export async function purgeDeviceAuthorizationsJob(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
+  const expiredBefore = new Date(now.getTime() - EXPIRED_CODE_KEEP_MS);
+  const expired = await trx.deleteFrom('device_authorizations')
+    .where('redeemed_at', 'is', null).where('expires_at', '<', expiredBefore)
+    .executeTakeFirst();
+  const revoked = await trx.deleteFrom('device_authorizations')
+    .where('revoked_at', '<', new Date(now.getTime() - REVOKED_DEVICE_KEEP_MS))
+    .executeTakeFirst();
+  return { expired_codes: Number(expired.numDeletedRows), revoked_devices: Number(revoked.numDeletedRows) };
+}
