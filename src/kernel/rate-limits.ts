@@ -17,6 +17,9 @@ export const RATE_LIMITS = {
   deviceToken: { limit: 30, windowSeconds: 60, keyedBy: 'ip', refusal: { status: 400, error: 'slow_down' } },
   deviceApprove: { limit: 5, windowSeconds: 60, keyedBy: 'user' },
   support: { limit: 5, windowSeconds: 3_600, keyedBy: 'user' },
+  // Upload URLs cost an intent row and, on S3, a signature: enough for any real use, not a flood.
+  supportAttachments: { limit: 20, windowSeconds: 3_600, keyedBy: 'user' },
+  avatarUpload: { limit: 20, windowSeconds: 3_600, keyedBy: 'user' },
   waitlist: { limit: 5, windowSeconds: 60, keyedBy: 'ip' },
   unsubscribe: { limit: 30, windowSeconds: 60, keyedBy: 'ip' },
 } as const satisfies Record<string, RateLimit>;

@@ -36,7 +36,7 @@ describe('staff storage browsing', () => {
     expect(body.data.map((o: { key: string }) => o.key)).toEqual(['avatars/a/1.png', 'avatars/a/2.png', 'avatars/b-c/4.webp', 'avatars/b/3.jpg', 'avatars/b/sub/5.png', 'support/1/log.txt']);
     expect(body.data[0]).toEqual({ key: 'avatars/a/1.png', size: 1, content_type: 'image/png', last_modified: expect.any(String) });
     // A type the store cannot tell is left out.
-    expect(body.data[5]).toEqual({ key: 'support/1/log.txt', size: 6, last_modified: expect.any(String) });
+    expect(body.data[5]).toEqual({ key: 'support/1/log.txt', size: 6, content_type: 'text/plain', last_modified: expect.any(String) });
   });
 
   const pages: Array<{ query: string; keys: string[]; meta: object }> = [
@@ -81,7 +81,7 @@ describe('staff storage browsing', () => {
     expect(response.statusCode).toBe(204);
     expect(existsSync(join(t.storageDir, key))).toBe(false);
     const audit = await t.db.selectFrom('audit_log').selectAll().where('action', '=', 'storage.object.delete').where('target_id', '=', key).execute();
-    expect(audit).toEqual([expect.objectContaining({ actor_id: writer.id, target_type: 'storage_object', user_agent: 'storage-test', summary: { before: { size: 6, content_type: null }, avatar_cleared_for: [] } })]);
+    expect(audit).toEqual([expect.objectContaining({ actor_id: writer.id, target_type: 'storage_object', user_agent: 'storage-test', summary: { before: { size: 6, content_type: 'text/plain' }, avatar_cleared_for: [] } })]);
     const again = await t.request({ method: 'DELETE', url: `/v1/admin/storage/objects?key=${encodeURIComponent(key)}`, token: writer.token });
     expect(again.statusCode).toBe(404);
     expect(again.json()).toEqual({ error: 'not_found' });

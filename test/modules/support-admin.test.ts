@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createUser, eventually, type TestApp, type TestUser } from '../helpers/app.js';
+import { IMAGE_BYTES } from '../helpers/images.js';
+import { startStorageApp } from './avatar-fixtures.js';
+import { attachmentView, uploadAttachment } from './support-fixtures.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { signToken } from '../helpers/tokens.js';
 
@@ -34,7 +37,7 @@ async function openTicket(player: TestUser, body: Record<string, unknown> = {}):
 const snapshot = async (id: string, playerId: string) => ({ ticket: await ticketRow(id), messages: await messageCount(id), mails: (await mailsTo(playerId)).length });
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startStorageApp();
   reader = await createUser(t.db, ['support.read']);
   agent = await createUser(t.db, ['support.read', 'support.write']);
   outsider = await createUser(t.db, ['users.read']);
@@ -85,7 +88,8 @@ describe('GET /v1/admin/support/tickets', () => {
 describe('GET /v1/admin/support/tickets/{id}', () => {
   it('the ticket with the player and every message with its author', async () => {
     const player = await createUser(t.db);
-    const id = await openTicket(player, { attachment_keys: ['u/1.png'] });
+    const key = await uploadAttachment(t, player, 'image/png', IMAGE_BYTES['image/png']);
+    const id = await openTicket(player, { attachment_keys: [key] });
     expect((await post(agent, id, 'reply', { message: 'On it.' })).statusCode).toBe(200);
     const response = await t.request({ method: 'GET', url: `${ADMIN}/${id}`, token: reader.token });
     expect(response.statusCode).toBe(200);
@@ -93,8 +97,8 @@ describe('GET /v1/admin/support/tickets/{id}', () => {
       id, subject: 'Help', category: 'technical', status: 'answered', created_at: expect.any(String), updated_at: expect.any(String),
       user: { id: player.id, email: player.email }, message_count: 2, closed_at: null, closed_by: null, close_reason: null,
       messages: [
-        { id: expect.any(String), author: 'player', author_id: player.id, message: 'Please help.', attachment_keys: ['u/1.png'], created_at: expect.any(String) },
-        { id: expect.any(String), author: 'staff', author_id: agent.id, message: 'On it.', attachment_keys: [], created_at: expect.any(String) },
+        { id: expect.any(String), author: 'player', author_id: player.id, message: 'Please help.', attachment_keys: [key], attachments: [attachmentView(key, 'image/png', IMAGE_BYTES['image/png'].length)], created_at: expect.any(String) },
+        { id: expect.any(String), author: 'staff', author_id: agent.id, message: 'On it.', attachment_keys: [], attachments: [], created_at: expect.any(String) },
       ],
     });
   });

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createUser, eventually, type TestApp, type TestUser } from '../helpers/app.js';
+import { IMAGE_BYTES } from '../helpers/images.js';
+import { startStorageApp } from './avatar-fixtures.js';
+import { attachmentView, uploadAttachment } from './support-fixtures.js';
 import { appInFrozenMinute } from '../helpers/frozen-minute.js';
 import { schemaError } from '../helpers/expectations.js';
 import { signToken } from '../helpers/tokens.js';
@@ -33,8 +36,11 @@ async function ticketOf(user: TestUser, body: Record<string, unknown> = VALID): 
   return response.json();
 }
 
+const LOG = Buffer.from('2026-11-24 launcher: loading screen hangs\n');
+const SHOT = IMAGE_BYTES['image/png'];
+
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startStorageApp();
   ada = await createUser(t.db);
   bob = await createUser(t.db);
 });
@@ -43,20 +49,27 @@ afterAll(async () => { await t.close(); });
 describe('POST /v1/me/support', () => {
   it('201: the ticket with its first message; rows, confirmation mail and support.ticket_opened stored', async () => {
     const player = await createUser(t.db);
-    const response = await open(player, { ...VALID, attachment_keys: ['uploads/p/log.txt', 'uploads/p/shot.png'] });
+    const keys = [await uploadAttachment(t, player, 'text/plain', LOG), await uploadAttachment(t, player, 'image/png', SHOT)];
+    const response = await open(player, { ...VALID, attachment_keys: keys });
     expect(response.statusCode, response.body).toBe(201);
     const body = response.json();
     expect(body).toEqual({
       id: expect.any(String), subject: VALID.subject, category: 'technical', status: 'open', created_at: expect.any(String), updated_at: expect.any(String),
-      messages: [{ id: expect.any(String), author: 'player', message: VALID.message, attachment_keys: ['uploads/p/log.txt', 'uploads/p/shot.png'], created_at: expect.any(String) }],
+      messages: [{
+        id: expect.any(String), author: 'player', message: VALID.message, attachment_keys: keys,
+        attachments: [attachmentView(keys[0]!, 'text/plain', LOG.length), attachmentView(keys[1]!, 'image/png', SHOT.length)], created_at: expect.any(String),
+      }],
     });
+    // The uploads are spent: confirmed with their checked size.
+    expect(await t.db.selectFrom('storage_uploads').select(['key', 'size']).where('key', 'in', keys).where('confirmed_at', 'is not', null).orderBy('key').execute())
+      .toEqual([...keys].sort().map((key) => ({ key, size: key.endsWith('.txt') ? LOG.length : SHOT.length })));
     expect(await ticketRow(body.id)).toEqual({
       id: body.id, user_id: player.id, subject: VALID.subject, category: 'technical', status: 'open',
       updated_at: expect.any(Date), created_at: expect.any(Date), closed_at: null, closed_by: null, close_reason: null,
     });
     expect(await messageRows(body.id)).toEqual([{
       id: body.messages[0].id, ticket_id: body.id, author: 'player', author_id: player.id, body: VALID.message,
-      attachment_keys: ['uploads/p/log.txt', 'uploads/p/shot.png'], created_at: expect.any(Date),
+      attachment_keys: keys, created_at: expect.any(Date),
     }]);
     const reference = body.id.slice(0, 8).toUpperCase();
     expect(await mailsTo(player)).toEqual([expect.objectContaining({
@@ -147,8 +160,8 @@ describe('GET /v1/me/support and /v1/me/support/{id}', () => {
     expect(response.json()).toEqual({
       id, subject: VALID.subject, category: 'technical', status: 'answered', created_at: expect.any(String), updated_at: expect.any(String),
       messages: [
-        { id: expect.any(String), author: 'player', message: VALID.message, attachment_keys: [], created_at: expect.any(String) },
-        { id: expect.any(String), author: 'staff', message: 'Try again now.', attachment_keys: [], created_at: expect.any(String) },
+        { id: expect.any(String), author: 'player', message: VALID.message, attachment_keys: [], attachments: [], created_at: expect.any(String) },
+        { id: expect.any(String), author: 'staff', message: 'Try again now.', attachment_keys: [], attachments: [], created_at: expect.any(String) },
       ],
     });
   });
@@ -170,11 +183,12 @@ describe('POST /v1/me/support/{id}/messages', () => {
     const { id } = await ticketOf(player);
     await t.db.updateTable('support_tickets').set({ status: 'answered' }).where('id', '=', id).execute();
     const before = (await ticketRow(id))!.updated_at;
-    const response = await write(player, id, { message: 'Still broken.', attachment_keys: ['uploads/p/2.png'] });
+    const key = await uploadAttachment(t, player, 'image/png', SHOT);
+    const response = await write(player, id, { message: 'Still broken.', attachment_keys: [key] });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toMatchObject({ id, status: 'open', messages: [{ author: 'player' }, { author: 'player', message: 'Still broken.', attachment_keys: ['uploads/p/2.png'] }] });
+    expect(response.json()).toMatchObject({ id, status: 'open', messages: [{ author: 'player' }, { author: 'player', message: 'Still broken.', attachment_keys: [key], attachments: [attachmentView(key, 'image/png', SHOT.length)] }] });
     const rows = await messageRows(id);
-    expect(rows[1]).toEqual({ id: expect.any(String), ticket_id: id, author: 'player', author_id: player.id, body: 'Still broken.', attachment_keys: ['uploads/p/2.png'], created_at: expect.any(Date) });
+    expect(rows[1]).toEqual({ id: expect.any(String), ticket_id: id, author: 'player', author_id: player.id, body: 'Still broken.', attachment_keys: [key], created_at: expect.any(Date) });
     expect((await ticketRow(id))!.updated_at.getTime()).toBeGreaterThanOrEqual(before.getTime());
     await eventually(() => expect(t.events).toContainEqual(expect.objectContaining({
       name: 'support.ticket_message_added', actorId: player.id, payload: { ticket_id: id, user_id: player.id, message_id: rows[1]!.id },

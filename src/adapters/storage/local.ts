@@ -11,7 +11,7 @@ export const LOCAL_UPLOAD_PATH = '/v1/public/storage/upload';
 export const LOCAL_DOWNLOAD_PATH = '/v1/public/storage/download';
 
 /** Files carry no metadata: the type comes from the extension, which the service picks from the declared type. */
-const TYPE_BY_EXTENSION: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp' };
+const TYPE_BY_EXTENSION: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', pdf: 'application/pdf', txt: 'text/plain' };
 /** Where uploads are written before they are renamed into place; its leading dot keeps it out of every key. */
 const TEMP_DIR = '.tmp';
 

@@ -1,19 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { isStorageKey, type DownloadValidity, type StorageAdapter } from '../../adapters/storage/index.js';
 import type { Tables } from '../../db/tables.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import { detectImageType, SIGNATURE_BYTES } from './image-signature.js';
-import { currentAvatarKey, findAvatarUpload, insertAvatarUpload, lockAvatarKey, setAvatar } from './queries.js';
+import { currentAvatarKey, findAvatarUpload, lockAvatarKey, setAvatar } from './queries.js';
 import type { AvatarUploadInput } from './schemas.js';
 import { fromStore } from './storage-calls.js';
-import type { AvatarContentType } from './tables.js';
+import { issueUploadIntent } from './upload-intents.js';
 
-/** Long enough to pick a file and upload 2 MiB on a slow line; short enough to be useless when leaked. */
-export const UPLOAD_TTL_MS = 10 * 60 * 1000;
 const HOUR_MS = 3600 * 1000;
-const EXTENSIONS: Record<AvatarContentType, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
 /**
  * Download URLs are signed for the clock hour plus the next one: every request within an hour
@@ -41,11 +37,7 @@ export class AvatarService {
   async issueUpload(userId: string, input: AvatarUploadInput) {
     const now = this.clock();
     // Under the caller's id, random and unguessable: nobody can aim an upload at another key.
-    const key = `avatars/${userId}/${randomBytes(16).toString('hex')}.${EXTENSIONS[input.content_type]}`;
-    const expiresAt = new Date(now.getTime() + UPLOAD_TTL_MS);
-    const grant = await fromStore(this.storage.presignUpload({ key, contentType: input.content_type, size: input.size, expiresAt }));
-    await insertAvatarUpload(this.db, { key, userId, contentType: input.content_type, maxSize: input.size, expiresAt });
-    return { upload_url: grant.url, method: grant.method, headers: grant.headers, key, max_size: input.size, expires_at: expiresAt };
+    return issueUploadIntent(this.db, this.storage, { userId, purpose: 'avatar', prefix: 'avatars', contentType: input.content_type, size: input.size, now });
   }
 
   /**
@@ -73,7 +65,7 @@ export class AvatarService {
 
     const previous = await this.db.transaction().execute(async (trx) => {
       const before = await lockAvatarKey(trx, userId);
-      await setAvatar(trx, userId, key, now);
+      await setAvatar(trx, userId, key, object.size, now);
       return before;
     });
     if (previous !== null && previous !== key) {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import type { AvatarContentType } from './tables.js';
+import type { AttachmentContentType, UploadPurpose } from './tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
@@ -8,15 +8,43 @@ type Db = Kysely<Tables>;
 export interface NewUpload {
   key: string;
   userId: string;
-  contentType: AvatarContentType;
+  purpose: UploadPurpose;
+  contentType: AttachmentContentType;
   maxSize: number;
   expiresAt: Date;
 }
 
-export async function insertAvatarUpload(db: Db, upload: NewUpload): Promise<void> {
+export async function insertUpload(db: Db, upload: NewUpload): Promise<void> {
   await db.insertInto('storage_uploads').values({
-    key: upload.key, user_id: upload.userId, purpose: 'avatar', content_type: upload.contentType, max_size: upload.maxSize, expires_at: upload.expiresAt,
+    key: upload.key, user_id: upload.userId, purpose: upload.purpose, content_type: upload.contentType, max_size: upload.maxSize, expires_at: upload.expiresAt,
   }).execute();
+}
+
+/** The caller's own upload intents of one purpose among `keys`: another user's key reads as none. */
+export function findUploads(db: Db, userId: string, purpose: UploadPurpose, keys: readonly string[]) {
+  return db.selectFrom('storage_uploads')
+    .select(['key', 'content_type', 'max_size', 'expires_at', 'confirmed_at'])
+    .where('key', 'in', keys).where('user_id', '=', userId).where('purpose', '=', purpose)
+    .execute();
+}
+
+/** Marks unused intents as used with their checked size; answers the keys it marked (a key used meanwhile is missing). */
+export async function markUploadsUsed(trx: Db, userId: string, uploads: ReadonlyArray<{ key: string; size: number }>, now: Date): Promise<string[]> {
+  const marked: string[] = [];
+  for (const upload of uploads) {
+    const row = await trx.updateTable('storage_uploads').set({ confirmed_at: now, size: upload.size })
+      .where('key', '=', upload.key).where('user_id', '=', userId).where('confirmed_at', 'is', null)
+      .returning('key').executeTakeFirst();
+    if (row !== undefined) marked.push(row.key);
+  }
+  return marked;
+}
+
+/** Type and size of stored uploads, by key, whoever made them (for showing them where they are attached). */
+export async function uploadDetails(db: Db, keys: readonly string[]) {
+  if (keys.length === 0) return new Map<string, { content_type: AttachmentContentType; size: number | null }>();
+  const rows = await db.selectFrom('storage_uploads').select(['key', 'content_type', 'size']).where('key', 'in', keys).execute();
+  return new Map(rows.map((row) => [row.key, { content_type: row.content_type, size: row.size }]));
 }
 
 /** The caller's own avatar upload intent: another user's key reads as none. */
@@ -38,9 +66,9 @@ export async function currentAvatarKey(db: Db, userId: string): Promise<string |
   return row?.avatar_key ?? null;
 }
 
-export async function setAvatar(trx: Db, userId: string, key: string, now: Date): Promise<void> {
+export async function setAvatar(trx: Db, userId: string, key: string, size: number, now: Date): Promise<void> {
   await trx.updateTable('users').set({ avatar_key: key }).where('id', '=', userId).execute();
-  await trx.updateTable('storage_uploads').set({ confirmed_at: now }).where('key', '=', key).where('confirmed_at', 'is', null).execute();
+  await trx.updateTable('storage_uploads').set({ confirmed_at: now, size }).where('key', '=', key).where('confirmed_at', 'is', null).execute();
 }
 
 /** Users whose avatar is this object lose it (the object is going away); their ids. */

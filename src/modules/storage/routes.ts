@@ -34,10 +34,11 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
   const browser = new StorageBrowser(kernel.db, kernel.storage);
 
   app.post('/v1/me/avatar/upload-url', {
+    config: { rateLimit: 'avatarUpload' },
     schema: {
       tags: meTags,
       summary: 'Get an avatar upload URL',
-      description: 'A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send the `headers` given. With the local store the URL is this service\'s `PUT /v1/public/storage/upload` (a larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 503 `unavailable` (the store cannot be reached).',
+      description: 'A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send the `headers` given. With the local store the URL is this service\'s `PUT /v1/public/storage/upload` (a larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 `rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).',
       body: avatarUploadBody,
       response: { 200: avatarUploadGrant },
     },
@@ -130,6 +131,8 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
       // Players' files served from the API's origin: never sniffed into HTML, never run as a page.
       .header('x-content-type-options', 'nosniff')
       .header('content-security-policy', "default-src 'none'; sandbox")
+      // Anything but an image is saved, not shown in the browser.
+      .header('content-disposition', object.contentType?.startsWith('image/') === true ? 'inline' : 'attachment')
       .send(stream);
   });
 }

@@ -4,6 +4,8 @@ import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { queueEmails } from '../email-delivery/queue.js';
+import type { SupportAttachments } from '../storage/attachments.js';
+import { withAttachments } from './attachment-views.js';
 import { confirmationMail } from './mail.js';
 import { findMyTicket, insertMessage, insertTicket, listMyTickets, lockTicket, messagesOf, updateTicket, userEmail } from './queries.js';
 import type { CreateTicketInput, MyTicketsQuery, MyTicketView, PlayerMessageInput } from './schemas.js';
@@ -18,13 +20,18 @@ const forPlayer = ({ author_id: _author, ...message }: { author_id: string | nul
  * user is answered exactly like an unknown id (404 `not_found`), and nothing is changed.
  */
 export class MySupportService {
-  constructor(private readonly db: Db, private readonly events: EventPublisher) {}
+  constructor(private readonly db: Db, private readonly events: EventPublisher, private readonly attachments: SupportAttachments) {}
 
-  /** The ticket with its first message, the confirmation mail (when the player has an address) and the event: one transaction. */
+  /**
+   * The ticket with its first message, the confirmation mail (when the player has an address) and
+   * the event: one transaction, after the attachments are checked (a refusal writes nothing).
+   */
   async open(actor: Actor, input: CreateTicketInput): Promise<MyTicketView> {
-    return this.db.transaction().execute(async (trx) => {
+    const attachments = await this.attachments.check(actor.userId, input.attachment_keys ?? []);
+    const id = await this.db.transaction().execute(async (trx) => {
       const ticket = await insertTicket(trx, { user_id: actor.userId, subject: input.subject, category: input.category });
-      const message = await insertMessage(trx, { ticket_id: ticket.id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
+      await this.attachments.claim(trx, actor.userId, attachments);
+      await insertMessage(trx, { ticket_id: ticket.id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
       const email = await userEmail(trx, actor.userId);
       if (email !== null) {
         await queueEmails(trx, [{ ...confirmationMail(ticket), to_email: email, user_id: actor.userId, category: 'transactional' }]);
@@ -33,11 +40,9 @@ export class MySupportService {
         kind: 'dashboard', name: 'support.ticket_opened', actorId: actor.userId, requestId: actor.requestId,
         payload: { ticket_id: ticket.id, user_id: actor.userId, category: ticket.category },
       });
-      return {
-        id: ticket.id, subject: ticket.subject, category: ticket.category, status: ticket.status,
-        created_at: ticket.created_at, updated_at: ticket.updated_at, messages: [forPlayer(message)],
-      };
+      return ticket.id;
     });
+    return this.get(actor.userId, id);
   }
 
   async list(userId: string, query: MyTicketsQuery) {
@@ -48,7 +53,7 @@ export class MySupportService {
   async get(userId: string, id: string): Promise<MyTicketView> {
     const ticket = await findMyTicket(this.db, userId, id);
     if (ticket === undefined) throw notFound();
-    return { ...ticket, messages: (await messagesOf(this.db, id)).map(forPlayer) };
+    return { ...ticket, messages: (await withAttachments(this.attachments, await messagesOf(this.db, id))).map(forPlayer) };
   }
 
   /**
@@ -56,10 +61,14 @@ export class MySupportService {
    * A closed ticket takes no more messages (422 `invalid_state`): the player opens a new one.
    */
   async addMessage(actor: Actor, id: string, input: PlayerMessageInput): Promise<MyTicketView> {
+    // Whose ticket it is comes first: attachment refusals never tell about another user's ticket.
+    if ((await findMyTicket(this.db, actor.userId, id)) === undefined) throw notFound();
+    const attachments = await this.attachments.check(actor.userId, input.attachment_keys ?? []);
     await this.db.transaction().execute(async (trx) => {
       const ticket = await lockTicket(trx, id, actor.userId);
       if (ticket === undefined) throw notFound();
       if (ticket.status === 'closed') throw invalidState({ status: ticket.status });
+      await this.attachments.claim(trx, actor.userId, attachments);
       const message = await insertMessage(trx, { ticket_id: id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
       await updateTicket(trx, id, { status: 'open' });
       await this.events.publish(trx, {

@@ -1,9 +1,11 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
+import { SupportAttachments } from '../storage/attachments.js';
+import { avatarUploadGrant } from '../storage/schemas.js';
 import { MySupportService } from './player-service.js';
 import {
-  closeBody, createTicketBody, myTicketsPage, myTicketsQuery, myTicketView, playerMessageBody, reopenBody,
+  attachmentUploadBody, closeBody, createTicketBody, myTicketsPage, myTicketsQuery, myTicketView, playerMessageBody, reopenBody,
   staffReplyBody, staffTicketsPage, staffTicketsQuery, staffTicketView, ticketIdParams,
 } from './schemas.js';
 import { SupportDeskService } from './staff-service.js';
@@ -17,23 +19,35 @@ const limited = { rateLimit: 'support' } as const;
 
 const STATUSES = 'Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it).';
 const LIMIT = '429 `rate_limited` (with `Retry-After`) past 5 per hour per user, counted across opening tickets and adding messages.';
+const ATTACHMENT_REFUSALS = '422 `invalid_request` for the first attachment that fails, with `details.index` (its place in `attachment_keys`, from 0) and `details.reason`: `unknown_attachment` (not an upload of the caller, whoever it belongs to), `already_used`, `upload_expired`, `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `type_mismatch` (`details.expected`, `details.detected`: the first bytes are not of the declared type); nothing is written.';
 const NOT_YOURS = '404 `not_found` for another user\'s ticket exactly as for an unknown id.';
 
 /**
- * Support (issue 7): the player opens tickets and writes to them; staff read the queue, reply
- * (mailed to the player), close and reopen. Attachment keys are stored as given: storage does
- * not exist yet, so they are not checked against it.
+ * Support (issue 7): the player opens tickets and writes to them, with files uploaded through
+ * storage; staff read the queue, reply (mailed to the player), close and reopen.
  */
 export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
-  const mine = new MySupportService(kernel.db, kernel.events);
-  const desk = new SupportDeskService(kernel.db, kernel.events);
+  const attachments = new SupportAttachments(kernel.db, kernel.storage);
+  const mine = new MySupportService(kernel.db, kernel.events, attachments);
+  const desk = new SupportDeskService(kernel.db, kernel.events, attachments);
+
+  app.post('/v1/me/support/attachments/upload-url', {
+    config: { rateLimit: 'supportAttachments' },
+    schema: {
+      tags: meTags,
+      summary: 'Get a support attachment upload URL',
+      description: `A URL to PUT one file to, valid 10 minutes, for one new key under the caller (\`support/<user id>/<random>.<ext>\`), the declared \`content_type\` (PNG, JPEG, WebP, PDF or plain text) and \`size\` (at most 10 MiB). Send the \`headers\` given. Then name the \`key\` in \`attachment_keys\` of a new ticket or message within the 10 minutes. Errors: 400 SchemaError; 429 \`rate_limited\` past 20 per hour per user; 503 \`unavailable\` (the store cannot be reached).`,
+      body: attachmentUploadBody,
+      response: { 200: avatarUploadGrant },
+    },
+  }, (request) => attachments.issueUpload(actorOf(request).userId, request.body));
 
   app.post('/v1/me/support', {
     config: limited,
     schema: {
       tags: meTags,
       summary: 'Write to support',
-      description: `Opens a ticket with the caller's first message. \`category\` is one of \`account\`, \`billing\`, \`technical\`, \`abuse\`, \`other\`; \`attachment_keys\` (up to 5) are stored as given, not yet checked against storage. Answers 201 with the ticket (status \`open\`) and its messages. A confirmation mail goes to the caller's address when the account has one. ${STATUSES} Errors: 400 SchemaError; ${LIMIT}`,
+      description: `Opens a ticket with the caller's first message. \`category\` is one of \`account\`, \`billing\`, \`technical\`, \`abuse\`, \`other\`; \`attachment_keys\` (up to 5) name files uploaded through \`POST /v1/me/support/attachments/upload-url\`; messages show them under \`attachments\` with download URLs. Answers 201 with the ticket (status \`open\`) and its messages. A confirmation mail goes to the caller's address when the account has one. ${STATUSES} Errors: 400 SchemaError; ${ATTACHMENT_REFUSALS} ${LIMIT}`,
       body: createTicketBody,
       response: { 201: myTicketView },
     },
@@ -64,7 +78,7 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags: meTags,
       summary: 'Add a message to a ticket',
-      description: `Adds the caller's message to their ticket, which waits on staff again (status \`open\`). Answers 200 with the ticket and its messages. Errors: 400 SchemaError; ${NOT_YOURS} 422 \`invalid_state\` when the ticket is closed (\`details.status\`; open a new one). ${LIMIT}`,
+      description: `Adds the caller's message to their ticket, which waits on staff again (status \`open\`). Answers 200 with the ticket and its messages. Errors: 400 SchemaError; ${NOT_YOURS} 422 \`invalid_state\` when the ticket is closed (\`details.status\`; open a new one); ${ATTACHMENT_REFUSALS} ${LIMIT}`,
       params: ticketIdParams,
       body: playerMessageBody,
       response: { 200: myTicketView },

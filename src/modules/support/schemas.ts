@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse, pageQuery } from '../../kernel/pagination.js';
+import { MAX_ATTACHMENT_BYTES } from '../storage/attachments.js';
+import { ATTACHMENT_CONTENT_TYPES } from '../storage/tables.js';
 import { SUPPORT_CATEGORIES, TICKET_STATUSES } from './tables.js';
 
 // Support routes write snake_case, as the rest of /v1/me and /v1/admin.
@@ -8,11 +10,23 @@ import { SUPPORT_CATEGORIES, TICKET_STATUSES } from './tables.js';
 const subject = z.string().trim().min(1).max(200).regex(/^[^\p{Cc}]*$/u, 'must be one line without control characters');
 const messageText = z.string().trim().min(1).max(10_000);
 
-/** Keys of objects the player uploaded; not checked against storage yet (storage does not exist yet). */
+/** Keys of files the player uploaded for support; checked against their uploads when the message is written. */
 const attachmentKeys = z.array(z.string().regex(/^[A-Za-z0-9/_.-]{1,300}$/, 'must be a storage object key'))
   .max(5)
   .refine((keys) => new Set(keys).size === keys.length, 'must not repeat a key')
-  .describe('Up to 5 storage object keys of files the player uploaded. Stored as given; not yet checked against storage.');
+  .describe('Up to 5 keys of files the caller uploaded through `POST /v1/me/support/attachments/upload-url`, each used once.');
+
+export const attachmentUploadBody = z.object({
+  content_type: z.enum(ATTACHMENT_CONTENT_TYPES).describe('PNG, JPEG, WebP, PDF or plain text (UTF-8); the file\'s first bytes are checked against it when a message names the key.'),
+  size: z.number().int().min(1).max(MAX_ATTACHMENT_BYTES).describe('The file size in bytes (at most 10 MiB).'),
+}).strict();
+
+const attachmentView = z.object({
+  key: z.string(),
+  content_type: z.enum(ATTACHMENT_CONTENT_TYPES),
+  size: z.number().int().nullable(),
+  url: z.string().describe('A signed download URL, valid at least an hour.'),
+});
 
 export const ticketIdParams = z.object({ id: z.string().uuid() });
 
@@ -46,6 +60,7 @@ const messageView = z.object({
   author: z.enum(['player', 'staff']),
   message: z.string(),
   attachment_keys: z.array(z.string()),
+  attachments: z.array(attachmentView).describe('The files of `attachment_keys`, with download URLs.'),
   created_at: z.date(),
 });
 

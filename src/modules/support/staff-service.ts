@@ -7,6 +7,8 @@ import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import { queueEmails } from '../email-delivery/queue.js';
 import { replyMail } from './mail.js';
+import type { SupportAttachments } from '../storage/attachments.js';
+import { withAttachments } from './attachment-views.js';
 import { findStaffTicket, insertMessage, listStaffTickets, lockTicket, messagesOf, updateTicket, userEmail, type TicketRow } from './queries.js';
 import type { StaffReplyInput, StaffTicketsQuery, StaffTicketView } from './schemas.js';
 
@@ -18,7 +20,7 @@ type Db = Kysely<Tables>;
  * audit row and dashboard event in one transaction.
  */
 export class SupportDeskService {
-  constructor(private readonly db: Db, private readonly events: EventPublisher) {}
+  constructor(private readonly db: Db, private readonly events: EventPublisher, private readonly attachments: SupportAttachments) {}
 
   async list(query: StaffTicketsQuery) {
     const { rows, total } = await listStaffTickets(this.db, query);
@@ -28,7 +30,7 @@ export class SupportDeskService {
   async get(id: string): Promise<StaffTicketView> {
     const ticket = await findStaffTicket(this.db, id);
     if (ticket === undefined) throw notFound();
-    return { ...ticket, messages: await messagesOf(this.db, id) };
+    return { ...ticket, messages: await withAttachments(this.attachments, await messagesOf(this.db, id)) };
   }
 
   /** Stored as a staff message; the ticket waits on the player ('answered'); the reply is mailed when the player has an address. */
