@@ -132,6 +132,7 @@ export interface Tables {
   schema_migrations: SchemaMigrationsTable;
   billing_subscriptions: BillingSubscriptionsTable;
   revoked_sessions: RevokedSessionsTable;
+  erased_users: ErasedUsersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -154,6 +155,12 @@ export interface BillingSubscriptionsTable {
   current_period_end: NullableTimestamp;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
+}
+
+/** Ids of hard-deleted accounts (0029): their leftover tokens are refused, never recreate a user. */
+export interface ErasedUsersTable {
+  id: string;
+  erased_at: DefaultedTimestamp;
 }
 
 export interface RevokedSessionsTable {

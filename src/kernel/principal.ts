@@ -123,6 +123,7 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
   let row = await loadPrincipalRow(db, token.subject, sessionId);
   let created = false;
   if (row === undefined) {
+    if (await wasErased(db, token.subject)) return erasedPrincipal(token.subject, sessionId);
     await db
       .insertInto('users')
       .values({ id: token.subject, email: token.email, provider: token.provider, last_seen_at: now })
@@ -144,6 +145,16 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
     sessionId,
     signedOut: isSignedOut(token, row),
   };
+}
+
+/** Only asked on a subject's first sighting (no user row), so it costs nothing on the common path. */
+async function wasErased(db: Kysely<Tables>, userId: string): Promise<boolean> {
+  return (await db.selectFrom('erased_users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
+}
+
+/** A token of an erased account: refused like a deleted one (403 `account_deleted`), and nothing is written. */
+function erasedPrincipal(userId: string, sessionId: string): Principal {
+  return { userId, email: null, status: 'deleted', permissions: new PermissionSet([]), sessionId, signedOut: false };
 }
 
 /** `iat` is whole seconds, so the cut-off is too: a token from the second of the sign-out is refused. */

@@ -100,6 +100,19 @@ describe('hard delete', () => {
     await eventually(() => expect(t.events).toContainEqual(expect.objectContaining({ name: 'users.hard_deleted', payload: { user_id: player.id } })));
   });
 
+  it('a token of the erased account is refused as deleted (403) and never brings the account back', async () => {
+    const player = await createUser(t.db);
+    expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(200);
+    expect((await del(deleter, player.id, { reason: 'erasure', hard: true })).statusCode).toBe(204);
+    expect(await t.db.selectFrom('erased_users').select('id').where('id', '=', player.id).execute()).toEqual([{ id: player.id }]);
+    for (const url of ['/v1/me', '/v1/me/permissions']) {
+      const response = await t.request({ method: 'GET', url, token: player.token });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 403, body: { error: 'forbidden', details: { reason: 'account_deleted' } } });
+    }
+    expect(await userRow(player.id)).toBeUndefined();
+    expect(await t.db.selectFrom('login_sessions').select('session_id').where('user_id', '=', player.id).execute()).toEqual([]);
+  });
+
   it('hard-deletes a soft-deleted user', async () => {
     const player = await createUser(t.db, [], { status: 'deleted' });
     expect((await del(deleter, player.id, { reason: 'purge', hard: true })).statusCode).toBe(204);

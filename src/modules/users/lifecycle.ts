@@ -159,6 +159,7 @@ export async function removeUser(trx: Kysely<Tables>, events: EventPublisher, ac
   await redactAuditOf(trx, user.id);
   // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
   await trx.deleteFrom('users').where('id', '=', user.id).execute();
+  await trx.insertInto('erased_users').values({ id: user.id }).onConflict((oc) => oc.column('id').doNothing()).execute();
   await recordAudit(trx, actor, { action: 'users.hard_delete', targetType: 'user', targetId: user.id, reason, extra: { previous_status: user.status } });
   await events.publish(trx, { kind: 'dashboard', name: 'users.hard_deleted', payload: { user_id: user.id }, actorId: actor.userId, requestId: actor.requestId });
 }
