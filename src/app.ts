@@ -38,6 +38,7 @@ import { registerStorageRoutes } from './modules/storage/routes.js';
 import { registerLoginSessionRoutes } from './modules/login-sessions/routes.js';
 import { registerDeviceAuthorizationRoutes } from './modules/device-authorization/routes.js';
 import { registerGameSessionRoutes } from './modules/game-sessions/routes.js';
+import { registerIncidentRoutes } from './modules/incidents/routes.js';
 import { registerHealthRoutes } from './modules/health/routes.js';
 import { registerMeRoutes } from './modules/me/routes.js';
 import { registerOpsRoutes } from './modules/ops/routes.js';
@@ -133,6 +134,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   registerStorageRoutes(zodApp, kernel);
   registerLoginSessionRoutes(zodApp, kernel);
   registerDeviceAuthorizationRoutes(zodApp, kernel);
+  registerIncidentRoutes(zodApp, kernel);
   options.extraRoutes?.(zodApp, kernel);
   return app;
 }

@@ -68,6 +68,10 @@ export interface Config {
   /** Both or neither; neither: the AWS SDK's default credential chain (environment, instance role). */
   storageS3AccessKeyId: string | undefined;
   storageS3SecretAccessKey: string | undefined;
+  /** Whether this instance probes, flushes its signals and evaluates the incident rules (INCIDENT_MONITOR=on|off). */
+  incidentMonitor: boolean;
+  /** Seconds between two incident monitor ticks (probe, flush, evaluate). */
+  incidentEvaluateSeconds: number;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -249,6 +253,8 @@ export function loadConfig(env: Env = process.env): Config {
     storageS3Endpoint: url(env, 'STORAGE_S3_ENDPOINT', ['http:', 'https:']),
     storageS3AccessKeyId: present(env, 'STORAGE_S3_ACCESS_KEY_ID'),
     storageS3SecretAccessKey: present(env, 'STORAGE_S3_SECRET_ACCESS_KEY'),
+    incidentMonitor: onOff(env, 'INCIDENT_MONITOR', true),
+    incidentEvaluateSeconds: integer(env, 'INCIDENT_EVALUATE_SECONDS', 5, 1, 300),
   };
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);

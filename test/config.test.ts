@@ -51,6 +51,8 @@ describe('loadConfig', () => {
       storageS3Endpoint: undefined,
       storageS3AccessKeyId: undefined,
       storageS3SecretAccessKey: undefined,
+      incidentMonitor: true,
+      incidentEvaluateSeconds: 5,
     } satisfies Config);
   });
 
@@ -92,6 +94,8 @@ describe('loadConfig', () => {
       STORAGE_S3_ENDPOINT: 'http://127.0.0.1:9000',
       STORAGE_S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
       STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret',
+      INCIDENT_MONITOR: 'off',
+      INCIDENT_EVALUATE_SECONDS: '15',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -131,6 +135,8 @@ describe('loadConfig', () => {
       storageS3Endpoint: 'http://127.0.0.1:9000',
       storageS3AccessKeyId: 'AKIAEXAMPLE',
       storageS3SecretAccessKey: 's3-secret',
+      incidentMonitor: false,
+      incidentEvaluateSeconds: 15,
     } satisfies Config);
   });
 
@@ -155,6 +161,8 @@ describe('loadConfig', () => {
     { env: { HOST: 'bad host' }, setting: 'HOST' },
     { env: { LOG_LEVEL: 'verbose' }, setting: 'LOG_LEVEL' },
     { env: { SCHEDULED_JOBS: 'sometimes' }, setting: 'SCHEDULED_JOBS' },
+    { env: { INCIDENT_MONITOR: 'maybe' }, setting: 'INCIDENT_MONITOR' },
+    { env: { INCIDENT_EVALUATE_SECONDS: '0' }, setting: 'INCIDENT_EVALUATE_SECONDS' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
     { env: { DATABASE_URL: 'not a url', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
     { env: { REDIS_URL: 'http://x' }, setting: 'REDIS_URL' },

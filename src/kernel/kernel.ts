@@ -17,6 +17,9 @@ import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/s
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import { catalogPriceLookup } from '../modules/billing-catalog/price-lookup.js';
+import { IncidentMonitor } from '../modules/incidents/monitor.js';
+import { SignalRecorder } from '../modules/incidents/signals.js';
+import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';
 import { ChangeBus } from './change-bus.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
@@ -31,6 +34,10 @@ export interface Kernel {
   bus: ChangeBus;
   events: EventPublisher;
   panic: PanicMonitor;
+  /** This instance's counters of the incident signals (responses, database, runtime, payments, mail). */
+  signals: SignalRecorder;
+  /** Sets and clears the maintenance level from the incident rules; ticks only with INCIDENT_MONITOR on. */
+  incidents: IncidentMonitor;
   limiter: RateLimiter;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
@@ -83,26 +90,36 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
   const store = options.counterStore ?? counterStoreFor(config, log);
   // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
   const simulator = config.runtimeUrl === undefined ? new RuntimeSimulator({ apiKey: randomBytes(24).toString('base64url'), ...options.runtimeSimulator }) : undefined;
-  let runtime: HttpRuntimeClient | undefined;
+  let http: HttpRuntimeClient | undefined;
+  let runtime: RuntimeClient | undefined;
+  const signals = new SignalRecorder();
+  const events = new EventPublisher(database.db, bus, logError('event delivery failed'));
+  const panic = new PanicMonitor(database.db, bus, logError('panic state refresh failed'));
   let emailTokenKey = configuredEmailTokenSecret(config);
   const kernel: Kernel = {
     config,
     database,
     db: database.db,
     bus,
-    events: new EventPublisher(database.db, bus, logError('event delivery failed')),
-    panic: new PanicMonitor(database.db, bus, logError('panic state refresh failed')),
+    events,
+    panic,
+    signals,
+    incidents: new IncidentMonitor({
+      db: database.db, bus, events, panic, signals, log,
+      runtime: () => runtime,
+      intervalMs: config.incidentMonitor ? config.incidentEvaluateSeconds * 1_000 : 0,
+    }),
     limiter: new RateLimiter(store, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through')),
     tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
     log,
     identity: options.identity ?? createIdentityProvider(config, log),
-    payments: createPaymentProvider(config, log, {
+    payments: tapPayments(createPaymentProvider(config, log, {
       // The local provider charges the catalog's prices and serves its pages from this service.
       priceLookup: catalogPriceLookup(database.db),
       publicBaseUrl: () => publicBaseUrlOf(config),
       ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
-    }),
-    mail: createMailTransport(config, log),
+    }), signals),
+    mail: tapMail(createMailTransport(config, log), signals),
     storage: createStorageAdapter(config, log, {
       publicBaseUrl: () => publicBaseUrlOf(config),
       // Read lazily: the email token key may come from the database once the kernel has started.
@@ -124,10 +141,13 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
       const endpoint = simulator === undefined
         ? { baseUrl: config.runtimeUrl!, apiKey: config.runtimeApiKey! }
         : { baseUrl: await simulator.listen('127.0.0.1', 0), apiKey: simulator.apiKey };
-      runtime = new HttpRuntimeClient({ ...endpoint, connectTimeoutMs: config.runtimeConnectTimeoutMs, timeoutMs: config.runtimeTimeoutMs, log });
+      http = new HttpRuntimeClient({ ...endpoint, connectTimeoutMs: config.runtimeConnectTimeoutMs, timeoutMs: config.runtimeTimeoutMs, log });
+      runtime = tapRuntime(http, signals);
+      kernel.incidents.start();
     },
     async stop() {
-      runtime?.close();
+      await kernel.incidents.stop();
+      http?.close();
       await kernel.mail.close();
       await kernel.storage.close();
       await simulator?.close();

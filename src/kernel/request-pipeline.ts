@@ -19,6 +19,13 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
     }
   });
 
+  // Incident signals, counted in memory (the monitor flushes them): this service's own 5xx
+  // ratio, and requests that ended on a failing database. `/health` polling would dilute the ratio.
+  app.addHook('onError', async (_request, _reply, error) => kernel.signals.recordRequestError(error));
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url !== '/health') kernel.signals.recordResponse(reply.statusCode);
+  });
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     kernel.panic.check(request.method, request.url);

@@ -50,6 +50,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     storageS3Endpoint: undefined,
     storageS3AccessKeyId: undefined,
     storageS3SecretAccessKey: undefined,
+    // Tests drive the incident monitor through evaluate(now); no timer changes their panic level.
+    incidentMonitor: false,
+    incidentEvaluateSeconds: 5,
     ...overrides,
   };
 }

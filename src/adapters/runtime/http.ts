@@ -18,7 +18,7 @@ import {
   type RuntimeSession,
   type UpdateRuntimePoolInput,
 } from './index.js';
-import { createdSessionSchema, errorBodySchema, nodeListSchema, nodeSchema, poolListSchema, poolSchema, pullAcceptedSchema, sessionSchema } from './wire.js';
+import { createdSessionSchema, errorBodySchema, healthSchema, nodeListSchema, nodeSchema, poolListSchema, poolSchema, pullAcceptedSchema, sessionSchema } from './wire.js';
 
 export interface HttpRuntimeClientOptions {
   baseUrl: string;
@@ -140,6 +140,11 @@ export class HttpRuntimeClient implements RuntimeClient {
   stopSession(sessionId: string): Promise<RuntimeSession> {
     const path = `/v1/sessions/${segment(sessionId)}/stop`;
     return this.call({ operation: 'stopSession', method: 'POST', path, answer: sessionSchema, idempotent: true });
+  }
+
+  async health(): Promise<void> {
+    // Not retried: a probe measures the runtime as a caller finds it on one attempt.
+    await this.call({ operation: 'health', method: 'GET', path: '/v1/health', answer: healthSchema, idempotent: false });
   }
 
   /** Closes kept-alive sockets (on shutdown). */

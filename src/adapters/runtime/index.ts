@@ -103,6 +103,8 @@ export interface RuntimeClient {
   getSession(sessionId: string): Promise<RuntimeSession>;
   /** Stops the session; stopping one already ended is not an error. */
   stopSession(sessionId: string): Promise<RuntimeSession>;
+  /** `GET /v1/health`, once, without retries: resolves when the runtime answers `{ ok: true }`. */
+  health(): Promise<void>;
 }
 
 /**

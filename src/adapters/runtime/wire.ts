@@ -61,3 +61,6 @@ export const poolListSchema = z.object({ data: z.array(poolSchema) });
 export const pullAcceptedSchema = z.object({ ok: z.boolean(), image: nodeImageSchema.optional() });
 
 export const errorBodySchema = z.object({ error: z.object({ code: z.string().min(1), message: z.string() }) });
+
+/** `GET /v1/health`. */
+export const healthSchema = z.object({ ok: z.literal(true) });

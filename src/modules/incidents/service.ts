@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../db/tables.js';
+import type { Actor } from '../../kernel/actor.js';
+import { recordAudit } from '../../kernel/audit.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import { listPanicChanges, listRules } from './queries.js';
+import type { ChangesQuery, ReplaceRulesInput, RuleInput, RuleView } from './schemas.js';
+import type { IncidentRuleRow, PanicChangeRow } from './tables.js';
+
+function ruleView(row: IncidentRuleRow): RuleView {
+  return {
+    key: row.key, signal: row.signal, threshold: row.threshold, window_seconds: row.window_seconds, min_requests: row.min_requests,
+    level: row.level, auto_clear: row.auto_clear, hold_seconds: row.hold_seconds, cooldown_seconds: row.cooldown_seconds,
+    enabled: row.enabled, updated_at: row.updated_at, updated_by: row.updated_by,
+    state: {
+      holding: row.holding, breached_since: row.breached_since, healthy_since: row.healthy_since, last_change_at: row.last_change_at,
+      silenced_until: row.silenced_until, last_evaluated_at: row.last_evaluated_at, last_value: row.last_value, last_total: row.last_total,
+    },
+  };
+}
+
+/** What staff set, as the audit row pictures it (the monitor's state left out). */
+function settingsOf(rule: RuleInput | IncidentRuleRow) {
+  const { key, signal, threshold, window_seconds, min_requests, level, auto_clear, hold_seconds, cooldown_seconds, enabled } = rule;
+  return { key, signal, threshold, window_seconds, min_requests, level, auto_clear, hold_seconds, cooldown_seconds, enabled };
+}
+
+function changeView(row: PanicChangeRow) {
+  return { ...row, measurement: row.measurement as Record<string, unknown> | null, signals: row.signals as Record<string, unknown> | null };
+}
+
+/** Incident rules (staff edit them as one list) and the history of level changes. */
+export class IncidentsService {
+  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher) {}
+
+  async rules(): Promise<{ rules: RuleView[] }> {
+    return { rules: (await listRules(this.db)).map(ruleView) };
+  }
+
+  /**
+   * Replaces the list: rules left out go, the others are inserted or updated by key, keeping the
+   * monitor's state (a rule holding the level keeps holding it). Audited with before and after.
+   */
+  async replaceRules(actor: Actor, input: ReplaceRulesInput): Promise<{ rules: RuleView[] }> {
+    const rows = await this.db.transaction().execute(async (trx) => {
+      const before = await trx.selectFrom('incident_rules').selectAll().orderBy('key').forUpdate().execute();
+      const keys = input.rules.map((rule) => rule.key);
+      let removal = trx.deleteFrom('incident_rules');
+      if (keys.length > 0) removal = removal.where('key', 'not in', keys);
+      await removal.execute();
+      if (input.rules.length > 0) {
+        const now = new Date();
+        await trx
+          .insertInto('incident_rules')
+          .values(input.rules.map((rule) => ({ ...settingsOf(rule), updated_at: now, updated_by: actor.userId })))
+          .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({
+            signal: eb.ref('excluded.signal'), threshold: eb.ref('excluded.threshold'), window_seconds: eb.ref('excluded.window_seconds'),
+            min_requests: eb.ref('excluded.min_requests'), level: eb.ref('excluded.level'), auto_clear: eb.ref('excluded.auto_clear'),
+            hold_seconds: eb.ref('excluded.hold_seconds'), cooldown_seconds: eb.ref('excluded.cooldown_seconds'), enabled: eb.ref('excluded.enabled'),
+            updated_at: eb.ref('excluded.updated_at'), updated_by: eb.ref('excluded.updated_by'),
+          })))
+          .execute();
+      }
+      const after = await listRules(trx);
+      await recordAudit(trx, actor, {
+        action: 'ops.incident_rules.update',
+        targetType: 'incident_rules',
+        targetId: 'global',
+        before: before.map(settingsOf),
+        after: after.map(settingsOf),
+      });
+      await this.events.publish(trx, { kind: 'dashboard', name: 'ops.incident_rules_updated', payload: { keys }, actorId: actor.userId, requestId: actor.requestId });
+      return after;
+    });
+    return { rules: rows.map(ruleView) };
+  }
+
+  async changes(query: ChangesQuery) {
+    const { rows, total } = await listPanicChanges(this.db, query.limit, query.offset);
+    return { data: rows.map(changeView), meta: { limit: query.limit, offset: query.offset, total } };
+  }
+}

@@ -1,0 +1,74 @@
+import type { Kysely } from 'kysely';
+import type { PanicLevel, Tables } from '../../db/tables.js';
+import { recordAudit, type AuditActor } from '../../kernel/audit.js';
+import type { ChangeBus } from '../../kernel/change-bus.js';
+import type { EventPublisher } from '../../kernel/events.js';
+import { PANIC_TOPIC, readPanicState, type PanicState } from '../../kernel/maintenance.js';
+import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/queries.js';
+
+export interface PanicChangeDeps {
+  bus: ChangeBus;
+  events: EventPublisher;
+}
+
+/** What the incident monitor adds to an automatic change: the rule and what it measured. */
+export interface AutomaticCause {
+  rule: string;
+  measurement: Record<string, unknown>;
+  signals: Record<string, unknown>;
+}
+
+export interface PanicChange {
+  level: PanicLevel;
+  reason: string;
+  /** A staff member's user id, or the monitor's name. */
+  setBy: string;
+  at: Date;
+  /** Present for a change the incident monitor made; absent for a person's. */
+  cause?: AutomaticCause;
+}
+
+/**
+ * The one way the level changes, for a person (operation 12) and for the incident monitor alike:
+ * the row, its history entry, the audit row, the alert `panic_mode_changed`, the dashboard event
+ * and the cache invalidation for every instance, all in the caller's transaction.
+ * A person's `off` also silences the rules that were failing, each for its cool-down.
+ */
+export async function changePanicLevel(trx: Kysely<Tables>, deps: PanicChangeDeps, actor: AuditActor, change: PanicChange): Promise<PanicState> {
+  const auto = change.cause !== undefined;
+  const before = await trx.selectFrom('ops_panic_state').select(['level', 'reason']).forUpdate().executeTakeFirst();
+  await trx
+    .updateTable('ops_panic_state')
+    .set({ level: change.level, reason: change.reason, set_by: change.setBy, set_at: change.at, auto })
+    .execute();
+  const after = await readPanicState(trx);
+  const previousLevel = before?.level ?? 'off';
+  await setHoldingRule(trx, change.cause?.rule ?? null);
+  const silenced = !auto && change.level === 'off' ? await silenceFailingRules(trx, change.at) : [];
+  await insertPanicChange(trx, {
+    at: change.at,
+    level: after.level,
+    previousLevel,
+    auto,
+    reason: after.reason,
+    setBy: after.set_by,
+    ruleKey: change.cause?.rule ?? null,
+    measurement: change.cause?.measurement ?? null,
+    signals: change.cause?.signals ?? null,
+  });
+  const cause = change.cause === undefined ? {} : { rule: change.cause.rule, measurement: change.cause.measurement };
+  await recordAudit(trx, actor, {
+    action: 'ops.panic.set',
+    targetType: 'panic',
+    targetId: 'global',
+    reason: change.reason,
+    before: before ?? null,
+    after: { level: after.level, reason: after.reason },
+    ...(auto ? { extra: { auto: true, ...cause } } : silenced.length > 0 ? { extra: { silenced_rules: silenced } } : {}),
+  });
+  const payload = { level: after.level, previous_level: previousLevel, reason: after.reason, set_by: after.set_by, auto, ...cause };
+  await deps.events.publish(trx, { kind: 'alert', name: 'panic_mode_changed', payload, actorId: actor.userId, requestId: actor.requestId });
+  await deps.events.publish(trx, { kind: 'dashboard', name: 'ops.panic_changed', payload, actorId: actor.userId, requestId: actor.requestId });
+  await deps.bus.notify(trx, PANIC_TOPIC);
+  return after;
+}
