@@ -2,8 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
-import { AppError, forbidden, invalidRequest } from '../../kernel/errors.js';
+import { AppError, conflict, forbidden, invalidRequest } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { isUniqueViolation, requestFingerprint } from '../../kernel/idempotency.js';
 import type { EmailCategory } from '../email/tables.js';
 import { findUsableTemplate } from '../email-templates/usable-template.js';
 import { matchesSegment, type UserSegment } from '../users/segment.js';
@@ -17,6 +18,23 @@ type Db = Kysely<Tables>;
 export const MAX_BROADCAST_RECIPIENTS = 10_000;
 
 const isEmpty = (segment: UserSegment) => Object.values(segment).every((value) => value === undefined);
+const IDEMPOTENCY_INDEX = 'notification_broadcasts_idempotency_idx';
+
+interface IdempotentRequest {
+  key: string;
+  fingerprint: string;
+}
+
+export type BroadcastAnswer = BroadcastResult & { replayed: boolean };
+
+/** The answer a broadcast gave, rebuilt from its record. */
+function answerOf(row: { recipients: number | null; notifications_created: number | null; emails_queued: number | null }): BroadcastResult {
+  return {
+    recipients: row.recipients,
+    notification: row.notifications_created === null ? null : { created: row.notifications_created },
+    email: row.emails_queued === null ? null : { queued: row.emails_queued },
+  };
+}
 
 /**
  * Operation 19. Each requested channel needs its own permission (in-app `announcements.write`,
@@ -28,7 +46,12 @@ const isEmpty = (segment: UserSegment) => Object.values(segment).every((value) =
 export class BroadcastService {
   constructor(private readonly db: Db, private readonly events: EventPublisher) {}
 
-  async broadcast(actor: Actor, input: BroadcastInput, now = new Date()): Promise<BroadcastResult> {
+  /**
+   * With an Idempotency-Key, a repeat by the same staff member with the same body answers the
+   * first broadcast (`replayed`) and sends nothing; another body is 409 `conflict`. The key is
+   * written with the broadcast, so a concurrent repeat waits on its unique index and then replays.
+   */
+  async broadcast(actor: Actor, input: BroadcastInput, idempotencyKey?: string, now = new Date()): Promise<BroadcastAnswer> {
     if (input.notification !== undefined && !actor.permissions.has('announcements.write')) throw forbidden({ perm: 'announcements.write' });
     if (input.email !== undefined && !actor.permissions.has('email.send')) throw forbidden({ perm: 'email.send' });
     const window = input.notification;
@@ -38,17 +61,43 @@ export class BroadcastService {
     if (window?.ends_at !== undefined && new Date(window.ends_at) <= now) {
       throw invalidRequest({ field: 'notification.ends_at', reason: 'must be in the future' });
     }
+    const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
+    try {
+      return await this.#send(actor, input, request);
+    } catch (error) {
+      if (request === undefined || !isUniqueViolation(error, IDEMPOTENCY_INDEX)) throw error;
+      // A concurrent repeat committed first: answer as it did.
+      const replay = await this.#replay(this.db, actor, request);
+      if (replay === undefined) throw error;
+      return replay;
+    }
+  }
+
+  async #replay(db: Db, actor: Actor, request: IdempotentRequest): Promise<BroadcastAnswer | undefined> {
+    const earlier = await db.selectFrom('notification_broadcasts').select(['recipients', 'notifications_created', 'emails_queued', 'request_fingerprint'])
+      .where('created_by', '=', actor.userId).where('idempotency_key', '=', request.key).executeTakeFirst();
+    if (earlier === undefined) return undefined;
+    if (earlier.request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+    return { ...answerOf(earlier), replayed: true };
+  }
+
+  async #send(actor: Actor, input: BroadcastInput, request: IdempotentRequest | undefined): Promise<BroadcastAnswer> {
     const segment = input.segment;
     // The spec: an in-app notification to an empty segment is one row for everyone, email or not.
     const toEveryone = isEmpty(segment);
 
     return this.db.transaction().execute(async (trx) => {
+      const replay = request === undefined ? undefined : await this.#replay(trx, actor, request);
+      if (replay !== undefined) return replay;
       // Share-locked until commit: the version cannot be unpublished while its mail is queued.
       const template = input.email === undefined ? undefined : await findUsableTemplate(trx, input.email.template_key);
       // Null only for an in-app broadcast to everyone; mail always goes to counted users.
       const recipients = toEveryone && input.email === undefined ? null : await this.#countMatches(trx, segment);
       const broadcast = await trx.insertInto('notification_broadcasts')
-        .values({ segment: JSON.stringify(segment), recipients, created_by: actor.userId, email_template_id: template?.id ?? null, email_template_version: template?.version ?? null })
+        .values({
+          segment: JSON.stringify(segment), recipients, created_by: actor.userId, email_template_id: template?.id ?? null, email_template_version: template?.version ?? null,
+          idempotency_key: request?.key ?? null, request_fingerprint: request?.fingerprint ?? null,
+        })
         .returning('id').executeTakeFirstOrThrow();
 
       const created = input.notification === undefined ? null : await this.#notify(trx, broadcast.id, input.notification, toEveryone ? null : segment);
@@ -56,11 +105,7 @@ export class BroadcastService {
         : await this.#queueEmails(trx, broadcast.id, segment, template, input.email.vars);
       await trx.updateTable('notification_broadcasts').set({ notifications_created: created, emails_queued: queued }).where('id', '=', broadcast.id).execute();
 
-      const result: BroadcastResult = {
-        recipients,
-        notification: created === null ? null : { created },
-        email: queued === null ? null : { queued },
-      };
+      const result = answerOf({ recipients, notifications_created: created, emails_queued: queued });
       await recordAudit(trx, actor, {
         action: 'notifications.broadcast',
         targetType: 'notification_broadcast',
@@ -75,7 +120,7 @@ export class BroadcastService {
         kind: 'dashboard', name: 'notifications.broadcast_sent', actorId: actor.userId, requestId: actor.requestId,
         payload: { broadcast_id: broadcast.id, ...result },
       });
-      return result;
+      return { ...result, replayed: false };
     });
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
+import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../kernel/idempotency.js';
 import { BroadcastService } from './broadcast.js';
 import {
   broadcastBody,
@@ -33,11 +34,16 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags: staffTags,
       summary: 'Broadcast a notification and/or an email (operation 19)',
-      description: 'Sends an in-app notification, an email from a published template, or both, to the users the `segment` matches (the users-list filters; empty: every active user; `status` overrides the active-only default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An in-app notification to an empty segment is one row that also reaches users who sign up later (`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 `not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; `ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), `segment_too_large` (more than 10000 match; `details.max`). Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` follows the commit.',
+      description: 'Sends an in-app notification, an email from a published template, or both, to the users the `segment` matches (the users-list filters; empty: every active user; `status` overrides the active-only default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An in-app notification to an empty segment is one row that also reaches users who sign up later (`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 `not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; `ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), `segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: true`) and sends nothing, also when the repeats race; the same key with another body is 409 `conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` follows the commit.',
+      headers: idempotencyKeyHeaders('broadcast'),
       body: broadcastBody,
       response: { 200: broadcastResult },
     },
-  }, (request) => broadcasts.broadcast(actorOf(request), request.body));
+  }, async (request, reply) => {
+    const { replayed, ...answer } = await broadcasts.broadcast(actorOf(request), request.body, request.headers['idempotency-key']);
+    if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+    return answer;
+  });
 
   app.get('/v1/admin/notifications/broadcasts', {
     config: { perms: ['announcements.read', 'email.read'] },

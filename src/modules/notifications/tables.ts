@@ -16,6 +16,9 @@ export interface NotificationBroadcastsTable {
   emails_queued: number | null;
   created_by: ColumnType<string | null, string | null, never>;
   created_at: DefaultedTimestamp;
+  /** The staff request's Idempotency-Key and a hash of its body (0030): a repeat answers this broadcast. */
+  idempotency_key: ColumnType<string | null, string | null | undefined, never>;
+  request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface NotificationsTable {
