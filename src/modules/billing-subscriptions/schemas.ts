@@ -7,7 +7,7 @@ export const migrateSubscribersBody = z.object({
   toProductId: z.string().uuid(),
   newProviderPriceId: z.string().min(1),
   confirm: z.boolean(),
-});
+}).strict();
 
 export const migrateSubscribersResult = z.object({ migrated: z.number().int(), failed: z.number().int(), total: z.number().int() });
 

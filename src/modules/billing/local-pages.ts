@@ -6,6 +6,7 @@ import type { LocalCheckout, LocalPaymentProvider } from '../../adapters/payment
 import { notFound } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
+import { checkRedirectUrl } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
 import '../billing-catalog/tables.js';
 import { escapeHtml } from '../../kernel/html.js';
@@ -109,11 +110,15 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
       schema: {
         tags,
         summary: 'Local provider: billing portal page',
-        description: 'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep no cards or invoices to manage, so the page says so and links back to `return_url` (http or https only).',
+        description: 'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep no cards or invoices to manage, so the page says so and links back to `return_url` (http or https only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
         querystring: z.object({ return_url: z.string().url().max(2000).refine((url) => /^https?:\/\//i.test(url), 'return_url must be an http(s) URL') }),
         response: { 200: z.string().describe('text/html') },
       },
-    }, async (request, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(portalPage(request.query.return_url)));
+    }, async (request, reply) => {
+      // Anyone can open this page with any link: it must not become a way to send players elsewhere.
+      checkRedirectUrl('return_url', request.query.return_url, kernel.config.checkoutAllowedOrigins);
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(portalPage(request.query.return_url));
+    });
   });
 
   app.get('/v1/admin/billing/local/dashboard/:type/:id', {

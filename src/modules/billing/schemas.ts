@@ -12,12 +12,13 @@ export const checkoutSessionBody = z
     promotionCode: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{2,49}$/).optional()
       .describe('A promotion code the player entered (any case). Refused with 422 `invalid_request` and `details.reason` when it cannot be used.'),
   })
+  .strict()
   .refine((body) => body.productId !== undefined || body.priceId !== undefined, { message: 'provide productId or priceId', path: ['productId'] });
 export type CheckoutSessionBody = z.infer<typeof checkoutSessionBody>;
 
 export const checkoutSessionResult = z.object({ url: z.string().nullable(), id: z.string() });
 
-export const portalSessionBody = z.object({ return_url: z.string().url() });
+export const portalSessionBody = z.object({ return_url: z.string().url() }).strict();
 export const portalSessionResult = z.object({ url: z.string() });
 
 const subscriptionView = z.object({

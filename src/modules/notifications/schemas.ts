@@ -6,8 +6,12 @@ import { NOTIFICATION_KINDS } from './tables.js';
 const dateTime = z.string().datetime({ offset: true });
 
 /** A link the player's app opens: an http(s) URL or a path of the site, never `javascript:` or another scheme. */
+/**
+ * A path on the site or an http(s) URL. Backslashes, raw or %5C-encoded, are refused: browsers
+ * read `/\\evil.example` as `//evil.example`, another site.
+ */
 const actionUrl = z.string().max(2000)
-  .refine((value) => /^https?:\/\/[^\s]+$/i.test(value) || /^\/(?!\/)[^\s]*$/.test(value), 'must be an http(s) URL or a path starting with /');
+  .refine((value) => !/\\|%5c/i.test(value) && (/^https?:\/\/[^\s]+$/i.test(value) || /^\/(?!\/)[^\s]*$/.test(value)), 'must be an http(s) URL or a path starting with / (no backslash)');
 
 /** Operation 19's body, as the spec gives it. */
 export const broadcastBody = z.object({
