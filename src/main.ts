@@ -47,6 +47,7 @@ contains "does-not-exist" fails. SIGTERM/SIGINT stop it.`,
 };
 
 const SHUTDOWN_GRACE_MS = 10_000;
+const IDLE_SWEEP_MS = 50;
 const DEV_OWNER_TOKEN_TTL_SECONDS = 12 * 3_600;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -64,8 +65,11 @@ function devOwnerSubject(dataDir: string): string {
 async function serve(): Promise<void> {
   const config = resolveDevSecret(loadConfig());
   const log = createLogger(config.logLevel);
+  // A migration may legitimately run longer than any request should (an index on a big table):
+  // on PostgreSQL it gets a connection of its own without the serving statement timeout.
+  if (config.databaseUrl !== undefined) await migrateWithoutTimeout(config);
   const database = await openDatabase(config);
-  await migrate(database.db);
+  if (config.databaseUrl === undefined) await migrate(database.db);
   const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
   await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
 
@@ -98,12 +102,18 @@ async function serve(): Promise<void> {
     log.info({ signal }, 'shutting down');
     const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     grace.unref();
+    // close() ends the connections idle at that moment only; a keep-alive connection whose
+    // in-flight request finishes later would stay open (and close() wait) for the whole grace.
+    // Ending each one as soon as it falls idle lets the process exit once the last answer is sent.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    sweep.unref();
     try {
       await app.close();
       await kernel.stop();
       await database.close();
     } finally {
       clearTimeout(grace);
+      clearInterval(sweep);
       process.exit(0);
     }
   };
@@ -111,15 +121,18 @@ async function serve(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
-async function migrateOnly(): Promise<void> {
-  const config = loadConfig();
-  const database = await openDatabase(config);
+async function migrateWithoutTimeout(config: Config): Promise<string[]> {
+  const database = await openDatabase(config, { statementTimeoutMs: 0, poolMax: 1 });
   try {
-    const applied = await migrate(database.db);
-    process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
+    return await migrate(database.db);
   } finally {
     await database.close();
   }
+}
+
+async function migrateOnly(): Promise<void> {
+  const applied = await migrateWithoutTimeout(loadConfig());
+  process.stdout.write(applied.length === 0 ? 'Database is up to date.\n' : `Applied: ${applied.join(', ')}\n`);
 }
 
 async function token(args: string[]): Promise<void> {

@@ -36,10 +36,71 @@ const pgTypes = {
 export interface PostgresOptions {
   connectionString: string;
   poolMax?: number;
+  /** Server-side budget of one statement: past it PostgreSQL cancels it (SQLSTATE 57014). 0: none (migrations). */
+  statementTimeoutMs?: number;
+  /** Budget of opening one connection, and of waiting for a free one in the pool. */
+  connectTimeoutMs?: number;
 }
 
-export function openPostgres({ connectionString, poolMax = 10 }: PostgresOptions): Database {
-  const pool = new pg.Pool({ connectionString, max: poolMax, types: pgTypes as pg.CustomTypesConfig });
+/** Defaults for serving: no request waits on the database for longer than these. */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * How much longer than the statement timeout the client waits for an answer. The server cancels
+ * a slow statement itself; this catches an answer that never arrives (a network that holds or
+ * drops packets, a server that hangs), which no server-side timeout can see.
+ */
+const ANSWER_GRACE_MS = 1_000;
+
+/**
+ * A pooled client whose connection is thrown away when an answer is overdue: the statement may
+ * still be running or its answer still on the way, and a client reused meanwhile would queue
+ * every later query behind it (or wait forever on a connection that is gone).
+ */
+class PooledClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while the client is lent out between two queries (inside a transaction,
+    // say) is an 'error' event nobody listens to: Node would make it an uncaught exception and
+    // end the process. The client is unusable from then on; its next query fails (a 503) and
+    // the pool drops it when it comes back.
+    this.on('error', () => {});
+  }
+
+  override query(...args: unknown[]): never {
+    const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    if (result instanceof Promise) {
+      return result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') {
+          this.#discard();
+          // The socket's own word for it, so the error handler and the incident signals read
+          // it as a database that did not answer (503), not as a bug (500).
+          throw Object.assign(error, { code: 'ETIMEDOUT' });
+        }
+        throw error;
+      }) as never;
+    }
+    return result as never;
+  }
+
+  #discard(): void {
+    // end() marks the client as ending at once, so the pool drops it when Kysely hands it back
+    // (right after this error); destroying the socket frees it without waiting for the server.
+    this.end().catch(() => {});
+    (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+}
+
+export function openPostgres({ connectionString, poolMax = 10, statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS }: PostgresOptions): Database {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolMax,
+    types: pgTypes as pg.CustomTypesConfig,
+    Client: PooledClient,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS } : {}),
+  });
   // An idle client losing its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
@@ -87,8 +148,12 @@ export async function openPGlite(dataDir: string): Promise<Database> {
   return wrapPGlite(pglite);
 }
 
-export async function openDatabase(config: { databaseUrl: string | undefined; dataDir: string }): Promise<Database> {
+/** `options` tune PostgreSQL only (the embedded database runs in this process: nothing to time out). */
+export async function openDatabase(
+  config: { databaseUrl: string | undefined; dataDir: string },
+  options: Pick<PostgresOptions, 'statementTimeoutMs' | 'poolMax'> = {},
+): Promise<Database> {
   return config.databaseUrl !== undefined
-    ? openPostgres({ connectionString: config.databaseUrl })
+    ? openPostgres({ connectionString: config.databaseUrl, ...options })
     : openPGlite(config.dataDir);
 }

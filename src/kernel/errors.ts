@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodIssue } from 'zod';
+import { isDatabaseFailure } from './database-failure.js';
 
 /**
  * A domain error: services throw these and never see HTTP; the kernel's error handler alone
@@ -80,6 +81,12 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (known) return reply.code(known.status).send(applicationErrorBody(known.code));
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return reply.code(error.statusCode).send(applicationErrorBody('bad_request'));
+  }
+  if (isDatabaseFailure(error)) {
+    // Not a bug of ours and not the caller's: the database is away or too slow. Say so, so
+    // clients and load balancers retry, and log it (without the query) for the operator.
+    request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+    return sendAppError(reply, unavailable({ reason: 'database_unavailable' }));
   }
   // Anything else is a bug: log it with the request id, answer nothing about it.
   request.log.error({ err: error }, 'unhandled error');

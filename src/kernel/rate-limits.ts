@@ -72,18 +72,40 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
+/**
+ * How long a request waits for its count. Redis answers in well under a millisecond; one that
+ * has not answered by then is hung (a stalled connection, a blocked server), and waiting longer
+ * would hang every rate-limited request with it. Past it the count is an error: fail-open. Not
+ * tighter: a busy process (or test machine) can hold its event loop for hundreds of ms.
+ */
+export const REDIS_COUNT_TIMEOUT_MS = 1_500;
+
 export class RedisCounterStore implements CounterStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'platform-api:rl:',
     private readonly now: () => number = Date.now,
+    private readonly timeoutMs = REDIS_COUNT_TIMEOUT_MS,
   ) {}
 
   async increment(key: string, windowMs: number): Promise<WindowCount> {
     const now = this.now();
     const windowEnd = (Math.floor(now / windowMs) + 1) * windowMs;
-    const count = (await this.redis.eval(INCREMENT_SCRIPT, 1, this.prefix + key, String(windowEnd - now + 1_000))) as number;
-    return { count, resetInMs: windowEnd - now };
+    const counting = this.redis.eval(INCREMENT_SCRIPT, 1, this.prefix + key, String(windowEnd - now + 1_000)) as Promise<number>;
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<never>((_resolve, reject) => {
+      // After a stalled event loop the timer runs before the socket's pending answer is read;
+      // setImmediate lets that answer in first, so a busy process does not stop counting.
+      timer = setTimeout(() => setImmediate(() => reject(new Error(`rate-limit count: no answer from Redis within ${this.timeoutMs} ms`))), this.timeoutMs);
+    });
+    // A late answer (or error) of an abandoned count is dropped, never left unhandled.
+    counting.catch(() => {});
+    try {
+      const count = await Promise.race([counting, overdue]);
+      return { count, resetInMs: windowEnd - now };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

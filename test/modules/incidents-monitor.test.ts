@@ -114,7 +114,7 @@ describe('the database failing', () => {
   it('errors from the database set lockdown; once it answers again for the hold time, the level clears', async () => {
     await useRules(t, staff, [{ key: 'db-test', signal: 'database_errors', threshold: 0.5, window_seconds: 30, min_requests: 3, level: 'lockdown', auto_clear: true, hold_seconds: 30, cooldown_seconds: 30 }]);
     const T0 = new Date();
-    for (let i = 0; i < 4; i += 1) expect((await t.request({ method: 'GET', url: '/test/database-failure' })).statusCode).toBe(500);
+    for (let i = 0; i < 4; i += 1) expect((await t.request({ method: 'GET', url: '/test/database-failure' })).statusCode).toBe(503);
     await probe(t);
     const tripped = await t.kernel.incidents.evaluate(T0);
     expect(tripped.changed).toMatchObject({ level: 'lockdown', auto: true, set_by: 'incident-monitor', reason: 'Incident rule db-test: database_errors failure ratio 0.80 (4 of 5) over 30 s, at or above 0.5' });

@@ -1,0 +1,137 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';
+import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
+import { RELIABILITY_FULL } from './fixtures.js';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+
+/**
+ * SIGTERM to the real `serve` process while slow requests are in flight (staff identity reads,
+ * each waiting on an identity provider that answers slowly through a proxy) and fast ones keep
+ * coming: the slow ones complete with 200, new connections are refused, and the process exits 0
+ * within 10 s. The embedded database on both runs: what is tested is the process, not the store.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SLOW = RELIABILITY_FULL ? 12 : 4;
+/** Per chunk, each way: an identity read takes a few of these, well inside its 8 s budget. */
+const PEER_LATENCY_MS = 700;
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  base: string;
+  port: number;
+  stderr: () => string;
+}
+
+function serve(env: NodeJS.ProcessEnv): Promise<Served> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (base) {
+        child.removeAllListeners('exit');
+        resolve({ child, base, port: Number(new URL(base).port), stderr: () => stderr });
+      }
+    });
+  });
+}
+
+/** Does a new TCP connection to the port get accepted? */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('SIGTERM under load', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pa-shutdown-'));
+  const owner = randomUUID();
+  let gotrue: GoTrueServer;
+  let proxy: TcpProxy;
+  let served: Served;
+
+  beforeAll(async () => {
+    const serviceKey = `service-${randomUUID()}`;
+    gotrue = await startGoTrueServer({ serviceKey, jwtSecret: TEST_JWT_SECRET });
+    gotrue.addUser({ id: owner });
+    proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      JWT_SECRET: TEST_JWT_SECRET, BOOTSTRAP_OWNER: owner,
+      IDENTITY_ADMIN_URL: proxy.via(gotrue.url), IDENTITY_SERVICE_KEY: serviceKey, IDENTITY_TIMEOUT_MS: '8000',
+      INCIDENT_MONITOR: 'off',
+    };
+    for (const name of ['DATABASE_URL', 'JWKS_URL', 'REDIS_URL', 'NODE_ENV', 'SMTP_URL', 'RUNTIME_URL', 'STRIPE_SECRET_KEY']) delete env[name];
+    served = await serve(env);
+  }, 60_000);
+  afterAll(async () => {
+    if (served?.child.exitCode === null) served.child.kill('SIGKILL');
+    await proxy?.close();
+    await gotrue?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('in-flight slow requests complete, new connections are refused, and the process exits 0 within 10 s', async () => {
+    const token = await signToken({ sub: owner, email: 'owner@example.test' });
+    const headers = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${served.base}/v1/admin/users/${owner}/identity`, { headers })).status).toBe(200);
+
+    proxy.latency(PEER_LATENCY_MS);
+    const opened = proxy.connections;
+    const slow = Array.from({ length: SLOW }, () => fetch(`${served.base}/v1/admin/users/${owner}/identity`, { headers }).then((response) => response.status));
+    // Fast traffic beside them until the server stops taking it.
+    let refusedFast = false;
+    const fastStatuses: number[] = [];
+    const fast = (async () => {
+      while (!refusedFast) {
+        try {
+          fastStatuses.push((await fetch(`${served.base}/health`)).status);
+        } catch {
+          refusedFast = true;
+        }
+      }
+    })();
+    // Every slow request has reached the identity provider: they are in flight now.
+    while (gotrue.requests.length < 1 + SLOW || proxy.connections < opened) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const exited = new Promise<{ code: number | null; at: number }>((resolve) => served.child.on('exit', (code) => resolve({ code, at: Date.now() })));
+    const signalledAt = Date.now();
+    served.child.kill('SIGTERM');
+
+    // New connections are refused while the slow requests are still being answered.
+    while (await accepts(served.port)) {
+      if (Date.now() - signalledAt > 5_000) throw new Error('still accepting connections 5 s after SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(served.child.exitCode).toBeNull();
+
+    expect(await Promise.all(slow)).toEqual(Array.from({ length: SLOW }, () => 200));
+    const answeredAt = Date.now();
+    await fast;
+    // A fast request that raced the close on a kept-alive connection may get Fastify's closing
+    // 503 (JSON, `Connection: close`): a load balancer retries it elsewhere. Never anything else.
+    expect(fastStatuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
+    expect(fastStatuses.length).toBeGreaterThan(0);
+    const { code, at } = await exited;
+    expect(code).toBe(0);
+    expect(at - signalledAt).toBeLessThan(10_000);
+    // Once the last answer is out nothing holds the process (an idle kept-alive connection would
+    // hold it until the 10 s grace).
+    expect(at - answeredAt).toBeLessThan(3_000);
+    expect(served.stderr()).not.toMatch(/unhandled|uncaught/i);
+  }, 60_000);
+});
