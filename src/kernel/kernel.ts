@@ -148,6 +148,8 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     async stop() {
       await kernel.incidents.stop();
       http?.close();
+      // The local payment provider writes its state file a moment after changes: write what is pending.
+      (kernel.payments as { flush?: () => void }).flush?.();
       await kernel.mail.close();
       await kernel.storage.close();
       await simulator?.close();

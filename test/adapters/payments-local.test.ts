@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -246,10 +246,15 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     const first = provider(file);
     const customer = await first.createCustomer({ userId: 'u5', email: null, name: null });
     const checkout = await first.createCheckout(checkoutInput(customer.id));
+    // Changes gather a moment and are written once (bulk work stays linear); a stop flushes them.
+    expect(existsSync(file)).toBe(false);
+    first.flush();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = provider(file);
     expect(second.checkout(checkout.id)?.status).toBe('open');
     expect(second.payCheckout(checkout.id)).toHaveLength(1);
+    // Without a flush, the pending write happens on its own shortly after.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(provider(file).checkout(checkout.id)?.status).toBe('complete');
   });
 });
