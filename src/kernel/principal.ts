@@ -55,7 +55,8 @@ interface PrincipalRow {
 }
 
 async function loadPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
-  const { rows } = await sql<PrincipalRow>`
+  // Prepared (see src/db/database.ts): every signed-in request runs it, and planning it cost more than running it.
+  const { rows } = await sql<PrincipalRow>`/* prepared: principal_v1 */
     SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
            EXISTS (
              SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
