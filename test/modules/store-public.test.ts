@@ -151,6 +151,19 @@ describe('public store', () => {
     expect((await get(`/v1/public/store/games/${game.slug}`)).json().genres.map((g: Term) => g.slug)).toEqual(['rpg']);
   });
 
+  it('list pages are cached, yet a renamed or deleted term shows in them at once', async () => {
+    const term = await createTerm(t, editor, 'developers', 'Cached Works');
+    const game = await createGame(t, editor, { status: 'published', developer_ids: [term.id] });
+    const developersOf = async () => ((await get(`/v1/public/store/games?q=${game.slug}`)).json().data[0]?.developers ?? []).map((d: Term) => d.name);
+    expect(await developersOf()).toEqual(['Cached Works']);
+    expect(await developersOf()).toEqual(['Cached Works']); // served from memory
+    const renamed = await t.request({ method: 'PATCH', url: `/v1/admin/store/developers/${term.id}`, token: editor.token, payload: { name: 'Renamed Works' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(await developersOf()).toEqual(['Renamed Works']);
+    await t.request({ method: 'DELETE', url: `/v1/admin/store/developers/${term.id}`, token: editor.token });
+    expect(await developersOf()).toEqual([]);
+  });
+
   it('reaches a game whose slug has the full 128 characters', async () => {
     const slug = `g${'x'.repeat(127)}`;
     await createGame(t, editor, { slug, title: 'Long slug', status: 'published' });

@@ -27,7 +27,8 @@ export class SiteCache {
   readonly #building = new Map<string, Promise<CachedPayload>>();
   #generation = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `maxEntries`: past it, new keys are built and served but not kept (keys can come from free text). */
+  constructor(private readonly now: () => number = Date.now, private readonly maxEntries = Number.POSITIVE_INFINITY) {}
 
   invalidate(): void {
     this.#generation += 1;
@@ -45,7 +46,7 @@ export class SiteCache {
         const body = JSON.stringify(payload);
         const expiresAt = Math.min(this.now() + MAX_AGE_MS, staleAt?.getTime() ?? Infinity);
         const entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`, expiresAt };
-        if (generation === this.#generation) this.#entries.set(key, entry);
+        if (generation === this.#generation && (this.#entries.has(key) || this.#entries.size < this.maxEntries)) this.#entries.set(key, entry);
         return entry;
       }).finally(() => {
         if (this.#building.get(key) === pending) this.#building.delete(key);

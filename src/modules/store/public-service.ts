@@ -1,17 +1,34 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import type { ChangeBus } from '../../kernel/change-bus.js';
+import { canonicalJson } from '../../kernel/canonical-json.js';
 import { notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import { SiteCache, type CachedPayload } from '../public-site/site-cache.js';
+import { PUBLIC_STORE_CACHE_ENTRIES, PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { findPublishedGame, listPublishedGames } from './public-queries.js';
-import type { PublicGameDetail, PublicGamesQuery } from './public-schemas.js';
+import { publicGamesPage, type PublicGameDetail, type PublicGamesQuery } from './public-schemas.js';
 
-/** The public store: published games only, read straight from the database (a publish shows at once). */
+/**
+ * The public store: published games only. List pages are the hottest anonymous read after the
+ * site payload, so each is built and serialized once per change and served from memory; every
+ * store write invalidates them on every instance (at commit here, over NOTIFY elsewhere), and a
+ * copy never outlives the site cache's age cap.
+ */
 export class PublicStoreService {
-  constructor(private readonly db: Kysely<Tables>) {}
+  readonly #pages = new SiteCache(Date.now, PUBLIC_STORE_CACHE_ENTRIES);
 
-  async list(query: PublicGamesQuery) {
-    const { rows, total } = await listPublishedGames(this.db, query);
-    return paged(rows, query, total);
+  constructor(private readonly db: Kysely<Tables>, bus: ChangeBus) {
+    bus.on(PUBLIC_STORE_TOPIC, () => this.#pages.invalidate());
+    bus.onResync(() => this.#pages.invalidate());
+  }
+
+  list(query: PublicGamesQuery): Promise<CachedPayload> {
+    return this.#pages.get(canonicalJson(query), async () => {
+      const { rows, total } = await listPublishedGames(this.db, query);
+      // Shaped by the response schema once, as the serializer would shape it on every request.
+      return { payload: publicGamesPage.parse(paged(rows, query, total)), staleAt: null };
+    });
   }
 
   /** Draft, hidden and unknown games answer alike: 404 `game_not_found`. */

@@ -22,8 +22,8 @@ const linkRule = 'An id in `genre_ids`, `developer_ids` or `publisher_ids` that 
  * Public: GET /v1/public/store/games, GET /v1/public/store/games/{slug}. No public writes.
  */
 export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
-  const games = new StoreGamesService(kernel.db, kernel.events);
-  const publicStore = new PublicStoreService(kernel.db);
+  const games = new StoreGamesService(kernel.db, kernel.events, kernel.bus);
+  const publicStore = new PublicStoreService(kernel.db, kernel.bus);
 
   app.get('/v1/admin/store/games', {
     config: READ,
@@ -61,7 +61,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   });
 
   for (const kind of TERM_KIND_NAMES) {
-    const terms = new StoreTermsService(kernel.db, kind);
+    const terms = new StoreTermsService(kernel.db, kind, kernel.bus);
     const { noun } = TERM_KINDS[kind];
     const path = `/v1/admin/store/${kind}`;
 
@@ -97,7 +97,11 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
       querystring: publicGamesQuery,
       response: { 200: publicGamesPage },
     },
-  }, (request) => publicStore.list(request.query));
+  }, async (request, reply) => {
+    // Serialized once per change (see PublicStoreService): a JSON string is sent as it is.
+    const page = await publicStore.list(request.query);
+    return reply.type('application/json; charset=utf-8').send(page.body as never);
+  });
 
   app.get('/v1/public/store/games/:slug', {
     schema: {

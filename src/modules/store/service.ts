@@ -2,9 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
+import type { ChangeBus } from '../../kernel/change-bus.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
+import { PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { auditSummary, changedFieldNames, changesOf, normalizeIds } from './game-changes.js';
 import {
   deleteGame, findGame, gameLinks, insertGame, listGames, lockGame, missingTermIds, replaceLinks, updateGame,
@@ -43,7 +45,7 @@ async function gameOrThrow(db: Kysely<Tables>, id: number): Promise<GameView> {
 
 /** Staff administration of store games (operation 20 and the console's lists, gets and creates). */
 export class StoreGamesService {
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher) {}
+  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher, private readonly bus: ChangeBus) {}
 
   async list(query: ListGamesQuery) {
     const { rows, total } = await listGames(this.db, query);
@@ -57,7 +59,9 @@ export class StoreGamesService {
   create(actor: Actor, input: CreateGameInput): Promise<GameView> {
     const { genre_ids, developer_ids, publisher_ids, ...fields } = input;
     const links: GameLinks = { genre_ids: normalizeIds(genre_ids), developer_ids: normalizeIds(developer_ids), publisher_ids: normalizeIds(publisher_ids) };
-    return withConstraintErrors(() => this.db.transaction().execute(async (trx) => {
+    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
+      // The public store pages are cached: every instance drops them once this commits.
+      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
       await refuseUnknownLinks(trx, links);
       const id = await insertGame(trx, {
         ...fields,
@@ -84,7 +88,9 @@ export class StoreGamesService {
    * An update that changes nothing writes, audits and emits nothing.
    */
   update(actor: Actor, id: number, input: UpdateGameInput): Promise<GameView> {
-    return withConstraintErrors(() => this.db.transaction().execute(async (trx) => {
+    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
+      // The public store pages are cached: every instance drops them once this commits.
+      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
       const current = await lockGame(trx, id);
       if (current === undefined) throw gameNotFound();
       const currentLinks = await gameLinks(trx, id);
@@ -116,7 +122,9 @@ export class StoreGamesService {
   }
 
   async delete(actor: Actor, id: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.bus.transaction(this.db, async (trx) => {
+      // The public store pages are cached: every instance drops them once this commits.
+      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
       const current = await lockGame(trx, id);
       if (current === undefined) throw gameNotFound();
       const links = await gameLinks(trx, id);

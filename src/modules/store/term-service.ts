@@ -2,8 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
+import type { ChangeBus } from '../../kernel/change-bus.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import { PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { withConstraintErrors } from './store-errors.js';
 import { deleteTerm, findTerm, insertTerm, listTerms, lockTerm, updateTerm } from './term-queries.js';
 import type { CreateTermInput, ListTermsQuery, TermView, UpdateTermInput } from './term-schemas.js';
@@ -20,7 +22,7 @@ function takenValue(term: TermConfig, input: { name?: string; slug?: string }) {
 export class StoreTermsService {
   readonly #term: TermConfig;
 
-  constructor(private readonly db: Kysely<Tables>, kind: TermKind) {
+  constructor(private readonly db: Kysely<Tables>, kind: TermKind, private readonly bus: ChangeBus) {
     this.#term = TERM_KINDS[kind];
   }
 
@@ -33,7 +35,9 @@ export class StoreTermsService {
     const term = this.#term;
     const slug = input.slug ?? slugFromName(input.name);
     if (slug === undefined) throw invalidRequest({ reason: 'no slug can be made from this name; send one', name: input.name });
-    return withConstraintErrors(() => this.db.transaction().execute(async (trx) => {
+    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
+      // The public store pages are cached: every instance drops them once this commits.
+      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
       const id = await insertTerm(trx, term, { name: input.name, slug });
       await recordAudit(trx, actor, { action: `store.${term.noun}.create`, targetType: `store_${term.noun}`, targetId: String(id), after: { name: input.name, slug } });
       return this.#viewOrThrow(trx, id);
@@ -42,7 +46,9 @@ export class StoreTermsService {
 
   update(actor: Actor, id: number, input: UpdateTermInput): Promise<TermView> {
     const term = this.#term;
-    return withConstraintErrors(() => this.db.transaction().execute(async (trx) => {
+    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
+      // The public store pages are cached: every instance drops them once this commits.
+      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
       const current = await lockTerm(trx, term, id);
       if (current === undefined) throw notFound();
       const changes = Object.fromEntries(Object.entries(input).filter(([key, value]) => value !== undefined && current[key as 'name' | 'slug'] !== value));
@@ -62,7 +68,9 @@ export class StoreTermsService {
   /** Games linked to it lose the link (counted in the audit row); the games stay. */
   async delete(actor: Actor, id: number): Promise<void> {
     const term = this.#term;
-    await this.db.transaction().execute(async (trx) => {
+    await this.bus.transaction(this.db, async (trx) => {
+      // The public store pages are cached: every instance drops them once this commits.
+      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
       const current = await lockTerm(trx, term, id);
       if (current === undefined) throw notFound();
       const unlinked = await deleteTerm(trx, term, id);
