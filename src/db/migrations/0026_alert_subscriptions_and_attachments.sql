@@ -18,5 +18,3 @@ ALTER TABLE storage_uploads ADD CONSTRAINT storage_uploads_purpose_check CHECK (
 ALTER TABLE storage_uploads DROP CONSTRAINT storage_uploads_content_type_check;
 ALTER TABLE storage_uploads ADD CONSTRAINT storage_uploads_content_type_check
   CHECK (content_type IN ('image/png', 'image/jpeg', 'image/webp', 'application/pdf', 'text/plain'));
--- The object's size as checked when it was confirmed (shown with an attachment).
-ALTER TABLE storage_uploads ADD COLUMN size integer CHECK (size >= 0);
