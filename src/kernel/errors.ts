@@ -14,7 +14,12 @@ export class AppError extends Error {
     /** Extra response headers (Retry-After on 429 and 503). */
     readonly headers?: Record<string, string>,
   ) {
+    // An answer, not a bug: capturing a stack trace cost about 18 µs of each 429 and 503 (bench
+    // profile), more than the rest of such a refusal. Unexpected errors keep their stacks.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(code);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
   }
 
