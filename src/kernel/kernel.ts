@@ -136,6 +136,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     runtimeSimulator: simulator,
     async start() {
       await bus.start();
+      await store.ready?.();
       await kernel.panic.start();
       emailTokenKey ??= await storedServiceSecret(database.db, 'email-tokens');
       const endpoint = simulator === undefined

@@ -35,6 +35,8 @@ export interface WindowCount {
 /** A fixed-window counter store. Keys already carry the window number. */
 export interface CounterStore {
   increment(key: string, windowMs: number): Promise<WindowCount>;
+  /** Resolves once counting works, or after a bounded wait if it cannot yet (then requests fail open). */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,9 @@ return count`;
  */
 export const REDIS_COUNT_TIMEOUT_MS = 1_500;
 
+/** How long a start waits for Redis before serving with fail-open counts. */
+const READY_WAIT_MS = 2_000;
+
 export class RedisCounterStore implements CounterStore {
   constructor(
     private readonly redis: Redis,
@@ -106,6 +111,24 @@ export class RedisCounterStore implements CounterStore {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Commands are not queued while disconnected (a count then fails open at once), so a freshly
+   * started instance would let its first requests through uncounted: the start waits for the
+   * connection, at most READY_WAIT_MS, and goes on failing open if Redis is down.
+   */
+  async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    let timer: NodeJS.Timeout | undefined;
+    let onReady: (() => void) | undefined;
+    await new Promise<void>((resolve) => {
+      onReady = resolve;
+      this.redis.once('ready', onReady);
+      timer = setTimeout(resolve, READY_WAIT_MS);
+    });
+    clearTimeout(timer);
+    if (onReady !== undefined) this.redis.off('ready', onReady);
   }
 
   async close(): Promise<void> {
