@@ -1,0 +1,160 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BulkTiming } from './bulk-operations.js';
+import type { CpuPerRequest, Measured } from './measure.js';
+import type { RatioTarget } from './scenarios.js';
+
+export interface ScenarioOutcome extends Measured {
+  name: string;
+  expectedStatus: number;
+  target?: RatioTarget;
+  /** Why the answers were not what the scenario measures; null when every answer had the expected status. */
+  problem: string | null;
+}
+
+export interface CpuSplit {
+  service: number;
+  database: number | null;
+}
+
+export interface BulkOutcome {
+  timing: BulkTiming;
+  peakRssMb: number;
+  /** CPU per repetition, split as for scenarios. */
+  cpuMsPerRun: CpuSplit;
+}
+
+export interface StartupOutcome {
+  name: string;
+  ms: number;
+  targetMs: number;
+}
+
+/** One line of the printed table and of the JSON `rows`. */
+export interface Row {
+  scenario: string;
+  requestsPerSecond: number | null;
+  /** Load: latency percentiles. Bulk operations: the median and the slowest repetition. Startup: the one time. */
+  p50Ms: number | null;
+  p99Ms: number | null;
+  ratio: number | null;
+  peakRssMb: number | null;
+  /** CPU per request (per run for bulk operations): service process + database backends. */
+  cpuMs: CpuSplit | null;
+  /** The load generator's CPU while measuring, in cores. */
+  loadGeneratorCores: number | null;
+  target: string;
+  met: 'yes' | 'NO' | 'FAILED' | '-';
+  statuses: string;
+}
+
+export const PEAK_RSS_TARGET_MB = 300;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+
+function statusMix(statuses: Record<string, number>): string {
+  return Object.entries(statuses).map(([code, count]) => `${code}×${count}`).join(' ');
+}
+
+const cpuSplit = (cpu: CpuPerRequest): CpuSplit => ({ service: cpu.service, database: cpu.database });
+
+export function baselineRow({ result, cpu }: Measured, label: string): Row {
+  return {
+    scenario: label, requestsPerSecond: result.requestsPerSecond, p50Ms: result.p50Ms, p99Ms: result.p99Ms, ratio: null,
+    peakRssMb: null, cpuMs: cpuSplit(cpu), loadGeneratorCores: cpu.loadGeneratorCores, target: '', met: '-', statuses: statusMix(result.statuses),
+  };
+}
+
+export function scenarioRow(outcome: ScenarioOutcome, baselineRps: number): Row {
+  const ratio = outcome.result.requestsPerSecond / baselineRps;
+  const { target } = outcome;
+  let met: Row['met'] = '-';
+  if (outcome.problem !== null) met = 'FAILED';
+  else if (target !== undefined) met = ratio >= target.minRatio && (target.maxP99Ms === undefined || outcome.result.p99Ms <= target.maxP99Ms) ? 'yes' : 'NO';
+  return {
+    scenario: outcome.name,
+    requestsPerSecond: outcome.result.requestsPerSecond,
+    p50Ms: outcome.result.p50Ms,
+    p99Ms: outcome.result.p99Ms,
+    ratio,
+    peakRssMb: outcome.peakRssMb,
+    cpuMs: cpuSplit(outcome.cpu),
+    loadGeneratorCores: outcome.cpu.loadGeneratorCores,
+    target: target === undefined ? '' : `≥ ${target.minRatio.toFixed(2)}${target.maxP99Ms === undefined ? '' : `, p99 ≤ ${target.maxP99Ms} ms`}`,
+    met,
+    statuses: statusMix(outcome.result.statuses),
+  };
+}
+
+export function bulkRow({ timing, peakRssMb, cpuMsPerRun }: BulkOutcome): Row {
+  const slowest = timing.seconds.length === 0 ? null : Math.max(...timing.seconds) * 1_000;
+  const typical = timing.seconds.length === 0 ? null : median(timing.seconds) * 1_000;
+  return {
+    scenario: timing.name,
+    requestsPerSecond: null,
+    p50Ms: typical,
+    p99Ms: slowest,
+    ratio: null,
+    peakRssMb,
+    cpuMs: cpuMsPerRun,
+    loadGeneratorCores: null,
+    target: `≤ ${timing.targetSeconds} s`,
+    met: timing.problem !== null ? 'FAILED' : typical !== null && typical <= timing.targetSeconds * 1_000 ? 'yes' : 'NO',
+    statuses: timing.problem ?? `200×${timing.seconds.length}`,
+  };
+}
+
+export function startupRow(outcome: StartupOutcome): Row {
+  return {
+    scenario: outcome.name, requestsPerSecond: null, p50Ms: outcome.ms, p99Ms: null, ratio: null, peakRssMb: null, cpuMs: null, loadGeneratorCores: null,
+    target: `≤ ${outcome.targetMs / 1_000} s`, met: outcome.ms <= outcome.targetMs ? 'yes' : 'NO', statuses: '',
+  };
+}
+
+export function peakRssRow(peakRssMb: number): Row {
+  return {
+    scenario: 'peak RSS over the whole run', requestsPerSecond: null, p50Ms: null, p99Ms: null, ratio: null, peakRssMb, cpuMs: null, loadGeneratorCores: null,
+    target: `≤ ${PEAK_RSS_TARGET_MB} MB`, met: peakRssMb <= PEAK_RSS_TARGET_MB ? 'yes' : 'NO', statuses: '',
+  };
+}
+
+function cell(value: number | null, digits: number, suffix = ''): string {
+  return value === null || Number.isNaN(value) ? '' : `${value.toFixed(digits)}${suffix}`;
+}
+
+/** autocannon measures latency in whole milliseconds, so 0 means under one. */
+function milliseconds(value: number | null): string {
+  if (value === null) return '';
+  if (value >= 1_000) return `${(value / 1_000).toFixed(2)} s`;
+  return value < 1 ? '<1 ms' : `${Math.round(value)} ms`;
+}
+
+/** `service+database` CPU; under 10 ms with a decimal, else whole milliseconds or seconds. */
+function cpuCell(split: CpuSplit | null): string {
+  if (split === null) return '';
+  const ms = (value: number) => (value >= 1_000 ? `${(value / 1_000).toFixed(1)} s` : value >= 10 ? `${Math.round(value)}` : value.toFixed(2));
+  return split.database === null ? ms(split.service) : `${ms(split.service)}+${ms(split.database)}`;
+}
+
+export function printTable(rows: Row[], write: (text: string) => void): void {
+  const header = ['scenario', 'req/s', 'p50', 'p99', 'ratio', 'peak RSS', 'CPU ms svc+db', 'gen', 'target', 'met?', 'statuses'];
+  const lines = rows.map((row) => [
+    row.scenario, cell(row.requestsPerSecond, 0), milliseconds(row.p50Ms), milliseconds(row.p99Ms), cell(row.ratio, 2),
+    cell(row.peakRssMb, 0, ' MB'), cpuCell(row.cpuMs), cell(row.loadGeneratorCores, 2), row.target, row.met, row.statuses,
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
+  const format = (line: string[]) => line.map((text, column) => (column > 0 && column < 8 ? text.padStart(widths[column]!) : text.padEnd(widths[column]!))).join(' | ').trimEnd();
+  write([format(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...lines.map(format)].join('\n'));
+}
+
+/** `bench/results/<timestamp>-<db>.json`; quick runs go to `bench/results/quick/` (not kept in git). */
+export function writeResults(report: object, database: string, quick: boolean, when: Date): string {
+  const dir = join(import.meta.dirname, 'results', ...(quick ? ['quick'] : []));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}-${database}.json`);
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  return file;
+}

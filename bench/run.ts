@@ -1,0 +1,176 @@
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { startBaseline } from './baseline.js';
+import { BULK_OPERATIONS, measureBulkOperation } from './bulk-operations.js';
+import { runToCompletion } from './child-process.js';
+import { cleanUp, cleanUpOnSignals } from './cleanup.js';
+import { createEmbeddedDatabase, createPostgresDatabase, type BenchDatabase } from './database.js';
+import { createCpuMeter, type CpuMeter } from './cpu-usage.js';
+import { prepareLoad, type LoadResult, type LoadSettings } from './load.js';
+import { measureWarm } from './measure.js';
+import { readOptions, selected, type BenchOptions } from './options.js';
+import {
+  baselineRow, bulkRow, peakRssRow, printTable, scenarioRow, startupRow, writeResults,
+  type BulkOutcome, type Row, type ScenarioOutcome,
+} from './report.js';
+import { sourceState } from './source-state.js';
+import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
+import { ADMIN_USER, OPS_USER, benchUser, playerRange } from './seed/fixtures.js';
+import type { RunningService } from './service-process.js';
+import { prepareService } from './startup.js';
+import { mintToken, newJwtSecret } from './tokens.js';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Every answer must carry the scenario's status; a single other one means it measured something else. */
+function statusProblem(scenario: Scenario, result: LoadResult): string | null {
+  const wrong = Object.entries(result.statuses).filter(([code]) => code !== String(scenario.expectedStatus));
+  if (result.total === 0) return 'no answers at all';
+  return wrong.length === 0 ? null : `expected only ${scenario.expectedStatus}, got ${wrong.map(([code, count]) => `${code}×${count}`).join(' ')}`;
+}
+
+async function runScenario(scenario: Scenario, context: BenchContext, service: RunningService, cpu: CpuMeter, settings: LoadSettings): Promise<ScenarioOutcome> {
+  await scenario.before?.(context, settings);
+  try {
+    const measured = await measureWarm(prepareLoad(context.baseUrl, scenario.request(context), settings), cpu, service.memory);
+    return {
+      name: scenario.name,
+      expectedStatus: scenario.expectedStatus,
+      ...(scenario.target ? { target: scenario.target } : {}),
+      ...measured,
+      problem: statusProblem(scenario, measured.result),
+    };
+  } finally {
+    await scenario.after?.(context);
+  }
+}
+
+async function makeContext(baseUrl: string, options: BenchOptions, jwtSecret: string): Promise<BenchContext> {
+  const players = playerRange(options.sizes);
+  const playerTokens = await Promise.all(Array.from({ length: players.count }, (_, i) => mintToken(jwtSecret, benchUser(players.first + i))));
+  return {
+    baseUrl,
+    sizes: options.sizes,
+    adminToken: await mintToken(jwtSecret, benchUser(ADMIN_USER)),
+    opsToken: await mintToken(jwtSecret, benchUser(OPS_USER)),
+    playerTokens,
+  };
+}
+
+async function openDatabase(options: BenchOptions): Promise<BenchDatabase> {
+  return options.databaseUrl === undefined ? createEmbeddedDatabase() : createPostgresDatabase(options.databaseUrl);
+}
+
+async function main(): Promise<number> {
+  cleanUpOnSignals();
+  const options = readOptions(process.argv.slice(2), process.env);
+  const started = new Date();
+  const loadAverageAtStart = loadavg();
+  const loadSettings: LoadSettings = { connections: options.connections, warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds };
+  log(`platform-api bench (${options.quick ? 'quick' : 'full'}), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`);
+
+  // Others may commit while a run goes on: the numbers belong to what was built, so note it now.
+  const source = sourceState();
+  if (!options.skipBuild) {
+    log('building (npm run build)…');
+    await runToCompletion('npm run build', 'npm', ['run', 'build']);
+  }
+
+  const database = await openDatabase(options);
+  log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}`);
+  const jwtSecret = newJwtSecret();
+  const profileDir = options.cpuProfile ? join(import.meta.dirname, 'results', 'profiles', started.toISOString().replace(/:/g, '-')) : undefined;
+  const prepared = await prepareService(database, {
+    dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
+    ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
+  }, options.sizes, log);
+  const { service } = prepared;
+  const context = await makeContext(service.baseUrl, options, jwtSecret);
+
+  const baseline = await startBaseline();
+  const baselineCpu = await createCpuMeter(baseline.pid, undefined);
+  const measureBaseline = () => measureWarm(prepareLoad(baseline.baseUrl, { method: 'GET', path: '/' }, loadSettings), baselineCpu);
+  log(`baseline (node:http in its own process), ${loadSettings.connections} connections, ${loadSettings.warmupSeconds} s warm-up + ${loadSettings.durationSeconds} s each…`);
+  const baselineBefore = await measureBaseline();
+
+  const cpu = await createCpuMeter(service.pid, database.serviceUrl);
+  const outcomes: ScenarioOutcome[] = [];
+  for (const scenario of SCENARIOS.filter((s) => selected(options, s.name))) {
+    log(`  ${scenario.name}…`);
+    outcomes.push(await runScenario(scenario, context, service, cpu, loadSettings));
+  }
+  // Measured again after the scenarios: the machine is shared, so its capacity drifts; ratios use the mean.
+  const baselineAfter = await measureBaseline();
+  await baseline.stop();
+  const baselineRps = (baselineBefore.result.requestsPerSecond + baselineAfter.result.requestsPerSecond) / 2;
+
+  const bulk: BulkOutcome[] = [];
+  for (const operation of BULK_OPERATIONS.filter((o) => selected(options, o.name))) {
+    log(`  ${operation.name}…`);
+    bulk.push(await measureBulkOperation(operation, context, cpu, service.memory, options.bulkRepeats));
+  }
+  await cpu.close();
+  await baselineCpu.close();
+
+  const serviceLogLines = service.logLines();
+  const serviceLogTail = service.logTail();
+  const { peakRssMb: servicePeak } = await service.stop();
+  const peakRssMb = Math.max(servicePeak, prepared.earlierPeakRssMb);
+
+  const rows: Row[] = [
+    baselineRow(baselineBefore, 'baseline: node:http (before)'),
+    baselineRow(baselineAfter, 'baseline: node:http (after)'),
+    ...outcomes.map((outcome) => scenarioRow(outcome, baselineRps)),
+    ...bulk.map(bulkRow),
+    ...prepared.startups.map(startupRow),
+    peakRssRow(peakRssMb),
+  ];
+  log('');
+  printTable(rows, log);
+  if (serviceLogLines > 0) log(`\nThe service logged ${serviceLogLines} line(s) at warn or above; the last ones:\n${serviceLogTail}`);
+  if (options.quick) log('\n(--quick: a second per scenario on a tenth of the data; the numbers prove the bench runs, nothing more.)');
+
+  const failures = rows.filter((row) => row.met === 'FAILED');
+  if (options.only.length === 0) {
+    const file = writeResults({
+      date: started.toISOString(),
+      source,
+      mode: options.quick ? 'quick' : 'full',
+      database: database.kind,
+      redis: options.redisUrl !== undefined,
+      node: process.version,
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      loadAverageAtStart,
+      loadAverageAtEnd: loadavg(),
+      load: loadSettings,
+      bulkRepeats: options.bulkRepeats,
+      sizes: options.sizes,
+      seedSeconds: prepared.seedSeconds,
+      baseline: { before: baselineBefore, after: baselineAfter, meanRequestsPerSecond: baselineRps },
+      scenarios: outcomes,
+      bulkOperations: bulk,
+      startups: prepared.startups,
+      peakRssMb,
+      serviceLogLines,
+      rows,
+    }, database.kind, options.quick, started);
+    log(`\nwritten to ${file}`);
+  }
+  if (failures.length > 0) {
+    log(`\n${failures.length} scenario(s) could not be measured: ${failures.map((row) => `${row.scenario} (${row.statuses})`).join('; ')}`);
+    return 1;
+  }
+  return 0;
+}
+
+main()
+  .then(async (code) => {
+    await cleanUp();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await cleanUp();
+    process.exit(1);
+  });
