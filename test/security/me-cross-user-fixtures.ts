@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
+import { servedRoutes } from './route-table.js';
 
 /**
  * The /v1/me surface as the app itself serves it, and what one user owns in the database:
@@ -80,18 +81,7 @@ export async function documentedMeRoutes(t: TestApp): Promise<MeRoute[]> {
 
 /** Every `METHOD /path` under /v1/me in Fastify's own route tree (`:id` written `{id}`), documented or not. */
 export function servedMeRoutes(t: TestApp): string[] {
-  const stack: string[] = [];
-  const routes: string[] = [];
-  for (const line of t.app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^((?:│ {3}| {4})*)[├└]── (\S+) \(([^)]+)\)$/.exec(line);
-    if (!match) continue;
-    stack.length = match[1]!.length / 4;
-    stack.push(match[2]!);
-    const path = stack.join('').replace(/:(\w+)/g, '{$1}');
-    if (!isMePath(path)) continue;
-    for (const method of match[3]!.split(', ')) if (method !== 'HEAD') routes.push(`${method} ${path}`);
-  }
-  return routes;
+  return servedRoutes(t).filter((route) => isMePath(route.path)).map((route) => route.route);
 }
 
 const ID_LIKE_NAME = /(^|[_.-])(ids?|keys?|codes?|cursor|tokens?)$|[a-z](Ids?|Keys?|Codes?|Cursor|Tokens?)$/;
