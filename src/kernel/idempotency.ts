@@ -17,12 +17,3 @@ export function idempotencyKeyHeaders(what: string) {
 export function requestFingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
-
-const UNIQUE_VIOLATION = '23505';
-
-/** A unique-index violation (of `constraint`, when given): the database's answer to a concurrent duplicate. */
-export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, constraint: violated } = error as { code?: unknown; constraint?: unknown };
-  return code === UNIQUE_VIOLATION && (constraint === undefined || violated === constraint);
-}

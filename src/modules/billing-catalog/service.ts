@@ -35,8 +35,8 @@ import {
 } from './schemas.js';
 import type { ProductRow } from './tables.js';
 import { canonicalJson } from '../../kernel/canonical-json.js';
+import { isUniqueViolation } from '../../kernel/sql-errors.js';
 
-const UNIQUE_VIOLATION = '23505';
 const AUDIT_TEXT_MAX = 200;
 
 /** Operation 6's refusals as the spec's errors (checkout throws what `resolveCheckoutPrice` refused). */
@@ -64,11 +64,6 @@ type ProductField = (typeof PRODUCT_FIELDS)[number];
 const PRODUCT_COLUMN: Record<ProductField, keyof ProductChanges & keyof ProductRow> = {
   name: 'name', description: 'description', credits: 'credits', tierKey: 'tier_key', isActive: 'is_active', sortOrder: 'sort_order', metadata: 'metadata',
 };
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const { code, constraint: name } = (error ?? {}) as { code?: unknown; constraint?: unknown };
-  return code === UNIQUE_VIOLATION && name === constraint;
-}
 
 const providerPriceIdTaken = (providerPriceId: string) => conflict({ reason: 'providerPriceId is taken', providerPriceId });
 const activePriceExists = (currency: string, activePriceId?: string) =>

@@ -4,6 +4,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import { isUniqueViolation } from '../../kernel/sql-errors.js';
 import {
   deleteAchievement,
   findAchievement,
@@ -26,12 +27,6 @@ import {
   type ReferralRulesView,
   type UpdateAchievementInput,
 } from './schemas.js';
-
-const UNIQUE_VIOLATION = '23505';
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNIQUE_VIOLATION;
-}
 
 /**
  * The fields a write really changes, as audit before/after pictures (`undefined` = not sent;

@@ -6,6 +6,7 @@ import { conflict, forbidden, invalidRequest, notFound } from '../../kernel/erro
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS } from '../../kernel/permissions.js';
+import { isUniqueViolation } from '../../kernel/sql-errors.js';
 import {
   countActiveGrants,
   deleteGrants,
@@ -22,11 +23,6 @@ import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput }
 
 /** SQLSTATE foreign_key_violation: the per-user error of a bulk action on a user (or role) that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
-const UNIQUE_VIOLATION = '23505';
-
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNIQUE_VIOLATION;
-}
 
 /**
  * Checks a permission list before it is stored: every key grantable (422), none twice (409),
