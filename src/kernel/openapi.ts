@@ -81,7 +81,10 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   if (limit) {
     const rule = RATE_LIMITS[limit];
     notes.push(`**Rate limit:** ${rule.limit} per ${rule.windowSeconds} s per ${rule.keyedBy}.`);
-    add('429', '`rate_limited`, with `Retry-After` seconds.', applicationError);
+    // A limit may answer in its route's own dialect (OAuth's 400 `slow_down`), never both.
+    const refusal = 'refusal' in rule ? rule.refusal : undefined;
+    if (refusal === undefined) add('429', '`rate_limited`, with `Retry-After` seconds.', applicationError);
+    else add(String(refusal.status), `\`${refusal.error}\` past the rate limit, with \`Retry-After\` seconds.`, applicationError);
   }
   if (methods.some((m) => isRefusedAt('lockdown', m, url))) {
     const degraded = methods.some((m) => isRefusedAt('degraded', m, url));

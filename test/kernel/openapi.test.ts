@@ -169,6 +169,14 @@ describe('OpenAPI document and /docs', () => {
     });
   });
 
+  it('a rate limit is documented with the refusal its route gives: 429, or the device token\'s 400 slow_down', () => {
+    expect(doc.paths['/v1/public/waitlist']!.post!.responses['429']).toBeDefined();
+    const deviceToken = doc.paths['/v1/public/device/token']!.post!;
+    expect(deviceToken.responses['429']).toBeUndefined();
+    expect(deviceToken.responses['400']).toBeDefined();
+    expect(deviceToken.description).toContain('**Rate limit:** 30 per 60 s per ip.');
+  });
+
   it('staff routes are never documented as refused by maintenance', () => {
     for (const { method, path, op } of operations) {
       if (areaOf(path) === 'admin' || path === '/health') expect(Object.keys(op.responses), `${method} ${path}`).not.toContain('503');
