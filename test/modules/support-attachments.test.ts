@@ -143,6 +143,13 @@ describe('attachment checks when a message names a key', () => {
     expect(await intent(key)).toEqual(before);
   });
 
+  it('keys that are no storage keys at all (`..` segments) are unknown attachments, never a 500', async () => {
+    const player = await createUser(t.db);
+    const response = await openTicket(player, ['support/../x.png', 'a/../../b.txt']);
+    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 422, body: { error: 'invalid_request', details: { reason: 'unknown_attachment', index: 0 } } });
+    expect(await ticketCount(player)).toBe(0);
+  });
+
   it('a message to another user\'s ticket is 404 before any attachment is looked at', async () => {
     const owner = await createUser(t.db);
     const created = await openTicket(owner, []);

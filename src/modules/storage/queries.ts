@@ -21,7 +21,8 @@ export async function insertUpload(db: Db, upload: NewUpload): Promise<void> {
 }
 
 /** The caller's own upload intents of one purpose among `keys`: another user's key reads as none. */
-export function findUploads(db: Db, userId: string, purpose: UploadPurpose, keys: readonly string[]) {
+export async function findUploads(db: Db, userId: string, purpose: UploadPurpose, keys: readonly string[]) {
+  if (keys.length === 0) return []; // `IN ()` is no SQL
   return db.selectFrom('storage_uploads')
     .select(['key', 'content_type', 'max_size', 'expires_at', 'confirmed_at'])
     .where('key', 'in', keys).where('user_id', '=', userId).where('purpose', '=', purpose)
