@@ -73,7 +73,7 @@ async function serve(): Promise<void> {
   const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
   await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
 
-  const kernel = createKernel(config, database, log, { localPaymentsStateFile: join(config.dataDir, 'local-payments.json') });
+  const kernel = await createKernel(config, database, log, { localPaymentsStateFile: join(config.dataDir, 'local-payments.json') });
   await kernel.start();
   const app = await buildApp(kernel);
   await app.listen({ port: config.port, host: config.host });

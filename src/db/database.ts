@@ -14,10 +14,19 @@ export interface ListenHandlers {
   onResync(): void;
 }
 
+export interface ListenOptions {
+  /**
+   * Also hear this process's own notices at the writer's COMMIT, before the write's promise
+   * resolves: a cache invalidated this way never answers this instance's next request with what
+   * the write replaced (read-your-writes). Other instances hear it a moment later, as always.
+   */
+  atOwnCommit?: boolean;
+}
+
 export interface Database {
   readonly kind: DatabaseKind;
   readonly db: Kysely<Tables>;
-  listen(channel: string, handlers: ListenHandlers): Promise<() => Promise<void>>;
+  listen(channel: string, handlers: ListenHandlers, options?: ListenOptions): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -68,22 +77,74 @@ function asPrepared(args: unknown[]): unknown[] {
   return name === undefined ? args : [{ name, text, values }, ...rest];
 }
 
+const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Channels whose notices a pooled connection delivers when it sent them itself. PostgreSQL sends
+ * a session the notices of its own transaction right after COMMIT, before the COMMIT's answer, so
+ * they are handled before the writer's query resolves. A dedicated listener connection hears them
+ * only a moment later, when this instance may already be answering the writer's next request.
+ */
+class OwnCommitNotices {
+  readonly #handlers = new Map<string, Set<(payload: string) => void>>();
+
+  get channels(): Iterable<string> {
+    return this.#handlers.keys();
+  }
+
+  get channelCount(): number {
+    return this.#handlers.size;
+  }
+
+  add(channel: string, handler: (payload: string) => void): () => void {
+    if (!CHANNEL_NAME.test(channel)) throw new Error(`unsafe channel name ${channel}`);
+    const handlers = this.#handlers.get(channel) ?? new Set();
+    handlers.add(handler);
+    this.#handlers.set(channel, handlers);
+    return () => handlers.delete(handler);
+  }
+
+  deliver(channel: string, payload: string): void {
+    this.#handlers.get(channel)?.forEach((handler) => handler(payload));
+  }
+}
+
 /**
  * A pooled client whose connection is thrown away when an answer is overdue: the statement may
  * still be running or its answer still on the way, and a client reused meanwhile would queue
- * every later query behind it (or wait forever on a connection that is gone).
+ * every later query behind it (or wait forever on a connection that is gone). It also LISTENs
+ * on the own-commit channels (`OwnCommitNotices`) before its next query.
  */
 class PooledClient extends pg.Client {
-  constructor(config?: string | pg.ClientConfig) {
+  readonly #notices: OwnCommitNotices | undefined;
+  readonly #listening = new Set<string>();
+
+  constructor(config?: string | (pg.ClientConfig & { ownCommitNotices?: OwnCommitNotices })) {
     super(config);
+    this.#notices = typeof config === 'object' ? config.ownCommitNotices : undefined;
     // A connection lost while the client is lent out between two queries (inside a transaction,
     // say) is an 'error' event nobody listens to: Node would make it an uncaught exception and
     // end the process. The client is unusable from then on; its next query fails (a 503) and
     // the pool drops it when it comes back.
     this.on('error', () => {});
+    // Only its own: the notices of other sessions reach the instance's dedicated listener.
+    this.on('notification', (message) => {
+      if (message.processId === (this as unknown as { processID: number | null }).processID) this.#notices?.deliver(message.channel, message.payload ?? '');
+    });
+  }
+
+  /** LISTEN on channels added since this connection last ran a query; queued ahead of that query. */
+  #listenToNewChannels(): void {
+    if (this.#notices === undefined || this.#listening.size === this.#notices.channelCount) return;
+    for (const channel of this.#notices.channels) {
+      if (this.#listening.has(channel)) continue;
+      this.#listening.add(channel);
+      (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, `LISTEN ${channel}`).catch(() => this.#listening.delete(channel));
+    }
   }
 
   override query(...args: unknown[]): never {
+    this.#listenToNewChannels();
     const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, asPrepared(args));
     if (result instanceof Promise) {
       return result.catch((error: unknown) => {
@@ -108,8 +169,11 @@ class PooledClient extends pg.Client {
 }
 
 export function openPostgres({ connectionString, poolMax = 10, statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS }: PostgresOptions): Database {
+  const ownCommitNotices = new OwnCommitNotices();
   const pool = new pg.Pool({
     connectionString,
+    // pg.Pool hands its whole config to each PooledClient it makes.
+    ...({ ownCommitNotices } as pg.PoolConfig),
     max: poolMax,
     types: pgTypes as pg.CustomTypesConfig,
     Client: PooledClient,
@@ -124,11 +188,16 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
   return {
     kind: 'postgres',
     db,
-    async listen(channel, handlers) {
+    async listen(channel, handlers, options = {}) {
       const listener = new PgListener(connectionString, channel, handlers);
       listeners.push(listener);
       await listener.start();
-      return () => listener.stop();
+      // Heard twice then (at commit and from the listener): subscribers must be idempotent.
+      const stopOwn = options.atOwnCommit ? ownCommitNotices.add(channel, handlers.onMessage) : () => {};
+      return async () => {
+        stopOwn();
+        await listener.stop();
+      };
     },
     async close() {
       await Promise.all(listeners.map((listener) => listener.stop()));
@@ -144,7 +213,8 @@ export function wrapPGlite(pglite: PGlite, ownsInstance = true): Database {
     kind: 'pglite',
     db,
     async listen(channel, handlers) {
-      // In-process: nothing can be missed, so onResync never fires.
+      // In-process: nothing can be missed, so onResync never fires; and PGlite hands notices to
+      // listeners while it finishes the COMMIT, so `atOwnCommit` holds without doing anything.
       return pglite.listen(channel, (payload) => handlers.onMessage(payload));
     },
     async close() {

@@ -30,7 +30,7 @@ export async function authenticate(kernel: Kernel, request: FastifyRequest, area
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('missing_token');
   const verified = await kernel.tokens.verify(token);
-  const principal = await resolvePrincipal(kernel.db, verified, clientOf(request));
+  const principal = await resolvePrincipal(kernel.db, verified, clientOf(request), new Date(), kernel.principals);
   if (principal.signedOut) throw unauthorized('invalid_token');
   if (principal.status !== 'active') throw forbidden({ reason: ACCOUNT_REFUSALS[principal.status] });
   if (area === 'admin') {
@@ -51,10 +51,16 @@ export function clientOf(request: FastifyRequest): ClientContext {
   };
 }
 
-/** The signed-in caller as a plain value for services; only valid on guarded routes. */
-export function actorOf(request: FastifyRequest): Actor {
+/** The signed-in caller as the guard resolved it; only valid on guarded routes. */
+export function principalOf(request: FastifyRequest): Principal {
   const principal = request.principal;
   if (principal === null) throw new AppError(500, 'internal');
+  return principal;
+}
+
+/** The signed-in caller as a plain value for services; only valid on guarded routes. */
+export function actorOf(request: FastifyRequest): Actor {
+  const principal = principalOf(request);
   return {
     userId: principal.userId,
     permissions: principal.permissions,

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +22,8 @@ import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';
 import { ChangeBus } from './change-bus.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
+import type { PrincipalRows } from './principal.js';
+import { UserChanges } from './user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
 import { createTokenVerifier, type TokenVerifier } from './tokens.js';
 
@@ -34,6 +35,10 @@ export interface Kernel {
   bus: ChangeBus;
   events: EventPublisher;
   panic: PanicMonitor;
+  /** Notices of changes to a user's rows (migration 0032): what keeps per-user caches exact. */
+  userChanges: UserChanges;
+  /** Principals of recent requests (user, session, permissions), kept exact by `userChanges`. */
+  principals: PrincipalRows;
   /** This instance's counters of the incident signals (responses, database, runtime, payments, mail). */
   signals: SignalRecorder;
   /** Sets and clears the maintenance level from the incident rules; ticks only with INCIDENT_MONITOR on. */
@@ -69,8 +74,10 @@ export interface KernelOptions {
   runtimeSimulator?: Partial<RuntimeSimulatorOptions>;
 }
 
-function counterStoreFor(config: Config, log: FastifyBaseLogger): CounterStore {
+/** ioredis is loaded only with REDIS_URL (about 0.2 s of a start otherwise spent for nothing). */
+async function counterStoreFor(config: Config, log: FastifyBaseLogger): Promise<CounterStore> {
   if (config.redisUrl === undefined) return new MemoryCounterStore();
+  const { Redis } = await import('ioredis');
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
   return new RedisCounterStore(redis);
@@ -84,10 +91,14 @@ async function storedServiceSecret(db: Kysely<Tables>, name: string): Promise<st
   return row.secret;
 }
 
-export function createKernel(config: Config, database: Database, log: FastifyBaseLogger, options: KernelOptions = {}): Kernel {
+/**
+ * Builds the kernel; nothing runs until `start()`. Async only to load the SDKs of configured
+ * peers (S3, Stripe, SMTP, Redis) on demand: a start without them does not pay for them.
+ */
+export async function createKernel(config: Config, database: Database, log: FastifyBaseLogger, options: KernelOptions = {}): Promise<Kernel> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
   const bus = new ChangeBus(database, logError('change handler failed'));
-  const store = options.counterStore ?? counterStoreFor(config, log);
+  const store = options.counterStore ?? await counterStoreFor(config, log);
   // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
   const simulator = config.runtimeUrl === undefined ? new RuntimeSimulator({ apiKey: randomBytes(24).toString('base64url'), ...options.runtimeSimulator }) : undefined;
   let http: HttpRuntimeClient | undefined;
@@ -95,7 +106,20 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
   const signals = new SignalRecorder();
   const events = new EventPublisher(database.db, bus, logError('event delivery failed'));
   const panic = new PanicMonitor(database.db, bus, logError('panic state refresh failed'));
+  const userChanges = new UserChanges(database);
   let emailTokenKey = configuredEmailTokenSecret(config);
+  const payments = await createPaymentProvider(config, log, {
+    // The local provider charges the catalog's prices and serves its pages from this service.
+    priceLookup: catalogPriceLookup(database.db),
+    publicBaseUrl: () => publicBaseUrlOf(config),
+    ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
+  });
+  const mail = await createMailTransport(config, log);
+  const storage = await createStorageAdapter(config, log, {
+    publicBaseUrl: () => publicBaseUrlOf(config),
+    // Read lazily: the email token key may come from the database once the kernel has started.
+    serviceKey: () => kernel.emailTokenKey,
+  });
   const kernel: Kernel = {
     config,
     database,
@@ -103,6 +127,8 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     bus,
     events,
     panic,
+    userChanges,
+    principals: userChanges.cache(),
     signals,
     incidents: new IncidentMonitor({
       db: database.db, bus, events, panic, signals, log,
@@ -113,18 +139,9 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
     log,
     identity: options.identity ?? createIdentityProvider(config, log),
-    payments: tapPayments(createPaymentProvider(config, log, {
-      // The local provider charges the catalog's prices and serves its pages from this service.
-      priceLookup: catalogPriceLookup(database.db),
-      publicBaseUrl: () => publicBaseUrlOf(config),
-      ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
-    }), signals),
-    mail: tapMail(createMailTransport(config, log), signals),
-    storage: createStorageAdapter(config, log, {
-      publicBaseUrl: () => publicBaseUrlOf(config),
-      // Read lazily: the email token key may come from the database once the kernel has started.
-      serviceKey: () => kernel.emailTokenKey,
-    }),
+    payments: tapPayments(payments, signals),
+    mail: tapMail(mail, signals),
+    storage,
     get emailTokenKey(): string {
       if (emailTokenKey === undefined) throw new Error('the email token key is available once the kernel has started');
       return emailTokenKey;
@@ -136,6 +153,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
     runtimeSimulator: simulator,
     async start() {
       await bus.start();
+      await userChanges.start();
       await store.ready?.();
       await kernel.panic.start();
       emailTokenKey ??= await storedServiceSecret(database.db, 'email-tokens');
@@ -155,6 +173,7 @@ export function createKernel(config: Config, database: Database, log: FastifyBas
       await kernel.storage.close();
       await simulator?.close();
       kernel.panic.stop();
+      await userChanges.stop();
       await bus.stop();
       await store.close();
     },

@@ -3,10 +3,18 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../db/tables.js';
 import type { RequestContext } from './actor.js';
 import { PermissionSet } from './permissions.js';
+import type { UserCache } from './user-cache.js';
 import type { VerifiedToken } from './tokens.js';
 
 /** Where a request comes from, as the login session records it. */
 export type ClientContext = Pick<RequestContext, 'ip' | 'userAgent'>;
+
+/** A role grant in force: unexpired. */
+export interface RoleGrant {
+  key: string;
+  name: string;
+  expires_at: Date | null;
+}
 
 /** Who is calling: the user row's state and the permissions of their unexpired role grants. */
 export interface Principal {
@@ -14,6 +22,8 @@ export interface Principal {
   email: string | null;
   status: UserStatus;
   permissions: PermissionSet;
+  /** The grants the permissions come from, by role key. */
+  roles: RoleGrant[];
   /** The login session of the token: its `session_id` claim, or its token family (`loginSessionIdOf`). */
   sessionId: string;
   /**
@@ -43,7 +53,7 @@ export function loginSessionIdOf(token: VerifiedToken): string {
   return token.sessionId.length <= MAX_SESSION_ID ? token.sessionId : hashed(token.sessionId);
 }
 
-interface PrincipalRow {
+export interface PrincipalRow {
   status: UserStatus;
   email: string | null;
   last_seen_at: Date | null;
@@ -51,12 +61,24 @@ interface PrincipalRow {
   session_revoked: boolean;
   /** The login session's last sighting; null when the session is new. */
   session_last_seen_at: Date | null;
-  permissions: string[];
+  permissions: PermissionSet;
+  roles: RoleGrant[];
+  /** The soonest unexpired grant's expiry: the permissions change then. */
+  grants_change_at: Date | null;
 }
 
-async function loadPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
-  // Prepared (see src/db/database.ts): every signed-in request runs it, and planning it cost more than running it.
-  const { rows } = await sql<PrincipalRow>`/* prepared: principal_v1 */
+interface PrincipalQueryRow extends Omit<PrincipalRow, 'permissions' | 'roles'> {
+  permissions: string[];
+  roles: Array<{ key: string; name: string; expires_at: string | null }>;
+}
+
+/** Principals of recent requests, per login session. */
+export type PrincipalRows = UserCache<PrincipalRow>;
+
+async function queryPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
+  // Prepared (see src/db/database.ts): every signed-in request that misses the cache runs it, and
+  // planning it cost more than running it.
+  const { rows } = await sql<PrincipalQueryRow>`/* prepared: principal_v2 */
     SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
            EXISTS (
              SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
@@ -68,10 +90,34 @@ async function loadPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: s
                JOIN role_permissions rp ON rp.role_id = ur.role_id
               WHERE ur.user_id = u.id
                 AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '{}') AS permissions
+           ), '{}') AS permissions,
+           COALESCE((
+             SELECT json_agg(json_build_object('key', r.key, 'name', r.name, 'expires_at', ur.expires_at) ORDER BY r.key)
+               FROM user_roles ur
+               JOIN roles r ON r.id = ur.role_id
+              WHERE ur.user_id = u.id
+                AND (ur.expires_at IS NULL OR ur.expires_at > now())
+           ), '[]') AS roles,
+           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS grants_change_at
       FROM users u
      WHERE u.id = ${userId}`.execute(db);
-  return rows[0];
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    ...row,
+    permissions: new PermissionSet(row.permissions),
+    roles: row.roles.map((grant) => ({ ...grant, expires_at: grant.expires_at === null ? null : new Date(grant.expires_at) })),
+  };
+}
+
+/**
+ * The row from the cache, else from the database (and then cached until a grant lapses).
+ * Migration 0032's triggers keep the cache exact: every write to what the query reads drops the
+ * user's entries, at COMMIT on this instance, a moment later on the others.
+ */
+function loadPrincipalRow(db: Kysely<Tables>, cache: PrincipalRows | undefined, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
+  const read = () => queryPrincipalRow(db, userId, sessionId);
+  return cache === undefined ? read() : cache.through(userId, sessionId, read, (row) => row.grants_change_at);
 }
 
 /**
@@ -119,9 +165,9 @@ async function touchLoginSession(db: Kysely<Tables>, userId: string, sessionId: 
  * query on the common path. A refused account (banned, deleted) or a signed-out token is left
  * untouched: it is answered 403 or 401, not "seen".
  */
-export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, client: ClientContext, now = new Date()): Promise<Principal> {
+export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, client: ClientContext, now = new Date(), cache?: PrincipalRows): Promise<Principal> {
   const sessionId = loginSessionIdOf(token);
-  let row = await loadPrincipalRow(db, token.subject, sessionId);
+  let row = await loadPrincipalRow(db, cache, token.subject, sessionId);
   let created = false;
   if (row === undefined) {
     if (await wasErased(db, token.subject)) return erasedPrincipal(token.subject, sessionId);
@@ -130,7 +176,7 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
       .values({ id: token.subject, email: token.email, provider: token.provider, last_seen_at: now })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
-    row = await loadPrincipalRow(db, token.subject, sessionId);
+    row = await loadPrincipalRow(db, cache, token.subject, sessionId);
     if (row === undefined) throw new Error('user row vanished right after insert');
     created = true;
   }
@@ -142,7 +188,8 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
     userId: token.subject,
     email: row.email,
     status: row.status,
-    permissions: new PermissionSet(row.permissions),
+    permissions: row.permissions,
+    roles: row.roles,
     sessionId,
     signedOut: isSignedOut(token, row),
   };
@@ -155,7 +202,7 @@ async function wasErased(db: Kysely<Tables>, userId: string): Promise<boolean> {
 
 /** A token of an erased account: refused like a deleted one (403 `account_deleted`), and nothing is written. */
 function erasedPrincipal(userId: string, sessionId: string): Principal {
-  return { userId, email: null, status: 'deleted', permissions: new PermissionSet([]), sessionId, signedOut: false };
+  return { userId, email: null, status: 'deleted', permissions: new PermissionSet([]), roles: [], sessionId, signedOut: false };
 }
 
 /** `iat` is whole seconds, so the cut-off is too: a token from the second of the sign-out is refused. */

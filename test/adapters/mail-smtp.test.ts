@@ -168,7 +168,7 @@ describe('configuration', () => {
 
   it('createMailTransport picks SMTP when SMTP_URL is set, logging the endpoint without credentials; else the outbox', async () => {
     const captured = captureLog();
-    const smtp = createMailTransport({ smtpUrl: server.url }, captured.log);
+    const smtp = await createMailTransport({ smtpUrl: server.url }, captured.log);
     transports.push(smtp as SmtpTransport);
     expect(smtp).toBeInstanceOf(SmtpTransport);
     expect((smtp as SmtpTransport).endpoint).toBe(`smtp://127.0.0.1:${server.port}`);
@@ -176,6 +176,6 @@ describe('configuration', () => {
     expect(server.received).toHaveLength(1);
     expect(captured.text()).toContain(`smtp://127.0.0.1:${server.port}`);
     expectNoPassword(captured.text());
-    expect(createMailTransport({ smtpUrl: undefined }, captured.log)).toBeInstanceOf(OutboxTransport);
+    expect(await createMailTransport({ smtpUrl: undefined }, captured.log)).toBeInstanceOf(OutboxTransport);
   });
 });

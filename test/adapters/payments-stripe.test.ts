@@ -689,20 +689,20 @@ describe('dashboardUrl', () => {
 
 describe('createPaymentProvider', () => {
   it('picks stripe when STRIPE_SECRET_KEY is set, pointed at STRIPE_API_BASE', async () => {
-    const payments = createPaymentProvider({ stripeSecretKey: SECRET_KEY, stripeWebhookSecret: WEBHOOK_SECRET, stripeApiBase: stripe.url }, captured.log);
+    const payments = await createPaymentProvider({ stripeSecretKey: SECRET_KEY, stripeWebhookSecret: WEBHOOK_SECRET, stripeApiBase: stripe.url }, captured.log);
     expect(payments.kind).toBe('stripe');
     await payments.createPortalSession(String(stripe.addCustomer().id), 'https://a.example');
     expect(onlyRequest()).toMatchObject({ path: '/v1/billing_portal/sessions', authorizedWithKey: true });
   });
 
-  it('refuses a key without a webhook secret, and an API base with a path', () => {
-    expect(() => createPaymentProvider({ stripeSecretKey: SECRET_KEY, stripeWebhookSecret: undefined, stripeApiBase: undefined }, captured.log)).toThrow('STRIPE_WEBHOOK_SECRET');
-    expect(() => createPaymentProvider({ stripeSecretKey: SECRET_KEY, stripeWebhookSecret: WEBHOOK_SECRET, stripeApiBase: `${stripe.url}/v1` }, captured.log)).toThrow('without a path');
+  it('refuses a key without a webhook secret, and an API base with a path', async () => {
+    await expect(createPaymentProvider({ stripeSecretKey: SECRET_KEY, stripeWebhookSecret: undefined, stripeApiBase: undefined }, captured.log)).rejects.toThrow('STRIPE_WEBHOOK_SECRET');
+    await expect(createPaymentProvider({ stripeSecretKey: SECRET_KEY, stripeWebhookSecret: WEBHOOK_SECRET, stripeApiBase: `${stripe.url}/v1` }, captured.log)).rejects.toThrow('without a path');
   });
 
-  it('picks local without a key, given what the local provider needs', () => {
-    const local = createPaymentProvider({ stripeSecretKey: undefined, stripeWebhookSecret: undefined, stripeApiBase: undefined }, captured.log, { priceLookup: async () => null, publicBaseUrl: () => 'http://127.0.0.1:1' });
+  it('picks local without a key, given what the local provider needs', async () => {
+    const local = await createPaymentProvider({ stripeSecretKey: undefined, stripeWebhookSecret: undefined, stripeApiBase: undefined }, captured.log, { priceLookup: async () => null, publicBaseUrl: () => 'http://127.0.0.1:1' });
     expect(local.kind).toBe('local');
-    expect(() => createPaymentProvider({ stripeSecretKey: undefined, stripeWebhookSecret: undefined, stripeApiBase: undefined }, captured.log)).toThrow('local payment provider needs');
+    await expect(createPaymentProvider({ stripeSecretKey: undefined, stripeWebhookSecret: undefined, stripeApiBase: undefined }, captured.log)).rejects.toThrow('local payment provider needs');
   });
 });

@@ -79,7 +79,7 @@ export interface TestAppOptions extends BuildAppOptions, KernelOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp & { testDatabase: TestDatabase | null }> {
   const testDatabase = options.database ? null : await createTestDatabase();
   const database = options.database ?? testDatabase!.database;
-  const kernel = createKernel(testConfig(options.config), database, options.log ?? pino({ level: 'silent' }), options);
+  const kernel = await createKernel(testConfig(options.config), database, options.log ?? pino({ level: 'silent' }), options);
   await kernel.start();
   const app = await buildApp(kernel, options);
   await app.ready();

@@ -2,7 +2,6 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { StorageAdapter } from './index.js';
 import { LocalStorage } from './local.js';
-import { S3Storage } from './s3.js';
 
 type StorageConfig = Pick<Config, 'storageDir' | 'storageS3Bucket' | 'storageS3Region' | 'storageS3Endpoint' | 'storageS3AccessKeyId' | 'storageS3SecretAccessKey'>;
 
@@ -13,11 +12,15 @@ export interface StorageContext {
   serviceKey: () => string;
 }
 
-/** S3 when STORAGE_S3_BUCKET is set, else the local store under STORAGE_DIR. */
-export function createStorageAdapter(config: StorageConfig, log: FastifyBaseLogger, context: StorageContext): StorageAdapter {
+/**
+ * S3 when STORAGE_S3_BUCKET is set, else the local store under STORAGE_DIR. The AWS SDK is loaded
+ * only then: importing it costs about half a second of every start (bench/README.md).
+ */
+export async function createStorageAdapter(config: StorageConfig, log: FastifyBaseLogger, context: StorageContext): Promise<StorageAdapter> {
   if (config.storageS3Bucket === undefined) {
     return new LocalStorage({ root: config.storageDir, baseUrl: context.publicBaseUrl, serviceKey: context.serviceKey });
   }
+  const { S3Storage } = await import('./s3.js');
   const storage = new S3Storage({
     bucket: config.storageS3Bucket,
     region: config.storageS3Region,

@@ -15,14 +15,3 @@ export function findProfile(db: Db, userId: string) {
     .where('id', '=', userId)
     .executeTakeFirst();
 }
-
-export function listActiveRoleGrants(db: Db, userId: string) {
-  return db
-    .selectFrom('user_roles')
-    .innerJoin('roles', 'roles.id', 'user_roles.role_id')
-    .select(['roles.key', 'roles.name', 'user_roles.expires_at'])
-    .where('user_roles.user_id', '=', userId)
-    .where((eb) => eb.or([eb('user_roles.expires_at', 'is', null), eb('user_roles.expires_at', '>', new Date())]))
-    .orderBy('roles.key')
-    .execute();
-}

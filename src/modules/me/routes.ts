@@ -1,12 +1,11 @@
-import { actorOf } from '../../kernel/auth.js';
+import { actorOf, principalOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { listActiveRoleGrants } from './queries.js';
 import { permissionsBody, profileBody, updateProfileBody } from './schemas.js';
 import { ProfileService } from './service.js';
 
 export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
-  const profiles = new ProfileService(kernel.db, kernel.storage);
+  const profiles = new ProfileService(kernel.db, kernel.storage, kernel.userChanges.cache());
 
   app.get('/v1/me', {
     schema: { tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },
@@ -24,8 +23,9 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
 
   app.get('/v1/me/permissions', {
     schema: { tags: ['me'], summary: "The caller's effective permissions", response: { 200: permissionsBody } },
-  }, async (request) => {
-    const actor = actorOf(request);
-    return { permissions: actor.permissions.effectiveKeys(), roles: await listActiveRoleGrants(kernel.db, actor.userId) };
+  }, (request) => {
+    // The guard's principal already holds both (from its cache, usually): no query.
+    const principal = principalOf(request);
+    return { permissions: principal.permissions.effectiveKeys(), roles: principal.roles };
   });
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
+import type { UserCache } from '../../kernel/user-cache.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../storage/avatars.js';
 import { findProfile } from './queries.js';
@@ -8,6 +9,9 @@ import type { ProfileView, UpdateProfileInput } from './schemas.js';
 import '../email/tables.js';
 
 type Db = Kysely<Tables>;
+export type ProfileRow = NonNullable<Awaited<ReturnType<typeof findProfile>>>;
+/** The one entry a user has in the profile cache. */
+const PROFILE = 'profile';
 
 /**
  * The caller's own profile. The marketing preference is the suppression list itself (what
@@ -15,10 +19,20 @@ type Db = Kysely<Tables>;
  * address, opting back in lifts only an unsubscribe, never a bounce or a complaint.
  */
 export class ProfileService {
-  constructor(private readonly db: Db, private readonly storage: StorageAdapter, private readonly clock: () => Date = () => new Date()) {}
+  /**
+   * `rows` holds the profiles of recent readers: migration 0032 notifies every change to the user
+   * row or the address's suppression, so a read never shows what a write replaced. The avatar URL
+   * is signed on each read, never cached.
+   */
+  constructor(
+    private readonly db: Db,
+    private readonly storage: StorageAdapter,
+    private readonly rows: UserCache<ProfileRow>,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   async get(userId: string): Promise<ProfileView> {
-    const profile = await findProfile(this.db, userId);
+    const profile = await this.rows.through(userId, PROFILE, () => findProfile(this.db, userId));
     if (profile === undefined) throw notFound();
     const { avatar_key: avatarKey, ...view } = profile;
     return { ...view, avatar_url: await avatarUrl(this.storage, avatarKey, this.clock()) };
