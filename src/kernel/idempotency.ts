@@ -17,3 +17,26 @@ export function idempotencyKeyHeaders(what: string) {
 export function requestFingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
+
+/**
+ * Runs the work of one key at a time in this process; a repeat arriving meanwhile waits for the
+ * first to finish (either way) and then runs, finding the first's answer stored. For writes
+ * whose effect is a call to another service, which no database transaction can hold a repeat
+ * back from: repeats reaching other instances are left to the stored key's unique index and the
+ * other service's own idempotency key.
+ */
+export class OneAtATime {
+  readonly #running = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    for (let running = this.#running.get(key); running !== undefined; running = this.#running.get(key)) await running;
+    const result = Promise.resolve().then(work);
+    const settled = result.then(() => undefined, () => undefined);
+    this.#running.set(key, settled);
+    try {
+      return await result;
+    } finally {
+      if (this.#running.get(key) === settled) this.#running.delete(key);
+    }
+  }
+}

@@ -11,7 +11,7 @@ import { startStripeServer, type StripeServer } from '../helpers/stripe-server.j
  * Refunds the provider reports (`refund.created` / `refund.updated`), made in its dashboard or by
  * a staff request whose own write was lost: each recorded once whichever path sees it first,
  * credits clawed back as a staff refund would, `charge.refunded` never counted twice. And staff
- * refunds under an Idempotency-Key, and several racing for one payment.
+ * refunds under an Idempotency-Key, and several racing for one payment (with and without one key).
  */
 
 const secretKey = 'sk_test_providerrefunds';
@@ -217,5 +217,19 @@ describe('refunds racing for one payment', () => {
     expect(await paymentOf(paymentId)).toEqual({ refunded: 900, status: 'partially_refunded' });
     // 200 credits × 900 / 1000 = 180 taken back in all: 60 each.
     expect(await balanceOf(t.db, player.id)).toBe(20);
+  });
+
+  it('50 parallel refunds under one Idempotency-Key refund once: one Stripe request, one row, one clawback, one audit row; all answer alike', async () => {
+    const { player, paymentId } = await paidPack();
+    const sentBefore = stripeRefundRequests().length;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => refund(paymentId, { amount: 300, reason: 'Once, ticket 50' }, 'ticket-50')));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(50).fill(200));
+    expect(new Set(answers.map((answer) => answer.body)).size).toBe(1);
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(stripeRefundRequests().length - sentBefore).toBe(1);
+    expect((await refundRows(paymentId)).map((row) => [Number(row.amount), row.request_key])).toEqual([[300, 'ticket-50']]);
+    expect(await paymentOf(paymentId)).toEqual({ refunded: 300, status: 'partially_refunded' });
+    expect(await balanceOf(t.db, player.id)).toBe(140);
+    expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'billing.payment.refund').where('target_id', '=', paymentId).execute()).toHaveLength(1);
   });
 });

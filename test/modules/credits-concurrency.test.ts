@@ -57,15 +57,16 @@ describe('concurrent credit writes for one user', () => {
     expect(await expectConsistentCredits(t.db, player.id)).toBe(total);
   });
 
-  it('parallel grants under one idempotency key write once and answer alike', async () => {
+  it('50 parallel grants under one idempotency key write once (one entry, one audit row) and answer alike', async () => {
     const player = await createUser(t.db);
     const key = randomUUID();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => grant({ user_id: player.id, amount: 75, reason: 'Once only' }, key)));
+    const responses = await Promise.all(Array.from({ length: 50 }, () => grant({ user_id: player.id, amount: 75, reason: 'Once only' }, key)));
     expect(responses.map((response) => response.statusCode)).toEqual(responses.map(() => 201));
     expect(new Set(responses.map((response) => response.body)).size).toBe(1);
-    expect(responses.filter((response) => response.headers['idempotent-replayed'] === 'true')).toHaveLength(19);
+    expect(responses.filter((response) => response.headers['idempotent-replayed'] === 'true')).toHaveLength(49);
     expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([75]);
     expect(await expectConsistentCredits(t.db, player.id)).toBe(75);
+    expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'billing.credits.grant').where('target_id', '=', player.id).execute()).toHaveLength(1);
   });
 
   it('one idempotency key sent for different users at once: exactly one grant lands, the rest are conflicts', async () => {

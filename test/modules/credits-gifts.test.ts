@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
@@ -165,6 +166,22 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     }
     expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([500]);
     await expectNoCredits(other.id);
+  });
+
+  it('50 gifts at once under one Idempotency-Key gift once (one entry, one lot, one audit row, one event) and answer alike', async () => {
+    // On PostgreSQL the requests really overlap: the user's credit lock and the key's unique index decide.
+    const player = await createUser(t.db);
+    const key = randomUUID();
+    const payload = { user_id: player.id, product_id: ids.bigPack, quantity: 2, reason: 'Outage, at once' };
+    const answers = await Promise.all(Array.from({ length: 50 }, () => giftPack(gifter, payload, key)));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(50).fill(201));
+    expect(new Set(answers.map((answer) => answer.body))).toEqual(new Set([JSON.stringify({ ...answers[0]!.json(), balance: 1000, credits: 1000 })]));
+    expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([1000]);
+    expect(await lotsOf(t.db, player.id)).toHaveLength(1);
+    expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'billing.credits.gift_pack').where('target_id', '=', player.id).execute()).toHaveLength(1);
+    expect(await t.db.selectFrom('event_outbox').select('id').where('name', '=', 'billing.credits_gifted').where(sql<string>`payload->>'user_id'`, '=', player.id).execute()).toHaveLength(1);
+    expect(await expectConsistentCredits(t.db, player.id)).toBe(1000);
   });
 
   it('keeps its keys apart from grant keys', async () => {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
-import { invalidRequest } from '../../kernel/errors.js';
+import { conflict, invalidRequest } from '../../kernel/errors.js';
+import { OneAtATime, requestFingerprint } from '../../kernel/idempotency.js';
 import { resolveCheckoutPrice } from '../billing-catalog/queries.js';
 import { checkoutRefusalError } from '../billing-catalog/service.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';
@@ -45,8 +46,24 @@ export interface CheckoutConfig {
   checkoutAllowedOrigins: readonly string[];
 }
 
+/** The player's Idempotency-Key and what the request asked, as kept on the checkout row. */
+interface IdempotentRequest {
+  key: string;
+  fingerprint: string;
+}
+
+export interface CheckoutAnswer {
+  url: string | null;
+  id: string;
+  /** True when this answers an earlier request under the same Idempotency-Key. */
+  replayed: boolean;
+}
+
 /** Operation 6 and the billing portal: everything that sends a player to the provider's pages. */
 export class CheckoutService {
+  /** Keyed checkouts of one player and key, one at a time in this instance. */
+  readonly #keyed = new OneAtATime();
+
   constructor(
     private readonly db: Db,
     private readonly payments: PaymentProvider,
@@ -54,7 +71,30 @@ export class CheckoutService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async createCheckoutSession(userId: string, body: CheckoutSessionBody): Promise<{ url: string | null; id: string }> {
+  /**
+   * Without an Idempotency-Key, a repeat within minutes gets the same checkout from the provider
+   * (`#checkoutKey`). With one, the key and a hash of the body are stored on the checkout row
+   * (unique per player) and a repeat answers that row (`replayed`) without asking the provider,
+   * however much later; another body under the key is 409 `conflict`. Repeats racing in this
+   * instance wait for the first (`OneAtATime`); one racing on another instance sends the provider
+   * the same key, gets the same checkout, finds the first row on the unique index and replays it.
+   */
+  async createCheckoutSession(userId: string, body: CheckoutSessionBody, idempotencyKey?: string): Promise<CheckoutAnswer> {
+    if (idempotencyKey === undefined) return this.#createCheckout(userId, body, undefined);
+    const request = { key: idempotencyKey, fingerprint: requestFingerprint(body) };
+    return this.#keyed.run(`${userId}:${idempotencyKey}`, async () => await this.#earlier(userId, request) ?? this.#createCheckout(userId, body, request));
+  }
+
+  /** The checkout an earlier request under this key made, answered again; 409 when that request asked for something else. */
+  async #earlier(userId: string, request: IdempotentRequest): Promise<CheckoutAnswer | undefined> {
+    const row = await this.db.selectFrom('billing_checkout_sessions').select(['provider_checkout_id', 'url', 'request_fingerprint'])
+      .where('user_id', '=', userId).where('request_key', '=', request.key).executeTakeFirst();
+    if (row === undefined) return undefined;
+    if (row.request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+    return { url: row.url, id: row.provider_checkout_id, replayed: true };
+  }
+
+  async #createCheckout(userId: string, body: CheckoutSessionBody, request: IdempotentRequest | undefined): Promise<CheckoutAnswer> {
     const resolution = await resolveCheckoutPrice(this.db, {
       ...(body.productId !== undefined ? { productId: body.productId } : {}),
       ...(body.priceId !== undefined ? { priceId: body.priceId } : {}),
@@ -75,7 +115,7 @@ export class CheckoutService {
     const metadata: Record<string, string> = { user_id: userId, product_id: product.id, price_id: price.providerPriceId, quantity: String(quantity) };
     // The credits a pack adds are fixed at checkout: a later catalog edit does not change what was bought.
     if (product.credits !== null) metadata.credits = String(product.credits);
-    const idempotencyKey = await this.#checkoutKey(userId, price.id, quantity, body);
+    const idempotencyKey = request === undefined ? await this.#checkoutKey(userId, price.id, quantity, body) : requestCheckoutKey(userId, request.key);
     // The provider may still refuse a code the mirror accepted (it settles races for a last redemption).
     let checkout;
     try {
@@ -86,16 +126,22 @@ export class CheckoutService {
     } catch (error) {
       throw providerError(error);
     }
-    // A repeated key answers the checkout already recorded: keep the first row.
-    await this.db
+    // A repeated provider key answers the checkout already recorded: keep the first row. So does
+    // a racing repeat of the player's key: it waits on the key's unique index, then replays.
+    const inserted = await this.db
       .insertInto('billing_checkout_sessions')
       .values({
         user_id: userId, provider: this.payments.kind, provider_checkout_id: checkout.id, product_id: product.id, price_id: price.id,
         mode, quantity, success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
+        url: checkout.url, request_key: request?.key ?? null, request_fingerprint: request?.fingerprint ?? null,
       })
-      .onConflict((oc) => oc.column('provider_checkout_id').doNothing())
-      .execute();
-    return { url: checkout.url, id: checkout.id };
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if (request !== undefined && Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      const earlier = await this.#earlier(userId, request);
+      if (earlier !== undefined) return earlier;
+    }
+    return { url: checkout.url, id: checkout.id, replayed: false };
   }
 
   /** The provider's self-service portal; the customer is made first when the player has none yet. */
@@ -159,4 +205,13 @@ export class CheckoutService {
       .digest('hex');
     return `checkout:${digest}`;
   }
+}
+
+/**
+ * The provider's key under the player's Idempotency-Key: it names that request (the key hashed,
+ * never sent as given), so a retry after the provider answered but before the row was written,
+ * or a repeat racing on another instance, gets the same checkout back.
+ */
+function requestCheckoutKey(userId: string, key: string): string {
+  return `checkout:${userId}:request:${createHash('sha256').update(key).digest('hex').slice(0, 40)}`;
 }

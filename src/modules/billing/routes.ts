@@ -4,6 +4,7 @@ import { LocalPaymentProvider } from '../../adapters/payments/local.js';
 import { MalformedWebhookEventError } from '../../adapters/payments/stripe-events.js';
 import { actorOf } from '../../kernel/auth.js';
 import { AppError } from '../../kernel/errors.js';
+import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../kernel/idempotency.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
 import { CheckoutService } from './checkout.js';
@@ -30,11 +31,16 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Start a checkout (operation 6)',
-      description: 'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same request within minutes answers the same checkout. Errors: 404 `product`; 422 `price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL not http(s) or not on an allowed origin; several currencies and no priceId; the provider refused, with `provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be reached).',
+      description: 'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to the player who sent it) a repeat with the same body answers the first checkout (header `idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also after that checkout completed or expired (a new purchase takes a new key); the same key with another body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different checkouts. Errors: 404 `product`; 422 `price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL not http(s) or not on an allowed origin; several currencies and no priceId; the provider refused, with `provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be reached).',
+      headers: idempotencyKeyHeaders('checkout'),
       body: checkoutSessionBody,
       response: { 200: checkoutSessionResult },
     },
-  }, (request) => checkout.createCheckoutSession(actorOf(request).userId, request.body));
+  }, async (request, reply) => {
+    const { replayed, ...answer } = await checkout.createCheckoutSession(actorOf(request).userId, request.body, request.headers['idempotency-key']);
+    if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+    return answer;
+  });
 
   app.get('/v1/me/billing', {
     schema: {

@@ -33,6 +33,11 @@ export interface BillingCheckoutSessionsTable {
   promotion_code_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: DefaultedTimestamp;
   completed_at: NullableTimestamp;
+  /** The provider's checkout URL as first answered (migration 0033; null on older rows). */
+  url: ColumnType<string | null, string | null | undefined, never>;
+  /** The player's Idempotency-Key and a hash of the request's body, when one was sent (migration 0033). */
+  request_key: ColumnType<string | null, string | null | undefined, never>;
+  request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export type PaymentKind = 'credit_pack' | 'subscription';

@@ -47,24 +47,38 @@ export async function assertLaunchable(trx: Db, campaign: CampaignRow): Promise<
   await launchable(trx, campaign);
 }
 
+/** A staff launch's Idempotency-Key and the hash of what it asked (the campaign). */
+export interface LaunchRequest {
+  key: string;
+  fingerprint: string;
+}
+
 /**
  * Launches a locked campaign inside the caller's transaction: fixes the template version,
  * snapshots the audience's mailable members into the queue, and moves to `sending`. Every
- * refusal happens before the first write, so a refused launch leaves no trace.
+ * refusal happens before the first write, so a refused launch leaves no trace. A staff launch's
+ * Idempotency-Key is written on the campaign with it.
  */
-export async function launchLocked(trx: Db, actor: AuditActor, campaign: CampaignRow, now: Date): Promise<{ recipients: number; excluded: number }> {
+export async function launchLocked(trx: Db, actor: AuditActor, campaign: CampaignRow, now: Date, request?: LaunchRequest): Promise<{ recipients: number; excluded: number }> {
   const { audienceId, template } = await launchable(trx, campaign);
   const members = await audienceSize(trx, audienceId);
   const recipients = await snapshotAudience(trx, { id: campaign.id, audience_id: audienceId, template_id: template.id, template_version: template.version, vars: campaign.vars }, template.category);
   if (recipients === 0) throw invalidState({ reason: 'the audience has no mailable members', members });
   const excluded = members - recipients;
   await trx.updateTable('email_campaigns')
-    .set({ status: 'sending', template_version: template.version, recipients, excluded, launched_at: now, status_reason: null, consecutive_failures: 0, updated_at: now, ...(actor.userId === null ? {} : { updated_by: actor.userId }) })
+    .set({
+      status: 'sending', template_version: template.version, recipients, excluded, launched_at: now, launched_by: actor.userId, status_reason: null, consecutive_failures: 0, updated_at: now,
+      ...(actor.userId === null ? {} : { updated_by: actor.userId }),
+      ...(request === undefined ? {} : { launch_request_key: request.key, launch_request_fingerprint: request.fingerprint }),
+    })
     .where('id', '=', campaign.id).execute();
   await recordAudit(trx, actor, {
     action: 'email.campaign.launch', targetType: 'email_campaign', targetId: campaign.id,
     before: { status: campaign.status }, after: { status: 'sending' },
-    extra: { audience_id: audienceId, template_id: template.id, template_version: template.version, recipients, excluded, ...(campaign.scheduled_at === null ? {} : { scheduled_at: campaign.scheduled_at }) },
+    extra: {
+      audience_id: audienceId, template_id: template.id, template_version: template.version, recipients, excluded,
+      ...(campaign.scheduled_at === null ? {} : { scheduled_at: campaign.scheduled_at }), ...(request === undefined ? {} : { idempotency_key: request.key }),
+    },
   });
   return { recipients, excluded };
 }

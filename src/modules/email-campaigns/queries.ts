@@ -50,7 +50,7 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
       const key = count.status === 'queued' && count.held ? 'held' : count.status;
       tally[key] += count.n;
     }
-    const { consecutive_failures: _failures, vars, ...view } = row;
+    const { consecutive_failures: _failures, launched_by: _launcher, launch_request_key: _key, launch_request_fingerprint: _fingerprint, vars, ...view } = row;
     return [{ ...view, vars: vars as Record<string, unknown>, audience_name: row.audience_name ?? null, counts: tally }];
   });
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
+import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../kernel/idempotency.js';
 import { mailDispatcherFor } from '../email-delivery/dispatcher.js';
 import { CampaignDelivery } from './delivery.js';
 import {
@@ -64,10 +65,15 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     config: send,
     schema: {
       tags, summary: 'Launch a campaign now',
-      description: `Fixes the template's published version, queues one message per mailable audience member (not unsubscribed; account active or none) and starts sending. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
+      description: `Fixes the template's published version, queues one message per mailable audience member (not unsubscribed; account active or none) and starts sending. With an \`Idempotency-Key\` header a repeat by the same staff member answers the campaign as it is now (header \`idempotent-replayed: true\`) and queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 \`conflict\`. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
+      headers: idempotencyKeyHeaders('launch'),
       params: campaignIdParams, response: { 200: campaignView },
     },
-  }, (request) => campaigns.launch(actorOf(request), request.params.id));
+  }, async (request, reply) => {
+    const { replayed, ...view } = await campaigns.launch(actorOf(request), request.params.id, request.headers['idempotency-key']);
+    if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+    return view;
+  });
 
   app.post('/v1/admin/email/campaigns/:id/schedule', {
     config: send,

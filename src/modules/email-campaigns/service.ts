@@ -2,10 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
-import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
+import { conflict, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { requestFingerprint } from '../../kernel/idempotency.js';
 import { paged } from '../../kernel/pagination.js';
-import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked } from './launch.js';
+import { isUniqueViolation } from '../../kernel/sql-errors.js';
+import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked, type LaunchRequest } from './launch.js';
 import {
   campaignViews, cancelQueued, hasOutstanding, holdQueued, insertCampaign, listCampaignIds, lockCampaign, releaseHeld, requeueRetryable, type CampaignRow,
 } from './queries.js';
@@ -16,6 +18,7 @@ import '../email-audiences/tables.js';
 type Db = Kysely<Tables>;
 
 const YEAR_MS = 366 * 24 * 3_600_000;
+const LAUNCH_KEY_INDEX = 'email_campaigns_launch_request_key_idx';
 
 /** Unknown campaign id: operation 18 names the code `campaign`; the other routes use `not_found`. */
 type MissingCode = 'campaign' | 'not_found';
@@ -81,11 +84,38 @@ export class EmailCampaignsService {
     return this.get(id);
   }
 
-  launch(actor: Actor, id: string): Promise<CampaignView> {
-    return this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
-      await launchLocked(trx, actor, campaign, now);
-      return { event: 'email.campaign_launched' };
-    });
+  /**
+   * With an Idempotency-Key, a repeat by the same staff member answers the campaign as it is now
+   * (`replayed`) and launches nothing more; the key sent to launch another campaign is 409
+   * `conflict`. The key is written on the campaign with its launch: a repeat racing the first
+   * waits on the campaign's row lock (another campaign: on the key's unique index), then finds it.
+   */
+  async launch(actor: Actor, id: string, idempotencyKey?: string): Promise<CampaignView & { replayed: boolean }> {
+    const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint({ campaign_id: id }) };
+    let replayed = false;
+    try {
+      await this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
+        if (request !== undefined && await this.#launchedUnder(trx, actor, request)) {
+          replayed = true;
+          return undefined;
+        }
+        await launchLocked(trx, actor, campaign, now, request);
+        return { event: 'email.campaign_launched' };
+      });
+    } catch (error) {
+      if (request === undefined || !isUniqueViolation(error, LAUNCH_KEY_INDEX) || !(await this.#launchedUnder(this.db, actor, request))) throw error;
+      replayed = true;
+    }
+    return { ...(await this.get(id)), replayed };
+  }
+
+  /** Whether this staff member launched with this key before; 409 when that launch was of another campaign. */
+  async #launchedUnder(db: Db, actor: Actor, request: LaunchRequest): Promise<boolean> {
+    const earlier = await db.selectFrom('email_campaigns').select('launch_request_fingerprint')
+      .where('launched_by', '=', actor.userId).where('launch_request_key', '=', request.key).executeTakeFirst();
+    if (earlier === undefined) return false;
+    if (earlier.launch_request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+    return true;
   }
 
   /** Sets (or moves) the launch time; the campaign must be able to launch now, so a mistake shows at once. */
@@ -146,10 +176,13 @@ export class EmailCampaignsService {
     });
   }
 
-  async #change(actor: Actor, id: string, missing: MissingCode, change: (trx: Db, campaign: CampaignRow, now: Date) => Promise<{ event: string }>): Promise<CampaignView> {
+  /** A change of one locked campaign with its dashboard event; a change that answers undefined changed nothing and publishes none. */
+  async #change(actor: Actor, id: string, missing: MissingCode, change: (trx: Db, campaign: CampaignRow, now: Date) => Promise<{ event: string } | undefined>): Promise<CampaignView> {
     await this.db.transaction().execute(async (trx) => {
       const campaign = await this.#locked(trx, id, missing);
-      const { event } = await change(trx, campaign, this.clock());
+      const changed = await change(trx, campaign, this.clock());
+      if (changed === undefined) return;
+      const { event } = changed;
       const after = await trx.selectFrom('email_campaigns').select(['status', 'recipients']).where('id', '=', id).executeTakeFirstOrThrow();
       await this.events.publish(trx, {
         kind: 'dashboard', name: event, actorId: actor.userId, requestId: actor.requestId,
