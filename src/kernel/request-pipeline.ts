@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import { authenticate, routeArea } from './auth.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticate, routeArea, type RouteArea } from './auth.js';
 import type { Kernel } from './kernel.js';
-import { RATE_LIMITS } from './rate-limits.js';
+import { RATE_LIMITS, type RateLimitName } from './rate-limits.js';
 
 /**
  * The order every request takes (DESIGN "The request path"): request id → maintenance gate
@@ -21,23 +21,40 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
 
   // Incident signals, counted in memory (the monitor flushes them): this service's own 5xx
   // ratio, and requests that ended on a failing database. `/health` polling would dilute the ratio.
-  app.addHook('onError', async (_request, _reply, error) => kernel.signals.recordRequestError(error));
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback hooks, not async ones: every answer runs them, and a promise each is measurable (bench/).
+  app.addHook('onError', (_request, _reply, error, done) => {
+    kernel.signals.recordRequestError(error);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
     if (request.routeOptions.url !== '/health') kernel.signals.recordResponse(reply.statusCode);
+    done();
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    kernel.panic.check(request.method, request.url);
-    const path = request.routeOptions.url;
-    if (path === undefined) return; // unknown route: the not-found handler answers 404
-    const area = routeArea(path);
+  const guard = async (request: FastifyRequest, area: RouteArea, limitName: RateLimitName | undefined): Promise<void> => {
     if (area !== 'open') request.principal = await authenticate(kernel, request, area);
-    const limitName = request.routeOptions.config.rateLimit;
     if (limitName !== undefined) {
       const rule = RATE_LIMITS[limitName];
       const subject = rule.keyedBy === 'user' && request.principal ? `user:${request.principal.userId}` : `ip:${request.ip}`;
       await kernel.limiter.consume(limitName, subject);
     }
+  };
+
+  // A callback hook whose open, unlimited routes (health, public reads) finish synchronously:
+  // no promise on the path every cheap answer takes.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    try {
+      kernel.panic.check(request.method, request.url);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    const path = request.routeOptions.url;
+    if (path === undefined) return done(); // unknown route: the not-found handler answers 404
+    const area = routeArea(path);
+    const limitName = request.routeOptions.config.rateLimit;
+    if (area === 'open' && limitName === undefined) return done();
+    guard(request, area, limitName).then(() => done(), done);
   });
 }

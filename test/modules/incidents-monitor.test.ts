@@ -177,7 +177,8 @@ describe('a level a person set', () => {
     const rule = await ruleRow(t, 'runtime-test');
     expect(rule.holding).toBe(false);
     expect(Math.abs(rule.silenced_until!.getTime() - (now.getTime() + 60_000))).toBeLessThan(2_000);
-    const [audit] = await t.db.selectFrom('audit_log').select('summary').where('action', '=', 'ops.panic.set').where('actor_id', '=', staff.id).execute();
+    const [audit] = await t.db.selectFrom('audit_log').select('summary').where('action', '=', 'ops.panic.set').where('actor_id', '=', staff.id)
+      .orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
     expect(audit!.summary).toMatchObject({ silenced_rules: ['runtime-test'] });
 
     // Still failing, but silenced: no change within the cool-down.
