@@ -50,6 +50,45 @@ function isFetchFailure(error: unknown): boolean {
   return error instanceof TypeError && /fetch/i.test(error.message);
 }
 
+/** Signatures checked recently (HS256 only), so a client's next request skips the HMAC. */
+const VERIFIED_MAX_AGE_MS = 60_000;
+const VERIFIED_MAX_ENTRIES = 10_000;
+
+interface Verified {
+  token: VerifiedToken;
+  /** `exp` in ms, past which (plus the skew) the token is refused as jose would. */
+  expiresAtMs: number;
+  checkedAtMs: number;
+}
+
+/**
+ * HS256 verifications by exact token text. WebCrypto's HMAC job was a third of a signed-in
+ * request's busy CPU in the bench profile (`/v1/me`: about 20 µs of 60), for a check whose answer
+ * cannot change while the secret stays (it is fixed for the process's life): only `exp` can, and
+ * it is checked on every hit. Tokens verified against the JWKS are not kept: a key removed from
+ * the set must stop verifying as soon as the set is fetched again.
+ */
+class VerifiedTokens {
+  readonly #entries = new Map<string, Verified>();
+
+  constructor(private readonly skewMs: number, private readonly now: () => number = Date.now) {}
+
+  get(token: string): VerifiedToken | undefined {
+    const entry = this.#entries.get(token);
+    if (entry === undefined) return undefined;
+    const now = this.now();
+    if (now - entry.checkedAtMs < VERIFIED_MAX_AGE_MS && now <= entry.expiresAtMs + this.skewMs) return entry.token;
+    this.#entries.delete(token);
+    return undefined;
+  }
+
+  set(token: string, verified: VerifiedToken): void {
+    if (typeof verified.claims.exp !== 'number') return;
+    if (this.#entries.size >= VERIFIED_MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(token, { token: verified, expiresAtMs: verified.claims.exp * 1000, checkedAtMs: this.now() });
+  }
+}
+
 /**
  * HS256 tokens verify against the shared secret only; every other algorithm verifies against
  * the JWKS only. So an HS256 token is refused when only a JWKS is configured, and an
@@ -72,13 +111,19 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     clockTolerance: options.clockSkewSeconds,
   };
 
+  const verified = new VerifiedTokens(options.clockSkewSeconds * 1000);
+
   return {
     async verify(token) {
+      const known = verified.get(token);
+      if (known !== undefined) return known;
       let payload: JWTPayload;
+      let symmetric = false;
       try {
         const { alg } = decodeProtectedHeader(token);
         if (alg === 'HS256' && secret !== undefined) {
           ({ payload } = await jwtVerify(token, await secret, { ...common, algorithms: ['HS256'] }));
+          symmetric = true;
         } else if (alg !== undefined && ASYMMETRIC_ALGORITHMS.includes(alg) && jwks !== undefined) {
           ({ payload } = await jwtVerify(token, jwks, { ...common, algorithms: ASYMMETRIC_ALGORITHMS }));
         } else {
@@ -89,13 +134,15 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       }
       if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) throw unauthorized('invalid_token');
       const appMetadata = payload.app_metadata as Record<string, unknown> | undefined;
-      return {
+      const result: VerifiedToken = {
         subject: payload.sub.toLowerCase(),
         email: stringClaim(payload.email),
         provider: stringClaim(appMetadata?.provider),
         sessionId: stringClaim(payload.session_id),
         claims: payload,
       };
+      if (symmetric) verified.set(token, result);
+      return result;
     },
   };
 }

@@ -3,6 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
 import { PERMISSION_CATALOG } from '../../src/kernel/permissions.js';
+import { createTokenVerifier } from '../../src/kernel/tokens.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
 import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
@@ -466,5 +467,55 @@ describe('JWKS key rotation: an unknown kid refetches the key set at most once p
     // key-1 left the set: a token still naming it is refused, and cannot force a refetch now.
     expect(await status(first)).toBe(401);
     expect(jwks.hits).toBe(3);
+  });
+});
+
+describe('verified HS256 tokens are remembered, their expiry is not', () => {
+  let jwks: JwksServer;
+  let es256: SigningKey;
+  beforeAll(async () => {
+    es256 = await makeSigningKey('ES256');
+    jwks = await startJwksServer([es256]);
+  });
+  afterAll(() => jwks.close());
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
+  it('checks an HS256 signature once per token; a JWKS-verified token every time', async () => {
+    const verifier = createTokenVerifier({ jwtSecret: TEST_JWT_SECRET, jwksUrl: jwks.url, clockSkewSeconds: 30 });
+    const checks = vi.spyOn(crypto.subtle, 'verify');
+    const hs256 = await signToken({ sub: randomUUID() });
+    for (let i = 0; i < 3; i += 1) expect((await verifier.verify(hs256)).claims.sub).toBeDefined();
+    expect(checks).toHaveBeenCalledTimes(1);
+    const asymmetric = await signAsymmetric(es256, { sub: randomUUID() });
+    checks.mockClear();
+    for (let i = 0; i < 3; i += 1) await verifier.verify(asymmetric);
+    expect(checks).toHaveBeenCalledTimes(3);
+    // A forgery of a remembered token is not it: the text is the key.
+    const forged = `${hs256.slice(0, hs256.lastIndexOf('.'))}.${'A'.repeat(43)}`;
+    await expect(verifier.verify(forged)).rejects.toMatchObject({ status: 401, code: 'invalid_token' });
+  });
+
+  it('a remembered token past its exp (and the skew) is refused, and so is one remembered for a minute, checked afresh', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const verifier = createTokenVerifier({ jwtSecret: TEST_JWT_SECRET, jwksUrl: undefined, clockSkewSeconds: 30 });
+    const token = await signToken({ sub: randomUUID(), expiresIn: 10 });
+    await verifier.verify(token);
+    vi.setSystemTime(Date.now() + 39_000);
+    await verifier.verify(token);
+    vi.setSystemTime(Date.now() + 2_000);
+    await expect(verifier.verify(token)).rejects.toMatchObject({ status: 401, code: 'invalid_token' });
+
+    const longLived = await signToken({ sub: randomUUID(), expiresIn: 3_600 });
+    await verifier.verify(longLived);
+    const checks = vi.spyOn(crypto.subtle, 'verify');
+    vi.setSystemTime(Date.now() + 59_000);
+    await verifier.verify(longLived);
+    expect(checks).toHaveBeenCalledTimes(0);
+    vi.setSystemTime(Date.now() + 2_000);
+    await verifier.verify(longLived);
+    expect(checks).toHaveBeenCalledTimes(1);
   });
 });
