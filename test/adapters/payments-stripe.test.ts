@@ -594,6 +594,8 @@ describe('parseWebhook', () => {
     expect(parse(delivered)).toEqual({
       type: mapped, eventId: delivered.id, occurredAt: iso(created),
       subscription: { id: subscription.id, customerId: customer, status: mapped === 'subscription.deleted' ? 'canceled' : 'past_due', providerPriceId: monthly, cancelAtPeriodEnd: true, currentPeriodEnd: new Date(periodEnd * 1000).toISOString(), canceledAt: iso(created), metadata: { user_id: 'u1' } },
+      // The first snapshot is marked: it never replaces a state a later event wrote in the same second.
+      ...(type === 'customer.subscription.created' ? { created: true } : {}),
     });
   });
 

@@ -114,7 +114,13 @@ export interface ProviderSubscription {
 export type PaymentEvent =
   | { type: 'checkout.completed'; eventId: string; occurredAt: string; checkoutId: string; customerId: string; mode: CheckoutMode; paymentId: string | null; subscriptionId: string | null; amountTotal: number; currency: string; metadata: Record<string, string> }
   | { type: 'checkout.expired'; eventId: string; occurredAt: string; checkoutId: string; metadata: Record<string, string> }
-  | { type: 'subscription.updated'; eventId: string; occurredAt: string; subscription: ProviderSubscription }
+  /**
+   * `created`: the provider's first snapshot of the subscription (Stripe's
+   * customer.subscription.created). It is often stamped the same second as the first update,
+   * so the timestamp alone cannot order the two; a created snapshot never replaces a state
+   * another subscription event already wrote.
+   */
+  | { type: 'subscription.updated'; eventId: string; occurredAt: string; subscription: ProviderSubscription; created?: boolean }
   | { type: 'subscription.deleted'; eventId: string; occurredAt: string; subscription: ProviderSubscription }
   | { type: 'invoice.paid'; eventId: string; occurredAt: string; invoice: ProviderInvoice; paymentId: string | null }
   | { type: 'invoice.payment_failed'; eventId: string; occurredAt: string; invoice: ProviderInvoice }

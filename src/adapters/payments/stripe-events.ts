@@ -223,6 +223,7 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
       return { type: 'checkout.expired', ...base, checkoutId: session.id, metadata: session.metadata };
     }
     case 'customer.subscription.created':
+      return { type: 'subscription.updated', ...base, subscription: read(stripeSubscription), created: true };
     case 'customer.subscription.updated':
       return { type: 'subscription.updated', ...base, subscription: read(stripeSubscription) };
     case 'customer.subscription.deleted':

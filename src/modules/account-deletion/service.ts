@@ -6,6 +6,7 @@ import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { applyProviderSubscription } from '../billing/fulfilment.js';
 import { atProvider } from '../billing/provider-errors.js';
 import { queueEmails } from '../email-delivery/queue.js';
@@ -67,7 +68,10 @@ export class AccountDeletionService {
     if (await isLastActiveOwner(this.db, actor.userId)) throw lastOwner();
     await identityCall(this.log, actor.requestId, 'disable sign-in', () => this.identity.banUser(actor.userId));
     try {
-      return await this.db.transaction().execute((trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason));
+      // Retried on a deadlock: this locks the user, then their subscriptions; a provider event about
+      // one of them locks it, then the user (its tier). The provider calls made again on a retry
+      // (cancel at period end) are idempotent.
+      return await retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason));
     } catch (error) {
       // The account stays as it was, so sign-in must too; the code still works for a retry.
       await this.identity.unbanUser(actor.userId).catch((undo: unknown) => this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban after a failed account deletion'));

@@ -1,4 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ColumnType, type Kysely } from 'kysely';
+import type { PaymentProviderKind, ProviderRefund } from '../../adapters/payments/index.js';
+import type { DefaultedTimestamp } from '../../db/column-types.js';
 import type { Tables } from '../../db/tables.js';
 import { clawbackPurchase } from '../credits/ledger.js';
 import type { PaymentRow } from './queries.js';
@@ -87,4 +89,79 @@ async function clawBack(trx: Db, payment: PaymentRow, recordedBefore: number, re
     idempotencyKey: `refund:${refund.providerRefundId}`,
   });
   return { taken: result.taken, shortfall: result.shortfall };
+}
+
+export interface BillingRefundsAwaitingPaymentTable {
+  provider: PaymentProviderKind;
+  provider_refund_id: string;
+  provider_payment_id: string;
+  amount: ColumnType<number | string, number, number>;
+  currency: string;
+  status: ProviderRefund['status'];
+  reason: string;
+  reported_at: ColumnType<Date, string | Date, string | Date>;
+  created_at: DefaultedTimestamp;
+}
+
+declare module '../../db/tables.js' {
+  interface Tables {
+    billing_refunds_awaiting_payment: BillingRefundsAwaitingPaymentTable;
+  }
+}
+
+export interface ReportedRefund {
+  id: string;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  status: ProviderRefund['status'];
+  reason: string;
+}
+
+/**
+ * Serializes, per provider payment id, "is the payment here? if not, keep the refund" with
+ * "record the payment, then the refunds kept for it". Without it a refund event and its payment's
+ * event running at once each missed the other's uncommitted row, and the refund waited forever.
+ * The refund side takes it before looking for the payment; the payment side after inserting the
+ * payment and before looking for kept refunds: whichever gets it second sees the other's commit.
+ */
+export async function lockProviderPayment(trx: Db, provider: PaymentProviderKind, providerPaymentId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-payment:${provider}:${providerPaymentId}`}, 0))`.execute(trx);
+}
+
+/** Keeps a refund of a payment not recorded yet (see migration 0035); its latest reported state wins. Call under lockProviderPayment. */
+export async function keepRefundForLater(trx: Db, provider: PaymentProviderKind, refund: ReportedRefund, reportedAt: string): Promise<void> {
+  const columns = { provider_payment_id: refund.paymentId, amount: refund.amount, currency: refund.currency, status: refund.status, reason: refund.reason, reported_at: reportedAt };
+  await trx.insertInto('billing_refunds_awaiting_payment')
+    .values({ provider, provider_refund_id: refund.id, ...columns })
+    .onConflict((oc) => oc.columns(['provider', 'provider_refund_id']).doUpdateSet(columns)
+      .where('billing_refunds_awaiting_payment.reported_at', '<=', sql<Date>`excluded.reported_at`))
+    .execute();
+}
+
+/**
+ * Records the refunds reported before this payment (now inserted by the caller's transaction),
+ * oldest first, as `recordRefund` does from the provider's event, and forgets them. A refund that
+ * failed or was canceled meanwhile is forgotten without a record, as its event would be.
+ */
+export async function recordRefundsAwaitingPayment(trx: Db, provider: PaymentProviderKind, providerPaymentId: string): Promise<Array<Extract<RecordedRefund, { recorded: true }>>> {
+  await lockProviderPayment(trx, provider, providerPaymentId);
+  const waiting = await trx.selectFrom('billing_refunds_awaiting_payment').selectAll()
+    .where('provider', '=', provider).where('provider_payment_id', '=', providerPaymentId)
+    .orderBy('reported_at').orderBy('provider_refund_id')
+    .execute();
+  if (waiting.length === 0) return [];
+  let payment = await trx.selectFrom('billing_payments').selectAll()
+    .where('provider', '=', provider).where('provider_payment_id', '=', providerPaymentId).forUpdate().executeTakeFirst();
+  if (payment === undefined) return [];
+  const recorded: Array<Extract<RecordedRefund, { recorded: true }>> = [];
+  for (const refund of waiting) {
+    if (refund.status === 'failed' || refund.status === 'canceled') continue;
+    const result = await recordRefund(trx, payment, { providerRefundId: refund.provider_refund_id, amount: Number(refund.amount), reason: refund.reason, actorId: null, source: 'provider' });
+    if (!result.recorded) continue;
+    payment = result.payment;
+    recorded.push(result);
+  }
+  await trx.deleteFrom('billing_refunds_awaiting_payment').where('provider', '=', provider).where('provider_payment_id', '=', providerPaymentId).execute();
+  return recorded;
 }

@@ -6,6 +6,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { atProvider } from '../billing/provider-errors.js';
 import { invoiceView, listInvoices, listPayments, lockPayment, paymentView, refundByRequestKey, refundView } from './queries.js';
 import { recordRefund } from './refund-recording.js';
@@ -32,7 +33,10 @@ export class BillingPaymentsService {
   }
 
   async refund(actor: Actor, paymentId: string, input: RefundInput, idempotencyKey?: string): Promise<RefundView & { replayed: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
+    // Retried on a deadlock (the clawback locks the user after the payment; ledger writes lock
+    // users first): run again, the same total read under the lock gives the same provider key,
+    // so the provider answers the refund it made instead of refunding twice.
+    return retryingTransaction(this.db, async (trx) => {
       const payment = await lockPayment(trx, paymentId);
       if (payment === undefined) throw notFound();
       const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };

@@ -3,20 +3,25 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentEvent, PaymentProviderKind, ProviderInvoice, ProviderSubscription } from '../../adapters/payments/index.js';
 import type { BillingSubscriptionStatus, Tables } from '../../db/tables.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { addCredits } from '../credits/ledger.js';
-import { linkInvoicePayment, settleInvoicePayments } from './invoice-payments.js';
-import { recordRefund } from '../billing-payments/refund-recording.js';
+import { fillSubscriptionPayments, linkInvoicePayment, lockInvoice, settleInvoicePayments } from './invoice-payments.js';
+import { keepRefundForLater, lockProviderPayment, recordRefund, recordRefundsAwaitingPayment, type RecordedRefund } from '../billing-payments/refund-recording.js';
 import '../billing-catalog/tables.js';
 import '../plans/tables.js';
 import './tables.js';
+import type { InvoiceStatus } from './tables.js';
 
 type Db = Kysely<Tables>;
 type CheckoutCompleted = Extract<PaymentEvent, { type: 'checkout.completed' }>;
+type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
 
 /** Subscriptions that give their plan's tier. */
 export const LIVE_STATUSES: BillingSubscriptionStatus[] = ['trialing', 'active', 'past_due'];
 /** Ends: a later event about the subscription never brings it back from these. */
 const TERMINAL_STATUSES: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
+/** Invoice states the provider never leaves. */
+const FINAL_INVOICE_STATUSES: InvoiceStatus[] = ['paid', 'void'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function metadataInt(value: string | undefined, min: number, max: number): number | null {
@@ -42,7 +47,11 @@ export class Fulfilment {
 
   /** 'duplicate' when this event id was processed before (nothing happens again). */
   async process(event: PaymentEvent): Promise<'processed' | 'duplicate'> {
-    return this.db.transaction().execute(async (trx) => {
+    // Retried on a deadlock or serialization failure: events lock subscription, payment and user
+    // rows that staff actions and account deletion also lock, not always in the same order. A
+    // 500 would lose the local provider's payment for good (its page does not pay twice) and
+    // make Stripe redeliver hours later; the effects all go through `trx`, so a retry is safe.
+    return retryingTransaction(this.db, async (trx) => {
       const stored = await trx
         .insertInto('billing_webhook_events')
         .values({ provider: this.provider, event_id: event.eventId, type: event.type === 'ignored' ? event.providerType : event.type, occurred_at: event.occurredAt })
@@ -65,13 +74,14 @@ export class Fulfilment {
         return;
       case 'subscription.updated':
       case 'subscription.deleted':
-        return this.#subscriptionChanged(trx, event.subscription, event.type === 'subscription.deleted', event.occurredAt);
+        return this.#subscriptionChanged(trx, event.subscription, event.type === 'subscription.deleted', event.occurredAt, event.type === 'subscription.updated' && event.created === true);
       case 'invoice.paid':
         return this.#invoice(trx, event.invoice, event.occurredAt, event.paymentId);
       case 'invoice.payment_failed':
         return this.#invoice(trx, event.invoice, event.occurredAt, null);
       case 'invoice.payment_linked':
-        return linkInvoicePayment(trx, this.provider, event.link);
+        for (const recorded of await linkInvoicePayment(trx, this.provider, event.link)) await this.#refunded(trx, recorded, event.occurredAt);
+        return;
       case 'charge.refunded':
         // The money side only; taking back a refunded pack's credits belongs to the refund flow.
         await trx.updateTable('billing_payments')
@@ -108,21 +118,35 @@ export class Fulfilment {
 
   /** A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as a staff refund would. */
   async #refundRecorded(trx: Db, { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>): Promise<void> {
+    // Before looking for the payment: a payment recorded at this moment then finds this refund kept.
+    await lockProviderPayment(trx, this.provider, refund.paymentId);
+    const payment = await trx.selectFrom('billing_payments').selectAll()
+      .where('provider', '=', this.provider).where('provider_payment_id', '=', refund.paymentId).forUpdate().executeTakeFirst();
+    const reason = refund.reason !== null && refund.reason.trim().length >= 3 ? refund.reason.trim().slice(0, 500) : 'Refunded at the payment provider';
+    if (payment === undefined) {
+      // Events arrive in any order: the payment's may come later (a redelivery). Dropping the
+      // refund here lost it for good (credits kept, payment shown unrefunded); it is kept and
+      // recorded with its payment (migration 0035). Failed ones too, so a later report wins.
+      await keepRefundForLater(trx, this.provider, { ...refund, reason }, occurredAt);
+      this.log.warn({ provider: this.provider, refund_id: refund.id, payment_id: refund.paymentId }, 'refund of a payment not recorded (yet): kept until the payment is');
+      return;
+    }
     if (refund.status === 'failed' || refund.status === 'canceled') {
       this.log.warn({ provider: this.provider, refund_id: refund.id, status: refund.status }, 'payment provider reports a refund that did not go through: not recorded');
       return;
     }
-    const payment = await trx.selectFrom('billing_payments').selectAll()
-      .where('provider', '=', this.provider).where('provider_payment_id', '=', refund.paymentId).forUpdate().executeTakeFirst();
-    if (payment === undefined) return this.#unowned('refund', refund.id);
-    const reason = refund.reason !== null && refund.reason.trim().length >= 3 ? refund.reason.trim().slice(0, 500) : 'Refunded at the payment provider';
     const recorded = await recordRefund(trx, payment, { providerRefundId: refund.id, amount: refund.amount, reason, actorId: null, source: 'provider' });
     if (!recorded.recorded) return;
+    await this.#refunded(trx, recorded, occurredAt);
+  }
+
+  /** The dashboard event of a refund recorded from the provider's report. */
+  async #refunded(trx: Db, { row, payment, clawback }: RecordedProviderRefund, occurredAt: string): Promise<void> {
     await this.events.publish(trx, {
       kind: 'dashboard', name: 'billing.payment_refunded',
       payload: {
-        user_id: payment.user_id, payment_id: payment.id, refund_id: recorded.row.id, amount: refund.amount, currency: payment.currency,
-        credits_clawed_back: recorded.clawback.taken, shortfall: recorded.clawback.shortfall, source: 'provider', occurred_at: occurredAt,
+        user_id: payment.user_id, payment_id: payment.id, refund_id: row.id, amount: Number(row.amount), currency: payment.currency,
+        credits_clawed_back: clawback.taken, shortfall: clawback.shortfall, source: 'provider', occurred_at: occurredAt,
       },
     });
   }
@@ -150,6 +174,7 @@ export class Fulfilment {
         .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
         .execute();
       await syncUserTier(trx, userId);
+      await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
       await this.events.publish(trx, { kind: 'dashboard', name: 'billing.subscription_started', payload: { user_id: userId, product_id: product?.id ?? null, amount: event.amountTotal, currency: event.currency } });
       return;
     }
@@ -176,15 +201,19 @@ export class Fulfilment {
       kind: 'dashboard', name: 'billing.credits_purchased',
       payload: { user_id: userId, payment_id: payment.id, product_id: product?.id ?? null, quantity, credits, amount: event.amountTotal, currency: event.currency },
     });
+    // Refunds reported before this payment (their events came first) are recorded now, credits taken back.
+    for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId)) await this.#refunded(trx, recorded, event.occurredAt);
   }
 
-  async #subscriptionChanged(trx: Db, subscription: ProviderSubscription, deleted: boolean, occurredAt: string): Promise<void> {
+  async #subscriptionChanged(trx: Db, subscription: ProviderSubscription, deleted: boolean, occurredAt: string, created: boolean): Promise<void> {
     const userId = await this.#userOf(trx, subscription.metadata, subscription.customerId);
     if (userId === null) return this.#unowned('subscription', subscription.id);
-    await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt });
+    await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt, created });
   }
 
   async #invoice(trx: Db, invoice: ProviderInvoice, occurredAt: string, paymentId: string | null): Promise<void> {
+    // Before anything of the invoice is written: its payment's link may be arriving at this moment.
+    await lockInvoice(trx, this.provider, invoice.id);
     const subscription = invoice.subscriptionId === null ? undefined
       : await trx.selectFrom('billing_subscriptions').select('user_id')
         .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
@@ -198,11 +227,18 @@ export class Fulfilment {
     await trx.insertInto('billing_invoices')
       .values({ user_id: userId, provider: this.provider, provider_invoice_id: invoice.id, created_at: invoice.createdAt, ...columns })
       .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id']).doUpdateSet(columns)
-        .where('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`))
+        .where((eb) => eb.and([
+          eb('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
+          // Paid and void are final at the provider: a failure stamped the same second as the
+          // payment, delivered after it, turned a paid invoice back to open.
+          eb.or([eb('billing_invoices.status', 'not in', FINAL_INVOICE_STATUSES), eb(sql.ref('excluded.status'), 'in', FINAL_INVOICE_STATUSES)]),
+        ])))
       .execute();
-    if (paymentId !== null) await linkInvoicePayment(trx, this.provider, { invoiceId: invoice.id, paymentId, amount: invoice.amountPaid, currency: invoice.currency });
-    // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
-    else await settleInvoicePayments(trx, this.provider, invoice.id);
+    const refunds = paymentId !== null
+      ? await linkInvoicePayment(trx, this.provider, { invoiceId: invoice.id, paymentId, amount: invoice.amountPaid, currency: invoice.currency })
+      // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
+      : await settleInvoicePayments(trx, this.provider, invoice.id);
+    for (const recorded of refunds) await this.#refunded(trx, recorded, occurredAt);
   }
 }
 
@@ -217,7 +253,7 @@ export async function applyProviderSubscription(
   provider: PaymentProviderKind,
   userId: string,
   subscription: ProviderSubscription,
-  { deleted, occurredAt }: { deleted: boolean; occurredAt: string },
+  { deleted, occurredAt, created = false }: { deleted: boolean; occurredAt: string; created?: boolean },
 ): Promise<void> {
   const price = await trx.selectFrom('billing_prices').select('product_id').where('provider_price_id', '=', subscription.providerPriceId).executeTakeFirst();
   const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
@@ -239,9 +275,15 @@ export async function applyProviderSubscription(
         eb.or([eb('billing_subscriptions.last_event_at', 'is', null), eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`)]),
         // An ended subscription stays ended, even against an update stamped the same second.
         eb.or([eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES), eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES)]),
+        // The first snapshot (created) replaces only the row a checkout made before any
+        // subscription event: Stripe stamps created and the first update the same second, and an
+        // update delivered first was rolled back to `incomplete` by the created event after it.
+        ...(created ? [eb('billing_subscriptions.last_event_at', 'is', null)] : []),
       ])))
     .execute();
   await syncUserTier(trx, userId);
+  // Its invoices' payments recorded before this row existed get its plan.
+  await fillSubscriptionPayments(trx, provider, subscription.id);
 }
 
 /**
@@ -249,6 +291,14 @@ export async function applyProviderSubscription(
  * live subscriptions, or none once no subscription is live.
  */
 export async function syncUserTier(trx: Db, userId: string): Promise<void> {
+  // Lock the user first, in a statement of its own. An UPDATE that waits for another
+  // transaction's lock on the row re-reads only that row when it gets it: its subquery still
+  // sees the subscriptions as they were when the statement began. Two events about two of the
+  // user's subscriptions at once (the old plan deleted, the new one created) each computed the
+  // tier without the other's change, and the last to commit wrote a tier from a world where the
+  // old plan was gone and the new one not there yet: none. Taken here, the lock makes the UPDATE
+  // below start (and read) after the other transaction committed.
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
   await trx.updateTable('users')
     .set((eb) => ({
       tier: eb.selectFrom('billing_subscriptions as s')

@@ -4,6 +4,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import '../billing-catalog/tables.js';
 import type { PriceInterval } from '../billing-catalog/tables.js';
 import '../plans/tables.js';
@@ -67,7 +68,8 @@ export class CreditGiftsService {
    * a repeat answers the first gift and writes nothing.
    */
   async giftPack(actor: Actor, input: GiftPackInput, idempotencyKey: string | undefined): Promise<GiftPackResult & { replayed: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
+    // Retried on a deadlock or serialization failure, like grants (service.ts): all of it goes through `trx`.
+    return retryingTransaction(this.db, async (trx) => {
       const product = await trx.selectFrom('billing_products').select(['id', 'kind', 'name', 'credits', 'is_active'])
         .where('id', '=', input.product_id).executeTakeFirst();
       if (product === undefined) throw notFound('not_found', { reason: 'no such product', product_id: input.product_id });

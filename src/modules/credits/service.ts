@@ -5,6 +5,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { invalidState } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged, type PageRequest } from '../../kernel/pagination.js';
+import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { addCredits } from './ledger.js';
 import { listLedger, listLots, listUserLedger } from './queries.js';
 import type { GrantCreditsInput, GrantResult, ListLedgerQuery, ListLotsQuery } from './schemas.js';
@@ -21,7 +22,10 @@ export class CreditsService {
    * transaction. With an idempotency key, a repeat answers the first grant and writes nothing.
    */
   async grant(actor: Actor, input: GrantCreditsInput, idempotencyKey: string | undefined): Promise<GrantResult & { replayed: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
+    // Retried on a deadlock or serialization failure: the ledger locks the user, then touches
+    // lots (expiring lapsed ones), and anything locking them the other way round makes this the
+    // server's victim. Everything here goes through `trx`, so running it again is safe.
+    return retryingTransaction(this.db, async (trx) => {
       const result = await addCredits(trx, {
         userId: input.user_id,
         amount: input.amount,

@@ -6,6 +6,7 @@ import { AppError, conflict, forbidden, invalidRequest } from '../../kernel/erro
 import type { EventPublisher } from '../../kernel/events.js';
 import { requestFingerprint } from '../../kernel/idempotency.js';
 import { isUniqueViolation } from '../../kernel/sql-errors.js';
+import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import type { EmailCategory } from '../email/tables.js';
 import { findUsableTemplate } from '../email-templates/usable-template.js';
 import { matchesSegment, type UserSegment } from '../users/segment.js';
@@ -87,7 +88,12 @@ export class BroadcastService {
     // The spec: an in-app notification to an empty segment is one row for everyone, email or not.
     const toEveryone = isEmpty(segment);
 
-    return this.db.transaction().execute(async (trx) => {
+    // One snapshot for the whole broadcast: the count, the recipient rows and the queued mail each
+    // select the segment's users again, and under READ COMMITTED a role granted or revoked (or a
+    // user banned) between those statements made the notified, the mailed and the counted three
+    // different sets. REPEATABLE READ can fail with a serialization error (the template row
+    // share-locked below changed after the snapshot): run again from the start, bounded.
+    return retryingTransaction(this.db, async (trx) => {
       const replay = request === undefined ? undefined : await this.#replay(trx, actor, request);
       if (replay !== undefined) return replay;
       // Share-locked until commit: the version cannot be unpublished while its mail is queued.
@@ -122,7 +128,7 @@ export class BroadcastService {
         payload: { broadcast_id: broadcast.id, ...result },
       });
       return { ...result, replayed: false };
-    });
+    }, { isolationLevel: 'repeatable read' });
   }
 
   /** How many users the segment matches, refused when none or more than the cap (counted no further than the cap). */

@@ -189,6 +189,11 @@ export class RolesService {
       if (role === undefined) {
         return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
       }
+      // Bulk requests for one role run one at a time. Each writes its users' grant rows in its own
+      // order (a grant in list order, a revoke in index order): two at once over overlapping users
+      // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
+      // foreign key check only share-locks the role) free to run beside them.
+      await trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
       refuseLacking(actor, await rolePermissionKeys(trx, role.id));
 
       const existing = await existingUserIds(trx, userIds);
