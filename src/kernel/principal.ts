@@ -161,8 +161,8 @@ async function touchLoginSession(db: Kysely<Tables>, userId: string, sessionId: 
 
 /**
  * Resolves a verified token to a principal, creating the user row on the subject's first
- * signed-in request from the token's claims, and recording the token's login session. One
- * query on the common path. A refused account (banned, deleted) or a signed-out token is left
+ * signed-in request from the token's claims, and recording the token's login session. No query
+ * on the common path (`cache`; one without it). A refused account (banned, deleted) or a signed-out token is left
  * untouched: it is answered 403 or 401, not "seen".
  */
 export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, client: ClientContext, now = new Date(), cache?: PrincipalRows): Promise<Principal> {
