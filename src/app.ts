@@ -1,9 +1,10 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ZodTypeAny } from 'zod';
+import type { ZodIssue, ZodTypeAny } from 'zod';
 import type { Config } from './config.js';
 import './kernel/fastify-types.js';
 import { handleError, installErrorHandling } from './kernel/errors.js';
+import { unstorableInput } from './kernel/input-guard.js';
 import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/json-body.js';
 import type { Kernel } from './kernel/kernel.js';
 import { installOpenApi } from './kernel/openapi.js';
@@ -60,9 +61,17 @@ export interface BuildAppOptions {
 
 /** Zod validation whose verdict keeps each zod issue, so the 400 body shows zod's own fields. */
 function zodValidatorCompiler({ schema }: { schema: ZodTypeAny }) {
+  const refused = (issue: ZodIssue) => ({ error: [{ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' }] });
   return (data: unknown) => {
+    // No route takes runaway nesting (refinements would overflow serialising it, a 500), nor
+    // text PostgreSQL cannot store (U+0000, lone surrogates: the query would fail, a 500).
+    const tooDeep = unstorableInput(data, { depth: true });
+    if (tooDeep !== undefined) return refused(tooDeep);
     const result = schema.safeParse(data);
-    if (result.success) return { value: result.data };
+    if (result.success) {
+      const untextual = unstorableInput(result.data, { text: true });
+      return untextual === undefined ? { value: result.data } : refused(untextual);
+    }
     return { error: result.error.issues.map((issue) => ({ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' })) };
   };
 }

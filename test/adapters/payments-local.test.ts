@@ -98,6 +98,27 @@ describe('checkout', () => {
     expect(await refusal(p.createCheckout(checkoutInput('cus_nobody')))).toMatchObject({ code: 'resource_missing' });
   });
 
+  it('ids named like Object.prototype members name nothing, before and after a restart (the fuzz suite found `toString` answering a 500)', async () => {
+    const file = join(dir, 'prototype-names.json');
+    const p = provider(file);
+    const customer = await p.createCustomer({ userId: 'u9', email: null, name: null });
+    const checkout = await p.createCheckout(checkoutInput(customer.id, { quantity: 1 }));
+    const [completed] = p.payCheckout(checkout.id) as Array<Extract<PaymentEvent, { type: 'checkout.completed' }>>;
+    p.flush();
+    for (const current of [p, provider(file)]) {
+      for (const id of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf']) {
+        expect(current.checkout(id), id).toBeUndefined();
+        expect(() => current.payCheckout(id), id).toThrow(PaymentProviderError);
+        expect(current.dashboardObject('payment', id), id).toBeUndefined();
+        expect((await refusal(current.refundPayment({ paymentId: id, idempotencyKey: `k-${id}` }))).code).toBe('resource_missing');
+        expect((await refusal(current.createCheckout(checkoutInput(id)))).code).toBe('resource_missing');
+      }
+      // An idempotency key named like a member is a key like any other: a fresh refund, then the same one again.
+      const refund = await current.refundPayment({ paymentId: completed!.paymentId!, amount: 1, idempotencyKey: current === p ? 'constructor' : 'toString' });
+      expect(await current.refundPayment({ paymentId: completed!.paymentId!, amount: 1, idempotencyKey: current === p ? 'constructor' : 'toString' })).toEqual(refund);
+    }
+  });
+
   it('cancelling expires the checkout', async () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });

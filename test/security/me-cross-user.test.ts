@@ -132,6 +132,10 @@ const NOT_OWNED: Record<string, Record<string, { reason: string; documented?: st
     productId: { reason: 'a catalog product' },
     priceId: { reason: 'a catalog product\'s provider price' },
     promotionCode: { reason: 'a code staff publish for any player to type (there are no per-user codes)' },
+    'idempotency-key': {
+      reason: 'a key in the sender\'s own key space: unique per player, so B\'s key sent by A is a new key of A\'s, answered with A\'s own checkout (billing-checkout-idempotency.test.ts: "a key is one player\'s")',
+      documented: 'a key belongs to the player who sent it',
+    },
   },
   'POST /v1/me/device/approve': {
     user_code: { reason: 'the code a launcher shows: the device\'s short-lived secret, no account\'s until approved (another player\'s decided code: device-authorization-approve.test.ts)' },

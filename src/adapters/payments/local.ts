@@ -85,7 +85,20 @@ export interface LocalPaymentProviderOptions {
   now?: () => Date;
 }
 
-const emptyState = (): LocalState => ({ customers: {}, checkouts: {}, subscriptions: {}, payments: {}, invoices: {}, coupons: {}, promotionCodes: {}, refundsByKey: {} });
+/**
+ * Every map of the state is keyed by ids that arrive in requests (a checkout id in the page's URL,
+ * an idempotency key): without a prototype, `toString` or `__proto__` names nothing, as any other
+ * unknown id (a plain `{}` answered Object.prototype's members: a 500 on the checkout page).
+ */
+const idMap = <T>(entries: Record<string, T> = {}): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, entries);
+
+const emptyState = (): LocalState => ({ customers: idMap(), checkouts: idMap(), subscriptions: idMap(), payments: idMap(), invoices: idMap(), coupons: idMap(), promotionCodes: idMap(), refundsByKey: idMap() });
+
+function loadedState(saved: Partial<LocalState>): LocalState {
+  const state = emptyState();
+  for (const name of Object.keys(state) as Array<keyof LocalState>) Object.assign(state[name], saved[name] ?? {});
+  return state;
+}
 
 function newId(prefix: string): string {
   return `${prefix}_local_${randomBytes(12).toString('hex')}`;
@@ -132,7 +145,7 @@ export class LocalPaymentProvider implements PaymentProvider {
   constructor(options: LocalPaymentProviderOptions) {
     this.#options = options;
     this.#state = options.stateFile !== undefined && existsSync(options.stateFile)
-      ? { ...emptyState(), ...(JSON.parse(readFileSync(options.stateFile, 'utf8')) as Partial<LocalState>) }
+      ? loadedState(JSON.parse(readFileSync(options.stateFile, 'utf8')) as Partial<LocalState>)
       : emptyState();
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 export const SEVERITIES = ['info', 'success', 'warning', 'critical'] as const;
@@ -6,7 +7,7 @@ export const SURFACES = ['landing', 'portal', 'all'] as const;
 
 /** Shown to the public as a link: http(s) only, never `javascript:` and the like. */
 const actionUrl = z.string().max(2000).url().refine((value) => /^https?:\/\//i.test(value), { message: 'action_url must be an http or https URL' });
-const instant = z.string().datetime({ offset: true });
+const instant = isoDateTime();
 
 export const announcementIdParams = z.object({ id: z.string().uuid() });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 export const auditFilters = z.object({
@@ -6,8 +7,8 @@ export const auditFilters = z.object({
   action: z.string().min(1).max(100).optional().describe('Exact action, or a prefix ending in `*` (e.g. `roles.*`).'),
   target_type: z.string().min(1).max(50).optional(),
   target_id: z.string().min(1).max(200).optional(),
-  from: z.string().datetime({ offset: true }).optional().describe('Inclusive lower bound of created_at.'),
-  to: z.string().datetime({ offset: true }).optional().describe('Exclusive upper bound of created_at.'),
+  from: isoDateTime().optional().describe('Inclusive lower bound of created_at.'),
+  to: isoDateTime().optional().describe('Exclusive upper bound of created_at.'),
   q: z.string().trim().min(1).max(200).optional().describe('Free text over action, target id, reason and request id.'),
 });
 export type AuditFilters = z.infer<typeof auditFilters>;

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 
 // Billing routes write snake_case. Money is integer minor units with a lowercase ISO 4217 currency,
 // and amounts of different currencies are never added together: every money figure sits in a row
 // that names its currency.
 
-const dateTime = z.string().datetime({ offset: true });
+const dateTime = isoDateTime();
 export const OVERVIEW_INTERVALS = ['day', 'week', 'month'] as const;
 export type OverviewInterval = (typeof OVERVIEW_INTERVALS)[number];
 export const DEEP_LINK_TYPES = ['customer', 'subscription', 'invoice', 'payment'] as const;

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 // Billing routes write snake_case. Money is integer minor units with a lowercase ISO 4217 currency.
 
-const dateTime = z.string().datetime({ offset: true });
+const dateTime = isoDateTime();
 const PAYMENT_KINDS = ['credit_pack', 'subscription'] as const;
 const PAYMENT_STATUSES = ['succeeded', 'partially_refunded', 'refunded'] as const;
 const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
@@ -15,7 +16,7 @@ export const giftPackBody = z.object({
   product_id: z.string().uuid().describe('An active credit pack (see `GET /v1/admin/billing/giftable-tiers`, `packs`).'),
   quantity: z.number().int().min(1).max(MAX_GIFT_QUANTITY).default(1).describe('Packs to gift; they add up to one entry.'),
   reason: z.string().min(3).max(500).describe('Kept on the ledger entry and in the audit row; the player sees it in their ledger.'),
-  expires_at: z.string().datetime({ offset: true }).optional().describe('When what is left of these credits lapses (must be in the future); omitted: never.'),
+  expires_at: isoDateTime().optional().describe('When what is left of these credits lapses (must be in the future); omitted: never.'),
 }).strict();
 
 export const giftPackResult = z.object({

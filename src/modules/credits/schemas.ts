@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pageQuery, pagedResponse } from '../../kernel/pagination.js';
 import { LEDGER_KINDS } from './tables.js';
 
-const dateTime = z.string().datetime({ offset: true });
+const dateTime = isoDateTime();
 
 export const MAX_GRANT = 1_000_000;
 

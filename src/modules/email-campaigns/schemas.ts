@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { pagedResponse, pageQuery } from '../../kernel/pagination.js';
 import { CAMPAIGN_STATUSES } from './tables.js';
 
@@ -28,7 +29,7 @@ export const updateCampaignBody = z.object({
 export type UpdateCampaignInput = z.infer<typeof updateCampaignBody>;
 
 export const scheduleCampaignBody = z.object({
-  at: z.string().datetime({ offset: true }).describe('When to launch: in the future, within a year.'),
+  at: isoDateTime().describe('When to launch: in the future, within a year.'),
 }).strict();
 
 export const campaignIdParams = z.object({ id: z.string().uuid() });

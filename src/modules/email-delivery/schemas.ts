@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 // The outbox routes write snake_case, as the rest of the email group.
 
-const dateTime = z.string().datetime({ offset: true });
+const dateTime = isoDateTime();
 export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'skipped', 'cancelled'] as const;
 const CATEGORIES = ['marketing', 'transactional'] as const;
 

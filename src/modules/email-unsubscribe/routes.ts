@@ -9,6 +9,7 @@ import {
   addSuppressionBody,
   htmlPage,
   invalidLinkAnswer,
+  invalidLinkPageAnswer,
   listSuppressionsQuery,
   removeSuppressionQuery,
   suppressionParams,
@@ -42,7 +43,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         summary: 'Unsubscribe page (the link in every marketing mail)',
         description: `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ${INVALID} Answers are \`no-store\` and \`noindex\`.`,
         querystring: unsubscribeQuery,
-        response: { 200: htmlPage, 400: htmlPage.describe('text/html: the page saying the link is not valid') },
+        response: { 200: htmlPage, 400: invalidLinkPageAnswer },
       },
     }, async (request, reply) => {
       const claims = suppressions.readToken(request.query.token);

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse, pageQuery } from '../../kernel/pagination.js';
 import { userSegmentBody } from '../users/segment.js';
 import { NOTIFICATION_KINDS } from './tables.js';
 
-const dateTime = z.string().datetime({ offset: true });
+const dateTime = isoDateTime();
 
 /** A link the player's app opens: an http(s) URL or a path of the site, never `javascript:` or another scheme. */
 /**

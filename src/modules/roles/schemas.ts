@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 export const roleKey = z.string().regex(/^[a-z][a-z0-9_.-]{0,47}$/, 'key must match ^[a-z][a-z0-9_.-]{0,47}$');
@@ -52,7 +53,7 @@ export const bulkRolesBody = z.object({
   user_ids: z.array(z.string().uuid()).min(1).max(500),
   role_key: z.string().min(1).max(48),
   action: z.enum(['grant', 'revoke']),
-  expires_at: z.string().datetime({ offset: true }).optional(),
+  expires_at: isoDateTime().optional(),
   reason: z.string().max(300).optional(),
 }).strict();
 export type BulkRolesInput = z.infer<typeof bulkRolesBody>;

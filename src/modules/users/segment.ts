@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
+import { isoDateTime } from '../../kernel/instant.js';
 import type { Tables } from '../../db/tables.js';
 import { likePattern } from '../../kernel/pagination.js';
 
@@ -12,7 +13,7 @@ export const USER_STATUSES = ['active', 'banned', 'deleted'] as const;
 /** Subscription states that count as "has a subscription": the player is (or may soon be) paying. */
 export const LIVE_SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due'] as const;
 
-const dateTime = z.string().datetime({ offset: true });
+const dateTime = isoDateTime();
 
 const segmentFields = {
   q: z.string().trim().min(1).max(200).optional().describe('Matches email or display name (case-insensitive substring), or the exact user id.'),
