@@ -41,7 +41,8 @@ export interface LoadResult {
   total: number;
 }
 
-const REQUEST_TIMEOUT_SECONDS = 10;
+/** A request without an answer after this long counts as a timeout (the soak uses the same bound). */
+export const REQUEST_TIMEOUT_SECONDS = 10;
 
 function headersOf(request: { headers?: Record<string, string>; body?: unknown }): Record<string, string> {
   return request.body === undefined ? { ...request.headers } : { 'content-type': 'application/json', ...request.headers };
@@ -56,14 +57,33 @@ function applied(base: autocannon.RequestParams, change: RequestChange): autocan
   return { ...base, path: change.path ?? base.path, headers: { ...base.headers, ...change.headers }, ...(body === undefined ? {} : { body }) };
 }
 
-/** `next` numbers requests across the warm-up and the measured run, so `vary` never repeats itself. */
-function run(baseUrl: string, request: LoadRequest, connections: number, seconds: number, next: () => number): Promise<autocannon.Result> {
-  const base: autocannon.RequestParams = {
+/** The request as autocannon would first send it: method, path, headers (with the JSON content type) and encoded body. */
+function baseParams(request: LoadRequest): autocannon.RequestParams {
+  return {
     method: request.method,
     path: request.path,
     headers: headersOf(request),
     ...(request.body === undefined ? {} : { body: encode(request.body) }),
   };
+}
+
+/**
+ * The n-th request of a load, for drivers other than autocannon (the soak's mix): the variants
+ * in turn (built once), then `vary(n)` applied on top, so `n` walks them as a connection would.
+ */
+export function requestSequence(request: LoadRequest): (n: number) => autocannon.RequestParams {
+  const base = baseParams(request);
+  const variants = request.variants?.map((change) => applied(base, change)) ?? [base];
+  const { vary } = request;
+  return (n) => {
+    const params = variants[n % variants.length]!;
+    return vary === undefined ? params : applied(params, vary(n));
+  };
+}
+
+/** `next` numbers requests across the warm-up and the measured run, so `vary` never repeats itself. */
+function run(baseUrl: string, request: LoadRequest, connections: number, seconds: number, next: () => number): Promise<autocannon.Result> {
+  const base = baseParams(request);
   let requests: autocannon.Request[] = [base];
   if (request.variants !== undefined) requests = request.variants.map((change) => applied(base, change));
   if (request.vary !== undefined) requests = [{ ...base, setupRequest: (params) => applied(params, request.vary!(next())) }];

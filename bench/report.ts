@@ -145,16 +145,24 @@ export function printTable(rows: Row[], write: (text: string) => void): void {
     row.scenario, cell(row.requestsPerSecond, 0), milliseconds(row.p50Ms), milliseconds(row.p99Ms), cell(row.ratio, 2),
     cell(row.peakRssMb, 0, ' MB'), cpuCell(row.cpuMs), cell(row.loadGeneratorCores, 2), row.target, row.met, row.statuses,
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
-  const format = (line: string[]) => line.map((text, column) => (column > 0 && column < 8 ? text.padStart(widths[column]!) : text.padEnd(widths[column]!))).join(' | ').trimEnd();
-  write([format(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...lines.map(format)].join('\n'));
+  write(formatTable(header, lines, (column) => column > 0 && column < 8));
 }
 
-/** `bench/results/<timestamp>-<db>.json`; quick runs go to `bench/results/quick/` (not kept in git). */
-export function writeResults(report: object, database: string, quick: boolean, when: Date): string {
+/** A plain-text table: columns padded to their widest cell, numbers (`rightAligned`) to the right. */
+export function formatTable(header: string[], lines: string[][], rightAligned: (column: number) => boolean): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
+  const format = (line: string[]) => line.map((text, column) => (rightAligned(column) ? text.padStart(widths[column]!) : text.padEnd(widths[column]!))).join(' | ').trimEnd();
+  return [format(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...lines.map(format)].join('\n');
+}
+
+/**
+ * `bench/results/<prefix><timestamp>-<db>.json`; quick runs go to `bench/results/quick/` (not kept
+ * in git). The soak names its files `soak-…`.
+ */
+export function writeResults(report: object, database: string, quick: boolean, when: Date, prefix = ''): string {
   const dir = join(import.meta.dirname, 'results', ...(quick ? ['quick'] : []));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}-${database}.json`);
+  const file = join(dir, `${prefix}${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}-${database}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }

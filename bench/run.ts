@@ -4,21 +4,20 @@ import { startBaseline } from './baseline.js';
 import { BULK_OPERATIONS, measureBulkOperation } from './bulk-operations.js';
 import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
-import { createEmbeddedDatabase, createPostgresDatabase, type BenchDatabase } from './database.js';
+import { makeContext, openDatabase } from './context.js';
 import { createCpuMeter, type CpuMeter } from './cpu-usage.js';
 import { prepareLoad, type LoadResult, type LoadSettings } from './load.js';
 import { measureWarm } from './measure.js';
-import { readOptions, selected, type BenchOptions } from './options.js';
+import { readOptions, selected } from './options.js';
 import {
   baselineRow, bulkRow, peakRssRow, printTable, scenarioRow, startupRow, writeResults,
   type BulkOutcome, type Row, type ScenarioOutcome,
 } from './report.js';
 import { sourceState } from './source-state.js';
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
-import { ADMIN_USER, OPS_USER, benchUser, playerRange } from './seed/fixtures.js';
 import type { RunningService } from './service-process.js';
 import { prepareService } from './startup.js';
-import { mintToken, newJwtSecret } from './tokens.js';
+import { newJwtSecret } from './tokens.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -45,22 +44,6 @@ async function runScenario(scenario: Scenario, context: BenchContext, service: R
   }
 }
 
-async function makeContext(baseUrl: string, options: BenchOptions, jwtSecret: string): Promise<BenchContext> {
-  const players = playerRange(options.sizes);
-  const playerTokens = await Promise.all(Array.from({ length: players.count }, (_, i) => mintToken(jwtSecret, benchUser(players.first + i))));
-  return {
-    baseUrl,
-    sizes: options.sizes,
-    adminToken: await mintToken(jwtSecret, benchUser(ADMIN_USER)),
-    opsToken: await mintToken(jwtSecret, benchUser(OPS_USER)),
-    playerTokens,
-  };
-}
-
-async function openDatabase(options: BenchOptions): Promise<BenchDatabase> {
-  return options.databaseUrl === undefined ? createEmbeddedDatabase() : createPostgresDatabase(options.databaseUrl);
-}
-
 async function main(): Promise<number> {
   cleanUpOnSignals();
   const options = readOptions(process.argv.slice(2), process.env);
@@ -76,7 +59,7 @@ async function main(): Promise<number> {
     await runToCompletion('npm run build', 'npm', ['run', 'build']);
   }
 
-  const database = await openDatabase(options);
+  const database = await openDatabase(options.databaseUrl);
   log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}`);
   const jwtSecret = newJwtSecret();
   const profileDir = options.cpuProfile ? join(import.meta.dirname, 'results', 'profiles', started.toISOString().replace(/:/g, '-')) : undefined;
@@ -85,7 +68,7 @@ async function main(): Promise<number> {
     ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
   }, options.sizes, log);
   const { service } = prepared;
-  const context = await makeContext(service.baseUrl, options, jwtSecret);
+  const context = await makeContext(service.baseUrl, options.sizes, jwtSecret);
 
   const baseline = await startBaseline();
   const baselineCpu = await createCpuMeter(baseline.pid, undefined);

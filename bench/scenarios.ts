@@ -33,7 +33,7 @@ export interface Scenario {
   after?(context: BenchContext): Promise<void>;
 }
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** One request per player token, built once; every connection walks the list. */
 const rotating = (tokens: string[]) => tokens.map((token) => ({ headers: bearer(token) }));
 
@@ -44,7 +44,7 @@ const rotating = (tokens: string[]) => tokens.map((token) => ({ headers: bearer(
  * reaches a few dozen of the 1,000 players (every connection walks the list from its start) and
  * the measured run is mostly first sightings: a sign-in storm, not the steady state it names.
  */
-async function signInCrowd(context: BenchContext): Promise<void> {
+export async function signInCrowd(context: BenchContext): Promise<void> {
   const tokens = [...context.playerTokens];
   const worker = async () => {
     for (let token = tokens.shift(); token !== undefined; token = tokens.shift()) {

@@ -1,0 +1,416 @@
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { runToCompletion } from './child-process.js';
+import { cleanUp, cleanUpOnSignals } from './cleanup.js';
+import { makeContext, openDatabase } from './context.js';
+import { createCpuMeter, mainThreadSchedMs, type CpuMeter, type CpuWindow } from './cpu-usage.js';
+import { readMemory } from './memory.js';
+import { FULL_SIZES } from './options.js';
+import { writeResults } from './report.js';
+import { expectStatus } from './http-client.js';
+import { signInCrowd, type BenchContext } from './scenarios.js';
+import { MixDriver, OPEN_LOOP_MAX_SOCKETS, type RequestResult } from './soak-driver.js';
+import { soakMix, type MixKind } from './soak-mix.js';
+import { startAutovacuumStandIn, type VacuumRound } from './soak-vacuum.js';
+import {
+  kindsTable, maxRateTable, milliseconds, minutesTable, rssDrift, summarizePhase, verdict, verdictTable,
+  MAX_ERROR_RATE, MAX_RSS_DRIFT, type CpuCores, type PhaseRecord,
+} from './soak-report.js';
+import { percentiles, rssStats, summarize, Tally } from './soak-stats.js';
+import { sourceState } from './source-state.js';
+import { prepareService } from './startup.js';
+import { newJwtSecret } from './tokens.js';
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Runs this long or longer are the record (bench/results/); shorter ones are checks (bench/results/quick/). */
+const RECORD_MINUTES = 10;
+const RSS_SAMPLE_EVERY_MS = 2_000;
+
+interface SoakOptions {
+  minutes: number;
+  /** The fixed rate as a share of the measured maximum. */
+  share: number;
+  /** A fixed rate instead (skips the maximum-rate run). */
+  rate: number | undefined;
+  /** Closed loop (maximum rate): connections, warm-up and measured seconds. */
+  connections: number;
+  maxWarmupSeconds: number;
+  maxSeconds: number;
+  /** At the fixed rate before the first measured minute; not counted. */
+  warmupSeconds: number;
+  skipBuild: boolean;
+  /** Sign the players in all at once, as the bench does (their sightings then fall due together every minute). */
+  crowdAtOnce: boolean;
+  /** Kinds of request left out of the mix (names containing one of these words): to find which one a problem follows. */
+  without: string[];
+  /** On a PostgreSQL server with autovacuum off, do not stand in for it (measure the server as configured). */
+  noVacuum: boolean;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+}
+
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once]
+
+  --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
+  --share           the fixed rate as a share of the measured maximum (default 0.7)
+  --rate            a fixed rate in requests per second instead (no maximum-rate run)
+  --connections     connections of the closed-loop maximum-rate run (default 10, as the bench)
+  --max-seconds     measured seconds of that run (default 20, after 5 s of warm-up)
+  --warmup-seconds  seconds at the fixed rate before the first measured minute (default 30)
+  --skip-build      use dist/ as it is (noted in the results)
+  --no-vacuum       on a PostgreSQL server with autovacuum off, do not vacuum/analyze in its place
+  --without a,b     leave the requests whose name contains one of these out of the mix (diagnosis)
+  --crowd-at-once   sign the 1,000 players in at once (as the bench) instead of over a minute
+
+Environment: BENCH_DATABASE_URL (PostgreSQL server; unset: the embedded database), BENCH_REDIS_URL (optional).`;
+
+function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      minutes: { type: 'string', default: '10' },
+      share: { type: 'string', default: '0.7' },
+      rate: { type: 'string' },
+      connections: { type: 'string', default: '10' },
+      'max-seconds': { type: 'string', default: '20' },
+      'warmup-seconds': { type: 'string', default: '30' },
+      'skip-build': { type: 'boolean', default: false },
+      'no-vacuum': { type: 'boolean', default: false },
+      without: { type: 'string' },
+      'crowd-at-once': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    log(USAGE);
+    process.exit(0);
+  }
+  const positive = (name: string, text: string, integer = false) => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'integer' : 'number'}, got ${text}\n\n${USAGE}`);
+    return value;
+  };
+  const share = positive('share', values.share);
+  if (share > 1) throw new Error(`--share: at most 1, got ${share}`);
+  return {
+    minutes: positive('minutes', values.minutes, true),
+    share,
+    rate: values.rate === undefined ? undefined : positive('rate', values.rate),
+    connections: positive('connections', values.connections, true),
+    maxWarmupSeconds: 5,
+    maxSeconds: positive('max-seconds', values['max-seconds']),
+    warmupSeconds: positive('warmup-seconds', values['warmup-seconds']),
+    skipBuild: values['skip-build'],
+    noVacuum: values['no-vacuum'],
+    crowdAtOnce: values['crowd-at-once'],
+    without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
+    databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
+    redisUrl: env.BENCH_REDIS_URL?.trim() || undefined,
+  };
+}
+
+/**
+ * The service moves a player's `last_seen_at` and login session's last sighting at most once a
+ * minute (src/kernel/principal.ts, LAST_SEEN_RESOLUTION_MS). A crowd signed in all at once (the
+ * bench's `signInCrowd`) comes due together: a thousand pairs of writes, and as many principals
+ * dropped from the cache, in the same second, every minute from then on. Players arrive over time,
+ * so the soak signs them in over a minute, each twice in a row as `signInCrowd` does.
+ */
+const SIGN_IN_SPREAD_SECONDS = 60;
+
+async function signInOverAMinute(context: BenchContext): Promise<void> {
+  const { playerTokens } = context;
+  const started = performance.now();
+  await Promise.all(playerTokens.map(async (token, i) => {
+    const at = started + (i * SIGN_IN_SPREAD_SECONDS * 1_000) / playerTokens.length;
+    await new Promise((resolve) => setTimeout(resolve, at - performance.now()));
+    for (let n = 0; n < 2; n += 1) await expectStatus(context.baseUrl, 200, { path: '/v1/me', token });
+  }));
+}
+
+const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
+
+function coresOf(used: { serviceMs: number; databaseMs: number | null; loadGeneratorMs: number }, seconds: number): CpuCores {
+  const ms = seconds * 1_000;
+  return { service: used.serviceMs / ms, database: used.databaseMs === null ? null : used.databaseMs / ms, loadGenerator: used.loadGeneratorMs / ms };
+}
+
+interface MaxRate {
+  seconds: number;
+  requestsPerSecond: number;
+  summary: ReturnType<typeof summarize>;
+  cpu: CpuCores;
+  serviceCpuWait: number | null;
+}
+
+/** Measures the share of wall time the service's event loop spent waiting for a core from now on. */
+function cpuWaitFrom(pid: number): () => number | null {
+  const start = mainThreadSchedMs(pid);
+  const startedAt = performance.now();
+  return () => {
+    const end = mainThreadSchedMs(pid);
+    return start === undefined || end === undefined ? null : (end.waitMs - start.waitMs) / (performance.now() - startedAt);
+  };
+}
+
+/** The closed-loop run: as many requests of the mix as `connections` connections get answered. */
+async function measureMaxRate(driver: MixDriver, kinds: MixKind[], options: SoakOptions, cpu: CpuMeter, servicePid: number): Promise<MaxRate> {
+  log(`maximum rate: the mix over ${options.connections} connections, closed loop, ${options.maxWarmupSeconds} s warm-up + ${options.maxSeconds} s…`);
+  await driver.closedLoop(options.connections, options.maxWarmupSeconds, () => {});
+  const tally = new Tally(kinds);
+  const window = await cpu.window();
+  const cpuWait = cpuWaitFrom(servicePid);
+  const seconds = await driver.closedLoop(options.connections, options.maxSeconds, (result) => tally.add(result));
+  const serviceCpuWait = cpuWait();
+  const used = await window.end();
+  const summary = summarize(kinds, [tally]);
+  const never = summary.kinds.filter((kind) => kind.requests - kind.errors === 0);
+  if (never.length > 0) {
+    throw new Error(`the mix is wrong: never the expected status for ${never.map((kind) => `${kind.name} (${JSON.stringify(kind.answers)})`).join(', ')}`);
+  }
+  return { seconds, requestsPerSecond: tally.expectedAnswers() / seconds, summary, cpu: coresOf(used, seconds), serviceCpuWait };
+}
+
+/**
+ * The fixed-rate run: the warm-up, then one stretch per minute. Every answer goes to the stretch
+ * its request was due in; RSS is sampled every 2 s, CPU and the load average per stretch.
+ */
+/** One second of the fixed-rate run (by when requests were due): to find periodic stalls. */
+interface SecondSummary {
+  second: number;
+  requests: number;
+  errors: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The slowest request's kind. */
+  slowest: string;
+}
+
+/** What a second of the run keeps: latencies only (numbers, not results: a soak sees a million or more). */
+interface SecondTally {
+  latencies: number[];
+  errors: number;
+  maxMs: number;
+  slowestKind: number;
+}
+
+function tallySecond(tally: SecondTally, kinds: MixKind[], result: RequestResult): void {
+  tally.latencies.push(result.latencyMs);
+  if (result.answer !== kinds[result.kind]!.expectedStatus) tally.errors += 1;
+  if (result.latencyMs > tally.maxMs) {
+    tally.maxMs = result.latencyMs;
+    tally.slowestKind = result.kind;
+  }
+}
+
+function perSecond(kinds: MixKind[], seconds: SecondTally[]): SecondSummary[] {
+  return seconds.map((tally, second) => ({
+    second,
+    requests: tally.latencies.length,
+    errors: tally.errors,
+    p99Ms: Math.round((percentiles(tally.latencies)?.p99Ms ?? 0) * 10) / 10,
+    maxMs: Math.round(tally.maxMs * 10) / 10,
+    slowest: tally.latencies.length === 0 ? '' : kinds[tally.slowestKind]!.name,
+  }));
+}
+
+async function soakAtRate(
+  driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePid: number, cpu: CpuMeter,
+): Promise<{ phases: PhaseRecord[]; seconds: SecondSummary[] }> {
+  const phases: PhaseRecord[] = [{ label: 'warm-up', fromSecond: 0, toSecond: options.warmupSeconds, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null }];
+  for (let minute = 1; minute <= options.minutes; minute += 1) {
+    const fromSecond = options.warmupSeconds + (minute - 1) * 60;
+    phases.push({ label: `minute ${minute}`, fromSecond, toSecond: fromSecond + 60, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null });
+  }
+  const totalSeconds = phases[phases.length - 1]!.toSecond;
+  const bySecond: SecondTally[] = Array.from({ length: Math.ceil(totalSeconds) }, () => ({ latencies: [], errors: 0, maxMs: 0, slowestKind: 0 }));
+  const origin = performance.now();
+  const phaseAt = (second: number) => phases.find((phase) => second < phase.toSecond) ?? phases[phases.length - 1]!;
+
+  const sampleRss = () => {
+    const second = (performance.now() - origin) / 1_000;
+    const reading = readMemory(servicePid);
+    if (reading !== undefined && second < totalSeconds) phaseAt(second).rssMb.push(reading.rssMb);
+  };
+  const rssTimer = setInterval(sampleRss, RSS_SAMPLE_EVERY_MS);
+  sampleRss();
+
+  // Each stretch gets a CPU window from its start to its end. Its line is printed a second after
+  // its end (answers to its last requests arrive then), or when the load is over; the table at
+  // the end has every answer.
+  let window: Promise<CpuWindow> = cpu.window();
+  let cpuWait = cpuWaitFrom(servicePid);
+  const printed = new Set<PhaseRecord>();
+  const printLine = (phase: PhaseRecord) => {
+    if (printed.has(phase)) return;
+    printed.add(phase);
+    const { tally } = phase;
+    const rss = rssStats(phase.rssMb);
+    log(`  ${phase.label.padEnd(9)} ${tally.requests} requests, ${tally.errors} errors, p50 ${milliseconds(tally.histogram.quantile(0.5))}, p99 ${milliseconds(tally.histogram.quantile(0.99))}, `
+      + `RSS ${rss?.meanMb.toFixed(0) ?? '?'} MB, load average ${loadAverageText(phase.loadAverage)}`);
+  };
+  const printTimers: NodeJS.Timeout[] = [];
+  const closed = phases.map((phase) => new Promise<void>((resolve, reject) => {
+    setTimeout(() => {
+      const ending = window;
+      window = cpu.window();
+      phase.serviceCpuWait = cpuWait();
+      cpuWait = cpuWaitFrom(servicePid);
+      phase.loadAverage = loadavg();
+      ending.then((w) => w.end()).then((used) => { phase.cpu = coresOf(used, phase.toSecond - phase.fromSecond); }).then(resolve, reject);
+      printTimers.push(setTimeout(() => printLine(phase), 1_000));
+    }, origin + phase.toSecond * 1_000 - performance.now());
+  }));
+
+  log(`fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections), ${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`);
+  try {
+    await driver.openLoop(rate, totalSeconds, (result) => {
+      const second = (result.dueAt - origin) / 1_000;
+      phaseAt(second).tally.add(result);
+      const tally = bySecond[Math.floor(second)];
+      if (tally !== undefined) tallySecond(tally, kinds, result);
+    }, origin);
+    // The last answer may come before the last stretch's end: its CPU window and load average still close on time.
+    await Promise.all(closed);
+  } finally {
+    clearInterval(rssTimer);
+  }
+  for (const timer of printTimers) clearTimeout(timer);
+  for (const phase of phases) printLine(phase);
+  await (await window).end();
+  return { phases, seconds: perSecond(kinds, bySecond) };
+}
+
+async function main(): Promise<number> {
+  cleanUpOnSignals();
+  const options = readSoakOptions(process.argv.slice(2), process.env);
+  const started = new Date();
+  const loadAverageAtStart = loadavg();
+  log(`platform-api soak, ${options.minutes} minute(s), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageText(loadAverageAtStart)}`);
+
+  const source = sourceState();
+  if (!options.skipBuild) {
+    log('building (npm run build)…');
+    await runToCompletion('npm run build', 'npm', ['run', 'build']);
+  }
+  const database = await openDatabase(options.databaseUrl);
+  log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`);
+  const jwtSecret = newJwtSecret();
+  const prepared = await prepareService(database, {
+    dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
+  }, FULL_SIZES, log);
+  const { service } = prepared;
+  const context = await makeContext(service.baseUrl, FULL_SIZES, jwtSecret);
+  const kinds = soakMix(context).filter((kind) => !options.without.some((word) => kind.name.includes(word)));
+  if (options.without.length > 0) log(`the mix without ${options.without.join(', ')}: ${kinds.map((kind) => `${kind.name} ×${kind.weight}`).join(', ')}`);
+  if (kinds.length === 0) throw new Error('--without left nothing in the mix');
+  if (options.crowdAtOnce) {
+    log('signing in the 1,000 players at once…');
+    await signInCrowd(context);
+  } else {
+    log(`signing in the 1,000 players over ${SIGN_IN_SPREAD_SECONDS} s…`);
+    await signInOverAMinute(context);
+  }
+  const vacuum = database.serviceUrl === undefined ? undefined : await startAutovacuumStandIn(database.serviceUrl, !options.noVacuum);
+  if (vacuum !== undefined && vacuum.serverSetting !== 'on') {
+    log(vacuum.active
+      ? `the server's autovacuum is ${vacuum.serverSetting}: standing in for it (each minute, VACUUM ANALYZE / ANALYZE of the tables past its default thresholds)`
+      : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left as they come`);
+  }
+
+  const cpu = await createCpuMeter(service.pid, database.serviceUrl);
+  const driver = new MixDriver(service.baseUrl, kinds);
+  process.once('SIGINT', () => driver.stop());
+  process.once('SIGTERM', () => driver.stop());
+
+  const maxRate = options.rate === undefined ? await measureMaxRate(driver, kinds, options, cpu, service.pid) : undefined;
+  if (maxRate !== undefined) {
+    log(maxRateTable(maxRate.summary, maxRate.seconds, maxRate.cpu, maxRate.serviceCpuWait));
+    log(`maximum: ${maxRate.requestsPerSecond.toFixed(0)} requests/s with the expected status`);
+  }
+  const rate = options.rate ?? Math.round(options.share * maxRate!.requestsPerSecond);
+  const { phases, seconds } = await soakAtRate(driver, kinds, options, rate, service.pid, cpu);
+  const vacuumRounds: VacuumRound[] = (await vacuum?.stop()) ?? [];
+  await cpu.close();
+
+  const serviceLogLines = service.logLines();
+  const serviceLogTail = service.logTail();
+  const { peakRssMb } = await service.stop();
+
+  const summaries = phases.map((phase) => summarizePhase(kinds, phase));
+  const minutes = summaries.slice(1);
+  const soak = summarize(kinds, phases.slice(1).map((phase) => phase.tally));
+  const drift = rssDrift(minutes);
+  const checks = verdict(soak, drift);
+  const passed = checks.every((check) => check.met !== false);
+  const measuredSeconds = options.minutes * 60;
+
+  log('');
+  log(minutesTable([...summaries, {
+    ...soak, label: 'soak', seconds: measuredSeconds, requestsPerSecond: soak.requests / measuredSeconds, rss: null, cpu: null, loadAverage: [], serviceCpuWait: null,
+  }], kinds));
+  log('');
+  log(kindsTable(soak, minutes));
+  log('');
+  log(verdictTable(checks));
+  log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${maxRate === undefined ? ' (fixed by --rate)' : ` (${Math.round(options.share * 100)} % of ${maxRate.requestsPerSecond.toFixed(0)})`} for ${options.minutes} minute(s); peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM)`);
+  const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
+  log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
+    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}`).join(', '));
+  if (vacuum?.active) {
+    const seconds = vacuumRounds.reduce((sum, round) => sum + round.seconds, 0);
+    const tables = [...new Set(vacuumRounds.flatMap((round) => round.vacuumed))];
+    log(`autovacuum stand-in: ${vacuumRounds.length} rounds, ${seconds.toFixed(1)} s in all; vacuumed ${tables.join(', ') || 'nothing'}`);
+  }
+  if (serviceLogLines > 0) log(`\nThe service logged ${serviceLogLines} line(s) at warn or above; the last ones:\n${serviceLogTail}`);
+
+  const file = writeResults({
+    date: started.toISOString(),
+    source,
+    built: !options.skipBuild,
+    database: database.kind,
+    redis: options.redisUrl !== undefined,
+    autovacuum: vacuum === undefined ? null : { server: vacuum.serverSetting, standIn: vacuum.active, rounds: vacuumRounds },
+    node: process.version,
+    cores: cpus().length,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    loadAverageAtStart,
+    loadAverageAtEnd: loadavg(),
+    sizes: FULL_SIZES,
+    seedSeconds: prepared.seedSeconds,
+    startups: prepared.startups,
+    mix: kinds.map(({ name, weight, expectedStatus, maxP99Ms }) => ({ name, weight, expectedStatus, ...(maxP99Ms === undefined ? {} : { maxP99Ms }) })),
+    settings: {
+      without: options.without,
+      crowdAtOnce: options.crowdAtOnce,
+      share: options.share, rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
+      closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
+      openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
+      bounds: { maxErrorRate: MAX_ERROR_RATE, maxRssDrift: MAX_RSS_DRIFT },
+    },
+    maxRate: maxRate ?? null,
+    phases: summaries,
+    seconds,
+    rssSamplesMb: phases.map((phase) => ({ label: phase.label, samples: phase.rssMb.map((mb) => Math.round(mb * 10) / 10) })),
+    soak,
+    rssDrift: drift,
+    verdict: { passed, checks },
+    peakRssMb,
+    serviceLogLines,
+    serviceLogTail: serviceLogLines > 0 ? serviceLogTail : '',
+  }, database.kind, options.minutes < RECORD_MINUTES, started, 'soak-');
+  log(`\nwritten to ${file}`);
+  return passed ? 0 : 1;
+}
+
+main()
+  .then(async (code) => {
+    await cleanUp();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await cleanUp();
+    process.exit(1);
+  });
