@@ -125,6 +125,12 @@ describe('audit log', () => {
     expect([...page1.data, ...page2.data].map((r: { request_id: string }) => r.request_id)).toEqual(newestFirst([0, 1, 2, 3, 4, 5]));
     const oldest = (await list('?sort=created_at:asc&per_page=2')).json();
     expect(oldest.data.map((r: { request_id: string }) => r.request_id)).toEqual([writes[0]!.request_id, writes[1]!.request_id]);
+    // A group prefix pages in the same order both ways (it reads another index: migration 0037).
+    const groupAsc = (await list('?action=roles.*&sort=created_at:asc&per_page=3&page=2')).json();
+    expect(groupAsc.meta).toEqual({ page: 2, per_page: 3, total: 4 });
+    expect(groupAsc.data.map((r: { request_id: string }) => r.request_id)).toEqual([writes[5]!.request_id]);
+    const groupDesc = (await list('?action=roles.*&per_page=3')).json();
+    expect(groupDesc.data.map((r: { request_id: string }) => r.request_id)).toEqual(newestFirst([0, 1, 2, 5]).slice(0, 3));
   });
 
   describe('filters', () => {
@@ -137,6 +143,10 @@ describe('audit log', () => {
       { name: 'action exact is not a prefix', query: () => ({ action: 'roles' }), expected: [] },
       { name: 'action prefix roles.*', query: () => ({ action: 'roles.*' }), expected: [0, 1, 2, 5] },
       { name: 'action prefix ops.*', query: () => ({ action: 'ops.*' }), expected: [3, 4] },
+      { name: 'action prefix that ends inside the group', query: () => ({ action: 'rol*' }), expected: [0, 1, 2, 5] },
+      { name: 'action prefix past the group\'s dot', query: () => ({ action: 'roles.perm*' }), expected: [2] },
+      { name: 'action prefix of a group that is only a longer group\'s start', query: () => ({ action: 'role.*' }), expected: [] },
+      { name: 'action prefix * alone', query: () => ({ action: '*' }), expected: [0, 1, 2, 3, 4, 5] },
       { name: 'action prefix treats _ literally', query: () => ({ action: 'roles.permissions_*' }), expected: [2] },
       { name: 'target_type role', query: () => ({ target_type: 'role' }), expected: [0, 1, 2, 5] },
       { name: 'target_type + target_id', query: () => ({ target_type: 'role', target_id: alphaId }), expected: [0, 2] },
