@@ -33,8 +33,24 @@ export interface Principal {
   signedOut: boolean;
 }
 
-/** `last_seen_at` (of the user and of the session) moves at most once a minute, so a plain read rarely writes. */
+/** The least age at which `last_seen_at` (of the user and of the session) moves, so a plain read rarely writes. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
+/**
+ * How much later than the minute a user's sighting falls due: an offset of its own, from its id.
+ * Players who signed in together (after a restart or an outage) would otherwise come due in the
+ * same second every minute, for good: a write, a change notice and a cache reload each, all at
+ * once (a stall of about a second every minute in the soak, bench/README.md). With the offsets
+ * they spread over half a minute at once and drift further apart with every sighting.
+ */
+const LAST_SEEN_SPREAD_MS = 30_000;
+
+/** How old a user's sighting (and its sessions') may get before a request moves it: 60 to 90 s. */
+export function sightingIntervalMs(userId: string): number {
+  // FNV-1a over the id: cheap, and spreads ids that differ in one character.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < userId.length; i += 1) hash = Math.imul(hash ^ userId.charCodeAt(i), 0x01000193);
+  return LAST_SEEN_RESOLUTION_MS + ((hash >>> 0) % LAST_SEEN_SPREAD_MS);
+}
 /** The longest session id kept as it is (login_sessions' check, the revocation route's bound). */
 const MAX_SESSION_ID = 200;
 
@@ -120,16 +136,21 @@ function loadPrincipalRow(db: Kysely<Tables>, cache: PrincipalRows | undefined, 
   return cache === undefined ? read() : cache.through(userId, sessionId, read, (row) => row.grants_change_at);
 }
 
+/** The guards in the UPDATEs below stay at the plain minute: they only keep concurrent requests from writing twice. */
+function isSightingDue(userId: string, seen: Date, now: Date): boolean {
+  return now.getTime() - seen.getTime() >= sightingIntervalMs(userId);
+}
+
 /**
  * Keeps an active user's row current: the email follows the identity provider, and
- * `last_seen_at` moves at most once a minute. Returns the email now stored.
+ * `last_seen_at` moves once every 60 to 90 s (`sightingIntervalMs`). Returns the email now stored.
  */
 async function touchActiveUser(db: Kysely<Tables>, token: VerifiedToken, row: PrincipalRow, now: Date): Promise<string | null> {
   if (token.email !== null && token.email !== row.email) {
     await db.updateTable('users').set({ email: token.email, last_seen_at: now, updated_at: now }).where('id', '=', token.subject).execute();
     return token.email;
   }
-  if (row.last_seen_at === null || now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+  if (row.last_seen_at === null || isSightingDue(token.subject, row.last_seen_at, now)) {
     await db
       .updateTable('users')
       .set({ last_seen_at: now })
@@ -142,7 +163,7 @@ async function touchActiveUser(db: Kysely<Tables>, token: VerifiedToken, row: Pr
 
 /**
  * Records the login session: inserted when new (first IP and user agent), its last sighting
- * moved when over a minute old. Also moved when it lies before a "sign out everywhere" the
+ * moved when due (as the user's). Also moved when it lies before a "sign out everywhere" the
  * session has outlived (a token issued since), so lists can tell ended sessions by their last
  * sighting. The conflict guard keeps concurrent requests from writing twice.
  */
@@ -150,7 +171,7 @@ async function touchLoginSession(db: Kysely<Tables>, userId: string, sessionId: 
   const staleBefore = new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS);
   const seen = row.session_last_seen_at;
   const outlivedSignOut = seen !== null && row.tokens_valid_after !== null && seen <= row.tokens_valid_after;
-  if (seen !== null && seen >= staleBefore && !outlivedSignOut) return;
+  if (seen !== null && !isSightingDue(userId, seen, now) && !outlivedSignOut) return;
   await sql`
     INSERT INTO login_sessions AS ls (user_id, session_id, first_seen_at, last_seen_at, first_ip, last_ip, user_agent)
     VALUES (${userId}, ${sessionId}, ${now}, ${now}, ${client.ip}, ${client.ip}, ${client.userAgent})

@@ -3,6 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
 import { PERMISSION_CATALOG } from '../../src/kernel/permissions.js';
+import { sightingIntervalMs } from '../../src/kernel/principal.js';
 import { createTokenVerifier } from '../../src/kernel/tokens.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
@@ -203,8 +204,10 @@ describe('with the HS256 secret', () => {
       expect(await userRow(t, sub)).toMatchObject({ id: sub, email: null, provider, status: 'active' });
     });
 
-    it('last_seen_at moves at most once a minute', async () => {
-      const sub = randomUUID();
+    it('last_seen_at moves at most once every 60 to 90 s', async () => {
+      // A user whose own interval is well past the minute, so the offset is seen to count.
+      let sub = randomUUID();
+      while (sightingIntervalMs(sub) < 80_000) sub = randomUUID();
       const token = await signToken({ sub, email: `seen-${sub.slice(0, 8)}@example.test` });
       const lastSeen = async () => (await userRow(t, sub))!.last_seen_at!.getTime();
       const setLastSeen = (at: Date) => t.db.updateTable('users').set({ last_seen_at: at }).where('id', '=', sub).execute();
@@ -222,15 +225,34 @@ describe('with the HS256 secret', () => {
       expect((await t.request({ method: 'GET', url: '/v1/me', token })).statusCode).toBe(200);
       expect(await lastSeen()).toBe(thirtySecondsAgo.getTime());
 
-      // Over a minute ago: the next request moves it to now.
-      const seventySecondsAgo = new Date(Date.now() - 70_000);
-      await setLastSeen(seventySecondsAgo);
+      // Over the minute but short of the user's own interval: unchanged.
+      const shortOfInterval = new Date(Date.now() - sightingIntervalMs(sub) + 5_000);
+      await setLastSeen(shortOfInterval);
+      expect((await t.request({ method: 'GET', url: '/v1/me', token })).statusCode).toBe(200);
+      expect(await lastSeen()).toBe(shortOfInterval.getTime());
+
+      // Past the user's own interval (60-90 s): the next request moves it to now.
+      await setLastSeen(new Date(Date.now() - sightingIntervalMs(sub) - 1_000));
       const before = Date.now();
       const response = await t.request({ method: 'GET', url: '/v1/me', token });
       expect(response.statusCode).toBe(200);
       const moved = await lastSeen();
       expect(moved).toBeGreaterThanOrEqual(before - 1_000);
       expect(response.json().last_seen_at).toBe(new Date(moved).toISOString());
+    });
+
+    it('a crowd\'s sightings fall due spread over half a minute, each user\'s at the same offset every time', () => {
+      const intervals = Array.from({ length: 1_000 }, () => randomUUID()).map((id) => [id, sightingIntervalMs(id)] as const);
+      for (const [id, interval] of intervals) {
+        expect(interval).toBeGreaterThanOrEqual(60_000);
+        expect(interval).toBeLessThan(90_000);
+        expect(sightingIntervalMs(id)).toBe(interval);
+      }
+      // Per second of the half minute, about 33 of the 1,000; none gets as many as 100.
+      const perSecond = new Map<number, number>();
+      for (const [, interval] of intervals) perSecond.set(Math.floor(interval / 1_000), (perSecond.get(Math.floor(interval / 1_000)) ?? 0) + 1);
+      expect(perSecond.size).toBe(30);
+      expect(Math.max(...perSecond.values())).toBeLessThan(100);
     });
 
     const refusedAccounts = [

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sightingIntervalMs } from '../../src/kernel/principal.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { signToken } from '../helpers/tokens.js';
@@ -73,8 +74,8 @@ describe('recording', () => {
     expect((await me(token, PHONE)).statusCode).toBe(200);
     expect(await sessionRow(user.id, sessionId)).toMatchObject({ last_seen_at: thirtySecondsAgo, last_ip: LAPTOP.ip });
 
-    // Over a minute ago: the next request moves the last sighting, address and agent; the first stay.
-    await setLastSeen(user.id, sessionId, new Date(Date.now() - 70_000));
+    // Past the user's own interval (60-90 s): the next request moves the last sighting, address and agent; the first stay.
+    await setLastSeen(user.id, sessionId, new Date(Date.now() - sightingIntervalMs(user.id) - 1_000));
     const movedAfter = Date.now();
     expect((await me(token, PHONE)).statusCode).toBe(200);
     const moved = await sessionRow(user.id, sessionId);

@@ -7,7 +7,7 @@ export const userIdParams = z.object({ id: z.string().uuid() });
 const sessionFields = {
   session_id: z.string().describe('The tokens\' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own).'),
   first_seen_at: z.date().describe('The first request the service saw from this session.'),
-  last_seen_at: z.date().describe('The latest request, to the minute (it moves at most once a minute).'),
+  last_seen_at: z.date().describe('The latest request, to within 90 s (it moves once every 60 to 90 s, not on every request).'),
   ip: z.string().nullable().describe('The client address of the latest request (as of `last_seen_at`).'),
   first_ip: z.string().nullable().describe('The client address of the first request.'),
   user_agent: z.string().nullable().describe('The latest user agent (up to 512 characters).'),
