@@ -72,6 +72,8 @@ export interface Config {
   incidentMonitor: boolean;
   /** Seconds between two incident monitor ticks (probe, flush, evaluate). */
   incidentEvaluateSeconds: number;
+  /** Requests under way in one instance past which new ones are answered 503 at once (0: no limit). */
+  maxRequestsInFlight: number;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -255,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     storageS3SecretAccessKey: present(env, 'STORAGE_S3_SECRET_ACCESS_KEY'),
     incidentMonitor: onOff(env, 'INCIDENT_MONITOR', true),
     incidentEvaluateSeconds: integer(env, 'INCIDENT_EVALUATE_SECONDS', 5, 1, 300),
+    maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 1_000, 0, 1_000_000),
   };
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);

@@ -6,6 +6,7 @@ import { createLogger } from './kernel/logging.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, resolveDevSecret, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { EmbeddedVacuum } from './db/embedded-vacuum.js';
 import { migrate } from './db/migrate.js';
 import { createKernel } from './kernel/kernel.js';
 import { mintToken, parseClaims, parseTtl } from './kernel/token-mint.js';
@@ -77,6 +78,9 @@ async function serve(): Promise<void> {
   await kernel.start();
   const app = await buildApp(kernel);
   await app.listen({ port: config.port, host: config.host });
+  // PGlite has no autovacuum of its own; PostgreSQL servers do.
+  const vacuum = database.kind === 'pglite' ? new EmbeddedVacuum(database.db, log) : undefined;
+  vacuum?.start();
 
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -109,6 +113,7 @@ async function serve(): Promise<void> {
     sweep.unref();
     try {
       await app.close();
+      await vacuum?.stop();
       await kernel.stop();
       await database.close();
     } finally {

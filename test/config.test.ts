@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       storageS3SecretAccessKey: undefined,
       incidentMonitor: true,
       incidentEvaluateSeconds: 5,
+      maxRequestsInFlight: 1000,
     } satisfies Config);
   });
 
@@ -96,6 +97,7 @@ describe('loadConfig', () => {
       STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret',
       INCIDENT_MONITOR: 'off',
       INCIDENT_EVALUATE_SECONDS: '15',
+      MAX_REQUESTS_IN_FLIGHT: '0',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -137,6 +139,7 @@ describe('loadConfig', () => {
       storageS3SecretAccessKey: 's3-secret',
       incidentMonitor: false,
       incidentEvaluateSeconds: 15,
+      maxRequestsInFlight: 0,
     } satisfies Config);
   });
 
@@ -163,6 +166,7 @@ describe('loadConfig', () => {
     { env: { SCHEDULED_JOBS: 'sometimes' }, setting: 'SCHEDULED_JOBS' },
     { env: { INCIDENT_MONITOR: 'maybe' }, setting: 'INCIDENT_MONITOR' },
     { env: { INCIDENT_EVALUATE_SECONDS: '0' }, setting: 'INCIDENT_EVALUATE_SECONDS' },
+    { env: { MAX_REQUESTS_IN_FLIGHT: '-1' }, setting: 'MAX_REQUESTS_IN_FLIGHT' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
     { env: { DATABASE_URL: 'not a url', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
     { env: { REDIS_URL: 'http://x' }, setting: 'REDIS_URL' },

@@ -18,6 +18,7 @@ import type { Tables } from '../db/tables.js';
 import { catalogPriceLookup } from '../modules/billing-catalog/price-lookup.js';
 import { IncidentMonitor } from '../modules/incidents/monitor.js';
 import { SignalRecorder } from '../modules/incidents/signals.js';
+import { InFlightLimit } from './overload.js';
 import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';
 import { ChangeBus } from './change-bus.js';
 import { EventPublisher } from './events.js';
@@ -44,6 +45,8 @@ export interface Kernel {
   /** Sets and clears the maintenance level from the incident rules; ticks only with INCIDENT_MONITOR on. */
   incidents: IncidentMonitor;
   limiter: RateLimiter;
+  /** Requests under way in this process, and the limit past which new ones are shed (overload.ts). */
+  load: InFlightLimit;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
@@ -135,6 +138,7 @@ export async function createKernel(config: Config, database: Database, log: Fast
       runtime: () => runtime,
       intervalMs: config.incidentMonitor ? config.incidentEvaluateSeconds * 1_000 : 0,
     }),
+    load: new InFlightLimit(config.maxRequestsInFlight),
     limiter: new RateLimiter(store, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through')),
     tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
     log,

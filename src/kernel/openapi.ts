@@ -104,7 +104,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         version: '1.0.0',
         description:
           'Accounts, billing, site content and staff administration. Every response carries `x-request-id`. ' +
-          'Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", issues } }`.',
+          'Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", issues } }`. ' +
+          'Any operation may answer 503 `unavailable` with `Retry-After` when this instance cannot serve it now: ' +
+          '`details.reason` `overloaded` (too many requests under way; retry after 1 s) or `database_unavailable` (retry after 5 s).',
       },
       components: {
         securitySchemes: {

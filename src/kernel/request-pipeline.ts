@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, routeArea, type RouteArea } from './auth.js';
 import type { Kernel } from './kernel.js';
+import { admitRequest, overloaded } from './overload.js';
 import { RATE_LIMITS, type RateLimitName } from './rate-limits.js';
 
 /**
- * The order every request takes (DESIGN "The request path"): request id → maintenance gate
+ * The order every request takes (DESIGN "The request path"): request id → load shedding (past
+ * `MAX_REQUESTS_IN_FLIGHT`, 503 before any work: overload.ts) → maintenance gate
  * (before auth) → bearer/JWT, account status, route permission → rate limit → then Fastify
  * parses and validates the body (400 SchemaError) and the handler runs.
  */
@@ -44,6 +46,7 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
   // no promise on the path every cheap answer takes.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (!admitRequest(kernel.load, request, reply)) return done(overloaded());
     try {
       kernel.panic.check(request.method, request.url);
     } catch (error) {

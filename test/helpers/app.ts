@@ -53,6 +53,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Tests drive the incident monitor through evaluate(now); no timer changes their panic level.
     incidentMonitor: false,
     incidentEvaluateSeconds: 5,
+    maxRequestsInFlight: 1_000,
     ...overrides,
   };
 }
