@@ -92,6 +92,11 @@ describe('GET /v1/admin/email/waitlist', () => {
     for (const [name, source] of [['b', 'hero'], ['a', 'footer'], ['c', 'hero']] as const) {
       expect((await join({ email: `${name}-${tag}@example.test`, source })).statusCode).toBe(202);
     }
+    // Quick joins once shared an instant on the embedded database (the email then broke the tie,
+    // and the test failed); a second apart, the order is the one they joined in.
+    for (const [index, name] of ['b', 'a', 'c'].entries()) {
+      await t.db.updateTable('waitlist_signups').set({ created_at: new Date(Date.now() - (3 - index) * 1_000) }).where('email', '=', `${name}-${tag}@example.test`).execute();
+    }
     const all = await t.request({ method: 'GET', url: `${ADMIN}?q=${tag.toUpperCase()}`, token: reader.token });
     expect(all.statusCode, all.body).toBe(200);
     expect(all.json().meta).toEqual({ page: 1, per_page: 25, total: 3 });
