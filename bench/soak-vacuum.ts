@@ -1,11 +1,7 @@
 import pg from 'pg';
+import { DUE_TABLES_SQL } from '../src/db/embedded-vacuum.js';
 import { onCleanup } from './cleanup.js';
 
-/**
- * PostgreSQL's default autovacuum thresholds (autovacuum_vacuum_threshold/scale_factor,
- * autovacuum_vacuum_insert_threshold/scale_factor, autovacuum_analyze_threshold/scale_factor).
- */
-const THRESHOLDS = { dead: [50, 0.2], inserted: [1_000, 0.2], modified: [50, 0.1] } as const;
 /** autovacuum_naptime's default. */
 const ROUND_EVERY_MS = 60_000;
 
@@ -26,24 +22,20 @@ export interface AutovacuumStandIn {
   stop(): Promise<VacuumRound[]>;
 }
 
-interface TableStats {
-  relname: string;
-  reltuples: number;
-  n_dead_tup: number;
-  n_ins_since_vacuum: number;
-  n_mod_since_analyze: number;
+interface DueTable {
+  name: string;
+  needs_vacuum: boolean;
 }
 
-const over = ([base, scale]: readonly [number, number], tuples: number, value: number) => value > base + scale * Math.max(0, tuples);
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * A production server vacuums and analyzes tables as they change; a CI server may not (this
  * machine's PostgreSQL has `autovacuum = off`), and then a soak measures dead rows piling up and
  * plans made on the seed's statistics, which production never sees. When the server's autovacuum
- * is off, this does its job for the soak's database: once a minute, the tables past the default
- * thresholds get `VACUUM (ANALYZE)` or `ANALYZE`, on a connection of their own (its CPU counts as
- * the database's, as autovacuum workers' would).
+ * is off, this does its job for the soak's database: once a minute, the tables past its
+ * thresholds (the server's settings and each table's own) get `VACUUM (ANALYZE)` or `ANALYZE`,
+ * on a connection of their own (its CPU counts as the database's, as autovacuum workers' would).
  */
 export async function startAutovacuumStandIn(databaseUrl: string, enabled: boolean): Promise<AutovacuumStandIn> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -59,19 +51,17 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
   let running: Promise<void> = Promise.resolve();
   const round = async () => {
     const roundStarted = performance.now();
-    const { rows } = await client.query<TableStats>(`
-      SELECT s.relname, c.reltuples::float8 AS reltuples, s.n_dead_tup::float8 AS n_dead_tup,
-             s.n_ins_since_vacuum::float8 AS n_ins_since_vacuum, s.n_mod_since_analyze::float8 AS n_mod_since_analyze
-        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid`);
+    // The service's own choice of tables (src/db/embedded-vacuum.ts): the server's thresholds and each table's settings.
+    const { rows } = await client.query<DueTable>(DUE_TABLES_SQL);
     const vacuumed: string[] = [];
     const analyzed: string[] = [];
     for (const table of rows) {
-      if (over(THRESHOLDS.dead, table.reltuples, table.n_dead_tup) || over(THRESHOLDS.inserted, table.reltuples, table.n_ins_since_vacuum)) {
-        await client.query(`VACUUM (ANALYZE) ${quoteIdent(table.relname)}`);
-        vacuumed.push(table.relname);
-      } else if (over(THRESHOLDS.modified, table.reltuples, table.n_mod_since_analyze)) {
-        await client.query(`ANALYZE ${quoteIdent(table.relname)}`);
-        analyzed.push(table.relname);
+      if (table.needs_vacuum) {
+        await client.query(`VACUUM (ANALYZE) ${quoteIdent(table.name)}`);
+        vacuumed.push(table.name);
+      } else {
+        await client.query(`ANALYZE ${quoteIdent(table.name)}`);
+        analyzed.push(table.name);
       }
     }
     rounds.push({ atSecond: (roundStarted - started) / 1_000, vacuumed, analyzed, seconds: (performance.now() - roundStarted) / 1_000 });

@@ -16,25 +16,47 @@ interface DueTable {
   needs_vacuum: boolean;
 }
 
+/** The per-table settings (`ALTER TABLE … SET (…)`) that change a table's thresholds. */
+const THRESHOLD_OPTIONS = [
+  'autovacuum_vacuum_threshold', 'autovacuum_vacuum_scale_factor',
+  'autovacuum_vacuum_insert_threshold', 'autovacuum_vacuum_insert_scale_factor',
+  'autovacuum_analyze_threshold', 'autovacuum_analyze_scale_factor',
+];
+
 /**
- * The tables past PostgreSQL's default autovacuum thresholds (`autovacuum_vacuum_threshold` 50 +
- * 0.2 of the rows dead, `autovacuum_vacuum_insert_threshold` 1000 + 0.2 inserted since the last
- * vacuum, `autovacuum_analyze_threshold` 50 + 0.1 changed since the last analyze), so a round
- * does what the server's autovacuum would, and nothing on a table that has not changed.
+ * The tables past autovacuum's thresholds, as the server's autovacuum would choose them: dead
+ * rows past `autovacuum_vacuum_threshold` + `_scale_factor` × rows, rows inserted since the last
+ * vacuum past `autovacuum_vacuum_insert_threshold` + `_scale_factor` × rows (vacuum), or rows
+ * changed since the last analyze past `autovacuum_analyze_threshold` + `_scale_factor` × rows
+ * (analyze only). A table's own settings (migration 0038 sets audit_log's) come before the
+ * server's. Also used by the soak's stand-in for a server with autovacuum off (bench/soak-vacuum.ts).
  */
-async function dueTables(db: Kysely<Tables>): Promise<DueTable[]> {
-  const { rows } = await sql<DueTable>`
-    SELECT s.relname AS name,
-           s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-             OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0) AS needs_vacuum
+export const DUE_TABLES_SQL = `
+  WITH tables AS (
+    SELECT s.relname AS name, greatest(c.reltuples, 0) AS tuples, s.n_dead_tup AS dead,
+           s.n_ins_since_vacuum AS inserted, s.n_mod_since_analyze AS modified,
+           (SELECT coalesce(jsonb_object_agg(o.option_name, o.option_value::float8), '{}')
+              FROM pg_options_to_table(c.reloptions) o
+             WHERE o.option_name IN (${THRESHOLD_OPTIONS.map((option) => `'${option}'`).join(', ')})) AS own
       FROM pg_stat_user_tables s
       JOIN pg_class c ON c.oid = s.relid
      WHERE s.schemaname = current_schema()
-       AND (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-            OR s.n_ins_since_vacuum > 1000 + 0.2 * greatest(c.reltuples, 0)
-            OR s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0))
-     ORDER BY s.relname`.execute(db);
-  return rows;
+  ), thresholds AS (
+    SELECT name,
+           dead > coalesce((own->>'autovacuum_vacuum_threshold')::float8, current_setting('autovacuum_vacuum_threshold')::float8)
+                  + coalesce((own->>'autovacuum_vacuum_scale_factor')::float8, current_setting('autovacuum_vacuum_scale_factor')::float8) * tuples
+           OR inserted > coalesce((own->>'autovacuum_vacuum_insert_threshold')::float8, current_setting('autovacuum_vacuum_insert_threshold')::float8)
+                  + coalesce((own->>'autovacuum_vacuum_insert_scale_factor')::float8, current_setting('autovacuum_vacuum_insert_scale_factor')::float8) * tuples
+             AS needs_vacuum,
+           modified > coalesce((own->>'autovacuum_analyze_threshold')::float8, current_setting('autovacuum_analyze_threshold')::float8)
+                  + coalesce((own->>'autovacuum_analyze_scale_factor')::float8, current_setting('autovacuum_analyze_scale_factor')::float8) * tuples
+             AS needs_analyze
+      FROM tables
+  )
+  SELECT name, needs_vacuum FROM thresholds WHERE needs_vacuum OR needs_analyze ORDER BY name`;
+
+async function dueTables(db: Kysely<Tables>): Promise<DueTable[]> {
+  return (await sql<DueTable>`${sql.raw(DUE_TABLES_SQL)}`.execute(db)).rows;
 }
 
 /** One round: VACUUM (ANALYZE) or ANALYZE of each table that is due, one at a time. */

@@ -79,6 +79,17 @@ describe('embedded database vacuum', () => {
     expect(await statsOf('grown_rows')).toMatchObject({ n_mod_since_analyze: 0, vacuum_count: before.vacuum_count, analyze_count: before.analyze_count + 1 });
   });
 
+  it('follows a table\'s own thresholds before the server\'s (as audit_log\'s, migration 0038)', async () => {
+    await makeTable('own_threshold_rows', 1_000);
+    await sql`ALTER TABLE own_threshold_rows SET (autovacuum_vacuum_insert_threshold = 100, autovacuum_vacuum_insert_scale_factor = 0)`.execute(db());
+    await flushStats();
+    await vacuumDueTables(db());
+    // 200 new rows: only analyzed under the server's thresholds (previous test), vacuumed under its own.
+    await sql`INSERT INTO own_threshold_rows SELECT g, 0 FROM generate_series(1001, 1200) g`.execute(db());
+    await flushStats();
+    expect(await vacuumDueTables(db())).toEqual({ vacuumed: ['own_threshold_rows'], analyzed: [], ms: expect.any(Number) });
+  });
+
   it('leaves a table with a few changes alone, as autovacuum would', async () => {
     await makeTable('quiet_rows', 1_000);
     await flushStats();
