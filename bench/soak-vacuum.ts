@@ -46,6 +46,13 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
     await client.end();
     return { serverSetting, active: false, stop: async () => [] };
   }
+  // Throttled as autovacuum's workers are (autovacuum_vacuum_cost_delay 2 ms per 200 cost units
+  // by default). Unthrottled, each round's burst of writes and WAL held up every commit behind it:
+  // the soak's stalls of 20-40 s came right after the rounds that vacuumed audit_log.
+  await client.query(`
+    SELECT set_config('vacuum_cost_delay', current_setting('autovacuum_vacuum_cost_delay'), false),
+           set_config('vacuum_cost_limit', CASE current_setting('autovacuum_vacuum_cost_limit')
+             WHEN '-1' THEN current_setting('vacuum_cost_limit') ELSE current_setting('autovacuum_vacuum_cost_limit') END, false)`);
   const started = performance.now();
   const rounds: VacuumRound[] = [];
   let running: Promise<void> = Promise.resolve();
