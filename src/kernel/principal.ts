@@ -141,43 +141,56 @@ function isSightingDue(userId: string, seen: Date, now: Date): boolean {
   return now.getTime() - seen.getTime() >= sightingIntervalMs(userId);
 }
 
-/**
- * Keeps an active user's row current: the email follows the identity provider, and
- * `last_seen_at` moves once every 60 to 90 s (`sightingIntervalMs`). Returns the email now stored.
- */
-async function touchActiveUser(db: Kysely<Tables>, token: VerifiedToken, row: PrincipalRow, now: Date): Promise<string | null> {
-  if (token.email !== null && token.email !== row.email) {
-    await db.updateTable('users').set({ email: token.email, last_seen_at: now, updated_at: now }).where('id', '=', token.subject).execute();
-    return token.email;
-  }
-  if (row.last_seen_at === null || isSightingDue(token.subject, row.last_seen_at, now)) {
-    await db
-      .updateTable('users')
-      .set({ last_seen_at: now })
-      .where('id', '=', token.subject)
-      .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS))]))
-      .execute();
-  }
-  return row.email;
+/** The email follows the identity provider's (with a sighting); returns the email now stored. */
+async function followEmail(db: Kysely<Tables>, token: VerifiedToken, row: PrincipalRow, now: Date): Promise<string | null> {
+  if (token.email === null || token.email === row.email) return row.email;
+  await db.updateTable('users').set({ email: token.email, last_seen_at: now, updated_at: now }).where('id', '=', token.subject).execute();
+  return token.email;
+}
+
+/** A login session's last sighting is due, or lies before a "sign out everywhere" the session has outlived. */
+function isSessionSightingDue(userId: string, row: PrincipalRow, now: Date): boolean {
+  const seen = row.session_last_seen_at;
+  if (seen === null || isSightingDue(userId, seen, now)) return true;
+  return row.tokens_valid_after !== null && seen <= row.tokens_valid_after;
 }
 
 /**
- * Records the login session: inserted when new (first IP and user agent), its last sighting
- * moved when due (as the user's). Also moved when it lies before a "sign out everywhere" the
- * session has outlived (a token issued since), so lists can tell ended sessions by their last
- * sighting. The conflict guard keeps concurrent requests from writing twice.
+ * Records a sighting in one statement (one commit, one change notice, one cache reload): the
+ * user's `last_seen_at`, and the login session, inserted when new (first IP and user agent) or
+ * its last sighting moved (also when it lies before a "sign out everywhere" the session has
+ * outlived, so lists can tell ended sessions by their last sighting). The guards keep concurrent
+ * requests from writing twice. Committed without waiting for the WAL flush (`synchronous_commit`
+ * off for this transaction alone): a crash may forget the last minute's sightings, which the next
+ * request records again, while every commit that notifies holds PostgreSQL's database-wide notify
+ * lock for as long as its flush takes (the soak, bench/README.md).
  */
-async function touchLoginSession(db: Kysely<Tables>, userId: string, sessionId: string, row: PrincipalRow, client: ClientContext, now: Date): Promise<void> {
+async function recordSighting(
+  db: Kysely<Tables>,
+  userId: string,
+  sessionId: string,
+  what: { user: boolean; session: boolean },
+  tokensValidAfter: Date | null,
+  client: ClientContext,
+  now: Date,
+): Promise<void> {
   const staleBefore = new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS);
-  const seen = row.session_last_seen_at;
-  const outlivedSignOut = seen !== null && row.tokens_valid_after !== null && seen <= row.tokens_valid_after;
-  if (seen !== null && !isSightingDue(userId, seen, now) && !outlivedSignOut) return;
+  const asynchronous = sql`async AS (SELECT set_config('synchronous_commit', 'off', true))`;
+  const userSighting = sql`
+    UPDATE users SET last_seen_at = ${now}
+     WHERE id = ${userId} AND (last_seen_at IS NULL OR last_seen_at < ${staleBefore})`;
+  if (!what.session) {
+    await sql`WITH ${asynchronous} ${userSighting} AND EXISTS (SELECT 1 FROM async)`.execute(db);
+    return;
+  }
+  const seenUser = what.user ? sql`, seen_user AS (${userSighting} RETURNING 1)` : sql``;
   await sql`
+    WITH ${asynchronous}${seenUser}
     INSERT INTO login_sessions AS ls (user_id, session_id, first_seen_at, last_seen_at, first_ip, last_ip, user_agent)
-    VALUES (${userId}, ${sessionId}, ${now}, ${now}, ${client.ip}, ${client.ip}, ${client.userAgent})
+    SELECT ${userId}::uuid, ${sessionId}::text, ${now}::timestamptz, ${now}::timestamptz, ${client.ip}::text, ${client.ip}::text, ${client.userAgent}::text FROM async
     ON CONFLICT (user_id, session_id) DO UPDATE
        SET last_seen_at = excluded.last_seen_at, last_ip = excluded.last_ip, user_agent = COALESCE(excluded.user_agent, ls.user_agent)
-     WHERE ls.last_seen_at < ${staleBefore} OR ls.last_seen_at <= ${row.tokens_valid_after}::timestamptz`.execute(db);
+     WHERE ls.last_seen_at < ${staleBefore} OR ls.last_seen_at <= ${tokensValidAfter}::timestamptz`.execute(db);
 }
 
 /**
@@ -202,8 +215,12 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
     created = true;
   }
   if (row.status === 'active' && !isSignedOut(token, row)) {
-    if (!created) row = { ...row, email: await touchActiveUser(db, token, row, now) };
-    await touchLoginSession(db, token.subject, sessionId, row, client, now);
+    const email = created ? row.email : await followEmail(db, token, row, now);
+    // A new user row, or an email just followed, carries this sighting already.
+    const user = !created && email === row.email && (row.last_seen_at === null || isSightingDue(token.subject, row.last_seen_at, now));
+    const session = isSessionSightingDue(token.subject, row, now);
+    if (user || session) await recordSighting(db, token.subject, sessionId, { user, session }, row.tokens_valid_after, client, now);
+    row = { ...row, email };
   }
   return {
     userId: token.subject,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, ListenHandlers } from '../../src/db/database.js';
+import { sightingIntervalMs } from '../../src/kernel/principal.js';
 import { USER_CHANGE_CHANNEL, UserChanges } from '../../src/kernel/user-cache.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { signToken } from '../helpers/tokens.js';
@@ -38,6 +39,30 @@ describe('user change notices (migration 0032)', () => {
     await eventually(() => expect(heard).toContain(marker));
     return heard.filter((payload) => payload !== marker);
   }
+
+  it('records a due sighting of the user and its session in one commit: one notice, both rows moved', async () => {
+    const user = await createUser(app.db);
+    const me = () => app.request({ method: 'GET', url: '/v1/me', token: user.token });
+    expect((await me()).statusCode).toBe(200);
+    const due = new Date(Date.now() - sightingIntervalMs(user.id) - 1_000);
+    // Through noticesOf, so these writes' own notices are heard before the request's are counted.
+    const makeDue = () => noticesOf(async () => {
+      await app.db.updateTable('users').set({ last_seen_at: due }).where('id', '=', user.id).execute();
+      await app.db.updateTable('login_sessions').set({ last_seen_at: due }).where('user_id', '=', user.id).execute();
+    });
+    await makeDue();
+    expect((await me()).statusCode).toBe(200);
+
+    // Two commits would be two notices (identical ones are merged only within a transaction).
+    const before = Date.now();
+    expect(await noticesOf(async () => expect((await me()).statusCode).toBe(200))).toEqual([]);
+    await makeDue();
+    expect(await noticesOf(async () => expect((await me()).statusCode).toBe(200))).toEqual([user.id]);
+    const userRow = await app.db.selectFrom('users').select('last_seen_at').where('id', '=', user.id).executeTakeFirstOrThrow();
+    const sessionRow = await app.db.selectFrom('login_sessions').select('last_seen_at').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect(userRow.last_seen_at!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+    expect(sessionRow.last_seen_at.getTime()).toBe(userRow.last_seen_at!.getTime());
+  });
 
   it('names the user on every change to what the principal and the profile read, and nobody on a write that changes nothing', async () => {
     const user = await createUser(app.db, ['users.read']);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sightingIntervalMs } from '../../src/kernel/principal.js';
-import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { signToken } from '../helpers/tokens.js';
 
@@ -233,15 +233,19 @@ describe('DELETE /v1/me/sessions/{sessionId}', () => {
     expect(response.json()).toEqual(schemaError({ path: ['sessionId'] }));
   });
 
-  it('reaches a second instance on the same database from its next request', async () => {
+  it('reaches a second instance on the same database within a second', async () => {
     const other = await startTestApp({ database: await t.testDatabase!.openAnother() });
     try {
       const { laptop, phone } = await playerWithTwoSessions();
       expect((await other.request({ method: 'GET', url: '/v1/me', token: laptop.token })).statusCode).toBe(200);
       expect((await revoke(phone.token, laptop.id)).statusCode).toBe(204);
-      const refused = await other.request({ method: 'GET', url: '/v1/me', token: laptop.token });
-      expect(refused.statusCode).toBe(401);
-      expect(refused.json()).toEqual({ error: 'invalid_token' });
+      // The other instance answers from memory until the revocation's notice reaches it over its
+      // listener (docs/decisions.md: the window a request in flight at the commit has anyway).
+      await eventually(async () => {
+        const refused = await other.request({ method: 'GET', url: '/v1/me', token: laptop.token });
+        expect(refused.statusCode).toBe(401);
+        expect(refused.json()).toEqual({ error: 'invalid_token' });
+      }, 1_000);
       expect((await other.request({ method: 'GET', url: '/v1/me', token: phone.token })).statusCode).toBe(200);
     } finally {
       await other.close();
