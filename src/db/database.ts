@@ -189,7 +189,7 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
     kind: 'postgres',
     db,
     async listen(channel, handlers, options = {}) {
-      const listener = new PgListener(connectionString, channel, handlers);
+      const listener = new PgListener(connectionString, channel, handlers, connectTimeoutMs);
       listeners.push(listener);
       await listener.start();
       // Heard twice then (at commit and from the listener): subscribers must be idempotent.

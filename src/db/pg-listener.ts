@@ -17,6 +17,8 @@ export class PgListener {
     private readonly connectionString: string,
     private readonly channel: string,
     private readonly handlers: ListenHandlers,
+    /** As the pool's: a database that accepts and never answers must not hold a start or a reconnect forever. */
+    private readonly connectTimeoutMs: number,
   ) {}
 
   async start(): Promise<void> {
@@ -24,7 +26,9 @@ export class PgListener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    // keepAlive: a listener whose connection died without a word (a dropped route, a failover)
+    // would otherwise wait forever and hear nothing; the socket's probes end it and it reconnects.
+    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true });
     client.on('notification', (message) => {
       if (message.channel === this.channel) this.handlers.onMessage(message.payload ?? '');
     });
