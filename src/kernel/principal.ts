@@ -136,9 +136,12 @@ function loadPrincipalRow(db: Kysely<Tables>, cache: PrincipalRows | undefined, 
   return cache === undefined ? read() : cache.through(userId, sessionId, read, (row) => row.grants_change_at);
 }
 
-/** The guards in the UPDATEs below stay at the plain minute: they only keep concurrent requests from writing twice. */
-function isSightingDue(userId: string, seen: Date, now: Date): boolean {
-  return now.getTime() - seen.getTime() >= sightingIntervalMs(userId);
+/**
+ * `interval` is the user's sightingIntervalMs, worked out once per request. The guards in the
+ * UPDATEs below stay at the plain minute: they only keep concurrent requests from writing twice.
+ */
+function isSightingDue(seen: Date, now: Date, interval: number): boolean {
+  return now.getTime() - seen.getTime() >= interval;
 }
 
 /** The email follows the identity provider's (with a sighting); returns the email now stored. */
@@ -149,9 +152,9 @@ async function followEmail(db: Kysely<Tables>, token: VerifiedToken, row: Princi
 }
 
 /** A login session's last sighting is due, or lies before a "sign out everywhere" the session has outlived. */
-function isSessionSightingDue(userId: string, row: PrincipalRow, now: Date): boolean {
+function isSessionSightingDue(row: PrincipalRow, now: Date, interval: number): boolean {
   const seen = row.session_last_seen_at;
-  if (seen === null || isSightingDue(userId, seen, now)) return true;
+  if (seen === null || isSightingDue(seen, now, interval)) return true;
   return row.tokens_valid_after !== null && seen <= row.tokens_valid_after;
 }
 
@@ -217,8 +220,9 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
   if (row.status === 'active' && !isSignedOut(token, row)) {
     const email = created ? row.email : await followEmail(db, token, row, now);
     // A new user row, or an email just followed, carries this sighting already.
-    const user = !created && email === row.email && (row.last_seen_at === null || isSightingDue(token.subject, row.last_seen_at, now));
-    const session = isSessionSightingDue(token.subject, row, now);
+    const interval = sightingIntervalMs(token.subject);
+    const user = !created && email === row.email && (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval));
+    const session = isSessionSightingDue(row, now, interval);
     if (user || session) await recordSighting(db, token.subject, sessionId, { user, session }, row.tokens_valid_after, client, now);
     row = { ...row, email };
   }
