@@ -205,6 +205,25 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     });
 
+    it('audits racing edits as a chain: each one\'s before is the previous one\'s after', async () => {
+      const row = await created({ reward_credits: 0 });
+      const values = Array.from({ length: 12 }, (_, i) => 100 + i);
+      const responses = await Promise.all(values.map((reward_credits) => call(t, editor, 'PATCH', `${BASE}/${row.id}`, { reward_credits })));
+      expect(responses.map((response) => response.statusCode)).toEqual(values.map(() => 204));
+      const audits = await t.db.selectFrom('audit_log').select(['summary', 'created_at', 'id'])
+        .where('target_id', '=', row.id).where('action', '=', 'catalog.achievement.update').execute();
+      expect(audits).toHaveLength(values.length);
+      // Walk the chain from the stored 0: every edit saw the one before it, none saw a stale row.
+      const byBefore = new Map(audits.map(({ summary }) => [(summary as { before: { reward_credits: number } }).before.reward_credits, summary]));
+      let current = 0;
+      for (let step = 0; step < values.length; step += 1) {
+        const next = byBefore.get(current) as { after: { reward_credits: number } } | undefined;
+        expect(next, `an edit whose before is ${current}`).toBeDefined();
+        current = next!.after.reward_credits;
+      }
+      expect((await achievementRow(t.db, row.id))?.reward_credits).toBe(current);
+    });
+
     it('answers 404 not_found for an unknown id, storing nothing', async () => {
       await expectRefusal(t, () => call(t, editor, 'PATCH', `${BASE}/${randomUUID()}`, { name: 'x' }), 404, { error: 'not_found' });
     });

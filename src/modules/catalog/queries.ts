@@ -35,11 +35,6 @@ export function findAchievement(db: Kysely<Tables>, id: string): Promise<Achieve
   return db.selectFrom('catalog_achievements').select(ACHIEVEMENT_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-/** The row locked for the rest of the transaction, so concurrent edits queue up. */
-export function lockAchievement(trx: Kysely<Tables>, id: string): Promise<AchievementView | undefined> {
-  return trx.selectFrom('catalog_achievements').select(ACHIEVEMENT_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
-}
-
 export function insertAchievement(trx: Kysely<Tables>, input: CreateAchievementInput, actorId: string): Promise<AchievementView> {
   return trx
     .insertInto('catalog_achievements')
@@ -56,12 +51,6 @@ export function insertAchievement(trx: Kysely<Tables>, input: CreateAchievementI
     })
     .returning(ACHIEVEMENT_COLUMNS)
     .executeTakeFirstOrThrow();
-}
-
-export type AchievementChanges = Partial<Pick<AchievementView, 'name' | 'description' | 'icon_path' | 'reward_credits' | 'is_active' | 'sort_order'>>;
-
-export async function updateAchievement(trx: Kysely<Tables>, id: string, changes: AchievementChanges, actorId: string): Promise<void> {
-  await trx.updateTable('catalog_achievements').set({ ...changes, updated_by: actorId, updated_at: new Date() }).where('id', '=', id).execute();
 }
 
 export function deleteAchievement(trx: Kysely<Tables>, id: string): Promise<AchievementView | undefined> {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
+import { editAudited } from '../../kernel/audited-edit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { isUniqueViolation } from '../../kernel/sql-errors.js';
@@ -10,12 +11,9 @@ import {
   findAchievement,
   insertAchievement,
   listAchievements,
-  lockAchievement,
   lockReferralRules,
   readReferralRules,
   saveReferralRules,
-  updateAchievement,
-  type AchievementChanges,
   type ReferralRulesValues,
 } from './queries.js';
 import {
@@ -79,14 +77,16 @@ export class AchievementsService {
 
   /** Operation 1: omitted fields keep their value; `null` clears description and icon_path. */
   async update(actor: Actor, id: string, input: UpdateAchievementInput): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const current = await lockAchievement(trx, id);
-      if (current === undefined) throw notFound();
-      const { before, after, changed } = diff<AchievementView, (typeof ACHIEVEMENT_FIELDS)[number]>(current, input, ACHIEVEMENT_FIELDS);
-      if (!changed) return;
-      await updateAchievement(trx, id, after as AchievementChanges, actor.userId);
-      await recordAudit(trx, actor, { action: 'catalog.achievement.update', targetType: 'achievement', targetId: id, before, after, extra: { key: current.key } });
+    const outcome = await editAudited(this.db, actor, {
+      table: 'catalog_achievements',
+      id,
+      fields: ACHIEVEMENT_FIELDS,
+      wanted: input,
+      stamp: { updated_by: actor.userId, updated_at: new Date() },
+      summaryColumns: ['key'],
+      audit: { action: 'catalog.achievement.update', targetType: 'achievement' },
     });
+    if (outcome === 'missing') throw notFound();
   }
 
   async delete(actor: Actor, id: string, reason: string | undefined): Promise<void> {
