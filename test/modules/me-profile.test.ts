@@ -38,6 +38,18 @@ describe('PATCH /v1/me', () => {
     expect((await patch(user, { locale: null })).json()).toMatchObject({ display_name: 'Ada L.', locale: null, timezone: 'Europe/Vienna' });
   });
 
+  it.each([
+    ['own columns alone', { display_name: 'Grace', timezone: 'Europe/Berlin' }],
+    ['own columns with a marketing change', { display_name: 'Grace', marketing_opt_in: false }],
+  ])('answers, after a change of %s, exactly the profile GET /v1/me shows next', async (_name, payload) => {
+    const user = await createUser(t.db);
+    await t.db.insertInto('email_suppressions').values({ email: `${user.id}@other.test`, reason: 'unsubscribed', source: 'profile', message_id: null }).execute();
+    const response = await patch(user, payload);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ ...payload, id: user.id, status: 'active' });
+    expect(response.json()).toEqual((await me(user)).json());
+  });
+
   it('marketing_opt_in false suppresses the address, true lifts it; an unsubscribe link shows in the profile', async () => {
     const user = await createUser(t.db);
     expect((await patch(user, { marketing_opt_in: false })).json()).toMatchObject({ marketing_opt_in: false });

@@ -4,7 +4,7 @@ import { invalidState, notFound } from '../../kernel/errors.js';
 import type { UserCache } from '../../kernel/user-cache.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../storage/avatars.js';
-import { findProfile } from './queries.js';
+import { findProfile, lockUserEmail, updateProfileColumns } from './queries.js';
 import type { ProfileView, UpdateProfileInput } from './schemas.js';
 import '../email/tables.js';
 
@@ -34,17 +34,31 @@ export class ProfileService {
   async get(userId: string): Promise<ProfileView> {
     const profile = await this.rows.through(userId, PROFILE, () => findProfile(this.db, userId));
     if (profile === undefined) throw notFound();
-    const { avatar_key: avatarKey, ...view } = profile;
-    return { ...view, avatar_url: await avatarUrl(this.storage, avatarKey, this.clock()) };
+    return this.#view(profile);
   }
 
+  /** The avatar URL is signed on each answer, never stored or cached. */
+  async #view({ avatar_key: avatarKey, ...profile }: ProfileRow): Promise<ProfileView> {
+    return { ...profile, avatar_url: await avatarUrl(this.storage, avatarKey, this.clock()) };
+  }
+
+  /**
+   * A change of the player's own columns alone is one statement whose RETURNING is the answer: no
+   * transaction, no read after it. A marketing change also writes the suppression list, so it
+   * runs in a transaction with the user row locked.
+   */
   async update(userId: string, input: UpdateProfileInput): Promise<ProfileView> {
+    const { marketing_opt_in: marketing, ...columns } = input;
+    if (marketing === undefined) {
+      const updated = await updateProfileColumns(this.db, userId, columns, this.clock());
+      if (updated === undefined) throw notFound();
+      return this.#view(updated);
+    }
     await this.db.transaction().execute(async (trx) => {
-      const user = await trx.selectFrom('users').select(['email']).where('id', '=', userId).forUpdate().executeTakeFirst();
+      const user = await lockUserEmail(trx, userId);
       if (user === undefined) throw notFound();
-      if (input.marketing_opt_in !== undefined) await this.#setMarketing(trx, user.email, input.marketing_opt_in);
-      const { marketing_opt_in: _marketing, ...columns } = input;
-      await trx.updateTable('users').set({ ...columns, profile_updated_at: this.clock(), updated_at: this.clock() }).where('id', '=', userId).execute();
+      await this.#setMarketing(trx, user.email, marketing);
+      await updateProfileColumns(trx, userId, columns, this.clock());
     });
     return this.get(userId);
   }
