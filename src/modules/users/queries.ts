@@ -3,7 +3,8 @@ import type { Tables } from '../../db/tables.js';
 import { balanceOf } from '../credits/ledger.js';
 import { countRows, offsetOf } from '../../kernel/pagination.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
-import { LIVE_SUBSCRIPTION_STATUSES, matchesSegment } from './segment.js';
+import { LIVE_SUBSCRIPTION_STATUSES, USER_SEGMENT_FIELDS, matchesSegment, type UserSegment } from './segment.js';
+import './tables.js';
 
 const OWNER_ROLE_KEY = 'owner';
 const RECENT_AUDIT_LIMIT = 20;
@@ -54,9 +55,20 @@ export async function listUsers(db: Kysely<Tables>, query: ListUsersQuery): Prom
       .limit(query.per_page)
       .offset(offsetOf(query))
       .execute(),
-    countRows(filtered),
+    isWholeList(query) ? countAllUsers(db) : countRows(filtered),
   ]);
   return { rows: rows as UserSummary[], total };
+}
+
+/** No filter at all: the list is every user, staff consoles' first page. */
+function isWholeList(segment: UserSegment): boolean {
+  return USER_SEGMENT_FIELDS.every((field) => segment[field] === undefined);
+}
+
+/** Every user, counted by migration 0039's triggers: a sum of 16 rows instead of a scan of all users. */
+async function countAllUsers(db: Kysely<Tables>): Promise<number> {
+  const row = await db.selectFrom('user_count_slots').select(sql<number>`coalesce(sum(users), 0)::int`.as('n')).executeTakeFirstOrThrow();
+  return row.n;
 }
 
 export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<UserDetail | undefined> {

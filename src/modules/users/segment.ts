@@ -42,6 +42,8 @@ export const userSegmentQueryFields = {
 };
 
 export type UserSegment = z.infer<typeof userSegmentBody>;
+/** Every field of a segment: a segment with none of them set is every user. */
+export const USER_SEGMENT_FIELDS = Object.keys(userSegmentBody.shape) as (keyof UserSegment)[];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
