@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { runToCompletion } from './child-process.js';
@@ -17,6 +18,7 @@ import {
   MAX_ERROR_RATE, MAX_RSS_DRIFT, type CpuCores, type PhaseRecord,
 } from './soak-report.js';
 import { percentiles, rssStats, summarize, Tally } from './soak-stats.js';
+import { alignProbe, probeText, readProbe, typicalSecond, type ServiceSecond } from './soak-probe.js';
 import { sourceState } from './source-state.js';
 import { prepareService } from './startup.js';
 import { newJwtSecret } from './tokens.js';
@@ -46,11 +48,13 @@ interface SoakOptions {
   without: string[];
   /** On a PostgreSQL server with autovacuum off, do not stand in for it (measure the server as configured). */
   noVacuum: boolean;
+  /** Load bench/service-probe.mjs into the service: its own per-second view beside the generator's. */
+  probe: boolean;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once]
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the measured maximum (default 0.7)
@@ -62,6 +66,8 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--
   --no-vacuum       on a PostgreSQL server with autovacuum off, do not vacuum/analyze in its place
   --without a,b     leave the requests whose name contains one of these out of the mix (diagnosis)
   --crowd-at-once   sign the 1,000 players in at once (as the bench) instead of over a minute
+  --probe           have the service record each second itself (its requests' p99, event-loop delay,
+                    GC), shown beside the worst seconds and kept in the results (diagnosis)
 
 Environment: BENCH_DATABASE_URL (PostgreSQL server; unset: the embedded database), BENCH_REDIS_URL (optional).`;
 
@@ -77,6 +83,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       'warmup-seconds': { type: 'string', default: '30' },
       'skip-build': { type: 'boolean', default: false },
       'no-vacuum': { type: 'boolean', default: false },
+      probe: { type: 'boolean', default: false },
       without: { type: 'string' },
       'crowd-at-once': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -103,6 +110,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     warmupSeconds: positive('warmup-seconds', values['warmup-seconds']),
     skipBuild: values['skip-build'],
     noVacuum: values['no-vacuum'],
+    probe: values.probe,
     crowdAtOnce: values['crowd-at-once'],
     without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
@@ -185,6 +193,8 @@ interface SecondSummary {
   maxMs: number;
   /** The slowest request's kind. */
   slowest: string;
+  /** The same second inside the service (`--probe`). */
+  service?: ServiceSecond | null;
 }
 
 /** What a second of the run keeps: latencies only (numbers, not results: a soak sees a million or more). */
@@ -217,7 +227,7 @@ function perSecond(kinds: MixKind[], seconds: SecondTally[]): SecondSummary[] {
 
 async function soakAtRate(
   driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePid: number, cpu: CpuMeter,
-): Promise<{ phases: PhaseRecord[]; seconds: SecondSummary[] }> {
+): Promise<{ phases: PhaseRecord[]; seconds: SecondSummary[]; originEpochMs: number }> {
   const phases: PhaseRecord[] = [{ label: 'warm-up', fromSecond: 0, toSecond: options.warmupSeconds, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null }];
   for (let minute = 1; minute <= options.minutes; minute += 1) {
     const fromSecond = options.warmupSeconds + (minute - 1) * 60;
@@ -226,6 +236,7 @@ async function soakAtRate(
   const totalSeconds = phases[phases.length - 1]!.toSecond;
   const bySecond: SecondTally[] = Array.from({ length: Math.ceil(totalSeconds) }, () => ({ latencies: [], errors: 0, maxMs: 0, slowestKind: 0 }));
   const origin = performance.now();
+  const originEpochMs = Date.now();
   const phaseAt = (second: number) => phases.find((phase) => second < phase.toSecond) ?? phases[phases.length - 1]!;
 
   const sampleRss = () => {
@@ -279,7 +290,7 @@ async function soakAtRate(
   for (const timer of printTimers) clearTimeout(timer);
   for (const phase of phases) printLine(phase);
   await (await window).end();
-  return { phases, seconds: perSecond(kinds, bySecond) };
+  return { phases, seconds: perSecond(kinds, bySecond), originEpochMs };
 }
 
 async function main(): Promise<number> {
@@ -297,8 +308,10 @@ async function main(): Promise<number> {
   const database = await openDatabase(options.databaseUrl);
   log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`);
   const jwtSecret = newJwtSecret();
+  const probeFile = options.probe ? join(database.dataDir, 'service-probe.jsonl') : undefined;
   const prepared = await prepareService(database, {
     dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
+    ...(probeFile === undefined ? {} : { probeFile }),
   }, FULL_SIZES, log);
   const { service } = prepared;
   const context = await makeContext(service.baseUrl, FULL_SIZES, jwtSecret);
@@ -330,7 +343,11 @@ async function main(): Promise<number> {
     log(`maximum: ${maxRate.requestsPerSecond.toFixed(0)} requests/s with the expected status`);
   }
   const rate = options.rate ?? Math.round(options.share * maxRate!.requestsPerSecond);
-  const { phases, seconds } = await soakAtRate(driver, kinds, options, rate, service.pid, cpu);
+  const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, service.pid, cpu);
+  if (probeFile !== undefined) {
+    const serviceSeconds = alignProbe(readProbe(probeFile), originEpochMs, seconds.length);
+    seconds.forEach((second, k) => { second.service = serviceSeconds[k] ?? null; });
+  }
   const vacuumRounds: VacuumRound[] = (await vacuum?.stop()) ?? [];
   await cpu.close();
 
@@ -357,7 +374,11 @@ async function main(): Promise<number> {
   log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${maxRate === undefined ? ' (fixed by --rate)' : ` (${Math.round(options.share * 100)} % of ${maxRate.requestsPerSecond.toFixed(0)})`} for ${options.minutes} minute(s); peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM)`);
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
   log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
-    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}`).join(', '));
+    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}`).join(', '));
+  const typical = typicalSecond(seconds.slice(options.warmupSeconds));
+  if (typical !== null) {
+    log(`a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`);
+  }
   if (vacuum?.active) {
     const seconds = vacuumRounds.reduce((sum, round) => sum + round.seconds, 0);
     const tables = [...new Set(vacuumRounds.flatMap((round) => round.vacuumed))];
@@ -384,6 +405,7 @@ async function main(): Promise<number> {
     settings: {
       without: options.without,
       crowdAtOnce: options.crowdAtOnce,
+      probe: options.probe,
       share: options.share, rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
       closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
       openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
@@ -395,6 +417,7 @@ async function main(): Promise<number> {
     rssSamplesMb: phases.map((phase) => ({ label: phase.label, samples: phase.rssMb.map((mb) => Math.round(mb * 10) / 10) })),
     soak,
     rssDrift: drift,
+    typicalSecond: typical,
     verdict: { passed, checks },
     peakRssMb,
     serviceLogLines,
