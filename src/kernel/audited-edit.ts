@@ -41,8 +41,9 @@ export async function editAudited<Field extends string>(
   const value = (field: Field) => sql.val(edit.wanted[field]);
 
   // jsonb of the fields whose stored value differs from the new one (`before` or `after` side).
-  const picture = (side: (column: string) => RawBuilder<unknown>) =>
-    sql.join(sent.map((field) => sql`CASE WHEN ${stored(field)} IS DISTINCT FROM ${edited(field)} THEN jsonb_build_object(${sql.lit(field)}, ${side(field)}) ELSE '{}'::jsonb END`), sql` || `);
+  const picture = (side: (column: string) => RawBuilder<unknown>) => (sent.length === 0
+    ? sql`'{}'::jsonb`
+    : sql.join(sent.map((field) => sql`CASE WHEN ${stored(field)} IS DISTINCT FROM ${edited(field)} THEN jsonb_build_object(${sql.lit(field)}, ${side(field)}) ELSE '{}'::jsonb END`), sql` || `));
   const summaryExtra = summaryColumns.length === 0
     ? sql`'{}'::jsonb`
     : sql`jsonb_build_object(${sql.join(summaryColumns.map((column) => sql`${sql.lit(column)}, ${stored(column)}`))})`;
@@ -62,8 +63,7 @@ export async function editAudited<Field extends string>(
       UPDATE ${table} AS edited_row SET ${sql.join(assignments)}
       FROM stored
       WHERE edited_row.id = stored.id AND (${anyDifference})
-      RETURNING ${sent.length === 0 ? sql`'{}'::jsonb` : picture(stored)} AS before,
-        ${sent.length === 0 ? sql`'{}'::jsonb` : picture(edited)} AS after,
+      RETURNING ${picture(stored)} AS before, ${picture(edited)} AS after,
         ${summaryExtra} AS extra
     ), audited AS (
       INSERT INTO audit_log (actor_id, action, target_type, target_id, request_id, ip, user_agent, reason, summary)
