@@ -1,10 +1,9 @@
-import { Agent, request as httpRequest } from 'node:http';
 import type autocannon from 'autocannon';
+import { Http1Pool, type Answer } from './http1-pool.js';
 import { REQUEST_TIMEOUT_SECONDS } from './load.js';
 import { mixRound, type MixKind } from './soak-mix.js';
 
-/** An answer's status, or why there was none. */
-export type Answer = number | 'socket error' | 'timeout';
+export type { Answer } from './http1-pool.js';
 
 export interface RequestResult {
   /** Index into the mix's kinds. */
@@ -51,7 +50,7 @@ class MixSource {
 }
 
 /**
- * Sends the soak's mix over keep-alive node:http connections, either as fast as a fixed number
+ * Sends the soak's mix over keep-alive HTTP/1.1 connections (`Http1Pool`), either as fast as a fixed number
  * of connections allows (closed loop: the maximum rate) or at a fixed rate whatever the answers
  * take (open loop: the soak). One source for both, so the rate measured is the rate driven.
  */
@@ -75,18 +74,18 @@ export class MixDriver {
 
   /** `connections` requests in flight at all times for `seconds`; resolves with the seconds it took. */
   async closedLoop(connections: number, seconds: number, onResult: OnResult): Promise<number> {
-    const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+    const pool = new Http1Pool(this.#host, this.#port, connections);
     const started = performance.now();
     const endAt = started + seconds * 1_000;
     const worker = async () => {
       while (!this.#stopped && performance.now() < endAt) {
         const { kind, params } = this.#source.next();
         const dueAt = performance.now();
-        await new Promise<void>((resolve) => this.#send(agent, kind, params, dueAt, 0, (result) => { onResult(result); resolve(); }));
+        await new Promise<void>((resolve) => this.#send(pool, kind, params, dueAt, 0, (result) => { onResult(result); resolve(); }));
       }
     };
     await Promise.all(Array.from({ length: connections }, worker));
-    agent.destroy();
+    pool.destroy();
     return (performance.now() - started) / 1_000;
   }
 
@@ -96,7 +95,7 @@ export class MixDriver {
    * `origin`: when the schedule starts (`performance.now()` clock), so the caller's clock is the same.
    */
   openLoop(rate: number, seconds: number, onResult: OnResult, origin = performance.now()): Promise<{ scheduled: number; sent: number }> {
-    const agent = new Agent({ keepAlive: true, maxSockets: OPEN_LOOP_MAX_SOCKETS, maxFreeSockets: OPEN_LOOP_MAX_SOCKETS, scheduling: 'lifo' });
+    const pool = new Http1Pool(this.#host, this.#port, OPEN_LOOP_MAX_SOCKETS);
     const intervalMs = 1_000 / rate;
     const total = Math.round(rate * seconds);
     const started = origin;
@@ -106,7 +105,7 @@ export class MixDriver {
     return new Promise((resolve) => {
       const finishIfDone = () => {
         if (scheduling || inFlight > 0) return;
-        agent.destroy();
+        pool.destroy();
         resolve({ scheduled: total, sent });
       };
       const done = (result: RequestResult) => {
@@ -122,7 +121,7 @@ export class MixDriver {
           const { kind, params } = this.#source.next();
           inFlight += 1;
           sent += 1;
-          this.#send(agent, kind, params, dueAt, now - dueAt, done);
+          this.#send(pool, kind, params, dueAt, now - dueAt, done);
         }
         if (sent < total && !this.#stopped) {
           setTimeout(tick, Math.max(0, started + sent * intervalMs - performance.now()));
@@ -135,27 +134,8 @@ export class MixDriver {
     });
   }
 
-  #send(agent: Agent, kind: number, params: autocannon.RequestParams, dueAt: number, lagMs: number, done: (result: RequestResult) => void): void {
-    let finished = false;
-    const finish = (answer: Answer) => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      done({ kind, answer, latencyMs: performance.now() - dueAt, dueAt, lagMs });
-    };
-    const body = params.body;
-    const headers = body === undefined ? params.headers : { ...params.headers, 'content-length': String(Buffer.byteLength(body)) };
-    const request = httpRequest({ host: this.#host, port: this.#port, method: params.method, path: params.path, headers, agent }, (response) => {
-      response.on('end', () => finish(response.statusCode ?? 0));
-      response.on('error', () => finish('socket error'));
-      response.resume();
-    });
-    request.on('error', () => finish('socket error'));
+  #send(pool: Http1Pool, kind: number, params: autocannon.RequestParams, dueAt: number, lagMs: number, done: (result: RequestResult) => void): void {
     // Counted from when it was due, like the latency: a request stuck behind busy connections times out too.
-    const timer = setTimeout(() => {
-      finish('timeout');
-      request.destroy();
-    }, Math.max(0, TIMEOUT_MS - (performance.now() - dueAt)));
-    request.end(body);
+    pool.request(params, dueAt + TIMEOUT_MS, (answer: Answer) => done({ kind, answer, latencyMs: performance.now() - dueAt, dueAt, lagMs }));
   }
 }
