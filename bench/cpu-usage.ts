@@ -62,11 +62,15 @@ async function backendCpu(client: pg.Client, database: string): Promise<Map<numb
   return usage;
 }
 
+const summedCpuMs = (pids: readonly number[], fallback: readonly number[]) =>
+  pids.reduce((sum, pid, i) => sum + (processCpuMs(pid) ?? fallback[i] ?? 0), 0);
+
 /**
- * `servicePid`: the process answering (the service, or the baseline server). `databaseUrl` unset:
- * no separate database (the embedded one shows in the service process itself).
+ * `servicePids`: the processes answering (the service's instances, or the baseline server), summed.
+ * `databaseUrl` unset: no separate database (the embedded one shows in the service process itself).
  */
-export async function createCpuMeter(servicePid: number, databaseUrl: string | undefined): Promise<CpuMeter> {
+export async function createCpuMeter(servicePids: number | readonly number[], databaseUrl: string | undefined): Promise<CpuMeter> {
+  const pids = typeof servicePids === 'number' ? [servicePids] : servicePids;
   let client: pg.Client | undefined;
   let database = '';
   if (databaseUrl !== undefined) {
@@ -79,11 +83,13 @@ export async function createCpuMeter(servicePid: number, databaseUrl: string | u
   return {
     async window() {
       const ownStart = process.cpuUsage();
-      const serviceStart = processCpuMs(servicePid) ?? 0;
+      const startMs = pids.map((pid) => processCpuMs(pid) ?? 0);
+      const serviceStart = startMs.reduce((sum, ms) => sum + ms, 0);
       const backendsStart = client === undefined ? undefined : await backendCpu(client, database);
       return {
         async end() {
-          const serviceMs = (processCpuMs(servicePid) ?? serviceStart) - serviceStart;
+          // A process gone meanwhile counts as having used nothing more.
+          const serviceMs = summedCpuMs(pids, startMs) - serviceStart;
           const own = process.cpuUsage(ownStart);
           const loadGeneratorMs = (own.user + own.system) / 1_000;
           if (client === undefined || backendsStart === undefined) return { serviceMs, databaseMs: null, loadGeneratorMs };

@@ -24,7 +24,7 @@ export interface RequestResult {
 export type OnResult = (result: RequestResult) => void;
 
 const TIMEOUT_MS = REQUEST_TIMEOUT_SECONDS * 1_000;
-/** Open loop: at most this many connections; past it requests wait for one (and the wait counts). */
+/** Open loop: at most this many connections to each instance; past it requests wait for one (and the wait counts). */
 export const OPEN_LOOP_MAX_SOCKETS = 256;
 
 /** Walks the mix: one round of weighted slots after another; each kind numbers its own requests. */
@@ -55,16 +55,28 @@ class MixSource {
  * take (open loop: the soak). One source for both, so the rate measured is the rate driven.
  */
 export class MixDriver {
-  readonly #host: string;
-  readonly #port: number;
+  readonly #servers: { host: string; port: number }[];
   readonly #source: MixSource;
   #stopped = false;
 
-  constructor(baseUrl: string, kinds: MixKind[]) {
-    const url = new URL(baseUrl);
-    this.#host = url.hostname;
-    this.#port = Number(url.port);
+  /** `baseUrls`: the service's instances; requests go to each in turn, as a round-robin load balancer sends them. */
+  constructor(baseUrls: readonly string[], kinds: MixKind[]) {
+    if (baseUrls.length === 0) throw new Error('MixDriver: no server to send to');
+    this.#servers = baseUrls.map((baseUrl) => {
+      const url = new URL(baseUrl);
+      return { host: url.hostname, port: Number(url.port) };
+    });
     this.#source = new MixSource(kinds);
+  }
+
+  /** One pool of up to `maxConnections` per instance, taken in turn. */
+  #pools(maxConnections: number): { next(): Http1Pool; destroy(): void } {
+    const pools = this.#servers.map(({ host, port }) => new Http1Pool(host, port, maxConnections));
+    let turn = 0;
+    return {
+      next: () => pools[turn++ % pools.length]!,
+      destroy: () => pools.forEach((pool) => pool.destroy()),
+    };
   }
 
   /** Ends the current run early (Ctrl-C): no new requests; the promise settles once those in flight end. */
@@ -74,18 +86,18 @@ export class MixDriver {
 
   /** `connections` requests in flight at all times for `seconds`; resolves with the seconds it took. */
   async closedLoop(connections: number, seconds: number, onResult: OnResult): Promise<number> {
-    const pool = new Http1Pool(this.#host, this.#port, connections);
+    const pools = this.#pools(connections);
     const started = performance.now();
     const endAt = started + seconds * 1_000;
     const worker = async () => {
       while (!this.#stopped && performance.now() < endAt) {
         const { kind, params } = this.#source.next();
         const dueAt = performance.now();
-        await new Promise<void>((resolve) => this.#send(pool, kind, params, dueAt, 0, (result) => { onResult(result); resolve(); }));
+        await new Promise<void>((resolve) => this.#send(pools.next(), kind, params, dueAt, 0, (result) => { onResult(result); resolve(); }));
       }
     };
     await Promise.all(Array.from({ length: connections }, worker));
-    pool.destroy();
+    pools.destroy();
     return (performance.now() - started) / 1_000;
   }
 
@@ -95,7 +107,7 @@ export class MixDriver {
    * `origin`: when the schedule starts (`performance.now()` clock), so the caller's clock is the same.
    */
   openLoop(rate: number, seconds: number, onResult: OnResult, origin = performance.now()): Promise<{ scheduled: number; sent: number }> {
-    const pool = new Http1Pool(this.#host, this.#port, OPEN_LOOP_MAX_SOCKETS);
+    const pools = this.#pools(OPEN_LOOP_MAX_SOCKETS);
     const intervalMs = 1_000 / rate;
     const total = Math.round(rate * seconds);
     const started = origin;
@@ -105,7 +117,7 @@ export class MixDriver {
     return new Promise((resolve) => {
       const finishIfDone = () => {
         if (scheduling || inFlight > 0) return;
-        pool.destroy();
+        pools.destroy();
         resolve({ scheduled: total, sent });
       };
       const done = (result: RequestResult) => {
@@ -121,7 +133,7 @@ export class MixDriver {
           const { kind, params } = this.#source.next();
           inFlight += 1;
           sent += 1;
-          this.#send(pool, kind, params, dueAt, now - dueAt, done);
+          this.#send(pools.next(), kind, params, dueAt, now - dueAt, done);
         }
         if (sent < total && !this.#stopped) {
           setTimeout(tick, Math.max(0, started + sent * intervalMs - performance.now()));

@@ -20,6 +20,7 @@ import {
 import { percentiles, rssStats, summarize, Tally } from './soak-stats.js';
 import { alignProbe, probeText, readProbe, typicalSecond, type ServiceSecond } from './soak-probe.js';
 import { sourceState } from './source-state.js';
+import { startService, type RunningService } from './service-process.js';
 import { prepareService } from './startup.js';
 import { newJwtSecret } from './tokens.js';
 
@@ -50,11 +51,15 @@ interface SoakOptions {
   noVacuum: boolean;
   /** Load bench/service-probe.mjs into the service: its own per-second view beside the generator's. */
   probe: boolean;
+  /** Service processes on the one database, each sent every N-th request (a round-robin load balancer). */
+  instances: number;
+  /** Run the service with `node --cpu-prof` (profile in bench/results/profiles/soak-<time>/). */
+  cpuProfile: boolean;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe]
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the measured maximum (default 0.7)
@@ -68,6 +73,9 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--
   --crowd-at-once   sign the 1,000 players in at once (as the bench) instead of over a minute
   --probe           have the service record each second itself (its requests' p99, event-loop delay,
                     GC), shown beside the worst seconds and kept in the results (diagnosis)
+  --instances N     run N service processes on the database, each sent every N-th request (default 1)
+  --cpu-prof        run the service with node --cpu-prof; the profile lands in bench/results/profiles/
+                    (read it with bench/tools/cpu-profile-summary.ts)
 
 Environment: BENCH_DATABASE_URL (PostgreSQL server; unset: the embedded database), BENCH_REDIS_URL (optional).`;
 
@@ -84,6 +92,8 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       'skip-build': { type: 'boolean', default: false },
       'no-vacuum': { type: 'boolean', default: false },
       probe: { type: 'boolean', default: false },
+      'cpu-prof': { type: 'boolean', default: false },
+      instances: { type: 'string', default: '1' },
       without: { type: 'string' },
       'crowd-at-once': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -111,6 +121,8 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     skipBuild: values['skip-build'],
     noVacuum: values['no-vacuum'],
     probe: values.probe,
+    cpuProfile: values['cpu-prof'],
+    instances: positive('instances', values.instances, true),
     crowdAtOnce: values['crowd-at-once'],
     without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
@@ -226,7 +238,7 @@ function perSecond(kinds: MixKind[], seconds: SecondTally[]): SecondSummary[] {
 }
 
 async function soakAtRate(
-  driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePid: number, cpu: CpuMeter,
+  driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePids: number[], cpu: CpuMeter,
 ): Promise<{ phases: PhaseRecord[]; seconds: SecondSummary[]; originEpochMs: number }> {
   const phases: PhaseRecord[] = [{ label: 'warm-up', fromSecond: 0, toSecond: options.warmupSeconds, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null }];
   for (let minute = 1; minute <= options.minutes; minute += 1) {
@@ -241,8 +253,11 @@ async function soakAtRate(
 
   const sampleRss = () => {
     const second = (performance.now() - origin) / 1_000;
-    const reading = readMemory(servicePid);
-    if (reading !== undefined && second < totalSeconds) phaseAt(second).rssMb.push(reading.rssMb);
+    // Instances' RSS summed: with more than one, the drift is the service's as a whole.
+    const readings = servicePids.map(readMemory);
+    if (readings.every((reading) => reading !== undefined) && second < totalSeconds) {
+      phaseAt(second).rssMb.push(readings.reduce((sum, reading) => sum + reading!.rssMb, 0));
+    }
   };
   const rssTimer = setInterval(sampleRss, RSS_SAMPLE_EVERY_MS);
   sampleRss();
@@ -251,6 +266,8 @@ async function soakAtRate(
   // its end (answers to its last requests arrive then), or when the load is over; the table at
   // the end has every answer.
   let window: Promise<CpuWindow> = cpu.window();
+  // The first instance's: the others share its cores and its lot.
+  const servicePid = servicePids[0]!;
   let cpuWait = cpuWaitFrom(servicePid);
   const printed = new Set<PhaseRecord>();
   const printLine = (phase: PhaseRecord) => {
@@ -274,7 +291,7 @@ async function soakAtRate(
     }, origin + phase.toSecond * 1_000 - performance.now());
   }));
 
-  log(`fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections), ${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`);
+  log(`fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections per instance), ${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`);
   try {
     await driver.openLoop(rate, totalSeconds, (result) => {
       const second = (result.dueAt - origin) / 1_000;
@@ -312,8 +329,15 @@ async function main(): Promise<number> {
   const prepared = await prepareService(database, {
     dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
     ...(probeFile === undefined ? {} : { probeFile }),
+    ...(options.cpuProfile ? { cpuProfileDir: join(import.meta.dirname, 'results', 'profiles', `soak-${started.toISOString().replace(/:/g, '-')}`) } : {}),
   }, FULL_SIZES, log);
   const { service } = prepared;
+  const services: RunningService[] = [service];
+  for (let n = 1; n < options.instances; n += 1) {
+    log(`starting instance ${n + 1} of ${options.instances}…`);
+    // The probe and the profile follow the first instance only.
+    services.push(await startService({ dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret }));
+  }
   const context = await makeContext(service.baseUrl, FULL_SIZES, jwtSecret);
   const kinds = soakMix(context).filter((kind) => !options.without.some((word) => kind.name.includes(word)));
   if (options.without.length > 0) log(`the mix without ${options.without.join(', ')}: ${kinds.map((kind) => `${kind.name} ×${kind.weight}`).join(', ')}`);
@@ -332,8 +356,8 @@ async function main(): Promise<number> {
       : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left as they come`);
   }
 
-  const cpu = await createCpuMeter(service.pid, database.serviceUrl);
-  const driver = new MixDriver(service.baseUrl, kinds);
+  const cpu = await createCpuMeter(services.map((instance) => instance.pid), database.serviceUrl);
+  const driver = new MixDriver(services.map((instance) => instance.baseUrl), kinds);
   process.once('SIGINT', () => driver.stop());
   process.once('SIGTERM', () => driver.stop());
 
@@ -343,7 +367,7 @@ async function main(): Promise<number> {
     log(`maximum: ${maxRate.requestsPerSecond.toFixed(0)} requests/s with the expected status`);
   }
   const rate = options.rate ?? Math.round(options.share * maxRate!.requestsPerSecond);
-  const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, service.pid, cpu);
+  const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, services.map((instance) => instance.pid), cpu);
   if (probeFile !== undefined) {
     const serviceSeconds = alignProbe(readProbe(probeFile), originEpochMs, seconds.length);
     seconds.forEach((second, k) => { second.service = serviceSeconds[k] ?? null; });
@@ -351,9 +375,10 @@ async function main(): Promise<number> {
   const vacuumRounds: VacuumRound[] = (await vacuum?.stop()) ?? [];
   await cpu.close();
 
-  const serviceLogLines = service.logLines();
-  const serviceLogTail = service.logTail();
-  const { peakRssMb } = await service.stop();
+  const serviceLogLines = services.reduce((sum, instance) => sum + instance.logLines(), 0);
+  const serviceLogTail = services.map((instance) => instance.logTail()).filter(Boolean).join('\n');
+  const stopped = await Promise.all(services.map((instance) => instance.stop()));
+  const peakRssMb = Math.max(...stopped.map((outcome) => outcome.peakRssMb));
 
   const summaries = phases.map((phase) => summarizePhase(kinds, phase));
   const minutes = summaries.slice(1);
@@ -371,7 +396,7 @@ async function main(): Promise<number> {
   log(kindsTable(soak, minutes));
   log('');
   log(verdictTable(checks));
-  log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${maxRate === undefined ? ' (fixed by --rate)' : ` (${Math.round(options.share * 100)} % of ${maxRate.requestsPerSecond.toFixed(0)})`} for ${options.minutes} minute(s); peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM)`);
+  log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${maxRate === undefined ? ' (fixed by --rate)' : ` (${Math.round(options.share * 100)} % of ${maxRate.requestsPerSecond.toFixed(0)})`} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`);
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
   log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
     + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}`).join(', '));
@@ -406,6 +431,7 @@ async function main(): Promise<number> {
       without: options.without,
       crowdAtOnce: options.crowdAtOnce,
       probe: options.probe,
+      instances: options.instances,
       share: options.share, rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
       closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
       openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
