@@ -393,3 +393,49 @@ describe('a broadcast under REPEATABLE READ', () => {
     expect(await t.db.selectFrom('email_messages').select('user_id').where('broadcast_id', '=', rows[0]!.id).execute()).toHaveLength(holders.length);
   });
 });
+
+describe('audited writes sharing a slot of the kept audit counts (migration 0040)', () => {
+  /** Two sessions of this database whose backends add to the same slot (backend id mod 16): among 17, two must. */
+  async function twoSessionsOfOneSlot(): Promise<[pg.Client, pg.Client]> {
+    const bySlot = new Map<number, pg.Client>();
+    for (let n = 0; n < 17; n += 1) {
+      const client = await connect();
+      const { rows } = await client.query<{ slot: number }>('SELECT pg_backend_pid() % 16 AS slot');
+      const other = bySlot.get(rows[0]!.slot);
+      if (other !== undefined) return [other, client];
+      bySlot.set(rows[0]!.slot, client);
+    }
+    throw new Error('17 sessions in 16 slots without two sharing one');
+  }
+
+  it('two transactions auditing two actions in opposite orders both commit: no deadlock, and the totals count both', async () => {
+    const [a, b] = await twoSessionsOfOneSlot();
+    const observer = await connect();
+    const deadlocksBefore = await deadlocks(observer);
+    const audit = (client: pg.Client, action: string) => client.query(`INSERT INTO audit_log (action, target_type, summary) VALUES ($1, 'slot-test', '{}')`, [action]);
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const outcomes = await Promise.allSettled([
+      (async () => {
+        await a.query('BEGIN');
+        await audit(a, 'slot.alpha');
+        await pause(80);
+        await audit(a, 'slot.beta');
+        await a.query('COMMIT');
+      })(),
+      (async () => {
+        await b.query('BEGIN');
+        await pause(20);
+        await audit(b, 'slot.beta');
+        await pause(80);
+        await audit(b, 'slot.alpha');
+        await b.query('COMMIT');
+      })(),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status === 'rejected' ? String(outcome.reason) : 'committed')).toEqual(['committed', 'committed']);
+    expect(await deadlocks(observer)).toBe(deadlocksBefore);
+    const reader = await createUser(t.db, ['audit.read']);
+    const listed = await t.request({ method: 'GET', url: '/v1/admin/audit?per_page=1&action=slot.*', token: reader.token });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json().meta.total).toBe(4);
+  });
+});

@@ -1,12 +1,11 @@
-/** Migration 0040: audit entries per action, kept by triggers in slots summed on read. */
-export interface AuditActionCountsTable {
-  action: string;
+/** Migration 0040: audit entries per action (action → entries), kept by triggers in slots summed on read. */
+export interface AuditCountSlotsTable {
   slot: number;
-  events: number;
+  actions: Record<string, number>;
 }
 
 declare module '../../db/tables.js' {
   interface Tables {
-    audit_action_counts: AuditActionCountsTable;
+    audit_count_slots: AuditCountSlotsTable;
   }
 }
