@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
-import type { AuditFilters, ListAuditQuery } from './schemas.js';
+import { auditFilters, type AuditFilters, type ListAuditQuery } from './schemas.js';
 import './tables.js';
 
 /** How many values each facet lists (largest counts first). */
@@ -85,14 +85,17 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
   return { rows: rows.map((row) => ({ ...row, summary: row.summary as Record<string, unknown> })), total };
 }
 
-/** Filters other than the action: with none of them set, migration 0040's kept counts give the total. */
-const NON_ACTION_FILTERS = ['actor_id', 'target_type', 'target_id', 'from', 'to', 'q'] as const satisfies readonly (keyof AuditFilters)[];
+/**
+ * Filters other than the action, from the schema itself (a filter added later is one of them):
+ * with none of them set, migration 0040's kept counts give the total.
+ */
+const NON_ACTION_FILTERS = (Object.keys(auditFilters.shape) as (keyof AuditFilters)[]).filter((field) => field !== 'action');
 
 /**
  * The entries matching the filters. Filtered by action alone, or not at all (the console's log
  * pages), a sum of migration 0040's per-action counts (16 slots of one count per action, whatever
- * the log's size) instead of a count of every match. Otherwise a count of the matches (an index-only scan of the
- * prefix on audit_log_action_prefix_idx when the action is one of the filters).
+ * the log's size) instead of a count of every match. Otherwise a count of the matches (an
+ * index-only scan of the prefix on audit_log_action_prefix_idx when the action is one of them).
  */
 async function countAuditEvents(db: Kysely<Tables>, filters: AuditFilters): Promise<number> {
   if (NON_ACTION_FILTERS.some((field) => filters[field] !== undefined)) {
