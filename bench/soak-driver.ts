@@ -84,6 +84,11 @@ export class MixDriver {
     this.#stopped = true;
   }
 
+  /** True once `stop()` was called: a caller with runs to come should not start them. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** `connections` requests in flight at all times for `seconds`; resolves with the seconds it took. */
   async closedLoop(connections: number, seconds: number, onResult: OnResult): Promise<number> {
     const pools = this.#pools(connections);

@@ -15,6 +15,12 @@ export interface CpuCores {
   loadGenerator: number;
 }
 
+/** CPU milliseconds used over `seconds` of wall clock, in cores. */
+export function coresOf(used: { serviceMs: number; databaseMs: number | null; loadGeneratorMs: number }, seconds: number): CpuCores {
+  const ms = seconds * 1_000;
+  return { service: used.serviceMs / ms, database: used.databaseMs === null ? null : used.databaseMs / ms, loadGenerator: used.loadGeneratorMs / ms };
+}
+
 /** A stretch of the soak as recorded: the warm-up or one minute. */
 export interface PhaseRecord {
   label: string;

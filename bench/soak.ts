@@ -12,9 +12,10 @@ import { expectStatus } from './http-client.js';
 import { signInCrowd, type BenchContext } from './scenarios.js';
 import { MixDriver, OPEN_LOOP_MAX_SOCKETS, type RequestResult } from './soak-driver.js';
 import { soakMix, type MixKind } from './soak-mix.js';
+import { climbLadder, DEFAULT_LADDER, ladderTable, type Ladder } from './soak-ladder.js';
 import { startAutovacuumStandIn, type VacuumRound } from './soak-vacuum.js';
 import {
-  kindsTable, maxRateTable, milliseconds, minutesTable, rssDrift, summarizePhase, verdict, verdictTable,
+  coresOf, kindsTable, maxRateTable, milliseconds, minutesTable, rssDrift, summarizePhase, verdict, verdictTable,
   MAX_ERROR_RATE, MAX_RSS_DRIFT, type CpuCores, type PhaseRecord,
 } from './soak-report.js';
 import { percentiles, rssStats, summarize, Tally } from './soak-stats.js';
@@ -34,6 +35,10 @@ interface SoakOptions {
   minutes: number;
   /** The fixed rate as a share of the measured maximum. */
   share: number;
+  /** Which maximum the share is of: the highest fixed rate held for a step (sustained), or the closed-loop burst. */
+  basis: 'sustained' | 'burst';
+  /** Seconds each step of the sustained maximum's ladder lasts. */
+  stepSeconds: number;
   /** A fixed rate instead (skips the maximum-rate run). */
   rate: number | undefined;
   /** Closed loop (maximum rate): connections, warm-up and measured seconds. */
@@ -59,10 +64,14 @@ interface SoakOptions {
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1]
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the measured maximum (default 0.7)
+  --basis           which maximum: sustained (default; the highest fixed rate held for a step of the
+                    ladder, which climbs from 60 % of the burst in steps of 5 % of it) or burst (the
+                    closed-loop run alone, as before the fifth session)
+  --step-seconds    seconds each step of the ladder lasts (default ${DEFAULT_LADDER.stepSeconds})
   --rate            a fixed rate in requests per second instead (no maximum-rate run)
   --connections     connections of the closed-loop maximum-rate run (default 10, as the bench)
   --max-seconds     measured seconds of that run (default 20, after 5 s of warm-up)
@@ -85,6 +94,8 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     options: {
       minutes: { type: 'string', default: '10' },
       share: { type: 'string', default: '0.7' },
+      basis: { type: 'string', default: 'sustained' },
+      'step-seconds': { type: 'string', default: String(DEFAULT_LADDER.stepSeconds) },
       rate: { type: 'string' },
       connections: { type: 'string', default: '10' },
       'max-seconds': { type: 'string', default: '20' },
@@ -110,9 +121,13 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
   };
   const share = positive('share', values.share);
   if (share > 1) throw new Error(`--share: at most 1, got ${share}`);
+  const basis = values.basis;
+  if (basis !== 'sustained' && basis !== 'burst') throw new Error(`--basis: sustained or burst, got ${basis}\n\n${USAGE}`);
   return {
     minutes: positive('minutes', values.minutes, true),
     share,
+    basis,
+    stepSeconds: positive('step-seconds', values['step-seconds'], true),
     rate: values.rate === undefined ? undefined : positive('rate', values.rate),
     connections: positive('connections', values.connections, true),
     maxWarmupSeconds: 5,
@@ -150,11 +165,6 @@ async function signInOverAMinute(context: BenchContext): Promise<void> {
 }
 
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
-
-function coresOf(used: { serviceMs: number; databaseMs: number | null; loadGeneratorMs: number }, seconds: number): CpuCores {
-  const ms = seconds * 1_000;
-  return { service: used.serviceMs / ms, database: used.databaseMs === null ? null : used.databaseMs / ms, loadGenerator: used.loadGeneratorMs / ms };
-}
 
 interface MaxRate {
   seconds: number;
@@ -366,7 +376,15 @@ async function main(): Promise<number> {
     log(maxRateTable(maxRate.summary, maxRate.seconds, maxRate.cpu, maxRate.serviceCpuWait));
     log(`maximum: ${maxRate.requestsPerSecond.toFixed(0)} requests/s with the expected status`);
   }
-  const rate = options.rate ?? Math.round(options.share * maxRate!.requestsPerSecond);
+  let ladder: Ladder | undefined;
+  if (maxRate !== undefined && options.basis === 'sustained') {
+    ladder = await climbLadder(driver, kinds, maxRate.requestsPerSecond, { ...DEFAULT_LADDER, stepSeconds: options.stepSeconds }, cpu, log);
+    log(ladderTable(ladder));
+    if (ladder.sustainedRequestsPerSecond === null) throw new Error('no step of the ladder held: there is no sustained maximum to take a share of');
+    log(`sustained maximum: ${ladder.sustainedRequestsPerSecond} requests/s (${((ladder.sustainedRequestsPerSecond / maxRate.requestsPerSecond) * 100).toFixed(0)} % of the burst)`);
+  }
+  const basisRate = ladder?.sustainedRequestsPerSecond ?? maxRate?.requestsPerSecond;
+  const rate = options.rate ?? Math.round(options.share * basisRate!);
   const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, services.map((instance) => instance.pid), cpu);
   if (probeFile !== undefined) {
     const serviceSeconds = alignProbe(readProbe(probeFile), originEpochMs, seconds.length);
@@ -396,7 +414,12 @@ async function main(): Promise<number> {
   log(kindsTable(soak, minutes));
   log('');
   log(verdictTable(checks));
-  log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${maxRate === undefined ? ' (fixed by --rate)' : ` (${Math.round(options.share * 100)} % of ${maxRate.requestsPerSecond.toFixed(0)})`} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`);
+  const rateText = maxRate === undefined
+    ? ' (fixed by --rate)'
+    : ladder === undefined
+      ? ` (${Math.round(options.share * 100)} % of the burst maximum ${maxRate.requestsPerSecond.toFixed(0)})`
+      : ` (${Math.round(options.share * 100)} % of the sustained maximum ${ladder.sustainedRequestsPerSecond}; the burst maximum was ${maxRate.requestsPerSecond.toFixed(0)})`;
+  log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`);
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
   log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
     + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}`).join(', '));
@@ -432,12 +455,13 @@ async function main(): Promise<number> {
       crowdAtOnce: options.crowdAtOnce,
       probe: options.probe,
       instances: options.instances,
-      share: options.share, rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
+      share: options.share, basis: options.rate === undefined ? options.basis : 'rate', rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
       closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
       openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
       bounds: { maxErrorRate: MAX_ERROR_RATE, maxRssDrift: MAX_RSS_DRIFT },
     },
     maxRate: maxRate ?? null,
+    ladder: ladder ?? null,
     phases: summaries,
     seconds,
     rssSamplesMb: phases.map((phase) => ({ label: phase.label, samples: phase.rssMb.map((mb) => Math.round(mb * 10) / 10) })),
