@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { makeContext, openDatabase } from './context.js';
+import { pinningPlan, pinPostgres, pinProcess } from './cpu-pinning.js';
 import { createCpuMeter, mainThreadSchedMs, type CpuMeter, type CpuWindow } from './cpu-usage.js';
 import { readMemory } from './memory.js';
 import { FULL_SIZES } from './options.js';
@@ -60,11 +61,13 @@ interface SoakOptions {
   instances: number;
   /** Run the service with `node --cpu-prof` (profile in bench/results/profiles/soak-<time>/). */
   cpuProfile: boolean;
+  /** The service alone on the last core; PostgreSQL and the generator on the others (cpu-pinning.ts). */
+  pin: boolean;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1]
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1] [--pin]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the measured maximum (default 0.7)
@@ -83,6 +86,9 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis susta
   --probe           have the service record each second itself (its requests' p99, event-loop delay,
                     GC), shown beside the worst seconds and kept in the results (diagnosis)
   --instances N     run N service processes on the database, each sent every N-th request (default 1)
+  --pin             the service alone on the last core, PostgreSQL (the machine's, put back at the end)
+                    and this generator on the others: as in production, where the service does not
+                    share its cores with its database or its clients (Linux, taskset)
   --cpu-prof        run the service with node --cpu-prof; the profile lands in bench/results/profiles/
                     (read it with bench/tools/cpu-profile-summary.ts)
 
@@ -104,6 +110,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       'no-vacuum': { type: 'boolean', default: false },
       probe: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
+      pin: { type: 'boolean', default: false },
       instances: { type: 'string', default: '1' },
       without: { type: 'string' },
       'crowd-at-once': { type: 'boolean', default: false },
@@ -137,6 +144,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     noVacuum: values['no-vacuum'],
     probe: values.probe,
     cpuProfile: values['cpu-prof'],
+    pin: values.pin,
     instances: positive('instances', values.instances, true),
     crowdAtOnce: values['crowd-at-once'],
     without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
@@ -366,6 +374,14 @@ async function main(): Promise<number> {
       : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left as they come`);
   }
 
+  if (options.pin) {
+    const plan = pinningPlan();
+    // Instances share the service's cores: the machine's other cores stay PostgreSQL's and the generator's.
+    for (const instance of services) pinProcess(instance.pid, plan.serviceCores);
+    pinProcess(process.pid, plan.otherCores);
+    const postgres = database.serviceUrl === undefined ? undefined : await pinPostgres(database.serviceUrl, plan.otherCores);
+    log(`pinned: the service on core ${plan.serviceCores}; ${postgres === undefined ? '' : `PostgreSQL (${postgres.processes} processes) and `}this generator on ${plan.otherCores}`);
+  }
   const cpu = await createCpuMeter(services.map((instance) => instance.pid), database.serviceUrl);
   const driver = new MixDriver(services.map((instance) => instance.baseUrl), kinds);
   process.once('SIGINT', () => driver.stop());
@@ -455,6 +471,7 @@ async function main(): Promise<number> {
       crowdAtOnce: options.crowdAtOnce,
       probe: options.probe,
       instances: options.instances,
+      pin: options.pin ? pinningPlan() : null,
       share: options.share, basis: options.rate === undefined ? options.basis : 'rate', rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
       closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
       openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
