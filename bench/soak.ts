@@ -5,6 +5,7 @@ import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { makeContext, openDatabase } from './context.js';
 import { pinningPlan, pinPostgres, pinProcess } from './cpu-pinning.js';
+import { startGeneratorProbe, type GeneratorSecond } from './generator-probe.js';
 import { createCpuMeter, mainThreadSchedMs, type CpuMeter, type CpuWindow } from './cpu-usage.js';
 import { readMemory } from './memory.js';
 import { FULL_SIZES } from './options.js';
@@ -172,6 +173,8 @@ async function signInOverAMinute(context: BenchContext): Promise<void> {
   }));
 }
 
+const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}]`);
+
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
 
 interface MaxRate {
@@ -225,6 +228,8 @@ interface SecondSummary {
   slowest: string;
   /** The same second inside the service (`--probe`). */
   service?: ServiceSecond | null;
+  /** The same second in this process, the generator (measured as it ended). */
+  generator: GeneratorSecond | null;
 }
 
 /** What a second of the run keeps: latencies only (numbers, not results: a soak sees a million or more). */
@@ -244,7 +249,7 @@ function tallySecond(tally: SecondTally, kinds: MixKind[], result: RequestResult
   }
 }
 
-function perSecond(kinds: MixKind[], seconds: SecondTally[]): SecondSummary[] {
+function perSecond(kinds: MixKind[], seconds: SecondTally[], generator: (GeneratorSecond | undefined)[]): SecondSummary[] {
   return seconds.map((tally, second) => ({
     second,
     requests: tally.latencies.length,
@@ -252,6 +257,7 @@ function perSecond(kinds: MixKind[], seconds: SecondTally[]): SecondSummary[] {
     p99Ms: Math.round((percentiles(tally.latencies)?.p99Ms ?? 0) * 10) / 10,
     maxMs: Math.round(tally.maxMs * 10) / 10,
     slowest: tally.latencies.length === 0 ? '' : kinds[tally.slowestKind]!.name,
+    generator: generator[second] ?? null,
   }));
 }
 
@@ -279,6 +285,13 @@ async function soakAtRate(
   };
   const rssTimer = setInterval(sampleRss, RSS_SAMPLE_EVERY_MS);
   sampleRss();
+  const generatorProbe = startGeneratorProbe();
+  const generatorSeconds: (GeneratorSecond | undefined)[] = [];
+  const generatorTimer = setInterval(() => {
+    const second = Math.round((performance.now() - origin) / 1_000) - 1;
+    const taken = generatorProbe.take();
+    if (second >= 0 && second < totalSeconds) generatorSeconds[second] = taken;
+  }, 1_000);
 
   // Each stretch gets a CPU window from its start to its end. Its line is printed a second after
   // its end (answers to its last requests arrive then), or when the load is over; the table at
@@ -321,11 +334,13 @@ async function soakAtRate(
     await Promise.all(closed);
   } finally {
     clearInterval(rssTimer);
+    clearInterval(generatorTimer);
+    generatorProbe.stop();
   }
   for (const timer of printTimers) clearTimeout(timer);
   for (const phase of phases) printLine(phase);
   await (await window).end();
-  return { phases, seconds: perSecond(kinds, bySecond), originEpochMs };
+  return { phases, seconds: perSecond(kinds, bySecond, generatorSeconds), originEpochMs };
 }
 
 async function main(): Promise<number> {
@@ -438,7 +453,7 @@ async function main(): Promise<number> {
   log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`);
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
   log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
-    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}`).join(', '));
+    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}`).join(', '));
   const typical = typicalSecond(seconds.slice(options.warmupSeconds));
   if (typical !== null) {
     log(`a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`);

@@ -1,0 +1,41 @@
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+
+/** The generator's own second: how late its event loop ran and how long it spent in GC. */
+export interface GeneratorSecond {
+  loopMaxMs: number;
+  gcMs: number;
+  gcMaxMs: number;
+}
+
+/**
+ * The soak's latencies are read by this process: a second in which its own event loop was held
+ * (a long GC, a descheduled thread) shows as slow answers the service never gave. Recorded per
+ * second beside the service's probe, so a slow second can be told apart from a slow service.
+ */
+export function startGeneratorProbe(): { take(): GeneratorSecond; stop(): void } {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  let gcMs = 0;
+  let gcMaxMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      gcMaxMs = Math.max(gcMaxMs, entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return {
+    take() {
+      const second = { loopMaxMs: round(loop.max / 1e6), gcMs: round(gcMs), gcMaxMs: round(gcMaxMs) };
+      loop.reset();
+      gcMs = 0;
+      gcMaxMs = 0;
+      return second;
+    },
+    stop() {
+      loop.disable();
+      observer.disconnect();
+    },
+  };
+}
