@@ -11,6 +11,8 @@ export interface GeneratorSecond {
  * The soak's latencies are read by this process: a second in which its own event loop was held
  * (a long GC, a descheduled thread) shows as slow answers the service never gave. Recorded per
  * second beside the service's probe, so a slow second can be told apart from a slow service.
+ * Node's histogram skips the first interval after a reset, so a hold starting in the very tick
+ * of a `take()` goes unseen: one tick a second, the same blind spot the service's probe has.
  */
 export function startGeneratorProbe(): { take(): GeneratorSecond; stop(): void } {
   const loop = monitorEventLoopDelay({ resolution: 1 });
