@@ -79,21 +79,21 @@ function asPrepared(args: unknown[]): unknown[] {
 
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** SQLSTATE of the NOTICE that tells a session of its own change (migration 0041). */
+const OWN_NOTICE_CODE = 'PA001';
+/** Asks migration 0041's triggers to tell this session of its own changes. */
+const ASK_FOR_OWN_NOTICES = 'SET platform_api.own_commit_notices = on';
+
 /**
- * Channels whose notices a pooled connection delivers when it sent them itself. PostgreSQL sends
- * a session the notices of its own transaction right after COMMIT, before the COMMIT's answer, so
- * they are handled before the writer's query resolves. A dedicated listener connection hears them
+ * Handlers of the changes a pooled connection made itself, heard at the end of the writer's
+ * transaction, before the writer's query resolves. A dedicated listener connection hears them
  * only a moment later, when this instance may already be answering the writer's next request.
  */
 class OwnCommitNotices {
   readonly #handlers = new Map<string, Set<(payload: string) => void>>();
 
-  get channels(): Iterable<string> {
-    return this.#handlers.keys();
-  }
-
-  get channelCount(): number {
-    return this.#handlers.size;
+  get wanted(): boolean {
+    return this.#handlers.size > 0;
   }
 
   add(channel: string, handler: (payload: string) => void): () => void {
@@ -109,15 +109,24 @@ class OwnCommitNotices {
   }
 }
 
+/** The transaction status each ReadyForQuery carries: idle, in a transaction, in a failed one. */
+type TransactionStatus = 'I' | 'T' | 'E';
+
 /**
  * A pooled client whose connection is thrown away when an answer is overdue: the statement may
  * still be running or its answer still on the way, and a client reused meanwhile would queue
- * every later query behind it (or wait forever on a connection that is gone). It also LISTENs
- * on the own-commit channels (`OwnCommitNotices`) before its next query.
+ * every later query behind it (or wait forever on a connection that is gone).
+ *
+ * It also hands on the notices of its own changes (`OwnCommitNotices`). They arrive as NOTICEs
+ * while the changing statement runs, so they are held until the server reports the session out
+ * of its transaction: committed, or rolled back (a needless forget, which is harmless). Not
+ * LISTEN: every listening session is woken for every session's NOTIFY.
  */
 class PooledClient extends pg.Client {
   readonly #notices: OwnCommitNotices | undefined;
-  readonly #listening = new Set<string>();
+  #askedForOwnNotices = false;
+  #status: TransactionStatus = 'I';
+  readonly #held: Array<[channel: string, payload: string]> = [];
 
   constructor(config?: string | (pg.ClientConfig & { ownCommitNotices?: OwnCommitNotices })) {
     super(config);
@@ -127,24 +136,29 @@ class PooledClient extends pg.Client {
     // end the process. The client is unusable from then on; its next query fails (a 503) and
     // the pool drops it when it comes back.
     this.on('error', () => {});
-    // Only its own: the notices of other sessions reach the instance's dedicated listener.
-    this.on('notification', (message) => {
-      if (message.processId === (this as unknown as { processID: number | null }).processID) this.#notices?.deliver(message.channel, message.payload ?? '');
+    this.on('notice', (notice) => {
+      if (notice.code === OWN_NOTICE_CODE && notice.message !== undefined) this.#held.push([notice.message, notice.detail ?? '']);
     });
+    // Runs before the finished query's promise resolves (that goes through a microtask), so its
+    // caller's next step already finds the change forgotten.
+    (this as unknown as { connection: { on(event: 'readyForQuery', listener: (message: { status: TransactionStatus }) => void): void } })
+      .connection.on('readyForQuery', ({ status }) => {
+        this.#status = status;
+        if (status === 'I' && this.#held.length > 0) {
+          for (const [channel, payload] of this.#held.splice(0)) this.#notices?.deliver(channel, payload);
+        }
+      });
   }
 
-  /** LISTEN on channels added since this connection last ran a query; queued ahead of that query. */
-  #listenToNewChannels(): void {
-    if (this.#notices === undefined || this.#listening.size === this.#notices.channelCount) return;
-    for (const channel of this.#notices.channels) {
-      if (this.#listening.has(channel)) continue;
-      this.#listening.add(channel);
-      (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, `LISTEN ${channel}`).catch(() => this.#listening.delete(channel));
-    }
+  /** Once per connection, outside a transaction (whose rollback would undo it), ahead of the next query. */
+  #askForOwnNotices(): void {
+    if (this.#askedForOwnNotices || this.#status !== 'I' || !this.#notices?.wanted) return;
+    this.#askedForOwnNotices = true;
+    (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, ASK_FOR_OWN_NOTICES).catch(() => { this.#askedForOwnNotices = false; });
   }
 
   override query(...args: unknown[]): never {
-    this.#listenToNewChannels();
+    this.#askForOwnNotices();
     const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, asPrepared(args));
     if (result instanceof Promise) {
       return result.catch((error: unknown) => {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, ListenHandlers } from '../../src/db/database.js';
 import { sightingIntervalMs } from '../../src/kernel/principal.js';
@@ -152,6 +153,38 @@ describe('the principal and profile caches', () => {
       const out = await a.request({ method: 'POST', url: `/v1/admin/users/${player.id}/sign-out`, token: staff.token, payload: {} });
       expect(out.statusCode, out.body).toBeLessThan(300);
       expect((await me(a, token)).json()).toEqual({ error: 'invalid_token' });
+    }
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('a read made while the writer\'s transaction is still open is forgotten when it commits, not cached past it', async () => {
+    const player = await createUser(a.db);
+    await warm(a, player.token);
+    await a.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ status: 'banned' }).where('id', '=', player.id).execute();
+      // The ban is not committed: this reads and keeps the active account, after the ban's notice was raised.
+      a.kernel.principals.forget(player.id);
+      expect((await me(a, player.token)).statusCode).toBe(200);
+    });
+    expect((await me(a, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } });
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('no pooled connection listens (each would be woken by every notice); a session that did not ask hears no own notice', async () => {
+    await warm(a, staff.token);
+    const channels = await Promise.all(Array.from({ length: 5 }, () => a.db.transaction().execute((trx) => sql<{ channel: string }>`SELECT pg_listening_channels() AS channel`.execute(trx))));
+    expect(channels.flatMap((result) => result.rows)).toEqual([]);
+
+    const client = new pg.Client({ connectionString: a.testDatabase!.url! });
+    await client.connect();
+    try {
+      const notices: unknown[] = [];
+      client.on('notice', (notice) => notices.push(notice));
+      await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run', staff.id]);
+      expect(notices).toEqual([]);
+      await client.query('SET platform_api.own_commit_notices = on');
+      await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run again', staff.id]);
+      expect(notices).toMatchObject([{ code: 'PA001', message: 'platform_api_user_changes', detail: staff.id }]);
+    } finally {
+      await client.end();
     }
   });
 
