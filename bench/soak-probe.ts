@@ -1,4 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
+import type { RequestPhases } from './request-phases.mjs';
+
+/** The summed phases of a second's requests slower than the probe's threshold (20 ms) inside the service. */
+export interface SlowRequests {
+  count: number;
+  ms: number;
+  poolWaitMs: number;
+  queryMs: number;
+}
 
 /** One second as the service saw it (bench/service-probe.mjs): its requests' own time, its event loop, its GC. */
 export interface ServiceSecond {
@@ -10,6 +19,9 @@ export interface ServiceSecond {
   loopP99Ms: number;
   loopMaxMs: number;
   gcMs: number;
+  /** The second's slowest request; absent in probe files older than the phase trace. */
+  slowest?: RequestPhases | null;
+  slow?: SlowRequests;
 }
 
 export function readProbe(file: string): ServiceSecond[] {
@@ -33,10 +45,35 @@ export function alignProbe(probe: ServiceSecond[], originEpochMs: number, second
   });
 }
 
-/** `service p99 201 ms, loop max 22 ms, GC 44 ms`: what to print beside a slow second. */
+/** `GET /v1/me 121 ms: pool wait 80, 2 queries 30 (the longest 25: SELECT …), the rest 11`: where one request's time went. */
+export function phasesText(phases: RequestPhases): string {
+  const rest = Math.max(0, phases.ms - phases.poolWaitMs - phases.queryMs);
+  const round = (ms: number) => Math.round(ms);
+  const slowestQuery = phases.slowestQuery == null || phases.queries < 2 ? '' : ` (the longest ${round(phases.slowestQuery.ms)}: ${phases.slowestQuery.text.slice(0, 60)})`;
+  return `${phases.what} ${round(phases.ms)} ms: pool wait ${round(phases.poolWaitMs)}, ${phases.queries} ${phases.queries === 1 ? 'query' : 'queries'} ${round(phases.queryMs)}${slowestQuery}, the rest ${round(rest)}`;
+}
+
+/** `service p99 201 ms, loop max 22 ms, GC 44 ms; slowest …`: what to print beside a slow second. */
 export function probeText(second: ServiceSecond | null | undefined): string {
   if (second == null) return '';
-  return ` (service p99 ${second.p99Ms} ms, event loop max ${second.loopMaxMs} ms, GC ${second.gcMs} ms)`;
+  const slowest = second.slowest == null ? '' : `; slowest ${phasesText(second.slowest)}`;
+  return ` (service p99 ${second.p99Ms} ms, event loop max ${second.loopMaxMs} ms, GC ${second.gcMs} ms${slowest})`;
+}
+
+/**
+ * Where the time of the run's slow requests (inside the service) went, as shares of their summed
+ * time: waiting for a pooled connection, waiting on queries, and the rest (the service's own
+ * work and its waits for a core or the event loop). Null without a phase-traced probe.
+ */
+export function slowRequestShares(seconds: { service?: ServiceSecond | null }[]): { requests: number; count: number; poolWait: number; queries: number; rest: number } | null {
+  const traced = seconds.map((second) => second.service).filter((service): service is ServiceSecond & { slow: SlowRequests } => service?.slow !== undefined);
+  if (traced.length === 0) return null;
+  const sum = (pick: (service: ServiceSecond & { slow: SlowRequests }) => number) => traced.reduce((total, service) => total + pick(service), 0);
+  const ms = sum((service) => service.slow.ms);
+  const share = (part: number) => (ms === 0 ? 0 : part / ms);
+  const poolWait = share(sum((service) => service.slow.poolWaitMs));
+  const queries = share(sum((service) => service.slow.queryMs));
+  return { requests: sum((service) => service.requests), count: sum((service) => service.slow.count), poolWait, queries, rest: ms === 0 ? 0 : Math.max(0, 1 - poolWait - queries) };
 }
 
 /**

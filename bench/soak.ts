@@ -21,7 +21,7 @@ import {
   MAX_ERROR_RATE, MAX_RSS_DRIFT, type CpuCores, type PhaseRecord,
 } from './soak-report.js';
 import { percentiles, rssStats, summarize, Tally } from './soak-stats.js';
-import { alignProbe, probeText, readProbe, typicalSecond, type ServiceSecond } from './soak-probe.js';
+import { alignProbe, probeText, readProbe, slowRequestShares, typicalSecond, type ServiceSecond } from './soak-probe.js';
 import { sourceState } from './source-state.js';
 import { startService, type RunningService } from './service-process.js';
 import { prepareService } from './startup.js';
@@ -458,6 +458,11 @@ async function main(): Promise<number> {
   if (typical !== null) {
     log(`a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`);
   }
+  const slowRequests = slowRequestShares(seconds.slice(options.warmupSeconds));
+  if (slowRequests !== null) {
+    const percent = (share: number) => `${(share * 100).toFixed(share < 0.01 ? 2 : 0)} %`;
+    log(`requests over 20 ms inside the service: ${slowRequests.count} of ${slowRequests.requests} (${percent(slowRequests.count / Math.max(1, slowRequests.requests))}); their time went to pool wait ${percent(slowRequests.poolWait)}, queries ${percent(slowRequests.queries)}, the rest ${percent(slowRequests.rest)}`);
+  }
   if (vacuum?.active) {
     const seconds = vacuumRounds.reduce((sum, round) => sum + round.seconds, 0);
     const tables = [...new Set(vacuumRounds.flatMap((round) => round.vacuumed))];
@@ -500,6 +505,7 @@ async function main(): Promise<number> {
     soak,
     rssDrift: drift,
     typicalSecond: typical,
+    slowRequests,
     verdict: { passed, checks },
     peakRssMb,
     serviceLogLines,
