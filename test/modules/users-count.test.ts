@@ -66,6 +66,16 @@ describe('GET /v1/admin/users total without filters', () => {
     expect(await listedTotal()).toBe(await countedUsers());
   });
 
+  it('rides on the page\'s rows without showing in them, and a page past the end still has it', async () => {
+    const total = await listedTotal();
+    const first = (await t.request({ method: 'GET', url: '/v1/admin/users?per_page=2', token: reader.token })).json();
+    expect(first.meta).toEqual({ page: 1, per_page: 2, total });
+    expect(first.data).toHaveLength(2);
+    for (const row of first.data) expect(Object.keys(row).sort()).toEqual(['created_at', 'deleted_at', 'display_name', 'email', 'id', 'last_seen_at', 'provider', 'roles', 'status', 'tier', 'updated_at']);
+    const past = (await t.request({ method: 'GET', url: `/v1/admin/users?per_page=2&page=${total + 1}`, token: reader.token })).json();
+    expect(past).toEqual({ data: [], meta: { page: total + 1, per_page: 2, total } });
+  });
+
   it('filtered lists still count their matches', async () => {
     await t.db.insertInto('users').values({ ...newUser(), status: 'banned' }).execute();
     const banned = await t.db.selectFrom('users').select(sql<number>`count(*)::int`.as('n')).where('status', '=', 'banned').executeTakeFirstOrThrow();
