@@ -17,6 +17,8 @@ export interface ServiceSettings {
   cpuProfileDir?: string;
   /** File the service appends its own per-second view to (`service-probe.mjs`); unset: no probe. */
   probeFile?: string;
+  /** DATABASE_POOL_SIZE; unset: the service's default. */
+  databasePoolSize?: number;
 }
 
 const PROBE = join(import.meta.dirname, 'service-probe.mjs');
@@ -39,6 +41,7 @@ export function productionEnv(settings: ServiceSettings, port: number): NodeJS.P
   if (settings.databaseUrl !== undefined) env.DATABASE_URL = settings.databaseUrl;
   if (settings.redisUrl !== undefined) env.REDIS_URL = settings.redisUrl;
   if (settings.probeFile !== undefined) env.SERVICE_PROBE_FILE = settings.probeFile;
+  if (settings.databasePoolSize !== undefined) env.DATABASE_POOL_SIZE = String(settings.databasePoolSize);
   return env;
 }
 

@@ -64,11 +64,13 @@ interface SoakOptions {
   cpuProfile: boolean;
   /** The service alone on the last core; PostgreSQL and the generator on the others (cpu-pinning.ts). */
   pin: boolean;
+  /** The service's DATABASE_POOL_SIZE; undefined: its default. */
+  poolSize: number | undefined;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1] [--pin]
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1] [--pin] [--pool-size N]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the measured maximum (default 0.7)
@@ -90,6 +92,7 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis susta
   --pin             the service alone on the last core, PostgreSQL (the machine's, put back at the end)
                     and this generator on the others: as in production, where the service does not
                     share its cores with its database or its clients (Linux, taskset)
+  --pool-size N     the service's DATABASE_POOL_SIZE (pooled connections per instance; default its own, 10)
   --cpu-prof        run the service with node --cpu-prof; the profile lands in bench/results/profiles/
                     (read it with bench/tools/cpu-profile-summary.ts)
 
@@ -113,6 +116,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       'cpu-prof': { type: 'boolean', default: false },
       pin: { type: 'boolean', default: false },
       instances: { type: 'string', default: '1' },
+      'pool-size': { type: 'string' },
       without: { type: 'string' },
       'crowd-at-once': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -147,6 +151,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     cpuProfile: values['cpu-prof'],
     pin: values.pin,
     instances: positive('instances', values.instances, true),
+    poolSize: values['pool-size'] === undefined ? undefined : positive('pool-size', values['pool-size'], true),
     crowdAtOnce: values['crowd-at-once'],
     without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
@@ -362,6 +367,7 @@ async function main(): Promise<number> {
   const prepared = await prepareService(database, {
     dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
     ...(probeFile === undefined ? {} : { probeFile }),
+    ...(options.poolSize === undefined ? {} : { databasePoolSize: options.poolSize }),
     ...(options.cpuProfile ? { cpuProfileDir: join(import.meta.dirname, 'results', 'profiles', `soak-${started.toISOString().replace(/:/g, '-')}`) } : {}),
   }, FULL_SIZES, log);
   const { service } = prepared;
@@ -369,7 +375,10 @@ async function main(): Promise<number> {
   for (let n = 1; n < options.instances; n += 1) {
     log(`starting instance ${n + 1} of ${options.instances}…`);
     // The probe and the profile follow the first instance only.
-    services.push(await startService({ dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret }));
+    services.push(await startService({
+      dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
+      ...(options.poolSize === undefined ? {} : { databasePoolSize: options.poolSize }),
+    }));
   }
   const context = await makeContext(service.baseUrl, FULL_SIZES, jwtSecret);
   const kinds = soakMix(context).filter((kind) => !options.without.some((word) => kind.name.includes(word)));
@@ -491,6 +500,7 @@ async function main(): Promise<number> {
       crowdAtOnce: options.crowdAtOnce,
       probe: options.probe,
       instances: options.instances,
+      poolSize: options.poolSize ?? null,
       pin: options.pin ? pinningPlan() : null,
       share: options.share, basis: options.rate === undefined ? options.basis : 'rate', rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
       closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },

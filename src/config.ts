@@ -15,6 +15,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL; when absent the embedded PGlite database under `dataDir` is used. */
   databaseUrl: string | undefined;
+  /** Pooled PostgreSQL connections per instance (the two listening ones come on top). */
+  databasePoolSize: number;
   redisUrl: string | undefined;
   jwtSecret: string | undefined;
   /** Where the HS256 secret came from: the environment, or made once for the embedded default. */
@@ -222,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     databaseUrl,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     jwtSecret,
     jwtSecretSource: jwtSecret === undefined ? 'none' : 'env',

@@ -250,10 +250,10 @@ export async function openPGlite(dataDir: string): Promise<Database> {
 
 /** `options` tune PostgreSQL only (the embedded database runs in this process: nothing to time out). */
 export async function openDatabase(
-  config: { databaseUrl: string | undefined; dataDir: string },
+  config: { databaseUrl: string | undefined; dataDir: string; databasePoolSize?: number },
   options: Pick<PostgresOptions, 'statementTimeoutMs' | 'poolMax'> = {},
 ): Promise<Database> {
   return config.databaseUrl !== undefined
-    ? openPostgres({ connectionString: config.databaseUrl, ...options })
+    ? openPostgres({ connectionString: config.databaseUrl, poolMax: config.databasePoolSize, ...options })
     : openPGlite(config.dataDir);
 }

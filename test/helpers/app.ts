@@ -15,6 +15,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     host: '127.0.0.1',
     dataDir: '/nonexistent',
     databaseUrl: undefined,
+    databasePoolSize: 10,
     redisUrl: undefined,
     jwtSecret: TEST_JWT_SECRET,
     jwtSecretSource: 'env',
