@@ -8,6 +8,8 @@ const ROUND_EVERY_MS = 60_000;
 export interface VacuumRound {
   /** Seconds since the stand-in started. */
   atSecond: number;
+  /** Wall clock at its start, to set beside the soak's seconds. */
+  startedEpochMs: number;
   /** The tables vacuumed (with ANALYZE) or only analyzed, as autovacuum would have chosen them. */
   vacuumed: string[];
   analyzed: string[];
@@ -58,6 +60,7 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
   let running: Promise<void> = Promise.resolve();
   const round = async () => {
     const roundStarted = performance.now();
+    const startedEpochMs = Date.now();
     // The service's own choice of tables (src/db/embedded-vacuum.ts): the server's thresholds and each table's settings.
     const { rows } = await client.query<DueTable>(DUE_TABLES_SQL);
     const vacuumed: string[] = [];
@@ -71,7 +74,7 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
         analyzed.push(table.name);
       }
     }
-    rounds.push({ atSecond: (roundStarted - started) / 1_000, vacuumed, analyzed, seconds: (performance.now() - roundStarted) / 1_000 });
+    rounds.push({ atSecond: (roundStarted - started) / 1_000, startedEpochMs, vacuumed, analyzed, seconds: (performance.now() - roundStarted) / 1_000 });
   };
   const timer = setInterval(() => {
     running = running.then(round).catch((error: unknown) => {
@@ -92,4 +95,12 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
   // Before the database is dropped (clean-ups run newest first), on every exit.
   onCleanup('stop the autovacuum stand-in', async () => { await stop(); });
   return { serverSetting, active: true, stop };
+}
+
+/**
+ * The rounds under way at some moment of a wall-clock span (a slow second and its requests'
+ * latency): beside a slow second, whether the vacuum stand-in could have held it up.
+ */
+export function roundsDuring(rounds: VacuumRound[], fromEpochMs: number, toEpochMs: number): VacuumRound[] {
+  return rounds.filter((round) => round.startedEpochMs <= toEpochMs && round.startedEpochMs + round.seconds * 1_000 >= fromEpochMs);
 }

@@ -15,7 +15,7 @@ import { signInCrowd, type BenchContext } from './scenarios.js';
 import { MixDriver, OPEN_LOOP_MAX_SOCKETS, type RequestResult } from './soak-driver.js';
 import { soakMix, type MixKind } from './soak-mix.js';
 import { climbLadder, DEFAULT_LADDER, ladderTable, type Ladder } from './soak-ladder.js';
-import { startAutovacuumStandIn, type VacuumRound } from './soak-vacuum.js';
+import { roundsDuring, startAutovacuumStandIn, type VacuumRound } from './soak-vacuum.js';
 import {
   coresOf, kindsTable, maxRateTable, milliseconds, minutesTable, rssDrift, summarizePhase, verdict, verdictTable,
   MAX_ERROR_RATE, MAX_RSS_DRIFT, type CpuCores, type PhaseRecord,
@@ -461,8 +461,14 @@ async function main(): Promise<number> {
       : ` (${Math.round(options.share * 100)} % of the sustained maximum ${ladder.sustainedRequestsPerSecond}; the burst maximum was ${maxRate.requestsPerSecond.toFixed(0)})`;
   log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`);
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
+  // A request due in the second was held up by a round that ran before it was answered.
+  const vacuumText = (second: SecondSummary) => {
+    const from = originEpochMs + second.second * 1_000;
+    const during = roundsDuring(vacuumRounds, from, from + 1_000 + second.p99Ms);
+    return during.length === 0 ? '' : ` {vacuum round: ${during.flatMap((round) => round.vacuumed).join(', ') || 'analyze only'}}`;
+  };
   log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
-    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}`).join(', '));
+    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}${vacuumText(s)}`).join(', '));
   const typical = typicalSecond(seconds.slice(options.warmupSeconds));
   if (typical !== null) {
     log(`a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`);
