@@ -5,6 +5,8 @@ export interface GeneratorSecond {
   loopMaxMs: number;
   gcMs: number;
   gcMaxMs: number;
+  /** The disk's longest sync of the second (`disk-probe.ts`), where the soak measured it. */
+  diskSyncMaxMs?: number;
 }
 
 /**

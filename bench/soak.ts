@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { makeContext, openDatabase } from './context.js';
 import { pinningPlan, pinPostgres, pinProcess } from './cpu-pinning.js';
 import { createCpuMeter, mainThreadSchedMs, type CpuMeter, type CpuWindow } from './cpu-usage.js';
+import { startDiskProbe } from './disk-probe.js';
 import { startGeneratorProbe, type GeneratorSecond } from './generator-probe.js';
 import { readMemory } from './memory.js';
 import { FULL_SIZES } from './options.js';
@@ -178,7 +179,7 @@ async function signInOverAMinute(context: BenchContext): Promise<void> {
   }));
 }
 
-const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}]`);
+const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${second.diskSyncMaxMs === undefined ? '' : `; disk sync max ${milliseconds(second.diskSyncMaxMs)}`}]`);
 
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
 
@@ -291,10 +292,12 @@ async function soakAtRate(
   const rssTimer = setInterval(sampleRss, RSS_SAMPLE_EVERY_MS);
   sampleRss();
   const generatorProbe = startGeneratorProbe();
+  // The machine's PostgreSQL keeps its WAL on this machine's disk, as the temporary directory.
+  const diskProbe = await startDiskProbe(tmpdir());
   const generatorSeconds: (GeneratorSecond | undefined)[] = [];
   const generatorTimer = setInterval(() => {
     const second = Math.round((performance.now() - origin) / 1_000) - 1;
-    const taken = generatorProbe.take();
+    const taken = { ...generatorProbe.take(), diskSyncMaxMs: diskProbe.take() };
     if (second >= 0 && second < totalSeconds) generatorSeconds[second] = taken;
   }, 1_000);
 
@@ -341,6 +344,7 @@ async function soakAtRate(
     clearInterval(rssTimer);
     clearInterval(generatorTimer);
     generatorProbe.stop();
+    await diskProbe.stop();
   }
   for (const timer of printTimers) clearTimeout(timer);
   for (const phase of phases) printLine(phase);
