@@ -5,13 +5,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
 
-const REQUEST_START = 'http.server.request.start';/** Enough of a query's text to tell which one it was. */
+const REQUEST_START = 'http.server.request.start';
+const RESPONSE_FINISH = 'http.server.response.finish';
+/** Enough of a query's text to tell which one it was. */
 const QUERY_TEXT_CHARS = 120;
 
 const phase = () => ({ ms: 0, underWay: 0, since: 0 });
 const queryText = (query) => String(typeof query === 'string' ? query : query?.text ?? '').replace(/\s+/g, ' ').slice(0, QUERY_TEXT_CHARS);
-
-const RESPONSE_FINISH = 'http.server.response.finish';
 
 /**
  * Calls `onRequest` with the phases of each request the process serves, from its headers parsed

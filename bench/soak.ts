@@ -368,10 +368,11 @@ async function main(): Promise<number> {
   log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`);
   const jwtSecret = newJwtSecret();
   const probeFile = options.probe ? join(database.dataDir, 'service-probe.jsonl') : undefined;
+  const poolSetting = options.poolSize === undefined ? {} : { databasePoolSize: options.poolSize };
   const prepared = await prepareService(database, {
     dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
     ...(probeFile === undefined ? {} : { probeFile }),
-    ...(options.poolSize === undefined ? {} : { databasePoolSize: options.poolSize }),
+    ...poolSetting,
     ...(options.cpuProfile ? { cpuProfileDir: join(import.meta.dirname, 'results', 'profiles', `soak-${started.toISOString().replace(/:/g, '-')}`) } : {}),
   }, FULL_SIZES, log);
   const { service } = prepared;
@@ -381,7 +382,7 @@ async function main(): Promise<number> {
     // The probe and the profile follow the first instance only.
     services.push(await startService({
       dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
-      ...(options.poolSize === undefined ? {} : { databasePoolSize: options.poolSize }),
+      ...poolSetting,
     }));
   }
   const context = await makeContext(service.baseUrl, FULL_SIZES, jwtSecret);

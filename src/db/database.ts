@@ -77,8 +77,6 @@ function asPrepared(args: unknown[]): unknown[] {
   return name === undefined ? args : [{ name, text, values }, ...rest];
 }
 
-const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /** SQLSTATE of the NOTICE that tells a session of its own change (migration 0041). */
 const OWN_NOTICE_CODE = 'PA001';
 /** Asks migration 0041's triggers to tell this session of its own changes. */
@@ -97,7 +95,6 @@ class OwnCommitNotices {
   }
 
   add(channel: string, handler: (payload: string) => void): () => void {
-    if (!CHANNEL_NAME.test(channel)) throw new Error(`unsafe channel name ${channel}`);
     const handlers = this.#handlers.get(channel) ?? new Set();
     handlers.add(handler);
     this.#handlers.set(channel, handlers);
