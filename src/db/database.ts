@@ -4,6 +4,7 @@ import pg from 'pg';
 import { join } from 'node:path';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PgListener } from './pg-listener.js';
+import { SplitPool, poolBudget } from './split-pool.js';
 import type { Tables } from './tables.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -44,6 +45,7 @@ const pgTypes = {
 
 export interface PostgresOptions {
   connectionString: string;
+  /** Sessions this instance opens for its queries, reads and writes together (`poolBudget`). */
   poolMax?: number;
   /** Server-side budget of one statement: past it PostgreSQL cancels it (SQLSTATE 57014). 0: none (migrations). */
   statementTimeoutMs?: number;
@@ -181,19 +183,25 @@ class PooledClient extends pg.Client {
 
 export function openPostgres({ connectionString, poolMax = 10, statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS }: PostgresOptions): Database {
   const ownCommitNotices = new OwnCommitNotices();
-  const pool = new pg.Pool({
-    connectionString,
-    // pg.Pool hands its whole config to each PooledClient it makes.
-    ...({ ownCommitNotices } as pg.PoolConfig),
-    max: poolMax,
-    types: pgTypes as pg.CustomTypesConfig,
-    Client: PooledClient,
-    connectionTimeoutMillis: connectTimeoutMs,
-    keepAlive: true,
-    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS } : {}),
-  });
-  // An idle client losing its server must not crash the process; the next checkout reconnects.
-  pool.on('error', () => {});
+  const openPool = (max: number): pg.Pool => {
+    const pool = new pg.Pool({
+      connectionString,
+      // pg.Pool hands its whole config to each PooledClient it makes.
+      ...({ ownCommitNotices } as pg.PoolConfig),
+      max,
+      types: pgTypes as pg.CustomTypesConfig,
+      Client: PooledClient,
+      connectionTimeoutMillis: connectTimeoutMs,
+      keepAlive: true,
+      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS } : {}),
+    });
+    // An idle client losing its server must not crash the process; the next checkout reconnects.
+    pool.on('error', () => {});
+    return pool;
+  };
+  // Reads and writes wait for sessions of their own: a commit stalled on the disk holds writes only.
+  const budget = poolBudget(poolMax);
+  const pool = budget === undefined ? openPool(poolMax) : new SplitPool(openPool(budget.reads), openPool(budget.writes));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const listeners: PgListener[] = [];
   return {

@@ -1,26 +1,70 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Tables } from '../../src/db/tables.js';
 
-/** DATABASE_POOL_SIZE bounds the sessions one instance opens for its queries. */
+/**
+ * DATABASE_POOL_SIZE bounds the sessions one instance opens for its queries, split into a read
+ * budget and a write budget (6 and 4 of 10): reads are answered while every write session waits.
+ */
 describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
-  async function sessionsUsedBy(poolSize: string): Promise<number> {
+  async function withDatabase<T>(poolSize: string, use: (database: Database) => Promise<T>): Promise<T> {
     const config = loadConfig({ DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_POOL_SIZE: poolSize, JWT_SECRET: 'x'.repeat(32), DATA_DIR: mkdtempSync(join(tmpdir(), 'pa-pool-')) });
     const database = await openDatabase(config);
     try {
-      const rows = await Promise.all(Array.from({ length: 6 }, () => sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(database.db)));
-      return new Set(rows.map((result) => result.rows[0]!.pid)).size;
+      return await use(database);
     } finally {
       await database.close();
     }
   }
 
-  it('six queries at once share the pool it sets', async () => {
-    expect(await sessionsUsedBy('2')).toBe(2);
-    expect(await sessionsUsedBy('6')).toBe(6);
+  const read = async (db: Kysely<Tables>) => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(db)).rows[0]!.pid;
+  const write = (db: Kysely<Tables>) => db.transaction().execute(read);
+  const sessions = async (queries: Array<Promise<number>>) => new Set(await Promise.all(queries)).size;
+  const twelve = <T>(make: () => T) => Array.from({ length: 12 }, make);
+
+  it('ten sessions: six for reads, four for writes, ten in all', async () => {
+    await withDatabase('10', async ({ db }) => {
+      expect(await sessions(twelve(() => read(db)))).toBe(6);
+      expect(await sessions(twelve(() => write(db)))).toBe(4);
+      expect(await sessions([...twelve(() => read(db)), ...twelve(() => write(db))])).toBe(10);
+    });
+  });
+
+  it('one session serves reads and writes alike (migrations run on one)', async () => {
+    await withDatabase('1', async ({ db }) => {
+      expect(await sessions([...twelve(() => read(db)), ...twelve(() => write(db))])).toBe(1);
+    });
+  });
+
+  it('reads are answered while every write session waits on a lock, and the other writes wait in the pool', async () => {
+    const LOCK = 914_273;
+    const holder = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await holder.connect();
+    const lockWaiters = async () =>
+      (await holder.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`, [`${LOCK}`])).rows[0]!.n;
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
+      await withDatabase('10', async ({ db }) => {
+        const writes = Array.from({ length: 10 }, () => db.transaction().execute((trx) => sql`SELECT pg_advisory_xact_lock(${sql.lit(LOCK)})`.execute(trx)));
+        try {
+          while ((await lockWaiters()) < 4) await new Promise((resolve) => setTimeout(resolve, 10));
+
+          expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
+          expect(await lockWaiters()).toBe(4);
+        } finally {
+          // Before the pool closes, which waits for every write.
+          await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
+        }
+        expect((await Promise.allSettled(writes)).map((outcome) => outcome.status)).toEqual(Array(10).fill('fulfilled'));
+      });
+    } finally {
+      await holder.end();
+    }
   });
 });
