@@ -7,6 +7,10 @@ export interface GeneratorSecond {
   gcMaxMs: number;
   /** The disk's longest sync of the second (`disk-probe.ts`), where the soak measured it. */
   diskSyncMaxMs?: number;
+  /** The machine's waits in the second (`pressure-probe.ts`), where Linux counts them. */
+  cpuPressurePct?: number;
+  ioPressurePct?: number;
+  stealMs?: number;
 }
 
 /**

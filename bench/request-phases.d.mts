@@ -12,6 +12,8 @@ export interface RequestPhases {
   queries: number;
   /** The request's longest query and the start of its text; null without one. */
   slowestQuery?: { ms: number; text: string } | null;
+  /** The request's longest wait for a connection and the pool's session name; null without one. */
+  longestPoolWait?: { ms: number; pool: string } | null;
 }
 
 export function traceRequestPhases(pgModule: typeof pg, onRequest: (phases: RequestPhases) => void): () => void;

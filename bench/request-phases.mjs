@@ -36,6 +36,7 @@ export function traceRequestPhases(pg, onRequest) {
       query: phase(),
       queries: 0,
       slowestQuery: null,
+      longestPoolWait: null,
     };
     traces.set(request, trace);
     current.enterWith(trace);
@@ -45,7 +46,7 @@ export function traceRequestPhases(pg, onRequest) {
     if (trace === undefined) return;
     traces.delete(request);
     const ms = performance.now() - trace.startedAt;
-    onRequest({ what: trace.what, ms, poolWaitMs: trace.poolWait.ms, queryMs: trace.query.ms, queries: trace.queries, slowestQuery: trace.slowestQuery });
+    onRequest({ what: trace.what, ms, poolWaitMs: trace.poolWait.ms, queryMs: trace.query.ms, queries: trace.queries, slowestQuery: trace.slowestQuery, longestPoolWait: trace.longestPoolWait });
   };
   diagnosticsChannel.subscribe(REQUEST_START, onStart);
   diagnosticsChannel.subscribe(RESPONSE_FINISH, onFinish);
@@ -71,7 +72,11 @@ export function traceRequestPhases(pg, onRequest) {
     const trace = current.getStore();
     const result = connect.apply(this, args);
     if (trace === undefined || !(result instanceof Promise)) return result;
-    return timed(result, trace.poolWait);
+    // Which pool, by the session name it gives its connections (the service names its read and write pools).
+    const pool = this.options?.application_name ?? 'unnamed';
+    return timed(result, trace.poolWait, (ms) => {
+      if (trace.longestPoolWait === null || ms > trace.longestPoolWait.ms) trace.longestPoolWait = { ms, pool };
+    });
   };
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function queryTimed(...args) {

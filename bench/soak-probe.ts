@@ -50,7 +50,8 @@ export function phasesText(phases: RequestPhases): string {
   const rest = Math.max(0, phases.ms - phases.poolWaitMs - phases.queryMs);
   const round = (ms: number) => Math.round(ms);
   const slowestQuery = phases.slowestQuery == null || phases.queries < 2 ? '' : ` (the longest ${round(phases.slowestQuery.ms)}: ${phases.slowestQuery.text.slice(0, 60)})`;
-  return `${phases.what} ${round(phases.ms)} ms: pool wait ${round(phases.poolWaitMs)}, ${phases.queries} ${phases.queries === 1 ? 'query' : 'queries'} ${round(phases.queryMs)}${slowestQuery}, the rest ${round(rest)}`;
+  const pool = phases.longestPoolWait == null || round(phases.poolWaitMs) === 0 ? '' : ` (${phases.longestPoolWait.pool})`;
+  return `${phases.what} ${round(phases.ms)} ms: pool wait ${round(phases.poolWaitMs)}${pool}, ${phases.queries} ${phases.queries === 1 ? 'query' : 'queries'} ${round(phases.queryMs)}${slowestQuery}, the rest ${round(rest)}`;
 }
 
 /** `service p99 201 ms, loop max 22 ms, GC 44 ms; slowest …`: what to print beside a slow second. */

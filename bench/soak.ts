@@ -7,6 +7,7 @@ import { makeContext, openDatabase } from './context.js';
 import { pinningPlan, pinPostgres, pinProcess } from './cpu-pinning.js';
 import { createCpuMeter, mainThreadSchedMs, type CpuMeter, type CpuWindow } from './cpu-usage.js';
 import { startDiskProbe } from './disk-probe.js';
+import { pressureContrast, startPressureProbe } from './pressure-probe.js';
 import { startGeneratorProbe, type GeneratorSecond } from './generator-probe.js';
 import { readMemory } from './memory.js';
 import { FULL_SIZES } from './options.js';
@@ -179,7 +180,10 @@ async function signInOverAMinute(context: BenchContext): Promise<void> {
   }));
 }
 
-const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${second.diskSyncMaxMs === undefined ? '' : `; disk sync max ${milliseconds(second.diskSyncMaxMs)}`}]`);
+const machineText = ({ diskSyncMaxMs, cpuPressurePct, ioPressurePct, stealMs }: GeneratorSecond) =>
+  (diskSyncMaxMs === undefined ? '' : `; disk sync max ${milliseconds(diskSyncMaxMs)}`)
+  + (cpuPressurePct === undefined ? '' : `; waiting for a core ${cpuPressurePct} %, for I/O ${ioPressurePct} %, steal ${stealMs} ms`);
+const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${machineText(second)}]`);
 
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
 
@@ -294,10 +298,11 @@ async function soakAtRate(
   const generatorProbe = startGeneratorProbe();
   // The machine's PostgreSQL keeps its WAL on this machine's disk, as the temporary directory.
   const diskProbe = await startDiskProbe(tmpdir());
+  const pressureProbe = startPressureProbe();
   const generatorSeconds: (GeneratorSecond | undefined)[] = [];
   const generatorTimer = setInterval(() => {
     const second = Math.round((performance.now() - origin) / 1_000) - 1;
-    const taken = { ...generatorProbe.take(), diskSyncMaxMs: diskProbe.take() };
+    const taken = { ...generatorProbe.take(), diskSyncMaxMs: diskProbe.take(), ...pressureProbe?.take() };
     if (second >= 0 && second < totalSeconds) generatorSeconds[second] = taken;
   }, 1_000);
 
@@ -477,6 +482,10 @@ async function main(): Promise<number> {
   const typical = typicalSecond(seconds.slice(options.warmupSeconds));
   if (typical !== null) {
     log(`a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`);
+  }
+  const pressure = pressureContrast(seconds.slice(options.warmupSeconds));
+  if (pressure !== null) {
+    log(`the machine (Linux pressure, medians): a typical second had a task waiting for a core ${pressure.typical.cpuPressurePct} % of it and for I/O ${pressure.typical.ioPressurePct} %; the ${pressure.slowest.seconds} slowest seconds ${pressure.slowest.cpuPressurePct} % and ${pressure.slowest.ioPressurePct} %`);
   }
   const slowRequests = slowRequestShares(seconds.slice(options.warmupSeconds));
   if (slowRequests !== null) {

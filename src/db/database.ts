@@ -183,9 +183,11 @@ class PooledClient extends pg.Client {
 
 export function openPostgres({ connectionString, poolMax = 10, statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS }: PostgresOptions): Database {
   const ownCommitNotices = new OwnCommitNotices();
-  const openPool = (max: number): pg.Pool => {
+  /** `name`: the sessions' application_name, so pg_stat_activity tells the pools apart (the URL's own wins). */
+  const openPool = (max: number, name: string): pg.Pool => {
     const pool = new pg.Pool({
       connectionString,
+      application_name: name,
       // pg.Pool hands its whole config to each PooledClient it makes.
       ...({ ownCommitNotices } as pg.PoolConfig),
       max,
@@ -201,7 +203,9 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
   };
   // Reads and writes wait for sessions of their own: a commit stalled on the disk holds writes only.
   const budget = poolBudget(poolMax);
-  const pool = budget === undefined ? openPool(poolMax) : new SplitPool(openPool(budget.reads), openPool(budget.writes));
+  const pool = budget === undefined
+    ? openPool(poolMax, 'platform-api')
+    : new SplitPool(openPool(budget.reads, 'platform-api reads'), openPool(budget.writes, 'platform-api writes'));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const listeners: PgListener[] = [];
   return {

@@ -17,7 +17,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('request phases', () => {
   let base: string;
 
   beforeAll(async () => {
-    pool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1 });
+    pool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 1, application_name: 'narrow' });
     widePool = new pg.Pool({ connectionString: process.env.TEST_DATABASE_URL, max: 2 });
     const sleep = async (from: pg.Pool) => {
       const client = await from.connect();
@@ -64,6 +64,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('request phases', () => {
       const [first, second] = [...seen].sort((a, b) => a.poolWaitMs - b.poolWaitMs);
       expect(first!.poolWaitMs).toBeLessThan(40);
       expect(second!.poolWaitMs).toBeGreaterThanOrEqual(70);
+      // Named by the pool's session name; the wide pool names none.
+      expect(second!.longestPoolWait).toMatchObject({ pool: 'narrow' });
+      expect(second!.longestPoolWait!.ms).toBeGreaterThanOrEqual(70);
 
       expect(seen[0]!.slowestQuery).toMatchObject({ text: 'SELECT pg_sleep(0.08)' });
       expect(seen[0]!.slowestQuery!.ms).toBeGreaterThanOrEqual(75);
@@ -72,13 +75,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('request phases', () => {
       seen.length = 0;
       await widePool.query('SELECT 1');
       await (await fetch(`${base}/two-at-once`)).text();
-      expect(seen).toMatchObject([{ what: 'GET /two-at-once', queries: 2 }]);
+      expect(seen).toMatchObject([{ what: 'GET /two-at-once', queries: 2, longestPoolWait: { pool: 'unnamed' } }]);
       expect(seen[0]!.queryMs).toBeGreaterThanOrEqual(75);
       expect(seen[0]!.queryMs).toBeLessThan(140);
 
       seen.length = 0;
       await (await fetch(`${base}/work`)).text();
-      expect(seen).toMatchObject([{ what: 'GET /work', poolWaitMs: 0, queryMs: 0, queries: 0, slowestQuery: null }]);
+      expect(seen).toMatchObject([{ what: 'GET /work', poolWaitMs: 0, queryMs: 0, queries: 0, slowestQuery: null, longestPoolWait: null }]);
       expect(seen[0]!.ms).toBeGreaterThanOrEqual(29);
     } finally {
       stop();

@@ -36,6 +36,17 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
     });
   });
 
+  it('names its sessions by pool, so pg_stat_activity tells reads from writes', async () => {
+    const name = async (db: Kysely<Tables>) => (await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(db)).rows[0]!.name;
+    await withDatabase('10', async ({ db }) => {
+      expect(await name(db)).toBe('platform-api reads');
+      expect(await db.transaction().execute(name)).toBe('platform-api writes');
+    });
+    await withDatabase('1', async ({ db }) => {
+      expect(await name(db)).toBe('platform-api');
+    });
+  });
+
   it('one session serves reads and writes alike (migrations run on one)', async () => {
     await withDatabase('1', async ({ db }) => {
       expect(await sessions([...twelve(() => read(db)), ...twelve(() => write(db))])).toBe(1);
