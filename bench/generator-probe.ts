@@ -1,3 +1,4 @@
+import type { ActivitySecond } from './activity-probe.js';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 /** The generator's own second: how late its event loop ran and how long it spent in GC. */
@@ -11,6 +12,8 @@ export interface GeneratorSecond {
   cpuPressurePct?: number;
   ioPressurePct?: number;
   stealMs?: number;
+  /** The service's database sessions in the second (`activity-probe.ts`), on PostgreSQL. */
+  sessions?: ActivitySecond;
 }
 
 /**

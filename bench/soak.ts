@@ -8,6 +8,7 @@ import { pinningPlan, pinPostgres, pinProcess } from './cpu-pinning.js';
 import { createCpuMeter, mainThreadSchedMs, type CpuMeter, type CpuWindow } from './cpu-usage.js';
 import { startDiskProbe } from './disk-probe.js';
 import { pressureContrast, startPressureProbe } from './pressure-probe.js';
+import { sessionsText, startActivityProbe } from './activity-probe.js';
 import { startGeneratorProbe, type GeneratorSecond } from './generator-probe.js';
 import { readMemory } from './memory.js';
 import { FULL_SIZES } from './options.js';
@@ -180,9 +181,10 @@ async function signInOverAMinute(context: BenchContext): Promise<void> {
   }));
 }
 
-const machineText = ({ diskSyncMaxMs, cpuPressurePct, ioPressurePct, stealMs }: GeneratorSecond) =>
+const machineText = ({ diskSyncMaxMs, cpuPressurePct, ioPressurePct, stealMs, sessions }: GeneratorSecond) =>
   (diskSyncMaxMs === undefined ? '' : `; disk sync max ${milliseconds(diskSyncMaxMs)}`)
-  + (cpuPressurePct === undefined ? '' : `; waiting for a core ${cpuPressurePct} %, for I/O ${ioPressurePct} %, steal ${stealMs} ms`);
+  + (cpuPressurePct === undefined ? '' : `; waiting for a core ${cpuPressurePct} %, for I/O ${ioPressurePct} %, steal ${stealMs} ms`)
+  + (sessions === undefined ? '' : `; database sessions active: ${sessionsText(sessions)}`);
 const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${machineText(second)}]`);
 
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
@@ -272,7 +274,7 @@ function perSecond(kinds: MixKind[], seconds: SecondTally[], generator: (Generat
 }
 
 async function soakAtRate(
-  driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePids: number[], cpu: CpuMeter,
+  driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePids: number[], cpu: CpuMeter, databaseUrl: string | undefined,
 ): Promise<{ phases: PhaseRecord[]; seconds: SecondSummary[]; originEpochMs: number }> {
   const phases: PhaseRecord[] = [{ label: 'warm-up', fromSecond: 0, toSecond: options.warmupSeconds, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null }];
   for (let minute = 1; minute <= options.minutes; minute += 1) {
@@ -299,10 +301,12 @@ async function soakAtRate(
   // The machine's PostgreSQL keeps its WAL on this machine's disk, as the temporary directory.
   const diskProbe = await startDiskProbe(tmpdir());
   const pressureProbe = startPressureProbe();
+  // On PostgreSQL: what the service's sessions were doing (the embedded database runs inside the service).
+  const activityProbe = databaseUrl === undefined ? undefined : await startActivityProbe(databaseUrl);
   const generatorSeconds: (GeneratorSecond | undefined)[] = [];
   const generatorTimer = setInterval(() => {
     const second = Math.round((performance.now() - origin) / 1_000) - 1;
-    const taken = { ...generatorProbe.take(), diskSyncMaxMs: diskProbe.take(), ...pressureProbe?.take() };
+    const taken = { ...generatorProbe.take(), diskSyncMaxMs: diskProbe.take(), ...pressureProbe?.take(), ...(activityProbe === undefined ? {} : { sessions: activityProbe.take() }) };
     if (second >= 0 && second < totalSeconds) generatorSeconds[second] = taken;
   }, 1_000);
 
@@ -350,6 +354,7 @@ async function soakAtRate(
     clearInterval(generatorTimer);
     generatorProbe.stop();
     await diskProbe.stop();
+    await activityProbe?.stop();
   }
   for (const timer of printTimers) clearTimeout(timer);
   for (const phase of phases) printLine(phase);
@@ -435,7 +440,7 @@ async function main(): Promise<number> {
   }
   const basisRate = ladder?.sustainedRequestsPerSecond ?? maxRate?.requestsPerSecond;
   const rate = options.rate ?? Math.round(options.share * basisRate!);
-  const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, services.map((instance) => instance.pid), cpu);
+  const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, services.map((instance) => instance.pid), cpu, database.serviceUrl);
   if (probeFile !== undefined) {
     const serviceSeconds = alignProbe(readProbe(probeFile), originEpochMs, seconds.length);
     seconds.forEach((second, k) => { second.service = serviceSeconds[k] ?? null; });
