@@ -59,6 +59,8 @@ interface SoakOptions {
   without: string[];
   /** On a PostgreSQL server with autovacuum off, do not stand in for it (measure the server as configured). */
   noVacuum: boolean;
+  /** Leave out the pg_stat_activity sampler (to see whether it disturbs the run). */
+  noSessions: boolean;
   /** Load bench/service-probe.mjs into the service: its own per-second view beside the generator's. */
   probe: boolean;
   /** Service processes on the one database, each sent every N-th request (a round-robin load balancer). */
@@ -73,7 +75,7 @@ interface SoakOptions {
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1] [--pin] [--pool-size N]
+const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis sustained|burst] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--skip-build] [--no-vacuum] [--no-sessions] [--without a,b] [--crowd-at-once] [--probe] [--cpu-prof] [--instances 1] [--pin] [--pool-size N]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the measured maximum (default 0.7)
@@ -87,6 +89,7 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis susta
   --warmup-seconds  seconds at the fixed rate before the first measured minute (default 30)
   --skip-build      use dist/ as it is (noted in the results)
   --no-vacuum       on a PostgreSQL server with autovacuum off, do not vacuum/analyze in its place
+  --no-sessions     do not sample the service's sessions in pg_stat_activity (activity-probe.ts) every 100 ms
   --without a,b     leave the requests whose name contains one of these out of the mix (diagnosis)
   --crowd-at-once   sign the 1,000 players in at once (as the bench) instead of over a minute
   --probe           have the service record each second itself (its requests' p99, event-loop delay,
@@ -115,6 +118,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       'warmup-seconds': { type: 'string', default: '30' },
       'skip-build': { type: 'boolean', default: false },
       'no-vacuum': { type: 'boolean', default: false },
+      'no-sessions': { type: 'boolean', default: false },
       probe: { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       pin: { type: 'boolean', default: false },
@@ -150,6 +154,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     warmupSeconds: positive('warmup-seconds', values['warmup-seconds']),
     skipBuild: values['skip-build'],
     noVacuum: values['no-vacuum'],
+    noSessions: values['no-sessions'],
     probe: values.probe,
     cpuProfile: values['cpu-prof'],
     pin: values.pin,
@@ -302,7 +307,7 @@ async function soakAtRate(
   const diskProbe = await startDiskProbe(tmpdir());
   const pressureProbe = startPressureProbe();
   // On PostgreSQL: what the service's sessions were doing (the embedded database runs inside the service).
-  const activityProbe = databaseUrl === undefined ? undefined : await startActivityProbe(databaseUrl);
+  const activityProbe = databaseUrl === undefined || options.noSessions ? undefined : await startActivityProbe(databaseUrl);
   const generatorSeconds: (GeneratorSecond | undefined)[] = [];
   const generatorTimer = setInterval(() => {
     const second = Math.round((performance.now() - origin) / 1_000) - 1;
@@ -526,6 +531,7 @@ async function main(): Promise<number> {
       probe: options.probe,
       instances: options.instances,
       poolSize: options.poolSize ?? null,
+      sessions: !options.noSessions,
       pin: options.pin ? pinningPlan() : null,
       share: options.share, basis: options.rate === undefined ? options.basis : 'rate', rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
       closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
