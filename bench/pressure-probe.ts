@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { median } from './soak-probe.js';
 
 /** How much of one second the machine made its tasks wait, as Linux counts it. */
 export interface PressureSecond {
@@ -91,7 +92,6 @@ export interface PressureContrast {
 export function pressureContrast(seconds: { p99Ms: number; generator: Partial<PressureSecond> | null }[], slowest = 10): PressureContrast | null {
   const read = seconds.filter((second) => second.generator?.cpuPressurePct !== undefined && second.generator.ioPressurePct !== undefined);
   if (read.length === 0) return null;
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const medians = (of: typeof read) => ({
     cpuPressurePct: median(of.map((second) => second.generator!.cpuPressurePct!)),
     ioPressurePct: median(of.map((second) => second.generator!.ioPressurePct!)),

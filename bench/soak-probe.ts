@@ -77,6 +77,9 @@ export function slowRequestShares(seconds: { service?: ServiceSecond | null }[])
   return { requests: sum((service) => service.requests), count: sum((service) => service.slow.count), poolWait, queries, rest: ms === 0 ? 0 : Math.max(0, 1 - poolWait - queries) };
 }
 
+/** The middle value (the upper of the two middle ones for an even count) of a non-empty list. */
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 /**
  * The measured seconds' median p99, at the generator and inside the service: how much of a
  * typical second's tail the service's own work accounts for. (Per-second p99s do not add up to
@@ -85,6 +88,5 @@ export function slowRequestShares(seconds: { service?: ServiceSecond | null }[])
 export function typicalSecond(seconds: { p99Ms: number; service?: ServiceSecond | null }[]): { generatorP99Ms: number; serviceP99Ms: number } | null {
   const probed = seconds.filter((second) => second.service != null);
   if (probed.length === 0) return null;
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return { generatorP99Ms: median(probed.map((second) => second.p99Ms)), serviceP99Ms: median(probed.map((second) => second.service!.p99Ms)) };
 }

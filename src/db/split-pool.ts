@@ -67,8 +67,9 @@ class LazyClient implements PostgresPoolClient {
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: never): never;
   async query<R>(sql: string, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-    const client = this.#client ?? (this.#client = await (this.#taking ??= this.#pools.poolFor(statementKind(sql)).connect()));
-    return client.query(sql, parameters as unknown[]) as unknown as Promise<PostgresQueryResult<R>>;
+    this.#taking ??= this.#pools.poolFor(statementKind(sql)).connect();
+    this.#client ??= await this.#taking;
+    return this.#client.query(sql, parameters as unknown[]) as unknown as Promise<PostgresQueryResult<R>>;
   }
 
   release(): void {
