@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ZodIssue, ZodTypeAny } from 'zod';
 import type { Config } from './config.js';
 import './kernel/fastify-types.js';
@@ -11,6 +11,7 @@ import { installOpenApi } from './kernel/openapi.js';
 import { requestIdFor } from './kernel/request-id.js';
 import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
+import { createResponseSerializerCompiler } from './kernel/response-serializer.js';
 import { registerAlertSubscriptionRoutes } from './modules/alert-subscriptions/routes.js';
 import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
@@ -57,6 +58,8 @@ export interface BuildAppOptions {
   /** Extra routes (tests add probe routes, e.g. for rate limits); registered after the modules. */
   extraRoutes?: (app: ZodApp, kernel: Kernel) => void;
   logger?: boolean;
+  /** Each answer also parsed by zod and compared with the compiled shaper's (tests; response-serializer.ts). */
+  verifyResponseShaping?: boolean;
 }
 
 /** Zod validation whose verdict keeps each zod issue, so the 400 body shows zod's own fields. */
@@ -97,7 +100,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
     },
   });
   app.setValidatorCompiler(zodValidatorCompiler as never);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(createResponseSerializerCompiler({ verifyResponseShaping: options.verifyResponseShaping }));
   installErrorHandling(app);
   installJsonBodyParser(app);
   installRequestPipeline(app, kernel);

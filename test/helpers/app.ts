@@ -83,7 +83,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = options.database ?? testDatabase!.database;
   const kernel = await createKernel(testConfig(options.config), database, options.log ?? pino({ level: 'silent' }), options);
   await kernel.start();
-  const app = await buildApp(kernel, options);
+  // Every answer of every suite is also checked against zod's own parse (src/kernel/response-serializer.ts).
+  const app = await buildApp(kernel, { verifyResponseShaping: true, ...options });
   await app.ready();
   const events: PlatformEvent[] = [];
   kernel.events.subscribe((event) => events.push(event));

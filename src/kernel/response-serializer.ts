@@ -1,0 +1,62 @@
+import { ResponseSerializationError } from 'fastify-type-provider-zod';
+import type { ZodTypeAny } from 'zod';
+import { NOT_SHAPED, shapeOf } from './response-shaper.js';
+
+interface SerializerRoute {
+  schema: unknown;
+  method: string;
+  url: string;
+}
+
+export interface ResponseSerializerOptions {
+  /**
+   * Every answer is also parsed by zod itself: the shaper must accept exactly what zod accepts and
+   * write the same text, else the answer is a thrown error (a 500 whose log names the route). For
+   * the test suites: each of their answers becomes a check of the shaper against zod. Costs what
+   * the shaper saves and more.
+   */
+  verifyResponseShaping?: boolean;
+}
+
+/** Fastify's route schema may be the zod schema itself or `{ properties: schema }`. */
+function zodSchemaOf(schema: unknown): ZodTypeAny {
+  if (typeof schema === 'object' && schema !== null) {
+    if ('safeParse' in schema) return schema as ZodTypeAny;
+    if ('properties' in schema) return (schema as { properties: ZodTypeAny }).properties;
+  }
+  throw new Error(`a response schema must be a zod schema: ${JSON.stringify(schema)}`);
+}
+
+/**
+ * The response serializer: each route's response schema is compiled once into a shaper
+ * (response-shaper.ts), and an answer is its shaped value as JSON. Whatever the shaper is not
+ * sure of goes to zod, whose verdict stands: a refusal is the same ResponseSerializationError
+ * (a 500) as with fastify-type-provider-zod's serializer, which this replaces.
+ */
+export function createResponseSerializerCompiler(options: ResponseSerializerOptions = {}) {
+  return ({ schema: routeSchema, method, url }: SerializerRoute) => {
+    const schema = zodSchemaOf(routeSchema);
+    const shape = shapeOf(schema);
+    const byZod = (data: unknown): string => {
+      const result = schema.safeParse(data);
+      if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
+      return JSON.stringify(result.data);
+    };
+    const serialize = (data: unknown): string => {
+      const shaped = shape(data);
+      return shaped === NOT_SHAPED ? byZod(data) : JSON.stringify(shaped);
+    };
+    if (!options.verifyResponseShaping) return serialize;
+    return (data: unknown): string => {
+      const shaped = shape(data);
+      const result = schema.safeParse(data);
+      if (shaped === NOT_SHAPED && !result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
+      const text = shaped === NOT_SHAPED ? undefined : JSON.stringify(shaped);
+      const expected = result.success ? JSON.stringify(result.data) : undefined;
+      if (text !== expected) {
+        throw new Error(`response shaping differs from zod for ${method} ${url}: ${text ?? 'refused'} where zod gives ${expected ?? 'refused'}`);
+      }
+      return text as string;
+    };
+  };
+}
