@@ -77,6 +77,12 @@ async function serve(): Promise<void> {
   const kernel = await createKernel(config, database, log, { localPaymentsStateFile: join(config.dataDir, 'local-payments.json') });
   await kernel.start();
   const app = await buildApp(kernel);
+  try {
+    await database.warm();
+  } catch (error) {
+    // Not a reason to refuse traffic: the pool opens what it lacks when it is needed.
+    log.warn({ err: { message: (error as Error).message } }, 'could not open every pooled database session at start');
+  }
   await app.listen({ port: config.port, host: config.host });
   // PGlite has no autovacuum of its own; PostgreSQL servers do.
   const vacuum = database.kind === 'pglite' ? new EmbeddedVacuum(database.db, log) : undefined;

@@ -28,6 +28,11 @@ export interface Database {
   readonly kind: DatabaseKind;
   readonly db: Kysely<Tables>;
   listen(channel: string, handlers: ListenHandlers, options?: ListenOptions): Promise<() => Promise<void>>;
+  /**
+   * Opens every pooled session now (PostgreSQL; the embedded database has nothing to open), so
+   * an instance's first requests do not queue behind new sessions being forked and authenticated.
+   */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -181,6 +186,14 @@ class PooledClient extends pg.Client {
   }
 }
 
+/** Takes `size` sessions of the pool at once (opening them) and hands them back; the first failure is thrown. */
+async function openEverySession(pool: pg.Pool, size: number): Promise<void> {
+  const taken = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
+  for (const result of taken) if (result.status === 'fulfilled') result.value.release();
+  const failure = taken.find((result) => result.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+}
+
 export function openPostgres({ connectionString, poolMax = 10, statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS }: PostgresOptions): Database {
   const ownCommitNotices = new OwnCommitNotices();
   /** `name`: the sessions' application_name, so pg_stat_activity tells the pools apart (the URL's own wins). */
@@ -191,6 +204,9 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
       // pg.Pool hands its whole config to each PooledClient it makes.
       ...({ ownCommitNotices } as pg.PoolConfig),
       max,
+      // A fixed-size pool: a session once open stays (pg closes one after 10 s idle by default),
+      // so a burst after a lull is not held up opening sessions while requests queue for them.
+      min: max,
       types: pgTypes as pg.CustomTypesConfig,
       Client: PooledClient,
       connectionTimeoutMillis: connectTimeoutMs,
@@ -203,9 +219,10 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
   };
   // Reads and writes wait for sessions of their own: a commit stalled on the disk holds writes only.
   const budget = poolBudget(poolMax);
-  const pool = budget === undefined
-    ? openPool(poolMax, 'platform-api')
-    : new SplitPool(openPool(budget.reads, 'platform-api reads'), openPool(budget.writes, 'platform-api writes'));
+  const pools = budget === undefined
+    ? [{ pool: openPool(poolMax, 'platform-api'), size: poolMax }]
+    : [{ pool: openPool(budget.reads, 'platform-api reads'), size: budget.reads }, { pool: openPool(budget.writes, 'platform-api writes'), size: budget.writes }];
+  const pool = pools.length === 1 ? pools[0]!.pool : new SplitPool(pools[0]!.pool, pools[1]!.pool);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   const listeners: PgListener[] = [];
   return {
@@ -221,6 +238,9 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
         stopOwn();
         await listener.stop();
       };
+    },
+    async warm() {
+      await Promise.all(pools.map(({ pool: sessions, size }) => openEverySession(sessions, size)));
     },
     async close() {
       await Promise.all(listeners.map((listener) => listener.stop()));
@@ -240,6 +260,7 @@ export function wrapPGlite(pglite: PGlite, ownsInstance = true): Database {
       // listeners while it finishes the COMMIT, so `atOwnCommit` holds without doing anything.
       return pglite.listen(channel, (payload) => handlers.onMessage(payload));
     },
+    async warm() {},
     async close() {
       await db.destroy();
       if (ownsInstance) await pglite.close();

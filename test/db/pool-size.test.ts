@@ -3,10 +3,11 @@ import pg from 'pg';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import { openDatabase, openPostgres, type Database } from '../../src/db/database.js';
 import type { Tables } from '../../src/db/tables.js';
+import { createTestDatabase } from '../helpers/database.js';
 
 /**
  * DATABASE_POOL_SIZE bounds the sessions one instance opens for its queries, split into a read
@@ -76,6 +77,36 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
       });
     } finally {
       await holder.end();
+    }
+  });
+
+  it('opens all ten sessions before the first query, and keeps them through a lull', async () => {
+    const testDatabase = await createTestDatabase();
+    const observer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await observer.connect();
+    const openSessions = async () =>
+      (await observer.query<{ name: string; n: number }>(
+        `SELECT application_name AS name, count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'platform-api%' GROUP BY 1 ORDER BY 1`,
+        [new URL(testDatabase.url!).pathname.slice(1)],
+      )).rows;
+    // pg closes a session idle for 10 s unless the pool is to keep it: its clock is faked here.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const database = openPostgres({ connectionString: testDatabase.url!, poolMax: 10 });
+    try {
+      await database.warm();
+      const all = [{ name: 'platform-api reads', n: 6 }, { name: 'platform-api writes', n: 4 }];
+      expect(await openSessions()).toEqual(all);
+
+      await Promise.all(twelve(() => read(database.db)));
+      vi.advanceTimersByTime(60_000);
+      vi.useRealTimers();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await openSessions()).toEqual(all);
+    } finally {
+      vi.useRealTimers();
+      await database.close();
+      await observer.end();
+      await testDatabase.drop();
     }
   });
 });

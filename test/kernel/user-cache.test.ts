@@ -261,6 +261,7 @@ describe('UserCache', () => {
       heard = handlers.onMessage;
       return async () => {};
     },
+    async warm() {},
     async close() {},
   } satisfies Database;
   const changes = new UserChanges(database, () => now);
