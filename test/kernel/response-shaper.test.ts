@@ -183,5 +183,4 @@ describe('the response serializer', () => {
     expect(verifying(value)).toBe(serialize(value));
     expect(() => verifying({ id: 1, at: new Date(0) })).toThrow(ResponseSerializationError);
   });
-
 });
