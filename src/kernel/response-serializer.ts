@@ -1,6 +1,6 @@
 import { ResponseSerializationError } from 'fastify-type-provider-zod';
 import type { ZodTypeAny } from 'zod';
-import { NOT_SHAPED, shapeOf } from './response-shaper.js';
+import { NOT_SHAPED, shapeOf, type Shaper } from './response-shaper.js';
 
 interface SerializerRoute {
   schema: unknown;
@@ -16,6 +16,11 @@ export interface ResponseSerializerOptions {
    * the shaper saves and more.
    */
   verifyResponseShaping?: boolean;
+  /**
+   * How a schema becomes a shaper (response-shaper.ts's `shapeOf` unless given). A test passes a
+   * deliberately wrong one to prove that the verifying mode catches a shaper that disagrees with zod.
+   */
+  compileShaper?: (schema: ZodTypeAny) => Shaper;
 }
 
 /** Fastify's route schema may be the zod schema itself or `{ properties: schema }`. */
@@ -34,9 +39,10 @@ function zodSchemaOf(schema: unknown): ZodTypeAny {
  * (a 500) as with fastify-type-provider-zod's serializer, which this replaces.
  */
 export function createResponseSerializerCompiler(options: ResponseSerializerOptions = {}) {
+  const compileShaper = options.compileShaper ?? shapeOf;
   return ({ schema: routeSchema, method, url }: SerializerRoute) => {
     const schema = zodSchemaOf(routeSchema);
-    const shape = shapeOf(schema);
+    const shape = compileShaper(schema);
     const byZod = (data: unknown): string => {
       const result = schema.safeParse(data);
       if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
