@@ -82,6 +82,32 @@ describe('prune-login-sessions', () => {
   });
 });
 
+describe('prune-job-runs', () => {
+  it('deletes run records started over 90 days ago, of every job, and keeps the rest and each job\'s last outcome', async () => {
+    const jobs = await t.db.selectFrom('scheduled_jobs').select(['id', 'key']).where('key', 'in', ['expire-role-grants', 'purge-event-outbox']).orderBy('key').execute();
+    const run = (jobId: number, startedAt: Date) => ({
+      job_id: jobId, trigger: 'schedule' as const, triggered_by: null, started_at: startedAt, finished_at: startedAt,
+      result: 'ok' as const, error: null, summary: '{}', instance_id: 'old-instance',
+    });
+    await t.db.insertInto('scheduled_job_runs').values(jobs.flatMap((job) => [run(job.id, ago(91 * DAY)), run(job.id, ago(89 * DAY))])).execute();
+    const lastRunAt = ago(91 * DAY);
+    await t.db.updateTable('scheduled_jobs').set({ last_run_at: lastRunAt, last_result: 'ok' }).where('key', '=', 'expire-role-grants').execute();
+
+    expect(await runJob('prune-job-runs')).toEqual({ deleted: 2 });
+    const left = await t.db.selectFrom('scheduled_job_runs').select(['job_id', 'started_at']).where('instance_id', '=', 'old-instance').orderBy('job_id').execute();
+    expect(left.map((row) => row.job_id)).toEqual(jobs.map((job) => job.id).sort((a, b) => a - b));
+    for (const row of left) expect(row.started_at.getTime()).toBeGreaterThan(ago(90 * DAY).getTime());
+    const outcome = await t.db.selectFrom('scheduled_jobs').select(['last_run_at', 'last_result']).where('key', '=', 'expire-role-grants').executeTakeFirstOrThrow();
+    expect(outcome).toEqual({ last_run_at: lastRunAt, last_result: 'ok' });
+    // The prune's own run is history like any other.
+    const prune = await t.db.selectFrom('scheduled_jobs').select('id').where('key', '=', 'prune-job-runs').executeTakeFirstOrThrow();
+    const reader = await createUser(t.db, ['settings.read']);
+    const history = await t.request({ method: 'GET', url: `/v1/admin/system/cron/${prune.id}/runs`, token: reader.token });
+    expect(history.statusCode, history.body).toBe(200);
+    expect(history.json().data).toEqual([expect.objectContaining({ trigger: 'manual', result: 'ok', summary: { deleted: 2 } })]);
+  });
+});
+
 describe('storage clean-up', () => {
   const png = IMAGE_BYTES['image/png'];
   const fileOf = (key: string) => join(t.storageDir, key);

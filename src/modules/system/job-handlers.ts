@@ -50,6 +50,13 @@ export type JobHandlers = Readonly<Record<string, JobHandler>>;
 
 const OUTBOX_RETENTION_MS = 7 * 24 * 3_600_000;
 
+/**
+ * Run records are kept 90 days: `launch-scheduled-campaigns` alone records a run a minute (half a
+ * million rows a year), and each job's latest outcome stays on its own row (`last_run_at`,
+ * `last_result`, `last_error`) whatever the history keeps.
+ */
+export const JOB_RUN_RETENTION_MS = 90 * 24 * 3_600_000;
+
 /** Expired grants already give nothing (every permission read filters them); this tidies them away. */
 async function expireRoleGrants(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
   const result = await trx.deleteFrom('user_roles').where('expires_at', 'is not', null).where('expires_at', '<=', now).executeTakeFirst();
@@ -60,6 +67,13 @@ async function expireRoleGrants(trx: Kysely<Tables>, { now }: JobContext): Promi
 async function purgeEventOutbox(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
   const cutoff = new Date(now.getTime() - OUTBOX_RETENTION_MS);
   const result = await trx.deleteFrom('event_outbox').where('created_at', '<', cutoff).executeTakeFirst();
+  return { deleted: Number(result.numDeletedRows) };
+}
+
+/** The history behind GET /v1/admin/system/cron/{id}/runs, past its retention. */
+async function pruneJobRuns(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
+  const cutoff = new Date(now.getTime() - JOB_RUN_RETENTION_MS);
+  const result = await trx.deleteFrom('scheduled_job_runs').where('started_at', '<', cutoff).executeTakeFirst();
   return { deleted: Number(result.numDeletedRows) };
 }
 
@@ -77,4 +91,5 @@ export const JOB_HANDLERS: JobHandlers = {
   'prune-login-sessions': pruneLoginSessionsJob,
   'expire-storage-uploads': expireStorageUploadsJob,
   'sweep-orphan-objects': sweepOrphanObjectsJob,
+  'prune-job-runs': pruneJobRuns,
 };

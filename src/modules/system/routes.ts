@@ -49,6 +49,13 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
 
   app.get('/v1/admin/system/cron/:id/runs', {
     config: { perms: ['settings.read'] },
-    schema: { tags, summary: 'A scheduled job\'s run history, newest first', description: unknownJob, params: jobIdParams, querystring: runsQuery, response: { 200: runsPage } },
+    schema: {
+      tags,
+      summary: 'A scheduled job\'s run history, newest first',
+      description: `Runs are kept 90 days (the daily \`prune-job-runs\` job); the job's last outcome stays on the job itself. ${unknownJob}`,
+      params: jobIdParams,
+      querystring: runsQuery,
+      response: { 200: runsPage },
+    },
   }, (request) => cron.runs(request.params.id, request.query));
 }
