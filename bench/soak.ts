@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { neighbourPlan, startCpuNeighbour } from './cpu-neighbour.js';
 import { parseArgs } from 'node:util';
 import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
@@ -71,6 +72,8 @@ interface SoakOptions {
   pin: boolean;
   /** The service's DATABASE_POOL_SIZE; undefined: its default. */
   poolSize: number | undefined;
+  /** Cores a stand-in neighbour burns on average in seeded bursts (cpu-neighbour.ts); undefined: none. */
+  neighbourCores: number | undefined;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
 }
@@ -99,6 +102,9 @@ const USAGE = `Usage: npm run soak -- [--minutes N] [--share 0.7] [--basis susta
                     and this generator on the others: as in production, where the service does not
                     share its cores with its database or its clients (Linux, taskset)
   --pool-size N     the service's DATABASE_POOL_SIZE (pooled connections per instance; default its own, 10)
+  --neighbour C     a busy hour on demand: threads beside the soak burn C cores on average, in bursts
+                    drawn from a fixed seed (the same bursts at the same seconds in every run), from
+                    the maximum-rate run to the end (cpu-neighbour.ts)
   --cpu-prof        run the service with node --cpu-prof; the profile lands in bench/results/profiles/
                     (read it with bench/tools/cpu-profile-summary.ts)
 
@@ -124,6 +130,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       pin: { type: 'boolean', default: false },
       instances: { type: 'string', default: '1' },
       'pool-size': { type: 'string' },
+      neighbour: { type: 'string' },
       without: { type: 'string' },
       'crowd-at-once': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -160,6 +167,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     pin: values.pin,
     instances: positive('instances', values.instances, true),
     poolSize: values['pool-size'] === undefined ? undefined : positive('pool-size', values['pool-size'], true),
+    neighbourCores: values.neighbour === undefined ? undefined : positive('neighbour', values.neighbour),
     crowdAtOnce: values['crowd-at-once'],
     without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
@@ -427,6 +435,11 @@ async function main(): Promise<number> {
     log(`pinned: the service on core ${plan.serviceCores}; ${postgres === undefined ? '' : `PostgreSQL (${postgres.processes} processes) and `}this generator on ${plan.otherCores}`);
   }
   const cpu = await createCpuMeter(services.map((instance) => instance.pid), database.serviceUrl);
+  const neighbourSetting = options.neighbourCores === undefined ? undefined : neighbourPlan(options.neighbourCores, cpus().length);
+  const neighbour = neighbourSetting === undefined ? undefined : startCpuNeighbour(neighbourSetting);
+  if (neighbourSetting !== undefined) {
+    log(`a neighbour burns ${neighbourSetting.cores} cores on average: ${neighbourSetting.threads} threads, busy ${neighbourSetting.meanBusyMs} ms / idle ${neighbourSetting.meanIdleMs} ms on average, seed ${neighbourSetting.seed}`);
+  }
   const driver = new MixDriver(services.map((instance) => instance.baseUrl), kinds);
   process.once('SIGINT', () => driver.stop());
   process.once('SIGTERM', () => driver.stop());
@@ -450,6 +463,8 @@ async function main(): Promise<number> {
     const serviceSeconds = alignProbe(readProbe(probeFile), originEpochMs, seconds.length);
     seconds.forEach((second, k) => { second.service = serviceSeconds[k] ?? null; });
   }
+  const neighbourCores = await neighbour?.stop();
+  if (neighbourCores !== undefined) log(`the neighbour burnt ${neighbourCores.toFixed(2)} cores on average`);
   const vacuumRounds: VacuumRound[] = (await vacuum?.stop()) ?? [];
   await cpu.close();
 
@@ -531,6 +546,7 @@ async function main(): Promise<number> {
       probe: options.probe,
       instances: options.instances,
       poolSize: options.poolSize ?? null,
+      neighbour: neighbourSetting === undefined ? null : { ...neighbourSetting, measuredCores: neighbourCores },
       sessions: !options.noSessions,
       pin: options.pin ? pinningPlan() : null,
       share: options.share, basis: options.rate === undefined ? options.basis : 'rate', rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
