@@ -12,6 +12,19 @@ const EVERYONE = '*';
  * the harm of one never delivered (a listener reconnect already forgets everything).
  */
 const MAX_AGE_MS = 30_000;
+/**
+ * Each entry's cap is drawn from the last third of that (20–30 s). With one fixed age, entries
+ * stored together expire together: a stall that makes a thousand players' reads wait stores
+ * their rows in the same second, so 30 s later they all miss at once and wait again, an echo of
+ * the stall every half minute (the soak, bench/README.md, tenth session). Spread over 10 s, the
+ * echo is a tenth as steep and fades.
+ */
+const MAX_AGE_SPREAD = 1 / 3;
+
+/** An entry's age cap, from a draw in [0, 1). */
+export function entryAgeCapMs(draw: number): number {
+  return MAX_AGE_MS * (1 - MAX_AGE_SPREAD * draw);
+}
 /** Entries kept per cache and instance; past it the oldest users are forgotten first. */
 const MAX_ENTRIES = 50_000;
 /** Users whose latest notice is remembered (for reads under way); past it, a notice counts for everyone. */
@@ -30,7 +43,11 @@ export class UserChanges {
   readonly #caches = new Set<Forgetter>();
   #unlisten: (() => Promise<void>) | undefined;
 
-  constructor(private readonly database: Database, private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly database: Database,
+    private readonly clock: () => number = Date.now,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   async start(): Promise<void> {
     this.#unlisten = await this.database.listen(USER_CHANGE_CHANNEL, {
@@ -48,7 +65,7 @@ export class UserChanges {
 
   /** A cache of rows about one user each, kept exact by these notices. */
   cache<Row>(): UserCache<Row> {
-    const cache = new UserCache<Row>(this.clock);
+    const cache = new UserCache<Row>(this.clock, this.random);
     this.#caches.add(cache);
     return cache;
   }
@@ -79,7 +96,7 @@ export class UserCache<Row> {
   readonly #noticedAt = new Map<string, number>();
   #everyoneNoticedAt = 0;
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(private readonly clock: () => number = Date.now, private readonly random: () => number = Math.random) {}
 
   /** Taken before a read and handed to `set`: it grows with every notice. */
   get generation(): number {
@@ -103,7 +120,7 @@ export class UserCache<Row> {
   /** Stores a read unless a notice arrived since `generation` was taken. `until`: the row stops being true then. */
   set(userId: string, key: string, row: Row, generation: number, until: Date | null = null): void {
     if (this.#everyoneNoticedAt > generation || (this.#noticedAt.get(userId) ?? 0) > generation) return;
-    const cap = this.clock() + MAX_AGE_MS;
+    const cap = this.clock() + entryAgeCapMs(this.random());
     const usableUntil = until === null ? cap : Math.min(cap, until.getTime());
     let entries = this.#users.get(userId);
     if (entries === undefined) {

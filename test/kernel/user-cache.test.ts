@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, ListenHandlers } from '../../src/db/database.js';
 import { sightingIntervalMs } from '../../src/kernel/principal.js';
-import { USER_CHANGE_CHANNEL, UserChanges } from '../../src/kernel/user-cache.js';
+import { entryAgeCapMs, USER_CHANGE_CHANNEL, UserChanges } from '../../src/kernel/user-cache.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { signToken } from '../helpers/tokens.js';
 
@@ -264,7 +264,9 @@ describe('UserCache', () => {
     async warm() {},
     async close() {},
   } satisfies Database;
-  const changes = new UserChanges(database, () => now);
+  // Each entry's age cap is drawn; the tests say which draw comes next (0: the full 30 s).
+  let draw = 0;
+  const changes = new UserChanges(database, () => now, () => draw);
   const cache = changes.cache<string>();
   const other = changes.cache<number>();
 
@@ -305,6 +307,28 @@ describe('UserCache', () => {
     expect([cache.get('u2', 's'), cache.get('u3', 's')]).toEqual(['row', undefined]);
     now += 25_000;
     expect(cache.get('u2', 's')).toBeUndefined();
+  });
+
+  it('spreads entries\' age caps over 20–30 s, so rows stored in the same second do not all expire in the same second', () => {
+    now = 2_000_000;
+    const draws = [0, 0.5, 0.999_999];
+    for (const [i, next] of draws.entries()) {
+      draw = next;
+      cache.set(`spread-${i}`, 's', 'row', cache.generation);
+    }
+    draw = 0;
+    const kept = () => draws.map((_, i) => cache.get(`spread-${i}`, 's'));
+    now += 19_999;
+    expect(kept()).toEqual(['row', 'row', 'row']);
+    now += 2;
+    expect(kept()).toEqual(['row', 'row', undefined]);
+    now += 4_999;
+    expect(kept()).toEqual(['row', undefined, undefined]);
+    now += 4_999;
+    expect(kept()).toEqual(['row', undefined, undefined]);
+    now += 1;
+    expect(kept()).toEqual([undefined, undefined, undefined]);
+    expect([entryAgeCapMs(0), entryAgeCapMs(0.5)]).toEqual([30_000, 25_000]);
   });
 
   it('a notice forgets that user in every cache; `*` and a listener that may have missed notices forget everyone', () => {
