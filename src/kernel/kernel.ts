@@ -131,7 +131,7 @@ export async function createKernel(config: Config, database: Database, log: Fast
     events,
     panic,
     userChanges,
-    principals: userChanges.cache(),
+    principals: userChanges.cache('account'),
     signals,
     incidents: new IncidentMonitor({
       db: database.db, bus, events, panic, signals, log,

@@ -93,7 +93,8 @@ export type PrincipalRows = UserCache<PrincipalRow>;
 
 async function queryPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
   // Prepared (see src/db/database.ts): every signed-in request that misses the cache runs it, and
-  // planning it cost more than running it.
+  // planning it cost more than running it. It must read none of the profile's own columns that
+  // migration 0043 names: a change to those alone does not drop cached principals.
   const { rows } = await sql<PrincipalQueryRow>`/* prepared: principal_v2 */
     SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
            EXISTS (

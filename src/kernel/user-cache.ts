@@ -2,22 +2,33 @@ import type { Database } from '../db/database.js';
 
 /**
  * Migration 0032's triggers notify it with a user's id, or `*` (every user), on every change to
- * the user's row, grants, sessions and suppression, and to any role.
+ * the user's row, grants, sessions and suppression, and to any role; migration 0043's with
+ * `profile:` and the id when only the player's own profile columns changed.
  */
 export const USER_CHANGE_CHANNEL = 'platform_api_user_changes';
 const EVERYONE = '*';
+const PROFILE_ONLY = 'profile:';
+
+/**
+ * What a cache's rows are read from. `account` rows (the principal) read none of the columns a
+ * profile-only notice stands for (migration 0043 names them), so they keep their entries through
+ * a profile edit; `profile` rows are dropped by both kinds.
+ */
+export type CachedRows = 'account' | 'profile';
 
 /**
  * The longest an entry is trusted without a notice. Notices keep entries exact; this only bounds
- * the harm of one never delivered (a listener reconnect already forgets everything).
+ * the harm of one never delivered (a listener reconnect already forgets everything). Two
+ * minutes, not less: an active user's principal is read again anyway when their sighting moves
+ * (every 60 to 90 s, with its notice), so a shorter cap only adds reads. At 30 s (until the tenth
+ * session) a player seen every few seconds had it read two or three times per sighting.
  */
-const MAX_AGE_MS = 30_000;
+const MAX_AGE_MS = 120_000;
 /**
- * Each entry's cap is drawn from the last third of that (20–30 s). With one fixed age, entries
+ * Each entry's cap is drawn from the last third of that (80–120 s). With one fixed age, entries
  * stored together expire together: a stall that makes a thousand players' reads wait stores
- * their rows in the same second, so 30 s later they all miss at once and wait again, an echo of
- * the stall every half minute (the soak, bench/README.md, tenth session). Spread over 10 s, the
- * echo is a tenth as steep and fades.
+ * their rows in the same second, so they all miss at once again one cap later, an echo of the
+ * stall. Drawn over 40 s, they come back spread out.
  */
 const MAX_AGE_SPREAD = 1 / 3;
 
@@ -40,7 +51,7 @@ interface Forgetter {
  * change), a moment later on the others.
  */
 export class UserChanges {
-  readonly #caches = new Set<Forgetter>();
+  readonly #caches = new Map<Forgetter, CachedRows>();
   #unlisten: (() => Promise<void>) | undefined;
 
   constructor(
@@ -64,14 +75,18 @@ export class UserChanges {
   }
 
   /** A cache of rows about one user each, kept exact by these notices. */
-  cache<Row>(): UserCache<Row> {
+  cache<Row>(rows: CachedRows): UserCache<Row> {
     const cache = new UserCache<Row>(this.clock, this.random);
-    this.#caches.add(cache);
+    this.#caches.set(cache, rows);
     return cache;
   }
 
-  #forget(who: string): void {
-    for (const cache of this.#caches) cache.forget(who);
+  #forget(notice: string): void {
+    const profileOnly = notice.startsWith(PROFILE_ONLY);
+    const who = profileOnly ? notice.slice(PROFILE_ONLY.length) : notice;
+    for (const [cache, rows] of this.#caches) {
+      if (!profileOnly || rows === 'profile') cache.forget(who);
+    }
   }
 }
 

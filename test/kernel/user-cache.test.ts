@@ -68,7 +68,7 @@ describe('user change notices (migration 0032)', () => {
     expect(sessionRow.last_seen_at.getTime()).toBe(userRow.last_seen_at!.getTime());
   });
 
-  it('names the user on every change to what the principal and the profile read, and nobody on a write that changes nothing', async () => {
+  it('names the user on every change to what the principal and the profile read (`profile:` when only the profile\'s own columns changed), and nobody on a write that changes nothing', async () => {
     const user = await createUser(app.db, ['users.read']);
     const role = await app.db.selectFrom('user_roles').select('role_id').where('user_id', '=', user.id).executeTakeFirstOrThrow();
     const cases: Array<[string, () => Promise<unknown>, string[]]> = [
@@ -76,8 +76,9 @@ describe('user change notices (migration 0032)', () => {
       ['email', () => app.db.updateTable('users').set({ email: 'new@example.test' }).where('id', '=', user.id).execute(), [user.id]],
       ['sign-out instant', () => app.db.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', user.id).execute(), [user.id]],
       ['last sighting', () => app.db.updateTable('users').set({ last_seen_at: new Date(Date.now() - 5_000) }).where('id', '=', user.id).execute(), [user.id]],
-      ['profile edit', () => app.db.updateTable('users').set({ display_name: 'Renamed', locale: 'de' }).where('id', '=', user.id).execute(), [user.id]],
+      ['profile edit', () => app.db.updateTable('users').set({ display_name: 'Renamed', locale: 'de', timezone: 'Europe/Vienna', avatar_key: 'avatars/a.png', profile_updated_at: new Date(), updated_at: new Date() }).where('id', '=', user.id).execute(), [`profile:${user.id}`]],
       ['profile edit to what it is', () => app.db.updateTable('users').set({ display_name: 'Renamed' }).where('id', '=', user.id).execute(), []],
+      ['profile edit with another column', () => app.db.updateTable('users').set({ display_name: 'Renamed again', provider: 'elsewhere' }).where('id', '=', user.id).execute(), [user.id]],
       ['suppression of the address', () => app.db.insertInto('email_suppressions').values({ email: 'new@example.test', reason: 'unsubscribed', source: 'test', message_id: null }).execute(), [user.id]],
       ['suppression lifted', () => app.db.deleteFrom('email_suppressions').where('email', '=', 'new@example.test').execute(), [user.id]],
       ['suppression of another address', () => app.db.insertInto('email_suppressions').values({ email: 'someone-else@example.test', reason: 'bounced', source: 'test', message_id: null }).execute(), []],
@@ -203,7 +204,7 @@ describe('the principal and profile caches', () => {
       expect(notices).toEqual([]);
       await client.query('SET platform_api.own_commit_notices = on');
       await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run again', staff.id]);
-      expect(notices).toMatchObject([{ code: 'PA001', message: 'platform_api_user_changes', detail: staff.id }]);
+      expect(notices).toMatchObject([{ code: 'PA001', message: 'platform_api_user_changes', detail: `profile:${staff.id}` }]);
     } finally {
       await client.end();
     }
@@ -235,6 +236,21 @@ describe('the principal and profile caches', () => {
     await eventually(async () => expect((await me(b, player.token)).json().marketing_opt_in).toBe(false), 1_000);
   });
 
+  it('a profile edit keeps the principal on both instances: a ban nobody was told of stays unseen until an account change', async () => {
+    const player = await createUser(a.db);
+    await warm(a, player.token);
+    await warm(b, player.token);
+    await unnoticed(a, (db) => db.updateTable('users').set({ status: 'banned' }).where('id', '=', player.id).execute());
+    const renamed = await a.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Renamed', locale: 'de' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    // The profile was read again (it shows the row as stored, ban included); the principal was not.
+    expect((await me(a, player.token)).json()).toMatchObject({ display_name: 'Renamed', status: 'banned' });
+    await eventually(async () => expect((await me(b, player.token)).json()).toMatchObject({ display_name: 'Renamed', status: 'banned' }), 1_000);
+    await a.db.updateTable('users').set({ email: `moved-${player.email}` }).where('id', '=', player.id).execute();
+    expect((await me(a, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } });
+    await eventually(async () => expect((await me(b, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } }), 1_000);
+  });
+
   it('a grant lapses at its expiry without any notice', async () => {
     const holder = await createUser(a.db);
     const role = await a.db.insertInto('roles').values({ key: `lapsing-${holder.id.slice(0, 8)}`, name: 'Lapsing' }).returning('id').executeTakeFirstOrThrow();
@@ -264,11 +280,11 @@ describe('UserCache', () => {
     async warm() {},
     async close() {},
   } satisfies Database;
-  // Each entry's age cap is drawn; the tests say which draw comes next (0: the full 30 s).
+  // Each entry's age cap is drawn; the tests say which draw comes next (0: the full 2 min).
   let draw = 0;
   const changes = new UserChanges(database, () => now, () => draw);
-  const cache = changes.cache<string>();
-  const other = changes.cache<number>();
+  const cache = changes.cache<string>('account');
+  const other = changes.cache<number>('profile');
 
   beforeAll(() => changes.start());
 
@@ -297,7 +313,7 @@ describe('UserCache', () => {
     expect(cache.get('u7', 's')).toBeUndefined();
   });
 
-  it('keeps an entry at most 30 s, and not past the moment it stops being true', () => {
+  it('keeps an entry at most 2 min, and not past the moment it stops being true', () => {
     now = 1_000_000;
     cache.set('u2', 's', 'row', cache.generation);
     cache.set('u3', 's', 'row', cache.generation, new Date(now + 5_000));
@@ -305,11 +321,13 @@ describe('UserCache', () => {
     expect([cache.get('u2', 's'), cache.get('u3', 's')]).toEqual(['row', 'row']);
     now += 1;
     expect([cache.get('u2', 's'), cache.get('u3', 's')]).toEqual(['row', undefined]);
-    now += 25_000;
+    now += 114_999;
+    expect(cache.get('u2', 's')).toBe('row');
+    now += 1;
     expect(cache.get('u2', 's')).toBeUndefined();
   });
 
-  it('spreads entries\' age caps over 20–30 s, so rows stored in the same second do not all expire in the same second', () => {
+  it('spreads entries\' age caps over 80–120 s, so rows stored in the same second do not all expire in the same second', () => {
     now = 2_000_000;
     const draws = [0, 0.5, 0.999_999];
     for (const [i, next] of draws.entries()) {
@@ -318,17 +336,31 @@ describe('UserCache', () => {
     }
     draw = 0;
     const kept = () => draws.map((_, i) => cache.get(`spread-${i}`, 's'));
-    now += 19_999;
+    now += 79_999;
     expect(kept()).toEqual(['row', 'row', 'row']);
     now += 2;
     expect(kept()).toEqual(['row', 'row', undefined]);
-    now += 4_999;
+    now += 19_999;
     expect(kept()).toEqual(['row', undefined, undefined]);
-    now += 4_999;
+    now += 19_999;
     expect(kept()).toEqual(['row', undefined, undefined]);
     now += 1;
     expect(kept()).toEqual([undefined, undefined, undefined]);
-    expect([entryAgeCapMs(0), entryAgeCapMs(0.5)]).toEqual([30_000, 25_000]);
+    expect([entryAgeCapMs(0), entryAgeCapMs(0.5)]).toEqual([120_000, 100_000]);
+  });
+
+  it('a profile-only notice forgets the user in profile caches alone, and spoils no account read under way', () => {
+    cache.set('u8', 's', 'row', cache.generation);
+    other.set('u8', 'profile', 8, other.generation);
+    const accountRead = cache.generation;
+    const profileRead = other.generation;
+    heard('profile:u8');
+    expect([cache.get('u8', 's'), other.get('u8', 'profile')]).toEqual(['row', undefined]);
+    cache.set('u8', 's2', 'read meanwhile', accountRead);
+    other.set('u8', 'profile', 9, profileRead);
+    expect([cache.get('u8', 's2'), other.get('u8', 'profile')]).toEqual(['read meanwhile', undefined]);
+    heard('u8');
+    expect([cache.get('u8', 's'), cache.get('u8', 's2')]).toEqual([undefined, undefined]);
   });
 
   it('a notice forgets that user in every cache; `*` and a listener that may have missed notices forget everyone', () => {

@@ -5,7 +5,7 @@ import { permissionsBody, profileBody, updateProfileBody } from './schemas.js';
 import { ProfileService } from './service.js';
 
 export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
-  const profiles = new ProfileService(kernel.db, kernel.storage, kernel.userChanges.cache());
+  const profiles = new ProfileService(kernel.db, kernel.storage, kernel.userChanges.cache('profile'));
 
   app.get('/v1/me', {
     schema: { tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },
