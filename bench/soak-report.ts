@@ -97,12 +97,14 @@ export function rssDrift(minutes: PhaseSummary[]): RssDrift | null {
   return {
     firstMinuteMeanMb: first.meanMb,
     lastMinuteMeanMb: last.meanMb,
-    drift: (last.meanMb - first.meanMb) / first.meanMb,
+    drift: growth(first.meanMb, last.meanMb),
     firstMinuteFloorMb: first.minMb,
     lastMinuteFloorMb: last.minMb,
-    floorDrift: (last.minMb - first.minMb) / first.minMb,
+    floorDrift: growth(first.minMb, last.minMb),
   };
 }
+
+const growth = (from: number, to: number) => (to - from) / from;
 
 /**
  * The verdict over the measured minutes (the warm-up excluded): each request with a bench p99
