@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
+import { classifyingDialect } from './failures.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PgListener } from './pg-listener.js';
 import { SplitPool, poolBudget } from './split-pool.js';
@@ -166,12 +167,8 @@ class PooledClient extends pg.Client {
     const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, asPrepared(args));
     if (result instanceof Promise) {
       return result.catch((error: unknown) => {
-        if (error instanceof Error && error.message === 'Query read timeout') {
-          this.#discard();
-          // The socket's own word for it, so the error handler and the incident signals read
-          // it as a database that did not answer (503), not as a bug (500).
-          throw Object.assign(error, { code: 'ETIMEDOUT' });
-        }
+        // The driver wrapper (failures.ts) reads this error as a database that did not answer.
+        if (error instanceof Error && error.message === 'Query read timeout') this.#discard();
         throw error;
       }) as never;
     }
@@ -223,7 +220,7 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
     ? [{ pool: openPool(poolMax, 'platform-api'), size: poolMax }]
     : [{ pool: openPool(budget.reads, 'platform-api reads'), size: budget.reads }, { pool: openPool(budget.writes, 'platform-api writes'), size: budget.writes }];
   const pool = pools.length === 1 ? pools[0]!.pool : new SplitPool(pools[0]!.pool, pools[1]!.pool);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: classifyingDialect(new PostgresDialect({ pool })) });
   const listeners: PgListener[] = [];
   return {
     kind: 'postgres',
@@ -251,7 +248,7 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
 
 /** Wraps an open PGlite instance; `ownsInstance` decides whether close() closes PGlite too. */
 export function wrapPGlite(pglite: PGlite, ownsInstance = true): Database {
-  const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Tables>({ dialect: classifyingDialect(new PGliteDialect(pglite)) });
   return {
     kind: 'pglite',
     db,

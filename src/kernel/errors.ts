@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodIssue } from 'zod';
-import { isDatabaseFailure } from './database-failure.js';
+import { databaseFailureOf } from '../db/failures.js';
 
 /**
  * A domain error: services throw these and never see HTTP; the kernel's error handler alone
@@ -36,6 +36,12 @@ export const invalidRequest = (details?: unknown) => new AppError(422, 'invalid_
 export const invalidState = (details?: unknown) => new AppError(422, 'invalid_state', details);
 /** 503 `unavailable`: an outside service (the Runtime) could not be reached or could not do it; retry later. */
 export const unavailable = (details?: unknown, retryAfterSeconds = 5) => new AppError(503, 'unavailable', details, { 'retry-after': String(retryAfterSeconds) });
+/**
+ * 503 `unavailable` with `details.reason: 'overloaded'`: this instance has more work under way than
+ * it can finish in time (requests in flight, or no pooled database session free). A burst past
+ * capacity is usually over within a second: `Retry-After: 1`.
+ */
+export const overloaded = () => unavailable({ reason: 'overloaded' }, 1);
 /** 502 `auth_service_error`: the identity provider refused or failed a call this route needed. */
 export const authServiceError = (details?: unknown) => new AppError(502, 'auth_service_error', details);
 export const unauthorized = (code: 'missing_token' | 'invalid_token' | 'invalid_audience') => new AppError(401, code);
@@ -87,11 +93,13 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return reply.code(error.statusCode).send(applicationErrorBody('bad_request'));
   }
-  if (isDatabaseFailure(error)) {
-    // Not a bug of ours and not the caller's: the database is away or too slow. Say so, so
-    // clients and load balancers retry, and log it (without the query) for the operator.
-    request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
-    return sendAppError(reply, unavailable({ reason: 'database_unavailable' }));
+  const databaseFailure = databaseFailureOf(error);
+  if (databaseFailure !== undefined) {
+    // Not a bug of ours and not the caller's: the database is away or too slow, or every pooled
+    // session stayed busy. Say so, so clients and load balancers retry, and log it (without the
+    // query or its values) for the operator.
+    request.log.warn({ err: { message: error.message, code: error.code } }, `database ${databaseFailure}`);
+    return sendAppError(reply, databaseFailure === 'busy' ? overloaded() : unavailable({ reason: 'database_unavailable' }));
   }
   // Anything else is a bug: log it with the request id, answer nothing about it.
   request.log.error({ err: error }, 'unhandled error');

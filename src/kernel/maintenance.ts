@@ -36,33 +36,20 @@ const DEGRADED_REFUSALS = new Set(['POST /v1/me/billing/checkout-session', 'POST
 const LOCKDOWN_ALLOWED = new Set(['POST /v1/me/sessions/stop']);
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Percent-escapes decoded as the router decodes them, so `/v1/me/%73essions` cannot slip past the gate. */
-function decodedPath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path; // malformed escapes: the router refuses the URL itself
-  }
-}
-
-function normalizedPath(url: string): string {
-  const path = decodedPath(url.split('?', 1)[0] ?? '');
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-function isClientPath(path: string): boolean {
-  return path === '/v1/public' || path.startsWith('/v1/public/') || path === '/v1/me' || path.startsWith('/v1/me/');
+function isClientPath(routePath: string): boolean {
+  return routePath === '/v1/public' || routePath.startsWith('/v1/public/') || routePath === '/v1/me' || routePath.startsWith('/v1/me/');
 }
 
 /**
- * Would this request be refused at this level? Decided by method and path alone, before
- * routing and authentication, so routes that arrive later are covered without changes here.
+ * Would a request to this route be refused at this level? Decided by method and the route the
+ * router matched (its declared path, `/v1/me/support/:ticketId/messages`), never by the raw URL:
+ * every spelling the router serves (absolute-form, `#fragment`, escapes, `;` parameters) reaches
+ * one route and gets one answer. Routes that arrive later are covered without changes here.
  */
-export function isRefusedAt(level: PanicLevel, method: string, url: string): boolean {
+export function isRefusedAt(level: PanicLevel, method: string, routePath: string): boolean {
   if (level === 'off' || READ_METHODS.has(method)) return false;
-  const path = normalizedPath(url);
-  if (!isClientPath(path)) return false; // staff routes, /health, webhooks
-  const route = `${method} ${path}`;
+  if (!isClientPath(routePath)) return false; // staff routes, /health, webhooks
+  const route = `${method} ${routePath}`;
   if (level === 'degraded') return DEGRADED_REFUSALS.has(route);
   return !LOCKDOWN_ALLOWED.has(route);
 }
@@ -122,9 +109,9 @@ export class PanicMonitor {
     return this.#state;
   }
 
-  /** Throws the 503 when the current level refuses this request. */
-  check(method: string, url: string): void {
+  /** Throws the 503 when the current level refuses a request to this route (the router's match). */
+  check(method: string, routePath: string): void {
     const { level, reason } = this.#state;
-    if (isRefusedAt(level, method, url)) throw new PanicModeError(level, reason);
+    if (isRefusedAt(level, method, routePath)) throw new PanicModeError(level, reason);
   }
 }

@@ -1,8 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { unavailable } from './errors.js';
-
-/** Clients should come back soon: a burst past the limit is usually over within a second. */
-const RETRY_AFTER_SECONDS = 1;
+import { overloaded } from './errors.js';
 
 /**
  * Load shedding by the number of requests under way in this process. Past capacity, work
@@ -40,7 +37,7 @@ export class InFlightLimit {
 }
 
 /** The refusal past the limit. */
-export const overloaded = () => unavailable({ reason: 'overloaded' }, RETRY_AFTER_SECONDS);
+export { overloaded };
 
 /**
  * Admits a request into the count (until its response is sent or abandoned) or says it must be

@@ -47,14 +47,15 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     if (!admitRequest(kernel.load, request, reply)) return done(overloaded());
+    // Every rule below decides on the route the router matched, never on the raw URL.
+    const path = request.routeOptions.url;
+    if (path === undefined) return done(); // unknown route: the not-found handler answers 404
     try {
-      kernel.panic.check(request.method, request.url);
+      kernel.panic.check(request.method, path);
     } catch (error) {
       done(error as Error);
       return;
     }
-    const path = request.routeOptions.url;
-    if (path === undefined) return done(); // unknown route: the not-found handler answers 404
     const area = routeArea(path);
     const limitName = request.routeOptions.config.rateLimit;
     if (area === 'open' && limitName === undefined) return done();

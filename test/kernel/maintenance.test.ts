@@ -169,7 +169,7 @@ describe('maintenance gate: each level × each kind of request', () => {
   }
 
   describe('the gate reads method and path the way the router does', () => {
-    const cases: Array<{ level: PanicLevel; method: HTTPMethods; url: string; refused: boolean }> = [
+    const cases: Array<{ level: PanicLevel; method: HTTPMethods; url: string; refused: boolean; noRoute?: true }> = [
       // Trailing slash, query string and percent-escapes reach the same route, so the same verdict.
       { level: 'degraded', method: 'POST', url: '/v1/me/sessions/', refused: true },
       { level: 'degraded', method: 'POST', url: '/v1/me/sessions?game=1', refused: true },
@@ -180,15 +180,16 @@ describe('maintenance gate: each level × each kind of request', () => {
       { level: 'degraded', method: 'POST', url: '/v1/me/support', refused: false },
       { level: 'degraded', method: 'DELETE', url: '/v1/me/sessions/abc', refused: false },
       { level: 'degraded', method: 'POST', url: '/v1/me/sessions/stop', refused: false },
-      // lockdown: every write method under /v1/public and /v1/me, but not the stop route.
-      { level: 'lockdown', method: 'PUT', url: '/v1/me/avatar', refused: true },
+      // lockdown: every write method under /v1/public and /v1/me, but not the stop route. The gate
+      // decides on the route the router matched: a path no route serves is 404 at every level.
+      { level: 'lockdown', method: 'PUT', url: '/v1/me/avatar', refused: false, noRoute: true },
       { level: 'lockdown', method: 'DELETE', url: '/v1/me/sessions/abc', refused: true },
       { level: 'lockdown', method: 'POST', url: '/v1/public/device/token', refused: true },
-      { level: 'lockdown', method: 'POST', url: '/v1/public', refused: true },
+      { level: 'lockdown', method: 'POST', url: '/v1/public', refused: false, noRoute: true },
       { level: 'lockdown', method: 'POST', url: '/v1/me/sessions/stop/', refused: false },
       { level: 'lockdown', method: 'POST', url: '/v1/me/sessions/stop?now=1', refused: false },
-      { level: 'lockdown', method: 'POST', url: '/v1/me/sessions/stop/extra', refused: true },
-      { level: 'lockdown', method: 'POST', url: '/v1/me/%73essions/stop/extra', refused: true },
+      { level: 'lockdown', method: 'POST', url: '/v1/me/sessions/stop/extra', refused: false, noRoute: true },
+      { level: 'lockdown', method: 'POST', url: '/v1/me/%73essions/stop/extra', refused: false, noRoute: true },
       // Reads of every kind pass.
       { level: 'lockdown', method: 'HEAD', url: '/v1/public/site', refused: false },
       { level: 'lockdown', method: 'OPTIONS', url: '/v1/me', refused: false },
@@ -199,7 +200,7 @@ describe('maintenance gate: each level × each kind of request', () => {
       { level: 'lockdown', method: 'POST', url: '/v1/publicity', refused: false },
     ];
 
-    it.each(cases)('$level: $method $url refused=$refused', async ({ level, method, url, refused }) => {
+    it.each(cases)('$level: $method $url refused=$refused', async ({ level, method, url, refused, noRoute }) => {
       await setLevel(t, ops, level);
       const requestId = `edge-${++counter}`;
       const response = await t.request({ method, url, token: player.token, payload: method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? undefined : {}, headers: { 'x-request-id': requestId } });
@@ -207,6 +208,7 @@ describe('maintenance gate: each level × each kind of request', () => {
         expectPanicRefusal(response, level, REASONS[level], requestId);
       } else {
         expect(response.headers['x-request-id']).toBe(requestId);
+        if (noRoute) expect(response.json()).toEqual({ error: 'not_found' });
         expect(response.statusCode).not.toBe(503);
         if (method !== 'HEAD') expect(response.json().error).not.toBe('panic_mode');
       }

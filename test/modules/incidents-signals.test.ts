@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
-import { isDatabaseFailure } from '../../src/kernel/database-failure.js';
+import { sql } from 'kysely';
+import { classifyDriverError, databaseFailureOf } from '../../src/db/failures.js';
 import { startTestApp } from '../helpers/app.js';
 import { closedPort } from '../helpers/ports.js';
 import { failingQuery, type App } from './incidents-fixtures.js';
@@ -101,11 +102,36 @@ describe('outside services', () => {
   });
 });
 
-describe('isDatabaseFailure', () => {
-  it('tells a failing database from a wrong query', () => {
-    for (const code of ['08006', '53300', '57014', '57P01', '58030', 'XX000', 'ECONNREFUSED']) expect(isDatabaseFailure({ code })).toBe(true);
-    expect(isDatabaseFailure(new Error('Connection terminated unexpectedly'))).toBe(true);
-    for (const code of ['23505', '42P01', '22012', '40001', 'not_found']) expect(isDatabaseFailure({ code })).toBe(false);
-    expect(isDatabaseFailure('08006')).toBe(false);
+describe('database failures', () => {
+  it('are classified where the database call is made: a failing database, not a wrong query', async () => {
+    const failing = await failingQuery.execute(t.db).catch((error: unknown) => error);
+    expect(databaseFailureOf(failing)).toBe('failing');
+    const wrong = await sql`SELECT 1 / 0`.execute(t.db).catch((error: unknown) => error);
+    expect(wrong).toMatchObject({ code: '22012' });
+    expect(databaseFailureOf(wrong)).toBeUndefined();
+    // Inside a transaction too, and the error keeps its own code for the code that reads it.
+    const inTransaction = await t.db.transaction().execute((trx) => failingQuery.execute(trx)).catch((error: unknown) => error);
+    expect(inTransaction).toMatchObject({ code: '53300' });
+    expect(databaseFailureOf(inTransaction)).toBe('failing');
+  });
+
+  it('are never guessed from an error that did not come from a database call, whatever its code', () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    expect(databaseFailureOf(aborted)).toBeUndefined();
+    t.kernel.signals.take();
+    t.kernel.signals.recordRequestError(aborted);
+    t.kernel.signals.recordRequestError(Object.assign(new Error('x'), { code: '08006' }));
+    expect(t.kernel.signals.take().size).toBe(0);
+  });
+
+  it('tell the database failing from every pooled session being busy', () => {
+    for (const code of ['08006', '53300', '57014', '57P01', '58030', 'XX000', 'ECONNREFUSED']) {
+      expect(databaseFailureOf(classifyDriverError({ code }))).toBe('failing');
+    }
+    expect(databaseFailureOf(classifyDriverError(new Error('Connection terminated unexpectedly')))).toBe('failing');
+    expect(databaseFailureOf(classifyDriverError(new Error('Query read timeout')))).toBe('failing');
+    expect(databaseFailureOf(classifyDriverError(new Error('timeout exceeded when trying to connect')))).toBe('busy');
+    for (const code of ['23505', '42P01', '22012', '40001', 'not_found']) expect(databaseFailureOf(classifyDriverError({ code }))).toBeUndefined();
+    expect(databaseFailureOf(classifyDriverError('08006'))).toBeUndefined();
   });
 });

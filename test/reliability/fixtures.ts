@@ -28,6 +28,23 @@ export function expectDatabaseUnavailable(response: LightMyRequestResponse): voi
   expect(response.headers['retry-after']).toBe('5');
 }
 
+/**
+ * A 503 of a database that does not answer, seen by more requests than the pool has sessions:
+ * those holding a session get `database_unavailable`; those still waiting for one when the connect
+ * budget runs out get `overloaded` (the instance cannot tell a stuck database from its own load,
+ * and a wait for a session is never counted as a database failure: src/db/failures.ts).
+ */
+export function expectDatabaseRefusal(response: LightMyRequestResponse): 'database_unavailable' | 'overloaded' {
+  const reason = response.statusCode === 503 ? (response.json() as { details?: { reason?: string } }).details?.reason : undefined;
+  if (reason === 'overloaded') {
+    expect(response.json()).toEqual({ error: 'unavailable', details: { reason: 'overloaded' } });
+    expect(response.headers['retry-after']).toBe('1');
+    return reason;
+  }
+  expectDatabaseUnavailable(response);
+  return 'database_unavailable';
+}
+
 export interface Outcome<M> {
   response: LightMyRequestResponse;
   /** How long the request took. */

@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import type { RuntimeClient } from '../../adapters/runtime/index.js';
+import { databaseFailureOf } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
 import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, valueOf, type Decision } from './evaluation.js';
-import { insertSamples, lockRules, measureWindow, pruneSamples, updateRuleState, type Measurement } from './queries.js';
+import { insertSamples, lockRules, timeProbeRead, measureWindow, pruneSamples, updateRuleState, type Measurement } from './queries.js';
 import type { SignalRecorder } from './signals.js';
 import type { IncidentRuleRow, Signal } from './tables.js';
 
@@ -75,13 +75,13 @@ export class IncidentMonitor {
   /** Measures the database (a read of the panic row, timed) and the runtime's health, as signals. */
   async probe(): Promise<void> {
     const { db, signals, runtime } = this.#options;
-    const started = performance.now();
     try {
-      await db.selectFrom('ops_panic_state').select('level').executeTakeFirst();
+      const millis = await timeProbeRead(db);
       signals.record('database_errors', false);
-      signals.record('database_latency', false, performance.now() - started);
-    } catch {
-      signals.record('database_errors', true);
+      signals.record('database_latency', false, millis);
+    } catch (error) {
+      // A probe that found every session busy learnt nothing of the database: this instance's load.
+      if (databaseFailureOf(error) !== 'busy') signals.record('database_errors', true);
     }
     // The tapped client records the outcome itself.
     await runtime()?.health().catch(() => undefined);

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { performance } from 'node:perf_hooks';
 import type { PanicLevel, Tables } from '../../db/tables.js';
 import type { SignalCount } from './signals.js';
 import type { IncidentRuleRow, Signal } from './tables.js';
@@ -6,6 +7,19 @@ import './tables.js';
 
 /** Samples older than this behind the longest window are deleted by the evaluating instance. */
 const SAMPLE_RETENTION_MS = 3_600_000;
+
+/**
+ * The database probe: milliseconds of one small read, timed on a session already held, so a wait
+ * for a free session (this instance's own load) is not read as the database being slow.
+ */
+export async function timeProbeRead(db: Kysely<Tables>): Promise<number> {
+  return db.connection().execute(async (session) => {
+    await sql`SELECT 1`.execute(session);
+    const started = performance.now();
+    await session.selectFrom('ops_panic_state').select('level').executeTakeFirst();
+    return performance.now() - started;
+  });
+}
 
 export async function insertSamples(db: Kysely<Tables>, instanceId: string, at: Date, counts: Map<Signal, SignalCount>): Promise<void> {
   const rows = [...counts].filter(([, count]) => count.total > 0).map(([signal, count]) => ({

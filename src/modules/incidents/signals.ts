@@ -1,5 +1,5 @@
 import { SIGNALS, type Signal } from './tables.js';
-import { isDatabaseFailure } from '../../kernel/database-failure.js';
+import { databaseFailureOf } from '../../db/failures.js';
 
 /** What one instance saw of one signal since its last flush. */
 export interface SignalCount {
@@ -45,9 +45,13 @@ export class SignalRecorder {
     this.record('http_5xx', status >= 500 && status !== 502 && status !== 503);
   }
 
-  /** An error a request ended with: a failing database (not a bad query) counts against it. */
+  /**
+   * An error a request ended with: a database call that failed on the database's side counts
+   * against it. Nothing else does: not a bad query, not a client that went away mid-upload, not a
+   * pool whose sessions were all busy (this instance's load, answered `overloaded`).
+   */
   recordRequestError(error: unknown): void {
-    if (isDatabaseFailure(error)) this.record('database_errors', true);
+    if (databaseFailureOf(error) === 'failing') this.record('database_errors', true);
   }
 }
 
