@@ -12,6 +12,7 @@ import { requestIdFor } from './kernel/request-id.js';
 import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { createResponseSerializerCompiler } from './kernel/response-serializer.js';
+import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/slow-clients.js';
 import { registerAlertSubscriptionRoutes } from './modules/alert-subscriptions/routes.js';
 import { registerAnnouncementsRoutes } from './modules/announcements/routes.js';
 import { registerAuditRoutes } from './modules/audit/routes.js';
@@ -93,6 +94,10 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // Fastify's default (100) would 404 documented path values: store slugs up to 128, runtime node ids up to 200.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Node's own header and whole-request budgets (408), and its refusals before any request
+    // exists, answered in the service's shape (slow-clients.ts).
+    ...serverTimeouts(kernel.config),
+    clientErrorHandler: answerClientError,
     // Errors the router raises before any hook (a malformed URL) get our body and request id too.
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -104,6 +109,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   installErrorHandling(app);
   installJsonBodyParser(app);
   installRequestPipeline(app, kernel);
+  installSlowClientGuards(app, kernel.config);
   await installOpenApi(app);
 
   const zodApp = app.withTypeProvider<ZodTypeProvider>();

@@ -76,6 +76,18 @@ export interface Config {
   incidentEvaluateSeconds: number;
   /** Requests under way in one instance past which new ones are answered 503 at once (0: no limit). */
   maxRequestsInFlight: number;
+  /** Seconds a client has to send a request's line and headers, from its first byte or connection (408). */
+  requestHeadersTimeoutSeconds: number;
+  /** Longest silence while a request body arrives (408). */
+  requestBodyTimeoutSeconds: number;
+  /** Seconds a client has to send a whole request, headers and body (408). */
+  requestTimeoutSeconds: number;
+  /** Bodies of routes open without a token still arriving at once, past which a new one is 503 (0: no limit). */
+  maxAnonymousUploads: number;
+  /** Realtime sockets one instance holds open. */
+  realtimeMaxSockets: number;
+  /** Realtime sockets one user may hold open on one instance. */
+  realtimeMaxSocketsPerUser: number;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -261,7 +273,16 @@ export function loadConfig(env: Env = process.env): Config {
     incidentMonitor: onOff(env, 'INCIDENT_MONITOR', true),
     incidentEvaluateSeconds: integer(env, 'INCIDENT_EVALUATE_SECONDS', 5, 1, 300),
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 1_000, 0, 1_000_000),
+    requestHeadersTimeoutSeconds: integer(env, 'REQUEST_HEADERS_TIMEOUT_SECONDS', 10, 1, 300),
+    requestBodyTimeoutSeconds: integer(env, 'REQUEST_BODY_TIMEOUT_SECONDS', 10, 1, 300),
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', 60, 1, 3_600),
+    maxAnonymousUploads: integer(env, 'MAX_ANONYMOUS_UPLOADS', 100, 0, 100_000),
+    realtimeMaxSockets: integer(env, 'REALTIME_MAX_SOCKETS', 10_000, 1, 1_000_000),
+    realtimeMaxSocketsPerUser: integer(env, 'REALTIME_MAX_SOCKETS_PER_USER', 8, 1, 1_000),
   };
+  if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
+    throw new ConfigError('REQUEST_TIMEOUT_SECONDS', `must be at least REQUEST_HEADERS_TIMEOUT_SECONDS (${config.requestHeadersTimeoutSeconds})`);
+  }
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
   }

@@ -55,6 +55,12 @@ describe('loadConfig', () => {
       incidentMonitor: true,
       incidentEvaluateSeconds: 5,
       maxRequestsInFlight: 1000,
+      requestHeadersTimeoutSeconds: 10,
+      requestBodyTimeoutSeconds: 10,
+      requestTimeoutSeconds: 60,
+      maxAnonymousUploads: 100,
+      realtimeMaxSockets: 10_000,
+      realtimeMaxSocketsPerUser: 8,
     } satisfies Config);
   });
 
@@ -99,6 +105,12 @@ describe('loadConfig', () => {
       INCIDENT_MONITOR: 'off',
       INCIDENT_EVALUATE_SECONDS: '15',
       MAX_REQUESTS_IN_FLIGHT: '0',
+      REQUEST_HEADERS_TIMEOUT_SECONDS: '5',
+      REQUEST_BODY_TIMEOUT_SECONDS: '20',
+      REQUEST_TIMEOUT_SECONDS: '120',
+      MAX_ANONYMOUS_UPLOADS: '0',
+      REALTIME_MAX_SOCKETS: '500',
+      REALTIME_MAX_SOCKETS_PER_USER: '3',
       DATABASE_POOL_SIZE: '30',
     });
     expect(config).toStrictEqual({
@@ -143,6 +155,12 @@ describe('loadConfig', () => {
       incidentMonitor: false,
       incidentEvaluateSeconds: 15,
       maxRequestsInFlight: 0,
+      requestHeadersTimeoutSeconds: 5,
+      requestBodyTimeoutSeconds: 20,
+      requestTimeoutSeconds: 120,
+      maxAnonymousUploads: 0,
+      realtimeMaxSockets: 500,
+      realtimeMaxSocketsPerUser: 3,
     } satisfies Config);
   });
 
@@ -170,6 +188,12 @@ describe('loadConfig', () => {
     { env: { INCIDENT_MONITOR: 'maybe' }, setting: 'INCIDENT_MONITOR' },
     { env: { INCIDENT_EVALUATE_SECONDS: '0' }, setting: 'INCIDENT_EVALUATE_SECONDS' },
     { env: { MAX_REQUESTS_IN_FLIGHT: '-1' }, setting: 'MAX_REQUESTS_IN_FLIGHT' },
+    { env: { REQUEST_HEADERS_TIMEOUT_SECONDS: '0' }, setting: 'REQUEST_HEADERS_TIMEOUT_SECONDS' },
+    { env: { REQUEST_BODY_TIMEOUT_SECONDS: '301' }, setting: 'REQUEST_BODY_TIMEOUT_SECONDS' },
+    { env: { REQUEST_TIMEOUT_SECONDS: '5', REQUEST_HEADERS_TIMEOUT_SECONDS: '6' }, setting: 'REQUEST_TIMEOUT_SECONDS' },
+    { env: { MAX_ANONYMOUS_UPLOADS: 'many' }, setting: 'MAX_ANONYMOUS_UPLOADS' },
+    { env: { REALTIME_MAX_SOCKETS: '0' }, setting: 'REALTIME_MAX_SOCKETS' },
+    { env: { REALTIME_MAX_SOCKETS_PER_USER: '0' }, setting: 'REALTIME_MAX_SOCKETS_PER_USER' },
     { env: { DATABASE_POOL_SIZE: '0' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_POOL_SIZE: '1001' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { overloaded } from './errors.js';
 
 /**
@@ -16,6 +17,8 @@ import { overloaded } from './errors.js';
  */
 export class InFlightLimit {
   #inFlight = 0;
+  /** Upgrade requests still counted, by raw request: their release once the connection is upgraded. */
+  readonly #upgrading = new WeakMap<IncomingMessage, () => void>();
 
   /** `max` 0: no limit. */
   constructor(readonly max: number) {}
@@ -34,19 +37,45 @@ export class InFlightLimit {
   leave(): void {
     this.#inFlight -= 1;
   }
+
+  /**
+   * An upgrade request counts while it is a request (its hooks, its handshake), not for the life
+   * of the connection it becomes: an open WebSocket is no request in flight (realtime sockets have
+   * caps of their own). Counted until `upgraded`, or until the connection closes first.
+   */
+  countUntilUpgraded(request: IncomingMessage, response: ServerResponse): void {
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      this.#upgrading.delete(request);
+      this.leave();
+    };
+    this.#upgrading.set(request, release);
+    response.once('close', release);
+  }
+
+  /** The request's connection is now a WebSocket: it no longer counts. */
+  upgraded(request: IncomingMessage): void {
+    this.#upgrading.get(request)?.();
+  }
 }
 
 /** The refusal past the limit. */
 export { overloaded };
 
+/** Node marks a request asking to switch protocols (`Connection: upgrade`); its typings do not say so. */
+const isUpgrade = (request: IncomingMessage) => (request as IncomingMessage & { upgrade?: boolean }).upgrade === true;
+
 /**
- * Admits a request into the count (until its response is sent or abandoned) or says it must be
- * refused. `/health` is admitted uncounted.
+ * Admits a request into the count (until its response is sent or abandoned, or its connection
+ * is upgraded) or says it must be refused. `/health` is admitted uncounted.
  */
 export function admitRequest(limit: InFlightLimit, request: FastifyRequest, reply: FastifyReply): boolean {
   if (limit.max === 0 || request.routeOptions.url === '/health') return true;
   if (!limit.tryEnter()) return false;
+  if (isUpgrade(request.raw)) limit.countUntilUpgraded(request.raw, reply.raw);
   // 'close' comes once per response, whether sent or abandoned by the client.
-  reply.raw.once('close', () => limit.leave());
+  else reply.raw.once('close', () => limit.leave());
   return true;
 }

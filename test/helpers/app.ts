@@ -55,6 +55,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     incidentMonitor: false,
     incidentEvaluateSeconds: 5,
     maxRequestsInFlight: 1_000,
+    requestHeadersTimeoutSeconds: 10,
+    requestBodyTimeoutSeconds: 10,
+    requestTimeoutSeconds: 60,
+    maxAnonymousUploads: 100,
+    realtimeMaxSockets: 10_000,
+    realtimeMaxSocketsPerUser: 8,
     ...overrides,
   };
 }

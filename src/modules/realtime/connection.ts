@@ -8,7 +8,8 @@ import { TICKET_TTL_SECONDS, verifyTicket } from './tickets.js';
 
 /**
  * Admits a socket on its ticket: a forged, expired or missing ticket, or an account no longer
- * active (banned, deleted, signed out since), is closed with 1008 before any frame is sent.
+ * active (banned, deleted, signed out since), is closed with 1008 before any frame is sent; so is
+ * a socket past its user's cap (1013 past the instance's).
  * A ticket may open several sockets within its minute (a tab reconnecting, a second tab): it
  * stays bound to one user and their channels, and the account is re-checked on every connect.
  */
@@ -20,6 +21,8 @@ export async function acceptConnection(hub: RealtimeHub, db: Kysely<Tables>, key
 
   const claims = ticket === undefined ? null : verifyTicket(key, ticket);
   if (claims === null) return socket.close(CLOSE_POLICY_VIOLATION, 'invalid ticket');
+  const refusal = hub.takePlace(socket, claims.userId);
+  if (refusal !== undefined) return socket.close(refusal.code, refusal.reason);
   const issuedAt = new Date((claims.expiresAt - TICKET_TTL_SECONDS) * 1000);
   const standings = await accountStandings(db, [claims.userId]);
   if (!admits(standings.get(claims.userId), issuedAt)) return socket.close(CLOSE_POLICY_VIOLATION, 'account refused');

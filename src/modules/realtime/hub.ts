@@ -13,6 +13,20 @@ import type { ServerFrame } from './schemas.js';
 export const HEARTBEAT_INTERVAL_MS = 25_000;
 export const CLOSE_POLICY_VIOLATION = 1008;
 const CLOSE_GOING_AWAY = 1001;
+/** RFC 6455's "Try Again Later": this instance holds as many sockets as it may. */
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
+/** How many sockets an instance holds open: in all, and for one user. */
+export interface SocketCaps {
+  perInstance: number;
+  perUser: number;
+}
+
+/** Why a socket was not given a place: its close code and reason. */
+export interface SocketRefusal {
+  code: number;
+  reason: string;
+}
 const BROADCAST_SENT = 'notifications.broadcast_sent';
 
 /** One open socket on this instance. */
@@ -40,6 +54,9 @@ export function admits(standing: AccountStanding | undefined, issuedAt: Date): b
  */
 export class RealtimeHub {
   readonly #connections = new Set<Connection>();
+  /** Sockets holding a place (admitted or still being checked), in all and by user; freed when each closes. */
+  #places = 0;
+  readonly #placesByUser = new Map<string, number>();
   #unsubscribe: (() => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -47,8 +64,34 @@ export class RealtimeHub {
     private readonly db: Kysely<Tables>,
     private readonly events: EventPublisher,
     private readonly log: FastifyBaseLogger,
+    private readonly caps: SocketCaps,
     private readonly heartbeatMs = HEARTBEAT_INTERVAL_MS,
   ) {}
+
+  /**
+   * Takes a place for one more socket of `userId` (held until the socket closes), or says which
+   * cap refuses it: a thousand players' sockets never starve the instance, nor one player's
+   * thousand sockets the others.
+   */
+  takePlace(socket: WebSocket, userId: string): SocketRefusal | undefined {
+    if (this.#places >= this.caps.perInstance) return { code: CLOSE_TRY_AGAIN_LATER, reason: 'too many sockets on this instance' };
+    const ofUser = this.#placesByUser.get(userId) ?? 0;
+    if (ofUser >= this.caps.perUser) return { code: CLOSE_POLICY_VIOLATION, reason: 'too many sockets for this user' };
+    this.#places += 1;
+    this.#placesByUser.set(userId, ofUser + 1);
+    socket.once('close', () => {
+      this.#places -= 1;
+      const left = (this.#placesByUser.get(userId) ?? 1) - 1;
+      if (left === 0) this.#placesByUser.delete(userId);
+      else this.#placesByUser.set(userId, left);
+    });
+    return undefined;
+  }
+
+  /** Sockets holding a place on this instance. */
+  get places(): number {
+    return this.#places;
+  }
 
   start(): void {
     this.#unsubscribe = this.events.subscribe((event) => this.#onEvent(event));
