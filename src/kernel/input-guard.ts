@@ -11,7 +11,7 @@ export const MAX_INPUT_DEPTH = 64;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a string cannot be stored, if it cannot. */
-function untextual(value: string): string | undefined {
+export function untextual(value: string): string | undefined {
   if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
   if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (a lone surrogate)';
   return undefined;

@@ -7,6 +7,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { AppError, unauthorized } from './errors.js';
+import { untextual } from './input-guard.js';
 
 export const TOKEN_AUDIENCE = 'authenticated';
 const ASYMMETRIC_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
@@ -32,8 +33,27 @@ export interface TokenVerifier {
   verify(token: string): Promise<VerifiedToken>;
 }
 
-function stringClaim(value: unknown): string | null {
-  return typeof value === 'string' && value.length > 0 ? value : null;
+/** RFC 5321's longest address: an `email` claim past it is no address. */
+const MAX_EMAIL_CLAIM_LENGTH = 320;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A string claim this service keeps (email, provider, session id). A signed token may still carry
+ * what no row can hold (U+0000, a lone surrogate), or no address at all: such a token is refused
+ * as invalid rather than failing every route it reaches (a 500) or landing in a log.
+ */
+function stringClaim(value: unknown, maxLength = 1_000): string | null {
+  if (typeof value !== 'string' || value.length === 0) return null;
+  if (value.length > maxLength || CONTROL_CHARACTER.test(value) || untextual(value) !== undefined) throw unauthorized('invalid_token');
+  return value;
+}
+
+/**
+ * `iat` later than now (past the tolerated skew) is a token from the future: refused, or it would
+ * count as issued after every "sign out everywhere" until that instant came.
+ */
+function issuedInTheFuture(payload: JWTPayload, skewSeconds: number, nowMs = Date.now()): boolean {
+  return typeof payload.iat === 'number' && payload.iat > nowMs / 1000 + skewSeconds;
 }
 
 /** Maps jose's refusals to the spec's 401 codes; a key-set outage is ours, not the caller's. */
@@ -133,10 +153,11 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         throw refusal(error);
       }
       if (typeof payload.sub !== 'string' || !UUID.test(payload.sub)) throw unauthorized('invalid_token');
+      if (issuedInTheFuture(payload, options.clockSkewSeconds)) throw unauthorized('invalid_token');
       const appMetadata = payload.app_metadata as Record<string, unknown> | undefined;
       const result: VerifiedToken = {
         subject: payload.sub.toLowerCase(),
-        email: stringClaim(payload.email),
+        email: stringClaim(payload.email, MAX_EMAIL_CLAIM_LENGTH),
         provider: stringClaim(appMetadata?.provider),
         sessionId: stringClaim(payload.session_id),
         claims: payload,

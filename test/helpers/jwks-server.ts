@@ -36,7 +36,7 @@ export function signAsymmetric(key: SigningKey, options: AsymmetricTokenOptions 
   if (options.email) payload.email = options.email;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: key.alg, kid: options.kid ?? key.kid, typ: 'JWT' })
-    .setIssuedAt(now)
+    .setIssuedAt(typeof options.claims?.iat === 'number' ? options.claims.iat : now)
     .sign(key.privateKey);
 }
 

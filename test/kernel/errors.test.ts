@@ -235,6 +235,10 @@ describe('errors and request ids', () => {
       { name: 'text/plain', headers: { 'content-type': 'text/plain' }, payload: '{"key":"plain-role","name":"Plain"}', status: 415, body: { error: 'unsupported_media_type' } },
       { name: 'form encoded', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'key=form-role&name=Form', status: 415, body: { error: 'unsupported_media_type' } },
       { name: 'over 1 MiB', headers: { 'content-type': 'application/json' }, payload: big, status: 413, body: { error: 'payload_too_large' } },
+      { name: 'JSON in Latin-1', headers: { 'content-type': 'application/json; charset=iso-8859-1' }, payload: '{"key":"latin-role","name":"L"}', status: 415, body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } } },
+      { name: 'JSON in UTF-16', headers: { 'content-type': 'application/json;charset="UTF-16"' }, payload: '{"key":"utf16-role","name":"U"}', status: 415, body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } } },
+      { name: 'parameters that do not parse', headers: { 'content-type': 'application/json; charset' }, payload: '{"key":"bad-param-role","name":"B"}', status: 415, body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } } },
+      { name: 'a media type that only starts like JSON', headers: { 'content-type': 'application/jsonx' }, payload: '{"key":"jsonx-role","name":"X"}', status: 415, body: { error: 'unsupported_media_type' } },
     ];
 
     it.each(cases)('$name → $status', async ({ headers, payload, status, body }) => {
@@ -251,6 +255,19 @@ describe('errors and request ids', () => {
       const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': 'application/json' }, payload });
       expect(response.statusCode).toBe(400);
       expect(response.json().error.issues).toEqual([expect.objectContaining({ code: 'too_big', path: ['description'], maximum: 500 })]);
+    });
+
+    // RFC 9110: the media type is case-insensitive, parameters follow `;` with optional whitespace,
+    // their names are case-insensitive and their values may be quoted. JSON is UTF-8 (RFC 8259).
+    it.each([
+      'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json ; charset="utf-8"',
+      'Application/JSON; Charset=Utf-8', 'application/json; foo=bar', 'application/merge-patch+json; charset=utf-8',
+    ])('%s is JSON', async (contentType) => {
+      const key = `ct-${Math.random().toString(36).slice(2, 10)}`;
+      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': contentType }, payload: JSON.stringify({ key, name: 'Ünïcode' }) });
+      expect(response.statusCode, response.body).toBe(201);
+      const role = await t.db.selectFrom('roles').select(['key', 'name']).where('id', '=', response.json().id).executeTakeFirstOrThrow();
+      expect(role).toEqual({ key, name: 'Ünïcode' });
     });
 
     it('a +json media type is JSON', async () => {

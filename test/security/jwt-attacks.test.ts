@@ -6,6 +6,7 @@ import { AppError } from '../../src/kernel/errors.js';
 import { createTokenVerifier, JWKS_REFETCH_COOLDOWN_MS } from '../../src/kernel/tokens.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
+import { captureLog } from '../helpers/captured-log.js';
 import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
 
 /**
@@ -269,10 +270,41 @@ describe('claims a user can edit grant nothing', () => {
   });
 });
 
+describe('claims the service keeps', () => {
+  it('text no row can hold (U+0000, a lone surrogate, line breaks, control characters, past its length) is 401 `invalid_token` on every guarded area: stored nowhere, logged nowhere', async () => {
+    const captured = captureLog();
+    const logged = await startTestApp({ log: captured.log });
+    try {
+      const marker = 'claim-marker';
+      const bad = [`a\u0000${marker}@x.test`, `a\ud800${marker}@x.test`, `a\r\n${marker}@x.test`, `a\u2028${marker}@x.test`, `a\u0007${marker}@x.test`];
+      const tokens = [
+        ...[...bad, `${'a'.repeat(320)}${marker}@x.test`].map((email) => ({ email })),
+        ...bad.map((session_id) => ({ claims: { session_id } })),
+        ...bad.map((provider) => ({ claims: { app_metadata: { provider } } })),
+      ];
+      for (const options of tokens) {
+        const sub = randomUUID();
+        const token = await signToken({ sub, ...options });
+        for (const url of ['/v1/me', '/v1/me/permissions', '/v1/admin/roles']) {
+          const response = await logged.request({ method: 'GET', url, token });
+          expect({ status: response.statusCode, body: response.json() }, `${url} ${JSON.stringify(options).slice(0, 60)}`).toEqual(invalidToken);
+        }
+        expect(await logged.db.selectFrom('users').select('id').where('id', '=', sub).execute()).toEqual([]);
+      }
+      expect(captured.text()).not.toContain(marker);
+      // A well-formed address is kept as given.
+      const sub = randomUUID();
+      expect((await logged.request({ method: 'GET', url: '/v1/me', token: await signToken({ sub, email: 'Player.One@example.test' }) })).statusCode).toBe(200);
+    } finally {
+      await logged.close();
+    }
+  });
+});
+
 describe('time, audience and issuer, exactly as tokens.ts checks them', () => {
   const now = () => Math.floor(Date.now() / 1000);
 
-  it('exp and nbf within the 30 s skew pass; beyond it, or malformed, 401 `invalid_token`', async () => {
+  it('exp, nbf and iat within the 30 s skew pass; beyond it, or malformed, 401 `invalid_token`', async () => {
     const sign = (extra: Record<string, unknown>) => hmacToken({ alg: 'HS256', typ: 'JWT' }, { ...claims(staff.id), ...extra }, TEST_JWT_SECRET);
     expect((await answer(sign({ exp: now() - 10 }))).status).toBe(200);
     expect(await answer(sign({ exp: now() - 60 }))).toEqual(invalidToken);
@@ -281,6 +313,11 @@ describe('time, audience and issuer, exactly as tokens.ts checks them', () => {
     for (const exp of [String(now() + 3600), null, true, [now() + 3600], { $gt: 0 }, Number.NaN]) {
       expect(await answer(sign({ exp })), `exp ${JSON.stringify(exp)}`).toEqual(invalidToken);
     }
+    // `iat` in the future past the skew: a token that would count as issued after every "sign out everywhere".
+    expect((await answer(sign({ iat: now() + 10 }))).status).toBe(200);
+    expect(await answer(sign({ iat: now() + 60 }))).toEqual(invalidToken);
+    expect(await answer(sign({ iat: now() + 365 * 86_400 }))).toEqual(invalidToken);
+    expect(await answer(await signAsymmetric(es256, { sub: staff.id, claims: { iat: now() + 365 * 86_400 } }), '/v1/admin/roles')).toEqual(invalidToken);
     for (const sub of [123, null, '', 'admin', `${staff.id} `, [staff.id], { id: staff.id }]) {
       expect(await answer(sign({ sub })), `sub ${JSON.stringify(sub)}`).toEqual(invalidToken);
     }
