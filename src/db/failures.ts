@@ -16,6 +16,8 @@ import type {
 export type DatabaseFailureKind = 'failing' | 'busy';
 
 const FAILURE_KIND = Symbol('platform-api.database-failure');
+/** Marks every error the driver raised on a database call: its message and fields may hold the query's values. */
+const FROM_DATABASE = Symbol('platform-api.database-error');
 
 /**
  * SQLSTATE classes of a database that is failing rather than a query that is wrong: connection
@@ -41,12 +43,32 @@ function kindOf(error: { code?: unknown; message?: unknown }): DatabaseFailureKi
   return FAILING_MESSAGES.some((pattern) => pattern.test(message)) ? 'failing' : undefined;
 }
 
-/** Marks an error the driver raised on a database call with its kind (unchanged otherwise: code, constraint, message stay). */
+/**
+ * Marks an error the driver raised on a database call as such, and with its failure kind if it
+ * has one (unchanged otherwise: code, constraint, message stay for the code that reads them).
+ */
 export function classifyDriverError(error: unknown): unknown {
-  if (typeof error !== 'object' || error === null || FAILURE_KIND in error) return error;
+  if (typeof error !== 'object' || error === null || FROM_DATABASE in error) return error;
+  Object.defineProperty(error, FROM_DATABASE, { value: true, enumerable: false });
   const kind = kindOf(error as { code?: unknown; message?: unknown });
   if (kind !== undefined) Object.defineProperty(error, FAILURE_KIND, { value: kind, enumerable: false });
   return error;
+}
+
+/** Raised by the database driver on a database call (classified where the call was made). */
+export function isDatabaseError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && FROM_DATABASE in error;
+}
+
+/**
+ * A database error told without the values it was raised on (its message may quote them):
+ * `database error 23505 on users (users_email_key)`. Undefined for any other error.
+ */
+export function databaseErrorSummary(error: unknown): string | undefined {
+  if (!isDatabaseError(error)) return undefined;
+  const { code, table, constraint } = error as { code?: unknown; table?: unknown; constraint?: unknown };
+  const where = typeof table === 'string' ? ` on ${table}` : '';
+  return `database error ${typeof code === 'string' ? code : 'without a code'}${where}${typeof constraint === 'string' ? ` (${constraint})` : ''}`;
 }
 
 /** The kind a database call's error was classified as where the call was made; undefined for any other error. */

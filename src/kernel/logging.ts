@@ -1,11 +1,37 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino, type DestinationStream, type Level } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type Level } from 'pino';
+import { isDatabaseError } from '../db/failures.js';
 
-/** Query values that are credentials (unsubscribe tokens, realtime tickets): never in a log line. */
-const CREDENTIAL_QUERY = /([?&](?:token|ticket)=)[^&#]*/gi;
+/**
+ * Query parameters that carry a credential, wherever a URL is written down: unsubscribe tokens,
+ * realtime tickets, the local store's signatures, S3's presigned signatures and credentials, and
+ * the OAuth names a client might put there. Matched whatever their case.
+ */
+export const CREDENTIAL_QUERY_PARAMETERS = [
+  'token', 'ticket', 'sig', 'signature', 'access_token', 'refresh_token', 'id_token', 'code', 'device_code', 'api_key', 'apikey',
+  'password', 'secret', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
+];
+const CREDENTIAL_QUERY = new RegExp(`([?&;](?:${CREDENTIAL_QUERY_PARAMETERS.join('|')})=)[^&#;]*`, 'gi');
 
 export function redactUrl(url: string): string {
   return url.replace(CREDENTIAL_QUERY, '$1[redacted]');
+}
+
+/** The fields of a database error that name what failed without the values it failed on. */
+const DATABASE_ERROR_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'constraint', 'dataType', 'routine'] as const;
+
+/**
+ * An error as a log line shows it. A database error (raised by the driver on a call: its message,
+ * `detail`, `where`, query and parameters can hold the values of a row, an email say) shows only
+ * its SQLSTATE, table, column and constraint, and its stack without the message line.
+ */
+export function serializeError(error: unknown): unknown {
+  if (!isDatabaseError(error) || !(error instanceof Error)) return stdSerializers.err(error as Error);
+  const fields = error as unknown as Record<string, unknown>;
+  const shown: Record<string, unknown> = { type: 'DatabaseError' };
+  for (const field of DATABASE_ERROR_FIELDS) if (typeof fields[field] === 'string') shown[field] = fields[field];
+  shown.stack = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+  return shown;
 }
 
 interface LoggedRequest {
@@ -18,14 +44,15 @@ interface LoggedRequest {
 
 /**
  * The service's logger: pino JSON, with the authorization and cookie headers censored should
- * anyone log them, and a request shown by method, URL (credentials in its query censored),
- * host and client address only.
+ * anyone log them, a request shown by method, URL (credentials in its query censored), host and
+ * client address only, and database errors without the values they were raised on.
  */
 export function createLogger(level: Level | 'silent', destination?: DestinationStream): FastifyBaseLogger {
   const options = {
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
     serializers: {
+      err: serializeError,
       req: (request: LoggedRequest) => ({
         method: request.method,
         url: request.url === undefined ? undefined : redactUrl(request.url),

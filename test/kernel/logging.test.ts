@@ -1,8 +1,11 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/kernel/logging.js';
 import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { captureLog, type CapturedLog } from '../helpers/captured-log.js';
+import { IMAGE_BYTES } from '../helpers/images.js';
+import { pathOf, setAvatar, startStorageApp } from '../modules/avatar-fixtures.js';
 
 /** Credentials that travel in URLs (unsubscribe tokens, realtime tickets) never reach a log line. */
 
@@ -11,6 +14,13 @@ describe('redactUrl', () => {
     expect(redactUrl('/v1/public/email/unsubscribe?token=u1.abc.def')).toBe('/v1/public/email/unsubscribe?token=[redacted]');
     expect(redactUrl('/v1/realtime?x=1&ticket=abc&TICKET=z#f')).toBe('/v1/realtime?x=1&ticket=[redacted]&TICKET=[redacted]#f');
     expect(redactUrl('/v1/admin/users?q=token&page=2')).toBe('/v1/admin/users?q=token&page=2');
+  });
+
+  it('censors every credential-bearing parameter of the one list: signatures of stored objects, S3 presigned credentials, OAuth names', () => {
+    expect(redactUrl('/v1/public/storage/o?key=avatars/a.png&expires=9&sig=abc123')).toBe('/v1/public/storage/o?key=avatars/a.png&expires=9&sig=[redacted]');
+    expect(redactUrl('/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F2026&X-Amz-Signature=f00d&X-Amz-Security-Token=t0k'))
+      .toBe('/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Security-Token=[redacted]');
+    expect(redactUrl('/cb?code=c0de&state=s&access_token=a&refresh_token=r')).toBe('/cb?code=[redacted]&state=s&access_token=[redacted]&refresh_token=[redacted]');
   });
 });
 
@@ -33,5 +43,48 @@ describe('request log lines', () => {
     expect(text).toContain('/v1/public/email/unsubscribe?token=[redacted]');
     expect(text).toContain('/v1/realtime?ticket=[redacted]');
     for (const secret of [token, encodeURIComponent(token), ticket, encodeURIComponent(ticket), player.token]) expect(text).not.toContain(secret);
+  });
+});
+
+describe('what reaches the log', () => {
+  let captured: CapturedLog;
+  let t: Awaited<ReturnType<typeof startStorageApp>>;
+  beforeAll(async () => {
+    captured = captureLog();
+    t = await startStorageApp({
+      log: captured.log,
+      extraRoutes: (app, kernel) => {
+        // A bug that ends on a database error holding a player's address in its message and detail.
+        app.get('/test/duplicate-email', async () => {
+          await kernel.db.insertInto('roles').values({ key: 'dup-role-logged', name: 'player@example.test' }).execute();
+          return kernel.db.insertInto('roles').values({ key: 'dup-role-logged', name: 'player@example.test' }).execute();
+        });
+        app.get('/test/bad-cast', async () => sql`SELECT ${'player@example.test'}::uuid`.execute(kernel.db));
+      },
+    });
+  });
+  afterAll(async () => { await t.close(); });
+
+  it('signed storage URLs (upload and download) appear without their signatures', async () => {
+    const player = await createUser(t.db);
+    const { avatarUrl } = await setAvatar(t, player, 'image/png', IMAGE_BYTES['image/png']);
+    expect((await t.request({ method: 'GET', url: pathOf(avatarUrl) })).statusCode).toBe(200);
+    const signatures = captured.lines().join('\n').match(/sig=[^&"\s]+/g) ?? [];
+    expect(signatures.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(signatures)).toEqual(new Set(['sig=[redacted]']));
+    expect(captured.text()).not.toContain(new URL(avatarUrl).searchParams.get('sig')!);
+  });
+
+  it('a database error is logged by SQLSTATE, table and constraint, never with the values it was raised on', async () => {
+    for (const url of ['/test/duplicate-email', '/test/bad-cast']) {
+      const response = await t.request({ method: 'GET', url });
+      expect(response.statusCode).toBe(500);
+    }
+    const errors = captured.lines().map((line) => JSON.parse(line) as { msg?: string; err?: Record<string, unknown> }).filter((line) => line.msg === 'unhandled error');
+    expect(errors.map((line) => line.err)).toEqual([
+      expect.objectContaining({ type: 'DatabaseError', code: '23505', table: 'roles', constraint: expect.stringContaining('key') }),
+      expect.objectContaining({ type: 'DatabaseError', code: '22P02' }),
+    ]);
+    expect(captured.text()).not.toContain('player@example.test');
   });
 });

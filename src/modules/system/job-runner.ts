@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
+import { databaseErrorSummary } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { JobHandlers, JobServices, JobSummary } from './job-handlers.js';
 import { insertRun, recordOutcome } from './queries.js';
@@ -23,8 +24,9 @@ export interface RunRequest {
 
 type Attempt = { result: 'ok'; summary: JobSummary } | { result: 'error'; error: string };
 
+/** Why the run failed, as staff read it; a database error names its SQLSTATE and table, never the values. */
 function errorText(error: unknown): string {
-  const text = error instanceof Error ? error.message || error.name : String(error);
+  const text = databaseErrorSummary(error) ?? (error instanceof Error ? error.message || error.name : String(error));
   return text.slice(0, MAX_ERROR_LENGTH);
 }
 
