@@ -165,12 +165,12 @@ describe('refusals change nothing about the account', () => {
     expect(after).toBeUndefined();
   });
 
-  it('the last active owner cannot start: 422 invalid_state', async () => {
+  it('the last active owner cannot start: 422 invalid_request', async () => {
     const owner = await createUser(t.db);
     await t.db.insertInto('user_roles').values({ user_id: owner.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null }).execute();
-    const { after } = await expectRefusal(owner, () => start(t, owner), 422, { error: 'invalid_state', details: { reason: 'you are the last active owner; grant the owner role to someone else first' } });
+    const { after } = await expectRefusal(owner, () => start(t, owner), 422, { error: 'invalid_request', details: { reason: 'no active owner would remain: grant the owner role, without an expiry, to someone else first' } });
     expect(after).toBeUndefined();
-    await t.db.deleteFrom('user_roles').where('user_id', '=', owner.id).execute();
+    // The owner stays: the database refuses to remove the last active owner, tests included.
   });
 
   it('schema errors (400) and no token (401)', async () => {

@@ -161,11 +161,11 @@ describe('refusals', () => {
     for (const hard of [false, true]) {
       const response = await del(superuser, owner.id, { reason: 'coup attempt', hard });
       expect(response.statusCode).toBe(422);
-      expect(response.json()).toEqual({ error: 'invalid_request', details: { reason: 'the user is the last active owner' } });
+      expect(response.json()).toEqual({ error: 'invalid_request', details: { reason: 'no active owner would remain: grant the owner role, without an expiry, to someone else first' } });
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
     expect((await userRow(owner.id))?.status).toBe('active');
-    await t.db.deleteFrom('user_roles').where('role_id', '=', OWNER_ROLE_ID).execute();
+    // The owner stays: the database refuses to remove the last active owner, tests included.
   });
 
   it('403s a caller without users.delete, or deleting someone holding more than the caller', async () => {
