@@ -544,7 +544,9 @@ describe('roles module', () => {
       const response = await put(writer, role.id, ['billing.read', 'audit.read']);
       expect(response.statusCode).toBe(204);
       expect(await permissionsOf(t.db, role.id)).toEqual(['audit.read', 'billing.read']);
-      await expectEvent(t, requestIdOf(response), writer, 'roles.permissions_updated', { role_id: role.id, role_key: role.key, added: ['audit.read'], removed: ['billing.write', 'users.read'] });
+      await expectEvent(t, requestIdOf(response), writer, 'roles.permissions_updated', {
+        role_id: role.id, role_key: role.key, added: ['audit.read'], removed: ['billing.write', 'users.read'],
+      });
     });
 
     it('a caller holding a wildcard may add the keys it covers', async () => {
@@ -579,7 +581,8 @@ describe('roles module', () => {
       },
       {
         name: "403 when adding billing.* without holding it",
-        held: ['roles.write', 'users.read', 'support.read', 'billing.read'], keys: ['users.read', 'billing.*'], status: 403,
+        held: ['roles.write', 'users.read', 'support.read', 'billing.read'],
+        keys: ['users.read', 'billing.*'], status: 403,
         body: escalationBody(['billing.*']),
       },
       {

@@ -19,14 +19,18 @@ import { routeRecorder, servedRoutes, WRITE_METHODS, type ServedRoute } from './
 
 /** The permission the target holds and the refused caller does not. */
 const PRIVILEGED = 'billing.write';
-const USER_REFUSAL = { error: 'forbidden', details: { perm: PRIVILEGED, missing: [PRIVILEGED], reason: 'the user holds permissions you do not' } };
+const USER_REFUSAL = {
+  error: 'forbidden',
+  details: { perm: PRIVILEGED, missing: [PRIVILEGED], reason: 'the user holds permissions you do not' },
+};
 const ROLE_REFUSAL = { error: 'forbidden', details: { perm: PRIVILEGED, missing: [PRIVILEGED] } };
 
 const recorder = routeRecorder();
 let t: TestApp;
 let writes: ServedRoute[];
 
-const isUsersOrRolesPath = (path: string) => ['/v1/admin/users', '/v1/admin/roles'].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+const isUsersOrRolesPath = (path: string) =>
+  ['/v1/admin/users', '/v1/admin/roles'].some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 
 /** What a scenario acts on: a user and a role, each holding PRIVILEGED, made fresh for it. */
 interface Target {
@@ -45,51 +49,83 @@ interface Scenario {
   request: (target: Target) => InjectOptions;
 }
 
-const userWrite = (method: InjectOptions['method'], suffix: string, payload: object, prepare?: Scenario['prepare']): Scenario[] => [{
+type Method = InjectOptions['method'];
+
+const userWrite = (method: Method, suffix: string, payload: object, prepare?: Scenario['prepare']): Scenario[] => [{
   name: 'a user holding a permission the caller lacks',
   refusal: USER_REFUSAL,
   prepare,
   request: (target) => ({ method, url: `/v1/admin/users/${target.userId}${suffix}`, payload }),
 }];
 
-const roleWrite = (method: InjectOptions['method'], suffix: string, payload: object | undefined): Scenario[] => [{
+const roleWrite = (method: Method, suffix: string, payload: object | undefined): Scenario[] => [{
   name: 'a role holding a permission the caller lacks',
   refusal: ROLE_REFUSAL,
-  request: (target) => ({ method, url: `/v1/admin/roles/${target.roleId}${suffix}`, ...(payload === undefined ? {} : { payload }) }),
+  request: (target) => ({
+    method, url: `/v1/admin/roles/${target.roleId}${suffix}`, ...(payload === undefined ? {} : { payload }),
+  }),
 }];
 
-const bulk = (target: Target, roleKey: string, action: 'grant' | 'revoke') =>
-  ({ method: 'POST' as const, url: '/v1/admin/users/bulk/roles', payload: { user_ids: [target.userId], role_key: roleKey, action } });
+/** Unban needs a banned user. */
+async function banned({ userId }: Target): Promise<void> {
+  await t.db.updateTable('users').set({ status: 'banned' }).where('id', '=', userId).execute();
+}
+
+/** Restore needs an account its holder deleted, in the grace period. */
+async function selfDeleted({ userId }: Target): Promise<void> {
+  const now = new Date();
+  await t.db.updateTable('users').set({ status: 'deleted', deleted_at: now }).where('id', '=', userId).execute();
+  await t.db.insertInto('account_deletion_requests').values({
+    user_id: userId, status: 'confirmed', code_hash: null, code_expires_at: now, reason: null,
+    confirmed_at: now, hard_delete_at: new Date(now.getTime() + 86_400_000),
+  }).execute();
+}
+
+const bulk = (target: Target, roleKey: string, action: 'grant' | 'revoke'): InjectOptions => ({
+  method: 'POST',
+  url: '/v1/admin/users/bulk/roles',
+  payload: { user_ids: [target.userId], role_key: roleKey, action },
+});
 
 /** Every write route under /v1/admin/users and /v1/admin/roles, and how to provoke the rule on it. */
 const SCENARIOS: Record<string, Scenario[]> = {
   'PATCH /v1/admin/users/{id}': userWrite('PATCH', '', { display_name: 'Renamed' }),
   'POST /v1/admin/users/{id}/ban': userWrite('POST', '/ban', { reason: 'testing the rule' }),
-  'POST /v1/admin/users/{id}/unban': userWrite('POST', '/unban', { reason: 'testing the rule' }, async ({ userId }) => {
-    await t.db.updateTable('users').set({ status: 'banned' }).where('id', '=', userId).execute();
-  }),
+  'POST /v1/admin/users/{id}/unban': userWrite('POST', '/unban', { reason: 'testing the rule' }, banned),
   'POST /v1/admin/users/{id}/sign-out': userWrite('POST', '/sign-out', { reason: 'testing the rule' }),
   'DELETE /v1/admin/users/{id}': userWrite('DELETE', '', { reason: 'testing the rule' }),
-  'POST /v1/admin/users/{id}/restore': userWrite('POST', '/restore', { reason: 'testing the rule' }, async ({ userId }) => {
-    await t.db.updateTable('users').set({ status: 'deleted', deleted_at: new Date() }).where('id', '=', userId).execute();
-    await t.db.insertInto('account_deletion_requests')
-      .values({ user_id: userId, status: 'confirmed', code_hash: null, code_expires_at: new Date(), reason: null, confirmed_at: new Date(), hard_delete_at: new Date(Date.now() + 86_400_000) })
-      .execute();
-  }),
+  'POST /v1/admin/users/{id}/restore': userWrite('POST', '/restore', { reason: 'testing the rule' }, selfDeleted),
   'POST /v1/admin/users/bulk/roles': [
-    { name: 'granting a plain role to a user holding a permission the caller lacks', refusal: USER_REFUSAL, request: (target) => bulk(target, target.plainRoleKey, 'grant') },
-    { name: 'revoking a plain role from such a user', refusal: USER_REFUSAL, request: (target) => bulk(target, target.plainRoleKey, 'revoke') },
-    { name: 'granting a role holding a permission the caller lacks', refusal: ROLE_REFUSAL, request: (target) => bulk(target, target.roleKey, 'grant') },
+    {
+      name: 'granting a plain role to a user holding a permission the caller lacks',
+      refusal: USER_REFUSAL,
+      request: (target) => bulk(target, target.plainRoleKey, 'grant'),
+    },
+    {
+      name: 'revoking a plain role from such a user',
+      refusal: USER_REFUSAL,
+      request: (target) => bulk(target, target.plainRoleKey, 'revoke'),
+    },
+    {
+      name: 'granting a role holding a permission the caller lacks',
+      refusal: ROLE_REFUSAL,
+      request: (target) => bulk(target, target.roleKey, 'grant'),
+    },
   ],
   'POST /v1/admin/roles': [{
     name: 'a role to be given a permission the caller lacks',
     refusal: ROLE_REFUSAL,
-    request: () => ({ method: 'POST', url: '/v1/admin/roles', payload: { key: `made-${randomUUID().slice(0, 8)}`, name: 'Made', permissions: [PRIVILEGED] } }),
+    request: () => ({
+      method: 'POST',
+      url: '/v1/admin/roles',
+      payload: { key: `made-${randomUUID().slice(0, 8)}`, name: 'Made', permissions: [PRIVILEGED] },
+    }),
   }],
   'PATCH /v1/admin/roles/{id}': roleWrite('PATCH', '', { name: 'Renamed' }),
   'PUT /v1/admin/roles/{id}/permissions': [
-    ...roleWrite('PUT', '/permissions', { keys: [] }).map((scenario) => ({ ...scenario, name: `${scenario.name}: removing it` })),
-    ...roleWrite('PUT', '/permissions', { keys: [PRIVILEGED, 'users.read'] }).map((scenario) => ({ ...scenario, name: `${scenario.name}: keeping it beside another key` })),
+    ...roleWrite('PUT', '/permissions', { keys: [] }).map((s) => ({ ...s, name: `${s.name}: removing it` })),
+    ...roleWrite('PUT', '/permissions', { keys: [PRIVILEGED, 'users.read'] })
+      .map((s) => ({ ...s, name: `${s.name}: keeping it, adding another` })),
   ],
   'DELETE /v1/admin/roles/{id}': roleWrite('DELETE', '?reason=testing', undefined),
   'PUT /v1/admin/roles/{id}/alerts': roleWrite('PUT', '/alerts', { alerts: [] }),
@@ -101,12 +137,15 @@ async function snapshot() {
     Number((await t.db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
   return {
     // last_seen_at aside: every signed-in request touches it.
-    users: (await t.db.selectFrom('users').selectAll().orderBy('id').execute()).map((row) => ({ ...row, last_seen_at: undefined })),
+    users: (await t.db.selectFrom('users').selectAll().orderBy('id').execute())
+      .map((row) => ({ ...row, last_seen_at: undefined })),
     grants: await t.db.selectFrom('user_roles').selectAll().orderBy('user_id').orderBy('role_id').execute(),
     roles: await t.db.selectFrom('roles').selectAll().orderBy('id').execute(),
-    permissions: await t.db.selectFrom('role_permissions').selectAll().orderBy('role_id').orderBy('permission_key').execute(),
+    permissions: await t.db.selectFrom('role_permissions').selectAll()
+      .orderBy('role_id').orderBy('permission_key').execute(),
     alerts: await t.db.selectFrom('role_alert_subscriptions').selectAll().orderBy('role_id').orderBy('alert').execute(),
-    revokedSessions: await t.db.selectFrom('revoked_sessions').selectAll().orderBy('user_id').orderBy('session_id').execute(),
+    revokedSessions: await t.db.selectFrom('revoked_sessions').selectAll()
+      .orderBy('user_id').orderBy('session_id').execute(),
     deletionRequests: await t.db.selectFrom('account_deletion_requests').selectAll().orderBy('user_id').execute(),
     audit: await count('audit_log'),
     events: await count('event_outbox'),
@@ -116,15 +155,17 @@ async function snapshot() {
 async function freshTarget(): Promise<Target> {
   const user = await createUser(t.db, [PRIVILEGED, 'users.read']);
   const suffix = randomUUID().slice(0, 8);
-  const role = await t.db.insertInto('roles').values({ key: `privileged-${suffix}`, name: 'Privileged' }).returning(['id', 'key']).executeTakeFirstOrThrow();
+  const role = await t.db.insertInto('roles').values({ key: `privileged-${suffix}`, name: 'Privileged' })
+    .returning(['id', 'key']).executeTakeFirstOrThrow();
   await t.db.insertInto('role_permissions').values({ role_id: role.id, permission_key: PRIVILEGED }).execute();
-  const plain = await t.db.insertInto('roles').values({ key: `plain-${suffix}`, name: 'Plain' }).returning('key').executeTakeFirstOrThrow();
+  const plain = await t.db.insertInto('roles').values({ key: `plain-${suffix}`, name: 'Plain' })
+    .returning('key').executeTakeFirstOrThrow();
   return { userId: user.id, roleId: role.id, roleKey: role.key, plainRoleKey: plain.key };
 }
 
 const permsOf = (route: ServedRoute): readonly string[] => {
   const perms = recorder.configs.get(route.route)?.perms;
-  if (perms === undefined || perms.length === 0) throw new Error(`${route.route}: no request reached it, or it declares no perms`);
+  if (perms === undefined || perms.length === 0) throw new Error(`${route.route}: no request reached it, or no perms`);
   return perms;
 };
 
@@ -132,7 +173,9 @@ beforeAll(async () => {
   t = await startTestApp({ extraRoutes: recorder.extraRoutes });
   writes = servedRoutes(t).filter((route) => WRITE_METHODS.includes(route.method) && isUsersOrRolesPath(route.path));
   // A request without a token reaches each route: the recorder reads its permission keys from it.
-  for (const route of writes) await t.request({ method: route.method as InjectOptions['method'], url: route.path.replace(/\{\w+\}/g, randomUUID()) });
+  for (const route of writes) {
+    await t.request({ method: route.method as Method, url: route.path.replace(/\{\w+\}/g, randomUUID()) });
+  }
 });
 afterAll(async () => {
   await t?.close();
@@ -156,16 +199,19 @@ describe('no staff write on a user or a role more privileged than the caller', (
         const caller = await createUser(t.db, perms);
         const before = await snapshot();
         const response = await t.request({ ...scenario.request(target), token: caller.token });
-        const answer = { status: response.statusCode, body: response.body === '' ? '' : response.json() };
-        if (JSON.stringify(answer) !== JSON.stringify({ status: 403, body: scenario.refusal })) wrong.push(`${label}: ${JSON.stringify(answer)}`);
+        const body = response.body === '' ? '' : response.json();
+        const answer = JSON.stringify({ status: response.statusCode, body });
+        if (answer !== JSON.stringify({ status: 403, body: scenario.refusal })) wrong.push(`${label}: ${answer}`);
         if ((await auditOf(t.db, requestIdOf(response))).length > 0) wrong.push(`${label}: audited`);
         if (JSON.stringify(await snapshot()) !== JSON.stringify(before)) wrong.push(`${label}: changed something`);
         refused += 1;
 
         const entitled = await createUser(t.db, [...perms, PRIVILEGED]);
         const allowed = await t.request({ ...scenario.request(target), token: entitled.token });
-        const accepted = allowed.statusCode < 300 && !(allowed.statusCode === 200 && allowed.json().results?.some((r: { ok: boolean }) => !r.ok));
-        if (!accepted) wrong.push(`${label}: refused for a caller holding ${PRIVILEGED} too: ${allowed.statusCode} ${allowed.body}`);
+        const failedUser = allowed.statusCode === 200 && allowed.json().results?.some((r: { ok: boolean }) => !r.ok);
+        if (allowed.statusCode >= 300 || failedUser) {
+          wrong.push(`${label}: refused with ${PRIVILEGED} too: ${allowed.statusCode} ${allowed.body}`);
+        }
       }
     }
     expect(wrong).toEqual([]);

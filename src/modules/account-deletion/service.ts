@@ -73,7 +73,8 @@ export class AccountDeletionService {
       // Retried on a deadlock: this locks the user, then their subscriptions; a provider event about
       // one of them locks it, then the user (its tier). The provider calls made again on a retry
       // (cancel at period end) are idempotent.
-      return await refusingLastOwnerLoss(() => retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason)));
+      return await refusingLastOwnerLoss(() =>
+        retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason)));
     } catch (error) {
       // The account stays as it was, so sign-in must too; the code still works for a retry.
       await this.identity.unbanUser(actor.userId).catch((undo: unknown) => this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban after a failed account deletion'));

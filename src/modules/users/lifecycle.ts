@@ -33,7 +33,8 @@ export class UserLifecycleService {
     }, true);
     await identityCall(this.log, actor.requestId, 'ban user', () => this.identity.banUser(id));
     try {
-      await this.changeStatus(actor, id, { from: ['active'], to: 'banned', action: 'users.ban', event: 'users.banned', reason });
+      const change = { from: ['active' as const], to: 'banned' as const, action: 'users.ban', event: 'users.banned', reason };
+      await this.changeStatus(actor, id, change);
     } catch (error) {
       // Another owner left since the early check: the user stays active, so their sign-in must too.
       if (error instanceof LastActiveOwnerRefusal) await this.undoProviderBan(actor, id);
@@ -113,7 +114,8 @@ export class UserLifecycleService {
   }
 
   private async undoProviderBan(actor: Actor, id: string): Promise<void> {
-    await this.identity.unbanUser(id).catch((undo: unknown) => this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban of a ban the database refused'));
+    await this.identity.unbanUser(id).catch((undo: unknown) =>
+      this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban of a refused ban'));
   }
 
   private async changeStatus(actor: Actor, id: string, change: { from: UserStatus[]; to: UserStatus; action: string; event: string; reason: string | null }): Promise<void> {

@@ -11,12 +11,15 @@ import { isCheckViolation } from '../../kernel/sql-errors.js';
 const LAST_ACTIVE_OWNER = 'last_active_owner';
 
 /** How route descriptions state the rule. */
-export const LAST_OWNER_REFUSAL = '422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain';
+export const LAST_OWNER_REFUSAL =
+  '422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain';
 
 /** The one answer to a change that would leave no active owner, wherever it comes from: 422 `invalid_request`. */
 export class LastActiveOwnerRefusal extends AppError {
   constructor() {
-    super(422, 'invalid_request', { reason: 'no active owner would remain: grant the owner role, without an expiry, to someone else first' });
+    super(422, 'invalid_request', {
+      reason: 'no active owner would remain: grant the owner role, without an expiry, to someone else first',
+    });
   }
 }
 
