@@ -27,9 +27,9 @@ const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
 /** The role createUser made for the user's permissions. */
 const roleOf = (user: TestUser) => t.db.selectFrom('user_roles as ur').innerJoin('roles as r', 'r.id', 'ur.role_id').select(['r.id', 'r.key'])
   .where('ur.user_id', '=', user.id).where('r.id', '!=', OWNER_ROLE_ID).executeTakeFirstOrThrow();
-/** Subscribes a role through the staff route, as an owner would. */
+/** Subscribes a role through the staff route, as an owner would (holding every key the role holds). */
 async function subscribe(roleId: string, alerts: string[]) {
-  const admin = await createUser(t.db, ['roles.write', 'ops.read']);
+  const admin = await createUser(t.db, ['*']);
   const response = await t.request({ method: 'PUT', url: `/v1/admin/roles/${roleId}/alerts`, token: admin.token, payload: { alerts } });
   expect(response.statusCode, response.body).toBe(200);
 }

@@ -7,6 +7,7 @@ import { invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { identityCall } from '../users/identity-calls.js';
 import { writeStatusChange } from '../users/lifecycle.js';
+import { refuseActingAbove } from '../users/policy.js';
 import { findUser, lockUser } from '../users/queries.js';
 import { lockDeletionRequest } from './queries.js';
 import './tables.js';
@@ -32,6 +33,7 @@ export class AccountRestoreService {
   async restore(actor: Actor, id: string, reason: string): Promise<void> {
     const user = await findUser(this.db, id);
     if (user === undefined) throw notFound();
+    await refuseActingAbove(this.db, actor, [id]);
     const pending = await this.db.selectFrom('account_deletion_requests').select('status').where('user_id', '=', id).executeTakeFirst();
     // Checked before the provider is asked anything: a staff soft delete is not undone here.
     if (user.status !== 'deleted' || pending?.status !== 'confirmed') throw notSelfDeleted(user.status);

@@ -12,6 +12,7 @@ import { atProvider } from '../billing/provider-errors.js';
 import { queueEmails } from '../email-delivery/queue.js';
 import { identityCall } from '../users/identity-calls.js';
 import { writeStatusChange } from '../users/lifecycle.js';
+import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from '../users/owner-guard.js';
 import { isLastActiveOwner, lockUser } from '../users/queries.js';
 import { hashConfirmationCode, newConfirmationCode, sameHash } from './code.js';
 import { confirmationMail } from './mail.js';
@@ -23,7 +24,6 @@ type Db = Kysely<Tables>;
 
 const DEFAULT_REASON = 'deleted by the account holder';
 const noRequest = () => invalidState({ reason: 'no deletion request is pending; start one with POST /v1/me/delete' });
-const lastOwner = () => invalidState({ reason: 'you are the last active owner; grant the owner role to someone else first' });
 
 /** What checking a code decided: the hash to confirm with, or the refusal to answer after the counter is committed. */
 type CodeVerdict = { ok: true; codeHash: string; reason: string | null } | { ok: false; refusal: AppError };
@@ -53,7 +53,8 @@ export class AccountDeletionService {
       if (user === undefined) throw notFound();
       // Such a user adds an address at the identity provider first, or asks support (operation 2).
       if (user.email === null) throw invalidState({ reason: 'the account has no email address to send the confirmation code to' });
-      if (await isLastActiveOwner(trx, user.id)) throw lastOwner();
+      // No code is mailed for a deletion the database would refuse.
+      if (await isLastActiveOwner(trx, user.id)) throw new LastActiveOwnerRefusal();
       const code = newConfirmationCode();
       const expiresAt = minutesAfter(new Date(), CODE_TTL_MINUTES);
       await replaceDeletionRequest(trx, { user_id: user.id, code_hash: hashConfirmationCode(this.codeKey(), user.id, code), code_expires_at: expiresAt, reason: input.reason ?? null });
@@ -65,13 +66,15 @@ export class AccountDeletionService {
   async confirm(actor: Actor, input: ConfirmDeletionInput): Promise<DeletionConfirmed> {
     const verdict = await this.checkCode(actor.userId, input.code);
     if (!verdict.ok) throw verdict.refusal;
-    if (await isLastActiveOwner(this.db, actor.userId)) throw lastOwner();
+    // Early, before sign-in is disabled; the database's guard decides at commit.
+    if (await isLastActiveOwner(this.db, actor.userId)) throw new LastActiveOwnerRefusal();
     await identityCall(this.log, actor.requestId, 'disable sign-in', () => this.identity.banUser(actor.userId));
     try {
       // Retried on a deadlock: this locks the user, then their subscriptions; a provider event about
       // one of them locks it, then the user (its tier). The provider calls made again on a retry
       // (cancel at period end) are idempotent.
-      return await retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason));
+      return await refusingLastOwnerLoss(() =>
+        retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason)));
     } catch (error) {
       // The account stays as it was, so sign-in must too; the code still works for a retry.
       await this.identity.unbanUser(actor.userId).catch((undo: unknown) => this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban after a failed account deletion'));

@@ -4,6 +4,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { conflict, forbidden, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { refuseActingOnRole } from '../roles/policy.js';
 import { ALERTS, ALERT_NAMES, roleAlertChannel, type AlertName } from './alerts.js';
 import { lockRoleKey, replaceSubscriptions, subscriptionsOf } from './queries.js';
 import type { SetAlertsInput } from './schemas.js';
@@ -32,6 +33,7 @@ export class AlertSubscriptionService {
     return this.db.transaction().execute(async (trx) => {
       const key = await lockRoleKey(trx, roleId);
       if (key === undefined) throw notFound();
+      await refuseActingOnRole(trx, actor, roleId);
       const before = await subscriptionsOf(trx, roleId);
       for (const alert of input.alerts.filter((name) => !before.includes(name))) {
         const readableWith = ALERTS[alert].readableWith;

@@ -16,6 +16,9 @@ import {
   setPermissionsBody,
   updateRoleBody,
 } from './schemas.js';
+import { LAST_OWNER_REFUSAL } from '../users/owner-guard.js';
+import { ACTING_ABOVE_REFUSAL } from '../users/policy.js';
+import { UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
 import { RolesService } from './service.js';
 
 const noContent = { 204: z.null().describe('Done') };
@@ -31,7 +34,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
 
   app.post('/v1/admin/roles', {
     config: { perms: ['roles.write'] },
-    schema: { tags, summary: 'Create a role', description: 'A caller cannot put a permission they do not hold into a role (403 naming it). A taken key is 409 `conflict`.', body: createRoleBody, response: { 201: idResult } },
+    schema: { tags, summary: 'Create a role', description: `${UNHELD_ROLE_KEYS_REFUSAL}. A taken key is 409 \`conflict\`.`, body: createRoleBody, response: { 201: idResult } },
   }, async (request, reply) => reply.code(201).send(await roles.create(actorOf(request), request.body)));
 
   app.get('/v1/admin/roles/:id', {
@@ -41,7 +44,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
 
   app.patch('/v1/admin/roles/:id', {
     config: { perms: ['roles.write'] },
-    schema: { tags, summary: 'Rename or describe a role', description: 'Protected roles answer 422 `invalid_request`.', params: roleIdParams, body: updateRoleBody, response: noContent },
+    schema: { tags, summary: 'Rename or describe a role', description: `Protected roles answer 422 \`invalid_request\`; ${UNHELD_ROLE_KEYS_REFUSAL}.`, params: roleIdParams, body: updateRoleBody, response: noContent },
   }, async (request, reply) => {
     await roles.update(actorOf(request), request.params.id, request.body);
     return reply.code(204).send(null);
@@ -52,7 +55,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Replace a role\'s permissions (setAdminRolePermissions)',
-      description: 'Replaces the whole list. 404 `not_found`; 409 `conflict` when a key is listed twice; 422 `invalid_request` for an unknown key or a protected role; 403 `forbidden` naming the keys the caller would add without holding them.',
+      description: `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 \`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack can be neither added, nor removed, nor kept.`,
       params: roleIdParams,
       body: setPermissionsBody,
       response: noContent,
@@ -67,7 +70,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Delete a role (deleteAdminRole)',
-      description: '404 `not_found`; 409 `conflict` while users hold an unexpired grant of it (`details.active_grants`); 422 `invalid_request` for a protected role.',
+      description: `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
       params: roleIdParams,
       querystring: deleteRoleQuery,
       response: noContent,
@@ -87,7 +90,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Grant or revoke a role for many users (bulkAssignAdminUserRoles)',
-      description: 'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE (`23503`: no such user or role). Granting or revoking a role needs every permission it holds (403 otherwise).',
+      description: `Always 200 with one result per user; a failed user has \`ok: false\` and \`error\` holding its SQLSTATE (\`23503\`: no such user or role). Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL}; ${ACTING_ABOVE_REFUSAL.replace('the user holds', 'a named user holds')}; ${LAST_OWNER_REFUSAL} after a revoke, or a grant with \`expires_at\` (two requests at once are checked one after the other).`,
       body: bulkRolesBody,
       response: { 200: bulkResultsBody },
     },

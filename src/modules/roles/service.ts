@@ -2,11 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit, recordAuditMany } from '../../kernel/audit.js';
-import { conflict, forbidden, invalidRequest, notFound } from '../../kernel/errors.js';
+import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS } from '../../kernel/permissions.js';
 import { isUniqueViolation } from '../../kernel/sql-errors.js';
+import { refusingLastOwnerLoss } from '../users/owner-guard.js';
+import { refuseActingAbove } from '../users/policy.js';
+import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {
   countActiveGrants,
   deleteGrants,
@@ -24,26 +27,13 @@ import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput }
 /** SQLSTATE foreign_key_violation: the per-user error of a bulk action on a user (or role) that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
-/**
- * Checks a permission list before it is stored: every key grantable (422), none twice (409),
- * and none that the caller does not hold themselves (403 naming the key): no self-escalation.
- */
-function checkGrantableKeys(actor: Actor, keys: string[], newlyGranted: string[]): void {
+/** Checks a permission list before it is stored: every key grantable (422), none twice (409). */
+function checkGrantableKeys(keys: string[]): void {
   const unknown = keys.filter((key) => !isGrantableKey(key));
   if (unknown.length > 0) throw invalidRequest({ reason: 'unknown permission keys', invalid_keys: unknown });
   const seen = new Set<string>();
   const duplicate = keys.find((key) => (seen.has(key) ? true : (seen.add(key), false)));
   if (duplicate !== undefined) throw conflict({ reason: 'permission key listed twice', key: duplicate });
-  refuseLacking(actor, newlyGranted);
-}
-
-/**
- * The caller must hold every key they pass on. `perm` names one missing key (" | " would read as
- * "any of these" in the spec's convention); `missing` lists them all.
- */
-function refuseLacking(actor: Actor, keys: string[]): void {
-  const missing = keys.filter((key) => !actor.permissions.covers(key));
-  if (missing.length > 0) throw forbidden({ perm: missing[0], missing });
 }
 
 async function lockedRoleOrThrow(trx: Kysely<Tables>, id: string) {
@@ -80,7 +70,8 @@ export class RolesService {
 
   async create(actor: Actor, input: CreateRoleInput): Promise<{ id: string }> {
     const keys = input.permissions ?? [];
-    checkGrantableKeys(actor, keys, keys);
+    checkGrantableKeys(keys);
+    refuseUnheldRoleKeys(actor, keys);
     try {
       return await this.db.transaction().execute(async (trx) => {
         const role = await trx
@@ -107,6 +98,7 @@ export class RolesService {
     await this.db.transaction().execute(async (trx) => {
       const current = await lockedRoleOrThrow(trx, id);
       refuseProtected(current);
+      await refuseActingOnRole(trx, actor, id);
       const changes = { name: input.name ?? current.name, description: input.description === undefined ? current.description : input.description };
       await trx.updateTable('roles').set({ ...changes, updated_at: new Date() }).where('id', '=', id).execute();
       await recordAudit(trx, actor, {
@@ -121,13 +113,14 @@ export class RolesService {
 
   /** Operation 4: replace the role's whole permission list. */
   async setPermissions(actor: Actor, id: string, keys: string[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
       const current = await lockedRoleOrThrow(trx, id);
       refuseProtected(current);
       const before = await rolePermissionKeys(trx, id);
       const added = keys.filter((key) => !before.includes(key));
       const removed = before.filter((key) => !keys.includes(key));
-      checkGrantableKeys(actor, keys, added);
+      checkGrantableKeys(keys);
+      refuseUnheldRoleKeys(actor, [...before, ...keys]);
       await replaceRolePermissions(trx, id, keys);
       await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
       const after = [...new Set(keys)].sort();
@@ -145,17 +138,18 @@ export class RolesService {
         actorId: actor.userId,
         requestId: actor.requestId,
       });
-    });
+    }));
   }
 
   /** Operation 16: a role still held by someone is not deleted (409); revoke the grants first. */
   async delete(actor: Actor, id: string, reason: string | undefined): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
       const current = await lockedRoleOrThrow(trx, id);
       refuseProtected(current);
+      const permissions = await rolePermissionKeys(trx, id);
+      refuseUnheldRoleKeys(actor, permissions);
       const holders = await countActiveGrants(trx, id);
       if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
-      const permissions = await rolePermissionKeys(trx, id);
       await trx.deleteFrom('roles').where('id', '=', id).execute();
       await recordAudit(trx, actor, {
         action: 'roles.delete',
@@ -171,20 +165,21 @@ export class RolesService {
         actorId: actor.userId,
         requestId: actor.requestId,
       });
-    });
+    }));
   }
 
   /**
    * Operation 14: grant or revoke one role for up to 500 users in set-based statements. Always
    * answers per user; a user (or role) that does not exist fails with its SQLSTATE. Passing on
-   * a role, or taking it away, needs every permission the role holds.
+   * a role, or taking it away, needs every permission the role holds, and every permission each
+   * named user holds. A revoke (or an expiry) that would leave no active owner changes nothing.
    */
   async bulkAssign(actor: Actor, input: BulkRolesInput) {
     const userIds = [...new Set(input.user_ids.map((id) => id.toLowerCase()))];
     if (input.action === 'grant' && input.expires_at !== undefined && new Date(input.expires_at).getTime() <= Date.now()) {
       throw invalidRequest({ reason: 'expires_at must be in the future' });
     }
-    return this.db.transaction().execute(async (trx) => {
+    return refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
       const role = await findRoleByKey(trx, input.role_key);
       if (role === undefined) {
         return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
@@ -194,10 +189,11 @@ export class RolesService {
       // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
       // foreign key check only share-locks the role) free to run beside them.
       await trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
-      refuseLacking(actor, await rolePermissionKeys(trx, role.id));
+      refuseUnheldRoleKeys(actor, await rolePermissionKeys(trx, role.id));
 
       const existing = await existingUserIds(trx, userIds);
       const targets = userIds.filter((id) => existing.has(id));
+      await refuseActingAbove(trx, actor, targets);
       // A revoke is audited only where a grant was really taken away; asking to revoke what a
       // user never held still answers ok (the end state holds) but changes and records nothing.
       let changed = targets;
@@ -225,6 +221,6 @@ export class RolesService {
         requestId: actor.requestId,
       });
       return { results };
-    });
+    }));
   }
 }

@@ -4,10 +4,12 @@ import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables, UserRow, UserStatus } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit, type AuditActor } from '../../kernel/audit.js';
-import { forbidden, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
+import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { identityCall, providerMayHoldSession } from './identity-calls.js';
-import { findUser, grantedPermissionKeys, isLastActiveOwner, lockUser, redactAuditOf } from './queries.js';
+import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
+import { refuseActingAbove } from './policy.js';
+import { findUser, isLastActiveOwner, lockUser, redactAuditOf } from './queries.js';
 import type { DeleteUserInput, SignOutUserInput } from './schemas.js';
 
 /**
@@ -30,7 +32,14 @@ export class UserLifecycleService {
       if (user.status !== 'active') throw invalidState({ reason: `a ${user.status} user cannot be banned`, status: user.status });
     }, true);
     await identityCall(this.log, actor.requestId, 'ban user', () => this.identity.banUser(id));
-    await this.changeStatus(actor, id, { from: ['active'], to: 'banned', action: 'users.ban', event: 'users.banned', reason });
+    try {
+      const change = { from: ['active' as const], to: 'banned' as const, action: 'users.ban', event: 'users.banned', reason };
+      await this.changeStatus(actor, id, change);
+    } catch (error) {
+      // Another owner left since the early check: the user stays active, so their sign-in must too.
+      if (error instanceof LastActiveOwnerRefusal) await this.undoProviderBan(actor, id);
+      throw error;
+    }
   }
 
   async unban(actor: Actor, id: string, reason: string | undefined): Promise<void> {
@@ -81,44 +90,41 @@ export class UserLifecycleService {
       return;
     }
     await identityCall(this.log, actor.requestId, 'delete user', () => this.identity.deleteUser(id));
-    await this.db.transaction().execute(async (trx) => {
+    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
       const user = await lockUser(trx, id);
       if (user === undefined) throw notFound();
-      await this.refuseLastOwner(trx, user);
       await removeUser(trx, this.events, actor, user, input.reason);
-    });
+    }));
   }
 
   /**
    * The checks that need no lock, made before the identity provider is asked anything: the user
    * exists, is not the caller, holds nothing the caller lacks, is in a state the action accepts,
    * and (for an action that removes access) is not the last active owner. The transaction checks
-   * state and ownership again under its locks.
+   * the state again under its lock; the database refuses its commit if it would leave no owner.
    */
   private async precheck(actor: Actor, id: string, verb: string, acceptState: (user: UserRow) => void, removesAccess = false): Promise<UserRow> {
     const user = await findUser(this.db, id);
     if (user === undefined) throw notFound();
     if (id === actor.userId) throw invalidRequest({ reason: `you cannot ${verb} your own account` });
-    // Staff cannot act on someone more privileged than themselves (no locking out an owner).
-    const lacking = (await grantedPermissionKeys(this.db, id)).filter((key) => !actor.permissions.covers(key));
-    if (lacking.length > 0) throw forbidden({ perm: lacking[0], missing: lacking, reason: `the user holds permissions you do not` });
+    await refuseActingAbove(this.db, actor, [id]);
     acceptState(user);
-    if (removesAccess && (await isLastActiveOwner(this.db, id))) throw invalidRequest({ reason: 'the user is the last active owner' });
+    if (removesAccess && (await isLastActiveOwner(this.db, id))) throw new LastActiveOwnerRefusal();
     return user;
   }
 
-  private async refuseLastOwner(trx: Kysely<Tables>, user: UserRow): Promise<void> {
-    if (await isLastActiveOwner(trx, user.id)) throw invalidRequest({ reason: 'the user is the last active owner' });
+  private async undoProviderBan(actor: Actor, id: string): Promise<void> {
+    await this.identity.unbanUser(id).catch((undo: unknown) =>
+      this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban of a refused ban'));
   }
 
   private async changeStatus(actor: Actor, id: string, change: { from: UserStatus[]; to: UserStatus; action: string; event: string; reason: string | null }): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
       const user = await lockUser(trx, id);
       if (user === undefined) throw notFound();
       if (!change.from.includes(user.status)) throw invalidState({ reason: `the user is now ${user.status}`, status: user.status });
-      if (change.to !== 'active') await this.refuseLastOwner(trx, user);
       await writeStatusChange(trx, this.events, actor, user, change);
-    });
+    }));
   }
 }
 

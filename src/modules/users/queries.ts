@@ -6,7 +6,6 @@ import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
 import { LIVE_SUBSCRIPTION_STATUSES, USER_SEGMENT_FIELDS, matchesSegment, type UserSegment } from './segment.js';
 import './tables.js';
 
-const OWNER_ROLE_KEY = 'owner';
 const RECENT_AUDIT_LIMIT = 20;
 
 const unexpired = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
@@ -136,33 +135,28 @@ export function findUser(db: Kysely<Tables>, id: string) {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Every permission key the user's unexpired grants carry (wildcards as stored). */
-export async function grantedPermissionKeys(db: Kysely<Tables>, userId: string): Promise<string[]> {
+/** Every permission key these users' unexpired grants carry (wildcards as stored), together. */
+export async function grantedPermissionKeys(db: Kysely<Tables>, userIds: string[]): Promise<string[]> {
+  if (userIds.length === 0) return [];
   const rows = await db.selectFrom('user_roles')
     .innerJoin('role_permissions', 'role_permissions.role_id', 'user_roles.role_id')
     .select('role_permissions.permission_key')
     .distinct()
-    .where('user_roles.user_id', '=', userId)
+    .where('user_roles.user_id', '=', sql<string>`ANY(${userIds}::uuid[])`)
     .where(unexpired)
+    .orderBy('role_permissions.permission_key')
     .execute();
   return rows.map((row) => row.permission_key);
 }
 
 /**
- * Is this user the only active holder of an unexpired owner grant? Locks the owner role row
- * first, so two staff members removing the last two owners at once cannot both succeed.
+ * Is this user the only active owner (migration 0044's view)? Not the guard (the database refuses
+ * the commit that would leave no owner): an early answer, before an identity-provider call that
+ * would otherwise be made for a change the database then refuses.
  */
-export async function isLastActiveOwner(trx: Kysely<Tables>, userId: string): Promise<boolean> {
-  const owner = await trx.selectFrom('roles').select('id').where('key', '=', OWNER_ROLE_KEY).forUpdate().executeTakeFirst();
-  if (owner === undefined) return false;
-  const holders = await trx.selectFrom('user_roles')
-    .innerJoin('users', 'users.id', 'user_roles.user_id')
-    .select('users.id')
-    .where('user_roles.role_id', '=', owner.id)
-    .where(unexpired)
-    .where('users.status', '=', 'active')
-    .execute();
-  return holders.length === 1 && holders[0]?.id === userId;
+export async function isLastActiveOwner(db: Kysely<Tables>, userId: string): Promise<boolean> {
+  const owners = await db.selectFrom('active_owners').select('user_id').limit(2).execute();
+  return owners.length === 1 && owners[0]?.user_id === userId;
 }
 
 export function tierExists(db: Kysely<Tables>, key: string) {

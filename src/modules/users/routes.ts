@@ -3,6 +3,8 @@ import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
 import { UserLifecycleService } from './lifecycle.js';
+import { LAST_OWNER_REFUSAL } from './owner-guard.js';
+import { ACTING_ABOVE_REFUSAL } from './policy.js';
 import {
   banUserBody,
   deleteUserBody,
@@ -19,7 +21,10 @@ import { UsersService } from './service.js';
 
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['users'];
-const guarded = 'Refused with 404 `not_found` (no such user), 422 `invalid_request` (your own account, or the last active owner), 403 `forbidden` when the user holds a permission you do not (`details.perm`), 502 `auth_service_error` when the identity provider refuses or fails (then nothing changes).';
+const guarded = `Refused with 404 \`not_found\` (no such user), 422 \`invalid_request\` for your own account, \
+${ACTING_ABOVE_REFUSAL}, 502 \`auth_service_error\` when the identity provider refuses or fails (then nothing changes).`;
+/** Ban and deletion take access away. */
+const lastOwner = `${LAST_OWNER_REFUSAL} (two such requests at once are checked one after the other).`;
 
 export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   const users = new UsersService(kernel.db, kernel.identity, kernel.log);
@@ -57,7 +62,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Edit a user\'s display name, tier or metadata',
-      description: 'Returns the user. 404 `not_found`; 422 `invalid_request` for an unknown tier; 422 `invalid_state` for a deleted user. An edit that changes nothing is not audited.',
+      description: `Returns the user. 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_request\` for an unknown tier; 422 \`invalid_state\` for a deleted user. An edit that changes nothing is not audited.`,
       params: userIdParams,
       body: updateUserBody,
       response: { 200: userDetail },
@@ -66,7 +71,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
 
   app.post('/v1/admin/users/:id/ban', {
     config: { perms: ['users.write'] },
-    schema: { tags, summary: 'Ban a user', description: `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` \`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded}`, params: userIdParams, body: banUserBody, response: noContent },
+    schema: { tags, summary: 'Ban a user', description: `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` \`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded} ${lastOwner}`, params: userIdParams, body: banUserBody, response: noContent },
   }, async (request, reply) => {
     await lifecycle.ban(actorOf(request), request.params.id, request.body.reason);
     return reply.code(204).send(null);
@@ -100,7 +105,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Delete a user (deleteAdminUser)',
-      description: `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on (event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity provider removes the account first, then the user and every row they own are removed in one transaction (event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries about the user lose their change summaries). ${guarded}`,
+      description: `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on (event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity provider removes the account first, then the user and every row they own are removed in one transaction (event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries about the user lose their change summaries). ${guarded} ${lastOwner}`,
       params: userIdParams,
       body: deleteUserBody,
       response: noContent,

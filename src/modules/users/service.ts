@@ -7,6 +7,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { identityCall } from './identity-calls.js';
+import { refuseActingAbove } from './policy.js';
 import { findUser, findUserDetail, lockUser, listUsers, tierExists } from './queries.js';
 import type { ListUsersQuery, UpdateUserInput, UserDetail } from './schemas.js';
 
@@ -41,6 +42,7 @@ export class UsersService {
     await this.db.transaction().execute(async (trx) => {
       const user = await lockUser(trx, id);
       if (user === undefined) throw notFound();
+      await refuseActingAbove(trx, actor, [id]);
       if (user.status === 'deleted') throw invalidState({ reason: 'a deleted user cannot be edited', status: user.status });
       if (input.tier !== undefined && input.tier !== null && (await tierExists(trx, input.tier)) === undefined) {
         throw invalidRequest({ reason: 'unknown tier', tier: input.tier });

@@ -4,8 +4,14 @@ export interface UserCountSlotsTable {
   users: number;
 }
 
+/** Migration 0044 (a view): who counts as an owner, active and holding the owner role without expiry. */
+export interface ActiveOwnersView {
+  user_id: string;
+}
+
 declare module '../../db/tables.js' {
   interface Tables {
     user_count_slots: UserCountSlotsTable;
+    active_owners: ActiveOwnersView;
   }
 }
