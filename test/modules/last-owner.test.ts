@@ -10,8 +10,9 @@ import { activeOwners, LAST_OWNER, makeOwner, OWNER_ROLE_ID, ownersExactly } fro
  * The last-active-owner rule (migration 0044) on every path that can take owner rights away:
  * bulk revoke (of every owner, of the only one), an expiry put on an owner grant, ban, soft and
  * hard delete, the player's own deletion (its code request and its confirmation), and edits of
- * the owner role. Each is refused with the one documented answer, and changes nothing: no row,
- * no audit entry, no event, no mail. The database itself refuses any statement that would do it.
+ * the owner role. Each is refused with the one documented answer and changes nothing (no row,
+ * no audit entry, no event, no mail); operation 14, which the spec answers per user, keeps the
+ * last owner named and fails that user alone. The database itself refuses any statement that would do it.
  * Races between two requests are in test/reliability/last-owner-races.test.ts.
  */
 
@@ -72,26 +73,6 @@ describe('every path that takes owner rights away is refused while it would leav
   type Send = (owners: TestUser[], player: TestUser) => Promise<LightMyRequestResponse>;
   const paths: Array<{ name: string; owners: number; send: Send }> = [
     {
-      name: 'a bulk revoke of every owner', owners: 2,
-      send: (o) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'revoke' }),
-    },
-    {
-      name: 'a revoke of the only owner', owners: 1,
-      send: (o) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'revoke', reason: 'x' }),
-    },
-    {
-      name: 'a bulk revoke naming the only owner after a player (refused whole)', owners: 1,
-      send: (o, player) => bulk({ user_ids: [player.id, o[0]!.id], role_key: 'owner', action: 'revoke' }),
-    },
-    {
-      name: 'an expiry put on the only owner\'s grant', owners: 1,
-      send: (o) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'grant', expires_at: inADay() }),
-    },
-    {
-      name: 'expiries put on every owner\'s grant', owners: 2,
-      send: (o) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'grant', expires_at: inADay() }),
-    },
-    {
       name: 'a ban', owners: 1,
       send: (o) => asSuperuser('POST', `/v1/admin/users/${o[0]!.id}/ban`, { reason: 'take over' }),
     },
@@ -110,6 +91,46 @@ describe('every path that takes owner rights away is refused while it would leav
     const made = await ownersExactly(t.db, owners);
     const player = await createUser(t.db);
     await expectRefused(() => send(made, player));
+  });
+
+  // Operation 14 answers per user (the spec: always 200): the owner who must stay fails alone with
+  // the guard's SQLSTATE, keeps the role untouched, and the others' changes go through.
+  const KEPT = (id: string) => ({ user_id: id, ok: false, error: '23514' });
+  it.each([
+    {
+      name: 'a bulk revoke of every owner: the last named keeps the role', owners: 2,
+      send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'revoke' }),
+      results: (o: TestUser[]) => [{ user_id: o[0]!.id, ok: true }, KEPT(o[1]!.id)], audited: (o: TestUser[]) => [o[0]!.id],
+    },
+    {
+      name: 'a revoke of the only owner', owners: 1,
+      send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'revoke', reason: 'x' }),
+      results: (o: TestUser[]) => [KEPT(o[0]!.id)], audited: () => [],
+    },
+    {
+      name: 'a revoke naming a player, then the only owner', owners: 1,
+      send: (o: TestUser[], player: TestUser) => bulk({ user_ids: [player.id, o[0]!.id], role_key: 'owner', action: 'revoke' }),
+      results: (o: TestUser[], player: TestUser) => [{ user_id: player.id, ok: true }, KEPT(o[0]!.id)], audited: () => [],
+    },
+    {
+      name: 'an expiry put on the only owner\'s grant', owners: 1,
+      send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'grant', expires_at: inADay() }),
+      results: (o: TestUser[]) => [KEPT(o[0]!.id)], audited: () => [],
+    },
+    {
+      name: 'expiries put on every owner\'s grant: the last named keeps a permanent one', owners: 2,
+      send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'grant', expires_at: inADay() }),
+      results: (o: TestUser[]) => [{ user_id: o[0]!.id, ok: true }, KEPT(o[1]!.id)], audited: (o: TestUser[]) => [o[0]!.id],
+    },
+  ])('operation 14, $name: 200, per user', async ({ owners, send, results, audited }) => {
+    const made = await ownersExactly(t.db, owners);
+    const player = await createUser(t.db);
+    const keptGrant = await t.db.selectFrom('user_roles').selectAll().where('user_id', '=', made.at(-1)!.id).execute();
+    const response = await send(made, player);
+    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 200, body: { results: results(made, player) } });
+    expect(await activeOwners(t.db)).toEqual([made.at(-1)!.id]);
+    expect(await t.db.selectFrom('user_roles').selectAll().where('user_id', '=', made.at(-1)!.id).execute()).toEqual(keptGrant);
+    expect((await auditOf(t.db, requestIdOf(response))).map((row) => row.target_id)).toEqual(audited(made));
   });
 
   it('the owner confirming their own deletion started beside another owner: 422, nothing changes', async () => {
@@ -152,7 +173,9 @@ describe('every path that takes owner rights away is refused while it would leav
     expect(await activeOwners(t.db)).toEqual([second!.id]);
     const audited = (await auditOf(t.db, requestIdOf(revoked))).map((row) => [row.action, row.target_id]);
     expect(audited).toEqual([['users.role_revoke', first!.id]]);
-    await expectRefused(() => bulk({ user_ids: [second!.id], role_key: 'owner', action: 'revoke' }));
+    const kept = await bulk({ user_ids: [second!.id], role_key: 'owner', action: 'revoke' });
+    expect(kept.json()).toEqual({ results: [{ user_id: second!.id, ok: false, error: '23514' }] });
+    expect(await activeOwners(t.db)).toEqual([second!.id]);
   });
 });
 

@@ -118,3 +118,13 @@ export async function deleteGrants(trx: Kysely<Tables>, roleId: string, userIds:
     .execute();
   return rows.map((row) => row.user_id);
 }
+
+/**
+ * The active owners (migration 0044's view), read under the lock its commit guard takes, so no
+ * other transaction taking owner rights away can commit between this read and this one's commit.
+ */
+export async function lockedActiveOwnerIds(trx: Kysely<Tables>): Promise<Set<string>> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended('last_active_owner', 0))`.execute(trx);
+  const rows = await trx.selectFrom('active_owners').select('user_id').execute();
+  return new Set(rows.map((row) => row.user_id));
+}

@@ -16,7 +16,6 @@ import {
   setPermissionsBody,
   updateRoleBody,
 } from './schemas.js';
-import { LAST_OWNER_REFUSAL } from '../users/owner-guard.js';
 import { ACTING_ABOVE_REFUSAL } from '../users/policy.js';
 import { UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
 import { RolesService } from './service.js';
@@ -90,7 +89,14 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     schema: {
       tags,
       summary: 'Grant or revoke a role for many users (bulkAssignAdminUserRoles)',
-      description: `Always 200 with one result per user; a failed user has \`ok: false\` and \`error\` holding its SQLSTATE (\`23503\`: no such user or role). Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL}; ${ACTING_ABOVE_REFUSAL.replace('the user holds', 'a named user holds')}; ${LAST_OWNER_REFUSAL} after a revoke, or a grant with \`expires_at\` (two requests at once are checked one after the other).`,
+      description: [
+        'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE:',
+        '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, or a grant',
+        'with `expires_at`, names every active owner (the last of them named; the others\' changes go through: the',
+        'platform always keeps an active owner, and two such requests at once are checked one after the other).',
+        `Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL};`,
+        `${ACTING_ABOVE_REFUSAL.replace('the user holds', 'a named user holds')}.`,
+      ].join(' '),
       body: bulkRolesBody,
       response: { 200: bulkResultsBody },
     },

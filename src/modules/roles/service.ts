@@ -9,6 +9,7 @@ import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS } from '../../kerne
 import { isUniqueViolation } from '../../kernel/sql-errors.js';
 import { refusingLastOwnerLoss } from '../users/owner-guard.js';
 import { refuseActingAbove } from '../users/policy.js';
+import { OWNER_ROLE_ID } from './bootstrap.js';
 import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {
   countActiveGrants,
@@ -17,6 +18,7 @@ import {
   findRole,
   findRoleByKey,
   listRoles,
+  lockedActiveOwnerIds,
   lockRole,
   rolePermissionKeys,
   replaceRolePermissions,
@@ -26,6 +28,20 @@ import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput }
 
 /** SQLSTATE foreign_key_violation: the per-user error of a bulk action on a user (or role) that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
+
+/** SQLSTATE check_violation: the per-user error of a bulk action that would leave no active owner (migration 0044's guard). */
+const CHECK_VIOLATION = '23514';
+
+/** A revoke of the owner role, or an expiry put on owner grants: what can leave the platform without an owner. */
+function takesOwnershipAway(roleId: string, input: BulkRolesInput): boolean {
+  return roleId === OWNER_ROLE_ID && (input.action === 'revoke' || input.expires_at !== undefined);
+}
+
+/** The owner who must keep the role when every active owner is named: the last one named. */
+function lastOwnerAmong(named: string[], owners: Set<string>): string | undefined {
+  const staying = [...owners].some((id) => !named.includes(id));
+  return staying ? undefined : named.findLast((id) => owners.has(id));
+}
 
 /** Checks a permission list before it is stored: every key grantable (422), none twice (409). */
 function checkGrantableKeys(keys: string[]): void {
@@ -172,7 +188,9 @@ export class RolesService {
    * Operation 14: grant or revoke one role for up to 500 users in set-based statements. Always
    * answers per user; a user (or role) that does not exist fails with its SQLSTATE. Passing on
    * a role, or taking it away, needs every permission the role holds, and every permission each
-   * named user holds. A revoke (or an expiry) that would leave no active owner changes nothing.
+   * named user holds. A revoke (or an expiry) naming every active owner leaves the last one named
+   * their grant: that user alone fails, with SQLSTATE 23514 (check_violation), as the spec's
+   * per-user answer has it.
    */
   async bulkAssign(actor: Actor, input: BulkRolesInput) {
     const userIds = [...new Set(input.user_ids.map((id) => id.toLowerCase()))];
@@ -192,8 +210,12 @@ export class RolesService {
       refuseUnheldRoleKeys(actor, await rolePermissionKeys(trx, role.id));
 
       const existing = await existingUserIds(trx, userIds);
-      const targets = userIds.filter((id) => existing.has(id));
-      await refuseActingAbove(trx, actor, targets);
+      const named = userIds.filter((id) => existing.has(id));
+      await refuseActingAbove(trx, actor, named);
+      // The spec answers per user: the one owner whose loss would leave none keeps the role and
+      // fails alone with the guard's SQLSTATE, while the others' changes go through.
+      const keptOwner = takesOwnershipAway(role.id, input) ? lastOwnerAmong(named, await lockedActiveOwnerIds(trx)) : undefined;
+      const targets = named.filter((id) => id !== keptOwner);
       // A revoke is audited only where a grant was really taken away; asking to revoke what a
       // user never held still answers ok (the end state holds) but changes and records nothing.
       let changed = targets;
@@ -211,8 +233,11 @@ export class RolesService {
         reason: input.reason,
         extra: { role_key: role.key, role_id: role.id, expires_at: expiresAt },
       })));
-      const results = input.user_ids.map((user_id) =>
-        existing.has(user_id.toLowerCase()) ? { user_id, ok: true } : { user_id, ok: false, error: FOREIGN_KEY_VIOLATION });
+      const results = input.user_ids.map((user_id) => {
+        const id = user_id.toLowerCase();
+        if (!existing.has(id)) return { user_id, ok: false, error: FOREIGN_KEY_VIOLATION };
+        return id === keptOwner ? { user_id, ok: false, error: CHECK_VIOLATION } : { user_id, ok: true };
+      });
       await this.events.publish(trx, {
         kind: 'dashboard',
         name: input.action === 'grant' ? 'users.bulk_role_grant' : 'users.bulk_role_revoke',
