@@ -18,6 +18,8 @@ export interface Config {
   /** Pooled PostgreSQL connections per instance, split between reads and writes (`poolBudget`; the two listening ones come on top). */
   databasePoolSize: number;
   redisUrl: string | undefined;
+  /** Prepended to every rate-limit key in Redis, so deployments sharing one Redis keep their own counters. */
+  redisKeyPrefix: string;
   jwtSecret: string | undefined;
   /** Where the HS256 secret came from: the environment, or made once for the embedded default. */
   jwtSecretSource: 'env' | 'generated' | 'none';
@@ -189,6 +191,12 @@ function logLevel(env: Env): LogLevel {
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
+/** The key prefix every release so far used: the default, so existing deployments keep their counters. */
+const DEFAULT_REDIS_KEY_PREFIX = 'platform-api:rl:';
+// Ends with ':' so one deployment's keys never run into another's (`eu` + `waitlist:` against `euwaitlist:`).
+const KEY_PREFIX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,98}:$/;
+const PREFIX_RULE = '2-100 letters, digits or ".-_:", from a letter or digit to a final ":" (like "platform-api:eu:rl:")';
+
 function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
   const raw = present(env, name);
   if (raw !== undefined && !pattern.test(raw)) throw new ConfigError(name, `must be ${what}, got "${raw}"`);
@@ -226,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: matching(env, 'REDIS_KEY_PREFIX', KEY_PREFIX, PREFIX_RULE) ?? DEFAULT_REDIS_KEY_PREFIX,
     jwtSecret,
     jwtSecretSource: jwtSecret === undefined ? 'none' : 'env',
     jwksUrl,

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       databasePoolSize: 10,
       redisUrl: undefined,
+      redisKeyPrefix: 'platform-api:rl:',
       jwtSecret: undefined,
       jwtSecretSource: 'none',
       jwksUrl: undefined,
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       DATA_DIR: 'var/pa',
       DATABASE_URL: 'postgresql://app@db:5432/platform',
       REDIS_URL: 'rediss://cache:6380',
+      REDIS_KEY_PREFIX: 'platform-api:eu-1:rl:',
       JWT_SECRET: ` ${SECRET} `,
       JWKS_URL: 'https://id.example.test/.well-known/jwks.json',
       JWT_CLOCK_SKEW: '5',
@@ -108,6 +110,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgresql://app@db:5432/platform',
       databasePoolSize: 30,
       redisUrl: 'rediss://cache:6380',
+      redisKeyPrefix: 'platform-api:eu-1:rl:',
       jwtSecret: SECRET,
       jwtSecretSource: 'env',
       jwksUrl: 'https://id.example.test/.well-known/jwks.json',
@@ -215,6 +218,11 @@ describe('loadConfig', () => {
     { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret' }, setting: 'STORAGE_S3_ACCESS_KEY_ID' },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
+    { env: { REDIS_KEY_PREFIX: 'platform-api:eu' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: ':' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: 'eu west:' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: 'région:' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: `${'p'.repeat(100)}:` }, setting: 'REDIS_KEY_PREFIX' },
   ];
 
   it.each(malformed)('$setting refuses $env', ({ env, setting }) => {
@@ -233,6 +241,16 @@ describe('loadConfig', () => {
   it('a malformed value never echoes a secret', () => {
     expect(() => loadConfig({ JWT_SECRET: 'short-secret-value' })).toThrow(/^JWT_SECRET: must be at least 32 characters$/);
     expect(() => loadConfig({ STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret-value' })).toThrow(/^STORAGE_S3_ACCESS_KEY_ID: must be set when STORAGE_S3_SECRET_ACCESS_KEY is set$/);
+  });
+
+  it('REDIS_KEY_PREFIX defaults to the prefix every earlier release used, and takes the documented forms', () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe('platform-api:rl:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'a:' }).redisKeyPrefix).toBe('a:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: `${'p'.repeat(99)}:` }).redisKeyPrefix).toBe(`${'p'.repeat(99)}:`);
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'platform-api:eu' })).toThrow(
+      'REDIS_KEY_PREFIX: must be 2-100 letters, digits or ".-_:", from a letter or digit to a final ":" '
+      + '(like "platform-api:eu:rl:"), got "platform-api:eu"',
+    );
   });
 
   it('STORAGE_DIR defaults under DATA_DIR and follows it', () => {
