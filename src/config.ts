@@ -285,6 +285,15 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('RUNTIME_API_KEY', 'must be set when RUNTIME_URL is set');
   }
   checkStorage(config);
+  // Production never runs the embedded development mode: no made-up secret, no printed owner token.
+  if (config.production && databaseUrl === undefined) {
+    throw new ConfigError('DATABASE_URL', 'must be set when NODE_ENV=production '
+      + '(the embedded database and its development owner token are for development only)');
+  }
+  if (config.production && jwtSecret === undefined && jwksUrl === undefined) {
+    throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when NODE_ENV=production '
+      + '(the made-up dev secret is for development only)');
+  }
   if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {
     throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
   }
@@ -332,13 +341,73 @@ export function configuredEmailTokenSecret(config: Pick<Config, 'emailTokenSecre
  */
 export function resolveDevSecret(config: Config): Config {
   if (config.jwtSecret !== undefined || config.jwksUrl !== undefined || config.databaseUrl !== undefined) return config;
-  mkdirSync(config.dataDir, { recursive: true });
+  // loadConfig already refuses this; a config built another way must not get a dev secret either.
+  if (config.production) return config;
+  ensureDataDir(config.dataDir);
   const file = join(config.dataDir, 'jwt-secret');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  const secret = readFileSync(file, 'utf8').trim();
+  const secret = inDataDir(file, () => {
+    if (!existsSync(file)) {
+      writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+    return readFileSync(file, 'utf8').trim();
+  });
   if (secret.length < MIN_JWT_SECRET_LENGTH) throw new ConfigError('DATA_DIR', `${file} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters; delete it to make a new one`);
   return { ...config, jwtSecret: secret, jwtSecretSource: 'generated' };
+}
+
+/** Makes DATA_DIR (and its parents) if missing; a directory that cannot be made stops the start, named. */
+export function ensureDataDir(dataDir: string): void {
+  inDataDir(dataDir, () => mkdirSync(dataDir, { recursive: true }));
+}
+
+/** Runs a file operation under DATA_DIR; its failure (permissions, a file where a directory should be) names DATA_DIR. */
+function inDataDir<T>(path: string, operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    throw new ConfigError('DATA_DIR', `cannot use ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** Settings whose values are credentials. */
+const SECRET_SETTINGS = [
+  'JWT_SECRET', 'EMAIL_TOKEN_SECRET', 'IDENTITY_SERVICE_KEY', 'RUNTIME_API_KEY',
+  'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STORAGE_S3_SECRET_ACCESS_KEY',
+];
+/** URL settings that may carry a password. */
+const CREDENTIAL_URL_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL'];
+/** Shorter values are not worth hiding, and would blank out unrelated text (a port, a word). */
+const MIN_REDACTED_LENGTH = 4;
+
+/**
+ * `text` with every configured credential replaced by `***`: the secrets above, and each URL
+ * setting that holds a password (the whole URL, and the password alone, encoded or not). For
+ * messages printed at start, where a driver may quote what it was given.
+ */
+export function redactSecrets(text: string, env: Env = process.env): string {
+  const secrets = new Set<string>();
+  for (const name of SECRET_SETTINGS) secrets.add(present(env, name) ?? '');
+  for (const name of CREDENTIAL_URL_SETTINGS) {
+    const raw = present(env, name);
+    if (raw === undefined) continue;
+    let password: string;
+    try {
+      password = new URL(raw).password;
+    } catch {
+      // Not a URL: it may still hold a password somewhere, so none of it is shown.
+      secrets.add(raw);
+      continue;
+    }
+    if (password === '') continue;
+    secrets.add(raw);
+    secrets.add(password);
+    try {
+      secrets.add(decodeURIComponent(password));
+    } catch {
+      // A malformed escape: the encoded form above is what could be quoted.
+    }
+  }
+  const hidden = [...secrets].filter((secret) => secret.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.length - a.length);
+  return hidden.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, configuredEmailTokenSecret, loadConfig, resolveDevSecret, type Config } from '../src/config.js';
+import { ConfigError, configuredEmailTokenSecret, loadConfig, redactSecrets, resolveDevSecret, type Config } from '../src/config.js';
 import { createUser, startTestApp } from './helpers/app.js';
 
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
@@ -263,6 +263,40 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'http://id.local/jwks' }).jwksUrl).toBe('http://id.local/jwks');
   });
 
+  describe('NODE_ENV=production never runs the embedded development mode', () => {
+    const refusals: Array<{ env: Record<string, string>; message: string }> = [
+      {
+        env: { NODE_ENV: 'production' },
+        message: 'DATABASE_URL: must be set when NODE_ENV=production '
+          + '(the embedded database and its development owner token are for development only)',
+      },
+      {
+        env: { NODE_ENV: 'production', JWT_SECRET: SECRET },
+        message: 'DATABASE_URL: must be set when NODE_ENV=production '
+          + '(the embedded database and its development owner token are for development only)',
+      },
+      {
+        env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' },
+        message: 'JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production (the made-up dev secret is for development only)',
+      },
+    ];
+    it.each(refusals)('refuses $env with one line naming the setting', ({ env, message }) => {
+      let thrown: unknown;
+      try {
+        loadConfig(env);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigError);
+      expect((thrown as ConfigError).message).toBe(message);
+    });
+
+    it('starts with DATABASE_URL and JWT_SECRET or JWKS_URL', () => {
+      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).production).toBe(true);
+      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'https://id.example.test/jwks' }).production).toBe(true);
+    });
+  });
+
   const trustForms: Array<{ value: string; expected: Config['trustProxy'] }> = [
     { value: 'true', expected: true },
     { value: 'false', expected: false },
@@ -286,6 +320,34 @@ describe('configuredEmailTokenSecret', () => {
     expect(derived!.length).toBeGreaterThanOrEqual(32);
     expect(derived).not.toBe(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: 'y'.repeat(40) }));
     expect(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: undefined })).toBeUndefined();
+  });
+});
+
+describe('redactSecrets', () => {
+  const env = {
+    DATABASE_URL: 'postgres://app:p%40ss-w0rd!@db.internal:5432/platform',
+    REDIS_URL: 'rediss://:redis-pass-1@cache.internal:6380',
+    SMTP_URL: 'smtps://mailer:smtp-pass-2@smtp.example.test:465',
+    JWT_SECRET: SECRET,
+    STRIPE_SECRET_KEY: 'sk_live_0123456789',
+    RUNTIME_API_KEY: 'runtime-key-0123',
+  };
+
+  it('hides every configured credential a start message could quote: secrets, URLs with passwords, passwords alone', () => {
+    const quoted = [
+      'connect to postgres://app:p%40ss-w0rd!@db.internal:5432/platform failed',
+      'password "p@ss-w0rd!" rejected, encoded p%40ss-w0rd!',
+      `redis rediss://:redis-pass-1@cache.internal:6380, smtp smtp-pass-2, jwt ${SECRET}, sk_live_0123456789, runtime-key-0123`,
+    ].join('; ');
+    expect(redactSecrets(quoted, env)).toBe(
+      'connect to *** failed; password "***" rejected, encoded ***; redis ***, smtp ***, jwt ***, ***, ***',
+    );
+  });
+
+  it('leaves what is not a credential: a URL without a password, host names, users', () => {
+    const plain = { DATABASE_URL: 'postgres://app@db.internal:5432/platform', REDIS_URL: 'redis://cache.internal:6379' };
+    const text = 'cannot use the database at db.internal:5432/platform (user app); redis://cache.internal:6379';
+    expect(redactSecrets(text, plain)).toBe(text);
   });
 });
 
@@ -352,6 +414,13 @@ describe('resolveDevSecret', () => {
   it.each(untouched)('leaves the config and the disk alone when $name', ({ env }) => {
     const dataDir = join(dir, `untouched-${Object.keys(env).join('-')}`);
     const config = loadConfig({ ...env, DATA_DIR: dataDir });
+    expect(resolveDevSecret(config)).toBe(config);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('never makes a dev secret for a production config, however it was built', () => {
+    const dataDir = join(dir, 'production');
+    const config: Config = { ...loadConfig({ DATA_DIR: dataDir }), production: true };
     expect(resolveDevSecret(config)).toBe(config);
     expect(existsSync(dataDir)).toBe(false);
   });
