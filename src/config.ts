@@ -195,7 +195,8 @@ const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const DEFAULT_REDIS_KEY_PREFIX = 'platform-api:rl:';
 // Ends with ':' so one deployment's keys never run into another's (`eu` + `waitlist:` against `euwaitlist:`).
 const KEY_PREFIX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,98}:$/;
-const PREFIX_RULE = '2-100 letters, digits or ".-_:", from a letter or digit to a final ":" (like "platform-api:eu:rl:")';
+const PREFIX_RULE = '2-100 letters, digits or ".-_:", from a letter or digit to a final ":" '
+  + '(like "platform-api:eu:rl:")';
 
 function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
   const raw = present(env, name);
@@ -361,7 +362,7 @@ export function ensureDataDir(dataDir: string): void {
   inDataDir(dataDir, () => mkdirSync(dataDir, { recursive: true }));
 }
 
-/** Runs a file operation under DATA_DIR; its failure (permissions, a file where a directory should be) names DATA_DIR. */
+/** A file operation under DATA_DIR; its failure (permissions, a file where a directory should be) names DATA_DIR. */
 function inDataDir<T>(path: string, operation: () => T): T {
   try {
     return operation();
@@ -408,6 +409,7 @@ export function redactSecrets(text: string, env: Env = process.env): string {
       // A malformed escape: the encoded form above is what could be quoted.
     }
   }
-  const hidden = [...secrets].filter((secret) => secret.length >= MIN_REDACTED_LENGTH).sort((a, b) => b.length - a.length);
+  const hidden = [...secrets].filter((secret) => secret.length >= MIN_REDACTED_LENGTH)
+    .sort((a, b) => b.length - a.length);
   return hidden.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
 }

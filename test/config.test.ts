@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, configuredEmailTokenSecret, loadConfig, redactSecrets, resolveDevSecret, type Config } from '../src/config.js';
+import {
+  ConfigError, configuredEmailTokenSecret, loadConfig, redactSecrets, resolveDevSecret, type Config,
+} from '../src/config.js';
 import { createUser, startTestApp } from './helpers/app.js';
 
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
@@ -277,7 +279,8 @@ describe('loadConfig', () => {
       },
       {
         env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' },
-        message: 'JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production (the made-up dev secret is for development only)',
+        message: 'JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production '
+          + '(the made-up dev secret is for development only)',
       },
     ];
     it.each(refusals)('refuses $env with one line naming the setting', ({ env, message }) => {
@@ -292,8 +295,9 @@ describe('loadConfig', () => {
     });
 
     it('starts with DATABASE_URL and JWT_SECRET or JWKS_URL', () => {
-      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).production).toBe(true);
-      expect(loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'https://id.example.test/jwks' }).production).toBe(true);
+      const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' };
+      expect(loadConfig({ ...production, JWT_SECRET: SECRET }).production).toBe(true);
+      expect(loadConfig({ ...production, JWKS_URL: 'https://id.example.test/jwks' }).production).toBe(true);
     });
   });
 
@@ -333,20 +337,21 @@ describe('redactSecrets', () => {
     RUNTIME_API_KEY: 'runtime-key-0123',
   };
 
-  it('hides every configured credential a start message could quote: secrets, URLs with passwords, passwords alone', () => {
+  it('hides every configured credential a start message could quote: secrets, URLs, passwords alone', () => {
     const quoted = [
       'connect to postgres://app:p%40ss-w0rd!@db.internal:5432/platform failed',
       'password "p@ss-w0rd!" rejected, encoded p%40ss-w0rd!',
-      `redis rediss://:redis-pass-1@cache.internal:6380, smtp smtp-pass-2, jwt ${SECRET}, sk_live_0123456789, runtime-key-0123`,
+      `redis rediss://:redis-pass-1@cache.internal:6380, smtp smtp-pass-2, jwt ${SECRET}`,
+      'sk_live_0123456789, runtime-key-0123',
     ].join('; ');
     expect(redactSecrets(quoted, env)).toBe(
-      'connect to *** failed; password "***" rejected, encoded ***; redis ***, smtp ***, jwt ***, ***, ***',
+      'connect to *** failed; password "***" rejected, encoded ***; redis ***, smtp ***, jwt ***; ***, ***',
     );
   });
 
   it('leaves what is not a credential: a URL without a password, host names, users', () => {
-    const plain = { DATABASE_URL: 'postgres://app@db.internal:5432/platform', REDIS_URL: 'redis://cache.internal:6379' };
-    const text = 'cannot use the database at db.internal:5432/platform (user app); redis://cache.internal:6379';
+    const plain = { DATABASE_URL: 'postgres://app@db.internal:5432/platform', REDIS_URL: 'redis://cache.internal' };
+    const text = 'cannot use the database at db.internal:5432/platform (user app); redis://cache.internal';
     expect(redactSecrets(text, plain)).toBe(text);
   });
 });

@@ -29,7 +29,8 @@ const RESERVED_CLAIMS: Record<string, string> = {
 export function checkMintOptions(options: MintOptions): void {
   for (const claim of Object.keys(options.claims ?? {})) {
     const source = RESERVED_CLAIMS[claim];
-    if (source !== undefined) throw new TokenOptionError(`--claim ${claim}: set by the token command itself (${source})`);
+    if (source === undefined) continue;
+    throw new TokenOptionError(`--claim ${claim}: set by the token command itself (${source})`);
   }
   if (options.email !== undefined && options.claims?.email !== undefined) {
     throw new TokenOptionError('--claim email and --email both set the email: give it once');

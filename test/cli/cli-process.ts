@@ -20,7 +20,8 @@ export function cliEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
 /** `platform-api <args>` as a child process, to its end. Node loads tsx itself: one process per run. */
 export function cli(args: string[], settings: Record<string, string>): Promise<CliRun> {
   return new Promise((done, fail) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: cliEnv(settings), timeout: 90_000 }, (error, stdout, stderr) => {
+    const options = { cwd: ROOT, env: cliEnv(settings), timeout: 90_000 };
+    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], options, (error, stdout, stderr) => {
       if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out: ${stderr}`));
       done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
@@ -40,7 +41,8 @@ export interface Served {
  * A test that expects the start to fail uses `cli(['serve'], …)` instead.
  */
 export function serve(settings: Record<string, string>): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env: cliEnv({ PORT: '0', HOST: '127.0.0.1', ...settings }) });
+  const env = cliEnv({ PORT: '0', HOST: '127.0.0.1', ...settings });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

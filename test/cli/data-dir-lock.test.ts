@@ -1,6 +1,5 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, serve, type Served } from './cli-process.js';
@@ -41,7 +40,10 @@ describe('one process at a time on an embedded DATA_DIR', () => {
       expect(readdirSync(lockDir)).toEqual([lockFile]);
       const { since } = JSON.parse(readFileSync(join(lockDir, lockFile), 'utf8')) as { since: string };
 
-      const [migrated, second] = await Promise.all([cli(['migrate'], settings), cli(['serve'], { ...settings, PORT: '0', HOST: '127.0.0.1' })]);
+      const [migrated, second] = await Promise.all([
+        cli(['migrate'], settings),
+        cli(['serve'], { ...settings, PORT: '0', HOST: '127.0.0.1' }),
+      ]);
       expect(migrated).toEqual({ code: 1, stdout: '', stderr: refusal(pid, `, since ${since}`) });
       expect(second).toEqual({ code: 1, stdout: '', stderr: refusal(pid, `, since ${since}`) });
       // The refused ones left nothing behind; the server serves on, its database whole.
@@ -75,7 +77,7 @@ describe('one process at a time on an embedded DATA_DIR', () => {
     }
   }, 120_000);
 
-  it('a lock of another host cannot be checked from here: refused, naming the host and the file to delete', async () => {
+  it('a lock of another host cannot be checked from here: refused, naming the host and the file', async () => {
     mkdirSync(lockDir, { recursive: true });
     const foreign = join(lockDir, '4242@other-host.example');
     writeFileSync(foreign, JSON.stringify({ command: 'serve', since: '2030-01-01T00:00:00.000Z' }));
@@ -83,8 +85,9 @@ describe('one process at a time on an embedded DATA_DIR', () => {
       expect(await cli(['migrate'], settings)).toEqual({
         code: 1,
         stdout: '',
-        stderr: `Start failed: DATA_DIR: ${dataDir} is in use by platform-api serve (pid 4242 on host other-host.example, `
-          + 'since 2030-01-01T00:00:00.000Z); the embedded database must never be opened by two processes. '
+        stderr: `Start failed: DATA_DIR: ${dataDir} is in use by platform-api serve `
+          + '(pid 4242 on host other-host.example, since 2030-01-01T00:00:00.000Z); '
+          + 'the embedded database must never be opened by two processes. '
           + `Stop that process first, or delete ${foreign} if it is no longer running\n`,
       });
       expect(readdirSync(lockDir)).toEqual(['4242@other-host.example']);
@@ -100,7 +103,9 @@ describe('one process at a time on an embedded DATA_DIR', () => {
       // At most one; both refusing is allowed (each saw the other), and says why.
       expect(serving.length).toBeLessThanOrEqual(1);
       for (const start of starts) {
-        if (start.status === 'rejected') expect(String(start.reason)).toMatch(/serve exited 1: Start failed: DATA_DIR: .* is in use by platform-api serve \(pid \d+/);
+        if (start.status === 'rejected') {
+          expect(String(start.reason)).toMatch(/exited 1: Start failed: DATA_DIR: .* is in use by platform-api serve/);
+        }
       }
       for (const served of serving) expect(await health(served)).toEqual({ status: 'ok', database: 'ok' });
     } finally {

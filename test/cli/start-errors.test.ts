@@ -57,61 +57,60 @@ describe('start errors name their setting', () => {
     const onEmbedded = { DATA_DIR: embeddedDir(), JWT_SECRET: SECRET };
     const badHost = {
       args: ['serve'], env: { ...onEmbedded, HOST: 'nohost.invalid', PORT: '0' },
-      stderr: 'Start failed: HOST: "nohost.invalid" is not a known host name (getaddrinfo ENOTFOUND nohost.invalid)\n',
+      stderr: 'Start failed: HOST: "nohost.invalid" is not a known host name '
+        + '(getaddrinfo ENOTFOUND nohost.invalid)\n',
     };
     const portInUse = {
       args: ['serve'], env: { ...onEmbedded, HOST: '127.0.0.1', PORT: String(occupied.port) },
       stderr: `Start failed: PORT: ${occupied.port} is already in use on 127.0.0.1 `
         + `(listen EADDRINUSE: address already in use 127.0.0.1:${occupied.port})\n`,
     };
+    const withSecret = { JWT_SECRET: SECRET };
+    const production = (dataDir: string, more: Record<string, string> = {}) =>
+      ({ NODE_ENV: 'production', DATA_DIR: join(dir, dataDir), PORT: '0', ...more });
+    const noDatabaseInProduction = 'Configuration error: DATABASE_URL: must be set when NODE_ENV=production '
+      + '(the embedded database and its development owner token are for development only)\n';
+    const refused = 'Start failed: DATABASE_URL: cannot use the database at 127.0.0.1:1/platform: '
+      + 'connect ECONNREFUSED 127.0.0.1:1\n';
+    const token = (...args: string[]): Case => ({ args: ['token', '--sub', SUB, ...args], env: withSecret });
+    const underFile = join(dir, 'a-file', 'data');
     const all: Record<string, Case> = {
       // Item 15: production never falls back to the embedded development mode.
-      productionBare: {
-        args: ['serve'], env: { NODE_ENV: 'production', DATA_DIR: join(dir, 'production'), PORT: '0' },
-        stderr: 'Configuration error: DATABASE_URL: must be set when NODE_ENV=production '
-          + '(the embedded database and its development owner token are for development only)\n',
-      },
+      productionBare: { args: ['serve'], env: production('production'), stderr: noDatabaseInProduction },
       productionNoSecret: {
-        args: ['serve'], env: { NODE_ENV: 'production', DATABASE_URL: refusedUrl, DATA_DIR: join(dir, 'production-2'), PORT: '0' },
+        args: ['serve'], env: production('production-2', { DATABASE_URL: refusedUrl }),
         stderr: 'Configuration error: JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production '
           + '(the made-up dev secret is for development only)\n',
       },
       productionToken: {
-        args: ['token', '--sub', SUB], env: { NODE_ENV: 'production', DATA_DIR: join(dir, 'production-3') },
-        stderr: 'Configuration error: DATABASE_URL: must be set when NODE_ENV=production '
-          + '(the embedded database and its development owner token are for development only)\n',
+        args: ['token', '--sub', SUB], env: production('production-3'), stderr: noDatabaseInProduction,
       },
       // Item 17: what a connection failure names, and what it never prints.
-      refusedServe: {
-        args: ['serve'], env: { DATABASE_URL: refusedUrl, JWT_SECRET: SECRET, PORT: '0' },
-        stderr: 'Start failed: DATABASE_URL: cannot use the database at 127.0.0.1:1/platform: connect ECONNREFUSED 127.0.0.1:1\n',
-      },
-      refusedMigrate: {
-        args: ['migrate'], env: { DATABASE_URL: refusedUrl, JWT_SECRET: SECRET },
-        stderr: 'Start failed: DATABASE_URL: cannot use the database at 127.0.0.1:1/platform: connect ECONNREFUSED 127.0.0.1:1\n',
-      },
+      refusedServe: { args: ['serve'], env: { ...withSecret, DATABASE_URL: refusedUrl, PORT: '0' }, stderr: refused },
+      refusedMigrate: { args: ['migrate'], env: { ...withSecret, DATABASE_URL: refusedUrl }, stderr: refused },
       unknownDatabaseHost: {
-        args: ['migrate'], env: { DATABASE_URL: `postgres://platform:${PASSWORD}@nohost.invalid/platform`, JWT_SECRET: SECRET },
+        args: ['migrate'],
+        env: { DATABASE_URL: `postgres://platform:${PASSWORD}@nohost.invalid/platform`, JWT_SECRET: SECRET },
         stderr: 'Start failed: DATABASE_URL: cannot use the database at nohost.invalid:5432/platform: '
           + 'getaddrinfo ENOTFOUND nohost.invalid\n',
       },
       badHost,
       portInUse,
       tokenSubNotUuid: { args: ['token', '--sub', 'bob'], env: { JWT_SECRET: SECRET } },
-      tokenTtlForever: { args: ['token', '--sub', SUB, '--ttl', 'forever'], env: { JWT_SECRET: SECRET } },
-      tokenTtlZero: { args: ['token', '--sub', SUB, '--ttl', '0s'], env: { JWT_SECRET: SECRET } },
-      tokenTtlTooLong: { args: ['token', '--sub', SUB, '--ttl', '366d'], env: { JWT_SECRET: SECRET } },
-      tokenClaimAud: { args: ['token', '--sub', SUB, '--claim', 'aud=anon'], env: { JWT_SECRET: SECRET } },
-      tokenClaimExp: { args: ['token', '--sub', SUB, '--claim', 'exp=99999999999'], env: { JWT_SECRET: SECRET } },
-      tokenClaimEmailTwice: { args: ['token', '--sub', SUB, '--email', 'a@example.test', '--claim', 'email=b@example.test'], env: { JWT_SECRET: SECRET } },
-      tokenClaimProto: { args: ['token', '--sub', SUB, '--claim', '__proto__.role=x'], env: { JWT_SECRET: SECRET } },
-      tokenClaimHonoured: { args: ['token', '--sub', SUB, '--claim', 'role=service_role', '--claim', 'session_id=s-1'], env: { JWT_SECRET: SECRET } },
+      tokenTtlForever: token('--ttl', 'forever'),
+      tokenTtlZero: token('--ttl', '0s'),
+      tokenTtlTooLong: token('--ttl', '366d'),
+      tokenClaimAud: token('--claim', 'aud=anon'),
+      tokenClaimExp: token('--claim', 'exp=99999999999'),
+      tokenClaimEmailTwice: token('--email', 'a@example.test', '--claim', 'email=b@example.test'),
+      tokenClaimProto: token('--claim', '__proto__.role=x'),
+      tokenClaimHonoured: token('--claim', 'role=service_role', '--claim', 'session_id=s-1'),
       // Item 14: a DATA_DIR that does not exist yet is made; one that cannot be is named.
-      missingDataDirMigrate: { args: ['migrate'], env: { DATA_DIR: join(dir, 'missing', 'a', 'b'), JWT_SECRET: SECRET } },
+      missingDataDirMigrate: { args: ['migrate'], env: { ...withSecret, DATA_DIR: join(dir, 'missing', 'a', 'b') } },
       dataDirUnderFile: {
-        args: ['migrate'], env: { DATA_DIR: join(dir, 'a-file', 'data'), JWT_SECRET: SECRET },
-        stderr: `Configuration error: DATA_DIR: cannot use ${join(dir, 'a-file', 'data')}: `
-          + `ENOTDIR: not a directory, mkdir '${join(dir, 'a-file', 'data')}'\n`,
+        args: ['migrate'], env: { DATA_DIR: underFile, JWT_SECRET: SECRET },
+        stderr: `Configuration error: DATA_DIR: cannot use ${underFile}: `
+          + `ENOTDIR: not a directory, mkdir '${underFile}'\n`,
       },
     };
     if (postgres !== undefined) {
@@ -125,8 +124,8 @@ describe('start errors name their setting', () => {
         portInUsePostgres: { ...portInUse, env: { ...portInUse.env, ...onPostgres } },
         missingDatabase: {
           args: ['migrate'], env: { DATABASE_URL: url.toString(), JWT_SECRET: SECRET },
-          stderr: `Start failed: DATABASE_URL: cannot use the database at ${url.hostname}:${url.port || '5432'}/${missing}: `
-            + `database "${missing}" does not exist\n`,
+          stderr: 'Start failed: DATABASE_URL: cannot use the database at '
+            + `${url.hostname}:${url.port || '5432'}/${missing}: database "${missing}" does not exist\n`,
         },
       });
     }
@@ -146,7 +145,10 @@ describe('start errors name their setting', () => {
     const embedded = entries.filter(([, { env }]) => env.DATA_DIR === embeddedDir());
     const queue = entries.filter((entry) => !embedded.includes(entry));
     const worker = async (own: Array<[string, Case]>) => {
-      for (let next = own.shift(); next !== undefined; next = own.shift()) runs.set(next[0], await cli(next[1].args, next[1].env));
+      for (let next = own.shift(); next !== undefined; next = own.shift()) {
+        const [name, { args, env }] = next;
+        runs.set(name, await cli(args, env));
+      }
     };
     const embeddedChain = async () => {
       const served = await serve({ DATA_DIR: embeddedDir(), JWT_SECRET: SECRET });
@@ -163,8 +165,12 @@ describe('start errors name their setting', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each(['productionBare', 'productionNoSecret', 'productionToken', 'refusedServe', 'refusedMigrate', 'unknownDatabaseHost',
-    'badHost', 'portInUse', 'dataDirUnderFile', ...(ON_POSTGRES ? ['badHostPostgres', 'portInUsePostgres', 'missingDatabase'] : [])])(
+  const refusals = [
+    'productionBare', 'productionNoSecret', 'productionToken', 'refusedServe', 'refusedMigrate', 'unknownDatabaseHost',
+    'badHost', 'portInUse', 'dataDirUnderFile',
+    ...(ON_POSTGRES ? ['badHostPostgres', 'portInUsePostgres', 'missingDatabase'] : []),
+  ];
+  it.each(refusals)(
     '%s: exit 1 with one line naming the setting',
     (name) => {
       expectRefused(runs.get(name)!, table[name]!.stderr!);
@@ -180,7 +186,7 @@ describe('start errors name their setting', () => {
     for (const [name, run] of runs) expect(`${run.stdout}${run.stderr}`, name).not.toContain(PASSWORD);
   });
 
-  it('a failed listen on the embedded database lets go of DATA_DIR: its lock is gone, the next start works', async () => {
+  it('a failed listen on the embedded database lets go of DATA_DIR: no lock left, the next start works', async () => {
     expect(readdirSync(join(embeddedDir(), 'lock'))).toEqual([]);
     const migrated = await cli(['migrate'], { DATA_DIR: embeddedDir(), JWT_SECRET: SECRET });
     expect(migrated).toEqual({ code: 0, stdout: 'Database is up to date.\n', stderr: '' });
@@ -199,7 +205,8 @@ describe('start errors name their setting', () => {
   });
 
   it.each([
-    ['tokenClaimAud', '--claim aud: set by the token command itself (always "authenticated", the audience the service accepts)'],
+    ['tokenClaimAud', '--claim aud: set by the token command itself '
+      + '(always "authenticated", the audience the service accepts)'],
     ['tokenClaimExp', '--claim exp: set by the token command itself (from --ttl)'],
     ['tokenClaimEmailTwice', '--claim email and --email both set the email: give it once'],
     ['tokenClaimProto', '--claim must be key=value with a name or dotted names as the key, got "__proto__.role=x"'],
@@ -210,7 +217,8 @@ describe('start errors name their setting', () => {
   it('claims the command only defaults (role, session_id) are honoured as given', () => {
     const run = runs.get('tokenClaimHonoured')!;
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(decodeJwt(run.stdout.trim())).toMatchObject({ sub: SUB, aud: 'authenticated', role: 'service_role', session_id: 's-1' });
+    const claims = decodeJwt(run.stdout.trim());
+    expect(claims).toMatchObject({ sub: SUB, aud: 'authenticated', role: 'service_role', session_id: 's-1' });
   });
 
   it('migrate makes a DATA_DIR that does not exist, parents included', () => {
@@ -226,11 +234,13 @@ describe('start errors name their setting', () => {
 
   it.runIf(ON_POSTGRES)('production on PostgreSQL serves and never mints or prints a development token', async () => {
     const dataDir = join(dir, 'production-postgres');
-    const served = await serve({ NODE_ENV: 'production', DATABASE_URL: postgres!.url!, JWT_SECRET: SECRET, DATA_DIR: dataDir });
+    const env = { NODE_ENV: 'production', DATABASE_URL: postgres!.url!, JWT_SECRET: SECRET, DATA_DIR: dataDir };
+    const served = await serve(env);
     try {
       expect((await fetch(`${served.base}/health`)).status).toBe(200);
       const { stdout, stderr } = served.output();
-      expect(stdout).toMatch(/^Platform API listening on http:\/\/127\.0\.0\.1:\d+ \(PostgreSQL\)\nAPI reference: \S+\/docs\n$/);
+      const banner = /^Platform API listening on http:\/\/127\.0\.0\.1:\d+ \(PostgreSQL\)\nAPI reference: \S+\/docs\n$/;
+      expect(stdout).toMatch(banner);
       expect(`${stdout}${stderr}`).not.toMatch(/token|Bearer|eyJ/);
       expect(existsSync(join(dataDir, 'dev-owner'))).toBe(false);
       expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false);

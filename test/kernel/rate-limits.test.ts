@@ -367,8 +367,13 @@ describe('through the app', () => {
     beforeAll(async () => {
       redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
-      eu = await startTestApp({ database: await database.openAnother(), config: { redisUrl: REDIS_URL, redisKeyPrefix: prefixes.eu }, extraRoutes: probeRoutes(calls) });
-      us = await startTestApp({ database: await database.openAnother(), config: { redisUrl: REDIS_URL, redisKeyPrefix: prefixes.us }, extraRoutes: probeRoutes(calls) });
+      const deployment = async (redisKeyPrefix: string) => startTestApp({
+        database: await database.openAnother(),
+        config: { redisUrl: REDIS_URL, redisKeyPrefix },
+        extraRoutes: probeRoutes(calls),
+      });
+      eu = await deployment(prefixes.eu);
+      us = await deployment(prefixes.us);
     });
     afterAll(async () => {
       await us?.close();
@@ -378,10 +383,12 @@ describe('through the app', () => {
       redis.disconnect();
     });
 
-    it('the same client on both counts separately, each under its own prefix, nothing under the default one', async () => {
+    it('the same client on both is counted by each, under its own prefix, nothing under the default one', async () => {
       const ip = randomIp();
-      const send = (app: TestApp, requestId?: string) =>
-        app.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: ip, headers: requestId ? { 'x-request-id': requestId } : {} });
+      const send = (app: TestApp, requestId?: string) => app.request({
+        method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: ip,
+        headers: requestId ? { 'x-request-id': requestId } : {},
+      });
       for (let i = 0; i < 5; i += 1) expectOk(await send(eu));
       expect429(await send(eu, 'eu-6'), '50', 'eu-6');
       // The other deployment has counted nothing of this client yet: its whole limit passes.

@@ -126,13 +126,17 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
   });
 
   /** The lines a captured log holds about the rate-limit store, and every line at warn (40) or above. */
-  const storeLines = (lines: string[]) => lines.map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string })
-    .filter((line) => line.msg.startsWith('rate-limit store'));
-  const loudLines = (lines: string[]) => lines.map((line) => JSON.parse(line) as { level: number }).filter((line) => line.level >= 40);
+  type LogLine = { level: number; msg: string; reason?: string };
+  const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as LogLine);
+  const storeLines = (lines: string[]) => parsed(lines).filter((line) => line.msg.startsWith('rate-limit store'));
+  const loudLines = (lines: string[]) => parsed(lines).filter((line) => line.level >= 40);
+  /** Another instance on the suite's database, counting through the proxy, logging into `log`. */
+  const watchedApp = async (log: ReturnType<typeof captureLog>['log']) =>
+    startTestApp({ database: await database.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) }, log });
 
-  it('an outage is logged once when it begins, with the reason, and once when it ends: not per attempt or request', async () => {
+  it('an outage is logged once when it begins, with the reason, and once when it ends: not per attempt', async () => {
     const captured = captureLog();
-    const watched = await startTestApp({ database: await database.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) }, log: captured.log });
+    const watched = await watchedApp(captured.log);
     try {
       const counted = freshIp();
       await join(watched, counted);
@@ -166,7 +170,12 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       console.info(`Redis refused for 10 s: ${statuses.length} limited requests, ${attempts} reconnection attempts, `
         + `${loudLines(lines).length} line(s) at warn or above`);
       expect(storeLines(lines)).toEqual([
-        { ...storeLines(lines)[0], level: 40, msg: 'rate-limit store (REDIS_URL) unavailable: requests pass uncounted until it is back', reason: expect.stringMatching(/ECONNRESET|connection closed|isn't writeable/) },
+        {
+          ...storeLines(lines)[0],
+          level: 40,
+          msg: 'rate-limit store (REDIS_URL) unavailable: requests pass uncounted until it is back',
+          reason: expect.stringMatching(/ECONNRESET|connection closed|isn't writeable/),
+        },
         { ...storeLines(lines)[1], level: 30, msg: 'rate-limit store (REDIS_URL) is back: requests are counted again' },
       ]);
       // Nothing else at warn or above, and no stack anywhere: the outage is one line, whatever its length.
@@ -179,7 +188,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
 
   it('a stalled Redis is one warning naming the count budget, and one line when it answers again', async () => {
     const captured = captureLog();
-    const watched = await startTestApp({ database: await database.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) }, log: captured.log });
+    const watched = await watchedApp(captured.log);
     try {
       await join(watched, freshIp());
       proxy.blackhole();
@@ -196,7 +205,8 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       }, 10_000);
       const lines = captured.lines();
       const store = storeLines(lines);
-      expect(store.map((line) => [line.level, line.reason])).toEqual([[40, 'no answer within 1500 ms'], [30, undefined]]);
+      const levelsAndReasons = store.map((line) => [line.level, line.reason]);
+      expect(levelsAndReasons).toEqual([[40, 'no answer within 1500 ms'], [30, undefined]]);
       expect(loudLines(lines)).toHaveLength(1);
       expect(captured.text()).not.toContain('"stack"');
     } finally {
