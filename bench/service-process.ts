@@ -31,14 +31,18 @@ export function productionEnv(settings: ServiceSettings, port: number): NodeJS.P
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: String(port),
     DATA_DIR: settings.dataDir,
     JWT_SECRET: settings.jwtSecret,
   };
-  if (settings.databaseUrl !== undefined) env.DATABASE_URL = settings.databaseUrl;
+  // The service refuses NODE_ENV=production on the embedded database (a development mode); at
+  // LOG_LEVEL warn the per-request lines it would turn off are not written either way.
+  if (settings.databaseUrl !== undefined) {
+    env.NODE_ENV = 'production';
+    env.DATABASE_URL = settings.databaseUrl;
+  }
   if (settings.redisUrl !== undefined) env.REDIS_URL = settings.redisUrl;
   if (settings.probeFile !== undefined) env.SERVICE_PROBE_FILE = settings.probeFile;
   if (settings.databasePoolSize !== undefined) env.DATABASE_POOL_SIZE = String(settings.databasePoolSize);

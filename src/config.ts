@@ -18,6 +18,8 @@ export interface Config {
   /** Pooled PostgreSQL connections per instance, split between reads and writes (`poolBudget`; the two listening ones come on top). */
   databasePoolSize: number;
   redisUrl: string | undefined;
+  /** Prepended to every rate-limit key in Redis, so deployments sharing one Redis keep their own counters. */
+  redisKeyPrefix: string;
   jwtSecret: string | undefined;
   /** Where the HS256 secret came from: the environment, or made once for the embedded default. */
   jwtSecretSource: 'env' | 'generated' | 'none';
@@ -201,6 +203,13 @@ function logLevel(env: Env): LogLevel {
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
+/** The key prefix every release so far used: the default, so existing deployments keep their counters. */
+const DEFAULT_REDIS_KEY_PREFIX = 'platform-api:rl:';
+// Ends with ':' so one deployment's keys never run into another's (`eu` + `waitlist:` against `euwaitlist:`).
+const KEY_PREFIX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,98}:$/;
+const PREFIX_RULE = '2-100 letters, digits or ".-_:", from a letter or digit to a final ":" '
+  + '(like "platform-api:eu:rl:")';
+
 function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
   const raw = present(env, name);
   if (raw !== undefined && !pattern.test(raw)) throw new ConfigError(name, `must be ${what}, got "${raw}"`);
@@ -238,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: matching(env, 'REDIS_KEY_PREFIX', KEY_PREFIX, PREFIX_RULE) ?? DEFAULT_REDIS_KEY_PREFIX,
     jwtSecret,
     jwtSecretSource: jwtSecret === undefined ? 'none' : 'env',
     jwksUrl,
@@ -297,6 +307,15 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('RUNTIME_API_KEY', 'must be set when RUNTIME_URL is set');
   }
   checkStorage(config);
+  // Production never runs the embedded development mode: no made-up secret, no printed owner token.
+  if (config.production && databaseUrl === undefined) {
+    throw new ConfigError('DATABASE_URL', 'must be set when NODE_ENV=production '
+      + '(the embedded database and its development owner token are for development only)');
+  }
+  if (config.production && jwtSecret === undefined && jwksUrl === undefined) {
+    throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when NODE_ENV=production '
+      + '(the made-up dev secret is for development only)');
+  }
   if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {
     throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
   }
@@ -344,13 +363,74 @@ export function configuredEmailTokenSecret(config: Pick<Config, 'emailTokenSecre
  */
 export function resolveDevSecret(config: Config): Config {
   if (config.jwtSecret !== undefined || config.jwksUrl !== undefined || config.databaseUrl !== undefined) return config;
-  mkdirSync(config.dataDir, { recursive: true });
+  // loadConfig already refuses this; a config built another way must not get a dev secret either.
+  if (config.production) return config;
+  ensureDataDir(config.dataDir);
   const file = join(config.dataDir, 'jwt-secret');
-  if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  const secret = readFileSync(file, 'utf8').trim();
+  const secret = inDataDir(file, () => {
+    if (!existsSync(file)) {
+      writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+    return readFileSync(file, 'utf8').trim();
+  });
   if (secret.length < MIN_JWT_SECRET_LENGTH) throw new ConfigError('DATA_DIR', `${file} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters; delete it to make a new one`);
   return { ...config, jwtSecret: secret, jwtSecretSource: 'generated' };
+}
+
+/** Makes DATA_DIR (and its parents) if missing; a directory that cannot be made stops the start, named. */
+export function ensureDataDir(dataDir: string): void {
+  inDataDir(dataDir, () => mkdirSync(dataDir, { recursive: true }));
+}
+
+/** A file operation under DATA_DIR; its failure (permissions, a file where a directory should be) names DATA_DIR. */
+function inDataDir<T>(path: string, operation: () => T): T {
+  try {
+    return operation();
+  } catch (error) {
+    throw new ConfigError('DATA_DIR', `cannot use ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** Settings whose values are credentials. */
+const SECRET_SETTINGS = [
+  'JWT_SECRET', 'EMAIL_TOKEN_SECRET', 'IDENTITY_SERVICE_KEY', 'RUNTIME_API_KEY',
+  'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STORAGE_S3_SECRET_ACCESS_KEY',
+];
+/** URL settings that may carry a password. */
+const CREDENTIAL_URL_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL'];
+/** Shorter values are not worth hiding, and would blank out unrelated text (a port, a word). */
+const MIN_REDACTED_LENGTH = 4;
+
+/**
+ * `text` with every configured credential replaced by `***`: the secrets above, and each URL
+ * setting that holds a password (the whole URL, and the password alone, encoded or not). For
+ * messages printed at start, where a driver may quote what it was given.
+ */
+export function redactSecrets(text: string, env: Env = process.env): string {
+  const secrets = new Set<string>();
+  for (const name of SECRET_SETTINGS) secrets.add(present(env, name) ?? '');
+  for (const name of CREDENTIAL_URL_SETTINGS) {
+    const raw = present(env, name);
+    if (raw === undefined) continue;
+    let password: string;
+    try {
+      password = new URL(raw).password;
+    } catch {
+      // Not a URL: it may still hold a password somewhere, so none of it is shown.
+      secrets.add(raw);
+      continue;
+    }
+    if (password === '') continue;
+    secrets.add(raw);
+    secrets.add(password);
+    try {
+      secrets.add(decodeURIComponent(password));
+    } catch {
+      // A malformed escape: the encoded form above is what could be quoted.
+    }
+  }
+  const hidden = [...secrets].filter((secret) => secret.length >= MIN_REDACTED_LENGTH)
+    .sort((a, b) => b.length - a.length);
+  return hidden.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
 }

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, configuredEmailTokenSecret, loadConfig, resolveDevSecret, type Config } from '../src/config.js';
+import {
+  ConfigError, configuredEmailTokenSecret, loadConfig, redactSecrets, resolveDevSecret, type Config,
+} from '../src/config.js';
 import { createUser, startTestApp } from './helpers/app.js';
 
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
@@ -20,6 +22,7 @@ describe('loadConfig', () => {
       databaseUrl: undefined,
       databasePoolSize: 10,
       redisUrl: undefined,
+      redisKeyPrefix: 'platform-api:rl:',
       jwtSecret: undefined,
       jwtSecretSource: 'none',
       jwksUrl: undefined,
@@ -71,6 +74,7 @@ describe('loadConfig', () => {
       DATA_DIR: 'var/pa',
       DATABASE_URL: 'postgresql://app@db:5432/platform',
       REDIS_URL: 'rediss://cache:6380',
+      REDIS_KEY_PREFIX: 'platform-api:eu-1:rl:',
       JWT_SECRET: ` ${SECRET} `,
       JWKS_URL: 'https://id.example.test/.well-known/jwks.json',
       JWT_CLOCK_SKEW: '5',
@@ -120,6 +124,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgresql://app@db:5432/platform',
       databasePoolSize: 30,
       redisUrl: 'rediss://cache:6380',
+      redisKeyPrefix: 'platform-api:eu-1:rl:',
       jwtSecret: SECRET,
       jwtSecretSource: 'env',
       jwksUrl: 'https://id.example.test/.well-known/jwks.json',
@@ -239,6 +244,11 @@ describe('loadConfig', () => {
     { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret' }, setting: 'STORAGE_S3_ACCESS_KEY_ID' },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
+    { env: { REDIS_KEY_PREFIX: 'platform-api:eu' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: ':' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: 'eu west:' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: 'région:' }, setting: 'REDIS_KEY_PREFIX' },
+    { env: { REDIS_KEY_PREFIX: `${'p'.repeat(100)}:` }, setting: 'REDIS_KEY_PREFIX' },
   ];
 
   it.each(malformed)('$setting refuses $env', ({ env, setting }) => {
@@ -259,6 +269,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret-value' })).toThrow(/^STORAGE_S3_ACCESS_KEY_ID: must be set when STORAGE_S3_SECRET_ACCESS_KEY is set$/);
   });
 
+  it('REDIS_KEY_PREFIX defaults to the prefix every earlier release used, and takes the documented forms', () => {
+    expect(loadConfig({}).redisKeyPrefix).toBe('platform-api:rl:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: 'a:' }).redisKeyPrefix).toBe('a:');
+    expect(loadConfig({ REDIS_KEY_PREFIX: `${'p'.repeat(99)}:` }).redisKeyPrefix).toBe(`${'p'.repeat(99)}:`);
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'platform-api:eu' })).toThrow(
+      'REDIS_KEY_PREFIX: must be 2-100 letters, digits or ".-_:", from a letter or digit to a final ":" '
+      + '(like "platform-api:eu:rl:"), got "platform-api:eu"',
+    );
+  });
+
   it('STORAGE_DIR defaults under DATA_DIR and follows it', () => {
     expect(loadConfig({ DATA_DIR: 'var/pa' }).storageDir).toBe(resolve('var/pa/storage'));
     expect(loadConfig({ DATA_DIR: 'var/pa', STORAGE_DIR: '/srv/objects' }).storageDir).toBe('/srv/objects');
@@ -267,6 +287,42 @@ describe('loadConfig', () => {
   it('DATABASE_URL with JWT_SECRET or JWKS_URL is accepted', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).databaseUrl).toBe('postgres://db/platform');
     expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'http://id.local/jwks' }).jwksUrl).toBe('http://id.local/jwks');
+  });
+
+  describe('NODE_ENV=production never runs the embedded development mode', () => {
+    const refusals: Array<{ env: Record<string, string>; message: string }> = [
+      {
+        env: { NODE_ENV: 'production' },
+        message: 'DATABASE_URL: must be set when NODE_ENV=production '
+          + '(the embedded database and its development owner token are for development only)',
+      },
+      {
+        env: { NODE_ENV: 'production', JWT_SECRET: SECRET },
+        message: 'DATABASE_URL: must be set when NODE_ENV=production '
+          + '(the embedded database and its development owner token are for development only)',
+      },
+      {
+        env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' },
+        message: 'JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production '
+          + '(the made-up dev secret is for development only)',
+      },
+    ];
+    it.each(refusals)('refuses $env with one line naming the setting', ({ env, message }) => {
+      let thrown: unknown;
+      try {
+        loadConfig(env);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigError);
+      expect((thrown as ConfigError).message).toBe(message);
+    });
+
+    it('starts with DATABASE_URL and JWT_SECRET or JWKS_URL', () => {
+      const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' };
+      expect(loadConfig({ ...production, JWT_SECRET: SECRET }).production).toBe(true);
+      expect(loadConfig({ ...production, JWKS_URL: 'https://id.example.test/jwks' }).production).toBe(true);
+    });
   });
 
   const trustForms: Array<{ value: string; expected: Config['trustProxy'] }> = [
@@ -292,6 +348,35 @@ describe('configuredEmailTokenSecret', () => {
     expect(derived!.length).toBeGreaterThanOrEqual(32);
     expect(derived).not.toBe(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: 'y'.repeat(40) }));
     expect(configuredEmailTokenSecret({ emailTokenSecret: undefined, jwtSecret: undefined })).toBeUndefined();
+  });
+});
+
+describe('redactSecrets', () => {
+  const env = {
+    DATABASE_URL: 'postgres://app:p%40ss-w0rd!@db.internal:5432/platform',
+    REDIS_URL: 'rediss://:redis-pass-1@cache.internal:6380',
+    SMTP_URL: 'smtps://mailer:smtp-pass-2@smtp.example.test:465',
+    JWT_SECRET: SECRET,
+    STRIPE_SECRET_KEY: 'sk_live_0123456789',
+    RUNTIME_API_KEY: 'runtime-key-0123',
+  };
+
+  it('hides every configured credential a start message could quote: secrets, URLs, passwords alone', () => {
+    const quoted = [
+      'connect to postgres://app:p%40ss-w0rd!@db.internal:5432/platform failed',
+      'password "p@ss-w0rd!" rejected, encoded p%40ss-w0rd!',
+      `redis rediss://:redis-pass-1@cache.internal:6380, smtp smtp-pass-2, jwt ${SECRET}`,
+      'sk_live_0123456789, runtime-key-0123',
+    ].join('; ');
+    expect(redactSecrets(quoted, env)).toBe(
+      'connect to *** failed; password "***" rejected, encoded ***; redis ***, smtp ***, jwt ***; ***, ***',
+    );
+  });
+
+  it('leaves what is not a credential: a URL without a password, host names, users', () => {
+    const plain = { DATABASE_URL: 'postgres://app@db.internal:5432/platform', REDIS_URL: 'redis://cache.internal' };
+    const text = 'cannot use the database at db.internal:5432/platform (user app); redis://cache.internal';
+    expect(redactSecrets(text, plain)).toBe(text);
   });
 });
 
@@ -358,6 +443,13 @@ describe('resolveDevSecret', () => {
   it.each(untouched)('leaves the config and the disk alone when $name', ({ env }) => {
     const dataDir = join(dir, `untouched-${Object.keys(env).join('-')}`);
     const config = loadConfig({ ...env, DATA_DIR: dataDir });
+    expect(resolveDevSecret(config)).toBe(config);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it('never makes a dev secret for a production config, however it was built', () => {
+    const dataDir = join(dir, 'production');
+    const config: Config = { ...loadConfig({ DATA_DIR: dataDir }), production: true };
     expect(resolveDevSecret(config)).toBe(config);
     expect(existsSync(dataDir)).toBe(false);
   });

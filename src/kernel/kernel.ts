@@ -82,8 +82,8 @@ async function counterStoreFor(config: Config, log: FastifyBaseLogger): Promise<
   if (config.redisUrl === undefined) return new MemoryCounterStore();
   const { Redis } = await import('ioredis');
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
-  redis.on('error', (error) => log.warn({ err: { message: error.message } }, 'redis connection error'));
-  return new RedisCounterStore(redis);
+  // The store logs an outage once when it begins and once when it ends (never per attempt or request).
+  return new RedisCounterStore(redis, { prefix: config.redisKeyPrefix, log });
 }
 
 /** A secret the service made for itself, the same for every instance: made by whichever asks first. */

@@ -85,32 +85,81 @@ export const REDIS_COUNT_TIMEOUT_MS = 1_500;
 /** How long a start waits for Redis before serving with fail-open counts. */
 const READY_WAIT_MS = 2_000;
 
+/** Where the store reports Redis going away and coming back (the service's logger). */
+export interface StoreHealthLog {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+export interface RedisCounterStoreOptions {
+  /** Prepended to every key (REDIS_KEY_PREFIX): deployments sharing one Redis keep their own counters. */
+  prefix: string;
+  log?: StoreHealthLog;
+  now?: () => number;
+  timeoutMs?: number;
+}
+
+/**
+ * Counts in Redis. An outage lets requests through uncounted (fail-open: counters are not worth
+ * an outage) and is reported here, where the connection's state is known: once when Redis stops
+ * answering, with the reason, and once when it answers again. A line per failed count or per
+ * reconnection attempt would bury the log (dozens a minute, a stack per limited request).
+ */
 export class RedisCounterStore implements CounterStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix = 'platform-api:rl:',
-    private readonly now: () => number = Date.now,
-    private readonly timeoutMs = REDIS_COUNT_TIMEOUT_MS,
-  ) {}
+  readonly #prefix: string;
+  readonly #log: StoreHealthLog | undefined;
+  readonly #now: () => number;
+  readonly #timeoutMs: number;
+  #state: 'starting' | 'up' | 'down' = 'starting';
+  #closing = false;
+
+  constructor(private readonly redis: Redis, options: RedisCounterStoreOptions) {
+    this.#prefix = options.prefix;
+    this.#log = options.log;
+    this.#now = options.now ?? Date.now;
+    this.#timeoutMs = options.timeoutMs ?? REDIS_COUNT_TIMEOUT_MS;
+    redis.on('ready', () => this.#answering());
+    // ioredis emits one 'error' per failed reconnection attempt; only the first of an outage is news.
+    redis.on('error', (error: Error) => this.#notAnswering(error.message));
+    redis.on('close', () => this.#notAnswering('connection closed'));
+  }
 
   async increment(key: string, windowMs: number): Promise<WindowCount> {
-    const now = this.now();
+    const now = this.#now();
     const windowEnd = (Math.floor(now / windowMs) + 1) * windowMs;
-    const counting = this.redis.eval(INCREMENT_SCRIPT, 1, this.prefix + key, String(windowEnd - now + 1_000)) as Promise<number>;
+    const ttlMs = String(windowEnd - now + 1_000);
+    const counting = this.redis.eval(INCREMENT_SCRIPT, 1, this.#prefix + key, ttlMs) as Promise<number>;
     let timer: NodeJS.Timeout | undefined;
     const overdue = new Promise<never>((_resolve, reject) => {
       // After a stalled event loop the timer runs before the socket's pending answer is read;
       // setImmediate lets that answer in first, so a busy process does not stop counting.
-      timer = setTimeout(() => setImmediate(() => reject(new Error(`rate-limit count: no answer from Redis within ${this.timeoutMs} ms`))), this.timeoutMs);
+      const late = () => reject(new Error(`no answer within ${this.#timeoutMs} ms`));
+      timer = setTimeout(() => setImmediate(late), this.#timeoutMs);
     });
     // A late answer (or error) of an abandoned count is dropped, never left unhandled.
     counting.catch(() => {});
     try {
       const count = await Promise.race([counting, overdue]);
+      this.#answering();
       return { count, resetInMs: windowEnd - now };
+    } catch (error) {
+      this.#notAnswering((error as Error).message);
+      // Nothing was counted: the request goes through (fail-open).
+      return { count: 0, resetInMs: windowEnd - now };
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  #answering(): void {
+    if (this.#state === 'down') this.#log?.info({}, 'rate-limit store (REDIS_URL) is back: requests are counted again');
+    this.#state = 'up';
+  }
+
+  #notAnswering(reason: string): void {
+    if (this.#closing || this.#state === 'down') return;
+    this.#state = 'down';
+    this.#log?.warn({ reason }, 'rate-limit store (REDIS_URL) unavailable: requests pass uncounted until it is back');
   }
 
   /**
@@ -132,6 +181,7 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     this.redis.disconnect();
   }
 }

@@ -17,6 +17,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     databaseUrl: undefined,
     databasePoolSize: 10,
     redisUrl: undefined,
+    redisKeyPrefix: 'platform-api:rl:',
     jwtSecret: TEST_JWT_SECRET,
     jwtSecretSource: 'env',
     jwksUrl: undefined,

@@ -163,11 +163,11 @@ describe.runIf(WITH_REDIS)('Redis', () => {
     redis.disconnect();
   });
 
-  limiterSuite('RateLimiter on RedisCounterStore', (now) => new RedisCounterStore(redis, prefix, now));
+  limiterSuite('RateLimiter on RedisCounterStore', (now) => new RedisCounterStore(redis, { prefix, now }));
 
   it('RedisCounterStore: one key per window under its prefix, expiring just after the window', async () => {
     const now = T0 + 45_000;
-    const store = new RedisCounterStore(redis, prefix, () => now);
+    const store = new RedisCounterStore(redis, { prefix, now: () => now });
     const key = `waitlist:ip:203.0.113.1:${Math.floor(now / MINUTE)}`;
     expect(await store.increment(key, MINUTE)).toEqual({ count: 1, resetInMs: 15_000 });
     expect(await store.increment(key, MINUTE)).toEqual({ count: 2, resetInMs: 15_000 });
@@ -352,6 +352,53 @@ describe('through the app', () => {
       const other = randomIp();
       ips.push(other);
       expectOk(await a.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: other }));
+    });
+  });
+
+  describe.runIf(WITH_REDIS)('REDIS_KEY_PREFIX: two deployments sharing one Redis', () => {
+    // Each deployment's prefix is unique to this run, so no other run's counters meet these.
+    const run = `platform-api-test:${process.pid}:${randomUUID()}:`;
+    const prefixes = { eu: `${run}eu:rl:`, us: `${run}us:rl:` };
+    let eu: TestApp;
+    let us: TestApp;
+    let redis: Redis;
+    const calls = { waitlist: 0, support: 0 };
+
+    beforeAll(async () => {
+      redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      const deployment = async (redisKeyPrefix: string) => startTestApp({
+        database: await database.openAnother(),
+        config: { redisUrl: REDIS_URL, redisKeyPrefix },
+        extraRoutes: probeRoutes(calls),
+      });
+      eu = await deployment(prefixes.eu);
+      us = await deployment(prefixes.us);
+    });
+    afterAll(async () => {
+      await us?.close();
+      await eu?.close();
+      const keys = await redis.keys(`${run}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    });
+
+    it('the same client on both is counted by each, under its own prefix, nothing under the default one', async () => {
+      const ip = randomIp();
+      const send = (app: TestApp, requestId?: string) => app.request({
+        method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: ip,
+        headers: requestId ? { 'x-request-id': requestId } : {},
+      });
+      for (let i = 0; i < 5; i += 1) expectOk(await send(eu));
+      expect429(await send(eu, 'eu-6'), '50', 'eu-6');
+      // The other deployment has counted nothing of this client yet: its whole limit passes.
+      for (let i = 0; i < 5; i += 1) expectOk(await send(us));
+      expect429(await send(us, 'us-6'), '50', 'us-6');
+      expect(calls.waitlist).toBe(10);
+      const key = `waitlist:ip:${ip}:${Math.floor(now / MINUTE)}`;
+      expect(await redis.get(prefixes.eu + key)).toBe('6');
+      expect(await redis.get(prefixes.us + key)).toBe('6');
+      expect(await redis.get(`platform-api:rl:${key}`)).toBeNull();
     });
   });
 

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RATE_LIMITS } from '../../src/kernel/rate-limits.js';
 import { eventually, startTestApp, type TestApp } from '../helpers/app.js';
+import { captureLog } from '../helpers/captured-log.js';
+import type { TestDatabase } from '../helpers/database.js';
 import { listening, REDIS_URL, RELIABILITY_FULL } from './fixtures.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
@@ -26,6 +28,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
   let proxy: TcpProxy;
   let redis: Redis;
   const apps: TestApp[] = [];
+  let database: TestDatabase;
   const ips: string[] = [];
 
   beforeAll(async () => {
@@ -34,6 +37,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     const first = await startTestApp({ config: { redisUrl: proxy.via(REDIS_URL) } });
+    database = first.testDatabase!;
     apps.push(first);
     for (let i = 1; i < INSTANCES; i += 1) {
       apps.push(await startTestApp({ database: await first.testDatabase!.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) } }));
@@ -120,4 +124,93 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       expect(Number(await counter(after))).toBe(before + 1);
     }, 10_000);
   });
+
+  /** The lines a captured log holds about the rate-limit store, and every line at warn (40) or above. */
+  type LogLine = { level: number; msg: string; reason?: string };
+  const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as LogLine);
+  const storeLines = (lines: string[]) => parsed(lines).filter((line) => line.msg.startsWith('rate-limit store'));
+  const loudLines = (lines: string[]) => parsed(lines).filter((line) => line.level >= 40);
+  /** Another instance on the suite's database, counting through the proxy, logging into `log`. */
+  const watchedApp = async (log: ReturnType<typeof captureLog>['log']) =>
+    startTestApp({ database: await database.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) }, log });
+
+  it('an outage is logged once when it begins, with the reason, and once when it ends: not per attempt', async () => {
+    const captured = captureLog();
+    const watched = await watchedApp(captured.log);
+    try {
+      const counted = freshIp();
+      await join(watched, counted);
+      expect(await counter(counted)).toBe('1');
+
+      proxy.refuse();
+      const attemptsBefore = proxy.connections;
+      // Ten seconds of outage, a limited request every 250 ms: all pass (fail-open), none is counted.
+      const ip = freshIp();
+      const statuses: number[] = [];
+      for (const end = Date.now() + 10_000; Date.now() < end;) {
+        statuses.push((await join(watched, ip)).statusCode);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(statuses.length).toBeGreaterThan(LIMIT * 4);
+      expect(statuses).toEqual(statuses.map(() => 202));
+      expect(await counter(ip)).toBeNull();
+      // ioredis kept trying meanwhile (each attempt a connection the proxy reset): each used to log a line.
+      const attempts = proxy.connections - attemptsBefore;
+      expect(attempts).toBeGreaterThanOrEqual(5);
+
+      proxy.pass();
+      const back = freshIp();
+      await eventually(async () => {
+        const before = Number(await counter(back));
+        await join(watched, back);
+        expect(Number(await counter(back))).toBe(before + 1);
+      }, 10_000);
+
+      const lines = captured.lines();
+      console.info(`Redis refused for 10 s: ${statuses.length} limited requests, ${attempts} reconnection attempts, `
+        + `${loudLines(lines).length} line(s) at warn or above`);
+      expect(storeLines(lines)).toEqual([
+        {
+          ...storeLines(lines)[0],
+          level: 40,
+          msg: 'rate-limit store (REDIS_URL) unavailable: requests pass uncounted until it is back',
+          reason: expect.stringMatching(/ECONNRESET|connection closed|isn't writeable/),
+        },
+        { ...storeLines(lines)[1], level: 30, msg: 'rate-limit store (REDIS_URL) is back: requests are counted again' },
+      ]);
+      // Nothing else at warn or above, and no stack anywhere: the outage is one line, whatever its length.
+      expect(loudLines(lines)).toHaveLength(1);
+      expect(captured.text()).not.toContain('"stack"');
+    } finally {
+      await watched.close();
+    }
+  }, 40_000);
+
+  it('a stalled Redis is one warning naming the count budget, and one line when it answers again', async () => {
+    const captured = captureLog();
+    const watched = await watchedApp(captured.log);
+    try {
+      await join(watched, freshIp());
+      proxy.blackhole();
+      const ip = freshIp();
+      const during = await Promise.all(Array.from({ length: LIMIT * 2 }, () => join(watched, ip)));
+      expect(during.map((response) => response.statusCode)).toEqual(during.map(() => 202));
+      proxy.pass();
+      proxy.cut();
+      const back = freshIp();
+      await eventually(async () => {
+        const before = Number(await counter(back));
+        await join(watched, back);
+        expect(Number(await counter(back))).toBe(before + 1);
+      }, 10_000);
+      const lines = captured.lines();
+      const store = storeLines(lines);
+      const levelsAndReasons = store.map((line) => [line.level, line.reason]);
+      expect(levelsAndReasons).toEqual([[40, 'no answer within 1500 ms'], [30, undefined]]);
+      expect(loudLines(lines)).toHaveLength(1);
+      expect(captured.text()).not.toContain('"stack"');
+    } finally {
+      await watched.close();
+    }
+  }, 30_000);
 });
