@@ -85,7 +85,8 @@ function expectAnswer(answer: HttpAnswer, status: number, expected: Record<strin
   if (answer.status !== status) return `status ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`;
   const body = answer.body as Record<string, unknown>;
   for (const [key, value] of Object.entries(expected)) {
-    if (JSON.stringify(body[key]) !== JSON.stringify(value)) return `${key} is ${JSON.stringify(body[key]).slice(0, 200)}, expected ${JSON.stringify(value)}`;
+    const got = JSON.stringify(body[key]);
+    if (got !== JSON.stringify(value)) return `${key} is ${got.slice(0, 200)}, expected ${JSON.stringify(value)}`;
   }
   return null;
 }
@@ -123,19 +124,23 @@ export const UPLOAD_PROBES: UploadProbe[] = [
 /** A fresh audience per probe: the bulk operations' audience keeps its shape. */
 async function newAudience(context: BenchContext, name: string): Promise<string> {
   const answer = await expectStatus(context.baseUrl, 201, {
-    method: 'POST', path: '/v1/admin/email/audiences', token: context.adminToken, body: { name: `bench: ${name}`.slice(0, 200) },
+    method: 'POST', path: '/v1/admin/email/audiences', token: context.adminToken,
+    body: { name: `bench: ${name}`.slice(0, 200) },
   });
   return (answer.body as { id: string }).id;
 }
 
-export async function measureUploadProbe(probe: UploadProbe, context: BenchContext, cpu: CpuMeter, memory: RssMonitor, pid: number): Promise<UploadProbeOutcome> {
+export async function measureUploadProbe(
+  probe: UploadProbe, context: BenchContext, cpu: CpuMeter, memory: RssMonitor, pid: number,
+): Promise<UploadProbeOutcome> {
   const audienceId = await newAudience(context, probe.name);
   const csv = probe.csv(context.sizes);
   const endMemory = memory.window();
   const cpuWindow = await cpu.window();
   let finished = false;
   const upload = call(context.baseUrl, {
-    method: 'PUT', path: `/v1/admin/email/audiences/${audienceId}/members`, token: context.adminToken, body: { csv }, timeoutMs: 120_000,
+    method: 'PUT', path: `/v1/admin/email/audiences/${audienceId}/members`, token: context.adminToken,
+    body: { csv }, timeoutMs: 120_000,
   }).finally(() => { finished = true; });
   const healthMs: number[] = [];
   const loopOnlyMs: number[] = [];
@@ -165,7 +170,8 @@ export async function measureUploadProbe(probe: UploadProbe, context: BenchConte
     peakRssMb,
     rssAfterMb: readMemory(pid)?.rssMb ?? null,
     cpuMs: { service: used.serviceMs, database: used.databaseMs },
-    problem: probe.check(answer, context.sizes) ?? healthProblem ?? (healthMs.length === 0 ? 'no /health answer during the upload' : null),
+    problem: probe.check(answer, context.sizes) ?? healthProblem
+      ?? (healthMs.length === 0 ? 'no /health answer during the upload' : null),
   };
 }
 
@@ -179,7 +185,9 @@ export function uploadProbeRow(outcome: UploadProbeOutcome): Row {
   const slowest = outcome.healthMs.length === 0 ? null : Math.max(...outcome.healthMs);
   let met: Row['met'] = 'FAILED';
   if (outcome.problem === null) met = slowest !== null && slowest <= HEALTH_DURING_UPLOAD_TARGET_MS ? 'yes' : 'NO';
-  const upload = `PUT ${outcome.status} in ${(outcome.uploadMs / 1_000).toFixed(2)} s, RSS after ${outcome.rssAfterMb?.toFixed(0) ?? '?'} MB`;
+  const rssAfter = outcome.rssAfterMb?.toFixed(0) ?? '?';
+  const upload = `PUT ${outcome.status} in ${(outcome.uploadMs / 1_000).toFixed(2)} s, RSS after ${rssAfter} MB`;
+  const loopOnly = `no-database 401 slowest ${Math.round(Math.max(...outcome.loopOnlyMs))} ms`;
   return {
     scenario: `/health during ${outcome.name}`,
     requestsPerSecond: null,
@@ -191,6 +199,6 @@ export function uploadProbeRow(outcome: UploadProbeOutcome): Row {
     loadGeneratorCores: null,
     target: `slowest ≤ ${HEALTH_DURING_UPLOAD_TARGET_MS} ms`,
     met,
-    statuses: outcome.problem ?? `${upload}; /health 200×${outcome.healthMs.length}; no-database 401 slowest ${Math.round(Math.max(...outcome.loopOnlyMs))} ms`,
+    statuses: outcome.problem ?? `${upload}; /health 200×${outcome.healthMs.length}; ${loopOnly}`,
   };
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CsvFirstColumnReader, csvFirstColumn, type CsvCell } from '../../src/modules/email-audiences/csv-first-column.js';
-import { INVALID_SAMPLE_SIZE, MAX_AUDIENCE_MEMBERS, readCsvMembers, resolveMembers } from '../../src/modules/email-audiences/member-list.js';
+import {
+  CsvFirstColumnReader, csvFirstColumn, type CsvCell,
+} from '../../src/modules/email-audiences/csv-first-column.js';
+import {
+  INVALID_SAMPLE_SIZE, MAX_AUDIENCE_MEMBERS, readCsvMembers, resolveMembers,
+} from '../../src/modules/email-audiences/member-list.js';
 
 /** The first column of an audience CSV, as spreadsheets and scripts write them (operation 9). */
 
@@ -60,7 +64,7 @@ describe('readCsvMembers and resolveMembers', () => {
     expect(read.invalidRowCount).toBe(2);
   });
 
-  it('keeps the first refused rows and counts the rest; holds each address once, and no more than one past the limit', async () => {
+  it('names the first refused rows and counts all; holds each address once, one past the limit at most', async () => {
     const bad = Array.from({ length: 1_000 }, (_, n) => `bad ${n}`);
     const good = Array.from({ length: MAX_AUDIENCE_MEMBERS + 10 }, (_, n) => `m${n}@example.test`);
     const read = await readCsvMembers([...bad, 'A@example.test', 'a@EXAMPLE.test', ...good].join('\n'));

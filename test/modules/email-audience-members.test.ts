@@ -262,14 +262,19 @@ describe('the csv form', () => {
     // Every character as \u00e9 (6 bytes, as encoders that escape all non-ASCII send it): one refused row.
     const escaped = `{"csv":"${'\\u00e9'.repeat(5_000_000)}"}`;
     expect(escaped.length).toBeLessThanOrEqual(LARGE_BODY_LIMIT_BYTES);
-    const send = (payload: string) => t.request({ method: 'PUT', url: url(id), token: editor.token, headers: { 'content-type': 'application/json' }, payload });
+    const headers = { 'content-type': 'application/json' };
+    const send = (payload: string) => t.request({ method: 'PUT', url: url(id), token: editor.token, headers, payload });
     const response = await send(escaped);
     expect({ status: response.statusCode, body: response.json() }).toEqual({
       status: 400,
-      body: { error: 'validation_failed', details: { invalid_emails: [`${'é'.repeat(320)}…`], invalid_lines: [1], invalid_count: 1 } },
+      body: {
+        error: 'validation_failed',
+        details: { invalid_emails: [`${'é'.repeat(320)}…`], invalid_lines: [1], invalid_count: 1 },
+      },
     });
     const tooLarge = await send(`{"csv":"ok@example.test","pad":"${' '.repeat(LARGE_BODY_LIMIT_BYTES)}"}`);
-    expect({ status: tooLarge.statusCode, body: tooLarge.json() }).toEqual({ status: 413, body: { error: 'payload_too_large' } });
+    expect({ status: tooLarge.statusCode, body: tooLarge.json() })
+      .toEqual({ status: 413, body: { error: 'payload_too_large' } });
     expect(await snapshot(id)).toEqual(before);
   }, 60_000);
 });
@@ -312,7 +317,7 @@ describe('a csv at the 5,000,000-character bound', () => {
     return { response, uploadMs, longestPauseMs, turns, healthAnswers };
   }
 
-  it('x\\n × 2.5 M: 400 with the first 20 rows and the count, nothing stored, and the event loop keeps turning', async () => {
+  it('x\\n × 2.5 M: 400 naming 20 rows and counting all, nothing stored, the event loop turning', async () => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
     const before = await snapshot(id);
@@ -332,7 +337,8 @@ describe('a csv at the 5,000,000-character bound', () => {
     });
     expect(await snapshot(id)).toEqual(before);
     // Structural, not a speed bound: reading the rows is many short turns, not one long one.
-    expect(longestPauseMs, `longest pause ${longestPauseMs.toFixed(0)} ms of ${uploadMs.toFixed(0)} ms`).toBeLessThan(uploadMs / 4);
+    const pause = `longest pause ${longestPauseMs.toFixed(0)} ms of ${uploadMs.toFixed(0)} ms`;
+    expect(longestPauseMs, pause).toBeLessThan(uploadMs / 4);
     expect(turns).toBeGreaterThan(20);
     expect(healthAnswers).toBeGreaterThan(20);
   }, 120_000);
@@ -347,7 +353,8 @@ describe('a csv at the 5,000,000-character bound', () => {
 
     const distinct = Array.from({ length: 250_000 }, (_, i) => `u${i}@x.test`).join('\n');
     expect(distinct.length).toBeLessThanOrEqual(5_000_000);
-    await expectRefusal(id, () => put(editor, id, { csv: distinct }), 422, { error: 'too_many_members', details: { max: 50_000 } });
+    const tooMany = { error: 'too_many_members', details: { max: 50_000 } };
+    await expectRefusal(id, () => put(editor, id, { csv: distinct }), 422, tooMany);
   }, 120_000);
 });
 

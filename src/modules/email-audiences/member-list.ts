@@ -73,7 +73,9 @@ export async function readCsvMembers(csv: string): Promise<ReadMembers> {
     if (header) return;
     if (!isEmailAddress(cell.value)) {
       invalidRowCount += 1;
-      if (invalidRows.length < INVALID_SAMPLE_SIZE) invalidRows.push({ value: sampleValue(cell.value), line: cell.line });
+      if (invalidRows.length < INVALID_SAMPLE_SIZE) {
+        invalidRows.push({ value: sampleValue(cell.value), line: cell.line });
+      }
       return;
     }
     if (addresses.size > MAX_AUDIENCE_MEMBERS) return;
