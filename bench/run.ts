@@ -15,6 +15,7 @@ import {
 } from './report.js';
 import { sourceState } from './source-state.js';
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
+import { measureUploadProbe, UPLOAD_PROBES, uploadProbeRow, type UploadProbeOutcome } from './upload-probe.js';
 import type { RunningService } from './service-process.js';
 import { prepareService } from './startup.js';
 import { newJwtSecret } from './tokens.js';
@@ -92,6 +93,11 @@ async function main(): Promise<number> {
     log(`  ${operation.name}…`);
     bulk.push(await measureBulkOperation(operation, context, cpu, service.memory, options.bulkRepeats));
   }
+  const uploads: UploadProbeOutcome[] = [];
+  for (const probe of UPLOAD_PROBES.filter((p) => selected(options, p.name))) {
+    log(`  /health during ${probe.name}…`);
+    uploads.push(await measureUploadProbe(probe, context, cpu, service.memory, service.pid));
+  }
   await cpu.close();
   await baselineCpu.close();
 
@@ -105,6 +111,7 @@ async function main(): Promise<number> {
     baselineRow(baselineAfter, 'baseline: node:http (after)'),
     ...outcomes.map((outcome) => scenarioRow(outcome, baselineRps)),
     ...bulk.map(bulkRow),
+    ...uploads.map(uploadProbeRow),
     ...prepared.startups.map(startupRow),
     peakRssRow(peakRssMb),
   ];
@@ -133,6 +140,7 @@ async function main(): Promise<number> {
       baseline: { before: baselineBefore, after: baselineAfter, meanRequestsPerSecond: baselineRps },
       scenarios: outcomes,
       bulkOperations: bulk,
+      uploadProbes: uploads,
       startups: prepared.startups,
       peakRssMb,
       serviceLogLines,

@@ -1,4 +1,5 @@
-import { csvFirstColumn, isEmailHeader } from './csv-first-column.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { CsvFirstColumnReader, isEmailHeader, type CsvCell } from './csv-first-column.js';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from './email-address.js';
 import type { MemberInput } from './schemas.js';
 
@@ -12,6 +13,11 @@ import type { MemberInput } from './schemas.js';
 export const MAX_AUDIENCE_MEMBERS = 50_000;
 /** How many refused rows a 400 names; `invalid_count` says how many there were in all. */
 export const INVALID_SAMPLE_SIZE = 20;
+/**
+ * CSV characters read between two turns of the event loop: a few milliseconds of work, so other
+ * requests (and `/health`) are answered while a 5,000,000-character upload is read.
+ */
+export const CSV_CHARACTERS_PER_TURN = 64 * 1024;
 
 /** A member before its account is looked up: an address, a user, or both. */
 export interface MemberCandidate {
@@ -37,7 +43,10 @@ export interface InvalidUser {
 
 export interface ReadMembers {
   candidates: MemberCandidate[];
+  /** The first INVALID_SAMPLE_SIZE refused rows. */
   invalidRows: InvalidRow[];
+  /** How many rows were refused in all. */
+  invalidRowCount: number;
   source: 'csv' | 'members';
 }
 
@@ -46,22 +55,46 @@ function sampleValue(value: string): string {
   return value.length > MAX_EMAIL_LENGTH ? `${value.slice(0, MAX_EMAIL_LENGTH)}…` : value;
 }
 
-export function readCsvMembers(csv: string): ReadMembers {
-  const cells = csvFirstColumn(csv);
-  if (cells[0] !== undefined && isEmailHeader(cells[0])) cells.shift();
-  const candidates: MemberCandidate[] = [];
+/**
+ * The CSV's addresses, read a stretch at a time with a turn of the event loop between stretches.
+ * What is held stays bounded whatever the text: the first INVALID_SAMPLE_SIZE refused rows and a
+ * count, and the distinct addresses (case-insensitively, the first spelling kept) up to one past
+ * MAX_AUDIENCE_MEMBERS, which is enough to refuse the list as too long.
+ */
+export async function readCsvMembers(csv: string): Promise<ReadMembers> {
+  const reader = new CsvFirstColumnReader(csv);
+  const addresses = new Map<string, string>();
   const invalidRows: InvalidRow[] = [];
-  for (const cell of cells) {
-    if (isEmailAddress(cell.value)) candidates.push({ email: cell.value });
-    else invalidRows.push({ value: sampleValue(cell.value), line: cell.line });
+  let invalidRowCount = 0;
+  let firstRow = true;
+  const take = (cell: CsvCell) => {
+    const header = firstRow && isEmailHeader(cell);
+    firstRow = false;
+    if (header) return;
+    if (!isEmailAddress(cell.value)) {
+      invalidRowCount += 1;
+      if (invalidRows.length < INVALID_SAMPLE_SIZE) {
+        invalidRows.push({ value: sampleValue(cell.value), line: cell.line });
+      }
+      return;
+    }
+    if (addresses.size > MAX_AUDIENCE_MEMBERS) return;
+    const key = cell.value.toLowerCase();
+    if (!addresses.has(key)) addresses.set(key, cell.value);
+  };
+  for (;;) {
+    reader.read(CSV_CHARACTERS_PER_TURN, take);
+    if (reader.done) break;
+    await nextTurn();
   }
-  return { candidates, invalidRows, source: 'csv' };
+  const candidates = [...addresses.values()].map((email): MemberCandidate => ({ email }));
+  return { candidates, invalidRows, invalidRowCount, source: 'csv' };
 }
 
 /** The `members` array: its addresses were already checked by the body schema. */
 export function readListedMembers(members: MemberInput[]): ReadMembers {
   const candidates = members.map((member): MemberCandidate => (typeof member === 'string' ? { email: member } : member));
-  return { candidates, invalidRows: [], source: 'members' };
+  return { candidates, invalidRows: [], invalidRowCount: 0, source: 'members' };
 }
 
 /** The distinct user ids the candidates name, to look up in one query. */
@@ -106,12 +139,12 @@ export function resolveMembers(candidates: MemberCandidate[], userEmails: Map<st
   return { members: [...byEmail.values()], invalidUsers };
 }
 
-/** The 400 `validation_failed` details: capped samples, and how many rows were refused in all. */
-export function invalidDetails(invalidRows: InvalidRow[], invalidUsers: InvalidUser[]) {
-  const sample = invalidRows.slice(0, INVALID_SAMPLE_SIZE);
+/** The 400 `validation_failed` details: capped samples, and how many rows and users were refused in all. */
+export function invalidDetails(read: ReadMembers, invalidUsers: InvalidUser[]) {
+  const sample = read.invalidRows.slice(0, INVALID_SAMPLE_SIZE);
   return {
     invalid_emails: sample.map((row) => row.value),
-    invalid_count: invalidRows.length + invalidUsers.length,
+    invalid_count: read.invalidRowCount + invalidUsers.length,
     ...(sample.some((row) => row.line !== undefined) ? { invalid_lines: sample.map((row) => row.line!) } : {}),
     ...(invalidUsers.length > 0 ? { invalid_users: invalidUsers.slice(0, INVALID_SAMPLE_SIZE) } : {}),
   };

@@ -112,14 +112,15 @@ export class EmailAudiencesService {
    * distinct addresses).
    */
   async replaceMembers(actor: Actor, id: string, input: ReplaceMembersInput): Promise<{ count: number }> {
-    // Parsing and checking addresses needs no database: done before the transaction starts.
-    const read = input.csv !== undefined ? readCsvMembers(input.csv) : readListedMembers(input.members ?? []);
+    // Parsing and checking addresses needs no database: done before the transaction starts (a CSV
+    // is read in stretches that let other requests in, see readCsvMembers).
+    const read = input.csv !== undefined ? await readCsvMembers(input.csv) : readListedMembers(input.members ?? []);
     return this.db.transaction().execute(async (trx) => {
       if ((await lockAudience(trx, id)) === undefined) throw notFound('audience');
       await refuseWhileSending(trx, id);
       const { members, invalidUsers } = resolveMembers(read.candidates, await userEmails(trx, userIdsOf(read.candidates)));
-      if (read.invalidRows.length > 0 || invalidUsers.length > 0) {
-        throw new AppError(400, 'validation_failed', invalidDetails(read.invalidRows, invalidUsers));
+      if (read.invalidRowCount > 0 || invalidUsers.length > 0) {
+        throw new AppError(400, 'validation_failed', invalidDetails(read, invalidUsers));
       }
       if (members.length > MAX_AUDIENCE_MEMBERS) {
         throw new AppError(422, 'too_many_members', { max: MAX_AUDIENCE_MEMBERS });
