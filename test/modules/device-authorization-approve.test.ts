@@ -159,7 +159,7 @@ describe('the OpenAPI document', () => {
       const op = doc.paths[path].post;
       expect(op.security, path).toBeUndefined();
       // The code route's limit answers 429; the token route's answers OAuth's 400 `slow_down` instead.
-      expect(Object.keys(op.responses).sort(), path).toEqual(path === '/v1/public/device/code' ? ['200', '400', '429', '500', '503'] : ['200', '400', '500', '503']);
+      expect(Object.keys(op.responses).sort(), path).toEqual(path === '/v1/public/device/code' ? ['200', '400', '408', '429', '500', '503'] : ['200', '400', '408', '500', '503']);
       expect(op.responses['400'].content['application/json'].schema, path).toMatchObject({ properties: { error: { type: 'string' }, interval: { type: 'integer' } } });
       expect(Object.keys(op.requestBody.content).sort(), path).toEqual(['application/json', 'application/x-www-form-urlencoded']);
     }
