@@ -178,10 +178,10 @@ describe('a user only sees their own billing', () => {
 });
 
 describe('POST /v1/me/billing/portal-session', () => {
-  it('makes the customer when missing, reuses it after, and answers the portal URL; a bad return_url is 422 with nothing stored', async () => {
+  it('makes the customer when missing, reuses it after, and answers the portal URL; a bad return_url is 400 with nothing stored', async () => {
     const player = await createUser(t.db);
     const bad = await t.request({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: 'javascript:alert(1)' } });
-    expect(bad.statusCode).toBe(422);
+    expect({ status: bad.statusCode, name: bad.json().error.name }).toEqual({ status: 400, name: 'SchemaError' });
     expect(await t.db.selectFrom('billing_customers').selectAll().where('user_id', '=', player.id).execute()).toEqual([]);
     const first = await t.request({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: 'https://game.example/account' } });
     expect(first.statusCode, first.body).toBe(200);

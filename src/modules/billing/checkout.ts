@@ -4,6 +4,7 @@ import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
 import { conflict, invalidRequest } from '../../kernel/errors.js';
 import { OneAtATime, requestFingerprint } from '../../kernel/idempotency.js';
+import { httpUrlProblem } from '../../kernel/url-field.js';
 import { resolveCheckoutPrice } from '../billing-catalog/queries.js';
 import { checkoutRefusalError } from '../billing-catalog/service.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';
@@ -22,15 +23,14 @@ const CHECKOUT_KEY_WINDOW_MS = 10 * 60 * 1000;
 /** The player's view of a provider failure: its code, not its message. */
 export const providerError = (error: unknown) => providerFailure(error, { withMessage: false });
 
-/** Redirect targets must be http(s), and on an allowed origin when the deployment lists them. */
+/**
+ * Redirect targets are absolute http(s) URLs in plain characters (the schemas say so already; a
+ * service is called from elsewhere too), and on an allowed origin when the deployment lists them.
+ */
 export function checkRedirectUrl(field: string, value: string, allowedOrigins: readonly string[]): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidRequest({ field, reason: 'not a URL' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidRequest({ field, reason: 'must be an http or https URL' });
+  const problem = httpUrlProblem(value);
+  if (problem !== undefined) throw invalidRequest({ field, reason: problem });
+  const url = new URL(value);
   if (allowedOrigins.length === 0) return;
   const allowed = allowedOrigins.some((origin) => {
     try {
