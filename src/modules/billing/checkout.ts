@@ -112,8 +112,8 @@ export class CheckoutService {
       : await promotionForCheckout(this.db, { code: body.promotionCode, userId, currency: price.currency, now: this.now() });
 
     const customerId = await this.ensureCustomer(userId);
+    // For people reading the provider's dashboard: fulfilment reads the checkout row, never these.
     const metadata: Record<string, string> = { user_id: userId, product_id: product.id, price_id: price.providerPriceId, quantity: String(quantity) };
-    // The credits a pack adds are fixed at checkout: a later catalog edit does not change what was bought.
     if (product.credits !== null) metadata.credits = String(product.credits);
     const idempotencyKey = request === undefined ? await this.#checkoutKey(userId, price.id, quantity, body) : requestCheckoutKey(userId, request.key);
     // The provider may still refuse a code the mirror accepted (it settles races for a last redemption).
@@ -132,7 +132,9 @@ export class CheckoutService {
       .insertInto('billing_checkout_sessions')
       .values({
         user_id: userId, provider: this.payments.kind, provider_checkout_id: checkout.id, product_id: product.id, price_id: price.id,
-        mode, quantity, success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
+        // The credits a pack adds are fixed here: a later catalog edit does not change what was bought.
+        mode, quantity, credits: mode === 'payment' ? product.credits : null,
+        success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
         url: checkout.url, request_key: request?.key ?? null, request_fingerprint: request?.fingerprint ?? null,
       })
       .onConflict((oc) => oc.doNothing())
