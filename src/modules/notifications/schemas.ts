@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../kernel/instant.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse, pageQuery } from '../../kernel/pagination.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, noTextFilter, pagedResponse, pageQuery } from '../../kernel/pagination.js';
 import { sitePathOrHttpUrl } from '../../kernel/url-field.js';
 import { userSegmentBody } from '../users/segment.js';
 import { NOTIFICATION_KINDS } from './tables.js';
@@ -75,5 +75,5 @@ export const broadcastView = z.object({
 });
 export type BroadcastView = z.infer<typeof broadcastView>;
 export const broadcastsPage = pagedResponse(broadcastView);
-export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' });
+export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({ q: noTextFilter });
 export type ListBroadcastsQuery = z.infer<typeof listBroadcastsQuery>;
