@@ -91,7 +91,9 @@ function dropUnwritableHeaders(reply: FastifyReply): void {
   for (const [name, value] of Object.entries(reply.getHeaders())) {
     try {
       validateHeaderName(name);
-      for (const each of Array.isArray(value) ? value : [value]) if (each !== undefined) validateHeaderValue(name, String(each));
+      for (const each of Array.isArray(value) ? value : [value]) {
+        if (each !== undefined) validateHeaderValue(name, String(each));
+      }
     } catch {
       reply.removeHeader(name);
     }

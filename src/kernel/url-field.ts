@@ -18,11 +18,12 @@ const UNSAFE_CHARACTER = /[\p{Cc}\p{Cf}\p{Z}]/u;
 const HTTP_PREFIX = /^https?:\/\/[^/]/i;
 
 const NOT_A_URL = 'must be an absolute http(s) URL';
+const UNSAFE_TEXT = 'must not contain spaces, control, format or separator characters (percent-encode them)';
 const SITE_LINK = 'must be an absolute http(s) URL or a path starting with a single /';
 
 /** Why `value` is not an absolute http(s) URL a player may be sent to; undefined when it is one. */
 export function httpUrlProblem(value: string): string | undefined {
-  if (UNSAFE_CHARACTER.test(value)) return 'must not contain spaces, control, format or separator characters (percent-encode them)';
+  if (UNSAFE_CHARACTER.test(value)) return UNSAFE_TEXT;
   // Browsers read a backslash as a slash: `https://game.example\@evil.example` leads to game.example
   // after parsing but shows evil.example to the reader.
   if (value.includes('\\')) return 'must not contain a backslash';
@@ -44,13 +45,14 @@ export function httpUrl(options: { max?: number } = {}) {
   return text.url(NOT_A_URL).superRefine((value, context) => {
     const problem = httpUrlProblem(value);
     // An unparsable value already has `.url()`'s issue: one message is enough.
-    if (problem !== undefined && (problem !== NOT_A_URL || URL.canParse(value))) context.addIssue({ code: 'custom', message: problem });
+    const saidAlready = problem === NOT_A_URL && !URL.canParse(value);
+    if (problem !== undefined && !saidAlready) context.addIssue({ code: 'custom', message: problem });
   });
 }
 
 /** A path of this site (one leading slash), as a link opened inside the player's app; undefined when it is one. */
 function sitePathProblem(value: string): string | undefined {
-  if (UNSAFE_CHARACTER.test(value)) return 'must not contain spaces, control, format or separator characters (percent-encode them)';
+  if (UNSAFE_CHARACTER.test(value)) return UNSAFE_TEXT;
   // `/\evil.example` and `/%5Cevil.example` are read by browsers as `//evil.example`, another site.
   if (/\\|%5c/i.test(value)) return 'must not contain a backslash, raw or encoded';
   return /^\/(?!\/)/.test(value) ? undefined : SITE_LINK;
@@ -60,6 +62,7 @@ function sitePathProblem(value: string): string | undefined {
 export function sitePathOrHttpUrl(options: { max: number }) {
   return z.string().max(options.max).superRefine((value, context) => {
     const problem = value.startsWith('/') ? sitePathProblem(value) : httpUrlProblem(value);
-    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem === NOT_A_URL ? SITE_LINK : problem });
+    if (problem === undefined) return;
+    context.addIssue({ code: 'custom', message: problem === NOT_A_URL ? SITE_LINK : problem });
   });
 }

@@ -106,7 +106,8 @@ function loadedState(saved: Partial<LocalState>): LocalState {
  * writes these URLs into a Location header: an http(s) URL that header can carry, or nothing is made.
  */
 function checkRedirectTarget(operation: string, param: string, value: string): void {
-  if (!isRedirectTarget(value)) throw new PaymentProviderError(operation, 'refused', 'url_invalid', `Not a valid URL: ${param}`, 400);
+  if (isRedirectTarget(value)) return;
+  throw new PaymentProviderError(operation, 'refused', 'url_invalid', `Not a valid URL: ${param}`, 400);
 }
 
 function isRedirectTarget(value: string): boolean {

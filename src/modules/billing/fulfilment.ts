@@ -114,7 +114,10 @@ export class Fulfilment {
    * either), and the operator is told. The provider gets its 2xx, so it stops retrying.
    */
   async #ignored(trx: Db, event: PaymentEvent, objectId: string, reason: string): Promise<void> {
-    this.log.warn({ provider: this.provider, event_id: event.eventId, event_type: event.type, object_id: objectId, reason }, 'payment event recorded, not acted on');
+    this.log.warn(
+      { provider: this.provider, event_id: event.eventId, event_type: event.type, object_id: objectId, reason },
+      'payment event recorded, not acted on',
+    );
     await markEventIgnored(trx, this.provider, event.eventId, reason);
   }
 
@@ -163,8 +166,9 @@ export class Fulfilment {
    */
   async #checkoutCompleted(trx: Db, event: CheckoutCompleted): Promise<void> {
     const checkout = await storedCheckout(trx, this.provider, event.checkoutId);
-    if (checkout === undefined) return this.#ignored(trx, event, event.checkoutId, 'a checkout this service did not make');
-    if (checkout.mode !== event.mode) return this.#ignored(trx, event, event.checkoutId, `completed in ${event.mode} mode, made in ${checkout.mode} mode`);
+    const ignore = (reason: string) => this.#ignored(trx, event, event.checkoutId, reason);
+    if (checkout === undefined) return ignore('a checkout this service did not make');
+    if (checkout.mode !== event.mode) return ignore(`completed in ${event.mode} mode, made in ${checkout.mode} mode`);
     const userId = checkout.user_id;
     await markCheckoutCompleted(trx, checkout.id, event.occurredAt);
 
@@ -173,14 +177,20 @@ export class Fulfilment {
       // The subscription's own events carry its status and period; until one arrives, a paid checkout means active.
       await trx.insertInto('billing_subscriptions')
         .values({
-          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId, product_id: checkout.product_id,
-          provider_price_id: checkout.provider_price_id, status: 'active', provider_customer_id: event.customerId,
+          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId,
+          product_id: checkout.product_id, provider_price_id: checkout.provider_price_id, status: 'active',
+          provider_customer_id: event.customerId,
         })
         .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
         .execute();
       await syncUserTier(trx, userId);
       await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
-      await this.events.publish(trx, { kind: 'dashboard', name: 'billing.subscription_started', payload: { user_id: userId, product_id: checkout.product_id, amount: event.amountTotal, currency: event.currency } });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'billing.subscription_started',
+        payload: {
+          user_id: userId, product_id: checkout.product_id, amount: event.amountTotal, currency: event.currency,
+        },
+      });
       return;
     }
 
@@ -189,8 +199,9 @@ export class Fulfilment {
     const providerPaymentId = event.paymentId ?? event.checkoutId;
     const payment = await trx.insertInto('billing_payments')
       .values({
-        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId, product_id: checkout.product_id, price_id: checkout.price_id,
-        kind: 'credit_pack', quantity, credits, amount: event.amountTotal, currency: event.currency, checkout_session_id: checkout.id,
+        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId,
+        product_id: checkout.product_id, price_id: checkout.price_id, kind: 'credit_pack', quantity, credits,
+        amount: event.amountTotal, currency: event.currency, checkout_session_id: checkout.id,
       })
       .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
       .returning('id')
@@ -200,11 +211,15 @@ export class Fulfilment {
     if (credits === null) return this.#ignored(trx, event, event.checkoutId, 'the checkout stored no credits');
     await addCredits(trx, {
       userId, amount: credits, kind: 'purchase', actorId: null, referenceType: 'payment', referenceId: payment.id,
-      idempotencyKey: `payment:${this.provider}:${providerPaymentId}`, reason: `Bought ${quantity} × ${checkout.product_name}`,
+      idempotencyKey: `payment:${this.provider}:${providerPaymentId}`,
+      reason: `Bought ${quantity} × ${checkout.product_name}`,
     });
     await this.events.publish(trx, {
       kind: 'dashboard', name: 'billing.credits_purchased',
-      payload: { user_id: userId, payment_id: payment.id, product_id: checkout.product_id, quantity, credits, amount: event.amountTotal, currency: event.currency },
+      payload: {
+        user_id: userId, payment_id: payment.id, product_id: checkout.product_id, quantity, credits,
+        amount: event.amountTotal, currency: event.currency,
+      },
     });
     // Refunds reported before this payment (their events came first) are recorded now, credits taken back.
     for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId)) await this.#refunded(trx, recorded, event.occurredAt);

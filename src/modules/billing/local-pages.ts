@@ -63,7 +63,8 @@ function portalPage(returnUrl: string): string {
 function refuseUnredirectable(checkout: LocalCheckout): void {
   for (const [field, url] of [['successUrl', checkout.successUrl], ['cancelUrl', checkout.cancelUrl]] as const) {
     const problem = httpUrlProblem(url);
-    if (problem !== undefined) throw invalidState({ field, reason: `the checkout's ${field} ${problem}; start a new checkout` });
+    if (problem === undefined) continue;
+    throw invalidState({ field, reason: `the checkout's ${field} ${problem}; start a new checkout` });
   }
 }
 

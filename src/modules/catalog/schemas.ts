@@ -12,7 +12,8 @@ const description = z.string().max(500).nullable();
 const ASSET_PATH = /^\/?[A-Za-z0-9._~-][A-Za-z0-9._~\/-]*$/;
 /** An asset path or an http(s) URL: never a `javascript:` or `data:` target. */
 const iconPath = z.string().max(500)
-  .refine((value) => ASSET_PATH.test(value) || httpUrlProblem(value) === undefined, 'must be an asset path or an absolute http(s) URL')
+  .refine((value) => ASSET_PATH.test(value) || httpUrlProblem(value) === undefined,
+    'must be an asset path or an absolute http(s) URL')
   .nullable();
 const rewardCredits = z.number().int().min(0).max(1_000_000);
 const sortOrder = z.number().int().min(-10_000).max(10_000);

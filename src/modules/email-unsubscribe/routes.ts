@@ -84,7 +84,8 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         return reply.code(400).send(invalidLinkPage());
       }
       await suppressions.unsubscribe(claims, request.body?.['List-Unsubscribe'] === 'One-Click' ? 'one_click' : 'link');
-      return inJson ? { email: maskedAddress(claims.email), unsubscribed: true as const } : reply.send(donePage(claims.email));
+      if (inJson) return { email: maskedAddress(claims.email), unsubscribed: true as const };
+      return reply.send(donePage(claims.email));
     });
   });
 

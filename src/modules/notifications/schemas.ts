@@ -75,5 +75,6 @@ export const broadcastView = z.object({
 });
 export type BroadcastView = z.infer<typeof broadcastView>;
 export const broadcastsPage = pagedResponse(broadcastView);
-export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({ q: noTextFilter });
+export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' })
+  .extend({ q: noTextFilter });
 export type ListBroadcastsQuery = z.infer<typeof listBroadcastsQuery>;

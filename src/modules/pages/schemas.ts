@@ -68,7 +68,8 @@ export type VersionSummary = z.infer<typeof versionSummary>;
 export const versionsPage = pagedResponse(versionSummary);
 export const versionBody = versionSummary.extend({ markdown: z.string() });
 
-export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' }).extend({ q: noTextFilter });
+export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' })
+  .extend({ q: noTextFilter });
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 
 /** Anything that is not a stored slug is simply unknown (404), so only the length is checked. */

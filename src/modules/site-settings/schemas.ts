@@ -28,7 +28,8 @@ export const sectionBody = z.object({
 });
 export const sectionsBody = z.object({ data: z.array(sectionBody) });
 
-export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' }).extend({ q: noTextFilter });
+export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' })
+  .extend({ q: noTextFilter });
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 export const versionBody = z.object({
   version: z.number().int(),
