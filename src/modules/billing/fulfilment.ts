@@ -207,7 +207,7 @@ export class Fulfilment {
       .returning('id')
       .executeTakeFirst();
     if (payment === undefined) return; // this payment was fulfilled by an earlier event
-    // A checkout closed before its credits were stored (migration 0044): the payment is kept, and staff grant by hand.
+    // A checkout closed before its credits were stored (migration 0045): the payment is kept, and staff grant by hand.
     if (credits === null) return this.#ignored(trx, event, event.checkoutId, 'the checkout stored no credits');
     await addCredits(trx, {
       userId, amount: credits, kind: 'purchase', actorId: null, referenceType: 'payment', referenceId: payment.id,
