@@ -1,3 +1,4 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodIssue } from 'zod';
 import { databaseFailureOf } from '../db/failures.js';
@@ -83,7 +84,31 @@ function sendAppError(reply: FastifyReply, error: AppError) {
   return reply.code(error.status).send(error.toBody());
 }
 
+/** What Node's writeHead raises for a header it cannot write (a CR, LF or non-Latin-1 character). */
+const HEADER_WRITE_ERRORS = new Set(['ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN']);
+
+/**
+ * Node refuses a header only when the answer is written, after the route returned, and the error
+ * answer carries the reply's headers again: it failed the same way, and Fastify's last-resort
+ * handler wrote its own body with no headers at all (no `x-request-id`). The headers it cannot
+ * write are dropped, and the failed answer's status text with them, so this answer goes out.
+ */
+function dropUnwritableHeaders(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    try {
+      validateHeaderName(name);
+      for (const each of Array.isArray(value) ? value : [value]) {
+        if (each !== undefined) validateHeaderValue(name, String(each));
+      }
+    } catch {
+      reply.removeHeader(name);
+    }
+  }
+  reply.raw.statusMessage = '';
+}
+
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code !== undefined && HEADER_WRITE_ERRORS.has(error.code)) dropUnwritableHeaders(reply);
   if (error instanceof AppError) return sendAppError(reply, error);
   if (isZodValidation(error)) {
     return reply.code(400).send(schemaErrorBody((error.validation as ZodValidationEntry[]).map((entry) => entry.params.issue)));

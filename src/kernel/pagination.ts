@@ -50,10 +50,26 @@ export function paged<T>(data: T[], request: PageRequest, total: number) {
   return { data, meta: { page: request.page, per_page: request.per_page, total } };
 }
 
-/** Escape `%`, `_` and `\` so a free-text `q` matches literally inside ILIKE. */
-export function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * `%`, `_` and `\` written with `\` before them, so they match themselves in LIKE and ILIKE
+ * (whose escape character is `\` unless a query says otherwise; none here does). Every LIKE
+ * pattern built from a caller's text goes through this.
+ */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/** A free-text `q` as a substring pattern for ILIKE, matched literally. */
+export function likePattern(q: string): string {
+  return `%${escapeLike(q)}%`;
+}
+
+/**
+ * `q` on a paged list that has no text filter: refused (400) rather than ignored. Ignored, `q=%`
+ * answered every row, and read as a wildcard match nobody had escaped.
+ */
+export const noTextFilter = z.undefined({ message: 'this list has no text filter: leave q out' })
+  .describe('Not supported by this list: any value is refused.');
 
 /** The total of a paged list: the same filtered query, counted. */
 export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQueryBuilder<DB, TB, O>): Promise<number> {

@@ -5,6 +5,7 @@ import type { PaymentEvent } from '../../src/adapters/payments/index.js';
 import { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
 import { Fulfilment } from '../../src/modules/billing/fulfilment.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { recordCheckout } from '../helpers/checkouts.js';
 
 /**
  * Fulfilment of provider events: the local checkout page paid over HTTP (pack → credits, plan →
@@ -178,10 +179,10 @@ describe('a user only sees their own billing', () => {
 });
 
 describe('POST /v1/me/billing/portal-session', () => {
-  it('makes the customer when missing, reuses it after, and answers the portal URL; a bad return_url is 422 with nothing stored', async () => {
+  it('makes the customer when missing, reuses it after, and answers the portal URL; a bad return_url is 400 with nothing stored', async () => {
     const player = await createUser(t.db);
     const bad = await t.request({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: 'javascript:alert(1)' } });
-    expect(bad.statusCode).toBe(422);
+    expect({ status: bad.statusCode, name: bad.json().error.name }).toEqual({ status: 400, name: 'SchemaError' });
     expect(await t.db.selectFrom('billing_customers').selectAll().where('user_id', '=', player.id).execute()).toEqual([]);
     const first = await t.request({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: 'https://game.example/account' } });
     expect(first.statusCode, first.body).toBe(200);
@@ -206,9 +207,9 @@ describe('POST /v1/webhooks/stripe', () => {
   });
   afterAll(async () => { await s.close(); });
 
-  const completed = (eventId = `evt_${randomUUID().replaceAll('-', '')}`) => JSON.stringify({
-    id: eventId, object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), api_version: '2026-10-28.endive',
-    data: { object: { id: `cs_${randomUUID().replaceAll('-', '')}`, object: 'checkout.session', mode: 'payment', payment_status: 'paid', customer: 'cus_s1', payment_intent: 'pi_s1', subscription: null, amount_total: 600, currency: 'usd', metadata: { user_id: player.id, product_id: ids.stripePack, price_id: 'price_s_pack', quantity: '2', credits: '50' } } },
+  const completed = (checkoutId = `cs_${randomUUID().replaceAll('-', '')}`) => JSON.stringify({
+    id: `evt_${randomUUID().replaceAll('-', '')}`, object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), api_version: '2026-10-28.endive',
+    data: { object: { id: checkoutId, object: 'checkout.session', mode: 'payment', payment_status: 'paid', customer: 'cus_s1', payment_intent: 'pi_s1', subscription: null, amount_total: 600, currency: 'usd', metadata: { user_id: player.id, product_id: ids.stripePack, price_id: 'price_s_pack', quantity: '2', credits: '50' } } },
   });
   const deliver = (payload: string, header: string | undefined) => s.request({
     method: 'POST', url: '/v1/webhooks/stripe', payload, headers: { 'content-type': 'application/json; charset=utf-8', ...(header === undefined ? {} : { 'stripe-signature': header }) },
@@ -234,7 +235,7 @@ describe('POST /v1/webhooks/stripe', () => {
   });
 
   it('a signed delivery fulfils once; its redelivery answers 200 and changes nothing', async () => {
-    const payload = completed();
+    const payload = completed(await recordCheckout(s.db, { userId: player.id, provider: 'stripe', providerPriceId: 'price_s_pack', quantity: 2 }));
     const first = await deliver(payload, sign(payload));
     expect(first.statusCode, first.body).toBe(200);
     expect(first.json()).toEqual({ received: true });

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
+import { maskedAddress } from '../../src/modules/email-unsubscribe/pages.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { appInFrozenMinute } from '../helpers/frozen-minute.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
@@ -146,10 +147,10 @@ describe('POST: unsubscribing', () => {
     expect(await suppressionOf(bounced)).toMatchObject({ reason: 'bounced', source: 'smtp' });
   });
 
-  it('other bodies: a JSON object counts like a form, a JSON array is a 400 SchemaError, a large form 413', async () => {
+  it('other bodies: a JSON object counts like a form (answered in JSON), a JSON array is a 400 SchemaError, a large form 413', async () => {
     const email = uniqueEmail();
     const json = await t.request({ method: 'POST', url: linkOf(tokenFor(email)), remoteAddress: freshIp(), payload: { 'List-Unsubscribe': 'One-Click' } });
-    expectPage(json, 200);
+    expect({ status: json.statusCode, body: json.json() }).toEqual({ status: 200, body: { email: maskedAddress(email), unsubscribed: true } });
     expect(await suppressionOf(email)).toMatchObject({ source: 'one_click' });
 
     const other = uniqueEmail();
@@ -183,6 +184,57 @@ describe('POST: unsubscribing', () => {
     expect(await count()).toMatchObject({ total: 1, mailable: 1 });
     await oneClick(tokenFor(email));
     expect(await count()).toMatchObject({ total: 1, mailable: 0, suppressed: 1 });
+  });
+});
+
+describe('API clients get JSON, browsers and mail providers the pages', () => {
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+  const garbage = ['', 'garbage', 'u1..'];
+
+  function expectJson(response: LightMyRequestResponse, status: number, body: unknown) {
+    expect({ status: response.statusCode, body: response.json() }, response.body).toEqual({ status, body });
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(requestIdOf(response)).toMatch(/^[0-9a-f-]{36}$/);
+  }
+
+  it('POST with a JSON body and no token, or a bad one: 400 `{ error: "invalid_link" }`, nothing suppressed (was a 400 HTML page)', async () => {
+    const before = await suppressionCount();
+    expectJson(await t.request({ method: 'POST', url: URL_PATH, remoteAddress: freshIp(), payload: {} }), 400, { error: 'invalid_link' });
+    expectJson(await t.request({ method: 'POST', url: URL_PATH, remoteAddress: freshIp(), headers: { 'content-type': 'application/json' }, payload: '{"List-Unsubscribe":"One-Click"}' }), 400, { error: 'invalid_link' });
+    for (const token of garbage) {
+      expectJson(await t.request({ method: 'POST', url: linkOf(token), remoteAddress: freshIp(), payload: { 'List-Unsubscribe': 'One-Click' } }), 400, { error: 'invalid_link' });
+    }
+    expect(await suppressionCount()).toBe(before);
+  });
+
+  it('POST a form with `Accept: application/json`: JSON answers; the same form from a browser or a mail provider: the pages', async () => {
+    const email = uniqueEmail('api.client');
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const asApi = await t.request({ method: 'POST', url: linkOf(tokenFor(email)), remoteAddress: freshIp(), headers: { ...form, accept: 'application/json' }, payload: 'List-Unsubscribe=One-Click' });
+    expectJson(asApi, 200, { email: maskedAddress(email), unsubscribed: true });
+    expect(await suppressionOf(email)).toMatchObject({ reason: 'unsubscribed', source: 'one_click' });
+    expectJson(await t.request({ method: 'POST', url: URL_PATH, remoteAddress: freshIp(), headers: { ...form, accept: 'application/json' }, payload: '' }), 400, { error: 'invalid_link' });
+    for (const accept of [BROWSER, '*/*', 'application/json;q=0.5, text/html', 'text/plain']) {
+      expectPage(await t.request({ method: 'POST', url: linkOf(tokenFor(uniqueEmail())), remoteAddress: freshIp(), headers: { ...form, accept }, payload: '' }), 200);
+      expectPage(await t.request({ method: 'POST', url: URL_PATH, remoteAddress: freshIp(), headers: { ...form, accept }, payload: '' }), 400);
+    }
+  });
+
+  it('GET with `Accept: application/json`: `{ email }` masked, or 400 `invalid_link`; it never unsubscribes; a browser still gets the page', async () => {
+    const email = uniqueEmail('jane.doe');
+    const token = tokenFor(email);
+    for (const accept of ['application/json', 'text/html;q=0.5, application/json', 'application/problem+json']) {
+      expectJson(await t.request({ method: 'GET', url: linkOf(token), remoteAddress: freshIp(), headers: { accept } }), 200, { email: maskedAddress(email) });
+      expectJson(await t.request({ method: 'GET', url: URL_PATH, remoteAddress: freshIp(), headers: { accept } }), 400, { error: 'invalid_link' });
+      for (const bad of garbage) expectJson(await t.request({ method: 'GET', url: linkOf(bad), remoteAddress: freshIp(), headers: { accept } }), 400, { error: 'invalid_link' });
+    }
+    expect(await suppressionOf(email)).toBeUndefined();
+    expectPage(await t.request({ method: 'GET', url: linkOf(token), remoteAddress: freshIp(), headers: { accept: BROWSER } }), 200);
+    expectPage(await t.request({ method: 'GET', url: URL_PATH, remoteAddress: freshIp(), headers: { accept: BROWSER } }), 400);
+    // A token holding what no link has is the SchemaError, as before, whoever asks.
+    const nul = await t.request({ method: 'GET', url: `${URL_PATH}?token=a%00b`, remoteAddress: freshIp(), headers: { accept: 'application/json' } });
+    expect({ status: nul.statusCode, name: nul.json().error.name }).toEqual({ status: 400, name: 'SchemaError' });
   });
 });
 

@@ -8,6 +8,7 @@ import type { PaymentEvent, ProviderSubscription } from '../../src/adapters/paym
 import { Fulfilment } from '../../src/modules/billing/fulfilment.js';
 import { addCredits } from '../../src/modules/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { recordCheckout } from '../helpers/checkouts.js';
 import { confirm, mailedCode, start } from '../modules/account-deletion-fixtures.js';
 import { expectConsistentCredits, ledgerOf } from '../modules/credits-fixtures.js';
 
@@ -72,6 +73,8 @@ beforeAll(async () => {
   ]).execute();
   const pack = await t.request({ method: 'POST', url: '/v1/admin/plans/products', token: staff.token, payload: { kind: 'credit_pack', name: 'Pack', credits: 100 } });
   ids.pack = pack.json().id;
+  const packPrice = await t.request({ method: 'POST', url: `/v1/admin/plans/products/${ids.pack}/prices`, token: staff.token, payload: { providerPriceId: 'price_tc_pack', currency: 'usd', unitAmount: 1000 } });
+  expect(packPrice.statusCode, packPrice.body).toBe(201);
   for (const [key, tier] of [['gold', 'gold'], ['silver', 'silver']] as const) {
     const made = await t.request({ method: 'POST', url: '/v1/admin/plans/products', token: staff.token, payload: { kind: 'plan', name: `${key} plan`, tierKey: tier } });
     ids[key] = made.json().id;
@@ -191,6 +194,7 @@ describe('payment events that each write their half and look for the other\'s, a
   it('a refund kept for a payment not recorded yet, and the payment recorded while the refund is not committed: the refund is recorded with its clawback', async () => {
     const player = await createUser(t.db);
     const intent = `pi_${randomUUID()}`;
+    const checkoutId = await recordCheckout(t.db, { userId: player.id, provider: 'local', providerPriceId: 'price_tc_pack' });
     const holder = await connect();
     const observer = await connect();
     const refundKept = await gate(holder, 'billing_refunds_awaiting_payment', 9101);
@@ -199,7 +203,7 @@ describe('payment events that each write their half and look for the other\'s, a
     const refund = fulfilment().process({ type: 'refund.recorded', eventId: `evt_${randomUUID()}`, occurredAt: now, refund: { id: `re_${randomUUID()}`, paymentId: intent, amount: 300, currency: 'usd', status: 'succeeded', reason: null } });
     await whenWaitingOnLocks(observer, 1);
     const payment = fulfilment().process({
-      type: 'checkout.completed', eventId: `evt_${randomUUID()}`, occurredAt: now, checkoutId: `cs_${randomUUID()}`, customerId: `cus_${randomUUID()}`, mode: 'payment',
+      type: 'checkout.completed', eventId: `evt_${randomUUID()}`, occurredAt: now, checkoutId, customerId: `cus_${randomUUID()}`, mode: 'payment',
       paymentId: intent, subscriptionId: null, amountTotal: 1000, currency: 'usd', metadata: { user_id: player.id, product_id: ids.pack!, quantity: '1', credits: '100' },
     });
     await whenWaitingOnLocks(observer, 2);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
 import { balanceOf } from '../../src/modules/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { recordCheckout } from '../helpers/checkouts.js';
 import { expectConsistentCredits } from '../modules/credits-fixtures.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 
@@ -103,9 +104,13 @@ async function customerFor(player: TestUser): Promise<string> {
   return customer;
 }
 
-const checkoutCompleted = (o: { customer: string; player: TestUser; mode: 'payment' | 'subscription'; intent?: string; subscription?: string; amount: number; product: string; price: string; quantity?: number }, created: number, type = 'checkout.session.completed') =>
+/** The player's checkout at this price, as operation 6 records it: its events name it. */
+const checkoutOf = (player: TestUser, price: string, quantity?: number) =>
+  recordCheckout(db(), { userId: player.id, provider: 'stripe', providerPriceId: price, ...(quantity === undefined ? {} : { quantity }) });
+
+const checkoutCompleted = (o: { checkout: string; customer: string; player: TestUser; mode: 'payment' | 'subscription'; intent?: string; subscription?: string; amount: number; product: string; price: string; quantity?: number }, created: number, type = 'checkout.session.completed') =>
   event(type, {
-    id: uid('cs'), object: 'checkout.session', mode: o.mode, payment_status: 'paid', customer: o.customer, payment_intent: o.intent ?? null, subscription: o.subscription ?? null,
+    id: o.checkout, object: 'checkout.session', mode: o.mode, payment_status: 'paid', customer: o.customer, payment_intent: o.intent ?? null, subscription: o.subscription ?? null,
     amount_total: o.amount, currency: 'usd',
     metadata: { user_id: o.player.id, product_id: o.product, price_id: o.price, ...(o.mode === 'payment' ? { quantity: String(o.quantity ?? 1), credits: '100' } : {}) },
   }, created);
@@ -141,7 +146,8 @@ describe('one credit pack purchase', () => {
     const player = await createUser(db());
     const customer = await customerFor(player);
     const intent = uid('pi');
-    const order = { customer, player, mode: 'payment' as const, intent, amount: 2000, product: ids.pack!, price: 'price_wo_pack', quantity: 2 };
+    const checkout = await checkoutOf(player, 'price_wo_pack', 2);
+    const order = { checkout, customer, player, mode: 'payment' as const, intent, amount: 2000, product: ids.pack!, price: 'price_wo_pack', quantity: 2 };
     await storm([checkoutCompleted(order, BASE), checkoutCompleted(order, BASE + 5, 'checkout.session.async_payment_succeeded')], COPIES * 2);
     const payments = await paymentsOf(player);
     expect(payments.map((p) => [p.provider_payment_id, p.credits, p.status])).toEqual([[intent, 200, 'succeeded']]);
@@ -155,8 +161,9 @@ describe('one credit pack purchase', () => {
       const player = await createUser(db());
       const customer = await customerFor(player);
       const intent = uid('pi');
+      const checkout = await checkoutOf(player, 'price_wo_pack');
       const events = [
-        checkoutCompleted({ customer, player, mode: 'payment', intent, amount: 1000, product: ids.pack!, price: 'price_wo_pack' }, BASE),
+        checkoutCompleted({ checkout, customer, player, mode: 'payment', intent, amount: 1000, product: ids.pack!, price: 'price_wo_pack' }, BASE),
         // 250 back from the dashboard, then the rest: two refunds, their updates, the charge's running totals.
         refundEvent('refund.created', { id: uid('re'), intent, amount: 250 }, BASE + 60),
         chargeRefunded({ intent, amount: 1000, refunded: 250 }, BASE + 60),
@@ -182,11 +189,12 @@ describe('one credit pack purchase', () => {
     const customer = await customerFor(player);
     const intent = uid('pi');
     const refundId = uid('re');
+    const checkout = await checkoutOf(player, 'price_wo_pack');
     await inOrder([
       refundEvent('refund.created', { id: refundId, intent, amount: 400 }, BASE + 60),
       chargeRefunded({ intent, amount: 1000, refunded: 400 }, BASE + 60),
       refundEvent('refund.updated', { id: refundId, intent, amount: 400 }, BASE + 61),
-      checkoutCompleted({ customer, player, mode: 'payment', intent, amount: 1000, product: ids.pack!, price: 'price_wo_pack' }, BASE),
+      checkoutCompleted({ checkout, customer, player, mode: 'payment', intent, amount: 1000, product: ids.pack!, price: 'price_wo_pack' }, BASE),
     ]);
     const [payment] = await paymentsOf(player);
     expect({ refunded: Number(payment!.amount_refunded), status: payment!.status }).toEqual({ refunded: 400, status: 'partially_refunded' });
@@ -200,10 +208,11 @@ describe('one credit pack purchase', () => {
     const customer = await customerFor(player);
     const intent = uid('pi');
     const refundId = uid('re');
+    const checkout = await checkoutOf(player, 'price_wo_pack');
     await inOrder([
       refundEvent('refund.created', { id: refundId, intent, amount: 400, status: 'pending' }, BASE + 60),
       refundEvent('refund.updated', { id: refundId, intent, amount: 400, status: 'failed' }, BASE + 90),
-      checkoutCompleted({ customer, player, mode: 'payment', intent, amount: 1000, product: ids.pack!, price: 'price_wo_pack' }, BASE),
+      checkoutCompleted({ checkout, customer, player, mode: 'payment', intent, amount: 1000, product: ids.pack!, price: 'price_wo_pack' }, BASE),
     ]);
     const [payment] = await paymentsOf(player);
     expect({ refunded: Number(payment!.amount_refunded), status: payment!.status }).toEqual({ refunded: 0, status: 'succeeded' });
@@ -221,11 +230,12 @@ describe('one subscription', () => {
     const invoice = uid('in');
     const intent = uid('pi');
     const sub = { id: subscription, customer, player, price: 'price_wo_gold' };
+    const checkout = await checkoutOf(player, 'price_wo_gold');
     const events = {
       created: subscriptionEvent('customer.subscription.created', { ...sub, status: 'incomplete' }, BASE),
       invoicePaid: invoiceEvent('invoice.paid', { id: invoice, customer, subscription, status: 'paid', amount: 2000 }, BASE + 1),
       invoicePayment: invoicePaymentPaid({ invoice, intent, amount: 2000 }, BASE + 1),
-      checkout: checkoutCompleted({ customer, player, mode: 'subscription', subscription, amount: 2000, product: ids.gold!, price: 'price_wo_gold' }, BASE + 1),
+      checkout: checkoutCompleted({ checkout, customer, player, mode: 'subscription', subscription, amount: 2000, product: ids.gold!, price: 'price_wo_gold' }, BASE + 1),
       active: subscriptionEvent('customer.subscription.updated', { ...sub, status: 'active' }, BASE + 1),
       cancelling: subscriptionEvent('customer.subscription.updated', { ...sub, status: 'active', cancelAtPeriodEnd: true }, BASE + 300),
     };
@@ -272,11 +282,12 @@ describe('one subscription', () => {
     const player = await createUser(db());
     const customer = await customerFor(player);
     const sub = { id: uid('sub'), customer, player, price: 'price_wo_gold' };
+    const checkout = await checkoutOf(player, 'price_wo_gold');
     await storm([
       subscriptionEvent('customer.subscription.deleted', { ...sub, status: 'canceled' }, BASE + 600),
       subscriptionEvent('customer.subscription.created', { ...sub, status: 'active' }, BASE),
       subscriptionEvent('customer.subscription.updated', { ...sub, status: 'active', cancelAtPeriodEnd: true }, BASE + 300),
-      checkoutCompleted({ customer, player, mode: 'subscription', subscription: sub.id, amount: 2000, product: ids.gold!, price: 'price_wo_gold' }, BASE),
+      checkoutCompleted({ checkout, customer, player, mode: 'subscription', subscription: sub.id, amount: 2000, product: ids.gold!, price: 'price_wo_gold' }, BASE),
     ]);
     expect((await subscriptionOf(sub.id)).status).toBe('canceled');
     expect(await tierOf(player)).toBeNull();

@@ -215,6 +215,72 @@ describe('links shown to players', () => {
   });
 });
 
+describe('control and separator characters, in every URL field', () => {
+  /**
+   * The URL parser drops tab, CR and LF and trims controls and spaces, so such URLs passed a
+   * parse-based check, were stored, and broke the header or the link they were written into.
+   */
+  const UNSAFE = {
+    'CR LF': '\r\nSet-Cookie: a=b', 'LF': '\n', 'tab': '\t', 'space': ' x', 'DEL': '\u007f', 'C1 NEL': '\u0085', 'C1 CSI': '\u009b',
+    'U+2028': '\u2028', 'U+2029': '\u2029', 'NBSP': '\u00a0', 'ideographic space': '\u3000', 'zero-width space': '\u200b',
+    'bidi override': '\u202e', 'BOM': '\ufeff', 'form feed': '\f', 'NUL-less C0': '\u0001',
+  };
+  const counts = async () => ({
+    checkouts: (await t.db.selectFrom('billing_checkout_sessions').select('id').where('user_id', '=', player.id).execute()).length,
+    games: (await t.db.selectFrom('store_games').select('id').execute()).length,
+    announcements: (await t.db.selectFrom('announcements').select('id').execute()).length,
+    broadcasts: (await t.db.selectFrom('notification_broadcasts').select('id').execute()).length,
+    achievements: (await t.db.selectFrom('catalog_achievements').select('id').execute()).length,
+  });
+
+  it('each is refused with the 400 SchemaError naming the field, at the start, middle or end of the URL, and nothing is stored', async () => {
+    const game = await expectStatus({ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game' } }, 201);
+    const achievement = await expectStatus({ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A' } }, 201);
+    const before = await counts();
+    const ok = `${ALLOWED_ORIGIN}/ok`;
+    for (const [name, character] of Object.entries(UNSAFE)) {
+      for (const url of [`${ALLOWED_ORIGIN}/a${character}b`, `${ALLOWED_ORIGIN}/${character}`, `${character}${ALLOWED_ORIGIN}/`]) {
+        const attempts: Array<[InjectOptions & { token?: string }, Array<string | number>]> = [
+          [{ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: url, cancelUrl: ok } }, ['successUrl']],
+          [{ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: ok, cancelUrl: url } }, ['cancelUrl']],
+          [{ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: url } }, ['return_url']],
+          [{ method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: url } }, ['return_url']],
+          [{ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: url } }, ['website']],
+          [{ method: 'PATCH', url: `/v1/admin/store/games/${game.id}`, token: staff.token, payload: { website: url } }, ['website']],
+          [{ method: 'PUT', url: '/v1/admin/site/announcements', token: staff.token, payload: { title: 'News', action_url: url } }, ['action_url']],
+          [{ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: url } } }, ['notification', 'action_url']],
+          [{ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: `/a${character}b` } } }, ['notification', 'action_url']],
+          [{ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: url } }, ['icon_path']],
+          [{ method: 'PATCH', url: `/v1/admin/catalog/achievements/${achievement.id}`, token: staff.token, payload: { icon_path: url } }, ['icon_path']],
+        ];
+        for (const [attempt, path] of attempts) {
+          const response = await t.request(attempt);
+          const what = `${name}: ${attempt.method} ${attempt.url} ${JSON.stringify(url)} → ${response.statusCode} ${response.body.slice(0, 200)}`;
+          expect(response.statusCode, what).toBe(400);
+          expect(response.json(), what).toMatchObject({ success: false, error: { name: 'SchemaError', issues: expect.arrayContaining([expect.objectContaining({ path })]) } });
+        }
+      }
+    }
+    expect(await counts()).toEqual(before);
+    const stored = await t.db.selectFrom('store_games').select('website').where('id', '=', game.id).executeTakeFirstOrThrow();
+    expect(stored.website).toBeNull();
+  });
+
+  it('the same characters percent-encoded are plain URLs: accepted, and the pay page redirects to them as given', async () => {
+    const encoded = `${ALLOWED_ORIGIN}/done?note=a%0D%0Ab%E2%80%A8c%20d`;
+    const made = await expectStatus({ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: encoded, cancelUrl: `${ALLOWED_ORIGIN}/cancel` } }, 200);
+    const paid = await t.request({ method: 'POST', url: `/v1/public/billing/local/checkout/${made.id}/pay` });
+    expect({ status: paid.statusCode, location: paid.headers.location }).toEqual({ status: 303, location: encoded });
+  });
+
+  it('user names and passwords in a URL are refused: `https://game.example@evil.example/` reads as one site and leads to another', async () => {
+    for (const url of ['https://game.example@evil.example/', 'https://user:pass@game.example/']) {
+      const response = await t.request({ method: 'PUT', url: '/v1/admin/site/announcements', token: staff.token, payload: { title: 'News', action_url: url } });
+      expect(response.statusCode, url).toBe(400);
+    }
+  });
+});
+
 describe('the service never fetches a caller\'s URL', () => {
   it('every URL field given the trap\'s address, a checkout paid and followed: the trap sees nothing', async () => {
     const at = (path: string) => `${trap.url}${path}`;

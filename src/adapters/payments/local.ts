@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { validateHeaderValue } from 'node:http';
 import { dirname } from 'node:path';
 import {
   PaymentProviderError,
@@ -100,6 +101,24 @@ function loadedState(saved: Partial<LocalState>): LocalState {
   return state;
 }
 
+/**
+ * Stripe refuses a redirect URL it cannot use (`url_invalid`); so does this provider, whose own page
+ * writes these URLs into a Location header: an http(s) URL that header can carry, or nothing is made.
+ */
+function checkRedirectTarget(operation: string, param: string, value: string): void {
+  if (isRedirectTarget(value)) return;
+  throw new PaymentProviderError(operation, 'refused', 'url_invalid', `Not a valid URL: ${param}`, 400);
+}
+
+function isRedirectTarget(value: string): boolean {
+  try {
+    validateHeaderValue('location', value);
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
 function newId(prefix: string): string {
   return `${prefix}_local_${randomBytes(12).toString('hex')}`;
 }
@@ -157,6 +176,8 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async createCheckout(input: ProviderCheckoutInput): Promise<ProviderCheckout> {
+    checkRedirectTarget('createCheckout', 'success_url', input.successUrl);
+    checkRedirectTarget('createCheckout', 'cancel_url', input.cancelUrl);
     const price = await this.#options.priceLookup(input.providerPriceId);
     // From here to the insert nothing awaits, so two racing calls with one key see each other.
     const existing = Object.values(this.#state.checkouts).find((c) => c.idempotencyKey === input.idempotencyKey);
@@ -291,6 +312,7 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   async createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
     this.#customer('createPortalSession', customerId);
+    checkRedirectTarget('createPortalSession', 'return_url', returnUrl);
     const url = new URL('/v1/public/billing/local/portal', this.#options.publicBaseUrl());
     url.searchParams.set('return_url', returnUrl);
     return { url: url.toString() };

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../kernel/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { httpUrl } from '../../kernel/url-field.js';
 
 export const SEVERITIES = ['info', 'success', 'warning', 'critical'] as const;
 export const SURFACES = ['landing', 'portal', 'all'] as const;
 
 /** Shown to the public as a link: http(s) only, never `javascript:` and the like. */
-const actionUrl = z.string().max(2000).url().refine((value) => /^https?:\/\//i.test(value), { message: 'action_url must be an http or https URL' });
+const actionUrl = httpUrl({ max: 2000 });
 const instant = isoDateTime();
 
 export const announcementIdParams = z.object({ id: z.string().uuid() });

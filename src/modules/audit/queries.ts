@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { countRows, escapeLike, likePattern, offsetOf } from '../../kernel/pagination.js';
 import { auditFilters, type AuditFilters, type ListAuditQuery } from './schemas.js';
 import './tables.js';
 
@@ -10,7 +10,7 @@ const FACET_LIMIT = 50;
 /** `roles.*` as a LIKE pattern (its own `%`, `_` and `\` taken literally), or the exact action. */
 function actionMatch(action: string): { op: 'like' | '='; value: string } {
   return action.endsWith('*')
-    ? { op: 'like', value: `${action.slice(0, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%` }
+    ? { op: 'like', value: `${escapeLike(action.slice(0, -1))}%` }
     : { op: '=', value: action };
 }
 

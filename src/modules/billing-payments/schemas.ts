@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../kernel/instant.js';
-import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { noTextFilter, pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 // Billing routes write snake_case. Money is integer minor units with a lowercase ISO 4217 currency.
 
@@ -71,6 +71,7 @@ const createdRange = {
 };
 
 export const listPaymentsQuery = pageQuery(['created_at', 'amount'], { field: 'created_at', direction: 'desc' }).extend({
+  q: noTextFilter,
   ...createdRange,
   status: z.enum(PAYMENT_STATUSES).optional(),
   kind: z.enum(PAYMENT_KINDS).optional(),
@@ -99,6 +100,7 @@ export type InvoiceView = z.infer<typeof invoiceBody>;
 export const invoicesBody = pagedResponse(invoiceBody);
 
 export const listInvoicesQuery = pageQuery(['created_at', 'amount_due'], { field: 'created_at', direction: 'desc' }).extend({
+  q: noTextFilter,
   ...createdRange,
   status: z.enum(INVOICE_STATUSES).optional(),
 });

@@ -4,6 +4,7 @@ import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
 import { conflict, invalidRequest } from '../../kernel/errors.js';
 import { OneAtATime, requestFingerprint } from '../../kernel/idempotency.js';
+import { httpUrlProblem } from '../../kernel/url-field.js';
 import { resolveCheckoutPrice } from '../billing-catalog/queries.js';
 import { checkoutRefusalError } from '../billing-catalog/service.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';
@@ -22,15 +23,14 @@ const CHECKOUT_KEY_WINDOW_MS = 10 * 60 * 1000;
 /** The player's view of a provider failure: its code, not its message. */
 export const providerError = (error: unknown) => providerFailure(error, { withMessage: false });
 
-/** Redirect targets must be http(s), and on an allowed origin when the deployment lists them. */
+/**
+ * Redirect targets are absolute http(s) URLs in plain characters (the schemas say so already; a
+ * service is called from elsewhere too), and on an allowed origin when the deployment lists them.
+ */
 export function checkRedirectUrl(field: string, value: string, allowedOrigins: readonly string[]): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidRequest({ field, reason: 'not a URL' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidRequest({ field, reason: 'must be an http or https URL' });
+  const problem = httpUrlProblem(value);
+  if (problem !== undefined) throw invalidRequest({ field, reason: problem });
+  const url = new URL(value);
   if (allowedOrigins.length === 0) return;
   const allowed = allowedOrigins.some((origin) => {
     try {
@@ -112,8 +112,8 @@ export class CheckoutService {
       : await promotionForCheckout(this.db, { code: body.promotionCode, userId, currency: price.currency, now: this.now() });
 
     const customerId = await this.ensureCustomer(userId);
+    // For people reading the provider's dashboard: fulfilment reads the checkout row, never these.
     const metadata: Record<string, string> = { user_id: userId, product_id: product.id, price_id: price.providerPriceId, quantity: String(quantity) };
-    // The credits a pack adds are fixed at checkout: a later catalog edit does not change what was bought.
     if (product.credits !== null) metadata.credits = String(product.credits);
     const idempotencyKey = request === undefined ? await this.#checkoutKey(userId, price.id, quantity, body) : requestCheckoutKey(userId, request.key);
     // The provider may still refuse a code the mirror accepted (it settles races for a last redemption).
@@ -132,7 +132,9 @@ export class CheckoutService {
       .insertInto('billing_checkout_sessions')
       .values({
         user_id: userId, provider: this.payments.kind, provider_checkout_id: checkout.id, product_id: product.id, price_id: price.id,
-        mode, quantity, success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
+        // The credits a pack adds are fixed here: a later catalog edit does not change what was bought.
+        mode, quantity, credits: mode === 'payment' ? product.credits : null,
+        success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
         url: checkout.url, request_key: request?.key ?? null, request_fingerprint: request?.fingerprint ?? null,
       })
       .onConflict((oc) => oc.doNothing())

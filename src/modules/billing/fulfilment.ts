@@ -1,11 +1,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { PaymentEvent, PaymentProviderKind, ProviderInvoice, ProviderSubscription } from '../../adapters/payments/index.js';
+import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '../../adapters/payments/index.js';
 import type { BillingSubscriptionStatus, Tables } from '../../db/tables.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { addCredits } from '../credits/ledger.js';
 import { fillSubscriptionPayments, linkInvoicePayment, lockInvoice, settleInvoicePayments } from './invoice-payments.js';
+import { markCheckoutCompleted, markEventIgnored, storedCheckout } from './queries.js';
 import { keepRefundForLater, lockProviderPayment, recordRefund, recordRefundsAwaitingPayment, type RecordedRefund } from '../billing-payments/refund-recording.js';
 import '../billing-catalog/tables.js';
 import '../plans/tables.js';
@@ -14,6 +15,8 @@ import type { InvoiceStatus } from './tables.js';
 
 type Db = Kysely<Tables>;
 type CheckoutCompleted = Extract<PaymentEvent, { type: 'checkout.completed' }>;
+type SubscriptionEvent = Extract<PaymentEvent, { type: 'subscription.updated' | 'subscription.deleted' }>;
+type InvoiceEvent = Extract<PaymentEvent, { type: 'invoice.paid' | 'invoice.payment_failed' }>;
 type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
 
 /** Subscriptions that give their plan's tier. */
@@ -23,12 +26,6 @@ const TERMINAL_STATUSES: BillingSubscriptionStatus[] = ['canceled', 'incomplete_
 /** Invoice states the provider never leaves. */
 const FINAL_INVOICE_STATUSES: InvoiceStatus[] = ['paid', 'void'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function metadataInt(value: string | undefined, min: number, max: number): number | null {
-  if (value === undefined || !/^\d+$/.test(value)) return null;
-  const parsed = Number(value);
-  return parsed >= min && parsed <= max ? parsed : null;
-}
 
 /**
  * Fulfilment: the one path every provider event takes, from the Stripe webhook and the local
@@ -74,11 +71,11 @@ export class Fulfilment {
         return;
       case 'subscription.updated':
       case 'subscription.deleted':
-        return this.#subscriptionChanged(trx, event.subscription, event.type === 'subscription.deleted', event.occurredAt, event.type === 'subscription.updated' && event.created === true);
+        return this.#subscriptionChanged(trx, event);
       case 'invoice.paid':
-        return this.#invoice(trx, event.invoice, event.occurredAt, event.paymentId);
+        return this.#invoice(trx, event, event.paymentId);
       case 'invoice.payment_failed':
-        return this.#invoice(trx, event.invoice, event.occurredAt, null);
+        return this.#invoice(trx, event, null);
       case 'invoice.payment_linked':
         for (const recorded of await linkInvoicePayment(trx, this.provider, event.link)) await this.#refunded(trx, recorded, event.occurredAt);
         return;
@@ -112,8 +109,16 @@ export class Fulfilment {
     return customer?.user_id ?? null;
   }
 
-  #unowned(event: string, id: string): void {
-    this.log.warn({ provider: this.provider, event, object_id: id }, 'payment event for no known user: recorded, not fulfilled');
+  /**
+   * An event recorded and not acted on: its row says why (a redelivery finds it and does nothing
+   * either), and the operator is told. The provider gets its 2xx, so it stops retrying.
+   */
+  async #ignored(trx: Db, event: PaymentEvent, objectId: string, reason: string): Promise<void> {
+    this.log.warn(
+      { provider: this.provider, event_id: event.eventId, event_type: event.type, object_id: objectId, reason },
+      'payment event recorded, not acted on',
+    );
+    await markEventIgnored(trx, this.provider, event.eventId, reason);
   }
 
   /** A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as a staff refund would. */
@@ -151,74 +156,93 @@ export class Fulfilment {
     });
   }
 
+  /**
+   * Only a checkout this service made is fulfilled, and only as it was stored: for its player, its
+   * product and quantity, and the credits fixed when it was made. The event's metadata is whatever
+   * the maker of a checkout wrote, and anyone making checkouts on the provider account (a payment
+   * link, another integration) gets events signed like ours: one for a checkout made elsewhere
+   * granted the 1,000,000 credits its metadata named. What the provider charged (`amountTotal`)
+   * is its own report of the money, and is recorded as such.
+   */
   async #checkoutCompleted(trx: Db, event: CheckoutCompleted): Promise<void> {
-    const userId = await this.#userOf(trx, event.metadata, event.customerId);
-    if (userId === null) return this.#unowned(event.type, event.checkoutId);
-    const session = await trx.updateTable('billing_checkout_sessions').set({ status: 'completed', completed_at: event.occurredAt })
-      .where('provider', '=', this.provider).where('provider_checkout_id', '=', event.checkoutId)
-      .returning('id').executeTakeFirst();
-    const price = event.metadata.price_id === undefined ? undefined
-      : await trx.selectFrom('billing_prices').select(['id', 'product_id']).where('provider_price_id', '=', event.metadata.price_id).executeTakeFirst();
-    const productId = price?.product_id ?? (UUID.test(event.metadata.product_id ?? '') ? event.metadata.product_id! : null);
-    const product = productId === null ? undefined
-      : await trx.selectFrom('billing_products').select(['id', 'name', 'credits']).where('id', '=', productId).executeTakeFirst();
+    const checkout = await storedCheckout(trx, this.provider, event.checkoutId);
+    const ignore = (reason: string) => this.#ignored(trx, event, event.checkoutId, reason);
+    if (checkout === undefined) return ignore('a checkout this service did not make');
+    if (checkout.mode !== event.mode) return ignore(`completed in ${event.mode} mode, made in ${checkout.mode} mode`);
+    const userId = checkout.user_id;
+    await markCheckoutCompleted(trx, checkout.id, event.occurredAt);
 
-    if (event.mode === 'subscription') {
+    if (checkout.mode === 'subscription') {
       if (event.subscriptionId === null) return;
       // The subscription's own events carry its status and period; until one arrives, a paid checkout means active.
       await trx.insertInto('billing_subscriptions')
         .values({
-          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId, product_id: product?.id ?? null,
-          provider_price_id: event.metadata.price_id ?? null, status: 'active', provider_customer_id: event.customerId,
+          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId,
+          product_id: checkout.product_id, provider_price_id: checkout.provider_price_id, status: 'active',
+          provider_customer_id: event.customerId,
         })
         .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
         .execute();
       await syncUserTier(trx, userId);
       await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
-      await this.events.publish(trx, { kind: 'dashboard', name: 'billing.subscription_started', payload: { user_id: userId, product_id: product?.id ?? null, amount: event.amountTotal, currency: event.currency } });
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'billing.subscription_started',
+        payload: {
+          user_id: userId, product_id: checkout.product_id, amount: event.amountTotal, currency: event.currency,
+        },
+      });
       return;
     }
 
-    const quantity = metadataInt(event.metadata.quantity, 1, 99) ?? 1;
-    const creditsEach = metadataInt(event.metadata.credits, 1, 10_000_000) ?? product?.credits ?? null;
-    const credits = creditsEach === null ? null : creditsEach * quantity;
+    const quantity = checkout.quantity;
+    const credits = checkout.credits === null ? null : checkout.credits * quantity;
     const providerPaymentId = event.paymentId ?? event.checkoutId;
     const payment = await trx.insertInto('billing_payments')
       .values({
-        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId, product_id: product?.id ?? null, price_id: price?.id ?? null,
-        kind: 'credit_pack', quantity, credits, amount: event.amountTotal, currency: event.currency, checkout_session_id: session?.id ?? null,
+        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId,
+        product_id: checkout.product_id, price_id: checkout.price_id, kind: 'credit_pack', quantity, credits,
+        amount: event.amountTotal, currency: event.currency, checkout_session_id: checkout.id,
       })
       .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
       .returning('id')
       .executeTakeFirst();
     if (payment === undefined) return; // this payment was fulfilled by an earlier event
-    if (credits === null) return this.#unowned('checkout.completed (no credits known)', event.checkoutId);
+    // A checkout closed before its credits were stored (migration 0045): the payment is kept, and staff grant by hand.
+    if (credits === null) return this.#ignored(trx, event, event.checkoutId, 'the checkout stored no credits');
     await addCredits(trx, {
       userId, amount: credits, kind: 'purchase', actorId: null, referenceType: 'payment', referenceId: payment.id,
-      idempotencyKey: `payment:${this.provider}:${providerPaymentId}`, reason: `Bought ${quantity} × ${product?.name ?? 'credit pack'}`,
+      idempotencyKey: `payment:${this.provider}:${providerPaymentId}`,
+      reason: `Bought ${quantity} × ${checkout.product_name}`,
     });
     await this.events.publish(trx, {
       kind: 'dashboard', name: 'billing.credits_purchased',
-      payload: { user_id: userId, payment_id: payment.id, product_id: product?.id ?? null, quantity, credits, amount: event.amountTotal, currency: event.currency },
+      payload: {
+        user_id: userId, payment_id: payment.id, product_id: checkout.product_id, quantity, credits,
+        amount: event.amountTotal, currency: event.currency,
+      },
     });
     // Refunds reported before this payment (their events came first) are recorded now, credits taken back.
     for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId)) await this.#refunded(trx, recorded, event.occurredAt);
   }
 
-  async #subscriptionChanged(trx: Db, subscription: ProviderSubscription, deleted: boolean, occurredAt: string, created: boolean): Promise<void> {
+  async #subscriptionChanged(trx: Db, event: SubscriptionEvent): Promise<void> {
+    const { subscription, occurredAt } = event;
+    const deleted = event.type === 'subscription.deleted';
+    const created = event.type === 'subscription.updated' && event.created === true;
     const userId = await this.#userOf(trx, subscription.metadata, subscription.customerId);
-    if (userId === null) return this.#unowned('subscription', subscription.id);
+    if (userId === null) return this.#ignored(trx, event, subscription.id, 'no known user');
     await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt, created });
   }
 
-  async #invoice(trx: Db, invoice: ProviderInvoice, occurredAt: string, paymentId: string | null): Promise<void> {
+  async #invoice(trx: Db, event: InvoiceEvent, paymentId: string | null): Promise<void> {
+    const { invoice, occurredAt } = event;
     // Before anything of the invoice is written: its payment's link may be arriving at this moment.
     await lockInvoice(trx, this.provider, invoice.id);
     const subscription = invoice.subscriptionId === null ? undefined
       : await trx.selectFrom('billing_subscriptions').select('user_id')
         .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
     const userId = subscription?.user_id ?? await this.#userOf(trx, {}, invoice.customerId);
-    if (userId === null) return this.#unowned('invoice', invoice.id);
+    if (userId === null) return this.#ignored(trx, event, invoice.id, 'no known user');
     const columns = {
       provider_subscription_id: invoice.subscriptionId, status: invoice.status, amount_due: invoice.amountDue, amount_paid: invoice.amountPaid,
       currency: invoice.currency, hosted_url: invoice.hostedUrl, period_start: invoice.periodStart, period_end: invoice.periodEnd, last_event_at: occurredAt,

@@ -3,8 +3,9 @@ import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { PaymentProviderError, type PaymentEvent } from '../../adapters/payments/index.js';
 import type { LocalCheckout, LocalPaymentProvider } from '../../adapters/payments/local.js';
-import { notFound } from '../../kernel/errors.js';
+import { invalidState, notFound } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
+import { httpUrl, httpUrlProblem } from '../../kernel/url-field.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
 import { checkRedirectUrl } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
@@ -54,6 +55,20 @@ function portalPage(returnUrl: string): string {
 }
 
 /**
+ * Where the page sends the player, checked before the checkout is paid or cancelled. A checkout
+ * made before URLs were checked may hold one that cannot be written into a Location header: the
+ * page answered a 500 after the credits were granted. It is refused as it stands (422
+ * `invalid_state`, nothing paid, nothing changed); the player starts a new checkout.
+ */
+function refuseUnredirectable(checkout: LocalCheckout): void {
+  for (const [field, url] of [['successUrl', checkout.successUrl], ['cancelUrl', checkout.cancelUrl]] as const) {
+    const problem = httpUrlProblem(url);
+    if (problem === undefined) continue;
+    throw invalidState({ field, reason: `the checkout's ${field} ${problem}; start a new checkout` });
+  }
+}
+
+/**
  * The local provider's checkout page: the player pays or cancels, the provider returns the
  * events Stripe would send, and they go through the same fulfilment as Stripe's webhook before
  * the player is sent on (303) to the checkout's success or cancel URL. Paying or cancelling a
@@ -83,6 +98,7 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
 
     const settle = (action: 'pay' | 'cancel') => async (request: { params: { id: string } }, reply: FastifyReply) => {
       const checkout = checkoutOf(request.params.id);
+      refuseUnredirectable(checkout);
       if (checkout.status === 'open') {
         let events: PaymentEvent[];
         try {
@@ -99,11 +115,11 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
     };
 
     scope.post('/v1/public/billing/local/checkout/:id/pay', {
-      schema: { tags, summary: 'Local provider: pay a checkout', description: 'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 `checkout`.', params, response: { 303: redirect } },
+      schema: { tags, summary: 'Local provider: pay a checkout', description: 'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 `checkout`; 422 `invalid_state` (a checkout stored with a success or cancel URL the page cannot send the player to: nothing is paid).', params, response: { 303: redirect } },
     }, settle('pay'));
 
     scope.post('/v1/public/billing/local/checkout/:id/cancel', {
-      schema: { tags, summary: 'Local provider: cancel a checkout', description: 'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 `checkout`.', params, response: { 303: redirect } },
+      schema: { tags, summary: 'Local provider: cancel a checkout', description: 'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 `checkout`; 422 `invalid_state` (as for paying: nothing changes).', params, response: { 303: redirect } },
     }, settle('cancel'));
 
     scope.get('/v1/public/billing/local/portal', {
@@ -111,7 +127,7 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
         tags,
         summary: 'Local provider: billing portal page',
         description: 'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep no cards or invoices to manage, so the page says so and links back to `return_url` (http or https only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
-        querystring: z.object({ return_url: z.string().url().max(2000).refine((url) => /^https?:\/\//i.test(url), 'return_url must be an http(s) URL') }),
+        querystring: z.object({ return_url: httpUrl({ max: 2000 }) }),
         response: { 200: z.string().describe('text/html') },
       },
     }, async (request, reply) => {

@@ -58,3 +58,25 @@ export async function myInvoices(db: Db, userId: string, query: MyInvoicesQuery)
   }));
   return { data, meta: { page: query.page, per_page: query.per_page } };
 }
+
+/** The checkout this service made under the provider's checkout id, as fulfilment reads it; undefined: none. */
+export function storedCheckout(trx: Db, provider: PaymentProviderKind, providerCheckoutId: string) {
+  return trx.selectFrom('billing_checkout_sessions as c')
+    .innerJoin('billing_prices as p', 'p.id', 'c.price_id')
+    .innerJoin('billing_products as pr', 'pr.id', 'c.product_id')
+    .select(['c.id', 'c.user_id', 'c.mode', 'c.quantity', 'c.credits', 'c.price_id', 'c.product_id'])
+    .select(['p.provider_price_id', 'pr.name as product_name'])
+    .where('c.provider', '=', provider).where('c.provider_checkout_id', '=', providerCheckoutId)
+    .executeTakeFirst();
+}
+
+export async function markCheckoutCompleted(trx: Db, id: string, completedAt: string): Promise<void> {
+  await trx.updateTable('billing_checkout_sessions').set({ status: 'completed', completed_at: completedAt })
+    .where('id', '=', id).execute();
+}
+
+/** Says on a recorded provider event why it was not acted on. */
+export async function markEventIgnored(trx: Db, provider: PaymentProviderKind, eventId: string, reason: string) {
+  await trx.updateTable('billing_webhook_events').set({ ignored_reason: reason })
+    .where('provider', '=', provider).where('event_id', '=', eventId).execute();
+}

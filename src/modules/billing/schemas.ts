@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from '../../kernel/url-field.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../kernel/pagination.js';
 
 /** Operation 6's body, camelCase as the spec writes it. */
@@ -6,8 +7,8 @@ export const checkoutSessionBody = z
   .object({
     productId: z.string().uuid().optional(),
     priceId: z.string().min(1).optional(),
-    successUrl: z.string().url(),
-    cancelUrl: z.string().url(),
+    successUrl: httpUrl(),
+    cancelUrl: httpUrl(),
     quantity: z.number().int().min(1).max(99).optional(),
     promotionCode: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{2,49}$/).optional()
       .describe('A promotion code the player entered (any case). Refused with 422 `invalid_request` and `details.reason` when it cannot be used.'),
@@ -18,7 +19,7 @@ export type CheckoutSessionBody = z.infer<typeof checkoutSessionBody>;
 
 export const checkoutSessionResult = z.object({ url: z.string().nullable(), id: z.string() });
 
-export const portalSessionBody = z.object({ return_url: z.string().url() }).strict();
+export const portalSessionBody = z.object({ return_url: httpUrl() }).strict();
 export const portalSessionResult = z.object({ url: z.string() });
 
 const subscriptionView = z.object({

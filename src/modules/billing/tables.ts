@@ -38,6 +38,8 @@ export interface BillingCheckoutSessionsTable {
   /** The player's Idempotency-Key and a hash of the request's body, when one was sent (migration 0033). */
   request_key: ColumnType<string | null, string | null | undefined, never>;
   request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
+  /** Credits one unit of the pack adds, fixed at checkout; null for plans (migration 0045). */
+  credits: ColumnType<number | null, number | null | undefined, never>;
 }
 
 export type PaymentKind = 'credit_pack' | 'subscription';
@@ -89,6 +91,8 @@ export interface BillingWebhookEventsTable {
   type: string;
   occurred_at: Timestamp;
   received_at: DefaultedTimestamp;
+  /** Why the event was recorded and not acted on; null when it was applied (migration 0045). */
+  ignored_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 declare module '../../db/tables.js' {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { httpUrlProblem } from '../../kernel/url-field.js';
 
 // ---- Achievement definitions (spec "Achievement definition", operation 1) ----
 
@@ -7,9 +8,12 @@ export const ACHIEVEMENT_KEY_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(500).nullable();
-/** A path under the site's assets (`icons/win.png`) or an http(s) URL: never a `javascript:` or `data:` target. */
+/** A path under the site's assets (`icons/win.png`, `/icons/win.png`): plain characters only. */
+const ASSET_PATH = /^\/?[A-Za-z0-9._~-][A-Za-z0-9._~\/-]*$/;
+/** An asset path or an http(s) URL: never a `javascript:` or `data:` target. */
 const iconPath = z.string().max(500)
-  .refine((value) => /^https?:\/\/[^\s\\]+$/i.test(value) || /^\/?[A-Za-z0-9._~-][A-Za-z0-9._~\/-]*$/.test(value), 'must be an asset path or an http(s) URL')
+  .refine((value) => ASSET_PATH.test(value) || httpUrlProblem(value) === undefined,
+    'must be an asset path or an absolute http(s) URL')
   .nullable();
 const rewardCredits = z.number().int().min(0).max(1_000_000);
 const sortOrder = z.number().int().min(-10_000).max(10_000);

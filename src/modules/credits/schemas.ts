@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../kernel/instant.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, noTextFilter, pagedResponse, pageQuery } from '../../kernel/pagination.js';
 import { LEDGER_KINDS } from './tables.js';
 
 const dateTime = isoDateTime();
@@ -69,6 +69,7 @@ export const lotView = z.object({
 export type LotView = z.infer<typeof lotView>;
 
 export const listLotsQuery = pageQuery(['created_at', 'expires_at'], { field: 'created_at', direction: 'desc' }).extend({
+  q: noTextFilter,
   user_id: z.string().uuid().optional(),
   active: z.enum(['true', 'false']).transform((value) => value === 'true').optional()
     .describe('`true`: lots with something left that have not lapsed; `false`: spent or lapsed lots.'),

@@ -23,14 +23,23 @@ export const unsubscribeBody = z.object({
 
 export const htmlPage = z.string().describe('text/html');
 
+const maskedEmail = z.string().describe('The link\'s address, partly masked (`ja******@example.com`).');
+/** GET for an API client: the link is good, and whose it is. */
+export const unsubscribeLinkView = z.object({ email: maskedEmail });
+/** POST for an API client: done (the same answer a second time: whether it was already is not said). */
+export const unsubscribedView = z.object({ email: maskedEmail, unsubscribed: z.literal(true) });
+/** A browser gets the page, an API client the JSON. */
+export const linkAnswer = z.union([htmlPage, unsubscribeLinkView]);
+export const unsubscribedAnswer = z.union([htmlPage, unsubscribedView]);
+
 /**
  * A 400 is the "link not valid" page, or (for a body that is not a form at all, e.g. a JSON
  * array) the usual JSON SchemaError: the schema must let both through.
  */
-export const invalidLinkAnswer = z.unknown().describe('text/html: the page saying the link is not valid. A body that is neither a form nor a JSON object is a JSON SchemaError instead.');
+export const invalidLinkAnswer = z.unknown().describe('text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A body that is neither a form nor a JSON object is a JSON SchemaError instead.');
 
 /** The GET's 400: the page, or (a `token` holding text no link has) the JSON SchemaError every route answers for it. */
-export const invalidLinkPageAnswer = z.unknown().describe('text/html: the page saying the link is not valid. A `token` holding U+0000 or a lone surrogate is a JSON SchemaError instead.');
+export const invalidLinkPageAnswer = z.unknown().describe('text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A `token` holding U+0000 or a lone surrogate is a JSON SchemaError instead.');
 
 const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
 const STAFF_REASONS = ['manual', 'bounced', 'complained'] as const;

@@ -1,18 +1,14 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../kernel/instant.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse, pageQuery } from '../../kernel/pagination.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, noTextFilter, pagedResponse, pageQuery } from '../../kernel/pagination.js';
+import { sitePathOrHttpUrl } from '../../kernel/url-field.js';
 import { userSegmentBody } from '../users/segment.js';
 import { NOTIFICATION_KINDS } from './tables.js';
 
 const dateTime = isoDateTime();
 
 /** A link the player's app opens: an http(s) URL or a path of the site, never `javascript:` or another scheme. */
-/**
- * A path on the site or an http(s) URL. Backslashes, raw or %5C-encoded, are refused: browsers
- * read `/\\evil.example` as `//evil.example`, another site.
- */
-const actionUrl = z.string().max(2000)
-  .refine((value) => !/\\|%5c/i.test(value) && (/^https?:\/\/[^\s]+$/i.test(value) || /^\/(?!\/)[^\s]*$/.test(value)), 'must be an http(s) URL or a path starting with / (no backslash)');
+const actionUrl = sitePathOrHttpUrl({ max: 2000 });
 
 /** Operation 19's body, as the spec gives it. */
 export const broadcastBody = z.object({
@@ -79,5 +75,6 @@ export const broadcastView = z.object({
 });
 export type BroadcastView = z.infer<typeof broadcastView>;
 export const broadcastsPage = pagedResponse(broadcastView);
-export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' });
+export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' })
+  .extend({ q: noTextFilter });
 export type ListBroadcastsQuery = z.infer<typeof listBroadcastsQuery>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { noTextFilter, pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 /** Bounds of a stored page; the migration's CHECK constraints say the same. */
 export const MAX_MARKDOWN_CHARS = 200_000;
@@ -68,7 +68,8 @@ export type VersionSummary = z.infer<typeof versionSummary>;
 export const versionsPage = pagedResponse(versionSummary);
 export const versionBody = versionSummary.extend({ markdown: z.string() });
 
-export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' });
+export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' })
+  .extend({ q: noTextFilter });
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 
 /** Anything that is not a stored slug is simply unknown (404), so only the length is checked. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { noTextFilter, pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 /** Any string: an unknown section is a 404 `not_found` (spec), not a validation error. */
 export const sectionParams = z.object({ section: z.string().min(1).max(64) });
@@ -28,7 +28,8 @@ export const sectionBody = z.object({
 });
 export const sectionsBody = z.object({ data: z.array(sectionBody) });
 
-export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' });
+export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' })
+  .extend({ q: noTextFilter });
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 export const versionBody = z.object({
   version: z.number().int(),

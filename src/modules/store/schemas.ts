@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { httpUrl } from '../../kernel/url-field.js';
 import { CONTROLLER_SUPPORT, GAME_STATUSES, GAME_TYPES } from './tables.js';
 
 /** Ids are PostgreSQL `integer`s: anything past this could never exist (and would be a 500). */
@@ -26,12 +27,7 @@ const gameFields = {
     .nullable(),
   controller_support: z.enum(CONTROLLER_SUPPORT),
   // Shown on the public store page: only web addresses, never `javascript:` and the like.
-  website: z
-    .string()
-    .max(500)
-    .url()
-    .refine((value) => /^https?:\/\//i.test(value), 'website must be an http or https address')
-    .nullable(),
+  website: httpUrl({ max: 500 }).nullable(),
   required_age: z.number().int().min(0).max(21),
   legal_notice: z.string().max(5000).nullable(),
   license_required: z.boolean(),

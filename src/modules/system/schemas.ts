@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
+import { noTextFilter, pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 /** Job ids are PostgreSQL integers: 1 up to 2^31 - 1 (a larger number is a 400, never a 500). */
 export const jobIdParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
@@ -37,7 +37,6 @@ export const runBody = z.object({
 export type RunView = z.infer<typeof runBody>;
 
 export const runsQuery = pageQuery(['started_at'], { field: 'started_at', direction: 'desc' })
-  .omit({ q: true })
-  .extend({ result: z.enum(['ok', 'error']).optional() });
+  .extend({ q: noTextFilter, result: z.enum(['ok', 'error']).optional() });
 export type RunsQuery = z.infer<typeof runsQuery>;
 export const runsPage = pagedResponse(runBody);
