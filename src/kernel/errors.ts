@@ -123,7 +123,10 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     // Not a bug of ours and not the caller's: the database is away or too slow, or every pooled
     // session stayed busy. Say so, so clients and load balancers retry, and log it (without the
     // query or its values) for the operator.
-    request.log.warn({ err: { message: error.message, code: error.code } }, `database ${databaseFailure}`);
+    // A SQLSTATE names the failure; only a connection-level error (which has none) needs its message.
+    const sqlstate = typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code);
+    const told = sqlstate ? { code: error.code } : { code: error.code, message: error.message };
+    request.log.warn({ database: told }, `database ${databaseFailure}`);
     return sendAppError(reply, databaseFailure === 'busy' ? overloaded() : unavailable({ reason: 'database_unavailable' }));
   }
   // Anything else is a bug: log it with the request id, answer nothing about it.
