@@ -291,7 +291,8 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeMaxSocketsPerUser: integer(env, 'REALTIME_MAX_SOCKETS_PER_USER', 8, 1, 1_000),
   };
   if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
-    throw new ConfigError('REQUEST_TIMEOUT_SECONDS', `must be at least REQUEST_HEADERS_TIMEOUT_SECONDS (${config.requestHeadersTimeoutSeconds})`);
+    const headers = config.requestHeadersTimeoutSeconds;
+    throw new ConfigError('REQUEST_TIMEOUT_SECONDS', `must be at least REQUEST_HEADERS_TIMEOUT_SECONDS (${headers})`);
   }
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);

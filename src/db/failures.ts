@@ -26,9 +26,13 @@ const FROM_DATABASE = Symbol('platform-api.database-error');
  */
 const FAILING_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
 /** The socket's ways of saying the database did not answer. */
-const FAILING_NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const FAILING_NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',
+]);
 /** node-postgres's words for a lost or never-made connection. */
-const FAILING_MESSAGES = [/^Connection terminated/i, /^Client has encountered a connection error/i, /^Query read timeout$/];
+const FAILING_MESSAGES = [
+  /^Connection terminated/i, /^Client has encountered a connection error/i, /^Query read timeout$/,
+];
 /** pg-pool's word for a checkout that waited its whole budget in the queue: every session was busy. */
 const POOL_QUEUE_TIMEOUT = /^timeout exceeded when trying to connect$/;
 
@@ -68,7 +72,8 @@ export function databaseErrorSummary(error: unknown): string | undefined {
   if (!isDatabaseError(error)) return undefined;
   const { code, table, constraint } = error as { code?: unknown; table?: unknown; constraint?: unknown };
   const where = typeof table === 'string' ? ` on ${table}` : '';
-  return `database error ${typeof code === 'string' ? code : 'without a code'}${where}${typeof constraint === 'string' ? ` (${constraint})` : ''}`;
+  const named = typeof constraint === 'string' ? ` (${constraint})` : '';
+  return `database error ${typeof code === 'string' ? code : 'without a code'}${where}${named}`;
 }
 
 /** The kind a database call's error was classified as where the call was made; undefined for any other error. */
@@ -102,6 +107,7 @@ class ClassifyingConnection implements DatabaseConnection {
 }
 
 const innerOf = (connection: DatabaseConnection) => (connection as ClassifyingConnection).inner;
+type Compile = QueryCompiler['compileQuery'];
 
 /** The dialect's driver with every call's errors classified (`databaseFailureOf`). */
 class ClassifyingDriver implements Driver {
@@ -127,15 +133,15 @@ class ClassifyingDriver implements Driver {
     return classified(this.inner.rollbackTransaction(innerOf(connection)));
   }
 
-  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  savepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
     return classified(this.#required('savepoint')(innerOf(connection), name, compile));
   }
 
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
     return classified(this.#required('rollbackToSavepoint')(innerOf(connection), name, compile));
   }
 
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
     return classified(this.#required('releaseSavepoint')(innerOf(connection), name, compile));
   }
 

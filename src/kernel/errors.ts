@@ -127,7 +127,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     const sqlstate = typeof error.code === 'string' && /^[0-9A-Z]{5}$/.test(error.code);
     const told = sqlstate ? { code: error.code } : { code: error.code, message: error.message };
     request.log.warn({ database: told }, `database ${databaseFailure}`);
-    return sendAppError(reply, databaseFailure === 'busy' ? overloaded() : unavailable({ reason: 'database_unavailable' }));
+    const refusal = databaseFailure === 'busy' ? overloaded() : unavailable({ reason: 'database_unavailable' });
+    return sendAppError(reply, refusal);
   }
   // Anything else is a bug: log it with the request id, answer nothing about it.
   request.log.error({ err: error }, 'unhandled error');

@@ -39,7 +39,9 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   // SchemaError that hides the real problem): every body here is JSON, anything else is 415.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string' }, (request, body, done) => {
-    if (!isUtf8Json(request.headers['content-type'])) return done(new AppError(415, 'unsupported_media_type', { charset: 'utf-8 only' }), undefined);
+    if (!isUtf8Json(request.headers['content-type'])) {
+      return done(new AppError(415, 'unsupported_media_type', { charset: 'utf-8 only' }), undefined);
+    }
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
     try {

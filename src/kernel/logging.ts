@@ -8,8 +8,8 @@ import { isDatabaseError } from '../db/failures.js';
  * the OAuth names a client might put there. Matched whatever their case.
  */
 export const CREDENTIAL_QUERY_PARAMETERS = [
-  'token', 'ticket', 'sig', 'signature', 'access_token', 'refresh_token', 'id_token', 'code', 'device_code', 'api_key', 'apikey',
-  'password', 'secret', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
+  'token', 'ticket', 'sig', 'signature', 'access_token', 'refresh_token', 'id_token', 'code', 'device_code',
+  'api_key', 'apikey', 'password', 'secret', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
 ];
 const CREDENTIAL_QUERY = new RegExp(`([?&;](?:${CREDENTIAL_QUERY_PARAMETERS.join('|')})=)[^&#;]*`, 'gi');
 
@@ -18,7 +18,9 @@ export function redactUrl(url: string): string {
 }
 
 /** The fields of a database error that name what failed without the values it failed on. */
-const DATABASE_ERROR_FIELDS = ['code', 'severity', 'schema', 'table', 'column', 'constraint', 'dataType', 'routine'] as const;
+const DATABASE_ERROR_FIELDS = [
+  'code', 'severity', 'schema', 'table', 'column', 'constraint', 'dataType', 'routine',
+] as const;
 
 /**
  * An error as a log line shows it. A database error (raised by the driver on a call: its message,

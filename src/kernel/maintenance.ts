@@ -37,7 +37,8 @@ const LOCKDOWN_ALLOWED = new Set(['POST /v1/me/sessions/stop']);
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function isClientPath(routePath: string): boolean {
-  return routePath === '/v1/public' || routePath.startsWith('/v1/public/') || routePath === '/v1/me' || routePath.startsWith('/v1/me/');
+  const under = (area: string) => routePath === area || routePath.startsWith(`${area}/`);
+  return under('/v1/public') || under('/v1/me');
 }
 
 /**

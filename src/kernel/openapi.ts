@@ -68,7 +68,11 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   if (route.schema && (route.schema.body || route.schema.querystring || route.schema.params || route.schema.headers)) {
     add('400', 'Validation error (SchemaError) or an application error such as `invalid_json`.', schemaError);
   }
-  if (route.schema?.body) add('408', '`request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed.', applicationError);
+  if (route.schema?.body) {
+    const timedOut = '`request_timeout`: the body fell silent or the request took longer than its budget; '
+      + 'the connection is closed.';
+    add('408', timedOut, applicationError);
+  }
   if (area !== 'open') {
     operation.security = [{ bearerAuth: [] }];
     add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationError);
@@ -107,8 +111,8 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           'Accounts, billing, site content and staff administration. Every response carries `x-request-id`. ' +
           'Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", issues } }`. ' +
           'Any operation may answer 503 `unavailable` with `Retry-After` when this instance cannot serve it now: ' +
-          '`details.reason` `overloaded` (too many requests or anonymous uploads under way, or no database session free in time; ' +
-          'retry after 1 s) or `database_unavailable` (retry after 5 s). ' +
+          '`details.reason` `overloaded` (too many requests or anonymous uploads under way, or no database ' +
+          'session free in time; retry after 1 s) or `database_unavailable` (retry after 5 s). ' +
           'A client too slow to send its request (headers, a body fallen silent, the whole request past its budget) ' +
           'is answered 408 `request_timeout` and its connection closed.',
       },

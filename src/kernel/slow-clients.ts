@@ -12,7 +12,8 @@ import { AppError } from './errors.js';
  * bounded so that a slow or hostile client costs a bounded share of an instance, never all of it.
  *
  * - Headers must arrive within `REQUEST_HEADERS_TIMEOUT_SECONDS` and a whole request within
- *   `REQUEST_TIMEOUT_SECONDS` (Node's own timers, checked every second): 408 and the connection closed.
+ *   `REQUEST_TIMEOUT_SECONDS` (Node's own timers, checked every second): 408 and the connection
+ *   closed.
  * - A body may fall silent for at most `REQUEST_BODY_TIMEOUT_SECONDS`: 408 through the error
  *   handler (with `x-request-id`), and the connection closed (the rest of the body is never read).
  * - Bodies of routes open without a token still arriving: at most `MAX_ANONYMOUS_UPLOADS` at once;
@@ -28,9 +29,14 @@ const CLOSE = { connection: 'close' };
 export const requestTimedOut = () => new AppError(408, 'request_timeout', undefined, CLOSE);
 
 /** Options of the HTTP server itself: Node's header and request budgets, checked every second. */
-export function serverTimeouts(config: Pick<Config, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>): { http: ServerOptions; requestTimeout: number } {
+export function serverTimeouts(
+  config: Pick<Config, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>,
+): { http: ServerOptions; requestTimeout: number } {
   return {
-    http: { headersTimeout: config.requestHeadersTimeoutSeconds * 1_000, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS },
+    http: {
+      headersTimeout: config.requestHeadersTimeoutSeconds * 1_000,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
     requestTimeout: config.requestTimeoutSeconds * 1_000,
   };
 }
@@ -39,6 +45,7 @@ const CLIENT_ERRORS: Record<string, { status: number; text: string; error: strin
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, text: 'Request Timeout', error: 'request_timeout' },
   HPE_HEADER_OVERFLOW: { status: 431, text: 'Request Header Fields Too Large', error: 'headers_too_large' },
 };
+const BAD_REQUEST = { status: 400, text: 'Bad Request', error: 'bad_request' };
 
 /**
  * What Node's parser and timers refuse before any request exists (a malformed request line,
@@ -47,11 +54,18 @@ const CLIENT_ERRORS: Record<string, { status: number; text: string; error: strin
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = (error.code !== undefined ? CLIENT_ERRORS[error.code] : undefined) ?? { status: 400, text: 'Bad Request', error: 'bad_request' };
+  const known = (error.code !== undefined ? CLIENT_ERRORS[error.code] : undefined) ?? BAD_REQUEST;
   const body = JSON.stringify({ error: known.error });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${known.status} ${known.text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
-      + `x-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`);
+    socket.write([
+      `HTTP/1.1 ${known.status} ${known.text}`,
+      'content-type: application/json; charset=utf-8',
+      `content-length: ${Buffer.byteLength(body)}`,
+      `x-request-id: ${randomUUID()}`,
+      'connection: close',
+      '',
+      body,
+    ].join('\r\n'));
   }
   socket.destroy();
 }
@@ -85,34 +99,64 @@ function bodyPending(request: FastifyRequest): boolean {
   return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** A body being watched: the bytes its socket had read when last looked at, and since when none came. */
+interface Watched {
+  socket: Socket;
+  seen: number;
+  quietSince: number;
+  onSilence: () => void;
+}
+
 /**
- * Watches a body still arriving: every quarter of the budget it looks at the bytes the socket
- * has read (Node counts them whether or not anyone reads the body yet, so watching costs the
- * parser nothing); once nothing has arrived for the whole budget, `onSilence` runs.
+ * Bodies still arriving, looked at together by one timer every quarter of the budget: each
+ * watch is an entry in a map, not a timer of its own (every write request gets one). Reading
+ * `socket.bytesRead` costs the parser nothing: Node counts the bytes whether or not anyone reads
+ * the body yet, and watching neither consumes nor wraps the stream. A body with nothing new for
+ * the whole budget gets `onSilence`, once.
  */
-function watchSilence(request: FastifyRequest, silenceMs: number, onSilence: () => void): () => void {
-  const socket = request.raw.socket;
-  let seen = socket.bytesRead;
-  let quietSince = Date.now();
-  const timer = setInterval(() => {
-    if (request.raw.complete) return clearInterval(timer);
-    const now = Date.now();
-    if (socket.bytesRead !== seen) {
-      seen = socket.bytesRead;
-      quietSince = now;
-    } else if (now - quietSince >= silenceMs) {
-      clearInterval(timer);
-      onSilence();
+class BodySilenceWatch {
+  readonly #watched = new Map<object, Watched>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly silenceMs: number) {}
+
+  watch(request: FastifyRequest, onSilence: () => void): () => void {
+    const socket = request.raw.socket;
+    this.#watched.set(request, { socket, seen: socket.bytesRead, quietSince: Date.now(), onSilence });
+    this.#timer ??= setInterval(() => this.#sweep(), Math.max(10, Math.floor(this.silenceMs / 4))).unref();
+    return () => this.#forget(request);
+  }
+
+  #forget(request: object): void {
+    this.#watched.delete(request);
+    if (this.#watched.size === 0 && this.#timer !== undefined) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
     }
-  }, Math.max(10, Math.floor(silenceMs / 4)));
-  timer.unref();
-  return () => clearInterval(timer);
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [request, entry] of this.#watched) {
+      const read = entry.socket.bytesRead;
+      if (read !== entry.seen) {
+        entry.seen = read;
+        entry.quietSince = now;
+      } else if (now - entry.quietSince >= this.silenceMs) {
+        this.#forget(request);
+        entry.onSilence();
+      }
+    }
+  }
 }
 
 /** Installs the body timeout and the anonymous upload bound, before a body is read (`preParsing`). */
-export function installSlowClientGuards(app: FastifyInstance, config: Pick<Config, 'requestBodyTimeoutSeconds' | 'maxAnonymousUploads'>): AnonymousUploads {
+export function installSlowClientGuards(
+  app: FastifyInstance,
+  config: Pick<Config, 'requestBodyTimeoutSeconds' | 'maxAnonymousUploads'>,
+): AnonymousUploads {
   const uploads = new AnonymousUploads(config.maxAnonymousUploads);
-  const silenceMs = config.requestBodyTimeoutSeconds * 1_000;
+  const bodies = new BodySilenceWatch(config.requestBodyTimeoutSeconds * 1_000);
 
   app.addHook('preParsing', (request, reply, payload, done) => {
     if (!bodyPending(request)) return done(null, payload);
@@ -128,7 +172,7 @@ export function installSlowClientGuards(app: FastifyInstance, config: Pick<Confi
       stopWatching();
       if (anonymous) uploads.leave();
     };
-    const stopWatching = watchSilence(request, silenceMs, () => {
+    const stopWatching = bodies.watch(request, () => {
       finish();
       // The body parser listens for errors while it reads: the 408 goes through the error handler.
       if (payload.listenerCount('error') > 0) payload.emit('error', requestTimedOut());

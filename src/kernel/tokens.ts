@@ -44,7 +44,8 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
  */
 function stringClaim(value: unknown, maxLength = 1_000): string | null {
   if (typeof value !== 'string' || value.length === 0) return null;
-  if (value.length > maxLength || CONTROL_CHARACTER.test(value) || untextual(value) !== undefined) throw unauthorized('invalid_token');
+  const unkeepable = value.length > maxLength || CONTROL_CHARACTER.test(value) || untextual(value) !== undefined;
+  if (unkeepable) throw unauthorized('invalid_token');
   return value;
 }
 

@@ -8,7 +8,9 @@ import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
 import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, valueOf, type Decision } from './evaluation.js';
-import { insertSamples, lockRules, timeProbeRead, measureWindow, pruneSamples, updateRuleState, type Measurement } from './queries.js';
+import {
+  insertSamples, lockRules, measureWindow, pruneSamples, timeProbeRead, updateRuleState, type Measurement,
+} from './queries.js';
 import type { SignalRecorder } from './signals.js';
 import type { IncidentRuleRow, Signal } from './tables.js';
 

@@ -74,7 +74,9 @@ export class RealtimeHub {
    * thousand sockets the others.
    */
   takePlace(socket: WebSocket, userId: string): SocketRefusal | undefined {
-    if (this.#places >= this.caps.perInstance) return { code: CLOSE_TRY_AGAIN_LATER, reason: 'too many sockets on this instance' };
+    if (this.#places >= this.caps.perInstance) {
+      return { code: CLOSE_TRY_AGAIN_LATER, reason: 'too many sockets on this instance' };
+    }
     const ofUser = this.#placesByUser.get(userId) ?? 0;
     if (ofUser >= this.caps.perUser) return { code: CLOSE_POLICY_VIOLATION, reason: 'too many sockets for this user' };
     this.#places += 1;

@@ -19,7 +19,12 @@ const SOCKET_DESCRIPTION = [
   'The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the ticket does not allow is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.',
   'Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user. Events published on any instance reach sockets on every instance.',
   'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.',
-  'Caps: one instance holds at most `REALTIME_MAX_SOCKETS` sockets (default 10,000), and at most `REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user\'s cap is closed with 1008 `too many sockets for this user`; past the instance\'s, with 1013 (try again later) `too many sockets on this instance`, before any frame. Open sockets do not count as requests in flight (`MAX_REQUESTS_IN_FLIGHT`).',
+  [
+    'Caps: one instance holds at most `REALTIME_MAX_SOCKETS` sockets (default 10,000), and at most',
+    '`REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user\'s cap is closed with 1008',
+    '`too many sockets for this user`; past the instance\'s, with 1013 (try again later) `too many sockets on this',
+    'instance`, before any frame. Open sockets do not count as requests in flight (`MAX_REQUESTS_IN_FLIGHT`).',
+  ].join(' '),
 ].join('\n\n');
 
 /** GET /v1/me/realtime (credentials) and GET /v1/realtime (the socket). */

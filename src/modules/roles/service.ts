@@ -29,7 +29,7 @@ import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput }
 /** SQLSTATE foreign_key_violation: the per-user error of a bulk action on a user (or role) that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
-/** SQLSTATE check_violation: the per-user error of a bulk action that would leave no active owner (migration 0044's guard). */
+/** SQLSTATE check_violation: the per-user error of a bulk action that would leave no active owner (migration 0044). */
 const CHECK_VIOLATION = '23514';
 
 /** A revoke of the owner role, or an expiry put on owner grants: what can leave the platform without an owner. */
@@ -214,7 +214,9 @@ export class RolesService {
       await refuseActingAbove(trx, actor, named);
       // The spec answers per user: the one owner whose loss would leave none keeps the role and
       // fails alone with the guard's SQLSTATE, while the others' changes go through.
-      const keptOwner = takesOwnershipAway(role.id, input) ? lastOwnerAmong(named, await lockedActiveOwnerIds(trx)) : undefined;
+      const keptOwner = takesOwnershipAway(role.id, input)
+        ? lastOwnerAmong(named, await lockedActiveOwnerIds(trx))
+        : undefined;
       const targets = named.filter((id) => id !== keptOwner);
       // A revoke is audited only where a grant was really taken away; asking to revoke what a
       // user never held still answers ok (the end state holds) but changes and records nothing.
