@@ -1,4 +1,3 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -7,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';
 import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
+import { serve, type Served } from '../cli/cli-process.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
@@ -17,35 +17,9 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
  * within 10 s. The embedded database on both runs: what is tested is the process, not the store.
  */
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const SLOW = RELIABILITY_FULL ? 12 : 4;
 /** Per chunk, each way: an identity read takes a few of these, well inside its 8 s budget. */
 const PEER_LATENCY_MS = 700;
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  base: string;
-  port: number;
-  stderr: () => string;
-}
-
-function serve(env: NodeJS.ProcessEnv): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (base) {
-        child.removeAllListeners('exit');
-        resolve({ child, base, port: Number(new URL(base).port), stderr: () => stderr });
-      }
-    });
-  });
-}
 
 /** Does a new TCP connection to the port get accepted? */
 function accepts(port: number): Promise<boolean> {
@@ -68,15 +42,11 @@ describe('SIGTERM under load', () => {
     gotrue = await startGoTrueServer({ serviceKey, jwtSecret: TEST_JWT_SECRET });
     gotrue.addUser({ id: owner });
     proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      JWT_SECRET: TEST_JWT_SECRET, BOOTSTRAP_OWNER: owner,
+    served = await serve({
+      DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, BOOTSTRAP_OWNER: owner,
       IDENTITY_ADMIN_URL: proxy.via(gotrue.url), IDENTITY_SERVICE_KEY: serviceKey, IDENTITY_TIMEOUT_MS: '8000',
       INCIDENT_MONITOR: 'off',
-    };
-    for (const name of ['DATABASE_URL', 'JWKS_URL', 'REDIS_URL', 'NODE_ENV', 'SMTP_URL', 'RUNTIME_URL', 'STRIPE_SECRET_KEY']) delete env[name];
-    served = await serve(env);
+    });
   }, 60_000);
   afterAll(async () => {
     if (served?.child.exitCode === null) served.child.kill('SIGKILL');
@@ -113,7 +83,7 @@ describe('SIGTERM under load', () => {
     served.child.kill('SIGTERM');
 
     // New connections are refused while the slow requests are still being answered.
-    while (await accepts(served.port)) {
+    while (await accepts(Number(new URL(served.base).port))) {
       if (Date.now() - signalledAt > 5_000) throw new Error('still accepting connections 5 s after SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -132,6 +102,6 @@ describe('SIGTERM under load', () => {
     // Once the last answer is out nothing holds the process (an idle kept-alive connection would
     // hold it until the 10 s grace).
     expect(at - answeredAt).toBeLessThan(3_000);
-    expect(served.stderr()).not.toMatch(/unhandled|uncaught/i);
+    expect(served.output().stderr).not.toMatch(/unhandled|uncaught/i);
   }, 60_000);
 });
