@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProviderCheckoutInput } from '../../src/adapters/payments/index.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { captureLog } from '../helpers/captured-log.js';
 import { startStripeServer, type StripeServer } from '../helpers/stripe-server.js';
 
 /**
@@ -139,6 +140,7 @@ describe('POST /v1/me/billing/checkout-session with an Idempotency-Key', () => {
 
 describe('two instances on one database and one Stripe', () => {
   const secretKey = 'sk_test_checkoutidempotency';
+  const errors = captureLog();
   let stripe: StripeServer;
   let a: Started;
   let b: TestApp;
@@ -146,8 +148,9 @@ describe('two instances on one database and one Stripe', () => {
   beforeAll(async () => {
     stripe = await startStripeServer({ secretKey });
     const config = { stripeSecretKey: secretKey, stripeWebhookSecret: 'whsec_checkoutidempotency', stripeApiBase: stripe.url };
-    a = await startTestApp({ config });
-    b = await startTestApp({ config, database: await a.testDatabase!.openAnother() });
+    // Errors are kept, so a rare failure under load says what it was.
+    a = await startTestApp({ config, log: errors.log });
+    b = await startTestApp({ config, database: await a.testDatabase!.openAnother(), log: errors.log });
     priceId = String(stripe.addPrice({ currency: 'usd', unitAmount: 499 }).id);
     const staff = await createUser(a.db, ['plans.write']);
     const product = await a.request({ method: 'POST', url: '/v1/admin/plans/products', token: staff.token, payload: { kind: 'credit_pack', name: 'Pack', credits: 100 } });
@@ -163,7 +166,8 @@ describe('two instances on one database and one Stripe', () => {
     const key = randomUUID();
     const payload = { priceId, ...urls };
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => checkout(i % 2 === 0 ? a : b, player, payload, key)));
-    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(50).fill(200));
+    const logged = () => errors.lines().filter((line) => (JSON.parse(line) as { level: number }).level >= 40).join('\n');
+    expect(answers.map((answer) => answer.statusCode), logged()).toEqual(Array(50).fill(200));
     const rows = await a.db.selectFrom('billing_checkout_sessions').select(['provider_checkout_id', 'url']).where('user_id', '=', player.id).execute();
     expect(rows).toHaveLength(1);
     expect(new Set(answers.map((answer) => answer.body))).toEqual(new Set([JSON.stringify({ url: rows[0]!.url, id: rows[0]!.provider_checkout_id })]));
