@@ -111,3 +111,30 @@ describe('checkout.session.completed', () => {
     expect((await holdings(player)).ledger).toEqual([{ amount: 100, kind: 'purchase' }]);
   });
 });
+
+describe('customer.subscription.created', () => {
+  it('for a customer this service never made, its metadata naming a player: 200, no subscription, no tier, ignored', async () => {
+    const staff = await createUser(t.db, ['plans.write']);
+    const ruleset = await t.db.insertInto('plan_rulesets')
+      .values({ key: 'platinum-rules', name: 'Rules', description: null, limits: '{}', is_active: true, updated_by: null })
+      .returning('id').executeTakeFirstOrThrow();
+    await t.db.insertInto('plan_tiers')
+      .values({ key: 'platinum', name: 'Platinum', rank: 3, ruleset_id: ruleset.id, description: null, updated_by: null }).execute();
+    const planPrice = stripe.addPrice({ currency: 'usd', unitAmount: 2999, interval: 'month' }).id as string;
+    const asStaff = (url: string, payload: object) => t.request({ method: 'POST', url, token: staff.token, payload });
+    const plan = await asStaff('/v1/admin/plans/products', { kind: 'plan', name: 'Platinum plan', tierKey: 'platinum' });
+    const price = { providerPriceId: planPrice, currency: 'usd', unitAmount: 2999, interval: 'month' };
+    expect((await asStaff(`/v1/admin/plans/products/${plan.json().id}/prices`, price)).statusCode).toBe(201);
+
+    const player = await createUser(t.db);
+    // Made at Stripe by another integration, for a customer this service never made.
+    const customer = stripe.addCustomer({ metadata: { user_id: player.id } }).id as string;
+    const subscription = stripe.addSubscription({ customer, price: planPrice, metadata: { user_id: player.id, product_id: plan.json().id } });
+    const event = stripeEvent('customer.subscription.created', subscription);
+    expect((await deliver(event)).statusCode).toBe(200);
+    expect(await t.db.selectFrom('billing_subscriptions').select('id').where('user_id', '=', player.id).execute()).toEqual([]);
+    const billing = await t.request({ method: 'GET', url: '/v1/me/billing', token: player.token });
+    expect(billing.json()).toMatchObject({ tier: null, subscription: null });
+    expect(await webhookRow(event.id)).toEqual({ type: 'subscription.updated', ignored_reason: 'no known user' });
+  });
+});

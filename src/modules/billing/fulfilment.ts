@@ -96,13 +96,11 @@ export class Fulfilment {
     }
   }
 
-  /** Whose event this is: the user id the checkout put in metadata, else the customer's owner. */
-  async #userOf(trx: Db, metadata: Record<string, string>, customerId: string | null): Promise<string | null> {
-    const fromMetadata = metadata.user_id;
-    if (fromMetadata !== undefined && UUID.test(fromMetadata)) {
-      const user = await trx.selectFrom('users').select('id').where('id', '=', fromMetadata).executeTakeFirst();
-      if (user !== undefined) return user.id;
-    }
+  /**
+   * Whose event this is: the player whose customer this service made at the provider. Never the
+   * event's metadata: another integration on the same provider account could name anyone there.
+   */
+  async #userOf(trx: Db, customerId: string | null): Promise<string | null> {
     if (customerId === null) return null;
     const customer = await trx.selectFrom('billing_customers').select('user_id')
       .where('provider', '=', this.provider).where('provider_customer_id', '=', customerId).executeTakeFirst();
@@ -229,7 +227,7 @@ export class Fulfilment {
     const { subscription, occurredAt } = event;
     const deleted = event.type === 'subscription.deleted';
     const created = event.type === 'subscription.updated' && event.created === true;
-    const userId = await this.#userOf(trx, subscription.metadata, subscription.customerId);
+    const userId = await this.#userOf(trx, subscription.customerId);
     if (userId === null) return this.#ignored(trx, event, subscription.id, 'no known user');
     await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt, created });
   }
@@ -241,7 +239,7 @@ export class Fulfilment {
     const subscription = invoice.subscriptionId === null ? undefined
       : await trx.selectFrom('billing_subscriptions').select('user_id')
         .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
-    const userId = subscription?.user_id ?? await this.#userOf(trx, {}, invoice.customerId);
+    const userId = subscription?.user_id ?? await this.#userOf(trx, invoice.customerId);
     if (userId === null) return this.#ignored(trx, event, invoice.id, 'no known user');
     const columns = {
       provider_subscription_id: invoice.subscriptionId, status: invoice.status, amount_due: invoice.amountDue, amount_paid: invoice.amountPaid,
