@@ -131,6 +131,8 @@ describe('two events about two of one user\'s subscriptions, held up together at
   it('the old plan deleted and the new one created: the tier is the new plan\'s, not none (nor the old one\'s)', async () => {
     const player = await createUser(t.db);
     const base = { customerId: `cus_${randomUUID()}` };
+    // Subscription events belong to the player whose customer this service made.
+    await t.db.insertInto('billing_customers').values({ user_id: player.id, provider: 'local', provider_customer_id: base.customerId }).execute();
     const gold = { ...base, id: `sub_${randomUUID()}`, providerPriceId: 'price_tc_gold' };
     const silver = { ...base, id: `sub_${randomUUID()}`, providerPriceId: 'price_tc_silver' };
     await fulfilment().process(subscriptionEvent('subscription.updated', gold, player.id, new Date()));
