@@ -13,6 +13,17 @@ const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
 const OWNER_A = '6F1C1C57-1111-4000-8000-00000000000A';
 const OWNER_B = '6f1c1c57-2222-4000-8000-00000000000b';
 
+/** The message of the ConfigError `env` is refused with (the test fails if it is not refused so). */
+function refusalOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error(`accepted: ${JSON.stringify(env)}`);
+}
+
 describe('loadConfig', () => {
   it('defaults every setting', () => {
     expect(loadConfig({})).toStrictEqual({
@@ -252,14 +263,7 @@ describe('loadConfig', () => {
   ];
 
   it.each(malformed)('$setting refuses $env', ({ env, setting }) => {
-    let thrown: unknown;
-    try {
-      loadConfig(env);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(ConfigError);
-    const message = (thrown as ConfigError).message;
+    const message = refusalOf(env);
     expect(message.startsWith(`${setting}: `)).toBe(true);
     expect(message).not.toContain('\n');
   });
@@ -308,14 +312,7 @@ describe('loadConfig', () => {
       },
     ];
     it.each(refusals)('refuses $env with one line naming the setting', ({ env, message }) => {
-      let thrown: unknown;
-      try {
-        loadConfig(env);
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(ConfigError);
-      expect((thrown as ConfigError).message).toBe(message);
+      expect(refusalOf(env)).toBe(message);
     });
 
     it('starts with DATABASE_URL and JWT_SECRET or JWKS_URL', () => {

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { overloaded } from './errors.js';
 
 /**
  * Load shedding by the number of requests under way in this process. Past capacity, work
@@ -60,9 +59,6 @@ export class InFlightLimit {
     this.#upgrading.get(request)?.();
   }
 }
-
-/** The refusal past the limit. */
-export { overloaded };
 
 /** Node marks a request asking to switch protocols (`Connection: upgrade`); its typings do not say so. */
 const isUpgrade = (request: IncomingMessage) => (request as IncomingMessage & { upgrade?: boolean }).upgrade === true;

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { routeArea } from './auth.js';
 import { AppError } from './errors.js';
+import { InFlightLimit } from './overload.js';
 
 /**
  * Clients that hold the service's resources without using them: a connection that never finishes
@@ -70,27 +71,6 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   socket.destroy();
 }
 
-/** Uploads in progress on routes open without a token, in this process. */
-export class AnonymousUploads {
-  #inProgress = 0;
-
-  constructor(readonly max: number) {}
-
-  get inProgress(): number {
-    return this.#inProgress;
-  }
-
-  tryEnter(): boolean {
-    if (this.max > 0 && this.#inProgress >= this.max) return false;
-    this.#inProgress += 1;
-    return true;
-  }
-
-  leave(): void {
-    this.#inProgress -= 1;
-  }
-}
-
 /** A body is still to come: the request is not complete and says it carries one. */
 function bodyPending(request: FastifyRequest): boolean {
   const raw = request.raw;
@@ -154,8 +134,9 @@ class BodySilenceWatch {
 export function installSlowClientGuards(
   app: FastifyInstance,
   config: Pick<Config, 'requestBodyTimeoutSeconds' | 'maxAnonymousUploads'>,
-): AnonymousUploads {
-  const uploads = new AnonymousUploads(config.maxAnonymousUploads);
+): void {
+  // The same bounded count as requests in flight: past `max` (0: no limit) a new one is refused.
+  const uploads = new InFlightLimit(config.maxAnonymousUploads);
   const bodies = new BodySilenceWatch(config.requestBodyTimeoutSeconds * 1_000);
 
   app.addHook('preParsing', (request, reply, payload, done) => {
@@ -182,5 +163,4 @@ export function installSlowClientGuards(
     reply.raw.once('close', finish);
     done(null, payload);
   });
-  return uploads;
 }

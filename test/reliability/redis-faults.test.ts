@@ -68,6 +68,12 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
   const join = (app: TestApp, ip: string) =>
     app.request({ method: 'POST', url: '/v1/public/waitlist', payload: { email: `fault-${++signups}-${randomBytes(4).toString('hex')}@example.test` }, remoteAddress: ip });
   const counter = (ip: string) => redis.get(`platform-api:rl:waitlist:ip:${ip}:${Math.floor(Date.now() / WINDOW_MS)}`);
+  /** Until a request on `app` is counted in Redis again (each instance reconnects on its own schedule). */
+  const countingAgain = (app: TestApp, ip: string) => eventually(async () => {
+    const before = Number(await counter(ip));
+    await join(app, ip);
+    expect(Number(await counter(ip))).toBe(before + 1);
+  }, 10_000);
 
   it(`a concurrent burst spread over ${INSTANCES} instances: exactly the limit passes in total, the rest is 429`, async () => {
     const ip = freshIp();
@@ -92,11 +98,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     // Each instance reconnects on its own schedule: wait until a request on each is counted.
     const back = freshIp();
     for (const app of apps) {
-      await eventually(async () => {
-        const before = Number(await counter(back));
-        await join(app, back);
-        expect(Number(await counter(back))).toBe(before + 1);
-      }, 10_000);
+      await countingAgain(app, back);
     }
     // Counting is exact again: a fresh address gets the limit, then 429.
     const after = freshIp();
@@ -118,11 +120,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     proxy.pass();
     proxy.cut();
     const after = freshIp();
-    await eventually(async () => {
-      const before = Number(await counter(after));
-      await join(apps[0]!, after);
-      expect(Number(await counter(after))).toBe(before + 1);
-    }, 10_000);
+    await countingAgain(apps[0]!, after);
   });
 
   /** The lines a captured log holds about the rate-limit store, and every line at warn (40) or above. */
@@ -160,11 +158,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
 
       proxy.pass();
       const back = freshIp();
-      await eventually(async () => {
-        const before = Number(await counter(back));
-        await join(watched, back);
-        expect(Number(await counter(back))).toBe(before + 1);
-      }, 10_000);
+      await countingAgain(watched, back);
 
       const lines = captured.lines();
       console.info(`Redis refused for 10 s: ${statuses.length} limited requests, ${attempts} reconnection attempts, `
@@ -198,11 +192,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       proxy.pass();
       proxy.cut();
       const back = freshIp();
-      await eventually(async () => {
-        const before = Number(await counter(back));
-        await join(watched, back);
-        expect(Number(await counter(back))).toBe(before + 1);
-      }, 10_000);
+      await countingAgain(watched, back);
       const lines = captured.lines();
       const store = storeLines(lines);
       const levelsAndReasons = store.map((line) => [line.level, line.reason]);
