@@ -15,7 +15,7 @@ import type { RuntimeClient } from '../adapters/runtime/index.js';
 import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/simulator.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
-import { catalogPriceLookup } from '../modules/billing-catalog/price-lookup.js';
+import { catalogPriceLookup } from '../modules/billing/catalog/price-lookup.js';
 import { IncidentMonitor } from '../modules/incidents/monitor.js';
 import { SignalRecorder } from '../modules/incidents/signals.js';
 import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kernel } from '../../src/kernel/kernel.js';
-import '../../src/modules/billing/tables.js';
-import '../../src/modules/billing-catalog/tables.js';
+import '../../src/modules/billing/checkout/tables.js';
+import '../../src/modules/billing/catalog/tables.js';
 
 /**
  * A checkout as operation 6 stores it once the provider made it: fulfilment acts only on such a

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeAnnouncements, nextAnnouncementBoundary } from '../../src/modules/announcements/queries.js';
+import { activeAnnouncements, nextAnnouncementBoundary } from '../../src/modules/site/announcements/queries.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SITE_CONFIG_TOPIC } from '../../src/modules/public-site/site-cache.js';
+import { SITE_CONFIG_TOPIC } from '../../src/modules/site/public/site-cache.js';
 import { createUser, eventually, startTestApp, type TestUser } from '../helpers/app.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;

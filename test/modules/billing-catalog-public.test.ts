@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCheckoutPrice, type CheckoutRefusal } from '../../src/modules/billing-catalog/queries.js';
-import { checkoutRefusalError } from '../../src/modules/billing-catalog/service.js';
+import { resolveCheckoutPrice, type CheckoutRefusal } from '../../src/modules/billing/catalog/queries.js';
+import { checkoutRefusalError } from '../../src/modules/billing/catalog/service.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balanceOf, spendCredits } from '../../src/modules/credits/ledger.js';
+import { balanceOf, spendCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { startStripeServer, stripeError, type StripeServer } from '../helpers/stripe-server.js';

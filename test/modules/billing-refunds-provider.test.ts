@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCredits, balanceOf } from '../../src/modules/credits/ledger.js';
+import { addCredits, balanceOf } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf } from '../helpers/expectations.js';
 import { startStripeServer, type StripeServer } from '../helpers/stripe-server.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors.js';
-import { addCredits, balanceOf, clawbackPurchase, spendCredits, type AddCreditsInput, type ClawbackInput, type SpendCreditsInput } from '../../src/modules/credits/ledger.js';
+import { addCredits, balanceOf, clawbackPurchase, spendCredits, type AddCreditsInput, type ClawbackInput, type SpendCreditsInput } from '../../src/modules/billing/credits/ledger.js';
 import { JOB_HANDLERS } from '../../src/modules/system/job-handlers.js';
 import { JobScheduler } from '../../src/modules/system/scheduler.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';

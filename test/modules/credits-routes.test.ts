@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCredits, spendCredits } from '../../src/modules/credits/ledger.js';
+import { addCredits, spendCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { expectConsistentCredits, ledgerOf, lotsOf } from './credits-fixtures.js';

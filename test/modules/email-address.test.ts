@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { emailAddress, isEmailAddress, MAX_EMAIL_LENGTH } from '../../src/modules/email-audiences/email-address.js';
+import { emailAddress, isEmailAddress, MAX_EMAIL_LENGTH } from '../../src/modules/email/audiences/email-address.js';
 
 /**
  * `isEmailAddress` checks CSV rows without zod (a refusal through zod costs ~6 µs, seconds over a

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   CsvFirstColumnReader, csvFirstColumn, type CsvCell,
-} from '../../src/modules/email-audiences/csv-first-column.js';
+} from '../../src/modules/email/audiences/csv-first-column.js';
 import {
   INVALID_SAMPLE_SIZE, MAX_AUDIENCE_MEMBERS, readCsvMembers, resolveMembers,
-} from '../../src/modules/email-audiences/member-list.js';
+} from '../../src/modules/email/audiences/member-list.js';
 
 /** The first column of an audience CSV, as spreadsheets and scripts write them (operation 9). */
 

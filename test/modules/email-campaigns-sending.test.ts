@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email-delivery/dispatcher.js';
-import { CampaignDelivery } from '../../src/modules/email-campaigns/delivery.js';
-import { launchScheduledCampaignsJob } from '../../src/modules/email-campaigns/launch.js';
+import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email/delivery/dispatcher.js';
+import { CampaignDelivery } from '../../src/modules/email/campaigns/delivery.js';
+import { launchScheduledCampaignsJob } from '../../src/modules/email/campaigns/launch.js';
 import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf } from '../helpers/expectations.js';

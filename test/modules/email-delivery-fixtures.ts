@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kernel } from '../../src/kernel/kernel.js';
-import { queueEmails, type NewEmail } from '../../src/modules/email-delivery/queue.js';
+import { queueEmails, type NewEmail } from '../../src/modules/email/delivery/queue.js';
 
 /** Templates, queued messages and row reads for the email delivery tests. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MailTransportError, type MailMessage, type MailTransport } from '../../src/adapters/mail/index.js';
-import { createMailDispatcher, mailDispatcherFor, MAX_ATTEMPTS, retryDelayMs, type MailDispatcher, type SettledMessage } from '../../src/modules/email-delivery/dispatcher.js';
+import { createMailDispatcher, mailDispatcherFor, MAX_ATTEMPTS, retryDelayMs, type MailDispatcher, type SettledMessage } from '../../src/modules/email/delivery/dispatcher.js';
 import { verifyUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { captureLog } from '../helpers/captured-log.js';

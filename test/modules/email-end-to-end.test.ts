@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email-delivery/dispatcher.js';
-import { CampaignDelivery } from '../../src/modules/email-campaigns/delivery.js';
+import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email/delivery/dispatcher.js';
+import { CampaignDelivery } from '../../src/modules/email/campaigns/delivery.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { startSmtpServer, type SmtpTestServer } from '../helpers/smtp-server.js';
 

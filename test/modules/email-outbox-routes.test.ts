@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mailDispatcherFor } from '../../src/modules/email-delivery/dispatcher.js';
+import { mailDispatcherFor } from '../../src/modules/email/delivery/dispatcher.js';
 import { verifyUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
-import { findUsableTemplate } from '../../src/modules/email-templates/usable-template.js';
+import { findUsableTemplate } from '../../src/modules/email/templates/usable-template.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 

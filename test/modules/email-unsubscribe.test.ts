@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
-import { maskedAddress } from '../../src/modules/email-unsubscribe/pages.js';
+import { maskedAddress } from '../../src/modules/email/unsubscribe/pages.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { appInFrozenMinute } from '../helpers/frozen-minute.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import { signToken } from '../helpers/tokens.js';
-import { addCredits, spendCredits } from '../../src/modules/credits/ledger.js';
+import { addCredits, spendCredits } from '../../src/modules/billing/credits/ledger.js';
 import { LAST_OWNER } from './last-owner-fixtures.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type Database } from '../../src/db/database.js';
-import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email-delivery/dispatcher.js';
-import { CampaignDelivery } from '../../src/modules/email-campaigns/delivery.js';
+import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email/delivery/dispatcher.js';
+import { CampaignDelivery } from '../../src/modules/email/campaigns/delivery.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { startSmtpServer, type SmtpTestServer } from '../helpers/smtp-server.js';
 import { RELIABILITY_FULL } from './fixtures.js';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMailDispatcher } from '../../src/modules/email-delivery/dispatcher.js';
+import { createMailDispatcher } from '../../src/modules/email/delivery/dispatcher.js';
 import { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
-import { balanceOf } from '../../src/modules/credits/ledger.js';
+import { balanceOf } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { recordCheckout } from '../helpers/checkouts.js';
 import { expectConsistentCredits } from '../modules/credits-fixtures.js';

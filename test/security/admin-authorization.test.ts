@@ -1,7 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_KEYS, permText } from '../../src/kernel/permissions.js';
-import { SECTION_WRITE_PERMISSION, SETTINGS_WRITE_PERMISSIONS } from '../../src/modules/site-settings/sections.js';
+import { SECTION_WRITE_PERMISSION, SETTINGS_WRITE_PERMISSIONS } from '../../src/modules/site/settings/sections.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { signToken } from '../helpers/tokens.js';
 import {

@@ -1,6 +1,6 @@
 -- Credits: an append-only ledger whose sum is the balance, and the lots that say which credits
 -- are left and when they lapse. Every write for one user runs under a lock on that user's row
--- (src/modules/credits/ledger.ts), so entries of one user are strictly ordered by id.
+-- (src/modules/billing/credits/ledger.ts), so entries of one user are strictly ordered by id.
 
 CREATE TABLE credit_ledger (
   -- An identity, not a uuid: within one user, id order is the order the writes happened in,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { LIVE_STATUSES } from '../billing/fulfilment.js';
-import '../billing/tables.js';
+import { LIVE_STATUSES } from '../billing/checkout/fulfilment.js';
+import '../billing/checkout/tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;

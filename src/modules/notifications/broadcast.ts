@@ -8,7 +8,7 @@ import { requestFingerprint } from '../../kernel/idempotency.js';
 import { isUniqueViolation } from '../../kernel/sql-errors.js';
 import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import type { EmailCategory } from '../email/tables.js';
-import { findUsableTemplate } from '../email-templates/usable-template.js';
+import { findUsableTemplate } from '../email/templates/usable-template.js';
 import { matchesSegment, type UserSegment } from '../users/segment.js';
 import type { BroadcastInput, BroadcastResult } from './schemas.js';
 import './tables.js';

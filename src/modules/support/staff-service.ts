@@ -5,7 +5,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
-import { queueEmails } from '../email-delivery/queue.js';
+import { queueEmails } from '../email/delivery/queue.js';
 import { replyMail } from './mail.js';
 import type { SupportAttachments } from '../storage/attachments.js';
 import { withAttachments } from './attachment-views.js';

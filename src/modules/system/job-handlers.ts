@@ -8,8 +8,8 @@ import { purgeDeletedAccountsJob } from '../account-deletion/purge.js';
 import { purgeDeviceAuthorizationsJob } from '../device-authorization/cleanup.js';
 import { pruneLoginSessionsJob } from '../login-sessions/retention.js';
 import { expireStorageUploadsJob, sweepOrphanObjectsJob } from '../storage/cleanup.js';
-import { expireCreditLotsJob } from '../credits/ledger.js';
-import { launchScheduledCampaignsJob } from '../email-campaigns/launch.js';
+import { expireCreditLotsJob } from '../billing/credits/ledger.js';
+import { launchScheduledCampaignsJob } from '../email/campaigns/launch.js';
 
 /** The kernel's services a job may call besides its transaction (outside services, events, logs). */
 export interface JobServices {

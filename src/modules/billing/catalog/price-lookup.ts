@@ -1,0 +1,18 @@
+import type { Kysely } from 'kysely';
+import type { LocalPrice } from '../../../adapters/payments/local.js';
+import type { Tables } from '../../../db/tables.js';
+
+/**
+ * How the local payment provider learns what a price charges: from the catalog, by provider
+ * price id. Inactive prices count too: a subscription keeps renewing at the price it started on.
+ */
+export function catalogPriceLookup(db: Kysely<Tables>) {
+  return async (providerPriceId: string): Promise<LocalPrice | null> => {
+    const price = await db
+      .selectFrom('billing_prices')
+      .select(['unit_amount', 'currency', 'interval'])
+      .where('provider_price_id', '=', providerPriceId)
+      .executeTakeFirst();
+    return price === undefined ? null : { unitAmount: Number(price.unit_amount), currency: price.currency, interval: price.interval };
+  };
+}

@@ -1,0 +1,338 @@
+import { sql, type Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '../../../adapters/payments/index.js';
+import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
+import type { EventPublisher } from '../../../kernel/events.js';
+import { retryingTransaction } from '../../../kernel/transaction-retry.js';
+import { addCredits } from '../credits/ledger.js';
+import { fillSubscriptionPayments, linkInvoicePayment, lockInvoice, settleInvoicePayments } from './invoice-payments.js';
+import { markCheckoutCompleted, markEventIgnored, storedCheckout } from './queries.js';
+import { keepRefundForLater, lockProviderPayment, recordRefund, recordRefundsAwaitingPayment, type RecordedRefund } from '../payments/refund-recording.js';
+import '../catalog/tables.js';
+import '../../plans/tables.js';
+import './tables.js';
+import type { InvoiceStatus } from './tables.js';
+
+type Db = Kysely<Tables>;
+type CheckoutCompleted = Extract<PaymentEvent, { type: 'checkout.completed' }>;
+type SubscriptionEvent = Extract<PaymentEvent, { type: 'subscription.updated' | 'subscription.deleted' }>;
+type InvoiceEvent = Extract<PaymentEvent, { type: 'invoice.paid' | 'invoice.payment_failed' }>;
+type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
+
+/** Subscriptions that give their plan's tier. */
+export const LIVE_STATUSES: BillingSubscriptionStatus[] = ['trialing', 'active', 'past_due'];
+/** Ends: a later event about the subscription never brings it back from these. */
+const TERMINAL_STATUSES: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
+/** Invoice states the provider never leaves. */
+const FINAL_INVOICE_STATUSES: InvoiceStatus[] = ['paid', 'void'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Fulfilment: the one path every provider event takes, from the Stripe webhook and the local
+ * checkout page alike. The event id is stored first, in the transaction of its effects: a
+ * redelivery finds it and does nothing, and an effect that fails rolls the id back with it so
+ * the provider's retry runs it again. Events about one subscription or invoice apply only when
+ * not older than the last one applied, so out-of-order delivery never rolls state back.
+ */
+export class Fulfilment {
+  constructor(
+    private readonly db: Db,
+    private readonly provider: PaymentProviderKind,
+    private readonly events: EventPublisher,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** 'duplicate' when this event id was processed before (nothing happens again). */
+  async process(event: PaymentEvent): Promise<'processed' | 'duplicate'> {
+    // Retried on a deadlock or serialization failure: events lock subscription, payment and user
+    // rows that staff actions and account deletion also lock, not always in the same order. A
+    // 500 would lose the local provider's payment for good (its page does not pay twice) and
+    // make Stripe redeliver hours later; the effects all go through `trx`, so a retry is safe.
+    return retryingTransaction(this.db, async (trx) => {
+      const stored = await trx
+        .insertInto('billing_webhook_events')
+        .values({ provider: this.provider, event_id: event.eventId, type: event.type === 'ignored' ? event.providerType : event.type, occurred_at: event.occurredAt })
+        .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
+        .returning('event_id')
+        .executeTakeFirst();
+      if (stored === undefined) return 'duplicate';
+      await this.#apply(trx, event);
+      return 'processed';
+    });
+  }
+
+  async #apply(trx: Db, event: PaymentEvent): Promise<void> {
+    switch (event.type) {
+      case 'checkout.completed':
+        return this.#checkoutCompleted(trx, event);
+      case 'checkout.expired':
+        await trx.updateTable('billing_checkout_sessions').set({ status: 'expired' })
+          .where('provider', '=', this.provider).where('provider_checkout_id', '=', event.checkoutId).where('status', '=', 'open').execute();
+        return;
+      case 'subscription.updated':
+      case 'subscription.deleted':
+        return this.#subscriptionChanged(trx, event);
+      case 'invoice.paid':
+        return this.#invoice(trx, event, event.paymentId);
+      case 'invoice.payment_failed':
+        return this.#invoice(trx, event, null);
+      case 'invoice.payment_linked':
+        for (const recorded of await linkInvoicePayment(trx, this.provider, event.link)) await this.#refunded(trx, recorded, event.occurredAt);
+        return;
+      case 'charge.refunded':
+        // The money side only; taking back a refunded pack's credits belongs to the refund flow.
+        await trx.updateTable('billing_payments')
+          .set((eb) => ({
+            amount_refunded: sql<number>`greatest(${eb.ref('amount_refunded')}, least(${eb.ref('amount')}, ${event.amountRefunded}))`,
+            status: sql`case when least(${eb.ref('amount')}, greatest(${eb.ref('amount_refunded')}, ${event.amountRefunded})) >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
+            updated_at: sql`now()`,
+          }))
+          .where('provider', '=', this.provider).where('provider_payment_id', '=', event.paymentId).execute();
+        return;
+      case 'refund.recorded':
+        return this.#refundRecorded(trx, event);
+      case 'ignored':
+        return;
+    }
+  }
+
+  /**
+   * Whose event this is: the player whose customer this service made at the provider. Never the
+   * event's metadata: another integration on the same provider account could name anyone there.
+   */
+  async #userOf(trx: Db, customerId: string | null): Promise<string | null> {
+    if (customerId === null) return null;
+    const customer = await trx.selectFrom('billing_customers').select('user_id')
+      .where('provider', '=', this.provider).where('provider_customer_id', '=', customerId).executeTakeFirst();
+    return customer?.user_id ?? null;
+  }
+
+  /**
+   * An event recorded and not acted on: its row says why (a redelivery finds it and does nothing
+   * either), and the operator is told. The provider gets its 2xx, so it stops retrying.
+   */
+  async #ignored(trx: Db, event: PaymentEvent, objectId: string, reason: string): Promise<void> {
+    this.log.warn(
+      { provider: this.provider, event_id: event.eventId, event_type: event.type, object_id: objectId, reason },
+      'payment event recorded, not acted on',
+    );
+    await markEventIgnored(trx, this.provider, event.eventId, reason);
+  }
+
+  /** A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as a staff refund would. */
+  async #refundRecorded(trx: Db, { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>): Promise<void> {
+    // Before looking for the payment: a payment recorded at this moment then finds this refund kept.
+    await lockProviderPayment(trx, this.provider, refund.paymentId);
+    const payment = await trx.selectFrom('billing_payments').selectAll()
+      .where('provider', '=', this.provider).where('provider_payment_id', '=', refund.paymentId).forUpdate().executeTakeFirst();
+    const reason = refund.reason !== null && refund.reason.trim().length >= 3 ? refund.reason.trim().slice(0, 500) : 'Refunded at the payment provider';
+    if (payment === undefined) {
+      // Events arrive in any order: the payment's may come later (a redelivery). Dropping the
+      // refund here lost it for good (credits kept, payment shown unrefunded); it is kept and
+      // recorded with its payment (migration 0035). Failed ones too, so a later report wins.
+      await keepRefundForLater(trx, this.provider, { ...refund, reason }, occurredAt);
+      this.log.warn({ provider: this.provider, refund_id: refund.id, payment_id: refund.paymentId }, 'refund of a payment not recorded (yet): kept until the payment is');
+      return;
+    }
+    if (refund.status === 'failed' || refund.status === 'canceled') {
+      this.log.warn({ provider: this.provider, refund_id: refund.id, status: refund.status }, 'payment provider reports a refund that did not go through: not recorded');
+      return;
+    }
+    const recorded = await recordRefund(trx, payment, { providerRefundId: refund.id, amount: refund.amount, reason, actorId: null, source: 'provider' });
+    if (!recorded.recorded) return;
+    await this.#refunded(trx, recorded, occurredAt);
+  }
+
+  /** The dashboard event of a refund recorded from the provider's report. */
+  async #refunded(trx: Db, { row, payment, clawback }: RecordedProviderRefund, occurredAt: string): Promise<void> {
+    await this.events.publish(trx, {
+      kind: 'dashboard', name: 'billing.payment_refunded',
+      payload: {
+        user_id: payment.user_id, payment_id: payment.id, refund_id: row.id, amount: Number(row.amount), currency: payment.currency,
+        credits_clawed_back: clawback.taken, shortfall: clawback.shortfall, source: 'provider', occurred_at: occurredAt,
+      },
+    });
+  }
+
+  /**
+   * Only a checkout this service made is fulfilled, and only as it was stored: for its player, its
+   * product and quantity, and the credits fixed when it was made. The event's metadata is whatever
+   * the maker of a checkout wrote, and anyone making checkouts on the provider account (a payment
+   * link, another integration) gets events signed like ours: one for a checkout made elsewhere
+   * granted the 1,000,000 credits its metadata named. What the provider charged (`amountTotal`)
+   * is its own report of the money, and is recorded as such.
+   */
+  async #checkoutCompleted(trx: Db, event: CheckoutCompleted): Promise<void> {
+    const checkout = await storedCheckout(trx, this.provider, event.checkoutId);
+    const ignore = (reason: string) => this.#ignored(trx, event, event.checkoutId, reason);
+    if (checkout === undefined) return ignore('a checkout this service did not make');
+    if (checkout.mode !== event.mode) return ignore(`completed in ${event.mode} mode, made in ${checkout.mode} mode`);
+    const userId = checkout.user_id;
+    await markCheckoutCompleted(trx, checkout.id, event.occurredAt);
+
+    if (checkout.mode === 'subscription') {
+      if (event.subscriptionId === null) return;
+      // The subscription's own events carry its status and period; until one arrives, a paid checkout means active.
+      await trx.insertInto('billing_subscriptions')
+        .values({
+          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId,
+          product_id: checkout.product_id, provider_price_id: checkout.provider_price_id, status: 'active',
+          provider_customer_id: event.customerId,
+        })
+        .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
+        .execute();
+      await syncUserTier(trx, userId);
+      await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
+      await this.events.publish(trx, {
+        kind: 'dashboard', name: 'billing.subscription_started',
+        payload: {
+          user_id: userId, product_id: checkout.product_id, amount: event.amountTotal, currency: event.currency,
+        },
+      });
+      return;
+    }
+
+    const quantity = checkout.quantity;
+    const credits = checkout.credits === null ? null : checkout.credits * quantity;
+    const providerPaymentId = event.paymentId ?? event.checkoutId;
+    const payment = await trx.insertInto('billing_payments')
+      .values({
+        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId,
+        product_id: checkout.product_id, price_id: checkout.price_id, kind: 'credit_pack', quantity, credits,
+        amount: event.amountTotal, currency: event.currency, checkout_session_id: checkout.id,
+      })
+      .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (payment === undefined) return; // this payment was fulfilled by an earlier event
+    // A checkout closed before its credits were stored (migration 0045): the payment is kept, and staff grant by hand.
+    if (credits === null) return this.#ignored(trx, event, event.checkoutId, 'the checkout stored no credits');
+    await addCredits(trx, {
+      userId, amount: credits, kind: 'purchase', actorId: null, referenceType: 'payment', referenceId: payment.id,
+      idempotencyKey: `payment:${this.provider}:${providerPaymentId}`,
+      reason: `Bought ${quantity} × ${checkout.product_name}`,
+    });
+    await this.events.publish(trx, {
+      kind: 'dashboard', name: 'billing.credits_purchased',
+      payload: {
+        user_id: userId, payment_id: payment.id, product_id: checkout.product_id, quantity, credits,
+        amount: event.amountTotal, currency: event.currency,
+      },
+    });
+    // Refunds reported before this payment (their events came first) are recorded now, credits taken back.
+    for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId)) await this.#refunded(trx, recorded, event.occurredAt);
+  }
+
+  async #subscriptionChanged(trx: Db, event: SubscriptionEvent): Promise<void> {
+    const { subscription, occurredAt } = event;
+    const deleted = event.type === 'subscription.deleted';
+    const created = event.type === 'subscription.updated' && event.created === true;
+    const userId = await this.#userOf(trx, subscription.customerId);
+    if (userId === null) return this.#ignored(trx, event, subscription.id, 'no known user');
+    await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt, created });
+  }
+
+  async #invoice(trx: Db, event: InvoiceEvent, paymentId: string | null): Promise<void> {
+    const { invoice, occurredAt } = event;
+    // Before anything of the invoice is written: its payment's link may be arriving at this moment.
+    await lockInvoice(trx, this.provider, invoice.id);
+    const subscription = invoice.subscriptionId === null ? undefined
+      : await trx.selectFrom('billing_subscriptions').select('user_id')
+        .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
+    const userId = subscription?.user_id ?? await this.#userOf(trx, invoice.customerId);
+    if (userId === null) return this.#ignored(trx, event, invoice.id, 'no known user');
+    const columns = {
+      provider_subscription_id: invoice.subscriptionId, status: invoice.status, amount_due: invoice.amountDue, amount_paid: invoice.amountPaid,
+      currency: invoice.currency, hosted_url: invoice.hostedUrl, period_start: invoice.periodStart, period_end: invoice.periodEnd, last_event_at: occurredAt,
+      ...(paymentId === null ? {} : { provider_payment_id: paymentId }),
+    };
+    await trx.insertInto('billing_invoices')
+      .values({ user_id: userId, provider: this.provider, provider_invoice_id: invoice.id, created_at: invoice.createdAt, ...columns })
+      .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id']).doUpdateSet(columns)
+        .where((eb) => eb.and([
+          eb('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
+          // Paid and void are final at the provider: a failure stamped the same second as the
+          // payment, delivered after it, turned a paid invoice back to open.
+          eb.or([eb('billing_invoices.status', 'not in', FINAL_INVOICE_STATUSES), eb(sql.ref('excluded.status'), 'in', FINAL_INVOICE_STATUSES)]),
+        ])))
+      .execute();
+    const refunds = paymentId !== null
+      ? await linkInvoicePayment(trx, this.provider, { invoiceId: invoice.id, paymentId, amount: invoice.amountPaid, currency: invoice.currency })
+      // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
+      : await settleInvoicePayments(trx, this.provider, invoice.id);
+    for (const recorded of refunds) await this.#refunded(trx, recorded, occurredAt);
+  }
+}
+
+/**
+ * Mirrors the provider's view of a subscription onto its row (made when missing) and the user's
+ * tier. `occurredAt` orders the writes: one older than the newest applied changes nothing, and an
+ * ended subscription stays ended. Webhook events and staff actions (cancel, resume, which get the
+ * provider's answer back at once) both come through here.
+ */
+export async function applyProviderSubscription(
+  trx: Db,
+  provider: PaymentProviderKind,
+  userId: string,
+  subscription: ProviderSubscription,
+  { deleted, occurredAt, created = false }: { deleted: boolean; occurredAt: string; created?: boolean },
+): Promise<void> {
+  const price = await trx.selectFrom('billing_prices').select('product_id').where('provider_price_id', '=', subscription.providerPriceId).executeTakeFirst();
+  const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
+  const productId = price?.product_id ?? (metadataProduct === null ? null
+    : (await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())?.id ?? null);
+  const status: BillingSubscriptionStatus = deleted ? 'canceled' : subscription.status;
+  const columns = {
+    product_id: productId, provider_price_id: subscription.providerPriceId, status, cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    current_period_end: subscription.currentPeriodEnd, canceled_at: subscription.canceledAt ?? (deleted ? occurredAt : null),
+    provider_customer_id: subscription.customerId, last_event_at: occurredAt,
+  };
+  await trx.insertInto('billing_subscriptions')
+    .values({ user_id: userId, provider, provider_subscription_id: subscription.id, ...columns })
+    .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id'])
+      // A price the catalog does not know (made at the provider by hand) keeps the product the row had.
+      .doUpdateSet({ ...columns, product_id: sql<string | null>`coalesce(excluded.product_id, billing_subscriptions.product_id)`, updated_at: sql`now()` })
+      .where((eb) => eb.and([
+        // Older than what is stored: out of order, ignored.
+        eb.or([eb('billing_subscriptions.last_event_at', 'is', null), eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`)]),
+        // An ended subscription stays ended, even against an update stamped the same second.
+        eb.or([eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES), eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES)]),
+        // The first snapshot (created) replaces only the row a checkout made before any
+        // subscription event: Stripe stamps created and the first update the same second, and an
+        // update delivered first was rolled back to `incomplete` by the created event after it.
+        ...(created ? [eb('billing_subscriptions.last_event_at', 'is', null)] : []),
+      ])))
+    .execute();
+  await syncUserTier(trx, userId);
+  // Its invoices' payments recorded before this row existed get its plan.
+  await fillSubscriptionPayments(trx, provider, subscription.id);
+}
+
+/**
+ * The user's tier follows their subscriptions: the highest-ranked tier among the plans of their
+ * live subscriptions, or none once no subscription is live.
+ */
+export async function syncUserTier(trx: Db, userId: string): Promise<void> {
+  // Lock the user first, in a statement of its own. An UPDATE that waits for another
+  // transaction's lock on the row re-reads only that row when it gets it: its subquery still
+  // sees the subscriptions as they were when the statement began. Two events about two of the
+  // user's subscriptions at once (the old plan deleted, the new one created) each computed the
+  // tier without the other's change, and the last to commit wrote a tier from a world where the
+  // old plan was gone and the new one not there yet: none. Taken here, the lock makes the UPDATE
+  // below start (and read) after the other transaction committed.
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+  await trx.updateTable('users')
+    .set((eb) => ({
+      tier: eb.selectFrom('billing_subscriptions as s')
+        .innerJoin('billing_products as p', 'p.id', 's.product_id')
+        .innerJoin('plan_tiers as t', 't.key', 'p.tier_key')
+        .select('p.tier_key')
+        .where('s.user_id', '=', userId)
+        .where('s.status', 'in', LIVE_STATUSES)
+        .orderBy('t.rank', 'desc')
+        .limit(1),
+      updated_at: sql`now()`,
+    }))
+    .where('id', '=', userId)
+    .execute();
+}

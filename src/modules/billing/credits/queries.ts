@@ -1,0 +1,93 @@
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { Tables } from '../../../db/tables.js';
+import { countRows, likePattern, offsetOf, type PageRequest } from '../../../kernel/pagination.js';
+import type { LedgerEntryView, ListLedgerQuery, ListLotsQuery, LotView, MyLedgerEntryView } from './schemas.js';
+
+type Db = Kysely<Tables>;
+
+/** Entries with the lot an addition made (deductions have none). */
+function entries(db: Db) {
+  return db.selectFrom('credit_ledger').leftJoin('credit_lots', 'credit_lots.entry_id', 'credit_ledger.id');
+}
+
+function ledgerConditions(eb: ExpressionBuilder<Tables, 'credit_ledger'>, query: ListLedgerQuery): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [];
+  if (query.user_id) conditions.push(eb('credit_ledger.user_id', '=', query.user_id));
+  if (query.kind) conditions.push(eb('credit_ledger.kind', '=', query.kind));
+  if (query.reference_type) conditions.push(eb('credit_ledger.reference_type', '=', query.reference_type));
+  if (query.reference_id) conditions.push(eb('credit_ledger.reference_id', '=', query.reference_id));
+  if (query.created_from) conditions.push(eb('credit_ledger.created_at', '>=', new Date(query.created_from)));
+  if (query.created_to) conditions.push(eb('credit_ledger.created_at', '<', new Date(query.created_to)));
+  if (query.q) {
+    const pattern = likePattern(query.q);
+    conditions.push(eb.or([eb('credit_ledger.reason', 'ilike', pattern), eb('credit_ledger.reference_id', 'ilike', pattern)]));
+  }
+  return eb.and(conditions);
+}
+
+export async function listLedger(db: Db, query: ListLedgerQuery): Promise<{ rows: LedgerEntryView[]; total: number }> {
+  const direction = query.sort.direction;
+  const [rows, total] = await Promise.all([
+    entries(db)
+      .where((eb) => ledgerConditions(eb, query))
+      .select([
+        'credit_ledger.id', 'credit_ledger.user_id', 'credit_ledger.amount', 'credit_ledger.kind', 'credit_ledger.balance_after',
+        'credit_ledger.reference_type', 'credit_ledger.reference_id', 'credit_ledger.actor_id', 'credit_ledger.reason',
+        'credit_ledger.details', 'credit_lots.id as lot_id', 'credit_lots.expires_at', 'credit_ledger.created_at',
+      ])
+      .orderBy('credit_ledger.created_at', direction)
+      .orderBy('credit_ledger.id', direction)
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
+    countRows(db.selectFrom('credit_ledger').where((eb) => ledgerConditions(eb, query))),
+  ]);
+  return { rows: rows.map((row) => ({ ...row, details: row.details as Record<string, unknown> })), total };
+}
+
+/** The caller's entries, newest first; the user's writes are serialized, so id order is their order. */
+export function listUserLedger(db: Db, userId: string, page: PageRequest): Promise<MyLedgerEntryView[]> {
+  return entries(db)
+    .where('credit_ledger.user_id', '=', userId)
+    .select([
+      'credit_ledger.id', 'credit_ledger.amount', 'credit_ledger.kind', 'credit_ledger.balance_after', 'credit_ledger.reference_type',
+      'credit_ledger.reference_id', 'credit_ledger.reason', 'credit_lots.expires_at', 'credit_ledger.created_at',
+    ])
+    .orderBy('credit_ledger.id', 'desc')
+    .limit(page.per_page)
+    .offset(offsetOf(page))
+    .execute();
+}
+
+const liveLot = sql<boolean>`(credit_lots.remaining > 0 AND (credit_lots.expires_at IS NULL OR credit_lots.expires_at > now()))`;
+
+function lotConditions(eb: ExpressionBuilder<Tables, 'credit_lots'>, query: ListLotsQuery): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [];
+  if (query.user_id) conditions.push(eb('credit_lots.user_id', '=', query.user_id));
+  if (query.active === true) conditions.push(liveLot);
+  if (query.active === false) conditions.push(eb.not(liveLot));
+  if (query.expiring_before) conditions.push(eb('credit_lots.expires_at', '<', new Date(query.expiring_before)));
+  return eb.and(conditions);
+}
+
+export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: LotView[]; total: number }> {
+  const { field, direction } = query.sort;
+  // Never-expiring lots sort after expiring ones either way: "expires soonest" starts with one that expires.
+  const order = field === 'expires_at' ? sql`credit_lots.expires_at ${sql.raw(direction)} NULLS LAST` : sql`credit_lots.created_at ${sql.raw(direction)}`;
+  const [rows, total] = await Promise.all([
+    db.selectFrom('credit_lots')
+      .innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lots.entry_id')
+      .where((eb) => lotConditions(eb, query))
+      .select([
+        'credit_lots.id', 'credit_lots.user_id', 'credit_lots.entry_id', 'credit_ledger.kind', 'credit_lots.amount', 'credit_lots.remaining',
+        'credit_lots.expires_at', liveLot.as('active'), 'credit_lots.created_at',
+      ])
+      .orderBy(order)
+      .orderBy('credit_lots.id', direction)
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
+    countRows(db.selectFrom('credit_lots').where((eb) => lotConditions(eb, query))),
+  ]);
+  return { rows, total };
+}

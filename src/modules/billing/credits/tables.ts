@@ -1,0 +1,56 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { DefaultedJson, DefaultedTimestamp } from '../../../db/column-types.js';
+
+/** Table types of the credit ledger and lots (migration 0010), merged into Kysely's `Tables`. */
+
+export const LEDGER_KINDS = ['purchase', 'grant', 'gift', 'spend', 'refund_clawback', 'expiry', 'adjustment'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+/** Kinds that add credits (each makes a lot). */
+export const ADDITION_KINDS = ['purchase', 'grant', 'gift', 'adjustment'] as const;
+export type AdditionKind = (typeof ADDITION_KINDS)[number];
+/** Kinds a caller may deduct with (clawbacks and expiries have functions of their own). */
+export const DEDUCTION_KINDS = ['spend', 'adjustment'] as const;
+export type DeductionKind = (typeof DEDUCTION_KINDS)[number];
+
+export interface CreditLedgerTable {
+  id: Generated<number>;
+  user_id: string;
+  amount: number;
+  kind: LedgerKind;
+  balance_after: number;
+  reference_type: string | null;
+  reference_id: string | null;
+  actor_id: string | null;
+  reason: string | null;
+  details: DefaultedJson;
+  idempotency_key: string | null;
+  idempotency_fingerprint: string | null;
+  created_at: DefaultedTimestamp;
+}
+
+export interface CreditLotsTable {
+  id: Generated<number>;
+  user_id: string;
+  entry_id: number;
+  amount: number;
+  remaining: number;
+  expires_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  created_at: DefaultedTimestamp;
+}
+
+export interface CreditLotDrawsTable {
+  entry_id: number;
+  lot_id: number;
+  amount: number;
+}
+
+export type LedgerRow = Selectable<CreditLedgerTable>;
+export type LotRow = Selectable<CreditLotsTable>;
+
+declare module '../../../db/tables.js' {
+  interface Tables {
+    credit_ledger: CreditLedgerTable;
+    credit_lots: CreditLotsTable;
+    credit_lot_draws: CreditLotDrawsTable;
+  }
+}

@@ -1,0 +1,36 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { DefaultedTimestamp } from '../../../db/column-types.js';
+
+/** Table types of refunds (migrations 0014 and 0015), merged into Kysely's `Tables`. */
+
+/** Who made the refund: staff through this service, or someone at the provider (its dashboard). */
+export type RefundSource = 'staff' | 'provider';
+
+/** bigint minor units: text from the PostgreSQL driver, a number from PGlite; views convert it. */
+type Money = ColumnType<number | string, number, never>;
+
+export interface BillingRefundsTable {
+  id: Generated<string>;
+  // A refund is a fact the provider reported: nothing of it changes afterwards.
+  payment_id: ColumnType<string, string, never>;
+  user_id: ColumnType<string, string, never>;
+  provider_refund_id: ColumnType<string, string, never>;
+  amount: Money;
+  currency: ColumnType<string, string, never>;
+  reason: ColumnType<string, string, never>;
+  credits_clawed_back: ColumnType<number, number, never>;
+  shortfall: ColumnType<number, number, never>;
+  actor_id: ColumnType<string | null, string | null, never>;
+  source: ColumnType<RefundSource, RefundSource | undefined, never>;
+  request_key: ColumnType<string | null, string | null | undefined, never>;
+  request_fingerprint: ColumnType<string | null, string | null | undefined, never>;
+  created_at: DefaultedTimestamp;
+}
+
+declare module '../../../db/tables.js' {
+  interface Tables {
+    billing_refunds: BillingRefundsTable;
+  }
+}
+
+export type RefundRow = Selectable<BillingRefundsTable>;

@@ -1,0 +1,155 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../../db/tables.js';
+import type { Actor } from '../../../kernel/actor.js';
+import { recordAudit } from '../../../kernel/audit.js';
+import type { ChangeBus } from '../../../kernel/change-bus.js';
+import { conflict, notFound } from '../../../kernel/errors.js';
+import type { EventPublisher } from '../../../kernel/events.js';
+import { paged } from '../../../kernel/pagination.js';
+import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
+import {
+  findPage, findVersion, insertPage, insertVersion, listPages, listVersions, lockPage, nextVersionNumber,
+  publishedPageBySlug, setPublished, updatePage, versionExists,
+} from './queries.js';
+import type { CreatePageInput, ListPagesQuery, SaveVersionInput, UpdatePageInput, VersionsQuery } from './schemas.js';
+
+const UNIQUE_VIOLATION = '23505';
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNIQUE_VIOLATION;
+}
+
+/** The slug is the only unique column a page write can collide on. */
+async function refusingTakenSlug<T>(slug: string | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict({ reason: 'slug taken', slug });
+    throw error;
+  }
+}
+
+async function lockedPageOrThrow(trx: Kysely<Tables>, id: string) {
+  const page = await lockPage(trx, id);
+  if (page === undefined) throw notFound();
+  return page;
+}
+
+/** Site pages: markdown versions that are never edited, and the one that is live. */
+export class PagesService {
+  constructor(private readonly db: Kysely<Tables>, private readonly bus: ChangeBus, private readonly events: EventPublisher) {}
+
+  async list(query: ListPagesQuery) {
+    const { rows, total } = await listPages(this.db, query);
+    return paged(rows, query, total);
+  }
+
+  async get(id: string) {
+    const page = await findPage(this.db, id);
+    if (page === undefined) throw notFound();
+    return page;
+  }
+
+  create(actor: Actor, input: CreatePageInput): Promise<{ id: string }> {
+    return refusingTakenSlug(input.slug, () => this.bus.transaction(this.db, async (trx) => {
+      const { id } = await insertPage(trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
+      await recordAudit(trx, actor, { action: 'site.page.create', targetType: 'site_page', targetId: id, after: input });
+      return { id };
+    }));
+  }
+
+  /** Renames or re-slugs a page; a live page's new slug and title show in the public index at once. */
+  async update(actor: Actor, id: string, input: UpdatePageInput): Promise<void> {
+    await refusingTakenSlug(input.slug, () => this.bus.transaction(this.db, async (trx) => {
+      const current = await lockedPageOrThrow(trx, id);
+      const changes = { slug: input.slug ?? current.slug, title: input.title ?? current.title };
+      await updatePage(trx, id, changes);
+      await recordAudit(trx, actor, {
+        action: 'site.page.update',
+        targetType: 'site_page',
+        targetId: id,
+        before: { slug: current.slug, title: current.title },
+        after: changes,
+      });
+      if (current.published_version !== null) await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+    }));
+  }
+
+  /** Operation 10: stores the next immutable version; nothing goes live. */
+  saveVersion(actor: Actor, id: string, input: SaveVersionInput): Promise<{ version: number }> {
+    return this.bus.transaction(this.db, async (trx) => {
+      await lockedPageOrThrow(trx, id);
+      const version = await nextVersionNumber(trx, id);
+      const note = input.note ?? null;
+      await insertVersion(trx, { pageId: id, version, markdown: input.markdown, note, createdBy: actor.userId });
+      await recordAudit(trx, actor, {
+        action: 'site.page.version',
+        targetType: 'site_page',
+        targetId: id,
+        reason: note,
+        after: { version, markdown_length: [...input.markdown].length },
+      });
+      return { version };
+    });
+  }
+
+  async versions(id: string, query: VersionsQuery) {
+    await this.get(id);
+    const { rows, total } = await listVersions(this.db, id, query);
+    return paged(rows, query, total);
+  }
+
+  async version(id: string, version: number) {
+    await this.get(id);
+    const row = await findVersion(this.db, id, version);
+    if (row === undefined) throw notFound('not_found', { version });
+    return row;
+  }
+
+  /** Makes a stored version live (any version: publishing an older one is a rollback). */
+  publish(actor: Actor, id: string, version: number): Promise<{ version: number }> {
+    return this.bus.transaction(this.db, async (trx) => {
+      const current = await lockedPageOrThrow(trx, id);
+      if ((await versionExists(trx, id, version)) === undefined) throw notFound('not_found', { version });
+      await setPublished(trx, id, { version, by: actor.userId });
+      await recordAudit(trx, actor, {
+        action: 'site.page.publish',
+        targetType: 'site_page',
+        targetId: id,
+        before: { version: current.published_version },
+        after: { version },
+      });
+      await this.#announce(trx, actor, 'site.page_published', { page_id: id, slug: current.slug, version });
+      return { version };
+    });
+  }
+
+  /** Takes the page offline; a page that is not live is left as it is (nothing audited). */
+  async unpublish(actor: Actor, id: string): Promise<void> {
+    await this.bus.transaction(this.db, async (trx) => {
+      const current = await lockedPageOrThrow(trx, id);
+      if (current.published_version === null) return;
+      await setPublished(trx, id, null);
+      await recordAudit(trx, actor, {
+        action: 'site.page.unpublish',
+        targetType: 'site_page',
+        targetId: id,
+        before: { version: current.published_version },
+        after: { version: null },
+      });
+      await this.#announce(trx, actor, 'site.page_unpublished', { page_id: id, slug: current.slug, version: current.published_version });
+    });
+  }
+
+  async publicPage(slug: string) {
+    const page = await publishedPageBySlug(this.db, slug);
+    if (page === undefined) throw notFound();
+    return page;
+  }
+
+  /** What goes live is on the dashboard, and every instance drops its cached site payload. */
+  async #announce(trx: Kysely<Tables>, actor: Actor, name: string, payload: Record<string, unknown>): Promise<void> {
+    await this.events.publish(trx, { kind: 'dashboard', name, payload, actorId: actor.userId, requestId: actor.requestId });
+    await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+  }
+}

@@ -1,0 +1,119 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../../db/tables.js';
+import type { Actor } from '../../../kernel/actor.js';
+import { recordAudit } from '../../../kernel/audit.js';
+import type { ChangeBus } from '../../../kernel/change-bus.js';
+import { forbidden, notFound } from '../../../kernel/errors.js';
+import type { EventPublisher } from '../../../kernel/events.js';
+import { paged } from '../../../kernel/pagination.js';
+import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
+import { findVersion, insertPublishedVersion, listSections, listVersions, lockSection } from './queries.js';
+import { isSection, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
+import type { VersionsQuery } from './schemas.js';
+
+function knownSection(section: string): SectionName {
+  if (!isSection(section)) throw notFound('not_found', { section });
+  return section;
+}
+
+/** Unknown section first (404), then the section's own write key (403 naming it). */
+function writableSection(actor: Actor, section: string): SectionName {
+  const name = knownSection(section);
+  const perm = SECTION_WRITE_PERMISSION[name];
+  if (!actor.permissions.has(perm)) throw forbidden({ perm });
+  return name;
+}
+
+function topLevelKeys(value: unknown): string[] {
+  return typeof value === 'object' && value !== null ? Object.keys(value).sort() : [];
+}
+
+export class SiteSettingsService {
+  constructor(private readonly db: Kysely<Tables>, private readonly bus: ChangeBus, private readonly events: EventPublisher) {}
+
+  async list() {
+    const rows = await listSections(this.db);
+    const order = new Map(SECTION_NAMES.map((name, index) => [name as string, index]));
+    rows.sort((a, b) => (order.get(a.section) ?? 0) - (order.get(b.section) ?? 0));
+    return {
+      data: rows.map((row) => ({
+        ...row,
+        write_permission: SECTION_WRITE_PERMISSION[row.section as SectionName],
+        draft: row.draft as Record<string, unknown>,
+        published_value: row.published_value as Record<string, unknown> | null,
+        has_unpublished_changes: JSON.stringify(row.draft) !== JSON.stringify(row.published_value ?? {}),
+      })),
+    };
+  }
+
+  /** Operation 3: replace the draft; nothing goes live. */
+  async saveDraft(actor: Actor, section: string, draft: Record<string, unknown>): Promise<void> {
+    const name = writableSection(actor, section);
+    await this.bus.transaction(this.db, async (trx) => {
+      const before = await lockSection(trx, name);
+      await trx
+        .updateTable('site_settings')
+        .set({ draft: JSON.stringify(draft), draft_updated_by: actor.userId, draft_updated_at: new Date() })
+        .where('section', '=', name)
+        .execute();
+      await recordAudit(trx, actor, {
+        action: 'site.settings.save_draft',
+        targetType: 'site_settings',
+        targetId: name,
+        before: { keys: topLevelKeys(before?.draft) },
+        after: { keys: topLevelKeys(draft) },
+      });
+    });
+  }
+
+  /** Operation 5: the draft becomes the next published version. */
+  publish(actor: Actor, section: string, note: string | undefined): Promise<{ version: number }> {
+    const name = writableSection(actor, section);
+    return this.#publish(actor, name, { note: note ?? null, restoredVersion: null });
+  }
+
+  /** Publishes an older version's value again, as a new version (history is never rewritten). */
+  async rollback(actor: Actor, section: string, version: number, note: string | undefined): Promise<{ version: number }> {
+    const name = writableSection(actor, section);
+    return this.#publish(actor, name, { note: note ?? null, restoredVersion: version });
+  }
+
+  async versions(section: string, query: VersionsQuery) {
+    const name = knownSection(section);
+    const { rows, total } = await listVersions(this.db, name, query);
+    return paged(rows, query, total);
+  }
+
+  async #publish(actor: Actor, section: SectionName, options: { note: string | null; restoredVersion: number | null }) {
+    return this.bus.transaction(this.db, async (trx) => {
+      const current = await lockSection(trx, section);
+      if (current === undefined) throw notFound('not_found', { section });
+      let value: unknown = current.draft;
+      if (options.restoredVersion !== null) {
+        const old = await findVersion(trx, section, options.restoredVersion);
+        if (old === undefined) throw notFound('not_found', { section, version: options.restoredVersion });
+        value = old.value;
+      }
+      const version = (current.published_version ?? 0) + 1;
+      await insertPublishedVersion(trx, { section, version, value, note: options.note, restoredVersion: options.restoredVersion, publishedBy: actor.userId });
+      const action = options.restoredVersion === null ? 'site.settings.publish' : 'site.settings.rollback';
+      await recordAudit(trx, actor, {
+        action,
+        targetType: 'site_settings',
+        targetId: section,
+        reason: options.note,
+        before: { version: current.published_version },
+        after: { version, keys: topLevelKeys(value), restored_version: options.restoredVersion },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'site.settings_published',
+        payload: { section, version, restored_version: options.restoredVersion },
+        actorId: actor.userId,
+        requestId: actor.requestId,
+      });
+      await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+      return { version };
+    });
+  }
+}
