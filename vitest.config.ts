@@ -5,7 +5,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Faults of a database server reached over the network: the embedded database has no network
     // to cut, so these run only when the run is on PostgreSQL (CI runs both).
-    exclude: process.env.TEST_DATABASE_URL === undefined ? ['test/reliability/postgres-faults.test.ts', 'test/reliability/transaction-conflicts.test.ts'] : [],
+    exclude:
+      process.env.TEST_DATABASE_URL === undefined
+        ? ['test/reliability/postgres-faults.test.ts', 'test/reliability/transaction-conflicts.test.ts']
+        : [],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Each file gets its own database (a PGlite copy or a PostgreSQL clone), so files run in parallel.
     pool: 'forks',

@@ -39,14 +39,20 @@ export function summarizeActivity(samples: ActiveSession[][]): ActivitySecond {
   return {
     samples: samples.length,
     active,
-    waits: [...waits].sort((a, b) => b[1] - a[1]).slice(0, TOP_WAITS).map(([what, count]) => [what, round((count / sessions) * 100)]),
+    waits: [...waits]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP_WAITS)
+      .map(([what, count]) => [what, round((count / sessions) * 100)]),
   };
 }
 
 /** `reads 5.2, writes 3.1 (CPU 61 %, LWLock:WALWrite 22 %, Lock:tuple 9 %)`: what to print beside a slow second. */
 export function sessionsText({ samples, active, waits }: ActivitySecond): string {
   if (samples === 0) return 'no sample';
-  const pools = Object.entries(active).map(([pool, mean]) => `${pool.replace(/^platform-api ?/, '') || 'pool'} ${mean}`).join(', ') || 'none';
+  const pools =
+    Object.entries(active)
+      .map(([pool, mean]) => `${pool.replace(/^platform-api ?/, '') || 'pool'} ${mean}`)
+      .join(', ') || 'none';
   return waits.length === 0 ? pools : `${pools} (${waits.map(([what, percent]) => `${what} ${percent} %`).join(', ')})`;
 }
 
@@ -57,7 +63,9 @@ export function sessionsText({ samples, active, waits }: ActivitySecond): string
  * with `platform-api`), so the soak can print it beside each worst second. A stalled server
  * stalls the sampler too: a second's `samples` says how many it got.
  */
-export async function startActivityProbe(databaseUrl: string): Promise<{ take(): ActivitySecond; stop(): Promise<void> }> {
+export async function startActivityProbe(
+  databaseUrl: string,
+): Promise<{ take(): ActivitySecond; stop(): Promise<void> }> {
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'soak activity probe' });
   // The soak drops its database (WITH FORCE) at the end, maybe before this connection closes.
   client.on('error', () => {});
@@ -74,7 +82,8 @@ export async function startActivityProbe(databaseUrl: string): Promise<{ take():
       await new Promise((resolve) => setTimeout(resolve, SAMPLE_EVERY_MS));
     }
   })().catch((error: unknown) => {
-    if (!stopped) process.stderr.write(`activity probe stopped: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (!stopped)
+      process.stderr.write(`activity probe stopped: ${error instanceof Error ? error.message : String(error)}\n`);
   });
   return {
     take() {

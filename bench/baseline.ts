@@ -13,12 +13,21 @@ export interface BaselineServer {
 /** Starts the raw node:http server in a child process (tsx only loads it; requests run plain Node). */
 export async function startBaseline(): Promise<BaselineServer> {
   const port = await freePort();
-  const child = spawnChild('baseline', process.execPath, ['--import', 'tsx', SCRIPT, String(port)], { PATH: process.env.PATH, NODE_ENV: 'production' });
+  const child = spawnChild('baseline', process.execPath, ['--import', 'tsx', SCRIPT, String(port)], {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   for (let attempt = 0; attempt < 500; attempt += 1) {
     try {
       if ((await call(baseUrl, { path: '/', timeoutMs: 1_000 })).status === 200) {
-        return { baseUrl, pid: child.pid, stop: async () => { await child.stop(); } };
+        return {
+          baseUrl,
+          pid: child.pid,
+          stop: async () => {
+            await child.stop();
+          },
+        };
       }
     } catch {
       // not listening yet

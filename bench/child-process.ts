@@ -38,7 +38,9 @@ export function spawnChild(label: string, command: string, args: string[], env: 
     child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
   });
   let gone = false;
-  void exited.then(() => { gone = true; });
+  void exited.then(() => {
+    gone = true;
+  });
 
   const stop = async () => {
     if (!gone) {
@@ -52,7 +54,9 @@ export function spawnChild(label: string, command: string, args: string[], env: 
     }
     return exited;
   };
-  onCleanup(`stop ${label} (pid ${child.pid})`, async () => { await stop(); });
+  onCleanup(`stop ${label} (pid ${child.pid})`, async () => {
+    await stop();
+  });
   return { label, pid: child.pid, tail: () => lines.join('\n'), logLineCount: () => count, exited, stop };
 }
 
@@ -70,12 +74,21 @@ export function freePort(): Promise<number> {
 }
 
 /** Runs a command to completion (the build, the migrate command); throws with its output on failure. */
-export function runToCompletion(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export function runToCompletion(
+  label: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code === 0) resolve();

@@ -33,7 +33,10 @@ export function cleanUp(): Promise<void> {
  * process group, and tsx relays it again), and a second one must not end the run mid-clean-up.
  */
 export function cleanUpOnSignals(): void {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.on(signal, () => {
       if (running === undefined) process.stderr.write(`\n${signal}: cleaning up…\n`);
       void cleanUp().finally(() => process.exit(code));

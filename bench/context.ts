@@ -7,7 +7,9 @@ import { mintToken } from './tokens.js';
 /** The tokens and names the scenarios need (shared by `npm run bench` and `npm run soak`). */
 export async function makeContext(baseUrl: string, sizes: SeedSizes, jwtSecret: string): Promise<BenchContext> {
   const players = playerRange(sizes);
-  const playerTokens = await Promise.all(Array.from({ length: players.count }, (_, i) => mintToken(jwtSecret, benchUser(players.first + i))));
+  const playerTokens = await Promise.all(
+    Array.from({ length: players.count }, (_, i) => mintToken(jwtSecret, benchUser(players.first + i))),
+  );
   return {
     baseUrl,
     sizes,

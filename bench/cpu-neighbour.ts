@@ -26,9 +26,16 @@ const MEAN_BUSY_MS = 1_000;
 const SEED = 20_261_126;
 
 export function neighbourPlan(cores: number, threads: number): NeighbourPlan {
-  if (!(cores > 0 && cores < threads)) throw new Error(`--neighbour: between 0 and ${threads} cores (exclusive), got ${cores}`);
+  if (!(cores > 0 && cores < threads))
+    throw new Error(`--neighbour: between 0 and ${threads} cores (exclusive), got ${cores}`);
   const duty = cores / threads;
-  return { cores, threads, meanBusyMs: MEAN_BUSY_MS, meanIdleMs: Math.round((MEAN_BUSY_MS * (1 - duty)) / duty), seed: SEED };
+  return {
+    cores,
+    threads,
+    meanBusyMs: MEAN_BUSY_MS,
+    meanIdleMs: Math.round((MEAN_BUSY_MS * (1 - duty)) / duty),
+    seed: SEED,
+  };
 }
 
 /**
@@ -68,14 +75,21 @@ export interface RunningNeighbour {
 export function startCpuNeighbour(plan: NeighbourPlan): RunningNeighbour {
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const startedAt = performance.now();
-  const workers = Array.from({ length: plan.threads }, (_, i) => new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { meanBusyMs: plan.meanBusyMs, meanIdleMs: plan.meanIdleMs, seed: plan.seed + i, stop },
-  }));
-  const busy = workers.map((worker) => new Promise<number>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  }));
+  const workers = Array.from(
+    { length: plan.threads },
+    (_, i) =>
+      new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { meanBusyMs: plan.meanBusyMs, meanIdleMs: plan.meanIdleMs, seed: plan.seed + i, stop },
+      }),
+  );
+  const busy = workers.map(
+    (worker) =>
+      new Promise<number>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      }),
+  );
   let stopped: Promise<number> | undefined;
   const running: RunningNeighbour = {
     stop() {
@@ -89,6 +103,8 @@ export function startCpuNeighbour(plan: NeighbourPlan): RunningNeighbour {
       return stopped;
     },
   };
-  onCleanup('CPU neighbour', async () => { await running.stop(); });
+  onCleanup('CPU neighbour', async () => {
+    await running.stop();
+  });
   return running;
 }

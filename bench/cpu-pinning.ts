@@ -49,11 +49,17 @@ function parentOf(pid: number): number | undefined {
 }
 
 function childrenOf(parent: number): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => parentOf(pid) === parent);
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => parentOf(pid) === parent);
 }
 
 /** Pins the postmaster of the server behind `databaseUrl` and its processes; undone at clean-up. */
-export async function pinPostgres(databaseUrl: string, cores: string): Promise<{ postmasterPid: number; processes: number }> {
+export async function pinPostgres(
+  databaseUrl: string,
+  cores: string,
+): Promise<{ postmasterPid: number; processes: number }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   let postmasterPid: number | undefined;
@@ -63,7 +69,8 @@ export async function pinPostgres(databaseUrl: string, cores: string): Promise<{
   } finally {
     await client.end();
   }
-  if (postmasterPid === undefined) throw new Error('--pin: PostgreSQL must run on this machine (its backend is not a process here)');
+  if (postmasterPid === undefined)
+    throw new Error('--pin: PostgreSQL must run on this machine (its backend is not a process here)');
   const original = affinityOf(postmasterPid);
   const pinAll = (list: string) => {
     let count = 0;

@@ -53,7 +53,10 @@ export interface CpuMeter {
 }
 
 async function backendCpu(client: pg.Client, database: string): Promise<Map<number, number>> {
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+  const { rows } = await client.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [database],
+  );
   const usage = new Map<number, number>();
   for (const { pid } of rows) {
     const ms = processCpuMs(pid);
@@ -69,7 +72,10 @@ const summedCpuMs = (pids: readonly number[], fallback: readonly number[]) =>
  * `servicePids`: the processes answering (the service's instances, or the baseline server), summed.
  * `databaseUrl` unset: no separate database (the embedded one shows in the service process itself).
  */
-export async function createCpuMeter(servicePids: number | readonly number[], databaseUrl: string | undefined): Promise<CpuMeter> {
+export async function createCpuMeter(
+  servicePids: number | readonly number[],
+  databaseUrl: string | undefined,
+): Promise<CpuMeter> {
   const pids = typeof servicePids === 'number' ? [servicePids] : servicePids;
   let client: pg.Client | undefined;
   let database = '';
@@ -92,7 +98,8 @@ export async function createCpuMeter(servicePids: number | readonly number[], da
           const serviceMs = summedCpuMs(pids, startMs) - serviceStart;
           const own = process.cpuUsage(ownStart);
           const loadGeneratorMs = (own.user + own.system) / 1_000;
-          if (client === undefined || backendsStart === undefined) return { serviceMs, databaseMs: null, loadGeneratorMs };
+          if (client === undefined || backendsStart === undefined)
+            return { serviceMs, databaseMs: null, loadGeneratorMs };
           // Backends that ended during the window are lost (the pool keeps its connections busy, so few do).
           let databaseMs = 0;
           for (const [pid, ms] of await backendCpu(client, database)) databaseMs += ms - (backendsStart.get(pid) ?? 0);

@@ -56,10 +56,13 @@ export async function createPostgresDatabase(serverUrl: string): Promise<BenchDa
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_bench\\_%'`);
+    const { rows } = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE 'platform\\_bench\\_%'`,
+    );
     for (const { datname } of rows) {
       const pid = STALE_DATABASE.exec(datname)?.[1];
-      if (pid !== undefined && !isAlive(Number(pid))) await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(datname)} WITH (FORCE)`);
+      if (pid !== undefined && !isAlive(Number(pid)))
+        await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(datname)} WITH (FORCE)`);
     }
     await admin.query(`CREATE DATABASE ${quoteIdent(name)}`);
   } finally {
@@ -85,7 +88,9 @@ export async function createPostgresDatabase(serverUrl: string): Promise<BenchDa
       const client = new pg.Client({ connectionString: serviceUrl });
       await client.connect();
       return {
-        exec: async (sql) => { await client.query(sql); },
+        exec: async (sql) => {
+          await client.query(sql);
+        },
         query: async <T>(sql: string) => (await client.query(sql)).rows as T[],
         close: () => client.end(),
       };
@@ -104,7 +109,9 @@ export function createEmbeddedDatabase(): BenchDatabase {
       // The same files the service opens (src/db/database.ts: DATA_DIR/pglite).
       const pglite = await PGlite.create(join(dataDir, 'pglite'));
       return {
-        exec: async (sql) => { await pglite.exec(sql); },
+        exec: async (sql) => {
+          await pglite.exec(sql);
+        },
         query: async <T>(sql: string) => (await pglite.query<T>(sql)).rows,
         close: () => pglite.close(),
       };

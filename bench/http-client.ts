@@ -21,7 +21,10 @@ export interface HttpCall {
  * One request over a fresh connection with node:http (no lazy-loaded client to skew the first
  * timing). Used for setup calls, bulk operations and the startup probe; load goes through autocannon.
  */
-export function call(baseUrl: string, { method = 'GET', path, token, body, timeoutMs = 60_000 }: HttpCall): Promise<HttpAnswer> {
+export function call(
+  baseUrl: string,
+  { method = 'GET', path, token, body, timeoutMs = 60_000 }: HttpCall,
+): Promise<HttpAnswer> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
@@ -58,7 +61,9 @@ export async function expectStatus(baseUrl: string, expected: number, request: H
   const answer = await call(baseUrl, request);
   if (answer.status !== expected) {
     const body = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-    throw new Error(`${request.method ?? 'GET'} ${request.path}: expected ${expected}, got ${answer.status} ${body.slice(0, 500)}`);
+    throw new Error(
+      `${request.method ?? 'GET'} ${request.path}: expected ${expected}, got ${answer.status} ${body.slice(0, 500)}`,
+    );
   }
   return answer;
 }

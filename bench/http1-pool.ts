@@ -109,7 +109,11 @@ class Connection {
   #closed = false;
   current: Pending | undefined;
 
-  constructor(host: string, port: number, private readonly pool: { idle(connection: Connection): void; closed(connection: Connection): void }) {
+  constructor(
+    host: string,
+    port: number,
+    private readonly pool: { idle(connection: Connection): void; closed(connection: Connection): void },
+  ) {
     this.#socket = connect({ host, port, noDelay: true });
     this.#socket.on('connect', () => {
       this.#connected = true;
@@ -165,11 +169,18 @@ export class Http1Pool {
   readonly #all = new Set<Connection>();
   readonly #waiting: Pending[] = [];
   readonly #sweeper: NodeJS.Timeout;
-  readonly #pool = { idle: (connection: Connection) => this.#onIdle(connection), closed: (connection: Connection) => this.#onClosed(connection) };
+  readonly #pool = {
+    idle: (connection: Connection) => this.#onIdle(connection),
+    closed: (connection: Connection) => this.#onClosed(connection),
+  };
   readonly #encoded = new WeakMap<autocannon.RequestParams, string>();
   #destroyed = false;
 
-  constructor(private readonly host: string, private readonly port: number, private readonly maxConnections: number) {
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly maxConnections: number,
+  ) {
     this.#sweeper = setInterval(() => this.#sweep(), SWEEP_EVERY_MS);
   }
 

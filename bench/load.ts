@@ -45,7 +45,9 @@ export interface LoadResult {
 export const REQUEST_TIMEOUT_SECONDS = 10;
 
 function headersOf(request: { headers?: Record<string, string>; body?: unknown }): Record<string, string> {
-  return request.body === undefined ? { ...request.headers } : { 'content-type': 'application/json', ...request.headers };
+  return request.body === undefined
+    ? { ...request.headers }
+    : { 'content-type': 'application/json', ...request.headers };
 }
 
 function encode(body: unknown): string | undefined {
@@ -54,7 +56,12 @@ function encode(body: unknown): string | undefined {
 
 function applied(base: autocannon.RequestParams, change: RequestChange): autocannon.RequestParams {
   const body = change.body === undefined ? base.body : encode(change.body);
-  return { ...base, path: change.path ?? base.path, headers: { ...base.headers, ...change.headers }, ...(body === undefined ? {} : { body }) };
+  return {
+    ...base,
+    path: change.path ?? base.path,
+    headers: { ...base.headers, ...change.headers },
+    ...(body === undefined ? {} : { body }),
+  };
 }
 
 /** The request as autocannon would first send it: method, path, headers (with the JSON content type) and encoded body. */
@@ -82,11 +89,18 @@ export function requestSequence(request: LoadRequest): (n: number) => autocannon
 }
 
 /** `next` numbers requests across the warm-up and the measured run, so `vary` never repeats itself. */
-function run(baseUrl: string, request: LoadRequest, connections: number, seconds: number, next: () => number): Promise<autocannon.Result> {
+function run(
+  baseUrl: string,
+  request: LoadRequest,
+  connections: number,
+  seconds: number,
+  next: () => number,
+): Promise<autocannon.Result> {
   const base = baseParams(request);
   let requests: autocannon.Request[] = [base];
   if (request.variants !== undefined) requests = request.variants.map((change) => applied(base, change));
-  if (request.vary !== undefined) requests = [{ ...base, setupRequest: (params) => applied(params, request.vary!(next())) }];
+  if (request.vary !== undefined)
+    requests = [{ ...base, setupRequest: (params) => applied(params, request.vary!(next())) }];
   const options: autocannon.Options = {
     url: baseUrl,
     connections,
@@ -122,7 +136,13 @@ export function prepareLoad(baseUrl: string, request: LoadRequest, settings: Loa
       if (result.errors > 0) statuses.errors = result.errors;
       if (result.timeouts > 0) statuses.timeouts = result.timeouts;
       const total = Object.values(result.statusCodeStats).reduce((sum, { count }) => sum + count, 0);
-      return { requestsPerSecond: total / result.duration, p50Ms: result.latency.p50, p99Ms: result.latency.p99, statuses, total };
+      return {
+        requestsPerSecond: total / result.duration,
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        statuses,
+        total,
+      };
     },
   };
 }

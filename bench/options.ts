@@ -52,7 +52,9 @@ export const FULL_SIZES: SeedSizes = {
 };
 
 function tenth(sizes: SeedSizes): SeedSizes {
-  return Object.fromEntries(Object.entries(sizes).map(([key, value]) => [key, Math.max(10, Math.round(value / 10))])) as unknown as SeedSizes;
+  return Object.fromEntries(
+    Object.entries(sizes).map(([key, value]) => [key, Math.max(10, Math.round(value / 10))]),
+  ) as unknown as SeedSizes;
 }
 
 const USAGE = `Usage: npm run bench -- [--quick] [--cpu-prof] [--only name[,name…]] [--skip-build]
@@ -94,7 +96,13 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     bulkRepeats: quick ? 1 : 3,
     sizes: quick ? tenth(FULL_SIZES) : FULL_SIZES,
     cpuProfile: values['cpu-prof'],
-    only: values.only === undefined ? [] : values.only.split(',').map((name) => name.trim()).filter(Boolean),
+    only:
+      values.only === undefined
+        ? []
+        : values.only
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
     skipBuild: values['skip-build'],
   };
 }

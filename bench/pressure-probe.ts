@@ -89,8 +89,13 @@ export interface PressureContrast {
  * pressure of all seconds against that of the `slowest` seconds by p99. `null` without pressure
  * readings.
  */
-export function pressureContrast(seconds: { p99Ms: number; generator: Partial<PressureSecond> | null }[], slowest = 10): PressureContrast | null {
-  const read = seconds.filter((second) => second.generator?.cpuPressurePct !== undefined && second.generator.ioPressurePct !== undefined);
+export function pressureContrast(
+  seconds: { p99Ms: number; generator: Partial<PressureSecond> | null }[],
+  slowest = 10,
+): PressureContrast | null {
+  const read = seconds.filter(
+    (second) => second.generator?.cpuPressurePct !== undefined && second.generator.ioPressurePct !== undefined,
+  );
   if (read.length === 0) return null;
   const medians = (of: typeof read) => ({
     cpuPressurePct: median(of.map((second) => second.generator!.cpuPressurePct!)),

@@ -56,15 +56,26 @@ const median = (values: number[]) => {
 };
 
 function statusMix(statuses: Record<string, number>): string {
-  return Object.entries(statuses).map(([code, count]) => `${code}×${count}`).join(' ');
+  return Object.entries(statuses)
+    .map(([code, count]) => `${code}×${count}`)
+    .join(' ');
 }
 
 const cpuSplit = (cpu: CpuPerRequest): CpuSplit => ({ service: cpu.service, database: cpu.database });
 
 export function baselineRow({ result, cpu }: Measured, label: string): Row {
   return {
-    scenario: label, requestsPerSecond: result.requestsPerSecond, p50Ms: result.p50Ms, p99Ms: result.p99Ms, ratio: null,
-    peakRssMb: null, cpuMs: cpuSplit(cpu), loadGeneratorCores: cpu.loadGeneratorCores, target: '', met: '-', statuses: statusMix(result.statuses),
+    scenario: label,
+    requestsPerSecond: result.requestsPerSecond,
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
+    ratio: null,
+    peakRssMb: null,
+    cpuMs: cpuSplit(cpu),
+    loadGeneratorCores: cpu.loadGeneratorCores,
+    target: '',
+    met: '-',
+    statuses: statusMix(result.statuses),
   };
 }
 
@@ -73,7 +84,11 @@ export function scenarioRow(outcome: ScenarioOutcome, baselineRps: number): Row 
   const { target } = outcome;
   let met: Row['met'] = '-';
   if (outcome.problem !== null) met = 'FAILED';
-  else if (target !== undefined) met = ratio >= target.minRatio && (target.maxP99Ms === undefined || outcome.result.p99Ms <= target.maxP99Ms) ? 'yes' : 'NO';
+  else if (target !== undefined)
+    met =
+      ratio >= target.minRatio && (target.maxP99Ms === undefined || outcome.result.p99Ms <= target.maxP99Ms)
+        ? 'yes'
+        : 'NO';
   return {
     scenario: outcome.name,
     requestsPerSecond: outcome.result.requestsPerSecond,
@@ -83,7 +98,10 @@ export function scenarioRow(outcome: ScenarioOutcome, baselineRps: number): Row 
     peakRssMb: outcome.peakRssMb,
     cpuMs: cpuSplit(outcome.cpu),
     loadGeneratorCores: outcome.cpu.loadGeneratorCores,
-    target: target === undefined ? '' : `≥ ${target.minRatio.toFixed(2)}${target.maxP99Ms === undefined ? '' : `, p99 ≤ ${target.maxP99Ms} ms`}`,
+    target:
+      target === undefined
+        ? ''
+        : `≥ ${target.minRatio.toFixed(2)}${target.maxP99Ms === undefined ? '' : `, p99 ≤ ${target.maxP99Ms} ms`}`,
     met,
     statuses: statusMix(outcome.result.statuses),
   };
@@ -102,22 +120,41 @@ export function bulkRow({ timing, peakRssMb, cpuMsPerRun }: BulkOutcome): Row {
     cpuMs: cpuMsPerRun,
     loadGeneratorCores: null,
     target: `≤ ${timing.targetSeconds} s`,
-    met: timing.problem !== null ? 'FAILED' : typical !== null && typical <= timing.targetSeconds * 1_000 ? 'yes' : 'NO',
+    met:
+      timing.problem !== null ? 'FAILED' : typical !== null && typical <= timing.targetSeconds * 1_000 ? 'yes' : 'NO',
     statuses: timing.problem ?? `200×${timing.seconds.length}`,
   };
 }
 
 export function startupRow(outcome: StartupOutcome): Row {
   return {
-    scenario: outcome.name, requestsPerSecond: null, p50Ms: outcome.ms, p99Ms: null, ratio: null, peakRssMb: null, cpuMs: null, loadGeneratorCores: null,
-    target: `≤ ${outcome.targetMs / 1_000} s`, met: outcome.ms <= outcome.targetMs ? 'yes' : 'NO', statuses: '',
+    scenario: outcome.name,
+    requestsPerSecond: null,
+    p50Ms: outcome.ms,
+    p99Ms: null,
+    ratio: null,
+    peakRssMb: null,
+    cpuMs: null,
+    loadGeneratorCores: null,
+    target: `≤ ${outcome.targetMs / 1_000} s`,
+    met: outcome.ms <= outcome.targetMs ? 'yes' : 'NO',
+    statuses: '',
   };
 }
 
 export function peakRssRow(peakRssMb: number): Row {
   return {
-    scenario: 'peak RSS over the whole run', requestsPerSecond: null, p50Ms: null, p99Ms: null, ratio: null, peakRssMb, cpuMs: null, loadGeneratorCores: null,
-    target: `≤ ${PEAK_RSS_TARGET_MB} MB`, met: peakRssMb <= PEAK_RSS_TARGET_MB ? 'yes' : 'NO', statuses: '',
+    scenario: 'peak RSS over the whole run',
+    requestsPerSecond: null,
+    p50Ms: null,
+    p99Ms: null,
+    ratio: null,
+    peakRssMb,
+    cpuMs: null,
+    loadGeneratorCores: null,
+    target: `≤ ${PEAK_RSS_TARGET_MB} MB`,
+    met: peakRssMb <= PEAK_RSS_TARGET_MB ? 'yes' : 'NO',
+    statuses: '',
   };
 }
 
@@ -135,15 +172,37 @@ function milliseconds(value: number | null): string {
 /** `service+database` CPU; under 10 ms with a decimal, else whole milliseconds or seconds. */
 function cpuCell(split: CpuSplit | null): string {
   if (split === null) return '';
-  const ms = (value: number) => (value >= 1_000 ? `${(value / 1_000).toFixed(1)} s` : value >= 10 ? `${Math.round(value)}` : value.toFixed(2));
+  const ms = (value: number) =>
+    value >= 1_000 ? `${(value / 1_000).toFixed(1)} s` : value >= 10 ? `${Math.round(value)}` : value.toFixed(2);
   return split.database === null ? ms(split.service) : `${ms(split.service)}+${ms(split.database)}`;
 }
 
 export function printTable(rows: Row[], write: (text: string) => void): void {
-  const header = ['scenario', 'req/s', 'p50', 'p99', 'ratio', 'peak RSS', 'CPU ms svc+db', 'gen', 'target', 'met?', 'statuses'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50',
+    'p99',
+    'ratio',
+    'peak RSS',
+    'CPU ms svc+db',
+    'gen',
+    'target',
+    'met?',
+    'statuses',
+  ];
   const lines = rows.map((row) => [
-    row.scenario, cell(row.requestsPerSecond, 0), milliseconds(row.p50Ms), milliseconds(row.p99Ms), cell(row.ratio, 2),
-    cell(row.peakRssMb, 0, ' MB'), cpuCell(row.cpuMs), cell(row.loadGeneratorCores, 2), row.target, row.met, row.statuses,
+    row.scenario,
+    cell(row.requestsPerSecond, 0),
+    milliseconds(row.p50Ms),
+    milliseconds(row.p99Ms),
+    cell(row.ratio, 2),
+    cell(row.peakRssMb, 0, ' MB'),
+    cpuCell(row.cpuMs),
+    cell(row.loadGeneratorCores, 2),
+    row.target,
+    row.met,
+    row.statuses,
   ]);
   write(formatTable(header, lines, (column) => column > 0 && column < 8));
 }
@@ -151,7 +210,11 @@ export function printTable(rows: Row[], write: (text: string) => void): void {
 /** A plain-text table: columns padded to their widest cell, numbers (`rightAligned`) to the right. */
 export function formatTable(header: string[], lines: string[][], rightAligned: (column: number) => boolean): string {
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
-  const format = (line: string[]) => line.map((text, column) => (rightAligned(column) ? text.padStart(widths[column]!) : text.padEnd(widths[column]!))).join(' | ').trimEnd();
+  const format = (line: string[]) =>
+    line
+      .map((text, column) => (rightAligned(column) ? text.padStart(widths[column]!) : text.padEnd(widths[column]!)))
+      .join(' | ')
+      .trimEnd();
   return [format(header), widths.map((width) => '-'.repeat(width)).join('-|-'), ...lines.map(format)].join('\n');
 }
 
@@ -162,7 +225,13 @@ export function formatTable(header: string[], lines: string[][], rightAligned: (
 export function writeResults(report: object, database: string, quick: boolean, when: Date, prefix = ''): string {
   const dir = join(import.meta.dirname, 'results', ...(quick ? ['quick'] : []));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${prefix}${when.toISOString().replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}-${database}.json`);
+  const file = join(
+    dir,
+    `${prefix}${when
+      .toISOString()
+      .replace(/:/g, '-')
+      .replace(/\.\d+Z$/, 'Z')}-${database}.json`,
+  );
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }

@@ -11,7 +11,10 @@ const RESPONSE_FINISH = 'http.server.response.finish';
 const QUERY_TEXT_CHARS = 120;
 
 const phase = () => ({ ms: 0, underWay: 0, since: 0 });
-const queryText = (query) => String(typeof query === 'string' ? query : query?.text ?? '').replace(/\s+/g, ' ').slice(0, QUERY_TEXT_CHARS);
+const queryText = (query) =>
+  String(typeof query === 'string' ? query : (query?.text ?? ''))
+    .replace(/\s+/g, ' ')
+    .slice(0, QUERY_TEXT_CHARS);
 
 /**
  * Calls `onRequest` with the phases of each request the process serves, from its headers parsed
@@ -46,7 +49,15 @@ export function traceRequestPhases(pg, onRequest) {
     if (trace === undefined) return;
     traces.delete(request);
     const ms = performance.now() - trace.startedAt;
-    onRequest({ what: trace.what, ms, poolWaitMs: trace.poolWait.ms, queryMs: trace.query.ms, queries: trace.queries, slowestQuery: trace.slowestQuery, longestPoolWait: trace.longestPoolWait });
+    onRequest({
+      what: trace.what,
+      ms,
+      poolWaitMs: trace.poolWait.ms,
+      queryMs: trace.query.ms,
+      queries: trace.queries,
+      slowestQuery: trace.slowestQuery,
+      longestPoolWait: trace.longestPoolWait,
+    });
   };
   diagnosticsChannel.subscribe(REQUEST_START, onStart);
   diagnosticsChannel.subscribe(RESPONSE_FINISH, onFinish);
@@ -85,7 +96,8 @@ export function traceRequestPhases(pg, onRequest) {
     if (trace === undefined || !(result instanceof Promise)) return result;
     trace.queries += 1;
     return timed(result, trace.query, (ms) => {
-      if (trace.slowestQuery === null || ms > trace.slowestQuery.ms) trace.slowestQuery = { ms, text: queryText(args[0]) };
+      if (trace.slowestQuery === null || ms > trace.slowestQuery.ms)
+        trace.slowestQuery = { ms, text: queryText(args[0]) };
     });
   };
 

@@ -10,8 +10,16 @@ import { prepareLoad, type LoadResult, type LoadSettings } from './load.js';
 import { measureWarm } from './measure.js';
 import { readOptions, selected } from './options.js';
 import {
-  baselineRow, bulkRow, peakRssRow, printTable, scenarioRow, startupRow, writeResults,
-  type BulkOutcome, type Row, type ScenarioOutcome,
+  baselineRow,
+  bulkRow,
+  peakRssRow,
+  printTable,
+  scenarioRow,
+  startupRow,
+  writeResults,
+  type BulkOutcome,
+  type Row,
+  type ScenarioOutcome,
 } from './report.js';
 import { sourceState } from './source-state.js';
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
@@ -26,13 +34,25 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 function statusProblem(scenario: Scenario, result: LoadResult): string | null {
   const wrong = Object.entries(result.statuses).filter(([code]) => code !== String(scenario.expectedStatus));
   if (result.total === 0) return 'no answers at all';
-  return wrong.length === 0 ? null : `expected only ${scenario.expectedStatus}, got ${wrong.map(([code, count]) => `${code}×${count}`).join(' ')}`;
+  return wrong.length === 0
+    ? null
+    : `expected only ${scenario.expectedStatus}, got ${wrong.map(([code, count]) => `${code}×${count}`).join(' ')}`;
 }
 
-async function runScenario(scenario: Scenario, context: BenchContext, service: RunningService, cpu: CpuMeter, settings: LoadSettings): Promise<ScenarioOutcome> {
+async function runScenario(
+  scenario: Scenario,
+  context: BenchContext,
+  service: RunningService,
+  cpu: CpuMeter,
+  settings: LoadSettings,
+): Promise<ScenarioOutcome> {
   await scenario.before?.(context, settings);
   try {
-    const measured = await measureWarm(prepareLoad(context.baseUrl, scenario.request(context), settings), cpu, service.memory);
+    const measured = await measureWarm(
+      prepareLoad(context.baseUrl, scenario.request(context), settings),
+      cpu,
+      service.memory,
+    );
     return {
       name: scenario.name,
       expectedStatus: scenario.expectedStatus,
@@ -50,8 +70,14 @@ async function main(): Promise<number> {
   const options = readOptions(process.argv.slice(2), process.env);
   const started = new Date();
   const loadAverageAtStart = loadavg();
-  const loadSettings: LoadSettings = { connections: options.connections, warmupSeconds: options.warmupSeconds, durationSeconds: options.durationSeconds };
-  log(`platform-api bench (${options.quick ? 'quick' : 'full'}), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`);
+  const loadSettings: LoadSettings = {
+    connections: options.connections,
+    warmupSeconds: options.warmupSeconds,
+    durationSeconds: options.durationSeconds,
+  };
+  log(
+    `platform-api bench (${options.quick ? 'quick' : 'full'}), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`,
+  );
 
   // Others may commit while a run goes on: the numbers belong to what was built, so note it now.
   const source = sourceState();
@@ -61,20 +87,35 @@ async function main(): Promise<number> {
   }
 
   const database = await openDatabase(options.databaseUrl);
-  log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}`);
+  log(
+    `database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}`,
+  );
   const jwtSecret = newJwtSecret();
-  const profileDir = options.cpuProfile ? join(import.meta.dirname, 'results', 'profiles', started.toISOString().replace(/:/g, '-')) : undefined;
-  const prepared = await prepareService(database, {
-    dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
-    ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
-  }, options.sizes, log);
+  const profileDir = options.cpuProfile
+    ? join(import.meta.dirname, 'results', 'profiles', started.toISOString().replace(/:/g, '-'))
+    : undefined;
+  const prepared = await prepareService(
+    database,
+    {
+      dataDir: database.dataDir,
+      databaseUrl: database.serviceUrl,
+      redisUrl: options.redisUrl,
+      jwtSecret,
+      ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
+    },
+    options.sizes,
+    log,
+  );
   const { service } = prepared;
   const context = await makeContext(service.baseUrl, options.sizes, jwtSecret);
 
   const baseline = await startBaseline();
   const baselineCpu = await createCpuMeter(baseline.pid, undefined);
-  const measureBaseline = () => measureWarm(prepareLoad(baseline.baseUrl, { method: 'GET', path: '/' }, loadSettings), baselineCpu);
-  log(`baseline (node:http in its own process), ${loadSettings.connections} connections, ${loadSettings.warmupSeconds} s warm-up + ${loadSettings.durationSeconds} s each…`);
+  const measureBaseline = () =>
+    measureWarm(prepareLoad(baseline.baseUrl, { method: 'GET', path: '/' }, loadSettings), baselineCpu);
+  log(
+    `baseline (node:http in its own process), ${loadSettings.connections} connections, ${loadSettings.warmupSeconds} s warm-up + ${loadSettings.durationSeconds} s each…`,
+  );
   const baselineBefore = await measureBaseline();
 
   const cpu = await createCpuMeter(service.pid, database.serviceUrl);
@@ -117,39 +158,48 @@ async function main(): Promise<number> {
   ];
   log('');
   printTable(rows, log);
-  if (serviceLogLines > 0) log(`\nThe service logged ${serviceLogLines} line(s) at warn or above; the last ones:\n${serviceLogTail}`);
-  if (options.quick) log('\n(--quick: a second per scenario on a tenth of the data; the numbers prove the bench runs, nothing more.)');
+  if (serviceLogLines > 0)
+    log(`\nThe service logged ${serviceLogLines} line(s) at warn or above; the last ones:\n${serviceLogTail}`);
+  if (options.quick)
+    log('\n(--quick: a second per scenario on a tenth of the data; the numbers prove the bench runs, nothing more.)');
 
   const failures = rows.filter((row) => row.met === 'FAILED');
   if (options.only.length === 0) {
-    const file = writeResults({
-      date: started.toISOString(),
-      source,
-      mode: options.quick ? 'quick' : 'full',
-      database: database.kind,
-      redis: options.redisUrl !== undefined,
-      node: process.version,
-      cores: cpus().length,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      loadAverageAtStart,
-      loadAverageAtEnd: loadavg(),
-      load: loadSettings,
-      bulkRepeats: options.bulkRepeats,
-      sizes: options.sizes,
-      seedSeconds: prepared.seedSeconds,
-      baseline: { before: baselineBefore, after: baselineAfter, meanRequestsPerSecond: baselineRps },
-      scenarios: outcomes,
-      bulkOperations: bulk,
-      uploadProbes: uploads,
-      startups: prepared.startups,
-      peakRssMb,
-      serviceLogLines,
-      rows,
-    }, database.kind, options.quick, started);
+    const file = writeResults(
+      {
+        date: started.toISOString(),
+        source,
+        mode: options.quick ? 'quick' : 'full',
+        database: database.kind,
+        redis: options.redisUrl !== undefined,
+        node: process.version,
+        cores: cpus().length,
+        cpu: cpus()[0]?.model ?? 'unknown',
+        loadAverageAtStart,
+        loadAverageAtEnd: loadavg(),
+        load: loadSettings,
+        bulkRepeats: options.bulkRepeats,
+        sizes: options.sizes,
+        seedSeconds: prepared.seedSeconds,
+        baseline: { before: baselineBefore, after: baselineAfter, meanRequestsPerSecond: baselineRps },
+        scenarios: outcomes,
+        bulkOperations: bulk,
+        uploadProbes: uploads,
+        startups: prepared.startups,
+        peakRssMb,
+        serviceLogLines,
+        rows,
+      },
+      database.kind,
+      options.quick,
+      started,
+    );
     log(`\nwritten to ${file}`);
   }
   if (failures.length > 0) {
-    log(`\n${failures.length} scenario(s) could not be measured: ${failures.map((row) => `${row.scenario} (${row.statuses})`).join('; ')}`);
+    log(
+      `\n${failures.length} scenario(s) could not be measured: ${failures.map((row) => `${row.scenario} (${row.statuses})`).join('; ')}`,
+    );
     return 1;
   }
   return 0;

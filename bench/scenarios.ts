@@ -72,14 +72,22 @@ async function exhaustWaitlistLimit(context: BenchContext, settings: LoadSetting
   for (let attempt = 0; attempt <= WAITLIST_LIMIT; attempt += 1) {
     const answer = await call(context.baseUrl, { method: 'POST', path: '/v1/public/waitlist', body: WAITLIST_BODY });
     if (answer.status === 429) return;
-    if (answer.status !== 202) throw new Error(`POST /v1/public/waitlist: expected 202 or 429, got ${answer.status} ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 202)
+      throw new Error(
+        `POST /v1/public/waitlist: expected 202 or 429, got ${answer.status} ${JSON.stringify(answer.body)}`,
+      );
   }
-  throw new Error(`POST /v1/public/waitlist: no 429 after ${WAITLIST_LIMIT + 1} signups; is the limit still ${WAITLIST_LIMIT} per minute?`);
+  throw new Error(
+    `POST /v1/public/waitlist: no 429 after ${WAITLIST_LIMIT + 1} signups; is the limit still ${WAITLIST_LIMIT} per minute?`,
+  );
 }
 
 async function setPanicLevel(context: BenchContext, level: 'off' | 'lockdown'): Promise<void> {
   await expectStatus(context.baseUrl, 200, {
-    method: 'POST', path: '/v1/admin/ops/panic', token: context.opsToken, body: { level, reason: `bench: ${level} scenario` },
+    method: 'POST',
+    path: '/v1/admin/ops/panic',
+    token: context.opsToken,
+    body: { level, reason: `bench: ${level} scenario` },
   });
 }
 
@@ -121,13 +129,21 @@ export const SCENARIOS: Scenario[] = [
     name: 'GET /v1/admin/users (page 1, with total)',
     expectedStatus: 200,
     target: { minRatio: 0.2, maxP99Ms: 50 },
-    request: ({ adminToken }) => ({ method: 'GET', path: '/v1/admin/users?page=1&per_page=25', headers: bearer(adminToken) }),
+    request: ({ adminToken }) => ({
+      method: 'GET',
+      path: '/v1/admin/users?page=1&per_page=25',
+      headers: bearer(adminToken),
+    }),
   },
   {
     // No target in the issue; measured so a regression in the audit list shows.
     name: 'GET /v1/admin/audit?action=users.*',
     expectedStatus: 200,
-    request: ({ adminToken }) => ({ method: 'GET', path: '/v1/admin/audit?action=users.*&per_page=25', headers: bearer(adminToken) }),
+    request: ({ adminToken }) => ({
+      method: 'GET',
+      path: '/v1/admin/audit?action=users.*&per_page=25',
+      headers: bearer(adminToken),
+    }),
   },
   {
     // Every request really changes the achievement (a write that changes nothing writes and
@@ -142,7 +158,10 @@ export const SCENARIOS: Scenario[] = [
         path: `/v1/admin/catalog/achievements/${ids[0]}`,
         headers: bearer(adminToken),
         body: { reward_credits: 1 },
-        vary: (n) => ({ path: `/v1/admin/catalog/achievements/${ids[n % ids.length]}`, body: { reward_credits: 1 + (n % 999_999) } }),
+        vary: (n) => ({
+          path: `/v1/admin/catalog/achievements/${ids[n % ids.length]}`,
+          body: { reward_credits: 1 + (n % 999_999) },
+        }),
       };
     },
   },
@@ -160,7 +179,10 @@ export const SCENARIOS: Scenario[] = [
     before: (context) => setPanicLevel(context, 'lockdown'),
     after: (context) => setPanicLevel(context, 'off'),
     request: ({ playerTokens }) => ({
-      method: 'PATCH', path: '/v1/me', body: { display_name: 'Bench player' }, variants: rotating(playerTokens),
+      method: 'PATCH',
+      path: '/v1/me',
+      body: { display_name: 'Bench player' },
+      variants: rotating(playerTokens),
     }),
   },
 ];

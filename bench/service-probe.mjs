@@ -37,10 +37,14 @@ if (file) {
 
   const round = (ms) => Math.round(ms * 10) / 10;
   // Counts are whole already: only the milliseconds change.
-  const rounded = (phases) => Object.fromEntries(Object.entries(phases).map(([key, value]) => [key, typeof value === 'number' ? round(value) : value]));
+  const rounded = (phases) =>
+    Object.fromEntries(
+      Object.entries(phases).map(([key, value]) => [key, typeof value === 'number' ? round(value) : value]),
+    );
   setInterval(() => {
     durations.sort((a, b) => a - b);
-    const at = (share) => (durations.length === 0 ? 0 : durations[Math.min(durations.length - 1, Math.floor(share * durations.length))]);
+    const at = (share) =>
+      durations.length === 0 ? 0 : durations[Math.min(durations.length - 1, Math.floor(share * durations.length))];
     const second = {
       at: Date.now(),
       requests: durations.length,

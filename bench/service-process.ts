@@ -93,9 +93,12 @@ export async function startService(settings: ServiceSettings): Promise<RunningSe
 
 async function firstHealthy(child: Child, baseUrl: string, started: number): Promise<number> {
   let exited: number | string | undefined;
-  void child.exited.then((code) => { exited = code; });
+  void child.exited.then((code) => {
+    exited = code;
+  });
   while (performance.now() - started < START_TIMEOUT_MS) {
-    if (exited !== undefined) throw new Error(`the service exited (${exited}) before answering /health:\n${child.tail()}`);
+    if (exited !== undefined)
+      throw new Error(`the service exited (${exited}) before answering /health:\n${child.tail()}`);
     try {
       const answer = await call(baseUrl, { path: '/health', timeoutMs: 2_000 });
       if (answer.status === 200) return performance.now() - started;

@@ -98,7 +98,12 @@ export class MixDriver {
       while (!this.#stopped && performance.now() < endAt) {
         const { kind, params } = this.#source.next();
         const dueAt = performance.now();
-        await new Promise<void>((resolve) => this.#send(pools.next(), kind, params, dueAt, 0, (result) => { onResult(result); resolve(); }));
+        await new Promise<void>((resolve) =>
+          this.#send(pools.next(), kind, params, dueAt, 0, (result) => {
+            onResult(result);
+            resolve();
+          }),
+        );
       }
     };
     await Promise.all(Array.from({ length: connections }, worker));
@@ -111,7 +116,12 @@ export class MixDriver {
    * once every request has an answer or has failed (at most the 10 s timeout after the last).
    * `origin`: when the schedule starts (`performance.now()` clock), so the caller's clock is the same.
    */
-  openLoop(rate: number, seconds: number, onResult: OnResult, origin = performance.now()): Promise<{ scheduled: number; sent: number }> {
+  openLoop(
+    rate: number,
+    seconds: number,
+    onResult: OnResult,
+    origin = performance.now(),
+  ): Promise<{ scheduled: number; sent: number }> {
     const pools = this.#pools(OPEN_LOOP_MAX_SOCKETS);
     const intervalMs = 1_000 / rate;
     const total = Math.round(rate * seconds);
@@ -151,8 +161,17 @@ export class MixDriver {
     });
   }
 
-  #send(pool: Http1Pool, kind: number, params: autocannon.RequestParams, dueAt: number, lagMs: number, done: (result: RequestResult) => void): void {
+  #send(
+    pool: Http1Pool,
+    kind: number,
+    params: autocannon.RequestParams,
+    dueAt: number,
+    lagMs: number,
+    done: (result: RequestResult) => void,
+  ): void {
     // Counted from when it was due, like the latency: a request stuck behind busy connections times out too.
-    pool.request(params, dueAt + TIMEOUT_MS, (answer: Answer) => done({ kind, answer, latencyMs: performance.now() - dueAt, dueAt, lagMs }));
+    pool.request(params, dueAt + TIMEOUT_MS, (answer: Answer) =>
+      done({ kind, answer, latencyMs: performance.now() - dueAt, dueAt, lagMs }),
+    );
   }
 }

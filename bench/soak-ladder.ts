@@ -55,10 +55,18 @@ export function judgeStep(windows: WindowTally[]): StepVerdict {
   const verdict = { requests, errors, worstWindowP50Ms };
   if (requests === 0) return { held: false, reason: 'no request was due', ...verdict };
   if (errors / requests >= MAX_ERROR_RATE) {
-    return { held: false, reason: `errors ${((errors / requests) * 100).toFixed(2)} % (bound ${(MAX_ERROR_RATE * 100).toFixed(1)} %)`, ...verdict };
+    return {
+      held: false,
+      reason: `errors ${((errors / requests) * 100).toFixed(2)} % (bound ${(MAX_ERROR_RATE * 100).toFixed(1)} %)`,
+      ...verdict,
+    };
   }
   if (worstWindowP50Ms > SATURATED_P50_MS) {
-    return { held: false, reason: `a ${LADDER_WINDOW_SECONDS}-s window's median ${milliseconds(worstWindowP50Ms)} (a queue: over ${SATURATED_P50_MS} ms)`, ...verdict };
+    return {
+      held: false,
+      reason: `a ${LADDER_WINDOW_SECONDS}-s window's median ${milliseconds(worstWindowP50Ms)} (a queue: over ${SATURATED_P50_MS} ms)`,
+      ...verdict,
+    };
   }
   return { held: true, reason: null, ...verdict };
 }
@@ -101,42 +109,96 @@ export interface Ladder {
   sustainedRequestsPerSecond: number | null;
 }
 
-async function runStep(driver: MixDriver, kinds: MixKind[], rate: number, seconds: number, cpu: CpuMeter): Promise<Omit<LadderStep, 'share'>> {
-  const windows: WindowTally[] = Array.from({ length: Math.ceil(seconds / LADDER_WINDOW_SECONDS) }, () => ({ latencies: [], errors: 0 }));
+async function runStep(
+  driver: MixDriver,
+  kinds: MixKind[],
+  rate: number,
+  seconds: number,
+  cpu: CpuMeter,
+): Promise<Omit<LadderStep, 'share'>> {
+  const windows: WindowTally[] = Array.from({ length: Math.ceil(seconds / LADDER_WINDOW_SECONDS) }, () => ({
+    latencies: [],
+    errors: 0,
+  }));
   const window = await cpu.window();
   const origin = performance.now();
-  await driver.openLoop(rate, seconds, (result) => {
-    const tally = windows[Math.min(windows.length - 1, Math.floor((result.dueAt - origin) / (LADDER_WINDOW_SECONDS * 1_000)))]!;
-    tally.latencies.push(result.latencyMs);
-    if (result.answer !== kinds[result.kind]!.expectedStatus) tally.errors += 1;
-  }, origin);
+  await driver.openLoop(
+    rate,
+    seconds,
+    (result) => {
+      const tally =
+        windows[Math.min(windows.length - 1, Math.floor((result.dueAt - origin) / (LADDER_WINDOW_SECONDS * 1_000)))]!;
+      tally.latencies.push(result.latencyMs);
+      if (result.answer !== kinds[result.kind]!.expectedStatus) tally.errors += 1;
+    },
+    origin,
+  );
   const used = await window.end();
   const all = percentiles(windows.flatMap((tally) => tally.latencies));
-  return { rate, ...judgeStep(windows), p50Ms: all?.p50Ms ?? null, p99Ms: all?.p99Ms ?? null, cpu: coresOf(used, (performance.now() - origin) / 1_000) };
+  return {
+    rate,
+    ...judgeStep(windows),
+    p50Ms: all?.p50Ms ?? null,
+    p99Ms: all?.p99Ms ?? null,
+    cpu: coresOf(used, (performance.now() - origin) / 1_000),
+  };
 }
 
 /** Climbs the ladder (see above) and returns every step; the sustained maximum is the highest that held. */
 export async function climbLadder(
-  driver: MixDriver, kinds: MixKind[], burstRequestsPerSecond: number, settings: LadderSettings, cpu: CpuMeter, log: (line: string) => void,
+  driver: MixDriver,
+  kinds: MixKind[],
+  burstRequestsPerSecond: number,
+  settings: LadderSettings,
+  cpu: CpuMeter,
+  log: (line: string) => void,
 ): Promise<Ladder> {
-  log(`sustained maximum: steps of ${settings.stepSeconds} s from ${Math.round(settings.fromShare * 100)} % of the burst maximum, ${Math.round(settings.stepShare * 100)} % of it at a time, open loop…`);
+  log(
+    `sustained maximum: steps of ${settings.stepSeconds} s from ${Math.round(settings.fromShare * 100)} % of the burst maximum, ${Math.round(settings.stepShare * 100)} % of it at a time, open loop…`,
+  );
   const steps: LadderStep[] = [];
   for (let share = nextShare(settings, steps); share !== null && !driver.stopped; share = nextShare(settings, steps)) {
     const rate = Math.round(share * burstRequestsPerSecond);
-    const step = { share, ...await runStep(driver, kinds, rate, settings.stepSeconds, cpu) };
+    const step = { share, ...(await runStep(driver, kinds, rate, settings.stepSeconds, cpu)) };
     steps.push(step);
-    log(`  ${rate} requests/s (${Math.round(share * 100)} %): ${step.held ? 'held' : `not held, ${step.reason}`}; p50 ${milliseconds(step.p50Ms ?? undefined)}, p99 ${milliseconds(step.p99Ms ?? undefined)}, ${step.errors} errors`);
+    log(
+      `  ${rate} requests/s (${Math.round(share * 100)} %): ${step.held ? 'held' : `not held, ${step.reason}`}; p50 ${milliseconds(step.p50Ms ?? undefined)}, p99 ${milliseconds(step.p99Ms ?? undefined)}, ${step.errors} errors`,
+    );
   }
   const held = steps.filter((step) => step.held).map((step) => step.rate);
-  return { settings, burstRequestsPerSecond, steps, sustainedRequestsPerSecond: held.length === 0 ? null : Math.max(...held) };
+  return {
+    settings,
+    burstRequestsPerSecond,
+    steps,
+    sustainedRequestsPerSecond: held.length === 0 ? null : Math.max(...held),
+  };
 }
 
 export function ladderTable(ladder: Ladder): string {
-  const header = ['rate', 'share of burst', 'requests', 'errors', 'p50', 'p99', `worst ${LADDER_WINDOW_SECONDS}-s p50`, 'service', 'database', 'generator', 'held'];
+  const header = [
+    'rate',
+    'share of burst',
+    'requests',
+    'errors',
+    'p50',
+    'p99',
+    `worst ${LADDER_WINDOW_SECONDS}-s p50`,
+    'service',
+    'database',
+    'generator',
+    'held',
+  ];
   const lines = ladder.steps.map((step) => [
-    String(step.rate), `${Math.round(step.share * 100)} %`, String(step.requests), String(step.errors),
-    milliseconds(step.p50Ms ?? undefined), milliseconds(step.p99Ms ?? undefined), milliseconds(step.worstWindowP50Ms),
-    step.cpu.service.toFixed(2), step.cpu.database?.toFixed(2) ?? '–', step.cpu.loadGenerator.toFixed(2),
+    String(step.rate),
+    `${Math.round(step.share * 100)} %`,
+    String(step.requests),
+    String(step.errors),
+    milliseconds(step.p50Ms ?? undefined),
+    milliseconds(step.p99Ms ?? undefined),
+    milliseconds(step.worstWindowP50Ms),
+    step.cpu.service.toFixed(2),
+    step.cpu.database?.toFixed(2) ?? '–',
+    step.cpu.loadGenerator.toFixed(2),
     step.held ? 'yes' : `no: ${step.reason}`,
   ]);
   return formatTable(header, lines, (column) => column > 0 && column < 10);

@@ -40,13 +40,17 @@ function renamePlayer({ playerTokens }: BenchContext): LoadRequest {
     method: 'PATCH',
     path: '/v1/me',
     body: { display_name: 'Soak player' },
-    vary: (n) => ({ headers: bearer(playerTokens[n % playerTokens.length]!), body: { display_name: `Soak player ${n}` } }),
+    vary: (n) => ({
+      headers: bearer(playerTokens[n % playerTokens.length]!),
+      body: { display_name: `Soak player ${n}` },
+    }),
   };
 }
 
 export function soakMix(context: BenchContext): MixKind[] {
   return WEIGHTS.map(([name, weight]) => {
-    if (name === 'PATCH /v1/me') return { name, weight, expectedStatus: 200, at: requestSequence(renamePlayer(context)) };
+    if (name === 'PATCH /v1/me')
+      return { name, weight, expectedStatus: 200, at: requestSequence(renamePlayer(context)) };
     const scenario = SCENARIOS.find((s) => s.name === name);
     if (scenario === undefined) throw new Error(`soak mix: no bench scenario named ${name}`);
     return {

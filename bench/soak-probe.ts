@@ -26,7 +26,10 @@ export interface ServiceSecond {
 
 export function readProbe(file: string): ServiceSecond[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as ServiceSecond);
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ServiceSecond);
 }
 
 /**
@@ -39,7 +42,8 @@ export function alignProbe(probe: ServiceSecond[], originEpochMs: number, second
     const end = originEpochMs + (k + 1) * 1_000;
     let best: ServiceSecond | null = null;
     for (const second of probe) {
-      if (Math.abs(second.at - end) <= 500 && (best === null || Math.abs(second.at - end) < Math.abs(best.at - end))) best = second;
+      if (Math.abs(second.at - end) <= 500 && (best === null || Math.abs(second.at - end) < Math.abs(best.at - end)))
+        best = second;
     }
     return best;
   });
@@ -49,8 +53,12 @@ export function alignProbe(probe: ServiceSecond[], originEpochMs: number, second
 export function phasesText(phases: RequestPhases): string {
   const rest = Math.max(0, phases.ms - phases.poolWaitMs - phases.queryMs);
   const round = (ms: number) => Math.round(ms);
-  const slowestQuery = phases.slowestQuery == null || phases.queries < 2 ? '' : ` (the longest ${round(phases.slowestQuery.ms)}: ${phases.slowestQuery.text.slice(0, 60)})`;
-  const pool = phases.longestPoolWait == null || round(phases.poolWaitMs) === 0 ? '' : ` (${phases.longestPoolWait.pool})`;
+  const slowestQuery =
+    phases.slowestQuery == null || phases.queries < 2
+      ? ''
+      : ` (the longest ${round(phases.slowestQuery.ms)}: ${phases.slowestQuery.text.slice(0, 60)})`;
+  const pool =
+    phases.longestPoolWait == null || round(phases.poolWaitMs) === 0 ? '' : ` (${phases.longestPoolWait.pool})`;
   return `${phases.what} ${round(phases.ms)} ms: pool wait ${round(phases.poolWaitMs)}${pool}, ${phases.queries} ${phases.queries === 1 ? 'query' : 'queries'} ${round(phases.queryMs)}${slowestQuery}, the rest ${round(rest)}`;
 }
 
@@ -66,15 +74,26 @@ export function probeText(second: ServiceSecond | null | undefined): string {
  * time: waiting for a pooled connection, waiting on queries, and the rest (the service's own
  * work and its waits for a core or the event loop). Null without a phase-traced probe.
  */
-export function slowRequestShares(seconds: { service?: ServiceSecond | null }[]): { requests: number; count: number; poolWait: number; queries: number; rest: number } | null {
-  const traced = seconds.map((second) => second.service).filter((service): service is ServiceSecond & { slow: SlowRequests } => service?.slow !== undefined);
+export function slowRequestShares(
+  seconds: { service?: ServiceSecond | null }[],
+): { requests: number; count: number; poolWait: number; queries: number; rest: number } | null {
+  const traced = seconds
+    .map((second) => second.service)
+    .filter((service): service is ServiceSecond & { slow: SlowRequests } => service?.slow !== undefined);
   if (traced.length === 0) return null;
-  const sum = (pick: (service: ServiceSecond & { slow: SlowRequests }) => number) => traced.reduce((total, service) => total + pick(service), 0);
+  const sum = (pick: (service: ServiceSecond & { slow: SlowRequests }) => number) =>
+    traced.reduce((total, service) => total + pick(service), 0);
   const ms = sum((service) => service.slow.ms);
   const share = (part: number) => (ms === 0 ? 0 : part / ms);
   const poolWait = share(sum((service) => service.slow.poolWaitMs));
   const queries = share(sum((service) => service.slow.queryMs));
-  return { requests: sum((service) => service.requests), count: sum((service) => service.slow.count), poolWait, queries, rest: ms === 0 ? 0 : Math.max(0, 1 - poolWait - queries) };
+  return {
+    requests: sum((service) => service.requests),
+    count: sum((service) => service.slow.count),
+    poolWait,
+    queries,
+    rest: ms === 0 ? 0 : Math.max(0, 1 - poolWait - queries),
+  };
 }
 
 /** The middle value (the upper of the two middle ones for an even count) of a non-empty list. */
@@ -85,8 +104,13 @@ export const median = (values: number[]): number => [...values].sort((a, b) => a
  * typical second's tail the service's own work accounts for. (Per-second p99s do not add up to
  * the run's p99; their median compares like with like.)
  */
-export function typicalSecond(seconds: { p99Ms: number; service?: ServiceSecond | null }[]): { generatorP99Ms: number; serviceP99Ms: number } | null {
+export function typicalSecond(
+  seconds: { p99Ms: number; service?: ServiceSecond | null }[],
+): { generatorP99Ms: number; serviceP99Ms: number } | null {
   const probed = seconds.filter((second) => second.service != null);
   if (probed.length === 0) return null;
-  return { generatorP99Ms: median(probed.map((second) => second.p99Ms)), serviceP99Ms: median(probed.map((second) => second.service!.p99Ms)) };
+  return {
+    generatorP99Ms: median(probed.map((second) => second.p99Ms)),
+    serviceP99Ms: median(probed.map((second) => second.service!.p99Ms)),
+  };
 }

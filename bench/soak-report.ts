@@ -16,9 +16,16 @@ export interface CpuCores {
 }
 
 /** CPU milliseconds used over `seconds` of wall clock, in cores. */
-export function coresOf(used: { serviceMs: number; databaseMs: number | null; loadGeneratorMs: number }, seconds: number): CpuCores {
+export function coresOf(
+  used: { serviceMs: number; databaseMs: number | null; loadGeneratorMs: number },
+  seconds: number,
+): CpuCores {
   const ms = seconds * 1_000;
-  return { service: used.serviceMs / ms, database: used.databaseMs === null ? null : used.databaseMs / ms, loadGenerator: used.loadGeneratorMs / ms };
+  return {
+    service: used.serviceMs / ms,
+    database: used.databaseMs === null ? null : used.databaseMs / ms,
+    loadGenerator: used.loadGeneratorMs / ms,
+  };
 }
 
 /** A stretch of the soak as recorded: the warm-up or one minute. */
@@ -115,7 +122,12 @@ export function verdict(soak: StretchSummary, drift: RssDrift | null): Check[] {
   for (const kind of soak.kinds) {
     if (kind.maxP99Ms === undefined) continue;
     const p99 = kind.latency?.p99Ms ?? Infinity;
-    checks.push({ check: `p99 ${kind.name}`, value: milliseconds(p99), bound: `≤ ${kind.maxP99Ms} ms`, met: p99 <= kind.maxP99Ms });
+    checks.push({
+      check: `p99 ${kind.name}`,
+      value: milliseconds(p99),
+      bound: `≤ ${kind.maxP99Ms} ms`,
+      met: p99 <= kind.maxP99Ms,
+    });
   }
   checks.push({
     check: 'error rate',
@@ -123,15 +135,23 @@ export function verdict(soak: StretchSummary, drift: RssDrift | null): Check[] {
     bound: `< ${percent(MAX_ERROR_RATE, 1)}`,
     met: soak.requests > 0 && soak.errorRate < MAX_ERROR_RATE,
   });
-  checks.push(drift === null
-    ? { check: 'RSS drift (last minute vs first)', value: 'needs 2 minutes or more', bound: `< ${percent(MAX_RSS_DRIFT, 0)}`, met: null }
-    : {
-      check: 'RSS drift (last minute vs first)',
-      value: `${signedPercent(drift.drift)} (${drift.firstMinuteMeanMb.toFixed(0)} → ${drift.lastMinuteMeanMb.toFixed(0)} MB; `
-        + `floor ${signedPercent(drift.floorDrift)}, ${drift.firstMinuteFloorMb.toFixed(0)} → ${drift.lastMinuteFloorMb.toFixed(0)} MB)`,
-      bound: `< ${percent(MAX_RSS_DRIFT, 0)}`,
-      met: drift.drift < MAX_RSS_DRIFT,
-    });
+  checks.push(
+    drift === null
+      ? {
+          check: 'RSS drift (last minute vs first)',
+          value: 'needs 2 minutes or more',
+          bound: `< ${percent(MAX_RSS_DRIFT, 0)}`,
+          met: null,
+        }
+      : {
+          check: 'RSS drift (last minute vs first)',
+          value:
+            `${signedPercent(drift.drift)} (${drift.firstMinuteMeanMb.toFixed(0)} → ${drift.lastMinuteMeanMb.toFixed(0)} MB; ` +
+            `floor ${signedPercent(drift.floorDrift)}, ${drift.firstMinuteFloorMb.toFixed(0)} → ${drift.lastMinuteFloorMb.toFixed(0)} MB)`,
+          bound: `< ${percent(MAX_RSS_DRIFT, 0)}`,
+          met: drift.drift < MAX_RSS_DRIFT,
+        },
+  );
   return checks;
 }
 
@@ -148,19 +168,44 @@ export function milliseconds(value: number | undefined): string {
 const cores = (value: number | null | undefined) => (value === null || value === undefined ? '' : value.toFixed(2));
 
 function answerMix(answers: Record<string, number>): string {
-  return Object.entries(answers).map(([code, count]) => `${code}×${count}`).join(' ');
+  return Object.entries(answers)
+    .map(([code, count]) => `${code}×${count}`)
+    .join(' ');
 }
 
 /** The closed-loop run that sets the rate: per kind of request, and the whole. */
-export function maxRateTable(summary: StretchSummary, seconds: number, cpu: CpuCores | null, serviceCpuWait: number | null): string {
+export function maxRateTable(
+  summary: StretchSummary,
+  seconds: number,
+  cpu: CpuCores | null,
+  serviceCpuWait: number | null,
+): string {
   const header = ['request', 'requests', 'req/s', 'errors', 'p50', 'p99', 'answers'];
-  const line = (name: string, requests: number, errors: number, p50?: number, p99?: number, answers: Record<string, number> = {}) => [
-    name, String(requests), (requests / seconds).toFixed(0), String(errors), milliseconds(p50), milliseconds(p99), answerMix(answers),
+  const line = (
+    name: string,
+    requests: number,
+    errors: number,
+    p50?: number,
+    p99?: number,
+    answers: Record<string, number> = {},
+  ) => [
+    name,
+    String(requests),
+    (requests / seconds).toFixed(0),
+    String(errors),
+    milliseconds(p50),
+    milliseconds(p99),
+    answerMix(answers),
   ];
-  const lines = summary.kinds.map((kind) => line(kind.name, kind.requests, kind.errors, kind.latency?.p50Ms, kind.latency?.p99Ms, kind.answers));
+  const lines = summary.kinds.map((kind) =>
+    line(kind.name, kind.requests, kind.errors, kind.latency?.p50Ms, kind.latency?.p99Ms, kind.answers),
+  );
   lines.push(line('all', summary.requests, summary.errors, summary.latency?.p50Ms, summary.latency?.p99Ms));
-  const cpuLine = cpu === null ? '' : `\nCPU: service ${cores(cpu.service)} + database ${cores(cpu.database) || '–'} cores, generator ${cores(cpu.loadGenerator)}`
-    + `${serviceCpuWait === null ? '' : `; the service's event loop waited for a core ${percent(serviceCpuWait, 0)} of the time`}`;
+  const cpuLine =
+    cpu === null
+      ? ''
+      : `\nCPU: service ${cores(cpu.service)} + database ${cores(cpu.database) || '–'} cores, generator ${cores(cpu.loadGenerator)}` +
+        `${serviceCpuWait === null ? '' : `; the service's event loop waited for a core ${percent(serviceCpuWait, 0)} of the time`}`;
   return formatTable(header, lines, (column) => column > 0 && column < 6) + cpuLine;
 }
 
@@ -168,17 +213,36 @@ export function maxRateTable(summary: StretchSummary, seconds: number, cpu: CpuC
 export function minutesTable(phases: PhaseSummary[], kinds: MixKind[]): string {
   const bounded = kinds.map((kind, i) => ({ kind, i })).filter(({ kind }) => kind.maxP99Ms !== undefined);
   const header = [
-    'stretch', 'requests', 'req/s', 'errors', 'p50', 'p99', ...bounded.map(({ kind }) => `p99 ${shortName(kind.name)}`),
-    'lag p99', 'RSS mean', 'RSS max', 'svc', 'db', 'gen', 'svc wait', 'load avg',
+    'stretch',
+    'requests',
+    'req/s',
+    'errors',
+    'p50',
+    'p99',
+    ...bounded.map(({ kind }) => `p99 ${shortName(kind.name)}`),
+    'lag p99',
+    'RSS mean',
+    'RSS max',
+    'svc',
+    'db',
+    'gen',
+    'svc wait',
+    'load avg',
   ];
   const lines = phases.map((phase) => [
-    phase.label, String(phase.requests), phase.requestsPerSecond.toFixed(0), String(phase.errors),
-    milliseconds(phase.latency?.p50Ms), milliseconds(phase.latency?.p99Ms),
+    phase.label,
+    String(phase.requests),
+    phase.requestsPerSecond.toFixed(0),
+    String(phase.errors),
+    milliseconds(phase.latency?.p50Ms),
+    milliseconds(phase.latency?.p99Ms),
     ...bounded.map(({ i }) => milliseconds(phase.kinds[i]!.latency?.p99Ms)),
     milliseconds(phase.dispatchLag?.p99Ms),
     phase.rss === null ? '' : `${phase.rss.meanMb.toFixed(0)} MB`,
     phase.rss === null ? '' : `${phase.rss.maxMb.toFixed(0)} MB`,
-    cores(phase.cpu?.service), cores(phase.cpu?.database), cores(phase.cpu?.loadGenerator),
+    cores(phase.cpu?.service),
+    cores(phase.cpu?.database),
+    cores(phase.cpu?.loadGenerator),
     phase.serviceCpuWait === null ? '' : percent(phase.serviceCpuWait, 0),
     phase.loadAverage.length === 0 ? '' : phase.loadAverage[0]!.toFixed(1),
   ]);
@@ -187,13 +251,31 @@ export function minutesTable(phases: PhaseSummary[], kinds: MixKind[]): string {
 
 /** Per kind of request over the measured minutes, with the worst minute's p99. */
 export function kindsTable(soak: StretchSummary, minutes: PhaseSummary[]): string {
-  const header = ['request', 'share', 'requests', 'errors', 'p50', 'p99', 'max', 'worst minute p99', 'bound', 'met?', 'answers'];
+  const header = [
+    'request',
+    'share',
+    'requests',
+    'errors',
+    'p50',
+    'p99',
+    'max',
+    'worst minute p99',
+    'bound',
+    'met?',
+    'answers',
+  ];
   const lines = soak.kinds.map((kind, i) => {
     const worst = Math.max(...minutes.map((minute) => minute.kinds[i]!.latency?.p99Ms ?? 0));
     const p99 = kind.latency?.p99Ms;
     return [
-      kind.name, percent(kind.requests / Math.max(1, soak.requests), 1), String(kind.requests), String(kind.errors),
-      milliseconds(kind.latency?.p50Ms), milliseconds(p99), milliseconds(kind.latency?.maxMs), milliseconds(worst),
+      kind.name,
+      percent(kind.requests / Math.max(1, soak.requests), 1),
+      String(kind.requests),
+      String(kind.errors),
+      milliseconds(kind.latency?.p50Ms),
+      milliseconds(p99),
+      milliseconds(kind.latency?.maxMs),
+      milliseconds(worst),
       kind.maxP99Ms === undefined ? '' : `p99 ≤ ${kind.maxP99Ms} ms`,
       kind.maxP99Ms === undefined || p99 === undefined ? '-' : p99 <= kind.maxP99Ms ? 'yes' : 'NO',
       answerMix(kind.answers),
@@ -203,11 +285,19 @@ export function kindsTable(soak: StretchSummary, minutes: PhaseSummary[]): strin
 }
 
 export function verdictTable(checks: Check[]): string {
-  return formatTable(['check', 'value', 'bound', 'met?'], checks.map((c) => [c.check, c.value, c.bound, c.met === null ? '-' : c.met ? 'yes' : 'NO']), () => false);
+  return formatTable(
+    ['check', 'value', 'bound', 'met?'],
+    checks.map((c) => [c.check, c.value, c.bound, c.met === null ? '-' : c.met ? 'yes' : 'NO']),
+    () => false,
+  );
 }
 
 /** `GET /v1/admin/users (page 1, with total)` → `admin/users`, for column titles. */
 function shortName(name: string): string {
   const path = name.split(' ')[1] ?? name;
-  return path.replace(/^\/v1\//, '').replace(/\/\{id\}$/, '').replace(/^admin\/catalog\//, '').replace(/\?.*$/, '');
+  return path
+    .replace(/^\/v1\//, '')
+    .replace(/\/\{id\}$/, '')
+    .replace(/^admin\/catalog\//, '')
+    .replace(/\?.*$/, '');
 }

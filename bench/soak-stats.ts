@@ -23,7 +23,10 @@ export class LatencyHistogram {
   #total = 0;
 
   record(ms: number): void {
-    const index = ms <= LatencyHistogram.#FLOOR_MS ? 0 : Math.ceil(Math.log(ms / LatencyHistogram.#FLOOR_MS) / Math.log(LatencyHistogram.#RATIO));
+    const index =
+      ms <= LatencyHistogram.#FLOOR_MS
+        ? 0
+        : Math.ceil(Math.log(ms / LatencyHistogram.#FLOOR_MS) / Math.log(LatencyHistogram.#RATIO));
     this.#counts[Math.min(index, this.#counts.length - 1)]! += 1;
     this.#total += 1;
   }
@@ -116,7 +119,8 @@ export function summarize(kinds: MixKind[], tallies: Tally[]): StretchSummary {
   const kindSummaries = kinds.map((kind, i): KindSummary => {
     const parts = tallies.map((tally) => tally.kinds[i]!);
     const answers: Record<string, number> = {};
-    for (const part of parts) for (const [code, count] of Object.entries(part.answers)) answers[code] = (answers[code] ?? 0) + count;
+    for (const part of parts)
+      for (const [code, count] of Object.entries(part.answers)) answers[code] = (answers[code] ?? 0) + count;
     return {
       name: kind.name,
       expectedStatus: kind.expectedStatus,
@@ -130,7 +134,8 @@ export function summarize(kinds: MixKind[], tallies: Tally[]): StretchSummary {
   const requests = kindSummaries.reduce((sum, kind) => sum + kind.requests, 0);
   const errors = kindSummaries.reduce((sum, kind) => sum + kind.errors, 0);
   const answers: Record<string, number> = {};
-  for (const kind of kindSummaries) for (const [code, count] of Object.entries(kind.answers)) answers[code] = (answers[code] ?? 0) + count;
+  for (const kind of kindSummaries)
+    for (const [code, count] of Object.entries(kind.answers)) answers[code] = (answers[code] ?? 0) + count;
   const lag = percentiles(tallies.flatMap((tally) => tally.lags));
   return {
     requests,

@@ -43,7 +43,8 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {});
   await client.connect();
-  const serverSetting = (await client.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum ?? 'unknown';
+  const serverSetting =
+    (await client.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum ?? 'unknown';
   if (serverSetting !== 'off' || !enabled) {
     await client.end();
     return { serverSetting, active: false, stop: async () => [] };
@@ -74,7 +75,13 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
         analyzed.push(table.name);
       }
     }
-    rounds.push({ atSecond: (roundStarted - started) / 1_000, startedEpochMs, vacuumed, analyzed, seconds: (performance.now() - roundStarted) / 1_000 });
+    rounds.push({
+      atSecond: (roundStarted - started) / 1_000,
+      startedEpochMs,
+      vacuumed,
+      analyzed,
+      seconds: (performance.now() - roundStarted) / 1_000,
+    });
   };
   const timer = setInterval(() => {
     running = running.then(round).catch((error: unknown) => {
@@ -93,7 +100,9 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
     return stopped;
   };
   // Before the database is dropped (clean-ups run newest first), on every exit.
-  onCleanup('stop the autovacuum stand-in', async () => { await stop(); });
+  onCleanup('stop the autovacuum stand-in', async () => {
+    await stop();
+  });
   return { serverSetting, active: true, stop };
 }
 
@@ -102,5 +111,7 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
  * latency): beside a slow second, whether the vacuum stand-in could have held it up.
  */
 export function roundsDuring(rounds: VacuumRound[], fromEpochMs: number, toEpochMs: number): VacuumRound[] {
-  return rounds.filter((round) => round.startedEpochMs <= toEpochMs && round.startedEpochMs + round.seconds * 1_000 >= fromEpochMs);
+  return rounds.filter(
+    (round) => round.startedEpochMs <= toEpochMs && round.startedEpochMs + round.seconds * 1_000 >= fromEpochMs,
+  );
 }

@@ -21,11 +21,29 @@ import { soakMix, type MixKind } from './soak-mix.js';
 import { climbLadder, DEFAULT_LADDER, ladderTable, type Ladder } from './soak-ladder.js';
 import { roundsDuring, startAutovacuumStandIn, type VacuumRound } from './soak-vacuum.js';
 import {
-  coresOf, kindsTable, maxRateTable, milliseconds, minutesTable, rssDrift, summarizePhase, verdict, verdictTable,
-  MAX_ERROR_RATE, MAX_RSS_DRIFT, type CpuCores, type PhaseRecord,
+  coresOf,
+  kindsTable,
+  maxRateTable,
+  milliseconds,
+  minutesTable,
+  rssDrift,
+  summarizePhase,
+  verdict,
+  verdictTable,
+  MAX_ERROR_RATE,
+  MAX_RSS_DRIFT,
+  type CpuCores,
+  type PhaseRecord,
 } from './soak-report.js';
 import { percentiles, rssStats, summarize, Tally } from './soak-stats.js';
-import { alignProbe, probeText, readProbe, slowRequestShares, typicalSecond, type ServiceSecond } from './soak-probe.js';
+import {
+  alignProbe,
+  probeText,
+  readProbe,
+  slowRequestShares,
+  typicalSecond,
+  type ServiceSecond,
+} from './soak-probe.js';
 import { sourceState } from './source-state.js';
 import { startService, type RunningService } from './service-process.js';
 import { prepareService } from './startup.js';
@@ -142,13 +160,15 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
   }
   const positive = (name: string, text: string, integer = false) => {
     const value = Number(text);
-    if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) throw new Error(`--${name}: expected a positive ${integer ? 'integer' : 'number'}, got ${text}\n\n${USAGE}`);
+    if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value)))
+      throw new Error(`--${name}: expected a positive ${integer ? 'integer' : 'number'}, got ${text}\n\n${USAGE}`);
     return value;
   };
   const share = positive('share', values.share);
   if (share > 1) throw new Error(`--share: at most 1, got ${share}`);
   const basis = values.basis;
-  if (basis !== 'sustained' && basis !== 'burst') throw new Error(`--basis: sustained or burst, got ${basis}\n\n${USAGE}`);
+  if (basis !== 'sustained' && basis !== 'burst')
+    throw new Error(`--basis: sustained or burst, got ${basis}\n\n${USAGE}`);
   return {
     minutes: positive('minutes', values.minutes, true),
     share,
@@ -169,7 +189,13 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
     poolSize: values['pool-size'] === undefined ? undefined : positive('pool-size', values['pool-size'], true),
     neighbourCores: values.neighbour === undefined ? undefined : positive('neighbour', values.neighbour),
     crowdAtOnce: values['crowd-at-once'],
-    without: values.without === undefined ? [] : values.without.split(',').map((word) => word.trim()).filter(Boolean),
+    without:
+      values.without === undefined
+        ? []
+        : values.without
+            .split(',')
+            .map((word) => word.trim())
+            .filter(Boolean),
     databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
     redisUrl: env.BENCH_REDIS_URL?.trim() || undefined,
   };
@@ -187,18 +213,25 @@ const SIGN_IN_SPREAD_SECONDS = 60;
 async function signInOverAMinute(context: BenchContext): Promise<void> {
   const { playerTokens } = context;
   const started = performance.now();
-  await Promise.all(playerTokens.map(async (token, i) => {
-    const at = started + (i * SIGN_IN_SPREAD_SECONDS * 1_000) / playerTokens.length;
-    await new Promise((resolve) => setTimeout(resolve, at - performance.now()));
-    for (let n = 0; n < 2; n += 1) await expectStatus(context.baseUrl, 200, { path: '/v1/me', token });
-  }));
+  await Promise.all(
+    playerTokens.map(async (token, i) => {
+      const at = started + (i * SIGN_IN_SPREAD_SECONDS * 1_000) / playerTokens.length;
+      await new Promise((resolve) => setTimeout(resolve, at - performance.now()));
+      for (let n = 0; n < 2; n += 1) await expectStatus(context.baseUrl, 200, { path: '/v1/me', token });
+    }),
+  );
 }
 
 const machineText = ({ diskSyncMaxMs, cpuPressurePct, ioPressurePct, stealMs, sessions }: GeneratorSecond) =>
-  (diskSyncMaxMs === undefined ? '' : `; disk sync max ${milliseconds(diskSyncMaxMs)}`)
-  + (cpuPressurePct === undefined ? '' : `; waiting for a core ${cpuPressurePct} %, for I/O ${ioPressurePct} %, steal ${stealMs} ms`)
-  + (sessions === undefined ? '' : `; database sessions active: ${sessionsText(sessions)}`);
-const generatorText = (second: GeneratorSecond | null) => (second === null ? '' : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${machineText(second)}]`);
+  (diskSyncMaxMs === undefined ? '' : `; disk sync max ${milliseconds(diskSyncMaxMs)}`) +
+  (cpuPressurePct === undefined
+    ? ''
+    : `; waiting for a core ${cpuPressurePct} %, for I/O ${ioPressurePct} %, steal ${stealMs} ms`) +
+  (sessions === undefined ? '' : `; database sessions active: ${sessionsText(sessions)}`);
+const generatorText = (second: GeneratorSecond | null) =>
+  second === null
+    ? ''
+    : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${machineText(second)}]`;
 
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
 
@@ -216,13 +249,23 @@ function cpuWaitFrom(pid: number): () => number | null {
   const startedAt = performance.now();
   return () => {
     const end = mainThreadSchedMs(pid);
-    return start === undefined || end === undefined ? null : (end.waitMs - start.waitMs) / (performance.now() - startedAt);
+    return start === undefined || end === undefined
+      ? null
+      : (end.waitMs - start.waitMs) / (performance.now() - startedAt);
   };
 }
 
 /** The closed-loop run: as many requests of the mix as `connections` connections get answered. */
-async function measureMaxRate(driver: MixDriver, kinds: MixKind[], options: SoakOptions, cpu: CpuMeter, servicePid: number): Promise<MaxRate> {
-  log(`maximum rate: the mix over ${options.connections} connections, closed loop, ${options.maxWarmupSeconds} s warm-up + ${options.maxSeconds} s…`);
+async function measureMaxRate(
+  driver: MixDriver,
+  kinds: MixKind[],
+  options: SoakOptions,
+  cpu: CpuMeter,
+  servicePid: number,
+): Promise<MaxRate> {
+  log(
+    `maximum rate: the mix over ${options.connections} connections, closed loop, ${options.maxWarmupSeconds} s warm-up + ${options.maxSeconds} s…`,
+  );
   await driver.closedLoop(options.connections, options.maxWarmupSeconds, () => {});
   const tally = new Tally(kinds);
   const window = await cpu.window();
@@ -233,9 +276,17 @@ async function measureMaxRate(driver: MixDriver, kinds: MixKind[], options: Soak
   const summary = summarize(kinds, [tally]);
   const never = summary.kinds.filter((kind) => kind.requests - kind.errors === 0);
   if (never.length > 0) {
-    throw new Error(`the mix is wrong: never the expected status for ${never.map((kind) => `${kind.name} (${JSON.stringify(kind.answers)})`).join(', ')}`);
+    throw new Error(
+      `the mix is wrong: never the expected status for ${never.map((kind) => `${kind.name} (${JSON.stringify(kind.answers)})`).join(', ')}`,
+    );
   }
-  return { seconds, requestsPerSecond: tally.expectedAnswers() / seconds, summary, cpu: coresOf(used, seconds), serviceCpuWait };
+  return {
+    seconds,
+    requestsPerSecond: tally.expectedAnswers() / seconds,
+    summary,
+    cpu: coresOf(used, seconds),
+    serviceCpuWait,
+  };
 }
 
 /**
@@ -274,7 +325,11 @@ function tallySecond(tally: SecondTally, kinds: MixKind[], result: RequestResult
   }
 }
 
-function perSecond(kinds: MixKind[], seconds: SecondTally[], generator: (GeneratorSecond | undefined)[]): SecondSummary[] {
+function perSecond(
+  kinds: MixKind[],
+  seconds: SecondTally[],
+  generator: (GeneratorSecond | undefined)[],
+): SecondSummary[] {
   return seconds.map((tally, second) => ({
     second,
     requests: tally.latencies.length,
@@ -287,15 +342,46 @@ function perSecond(kinds: MixKind[], seconds: SecondTally[], generator: (Generat
 }
 
 async function soakAtRate(
-  driver: MixDriver, kinds: MixKind[], options: SoakOptions, rate: number, servicePids: number[], cpu: CpuMeter, databaseUrl: string | undefined,
+  driver: MixDriver,
+  kinds: MixKind[],
+  options: SoakOptions,
+  rate: number,
+  servicePids: number[],
+  cpu: CpuMeter,
+  databaseUrl: string | undefined,
 ): Promise<{ phases: PhaseRecord[]; seconds: SecondSummary[]; originEpochMs: number }> {
-  const phases: PhaseRecord[] = [{ label: 'warm-up', fromSecond: 0, toSecond: options.warmupSeconds, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null }];
+  const phases: PhaseRecord[] = [
+    {
+      label: 'warm-up',
+      fromSecond: 0,
+      toSecond: options.warmupSeconds,
+      tally: new Tally(kinds),
+      rssMb: [],
+      cpu: null,
+      loadAverage: [],
+      serviceCpuWait: null,
+    },
+  ];
   for (let minute = 1; minute <= options.minutes; minute += 1) {
     const fromSecond = options.warmupSeconds + (minute - 1) * 60;
-    phases.push({ label: `minute ${minute}`, fromSecond, toSecond: fromSecond + 60, tally: new Tally(kinds), rssMb: [], cpu: null, loadAverage: [], serviceCpuWait: null });
+    phases.push({
+      label: `minute ${minute}`,
+      fromSecond,
+      toSecond: fromSecond + 60,
+      tally: new Tally(kinds),
+      rssMb: [],
+      cpu: null,
+      loadAverage: [],
+      serviceCpuWait: null,
+    });
   }
   const totalSeconds = phases[phases.length - 1]!.toSecond;
-  const bySecond: SecondTally[] = Array.from({ length: Math.ceil(totalSeconds) }, () => ({ latencies: [], errors: 0, maxMs: 0, slowestKind: 0 }));
+  const bySecond: SecondTally[] = Array.from({ length: Math.ceil(totalSeconds) }, () => ({
+    latencies: [],
+    errors: 0,
+    maxMs: 0,
+    slowestKind: 0,
+  }));
   const origin = performance.now();
   const originEpochMs = Date.now();
   const phaseAt = (second: number) => phases.find((phase) => second < phase.toSecond) ?? phases[phases.length - 1]!;
@@ -315,11 +401,17 @@ async function soakAtRate(
   const diskProbe = await startDiskProbe(tmpdir());
   const pressureProbe = startPressureProbe();
   // On PostgreSQL: what the service's sessions were doing (the embedded database runs inside the service).
-  const activityProbe = databaseUrl === undefined || options.noSessions ? undefined : await startActivityProbe(databaseUrl);
+  const activityProbe =
+    databaseUrl === undefined || options.noSessions ? undefined : await startActivityProbe(databaseUrl);
   const generatorSeconds: (GeneratorSecond | undefined)[] = [];
   const generatorTimer = setInterval(() => {
     const second = Math.round((performance.now() - origin) / 1_000) - 1;
-    const taken = { ...generatorProbe.take(), diskSyncMaxMs: diskProbe.take(), ...pressureProbe?.take(), ...(activityProbe === undefined ? {} : { sessions: activityProbe.take() }) };
+    const taken = {
+      ...generatorProbe.take(),
+      diskSyncMaxMs: diskProbe.take(),
+      ...pressureProbe?.take(),
+      ...(activityProbe === undefined ? {} : { sessions: activityProbe.take() }),
+    };
     if (second >= 0 && second < totalSeconds) generatorSeconds[second] = taken;
   }, 1_000);
 
@@ -336,30 +428,50 @@ async function soakAtRate(
     printed.add(phase);
     const { tally } = phase;
     const rss = rssStats(phase.rssMb);
-    log(`  ${phase.label.padEnd(9)} ${tally.requests} requests, ${tally.errors} errors, p50 ${milliseconds(tally.histogram.quantile(0.5))}, p99 ${milliseconds(tally.histogram.quantile(0.99))}, `
-      + `RSS ${rss?.meanMb.toFixed(0) ?? '?'} MB, load average ${loadAverageText(phase.loadAverage)}`);
+    log(
+      `  ${phase.label.padEnd(9)} ${tally.requests} requests, ${tally.errors} errors, p50 ${milliseconds(tally.histogram.quantile(0.5))}, p99 ${milliseconds(tally.histogram.quantile(0.99))}, ` +
+        `RSS ${rss?.meanMb.toFixed(0) ?? '?'} MB, load average ${loadAverageText(phase.loadAverage)}`,
+    );
   };
   const printTimers: NodeJS.Timeout[] = [];
-  const closed = phases.map((phase) => new Promise<void>((resolve, reject) => {
-    setTimeout(() => {
-      const ending = window;
-      window = cpu.window();
-      phase.serviceCpuWait = cpuWait();
-      cpuWait = cpuWaitFrom(servicePid);
-      phase.loadAverage = loadavg();
-      ending.then((w) => w.end()).then((used) => { phase.cpu = coresOf(used, phase.toSecond - phase.fromSecond); }).then(resolve, reject);
-      printTimers.push(setTimeout(() => printLine(phase), 1_000));
-    }, origin + phase.toSecond * 1_000 - performance.now());
-  }));
+  const closed = phases.map(
+    (phase) =>
+      new Promise<void>((resolve, reject) => {
+        setTimeout(
+          () => {
+            const ending = window;
+            window = cpu.window();
+            phase.serviceCpuWait = cpuWait();
+            cpuWait = cpuWaitFrom(servicePid);
+            phase.loadAverage = loadavg();
+            ending
+              .then((w) => w.end())
+              .then((used) => {
+                phase.cpu = coresOf(used, phase.toSecond - phase.fromSecond);
+              })
+              .then(resolve, reject);
+            printTimers.push(setTimeout(() => printLine(phase), 1_000));
+          },
+          origin + phase.toSecond * 1_000 - performance.now(),
+        );
+      }),
+  );
 
-  log(`fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections per instance), ${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`);
+  log(
+    `fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections per instance), ${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`,
+  );
   try {
-    await driver.openLoop(rate, totalSeconds, (result) => {
-      const second = (result.dueAt - origin) / 1_000;
-      phaseAt(second).tally.add(result);
-      const tally = bySecond[Math.floor(second)];
-      if (tally !== undefined) tallySecond(tally, kinds, result);
-    }, origin);
+    await driver.openLoop(
+      rate,
+      totalSeconds,
+      (result) => {
+        const second = (result.dueAt - origin) / 1_000;
+        phaseAt(second).tally.add(result);
+        const tally = bySecond[Math.floor(second)];
+        if (tally !== undefined) tallySecond(tally, kinds, result);
+      },
+      origin,
+    );
     // The last answer may come before the last stretch's end: its CPU window and load average still close on time.
     await Promise.all(closed);
   } finally {
@@ -380,7 +492,9 @@ async function main(): Promise<number> {
   const options = readSoakOptions(process.argv.slice(2), process.env);
   const started = new Date();
   const loadAverageAtStart = loadavg();
-  log(`platform-api soak, ${options.minutes} minute(s), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageText(loadAverageAtStart)}`);
+  log(
+    `platform-api soak, ${options.minutes} minute(s), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageText(loadAverageAtStart)}`,
+  );
 
   const source = sourceState();
   if (!options.skipBuild) {
@@ -388,29 +502,56 @@ async function main(): Promise<number> {
     await runToCompletion('npm run build', 'npm', ['run', 'build']);
   }
   const database = await openDatabase(options.databaseUrl);
-  log(`database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`);
+  log(
+    `database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`,
+  );
   const jwtSecret = newJwtSecret();
   const probeFile = options.probe ? join(database.dataDir, 'service-probe.jsonl') : undefined;
   const poolSetting = options.poolSize === undefined ? {} : { databasePoolSize: options.poolSize };
-  const prepared = await prepareService(database, {
-    dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
-    ...(probeFile === undefined ? {} : { probeFile }),
-    ...poolSetting,
-    ...(options.cpuProfile ? { cpuProfileDir: join(import.meta.dirname, 'results', 'profiles', `soak-${started.toISOString().replace(/:/g, '-')}`) } : {}),
-  }, FULL_SIZES, log);
+  const prepared = await prepareService(
+    database,
+    {
+      dataDir: database.dataDir,
+      databaseUrl: database.serviceUrl,
+      redisUrl: options.redisUrl,
+      jwtSecret,
+      ...(probeFile === undefined ? {} : { probeFile }),
+      ...poolSetting,
+      ...(options.cpuProfile
+        ? {
+            cpuProfileDir: join(
+              import.meta.dirname,
+              'results',
+              'profiles',
+              `soak-${started.toISOString().replace(/:/g, '-')}`,
+            ),
+          }
+        : {}),
+    },
+    FULL_SIZES,
+    log,
+  );
   const { service } = prepared;
   const services: RunningService[] = [service];
   for (let n = 1; n < options.instances; n += 1) {
     log(`starting instance ${n + 1} of ${options.instances}…`);
     // The probe and the profile follow the first instance only.
-    services.push(await startService({
-      dataDir: database.dataDir, databaseUrl: database.serviceUrl, redisUrl: options.redisUrl, jwtSecret,
-      ...poolSetting,
-    }));
+    services.push(
+      await startService({
+        dataDir: database.dataDir,
+        databaseUrl: database.serviceUrl,
+        redisUrl: options.redisUrl,
+        jwtSecret,
+        ...poolSetting,
+      }),
+    );
   }
   const context = await makeContext(service.baseUrl, FULL_SIZES, jwtSecret);
   const kinds = soakMix(context).filter((kind) => !options.without.some((word) => kind.name.includes(word)));
-  if (options.without.length > 0) log(`the mix without ${options.without.join(', ')}: ${kinds.map((kind) => `${kind.name} ×${kind.weight}`).join(', ')}`);
+  if (options.without.length > 0)
+    log(
+      `the mix without ${options.without.join(', ')}: ${kinds.map((kind) => `${kind.name} ×${kind.weight}`).join(', ')}`,
+    );
   if (kinds.length === 0) throw new Error('--without left nothing in the mix');
   if (options.crowdAtOnce) {
     log('signing in the 1,000 players at once…');
@@ -419,11 +560,16 @@ async function main(): Promise<number> {
     log(`signing in the 1,000 players over ${SIGN_IN_SPREAD_SECONDS} s…`);
     await signInOverAMinute(context);
   }
-  const vacuum = database.serviceUrl === undefined ? undefined : await startAutovacuumStandIn(database.serviceUrl, !options.noVacuum);
+  const vacuum =
+    database.serviceUrl === undefined
+      ? undefined
+      : await startAutovacuumStandIn(database.serviceUrl, !options.noVacuum);
   if (vacuum !== undefined && vacuum.serverSetting !== 'on') {
-    log(vacuum.active
-      ? `the server's autovacuum is ${vacuum.serverSetting}: standing in for it (each minute, VACUUM ANALYZE / ANALYZE of the tables past its default thresholds)`
-      : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left as they come`);
+    log(
+      vacuum.active
+        ? `the server's autovacuum is ${vacuum.serverSetting}: standing in for it (each minute, VACUUM ANALYZE / ANALYZE of the tables past its default thresholds)`
+        : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left as they come`,
+    );
   }
 
   if (options.pin) {
@@ -431,37 +577,70 @@ async function main(): Promise<number> {
     // Instances share the service's cores: the machine's other cores stay PostgreSQL's and the generator's.
     for (const instance of services) pinProcess(instance.pid, plan.serviceCores);
     pinProcess(process.pid, plan.otherCores);
-    const postgres = database.serviceUrl === undefined ? undefined : await pinPostgres(database.serviceUrl, plan.otherCores);
-    log(`pinned: the service on core ${plan.serviceCores}; ${postgres === undefined ? '' : `PostgreSQL (${postgres.processes} processes) and `}this generator on ${plan.otherCores}`);
+    const postgres =
+      database.serviceUrl === undefined ? undefined : await pinPostgres(database.serviceUrl, plan.otherCores);
+    log(
+      `pinned: the service on core ${plan.serviceCores}; ${postgres === undefined ? '' : `PostgreSQL (${postgres.processes} processes) and `}this generator on ${plan.otherCores}`,
+    );
   }
-  const cpu = await createCpuMeter(services.map((instance) => instance.pid), database.serviceUrl);
-  const neighbourSetting = options.neighbourCores === undefined ? undefined : neighbourPlan(options.neighbourCores, cpus().length);
+  const cpu = await createCpuMeter(
+    services.map((instance) => instance.pid),
+    database.serviceUrl,
+  );
+  const neighbourSetting =
+    options.neighbourCores === undefined ? undefined : neighbourPlan(options.neighbourCores, cpus().length);
   const neighbour = neighbourSetting === undefined ? undefined : startCpuNeighbour(neighbourSetting);
   if (neighbourSetting !== undefined) {
-    log(`a neighbour burns ${neighbourSetting.cores} cores on average: ${neighbourSetting.threads} threads, busy ${neighbourSetting.meanBusyMs} ms / idle ${neighbourSetting.meanIdleMs} ms on average, seed ${neighbourSetting.seed}`);
+    log(
+      `a neighbour burns ${neighbourSetting.cores} cores on average: ${neighbourSetting.threads} threads, busy ${neighbourSetting.meanBusyMs} ms / idle ${neighbourSetting.meanIdleMs} ms on average, seed ${neighbourSetting.seed}`,
+    );
   }
-  const driver = new MixDriver(services.map((instance) => instance.baseUrl), kinds);
+  const driver = new MixDriver(
+    services.map((instance) => instance.baseUrl),
+    kinds,
+  );
   process.once('SIGINT', () => driver.stop());
   process.once('SIGTERM', () => driver.stop());
 
-  const maxRate = options.rate === undefined ? await measureMaxRate(driver, kinds, options, cpu, service.pid) : undefined;
+  const maxRate =
+    options.rate === undefined ? await measureMaxRate(driver, kinds, options, cpu, service.pid) : undefined;
   if (maxRate !== undefined) {
     log(maxRateTable(maxRate.summary, maxRate.seconds, maxRate.cpu, maxRate.serviceCpuWait));
     log(`maximum: ${maxRate.requestsPerSecond.toFixed(0)} requests/s with the expected status`);
   }
   let ladder: Ladder | undefined;
   if (maxRate !== undefined && options.basis === 'sustained') {
-    ladder = await climbLadder(driver, kinds, maxRate.requestsPerSecond, { ...DEFAULT_LADDER, stepSeconds: options.stepSeconds }, cpu, log);
+    ladder = await climbLadder(
+      driver,
+      kinds,
+      maxRate.requestsPerSecond,
+      { ...DEFAULT_LADDER, stepSeconds: options.stepSeconds },
+      cpu,
+      log,
+    );
     log(ladderTable(ladder));
-    if (ladder.sustainedRequestsPerSecond === null) throw new Error('no step of the ladder held: there is no sustained maximum to take a share of');
-    log(`sustained maximum: ${ladder.sustainedRequestsPerSecond} requests/s (${((ladder.sustainedRequestsPerSecond / maxRate.requestsPerSecond) * 100).toFixed(0)} % of the burst)`);
+    if (ladder.sustainedRequestsPerSecond === null)
+      throw new Error('no step of the ladder held: there is no sustained maximum to take a share of');
+    log(
+      `sustained maximum: ${ladder.sustainedRequestsPerSecond} requests/s (${((ladder.sustainedRequestsPerSecond / maxRate.requestsPerSecond) * 100).toFixed(0)} % of the burst)`,
+    );
   }
   const basisRate = ladder?.sustainedRequestsPerSecond ?? maxRate?.requestsPerSecond;
   const rate = options.rate ?? Math.round(options.share * basisRate!);
-  const { phases, seconds, originEpochMs } = await soakAtRate(driver, kinds, options, rate, services.map((instance) => instance.pid), cpu, database.serviceUrl);
+  const { phases, seconds, originEpochMs } = await soakAtRate(
+    driver,
+    kinds,
+    options,
+    rate,
+    services.map((instance) => instance.pid),
+    cpu,
+    database.serviceUrl,
+  );
   if (probeFile !== undefined) {
     const serviceSeconds = alignProbe(readProbe(probeFile), originEpochMs, seconds.length);
-    seconds.forEach((second, k) => { second.service = serviceSeconds[k] ?? null; });
+    seconds.forEach((second, k) => {
+      second.service = serviceSeconds[k] ?? null;
+    });
   }
   const neighbourCores = await neighbour?.stop();
   if (neighbourCores !== undefined) log(`the neighbour burnt ${neighbourCores.toFixed(2)} cores on average`);
@@ -469,105 +648,171 @@ async function main(): Promise<number> {
   await cpu.close();
 
   const serviceLogLines = services.reduce((sum, instance) => sum + instance.logLines(), 0);
-  const serviceLogTail = services.map((instance) => instance.logTail()).filter(Boolean).join('\n');
+  const serviceLogTail = services
+    .map((instance) => instance.logTail())
+    .filter(Boolean)
+    .join('\n');
   const stopped = await Promise.all(services.map((instance) => instance.stop()));
   const peakRssMb = Math.max(...stopped.map((outcome) => outcome.peakRssMb));
 
   const summaries = phases.map((phase) => summarizePhase(kinds, phase));
   const minutes = summaries.slice(1);
-  const soak = summarize(kinds, phases.slice(1).map((phase) => phase.tally));
+  const soak = summarize(
+    kinds,
+    phases.slice(1).map((phase) => phase.tally),
+  );
   const drift = rssDrift(minutes);
   const checks = verdict(soak, drift);
   const passed = checks.every((check) => check.met !== false);
   const measuredSeconds = options.minutes * 60;
 
   log('');
-  log(minutesTable([...summaries, {
-    ...soak, label: 'soak', seconds: measuredSeconds, requestsPerSecond: soak.requests / measuredSeconds, rss: null, cpu: null, loadAverage: [], serviceCpuWait: null,
-  }], kinds));
+  log(
+    minutesTable(
+      [
+        ...summaries,
+        {
+          ...soak,
+          label: 'soak',
+          seconds: measuredSeconds,
+          requestsPerSecond: soak.requests / measuredSeconds,
+          rss: null,
+          cpu: null,
+          loadAverage: [],
+          serviceCpuWait: null,
+        },
+      ],
+      kinds,
+    ),
+  );
   log('');
   log(kindsTable(soak, minutes));
   log('');
   log(verdictTable(checks));
-  const rateText = maxRate === undefined
-    ? ' (fixed by --rate)'
-    : ladder === undefined
-      ? ` (${Math.round(options.share * 100)} % of the burst maximum ${maxRate.requestsPerSecond.toFixed(0)})`
-      : ` (${Math.round(options.share * 100)} % of the sustained maximum ${ladder.sustainedRequestsPerSecond}; the burst maximum was ${maxRate.requestsPerSecond.toFixed(0)})`;
-  log(`\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`);
+  const rateText =
+    maxRate === undefined
+      ? ' (fixed by --rate)'
+      : ladder === undefined
+        ? ` (${Math.round(options.share * 100)} % of the burst maximum ${maxRate.requestsPerSecond.toFixed(0)})`
+        : ` (${Math.round(options.share * 100)} % of the sustained maximum ${ladder.sustainedRequestsPerSecond}; the burst maximum was ${maxRate.requestsPerSecond.toFixed(0)})`;
+  log(
+    `\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`,
+  );
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
   // A request due in the second was held up by a round that ran before it was answered.
   const vacuumText = (second: SecondSummary) => {
     const from = originEpochMs + second.second * 1_000;
     const during = roundsDuring(vacuumRounds, from, from + 1_000 + second.p99Ms);
-    return during.length === 0 ? '' : ` {vacuum round: ${during.flatMap((round) => round.vacuumed).join(', ') || 'analyze only'}}`;
+    return during.length === 0
+      ? ''
+      : ` {vacuum round: ${during.flatMap((round) => round.vacuumed).join(', ') || 'analyze only'}}`;
   };
-  log(`\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): `
-    + worstSeconds.map((s) => `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}${vacuumText(s)}`).join(', '));
+  log(
+    `\nworst seconds (p99; since the fixed rate began, the warm-up being the first ${options.warmupSeconds} s): ` +
+      worstSeconds
+        .map(
+          (s) =>
+            `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}${vacuumText(s)}`,
+        )
+        .join(', '),
+  );
   const typical = typicalSecond(seconds.slice(options.warmupSeconds));
   if (typical !== null) {
-    log(`a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`);
+    log(
+      `a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`,
+    );
   }
   const pressure = pressureContrast(seconds.slice(options.warmupSeconds));
   if (pressure !== null) {
-    log(`the machine (Linux pressure, medians): a typical second had a task waiting for a core ${pressure.typical.cpuPressurePct} % of it and for I/O ${pressure.typical.ioPressurePct} %; the ${pressure.slowest.seconds} slowest seconds ${pressure.slowest.cpuPressurePct} % and ${pressure.slowest.ioPressurePct} %`);
+    log(
+      `the machine (Linux pressure, medians): a typical second had a task waiting for a core ${pressure.typical.cpuPressurePct} % of it and for I/O ${pressure.typical.ioPressurePct} %; the ${pressure.slowest.seconds} slowest seconds ${pressure.slowest.cpuPressurePct} % and ${pressure.slowest.ioPressurePct} %`,
+    );
   }
   const slowRequests = slowRequestShares(seconds.slice(options.warmupSeconds));
   if (slowRequests !== null) {
     const percent = (share: number) => `${(share * 100).toFixed(share < 0.01 ? 2 : 0)} %`;
-    log(`requests over 20 ms inside the service: ${slowRequests.count} of ${slowRequests.requests} (${percent(slowRequests.count / Math.max(1, slowRequests.requests))}); their time went to pool wait ${percent(slowRequests.poolWait)}, queries ${percent(slowRequests.queries)}, the rest ${percent(slowRequests.rest)}`);
+    log(
+      `requests over 20 ms inside the service: ${slowRequests.count} of ${slowRequests.requests} (${percent(slowRequests.count / Math.max(1, slowRequests.requests))}); their time went to pool wait ${percent(slowRequests.poolWait)}, queries ${percent(slowRequests.queries)}, the rest ${percent(slowRequests.rest)}`,
+    );
   }
   if (vacuum?.active) {
     const seconds = vacuumRounds.reduce((sum, round) => sum + round.seconds, 0);
     const tables = [...new Set(vacuumRounds.flatMap((round) => round.vacuumed))];
-    log(`autovacuum stand-in: ${vacuumRounds.length} rounds, ${seconds.toFixed(1)} s in all; vacuumed ${tables.join(', ') || 'nothing'}`);
+    log(
+      `autovacuum stand-in: ${vacuumRounds.length} rounds, ${seconds.toFixed(1)} s in all; vacuumed ${tables.join(', ') || 'nothing'}`,
+    );
   }
-  if (serviceLogLines > 0) log(`\nThe service logged ${serviceLogLines} line(s) at warn or above; the last ones:\n${serviceLogTail}`);
+  if (serviceLogLines > 0)
+    log(`\nThe service logged ${serviceLogLines} line(s) at warn or above; the last ones:\n${serviceLogTail}`);
 
-  const file = writeResults({
-    date: started.toISOString(),
-    source,
-    built: !options.skipBuild,
-    database: database.kind,
-    redis: options.redisUrl !== undefined,
-    autovacuum: vacuum === undefined ? null : { server: vacuum.serverSetting, standIn: vacuum.active, rounds: vacuumRounds },
-    node: process.version,
-    cores: cpus().length,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    loadAverageAtStart,
-    loadAverageAtEnd: loadavg(),
-    sizes: FULL_SIZES,
-    seedSeconds: prepared.seedSeconds,
-    startups: prepared.startups,
-    mix: kinds.map(({ name, weight, expectedStatus, maxP99Ms }) => ({ name, weight, expectedStatus, ...(maxP99Ms === undefined ? {} : { maxP99Ms }) })),
-    settings: {
-      without: options.without,
-      crowdAtOnce: options.crowdAtOnce,
-      probe: options.probe,
-      instances: options.instances,
-      poolSize: options.poolSize ?? null,
-      neighbour: neighbourSetting === undefined ? null : { ...neighbourSetting, measuredCores: neighbourCores },
-      sessions: !options.noSessions,
-      pin: options.pin ? pinningPlan() : null,
-      share: options.share, basis: options.rate === undefined ? options.basis : 'rate', rate, minutes: options.minutes, warmupSeconds: options.warmupSeconds, rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
-      closedLoop: { connections: options.connections, warmupSeconds: options.maxWarmupSeconds, seconds: options.maxSeconds },
-      openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
-      bounds: { maxErrorRate: MAX_ERROR_RATE, maxRssDrift: MAX_RSS_DRIFT },
+  const file = writeResults(
+    {
+      date: started.toISOString(),
+      source,
+      built: !options.skipBuild,
+      database: database.kind,
+      redis: options.redisUrl !== undefined,
+      autovacuum:
+        vacuum === undefined ? null : { server: vacuum.serverSetting, standIn: vacuum.active, rounds: vacuumRounds },
+      node: process.version,
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      loadAverageAtStart,
+      loadAverageAtEnd: loadavg(),
+      sizes: FULL_SIZES,
+      seedSeconds: prepared.seedSeconds,
+      startups: prepared.startups,
+      mix: kinds.map(({ name, weight, expectedStatus, maxP99Ms }) => ({
+        name,
+        weight,
+        expectedStatus,
+        ...(maxP99Ms === undefined ? {} : { maxP99Ms }),
+      })),
+      settings: {
+        without: options.without,
+        crowdAtOnce: options.crowdAtOnce,
+        probe: options.probe,
+        instances: options.instances,
+        poolSize: options.poolSize ?? null,
+        neighbour: neighbourSetting === undefined ? null : { ...neighbourSetting, measuredCores: neighbourCores },
+        sessions: !options.noSessions,
+        pin: options.pin ? pinningPlan() : null,
+        share: options.share,
+        basis: options.rate === undefined ? options.basis : 'rate',
+        rate,
+        minutes: options.minutes,
+        warmupSeconds: options.warmupSeconds,
+        rssSampleEveryMs: RSS_SAMPLE_EVERY_MS,
+        closedLoop: {
+          connections: options.connections,
+          warmupSeconds: options.maxWarmupSeconds,
+          seconds: options.maxSeconds,
+        },
+        openLoopMaxConnections: OPEN_LOOP_MAX_SOCKETS,
+        bounds: { maxErrorRate: MAX_ERROR_RATE, maxRssDrift: MAX_RSS_DRIFT },
+      },
+      maxRate: maxRate ?? null,
+      ladder: ladder ?? null,
+      phases: summaries,
+      seconds,
+      rssSamplesMb: phases.map((phase) => ({
+        label: phase.label,
+        samples: phase.rssMb.map((mb) => Math.round(mb * 10) / 10),
+      })),
+      soak,
+      rssDrift: drift,
+      typicalSecond: typical,
+      slowRequests,
+      verdict: { passed, checks },
+      peakRssMb,
+      serviceLogLines,
+      serviceLogTail: serviceLogLines > 0 ? serviceLogTail : '',
     },
-    maxRate: maxRate ?? null,
-    ladder: ladder ?? null,
-    phases: summaries,
-    seconds,
-    rssSamplesMb: phases.map((phase) => ({ label: phase.label, samples: phase.rssMb.map((mb) => Math.round(mb * 10) / 10) })),
-    soak,
-    rssDrift: drift,
-    typicalSecond: typical,
-    slowRequests,
-    verdict: { passed, checks },
-    peakRssMb,
-    serviceLogLines,
-    serviceLogTail: serviceLogLines > 0 ? serviceLogTail : '',
-  }, database.kind, options.minutes < RECORD_MINUTES, started, 'soak-');
+    database.kind,
+    options.minutes < RECORD_MINUTES,
+    started,
+    'soak-',
+  );
   log(`\nwritten to ${file}`);
   return passed ? 0 : 1;
 }

@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
  */
 export function sourceState(): { commit: string; changedFiles: number } | 'unknown' {
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const changed = git('status', '--porcelain', '--', 'src', 'package.json', 'package-lock.json');
     return { commit: git('rev-parse', 'HEAD'), changedFiles: changed === '' ? 0 : changed.split('\n').length };
   } catch {

@@ -23,16 +23,30 @@ export interface PreparedService {
  * Embedded: a timed first start on the empty DATA_DIR (it migrates), stop it, seed the files
  * with PGlite while no service holds them, then the timed start on existing data.
  */
-export async function prepareService(database: BenchDatabase, settings: ServiceSettings, sizes: SeedSizes, log: (line: string) => void): Promise<PreparedService> {
+export async function prepareService(
+  database: BenchDatabase,
+  settings: ServiceSettings,
+  sizes: SeedSizes,
+  log: (line: string) => void,
+): Promise<PreparedService> {
   const startups: StartupOutcome[] = [];
   let earlierPeakRssMb = 0;
   if (database.kind === 'postgres') {
     log('migrating (node dist/main.js migrate)…');
-    await runToCompletion('migrate', process.execPath, [join(import.meta.dirname, '..', 'dist', 'main.js'), 'migrate'], productionEnv(settings, 0));
+    await runToCompletion(
+      'migrate',
+      process.execPath,
+      [join(import.meta.dirname, '..', 'dist', 'main.js'), 'migrate'],
+      productionEnv(settings, 0),
+    );
   } else {
     log('first start on an empty DATA_DIR…');
     const first = await startService(settings);
-    startups.push({ name: 'startup: embedded, first start (empty DATA_DIR)', ms: first.startupMs, targetMs: STARTUP_TARGET_MS.embeddedFirst });
+    startups.push({
+      name: 'startup: embedded, first start (empty DATA_DIR)',
+      ms: first.startupMs,
+      targetMs: STARTUP_TARGET_MS.embeddedFirst,
+    });
     earlierPeakRssMb = (await first.stop()).peakRssMb;
   }
 
@@ -43,8 +57,14 @@ export async function prepareService(database: BenchDatabase, settings: ServiceS
 
   log('starting the service on the seeded database…');
   const service = await startService(settings);
-  startups.push(database.kind === 'postgres'
-    ? { name: 'startup: PostgreSQL (existing data)', ms: service.startupMs, targetMs: STARTUP_TARGET_MS.postgres }
-    : { name: 'startup: embedded, existing data', ms: service.startupMs, targetMs: STARTUP_TARGET_MS.embeddedExisting });
+  startups.push(
+    database.kind === 'postgres'
+      ? { name: 'startup: PostgreSQL (existing data)', ms: service.startupMs, targetMs: STARTUP_TARGET_MS.postgres }
+      : {
+          name: 'startup: embedded, existing data',
+          ms: service.startupMs,
+          targetMs: STARTUP_TARGET_MS.embeddedExisting,
+        },
+  );
   return { service, startups, earlierPeakRssMb, seedSeconds };
 }

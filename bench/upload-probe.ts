@@ -124,14 +124,20 @@ export const UPLOAD_PROBES: UploadProbe[] = [
 /** A fresh audience per probe: the bulk operations' audience keeps its shape. */
 async function newAudience(context: BenchContext, name: string): Promise<string> {
   const answer = await expectStatus(context.baseUrl, 201, {
-    method: 'POST', path: '/v1/admin/email/audiences', token: context.adminToken,
+    method: 'POST',
+    path: '/v1/admin/email/audiences',
+    token: context.adminToken,
     body: { name: `bench: ${name}`.slice(0, 200) },
   });
   return (answer.body as { id: string }).id;
 }
 
 export async function measureUploadProbe(
-  probe: UploadProbe, context: BenchContext, cpu: CpuMeter, memory: RssMonitor, pid: number,
+  probe: UploadProbe,
+  context: BenchContext,
+  cpu: CpuMeter,
+  memory: RssMonitor,
+  pid: number,
 ): Promise<UploadProbeOutcome> {
   const audienceId = await newAudience(context, probe.name);
   const csv = probe.csv(context.sizes);
@@ -139,9 +145,14 @@ export async function measureUploadProbe(
   const cpuWindow = await cpu.window();
   let finished = false;
   const upload = call(context.baseUrl, {
-    method: 'PUT', path: `/v1/admin/email/audiences/${audienceId}/members`, token: context.adminToken,
-    body: { csv }, timeoutMs: 120_000,
-  }).finally(() => { finished = true; });
+    method: 'PUT',
+    path: `/v1/admin/email/audiences/${audienceId}/members`,
+    token: context.adminToken,
+    body: { csv },
+    timeoutMs: 120_000,
+  }).finally(() => {
+    finished = true;
+  });
   const healthMs: number[] = [];
   const loopOnlyMs: number[] = [];
   let healthProblem: string | null = null;
@@ -170,8 +181,10 @@ export async function measureUploadProbe(
     peakRssMb,
     rssAfterMb: readMemory(pid)?.rssMb ?? null,
     cpuMs: { service: used.serviceMs, database: used.databaseMs },
-    problem: probe.check(answer, context.sizes) ?? healthProblem
-      ?? (healthMs.length === 0 ? 'no /health answer during the upload' : null),
+    problem:
+      probe.check(answer, context.sizes) ??
+      healthProblem ??
+      (healthMs.length === 0 ? 'no /health answer during the upload' : null),
   };
 }
 

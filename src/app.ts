@@ -54,7 +54,6 @@ import { registerStoreRoutes } from './modules/store/routes.js';
 import { registerSystemRoutes } from './modules/system/routes.js';
 import { registerUserRoutes } from './modules/users/routes.js';
 
-
 export interface BuildAppOptions {
   /** Extra routes (tests add probe routes, e.g. for rate limits); registered after the modules. */
   extraRoutes?: (app: ZodApp, kernel: Kernel) => void;
@@ -65,7 +64,9 @@ export interface BuildAppOptions {
 
 /** Zod validation whose verdict keeps each zod issue, so the 400 body shows zod's own fields. */
 function zodValidatorCompiler({ schema }: { schema: ZodTypeAny }) {
-  const refused = (issue: ZodIssue) => ({ error: [{ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' }] });
+  const refused = (issue: ZodIssue) => ({
+    error: [{ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' }],
+  });
   return (data: unknown) => {
     // No route takes runaway nesting (refinements would overflow serialising it, a 500), nor
     // text PostgreSQL cannot store (U+0000, lone surrogates: the query would fail, a 500).
@@ -76,7 +77,15 @@ function zodValidatorCompiler({ schema }: { schema: ZodTypeAny }) {
       const untextual = unstorableInput(result.data, { text: true });
       return untextual === undefined ? { value: result.data } : refused(untextual);
     }
-    return { error: result.error.issues.map((issue) => ({ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' })) };
+    return {
+      error: result.error.issues.map((issue) => ({
+        params: { issue },
+        message: issue.message,
+        keyword: issue.code,
+        instancePath: '',
+        schemaPath: '',
+      })),
+    };
   };
 }
 
@@ -89,7 +98,10 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   const app = Fastify({
     loggerInstance: options.logger === false ? undefined : kernel.log,
     genReqId: requestIdFor,
-    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: kernel.config.production }),
+    logController: new LogController({
+      requestIdLogLabel: 'request_id',
+      disableRequestLogging: kernel.config.production,
+    }),
     trustProxy: fastifyTrustProxy(kernel.config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // Fastify's default (100) would 404 documented path values: store slugs up to 128, runtime node ids up to 200.

@@ -129,7 +129,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(name, 'is not a valid URL');
   }
   if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(name, `must use ${protocols.map((p) => p.replace(':', '')).join(' or ')}, got ${parsed.protocol.replace(':', '')}`);
+    throw new ConfigError(
+      name,
+      `must use ${protocols.map((p) => p.replace(':', '')).join(' or ')}, got ${parsed.protocol.replace(':', '')}`,
+    );
   }
   return raw;
 }
@@ -139,13 +142,19 @@ function trustProxy(env: Env): TrustProxy {
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits] = entry.split('/');
     const family = isIP(address ?? '');
     const maxBits = family === 6 ? 128 : 32;
     if (family === 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError('TRUST_PROXY', `expected true, false, a hop count or comma-separated addresses/CIDRs; "${entry}" is none of these`);
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected true, false, a hop count or comma-separated addresses/CIDRs; "${entry}" is none of these`,
+      );
     }
   }
   return entries;
@@ -154,18 +163,22 @@ function trustProxy(env: Env): TrustProxy {
 function origins(env: Env, name: string): string[] {
   const raw = present(env, name);
   if (raw === undefined) return [];
-  return raw.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
-    let parsed: URL;
-    try {
-      parsed = new URL(entry);
-    } catch {
-      throw new ConfigError(name, `"${entry}" is not an origin like https://play.example.com`);
-    }
-    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry.replace(/\/$/, '')) {
-      throw new ConfigError(name, `"${entry}" is not an origin like https://play.example.com`);
-    }
-    return parsed.origin;
-  });
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let parsed: URL;
+      try {
+        parsed = new URL(entry);
+      } catch {
+        throw new ConfigError(name, `"${entry}" is not an origin like https://play.example.com`);
+      }
+      if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== entry.replace(/\/$/, '')) {
+        throw new ConfigError(name, `"${entry}" is not an origin like https://play.example.com`);
+      }
+      return parsed.origin;
+    });
 }
 
 const ADDRESS = /^[^\s@<>:]+@[^\s@<>:]+$/;
@@ -207,8 +220,8 @@ const REGION = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const DEFAULT_REDIS_KEY_PREFIX = 'platform-api:rl:';
 // Ends with ':' so one deployment's keys never run into another's (`eu` + `waitlist:` against `euwaitlist:`).
 const KEY_PREFIX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,98}:$/;
-const PREFIX_RULE = '2-100 letters, digits or ".-_:", from a letter or digit to a final ":" '
-  + '(like "platform-api:eu:rl:")';
+const PREFIX_RULE =
+  '2-100 letters, digits or ".-_:", from a letter or digit to a final ":" ' + '(like "platform-api:eu:rl:")';
 
 function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
   const raw = present(env, name);
@@ -219,7 +232,10 @@ function matching(env: Env, name: string, pattern: RegExp, what: string): string
 function bootstrapOwners(env: Env): string[] {
   const raw = present(env, 'BOOTSTRAP_OWNER');
   if (raw === undefined) return [];
-  const subjects = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const subjects = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = subjects.find((s) => !UUID.test(s));
   if (bad !== undefined) throw new ConfigError('BOOTSTRAP_OWNER', `"${bad}" is not a uuid subject`);
   return [...new Set(subjects.map((s) => s.toLowerCase()))];
@@ -275,7 +291,12 @@ export function loadConfig(env: Env = process.env): Config {
     mailUnsubscribeMailto: address(env, 'MAIL_UNSUBSCRIBE_MAILTO'),
     emailTokenSecret: present(env, 'EMAIL_TOKEN_SECRET'),
     storageDir: resolve(present(env, 'STORAGE_DIR') ?? join(dataDir, 'storage')),
-    storageS3Bucket: matching(env, 'STORAGE_S3_BUCKET', BUCKET, 'an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)'),
+    storageS3Bucket: matching(
+      env,
+      'STORAGE_S3_BUCKET',
+      BUCKET,
+      'an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)',
+    ),
     storageS3Region: matching(env, 'STORAGE_S3_REGION', REGION, 'a region like eu-west-1') ?? 'us-east-1',
     storageS3Endpoint: url(env, 'STORAGE_S3_ENDPOINT', ['http:', 'https:']),
     storageS3AccessKeyId: present(env, 'STORAGE_S3_ACCESS_KEY_ID'),
@@ -299,7 +320,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   if (config.stripeSecretKey !== undefined && config.stripeWebhookSecret === undefined) {
-    throw new ConfigError('STRIPE_WEBHOOK_SECRET', 'must be set when STRIPE_SECRET_KEY is set (payments are fulfilled from signed webhooks)');
+    throw new ConfigError(
+      'STRIPE_WEBHOOK_SECRET',
+      'must be set when STRIPE_SECRET_KEY is set (payments are fulfilled from signed webhooks)',
+    );
   }
   if (config.identityAdminUrl !== undefined && config.identityServiceKey === undefined) {
     throw new ConfigError('IDENTITY_SERVICE_KEY', 'must be set when IDENTITY_ADMIN_URL is set');
@@ -310,15 +334,23 @@ export function loadConfig(env: Env = process.env): Config {
   checkStorage(config);
   // Production never runs the embedded development mode: no made-up secret, no printed owner token.
   if (config.production && databaseUrl === undefined) {
-    throw new ConfigError('DATABASE_URL', 'must be set when NODE_ENV=production '
-      + '(the embedded database and its development owner token are for development only)');
+    throw new ConfigError(
+      'DATABASE_URL',
+      'must be set when NODE_ENV=production ' +
+        '(the embedded database and its development owner token are for development only)',
+    );
   }
   if (config.production && jwtSecret === undefined && jwksUrl === undefined) {
-    throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when NODE_ENV=production '
-      + '(the made-up dev secret is for development only)');
+    throw new ConfigError(
+      'JWT_SECRET',
+      'set JWT_SECRET or JWKS_URL when NODE_ENV=production ' + '(the made-up dev secret is for development only)',
+    );
   }
   if (databaseUrl !== undefined && jwtSecret === undefined && jwksUrl === undefined) {
-    throw new ConfigError('JWT_SECRET', 'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)');
+    throw new ConfigError(
+      'JWT_SECRET',
+      'set JWT_SECRET or JWKS_URL when DATABASE_URL is set (the made-up dev secret is for the embedded database only)',
+    );
   }
   return config;
 }
@@ -375,7 +407,11 @@ export function resolveDevSecret(config: Config): Config {
     }
     return readFileSync(file, 'utf8').trim();
   });
-  if (secret.length < MIN_JWT_SECRET_LENGTH) throw new ConfigError('DATA_DIR', `${file} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters; delete it to make a new one`);
+  if (secret.length < MIN_JWT_SECRET_LENGTH)
+    throw new ConfigError(
+      'DATA_DIR',
+      `${file} holds a secret shorter than ${MIN_JWT_SECRET_LENGTH} characters; delete it to make a new one`,
+    );
   return { ...config, jwtSecret: secret, jwtSecretSource: 'generated' };
 }
 
@@ -395,8 +431,13 @@ function inDataDir<T>(path: string, operation: () => T): T {
 
 /** Settings whose values are credentials. */
 const SECRET_SETTINGS = [
-  'JWT_SECRET', 'EMAIL_TOKEN_SECRET', 'IDENTITY_SERVICE_KEY', 'RUNTIME_API_KEY',
-  'STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET', 'STORAGE_S3_SECRET_ACCESS_KEY',
+  'JWT_SECRET',
+  'EMAIL_TOKEN_SECRET',
+  'IDENTITY_SERVICE_KEY',
+  'RUNTIME_API_KEY',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+  'STORAGE_S3_SECRET_ACCESS_KEY',
 ];
 /** URL settings that may carry a password. */
 const CREDENTIAL_URL_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL'];
@@ -431,7 +472,8 @@ export function redactSecrets(text: string, env: Env = process.env): string {
       // A malformed escape: the encoded form above is what could be quoted.
     }
   }
-  const hidden = [...secrets].filter((secret) => secret.length >= MIN_REDACTED_LENGTH)
+  const hidden = [...secrets]
+    .filter((secret) => secret.length >= MIN_REDACTED_LENGTH)
     .sort((a, b) => b.length - a.length);
   return hidden.reduce((redacted, secret) => redacted.split(secret).join('***'), text);
 }

@@ -22,14 +22,18 @@ export interface DataDirLock {
 }
 
 export class DataDirInUse extends Error {
-  constructor(readonly holder: LockHolder, readonly file: string, readonly dataDir: string) {
+  constructor(
+    readonly holder: LockHolder,
+    readonly file: string,
+    readonly dataDir: string,
+  ) {
     const who = holder.command === undefined ? 'platform-api' : `platform-api ${holder.command}`;
     const since = holder.since === undefined ? '' : `, since ${holder.since}`;
     const where = holder.host === hostname() ? '' : ` on host ${holder.host}`;
     super(
-      `${dataDir} is in use by ${who} (pid ${holder.pid}${where}${since}); `
-      + 'the embedded database must never be opened by two processes. Stop that process first, '
-      + `or delete ${file} if it is no longer running`,
+      `${dataDir} is in use by ${who} (pid ${holder.pid}${where}${since}); ` +
+        'the embedded database must never be opened by two processes. Stop that process first, ' +
+        `or delete ${file} if it is no longer running`,
     );
     this.name = 'DataDirInUse';
   }

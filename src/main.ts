@@ -13,7 +13,12 @@ import { EmbeddedVacuum } from './db/embedded-vacuum.js';
 import { migrate } from './db/migrate.js';
 import { createKernel } from './kernel/kernel.js';
 import {
-  checkMintOptions, mintToken, parseClaims, parseTtl, TokenOptionError, type MintOptions,
+  checkMintOptions,
+  mintToken,
+  parseClaims,
+  parseTtl,
+  TokenOptionError,
+  type MintOptions,
 } from './kernel/token-mint.js';
 import { grantBootstrapOwners } from './modules/roles/bootstrap.js';
 import { RuntimeSimulator } from './runtime-sim/simulator.js';
@@ -60,7 +65,6 @@ const IDLE_SWEEP_MS = 50;
 const DEV_OWNER_TOKEN_TTL_SECONDS = 12 * 3_600;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-
 /** The embedded default's owner: one subject kept in DATA_DIR, so its tokens survive restarts. */
 function devOwnerSubject(dataDir: string): string {
   const file = join(dataDir, 'dev-owner');
@@ -85,7 +89,9 @@ async function serve(): Promise<void> {
   const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
   await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
 
-  const kernel = await createKernel(config, database, log, { localPaymentsStateFile: join(config.dataDir, 'local-payments.json') });
+  const kernel = await createKernel(config, database, log, {
+    localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
+  });
   await kernel.start();
   const app = await buildApp(kernel);
   try {
@@ -106,9 +112,16 @@ async function serve(): Promise<void> {
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const lines = [`Platform API listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`, `API reference: ${base}/docs`];
+  const lines = [
+    `Platform API listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `API reference: ${base}/docs`,
+  ];
   if (devOwner !== undefined && config.jwtSecret !== undefined) {
-    const token = await mintToken(config.jwtSecret, { subject: devOwner, email: 'owner@localhost', ttlSeconds: DEV_OWNER_TOKEN_TTL_SECONDS });
+    const token = await mintToken(config.jwtSecret, {
+      subject: devOwner,
+      email: 'owner@localhost',
+      ttlSeconds: DEV_OWNER_TOKEN_TTL_SECONDS,
+    });
     lines.push(
       '',
       'Development owner token (valid 12 h; "npm run cli -- token --sub <uuid>" mints more):',
@@ -275,7 +288,8 @@ async function token(args: string[]): Promise<void> {
     throw error;
   }
   const config = resolveDevSecret(loadConfig());
-  if (config.jwtSecret === undefined) throw new ConfigError('JWT_SECRET', 'not set; the token command signs HS256 tokens with it');
+  if (config.jwtSecret === undefined)
+    throw new ConfigError('JWT_SECRET', 'not set; the token command signs HS256 tokens with it');
   const minted = await mintToken(config.jwtSecret, options);
   process.stdout.write(`${minted}\n`);
 }
@@ -293,11 +307,17 @@ async function runtimeSimulator(args: string[]): Promise<void> {
   const port = integerOption(values.port, '--port', 0, 65_535);
   const pullDelayMs = integerOption(values['pull-delay-ms'], '--pull-delay-ms', 0, 3_600_000);
   const apiKey = process.env.RUNTIME_API_KEY;
-  if (apiKey === undefined || apiKey === '') throw new ConfigError('RUNTIME_API_KEY', 'must be set to the key clients will present (it is read from the environment only)');
+  if (apiKey === undefined || apiKey === '')
+    throw new ConfigError(
+      'RUNTIME_API_KEY',
+      'must be set to the key clients will present (it is read from the environment only)',
+    );
 
   const simulator = new RuntimeSimulator({ apiKey, pullDelayMs, seed: !values['no-seed'] });
   const url = await simulator.listen(values.host, port);
-  process.stdout.write(`Runtime simulator listening on ${url} (${values['no-seed'] ? 'empty' : 'seeded: pool default, nodes node-1 and node-2'})\n`);
+  process.stdout.write(
+    `Runtime simulator listening on ${url} (${values['no-seed'] ? 'empty' : 'seeded: pool default, nodes node-1 and node-2'})\n`,
+  );
   const shutdown = () => void simulator.close().finally(() => process.exit(0));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
@@ -305,12 +325,16 @@ async function runtimeSimulator(args: string[]): Promise<void> {
 
 function integerOption(value: string, name: string, min: number, max: number): number {
   const parsed = Number(value);
-  if (!/^\d+$/.test(value) || parsed < min || parsed > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}`, 'runtime-sim');
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max)
+    throw new UsageError(`${name} must be an integer from ${min} to ${max}`, 'runtime-sim');
   return parsed;
 }
 
 class UsageError extends Error {
-  constructor(message: string, readonly command: keyof typeof HELP) {
+  constructor(
+    message: string,
+    readonly command: keyof typeof HELP,
+  ) {
     super(message);
   }
 }
@@ -324,9 +348,11 @@ class StartError extends Error {
 
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') return void process.stdout.write(`${HELP.main}\n`);
+  if (command === '--help' || command === '-h' || command === 'help')
+    return void process.stdout.write(`${HELP.main}\n`);
   if (!(command in HELP) || command === 'main') throw new UsageError(`unknown command "${command}"`, 'main');
-  if (rest.includes('--help') || rest.includes('-h')) return void process.stdout.write(`${HELP[command as keyof typeof HELP]}\n`);
+  if (rest.includes('--help') || rest.includes('-h'))
+    return void process.stdout.write(`${HELP[command as keyof typeof HELP]}\n`);
   if (command === 'serve') return serve();
   if (command === 'migrate') return migrateOnly();
   if (command === 'runtime-sim') return runtimeSimulator(rest);

@@ -5,7 +5,12 @@ import { join, resolve } from 'node:path';
 import { decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ConfigError, configuredEmailTokenSecret, loadConfig, redactSecrets, resolveDevSecret, type Config,
+  ConfigError,
+  configuredEmailTokenSecret,
+  loadConfig,
+  redactSecrets,
+  resolveDevSecret,
+  type Config,
 } from '../src/config.js';
 import { createUser, startTestApp } from './helpers/app.js';
 
@@ -190,7 +195,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ JWT_CLOCK_SKEW: '0' }).jwtClockSkewSeconds).toBe(0);
     expect(loadConfig({ JWT_CLOCK_SKEW: '300' }).jwtClockSkewSeconds).toBe(300);
     expect(loadConfig({ JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe('x'.repeat(32));
-    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
   });
 
   const malformed: Array<{ env: Record<string, string>; setting: string }> = [
@@ -225,7 +231,7 @@ describe('loadConfig', () => {
     { env: { TRUST_PROXY: '127.0.0.1,yes' }, setting: 'TRUST_PROXY' },
     { env: { JWT_CLOCK_SKEW: '-1' }, setting: 'JWT_CLOCK_SKEW' },
     { env: { JWT_CLOCK_SKEW: '301' }, setting: 'JWT_CLOCK_SKEW' },
-    { env: { IDENTITY_ADMIN_URL: 'ftp://auth' , IDENTITY_SERVICE_KEY: 'k' }, setting: 'IDENTITY_ADMIN_URL' },
+    { env: { IDENTITY_ADMIN_URL: 'ftp://auth', IDENTITY_SERVICE_KEY: 'k' }, setting: 'IDENTITY_ADMIN_URL' },
     { env: { IDENTITY_ADMIN_URL: 'https://auth.example.test' }, setting: 'IDENTITY_SERVICE_KEY' },
     { env: { IDENTITY_TIMEOUT_MS: '50' }, setting: 'IDENTITY_TIMEOUT_MS' },
     { env: { RUNTIME_URL: 'runtime:8443', RUNTIME_API_KEY: 'k' }, setting: 'RUNTIME_URL' },
@@ -251,8 +257,14 @@ describe('loadConfig', () => {
     { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_ENDPOINT: 'ftp://minio' }, setting: 'STORAGE_S3_ENDPOINT' },
     { env: { STORAGE_S3_ENDPOINT: 'http://minio:9000' }, setting: 'STORAGE_S3_BUCKET' },
     { env: { STORAGE_S3_ACCESS_KEY_ID: 'AKIA', STORAGE_S3_SECRET_ACCESS_KEY: 's' }, setting: 'STORAGE_S3_BUCKET' },
-    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_ACCESS_KEY_ID: 'AKIA' }, setting: 'STORAGE_S3_SECRET_ACCESS_KEY' },
-    { env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret' }, setting: 'STORAGE_S3_ACCESS_KEY_ID' },
+    {
+      env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_ACCESS_KEY_ID: 'AKIA' },
+      setting: 'STORAGE_S3_SECRET_ACCESS_KEY',
+    },
+    {
+      env: { STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret' },
+      setting: 'STORAGE_S3_ACCESS_KEY_ID',
+    },
     // The made-up dev secret is for the embedded database only.
     { env: { DATABASE_URL: 'postgres://db/platform' }, setting: 'JWT_SECRET' },
     { env: { REDIS_KEY_PREFIX: 'platform-api:eu' }, setting: 'REDIS_KEY_PREFIX' },
@@ -269,8 +281,12 @@ describe('loadConfig', () => {
   });
 
   it('a malformed value never echoes a secret', () => {
-    expect(() => loadConfig({ JWT_SECRET: 'short-secret-value' })).toThrow(/^JWT_SECRET: must be at least 32 characters$/);
-    expect(() => loadConfig({ STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret-value' })).toThrow(/^STORAGE_S3_ACCESS_KEY_ID: must be set when STORAGE_S3_SECRET_ACCESS_KEY is set$/);
+    expect(() => loadConfig({ JWT_SECRET: 'short-secret-value' })).toThrow(
+      /^JWT_SECRET: must be at least 32 characters$/,
+    );
+    expect(() => loadConfig({ STORAGE_S3_BUCKET: 'avatars', STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret-value' })).toThrow(
+      /^STORAGE_S3_ACCESS_KEY_ID: must be set when STORAGE_S3_SECRET_ACCESS_KEY is set$/,
+    );
   });
 
   it('REDIS_KEY_PREFIX defaults to the prefix every earlier release used, and takes the documented forms', () => {
@@ -278,8 +294,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ REDIS_KEY_PREFIX: 'a:' }).redisKeyPrefix).toBe('a:');
     expect(loadConfig({ REDIS_KEY_PREFIX: `${'p'.repeat(99)}:` }).redisKeyPrefix).toBe(`${'p'.repeat(99)}:`);
     expect(() => loadConfig({ REDIS_KEY_PREFIX: 'platform-api:eu' })).toThrow(
-      'REDIS_KEY_PREFIX: must be 2-100 letters, digits or ".-_:", from a letter or digit to a final ":" '
-      + '(like "platform-api:eu:rl:"), got "platform-api:eu"',
+      'REDIS_KEY_PREFIX: must be 2-100 letters, digits or ".-_:", from a letter or digit to a final ":" ' +
+        '(like "platform-api:eu:rl:"), got "platform-api:eu"',
     );
   });
 
@@ -289,26 +305,33 @@ describe('loadConfig', () => {
   });
 
   it('DATABASE_URL with JWT_SECRET or JWKS_URL is accepted', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).databaseUrl).toBe('postgres://db/platform');
-    expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'http://id.local/jwks' }).jwksUrl).toBe('http://id.local/jwks');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).databaseUrl).toBe(
+      'postgres://db/platform',
+    );
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'http://id.local/jwks' }).jwksUrl).toBe(
+      'http://id.local/jwks',
+    );
   });
 
   describe('NODE_ENV=production never runs the embedded development mode', () => {
     const refusals: Array<{ env: Record<string, string>; message: string }> = [
       {
         env: { NODE_ENV: 'production' },
-        message: 'DATABASE_URL: must be set when NODE_ENV=production '
-          + '(the embedded database and its development owner token are for development only)',
+        message:
+          'DATABASE_URL: must be set when NODE_ENV=production ' +
+          '(the embedded database and its development owner token are for development only)',
       },
       {
         env: { NODE_ENV: 'production', JWT_SECRET: SECRET },
-        message: 'DATABASE_URL: must be set when NODE_ENV=production '
-          + '(the embedded database and its development owner token are for development only)',
+        message:
+          'DATABASE_URL: must be set when NODE_ENV=production ' +
+          '(the embedded database and its development owner token are for development only)',
       },
       {
         env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' },
-        message: 'JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production '
-          + '(the made-up dev secret is for development only)',
+        message:
+          'JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production ' +
+          '(the made-up dev secret is for development only)',
       },
     ];
     it.each(refusals)('refuses $env with one line naming the setting', ({ env, message }) => {
@@ -381,23 +404,58 @@ describe('TRUST_PROXY reaches the recorded client address', () => {
   // The audit row's ip is request.ip: the forwarded address only when the proxy is trusted.
   const cases: Array<{ name: string; trustProxy: Config['trustProxy']; forwardedFor: string; expected: string }> = [
     { name: 'off: the socket address', trustProxy: false, forwardedFor: '198.51.100.9', expected: '127.0.0.1' },
-    { name: 'a trusted proxy address', trustProxy: ['127.0.0.1'], forwardedFor: '198.51.100.9', expected: '198.51.100.9' },
-    { name: 'an untrusted proxy address', trustProxy: ['10.0.0.0/8'], forwardedFor: '198.51.100.9', expected: '127.0.0.1' },
-    { name: 'one hop of two forwarded', trustProxy: 1, forwardedFor: '198.51.100.9, 203.0.113.5', expected: '203.0.113.5' },
-    { name: 'two hops of two forwarded', trustProxy: 2, forwardedFor: '198.51.100.9, 203.0.113.5', expected: '198.51.100.9' },
+    {
+      name: 'a trusted proxy address',
+      trustProxy: ['127.0.0.1'],
+      forwardedFor: '198.51.100.9',
+      expected: '198.51.100.9',
+    },
+    {
+      name: 'an untrusted proxy address',
+      trustProxy: ['10.0.0.0/8'],
+      forwardedFor: '198.51.100.9',
+      expected: '127.0.0.1',
+    },
+    {
+      name: 'one hop of two forwarded',
+      trustProxy: 1,
+      forwardedFor: '198.51.100.9, 203.0.113.5',
+      expected: '203.0.113.5',
+    },
+    {
+      name: 'two hops of two forwarded',
+      trustProxy: 2,
+      forwardedFor: '198.51.100.9, 203.0.113.5',
+      expected: '198.51.100.9',
+    },
   ];
   let base: Awaited<ReturnType<typeof startTestApp>>;
-  beforeAll(async () => { base = await startTestApp(); });
-  afterAll(async () => { await base.close(); });
+  beforeAll(async () => {
+    base = await startTestApp();
+  });
+  afterAll(async () => {
+    await base.close();
+  });
 
   it.each(cases)('$name', async ({ trustProxy, forwardedFor, expected }) => {
     // Another instance on the same database, configured with this TRUST_PROXY.
     const t = await startTestApp({ config: { trustProxy }, database: base.kernel.database });
     try {
       const owner = await createUser(t.db, ['*']);
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': forwardedFor }, payload: { key: `proxied-${owner.id.slice(0, 8)}`, name: 'Proxied' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        remoteAddress: '127.0.0.1',
+        headers: { 'x-forwarded-for': forwardedFor },
+        payload: { key: `proxied-${owner.id.slice(0, 8)}`, name: 'Proxied' },
+      });
       expect(response.statusCode).toBe(201);
-      const row = await t.db.selectFrom('audit_log').select(['ip', 'actor_id']).where('target_id', '=', response.json().id).executeTakeFirstOrThrow();
+      const row = await t.db
+        .selectFrom('audit_log')
+        .select(['ip', 'actor_id'])
+        .where('target_id', '=', response.json().id)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ ip: expected, actor_id: owner.id });
     } finally {
       await t.close();
@@ -407,7 +465,9 @@ describe('TRUST_PROXY reaches the recorded client address', () => {
 
 describe('resolveDevSecret', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'pa-config-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pa-config-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('makes a 0600 secret once in DATA_DIR and reuses it', () => {
@@ -461,7 +521,13 @@ describe('resolveDevSecret', () => {
 });
 
 describe('CLI', () => {
-  interface Run { code: number; stdout: string; stderr: string; startedAt: number; finishedAt: number }
+  interface Run {
+    code: number;
+    stdout: string;
+    stderr: string;
+    startedAt: number;
+    finishedAt: number;
+  }
   let dir: string;
   const runs = new Map<string, Run>();
 
@@ -472,20 +538,56 @@ describe('CLI', () => {
   function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
     const clean: Record<string, string> = {};
     for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && !['PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'JWT_SECRET', 'JWKS_URL', 'BOOTSTRAP_OWNER', 'TRUST_PROXY', 'LOG_LEVEL', 'JWT_CLOCK_SKEW', 'SCHEDULED_JOBS', 'NODE_ENV'].includes(key)) clean[key] = value;
+      if (
+        value !== undefined &&
+        ![
+          'PORT',
+          'HOST',
+          'DATA_DIR',
+          'DATABASE_URL',
+          'REDIS_URL',
+          'JWT_SECRET',
+          'JWKS_URL',
+          'BOOTSTRAP_OWNER',
+          'TRUST_PROXY',
+          'LOG_LEVEL',
+          'JWT_CLOCK_SKEW',
+          'SCHEDULED_JOBS',
+          'NODE_ENV',
+        ].includes(key)
+      )
+        clean[key] = value;
     }
     const startedAt = Math.floor(Date.now() / 1000);
     return new Promise((done, fail) => {
-      execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: resolve(import.meta.dirname, '..'), env: { ...clean, DATA_DIR: join(dir, 'data'), ...env }, timeout: 90_000 }, (error, stdout, stderr) => {
-        if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out`));
-        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr, startedAt, finishedAt: Math.ceil(Date.now() / 1000) });
-      });
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts', ...args],
+        {
+          cwd: resolve(import.meta.dirname, '..'),
+          env: { ...clean, DATA_DIR: join(dir, 'data'), ...env },
+          timeout: 90_000,
+        },
+        (error, stdout, stderr) => {
+          if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out`));
+          done({
+            code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
+            stdout,
+            stderr,
+            startedAt,
+            finishedAt: Math.ceil(Date.now() / 1000),
+          });
+        },
+      );
     });
   }
 
   const SUB = '6f1c1c57-3333-4000-8000-00000000000c';
   const commands: Record<string, [string[], Record<string, string>?]> = {
-    token: [['token', '--sub', SUB, '--claim', 'app_metadata.provider=github', '--ttl', '5m', '--email', 'cli@example.test'], { JWT_SECRET: SECRET }],
+    token: [
+      ['token', '--sub', SUB, '--claim', 'app_metadata.provider=github', '--ttl', '5m', '--email', 'cli@example.test'],
+      { JWT_SECRET: SECRET },
+    ],
     tokenDevSecret: [['token', '--sub', SUB]],
     tokenNoSub: [['token'], { JWT_SECRET: SECRET }],
     helpMain: [['--help']],
@@ -498,7 +600,9 @@ describe('CLI', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pa-cli-'));
     // In parallel: each child pays the TypeScript loader's start-up once.
-    const results = await Promise.all(Object.entries(commands).map(async ([name, [args, env]]) => [name, await cli(args, env)] as const));
+    const results = await Promise.all(
+      Object.entries(commands).map(async ([name, [args, env]]) => [name, await cli(args, env)] as const),
+    );
     for (const [name, run] of results) runs.set(name, run);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -510,9 +614,17 @@ describe('CLI', () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const token = stdout.trim();
     expect(stdout).toBe(`${token}\n`);
-    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(SECRET), { audience: 'authenticated' });
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(SECRET), {
+      audience: 'authenticated',
+    });
     expect(protectedHeader.alg).toBe('HS256');
-    expect(payload).toMatchObject({ aud: 'authenticated', sub: SUB, email: 'cli@example.test', role: 'authenticated', app_metadata: { provider: 'github' } });
+    expect(payload).toMatchObject({
+      aud: 'authenticated',
+      sub: SUB,
+      email: 'cli@example.test',
+      role: 'authenticated',
+      app_metadata: { provider: 'github' },
+    });
     // Minted while the child ran: exp is now + 300 s for some "now" inside that run.
     expect(payload.exp!).toBeGreaterThanOrEqual(startedAt + 300);
     expect(payload.exp!).toBeLessThanOrEqual(finishedAt + 300);

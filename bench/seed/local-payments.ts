@@ -30,6 +30,15 @@ export function writeLocalPaymentsState(dataDir: string, sizes: SeedSizes): void
       currency: 'usd',
     };
   }
-  const state = { customers, checkouts: {}, subscriptions, payments: {}, invoices: {}, coupons: {}, promotionCodes: {}, refundsByKey: {} };
+  const state = {
+    customers,
+    checkouts: {},
+    subscriptions,
+    payments: {},
+    invoices: {},
+    coupons: {},
+    promotionCodes: {},
+    refundsByKey: {},
+  };
   writeFileSync(join(dataDir, 'local-payments.json'), JSON.stringify(state), { mode: 0o600 });
 }

@@ -15,7 +15,12 @@ import { siteAndStoreSteps } from './site-and-store.js';
 export async function seed(database: BenchDatabase, sizes: SeedSizes, log: (line: string) => void): Promise<void> {
   const connection = await database.connect();
   try {
-    for (const step of [...peopleSteps(sizes), ...siteAndStoreSteps(sizes), ...billingSteps(sizes), ...emailSteps(sizes)]) {
+    for (const step of [
+      ...peopleSteps(sizes),
+      ...siteAndStoreSteps(sizes),
+      ...billingSteps(sizes),
+      ...emailSteps(sizes),
+    ]) {
       const started = performance.now();
       try {
         await connection.exec(`BEGIN;\n${step.sql}\nCOMMIT;`);

@@ -53,7 +53,8 @@ function main(): void {
   for (const node of profile.nodes) {
     const hits = node.hitCount ?? 0;
     self.set(frameName(node), (self.get(frameName(node)) ?? 0) + hits);
-    const place = placeOf(node.callFrame.url) === '(native)' ? node.callFrame.functionName : placeOf(node.callFrame.url);
+    const place =
+      placeOf(node.callFrame.url) === '(native)' ? node.callFrame.functionName : placeOf(node.callFrame.url);
     byPlace.set(place, (byPlace.get(place) ?? 0) + hits);
   }
 
@@ -77,10 +78,12 @@ function main(): void {
   const print = (title: string, entries: Map<string, number>) => {
     process.stdout.write(`\n${title}\n`);
     for (const [name, hits] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-      process.stdout.write(`${(hits * msPerHit).toFixed(0).padStart(8)} ms ${((100 * hits) / totalHits).toFixed(1).padStart(5)}%  ${name}\n`);
+      process.stdout.write(
+        `${(hits * msPerHit).toFixed(0).padStart(8)} ms ${((100 * hits) / totalHits).toFixed(1).padStart(5)}%  ${name}\n`,
+      );
     }
   };
-  process.stdout.write(`${file}: ${(totalHits * msPerHit / 1_000).toFixed(1)} s sampled\n`);
+  process.stdout.write(`${file}: ${((totalHits * msPerHit) / 1_000).toFixed(1)} s sampled\n`);
   print('By file or package (self time):', byPlace);
   print('By function (self time):', self);
   print('By function (including callees):', inclusive);

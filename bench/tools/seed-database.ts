@@ -27,13 +27,23 @@ async function main(): Promise<void> {
   await admin.end();
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const env = productionEnv({ dataDir: '/nonexistent', databaseUrl: url.toString(), redisUrl: undefined, jwtSecret: 'x'.repeat(32) }, 0);
-  await runToCompletion('migrate', process.execPath, [join(import.meta.dirname, '..', '..', 'dist', 'main.js'), 'migrate'], env);
+  const env = productionEnv(
+    { dataDir: '/nonexistent', databaseUrl: url.toString(), redisUrl: undefined, jwtSecret: 'x'.repeat(32) },
+    0,
+  );
+  await runToCompletion(
+    'migrate',
+    process.execPath,
+    [join(import.meta.dirname, '..', '..', 'dist', 'main.js'), 'migrate'],
+    env,
+  );
   const connect = async () => {
     const client = new pg.Client({ connectionString: url.toString() });
     await client.connect();
     return {
-      exec: async (sql: string) => { await client.query(sql); },
+      exec: async (sql: string) => {
+        await client.query(sql);
+      },
       query: async <T>(sql: string) => (await client.query(sql)).rows as T[],
       close: () => client.end(),
     };
@@ -41,7 +51,9 @@ async function main(): Promise<void> {
   // The local payment provider's file is not needed for EXPLAIN; it goes to a throwaway directory.
   const dataDir = join(tmpdir(), `${name}-data`);
   mkdirSync(dataDir, { recursive: true });
-  await seed({ kind: 'postgres', dataDir, serviceUrl: url.toString(), connect }, FULL_SIZES, (line) => process.stdout.write(`${line}\n`));
+  await seed({ kind: 'postgres', dataDir, serviceUrl: url.toString(), connect }, FULL_SIZES, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
   process.stdout.write(`seeded ${url.toString()}\n`);
 }
 

@@ -51,13 +51,26 @@ function compare(name: string, schema: ZodTypeAny, value: unknown) {
   const zodCost = microsecondsPerCall(byZod);
   const compiledCost = microsecondsPerCall(() => compiled(value));
   const bytes = compiled(value).length;
-  console.log(`${name.padEnd(22)} ${String(bytes).padStart(6)} B   zod ${zodCost.toFixed(1).padStart(6)} µs   compiled ${compiledCost.toFixed(1).padStart(6)} µs   ratio ${(compiledCost / zodCost).toFixed(2)}`);
+  console.log(
+    `${name.padEnd(22)} ${String(bytes).padStart(6)} B   zod ${zodCost.toFixed(1).padStart(6)} µs   compiled ${compiledCost.toFixed(1).padStart(6)} µs   ratio ${(compiledCost / zodCost).toFixed(2)}`,
+  );
 }
 
 compare('GET /v1/me', profileBody, {
-  id: randomUUID(), email: 'player@example.test', display_name: 'Player', provider: 'email', status: 'active', tier: 'pro',
-  locale: 'en', timezone: 'Europe/Berlin', avatar_url: null, marketing_opt_in: true,
-  created_at: new Date(), last_seen_at: new Date(), profile_updated_at: null, identity_id: randomUUID(),
+  id: randomUUID(),
+  email: 'player@example.test',
+  display_name: 'Player',
+  provider: 'email',
+  status: 'active',
+  tier: 'pro',
+  locale: 'en',
+  timezone: 'Europe/Berlin',
+  avatar_url: null,
+  marketing_opt_in: true,
+  created_at: new Date(),
+  last_seen_at: new Date(),
+  profile_updated_at: null,
+  identity_id: randomUUID(),
 });
 compare('GET /v1/me/permissions', permissionsBody, {
   permissions: ['store.read', 'support.write', 'users.read'],

@@ -142,24 +142,30 @@ class PooledClient extends pg.Client {
     // the pool drops it when it comes back.
     this.on('error', () => {});
     this.on('notice', (notice) => {
-      if (notice.code === OWN_NOTICE_CODE && notice.message !== undefined) this.#held.push([notice.message, notice.detail ?? '']);
+      if (notice.code === OWN_NOTICE_CODE && notice.message !== undefined)
+        this.#held.push([notice.message, notice.detail ?? '']);
     });
     // Runs before the finished query's promise resolves (that goes through a microtask), so its
     // caller's next step already finds the change forgotten.
-    (this as unknown as { connection: { on(event: 'readyForQuery', listener: (message: { status: TransactionStatus }) => void): void } })
-      .connection.on('readyForQuery', ({ status }) => {
-        this.#status = status;
-        if (status === 'I' && this.#held.length > 0) {
-          for (const [channel, payload] of this.#held.splice(0)) this.#notices?.deliver(channel, payload);
-        }
-      });
+    (
+      this as unknown as {
+        connection: { on(event: 'readyForQuery', listener: (message: { status: TransactionStatus }) => void): void };
+      }
+    ).connection.on('readyForQuery', ({ status }) => {
+      this.#status = status;
+      if (status === 'I' && this.#held.length > 0) {
+        for (const [channel, payload] of this.#held.splice(0)) this.#notices?.deliver(channel, payload);
+      }
+    });
   }
 
   /** Once per connection, outside a transaction (whose rollback would undo it), ahead of the next query. */
   #askForOwnNotices(): void {
     if (this.#askedForOwnNotices || this.#status !== 'I' || !this.#notices?.wanted) return;
     this.#askedForOwnNotices = true;
-    (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, ASK_FOR_OWN_NOTICES).catch(() => { this.#askedForOwnNotices = false; });
+    (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, ASK_FOR_OWN_NOTICES).catch(() => {
+      this.#askedForOwnNotices = false;
+    });
   }
 
   override query(...args: unknown[]): never {
@@ -191,7 +197,12 @@ async function openEverySession(pool: pg.Pool, size: number): Promise<void> {
   if (failure !== undefined) throw failure.reason;
 }
 
-export function openPostgres({ connectionString, poolMax = 10, statementTimeoutMs = STATEMENT_TIMEOUT_MS, connectTimeoutMs = CONNECT_TIMEOUT_MS }: PostgresOptions): Database {
+export function openPostgres({
+  connectionString,
+  poolMax = 10,
+  statementTimeoutMs = STATEMENT_TIMEOUT_MS,
+  connectTimeoutMs = CONNECT_TIMEOUT_MS,
+}: PostgresOptions): Database {
   const ownCommitNotices = new OwnCommitNotices();
   /** `name`: the sessions' application_name, so pg_stat_activity tells the pools apart (the URL's own wins). */
   const openPool = (max: number, name: string): pg.Pool => {
@@ -208,7 +219,9 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
       Client: PooledClient,
       connectionTimeoutMillis: connectTimeoutMs,
       keepAlive: true,
-      ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS } : {}),
+      ...(statementTimeoutMs > 0
+        ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS }
+        : {}),
     });
     // An idle client losing its server must not crash the process; the next checkout reconnects.
     pool.on('error', () => {});
@@ -216,9 +229,13 @@ export function openPostgres({ connectionString, poolMax = 10, statementTimeoutM
   };
   // Reads and writes wait for sessions of their own: a commit stalled on the disk holds writes only.
   const budget = poolBudget(poolMax);
-  const pools = budget === undefined
-    ? [{ pool: openPool(poolMax, 'platform-api'), size: poolMax }]
-    : [{ pool: openPool(budget.reads, 'platform-api reads'), size: budget.reads }, { pool: openPool(budget.writes, 'platform-api writes'), size: budget.writes }];
+  const pools =
+    budget === undefined
+      ? [{ pool: openPool(poolMax, 'platform-api'), size: poolMax }]
+      : [
+          { pool: openPool(budget.reads, 'platform-api reads'), size: budget.reads },
+          { pool: openPool(budget.writes, 'platform-api writes'), size: budget.writes },
+        ];
   const pool = pools.length === 1 ? pools[0]!.pool : new SplitPool(pools[0]!.pool, pools[1]!.pool);
   const db = new Kysely<Tables>({ dialect: classifyingDialect(new PostgresDialect({ pool })) });
   const listeners: PgListener[] = [];

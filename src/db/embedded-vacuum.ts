@@ -18,9 +18,12 @@ interface DueTable {
 
 /** The per-table settings (`ALTER TABLE … SET (…)`) that change a table's thresholds. */
 const THRESHOLD_OPTIONS = [
-  'autovacuum_vacuum_threshold', 'autovacuum_vacuum_scale_factor',
-  'autovacuum_vacuum_insert_threshold', 'autovacuum_vacuum_insert_scale_factor',
-  'autovacuum_analyze_threshold', 'autovacuum_analyze_scale_factor',
+  'autovacuum_vacuum_threshold',
+  'autovacuum_vacuum_scale_factor',
+  'autovacuum_vacuum_insert_threshold',
+  'autovacuum_vacuum_insert_scale_factor',
+  'autovacuum_analyze_threshold',
+  'autovacuum_analyze_scale_factor',
 ];
 
 /**
@@ -104,7 +107,9 @@ export class EmbeddedVacuum {
     if (this.#timer !== undefined) return;
     this.#timer = setInterval(() => {
       // A round still under way when the next is due is not doubled.
-      this.#round ??= this.#runRound().finally(() => { this.#round = undefined; });
+      this.#round ??= this.#runRound().finally(() => {
+        this.#round = undefined;
+      });
     }, this.intervalMs);
     this.#timer.unref();
   }

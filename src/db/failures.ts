@@ -1,5 +1,11 @@
 import type {
-  CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings,
+  CompiledQuery,
+  DatabaseConnection,
+  Dialect,
+  Driver,
+  QueryCompiler,
+  QueryResult,
+  TransactionSettings,
 } from 'kysely';
 
 /**
@@ -27,11 +33,18 @@ const FROM_DATABASE = Symbol('platform-api.database-error');
 const FAILING_SQLSTATE_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
 /** The socket's ways of saying the database did not answer. */
 const FAILING_NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
 ]);
 /** node-postgres's words for a lost or never-made connection. */
 const FAILING_MESSAGES = [
-  /^Connection terminated/i, /^Client has encountered a connection error/i, /^Query read timeout$/,
+  /^Connection terminated/i,
+  /^Client has encountered a connection error/i,
+  /^Query read timeout$/,
 ];
 /** pg-pool's word for a checkout that waited its whole budget in the queue: every session was busy. */
 const POOL_QUEUE_TIMEOUT = /^timeout exceeded when trying to connect$/;

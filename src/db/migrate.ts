@@ -41,14 +41,19 @@ export async function migrate(db: Kysely<Tables>, files = readMigrations()): Pro
         applied_at timestamptz NOT NULL DEFAULT now()
       )`.execute(connection);
       const applied = new Map(
-        (await connection.selectFrom('schema_migrations').select(['name', 'checksum']).execute()).map((row) => [row.name, row.checksum]),
+        (await connection.selectFrom('schema_migrations').select(['name', 'checksum']).execute()).map((row) => [
+          row.name,
+          row.checksum,
+        ]),
       );
       const done: string[] = [];
       for (const file of files) {
         const checksum = applied.get(file.name);
         if (checksum !== undefined) {
           if (checksum !== file.checksum) {
-            throw new MigrationError(`migration ${file.name} changed after it was applied; add a new migration instead`);
+            throw new MigrationError(
+              `migration ${file.name} changed after it was applied; add a new migration instead`,
+            );
           }
           continue;
         }

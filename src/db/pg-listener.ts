@@ -28,7 +28,11 @@ export class PgListener {
   async #connect(): Promise<void> {
     // keepAlive: a listener whose connection died without a word (a dropped route, a failover)
     // would otherwise wait forever and hear nothing; the socket's probes end it and it reconnects.
-    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: this.connectTimeoutMs, keepAlive: true });
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: this.connectTimeoutMs,
+      keepAlive: true,
+    });
     client.on('notification', (message) => {
       if (message.channel === this.channel) this.handlers.onMessage(message.payload ?? '');
     });

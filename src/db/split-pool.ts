@@ -11,7 +11,8 @@ const SELECT = /^select\b/i;
  * Words that make a SELECT change something, lock rows or wait on a writer: data-modifying
  * parts, row locks (`FOR UPDATE`, `FOR SHARE`), notices, settings, sequences, advisory locks.
  */
-const WRITING_WORDS = /\b(?:insert|update|delete|merge|share|pg_notify|set_config|nextval|setval|pg_(?:try_)?advisory\w*)\b/i;
+const WRITING_WORDS =
+  /\b(?:insert|update|delete|merge|share|pg_notify|set_config|nextval|setval|pg_(?:try_)?advisory\w*)\b/i;
 
 /**
  * A plain SELECT is a read; everything else (a transaction's BEGIN, INSERT, UPDATE, a WITH that
@@ -77,7 +78,11 @@ class LazyClient implements PostgresPoolClient {
     this.#released = true;
     if (this.#client !== undefined) this.#client.release();
     // A session still being taken goes back as soon as it arrives; a failed take holds none.
-    else this.#taking?.then((client) => client.release(), () => {});
+    else
+      this.#taking?.then(
+        (client) => client.release(),
+        () => {},
+      );
   }
 }
 

@@ -140,7 +140,15 @@ export type RoleRow = Selectable<RolesTable>;
 export type AuditRow = Selectable<AuditLogTable>;
 export type NewAuditRow = Insertable<AuditLogTable>;
 
-export type BillingSubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
+export type BillingSubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'canceled'
+  | 'unpaid'
+  | 'paused';
 
 /** A player's plan subscription at the payment provider (billing writes it; users read it). */
 export interface BillingSubscriptionsTable {

@@ -44,5 +44,8 @@ export async function recordAudit(trx: Kysely<Tables>, actor: AuditActor, entry:
 /** Many audit rows in one statement (bulk operations). */
 export async function recordAuditMany(trx: Kysely<Tables>, actor: AuditActor, entries: AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await trx.insertInto('audit_log').values(entries.map((entry) => auditRow(actor, entry))).execute();
+  await trx
+    .insertInto('audit_log')
+    .values(entries.map((entry) => auditRow(actor, entry)))
+    .execute();
 }

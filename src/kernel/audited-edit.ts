@@ -41,19 +41,31 @@ export async function editAudited<Field extends string>(
   const value = (field: Field) => sql.val(edit.wanted[field]);
 
   // jsonb of the fields whose stored value differs from the new one (`before` or `after` side).
-  const picture = (side: (column: string) => RawBuilder<unknown>) => (sent.length === 0
-    ? sql`'{}'::jsonb`
-    : sql.join(sent.map((field) => sql`CASE WHEN ${stored(field)} IS DISTINCT FROM ${edited(field)} THEN jsonb_build_object(${sql.lit(field)}, ${side(field)}) ELSE '{}'::jsonb END`), sql` || `));
-  const summaryExtra = summaryColumns.length === 0
-    ? sql`'{}'::jsonb`
-    : sql`jsonb_build_object(${sql.join(summaryColumns.map((column) => sql`${sql.lit(column)}, ${stored(column)}`))})`;
+  const picture = (side: (column: string) => RawBuilder<unknown>) =>
+    sent.length === 0
+      ? sql`'{}'::jsonb`
+      : sql.join(
+          sent.map(
+            (field) =>
+              sql`CASE WHEN ${stored(field)} IS DISTINCT FROM ${edited(field)} THEN jsonb_build_object(${sql.lit(field)}, ${side(field)}) ELSE '{}'::jsonb END`,
+          ),
+          sql` || `,
+        );
+  const summaryExtra =
+    summaryColumns.length === 0
+      ? sql`'{}'::jsonb`
+      : sql`jsonb_build_object(${sql.join(summaryColumns.map((column) => sql`${sql.lit(column)}, ${stored(column)}`))})`;
   const assignments = [
     ...sent.map((field) => sql`${sql.ref(field)} = ${value(field)}`),
     ...Object.entries(edit.stamp).map(([column, stampValue]) => sql`${sql.ref(column)} = ${sql.val(stampValue)}`),
   ];
-  const anyDifference = sent.length === 0
-    ? sql`false`
-    : sql.join(sent.map((field) => sql`${stored(field)} IS DISTINCT FROM ${value(field)}`), sql` OR `);
+  const anyDifference =
+    sent.length === 0
+      ? sql`false`
+      : sql.join(
+          sent.map((field) => sql`${stored(field)} IS DISTINCT FROM ${value(field)}`),
+          sql` OR `,
+        );
   const readColumns = [...new Set(['id', ...sent, ...summaryColumns])].map((column) => sql.ref(column));
 
   const { rows } = await sql<{ found: boolean; changed: boolean }>`

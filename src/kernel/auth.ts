@@ -26,7 +26,11 @@ const ACCOUNT_REFUSALS = { banned: 'account_banned', deleted: 'account_deleted' 
  * The guard of `/v1/me` and `/v1/admin`: bearer → verified token → principal (user row and
  * permissions) → account status → the route's permission keys (admin; any one suffices).
  */
-export async function authenticate(kernel: Kernel, request: FastifyRequest, area: Exclude<RouteArea, 'open'>): Promise<Principal> {
+export async function authenticate(
+  kernel: Kernel,
+  request: FastifyRequest,
+  area: Exclude<RouteArea, 'open'>,
+): Promise<Principal> {
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('missing_token');
   const verified = await kernel.tokens.verify(token);

@@ -20,7 +20,10 @@ export class ChangeBus {
   readonly #instanceId = randomUUID();
   #unlisten: (() => Promise<void>) | undefined;
 
-  constructor(private readonly database: Database, private readonly onHandlerError: (error: unknown) => void = () => {}) {}
+  constructor(
+    private readonly database: Database,
+    private readonly onHandlerError: (error: unknown) => void = () => {},
+  ) {}
 
   async start(): Promise<void> {
     this.#unlisten = await this.database.listen(CHANGE_CHANNEL, {

@@ -36,7 +36,8 @@ export const conflict = (details?: unknown) => new AppError(409, 'conflict', det
 export const invalidRequest = (details?: unknown) => new AppError(422, 'invalid_request', details);
 export const invalidState = (details?: unknown) => new AppError(422, 'invalid_state', details);
 /** 503 `unavailable`: an outside service (the Runtime) could not be reached or could not do it; retry later. */
-export const unavailable = (details?: unknown, retryAfterSeconds = 5) => new AppError(503, 'unavailable', details, { 'retry-after': String(retryAfterSeconds) });
+export const unavailable = (details?: unknown, retryAfterSeconds = 5) =>
+  new AppError(503, 'unavailable', details, { 'retry-after': String(retryAfterSeconds) });
 /**
  * 503 `unavailable` with `details.reason: 'overloaded'`: this instance has more work under way than
  * it can finish in time (requests in flight, or no pooled database session free). A burst past
@@ -64,7 +65,9 @@ export interface ZodValidationEntry {
 
 function isZodValidation(error: FastifyError): error is FastifyError & { validation: ZodValidationEntry[] } {
   const entries = error.validation as unknown;
-  return Array.isArray(entries) && entries.length > 0 && entries.every((entry) => typeof entry?.params?.issue === 'object');
+  return (
+    Array.isArray(entries) && entries.length > 0 && entries.every((entry) => typeof entry?.params?.issue === 'object')
+  );
 }
 
 /** Fastify's own 4xx (body parsing, content type, size) mapped to stable, documented codes. */
@@ -111,7 +114,9 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   if (error.code !== undefined && HEADER_WRITE_ERRORS.has(error.code)) dropUnwritableHeaders(reply);
   if (error instanceof AppError) return sendAppError(reply, error);
   if (isZodValidation(error)) {
-    return reply.code(400).send(schemaErrorBody((error.validation as ZodValidationEntry[]).map((entry) => entry.params.issue)));
+    return reply
+      .code(400)
+      .send(schemaErrorBody((error.validation as ZodValidationEntry[]).map((entry) => entry.params.issue)));
   }
   const known = error.code ? FASTIFY_CLIENT_ERRORS[error.code] : undefined;
   if (known) return reply.code(known.status).send(applicationErrorBody(known.code));

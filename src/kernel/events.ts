@@ -64,7 +64,11 @@ export class EventPublisher {
       createdAt: row.created_at.toISOString(),
     };
     const inline = JSON.stringify(full);
-    await this.bus.notify(trx, EVENT_TOPIC, Buffer.byteLength(inline) <= INLINE_EVENT_MAX_BYTES ? full : { id: row.id });
+    await this.bus.notify(
+      trx,
+      EVENT_TOPIC,
+      Buffer.byteLength(inline) <= INLINE_EVENT_MAX_BYTES ? full : { id: row.id },
+    );
   }
 
   subscribe(subscriber: Subscriber): () => void {

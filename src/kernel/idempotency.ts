@@ -7,10 +7,18 @@ export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
 
 /** The optional `Idempotency-Key` header of a write that must not happen twice; `what` names the first answer. */
 export function idempotencyKeyHeaders(what: string) {
-  return z.object({
-    'idempotency-key': z.string().min(1).max(200).optional()
-      .describe(`Makes a retry safe: a repeat with the same key and body answers the first ${what} (header \`${IDEMPOTENT_REPLAY_HEADER}: true\`) and does nothing more; the same key with another body is 409 \`conflict\`.`),
-  }).passthrough();
+  return z
+    .object({
+      'idempotency-key': z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe(
+          `Makes a retry safe: a repeat with the same key and body answers the first ${what} (header \`${IDEMPOTENT_REPLAY_HEADER}: true\`) and does nothing more; the same key with another body is 409 \`conflict\`.`,
+        ),
+    })
+    .passthrough();
 }
 
 /** What a repeat must ask again to be answered with the first answer: the body, key order aside. */
@@ -31,7 +39,10 @@ export class OneAtATime {
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     for (let running = this.#running.get(key); running !== undefined; running = this.#running.get(key)) await running;
     const result = Promise.resolve().then(work);
-    const settled = result.then(() => undefined, () => undefined);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
     this.#running.set(key, settled);
     try {
       return await result;

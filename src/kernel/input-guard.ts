@@ -36,9 +36,11 @@ export function unstorableInput(data: unknown, check: { depth?: boolean; text?: 
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (check.depth && path.length >= MAX_INPUT_DEPTH) return { code: 'custom', path, message: `nested deeper than ${MAX_INPUT_DEPTH} levels` };
+    if (check.depth && path.length >= MAX_INPUT_DEPTH)
+      return { code: 'custom', path, message: `nested deeper than ${MAX_INPUT_DEPTH} levels` };
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index -= 1) pending.push({ value: value[index], path: [...path, index] });
+      for (let index = value.length - 1; index >= 0; index -= 1)
+        pending.push({ value: value[index], path: [...path, index] });
       continue;
     }
     for (const [key, item] of Object.entries(value).reverse()) {

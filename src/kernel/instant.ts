@@ -9,8 +9,9 @@ const offsetDateTime = z.string().datetime({ offset: true });
  * a malformed date-time (once: a string zod already refused is not refused again); documented as
  * before (`format: date-time`).
  */
-export const isoDateTime = () => offsetDateTime.superRefine((value, ctx) => {
-  if (Number.isNaN(Date.parse(value)) && offsetDateTime.safeParse(value).success) {
-    ctx.addIssue({ code: z.ZodIssueCode.invalid_string, validation: 'datetime', message: 'Invalid datetime' });
-  }
-});
+export const isoDateTime = () =>
+  offsetDateTime.superRefine((value, ctx) => {
+    if (Number.isNaN(Date.parse(value)) && offsetDateTime.safeParse(value).success) {
+      ctx.addIssue({ code: z.ZodIssueCode.invalid_string, validation: 'datetime', message: 'Invalid datetime' });
+    }
+  });

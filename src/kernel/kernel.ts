@@ -88,9 +88,16 @@ async function counterStoreFor(config: Config, log: FastifyBaseLogger): Promise<
 
 /** A secret the service made for itself, the same for every instance: made by whichever asks first. */
 async function storedServiceSecret(db: Kysely<Tables>, name: string): Promise<string> {
-  await db.insertInto('service_secrets').values({ name, secret: randomBytes(48).toString('base64url') })
-    .onConflict((oc) => oc.column('name').doNothing()).execute();
-  const row = await db.selectFrom('service_secrets').select('secret').where('name', '=', name).executeTakeFirstOrThrow();
+  await db
+    .insertInto('service_secrets')
+    .values({ name, secret: randomBytes(48).toString('base64url') })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('service_secrets')
+    .select('secret')
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow();
   return row.secret;
 }
 
@@ -98,12 +105,20 @@ async function storedServiceSecret(db: Kysely<Tables>, name: string): Promise<st
  * Builds the kernel; nothing runs until `start()`. Async only to load the SDKs of configured
  * peers (S3, Stripe, SMTP, Redis) on demand: a start without them does not pay for them.
  */
-export async function createKernel(config: Config, database: Database, log: FastifyBaseLogger, options: KernelOptions = {}): Promise<Kernel> {
+export async function createKernel(
+  config: Config,
+  database: Database,
+  log: FastifyBaseLogger,
+  options: KernelOptions = {},
+): Promise<Kernel> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
   const bus = new ChangeBus(database, logError('change handler failed'));
-  const store = options.counterStore ?? await counterStoreFor(config, log);
+  const store = options.counterStore ?? (await counterStoreFor(config, log));
   // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
-  const simulator = config.runtimeUrl === undefined ? new RuntimeSimulator({ apiKey: randomBytes(24).toString('base64url'), ...options.runtimeSimulator }) : undefined;
+  const simulator =
+    config.runtimeUrl === undefined
+      ? new RuntimeSimulator({ apiKey: randomBytes(24).toString('base64url'), ...options.runtimeSimulator })
+      : undefined;
   let http: HttpRuntimeClient | undefined;
   let runtime: RuntimeClient | undefined;
   const signals = new SignalRecorder();
@@ -134,13 +149,24 @@ export async function createKernel(config: Config, database: Database, log: Fast
     principals: userChanges.cache('account'),
     signals,
     incidents: new IncidentMonitor({
-      db: database.db, bus, events, panic, signals, log,
+      db: database.db,
+      bus,
+      events,
+      panic,
+      signals,
+      log,
       runtime: () => runtime,
       intervalMs: config.incidentMonitor ? config.incidentEvaluateSeconds * 1_000 : 0,
     }),
     load: new InFlightLimit(config.maxRequestsInFlight),
-    limiter: new RateLimiter(store, (error) => log.warn({ err: error }, 'rate-limit store unavailable; request let through')),
-    tokens: createTokenVerifier({ jwtSecret: config.jwtSecret, jwksUrl: config.jwksUrl, clockSkewSeconds: config.jwtClockSkewSeconds }),
+    limiter: new RateLimiter(store, (error) =>
+      log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
+    ),
+    tokens: createTokenVerifier({
+      jwtSecret: config.jwtSecret,
+      jwksUrl: config.jwksUrl,
+      clockSkewSeconds: config.jwtClockSkewSeconds,
+    }),
     log,
     identity: options.identity ?? createIdentityProvider(config, log),
     payments: tapPayments(payments, signals),
@@ -161,10 +187,16 @@ export async function createKernel(config: Config, database: Database, log: Fast
       await store.ready?.();
       await kernel.panic.start();
       emailTokenKey ??= await storedServiceSecret(database.db, 'email-tokens');
-      const endpoint = simulator === undefined
-        ? { baseUrl: config.runtimeUrl!, apiKey: config.runtimeApiKey! }
-        : { baseUrl: await simulator.listen('127.0.0.1', 0), apiKey: simulator.apiKey };
-      http = new HttpRuntimeClient({ ...endpoint, connectTimeoutMs: config.runtimeConnectTimeoutMs, timeoutMs: config.runtimeTimeoutMs, log });
+      const endpoint =
+        simulator === undefined
+          ? { baseUrl: config.runtimeUrl!, apiKey: config.runtimeApiKey! }
+          : { baseUrl: await simulator.listen('127.0.0.1', 0), apiKey: simulator.apiKey };
+      http = new HttpRuntimeClient({
+        ...endpoint,
+        connectTimeoutMs: config.runtimeConnectTimeoutMs,
+        timeoutMs: config.runtimeTimeoutMs,
+        log,
+      });
       runtime = tapRuntime(http, signals);
       kernel.incidents.start();
     },

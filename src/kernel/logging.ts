@@ -8,8 +8,22 @@ import { isDatabaseError } from '../db/failures.js';
  * the OAuth names a client might put there. Matched whatever their case.
  */
 export const CREDENTIAL_QUERY_PARAMETERS = [
-  'token', 'ticket', 'sig', 'signature', 'access_token', 'refresh_token', 'id_token', 'code', 'device_code',
-  'api_key', 'apikey', 'password', 'secret', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
+  'token',
+  'ticket',
+  'sig',
+  'signature',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'code',
+  'device_code',
+  'api_key',
+  'apikey',
+  'password',
+  'secret',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
 ];
 const CREDENTIAL_QUERY = new RegExp(`([?&;](?:${CREDENTIAL_QUERY_PARAMETERS.join('|')})=)[^&#;]*`, 'gi');
 
@@ -19,7 +33,14 @@ export function redactUrl(url: string): string {
 
 /** The fields of a database error that name what failed without the values it failed on. */
 const DATABASE_ERROR_FIELDS = [
-  'code', 'severity', 'schema', 'table', 'column', 'constraint', 'dataType', 'routine',
+  'code',
+  'severity',
+  'schema',
+  'table',
+  'column',
+  'constraint',
+  'dataType',
+  'routine',
 ] as const;
 
 /**
@@ -32,7 +53,10 @@ export function serializeError(error: unknown): unknown {
   const fields = error as unknown as Record<string, unknown>;
   const shown: Record<string, unknown> = { type: 'DatabaseError' };
   for (const field of DATABASE_ERROR_FIELDS) if (typeof fields[field] === 'string') shown[field] = fields[field];
-  shown.stack = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+  shown.stack = (error.stack ?? '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n');
   return shown;
 }
 
@@ -52,7 +76,10 @@ interface LoggedRequest {
 export function createLogger(level: Level | 'silent', destination?: DestinationStream): FastifyBaseLogger {
   const options = {
     level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
+      censor: '[redacted]',
+    },
     serializers: {
       err: serializeError,
       req: (request: LoggedRequest) => ({

@@ -21,7 +21,10 @@ export const PANIC_OFF: PanicState = { level: 'off', reason: null, set_by: null,
 
 /** The spec's 503 body `{ error: 'panic_mode', level, reason }`, with Retry-After. */
 export class PanicModeError extends AppError {
-  constructor(readonly level: PanicLevel, readonly reason: string | null) {
+  constructor(
+    readonly level: PanicLevel,
+    readonly reason: string | null,
+  ) {
     super(503, 'panic_mode', undefined, { 'retry-after': String(PANIC_RETRY_AFTER_SECONDS) });
   }
 
@@ -55,12 +58,27 @@ export function isRefusedAt(level: PanicLevel, method: string, routePath: string
   return !LOCKDOWN_ALLOWED.has(route);
 }
 
-function toState(row: { level: PanicLevel; reason: string | null; set_by: string | null; set_at: Date | null; auto: boolean }): PanicState {
-  return { level: row.level, reason: row.reason, set_by: row.set_by, set_at: row.set_at?.toISOString() ?? null, auto: row.auto };
+function toState(row: {
+  level: PanicLevel;
+  reason: string | null;
+  set_by: string | null;
+  set_at: Date | null;
+  auto: boolean;
+}): PanicState {
+  return {
+    level: row.level,
+    reason: row.reason,
+    set_by: row.set_by,
+    set_at: row.set_at?.toISOString() ?? null,
+    auto: row.auto,
+  };
 }
 
 export async function readPanicState(db: Kysely<Tables>): Promise<PanicState> {
-  const row = await db.selectFrom('ops_panic_state').select(['level', 'reason', 'set_by', 'set_at', 'auto']).executeTakeFirst();
+  const row = await db
+    .selectFrom('ops_panic_state')
+    .select(['level', 'reason', 'set_by', 'set_at', 'auto'])
+    .executeTakeFirst();
   return row === undefined ? PANIC_OFF : toState(row);
 }
 

@@ -69,14 +69,21 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     add('400', 'Validation error (SchemaError) or an application error such as `invalid_json`.', schemaError);
   }
   if (route.schema?.body) {
-    const timedOut = '`request_timeout`: the body fell silent or the request took longer than its budget; '
-      + 'the connection is closed.';
+    const timedOut =
+      '`request_timeout`: the body fell silent or the request took longer than its budget; ' +
+      'the connection is closed.';
     add('408', timedOut, applicationError);
   }
   if (area !== 'open') {
     operation.security = [{ bearerAuth: [] }];
     add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationError);
-    add('403', area === 'admin' ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted (`details.reason`).' : '`forbidden`: the account is banned or deleted (`details.reason`).', applicationError);
+    add(
+      '403',
+      area === 'admin'
+        ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted (`details.reason`).'
+        : '`forbidden`: the account is banned or deleted (`details.reason`).',
+      applicationError,
+    );
   }
   const perms = route.config?.perms;
   if (perms && perms.length > 0) {
@@ -89,14 +96,23 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     // A limit may answer in its route's own dialect (OAuth's 400 `slow_down`), never both.
     const refusal = 'refusal' in rule ? rule.refusal : undefined;
     if (refusal === undefined) add('429', '`rate_limited`, with `Retry-After` seconds.', applicationError);
-    else add(String(refusal.status), `\`${refusal.error}\` past the rate limit, with \`Retry-After\` seconds.`, applicationError);
+    else
+      add(
+        String(refusal.status),
+        `\`${refusal.error}\` past the rate limit, with \`Retry-After\` seconds.`,
+        applicationError,
+      );
   }
   if (methods.some((m) => isRefusedAt('lockdown', m, url))) {
     const degraded = methods.some((m) => isRefusedAt('degraded', m, url));
     notes.push(`**Maintenance:** refused in ${degraded ? '`degraded` and `lockdown`' : '`lockdown`'}.`);
     add('503', '`panic_mode` maintenance refusal, with `Retry-After: 30`.', panicError);
   }
-  add('500', '`internal`: a bug; quote the `x-request-id` header.', { type: 'object', required: ['error'], properties: { error: { const: 'internal' } } });
+  add('500', '`internal`: a bug; quote the `x-request-id` header.', {
+    type: 'object',
+    required: ['error'],
+    properties: { error: { const: 'internal' } },
+  });
   if (notes.length > 0) operation.description = [operation.description, ...notes].filter(Boolean).join('\n\n');
 }
 
@@ -118,7 +134,12 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from the identity provider (`aud: authenticated`).' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description: 'Access token from the identity provider (`aud: authenticated`).',
+          },
         },
       },
     },

@@ -68,7 +68,8 @@ export function likePattern(q: string): string {
  * `q` on a paged list that has no text filter: refused (400) rather than ignored. Ignored, `q=%`
  * answered every row, and read as a wildcard match nobody had escaped.
  */
-export const noTextFilter = z.undefined({ message: 'this list has no text filter: leave q out' })
+export const noTextFilter = z
+  .undefined({ message: 'this list has no text filter: leave q out' })
   .describe('Not supported by this list: any value is refused.');
 
 /** The total of a paged list: the same filtered query, counted. */
@@ -129,7 +130,8 @@ export const cursorPageQuery = z.object({
     .transform((value, ctx): KeysetPosition | undefined => {
       if (value === undefined) return undefined;
       const position = decodeCursor(value);
-      if (position === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'cursor is not one this list returned' });
+      if (position === undefined)
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'cursor is not one this list returned' });
       return position;
     })
     .describe('Opaque: the `meta.next_cursor` of the previous page.'),
@@ -163,7 +165,12 @@ export function olderThan(createdAtColumn: string, idColumn: string, position: K
  * One page from rows fetched with `limit + 1`: the extra row only says another page exists.
  * `positionOf` gives a row's keyset position (its `keysetTimestamp` text and id).
  */
-export function cursorPaged<R, T>(rows: R[], limit: number, positionOf: (row: R) => KeysetPosition, view: (row: R) => T) {
+export function cursorPaged<R, T>(
+  rows: R[],
+  limit: number,
+  positionOf: (row: R) => KeysetPosition,
+  view: (row: R) => T,
+) {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const next_cursor = rows.length > limit && last !== undefined ? encodeCursor(positionOf(last)) : null;

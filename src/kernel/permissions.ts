@@ -13,7 +13,8 @@ export const PERMISSION_CATALOG = {
   'ops.read': 'Read the maintenance (panic) level and operational state.',
   'ops.panic': 'Set the maintenance (panic) level.',
   'site.read': 'Read site settings drafts, pages and announcements.',
-  'site.write': 'Edit the general, branding, seo, auth_ui, support and legal settings sections, pages and announcements.',
+  'site.write':
+    'Edit the general, branding, seo, auth_ui, support and legal settings sections, pages and announcements.',
   'settings.read': 'Read operational settings and scheduled jobs.',
   'settings.write': 'Edit the limits and maintenance settings sections and scheduled jobs.',
   'content.read': 'Read content blocks and catalog entries.',

@@ -65,7 +65,8 @@ const hashed = (text: string) => `token-${createHash('sha256').update(text).dige
  * the user's session-less tokens forever.) `token-…` is no UUID, so it never reaches GoTrue.
  */
 export function loginSessionIdOf(token: VerifiedToken): string {
-  if (token.sessionId === null) return hashed(`${token.subject}:${String(token.claims.iat ?? '')}:${String(token.claims.exp ?? '')}`);
+  if (token.sessionId === null)
+    return hashed(`${token.subject}:${String(token.claims.iat ?? '')}:${String(token.claims.exp ?? '')}`);
   return token.sessionId.length <= MAX_SESSION_ID ? token.sessionId : hashed(token.sessionId);
 }
 
@@ -91,7 +92,11 @@ interface PrincipalQueryRow extends Omit<PrincipalRow, 'permissions' | 'roles'> 
 /** Principals of recent requests, per login session. */
 export type PrincipalRows = UserCache<PrincipalRow>;
 
-async function queryPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
+async function queryPrincipalRow(
+  db: Kysely<Tables>,
+  userId: string,
+  sessionId: string,
+): Promise<PrincipalRow | undefined> {
   // Prepared (see src/db/database.ts): every signed-in request that misses the cache runs it, and
   // planning it cost more than running it. It must read none of the profile's own columns that
   // migration 0043 names: a change to those alone does not drop cached principals.
@@ -123,7 +128,10 @@ async function queryPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: 
   return {
     ...row,
     permissions: new PermissionSet(row.permissions),
-    roles: row.roles.map((grant) => ({ ...grant, expires_at: grant.expires_at === null ? null : new Date(grant.expires_at) })),
+    roles: row.roles.map((grant) => ({
+      ...grant,
+      expires_at: grant.expires_at === null ? null : new Date(grant.expires_at),
+    })),
   };
 }
 
@@ -132,7 +140,12 @@ async function queryPrincipalRow(db: Kysely<Tables>, userId: string, sessionId: 
  * Migration 0032's triggers keep the cache exact: every write to what the query reads drops the
  * user's entries, at COMMIT on this instance, a moment later on the others.
  */
-function loadPrincipalRow(db: Kysely<Tables>, cache: PrincipalRows | undefined, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
+function loadPrincipalRow(
+  db: Kysely<Tables>,
+  cache: PrincipalRows | undefined,
+  userId: string,
+  sessionId: string,
+): Promise<PrincipalRow | undefined> {
   const read = () => queryPrincipalRow(db, userId, sessionId);
   return cache === undefined ? read() : cache.through(userId, sessionId, read, (row) => row.grants_change_at);
 }
@@ -146,9 +159,18 @@ function isSightingDue(seen: Date, now: Date, interval: number): boolean {
 }
 
 /** The email follows the identity provider's (with a sighting); returns the email now stored. */
-async function followEmail(db: Kysely<Tables>, token: VerifiedToken, row: PrincipalRow, now: Date): Promise<string | null> {
+async function followEmail(
+  db: Kysely<Tables>,
+  token: VerifiedToken,
+  row: PrincipalRow,
+  now: Date,
+): Promise<string | null> {
   if (token.email === null || token.email === row.email) return row.email;
-  await db.updateTable('users').set({ email: token.email, last_seen_at: now, updated_at: now }).where('id', '=', token.subject).execute();
+  await db
+    .updateTable('users')
+    .set({ email: token.email, last_seen_at: now, updated_at: now })
+    .where('id', '=', token.subject)
+    .execute();
   return token.email;
 }
 
@@ -203,7 +225,13 @@ async function recordSighting(
  * on the common path (`cache`; one without it). A refused account (banned, deleted) or a signed-out token is left
  * untouched: it is answered 403 or 401, not "seen".
  */
-export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken, client: ClientContext, now = new Date(), cache?: PrincipalRows): Promise<Principal> {
+export async function resolvePrincipal(
+  db: Kysely<Tables>,
+  token: VerifiedToken,
+  client: ClientContext,
+  now = new Date(),
+  cache?: PrincipalRows,
+): Promise<Principal> {
   const sessionId = loginSessionIdOf(token);
   let row = await loadPrincipalRow(db, cache, token.subject, sessionId);
   let created = false;
@@ -222,9 +250,11 @@ export async function resolvePrincipal(db: Kysely<Tables>, token: VerifiedToken,
     const email = created ? row.email : await followEmail(db, token, row, now);
     // A new user row, or an email just followed, carries this sighting already.
     const interval = sightingIntervalMs(token.subject);
-    const user = !created && email === row.email && (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval));
+    const user =
+      !created && email === row.email && (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval));
     const session = isSessionSightingDue(row, now, interval);
-    if (user || session) await recordSighting(db, token.subject, sessionId, { user, session }, row.tokens_valid_after, client, now);
+    if (user || session)
+      await recordSighting(db, token.subject, sessionId, { user, session }, row.tokens_valid_after, client, now);
     row = { ...row, email };
   }
   return {
@@ -245,7 +275,15 @@ async function wasErased(db: Kysely<Tables>, userId: string): Promise<boolean> {
 
 /** A token of an erased account: refused like a deleted one (403 `account_deleted`), and nothing is written. */
 function erasedPrincipal(userId: string, sessionId: string): Principal {
-  return { userId, email: null, status: 'deleted', permissions: new PermissionSet([]), roles: [], sessionId, signedOut: false };
+  return {
+    userId,
+    email: null,
+    status: 'deleted',
+    permissions: new PermissionSet([]),
+    roles: [],
+    sessionId,
+    signedOut: false,
+  };
 }
 
 /** `iat` is whole seconds, so the cut-off is too: a token from the second of the sign-out is refused. */

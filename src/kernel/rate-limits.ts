@@ -113,7 +113,10 @@ export class RedisCounterStore implements CounterStore {
   #state: 'starting' | 'up' | 'down' = 'starting';
   #closing = false;
 
-  constructor(private readonly redis: Redis, options: RedisCounterStoreOptions) {
+  constructor(
+    private readonly redis: Redis,
+    options: RedisCounterStoreOptions,
+  ) {
     this.#prefix = options.prefix;
     this.#log = options.log;
     this.#now = options.now ?? Date.now;

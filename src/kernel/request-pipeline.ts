@@ -34,11 +34,16 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
     done();
   });
 
-  const guard = async (request: FastifyRequest, area: RouteArea, limitName: RateLimitName | undefined): Promise<void> => {
+  const guard = async (
+    request: FastifyRequest,
+    area: RouteArea,
+    limitName: RateLimitName | undefined,
+  ): Promise<void> => {
     if (area !== 'open') request.principal = await authenticate(kernel, request, area);
     if (limitName !== undefined) {
       const rule = RATE_LIMITS[limitName];
-      const subject = rule.keyedBy === 'user' && request.principal ? `user:${request.principal.userId}` : `ip:${request.ip}`;
+      const subject =
+        rule.keyedBy === 'user' && request.principal ? `user:${request.principal.userId}` : `ip:${request.ip}`;
       await kernel.limiter.consume(limitName, subject);
     }
   };

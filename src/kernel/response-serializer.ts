@@ -56,11 +56,14 @@ export function createResponseSerializerCompiler(options: ResponseSerializerOpti
     return (data: unknown): string => {
       const shaped = shape(data);
       const result = schema.safeParse(data);
-      if (shaped === NOT_SHAPED && !result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
+      if (shaped === NOT_SHAPED && !result.success)
+        throw new ResponseSerializationError(method, url, { cause: result.error });
       const text = shaped === NOT_SHAPED ? undefined : JSON.stringify(shaped);
       const expected = result.success ? JSON.stringify(result.data) : undefined;
       if (text !== expected) {
-        throw new Error(`response shaping differs from zod for ${method} ${url}: ${text ?? 'refused'} where zod gives ${expected ?? 'refused'}`);
+        throw new Error(
+          `response shaping differs from zod for ${method} ${url}: ${text ?? 'refused'} where zod gives ${expected ?? 'refused'}`,
+        );
       }
       return text as string;
     };

@@ -30,9 +30,10 @@ const CLOSE = { connection: 'close' };
 export const requestTimedOut = () => new AppError(408, 'request_timeout', undefined, CLOSE);
 
 /** Options of the HTTP server itself: Node's header and request budgets, checked every second. */
-export function serverTimeouts(
-  config: Pick<Config, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>,
-): { http: ServerOptions; requestTimeout: number } {
+export function serverTimeouts(config: Pick<Config, 'requestHeadersTimeoutSeconds' | 'requestTimeoutSeconds'>): {
+  http: ServerOptions;
+  requestTimeout: number;
+} {
   return {
     http: {
       headersTimeout: config.requestHeadersTimeoutSeconds * 1_000,
@@ -58,15 +59,17 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const known = (error.code !== undefined ? CLIENT_ERRORS[error.code] : undefined) ?? BAD_REQUEST;
   const body = JSON.stringify({ error: known.error });
   if (socket.writable) {
-    socket.write([
-      `HTTP/1.1 ${known.status} ${known.text}`,
-      'content-type: application/json; charset=utf-8',
-      `content-length: ${Buffer.byteLength(body)}`,
-      `x-request-id: ${randomUUID()}`,
-      'connection: close',
-      '',
-      body,
-    ].join('\r\n'));
+    socket.write(
+      [
+        `HTTP/1.1 ${known.status} ${known.text}`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        `x-request-id: ${randomUUID()}`,
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
   }
   socket.destroy();
 }

@@ -2,7 +2,7 @@ const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
 
 function sqlErrorOf(error: unknown): { code?: unknown; constraint?: unknown } | undefined {
-  return typeof error === 'object' && error !== null ? error as { code?: unknown; constraint?: unknown } : undefined;
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown; constraint?: unknown }) : undefined;
 }
 
 /** A unique-index violation (of `constraint`, when given): the database's answer to a duplicate, concurrent or not. */

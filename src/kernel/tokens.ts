@@ -10,7 +10,18 @@ import { AppError, unauthorized } from './errors.js';
 import { untextual } from './input-guard.js';
 
 export const TOKEN_AUDIENCE = 'authenticated';
-const ASYMMETRIC_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
+const ASYMMETRIC_ALGORITHMS = [
+  'ES256',
+  'ES384',
+  'ES512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'EdDSA',
+];
 /** An unknown `kid` refetches the key set, but no more than once per this many milliseconds. */
 export const JWKS_REFETCH_COOLDOWN_MS = 30_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,7 +71,8 @@ function issuedInTheFuture(payload: JWTPayload, skewSeconds: number, nowMs = Dat
 /** Maps jose's refusals to the spec's 401 codes; a key-set outage is ours, not the caller's. */
 function refusal(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') return unauthorized('invalid_audience');
+  if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud')
+    return unauthorized('invalid_audience');
   if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid || isFetchFailure(error)) {
     return new AppError(503, 'unavailable', { reason: 'identity keys unreachable' }, { 'retry-after': '5' });
   }
@@ -92,7 +104,10 @@ interface Verified {
 class VerifiedTokens {
   readonly #entries = new Map<string, Verified>();
 
-  constructor(private readonly skewMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly skewMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get(token: string): VerifiedToken | undefined {
     const entry = this.#entries.get(token);
@@ -118,14 +133,25 @@ class VerifiedTokens {
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   // Imported once: handed raw bytes, jose imports the key again on every verification (about a
   // fifth of a signed-in request's CPU in the bench profile).
-  const secret = options.jwtSecret === undefined
-    ? undefined
-    : crypto.subtle.importKey('raw', new TextEncoder().encode(options.jwtSecret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const secret =
+    options.jwtSecret === undefined
+      ? undefined
+      : crypto.subtle.importKey(
+          'raw',
+          new TextEncoder().encode(options.jwtSecret),
+          { name: 'HMAC', hash: 'SHA-256' },
+          false,
+          ['verify'],
+        );
   // A key that cannot be imported fails each verification that awaits it, not the process.
   secret?.catch(() => {});
-  const jwks: JWTVerifyGetKey | undefined = options.jwksUrl === undefined
-    ? undefined
-    : createRemoteJWKSet(new URL(options.jwksUrl), { cooldownDuration: JWKS_REFETCH_COOLDOWN_MS, timeoutDuration: 5_000 });
+  const jwks: JWTVerifyGetKey | undefined =
+    options.jwksUrl === undefined
+      ? undefined
+      : createRemoteJWKSet(new URL(options.jwksUrl), {
+          cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
+          timeoutDuration: 5_000,
+        });
   const common = {
     audience: TOKEN_AUDIENCE,
     requiredClaims: ['sub', 'exp'],

@@ -37,11 +37,18 @@ export interface RetryOptions {
  * through `trx` (rolled back with the attempt), or is idempotent (a provider call under an
  * idempotency key).
  */
-export async function retryingTransaction<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function retryingTransaction<DB, T>(
+  db: Kysely<DB>,
+  work: (trx: Transaction<DB>) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const attempts = options.attempts ?? TRANSACTION_ATTEMPTS;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const builder = options.isolationLevel === undefined ? db.transaction() : db.transaction().setIsolationLevel(options.isolationLevel);
+      const builder =
+        options.isolationLevel === undefined
+          ? db.transaction()
+          : db.transaction().setIsolationLevel(options.isolationLevel);
       return await builder.execute(work);
     } catch (error) {
       if (!isTransactionConflict(error)) throw error;

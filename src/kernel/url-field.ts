@@ -60,9 +60,12 @@ function sitePathProblem(value: string): string | undefined {
 
 /** A link that is either an absolute http(s) URL or a path of the site (`/rewards?tab=new`). */
 export function sitePathOrHttpUrl(options: { max: number }) {
-  return z.string().max(options.max).superRefine((value, context) => {
-    const problem = value.startsWith('/') ? sitePathProblem(value) : httpUrlProblem(value);
-    if (problem === undefined) return;
-    context.addIssue({ code: 'custom', message: problem === NOT_A_URL ? SITE_LINK : problem });
-  });
+  return z
+    .string()
+    .max(options.max)
+    .superRefine((value, context) => {
+      const problem = value.startsWith('/') ? sitePathProblem(value) : httpUrlProblem(value);
+      if (problem === undefined) return;
+      context.addIssue({ code: 'custom', message: problem === NOT_A_URL ? SITE_LINK : problem });
+    });
 }

@@ -61,11 +61,15 @@ export class UserChanges {
   ) {}
 
   async start(): Promise<void> {
-    this.#unlisten = await this.database.listen(USER_CHANGE_CHANNEL, {
-      onMessage: (who) => this.#forget(who),
-      // Notices may have been missed while the listener was away.
-      onResync: () => this.#forget(EVERYONE),
-    }, { atOwnCommit: true });
+    this.#unlisten = await this.database.listen(
+      USER_CHANGE_CHANNEL,
+      {
+        onMessage: (who) => this.#forget(who),
+        // Notices may have been missed while the listener was away.
+        onResync: () => this.#forget(EVERYONE),
+      },
+      { atOwnCommit: true },
+    );
   }
 
   async stop(): Promise<void> {
@@ -111,7 +115,10 @@ export class UserCache<Row> {
   readonly #noticedAt = new Map<string, number>();
   #everyoneNoticedAt = 0;
 
-  constructor(private readonly clock: () => number = Date.now, private readonly random: () => number = Math.random) {}
+  constructor(
+    private readonly clock: () => number = Date.now,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** Taken before a read and handed to `set`: it grows with every notice. */
   get generation(): number {
@@ -148,7 +155,12 @@ export class UserCache<Row> {
   }
 
   /** Reads through the cache: `read` runs on a miss, and its row is kept unless a notice overtook it. */
-  async through(userId: string, key: string, read: () => Promise<Row | undefined>, until?: (row: Row) => Date | null): Promise<Row | undefined> {
+  async through(
+    userId: string,
+    key: string,
+    read: () => Promise<Row | undefined>,
+    until?: (row: Row) => Date | null,
+  ): Promise<Row | undefined> {
     const cached = this.get(userId, key);
     if (cached !== undefined) return cached;
     const generation = this.#generation;

@@ -7,14 +7,16 @@
 export const MAX_IMAGE_REFERENCE_LENGTH = 500;
 
 const NAME_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const REGISTRY_HOST = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]{1,5})?$/;
+const REGISTRY_HOST =
+  /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]{1,5})?$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 
 /** Why `reference` is not a valid image reference, or null when it is one. */
 export function imageReferenceProblem(reference: string): string | null {
   if (reference.length === 0) return 'the image reference is empty';
-  if (reference.length > MAX_IMAGE_REFERENCE_LENGTH) return `the image reference is longer than ${MAX_IMAGE_REFERENCE_LENGTH} characters`;
+  if (reference.length > MAX_IMAGE_REFERENCE_LENGTH)
+    return `the image reference is longer than ${MAX_IMAGE_REFERENCE_LENGTH} characters`;
   if (/\s/.test(reference)) return 'the image reference contains whitespace';
 
   let rest = reference;
@@ -29,7 +31,8 @@ export function imageReferenceProblem(reference: string): string | null {
   const tagColon = rest.indexOf(':', rest.lastIndexOf('/') + 1);
   if (tagColon !== -1) {
     const tag = rest.slice(tagColon + 1);
-    if (!TAG.test(tag)) return `tag "${tag}" must be 1 to 128 letters, digits, "_", "." or "-", not starting with "." or "-"`;
+    if (!TAG.test(tag))
+      return `tag "${tag}" must be 1 to 128 letters, digits, "_", "." or "-", not starting with "." or "-"`;
     rest = rest.slice(0, tagColon);
   }
 

@@ -10,7 +10,9 @@ import { SimulatorRefusal, type SimulatorState } from './state.js';
 export function registerRuntimeRoutes(app: FastifyInstance, state: SimulatorState): void {
   app.get('/v1/health', async () => ({ ok: true }));
 
-  app.get('/v1/nodes', async (request) => ({ data: state.listNodes(parse(nodeFilter, request.query, 'invalid_request')) }));
+  app.get('/v1/nodes', async (request) => ({
+    data: state.listNodes(parse(nodeFilter, request.query, 'invalid_request')),
+  }));
   app.get('/v1/nodes/:id', async (request) => state.getNode(idOf(request)));
   app.post('/v1/nodes/:id/images', async (request, reply) => {
     const nodeId = idOf(request);
@@ -28,7 +30,9 @@ export function registerRuntimeRoutes(app: FastifyInstance, state: SimulatorStat
 
   app.get('/v1/pools', async () => ({ data: state.listPools() }));
   app.get('/v1/pools/:id', async (request) => state.getPool(idOf(request)));
-  app.post('/v1/pools', async (request, reply) => reply.code(201).send(state.createPool(parse(createPoolBody, request.body, 'invalid_pool'))));
+  app.post('/v1/pools', async (request, reply) =>
+    reply.code(201).send(state.createPool(parse(createPoolBody, request.body, 'invalid_pool'))),
+  );
   app.patch('/v1/pools/:id', async (request) => {
     const poolId = idOf(request);
     state.getPool(poolId);
@@ -45,13 +49,23 @@ export function registerRuntimeRoutes(app: FastifyInstance, state: SimulatorStat
   // Not part of the API: where a play URL leads, so a browser opening one sees something.
   app.get('/play/:id', async (request, reply) => {
     const session = state.findSession(idOf(request));
-    const text = session === undefined ? 'No such session.' : `Session ${session.id}: ${session.game.slug}, ${session.status} on ${session.node_id}.`;
-    return reply.code(session === undefined ? 404 : 200).type('text/plain; charset=utf-8').send(`Runtime simulator\n${text}\n`);
+    const text =
+      session === undefined
+        ? 'No such session.'
+        : `Session ${session.id}: ${session.game.slug}, ${session.status} on ${session.node_id}.`;
+    return reply
+      .code(session === undefined ? 404 : 200)
+      .type('text/plain; charset=utf-8')
+      .send(`Runtime simulator\n${text}\n`);
   });
 }
 
 /** Fastify's own refusals (bad JSON, wrong media type, too large) and crashes, in the API's shape. */
-export function runtimeErrorHandler(error: Error & { statusCode?: number }, _request: FastifyRequest, reply: FastifyReply): void {
+export function runtimeErrorHandler(
+  error: Error & { statusCode?: number },
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   if (error instanceof SimulatorRefusal) {
     void reply.code(error.status).send(errorBody(error.code, error.message));
     return;
@@ -91,18 +105,28 @@ const poolName = z.string().min(1, 'must be 1 to 100 characters').max(100, 'must
 const poolDescription = z.string().max(500, 'must be at most 500 characters').nullable();
 const createPoolBody = z.object(
   {
-    id: z.string({ required_error: 'is required' }).regex(POOL_ID, 'must be 1 to 63 lowercase letters, digits or "-", starting with a letter or digit'),
+    id: z
+      .string({ required_error: 'is required' })
+      .regex(POOL_ID, 'must be 1 to 63 lowercase letters, digits or "-", starting with a letter or digit'),
     name: poolName,
     description: poolDescription.optional(),
   },
   { required_error: 'a JSON object body is required' },
 );
-const updatePoolBody = z.object({ name: poolName.optional(), description: poolDescription.optional() }, { required_error: 'a JSON object body is required' });
+const updatePoolBody = z.object(
+  { name: poolName.optional(), description: poolDescription.optional() },
+  { required_error: 'a JSON object body is required' },
+);
 const createSessionBody = z.object(
   {
-    id: z.string({ required_error: 'is required' }).regex(SESSION_ID, 'must be 1 to 200 letters, digits, ".", "_" or "-"'),
+    id: z
+      .string({ required_error: 'is required' })
+      .regex(SESSION_ID, 'must be 1 to 200 letters, digits, ".", "_" or "-"'),
     user_id: z.string({ required_error: 'is required' }).min(1).max(200),
-    game: z.object({ id: z.number().int().positive(), slug: z.string().min(1).max(200) }, { required_error: 'is required' }),
+    game: z.object(
+      { id: z.number().int().positive(), slug: z.string().min(1).max(200) },
+      { required_error: 'is required' },
+    ),
     pool_id: z.string().min(1).max(200).nullable().default(null),
     limits: z.record(z.unknown()).default({}),
   },

@@ -54,7 +54,8 @@ export class RuntimeSimulator {
   private received: string[] = [];
 
   constructor(options: Partial<RuntimeSimulatorOptions> & { apiKey: string }) {
-    if (typeof options.apiKey !== 'string' || options.apiKey.length === 0) throw new Error('RuntimeSimulator: apiKey is required');
+    if (typeof options.apiKey !== 'string' || options.apiKey.length === 0)
+      throw new Error('RuntimeSimulator: apiKey is required');
     this.apiKey = options.apiKey;
     this.keyDigest = digest(options.apiKey);
     this.state = new SimulatorState({
@@ -65,7 +66,12 @@ export class RuntimeSimulator {
     if (options.seed ?? true) this.seed();
 
     // forceCloseConnections: close() must not wait for idle keep-alive sockets or held requests.
-    this.app = Fastify({ logger: false, routerOptions: { maxParamLength: 500 }, forceCloseConnections: true, bodyLimit: 1_048_576 });
+    this.app = Fastify({
+      logger: false,
+      routerOptions: { maxParamLength: 500 },
+      forceCloseConnections: true,
+      bodyLimit: 1_048_576,
+    });
     // The API speaks JSON only: a text body is 415, not a string the handlers would misread.
     this.app.removeContentTypeParser('text/plain');
     this.app.addHook('onRequest', (request, reply) => this.gate(request, reply));
@@ -155,21 +161,28 @@ export class RuntimeSimulator {
 
   private seed(): void {
     this.state.createPool({ id: SEEDED_POOL_ID, name: 'Default pool', description: null });
-    for (const id of SEEDED_NODE_IDS) this.state.addNode({ id, pool_id: SEEDED_POOL_ID, slots: 4, region: 'local', images: [SEEDED_IMAGE] });
+    for (const id of SEEDED_NODE_IDS)
+      this.state.addNode({ id, pool_id: SEEDED_POOL_ID, slots: 4, region: 'local', images: [SEEDED_IMAGE] });
   }
 
   /** Runs before routing: logs, delays, injects failures, then demands the key. */
   private async gate(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     this.received.push(`${request.method} ${request.url}`);
-    if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
+    if (this.latencyMs > 0)
+      await sleep(this.latencyMs, undefined, { signal: this.closing.signal }).catch(() => undefined);
     const path = request.url.split('?')[0]!;
     if (!path.startsWith('/v1/')) return undefined;
     if (this.failures.remaining > 0) {
       this.failures.remaining -= 1;
-      return reply.code(this.failures.status).send(errorBody('simulated_failure', 'the runtime simulator was told to fail this request'));
+      return reply
+        .code(this.failures.status)
+        .send(errorBody('simulated_failure', 'the runtime simulator was told to fail this request'));
     }
     if (path === '/v1/health' || this.keyMatches(request.headers.authorization)) return undefined;
-    return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody('unauthorized', 'a valid API key is required (Authorization: Bearer <key>)'));
+    return reply
+      .code(401)
+      .header('www-authenticate', 'Bearer')
+      .send(errorBody('unauthorized', 'a valid API key is required (Authorization: Bearer <key>)'));
   }
 
   /** Compares digests in constant time, so timing reveals neither the key nor its length. */

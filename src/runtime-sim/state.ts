@@ -15,7 +15,11 @@ import { imageReferenceProblem } from './image-reference.js';
 
 /** A request the simulated runtime refuses: answered as `status { error: { code, message } }`. */
 export class SimulatorRefusal extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'SimulatorRefusal';
   }
@@ -120,7 +124,11 @@ export class SimulatorState {
 
   listNodes(filter: ListRuntimeNodesFilter = {}): RuntimeNode[] {
     return [...this.nodes.values()]
-      .filter((node) => (filter.pool_id === undefined || node.pool_id === filter.pool_id) && (filter.status === undefined || node.status === filter.status))
+      .filter(
+        (node) =>
+          (filter.pool_id === undefined || node.pool_id === filter.pool_id) &&
+          (filter.status === undefined || node.status === filter.status),
+      )
       .sort((a, b) => compare(a.id, b.id))
       .map((node) => this.nodeView(node));
   }
@@ -153,7 +161,8 @@ export class SimulatorState {
 
   assignNodePool(nodeId: string, poolId: string | null): RuntimeNode {
     const node = this.requireNode(nodeId);
-    if (poolId !== null && !this.pools.has(poolId)) throw new SimulatorRefusal(422, 'pool_not_found', `pool ${poolId} does not exist`);
+    if (poolId !== null && !this.pools.has(poolId))
+      throw new SimulatorRefusal(422, 'pool_not_found', `pool ${poolId} does not exist`);
     if (node.pool_id !== poolId) {
       node.pool_id = poolId;
       node.updated_at = this.timestamp();
@@ -199,7 +208,8 @@ export class SimulatorState {
     const at = this.timestamp();
     let outcome: Pick<RuntimeNodeImage, 'status' | 'error'> = { status: 'ready', error: null };
     if (node.status === 'offline') outcome = { status: 'failed', error: 'the node went offline during the pull' };
-    else if (pull.image.includes(MISSING_IMAGE_MARKER)) outcome = { status: 'failed', error: `manifest for ${pull.image} not found: manifest unknown` };
+    else if (pull.image.includes(MISSING_IMAGE_MARKER))
+      outcome = { status: 'failed', error: `manifest for ${pull.image} not found: manifest unknown` };
     node.images.set(pull.image, { image: pull.image, ...outcome, updated_at: at });
     node.updated_at = at;
   }
@@ -222,7 +232,13 @@ export class SimulatorState {
   createPool(input: CreateRuntimePoolInput): RuntimePool {
     if (this.pools.has(input.id)) throw new SimulatorRefusal(409, 'pool_exists', `pool ${input.id} already exists`);
     const at = this.timestamp();
-    const pool: PoolRecord = { id: input.id, name: input.name, description: input.description ?? null, created_at: at, updated_at: at };
+    const pool: PoolRecord = {
+      id: input.id,
+      name: input.name,
+      description: input.description ?? null,
+      created_at: at,
+      updated_at: at,
+    };
     this.pools.set(pool.id, pool);
     return this.poolView(pool);
   }
@@ -246,8 +262,16 @@ export class SimulatorState {
   createSession(input: CreateRuntimeSessionInput): { session: CreatedRuntimeSession; created: boolean } {
     const existing = this.sessions.get(input.id);
     if (existing !== undefined) {
-      if (existing.user_id !== input.user_id || existing.game.id !== input.game.id || existing.requested_pool_id !== input.pool_id) {
-        throw new SimulatorRefusal(409, 'session_exists', `session ${input.id} already exists for another user, game or pool`);
+      if (
+        existing.user_id !== input.user_id ||
+        existing.game.id !== input.game.id ||
+        existing.requested_pool_id !== input.pool_id
+      ) {
+        throw new SimulatorRefusal(
+          409,
+          'session_exists',
+          `session ${input.id} already exists for another user, game or pool`,
+        );
       }
       return { session: this.createdView(existing), created: false };
     }
@@ -278,12 +302,19 @@ export class SimulatorState {
   /** The least-loaded ready node with a free slot (in the pool, or in any pool for null). */
   private placeSession(poolId: string | null): NodeRecord {
     const candidates = [...this.nodes.values()].filter(
-      (node) => node.status === 'ready' && node.active.size < node.slots && (poolId === null ? node.pool_id !== null : node.pool_id === poolId),
+      (node) =>
+        node.status === 'ready' &&
+        node.active.size < node.slots &&
+        (poolId === null ? node.pool_id !== null : node.pool_id === poolId),
     );
     candidates.sort((a, b) => a.active.size / a.slots - b.active.size / b.slots || compare(a.id, b.id));
     const chosen = candidates[0];
     if (chosen === undefined) {
-      throw new SimulatorRefusal(409, 'no_capacity', poolId === null ? 'no ready node has a free slot' : `no ready node in pool ${poolId} has a free slot`);
+      throw new SimulatorRefusal(
+        409,
+        'no_capacity',
+        poolId === null ? 'no ready node has a free slot' : `no ready node in pool ${poolId} has a free slot`,
+      );
     }
     return chosen;
   }
@@ -342,7 +373,8 @@ export class SimulatorState {
 
   private requireSession(sessionId: string): SimulatedSession {
     const session = this.sessions.get(sessionId);
-    if (session === undefined) throw new SimulatorRefusal(404, 'session_not_found', `session ${sessionId} does not exist`);
+    if (session === undefined)
+      throw new SimulatorRefusal(404, 'session_not_found', `session ${sessionId} does not exist`);
     return session;
   }
 

@@ -44,15 +44,20 @@ function onlyRequest() {
 }
 
 async function failureOf(call: Promise<unknown>): Promise<IdentityServiceError> {
-  const error = await call.then(() => null, (thrown: unknown) => thrown);
+  const error = await call.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(IdentityServiceError);
   return error as IdentityServiceError;
 }
 
 function warnLines() {
-  return captured.lines().map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.level === 40);
+  return captured
+    .lines()
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.level === 40);
 }
-
 
 describe('fetchUser', () => {
   it('GETs /admin/users/{id} with the service key and maps the GoTrue user', async () => {
@@ -90,7 +95,13 @@ describe('fetchUser', () => {
   });
 
   it('takes providers from identities when app_metadata lists none; an empty email, an expired ban and absent times read as null', async () => {
-    const user = gotrue.addUser({ email: '', app_metadata: {}, banned_until: '2001-01-01T00:00:00Z', email_confirmed_at: undefined, last_sign_in_at: undefined });
+    const user = gotrue.addUser({
+      email: '',
+      app_metadata: {},
+      banned_until: '2001-01-01T00:00:00Z',
+      email_confirmed_at: undefined,
+      last_sign_in_at: undefined,
+    });
     user.identities = [
       { ...user.identities[0]!, provider: 'github' },
       { ...user.identities[0]!, identity_id: randomUUID(), provider: 'discord' },
@@ -188,8 +199,17 @@ describe('signOut', () => {
     await provider.signOut(user.id);
 
     const request = onlyRequest();
-    expect(request).toMatchObject({ method: 'POST', path: '/auth/v1/logout?scope=global', body: null, apikeyIsServiceKey: true, bearerIsServiceKey: false });
-    const { payload } = await jwtVerify(request.bearer!, new TextEncoder().encode(TEST_JWT_SECRET), { algorithms: ['HS256'], audience: 'authenticated' });
+    expect(request).toMatchObject({
+      method: 'POST',
+      path: '/auth/v1/logout?scope=global',
+      body: null,
+      apikeyIsServiceKey: true,
+      bearerIsServiceKey: false,
+    });
+    const { payload } = await jwtVerify(request.bearer!, new TextEncoder().encode(TEST_JWT_SECRET), {
+      algorithms: ['HS256'],
+      audience: 'authenticated',
+    });
     expect(payload.sub).toBe(user.id);
     expect(payload.role).toBe('authenticated');
     expect(payload).not.toHaveProperty('session_id');
@@ -215,7 +235,10 @@ describe('signOut', () => {
     const user = gotrue.addUser();
     await provider.signOut(user.id, randomUUID());
     await provider.signOut(randomUUID());
-    expect(gotrue.requests.map((request) => request.path)).toEqual(['/auth/v1/logout?scope=local', '/auth/v1/logout?scope=global']);
+    expect(gotrue.requests.map((request) => request.path)).toEqual([
+      '/auth/v1/logout?scope=local',
+      '/auth/v1/logout?scope=global',
+    ]);
     expect(warnLines()).toEqual([]);
   });
 
@@ -363,7 +386,9 @@ describe('createIdentityProvider', () => {
   });
 
   it('picks gotrue when IDENTITY_ADMIN_URL is set, wired with the configured key and JWT secret', async () => {
-    const testApp = await startTestApp({ config: { identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 1_000 } });
+    const testApp = await startTestApp({
+      config: { identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 1_000 },
+    });
     try {
       expect(testApp.kernel.identity.kind).toBe('gotrue');
       const user = gotrue.addUser();
@@ -382,7 +407,15 @@ describe('createIdentityProvider', () => {
 
   it('uses the configured timeout', async () => {
     gotrue.behave({ kind: 'hang' });
-    const identity = createIdentityProvider({ identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 150, jwtSecret: TEST_JWT_SECRET }, captured.log);
+    const identity = createIdentityProvider(
+      {
+        identityAdminUrl: gotrue.url,
+        identityServiceKey: SERVICE_KEY,
+        identityTimeoutMs: 150,
+        jwtSecret: TEST_JWT_SECRET,
+      },
+      captured.log,
+    );
     const started = Date.now();
     const error = await failureOf(identity.fetchUser(randomUUID()));
     expect(error.status).toBeNull();
@@ -390,7 +423,10 @@ describe('createIdentityProvider', () => {
   });
 
   it('warns at start when gotrue is configured without JWT_SECRET (sign-out would fail)', () => {
-    const identity = createIdentityProvider({ identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 1_000, jwtSecret: undefined }, captured.log);
+    const identity = createIdentityProvider(
+      { identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 1_000, jwtSecret: undefined },
+      captured.log,
+    );
     expect(identity.kind).toBe('gotrue');
     expect(warnLines()).toHaveLength(1);
     expect(String(warnLines()[0]!.msg)).toContain('JWT_SECRET');

@@ -27,7 +27,9 @@ afterEach(async () => {
   server.refuse = () => undefined;
   server.received.length = 0;
 });
-afterAll(async () => { await server.close(); });
+afterAll(async () => {
+  await server.close();
+});
 
 function transportFor(url = server.url, options: Partial<ConstructorParameters<typeof SmtpTransport>[0]> = {}) {
   const transport = new SmtpTransport({ url, ...options });
@@ -42,7 +44,8 @@ const message = (overrides: Partial<MailMessage> = {}): MailMessage => ({
   html: '<p>Hello <b>player</b> &amp; friends</p>',
   text: 'Hello player & friends',
   headers: {
-    'List-Unsubscribe': '<https://platform.test/v1/public/email/unsubscribe?token=u1.abc.def>, <mailto:unsubscribe@platform.test?subject=unsubscribe>',
+    'List-Unsubscribe':
+      '<https://platform.test/v1/public/email/unsubscribe?token=u1.abc.def>, <mailto:unsubscribe@platform.test?subject=unsubscribe>',
     'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
   },
   messageId: '<7d1c0c1e-4a57-4ad4-9f0e-2b4c8f0d7a11@platform.test>',
@@ -50,13 +53,21 @@ const message = (overrides: Partial<MailMessage> = {}): MailMessage => ({
 });
 
 async function failureOf(call: Promise<unknown>): Promise<MailTransportError> {
-  const error = await call.then(() => null, (thrown: unknown) => thrown);
+  const error = await call.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(MailTransportError);
   return error as MailTransportError;
 }
 
 function expectNoPassword(text: string) {
-  for (const form of [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(PASSWORD).toString('base64'), Buffer.from(`\0mailer\0${PASSWORD}`).toString('base64')]) {
+  for (const form of [
+    PASSWORD,
+    encodeURIComponent(PASSWORD),
+    Buffer.from(PASSWORD).toString('base64'),
+    Buffer.from(`\0mailer\0${PASSWORD}`).toString('base64'),
+  ]) {
     expect(text).not.toContain(form);
   }
 }
@@ -73,7 +84,8 @@ describe('delivery', () => {
       to: 'player@example.test',
       subject: 'Your weekly games',
       'message-id': '<7d1c0c1e-4a57-4ad4-9f0e-2b4c8f0d7a11@platform.test>',
-      'list-unsubscribe': '<https://platform.test/v1/public/email/unsubscribe?token=u1.abc.def>, <mailto:unsubscribe@platform.test?subject=unsubscribe>',
+      'list-unsubscribe':
+        '<https://platform.test/v1/public/email/unsubscribe?token=u1.abc.def>, <mailto:unsubscribe@platform.test?subject=unsubscribe>',
       'list-unsubscribe-post': 'List-Unsubscribe=One-Click',
     });
     expect(mail.headers['content-type']).toMatch(/^multipart\/alternative/);
@@ -85,7 +97,14 @@ describe('delivery', () => {
 
   it('keeps a long header value intact (folded at most, never cut) and sends non-ASCII text', async () => {
     const url = `https://platform.test/v1/public/email/unsubscribe?token=u1.${'x'.repeat(150)}.${'y'.repeat(43)}`;
-    await transportFor().send(message({ headers: { 'List-Unsubscribe': `<${url}>` }, subject: 'Grüße, Spieler', text: 'Schöne Grüße', html: '<p>Schöne Grüße</p>' }));
+    await transportFor().send(
+      message({
+        headers: { 'List-Unsubscribe': `<${url}>` },
+        subject: 'Grüße, Spieler',
+        text: 'Schöne Grüße',
+        html: '<p>Schöne Grüße</p>',
+      }),
+    );
     const mail = server.received[0]!;
     expect(mail.headers['list-unsubscribe']!.replace(/\s+/g, '')).toBe(`<${url}>`);
     expect(mail.text).toBe('Schöne Grüße');
@@ -95,14 +114,19 @@ describe('delivery', () => {
   it('pools: several messages in turn go over one connection', async () => {
     const transport = transportFor();
     const before = server.connections;
-    for (let i = 0; i < 3; i += 1) await transport.send(message({ to: `p${i}@example.test`, messageId: `<m${i}@platform.test>` }));
-    expect(server.received.map((mail) => mail.envelope.to[0])).toEqual(['p0@example.test', 'p1@example.test', 'p2@example.test']);
+    for (let i = 0; i < 3; i += 1)
+      await transport.send(message({ to: `p${i}@example.test`, messageId: `<m${i}@platform.test>` }));
+    expect(server.received.map((mail) => mail.envelope.to[0])).toEqual([
+      'p0@example.test',
+      'p1@example.test',
+      'p2@example.test',
+    ]);
     expect(server.connections - before).toBe(1);
   });
 });
 
 describe('failures', () => {
-  it('a 5xx refusal (550 no such mailbox) is permanent, with the code and the server\'s words', async () => {
+  it("a 5xx refusal (550 no such mailbox) is permanent, with the code and the server's words", async () => {
     server.refuse = (to) => (to === 'gone@example.test' ? { code: 550, message: 'No such user here' } : undefined);
     const error = await failureOf(transportFor().send(message({ to: 'gone@example.test' })));
     expect({ permanent: error.permanent, code: error.responseCode }).toEqual({ permanent: true, code: 550 });
@@ -118,7 +142,9 @@ describe('failures', () => {
   });
 
   it('no server (connection refused) is transient, without a response code', async () => {
-    const error = await failureOf(transportFor(`smtp://mailer:${encodeURIComponent(PASSWORD)}@127.0.0.1:${await closedPort()}`).send(message()));
+    const error = await failureOf(
+      transportFor(`smtp://mailer:${encodeURIComponent(PASSWORD)}@127.0.0.1:${await closedPort()}`).send(message()),
+    );
     expect({ permanent: error.permanent, code: error.responseCode }).toEqual({ permanent: false, code: null });
     expect(error.message).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/);
     expectNoPassword(error.message);
@@ -130,7 +156,9 @@ describe('failures', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = silent.address() as AddressInfo;
-      const error = await failureOf(transportFor(`smtp://mailer:x@127.0.0.1:${port}`, { greetingTimeoutMs: 150 }).send(message()));
+      const error = await failureOf(
+        transportFor(`smtp://mailer:x@127.0.0.1:${port}`, { greetingTimeoutMs: 150 }).send(message()),
+      );
       expect(error.permanent).toBe(false);
       expect(error.message).toMatch(/ETIMEDOUT|[Gg]reeting/);
     } finally {
@@ -141,7 +169,9 @@ describe('failures', () => {
 
   it('a failed login is transient (our configuration, not the message), and the password the server echoes is removed', async () => {
     const wrong = `${PASSWORD}-wrong`;
-    const error = await failureOf(transportFor(`smtp://mailer:${encodeURIComponent(wrong)}@127.0.0.1:${server.port}`).send(message()));
+    const error = await failureOf(
+      transportFor(`smtp://mailer:${encodeURIComponent(wrong)}@127.0.0.1:${server.port}`).send(message()),
+    );
     expect({ permanent: error.permanent, code: error.responseCode }).toEqual({ permanent: false, code: 535 });
     // The server put "mailer:<password>" in its answer; what reaches us has it removed.
     expect(error.message).toContain('Authentication failed for mailer:[redacted]');
@@ -153,14 +183,36 @@ describe('failures', () => {
 
 describe('configuration', () => {
   it('reads host, port, TLS mode and percent-encoded credentials from the URL', () => {
-    expect(parseSmtpUrl(server.url)).toEqual({ host: '127.0.0.1', port: server.port, secure: false, user: 'mailer', password: PASSWORD });
-    expect(parseSmtpUrl('smtps://relay.example.test')).toEqual({ host: 'relay.example.test', port: 465, secure: true, user: undefined, password: undefined });
-    expect(parseSmtpUrl('smtp://u@relay.example.test')).toMatchObject({ port: 587, secure: false, user: 'u', password: undefined });
+    expect(parseSmtpUrl(server.url)).toEqual({
+      host: '127.0.0.1',
+      port: server.port,
+      secure: false,
+      user: 'mailer',
+      password: PASSWORD,
+    });
+    expect(parseSmtpUrl('smtps://relay.example.test')).toEqual({
+      host: 'relay.example.test',
+      port: 465,
+      secure: true,
+      user: undefined,
+      password: undefined,
+    });
+    expect(parseSmtpUrl('smtp://u@relay.example.test')).toMatchObject({
+      port: 587,
+      secure: false,
+      user: 'u',
+      password: undefined,
+    });
   });
 
   it('the redactor removes the password in every form it travels in', () => {
     const redact = credentialRedactor(server.url);
-    const forms = [PASSWORD, encodeURIComponent(PASSWORD), Buffer.from(PASSWORD).toString('base64'), Buffer.from(`\0mailer\0${PASSWORD}`).toString('base64')];
+    const forms = [
+      PASSWORD,
+      encodeURIComponent(PASSWORD),
+      Buffer.from(PASSWORD).toString('base64'),
+      Buffer.from(`\0mailer\0${PASSWORD}`).toString('base64'),
+    ];
     const redacted = redact(`answer: ${forms.join(' | ')}`);
     expect(redacted).toBe('answer: [redacted] | [redacted] | [redacted] | [redacted]');
     expect(credentialRedactor('smtp://relay.example.test:25')('untouched')).toBe('untouched');

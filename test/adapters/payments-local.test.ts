@@ -40,7 +40,10 @@ async function refusal(promise: Promise<unknown> | (() => unknown)): Promise<Pay
   throw new Error('expected a PaymentProviderError');
 }
 
-const checkoutInput = (customerId: string, over: Partial<Parameters<LocalPaymentProvider['createCheckout']>[0]> = {}) => ({
+const checkoutInput = (
+  customerId: string,
+  over: Partial<Parameters<LocalPaymentProvider['createCheckout']>[0]> = {},
+) => ({
   customerId,
   mode: 'payment' as const,
   providerPriceId: 'price_pack',
@@ -53,7 +56,7 @@ const checkoutInput = (customerId: string, over: Partial<Parameters<LocalPayment
 });
 
 describe('checkout', () => {
-  it('a paid pack: the URL is the service\'s page; paying yields checkout.completed with the total and the metadata', async () => {
+  it("a paid pack: the URL is the service's page; paying yields checkout.completed with the total and the metadata", async () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u1', email: 'a@example.test', name: null });
     const checkout = await p.createCheckout(checkoutInput(customer.id));
@@ -61,19 +64,21 @@ describe('checkout', () => {
     expect(p.checkout(checkout.id)).toMatchObject({ status: 'open', amountTotal: 1497, currency: 'eur', quantity: 3 });
 
     const events = p.payCheckout(checkout.id);
-    expect(events).toEqual([{
-      type: 'checkout.completed',
-      eventId: expect.stringMatching(/^evt_local_/),
-      occurredAt: clock.toISOString(),
-      checkoutId: checkout.id,
-      customerId: customer.id,
-      mode: 'payment',
-      paymentId: expect.stringMatching(/^pi_local_/),
-      subscriptionId: null,
-      amountTotal: 1497,
-      currency: 'eur',
-      metadata: { user_id: 'u1', product_id: 'p1' },
-    }]);
+    expect(events).toEqual([
+      {
+        type: 'checkout.completed',
+        eventId: expect.stringMatching(/^evt_local_/),
+        occurredAt: clock.toISOString(),
+        checkoutId: checkout.id,
+        customerId: customer.id,
+        mode: 'payment',
+        paymentId: expect.stringMatching(/^pi_local_/),
+        subscriptionId: null,
+        amountTotal: 1497,
+        currency: 'eur',
+        metadata: { user_id: 'u1', product_id: 'p1' },
+      },
+    ]);
     expect(p.checkout(checkout.id)?.status).toBe('complete');
     expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
   });
@@ -92,9 +97,17 @@ describe('checkout', () => {
   it('refuses an unknown price, a price in the wrong mode, and an unknown customer', async () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { providerPriceId: 'price_none' })))).toMatchObject({ kind: 'refused', code: 'resource_missing' });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { mode: 'subscription' })))).toMatchObject({ code: 'invalid_request' });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { mode: 'payment', providerPriceId: 'price_monthly' })))).toMatchObject({ code: 'invalid_request' });
+    expect(
+      await refusal(p.createCheckout(checkoutInput(customer.id, { providerPriceId: 'price_none' }))),
+    ).toMatchObject({ kind: 'refused', code: 'resource_missing' });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { mode: 'subscription' })))).toMatchObject({
+      code: 'invalid_request',
+    });
+    expect(
+      await refusal(
+        p.createCheckout(checkoutInput(customer.id, { mode: 'payment', providerPriceId: 'price_monthly' })),
+      ),
+    ).toMatchObject({ code: 'invalid_request' });
     expect(await refusal(p.createCheckout(checkoutInput('cus_nobody')))).toMatchObject({ code: 'resource_missing' });
   });
 
@@ -110,12 +123,24 @@ describe('checkout', () => {
         expect(current.checkout(id), id).toBeUndefined();
         expect(() => current.payCheckout(id), id).toThrow(PaymentProviderError);
         expect(current.dashboardObject('payment', id), id).toBeUndefined();
-        expect((await refusal(current.refundPayment({ paymentId: id, idempotencyKey: `k-${id}` }))).code).toBe('resource_missing');
+        expect((await refusal(current.refundPayment({ paymentId: id, idempotencyKey: `k-${id}` }))).code).toBe(
+          'resource_missing',
+        );
         expect((await refusal(current.createCheckout(checkoutInput(id)))).code).toBe('resource_missing');
       }
       // An idempotency key named like a member is a key like any other: a fresh refund, then the same one again.
-      const refund = await current.refundPayment({ paymentId: completed!.paymentId!, amount: 1, idempotencyKey: current === p ? 'constructor' : 'toString' });
-      expect(await current.refundPayment({ paymentId: completed!.paymentId!, amount: 1, idempotencyKey: current === p ? 'constructor' : 'toString' })).toEqual(refund);
+      const refund = await current.refundPayment({
+        paymentId: completed!.paymentId!,
+        amount: 1,
+        idempotencyKey: current === p ? 'constructor' : 'toString',
+      });
+      expect(
+        await current.refundPayment({
+          paymentId: completed!.paymentId!,
+          amount: 1,
+          idempotencyKey: current === p ? 'constructor' : 'toString',
+        }),
+      ).toEqual(refund);
     }
   });
 
@@ -123,7 +148,15 @@ describe('checkout', () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
     const checkout = await p.createCheckout(checkoutInput(customer.id));
-    expect(p.cancelCheckout(checkout.id)).toEqual([{ type: 'checkout.expired', eventId: expect.any(String), occurredAt: clock.toISOString(), checkoutId: checkout.id, metadata: { user_id: 'u1', product_id: 'p1' } }]);
+    expect(p.cancelCheckout(checkout.id)).toEqual([
+      {
+        type: 'checkout.expired',
+        eventId: expect.any(String),
+        occurredAt: clock.toISOString(),
+        checkoutId: checkout.id,
+        metadata: { user_id: 'u1', product_id: 'p1' },
+      },
+    ]);
     expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
   });
 });
@@ -131,9 +164,14 @@ describe('checkout', () => {
 describe('subscriptions', () => {
   async function subscribed(p: LocalPaymentProvider, priceId = 'price_monthly') {
     const customer = await p.createCustomer({ userId: 'u2', email: null, name: null });
-    const checkout = await p.createCheckout(checkoutInput(customer.id, { mode: 'subscription', providerPriceId: priceId, quantity: 1 }));
+    const checkout = await p.createCheckout(
+      checkoutInput(customer.id, { mode: 'subscription', providerPriceId: priceId, quantity: 1 }),
+    );
     const events = p.payCheckout(checkout.id);
-    const created = events.find((e) => e.type === 'subscription.updated') as Extract<PaymentEvent, { type: 'subscription.updated' }>;
+    const created = events.find((e) => e.type === 'subscription.updated') as Extract<
+      PaymentEvent,
+      { type: 'subscription.updated' }
+    >;
     return { events, subscription: created.subscription };
   }
 
@@ -141,9 +179,21 @@ describe('subscriptions', () => {
     const p = provider();
     const { events, subscription } = await subscribed(p, 'price_yearly');
     expect(events.map((e) => e.type)).toEqual(['subscription.updated', 'invoice.paid', 'checkout.completed']);
-    expect(subscription).toMatchObject({ status: 'active', providerPriceId: 'price_yearly', cancelAtPeriodEnd: false, currentPeriodEnd: '2027-11-22T10:00:00.000Z', metadata: { user_id: 'u1', product_id: 'p1' } });
+    expect(subscription).toMatchObject({
+      status: 'active',
+      providerPriceId: 'price_yearly',
+      cancelAtPeriodEnd: false,
+      currentPeriodEnd: '2027-11-22T10:00:00.000Z',
+      metadata: { user_id: 'u1', product_id: 'p1' },
+    });
     const invoicePaid = events[1] as Extract<PaymentEvent, { type: 'invoice.paid' }>;
-    expect(invoicePaid.invoice).toMatchObject({ subscriptionId: subscription.id, status: 'paid', amountDue: 9999, amountPaid: 9999, currency: 'eur' });
+    expect(invoicePaid.invoice).toMatchObject({
+      subscriptionId: subscription.id,
+      status: 'paid',
+      amountDue: 9999,
+      amountPaid: 9999,
+      currency: 'eur',
+    });
     expect(events[2]).toMatchObject({ mode: 'subscription', paymentId: null, subscriptionId: subscription.id });
     expect(await p.listInvoices(subscription.customerId, 10)).toEqual([invoicePaid.invoice]);
   });
@@ -153,17 +203,27 @@ describe('subscriptions', () => {
     const { subscription } = await subscribed(p);
     const renewed = p.renewSubscription(subscription.id, 'paid');
     expect(renewed.map((e) => e.type)).toEqual(['invoice.paid', 'subscription.updated']);
-    expect((renewed[1] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.currentPeriodEnd).toBe('2027-01-22T10:00:00.000Z');
+    expect((renewed[1] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.currentPeriodEnd).toBe(
+      '2027-01-22T10:00:00.000Z',
+    );
 
     const failed = p.renewSubscription(subscription.id, 'failed');
     expect(failed.map((e) => e.type)).toEqual(['invoice.payment_failed', 'subscription.updated']);
     expect((failed[1] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.status).toBe('past_due');
 
-    expect(await p.cancelSubscription(subscription.id, 'period_end')).toMatchObject({ status: 'past_due', cancelAtPeriodEnd: true });
+    expect(await p.cancelSubscription(subscription.id, 'period_end')).toMatchObject({
+      status: 'past_due',
+      cancelAtPeriodEnd: true,
+    });
     expect(await p.resumeSubscription(subscription.id)).toMatchObject({ cancelAtPeriodEnd: false });
     await p.cancelSubscription(subscription.id, 'period_end');
     const ended = p.renewSubscription(subscription.id, 'paid');
-    expect(ended).toEqual([expect.objectContaining({ type: 'subscription.deleted', subscription: expect.objectContaining({ status: 'canceled' }) })]);
+    expect(ended).toEqual([
+      expect.objectContaining({
+        type: 'subscription.deleted',
+        subscription: expect.objectContaining({ status: 'canceled' }),
+      }),
+    ]);
     expect((await refusal(p.resumeSubscription(subscription.id))).code).toBe('subscription_canceled');
     expect((await refusal(() => p.renewSubscription(subscription.id, 'paid'))).code).toBe('subscription_canceled');
   });
@@ -171,9 +231,17 @@ describe('subscriptions', () => {
   it('cancels now, and moves to another recurring price', async () => {
     const p = provider();
     const { subscription } = await subscribed(p);
-    expect(await p.changeSubscriptionPrice(subscription.id, 'price_yearly', 'k1')).toMatchObject({ providerPriceId: 'price_yearly', status: 'active' });
-    expect((await refusal(p.changeSubscriptionPrice(subscription.id, 'price_pack', 'k2'))).code).toBe('resource_missing');
-    expect(await p.cancelSubscription(subscription.id, 'now')).toMatchObject({ status: 'canceled', canceledAt: clock.toISOString() });
+    expect(await p.changeSubscriptionPrice(subscription.id, 'price_yearly', 'k1')).toMatchObject({
+      providerPriceId: 'price_yearly',
+      status: 'active',
+    });
+    expect((await refusal(p.changeSubscriptionPrice(subscription.id, 'price_pack', 'k2'))).code).toBe(
+      'resource_missing',
+    );
+    expect(await p.cancelSubscription(subscription.id, 'now')).toMatchObject({
+      status: 'canceled',
+      canceledAt: clock.toISOString(),
+    });
     expect((await refusal(p.cancelSubscription(subscription.id, 'now'))).code).toBe('subscription_canceled');
     expect((await refusal(p.cancelSubscription('sub_nobody', 'now'))).code).toBe('resource_missing');
   });
@@ -186,11 +254,19 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     const checkout = await p.createCheckout(checkoutInput(customer.id, { quantity: 2 }));
     const [completed] = p.payCheckout(checkout.id) as Array<Extract<PaymentEvent, { type: 'checkout.completed' }>>;
     const paymentId = completed!.paymentId!;
-    expect(await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'r1' })).toMatchObject({ amount: 300, currency: 'eur', status: 'succeeded' });
-    expect((await refusal(p.refundPayment({ paymentId, amount: 699, idempotencyKey: 'r2' }))).code).toBe('amount_too_large');
+    expect(await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'r1' })).toMatchObject({
+      amount: 300,
+      currency: 'eur',
+      status: 'succeeded',
+    });
+    expect((await refusal(p.refundPayment({ paymentId, amount: 699, idempotencyKey: 'r2' }))).code).toBe(
+      'amount_too_large',
+    );
     expect(await p.refundPayment({ paymentId, idempotencyKey: 'r3' })).toMatchObject({ amount: 698 });
     expect((await refusal(p.refundPayment({ paymentId, idempotencyKey: 'r4' }))).code).toBe('amount_too_large');
-    expect((await refusal(p.refundPayment({ paymentId: 'pi_nobody', idempotencyKey: 'r5' }))).code).toBe('resource_missing');
+    expect((await refusal(p.refundPayment({ paymentId: 'pi_nobody', idempotencyKey: 'r5' }))).code).toBe(
+      'resource_missing',
+    );
   });
 
   it('a refund repeated under its idempotency key answers the first refund; the key with another amount is refused', async () => {
@@ -201,63 +277,129 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     const paymentId = completed!.paymentId!;
     const first = await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'same' });
     expect(await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'same' })).toEqual(first);
-    expect(await refusal(p.refundPayment({ paymentId, amount: 200, idempotencyKey: 'same' }))).toMatchObject({ kind: 'refused', code: 'idempotency_error' });
+    expect(await refusal(p.refundPayment({ paymentId, amount: 200, idempotencyKey: 'same' }))).toMatchObject({
+      kind: 'refused',
+      code: 'idempotency_error',
+    });
     // Only the first took money back: 698 of 998 is still refundable.
     expect(await p.refundPayment({ paymentId, idempotencyKey: 'rest' })).toMatchObject({ amount: 698 });
-    expect(p.dashboardObject('payment', paymentId)).toMatchObject({ amount: 998, refunded: 998, refunds: [{ id: first.id, amount: 300 }, { amount: 698 }] });
+    expect(p.dashboardObject('payment', paymentId)).toMatchObject({
+      amount: 998,
+      refunded: 998,
+      refunds: [{ id: first.id, amount: 300 }, { amount: 698 }],
+    });
   });
 
-  it('a promotion code discounts the checkout (percent or amount off, in the price\'s currency); unusable codes are refused', async () => {
+  it("a promotion code discounts the checkout (percent or amount off, in the price's currency); unusable codes are refused", async () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u7', email: null, name: null });
-    const percent = await p.createPromotionCode({ couponId: (await p.createCoupon({ percentOff: 25, duration: 'once', name: 'Quarter' })).id, code: 'Q25', firstTimeTransaction: false, active: true });
-    const amount = await p.createPromotionCode({ couponId: (await p.createCoupon({ amountOff: 200, currency: 'eur', duration: 'once', name: 'Two' })).id, code: 'TWO', firstTimeTransaction: false, active: true });
-    const dollars = await p.createPromotionCode({ couponId: (await p.createCoupon({ amountOff: 200, currency: 'usd', duration: 'once', name: 'Usd' })).id, code: 'USD', firstTimeTransaction: false, active: true });
-    const off = await p.createPromotionCode({ couponId: (await p.createCoupon({ percentOff: 10, duration: 'once', name: 'Off' })).id, code: 'OFF', firstTimeTransaction: false, active: false });
+    const percent = await p.createPromotionCode({
+      couponId: (await p.createCoupon({ percentOff: 25, duration: 'once', name: 'Quarter' })).id,
+      code: 'Q25',
+      firstTimeTransaction: false,
+      active: true,
+    });
+    const amount = await p.createPromotionCode({
+      couponId: (await p.createCoupon({ amountOff: 200, currency: 'eur', duration: 'once', name: 'Two' })).id,
+      code: 'TWO',
+      firstTimeTransaction: false,
+      active: true,
+    });
+    const dollars = await p.createPromotionCode({
+      couponId: (await p.createCoupon({ amountOff: 200, currency: 'usd', duration: 'once', name: 'Usd' })).id,
+      code: 'USD',
+      firstTimeTransaction: false,
+      active: true,
+    });
+    const off = await p.createPromotionCode({
+      couponId: (await p.createCoupon({ percentOff: 10, duration: 'once', name: 'Off' })).id,
+      code: 'OFF',
+      firstTimeTransaction: false,
+      active: false,
+    });
     // 3 × 499 = 1497: 25 % off → 1123 (374.25 rounded off); 200 off → 1297.
-    expect(p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: percent.id }))).id)).toMatchObject({ subtotal: 1497, amountTotal: 1123 });
-    expect(p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: amount.id }))).id)).toMatchObject({ subtotal: 1497, amountTotal: 1297 });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: dollars.id })))).toMatchObject({ code: 'coupon_currency_mismatch' });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: off.id })))).toMatchObject({ code: 'promotion_code_inactive' });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: 'promo_nobody' })))).toMatchObject({ code: 'resource_missing' });
+    expect(
+      p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: percent.id }))).id),
+    ).toMatchObject({ subtotal: 1497, amountTotal: 1123 });
+    expect(
+      p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: amount.id }))).id),
+    ).toMatchObject({ subtotal: 1497, amountTotal: 1297 });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: dollars.id })))).toMatchObject({
+      code: 'coupon_currency_mismatch',
+    });
+    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: off.id })))).toMatchObject({
+      code: 'promotion_code_inactive',
+    });
+    expect(
+      await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: 'promo_nobody' }))),
+    ).toMatchObject({ code: 'resource_missing' });
   });
 
   it.each([
     ['once', { duration: 'once' as const }, [749, 999, 999]],
     ['repeating for 3 months', { duration: 'repeating' as const, durationInMonths: 3 }, [749, 749, 749, 999]],
     ['forever', { duration: 'forever' as const }, [749, 749, 749, 749]],
-  ])('a subscription\'s coupon (%s) comes off its first invoice and the renewals its duration covers', async (_name, terms, amounts) => {
-    const p = provider();
-    const customer = await p.createCustomer({ userId: 'u8', email: null, name: null });
-    const code = await p.createPromotionCode({ couponId: (await p.createCoupon({ percentOff: 25, name: 'Sub', ...terms })).id, code: 'SUB', firstTimeTransaction: false, active: true });
-    const checkout = await p.createCheckout(checkoutInput(customer.id, { mode: 'subscription', providerPriceId: 'price_monthly', quantity: 1, promotionCodeId: code.id }));
-    const events = p.payCheckout(checkout.id);
-    const subscriptionId = (events[0] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.id;
-    const charged = [(events[1] as Extract<PaymentEvent, { type: 'invoice.paid' }>).invoice.amountPaid];
-    for (let renewal = 1; renewal < amounts.length; renewal++) {
-      const paid = p.renewSubscription(subscriptionId, 'paid')[0] as Extract<PaymentEvent, { type: 'invoice.paid' }>;
-      charged.push(paid.invoice.amountPaid);
-    }
-    expect(charged).toEqual(amounts);
-  });
+  ])(
+    "a subscription's coupon (%s) comes off its first invoice and the renewals its duration covers",
+    async (_name, terms, amounts) => {
+      const p = provider();
+      const customer = await p.createCustomer({ userId: 'u8', email: null, name: null });
+      const code = await p.createPromotionCode({
+        couponId: (await p.createCoupon({ percentOff: 25, name: 'Sub', ...terms })).id,
+        code: 'SUB',
+        firstTimeTransaction: false,
+        active: true,
+      });
+      const checkout = await p.createCheckout(
+        checkoutInput(customer.id, {
+          mode: 'subscription',
+          providerPriceId: 'price_monthly',
+          quantity: 1,
+          promotionCodeId: code.id,
+        }),
+      );
+      const events = p.payCheckout(checkout.id);
+      const subscriptionId = (events[0] as Extract<PaymentEvent, { type: 'subscription.updated' }>).subscription.id;
+      const charged = [(events[1] as Extract<PaymentEvent, { type: 'invoice.paid' }>).invoice.amountPaid];
+      for (let renewal = 1; renewal < amounts.length; renewal++) {
+        const paid = p.renewSubscription(subscriptionId, 'paid')[0] as Extract<PaymentEvent, { type: 'invoice.paid' }>;
+        charged.push(paid.invoice.amountPaid);
+      }
+      expect(charged).toEqual(amounts);
+    },
+  );
 
   it('coupons and promotion codes', async () => {
     const p = provider();
     const coupon = await p.createCoupon({ percentOff: 20, duration: 'once', name: 'Launch' });
-    const code = await p.createPromotionCode({ couponId: coupon.id, code: 'LAUNCH20', firstTimeTransaction: false, active: true });
+    const code = await p.createPromotionCode({
+      couponId: coupon.id,
+      code: 'LAUNCH20',
+      firstTimeTransaction: false,
+      active: true,
+    });
     await p.updatePromotionCode(code.id, { active: false });
     expect((await refusal(p.updatePromotionCode('promo_nobody', { active: true }))).code).toBe('resource_missing');
     await p.deleteCoupon(coupon.id);
-    expect((await refusal(p.createPromotionCode({ couponId: coupon.id, code: 'X', firstTimeTransaction: false, active: true }))).code).toBe('resource_missing');
+    expect(
+      (
+        await refusal(
+          p.createPromotionCode({ couponId: coupon.id, code: 'X', firstTimeTransaction: false, active: true }),
+        )
+      ).code,
+    ).toBe('resource_missing');
   });
 
-  it('has no webhooks; its portal and dashboard links are the service\'s pages', async () => {
+  it("has no webhooks; its portal and dashboard links are the service's pages", async () => {
     const p = provider();
     expect(() => p.parseWebhook()).toThrow(WebhookSignatureError);
     const customer = await p.createCustomer({ userId: 'u4', email: null, name: null });
-    expect((await p.createPortalSession(customer.id, 'https://play.example.test/account')).url)
-      .toBe('http://127.0.0.1:8080/v1/public/billing/local/portal?return_url=https%3A%2F%2Fplay.example.test%2Faccount');
-    expect(p.dashboardUrl('payment', 'pi_local_1')).toBe('http://127.0.0.1:8080/v1/admin/billing/local/dashboard/payment/pi_local_1');
+    expect((await p.createPortalSession(customer.id, 'https://play.example.test/account')).url).toBe(
+      'http://127.0.0.1:8080/v1/public/billing/local/portal?return_url=https%3A%2F%2Fplay.example.test%2Faccount',
+    );
+    expect(p.dashboardUrl('payment', 'pi_local_1')).toBe(
+      'http://127.0.0.1:8080/v1/admin/billing/local/dashboard/payment/pi_local_1',
+    );
     expect(p.dashboardObject('customer', customer.id)).toEqual({ id: customer.id, userId: 'u4', email: null });
     expect(p.dashboardObject('payment', 'pi_nobody')).toBeUndefined();
   });
@@ -279,4 +421,3 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     expect(provider(file).checkout(checkout.id)?.status).toBe('complete');
   });
 });
-

@@ -10,8 +10,27 @@ import { signUpload, storageSigningKey } from '../../src/adapters/storage/local-
 const SERVICE_KEY = 'k'.repeat(48);
 
 describe('storage keys', () => {
-  it.each(['avatars/u/a.png', 'a', 'A-1_b.c/d', 'x/'.repeat(10) + 'y'])('accepts %s', (key) => expect(isStorageKey(key)).toBe(true));
-  it.each(['', '..', '../x', 'a/../b', 'a/./b', './a', '/a', 'a/', 'a//b', 'a\\b', '.tmp/x', 'a/.hidden', 'a b', 'a%2Fb', 'a\nb', 'x'.repeat(401)])('refuses %j', (key) => expect(isStorageKey(key)).toBe(false));
+  it.each(['avatars/u/a.png', 'a', 'A-1_b.c/d', 'x/'.repeat(10) + 'y'])('accepts %s', (key) =>
+    expect(isStorageKey(key)).toBe(true),
+  );
+  it.each([
+    '',
+    '..',
+    '../x',
+    'a/../b',
+    'a/./b',
+    './a',
+    '/a',
+    'a/',
+    'a//b',
+    'a\\b',
+    '.tmp/x',
+    'a/.hidden',
+    'a b',
+    'a%2Fb',
+    'a\nb',
+    'x'.repeat(401),
+  ])('refuses %j', (key) => expect(isStorageKey(key)).toBe(false));
 });
 
 describe('LocalStorage', () => {
@@ -27,13 +46,20 @@ describe('LocalStorage', () => {
     expect(await store.head('a/b.png')).toBeNull();
     expect(await store.list({ prefix: '', limit: 10, offset: 0 })).toEqual([]);
     expect(await store.write('a/b.png', Readable.from([Buffer.from('12345')]), 5)).toBe(5);
-    expect(await store.head('a/b.png')).toEqual({ key: 'a/b.png', size: 5, contentType: 'image/png', lastModified: expect.any(Date) });
+    expect(await store.head('a/b.png')).toEqual({
+      key: 'a/b.png',
+      size: 5,
+      contentType: 'image/png',
+      lastModified: expect.any(Date),
+    });
     expect(await store.readStart('a/b.png', 3)).toEqual(Buffer.from('123'));
     expect(await store.readStart('a/b.png', 30)).toEqual(Buffer.from('12345'));
   });
 
   it('stops past the limit, keeps the old object whole and leaves no temporary file', async () => {
-    await expect(store.write('a/b.png', Readable.from([Buffer.from('abc'), Buffer.from('def')]), 5)).rejects.toBeInstanceOf(ObjectTooLargeError);
+    await expect(
+      store.write('a/b.png', Readable.from([Buffer.from('abc'), Buffer.from('def')]), 5),
+    ).rejects.toBeInstanceOf(ObjectTooLargeError);
     expect(await store.readStart('a/b.png', 10)).toEqual(Buffer.from('12345'));
     expect(readdirSync(join(root, '.tmp'))).toEqual([]);
   });
@@ -42,7 +68,9 @@ describe('LocalStorage', () => {
     for (const key of ['../escape.png', 'a/../../escape.png', '/etc/passwd']) {
       await expect(store.write(key, Readable.from([Buffer.from('x')]), 5)).rejects.toThrow('not a storage key');
       await expect(store.head(key)).rejects.toThrow('not a storage key');
-      await expect(store.presignUpload({ key, contentType: 'image/png', size: 1, expiresAt: new Date(Date.now() + 60_000) })).rejects.toThrow('not a storage key');
+      await expect(
+        store.presignUpload({ key, contentType: 'image/png', size: 1, expiresAt: new Date(Date.now() + 60_000) }),
+      ).rejects.toThrow('not a storage key');
     }
     expect(readdirSync(join(root, '..'))).toEqual(['objects']);
   });
@@ -54,7 +82,7 @@ describe('LocalStorage', () => {
     symlinkSync(outside, join(root, 'planted', 'link.png'));
     expect(await store.head('planted/link.png')).toBeNull();
     expect(await store.readStart('planted/link.png', 6)).toBeNull();
-    expect((await store.list({ prefix: 'planted/', limit: 10, offset: 0 }))).toEqual([]);
+    expect(await store.list({ prefix: 'planted/', limit: 10, offset: 0 })).toEqual([]);
     rmSync(outside);
   });
 
@@ -63,7 +91,12 @@ describe('LocalStorage', () => {
     const grant = await store.presignUpload({ key: 'a/c.png', contentType: 'image/png', size: 10, expiresAt });
     const url = new URL(grant.url);
     expect(url.origin + url.pathname).toBe('http://api.test/v1/public/storage/upload');
-    const claims = { key: 'a/c.png', contentType: 'image/png', size: 10, expires: Math.floor(expiresAt.getTime() / 1000) };
+    const claims = {
+      key: 'a/c.png',
+      contentType: 'image/png',
+      size: 10,
+      expires: Math.floor(expiresAt.getTime() / 1000),
+    };
     const sig = url.searchParams.get('sig')!;
     expect(store.verifyUpload(claims, sig)).toBe('ok');
     expect(store.verifyUpload({ ...claims, size: 11 }, sig)).toBe('invalid_signature');
@@ -79,7 +112,9 @@ describe('LocalStorage', () => {
     expect(signUpload(Buffer.from(SERVICE_KEY), claims)).not.toBe(sig);
     // Even a validly signed traversal key is refused.
     const traversal = { ...claims, key: '../x.png' };
-    expect(store.verifyUpload(traversal, signUpload(storageSigningKey(SERVICE_KEY), traversal))).toBe('invalid_signature');
+    expect(store.verifyUpload(traversal, signUpload(storageSigningKey(SERVICE_KEY), traversal))).toBe(
+      'invalid_signature',
+    );
   });
 
   it('deletes files only, answering whether there was one', async () => {

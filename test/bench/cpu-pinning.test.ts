@@ -21,14 +21,24 @@ describe('the pinning plan', () => {
   });
 });
 
-const allowedCores = (pid: number) => readdirSync(`/proc/${pid}/task`).map((thread) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8'))?.[1]);
+const allowedCores = (pid: number) =>
+  readdirSync(`/proc/${pid}/task`).map(
+    (thread) => /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8'))?.[1],
+  );
 
 describe.runIf(cpus().length >= 2)('pinning a process', () => {
   it('moves every thread of it, and the threads it starts later', async () => {
     // A Node.js process has its V8 and libuv threads already; it starts a worker thread when told to.
-    const child = spawn(process.execPath, ['-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       process.stdin.once('data', () => { new (require('node:worker_threads').Worker)('setTimeout(() => {}, 60000)', { eval: true }); console.log('started'); });
-      setTimeout(() => {}, 60000);`], { stdio: ['pipe', 'pipe', 'inherit'] });
+      setTimeout(() => {}, 60000);`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const threadsBefore = allowedCores(child.pid!).length;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDiskProbe } from '../../bench/disk-probe.js';
 
-describe('the soak\'s disk probe', () => {
+describe("the soak's disk probe", () => {
   it('times real syncs of a file in the directory it is given, and leaves nothing behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pa-disk-probe-'));
     const probe = await startDiskProbe(dir);

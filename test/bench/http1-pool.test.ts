@@ -38,7 +38,9 @@ beforeAll(async () => {
       response.writeHead(404).end('{"error":"not_found"}');
     });
   });
-  server.on('connection', () => { connections += 1; });
+  server.on('connection', () => {
+    connections += 1;
+  });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -49,12 +51,23 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function ask(pool: Http1Pool, path: string, extra: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Answer> {
-  return new Promise((resolve) => pool.request(
-    { method: (extra.method ?? 'GET') as 'GET', path, headers: extra.headers ?? {}, ...(extra.body === undefined ? {} : { body: extra.body }) },
-    performance.now() + (extra.timeoutMs ?? 5_000),
-    resolve,
-  ));
+function ask(
+  pool: Http1Pool,
+  path: string,
+  extra: { method?: string; body?: string; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Answer> {
+  return new Promise((resolve) =>
+    pool.request(
+      {
+        method: (extra.method ?? 'GET') as 'GET',
+        path,
+        headers: extra.headers ?? {},
+        ...(extra.body === undefined ? {} : { body: extra.body }),
+      },
+      performance.now() + (extra.timeoutMs ?? 5_000),
+      resolve,
+    ),
+  );
 }
 
 describe('Http1Pool', () => {
@@ -62,7 +75,8 @@ describe('Http1Pool', () => {
     const pool = new Http1Pool('127.0.0.1', port, 1);
     const before = connections;
     const answers: Answer[] = [];
-    for (const path of ['/length', '/large', '/chunked', '/empty', '/missing', '/chunked', '/length']) answers.push(await ask(pool, path));
+    for (const path of ['/length', '/large', '/chunked', '/empty', '/missing', '/chunked', '/length'])
+      answers.push(await ask(pool, path));
     expect(answers).toEqual([200, 201, 202, 204, 404, 202, 200]);
     expect(connections - before).toBe(1);
     pool.destroy();
@@ -71,7 +85,9 @@ describe('Http1Pool', () => {
   it('sends a body with its length in bytes, not characters', async () => {
     const pool = new Http1Pool('127.0.0.1', port, 1);
     const body = JSON.stringify({ display_name: 'Zoë 🎮 Øster' });
-    expect(await ask(pool, '/echo', { method: 'PATCH', body, headers: { 'content-type': 'application/json' } })).toBe(200);
+    expect(await ask(pool, '/echo', { method: 'PATCH', body, headers: { 'content-type': 'application/json' } })).toBe(
+      200,
+    );
     expect(await ask(pool, '/length')).toBe(200);
     expect(received.at(-1)).toBe(body);
     pool.destroy();
@@ -101,7 +117,10 @@ describe('Http1Pool', () => {
 
   it('answers a request that waited past its deadline for a connection with a timeout, and one refused with a socket error', async () => {
     const pool = new Http1Pool('127.0.0.1', port, 1);
-    const [stuck, waiting] = await Promise.all([ask(pool, '/never', { timeoutMs: 400 }), ask(pool, '/length', { timeoutMs: 150 })]);
+    const [stuck, waiting] = await Promise.all([
+      ask(pool, '/never', { timeoutMs: 400 }),
+      ask(pool, '/length', { timeoutMs: 150 }),
+    ]);
     expect([stuck, waiting]).toEqual(['timeout', 'timeout']);
     pool.destroy();
     const closed = new Http1Pool('127.0.0.1', 1, 1);

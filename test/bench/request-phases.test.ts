@@ -35,7 +35,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('request phases', () => {
           await Promise.all([sleep(widePool), sleep(widePool)]);
         } else {
           const until = Date.now() + 30;
-          while (Date.now() < until) { /* the service's own work */ }
+          while (Date.now() < until) {
+            /* the service's own work */
+          }
         }
         response.end('done');
       })();
@@ -53,7 +55,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('request phases', () => {
     const seen: RequestPhases[] = [];
     const stop = traceRequestPhases(pg, (phases) => seen.push(phases));
     try {
-      await Promise.all([fetch(`${base}/query?n=1`), fetch(`${base}/query?n=2`)].map(async (answer) => (await answer).text()));
+      await Promise.all(
+        [fetch(`${base}/query?n=1`), fetch(`${base}/query?n=2`)].map(async (answer) => (await answer).text()),
+      );
       expect(seen.map((phases) => phases.what)).toEqual(['GET /query', 'GET /query']);
       for (const phases of seen) {
         expect(phases.queries).toBe(1);
@@ -81,7 +85,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('request phases', () => {
 
       seen.length = 0;
       await (await fetch(`${base}/work`)).text();
-      expect(seen).toMatchObject([{ what: 'GET /work', poolWaitMs: 0, queryMs: 0, queries: 0, slowestQuery: null, longestPoolWait: null }]);
+      expect(seen).toMatchObject([
+        { what: 'GET /work', poolWaitMs: 0, queryMs: 0, queries: 0, slowestQuery: null, longestPoolWait: null },
+      ]);
       expect(seen[0]!.ms).toBeGreaterThanOrEqual(29);
     } finally {
       stop();

@@ -16,16 +16,20 @@ const fast = (count: number, ms = 3) => Array.from({ length: count }, () => ms);
 
 describe('a step of the ladder', () => {
   it('holds when every window is answered quickly and without errors', () => {
-    expect(judgeStep([{ latencies: fast(1_000), errors: 0 }, { latencies: fast(1_000), errors: 0 }]))
-      .toEqual({ held: true, reason: null, requests: 2_000, errors: 0, worstWindowP50Ms: 3 });
+    expect(
+      judgeStep([
+        { latencies: fast(1_000), errors: 0 },
+        { latencies: fast(1_000), errors: 0 },
+      ]),
+    ).toEqual({ held: true, reason: null, requests: 2_000, errors: 0, worstWindowP50Ms: 3 });
   });
 
-  it('holds with a slow tail: the p99 is the soak\'s to judge, not the ladder\'s', () => {
+  it("holds with a slow tail: the p99 is the soak's to judge, not the ladder's", () => {
     const window = { latencies: [...fast(900), ...fast(100, 2_000)], errors: 0 };
     expect(judgeStep([window]).held).toBe(true);
   });
 
-  it('does not hold when one window\'s median waited past the bound (a queue)', () => {
+  it("does not hold when one window's median waited past the bound (a queue)", () => {
     const queued = { latencies: [...fast(400), ...fast(600, SATURATED_P50_MS + 1)], errors: 0 };
     const verdict = judgeStep([{ latencies: fast(1_000), errors: 0 }, queued]);
     expect(verdict).toMatchObject({ held: false, worstWindowP50Ms: SATURATED_P50_MS + 1 });
@@ -36,8 +40,12 @@ describe('a step of the ladder', () => {
     expect(judgeStep([{ latencies: fast(1_000, SATURATED_P50_MS), errors: 0 }]).held).toBe(true);
   });
 
-  it('does not hold at the soak\'s error bound (0.1 %), and holds under it', () => {
-    expect(judgeStep([{ latencies: fast(1_000), errors: 1 }])).toMatchObject({ held: false, errors: 1, reason: 'errors 0.10 % (bound 0.1 %)' });
+  it("does not hold at the soak's error bound (0.1 %), and holds under it", () => {
+    expect(judgeStep([{ latencies: fast(1_000), errors: 1 }])).toMatchObject({
+      held: false,
+      errors: 1,
+      reason: 'errors 0.10 % (bound 0.1 %)',
+    });
     expect(judgeStep([{ latencies: fast(1_001), errors: 1 }]).held).toBe(true);
   });
 
@@ -92,13 +100,22 @@ describe('the climb against a server of known capacity', () => {
 
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const kinds: MixKind[] = [{ name: 'GET /work', weight: 1, expectedStatus: 200, at: () => ({ method: 'GET', path: '/work' }) }];
+  const kinds: MixKind[] = [
+    { name: 'GET /work', weight: 1, expectedStatus: 200, at: () => ({ method: 'GET', path: '/work' }) },
+  ];
 
   async function climb(fromShare: number, stepShare: number) {
     const cpu = await createCpuMeter(process.pid, undefined);
     try {
       // A burst of 1,000 req/s: the shares are rates in thousands.
-      return await climbLadder(new MixDriver([baseUrl], kinds), kinds, 1_000, { fromShare, stepShare, stepSeconds: 2, topShare: 1.5 }, cpu, () => {});
+      return await climbLadder(
+        new MixDriver([baseUrl], kinds),
+        kinds,
+        1_000,
+        { fromShare, stepShare, stepSeconds: 2, topShare: 1.5 },
+        cpu,
+        () => {},
+      );
     } finally {
       await cpu.close();
     }
@@ -106,7 +123,10 @@ describe('the climb against a server of known capacity', () => {
 
   it('climbs to the highest rate under capacity and no further', async () => {
     const ladder = await climb(0.3, 0.2);
-    expect(ladder.steps.map((step) => [step.rate, step.held])).toEqual([[300, true], [500, false]]);
+    expect(ladder.steps.map((step) => [step.rate, step.held])).toEqual([
+      [300, true],
+      [500, false],
+    ]);
     expect(ladder.steps[1]!.reason).toMatch(/median/);
     expect(ladder.steps[0]!.requests).toBe(600);
     expect(ladder.sustainedRequestsPerSecond).toBe(300);
@@ -114,7 +134,10 @@ describe('the climb against a server of known capacity', () => {
 
   it('comes down from a first step over capacity to the first that holds', async () => {
     const ladder = await climb(0.55, 0.25);
-    expect(ladder.steps.map((step) => [step.rate, step.held])).toEqual([[550, false], [300, true]]);
+    expect(ladder.steps.map((step) => [step.rate, step.held])).toEqual([
+      [550, false],
+      [300, true],
+    ]);
     expect(ladder.sustainedRequestsPerSecond).toBe(300);
   });
 });

@@ -8,23 +8,39 @@ import { Tally } from '../../bench/soak-stats.js';
  * sample, just after a collection) beside them, so a collector's swing and a leak read apart.
  */
 
-const kinds: MixKind[] = [{ name: 'GET /health', weight: 100, expectedStatus: 200, at: () => ({ method: 'GET', path: '/health' }) }];
+const kinds: MixKind[] = [
+  { name: 'GET /health', weight: 100, expectedStatus: 200, at: () => ({ method: 'GET', path: '/health' }) },
+];
 
 function minute(label: string, rssMb: number[]): PhaseSummary {
   const tally = new Tally(kinds);
   tally.add({ kind: 0, answer: 200, latencyMs: 1, dueAt: 0, lagMs: 0 });
-  return summarizePhase(kinds, { label, fromSecond: 0, toSecond: 60, tally, rssMb, cpu: null, loadAverage: [], serviceCpuWait: null });
+  return summarizePhase(kinds, {
+    label,
+    fromSecond: 0,
+    toSecond: 60,
+    tally,
+    rssMb,
+    cpu: null,
+    loadAverage: [],
+    serviceCpuWait: null,
+  });
 }
 
-const rssCheck = (minutes: PhaseSummary[]) => verdict(minutes[0]!, rssDrift(minutes)).find((check) => check.check.startsWith('RSS'))!;
+const rssCheck = (minutes: PhaseSummary[]) =>
+  verdict(minutes[0]!, rssDrift(minutes)).find((check) => check.check.startsWith('RSS'))!;
 
-describe('the soak\'s RSS drift', () => {
+describe("the soak's RSS drift", () => {
   it('judges the means and shows the floor: a swing caught high at the end fails, its floor unmoved', () => {
     // Run G's shape: the last minute sits higher in the swing, the post-collection floor stays put.
     const minutes = [minute('minute 1', [180, 200, 190]), minute('minute 2', [180, 300, 260])];
     expect(rssDrift(minutes)).toEqual({
-      firstMinuteMeanMb: 190, lastMinuteMeanMb: 740 / 3, drift: (740 / 3 - 190) / 190,
-      firstMinuteFloorMb: 180, lastMinuteFloorMb: 180, floorDrift: 0,
+      firstMinuteMeanMb: 190,
+      lastMinuteMeanMb: 740 / 3,
+      drift: (740 / 3 - 190) / 190,
+      firstMinuteFloorMb: 180,
+      lastMinuteFloorMb: 180,
+      floorDrift: 0,
     });
     expect(rssCheck(minutes)).toEqual({
       check: 'RSS drift (last minute vs first)',

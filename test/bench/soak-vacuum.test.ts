@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { roundsDuring, type VacuumRound } from '../../bench/soak-vacuum.js';
 
-const round = (startedEpochMs: number, seconds: number, vacuumed: string[]): VacuumRound => ({ atSecond: 0, startedEpochMs, seconds, vacuumed, analyzed: [] });
+const round = (startedEpochMs: number, seconds: number, vacuumed: string[]): VacuumRound => ({
+  atSecond: 0,
+  startedEpochMs,
+  seconds,
+  vacuumed,
+  analyzed: [],
+});
 
-describe('vacuum rounds beside the soak\'s seconds', () => {
+describe("vacuum rounds beside the soak's seconds", () => {
   it('finds the rounds under way at some moment of a span, and only those', () => {
     const rounds = [round(10_000, 0.5, ['users']), round(70_000, 2, ['audit_log']), round(130_000, 0.1, [])];
     expect(roundsDuring(rounds, 9_000, 10_100).map((r) => r.vacuumed)).toEqual([['users']]);

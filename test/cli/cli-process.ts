@@ -58,11 +58,12 @@ export function serve(settings: Record<string, string>): Promise<Served> {
         child,
         base,
         output: () => ({ stdout, stderr }),
-        stop: () => new Promise((stopped) => {
-          if (child.exitCode !== null) return stopped(child.exitCode);
-          child.once('exit', (code) => stopped(code));
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise((stopped) => {
+            if (child.exitCode !== null) return stopped(child.exitCode);
+            child.once('exit', (code) => stopped(code));
+            child.kill('SIGTERM');
+          }),
       });
     });
   });

@@ -23,9 +23,11 @@ describe('one process at a time on an embedded DATA_DIR', () => {
 
   /** The refusal a second process prints while `pid` holds DATA_DIR. */
   function refusal(pid: number, details: string): string {
-    return `Start failed: DATA_DIR: ${dataDir} is in use by platform-api serve (pid ${pid}${details}); `
-      + 'the embedded database must never be opened by two processes. Stop that process first, '
-      + `or delete ${join(lockDir, `${pid}@${hostname()}`)} if it is no longer running\n`;
+    return (
+      `Start failed: DATA_DIR: ${dataDir} is in use by platform-api serve (pid ${pid}${details}); ` +
+      'the embedded database must never be opened by two processes. Stop that process first, ' +
+      `or delete ${join(lockDir, `${pid}@${hostname()}`)} if it is no longer running\n`
+    );
   }
 
   async function health(served: Served): Promise<unknown> {
@@ -85,10 +87,11 @@ describe('one process at a time on an embedded DATA_DIR', () => {
       expect(await cli(['migrate'], settings)).toEqual({
         code: 1,
         stdout: '',
-        stderr: `Start failed: DATA_DIR: ${dataDir} is in use by platform-api serve `
-          + '(pid 4242 on host other-host.example, since 2030-01-01T00:00:00.000Z); '
-          + 'the embedded database must never be opened by two processes. '
-          + `Stop that process first, or delete ${foreign} if it is no longer running\n`,
+        stderr:
+          `Start failed: DATA_DIR: ${dataDir} is in use by platform-api serve ` +
+          '(pid 4242 on host other-host.example, since 2030-01-01T00:00:00.000Z); ' +
+          'the embedded database must never be opened by two processes. ' +
+          `Stop that process first, or delete ${foreign} if it is no longer running\n`,
       });
       expect(readdirSync(lockDir)).toEqual(['4242@other-host.example']);
     } finally {

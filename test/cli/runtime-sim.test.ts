@@ -16,13 +16,18 @@ afterEach(() => {
 function start(args: string[], env: NodeJS.ProcessEnv) {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'runtime-sim', ...args], { cwd: ROOT, env: childEnv });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'runtime-sim', ...args], {
+    cwd: ROOT,
+    env: childEnv,
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
   running.add(child);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (running.delete(child), resolve(code))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => (running.delete(child), resolve(code))),
+  );
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }
 
@@ -36,7 +41,11 @@ function listening(run: ReturnType<typeof start>): Promise<string> {
   });
 }
 
-function stop(child: ChildProcessWithoutNullStreams, exited: Promise<number | null>, signal: NodeJS.Signals): Promise<number | null> {
+function stop(
+  child: ChildProcessWithoutNullStreams,
+  exited: Promise<number | null>,
+  signal: NodeJS.Signals,
+): Promise<number | null> {
   child.kill(signal);
   return exited;
 }
@@ -45,7 +54,9 @@ describe('platform-api runtime-sim', () => {
   it('serves the seeded Runtime API with the key from RUNTIME_API_KEY, prints its URL, and stops cleanly on SIGTERM', async () => {
     const run = start(['--port', '0', '--pull-delay-ms', '20'], { RUNTIME_API_KEY: KEY });
     const url = await listening(run);
-    expect(run.stdout()).toBe(`Runtime simulator listening on ${url} (seeded: pool default, nodes node-1 and node-2)\n`);
+    expect(run.stdout()).toBe(
+      `Runtime simulator listening on ${url} (seeded: pool default, nodes node-1 and node-2)\n`,
+    );
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     expect(await (await fetch(`${url}/v1/health`)).json()).toEqual({ ok: true });
@@ -55,12 +66,23 @@ describe('platform-api runtime-sim', () => {
     expect(nodes.data.map((node) => node.id)).toEqual(['node-1', 'node-2']);
 
     // --pull-delay-ms took effect: a pull is ready within moments.
-    const pull = await fetch(`${url}/v1/nodes/node-1/images`, { method: 'POST', headers, body: JSON.stringify({ image: 'games/cli:1' }) });
+    const pull = await fetch(`${url}/v1/nodes/node-1/images`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ image: 'games/cli:1' }),
+    });
     expect(pull.status).toBe(202);
-    await expect.poll(async () => {
-      const node = (await (await fetch(`${url}/v1/nodes/node-1`, { headers })).json()) as { images: Array<{ image: string; status: string }> };
-      return node.images.find((image) => image.image === 'games/cli:1')?.status;
-    }, { timeout: 2_000 }).toBe('ready');
+    await expect
+      .poll(
+        async () => {
+          const node = (await (await fetch(`${url}/v1/nodes/node-1`, { headers })).json()) as {
+            images: Array<{ image: string; status: string }>;
+          };
+          return node.images.find((image) => image.image === 'games/cli:1')?.status;
+        },
+        { timeout: 2_000 },
+      )
+      .toBe('ready');
 
     expect(await stop(run.child, run.exited, 'SIGTERM')).toBe(0);
     expect(run.stderr()).toBe('');
@@ -80,7 +102,9 @@ describe('platform-api runtime-sim', () => {
     const run = start(['--port', '0'], { RUNTIME_API_KEY: undefined });
     expect(await run.exited).toBe(1);
     expect(run.stdout()).toBe('');
-    expect(run.stderr().trim().split('\n')).toEqual([expect.stringMatching(/^Configuration error: RUNTIME_API_KEY: must be set/)]);
+    expect(run.stderr().trim().split('\n')).toEqual([
+      expect.stringMatching(/^Configuration error: RUNTIME_API_KEY: must be set/),
+    ]);
   }, 30_000);
 
   it('refuses a bad --port with the usage text', async () => {
@@ -99,6 +123,8 @@ describe('platform-api runtime-sim', () => {
 
     const own = start(['--help'], { RUNTIME_API_KEY: undefined });
     expect(await own.exited).toBe(0);
-    expect(own.stdout()).toContain('Usage: platform-api runtime-sim [--host 127.0.0.1] [--port 8090] [--pull-delay-ms 1500] [--no-seed]');
+    expect(own.stdout()).toContain(
+      'Usage: platform-api runtime-sim [--host 127.0.0.1] [--port 8090] [--pull-delay-ms 1500] [--no-seed]',
+    );
   }, 30_000);
 });

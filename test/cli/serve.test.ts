@@ -17,7 +17,9 @@ describe('platform-api serve on the embedded default', () => {
 
   it('prints an owner token that works on /v1/admin/roles, keeps its secret, and stops cleanly on SIGTERM', async () => {
     const first = await serveEmbedded(dataDir);
-    expect(first.output().stdout).toContain(`curl -H "Authorization: Bearer ${first.token}" ${first.base}/v1/admin/roles`);
+    expect(first.output().stdout).toContain(
+      `curl -H "Authorization: Bearer ${first.token}" ${first.base}/v1/admin/roles`,
+    );
 
     const roles = await fetch(`${first.base}/v1/admin/roles`, { headers: { authorization: `Bearer ${first.token}` } });
     expect(roles.status).toBe(200);
@@ -34,7 +36,9 @@ describe('platform-api serve on the embedded default', () => {
 
     // A restart on the same DATA_DIR keeps the secret and the data: the old token still works.
     const second = await serveEmbedded(dataDir);
-    const again = await fetch(`${second.base}/v1/me/permissions`, { headers: { authorization: `Bearer ${first.token}` } });
+    const again = await fetch(`${second.base}/v1/me/permissions`, {
+      headers: { authorization: `Bearer ${first.token}` },
+    });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { permissions: string[] }).permissions).toContain('roles.write');
     expect(await second.stop()).toBe(0);

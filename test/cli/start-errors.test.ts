@@ -56,34 +56,47 @@ describe('start errors name their setting', () => {
     const refusedUrl = `postgres://platform:${PASSWORD}@127.0.0.1:1/platform`;
     const onEmbedded = { DATA_DIR: embeddedDir(), JWT_SECRET: SECRET };
     const badHost = {
-      args: ['serve'], env: { ...onEmbedded, HOST: 'nohost.invalid', PORT: '0' },
-      stderr: 'Start failed: HOST: "nohost.invalid" is not a known host name '
-        + '(getaddrinfo ENOTFOUND nohost.invalid)\n',
+      args: ['serve'],
+      env: { ...onEmbedded, HOST: 'nohost.invalid', PORT: '0' },
+      stderr:
+        'Start failed: HOST: "nohost.invalid" is not a known host name ' + '(getaddrinfo ENOTFOUND nohost.invalid)\n',
     };
     const portInUse = {
-      args: ['serve'], env: { ...onEmbedded, HOST: '127.0.0.1', PORT: String(occupied.port) },
-      stderr: `Start failed: PORT: ${occupied.port} is already in use on 127.0.0.1 `
-        + `(listen EADDRINUSE: address already in use 127.0.0.1:${occupied.port})\n`,
+      args: ['serve'],
+      env: { ...onEmbedded, HOST: '127.0.0.1', PORT: String(occupied.port) },
+      stderr:
+        `Start failed: PORT: ${occupied.port} is already in use on 127.0.0.1 ` +
+        `(listen EADDRINUSE: address already in use 127.0.0.1:${occupied.port})\n`,
     };
     const withSecret = { JWT_SECRET: SECRET };
-    const production = (dataDir: string, more: Record<string, string> = {}) =>
-      ({ NODE_ENV: 'production', DATA_DIR: join(dir, dataDir), PORT: '0', ...more });
-    const noDatabaseInProduction = 'Configuration error: DATABASE_URL: must be set when NODE_ENV=production '
-      + '(the embedded database and its development owner token are for development only)\n';
-    const refused = 'Start failed: DATABASE_URL: cannot use the database at 127.0.0.1:1/platform: '
-      + 'connect ECONNREFUSED 127.0.0.1:1\n';
+    const production = (dataDir: string, more: Record<string, string> = {}) => ({
+      NODE_ENV: 'production',
+      DATA_DIR: join(dir, dataDir),
+      PORT: '0',
+      ...more,
+    });
+    const noDatabaseInProduction =
+      'Configuration error: DATABASE_URL: must be set when NODE_ENV=production ' +
+      '(the embedded database and its development owner token are for development only)\n';
+    const refused =
+      'Start failed: DATABASE_URL: cannot use the database at 127.0.0.1:1/platform: ' +
+      'connect ECONNREFUSED 127.0.0.1:1\n';
     const token = (...args: string[]): Case => ({ args: ['token', '--sub', SUB, ...args], env: withSecret });
     const underFile = join(dir, 'a-file', 'data');
     const all: Record<string, Case> = {
       // Item 15: production never falls back to the embedded development mode.
       productionBare: { args: ['serve'], env: production('production'), stderr: noDatabaseInProduction },
       productionNoSecret: {
-        args: ['serve'], env: production('production-2', { DATABASE_URL: refusedUrl }),
-        stderr: 'Configuration error: JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production '
-          + '(the made-up dev secret is for development only)\n',
+        args: ['serve'],
+        env: production('production-2', { DATABASE_URL: refusedUrl }),
+        stderr:
+          'Configuration error: JWT_SECRET: set JWT_SECRET or JWKS_URL when NODE_ENV=production ' +
+          '(the made-up dev secret is for development only)\n',
       },
       productionToken: {
-        args: ['token', '--sub', SUB], env: production('production-3'), stderr: noDatabaseInProduction,
+        args: ['token', '--sub', SUB],
+        env: production('production-3'),
+        stderr: noDatabaseInProduction,
       },
       // Item 17: what a connection failure names, and what it never prints.
       refusedServe: { args: ['serve'], env: { ...withSecret, DATABASE_URL: refusedUrl, PORT: '0' }, stderr: refused },
@@ -91,8 +104,9 @@ describe('start errors name their setting', () => {
       unknownDatabaseHost: {
         args: ['migrate'],
         env: { DATABASE_URL: `postgres://platform:${PASSWORD}@nohost.invalid/platform`, JWT_SECRET: SECRET },
-        stderr: 'Start failed: DATABASE_URL: cannot use the database at nohost.invalid:5432/platform: '
-          + 'getaddrinfo ENOTFOUND nohost.invalid\n',
+        stderr:
+          'Start failed: DATABASE_URL: cannot use the database at nohost.invalid:5432/platform: ' +
+          'getaddrinfo ENOTFOUND nohost.invalid\n',
       },
       badHost,
       portInUse,
@@ -108,9 +122,11 @@ describe('start errors name their setting', () => {
       // Item 14: a DATA_DIR that does not exist yet is made; one that cannot be is named.
       missingDataDirMigrate: { args: ['migrate'], env: { ...withSecret, DATA_DIR: join(dir, 'missing', 'a', 'b') } },
       dataDirUnderFile: {
-        args: ['migrate'], env: { DATA_DIR: underFile, JWT_SECRET: SECRET },
-        stderr: `Configuration error: DATA_DIR: cannot use ${underFile}: `
-          + `ENOTDIR: not a directory, mkdir '${underFile}'\n`,
+        args: ['migrate'],
+        env: { DATA_DIR: underFile, JWT_SECRET: SECRET },
+        stderr:
+          `Configuration error: DATA_DIR: cannot use ${underFile}: ` +
+          `ENOTDIR: not a directory, mkdir '${underFile}'\n`,
       },
     };
     if (postgres !== undefined) {
@@ -123,9 +139,11 @@ describe('start errors name their setting', () => {
         badHostPostgres: { ...badHost, env: { ...badHost.env, ...onPostgres } },
         portInUsePostgres: { ...portInUse, env: { ...portInUse.env, ...onPostgres } },
         missingDatabase: {
-          args: ['migrate'], env: { DATABASE_URL: url.toString(), JWT_SECRET: SECRET },
-          stderr: 'Start failed: DATABASE_URL: cannot use the database at '
-            + `${url.hostname}:${url.port || '5432'}/${missing}: database "${missing}" does not exist\n`,
+          args: ['migrate'],
+          env: { DATABASE_URL: url.toString(), JWT_SECRET: SECRET },
+          stderr:
+            'Start failed: DATABASE_URL: cannot use the database at ' +
+            `${url.hostname}:${url.port || '5432'}/${missing}: database "${missing}" does not exist\n`,
         },
       });
     }
@@ -166,16 +184,20 @@ describe('start errors name their setting', () => {
   });
 
   const refusals = [
-    'productionBare', 'productionNoSecret', 'productionToken', 'refusedServe', 'refusedMigrate', 'unknownDatabaseHost',
-    'badHost', 'portInUse', 'dataDirUnderFile',
+    'productionBare',
+    'productionNoSecret',
+    'productionToken',
+    'refusedServe',
+    'refusedMigrate',
+    'unknownDatabaseHost',
+    'badHost',
+    'portInUse',
+    'dataDirUnderFile',
     ...(ON_POSTGRES ? ['badHostPostgres', 'portInUsePostgres', 'missingDatabase'] : []),
   ];
-  it.each(refusals)(
-    '%s: exit 1 with one line naming the setting',
-    (name) => {
-      expectRefused(runs.get(name)!, table[name]!.stderr!);
-    },
-  );
+  it.each(refusals)('%s: exit 1 with one line naming the setting', (name) => {
+    expectRefused(runs.get(name)!, table[name]!.stderr!);
+  });
 
   it('production without DATABASE_URL makes nothing in DATA_DIR: no dev secret, no dev owner', () => {
     expect(existsSync(join(dir, 'production'))).toBe(false);
@@ -205,8 +227,10 @@ describe('start errors name their setting', () => {
   });
 
   it.each([
-    ['tokenClaimAud', '--claim aud: set by the token command itself '
-      + '(always "authenticated", the audience the service accepts)'],
+    [
+      'tokenClaimAud',
+      '--claim aud: set by the token command itself ' + '(always "authenticated", the audience the service accepts)',
+    ],
     ['tokenClaimExp', '--claim exp: set by the token command itself (from --ttl)'],
     ['tokenClaimEmailTwice', '--claim email and --email both set the email: give it once'],
     ['tokenClaimProto', '--claim must be key=value with a name or dotted names as the key, got "__proto__.role=x"'],
@@ -232,20 +256,25 @@ describe('start errors name their setting', () => {
     expect(firstServe).toEqual({ health: { status: 'ok', database: 'ok' }, pgliteMade: true, exitCode: 0 });
   });
 
-  it.runIf(ON_POSTGRES)('production on PostgreSQL serves and never mints or prints a development token', async () => {
-    const dataDir = join(dir, 'production-postgres');
-    const env = { NODE_ENV: 'production', DATABASE_URL: postgres!.url!, JWT_SECRET: SECRET, DATA_DIR: dataDir };
-    const served = await serve(env);
-    try {
-      expect((await fetch(`${served.base}/health`)).status).toBe(200);
-      const { stdout, stderr } = served.output();
-      const banner = /^Platform API listening on http:\/\/127\.0\.0\.1:\d+ \(PostgreSQL\)\nAPI reference: \S+\/docs\n$/;
-      expect(stdout).toMatch(banner);
-      expect(`${stdout}${stderr}`).not.toMatch(/token|Bearer|eyJ/);
-      expect(existsSync(join(dataDir, 'dev-owner'))).toBe(false);
-      expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false);
-    } finally {
-      expect(await served.stop()).toBe(0);
-    }
-  }, 60_000);
+  it.runIf(ON_POSTGRES)(
+    'production on PostgreSQL serves and never mints or prints a development token',
+    async () => {
+      const dataDir = join(dir, 'production-postgres');
+      const env = { NODE_ENV: 'production', DATABASE_URL: postgres!.url!, JWT_SECRET: SECRET, DATA_DIR: dataDir };
+      const served = await serve(env);
+      try {
+        expect((await fetch(`${served.base}/health`)).status).toBe(200);
+        const { stdout, stderr } = served.output();
+        const banner =
+          /^Platform API listening on http:\/\/127\.0\.0\.1:\d+ \(PostgreSQL\)\nAPI reference: \S+\/docs\n$/;
+        expect(stdout).toMatch(banner);
+        expect(`${stdout}${stderr}`).not.toMatch(/token|Bearer|eyJ/);
+        expect(existsSync(join(dataDir, 'dev-owner'))).toBe(false);
+        expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false);
+      } finally {
+        expect(await served.stop()).toBe(0);
+      }
+    },
+    60_000,
+  );
 });

@@ -34,7 +34,11 @@ describe('embedded database vacuum', () => {
     await sql`SELECT 1`.execute(db());
   };
   const statsOf = async (table: string) =>
-    (await sql<TableStats>`SELECT n_dead_tup, n_mod_since_analyze, vacuum_count, analyze_count FROM pg_stat_user_tables WHERE relname = ${table}`.execute(db())).rows[0]!;
+    (
+      await sql<TableStats>`SELECT n_dead_tup, n_mod_since_analyze, vacuum_count, analyze_count FROM pg_stat_user_tables WHERE relname = ${table}`.execute(
+        db(),
+      )
+    ).rows[0]!;
   const makeTable = async (table: string, rows: number) => {
     await sql`CREATE TABLE ${sql.table(table)} (id int PRIMARY KEY, n int NOT NULL)`.execute(db());
     await sql`INSERT INTO ${sql.table(table)} SELECT g, 0 FROM generate_series(1, ${rows}::int) g`.execute(db());
@@ -59,7 +63,12 @@ describe('embedded database vacuum', () => {
     expect(round).toEqual({ vacuumed: ['updated_rows'], analyzed: [], ms: expect.any(Number) });
     await flushStats();
     const after = await statsOf('updated_rows');
-    expect(after).toEqual({ n_dead_tup: 0, n_mod_since_analyze: 0, vacuum_count: before.vacuum_count + 1, analyze_count: before.analyze_count + 1 });
+    expect(after).toEqual({
+      n_dead_tup: 0,
+      n_mod_since_analyze: 0,
+      vacuum_count: before.vacuum_count + 1,
+      analyze_count: before.analyze_count + 1,
+    });
 
     // Nothing changed since: the next round does nothing.
     expect(await vacuumDueTables(db())).toEqual({ vacuumed: [], analyzed: [], ms: expect.any(Number) });
@@ -76,18 +85,28 @@ describe('embedded database vacuum', () => {
     const before = await statsOf('grown_rows');
     expect(await vacuumDueTables(db())).toEqual({ vacuumed: [], analyzed: ['grown_rows'], ms: expect.any(Number) });
     await flushStats();
-    expect(await statsOf('grown_rows')).toMatchObject({ n_mod_since_analyze: 0, vacuum_count: before.vacuum_count, analyze_count: before.analyze_count + 1 });
+    expect(await statsOf('grown_rows')).toMatchObject({
+      n_mod_since_analyze: 0,
+      vacuum_count: before.vacuum_count,
+      analyze_count: before.analyze_count + 1,
+    });
   });
 
-  it('follows a table\'s own thresholds before the server\'s (as audit_log\'s, migration 0038)', async () => {
+  it("follows a table's own thresholds before the server's (as audit_log's, migration 0038)", async () => {
     await makeTable('own_threshold_rows', 1_000);
-    await sql`ALTER TABLE own_threshold_rows SET (autovacuum_vacuum_insert_threshold = 100, autovacuum_vacuum_insert_scale_factor = 0)`.execute(db());
+    await sql`ALTER TABLE own_threshold_rows SET (autovacuum_vacuum_insert_threshold = 100, autovacuum_vacuum_insert_scale_factor = 0)`.execute(
+      db(),
+    );
     await flushStats();
     await vacuumDueTables(db());
     // 200 new rows: only analyzed under the server's thresholds (previous test), vacuumed under its own.
     await sql`INSERT INTO own_threshold_rows SELECT g, 0 FROM generate_series(1001, 1200) g`.execute(db());
     await flushStats();
-    expect(await vacuumDueTables(db())).toEqual({ vacuumed: ['own_threshold_rows'], analyzed: [], ms: expect.any(Number) });
+    expect(await vacuumDueTables(db())).toEqual({
+      vacuumed: ['own_threshold_rows'],
+      analyzed: [],
+      ms: expect.any(Number),
+    });
   });
 
   it('leaves a table with a few changes alone, as autovacuum would', async () => {
@@ -110,7 +129,10 @@ describe('embedded database vacuum', () => {
     const before = await statsOf('timed_rows');
 
     const logged: Array<{ level: string; object: object }> = [];
-    const log = { debug: (object: object) => logged.push({ level: 'debug', object }), warn: (object: object) => logged.push({ level: 'warn', object }) };
+    const log = {
+      debug: (object: object) => logged.push({ level: 'debug', object }),
+      warn: (object: object) => logged.push({ level: 'warn', object }),
+    };
     const vacuum = new EmbeddedVacuum(db(), log, 50);
     vacuum.start();
     try {
@@ -121,7 +143,10 @@ describe('embedded database vacuum', () => {
     } finally {
       await vacuum.stop();
     }
-    expect(logged).toContainEqual({ level: 'debug', object: { vacuumed: ['timed_rows'], analyzed: [], ms: expect.any(Number) } });
+    expect(logged).toContainEqual({
+      level: 'debug',
+      object: { vacuumed: ['timed_rows'], analyzed: [], ms: expect.any(Number) },
+    });
     expect(logged.filter((entry) => entry.level === 'warn')).toEqual([]);
 
     // Stopped: more dead rows stay until something vacuums them.

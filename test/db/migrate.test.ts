@@ -61,7 +61,9 @@ async function migrationRows(database: Database) {
 }
 
 async function tableExists(database: Database, table: string): Promise<boolean> {
-  const { rows } = await sql<{ found: string | null }>`SELECT to_regclass(${`public.${table}`})::text AS found`.execute(database.db);
+  const { rows } = await sql<{ found: string | null }>`SELECT to_regclass(${`public.${table}`})::text AS found`.execute(
+    database.db,
+  );
   return rows[0]?.found !== null && rows[0]?.found !== undefined;
 }
 
@@ -69,7 +71,9 @@ describe('migrate', () => {
   const files = readMigrations();
   let tempDir: string;
 
-  beforeAll(() => { tempDir = mkdtempSync(join(tmpdir(), 'pa-migrations-')); });
+  beforeAll(() => {
+    tempDir = mkdtempSync(join(tmpdir(), 'pa-migrations-'));
+  });
   afterAll(() => rmSync(tempDir, { recursive: true, force: true }));
 
   /** A copy of the shipped migrations that a test may edit or extend. */
@@ -98,13 +102,23 @@ describe('migrate', () => {
       empty = await createEmptyDatabase();
       database = empty.database;
     });
-    afterAll(async () => { await empty.drop(); });
+    afterAll(async () => {
+      await empty.drop();
+    });
 
     it('applies every migration once', async () => {
       expect(await tableExists(database, 'users')).toBe(false);
       expect(await migrate(database.db)).toEqual(files.map((f) => f.name));
       expect(await migrationRows(database)).toEqual(files.map((f) => ({ name: f.name, checksum: f.checksum })));
-      for (const table of ['users', 'roles', 'role_permissions', 'user_roles', 'audit_log', 'event_outbox', 'ops_panic_state']) {
+      for (const table of [
+        'users',
+        'roles',
+        'role_permissions',
+        'user_roles',
+        'audit_log',
+        'event_outbox',
+        'ops_panic_state',
+      ]) {
         expect(await tableExists(database, table)).toBe(true);
       }
       // The seed rows of the first migration are there exactly once.
@@ -116,7 +130,9 @@ describe('migrate', () => {
       expect(await migrate(database.db)).toEqual([]);
       expect(await migrate(database.db)).toEqual([]);
       expect(await migrationRows(database)).toEqual(files.map((f) => ({ name: f.name, checksum: f.checksum })));
-      expect(await database.db.selectFrom('roles').select(['key', 'is_protected']).orderBy('key').execute()).toEqual(seeded);
+      expect(await database.db.selectFrom('roles').select(['key', 'is_protected']).orderBy('key').execute()).toEqual(
+        seeded,
+      );
       expect(await database.db.selectFrom('ops_panic_state').selectAll().execute()).toHaveLength(1);
     });
 
@@ -131,7 +147,9 @@ describe('migrate', () => {
 
       const attempt = migrate(database.db, changed);
       await expect(attempt).rejects.toBeInstanceOf(MigrationError);
-      await expect(attempt).rejects.toThrow(`migration ${edited} changed after it was applied; add a new migration instead`);
+      await expect(attempt).rejects.toThrow(
+        `migration ${edited} changed after it was applied; add a new migration instead`,
+      );
       // Nothing moved: the recorded checksums stand and no later file ran.
       expect(await migrationRows(database)).toEqual(before);
       expect(await tableExists(database, 'never_created')).toBe(false);
@@ -150,7 +168,10 @@ describe('migrate', () => {
 
     it('later files apply in order, each once; other files in the folder are ignored', async () => {
       const dir = migrationsCopy('later');
-      writeFileSync(join(dir, '9998_probe.sql'), 'CREATE TABLE migrate_probe (id int PRIMARY KEY);\nINSERT INTO migrate_probe VALUES (1);\n');
+      writeFileSync(
+        join(dir, '9998_probe.sql'),
+        'CREATE TABLE migrate_probe (id int PRIMARY KEY);\nINSERT INTO migrate_probe VALUES (1);\n',
+      );
       writeFileSync(join(dir, '9999_probe_more.sql'), 'INSERT INTO migrate_probe VALUES (2);\n');
       writeFileSync(join(dir, 'README.md'), 'not a migration');
       writeFileSync(join(dir, '10_bad_name.sql'), 'SELECT broken syntax here;');
@@ -158,7 +179,11 @@ describe('migrate', () => {
       expect(await migrate(database.db, readMigrations(dir))).toEqual([]);
       const { rows } = await sql<{ id: number }>`SELECT id FROM migrate_probe ORDER BY id`.execute(database.db);
       expect(rows).toEqual([{ id: 1 }, { id: 2 }]);
-      expect((await migrationRows(database)).map((r) => r.name)).toEqual([...files.map((f) => f.name), '9998_probe.sql', '9999_probe_more.sql']);
+      expect((await migrationRows(database)).map((r) => r.name)).toEqual([
+        ...files.map((f) => f.name),
+        '9998_probe.sql',
+        '9999_probe_more.sql',
+      ]);
     });
   });
 
@@ -172,7 +197,9 @@ describe('migrate', () => {
       expect(results.filter((applied) => applied.length > 0)).toEqual([files.map((f) => f.name)]);
       expect(results.flat()).toHaveLength(files.length);
       expect(await migrationRows(empty.database)).toEqual(files.map((f) => ({ name: f.name, checksum: f.checksum })));
-      expect(await empty.database.db.selectFrom('roles').select('key').where('key', '=', 'owner').execute()).toEqual([{ key: 'owner' }]);
+      expect(await empty.database.db.selectFrom('roles').select('key').where('key', '=', 'owner').execute()).toEqual([
+        { key: 'owner' },
+      ]);
       expect(await empty.database.db.selectFrom('ops_panic_state').selectAll().execute()).toHaveLength(1);
     } finally {
       await empty.drop();

@@ -15,7 +15,12 @@ import { createTestDatabase } from '../helpers/database.js';
  */
 describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
   async function withDatabase<T>(poolSize: string, use: (database: Database) => Promise<T>): Promise<T> {
-    const config = loadConfig({ DATABASE_URL: process.env.TEST_DATABASE_URL!, DATABASE_POOL_SIZE: poolSize, JWT_SECRET: 'x'.repeat(32), DATA_DIR: mkdtempSync(join(tmpdir(), 'pa-pool-')) });
+    const config = loadConfig({
+      DATABASE_URL: process.env.TEST_DATABASE_URL!,
+      DATABASE_POOL_SIZE: poolSize,
+      JWT_SECRET: 'x'.repeat(32),
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'pa-pool-')),
+    });
     const database = await openDatabase(config);
     try {
       return await use(database);
@@ -24,7 +29,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
     }
   }
 
-  const read = async (db: Kysely<Tables>) => (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(db)).rows[0]!.pid;
+  const read = async (db: Kysely<Tables>) =>
+    (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(db)).rows[0]!.pid;
   const write = (db: Kysely<Tables>) => db.transaction().execute(read);
   const sessions = async (queries: Array<Promise<number>>) => new Set(await Promise.all(queries)).size;
   const twelve = <T>(make: () => T) => Array.from({ length: 12 }, make);
@@ -38,7 +44,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
   });
 
   it('names its sessions by pool, so pg_stat_activity tells reads from writes', async () => {
-    const name = async (db: Kysely<Tables>) => (await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(db)).rows[0]!.name;
+    const name = async (db: Kysely<Tables>) =>
+      (await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(db)).rows[0]!.name;
     await withDatabase('10', async ({ db }) => {
       expect(await name(db)).toBe('platform-api reads');
       expect(await db.transaction().execute(name)).toBe('platform-api writes');
@@ -59,11 +66,18 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
     const holder = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await holder.connect();
     const lockWaiters = async () =>
-      (await holder.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`, [`${LOCK}`])).rows[0]!.n;
+      (
+        await holder.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`,
+          [`${LOCK}`],
+        )
+      ).rows[0]!.n;
     try {
       await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
       await withDatabase('10', async ({ db }) => {
-        const writes = Array.from({ length: 10 }, () => db.transaction().execute((trx) => sql`SELECT pg_advisory_xact_lock(${sql.lit(LOCK)})`.execute(trx)));
+        const writes = Array.from({ length: 10 }, () =>
+          db.transaction().execute((trx) => sql`SELECT pg_advisory_xact_lock(${sql.lit(LOCK)})`.execute(trx)),
+        );
         try {
           while ((await lockWaiters()) < 4) await new Promise((resolve) => setTimeout(resolve, 10));
 
@@ -73,7 +87,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
           // Before the pool closes, which waits for every write.
           await holder.query('SELECT pg_advisory_unlock($1)', [LOCK]);
         }
-        expect((await Promise.allSettled(writes)).map((outcome) => outcome.status)).toEqual(Array(10).fill('fulfilled'));
+        expect((await Promise.allSettled(writes)).map((outcome) => outcome.status)).toEqual(
+          Array(10).fill('fulfilled'),
+        );
       });
     } finally {
       await holder.end();
@@ -85,16 +101,21 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
     const observer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await observer.connect();
     const openSessions = async () =>
-      (await observer.query<{ name: string; n: number }>(
-        `SELECT application_name AS name, count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'platform-api%' GROUP BY 1 ORDER BY 1`,
-        [new URL(testDatabase.url!).pathname.slice(1)],
-      )).rows;
+      (
+        await observer.query<{ name: string; n: number }>(
+          `SELECT application_name AS name, count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'platform-api%' GROUP BY 1 ORDER BY 1`,
+          [new URL(testDatabase.url!).pathname.slice(1)],
+        )
+      ).rows;
     // pg closes a session idle for 10 s unless the pool is to keep it: its clock is faked here.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const database = openPostgres({ connectionString: testDatabase.url!, poolMax: 10 });
     try {
       await database.warm();
-      const all = [{ name: 'platform-api reads', n: 6 }, { name: 'platform-api writes', n: 4 }];
+      const all = [
+        { name: 'platform-api reads', n: 6 },
+        { name: 'platform-api writes', n: 4 },
+      ];
       expect(await openSessions()).toEqual(all);
 
       await Promise.all(twelve(() => read(database.db)));

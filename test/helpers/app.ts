@@ -85,10 +85,17 @@ export interface TestAppOptions extends BuildAppOptions, KernelOptions {
 }
 
 /** A real app (kernel, modules, hooks) on a database of its own, driven with `inject`. */
-export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp & { testDatabase: TestDatabase | null }> {
+export async function startTestApp(
+  options: TestAppOptions = {},
+): Promise<TestApp & { testDatabase: TestDatabase | null }> {
   const testDatabase = options.database ? null : await createTestDatabase();
   const database = options.database ?? testDatabase!.database;
-  const kernel = await createKernel(testConfig(options.config), database, options.log ?? pino({ level: 'silent' }), options);
+  const kernel = await createKernel(
+    testConfig(options.config),
+    database,
+    options.log ?? pino({ level: 'silent' }),
+    options,
+  );
   await kernel.start();
   // Every answer of every suite is also checked against zod's own parse (src/kernel/response-serializer.ts).
   const app = await buildApp(kernel, { verifyResponseShaping: true, ...options });
@@ -122,14 +129,31 @@ export interface TestUser {
  * A signed-in user holding exactly these permissions (through a role made for them).
  * With no permissions: a plain player.
  */
-export async function createUser(db: Kernel['db'], permissions: string[] = [], options: { email?: string; status?: 'active' | 'banned' | 'deleted' } = {}): Promise<TestUser> {
+export async function createUser(
+  db: Kernel['db'],
+  permissions: string[] = [],
+  options: { email?: string; status?: 'active' | 'banned' | 'deleted' } = {},
+): Promise<TestUser> {
   const id = randomUUID();
   const email = options.email ?? `user-${id.slice(0, 8)}@example.test`;
-  await db.insertInto('users').values({ id, email, status: options.status ?? 'active' }).execute();
+  await db
+    .insertInto('users')
+    .values({ id, email, status: options.status ?? 'active' })
+    .execute();
   if (permissions.length > 0) {
-    const role = await db.insertInto('roles').values({ key: `test-${id.slice(0, 8)}`, name: `Test role of ${email}` }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('role_permissions').values(permissions.map((permission_key) => ({ role_id: role.id, permission_key }))).execute();
-    await db.insertInto('user_roles').values({ user_id: id, role_id: role.id, granted_by: null, reason: 'test', expires_at: null }).execute();
+    const role = await db
+      .insertInto('roles')
+      .values({ key: `test-${id.slice(0, 8)}`, name: `Test role of ${email}` })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('role_permissions')
+      .values(permissions.map((permission_key) => ({ role_id: role.id, permission_key })))
+      .execute();
+    await db
+      .insertInto('user_roles')
+      .values({ user_id: id, role_id: role.id, granted_by: null, reason: 'test', expires_at: null })
+      .execute();
   }
   return { id, email, token: await signToken({ sub: id, email }) };
 }

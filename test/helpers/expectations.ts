@@ -10,5 +10,7 @@ export const auditOf = (db: Kernel['db'], requestId: string) =>
   db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).execute();
 
 /** A 400 body naming one zod issue (matched on the fields given). */
-export const schemaError = (issue: Record<string, unknown>) =>
-  ({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining(issue)] } });
+export const schemaError = (issue: Record<string, unknown>) => ({
+  success: false,
+  error: { name: 'SchemaError', issues: [expect.objectContaining(issue)] },
+});

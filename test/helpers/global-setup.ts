@@ -35,7 +35,9 @@ export default async function setup(project: TestProject) {
     project.provide('pgliteDump', null);
     return async () => {
       // Clones left by a crashed file are dropped too, so a run never leaves databases behind.
-      const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${template.replace('tmpl', 'f')}%`]);
+      const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+        `${template.replace('tmpl', 'f')}%`,
+      ]);
       for (const row of rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
       await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
       await admin.end();

@@ -129,14 +129,20 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     if (behaviour.kind === 'answer') return send(response, behaviour.status, behaviour.body);
 
     const url = new URL(request.url ?? '/', 'http://gotrue.test');
-    if (!url.pathname.startsWith(`${prefix}/`)) return send(response, 404, { message: 'no Route matched with those values' });
+    if (!url.pathname.startsWith(`${prefix}/`))
+      return send(response, 404, { message: 'no Route matched with those values' });
     const path = url.pathname.slice(prefix.length);
     // The gateway in front of GoTrue checks `apikey`; GoTrue itself checks the bearer.
     if (!recorded.apikeyIsServiceKey) return send(response, 401, { message: 'Invalid API key' });
 
     const adminUser = /^\/admin\/users\/([^/]+)$/.exec(path);
     if (adminUser) {
-      if (!recorded.bearerIsServiceKey) return send(response, 401, goTrueError(401, 'no_authorization', 'This endpoint requires a valid service role token'));
+      if (!recorded.bearerIsServiceKey)
+        return send(
+          response,
+          401,
+          goTrueError(401, 'no_authorization', 'This endpoint requires a valid service role token'),
+        );
       const id = decodeURIComponent(adminUser[1]!);
       if (!UUID.test(id)) return send(response, 404, goTrueError(404, 'validation_failed', 'user_id must be an UUID'));
       const user = users.get(id);
@@ -154,7 +160,16 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     const banDuration = (body as { ban_duration?: unknown } | null)?.ban_duration;
     if (typeof banDuration === 'string' && banDuration !== '') {
       const ms = banDuration === 'none' ? 0 : parseGoDuration(banDuration);
-      if (ms === null) return send(response, 400, goTrueError(400, 'validation_failed', `invalid format for ban duration: time: invalid duration "${banDuration}"`));
+      if (ms === null)
+        return send(
+          response,
+          400,
+          goTrueError(
+            400,
+            'validation_failed',
+            `invalid format for ban duration: time: invalid duration "${banDuration}"`,
+          ),
+        );
       if (ms === 0) delete user.banned_until;
       else user.banned_until = new Date(Date.now() + ms).toISOString();
     }
@@ -174,18 +189,28 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     if (scope !== null && !['global', 'local', 'others'].includes(scope)) {
       return send(response, 400, goTrueError(400, 'validation_failed', `Unsupported logout scope "${scope}"`));
     }
-    if (bearer === null) return send(response, 401, goTrueError(401, 'no_authorization', 'This endpoint requires a Bearer token'));
+    if (bearer === null)
+      return send(response, 401, goTrueError(401, 'no_authorization', 'This endpoint requires a Bearer token'));
     let claims: { sub?: string; session_id?: unknown };
     try {
       ({ payload: claims } = await jwtVerify(bearer, secret, { algorithms: ['HS256'] }));
     } catch (error) {
-      return send(response, 403, goTrueError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${(error as Error).message}`));
+      return send(
+        response,
+        403,
+        goTrueError(403, 'bad_jwt', `invalid JWT: unable to parse or verify signature, ${(error as Error).message}`),
+      );
     }
     if (!claims.sub) return send(response, 403, goTrueError(403, 'bad_jwt', 'invalid claim: missing sub claim'));
-    if (!users.has(claims.sub)) return send(response, 403, goTrueError(403, 'user_not_found', 'User from sub claim in JWT does not exist'));
+    if (!users.has(claims.sub))
+      return send(response, 403, goTrueError(403, 'user_not_found', 'User from sub claim in JWT does not exist'));
     const sessionId = typeof claims.session_id === 'string' ? claims.session_id : null;
     if (sessionId !== null && !sessions.has(sessionId)) {
-      return send(response, 403, goTrueError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'));
+      return send(
+        response,
+        403,
+        goTrueError(403, 'session_not_found', 'Session from session_id claim in JWT does not exist'),
+      );
     }
     const userId = claims.sub;
     if (sessionId !== null && scope === 'local') sessions.delete(sessionId);
@@ -198,7 +223,9 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
   }
 
   const server: Server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => send(response, 500, goTrueError(500, 'unexpected_failure', String(error))));
+    handle(request, response).catch((error: unknown) =>
+      send(response, 500, goTrueError(500, 'unexpected_failure', String(error))),
+    );
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -225,10 +252,19 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
         last_sign_in_at: now,
         app_metadata: { provider: 'email', providers: ['email'] },
         user_metadata: { email_verified: true },
-        identities: [{
-          identity_id: randomUUID(), id, user_id: id, provider: 'email', email,
-          identity_data: { sub: id, email, email_verified: true }, last_sign_in_at: now, created_at: now, updated_at: now,
-        }],
+        identities: [
+          {
+            identity_id: randomUUID(),
+            id,
+            user_id: id,
+            provider: 'email',
+            email,
+            identity_data: { sub: id, email, email_verified: true },
+            last_sign_in_at: now,
+            created_at: now,
+            updated_at: now,
+          },
+        ],
         created_at: now,
         updated_at: now,
         is_anonymous: false,
@@ -247,10 +283,11 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     behave(next) {
       behaviour = next;
     },
-    close: () => new Promise<void>((resolve, reject) => {
-      for (const socket of sockets) socket.destroy();
-      server.close((error) => (error ? reject(error) : resolve()));
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const socket of sockets) socket.destroy();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
   };
 }
 
@@ -277,6 +314,7 @@ const GO_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1,
 export function parseGoDuration(text: string): number | null {
   if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(text)) return null;
   let total = 0;
-  for (const part of text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(part[1]) * GO_UNITS[part[2]!]!;
+  for (const part of text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g))
+    total += Number(part[1]) * GO_UNITS[part[2]!]!;
   return total;
 }

@@ -13,7 +13,10 @@ export interface SigningKey {
   publicPem: string;
 }
 
-export async function makeSigningKey(alg: 'ES256' | 'RS256', kid = `${alg.toLowerCase()}-${randomUUID().slice(0, 8)}`): Promise<SigningKey> {
+export async function makeSigningKey(
+  alg: 'ES256' | 'RS256',
+  kid = `${alg.toLowerCase()}-${randomUUID().slice(0, 8)}`,
+): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
   return { alg, kid, privateKey, publicJwk, publicPem: await exportSPKI(publicKey) };
@@ -32,7 +35,13 @@ export interface AsymmetricTokenOptions {
 /** A token signed with an asymmetric key, `aud: authenticated`, like the identity provider's. */
 export function signAsymmetric(key: SigningKey, options: AsymmetricTokenOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const payload: JWTPayload = { role: 'authenticated', aud: 'authenticated', sub: options.sub ?? randomUUID(), exp: now + (options.expiresIn ?? 3600), ...options.claims };
+  const payload: JWTPayload = {
+    role: 'authenticated',
+    aud: 'authenticated',
+    sub: options.sub ?? randomUUID(),
+    exp: now + (options.expiresIn ?? 3600),
+    ...options.claims,
+  };
   if (options.email) payload.email = options.email;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: key.alg, kid: options.kid ?? key.kid, typ: 'JWT' })
@@ -72,9 +81,10 @@ export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
     publish(next) {
       published = next;
     },
-    close: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((error) => (error ? reject(error) : resolve()));
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
   };
 }

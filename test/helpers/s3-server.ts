@@ -31,7 +31,14 @@ export interface S3TestServer {
 
 export async function startS3Server(bucket = 'platform-test'): Promise<S3TestServer> {
   const directory = mkdtempSync(join(tmpdir(), 'pa-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, vhostBuckets: false, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    vhostBuckets: false,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,

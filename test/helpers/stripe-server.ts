@@ -52,7 +52,14 @@ export interface StripeServer {
   addCustomer(overrides?: Json): Json;
   addSubscription(input: { customer: string; price: string; metadata?: Record<string, string> }): Json;
   addPaymentIntent(input: { customer: string; amount: number; currency: string }): Json;
-  addInvoice(input: { customer: string; subscription?: string; amount: number; currency: string; status?: string; created?: number }): Json;
+  addInvoice(input: {
+    customer: string;
+    subscription?: string;
+    amount: number;
+    currency: string;
+    status?: string;
+    created?: number;
+  }): Json;
   /** Pays an open checkout session as Stripe does: it completes and gets its payment or subscription. */
   completeCheckout(sessionId: string): Json;
   behave(behaviour: StripeBehaviour): void;
@@ -60,7 +67,11 @@ export interface StripeServer {
 }
 
 /** Stripe's error body. */
-export function stripeError(type: string, message: string, extra: { code?: string; param?: string; decline_code?: string } = {}) {
+export function stripeError(
+  type: string,
+  message: string,
+  extra: { code?: string; param?: string; decline_code?: string } = {},
+) {
   return { error: { type, message, ...extra, request_log_url: 'https://dashboard.stripe.com/test/logs/req_x' } };
 }
 
@@ -69,16 +80,45 @@ const API_VERSION = '2026-10-28.endive';
 /** Top-level parameters each route accepts (with `expand`); anything else is `parameter_unknown`. */
 const ACCEPTS: Record<string, string[]> = {
   'POST /v1/customers': ['email', 'name', 'metadata', 'description'],
-  'POST /v1/checkout/sessions': ['mode', 'customer', 'line_items', 'success_url', 'cancel_url', 'discounts', 'metadata', 'payment_intent_data', 'subscription_data', 'client_reference_id'],
+  'POST /v1/checkout/sessions': [
+    'mode',
+    'customer',
+    'line_items',
+    'success_url',
+    'cancel_url',
+    'discounts',
+    'metadata',
+    'payment_intent_data',
+    'subscription_data',
+    'client_reference_id',
+  ],
   'POST /v1/billing_portal/sessions': ['customer', 'return_url'],
   'GET /v1/subscriptions/{id}': [],
   'POST /v1/subscriptions/{id}': ['items', 'proration_behavior', 'cancel_at_period_end', 'metadata'],
   'DELETE /v1/subscriptions/{id}': ['invoice_now', 'prorate'],
   'POST /v1/refunds': ['payment_intent', 'amount', 'metadata', 'reason'],
   'GET /v1/invoices': ['customer', 'limit', 'starting_after', 'subscription', 'status'],
-  'POST /v1/coupons': ['percent_off', 'amount_off', 'currency', 'duration', 'duration_in_months', 'max_redemptions', 'redeem_by', 'name', 'metadata'],
+  'POST /v1/coupons': [
+    'percent_off',
+    'amount_off',
+    'currency',
+    'duration',
+    'duration_in_months',
+    'max_redemptions',
+    'redeem_by',
+    'name',
+    'metadata',
+  ],
   'DELETE /v1/coupons/{id}': [],
-  'POST /v1/promotion_codes': ['promotion', 'code', 'max_redemptions', 'expires_at', 'restrictions', 'active', 'metadata'],
+  'POST /v1/promotion_codes': [
+    'promotion',
+    'code',
+    'max_redemptions',
+    'expires_at',
+    'restrictions',
+    'active',
+    'metadata',
+  ],
   'POST /v1/promotion_codes/{id}': ['active', 'metadata'],
 };
 
@@ -97,13 +137,21 @@ export async function startStripeServer(options: { secretKey: string }): Promise
   const sockets = new Set<Socket>();
   let behaviour: StripeBehaviour = { kind: 'normal' };
 
-  function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, raw = false) {
-    response.writeHead(status, {
-      'content-type': raw ? 'text/html' : 'application/json',
-      'request-id': `req_${token(14)}`,
-      'stripe-version': API_VERSION,
-      ...headers,
-    }).end(raw ? String(body) : JSON.stringify(body));
+  function send(
+    response: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    raw = false,
+  ) {
+    response
+      .writeHead(status, {
+        'content-type': raw ? 'text/html' : 'application/json',
+        'request-id': `req_${token(14)}`,
+        'stripe-version': API_VERSION,
+        ...headers,
+      })
+      .end(raw ? String(body) : JSON.stringify(body));
   }
 
   /** The behaviour for this request; a counted one is used up. */
@@ -145,11 +193,23 @@ export async function startStripeServer(options: { secretKey: string }): Promise
 
     const { route, id } = routeOf(method, url.pathname);
     const accepted = ACCEPTS[route];
-    if (accepted === undefined) return send(response, 404, stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${url.pathname}).`));
+    if (accepted === undefined)
+      return send(
+        response,
+        404,
+        stripeError('invalid_request_error', `Unrecognized request URL (${method}: ${url.pathname}).`),
+      );
     const params = nest(method === 'POST' ? form : query);
     for (const key of Object.keys(params)) {
       if (key !== 'expand' && !accepted.includes(key)) {
-        return send(response, 400, stripeError('invalid_request_error', `Received unknown parameter: ${key}`, { code: 'parameter_unknown', param: key }));
+        return send(
+          response,
+          400,
+          stripeError('invalid_request_error', `Received unknown parameter: ${key}`, {
+            code: 'parameter_unknown',
+            param: key,
+          }),
+        );
       }
     }
 
@@ -158,77 +218,141 @@ export async function startStripeServer(options: { secretKey: string }): Promise
     if (method === 'POST' && key !== null) {
       const earlier = idempotent.get(key);
       if (earlier && earlier.fingerprint !== fingerprint) {
-        return send(response, 400, stripeError('idempotency_error', `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`));
+        return send(
+          response,
+          400,
+          stripeError(
+            'idempotency_error',
+            `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${key}' if you meant to execute a different request.`,
+          ),
+        );
       }
       if (earlier) return send(response, earlier.status, earlier.body, { 'idempotent-replayed': 'true' });
     }
     const [status, body] = serve(route, id, params);
     // Stripe keeps the result of a request that ran (a success or a card decline), not a validation refusal.
-    if (method === 'POST' && key !== null && (status < 400 || status === 402)) idempotent.set(key, { fingerprint, status, body });
+    if (method === 'POST' && key !== null && (status < 400 || status === 402))
+      idempotent.set(key, { fingerprint, status, body });
     return send(response, status, body);
   }
 
   function serve(route: string, id: string, params: Json): [number, unknown] {
     switch (route) {
-      case 'POST /v1/customers': return createCustomer(params);
-      case 'POST /v1/checkout/sessions': return createCheckout(params);
-      case 'POST /v1/billing_portal/sessions': return createPortal(params);
-      case 'GET /v1/subscriptions/{id}': return withSubscription(id, (subscription) => [200, subscription]);
-      case 'POST /v1/subscriptions/{id}': return withSubscription(id, (subscription) => updateSubscription(subscription, params));
-      case 'DELETE /v1/subscriptions/{id}': return withSubscription(id, cancelSubscription);
-      case 'POST /v1/refunds': return createRefund(params);
-      case 'GET /v1/invoices': return listInvoices(params);
-      case 'POST /v1/coupons': return createCoupon(params);
-      case 'DELETE /v1/coupons/{id}': return deleteCoupon(id);
-      case 'POST /v1/promotion_codes': return createPromotionCode(params);
-      case 'POST /v1/promotion_codes/{id}': return updatePromotionCode(id, params);
-      default: return [404, stripeError('invalid_request_error', 'Unrecognized request URL.')];
+      case 'POST /v1/customers':
+        return createCustomer(params);
+      case 'POST /v1/checkout/sessions':
+        return createCheckout(params);
+      case 'POST /v1/billing_portal/sessions':
+        return createPortal(params);
+      case 'GET /v1/subscriptions/{id}':
+        return withSubscription(id, (subscription) => [200, subscription]);
+      case 'POST /v1/subscriptions/{id}':
+        return withSubscription(id, (subscription) => updateSubscription(subscription, params));
+      case 'DELETE /v1/subscriptions/{id}':
+        return withSubscription(id, cancelSubscription);
+      case 'POST /v1/refunds':
+        return createRefund(params);
+      case 'GET /v1/invoices':
+        return listInvoices(params);
+      case 'POST /v1/coupons':
+        return createCoupon(params);
+      case 'DELETE /v1/coupons/{id}':
+        return deleteCoupon(id);
+      case 'POST /v1/promotion_codes':
+        return createPromotionCode(params);
+      case 'POST /v1/promotion_codes/{id}':
+        return updatePromotionCode(id, params);
+      default:
+        return [404, stripeError('invalid_request_error', 'Unrecognized request URL.')];
     }
   }
 
   /** An id in a parameter that names nothing is a 400; an id in the path, a 404 on `id`. */
   function missing(kind: string, id: unknown, param?: string): [number, unknown] {
-    return [param === undefined ? 404 : 400, stripeError('invalid_request_error', `No such ${kind}: '${String(id)}'`, { code: 'resource_missing', param: param ?? 'id' })];
+    return [
+      param === undefined ? 404 : 400,
+      stripeError('invalid_request_error', `No such ${kind}: '${String(id)}'`, {
+        code: 'resource_missing',
+        param: param ?? 'id',
+      }),
+    ];
   }
 
   function invalid(message: string, param?: string, code?: string): [number, unknown] {
-    return [400, stripeError('invalid_request_error', message, { ...(param === undefined ? {} : { param }), ...(code === undefined ? {} : { code }) })];
+    return [
+      400,
+      stripeError('invalid_request_error', message, {
+        ...(param === undefined ? {} : { param }),
+        ...(code === undefined ? {} : { code }),
+      }),
+    ];
   }
 
   function createCustomer(params: Json): [number, unknown] {
-    return [200, addCustomer({ email: params.email ?? null, name: params.name ?? null, metadata: params.metadata ?? {} })];
+    return [
+      200,
+      addCustomer({ email: params.email ?? null, name: params.name ?? null, metadata: params.metadata ?? {} }),
+    ];
   }
 
   function addCustomer(overrides: Json = {}): Json {
-    const customer = { id: `cus_${token(14)}`, object: 'customer', email: null, name: null, metadata: {}, created: nowSeconds(), livemode: false, ...overrides };
+    const customer = {
+      id: `cus_${token(14)}`,
+      object: 'customer',
+      email: null,
+      name: null,
+      metadata: {},
+      created: nowSeconds(),
+      livemode: false,
+      ...overrides,
+    };
     customers.set(customer.id, customer);
     return customer;
   }
 
   function createCheckout(params: Json): [number, unknown] {
     const mode = params.mode;
-    if (mode !== 'payment' && mode !== 'subscription' && mode !== 'setup') return invalid('Missing required param: mode.', 'mode', 'parameter_missing');
-    if (typeof params.success_url !== 'string') return invalid('Missing required param: success_url.', 'success_url', 'parameter_missing');
-    if (typeof params.customer === 'string' && !customers.has(params.customer)) return missing('customer', params.customer, 'customer');
+    if (mode !== 'payment' && mode !== 'subscription' && mode !== 'setup')
+      return invalid('Missing required param: mode.', 'mode', 'parameter_missing');
+    if (typeof params.success_url !== 'string')
+      return invalid('Missing required param: success_url.', 'success_url', 'parameter_missing');
+    if (typeof params.customer === 'string' && !customers.has(params.customer))
+      return missing('customer', params.customer, 'customer');
     const lines = asArray(params.line_items);
     if (lines.length === 0) return invalid('Missing required param: line_items.', 'line_items', 'parameter_missing');
     const line = lines[0] as Json;
     const price = prices.get(String(line.price));
     if (!price) return missing('price', line.price, 'line_items[0][price]');
-    if (price.active !== true) return invalid(`The price specified is inactive. This field only accepts active prices.`, 'line_items[0][price]');
+    if (price.active !== true)
+      return invalid(`The price specified is inactive. This field only accepts active prices.`, 'line_items[0][price]');
     const recurring = price.recurring !== null;
-    if (mode === 'subscription' && !recurring) return invalid('You must provide at least one recurring price in `subscription` mode when using prices.', 'line_items[0][price]');
-    if (mode === 'payment' && recurring) return invalid('You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.', 'line_items[0][price]');
-    if (mode === 'subscription' && params.payment_intent_data !== undefined) return invalid('You can not pass `payment_intent_data` in `subscription` mode.', 'payment_intent_data');
-    if (mode === 'payment' && params.subscription_data !== undefined) return invalid('You can not pass `subscription_data` in `payment` mode.', 'subscription_data');
+    if (mode === 'subscription' && !recurring)
+      return invalid(
+        'You must provide at least one recurring price in `subscription` mode when using prices.',
+        'line_items[0][price]',
+      );
+    if (mode === 'payment' && recurring)
+      return invalid(
+        'You specified `payment` mode but passed a recurring price. Either switch to `subscription` mode or use only one-time prices.',
+        'line_items[0][price]',
+      );
+    if (mode === 'subscription' && params.payment_intent_data !== undefined)
+      return invalid('You can not pass `payment_intent_data` in `subscription` mode.', 'payment_intent_data');
+    if (mode === 'payment' && params.subscription_data !== undefined)
+      return invalid('You can not pass `subscription_data` in `payment` mode.', 'subscription_data');
     const quantity = Number(line.quantity ?? 1);
-    if (!Number.isInteger(quantity) || quantity < 1) return invalid('Invalid positive integer', 'line_items[0][quantity]');
+    if (!Number.isInteger(quantity) || quantity < 1)
+      return invalid('Invalid positive integer', 'line_items[0][quantity]');
     let discountPercent = 0;
     const discounts = asArray(params.discounts).map((entry) => (entry as Json).promotion_code);
     for (const promotionCodeId of discounts) {
       const promotion = promotionCodes.get(String(promotionCodeId));
       if (!promotion) return missing('promotion code', promotionCodeId, 'discounts[0][promotion_code]');
-      if (promotion.active !== true) return invalid('This promotion code cannot be redeemed because it is inactive.', 'discounts[0][promotion_code]');
+      if (promotion.active !== true)
+        return invalid(
+          'This promotion code cannot be redeemed because it is inactive.',
+          'discounts[0][promotion_code]',
+        );
       const coupon = coupons.get(String((promotion.promotion as Json).coupon));
       discountPercent = Number(coupon?.percent_off ?? 0);
     }
@@ -264,10 +388,22 @@ export async function startStripeServer(options: { secretKey: string }): Promise
   }
 
   function createPortal(params: Json): [number, unknown] {
-    if (typeof params.customer !== 'string') return invalid('Missing required param: customer.', 'customer', 'parameter_missing');
+    if (typeof params.customer !== 'string')
+      return invalid('Missing required param: customer.', 'customer', 'parameter_missing');
     if (!customers.has(params.customer)) return missing('customer', params.customer, 'customer');
     const id = `bps_${token(24)}`;
-    return [200, { id, object: 'billing_portal.session', customer: params.customer, return_url: params.return_url ?? null, url: `https://billing.stripe.com/p/session/test_${token(24)}`, created: nowSeconds(), livemode: false }];
+    return [
+      200,
+      {
+        id,
+        object: 'billing_portal.session',
+        customer: params.customer,
+        return_url: params.return_url ?? null,
+        url: `https://billing.stripe.com/p/session/test_${token(24)}`,
+        created: nowSeconds(),
+        livemode: false,
+      },
+    ];
   }
 
   function withSubscription(id: string, then: (subscription: Json) => [number, unknown]): [number, unknown] {
@@ -276,10 +412,14 @@ export async function startStripeServer(options: { secretKey: string }): Promise
   }
 
   function updateSubscription(subscription: Json, params: Json): [number, unknown] {
-    if (subscription.status === 'canceled') return invalid('A canceled subscription can only update its cancellation_details and metadata.');
+    if (subscription.status === 'canceled')
+      return invalid('A canceled subscription can only update its cancellation_details and metadata.');
     const proration = params.proration_behavior;
     if (proration !== undefined && !['none', 'create_prorations', 'always_invoice'].includes(String(proration))) {
-      return invalid(`Invalid proration_behavior: must be one of create_prorations, none, or always_invoice`, 'proration_behavior');
+      return invalid(
+        `Invalid proration_behavior: must be one of create_prorations, none, or always_invoice`,
+        'proration_behavior',
+      );
     }
     const items = (subscription.items as { data: Json[] }).data;
     for (const [index, change] of asArray(params.items).entries()) {
@@ -290,7 +430,8 @@ export async function startStripeServer(options: { secretKey: string }): Promise
       if (!next) return missing('price', price, `items[${index}][price]`);
       item.price = next;
     }
-    if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = params.cancel_at_period_end === 'true';
+    if (params.cancel_at_period_end !== undefined)
+      subscription.cancel_at_period_end = params.cancel_at_period_end === 'true';
     if (params.cancel_at_period_end === 'true') subscription.canceled_at = nowSeconds();
     if (params.cancel_at_period_end === 'false') subscription.canceled_at = null;
     return [200, subscription];
@@ -323,7 +464,19 @@ export async function startStripeServer(options: { secretKey: string }): Promise
       metadata: input.metadata ?? {},
       items: {
         object: 'list',
-        data: [{ id: `si_${token(14)}`, object: 'subscription_item', price, quantity: 1, subscription: id, current_period_start: start, current_period_end: start + 30 * 86_400, metadata: {}, created: start }],
+        data: [
+          {
+            id: `si_${token(14)}`,
+            object: 'subscription_item',
+            price,
+            quantity: 1,
+            subscription: id,
+            current_period_start: start,
+            current_period_end: start + 30 * 86_400,
+            metadata: {},
+            created: start,
+          },
+        ],
         has_more: false,
         url: `/v1/subscription_items?subscription=${id}`,
       },
@@ -334,7 +487,20 @@ export async function startStripeServer(options: { secretKey: string }): Promise
   }
 
   function addPaymentIntent(input: { customer: string; amount: number; currency: string }): Json {
-    const intent = { id: `pi_${token(24)}`, object: 'payment_intent', customer: input.customer, amount: input.amount, amount_received: input.amount, currency: input.currency, status: 'succeeded', latest_charge: `ch_${token(24)}`, metadata: {}, created: nowSeconds(), livemode: false, _refunded: 0 };
+    const intent = {
+      id: `pi_${token(24)}`,
+      object: 'payment_intent',
+      customer: input.customer,
+      amount: input.amount,
+      amount_received: input.amount,
+      currency: input.currency,
+      status: 'succeeded',
+      latest_charge: `ch_${token(24)}`,
+      metadata: {},
+      created: nowSeconds(),
+      livemode: false,
+      _refunded: 0,
+    };
     paymentIntents.set(intent.id, intent);
     return intent;
   }
@@ -343,17 +509,44 @@ export async function startStripeServer(options: { secretKey: string }): Promise
     const intent = paymentIntents.get(String(params.payment_intent));
     if (!intent) return missing('payment_intent', params.payment_intent, 'payment_intent');
     const left = Number(intent.amount_received) - Number(intent._refunded);
-    if (left <= 0) return invalid(`Charge ${String(intent.latest_charge)} has already been refunded.`, undefined, 'charge_already_refunded');
+    if (left <= 0)
+      return invalid(
+        `Charge ${String(intent.latest_charge)} has already been refunded.`,
+        undefined,
+        'charge_already_refunded',
+      );
     const amount = params.amount === undefined ? left : Number(params.amount);
     if (!Number.isInteger(amount) || amount < 1) return invalid('Invalid positive integer', 'amount');
-    if (amount > left) return invalid(`Refund amount (${money(amount)}) is greater than unrefunded amount on charge (${money(left)})`, 'amount');
+    if (amount > left)
+      return invalid(
+        `Refund amount (${money(amount)}) is greater than unrefunded amount on charge (${money(left)})`,
+        'amount',
+      );
     intent._refunded = Number(intent._refunded) + amount;
-    const refund = { id: `re_${token(24)}`, object: 'refund', amount, currency: intent.currency, payment_intent: intent.id, charge: intent.latest_charge, status: 'succeeded', reason: params.reason ?? null, metadata: params.metadata ?? {}, created: nowSeconds() };
+    const refund = {
+      id: `re_${token(24)}`,
+      object: 'refund',
+      amount,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      charge: intent.latest_charge,
+      status: 'succeeded',
+      reason: params.reason ?? null,
+      metadata: params.metadata ?? {},
+      created: nowSeconds(),
+    };
     refunds.set(refund.id, refund);
     return [200, refund];
   }
 
-  function addInvoice(input: { customer: string; subscription?: string; amount: number; currency: string; status?: string; created?: number }): Json {
+  function addInvoice(input: {
+    customer: string;
+    subscription?: string;
+    amount: number;
+    currency: string;
+    status?: string;
+    created?: number;
+  }): Json {
     const created = input.created ?? nowSeconds();
     const status = input.status ?? 'paid';
     const periodEnd = created + 30 * 86_400;
@@ -372,12 +565,26 @@ export async function startStripeServer(options: { secretKey: string }): Promise
       period_start: created - 30 * 86_400,
       period_end: created,
       created,
-      parent: input.subscription === undefined
-        ? null
-        : { type: 'subscription_details', quote_details: null, subscription_details: { subscription: input.subscription, metadata: {} } },
+      parent:
+        input.subscription === undefined
+          ? null
+          : {
+              type: 'subscription_details',
+              quote_details: null,
+              subscription_details: { subscription: input.subscription, metadata: {} },
+            },
       lines: {
         object: 'list',
-        data: [{ id: `il_${token(24)}`, object: 'line_item', amount: input.amount, currency: input.currency, period: { start: created, end: periodEnd }, quantity: 1 }],
+        data: [
+          {
+            id: `il_${token(24)}`,
+            object: 'line_item',
+            amount: input.amount,
+            currency: input.currency,
+            period: { start: created, end: periodEnd },
+            quantity: 1,
+          },
+        ],
         has_more: false,
       },
       livemode: false,
@@ -388,22 +595,33 @@ export async function startStripeServer(options: { secretKey: string }): Promise
 
   function listInvoices(params: Json): [number, unknown] {
     const limit = params.limit === undefined ? 10 : Number(params.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return invalid('This value must be less than or equal to 100 (it currently is ' + String(params.limit) + ').', 'limit');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      return invalid(
+        'This value must be less than or equal to 100 (it currently is ' + String(params.limit) + ').',
+        'limit',
+      );
     const matching = [...invoices.values()]
       .filter((invoice) => params.customer === undefined || invoice.customer === params.customer)
       .sort((a, b) => Number(b.created) - Number(a.created));
-    return [200, { object: 'list', data: matching.slice(0, limit), has_more: matching.length > limit, url: '/v1/invoices' }];
+    return [
+      200,
+      { object: 'list', data: matching.slice(0, limit), has_more: matching.length > limit, url: '/v1/invoices' },
+    ];
   }
 
   function createCoupon(params: Json): [number, unknown] {
     const percent = params.percent_off === undefined ? null : Number(params.percent_off);
     const amount = params.amount_off === undefined ? null : Number(params.amount_off);
-    if ((percent === null) === (amount === null)) return invalid('Must provide either percent_off or amount_off (but not both).');
-    if (percent !== null && !(percent > 0 && percent <= 100)) return invalid('Invalid percent_off: must be greater than 0 and at most 100', 'percent_off');
-    if (amount !== null && params.currency === undefined) return invalid('You must pass currency when passing amount_off', 'currency');
+    if ((percent === null) === (amount === null))
+      return invalid('Must provide either percent_off or amount_off (but not both).');
+    if (percent !== null && !(percent > 0 && percent <= 100))
+      return invalid('Invalid percent_off: must be greater than 0 and at most 100', 'percent_off');
+    if (amount !== null && params.currency === undefined)
+      return invalid('You must pass currency when passing amount_off', 'currency');
     const duration = params.duration ?? 'once';
     if (!['once', 'repeating', 'forever'].includes(String(duration))) return invalid('Invalid duration', 'duration');
-    if (duration === 'repeating' && params.duration_in_months === undefined) return invalid('Must provide duration_in_months when duration is repeating.', 'duration_in_months');
+    if (duration === 'repeating' && params.duration_in_months === undefined)
+      return invalid('Must provide duration_in_months when duration is repeating.', 'duration_in_months');
     const coupon = {
       id: token(8),
       object: 'coupon',
@@ -445,7 +663,11 @@ export async function startStripeServer(options: { secretKey: string }): Promise
       customer: null,
       max_redemptions: params.max_redemptions === undefined ? null : Number(params.max_redemptions),
       expires_at: params.expires_at === undefined ? null : Number(params.expires_at),
-      restrictions: { first_time_transaction: restrictions.first_time_transaction === 'true', minimum_amount: null, minimum_amount_currency: null },
+      restrictions: {
+        first_time_transaction: restrictions.first_time_transaction === 'true',
+        minimum_amount: null,
+        minimum_amount_currency: null,
+      },
       times_redeemed: 0,
       metadata: params.metadata ?? {},
       created: nowSeconds(),
@@ -469,11 +691,19 @@ export async function startStripeServer(options: { secretKey: string }): Promise
     session.payment_status = 'paid';
     session.url = null;
     if (session.mode === 'payment') {
-      const intent = addPaymentIntent({ customer: String(session.customer), amount: Number(session.amount_total), currency: String(session.currency) });
+      const intent = addPaymentIntent({
+        customer: String(session.customer),
+        amount: Number(session.amount_total),
+        currency: String(session.currency),
+      });
       intent.metadata = session._payment_intent_metadata;
       session.payment_intent = intent.id;
     } else {
-      const subscription = addSubscription({ customer: String(session.customer), price: String(session._price), metadata: session._subscription_metadata as Record<string, string> });
+      const subscription = addSubscription({
+        customer: String(session.customer),
+        price: String(session._price),
+        metadata: session._subscription_metadata as Record<string, string>,
+      });
       session.subscription = subscription.id;
     }
     return visible(session);
@@ -499,7 +729,17 @@ export async function startStripeServer(options: { secretKey: string }): Promise
     coupons,
     promotionCodes,
     addPrice({ currency, unitAmount, interval, active = true }) {
-      const price = { id: `price_${token(24)}`, object: 'price', active, currency, unit_amount: unitAmount, recurring: interval === undefined ? null : { interval, interval_count: 1 }, type: interval === undefined ? 'one_time' : 'recurring', product: `prod_${token(14)}`, livemode: false };
+      const price = {
+        id: `price_${token(24)}`,
+        object: 'price',
+        active,
+        currency,
+        unit_amount: unitAmount,
+        recurring: interval === undefined ? null : { interval, interval_count: 1 },
+        type: interval === undefined ? 'one_time' : 'recurring',
+        product: `prod_${token(14)}`,
+        livemode: false,
+      };
       prices.set(price.id, price);
       return price;
     },
@@ -511,10 +751,11 @@ export async function startStripeServer(options: { secretKey: string }): Promise
     behave(next) {
       behaviour = next;
     },
-    close: () => new Promise<void>((resolve, reject) => {
-      for (const socket of sockets) socket.destroy();
-      server.close((error) => (error ? reject(error) : resolve()));
-    }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const socket of sockets) socket.destroy();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
   };
 }
 

@@ -6,7 +6,13 @@ import { PERMISSION_CATALOG } from '../../src/kernel/permissions.js';
 import { sightingIntervalMs } from '../../src/kernel/principal.js';
 import { createTokenVerifier } from '../../src/kernel/tokens.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
+import {
+  makeSigningKey,
+  signAsymmetric,
+  startJwksServer,
+  type JwksServer,
+  type SigningKey,
+} from '../helpers/jwks-server.js';
 import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
 
 /** The guarded routes every refusal is checked on: two caller routes and one staff route. */
@@ -40,14 +46,22 @@ async function userRow(t: TestApp, id: string) {
 
 /** What a refused request must leave untouched: no user created or changed, no audit, no events. */
 async function snapshot(t: TestApp) {
-  const users = await t.db.selectFrom('users').select(['id', 'email', 'provider', 'status', 'last_seen_at']).orderBy('id').execute();
+  const users = await t.db
+    .selectFrom('users')
+    .select(['id', 'email', 'provider', 'status', 'last_seen_at'])
+    .orderBy('id')
+    .execute();
   const audit = await t.db.selectFrom('audit_log').selectAll().execute();
   const outbox = await t.db.selectFrom('event_outbox').selectAll().execute();
   return { users, audit, outbox };
 }
 
 function get(t: TestApp, url: string, authorization: string | undefined, headers: Record<string, string> = {}) {
-  return t.request({ method: 'GET', url, headers: authorization === undefined ? headers : { ...headers, authorization } });
+  return t.request({
+    method: 'GET',
+    url,
+    headers: authorization === undefined ? headers : { ...headers, authorization },
+  });
 }
 
 /** An application error exactly: `{error}` (plus `details` only when given), a request id, no token or secret echoed. */
@@ -85,41 +99,148 @@ async function expectRefusedEverywhere(t: TestApp, refusal: RefusalCase, extraSe
   if (sub !== undefined) expect(await userRow(t, sub)).toBeUndefined();
 }
 
-const bearer = async (token: Promise<string> | string, sub?: string) => ({ authorization: `Bearer ${await token}`, sub });
+const bearer = async (token: Promise<string> | string, sub?: string) => ({
+  authorization: `Bearer ${await token}`,
+  sub,
+});
 
 // One app (HS256 secret only) serves the refusal table, the users and the permission scenarios:
 // every case uses fresh subjects, so they do not interfere.
 describe('with the HS256 secret', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   describe('authentication', () => {
     const refusals: RefusalCase[] = [
       // missing_token: no bearer credential at all.
       { name: 'no Authorization header', error: 'missing_token', make: async () => ({ authorization: undefined }) },
       { name: 'Basic scheme', error: 'missing_token', make: async () => ({ authorization: 'Basic x' }) },
-      { name: '"Bearer" with nothing after it', error: 'missing_token', make: async () => ({ authorization: 'Bearer' }) },
-      { name: '"Bearer " with only spaces', error: 'missing_token', make: async () => ({ authorization: 'Bearer   ' }) },
+      {
+        name: '"Bearer" with nothing after it',
+        error: 'missing_token',
+        make: async () => ({ authorization: 'Bearer' }),
+      },
+      {
+        name: '"Bearer " with only spaces',
+        error: 'missing_token',
+        make: async () => ({ authorization: 'Bearer   ' }),
+      },
       // invalid_token: the signature, the time window or a required claim fails.
-      { name: 'signed with another secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, secret: OTHER_SECRET }), sub); } },
-      { name: 'expired 45 s ago (beyond the 30 s skew)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, expiresIn: -45 }), sub); } },
-      { name: 'nbf 90 s in the future (beyond the skew)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, notBefore: 90 }), sub); } },
+      {
+        name: 'signed with another secret',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, secret: OTHER_SECRET }), sub);
+        },
+      },
+      {
+        name: 'expired 45 s ago (beyond the 30 s skew)',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, expiresIn: -45 }), sub);
+        },
+      },
+      {
+        name: 'nbf 90 s in the future (beyond the skew)',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, notBefore: 90 }), sub);
+        },
+      },
       { name: 'no sub claim', error: 'invalid_token', make: () => bearer(signToken({ sub: null })) },
-      { name: 'no exp claim', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, expiresIn: null }), sub); } },
+      {
+        name: 'no exp claim',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, expiresIn: null }), sub);
+        },
+      },
       { name: 'sub is not a uuid', error: 'invalid_token', make: () => bearer(signToken({ sub: 'user-42' })) },
-      { name: 'garbage instead of a JWT', error: 'invalid_token', make: async () => ({ authorization: 'Bearer not-a-jwt' }) },
-      { name: 'three garbage segments', error: 'invalid_token', make: async () => ({ authorization: 'Bearer aaa.bbb.ccc' }) },
-      { name: 'alg none (unsecured JWT)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'none', typ: 'JWT' }, validClaims(sub)), sub); } },
-      { name: 'ES256 header, HMAC-signed with the secret (confusion)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'ES256', typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub); } },
-      { name: 'RS256 header, HMAC-signed with the secret (confusion)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'RS256', typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub); } },
-      { name: 'HS256 header with an empty signature', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'HS256', typ: 'JWT' }, validClaims(sub)), sub); } },
+      {
+        name: 'garbage instead of a JWT',
+        error: 'invalid_token',
+        make: async () => ({ authorization: 'Bearer not-a-jwt' }),
+      },
+      {
+        name: 'three garbage segments',
+        error: 'invalid_token',
+        make: async () => ({ authorization: 'Bearer aaa.bbb.ccc' }),
+      },
+      {
+        name: 'alg none (unsecured JWT)',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(handMadeToken({ alg: 'none', typ: 'JWT' }, validClaims(sub)), sub);
+        },
+      },
+      {
+        name: 'ES256 header, HMAC-signed with the secret (confusion)',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(handMadeToken({ alg: 'ES256', typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub);
+        },
+      },
+      {
+        name: 'RS256 header, HMAC-signed with the secret (confusion)',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(handMadeToken({ alg: 'RS256', typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub);
+        },
+      },
+      {
+        name: 'HS256 header with an empty signature',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(handMadeToken({ alg: 'HS256', typ: 'JWT' }, validClaims(sub)), sub);
+        },
+      },
       // Signature failures come first: a forged token never learns that its audience was wrong.
-      { name: 'bad signature and aud anon', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, aud: 'anon', secret: OTHER_SECRET }), sub); } },
+      {
+        name: 'bad signature and aud anon',
+        error: 'invalid_token',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, aud: 'anon', secret: OTHER_SECRET }), sub);
+        },
+      },
       // invalid_audience: a genuine token that is not for signed-in users.
-      { name: 'aud anon', error: 'invalid_audience', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, aud: 'anon' }), sub); } },
-      { name: 'aud missing', error: 'invalid_audience', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, aud: null }), sub); } },
-      { name: 'aud a list without authenticated', error: 'invalid_audience', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, aud: ['anon', 'service_role'] }), sub); } },
+      {
+        name: 'aud anon',
+        error: 'invalid_audience',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, aud: 'anon' }), sub);
+        },
+      },
+      {
+        name: 'aud missing',
+        error: 'invalid_audience',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, aud: null }), sub);
+        },
+      },
+      {
+        name: 'aud a list without authenticated',
+        error: 'invalid_audience',
+        make: () => {
+          const sub = randomUUID();
+          return bearer(signToken({ sub, aud: ['anon', 'service_role'] }), sub);
+        },
+      },
     ];
 
     it.each(refusals)('401 $error: $name', async (refusal) => {
@@ -149,7 +270,11 @@ describe('with the HS256 secret', () => {
 
     it('a token whose sub is an upper-case uuid names the lower-case user', async () => {
       const sub = randomUUID();
-      const response = await t.request({ method: 'GET', url: '/v1/me', token: await signToken({ sub: sub.toUpperCase() }) });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/me',
+        token: await signToken({ sub: sub.toUpperCase() }),
+      });
       expect(response.statusCode).toBe(200);
       expect(response.json().id).toBe(sub);
     });
@@ -159,7 +284,11 @@ describe('with the HS256 secret', () => {
     it('the first signed-in request creates the users row from the claims; /v1/me shows it', async () => {
       const sub = randomUUID();
       const email = `first-${sub.slice(0, 8)}@example.test`;
-      const token = await signToken({ sub, email, claims: { app_metadata: { provider: 'github', providers: ['github'] } } });
+      const token = await signToken({
+        sub,
+        email,
+        claims: { app_metadata: { provider: 'github', providers: ['github'] } },
+      });
       expect(await userRow(t, sub)).toBeUndefined();
       const startedAt = Date.now();
 
@@ -199,7 +328,11 @@ describe('with the HS256 secret', () => {
     ];
     it.each(providerCases)('provider from the token: $name → $provider', async ({ claims, provider }) => {
       const sub = randomUUID();
-      const response = await t.request({ method: 'GET', url: '/v1/me/permissions', token: await signToken({ sub, claims }) });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/me/permissions',
+        token: await signToken({ sub, claims }),
+      });
       expect(response.statusCode).toBe(200);
       expect(await userRow(t, sub)).toMatchObject({ id: sub, email: null, provider, status: 'active' });
     });
@@ -210,7 +343,8 @@ describe('with the HS256 secret', () => {
       while (sightingIntervalMs(sub) < 80_000) sub = randomUUID();
       const token = await signToken({ sub, email: `seen-${sub.slice(0, 8)}@example.test` });
       const lastSeen = async () => (await userRow(t, sub))!.last_seen_at!.getTime();
-      const setLastSeen = (at: Date) => t.db.updateTable('users').set({ last_seen_at: at }).where('id', '=', sub).execute();
+      const setLastSeen = (at: Date) =>
+        t.db.updateTable('users').set({ last_seen_at: at }).where('id', '=', sub).execute();
 
       expect((await t.request({ method: 'GET', url: '/v1/me', token })).statusCode).toBe(200);
       const first = await lastSeen();
@@ -241,8 +375,10 @@ describe('with the HS256 secret', () => {
       expect(response.json().last_seen_at).toBe(new Date(moved).toISOString());
     });
 
-    it('a crowd\'s sightings fall due spread over half a minute, each user\'s at the same offset every time', () => {
-      const intervals = Array.from({ length: 1_000 }, () => randomUUID()).map((id) => [id, sightingIntervalMs(id)] as const);
+    it("a crowd's sightings fall due spread over half a minute, each user's at the same offset every time", () => {
+      const intervals = Array.from({ length: 1_000 }, () => randomUUID()).map(
+        (id) => [id, sightingIntervalMs(id)] as const,
+      );
       for (const [id, interval] of intervals) {
         expect(interval).toBeGreaterThanOrEqual(60_000);
         expect(interval).toBeLessThan(90_000);
@@ -250,7 +386,8 @@ describe('with the HS256 secret', () => {
       }
       // Per second of the half minute, about 33 of the 1,000; none gets as many as 100.
       const perSecond = new Map<number, number>();
-      for (const [, interval] of intervals) perSecond.set(Math.floor(interval / 1_000), (perSecond.get(Math.floor(interval / 1_000)) ?? 0) + 1);
+      for (const [, interval] of intervals)
+        perSecond.set(Math.floor(interval / 1_000), (perSecond.get(Math.floor(interval / 1_000)) ?? 0) + 1);
       expect(perSecond.size).toBe(30);
       expect(Math.max(...perSecond.values())).toBeLessThan(100);
     });
@@ -259,22 +396,25 @@ describe('with the HS256 secret', () => {
       { status: 'banned' as const, reason: 'account_banned' },
       { status: 'deleted' as const, reason: 'account_deleted' },
     ];
-    it.each(refusedAccounts)('a $status user with a valid token gets 403 $reason everywhere', async ({ status, reason }) => {
-      // Holding the staff permission changes nothing: the account status is checked first.
-      const user = await createUser(t.db, ['roles.read'], { status });
-      const before = await snapshot(t);
-      for (const url of ROUTES) {
-        const response = await t.request({ method: 'GET', url, token: user.token });
-        expectErrorBody(response, 403, { error: 'forbidden', details: { reason } }, [user.token, TEST_JWT_SECRET]);
-      }
-      const after = await snapshot(t);
-      // A refused account is not "seen": its row is left exactly as it was.
-      expect((await userRow(t, user.id))?.status).toBe(status);
-      expect((await userRow(t, user.id))?.last_seen_at).toBeNull();
-      expect(after.users.map((u) => u.id)).toEqual(before.users.map((u) => u.id));
-      expect(after.audit).toEqual(before.audit);
-      expect(after.outbox).toEqual(before.outbox);
-    });
+    it.each(refusedAccounts)(
+      'a $status user with a valid token gets 403 $reason everywhere',
+      async ({ status, reason }) => {
+        // Holding the staff permission changes nothing: the account status is checked first.
+        const user = await createUser(t.db, ['roles.read'], { status });
+        const before = await snapshot(t);
+        for (const url of ROUTES) {
+          const response = await t.request({ method: 'GET', url, token: user.token });
+          expectErrorBody(response, 403, { error: 'forbidden', details: { reason } }, [user.token, TEST_JWT_SECRET]);
+        }
+        const after = await snapshot(t);
+        // A refused account is not "seen": its row is left exactly as it was.
+        expect((await userRow(t, user.id))?.status).toBe(status);
+        expect((await userRow(t, user.id))?.last_seen_at).toBeNull();
+        expect(after.users.map((u) => u.id)).toEqual(before.users.map((u) => u.id));
+        expect(after.audit).toEqual(before.audit);
+        expect(after.outbox).toEqual(before.outbox);
+      },
+    );
 
     it('a banned user without any permission still gets the account reason on a staff route', async () => {
       const user = await createUser(t.db, [], { status: 'banned' });
@@ -289,9 +429,19 @@ describe('with the HS256 secret', () => {
 
     /** One more role for the user, holding these keys, optionally expiring. */
     async function grantRole(userId: string, key: string, permissions: string[], expiresAt: Date | null) {
-      const role = await t.db.insertInto('roles').values({ key, name: `Role ${key}` }).returning('id').executeTakeFirstOrThrow();
-      await t.db.insertInto('role_permissions').values(permissions.map((permission_key) => ({ role_id: role.id, permission_key }))).execute();
-      await t.db.insertInto('user_roles').values({ user_id: userId, role_id: role.id, granted_by: null, reason: 'test', expires_at: expiresAt }).execute();
+      const role = await t.db
+        .insertInto('roles')
+        .values({ key, name: `Role ${key}` })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await t.db
+        .insertInto('role_permissions')
+        .values(permissions.map((permission_key) => ({ role_id: role.id, permission_key })))
+        .execute();
+      await t.db
+        .insertInto('user_roles')
+        .values({ user_id: userId, role_id: role.id, granted_by: null, reason: 'test', expires_at: expiresAt })
+        .execute();
     }
 
     const scenarios: Array<{
@@ -302,12 +452,48 @@ describe('with the HS256 secret', () => {
       admin: 200 | 403;
     }> = [
       { name: 'no roles', grants: [], permissions: [], admin: 403 },
-      { name: 'roles.* expands to every roles key', grants: [{ permissions: ['roles.*'], expiresInMs: null }], permissions: ['roles.assign', 'roles.read', 'roles.write'], admin: 200 },
-      { name: 'two roles, overlapping keys: union, sorted, once each', grants: [{ permissions: ['users.read', 'ops.read'], expiresInMs: null }, { permissions: ['audit.read', 'users.read'], expiresInMs: null }], permissions: ['audit.read', 'ops.read', 'users.read'], admin: 403 },
-      { name: 'a grant that expired a minute ago grants nothing', grants: [{ permissions: ['roles.read'], expiresInMs: -MINUTE }], permissions: [], admin: 403 },
-      { name: 'an expired roles.* grant beside a live audit.read grant', grants: [{ permissions: ['roles.*'], expiresInMs: -MINUTE }, { permissions: ['audit.read'], expiresInMs: null }], permissions: ['audit.read'], admin: 403 },
-      { name: 'a grant expiring in an hour still counts', grants: [{ permissions: ['roles.read'], expiresInMs: 60 * MINUTE }], permissions: ['roles.read'], admin: 200 },
-      { name: '* expands to the whole catalog', grants: [{ permissions: ['*'], expiresInMs: null }], permissions: ALL_KEYS, admin: 200 },
+      {
+        name: 'roles.* expands to every roles key',
+        grants: [{ permissions: ['roles.*'], expiresInMs: null }],
+        permissions: ['roles.assign', 'roles.read', 'roles.write'],
+        admin: 200,
+      },
+      {
+        name: 'two roles, overlapping keys: union, sorted, once each',
+        grants: [
+          { permissions: ['users.read', 'ops.read'], expiresInMs: null },
+          { permissions: ['audit.read', 'users.read'], expiresInMs: null },
+        ],
+        permissions: ['audit.read', 'ops.read', 'users.read'],
+        admin: 403,
+      },
+      {
+        name: 'a grant that expired a minute ago grants nothing',
+        grants: [{ permissions: ['roles.read'], expiresInMs: -MINUTE }],
+        permissions: [],
+        admin: 403,
+      },
+      {
+        name: 'an expired roles.* grant beside a live audit.read grant',
+        grants: [
+          { permissions: ['roles.*'], expiresInMs: -MINUTE },
+          { permissions: ['audit.read'], expiresInMs: null },
+        ],
+        permissions: ['audit.read'],
+        admin: 403,
+      },
+      {
+        name: 'a grant expiring in an hour still counts',
+        grants: [{ permissions: ['roles.read'], expiresInMs: 60 * MINUTE }],
+        permissions: ['roles.read'],
+        admin: 200,
+      },
+      {
+        name: '* expands to the whole catalog',
+        grants: [{ permissions: ['*'], expiresInMs: null }],
+        permissions: ALL_KEYS,
+        admin: 200,
+      },
     ];
 
     it.each(scenarios)('$name', async ({ grants, permissions, admin }) => {
@@ -317,7 +503,8 @@ describe('with the HS256 secret', () => {
         const key = `perm-${user.id.slice(0, 8)}-${index}`;
         const expiresAt = grant.expiresInMs === null ? null : new Date(Date.now() + grant.expiresInMs);
         await grantRole(user.id, key, grant.permissions, expiresAt);
-        if (expiresAt === null || expiresAt.getTime() > Date.now()) live.push({ key, name: `Role ${key}`, expires_at: expiresAt?.toISOString() ?? null });
+        if (expiresAt === null || expiresAt.getTime() > Date.now())
+          live.push({ key, name: `Role ${key}`, expires_at: expiresAt?.toISOString() ?? null });
       }
 
       const response = await t.request({ method: 'GET', url: '/v1/me/permissions', token: user.token });
@@ -328,7 +515,8 @@ describe('with the HS256 secret', () => {
 
       const staff = await t.request({ method: 'GET', url: '/v1/admin/roles', token: user.token });
       expect(staff.statusCode).toBe(admin);
-      if (admin === 403) expectErrorBody(staff, 403, { error: 'forbidden', details: { perm: 'roles.read' } }, [user.token]);
+      if (admin === 403)
+        expectErrorBody(staff, 403, { error: 'forbidden', details: { perm: 'roles.read' } }, [user.token]);
     });
   });
 });
@@ -341,7 +529,11 @@ describe('authentication with a JWKS only (ES256 and RS256)', () => {
   let stranger: SigningKey;
 
   beforeAll(async () => {
-    [es256, rs256, stranger] = await Promise.all([makeSigningKey('ES256'), makeSigningKey('RS256'), makeSigningKey('ES256')]);
+    [es256, rs256, stranger] = await Promise.all([
+      makeSigningKey('ES256'),
+      makeSigningKey('RS256'),
+      makeSigningKey('ES256'),
+    ]);
     jwks = await startJwksServer([es256, rs256]);
     t = await startTestApp({ config: { jwtSecret: undefined, jwtSecretSource: 'none', jwksUrl: jwks.url } });
   });
@@ -354,36 +546,137 @@ describe('authentication with a JWKS only (ES256 and RS256)', () => {
     { name: 'ES256', key: () => es256 },
     { name: 'RS256', key: () => rs256 },
   ];
-  it.each(accepted)('accepts a $name token from the key set: user created, staff route works with its grants', async ({ key }) => {
-    const sub = randomUUID();
-    const email = `jwks-${sub.slice(0, 8)}@example.test`;
-    const token = await signAsymmetric(key(), { sub, email, claims: { app_metadata: { provider: 'google' } } });
-    const me = await t.request({ method: 'GET', url: '/v1/me', token });
-    expect(me.statusCode).toBe(200);
-    expect(me.json()).toMatchObject({ id: sub, email, provider: 'google', status: 'active' });
-    expect(me.body).not.toContain(token);
-    expect(await userRow(t, sub)).toMatchObject({ id: sub, email, provider: 'google', status: 'active' });
+  it.each(accepted)(
+    'accepts a $name token from the key set: user created, staff route works with its grants',
+    async ({ key }) => {
+      const sub = randomUUID();
+      const email = `jwks-${sub.slice(0, 8)}@example.test`;
+      const token = await signAsymmetric(key(), { sub, email, claims: { app_metadata: { provider: 'google' } } });
+      const me = await t.request({ method: 'GET', url: '/v1/me', token });
+      expect(me.statusCode).toBe(200);
+      expect(me.json()).toMatchObject({ id: sub, email, provider: 'google', status: 'active' });
+      expect(me.body).not.toContain(token);
+      expect(await userRow(t, sub)).toMatchObject({ id: sub, email, provider: 'google', status: 'active' });
 
-    const staffUser = await createUser(t.db, ['roles.read']);
-    const staff = await t.request({ method: 'GET', url: '/v1/admin/roles', token: await signAsymmetric(key(), { sub: staffUser.id }) });
-    expect(staff.statusCode).toBe(200);
-    expect(staff.json().meta.total).toBeGreaterThanOrEqual(1);
-  });
+      const staffUser = await createUser(t.db, ['roles.read']);
+      const staff = await t.request({
+        method: 'GET',
+        url: '/v1/admin/roles',
+        token: await signAsymmetric(key(), { sub: staffUser.id }),
+      });
+      expect(staff.statusCode).toBe(200);
+      expect(staff.json().meta.total).toBeGreaterThanOrEqual(1);
+    },
+  );
 
   const refusals: RefusalCase[] = [
-    { name: 'a valid HS256 token when only a JWKS is configured', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub }), sub); } },
-    { name: 'HS256 signed with the ES256 public key (PEM) as HMAC secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, secret: es256.publicPem }), sub); } },
-    { name: 'HS256 signed with the RS256 public key (PEM) as HMAC secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, secret: rs256.publicPem }), sub); } },
-    { name: 'HS256 signed with the RS256 public JWK (JSON) as HMAC secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, secret: JSON.stringify(rs256.publicJwk) }), sub); } },
-    { name: 'RS256 header with the known kid, HMAC-signed with the public PEM (confusion)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'RS256', kid: rs256.kid, typ: 'JWT' }, validClaims(sub), rs256.publicPem), sub); } },
-    { name: 'ES256 header with the known kid, HMAC-signed with the public PEM (confusion)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'ES256', kid: es256.kid, typ: 'JWT' }, validClaims(sub), es256.publicPem), sub); } },
-    { name: 'ES256 signed by a key outside the set, claiming a published kid', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signAsymmetric(stranger, { sub, kid: es256.kid }), sub); } },
-    { name: 'alg none with a published kid', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'none', kid: es256.kid }, validClaims(sub)), sub); } },
-    { name: 'ES256 expired 45 s ago', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signAsymmetric(es256, { sub, expiresIn: -45 }), sub); } },
-    { name: 'ES256 with no exp', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signAsymmetric(es256, { sub, claims: { exp: undefined } }), sub); } },
-    { name: 'ES256 whose sub is not a uuid', error: 'invalid_token', make: () => bearer(signAsymmetric(es256, { sub: 'service-account' })) },
-    { name: 'ES256 by a foreign key and aud anon (signature first)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signAsymmetric(stranger, { sub, kid: es256.kid, claims: { aud: 'anon' } }), sub); } },
-    { name: 'ES256 with aud anon', error: 'invalid_audience', make: () => { const sub = randomUUID(); return bearer(signAsymmetric(es256, { sub, claims: { aud: 'anon' } }), sub); } },
+    {
+      name: 'a valid HS256 token when only a JWKS is configured',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signToken({ sub }), sub);
+      },
+    },
+    {
+      name: 'HS256 signed with the ES256 public key (PEM) as HMAC secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signToken({ sub, secret: es256.publicPem }), sub);
+      },
+    },
+    {
+      name: 'HS256 signed with the RS256 public key (PEM) as HMAC secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signToken({ sub, secret: rs256.publicPem }), sub);
+      },
+    },
+    {
+      name: 'HS256 signed with the RS256 public JWK (JSON) as HMAC secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signToken({ sub, secret: JSON.stringify(rs256.publicJwk) }), sub);
+      },
+    },
+    {
+      name: 'RS256 header with the known kid, HMAC-signed with the public PEM (confusion)',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(
+          handMadeToken({ alg: 'RS256', kid: rs256.kid, typ: 'JWT' }, validClaims(sub), rs256.publicPem),
+          sub,
+        );
+      },
+    },
+    {
+      name: 'ES256 header with the known kid, HMAC-signed with the public PEM (confusion)',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(
+          handMadeToken({ alg: 'ES256', kid: es256.kid, typ: 'JWT' }, validClaims(sub), es256.publicPem),
+          sub,
+        );
+      },
+    },
+    {
+      name: 'ES256 signed by a key outside the set, claiming a published kid',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signAsymmetric(stranger, { sub, kid: es256.kid }), sub);
+      },
+    },
+    {
+      name: 'alg none with a published kid',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(handMadeToken({ alg: 'none', kid: es256.kid }, validClaims(sub)), sub);
+      },
+    },
+    {
+      name: 'ES256 expired 45 s ago',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signAsymmetric(es256, { sub, expiresIn: -45 }), sub);
+      },
+    },
+    {
+      name: 'ES256 with no exp',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signAsymmetric(es256, { sub, claims: { exp: undefined } }), sub);
+      },
+    },
+    {
+      name: 'ES256 whose sub is not a uuid',
+      error: 'invalid_token',
+      make: () => bearer(signAsymmetric(es256, { sub: 'service-account' })),
+    },
+    {
+      name: 'ES256 by a foreign key and aud anon (signature first)',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signAsymmetric(stranger, { sub, kid: es256.kid, claims: { aud: 'anon' } }), sub);
+      },
+    },
+    {
+      name: 'ES256 with aud anon',
+      error: 'invalid_audience',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signAsymmetric(es256, { sub, claims: { aud: 'anon' } }), sub);
+      },
+    },
   ];
 
   it.each(refusals)('401 $error: $name', async (refusal) => {
@@ -415,11 +708,54 @@ describe('authentication with both the HS256 secret and a JWKS', () => {
   });
 
   const refusals: RefusalCase[] = [
-    { name: 'ES256 header with the published kid, HMAC-signed with the secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'ES256', kid: es256.kid, typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub); } },
-    { name: 'RS256 header, HMAC-signed with the secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(handMadeToken({ alg: 'RS256', typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub); } },
-    { name: 'HS256 signed with the ES256 public key (PEM) as HMAC secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, secret: es256.publicPem }), sub); } },
-    { name: 'HS256 signed with the public JWK (JSON) as HMAC secret', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(signToken({ sub, secret: JSON.stringify(es256.publicJwk) }), sub); } },
-    { name: 'HS512 signed with the secret (only HS256 is accepted)', error: 'invalid_token', make: () => { const sub = randomUUID(); return bearer(new SignJWT(validClaims(sub)).setProtectedHeader({ alg: 'HS512' }).sign(new TextEncoder().encode(TEST_JWT_SECRET)), sub); } },
+    {
+      name: 'ES256 header with the published kid, HMAC-signed with the secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(
+          handMadeToken({ alg: 'ES256', kid: es256.kid, typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET),
+          sub,
+        );
+      },
+    },
+    {
+      name: 'RS256 header, HMAC-signed with the secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(handMadeToken({ alg: 'RS256', typ: 'JWT' }, validClaims(sub), TEST_JWT_SECRET), sub);
+      },
+    },
+    {
+      name: 'HS256 signed with the ES256 public key (PEM) as HMAC secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signToken({ sub, secret: es256.publicPem }), sub);
+      },
+    },
+    {
+      name: 'HS256 signed with the public JWK (JSON) as HMAC secret',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(signToken({ sub, secret: JSON.stringify(es256.publicJwk) }), sub);
+      },
+    },
+    {
+      name: 'HS512 signed with the secret (only HS256 is accepted)',
+      error: 'invalid_token',
+      make: () => {
+        const sub = randomUUID();
+        return bearer(
+          new SignJWT(validClaims(sub))
+            .setProtectedHeader({ alg: 'HS512' })
+            .sign(new TextEncoder().encode(TEST_JWT_SECRET)),
+          sub,
+        );
+      },
+    },
   ];
 
   it.each(refusals)('401 $error: $name', async (refusal) => {
@@ -435,7 +771,11 @@ describe('JWKS key rotation: an unknown kid refetches the key set at most once p
   let third: SigningKey;
 
   beforeAll(async () => {
-    [first, second, third] = await Promise.all([makeSigningKey('ES256', 'key-1'), makeSigningKey('ES256', 'key-2'), makeSigningKey('ES256', 'key-3')]);
+    [first, second, third] = await Promise.all([
+      makeSigningKey('ES256', 'key-1'),
+      makeSigningKey('ES256', 'key-2'),
+      makeSigningKey('ES256', 'key-3'),
+    ]);
     jwks = await startJwksServer([first]);
     t = await startTestApp({ config: { jwtSecret: undefined, jwtSecretSource: 'none', jwksUrl: jwks.url } });
   });
@@ -443,7 +783,9 @@ describe('JWKS key rotation: an unknown kid refetches the key set at most once p
     await t.close();
     await jwks.close();
   });
-  afterEach(() => { vi.useRealTimers(); });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('fetches once, refetches on a rotated kid after the cooldown, and not again within 30 s', async () => {
     // Only the wall clock is controlled (timers, I/O and the database run for real): jose

@@ -2,7 +2,14 @@ import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodApp } from '../../src/kernel/zod-app.js';
-import { DEFAULT_PER_PAGE, likePattern, MAX_PER_PAGE, offsetOf, paged, pageQuery } from '../../src/kernel/pagination.js';
+import {
+  DEFAULT_PER_PAGE,
+  likePattern,
+  MAX_PER_PAGE,
+  offsetOf,
+  paged,
+  pageQuery,
+} from '../../src/kernel/pagination.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -14,13 +21,24 @@ function probeRoutes(app: ZodApp) {
     throw new Error(SECRET_MESSAGE);
   });
   app.post('/test/limited', { config: { rateLimit: 'deviceCode' } }, async () => ({ ok: true }));
-  app.get('/test/needs-header', { schema: { headers: z.object({ 'x-tenant': z.string().uuid() }) } }, async () => ({ ok: true }));
+  app.get('/test/needs-header', { schema: { headers: z.object({ 'x-tenant': z.string().uuid() }) } }, async () => ({
+    ok: true,
+  }));
 }
 
 /** What a refused write must leave untouched. */
 async function snapshot(t: TestApp) {
-  const roles = await t.db.selectFrom('roles').select(['id', 'key', 'name', 'description', 'updated_at']).orderBy('key').execute();
-  const permissions = await t.db.selectFrom('role_permissions').selectAll().orderBy('role_id').orderBy('permission_key').execute();
+  const roles = await t.db
+    .selectFrom('roles')
+    .select(['id', 'key', 'name', 'description', 'updated_at'])
+    .orderBy('key')
+    .execute();
+  const permissions = await t.db
+    .selectFrom('role_permissions')
+    .selectAll()
+    .orderBy('role_id')
+    .orderBy('permission_key')
+    .execute();
   const audit = await t.db.selectFrom('audit_log').selectAll().orderBy('created_at').execute();
   const outbox = await t.db.selectFrom('event_outbox').selectAll().orderBy('id').execute();
   return { roles, permissions, audit, outbox };
@@ -40,22 +58,90 @@ describe('errors and request ids', () => {
     t = await startTestApp({ extraRoutes: probeRoutes });
     owner = await createUser(t.db, ['*']);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   describe('x-request-id on every response', () => {
     // Each case provokes one status; every answer carries a fresh uuid request id.
-    const cases: Array<{ name: string; status: number; send: (u: { owner: TestUser; player: TestUser }) => Parameters<TestApp['request']>[0] }> = [
+    const cases: Array<{
+      name: string;
+      status: number;
+      send: (u: { owner: TestUser; player: TestUser }) => Parameters<TestApp['request']>[0];
+    }> = [
       { name: '200 success', status: 200, send: () => ({ method: 'GET', url: '/health' }) },
-      { name: '201 created', status: 201, send: ({ owner }) => ({ method: 'POST', url: '/v1/admin/roles', token: owner.token, payload: { key: 'rid-created', name: 'Created' } }) },
-      { name: '400 validation', status: 400, send: ({ owner }) => ({ method: 'GET', url: '/v1/admin/roles/not-a-uuid', token: owner.token }) },
+      {
+        name: '201 created',
+        status: 201,
+        send: ({ owner }) => ({
+          method: 'POST',
+          url: '/v1/admin/roles',
+          token: owner.token,
+          payload: { key: 'rid-created', name: 'Created' },
+        }),
+      },
+      {
+        name: '400 validation',
+        status: 400,
+        send: ({ owner }) => ({ method: 'GET', url: '/v1/admin/roles/not-a-uuid', token: owner.token }),
+      },
       { name: '401 missing token', status: 401, send: () => ({ method: 'GET', url: '/v1/admin/roles' }) },
-      { name: '403 forbidden', status: 403, send: ({ player }) => ({ method: 'GET', url: '/v1/admin/roles', token: player.token }) },
+      {
+        name: '403 forbidden',
+        status: 403,
+        send: ({ player }) => ({ method: 'GET', url: '/v1/admin/roles', token: player.token }),
+      },
       { name: '404 unknown route', status: 404, send: () => ({ method: 'GET', url: '/nowhere/at/all' }) },
-      { name: '404 not_found', status: 404, send: ({ owner }) => ({ method: 'GET', url: '/v1/admin/roles/6f1c1c57-0000-4000-8000-000000000000', token: owner.token }) },
-      { name: '409 conflict', status: 409, send: ({ owner }) => ({ method: 'POST', url: '/v1/admin/roles', token: owner.token, payload: { key: 'owner', name: 'Taken' } }) },
-      { name: '413 too large', status: 413, send: ({ owner }) => ({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': 'application/json' }, payload: `{"key":"big","name":"${'x'.repeat(1_100_000)}"}` }) },
-      { name: '415 media type', status: 415, send: ({ owner }) => ({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': 'text/plain' }, payload: 'key=x' }) },
-      { name: '422 invalid_request', status: 422, send: ({ owner }) => ({ method: 'DELETE', url: '/v1/admin/roles/00000000-0000-4000-8000-000000000001', token: owner.token }) },
+      {
+        name: '404 not_found',
+        status: 404,
+        send: ({ owner }) => ({
+          method: 'GET',
+          url: '/v1/admin/roles/6f1c1c57-0000-4000-8000-000000000000',
+          token: owner.token,
+        }),
+      },
+      {
+        name: '409 conflict',
+        status: 409,
+        send: ({ owner }) => ({
+          method: 'POST',
+          url: '/v1/admin/roles',
+          token: owner.token,
+          payload: { key: 'owner', name: 'Taken' },
+        }),
+      },
+      {
+        name: '413 too large',
+        status: 413,
+        send: ({ owner }) => ({
+          method: 'POST',
+          url: '/v1/admin/roles',
+          token: owner.token,
+          headers: { 'content-type': 'application/json' },
+          payload: `{"key":"big","name":"${'x'.repeat(1_100_000)}"}`,
+        }),
+      },
+      {
+        name: '415 media type',
+        status: 415,
+        send: ({ owner }) => ({
+          method: 'POST',
+          url: '/v1/admin/roles',
+          token: owner.token,
+          headers: { 'content-type': 'text/plain' },
+          payload: 'key=x',
+        }),
+      },
+      {
+        name: '422 invalid_request',
+        status: 422,
+        send: ({ owner }) => ({
+          method: 'DELETE',
+          url: '/v1/admin/roles/00000000-0000-4000-8000-000000000001',
+          token: owner.token,
+        }),
+      },
       { name: '500 internal', status: 500, send: () => ({ method: 'GET', url: '/test/boom' }) },
     ];
 
@@ -69,7 +155,8 @@ describe('errors and request ids', () => {
     it('429 rate limited carries one too', async () => {
       const ip = '198.51.100.7';
       const responses = [];
-      for (let i = 0; i < 4; i++) responses.push(await t.app.inject({ method: 'POST', url: '/test/limited', remoteAddress: ip }));
+      for (let i = 0; i < 4; i++)
+        responses.push(await t.app.inject({ method: 'POST', url: '/test/limited', remoteAddress: ip }));
       expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 429]);
       expect(responses[3]!.json()).toEqual({ error: 'rate_limited' });
       expectRequestId(responses[3]!);
@@ -109,24 +196,54 @@ describe('errors and request ids', () => {
     });
 
     it('an echoed id is the one the audit row records', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'x-request-id': 'trace:abc.42' }, payload: { key: 'rid-audited', name: 'Audited' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        headers: { 'x-request-id': 'trace:abc.42' },
+        payload: { key: 'rid-audited', name: 'Audited' },
+      });
       expect(response.statusCode).toBe(201);
       expect(response.headers['x-request-id']).toBe('trace:abc.42');
-      const row = await t.db.selectFrom('audit_log').select(['request_id', 'action', 'target_id']).where('request_id', '=', 'trace:abc.42').executeTakeFirstOrThrow();
+      const row = await t.db
+        .selectFrom('audit_log')
+        .select(['request_id', 'action', 'target_id'])
+        .where('request_id', '=', 'trace:abc.42')
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ request_id: 'trace:abc.42', action: 'roles.create', target_id: response.json().id });
     });
   });
 
   describe('validation errors (400 SchemaError)', () => {
-    const cases: Array<{ name: string; method: 'GET' | 'POST'; url: string; payload?: unknown; headers?: Record<string, string>; issues: unknown[] }> = [
+    const cases: Array<{
+      name: string;
+      method: 'GET' | 'POST';
+      url: string;
+      payload?: unknown;
+      headers?: Record<string, string>;
+      issues: unknown[];
+    }> = [
       {
         name: 'body',
         method: 'POST',
         url: '/v1/admin/roles',
         payload: { key: 'Bad Key', name: '' },
         issues: [
-          { code: 'invalid_string', validation: 'regex', path: ['key'], message: 'key must match ^[a-z][a-z0-9_.-]{0,47}$' },
-          { code: 'too_small', path: ['name'], message: 'String must contain at least 1 character(s)', minimum: 1, type: 'string', inclusive: true, exact: false },
+          {
+            code: 'invalid_string',
+            validation: 'regex',
+            path: ['key'],
+            message: 'key must match ^[a-z][a-z0-9_.-]{0,47}$',
+          },
+          {
+            code: 'too_small',
+            path: ['name'],
+            message: 'String must contain at least 1 character(s)',
+            minimum: 1,
+            type: 'string',
+            inclusive: true,
+            exact: false,
+          },
         ],
       },
       {
@@ -134,7 +251,14 @@ describe('errors and request ids', () => {
         method: 'POST',
         url: '/v1/admin/roles',
         payload: { key: 'fine', name: 'Fine', is_protected: true },
-        issues: [{ code: 'unrecognized_keys', keys: ['is_protected'], path: [], message: "Unrecognized key(s) in object: 'is_protected'" }],
+        issues: [
+          {
+            code: 'unrecognized_keys',
+            keys: ['is_protected'],
+            path: [],
+            message: "Unrecognized key(s) in object: 'is_protected'",
+          },
+        ],
       },
       {
         name: 'empty JSON body on a route requiring one',
@@ -142,19 +266,44 @@ describe('errors and request ids', () => {
         url: '/v1/admin/roles',
         headers: { 'content-type': 'application/json' },
         payload: '',
-        issues: [{ code: 'invalid_type', expected: 'object', received: 'null', path: [], message: 'Expected object, received null' }],
+        issues: [
+          {
+            code: 'invalid_type',
+            expected: 'object',
+            received: 'null',
+            path: [],
+            message: 'Expected object, received null',
+          },
+        ],
       },
       {
         name: 'query per_page over the maximum',
         method: 'GET',
         url: '/v1/admin/roles?per_page=500',
-        issues: [{ code: 'too_big', path: ['per_page'], message: 'Number must be less than or equal to 100', maximum: 100, type: 'number', inclusive: true, exact: false }],
+        issues: [
+          {
+            code: 'too_big',
+            path: ['per_page'],
+            message: 'Number must be less than or equal to 100',
+            maximum: 100,
+            type: 'number',
+            inclusive: true,
+            exact: false,
+          },
+        ],
       },
       {
         name: 'query sort outside the allow-list',
         method: 'GET',
         url: '/v1/admin/roles?sort=bogus:asc',
-        issues: [{ code: 'invalid_string', validation: 'regex', path: ['sort'], message: 'sort must be one of key:asc|key:desc, name:asc|name:desc, created_at:asc|created_at:desc' }],
+        issues: [
+          {
+            code: 'invalid_string',
+            validation: 'regex',
+            path: ['sort'],
+            message: 'sort must be one of key:asc|key:desc, name:asc|name:desc, created_at:asc|created_at:desc',
+          },
+        ],
       },
       {
         name: 'params',
@@ -183,13 +332,22 @@ describe('errors and request ids', () => {
 
   describe('application errors', () => {
     it('has no details key when there are none', async () => {
-      const response = await t.request({ method: 'GET', url: '/v1/admin/roles/6f1c1c57-0000-4000-8000-000000000000', token: owner.token });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/admin/roles/6f1c1c57-0000-4000-8000-000000000000',
+        token: owner.token,
+      });
       expect(response.statusCode).toBe(404);
       expect(response.body).toBe('{"error":"not_found"}');
     });
 
     it('carries details when there are some', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, payload: { key: 'owner', name: 'Taken' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        payload: { key: 'owner', name: 'Taken' },
+      });
       expect(response.statusCode).toBe(409);
       expect(response.json()).toStrictEqual({ error: 'conflict', details: { reason: 'role key taken', key: 'owner' } });
     });
@@ -227,23 +385,101 @@ describe('errors and request ids', () => {
 
   describe('bodies that never reach the route', () => {
     const big = JSON.stringify({ key: 'too-big', name: 'Big', description: 'x'.repeat(1024 * 1024) });
-    const cases: Array<{ name: string; headers: Record<string, string>; payload: string; status: number; body: unknown }> = [
-      { name: 'malformed JSON', headers: { 'content-type': 'application/json' }, payload: '{"key": "broken",', status: 400, body: { error: 'invalid_json' } },
-      { name: 'JSON that is not JSON at all', headers: { 'content-type': 'application/json' }, payload: 'key=broken', status: 400, body: { error: 'invalid_json' } },
-      { name: 'a __proto__ key', headers: { 'content-type': 'application/json' }, payload: '{"key":"proto-role","name":"P","__proto__":{"is_protected":true}}', status: 400, body: { error: 'invalid_json' } },
-      { name: 'a constructor.prototype key', headers: { 'content-type': 'application/json' }, payload: '{"key":"ctor-role","name":"C","constructor":{"prototype":{"x":1}}}', status: 400, body: { error: 'invalid_json' } },
-      { name: 'text/plain', headers: { 'content-type': 'text/plain' }, payload: '{"key":"plain-role","name":"Plain"}', status: 415, body: { error: 'unsupported_media_type' } },
-      { name: 'form encoded', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'key=form-role&name=Form', status: 415, body: { error: 'unsupported_media_type' } },
-      { name: 'over 1 MiB', headers: { 'content-type': 'application/json' }, payload: big, status: 413, body: { error: 'payload_too_large' } },
-      { name: 'JSON in Latin-1', headers: { 'content-type': 'application/json; charset=iso-8859-1' }, payload: '{"key":"latin-role","name":"L"}', status: 415, body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } } },
-      { name: 'JSON in UTF-16', headers: { 'content-type': 'application/json;charset="UTF-16"' }, payload: '{"key":"utf16-role","name":"U"}', status: 415, body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } } },
-      { name: 'parameters that do not parse', headers: { 'content-type': 'application/json; charset' }, payload: '{"key":"bad-param-role","name":"B"}', status: 415, body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } } },
-      { name: 'a media type that only starts like JSON', headers: { 'content-type': 'application/jsonx' }, payload: '{"key":"jsonx-role","name":"X"}', status: 415, body: { error: 'unsupported_media_type' } },
+    const cases: Array<{
+      name: string;
+      headers: Record<string, string>;
+      payload: string;
+      status: number;
+      body: unknown;
+    }> = [
+      {
+        name: 'malformed JSON',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"key": "broken",',
+        status: 400,
+        body: { error: 'invalid_json' },
+      },
+      {
+        name: 'JSON that is not JSON at all',
+        headers: { 'content-type': 'application/json' },
+        payload: 'key=broken',
+        status: 400,
+        body: { error: 'invalid_json' },
+      },
+      {
+        name: 'a __proto__ key',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"key":"proto-role","name":"P","__proto__":{"is_protected":true}}',
+        status: 400,
+        body: { error: 'invalid_json' },
+      },
+      {
+        name: 'a constructor.prototype key',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"key":"ctor-role","name":"C","constructor":{"prototype":{"x":1}}}',
+        status: 400,
+        body: { error: 'invalid_json' },
+      },
+      {
+        name: 'text/plain',
+        headers: { 'content-type': 'text/plain' },
+        payload: '{"key":"plain-role","name":"Plain"}',
+        status: 415,
+        body: { error: 'unsupported_media_type' },
+      },
+      {
+        name: 'form encoded',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'key=form-role&name=Form',
+        status: 415,
+        body: { error: 'unsupported_media_type' },
+      },
+      {
+        name: 'over 1 MiB',
+        headers: { 'content-type': 'application/json' },
+        payload: big,
+        status: 413,
+        body: { error: 'payload_too_large' },
+      },
+      {
+        name: 'JSON in Latin-1',
+        headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+        payload: '{"key":"latin-role","name":"L"}',
+        status: 415,
+        body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } },
+      },
+      {
+        name: 'JSON in UTF-16',
+        headers: { 'content-type': 'application/json;charset="UTF-16"' },
+        payload: '{"key":"utf16-role","name":"U"}',
+        status: 415,
+        body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } },
+      },
+      {
+        name: 'parameters that do not parse',
+        headers: { 'content-type': 'application/json; charset' },
+        payload: '{"key":"bad-param-role","name":"B"}',
+        status: 415,
+        body: { error: 'unsupported_media_type', details: { charset: 'utf-8 only' } },
+      },
+      {
+        name: 'a media type that only starts like JSON',
+        headers: { 'content-type': 'application/jsonx' },
+        payload: '{"key":"jsonx-role","name":"X"}',
+        status: 415,
+        body: { error: 'unsupported_media_type' },
+      },
     ];
 
     it.each(cases)('$name → $status', async ({ headers, payload, status, body }) => {
       const before = await snapshot(t);
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers, payload });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        headers,
+        payload,
+      });
       expect(response.statusCode).toBe(status);
       expect(response.json()).toStrictEqual(body);
       expectRequestId(response);
@@ -252,28 +488,60 @@ describe('errors and request ids', () => {
 
     it('just under the limit is parsed (and validated)', async () => {
       const payload = JSON.stringify({ key: 'near-limit', name: 'Near', description: 'x'.repeat(1000 * 1000) });
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': 'application/json' }, payload });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
       expect(response.statusCode).toBe(400);
-      expect(response.json().error.issues).toEqual([expect.objectContaining({ code: 'too_big', path: ['description'], maximum: 500 })]);
+      expect(response.json().error.issues).toEqual([
+        expect.objectContaining({ code: 'too_big', path: ['description'], maximum: 500 }),
+      ]);
     });
 
     // RFC 9110: the media type is case-insensitive, parameters follow `;` with optional whitespace,
     // their names are case-insensitive and their values may be quoted. JSON is UTF-8 (RFC 8259).
     it.each([
-      'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json ; charset="utf-8"',
-      'Application/JSON; Charset=Utf-8', 'application/json; foo=bar', 'application/merge-patch+json; charset=utf-8',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json ; charset="utf-8"',
+      'Application/JSON; Charset=Utf-8',
+      'application/json; foo=bar',
+      'application/merge-patch+json; charset=utf-8',
     ])('%s is JSON', async (contentType) => {
       const key = `ct-${Math.random().toString(36).slice(2, 10)}`;
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': contentType }, payload: JSON.stringify({ key, name: 'Ünïcode' }) });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        headers: { 'content-type': contentType },
+        payload: JSON.stringify({ key, name: 'Ünïcode' }),
+      });
       expect(response.statusCode, response.body).toBe(201);
-      const role = await t.db.selectFrom('roles').select(['key', 'name']).where('id', '=', response.json().id).executeTakeFirstOrThrow();
+      const role = await t.db
+        .selectFrom('roles')
+        .select(['key', 'name'])
+        .where('id', '=', response.json().id)
+        .executeTakeFirstOrThrow();
       expect(role).toEqual({ key, name: 'Ünïcode' });
     });
 
     it('a +json media type is JSON', async () => {
-      const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: { 'content-type': 'application/vnd.api+json' }, payload: '{"key":"vnd-role","name":"Vnd"}' });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        headers: { 'content-type': 'application/vnd.api+json' },
+        payload: '{"key":"vnd-role","name":"Vnd"}',
+      });
       expect(response.statusCode).toBe(201);
-      const role = await t.db.selectFrom('roles').select(['key', 'name']).where('id', '=', response.json().id).executeTakeFirstOrThrow();
+      const role = await t.db
+        .selectFrom('roles')
+        .select(['key', 'name'])
+        .where('id', '=', response.json().id)
+        .executeTakeFirstOrThrow();
       expect(role).toEqual({ key: 'vnd-role', name: 'Vnd' });
     });
   });
@@ -285,19 +553,29 @@ describe('errors and request ids', () => {
       expect(response.body).toBe('{"error":"internal"}');
       expect(response.headers['x-request-id']).toBe('boom-1');
       const everything = JSON.stringify(response.headers) + response.body;
-      for (const leak of ['hunter2', 'postgres://', 'stack', 'Error', 'boom.', 'errors.test']) expect(everything).not.toContain(leak);
+      for (const leak of ['hunter2', 'postgres://', 'stack', 'Error', 'boom.', 'errors.test'])
+        expect(everything).not.toContain(leak);
     });
   });
 });
 
 describe('x-request-id on 503 (maintenance)', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('refusals carry one, the inbound one too', async () => {
     const staff = await createUser(t.db, ['ops.panic']);
-    const set = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: staff.token, payload: { level: 'lockdown', reason: 'request id test' } });
+    const set = await t.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: staff.token,
+      payload: { level: 'lockdown', reason: 'request id test' },
+    });
     expect(set.statusCode).toBe(200);
 
     const fresh = await t.request({ method: 'POST', url: '/v1/me/support', payload: { text: 'hi' } });
@@ -306,7 +584,12 @@ describe('x-request-id on 503 (maintenance)', () => {
     expect(fresh.headers['retry-after']).toBe('30');
     expectRequestId(fresh);
 
-    const echoed = await t.request({ method: 'POST', url: '/v1/public/waitlist', headers: { 'x-request-id': 'lockdown-probe-7' }, payload: {} });
+    const echoed = await t.request({
+      method: 'POST',
+      url: '/v1/public/waitlist',
+      headers: { 'x-request-id': 'lockdown-probe-7' },
+      payload: {},
+    });
     expect(echoed.statusCode).toBe(503);
     expect(echoed.headers['x-request-id']).toBe('lockdown-probe-7');
   });
@@ -323,7 +606,10 @@ describe('pagination helper', () => {
 
   it('coerces query strings and accepts the bounds', () => {
     expect(query.parse({ page: '3', per_page: '100', q: '  alice ', sort: 'created_at:desc' })).toEqual({
-      page: 3, per_page: 100, q: 'alice', sort: { field: 'created_at', direction: 'desc' },
+      page: 3,
+      per_page: 100,
+      q: 'alice',
+      sort: { field: 'created_at', direction: 'desc' },
     });
     expect(query.parse({ per_page: '1' }).per_page).toBe(1);
   });
@@ -350,7 +636,10 @@ describe('pagination helper', () => {
   it('computes offsets and the paged body', () => {
     expect(offsetOf({ page: 1, per_page: 25 })).toBe(0);
     expect(offsetOf({ page: 3, per_page: 10 })).toBe(20);
-    expect(paged(['a'], { page: 2, per_page: 1 }, 7)).toEqual({ data: ['a'], meta: { page: 2, per_page: 1, total: 7 } });
+    expect(paged(['a'], { page: 2, per_page: 1 }, 7)).toEqual({
+      data: ['a'],
+      meta: { page: 2, per_page: 1, total: 7 },
+    });
   });
 
   it('likePattern escapes %, _ and backslash and wraps in %', () => {
@@ -362,19 +651,29 @@ describe('pagination helper', () => {
 
   describe('likePattern on the database', () => {
     let t: TestApp;
-    beforeAll(async () => { t = await startTestApp(); });
-    afterAll(async () => { await t.close(); });
+    beforeAll(async () => {
+      t = await startTestApp();
+    });
+    afterAll(async () => {
+      await t.close();
+    });
 
     it('matches literally inside ILIKE', async () => {
-      await t.db.insertInto('roles').values([
-        { key: 'lit-a', name: '100% sure' },
-        { key: 'lit-b', name: '1000 sure' },
-        { key: 'lit-c', name: 'under_score' },
-        { key: 'lit-d', name: 'underXscore' },
-        { key: 'lit-e', name: 'back\\slash' },
-        { key: 'lit-f', name: 'backslash' },
-      ]).execute();
-      const match = async (q: string) => (await t.db.selectFrom('roles').select('key').where('name', 'ilike', likePattern(q)).orderBy('key').execute()).map((r) => r.key);
+      await t.db
+        .insertInto('roles')
+        .values([
+          { key: 'lit-a', name: '100% sure' },
+          { key: 'lit-b', name: '1000 sure' },
+          { key: 'lit-c', name: 'under_score' },
+          { key: 'lit-d', name: 'underXscore' },
+          { key: 'lit-e', name: 'back\\slash' },
+          { key: 'lit-f', name: 'backslash' },
+        ])
+        .execute();
+      const match = async (q: string) =>
+        (
+          await t.db.selectFrom('roles').select('key').where('name', 'ilike', likePattern(q)).orderBy('key').execute()
+        ).map((r) => r.key);
       expect(await match('0%')).toEqual(['lit-a']);
       expect(await match('R_S')).toEqual(['lit-c']);
       expect(await match('k\\s')).toEqual(['lit-e']);

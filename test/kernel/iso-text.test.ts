@@ -14,7 +14,7 @@ describe('isoText', () => {
     ['a leap day of a 400th year', '2000-02-29T12:34:56.789Z'],
     ['the day after February of a century that is not a leap year', '1900-03-01T00:00:00.000Z'],
     ['a leap day', '2028-02-29T23:59:59.001Z'],
-    ['New Year\'s Eve', '2026-12-31T23:59:59.999Z'],
+    ["New Year's Eve", '2026-12-31T23:59:59.999Z'],
   ])('writes %s as toISOString does', (_name, text) => {
     const date = new Date(text);
     expect(isoText(date)).toBe(text);
@@ -23,7 +23,7 @@ describe('isoText', () => {
   it.each([
     ['before year 0', '-000001-12-31T23:59:59.999Z'],
     ['after year 9999', '+010000-01-01T00:00:00.000Z'],
-  ])('leaves a year %s to V8\'s signed form', (_name, text) => {
+  ])("leaves a year %s to V8's signed form", (_name, text) => {
     expect(isoText(new Date(text))).toBe(text);
   });
 

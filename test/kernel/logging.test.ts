@@ -11,16 +11,29 @@ import { pathOf, setAvatar, startStorageApp } from '../modules/avatar-fixtures.j
 
 describe('redactUrl', () => {
   it('censors token and ticket values wherever they stand in the query, and nothing else', () => {
-    expect(redactUrl('/v1/public/email/unsubscribe?token=u1.abc.def')).toBe('/v1/public/email/unsubscribe?token=[redacted]');
-    expect(redactUrl('/v1/realtime?x=1&ticket=abc&TICKET=z#f')).toBe('/v1/realtime?x=1&ticket=[redacted]&TICKET=[redacted]#f');
+    expect(redactUrl('/v1/public/email/unsubscribe?token=u1.abc.def')).toBe(
+      '/v1/public/email/unsubscribe?token=[redacted]',
+    );
+    expect(redactUrl('/v1/realtime?x=1&ticket=abc&TICKET=z#f')).toBe(
+      '/v1/realtime?x=1&ticket=[redacted]&TICKET=[redacted]#f',
+    );
     expect(redactUrl('/v1/admin/users?q=token&page=2')).toBe('/v1/admin/users?q=token&page=2');
   });
 
   it('censors every credential-bearing parameter of the one list: signatures of stored objects, S3 presigned credentials, OAuth names', () => {
-    expect(redactUrl('/v1/public/storage/o?key=avatars/a.png&expires=9&sig=abc123')).toBe('/v1/public/storage/o?key=avatars/a.png&expires=9&sig=[redacted]');
-    expect(redactUrl('/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F2026&X-Amz-Signature=f00d&X-Amz-Security-Token=t0k'))
-      .toBe('/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Security-Token=[redacted]');
-    expect(redactUrl('/cb?code=c0de&state=s&access_token=a&refresh_token=r')).toBe('/cb?code=[redacted]&state=s&access_token=[redacted]&refresh_token=[redacted]');
+    expect(redactUrl('/v1/public/storage/o?key=avatars/a.png&expires=9&sig=abc123')).toBe(
+      '/v1/public/storage/o?key=avatars/a.png&expires=9&sig=[redacted]',
+    );
+    expect(
+      redactUrl(
+        '/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F2026&X-Amz-Signature=f00d&X-Amz-Security-Token=t0k',
+      ),
+    ).toBe(
+      '/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Security-Token=[redacted]',
+    );
+    expect(redactUrl('/cb?code=c0de&state=s&access_token=a&refresh_token=r')).toBe(
+      '/cb?code=[redacted]&state=s&access_token=[redacted]&refresh_token=[redacted]',
+    );
   });
 });
 
@@ -31,18 +44,22 @@ describe('request log lines', () => {
     captured = captureLog();
     t = await startTestApp({ log: captured.log });
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('show the route with the credential censored', async () => {
     const token = signUnsubscribeToken(t.kernel.emailTokenKey, { email: 'someone@example.test', messageId: null });
     await t.request({ method: 'GET', url: `/v1/public/email/unsubscribe?token=${encodeURIComponent(token)}` });
     const player = await createUser(t.db);
-    const ticket = (await t.request({ method: 'GET', url: '/v1/me/realtime', token: player.token })).json().ticket as string;
+    const ticket = (await t.request({ method: 'GET', url: '/v1/me/realtime', token: player.token })).json()
+      .ticket as string;
     await t.request({ method: 'GET', url: `/v1/realtime?ticket=${encodeURIComponent(ticket)}` });
     const text = captured.text();
     expect(text).toContain('/v1/public/email/unsubscribe?token=[redacted]');
     expect(text).toContain('/v1/realtime?ticket=[redacted]');
-    for (const secret of [token, encodeURIComponent(token), ticket, encodeURIComponent(ticket), player.token]) expect(text).not.toContain(secret);
+    for (const secret of [token, encodeURIComponent(token), ticket, encodeURIComponent(ticket), player.token])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -57,19 +74,28 @@ describe('what reaches the log', () => {
         // A bug that ends on a database error holding a player's address in its message and detail.
         app.get('/test/duplicate-email', async () => {
           await kernel.db.insertInto('roles').values({ key: 'dup-role-logged', name: 'player@example.test' }).execute();
-          return kernel.db.insertInto('roles').values({ key: 'dup-role-logged', name: 'player@example.test' }).execute();
+          return kernel.db
+            .insertInto('roles')
+            .values({ key: 'dup-role-logged', name: 'player@example.test' })
+            .execute();
         });
         app.get('/test/bad-cast', async () => sql`SELECT ${'player@example.test'}::uuid`.execute(kernel.db));
       },
     });
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('signed storage URLs (upload and download) appear without their signatures', async () => {
     const player = await createUser(t.db);
     const { avatarUrl } = await setAvatar(t, player, 'image/png', IMAGE_BYTES['image/png']);
     expect((await t.request({ method: 'GET', url: pathOf(avatarUrl) })).statusCode).toBe(200);
-    const signatures = captured.lines().join('\n').match(/sig=[^&"\s]+/g) ?? [];
+    const signatures =
+      captured
+        .lines()
+        .join('\n')
+        .match(/sig=[^&"\s]+/g) ?? [];
     expect(signatures.length).toBeGreaterThanOrEqual(2);
     expect(new Set(signatures)).toEqual(new Set(['sig=[redacted]']));
     expect(captured.text()).not.toContain(new URL(avatarUrl).searchParams.get('sig')!);
@@ -80,9 +106,17 @@ describe('what reaches the log', () => {
       const response = await t.request({ method: 'GET', url });
       expect(response.statusCode).toBe(500);
     }
-    const errors = captured.lines().map((line) => JSON.parse(line) as { msg?: string; err?: Record<string, unknown> }).filter((line) => line.msg === 'unhandled error');
+    const errors = captured
+      .lines()
+      .map((line) => JSON.parse(line) as { msg?: string; err?: Record<string, unknown> })
+      .filter((line) => line.msg === 'unhandled error');
     expect(errors.map((line) => line.err)).toEqual([
-      expect.objectContaining({ type: 'DatabaseError', code: '23505', table: 'roles', constraint: expect.stringContaining('key') }),
+      expect.objectContaining({
+        type: 'DatabaseError',
+        code: '23505',
+        table: 'roles',
+        constraint: expect.stringContaining('key'),
+      }),
       expect.objectContaining({ type: 'DatabaseError', code: '22P02' }),
     ]);
     expect(captured.text()).not.toContain('player@example.test');

@@ -25,7 +25,12 @@ function panicBody(level: PanicLevel, reason: string | null) {
 }
 
 /** The spec's 503: exact body, Retry-After 30, and the request id echoed. */
-function expectPanicRefusal(response: LightMyRequestResponse, level: PanicLevel, reason: string | null, requestId: string) {
+function expectPanicRefusal(
+  response: LightMyRequestResponse,
+  level: PanicLevel,
+  reason: string | null,
+  requestId: string,
+) {
   expect(response.statusCode, response.body).toBe(503);
   expect(response.json()).toEqual(panicBody(level, reason));
   expect(response.headers['retry-after']).toBe('30');
@@ -33,7 +38,13 @@ function expectPanicRefusal(response: LightMyRequestResponse, level: PanicLevel,
 }
 
 /** Passed the gate: not the panic body; a route that does not exist yet answers the plain 404. */
-function expectPastTheGate(t: TestApp, method: HTTPMethods, url: string, response: LightMyRequestResponse, requestId: string) {
+function expectPastTheGate(
+  t: TestApp,
+  method: HTTPMethods,
+  url: string,
+  response: LightMyRequestResponse,
+  requestId: string,
+) {
   expect(response.headers['x-request-id']).toBe(requestId);
   expect(response.headers['retry-after']).toBeUndefined();
   const body = response.json();
@@ -45,7 +56,12 @@ function expectPastTheGate(t: TestApp, method: HTTPMethods, url: string, respons
 }
 
 async function setLevel(t: TestApp, staff: TestUser, level: PanicLevel, reason = REASONS[level]) {
-  const response = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: staff.token, payload: { level, reason } });
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/admin/ops/panic',
+    token: staff.token,
+    payload: { level, reason },
+  });
   expect(response.statusCode, response.body).toBe(200);
   expect(response.json().panic).toMatchObject({ level, reason });
   return response;
@@ -71,9 +87,20 @@ describe('maintenance gate: each level × each kind of request', () => {
 
   const probes: Probe[] = [
     { name: 'public read', method: 'GET', url: '/v1/public/site', who: 'anonymous', refusedAt: [] },
-    { name: 'public write', method: 'POST', url: '/v1/public/waitlist', who: 'anonymous', payload: () => ({ email: 'fan@example.test' }), refusedAt: ['lockdown'] },
     {
-      name: 'me read', method: 'GET', url: '/v1/me', who: 'player', refusedAt: [],
+      name: 'public write',
+      method: 'POST',
+      url: '/v1/public/waitlist',
+      who: 'anonymous',
+      payload: () => ({ email: 'fan@example.test' }),
+      refusedAt: ['lockdown'],
+    },
+    {
+      name: 'me read',
+      method: 'GET',
+      url: '/v1/me',
+      who: 'player',
+      refusedAt: [],
       answer: async (response) => {
         expect(response.statusCode, response.body).toBe(200);
         const row = await t.db.selectFrom('users').selectAll().where('id', '=', player.id).executeTakeFirstOrThrow();
@@ -95,28 +122,67 @@ describe('maintenance gate: each level × each kind of request', () => {
         });
       },
     },
-    { name: 'me write', method: 'PATCH', url: '/v1/me', who: 'player', payload: () => ({ display_name: 'New name' }), refusedAt: ['lockdown'] },
-    { name: 'new game session', method: 'POST', url: '/v1/me/sessions', who: 'player', payload: () => ({ game_id: 1 }), refusedAt: ['degraded', 'lockdown'] },
-    { name: 'stop game session', method: 'POST', url: '/v1/me/sessions/stop', who: 'player', payload: () => ({}), refusedAt: [] },
     {
-      name: 'checkout', method: 'POST', url: '/v1/me/billing/checkout-session', who: 'player',
-      payload: () => ({ priceId: 'price_123', successUrl: 'https://example.test/ok', cancelUrl: 'https://example.test/cancel' }),
+      name: 'me write',
+      method: 'PATCH',
+      url: '/v1/me',
+      who: 'player',
+      payload: () => ({ display_name: 'New name' }),
+      refusedAt: ['lockdown'],
+    },
+    {
+      name: 'new game session',
+      method: 'POST',
+      url: '/v1/me/sessions',
+      who: 'player',
+      payload: () => ({ game_id: 1 }),
       refusedAt: ['degraded', 'lockdown'],
     },
     {
-      name: 'staff write', method: 'POST', url: '/v1/admin/roles', who: 'staff',
+      name: 'stop game session',
+      method: 'POST',
+      url: '/v1/me/sessions/stop',
+      who: 'player',
+      payload: () => ({}),
+      refusedAt: [],
+    },
+    {
+      name: 'checkout',
+      method: 'POST',
+      url: '/v1/me/billing/checkout-session',
+      who: 'player',
+      payload: () => ({
+        priceId: 'price_123',
+        successUrl: 'https://example.test/ok',
+        cancelUrl: 'https://example.test/cancel',
+      }),
+      refusedAt: ['degraded', 'lockdown'],
+    },
+    {
+      name: 'staff write',
+      method: 'POST',
+      url: '/v1/admin/roles',
+      who: 'staff',
       payload: () => ({ key: `maint-role-${++counter}`, name: `Maintenance probe ${counter}` }),
       refusedAt: [],
       answer: async (response, sent) => {
         expect(response.statusCode, response.body).toBe(201);
         const { id } = response.json();
         expect(response.json()).toEqual({ id: expect.any(String) });
-        const row = await t.db.selectFrom('roles').select(['id', 'key', 'name']).where('id', '=', id).executeTakeFirst();
+        const row = await t.db
+          .selectFrom('roles')
+          .select(['id', 'key', 'name'])
+          .where('id', '=', id)
+          .executeTakeFirst();
         expect(row).toEqual({ id, key: sent!.key, name: sent!.name });
       },
     },
     {
-      name: 'health', method: 'GET', url: '/health', who: 'anonymous', refusedAt: [],
+      name: 'health',
+      method: 'GET',
+      url: '/health',
+      who: 'anonymous',
+      refusedAt: [],
       answer: async (response) => {
         expect(response.statusCode).toBe(200);
         expect(response.json()).toEqual({ status: 'ok', database: 'ok' });
@@ -128,9 +194,24 @@ describe('maintenance gate: each level × each kind of request', () => {
   async function snapshot() {
     return {
       player: await t.db.selectFrom('users').selectAll().where('id', '=', player.id).executeTakeFirst(),
-      roles: (await t.db.selectFrom('roles').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
-      audit: (await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
-      outbox: (await t.db.selectFrom('event_outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
+      roles: (
+        await t.db
+          .selectFrom('roles')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+      audit: (
+        await t.db
+          .selectFrom('audit_log')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+      outbox: (
+        await t.db
+          .selectFrom('event_outbox')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
     };
   }
 
@@ -142,29 +223,38 @@ describe('maintenance gate: each level × each kind of request', () => {
     // The player's first signed-in request writes last_seen_at; later snapshots then stay put.
     expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(200);
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   for (const level of LEVELS) {
     describe(`at ${level}`, () => {
-      beforeAll(async () => { await setLevel(t, ops, level); });
+      beforeAll(async () => {
+        await setLevel(t, ops, level);
+      });
 
-      it.each(probes.map((probe) => ({ ...probe, outcome: probe.refusedAt.includes(level) ? 'refused (503)' : 'passes' })))(
-        '$name: $method $url $outcome',
-        async (probe) => {
-          const token = probe.who === 'player' ? player.token : probe.who === 'staff' ? staff.token : undefined;
-          const sent = probe.payload?.();
-          const requestId = `maint-${level}-${++counter}`;
-          const before = await snapshot();
-          const response = await t.request({ method: probe.method, url: probe.url, token, payload: sent, headers: { 'x-request-id': requestId } });
-          if (probe.refusedAt.includes(level)) {
-            expectPanicRefusal(response, level, REASONS[level], requestId);
-            expect(await snapshot()).toEqual(before);
-          } else {
-            expectPastTheGate(t, probe.method, probe.url, response, requestId);
-            await probe.answer?.(response, sent);
-          }
-        },
-      );
+      it.each(
+        probes.map((probe) => ({ ...probe, outcome: probe.refusedAt.includes(level) ? 'refused (503)' : 'passes' })),
+      )('$name: $method $url $outcome', async (probe) => {
+        const token = probe.who === 'player' ? player.token : probe.who === 'staff' ? staff.token : undefined;
+        const sent = probe.payload?.();
+        const requestId = `maint-${level}-${++counter}`;
+        const before = await snapshot();
+        const response = await t.request({
+          method: probe.method,
+          url: probe.url,
+          token,
+          payload: sent,
+          headers: { 'x-request-id': requestId },
+        });
+        if (probe.refusedAt.includes(level)) {
+          expectPanicRefusal(response, level, REASONS[level], requestId);
+          expect(await snapshot()).toEqual(before);
+        } else {
+          expectPastTheGate(t, probe.method, probe.url, response, requestId);
+          await probe.answer?.(response, sent);
+        }
+      });
     });
   }
 
@@ -203,7 +293,13 @@ describe('maintenance gate: each level × each kind of request', () => {
     it.each(cases)('$level: $method $url refused=$refused', async ({ level, method, url, refused, noRoute }) => {
       await setLevel(t, ops, level);
       const requestId = `edge-${++counter}`;
-      const response = await t.request({ method, url, token: player.token, payload: method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? undefined : {}, headers: { 'x-request-id': requestId } });
+      const response = await t.request({
+        method,
+        url,
+        token: player.token,
+        payload: method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? undefined : {},
+        headers: { 'x-request-id': requestId },
+      });
       if (refused) {
         expectPanicRefusal(response, level, REASONS[level], requestId);
       } else {
@@ -219,17 +315,30 @@ describe('maintenance gate: each level × each kind of request', () => {
     it.each([
       { level: 'lockdown' as const, method: 'PATCH' as const, url: '/v1/me', authorization: undefined },
       { level: 'lockdown' as const, method: 'PATCH' as const, url: '/v1/me', authorization: 'Bearer not-a-token' },
-      { level: 'lockdown' as const, method: 'POST' as const, url: '/v1/public/waitlist', authorization: 'Bearer not-a-token' },
+      {
+        level: 'lockdown' as const,
+        method: 'POST' as const,
+        url: '/v1/public/waitlist',
+        authorization: 'Bearer not-a-token',
+      },
       { level: 'degraded' as const, method: 'POST' as const, url: '/v1/me/sessions', authorization: undefined },
-      { level: 'degraded' as const, method: 'POST' as const, url: '/v1/me/billing/checkout-session', authorization: 'Basic abc' },
-    ])('$level: $method $url with authorization $authorization → 503', async ({ level, method, url, authorization }) => {
-      await setLevel(t, ops, level);
-      const requestId = `no-token-${++counter}`;
-      const headers: Record<string, string> = { 'x-request-id': requestId };
-      if (authorization) headers.authorization = authorization;
-      const response = await t.request({ method, url, payload: {}, headers });
-      expectPanicRefusal(response, level, REASONS[level], requestId);
-    });
+      {
+        level: 'degraded' as const,
+        method: 'POST' as const,
+        url: '/v1/me/billing/checkout-session',
+        authorization: 'Basic abc',
+      },
+    ])(
+      '$level: $method $url with authorization $authorization → 503',
+      async ({ level, method, url, authorization }) => {
+        await setLevel(t, ops, level);
+        const requestId = `no-token-${++counter}`;
+        const headers: Record<string, string> = { 'x-request-id': requestId };
+        if (authorization) headers.authorization = authorization;
+        const response = await t.request({ method, url, payload: {}, headers });
+        expectPanicRefusal(response, level, REASONS[level], requestId);
+      },
+    );
 
     it('an allowed request still meets authentication after the gate (GET /v1/me at lockdown without a token → 401)', async () => {
       await setLevel(t, ops, 'lockdown');
@@ -241,20 +350,39 @@ describe('maintenance gate: each level × each kind of request', () => {
 
     it('staff routes at lockdown keep their own guard: 401 without a token, 403 without the permission', async () => {
       await setLevel(t, ops, 'lockdown');
-      const anonymous = await t.request({ method: 'POST', url: '/v1/admin/roles', payload: { key: 'never-made', name: 'Never' } });
+      const anonymous = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        payload: { key: 'never-made', name: 'Never' },
+      });
       expect(anonymous.statusCode).toBe(401);
       expect(anonymous.json()).toEqual({ error: 'missing_token' });
-      const denied = await t.request({ method: 'POST', url: '/v1/admin/roles', token: player.token, payload: { key: 'never-made', name: 'Never' } });
+      const denied = await t.request({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: player.token,
+        payload: { key: 'never-made', name: 'Never' },
+      });
       expect(denied.statusCode).toBe(403);
       expect(denied.json()).toEqual({ error: 'forbidden', details: { perm: 'roles.write' } });
-      expect(await t.db.selectFrom('roles').select('id').where('key', '=', 'never-made').executeTakeFirst()).toBeUndefined();
+      expect(
+        await t.db.selectFrom('roles').select('id').where('key', '=', 'never-made').executeTakeFirst(),
+      ).toBeUndefined();
     });
   });
 
   it('a panic reason of null (level set outside the API) is shown as null in the 503', async () => {
-    await t.db.updateTable('ops_panic_state').set({ level: 'lockdown', reason: null, set_by: null, set_at: new Date(), auto: true }).execute();
+    await t.db
+      .updateTable('ops_panic_state')
+      .set({ level: 'lockdown', reason: null, set_by: null, set_at: new Date(), auto: true })
+      .execute();
     await t.kernel.panic.refresh();
-    const response = await t.request({ method: 'POST', url: '/v1/public/waitlist', payload: {}, headers: { 'x-request-id': 'null-reason' } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/public/waitlist',
+      payload: {},
+      headers: { 'x-request-id': 'null-reason' },
+    });
     expectPanicRefusal(response, 'lockdown', null, 'null-reason');
     await setLevel(t, ops, 'off');
   });
@@ -268,13 +396,20 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
     t = await startTestApp();
     operator = await createUser(t.db, ['ops.panic']);
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   async function panicRow() {
     return t.db.selectFrom('ops_panic_state').selectAll().executeTakeFirstOrThrow();
   }
   async function auditRows() {
-    return t.db.selectFrom('audit_log').selectAll().where('action', '=', 'ops.panic.set').orderBy('created_at').execute();
+    return t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'ops.panic.set')
+      .orderBy('created_at')
+      .execute();
   }
   async function outboxRows(requestId?: string) {
     let query = t.db.selectFrom('event_outbox').selectAll().orderBy('id');
@@ -293,19 +428,32 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
     const reason = 'Payment provider incident';
     const startedAt = Date.now();
     const response = await t.request({
-      method: 'POST', url: '/v1/admin/ops/panic', token: operator.token,
-      payload: { level: 'degraded', reason }, headers: { 'x-request-id': 'panic-set-1', 'user-agent': 'ops-console/2.0' }, remoteAddress: '203.0.113.9',
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: operator.token,
+      payload: { level: 'degraded', reason },
+      headers: { 'x-request-id': 'panic-set-1', 'user-agent': 'ops-console/2.0' },
+      remoteAddress: '203.0.113.9',
     });
     expect(response.statusCode, response.body).toBe(200);
     expect(response.headers['x-request-id']).toBe('panic-set-1');
     const body = response.json();
-    expect(body).toEqual({ panic: { level: 'degraded', reason, set_by: operator.id, set_at: expect.any(String), auto: false } });
+    expect(body).toEqual({
+      panic: { level: 'degraded', reason, set_by: operator.id, set_at: expect.any(String), auto: false },
+    });
     const setAt = Date.parse(body.panic.set_at);
     expect(setAt).toBeGreaterThanOrEqual(startedAt - 1_000);
     expect(setAt).toBeLessThanOrEqual(Date.now() + 1_000);
 
     const row = await panicRow();
-    expect(row).toEqual({ singleton: true, level: 'degraded', reason, set_by: operator.id, set_at: new Date(body.panic.set_at), auto: false });
+    expect(row).toEqual({
+      singleton: true,
+      level: 'degraded',
+      reason,
+      set_by: operator.id,
+      set_at: new Date(body.panic.set_at),
+      auto: false,
+    });
 
     // GET (ops.read or ops.panic) returns the same state.
     for (const perms of [['ops.read'], ['ops.panic'], ['ops.*']]) {
@@ -331,12 +479,24 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
 
     const payload = { level: 'degraded', previous_level: 'off', reason, set_by: operator.id, auto: false };
     const outbox = await outboxRows('panic-set-1');
-    expect(outbox.map((e) => ({ kind: e.kind, name: e.name, payload: e.payload, actor_id: e.actor_id, request_id: e.request_id }))).toEqual([
+    expect(
+      outbox.map((e) => ({
+        kind: e.kind,
+        name: e.name,
+        payload: e.payload,
+        actor_id: e.actor_id,
+        request_id: e.request_id,
+      })),
+    ).toEqual([
       { kind: 'alert', name: 'panic_mode_changed', payload, actor_id: operator.id, request_id: 'panic-set-1' },
       { kind: 'dashboard', name: 'ops.panic_changed', payload, actor_id: operator.id, request_id: 'panic-set-1' },
     ]);
     await eventually(() => {
-      expect(t.events.filter((e) => e.requestId === 'panic-set-1').map((e) => ({ kind: e.kind, name: e.name, payload: e.payload, actorId: e.actorId }))).toEqual([
+      expect(
+        t.events
+          .filter((e) => e.requestId === 'panic-set-1')
+          .map((e) => ({ kind: e.kind, name: e.name, payload: e.payload, actorId: e.actorId })),
+      ).toEqual([
         { kind: 'alert', name: 'panic_mode_changed', payload, actorId: operator.id },
         { kind: 'dashboard', name: 'ops.panic_changed', payload, actorId: operator.id },
       ]);
@@ -344,27 +504,53 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
 
     // This instance enforces the new level on the very next request.
     const player = await createUser(t.db);
-    const refused = await t.request({ method: 'POST', url: '/v1/me/sessions', token: player.token, payload: {}, headers: { 'x-request-id': 'after-set' } });
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/me/sessions',
+      token: player.token,
+      payload: {},
+      headers: { 'x-request-id': 'after-set' },
+    });
     expectPanicRefusal(refused, 'degraded', reason, 'after-set');
   });
 
   it('a second change records the previous level; the reason is trimmed; lockdown never blocks the panic route itself', async () => {
     await setLevel(t, operator, 'degraded', 'First incident');
     const response = await t.request({
-      method: 'POST', url: '/v1/admin/ops/panic', token: operator.token,
-      payload: { level: 'lockdown', reason: '   Failover   ' }, headers: { 'x-request-id': 'panic-set-2' },
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: operator.token,
+      payload: { level: 'lockdown', reason: '   Failover   ' },
+      headers: { 'x-request-id': 'panic-set-2' },
     });
     expect(response.statusCode).toBe(200);
-    expect(response.json().panic).toMatchObject({ level: 'lockdown', reason: 'Failover', set_by: operator.id, auto: false });
+    expect(response.json().panic).toMatchObject({
+      level: 'lockdown',
+      reason: 'Failover',
+      set_by: operator.id,
+      auto: false,
+    });
     const audit = (await auditRows()).at(-1)!;
-    expect(audit).toMatchObject({ request_id: 'panic-set-2', reason: 'Failover', summary: { before: { level: 'degraded', reason: 'First incident' }, after: { level: 'lockdown', reason: 'Failover' } } });
+    expect(audit).toMatchObject({
+      request_id: 'panic-set-2',
+      reason: 'Failover',
+      summary: {
+        before: { level: 'degraded', reason: 'First incident' },
+        after: { level: 'lockdown', reason: 'Failover' },
+      },
+    });
     expect((await outboxRows('panic-set-2')).map((e) => e.payload)).toEqual([
       { level: 'lockdown', previous_level: 'degraded', reason: 'Failover', set_by: operator.id, auto: false },
       { level: 'lockdown', previous_level: 'degraded', reason: 'Failover', set_by: operator.id, auto: false },
     ]);
 
     // At lockdown the operator can still lift it.
-    const lifted = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'off', reason: 'Resolved' } });
+    const lifted = await t.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: operator.token,
+      payload: { level: 'off', reason: 'Resolved' },
+    });
     expect(lifted.statusCode).toBe(200);
     expect(lifted.json().panic).toMatchObject({ level: 'off', reason: 'Resolved' });
     expect((await panicRow()).level).toBe('off');
@@ -377,7 +563,12 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
 
   it('accepts reasons of exactly 3 and exactly 500 characters', async () => {
     for (const reason of ['abc', 'r'.repeat(500)]) {
-      const response = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'off', reason } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        token: operator.token,
+        payload: { level: 'off', reason },
+      });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().panic.reason).toBe(reason);
       expect((await panicRow()).reason).toBe(reason);
@@ -387,44 +578,113 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
   describe('refusals change nothing', () => {
     const invalid = [
       {
-        name: 'reason of 2 characters', payload: { level: 'lockdown', reason: 'ab' },
-        issues: [{ code: 'too_small', minimum: 3, type: 'string', inclusive: true, exact: false, message: 'String must contain at least 3 character(s)', path: ['reason'] }],
-      },
-      {
-        name: 'reason of 2 characters once trimmed', payload: { level: 'lockdown', reason: '  ab  ' },
-        issues: [{ code: 'too_small', minimum: 3, type: 'string', inclusive: true, exact: false, message: 'String must contain at least 3 character(s)', path: ['reason'] }],
-      },
-      {
-        name: 'reason of 501 characters', payload: { level: 'lockdown', reason: 'r'.repeat(501) },
-        issues: [{ code: 'too_big', maximum: 500, type: 'string', inclusive: true, exact: false, message: 'String must contain at most 500 character(s)', path: ['reason'] }],
-      },
-      {
-        name: 'unknown level', payload: { level: 'panic', reason: 'Some reason' },
-        issues: [{ code: 'invalid_enum_value', options: ['off', 'degraded', 'lockdown'], received: 'panic', message: "Invalid enum value. Expected 'off' | 'degraded' | 'lockdown', received 'panic'", path: ['level'] }],
-      },
-      {
-        name: 'missing level', payload: { reason: 'Some reason' },
-        issues: [{ code: 'invalid_type', expected: "'off' | 'degraded' | 'lockdown'", received: 'undefined', message: 'Required', path: ['level'] }],
-      },
-      {
-        name: 'missing reason', payload: { level: 'lockdown' },
-        issues: [{ code: 'invalid_type', expected: 'string', received: 'undefined', message: 'Required', path: ['reason'] }],
-      },
-      {
-        name: 'empty object', payload: {},
+        name: 'reason of 2 characters',
+        payload: { level: 'lockdown', reason: 'ab' },
         issues: [
-          { code: 'invalid_type', expected: "'off' | 'degraded' | 'lockdown'", received: 'undefined', message: 'Required', path: ['level'] },
+          {
+            code: 'too_small',
+            minimum: 3,
+            type: 'string',
+            inclusive: true,
+            exact: false,
+            message: 'String must contain at least 3 character(s)',
+            path: ['reason'],
+          },
+        ],
+      },
+      {
+        name: 'reason of 2 characters once trimmed',
+        payload: { level: 'lockdown', reason: '  ab  ' },
+        issues: [
+          {
+            code: 'too_small',
+            minimum: 3,
+            type: 'string',
+            inclusive: true,
+            exact: false,
+            message: 'String must contain at least 3 character(s)',
+            path: ['reason'],
+          },
+        ],
+      },
+      {
+        name: 'reason of 501 characters',
+        payload: { level: 'lockdown', reason: 'r'.repeat(501) },
+        issues: [
+          {
+            code: 'too_big',
+            maximum: 500,
+            type: 'string',
+            inclusive: true,
+            exact: false,
+            message: 'String must contain at most 500 character(s)',
+            path: ['reason'],
+          },
+        ],
+      },
+      {
+        name: 'unknown level',
+        payload: { level: 'panic', reason: 'Some reason' },
+        issues: [
+          {
+            code: 'invalid_enum_value',
+            options: ['off', 'degraded', 'lockdown'],
+            received: 'panic',
+            message: "Invalid enum value. Expected 'off' | 'degraded' | 'lockdown', received 'panic'",
+            path: ['level'],
+          },
+        ],
+      },
+      {
+        name: 'missing level',
+        payload: { reason: 'Some reason' },
+        issues: [
+          {
+            code: 'invalid_type',
+            expected: "'off' | 'degraded' | 'lockdown'",
+            received: 'undefined',
+            message: 'Required',
+            path: ['level'],
+          },
+        ],
+      },
+      {
+        name: 'missing reason',
+        payload: { level: 'lockdown' },
+        issues: [
           { code: 'invalid_type', expected: 'string', received: 'undefined', message: 'Required', path: ['reason'] },
         ],
       },
       {
-        name: 'unknown field', payload: { level: 'lockdown', reason: 'Some reason', auto: true },
-        issues: [{ code: 'unrecognized_keys', keys: ['auto'], message: "Unrecognized key(s) in object: 'auto'", path: [] }],
+        name: 'empty object',
+        payload: {},
+        issues: [
+          {
+            code: 'invalid_type',
+            expected: "'off' | 'degraded' | 'lockdown'",
+            received: 'undefined',
+            message: 'Required',
+            path: ['level'],
+          },
+          { code: 'invalid_type', expected: 'string', received: 'undefined', message: 'Required', path: ['reason'] },
+        ],
+      },
+      {
+        name: 'unknown field',
+        payload: { level: 'lockdown', reason: 'Some reason', auto: true },
+        issues: [
+          { code: 'unrecognized_keys', keys: ['auto'], message: "Unrecognized key(s) in object: 'auto'", path: [] },
+        ],
       },
     ];
 
     async function state() {
-      return { row: await panicRow(), audits: (await auditRows()).length, outbox: (await outboxRows()).length, events: t.events.length };
+      return {
+        row: await panicRow(),
+        audits: (await auditRows()).length,
+        outbox: (await outboxRows()).length,
+        events: t.events.length,
+      };
     }
 
     it.each(invalid)('400 for $name', async ({ payload, issues }) => {
@@ -437,16 +697,42 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
     });
 
     it.each([
-      { name: 'a player', perms: [] as string[], method: 'POST' as const, status: 403, body: { error: 'forbidden', details: { perm: 'ops.panic' } } },
-      { name: 'a holder of ops.read only', perms: ['ops.read'], method: 'POST' as const, status: 403, body: { error: 'forbidden', details: { perm: 'ops.panic' } } },
-      { name: 'a holder of roles.* only', perms: ['roles.*'], method: 'POST' as const, status: 403, body: { error: 'forbidden', details: { perm: 'ops.panic' } } },
-      { name: 'a player reading', perms: [], method: 'GET' as const, status: 403, body: { error: 'forbidden', details: { perm: 'ops.read | ops.panic' } } },
+      {
+        name: 'a player',
+        perms: [] as string[],
+        method: 'POST' as const,
+        status: 403,
+        body: { error: 'forbidden', details: { perm: 'ops.panic' } },
+      },
+      {
+        name: 'a holder of ops.read only',
+        perms: ['ops.read'],
+        method: 'POST' as const,
+        status: 403,
+        body: { error: 'forbidden', details: { perm: 'ops.panic' } },
+      },
+      {
+        name: 'a holder of roles.* only',
+        perms: ['roles.*'],
+        method: 'POST' as const,
+        status: 403,
+        body: { error: 'forbidden', details: { perm: 'ops.panic' } },
+      },
+      {
+        name: 'a player reading',
+        perms: [],
+        method: 'GET' as const,
+        status: 403,
+        body: { error: 'forbidden', details: { perm: 'ops.read | ops.panic' } },
+      },
       { name: 'no token', perms: null, method: 'POST' as const, status: 401, body: { error: 'missing_token' } },
     ])('$status for $name ($method)', async ({ perms, method, status, body }) => {
       const before = await state();
       const caller = perms === null ? undefined : await createUser(t.db, perms);
       const response = await t.request({
-        method, url: '/v1/admin/ops/panic', token: caller?.token,
+        method,
+        url: '/v1/admin/ops/panic',
+        token: caller?.token,
         payload: method === 'POST' ? { level: 'lockdown', reason: 'Not allowed to' } : undefined,
       });
       expect(response.statusCode).toBe(status);
@@ -456,7 +742,12 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
 
     it('403 comes before validation: a caller without ops.panic sending a bad body gets 403', async () => {
       const player = await createUser(t.db);
-      const response = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: player.token, payload: { level: 'nope' } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        token: player.token,
+        payload: { level: 'nope' },
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ error: 'forbidden', details: { perm: 'ops.panic' } });
     });
@@ -479,12 +770,22 @@ describe('two instances on one database', () => {
   it('a level set through instance A is enforced by instance B within a second, and lifted the same way', async () => {
     const operator = await createUser(a.db, ['ops.panic']);
     const player = await createUser(a.db);
-    const meWrite = (requestId: string) => b.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'x' }, headers: { 'x-request-id': requestId } });
+    const meWrite = (requestId: string) =>
+      b.request({
+        method: 'PATCH',
+        url: '/v1/me',
+        token: player.token,
+        payload: { display_name: 'x' },
+        headers: { 'x-request-id': requestId },
+      });
 
     expectPastTheGate(b, 'PATCH', '/v1/me', await meWrite('b-before'), 'b-before');
 
     await setLevel(a, operator, 'lockdown', 'Failover on A');
-    await eventually(async () => expectPanicRefusal(await meWrite('b-locked'), 'lockdown', 'Failover on A', 'b-locked'), 1_000);
+    await eventually(
+      async () => expectPanicRefusal(await meWrite('b-locked'), 'lockdown', 'Failover on A', 'b-locked'),
+      1_000,
+    );
     // Instance B also hears the alert.
     await eventually(() => expect(b.events.map((e) => e.name)).toContain('panic_mode_changed'), 1_000);
     // Staff routes and /health stay open on B.
@@ -499,7 +800,9 @@ describe('two instances on one database', () => {
     // A database handle whose first answer arrives late, like a safety poll stuck on a busy link.
     // (On PostgreSQL the reads overlap on separate connections; the embedded database runs them one by one.)
     let readDone!: () => void;
-    const firstReadDone = new Promise<void>((resolve) => { readDone = resolve; });
+    const firstReadDone = new Promise<void>((resolve) => {
+      readDone = resolve;
+    });
     let delayed = false;
     const slowDb = a.db.withPlugin({
       transformQuery: (args) => args.node,
@@ -515,10 +818,16 @@ describe('two instances on one database', () => {
     const monitor = new PanicMonitor(slowDb, a.kernel.bus);
     const staleRead = monitor.refresh(); // reads 'off', answers late
     await firstReadDone;
-    await a.db.updateTable('ops_panic_state').set({ level: 'lockdown', reason: 'Changed meanwhile', set_by: null, set_at: new Date(), auto: true }).execute();
+    await a.db
+      .updateTable('ops_panic_state')
+      .set({ level: 'lockdown', reason: 'Changed meanwhile', set_by: null, set_at: new Date(), auto: true })
+      .execute();
     expect((await monitor.refresh()).level).toBe('lockdown');
     await staleRead;
     expect(monitor.state).toMatchObject({ level: 'lockdown', reason: 'Changed meanwhile' });
-    await a.db.updateTable('ops_panic_state').set({ level: 'off', reason: null, set_by: null, set_at: null, auto: false }).execute();
+    await a.db
+      .updateTable('ops_panic_state')
+      .set({ level: 'off', reason: null, set_by: null, set_at: null, auto: false })
+      .execute();
   });
 });

@@ -54,19 +54,29 @@ describe('OpenAPI document and /docs', () => {
     expect(response.headers['x-request-id']).toEqual(expect.any(String));
     doc = response.json();
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
-      Object.entries(item).filter(([method]) => HTTP_METHODS.includes(method)).map(([method, op]) => ({ method, path, op })));
+      Object.entries(item)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .map(([method, op]) => ({ method, path, op })),
+    );
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('is OpenAPI 3.1.0 with the bearer scheme, served without a token', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: 'Platform API', version: expect.any(String) });
-    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
   });
 
   it('documents every route the app serves, and only those', () => {
-    const served = servedRoutes(t.app.printRoutes({ commonPrefix: false }))
-      .filter((route) => !route.includes(' /docs') && !route.endsWith(' /openapi.json'));
+    const served = servedRoutes(t.app.printRoutes({ commonPrefix: false })).filter(
+      (route) => !route.includes(' /docs') && !route.endsWith(' /openapi.json'),
+    );
     const documented = operations.map(({ method, path }) => `${method} ${path}`);
     expect(served.length).toBeGreaterThan(10);
     expect([...documented].sort()).toEqual([...served].sort());
@@ -106,11 +116,17 @@ describe('OpenAPI document and /docs', () => {
       expect(op.security, where).toEqual([{ bearerAuth: [] }]);
       const permission = /\*\*Permission:\*\* ((?:`[^`]+`(?: or )?)+)/.exec(op.description ?? '');
       expect(permission, where).not.toBeNull();
-      for (const [, key] of permission![1]!.matchAll(/`([^`]+)`/g)) expect(PERMISSION_KEYS as readonly string[], where).toContain(key);
+      for (const [, key] of permission![1]!.matchAll(/`([^`]+)`/g))
+        expect(PERMISSION_KEYS as readonly string[], where).toContain(key);
       for (const status of ['401', '403', '500']) expect(Object.keys(op.responses), where).toContain(status);
       expect(op.responses['403']!.description, where).toContain('details.perm');
-      expect(op.responses['401']!.content!['application/json']!.schema).toMatchObject({ required: ['error'], properties: { error: { type: 'string' } } });
-      expect(op.responses['500']!.content!['application/json']!.schema).toMatchObject({ properties: { error: { enum: ['internal'] } } });
+      expect(op.responses['401']!.content!['application/json']!.schema).toMatchObject({
+        required: ['error'],
+        properties: { error: { type: 'string' } },
+      });
+      expect(op.responses['500']!.content!['application/json']!.schema).toMatchObject({
+        properties: { error: { enum: ['internal'] } },
+      });
     }
   });
 
@@ -119,7 +135,10 @@ describe('OpenAPI document and /docs', () => {
       const where = `${method} ${path}`;
       expect(Object.keys(op.responses), where).toContain('500');
       // A success answer: a 2xx, the 303 of a form post that sends the browser on, or a WebSocket's 101.
-      expect(Object.keys(op.responses).some((status) => /^2\d\d$|^303$|^101$/.test(status)), where).toBe(true);
+      expect(
+        Object.keys(op.responses).some((status) => /^2\d\d$|^303$|^101$/.test(status)),
+        where,
+      ).toBe(true);
       if (areaOf(path) === 'me') {
         expect(op.security, where).toEqual([{ bearerAuth: [] }]);
         expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['401', '403']));
@@ -141,7 +160,12 @@ describe('OpenAPI document and /docs', () => {
     const schema = doc.paths['/v1/admin/roles/{id}']!.get!.responses['400']!.content!['application/json']!.schema;
     expect(schema).toMatchObject({
       required: ['success', 'error'],
-      properties: { success: { enum: [false] }, error: { properties: { name: { enum: ['SchemaError'] }, issues: { items: { required: ['code', 'path', 'message'] } } } } },
+      properties: {
+        success: { enum: [false] },
+        error: {
+          properties: { name: { enum: ['SchemaError'] }, issues: { items: { required: ['code', 'path', 'message'] } } },
+        },
+      },
     });
   });
 
@@ -152,14 +176,40 @@ describe('OpenAPI document and /docs', () => {
       type: 'object',
       required: ['key', 'name'],
       additionalProperties: false,
-      properties: { key: { type: 'string', pattern: '^[a-z][a-z0-9_.-]{0,47}$' }, name: { minLength: 1, maxLength: 100 }, permissions: { maxItems: 200 } },
+      properties: {
+        key: { type: 'string', pattern: '^[a-z][a-z0-9_.-]{0,47}$' },
+        name: { minLength: 1, maxLength: 100 },
+        permissions: { maxItems: 200 },
+      },
     });
     expect(Object.keys(create.responses)).toContain('201');
-    expect(create.responses['201']!.content!['application/json']!.schema).toMatchObject({ properties: { id: { format: 'uuid' } } });
+    expect(create.responses['201']!.content!['application/json']!.schema).toMatchObject({
+      properties: { id: { format: 'uuid' } },
+    });
 
-    expect(doc.paths['/v1/admin/roles/{id}']!.get!.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id', required: true, schema: expect.objectContaining({ format: 'uuid' }) })]);
-    const auditQuery = Object.fromEntries(doc.paths['/v1/admin/audit']!.get!.parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
-    expect(Object.keys(auditQuery).sort()).toEqual(['action', 'actor_id', 'from', 'page', 'per_page', 'q', 'sort', 'target_id', 'target_type', 'to']);
+    expect(doc.paths['/v1/admin/roles/{id}']!.get!.parameters).toEqual([
+      expect.objectContaining({
+        in: 'path',
+        name: 'id',
+        required: true,
+        schema: expect.objectContaining({ format: 'uuid' }),
+      }),
+    ]);
+    const auditQuery = Object.fromEntries(
+      doc.paths['/v1/admin/audit']!.get!.parameters!.filter((p) => p.in === 'query').map((p) => [p.name, p.schema]),
+    );
+    expect(Object.keys(auditQuery).sort()).toEqual([
+      'action',
+      'actor_id',
+      'from',
+      'page',
+      'per_page',
+      'q',
+      'sort',
+      'target_id',
+      'target_type',
+      'to',
+    ]);
     expect(auditQuery.actor_id).toMatchObject({ format: 'uuid' });
     expect(auditQuery.per_page).toMatchObject({ maximum: 100, default: 25 });
     expect(Object.keys(doc.paths['/v1/admin/roles/{id}']!.delete!.responses)).toContain('204');
@@ -169,7 +219,7 @@ describe('OpenAPI document and /docs', () => {
     });
   });
 
-  it('a rate limit is documented with the refusal its route gives: 429, or the device token\'s 400 slow_down', () => {
+  it("a rate limit is documented with the refusal its route gives: 429, or the device token's 400 slow_down", () => {
     expect(doc.paths['/v1/public/waitlist']!.post!.responses['429']).toBeDefined();
     const deviceToken = doc.paths['/v1/public/device/token']!.post!;
     expect(deviceToken.responses['429']).toBeUndefined();
@@ -179,14 +229,18 @@ describe('OpenAPI document and /docs', () => {
 
   it('staff routes are never documented as refused by maintenance', () => {
     for (const { method, path, op } of operations) {
-      if (areaOf(path) === 'admin' || path === '/health') expect(Object.keys(op.responses), `${method} ${path}`).not.toContain('503');
+      if (areaOf(path) === 'admin' || path === '/health')
+        expect(Object.keys(op.responses), `${method} ${path}`).not.toContain('503');
     }
   });
 
   it('/docs answers an HTML page that loads the same document', async () => {
     let response = await t.request({ method: 'GET', url: '/docs' });
     for (let hops = 0; response.statusCode >= 300 && response.statusCode < 400 && hops < 3; hops++) {
-      response = await t.request({ method: 'GET', url: new URL(String(response.headers.location), 'http://localhost/docs').pathname });
+      response = await t.request({
+        method: 'GET',
+        url: new URL(String(response.headers.location), 'http://localhost/docs').pathname,
+      });
     }
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/html/);

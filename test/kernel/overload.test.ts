@@ -19,7 +19,9 @@ describe('load shedding past MAX_REQUESTS_IN_FLIGHT', () => {
   let reached = 0;
 
   const hold = () => {
-    held = new Promise((resolve) => { release = resolve; });
+    held = new Promise((resolve) => {
+      release = resolve;
+    });
   };
 
   beforeAll(async () => {
@@ -77,10 +79,25 @@ describe('load shedding past MAX_REQUESTS_IN_FLIGHT', () => {
     expect(badToken.statusCode).toBe(503);
     expect(badToken.json()).toEqual({ error: 'unavailable', details: { reason: 'overloaded' } });
 
-    const before = await t.db.selectFrom('users').select(['display_name', 'updated_at']).where('id', '=', player.id).executeTakeFirstOrThrow();
-    const patch = await t.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Shed Write' } });
+    const before = await t.db
+      .selectFrom('users')
+      .select(['display_name', 'updated_at'])
+      .where('id', '=', player.id)
+      .executeTakeFirstOrThrow();
+    const patch = await t.request({
+      method: 'PATCH',
+      url: '/v1/me',
+      token: player.token,
+      payload: { display_name: 'Shed Write' },
+    });
     expect(patch.statusCode).toBe(503);
-    expect(await t.db.selectFrom('users').select(['display_name', 'updated_at']).where('id', '=', player.id).executeTakeFirstOrThrow()).toEqual(before);
+    expect(
+      await t.db
+        .selectFrom('users')
+        .select(['display_name', 'updated_at'])
+        .where('id', '=', player.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual(before);
 
     release();
     await Promise.all(answers);

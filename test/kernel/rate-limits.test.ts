@@ -26,8 +26,14 @@ function listening(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || 6379), timeout: 1_000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -38,7 +44,10 @@ function listening(url: string): Promise<boolean> {
  * two commands on a fresh clone) has none, and says so here.
  */
 const WITH_REDIS = process.env.TEST_REDIS_URL !== undefined || (await listening(REDIS_URL));
-if (!WITH_REDIS) console.warn(`No Redis at ${REDIS_URL} and TEST_REDIS_URL unset: the Redis counter-store suites are left out of this run.`);
+if (!WITH_REDIS)
+  console.warn(
+    `No Redis at ${REDIS_URL} and TEST_REDIS_URL unset: the Redis counter-store suites are left out of this run.`,
+  );
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 
@@ -60,7 +69,12 @@ async function outcome(promise: Promise<void>) {
   }
 }
 
-const refused = (retryAfter: string, status = 429, code = 'rate_limited') => ({ status, code, headers: { 'retry-after': retryAfter }, body: { error: code } });
+const refused = (retryAfter: string, status = 429, code = 'rate_limited') => ({
+  status,
+  code,
+  headers: { 'retry-after': retryAfter },
+  body: { error: code },
+});
 
 /** The same window rules, whichever store counts. */
 function limiterSuite(name: string, makeStore: (now: () => number) => CounterStore) {
@@ -78,7 +92,9 @@ function limiterSuite(name: string, makeStore: (now: () => number) => CounterSto
       limiter = new RateLimiter(store, (error) => storeErrors.push(error), clock);
     });
     // A store error would let requests through silently: none may happen here.
-    afterEach(() => { expect(storeErrors).toEqual([]); });
+    afterEach(() => {
+      expect(storeErrors).toEqual([]);
+    });
 
     /** `count` requests in a row; the outcome of each. */
     async function burst(limit: RateLimitName, subject: string, count: number) {
@@ -93,13 +109,16 @@ function limiterSuite(name: string, makeStore: (now: () => number) => CounterSto
       { limit: 'deviceApprove' as const, at: T0 + 59_999, retryAfter: '1' },
       { limit: 'unsubscribe' as const, at: T0 + 58_500, retryAfter: '2' },
       { limit: 'support' as const, at: T0 + 20 * MINUTE, retryAfter: '2400' },
-    ])('$limit: the limit passes, one more is 429 rate_limited with Retry-After $retryAfter', async ({ limit, at, retryAfter }) => {
-      now = at;
-      const rule = RATE_LIMITS[limit];
-      const results = await burst(limit, `ip:${randomUUID()}`, rule.limit + 2);
-      expect(results.slice(0, rule.limit)).toEqual(Array(rule.limit).fill(null));
-      expect(results.slice(rule.limit)).toEqual([refused(retryAfter), refused(retryAfter)]);
-    });
+    ])(
+      '$limit: the limit passes, one more is 429 rate_limited with Retry-After $retryAfter',
+      async ({ limit, at, retryAfter }) => {
+        now = at;
+        const rule = RATE_LIMITS[limit];
+        const results = await burst(limit, `ip:${randomUUID()}`, rule.limit + 2);
+        expect(results.slice(0, rule.limit)).toEqual(Array(rule.limit).fill(null));
+        expect(results.slice(rule.limit)).toEqual([refused(retryAfter), refused(retryAfter)]);
+      },
+    );
 
     it('deviceToken: 30 pass, the 31st is 400 slow_down', async () => {
       const results = await burst('deviceToken', 'ip:198.51.100.1', 31);
@@ -138,7 +157,9 @@ function limiterSuite(name: string, makeStore: (now: () => number) => CounterSto
 
     it('counts concurrent requests exactly once each', async () => {
       const subject = `ip:${randomUUID()}`;
-      const results = await Promise.all(Array.from({ length: 12 }, () => outcome(limiter.consume('waitlist', subject))));
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => outcome(limiter.consume('waitlist', subject))),
+      );
       expect(results.filter((r) => r === null)).toHaveLength(5);
       expect(results.filter((r) => r !== null)).toEqual(Array(7).fill(refused('60')));
     });
@@ -183,8 +204,13 @@ describe('RateLimiter with a failing store', () => {
   it('lets the request through and reports the error (fail-open)', async () => {
     const failure = new Error('store down');
     const errors: unknown[] = [];
-    const limiter = new RateLimiter({ increment: () => Promise.reject(failure), close: async () => {} }, (error) => errors.push(error), () => T0);
-    for (let i = 0; i < 10; i += 1) await expect(limiter.consume('waitlist', 'ip:203.0.113.5')).resolves.toBeUndefined();
+    const limiter = new RateLimiter(
+      { increment: () => Promise.reject(failure), close: async () => {} },
+      (error) => errors.push(error),
+      () => T0,
+    );
+    for (let i = 0; i < 10; i += 1)
+      await expect(limiter.consume('waitlist', 'ip:203.0.113.5')).resolves.toBeUndefined();
     expect(errors).toEqual(Array(10).fill(failure));
   });
 });
@@ -204,7 +230,8 @@ function probeRoutes(calls: { waitlist: number; support: number }) {
 }
 
 /** Unique per run, so Redis counters of other runs never count against these requests. */
-const randomIp = () => `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+const randomIp = () =>
+  `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
 
 function expectOk(response: LightMyRequestResponse) {
   expect(response.statusCode, response.body).toBe(200);
@@ -226,24 +253,49 @@ describe('through the app', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(now);
   });
-  beforeEach(() => { vi.setSystemTime(now); });
-  afterAll(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.setSystemTime(now);
+  });
+  afterAll(() => {
+    vi.useRealTimers();
+  });
 
   // One database for every app below, as instances of one service share theirs.
   let database: TestDatabase;
-  beforeAll(async () => { database = await createTestDatabase(); });
-  afterAll(async () => { await database?.drop(); });
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
 
   describe('memory store (default)', () => {
     let t: TestApp;
     const calls = { waitlist: 0, support: 0 };
-    beforeAll(async () => { t = await startTestApp({ database: await database.openAnother(), extraRoutes: probeRoutes(calls) }); });
-    afterAll(async () => { await t?.close(); });
+    beforeAll(async () => {
+      t = await startTestApp({ database: await database.openAnother(), extraRoutes: probeRoutes(calls) });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
 
     const waitlist = (ip: string, requestId?: string) =>
-      t.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: ip, headers: requestId ? { 'x-request-id': requestId } : {} });
+      t.request({
+        method: 'POST',
+        url: '/v1/public/test-waitlist',
+        payload: {},
+        remoteAddress: ip,
+        headers: requestId ? { 'x-request-id': requestId } : {},
+      });
     const support = (token: string, ip = '203.0.113.50', requestId?: string) =>
-      t.request({ method: 'POST', url: '/v1/me/test-support', payload: {}, token, remoteAddress: ip, headers: requestId ? { 'x-request-id': requestId } : {} });
+      t.request({
+        method: 'POST',
+        url: '/v1/me/test-support',
+        payload: {},
+        token,
+        remoteAddress: ip,
+        headers: requestId ? { 'x-request-id': requestId } : {},
+      });
 
     it('public route, keyed by IP: 5 pass, the 6th is 429; another IP still passes; the next window resets', async () => {
       const ip = '198.51.100.7';
@@ -256,7 +308,14 @@ describe('through the app', () => {
 
       // A signed-in caller on a public route is still counted by IP.
       const player = await createUser(t.db);
-      const signedIn = await t.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, token: player.token, remoteAddress: ip, headers: { 'x-request-id': 'wl-token' } });
+      const signedIn = await t.request({
+        method: 'POST',
+        url: '/v1/public/test-waitlist',
+        payload: {},
+        token: player.token,
+        remoteAddress: ip,
+        headers: { 'x-request-id': 'wl-token' },
+      });
       expect429(signedIn, '50', 'wl-token');
 
       expectOk(await waitlist('198.51.100.8'));
@@ -288,7 +347,12 @@ describe('through the app', () => {
     it('authentication comes first: a refused token is 401 and does not use up the limit', async () => {
       const carol = await createUser(t.db);
       for (let i = 0; i < 10; i += 1) {
-        const anonymous = await t.request({ method: 'POST', url: '/v1/me/test-support', payload: {}, remoteAddress: '203.0.113.77' });
+        const anonymous = await t.request({
+          method: 'POST',
+          url: '/v1/me/test-support',
+          payload: {},
+          remoteAddress: '203.0.113.77',
+        });
         expect(anonymous.statusCode).toBe(401);
         expect(anonymous.json()).toEqual({ error: 'missing_token' });
       }
@@ -299,14 +363,32 @@ describe('through the app', () => {
   describe('a store that throws', () => {
     let t: TestApp;
     const calls = { waitlist: 0, support: 0 };
-    const failing: CounterStore = { increment: () => Promise.reject(new Error('counter store down')), close: async () => {} };
-    beforeAll(async () => { t = await startTestApp({ database: await database.openAnother(), counterStore: failing, extraRoutes: probeRoutes(calls) }); });
-    afterAll(async () => { await t?.close(); });
+    const failing: CounterStore = {
+      increment: () => Promise.reject(new Error('counter store down')),
+      close: async () => {},
+    };
+    beforeAll(async () => {
+      t = await startTestApp({
+        database: await database.openAnother(),
+        counterStore: failing,
+        extraRoutes: probeRoutes(calls),
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
 
     it('lets every request through (fail-open)', async () => {
       const player = await createUser(t.db);
       for (let i = 0; i < 8; i += 1) {
-        expectOk(await t.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: '198.51.100.9' }));
+        expectOk(
+          await t.request({
+            method: 'POST',
+            url: '/v1/public/test-waitlist',
+            payload: {},
+            remoteAddress: '198.51.100.9',
+          }),
+        );
         expectOk(await t.request({ method: 'POST', url: '/v1/me/test-support', payload: {}, token: player.token }));
       }
       expect(calls).toEqual({ waitlist: 8, support: 8 });
@@ -323,8 +405,16 @@ describe('through the app', () => {
     beforeAll(async () => {
       redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
-      a = await startTestApp({ database: await database.openAnother(), config: { redisUrl: REDIS_URL }, extraRoutes: probeRoutes(calls) });
-      b = await startTestApp({ database: await database.openAnother(), config: { redisUrl: REDIS_URL }, extraRoutes: probeRoutes(calls) });
+      a = await startTestApp({
+        database: await database.openAnother(),
+        config: { redisUrl: REDIS_URL },
+        extraRoutes: probeRoutes(calls),
+      });
+      b = await startTestApp({
+        database: await database.openAnother(),
+        config: { redisUrl: REDIS_URL },
+        extraRoutes: probeRoutes(calls),
+      });
     });
     afterAll(async () => {
       await b?.close();
@@ -340,7 +430,13 @@ describe('through the app', () => {
       const ip = randomIp();
       ips.push(ip);
       const send = (app: TestApp, requestId?: string) =>
-        app.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: ip, headers: requestId ? { 'x-request-id': requestId } : {} });
+        app.request({
+          method: 'POST',
+          url: '/v1/public/test-waitlist',
+          payload: {},
+          remoteAddress: ip,
+          headers: requestId ? { 'x-request-id': requestId } : {},
+        });
       for (let i = 0; i < 3; i += 1) expectOk(await send(a));
       for (let i = 0; i < 2; i += 1) expectOk(await send(b));
       expect429(await send(b, 'redis-6'), '50', 'redis-6');
@@ -367,11 +463,12 @@ describe('through the app', () => {
     beforeAll(async () => {
       redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
-      const deployment = async (redisKeyPrefix: string) => startTestApp({
-        database: await database.openAnother(),
-        config: { redisUrl: REDIS_URL, redisKeyPrefix },
-        extraRoutes: probeRoutes(calls),
-      });
+      const deployment = async (redisKeyPrefix: string) =>
+        startTestApp({
+          database: await database.openAnother(),
+          config: { redisUrl: REDIS_URL, redisKeyPrefix },
+          extraRoutes: probeRoutes(calls),
+        });
       eu = await deployment(prefixes.eu);
       us = await deployment(prefixes.us);
     });
@@ -385,10 +482,14 @@ describe('through the app', () => {
 
     it('the same client on both is counted by each, under its own prefix, nothing under the default one', async () => {
       const ip = randomIp();
-      const send = (app: TestApp, requestId?: string) => app.request({
-        method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: ip,
-        headers: requestId ? { 'x-request-id': requestId } : {},
-      });
+      const send = (app: TestApp, requestId?: string) =>
+        app.request({
+          method: 'POST',
+          url: '/v1/public/test-waitlist',
+          payload: {},
+          remoteAddress: ip,
+          headers: requestId ? { 'x-request-id': requestId } : {},
+        });
       for (let i = 0; i < 5; i += 1) expectOk(await send(eu));
       expect429(await send(eu, 'eu-6'), '50', 'eu-6');
       // The other deployment has counted nothing of this client yet: its whole limit passes.
@@ -405,11 +506,27 @@ describe('through the app', () => {
   describe('with redisUrl pointing at a Redis that is down', () => {
     let t: TestApp;
     const calls = { waitlist: 0, support: 0 };
-    beforeAll(async () => { t = await startTestApp({ database: await database.openAnother(), config: { redisUrl: 'redis://127.0.0.1:1' }, extraRoutes: probeRoutes(calls) }); });
-    afterAll(async () => { await t?.close(); });
+    beforeAll(async () => {
+      t = await startTestApp({
+        database: await database.openAnother(),
+        config: { redisUrl: 'redis://127.0.0.1:1' },
+        extraRoutes: probeRoutes(calls),
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
 
     it('requests pass (fail-open)', async () => {
-      for (let i = 0; i < 7; i += 1) expectOk(await t.request({ method: 'POST', url: '/v1/public/test-waitlist', payload: {}, remoteAddress: '198.51.100.10' }));
+      for (let i = 0; i < 7; i += 1)
+        expectOk(
+          await t.request({
+            method: 'POST',
+            url: '/v1/public/test-waitlist',
+            payload: {},
+            remoteAddress: '198.51.100.10',
+          }),
+        );
       expect(calls.waitlist).toBe(7);
     });
   });

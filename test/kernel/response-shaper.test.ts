@@ -47,7 +47,9 @@ function mostly<T>(arbitrary: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
 
 /** The fields an arbitrary record has, plus undocumented ones the shaper must drop. */
 function withExtras(record: fc.Arbitrary<Record<string, unknown>>) {
-  return fc.tuple(record, fc.dictionary(fc.string(), anyValue, { maxKeys: 3 })).map(([fields, extras]) => ({ ...extras, ...fields }));
+  return fc
+    .tuple(record, fc.dictionary(fc.string(), anyValue, { maxKeys: 3 }))
+    .map(([fields, extras]) => ({ ...extras, ...fields }));
 }
 
 const player = z.object({
@@ -66,40 +68,78 @@ const player = z.object({
   tier: z.object({ key: z.string(), rank: z.number().int() }).nullable(),
 });
 const playerValue = withExtras(
-  fc.record({
-    id: mostly(fc.uuid()),
-    email: mostly(fc.option(fc.emailAddress(), { nil: null })),
-    status: mostly(fc.constantFrom('active', 'banned', 'deleted', 'gone')),
-    roles: mostly(fc.array(mostly(fc.string()), { maxLength: 4 })),
-    credits: mostly(fc.oneof(fc.integer({ min: -3, max: 1e9 }), fc.double())),
-    verified: mostly(fc.boolean()),
-    kind: mostly(fc.constantFrom('player', 'staff')),
-    removed: mostly(fc.constant(null)),
-    created_at: mostly(someDate),
-    last_seen_at: mostly(fc.option(someDate, { nil: null })),
-    note: mostly(fc.option(fc.string(), { nil: undefined })),
-    metadata: mostly(fc.dictionary(fc.string(), anyValue, { maxKeys: 4 })),
-    tier: mostly(fc.option(withExtras(fc.record({ key: mostly(fc.string()), rank: mostly(fc.integer()) })), { nil: null })),
-  }, { requiredKeys: ['id', 'email', 'status', 'roles', 'credits', 'verified', 'kind', 'removed', 'created_at', 'last_seen_at', 'metadata', 'tier'] }),
+  fc.record(
+    {
+      id: mostly(fc.uuid()),
+      email: mostly(fc.option(fc.emailAddress(), { nil: null })),
+      status: mostly(fc.constantFrom('active', 'banned', 'deleted', 'gone')),
+      roles: mostly(fc.array(mostly(fc.string()), { maxLength: 4 })),
+      credits: mostly(fc.oneof(fc.integer({ min: -3, max: 1e9 }), fc.double())),
+      verified: mostly(fc.boolean()),
+      kind: mostly(fc.constantFrom('player', 'staff')),
+      removed: mostly(fc.constant(null)),
+      created_at: mostly(someDate),
+      last_seen_at: mostly(fc.option(someDate, { nil: null })),
+      note: mostly(fc.option(fc.string(), { nil: undefined })),
+      metadata: mostly(fc.dictionary(fc.string(), anyValue, { maxKeys: 4 })),
+      tier: mostly(
+        fc.option(withExtras(fc.record({ key: mostly(fc.string()), rank: mostly(fc.integer()) })), { nil: null }),
+      ),
+    },
+    {
+      requiredKeys: [
+        'id',
+        'email',
+        'status',
+        'roles',
+        'credits',
+        'verified',
+        'kind',
+        'removed',
+        'created_at',
+        'last_seen_at',
+        'metadata',
+        'tier',
+      ],
+    },
+  ),
 );
 
 describe('shapeOf', () => {
   it('shapes a page of records as zod does, and refuses what zod refuses', () => {
-    const page = z.object({ data: z.array(player), meta: z.object({ page: z.number().int(), total: z.number().int() }).strict() });
+    const page = z.object({
+      data: z.array(player),
+      meta: z.object({ page: z.number().int(), total: z.number().int() }).strict(),
+    });
     const meta = fc.oneof(
       fc.record({ page: fc.integer(), total: fc.integer() }),
       withExtras(fc.record({ page: fc.integer(), total: fc.integer() })),
     );
     fc.assert(
-      fc.property(fc.record({ data: fc.array(playerValue, { maxLength: 5 }), meta }), (value) => expectSameAsZod(page, value)),
+      fc.property(fc.record({ data: fc.array(playerValue, { maxLength: 5 }), meta }), (value) =>
+        expectSameAsZod(page, value),
+      ),
       { numRuns: 3_000 },
     );
   });
 
   it('agrees with zod on values of any kind', () => {
-    const schemas = [player, z.array(z.string()), z.record(z.number()), z.date(), z.enum(['a', 'b']), z.number(), z.null(), z.unknown(), z.string().uuid()];
+    const schemas = [
+      player,
+      z.array(z.string()),
+      z.record(z.number()),
+      z.date(),
+      z.enum(['a', 'b']),
+      z.number(),
+      z.null(),
+      z.unknown(),
+      z.string().uuid(),
+    ];
     for (const schema of schemas) {
-      fc.assert(fc.property(anyValue, (value) => expectSameAsZod(schema, value)), { numRuns: 500 });
+      fc.assert(
+        fc.property(anyValue, (value) => expectSameAsZod(schema, value)),
+        { numRuns: 500 },
+      );
     }
   });
 
@@ -118,7 +158,12 @@ describe('shapeOf', () => {
     ['a date where text is due', z.string(), new Date(0), false],
     ['a Map where an object is due', z.object({}), new Map(), false],
     ['an array where a record is due', z.record(z.string()), ['a'], false],
-    ['an object with a then and a catch (zod takes it for a promise)', z.object({}), { then: () => 1, catch: () => 1 }, false],
+    [
+      'an object with a then and a catch (zod takes it for a promise)',
+      z.object({}),
+      { then: () => 1, catch: () => 1 },
+      false,
+    ],
     ['an undocumented key of a strict object', z.object({ a: z.string() }).strict(), { a: 'x', b: 1 }, false],
     ['a "__proto__" key of a record', z.record(z.number()), JSON.parse('{"__proto__": 1, "a": 2}'), true],
     ['a missing optional key', z.object({ a: z.string().optional() }), {}, true],
@@ -142,7 +187,7 @@ describe('shapeOf', () => {
     for (const value of values) expectSameAsZod(schema, value);
   });
 
-  it('drops undocumented keys and writes dates as ISO text, in the schema\'s key order', () => {
+  it("drops undocumented keys and writes dates as ISO text, in the schema's key order", () => {
     const schema = z.object({ b: z.date(), a: z.string() });
     const shaped = shapeOf(schema)({ a: 'x', secret: 'token', b: new Date('2026-11-25T04:00:00.000Z') });
     expect(JSON.stringify(shaped)).toBe('{"b":"2026-11-25T04:00:00.000Z","a":"x"}');
@@ -154,11 +199,12 @@ describe('the response serializer', () => {
   const serialize = createResponseSerializerCompiler()({ schema, method: 'GET', url: '/things/:id' });
 
   it('writes the shaped value', () => {
-    expect(serialize({ id: '7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01', at: new Date(0), token: 'secret' }))
-      .toBe('{"id":"7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01","at":"1970-01-01T00:00:00.000Z"}');
+    expect(serialize({ id: '7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01', at: new Date(0), token: 'secret' })).toBe(
+      '{"id":"7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01","at":"1970-01-01T00:00:00.000Z"}',
+    );
   });
 
-  it('refuses a value zod refuses with fastify-type-provider-zod\'s error, zod\'s issues as its cause', () => {
+  it("refuses a value zod refuses with fastify-type-provider-zod's error, zod's issues as its cause", () => {
     const failure = (() => {
       try {
         serialize({ id: 'not-a-uuid', at: new Date(0) });
@@ -174,11 +220,17 @@ describe('the response serializer', () => {
 
   it('takes the schema from a { properties } wrapper too', () => {
     const wrapped = createResponseSerializerCompiler()({ schema: { properties: schema }, method: 'GET', url: '/x' });
-    expect(wrapped({ id: '7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01', at: new Date(0) })).toContain('"at":"1970-01-01T00:00:00.000Z"');
+    expect(wrapped({ id: '7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01', at: new Date(0) })).toContain(
+      '"at":"1970-01-01T00:00:00.000Z"',
+    );
   });
 
   it('in verifying mode, answers as usual when the shaper and zod agree', () => {
-    const verifying = createResponseSerializerCompiler({ verifyResponseShaping: true })({ schema, method: 'GET', url: '/x' });
+    const verifying = createResponseSerializerCompiler({ verifyResponseShaping: true })({
+      schema,
+      method: 'GET',
+      url: '/x',
+    });
     const value = { id: '7f1c6b6e-3c1a-4b8e-9a34-6a1f2f5d9e01', at: new Date(0), extra: 1 };
     expect(verifying(value)).toBe(serialize(value));
     expect(() => verifying({ id: 1, at: new Date(0) })).toThrow(ResponseSerializationError);

@@ -3,8 +3,12 @@ import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 
 describe('smoke', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   it('serves /health and an admin route with a real token', async () => {
     const health = await t.request({ method: 'GET', url: '/health' });

@@ -25,7 +25,10 @@ describe('user change notices (migration 0032)', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
-    stop = await app.kernel.database.listen(USER_CHANGE_CHANNEL, { onMessage: (payload) => heard.push(payload), onResync: () => {} });
+    stop = await app.kernel.database.listen(USER_CHANGE_CHANNEL, {
+      onMessage: (payload) => heard.push(payload),
+      onResync: () => {},
+    });
   });
   afterAll(async () => {
     await stop();
@@ -48,10 +51,11 @@ describe('user change notices (migration 0032)', () => {
     expect((await me()).statusCode).toBe(200);
     const due = new Date(Date.now() - sightingIntervalMs(user.id) - 1_000);
     // Through noticesOf, so these writes' own notices are heard before the request's are counted.
-    const makeDue = () => noticesOf(async () => {
-      await app.db.updateTable('users').set({ last_seen_at: due }).where('id', '=', user.id).execute();
-      await app.db.updateTable('login_sessions').set({ last_seen_at: due }).where('user_id', '=', user.id).execute();
-    });
+    const makeDue = () =>
+      noticesOf(async () => {
+        await app.db.updateTable('users').set({ last_seen_at: due }).where('id', '=', user.id).execute();
+        await app.db.updateTable('login_sessions').set({ last_seen_at: due }).where('user_id', '=', user.id).execute();
+      });
     await makeDue();
     // Through noticesOf too: this sighting's notice may reach the listener after the request
     // has answered, and must not be counted as the next request's.
@@ -62,37 +66,176 @@ describe('user change notices (migration 0032)', () => {
     expect(await noticesOf(async () => expect((await me()).statusCode).toBe(200))).toEqual([]);
     await makeDue();
     expect(await noticesOf(async () => expect((await me()).statusCode).toBe(200))).toEqual([user.id]);
-    const userRow = await app.db.selectFrom('users').select('last_seen_at').where('id', '=', user.id).executeTakeFirstOrThrow();
-    const sessionRow = await app.db.selectFrom('login_sessions').select('last_seen_at').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    const userRow = await app.db
+      .selectFrom('users')
+      .select('last_seen_at')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    const sessionRow = await app.db
+      .selectFrom('login_sessions')
+      .select('last_seen_at')
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
     expect(userRow.last_seen_at!.getTime()).toBeGreaterThanOrEqual(before - 1_000);
     expect(sessionRow.last_seen_at.getTime()).toBe(userRow.last_seen_at!.getTime());
   });
 
-  it('names the user on every change to what the principal and the profile read (`profile:` when only the profile\'s own columns changed), and nobody on a write that changes nothing', async () => {
+  it("names the user on every change to what the principal and the profile read (`profile:` when only the profile's own columns changed), and nobody on a write that changes nothing", async () => {
     const user = await createUser(app.db, ['users.read']);
-    const role = await app.db.selectFrom('user_roles').select('role_id').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    const role = await app.db
+      .selectFrom('user_roles')
+      .select('role_id')
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
     const cases: Array<[string, () => Promise<unknown>, string[]]> = [
-      ['status', () => app.db.updateTable('users').set({ status: 'banned' }).where('id', '=', user.id).execute(), [user.id]],
-      ['email', () => app.db.updateTable('users').set({ email: 'new@example.test' }).where('id', '=', user.id).execute(), [user.id]],
-      ['sign-out instant', () => app.db.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', user.id).execute(), [user.id]],
-      ['last sighting', () => app.db.updateTable('users').set({ last_seen_at: new Date(Date.now() - 5_000) }).where('id', '=', user.id).execute(), [user.id]],
-      ['profile edit', () => app.db.updateTable('users').set({ display_name: 'Renamed', locale: 'de', timezone: 'Europe/Vienna', avatar_key: 'avatars/a.png', profile_updated_at: new Date(), updated_at: new Date() }).where('id', '=', user.id).execute(), [`profile:${user.id}`]],
-      ['profile edit to what it is', () => app.db.updateTable('users').set({ display_name: 'Renamed' }).where('id', '=', user.id).execute(), []],
-      ['profile edit with another column', () => app.db.updateTable('users').set({ display_name: 'Renamed again', provider: 'elsewhere' }).where('id', '=', user.id).execute(), [user.id]],
-      ['suppression of the address', () => app.db.insertInto('email_suppressions').values({ email: 'new@example.test', reason: 'unsubscribed', source: 'test', message_id: null }).execute(), [user.id]],
-      ['suppression lifted', () => app.db.deleteFrom('email_suppressions').where('email', '=', 'new@example.test').execute(), [user.id]],
-      ['suppression of another address', () => app.db.insertInto('email_suppressions').values({ email: 'someone-else@example.test', reason: 'bounced', source: 'test', message_id: null }).execute(), []],
-      ['status set to what it is', () => app.db.updateTable('users').set({ status: 'banned' }).where('id', '=', user.id).execute(), []],
-      ['grant expiry', () => app.db.updateTable('user_roles').set({ expires_at: new Date(Date.now() + 60_000) }).where('user_id', '=', user.id).execute(), [user.id]],
-      ['revoked session', () => app.db.insertInto('revoked_sessions').values({ user_id: user.id, session_id: 's-1', revoked_by: null }).execute(), [user.id]],
-      ['login session', () => app.db.insertInto('login_sessions').values({ user_id: user.id, session_id: 's-2', first_seen_at: new Date(), last_seen_at: new Date(), first_ip: null, last_ip: null, user_agent: null }).execute(), [user.id]],
-      ['role permissions', () => app.db.insertInto('role_permissions').values({ role_id: role.role_id, permission_key: 'audit.read' }).execute(), ['*']],
-      ['role name', () => app.db.updateTable('roles').set({ name: 'Renamed' }).where('id', '=', role.role_id).execute(), ['*']],
+      [
+        'status',
+        () => app.db.updateTable('users').set({ status: 'banned' }).where('id', '=', user.id).execute(),
+        [user.id],
+      ],
+      [
+        'email',
+        () => app.db.updateTable('users').set({ email: 'new@example.test' }).where('id', '=', user.id).execute(),
+        [user.id],
+      ],
+      [
+        'sign-out instant',
+        () => app.db.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', user.id).execute(),
+        [user.id],
+      ],
+      [
+        'last sighting',
+        () =>
+          app.db
+            .updateTable('users')
+            .set({ last_seen_at: new Date(Date.now() - 5_000) })
+            .where('id', '=', user.id)
+            .execute(),
+        [user.id],
+      ],
+      [
+        'profile edit',
+        () =>
+          app.db
+            .updateTable('users')
+            .set({
+              display_name: 'Renamed',
+              locale: 'de',
+              timezone: 'Europe/Vienna',
+              avatar_key: 'avatars/a.png',
+              profile_updated_at: new Date(),
+              updated_at: new Date(),
+            })
+            .where('id', '=', user.id)
+            .execute(),
+        [`profile:${user.id}`],
+      ],
+      [
+        'profile edit to what it is',
+        () => app.db.updateTable('users').set({ display_name: 'Renamed' }).where('id', '=', user.id).execute(),
+        [],
+      ],
+      [
+        'profile edit with another column',
+        () =>
+          app.db
+            .updateTable('users')
+            .set({ display_name: 'Renamed again', provider: 'elsewhere' })
+            .where('id', '=', user.id)
+            .execute(),
+        [user.id],
+      ],
+      [
+        'suppression of the address',
+        () =>
+          app.db
+            .insertInto('email_suppressions')
+            .values({ email: 'new@example.test', reason: 'unsubscribed', source: 'test', message_id: null })
+            .execute(),
+        [user.id],
+      ],
+      [
+        'suppression lifted',
+        () => app.db.deleteFrom('email_suppressions').where('email', '=', 'new@example.test').execute(),
+        [user.id],
+      ],
+      [
+        'suppression of another address',
+        () =>
+          app.db
+            .insertInto('email_suppressions')
+            .values({ email: 'someone-else@example.test', reason: 'bounced', source: 'test', message_id: null })
+            .execute(),
+        [],
+      ],
+      [
+        'status set to what it is',
+        () => app.db.updateTable('users').set({ status: 'banned' }).where('id', '=', user.id).execute(),
+        [],
+      ],
+      [
+        'grant expiry',
+        () =>
+          app.db
+            .updateTable('user_roles')
+            .set({ expires_at: new Date(Date.now() + 60_000) })
+            .where('user_id', '=', user.id)
+            .execute(),
+        [user.id],
+      ],
+      [
+        'revoked session',
+        () =>
+          app.db
+            .insertInto('revoked_sessions')
+            .values({ user_id: user.id, session_id: 's-1', revoked_by: null })
+            .execute(),
+        [user.id],
+      ],
+      [
+        'login session',
+        () =>
+          app.db
+            .insertInto('login_sessions')
+            .values({
+              user_id: user.id,
+              session_id: 's-2',
+              first_seen_at: new Date(),
+              last_seen_at: new Date(),
+              first_ip: null,
+              last_ip: null,
+              user_agent: null,
+            })
+            .execute(),
+        [user.id],
+      ],
+      [
+        'role permissions',
+        () =>
+          app.db
+            .insertInto('role_permissions')
+            .values({ role_id: role.role_id, permission_key: 'audit.read' })
+            .execute(),
+        ['*'],
+      ],
+      [
+        'role name',
+        () => app.db.updateTable('roles').set({ name: 'Renamed' }).where('id', '=', role.role_id).execute(),
+        ['*'],
+      ],
       ['grant removed', () => app.db.deleteFrom('user_roles').where('user_id', '=', user.id).execute(), [user.id]],
-      ['rolled back', () => app.db.transaction().execute(async (trx) => {
-        await trx.updateTable('users').set({ status: 'active' }).where('id', '=', user.id).execute();
-        throw new Error('roll back');
-      }).catch(() => undefined), []],
+      [
+        'rolled back',
+        () =>
+          app.db
+            .transaction()
+            .execute(async (trx) => {
+              await trx.updateTable('users').set({ status: 'active' }).where('id', '=', user.id).execute();
+              throw new Error('roll back');
+            })
+            .catch(() => undefined),
+        [],
+      ],
       ['account erased', () => app.db.deleteFrom('users').where('id', '=', user.id).execute(), [user.id]],
     ];
     for (const [what, write, expected] of cases) {
@@ -145,7 +288,8 @@ describe('the principal and profile caches', () => {
     await listenerCaughtUp(app);
     expect((await me(app, token)).statusCode).toBe(200);
   };
-  const permissions = async (app: TestApp, token: string) => (await app.request({ method: 'GET', url: '/v1/me/permissions', token })).json();
+  const permissions = async (app: TestApp, token: string) =>
+    (await app.request({ method: 'GET', url: '/v1/me/permissions', token })).json();
 
   it('answers a signed-in request from memory: a change nobody was told of is not seen until the entry is forgotten', async () => {
     const player = await createUser(a.db);
@@ -160,78 +304,131 @@ describe('the principal and profile caches', () => {
     const player = await createUser(a.db);
     await warm(b, player.token);
     expect(b.kernel.principals.size).toBeGreaterThan(0);
-    const banned = await a.request({ method: 'POST', url: `/v1/admin/users/${player.id}/ban`, token: staff.token, payload: { reason: 'Cheating' } });
+    const banned = await a.request({
+      method: 'POST',
+      url: `/v1/admin/users/${player.id}/ban`,
+      token: staff.token,
+      payload: { reason: 'Cheating' },
+    });
     expect(banned.statusCode, banned.body).toBe(204);
     const started = Date.now();
-    await eventually(async () => expect((await me(b, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } }), 1_000);
+    await eventually(
+      async () =>
+        expect((await me(b, player.token)).json()).toEqual({
+          error: 'forbidden',
+          details: { reason: 'account_banned' },
+        }),
+      1_000,
+    );
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
-  it('the writer\'s own next request already reads its write: sign out everywhere, then the old token at once', async () => {
+  it("the writer's own next request already reads its write: sign out everywhere, then the old token at once", async () => {
     for (let round = 0; round < 10; round += 1) {
       const player = await createUser(a.db);
-      const token = await signToken({ sub: player.id, email: player.email, claims: { iat: Math.floor(Date.now() / 1000) - 5 } });
+      const token = await signToken({
+        sub: player.id,
+        email: player.email,
+        claims: { iat: Math.floor(Date.now() / 1000) - 5 },
+      });
       await warm(a, token);
-      const out = await a.request({ method: 'POST', url: `/v1/admin/users/${player.id}/sign-out`, token: staff.token, payload: {} });
+      const out = await a.request({
+        method: 'POST',
+        url: `/v1/admin/users/${player.id}/sign-out`,
+        token: staff.token,
+        payload: {},
+      });
       expect(out.statusCode, out.body).toBeLessThan(300);
       expect((await me(a, token)).json()).toEqual({ error: 'invalid_token' });
     }
   });
 
-  it.runIf(process.env.TEST_DATABASE_URL)('a read made while the writer\'s transaction is still open is forgotten when it commits, not cached past it', async () => {
-    const player = await createUser(a.db);
-    await warm(a, player.token);
-    await a.db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set({ status: 'banned' }).where('id', '=', player.id).execute();
-      // The ban is not committed: this reads and keeps the active account, after the ban's notice was raised.
-      a.kernel.principals.forget(player.id);
-      expect((await me(a, player.token)).statusCode).toBe(200);
-    });
-    expect((await me(a, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } });
-  });
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "a read made while the writer's transaction is still open is forgotten when it commits, not cached past it",
+    async () => {
+      const player = await createUser(a.db);
+      await warm(a, player.token);
+      await a.db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ status: 'banned' }).where('id', '=', player.id).execute();
+        // The ban is not committed: this reads and keeps the active account, after the ban's notice was raised.
+        a.kernel.principals.forget(player.id);
+        expect((await me(a, player.token)).statusCode).toBe(200);
+      });
+      expect((await me(a, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } });
+    },
+  );
 
-  it.runIf(process.env.TEST_DATABASE_URL)('no pooled connection listens (each would be woken by every notice); a session that did not ask hears no own notice', async () => {
-    await warm(a, staff.token);
-    const channels = await Promise.all(Array.from({ length: 5 }, () => a.db.transaction().execute((trx) => sql<{ channel: string }>`SELECT pg_listening_channels() AS channel`.execute(trx))));
-    expect(channels.flatMap((result) => result.rows)).toEqual([]);
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    'no pooled connection listens (each would be woken by every notice); a session that did not ask hears no own notice',
+    async () => {
+      await warm(a, staff.token);
+      const channels = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          a.db
+            .transaction()
+            .execute((trx) => sql<{ channel: string }>`SELECT pg_listening_channels() AS channel`.execute(trx)),
+        ),
+      );
+      expect(channels.flatMap((result) => result.rows)).toEqual([]);
 
-    const client = new pg.Client({ connectionString: a.testDatabase!.url! });
-    await client.connect();
-    try {
-      const notices: unknown[] = [];
-      client.on('notice', (notice) => notices.push(notice));
-      await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run', staff.id]);
-      expect(notices).toEqual([]);
-      await client.query('SET platform_api.own_commit_notices = on');
-      await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run again', staff.id]);
-      expect(notices).toMatchObject([{ code: 'PA001', message: 'platform_api_user_changes', detail: `profile:${staff.id}` }]);
-    } finally {
-      await client.end();
-    }
-  });
+      const client = new pg.Client({ connectionString: a.testDatabase!.url! });
+      await client.connect();
+      try {
+        const notices: unknown[] = [];
+        client.on('notice', (notice) => notices.push(notice));
+        await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run', staff.id]);
+        expect(notices).toEqual([]);
+        await client.query('SET platform_api.own_commit_notices = on');
+        await client.query('UPDATE users SET display_name = $1 WHERE id = $2', ['Hand-run again', staff.id]);
+        expect(notices).toMatchObject([
+          { code: 'PA001', message: 'platform_api_user_changes', detail: `profile:${staff.id}` },
+        ]);
+      } finally {
+        await client.end();
+      }
+    },
+  );
 
   it('a permission taken from a role by hand-run SQL is gone on both instances', async () => {
     const holder = await createUser(a.db, ['audit.read', 'users.read']);
     expect((await permissions(a, holder.token)).permissions).toEqual(['audit.read', 'users.read']);
     expect((await permissions(b, holder.token)).permissions).toEqual(['audit.read', 'users.read']);
-    await sql`DELETE FROM role_permissions WHERE permission_key = 'audit.read' AND role_id IN (SELECT role_id FROM user_roles WHERE user_id = ${holder.id})`.execute(a.db);
+    await sql`DELETE FROM role_permissions WHERE permission_key = 'audit.read' AND role_id IN (SELECT role_id FROM user_roles WHERE user_id = ${holder.id})`.execute(
+      a.db,
+    );
     expect((await permissions(a, holder.token)).permissions).toEqual(['users.read']);
-    await eventually(async () => expect((await permissions(b, holder.token)).permissions).toEqual(['users.read']), 1_000);
-    expect((await b.request({ method: 'GET', url: '/v1/admin/audit', token: holder.token })).json()).toEqual({ error: 'forbidden', details: { perm: 'audit.read' } });
+    await eventually(
+      async () => expect((await permissions(b, holder.token)).permissions).toEqual(['users.read']),
+      1_000,
+    );
+    expect((await b.request({ method: 'GET', url: '/v1/admin/audit', token: holder.token })).json()).toEqual({
+      error: 'forbidden',
+      details: { perm: 'audit.read' },
+    });
   });
 
   it('the profile: read from memory, changed on one instance and shown by both, a suppression by hand shown at once', async () => {
     const player = await createUser(a.db);
     await warm(a, player.token);
     await warm(b, player.token);
-    await unnoticed(a, (db) => db.updateTable('users').set({ display_name: 'Unnoticed' }).where('id', '=', player.id).execute());
+    await unnoticed(a, (db) =>
+      db.updateTable('users').set({ display_name: 'Unnoticed' }).where('id', '=', player.id).execute(),
+    );
     expect((await me(a, player.token)).json().display_name).toBeNull();
-    const renamed = await a.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Renamed' } });
+    const renamed = await a.request({
+      method: 'PATCH',
+      url: '/v1/me',
+      token: player.token,
+      payload: { display_name: 'Renamed' },
+    });
     expect(renamed.json().display_name).toBe('Renamed');
     expect((await me(a, player.token)).json().display_name).toBe('Renamed');
     await eventually(async () => expect((await me(b, player.token)).json().display_name).toBe('Renamed'), 1_000);
     expect((await me(a, player.token)).json().marketing_opt_in).toBe(true);
-    await a.db.insertInto('email_suppressions').values({ email: player.email, reason: 'complained', source: 'test', message_id: null }).execute();
+    await a.db
+      .insertInto('email_suppressions')
+      .values({ email: player.email, reason: 'complained', source: 'test', message_id: null })
+      .execute();
     expect((await me(a, player.token)).json().marketing_opt_in).toBe(false);
     await eventually(async () => expect((await me(b, player.token)).json().marketing_opt_in).toBe(false), 1_000);
   });
@@ -241,25 +438,55 @@ describe('the principal and profile caches', () => {
     await warm(a, player.token);
     await warm(b, player.token);
     await unnoticed(a, (db) => db.updateTable('users').set({ status: 'banned' }).where('id', '=', player.id).execute());
-    const renamed = await a.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Renamed', locale: 'de' } });
+    const renamed = await a.request({
+      method: 'PATCH',
+      url: '/v1/me',
+      token: player.token,
+      payload: { display_name: 'Renamed', locale: 'de' },
+    });
     expect(renamed.statusCode, renamed.body).toBe(200);
     // The profile was read again (it shows the row as stored, ban included); the principal was not.
     expect((await me(a, player.token)).json()).toMatchObject({ display_name: 'Renamed', status: 'banned' });
-    await eventually(async () => expect((await me(b, player.token)).json()).toMatchObject({ display_name: 'Renamed', status: 'banned' }), 1_000);
-    await a.db.updateTable('users').set({ email: `moved-${player.email}` }).where('id', '=', player.id).execute();
+    await eventually(
+      async () =>
+        expect((await me(b, player.token)).json()).toMatchObject({ display_name: 'Renamed', status: 'banned' }),
+      1_000,
+    );
+    await a.db
+      .updateTable('users')
+      .set({ email: `moved-${player.email}` })
+      .where('id', '=', player.id)
+      .execute();
     expect((await me(a, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } });
-    await eventually(async () => expect((await me(b, player.token)).json()).toEqual({ error: 'forbidden', details: { reason: 'account_banned' } }), 1_000);
+    await eventually(
+      async () =>
+        expect((await me(b, player.token)).json()).toEqual({
+          error: 'forbidden',
+          details: { reason: 'account_banned' },
+        }),
+      1_000,
+    );
   });
 
   it('a grant lapses at its expiry without any notice', async () => {
     const holder = await createUser(a.db);
-    const role = await a.db.insertInto('roles').values({ key: `lapsing-${holder.id.slice(0, 8)}`, name: 'Lapsing' }).returning('id').executeTakeFirstOrThrow();
+    const role = await a.db
+      .insertInto('roles')
+      .values({ key: `lapsing-${holder.id.slice(0, 8)}`, name: 'Lapsing' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await a.db.insertInto('role_permissions').values({ role_id: role.id, permission_key: 'audit.read' }).execute();
     const expiresAt = new Date(Date.now() + 1_000);
-    await a.db.insertInto('user_roles').values({ user_id: holder.id, role_id: role.id, granted_by: null, reason: 'test', expires_at: expiresAt }).execute();
+    await a.db
+      .insertInto('user_roles')
+      .values({ user_id: holder.id, role_id: role.id, granted_by: null, reason: 'test', expires_at: expiresAt })
+      .execute();
     await warm(a, holder.token);
     const before = await permissions(a, holder.token);
-    expect(before).toEqual({ permissions: ['audit.read'], roles: [{ key: `lapsing-${holder.id.slice(0, 8)}`, name: 'Lapsing', expires_at: expiresAt.toISOString() }] });
+    expect(before).toEqual({
+      permissions: ['audit.read'],
+      roles: [{ key: `lapsing-${holder.id.slice(0, 8)}`, name: 'Lapsing', expires_at: expiresAt.toISOString() }],
+    });
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now() + 50)));
     expect(await permissions(a, holder.token)).toEqual({ permissions: [], roles: [] });
   });
@@ -282,7 +509,11 @@ describe('UserCache', () => {
   } satisfies Database;
   // Each entry's age cap is drawn; the tests say which draw comes next (0: the full 2 min).
   let draw = 0;
-  const changes = new UserChanges(database, () => now, () => draw);
+  const changes = new UserChanges(
+    database,
+    () => now,
+    () => draw,
+  );
   const cache = changes.cache<string>('account');
   const other = changes.cache<number>('profile');
 
@@ -327,7 +558,7 @@ describe('UserCache', () => {
     expect(cache.get('u2', 's')).toBeUndefined();
   });
 
-  it('spreads entries\' age caps over 80–120 s, so rows stored in the same second do not all expire in the same second', () => {
+  it("spreads entries' age caps over 80–120 s, so rows stored in the same second do not all expire in the same second", () => {
     now = 2_000_000;
     const draws = [0, 0.5, 0.999_999];
     for (const [i, next] of draws.entries()) {
@@ -369,7 +600,12 @@ describe('UserCache', () => {
     cache.set('u5', 's1', 'row', cache.generation);
     other.set('u4', 'profile', 4, other.generation);
     heard('u4');
-    expect([cache.get('u4', 's1'), cache.get('u4', 's2'), cache.get('u5', 's1'), other.get('u4', 'profile')]).toEqual([undefined, undefined, 'row', undefined]);
+    expect([cache.get('u4', 's1'), cache.get('u4', 's2'), cache.get('u5', 's1'), other.get('u4', 'profile')]).toEqual([
+      undefined,
+      undefined,
+      'row',
+      undefined,
+    ]);
     resync();
     expect([cache.get('u5', 's1'), cache.size]).toEqual([undefined, 0]);
     cache.set('u6', 's', 'row', cache.generation);

@@ -25,7 +25,10 @@ async function sharedUser(): Promise<TestUser> {
 
 beforeAll(async () => {
   gotrue = await startGoTrueServer({ serviceKey: SERVICE_KEY, jwtSecret: TEST_JWT_SECRET, prefix: '/auth/v1' });
-  t = await startTestApp({ log: captureLog().log, config: { identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 300 } });
+  t = await startTestApp({
+    log: captureLog().log,
+    config: { identityAdminUrl: gotrue.url, identityServiceKey: SERVICE_KEY, identityTimeoutMs: 300 },
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -42,7 +45,10 @@ describe('confirmation against GoTrue', () => {
     const before = await stateOf(t, player.id);
     gotrue.behave(failing);
     const response = await confirm(t, player, code);
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 502, body: { error: 'auth_service_error', details: { operation: 'disable sign-in' } } });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 502,
+      body: { error: 'auth_service_error', details: { operation: 'disable sign-in' } },
+    });
     expect(await stateOf(t, player.id)).toEqual(before);
     expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     expect(gotrue.user(player.id)?.banned_until).toBeUndefined();

@@ -20,25 +20,54 @@ beforeAll(async () => {
   t = await startTestApp();
   admin = await createUser(t.db, ['roles.read', 'roles.write', 'ops.read']);
   roleKey = `alerts-${randomUUID().slice(0, 8)}`;
-  roleId = (await t.db.insertInto('roles').values({ key: roleKey, name: 'On call' }).returning('id').executeTakeFirstOrThrow()).id;
+  roleId = (
+    await t.db.insertInto('roles').values({ key: roleKey, name: 'On call' }).returning('id').executeTakeFirstOrThrow()
+  ).id;
 });
 afterAll(async () => t.close());
 
 const put = (caller: TestUser | null, id: string, payload: unknown) =>
-  t.request({ method: 'PUT', url: `/v1/admin/roles/${id}/alerts`, token: caller?.token, payload: payload as Record<string, unknown> });
-const stored = async (id: string) => (await t.db.selectFrom('role_alert_subscriptions').select('alert').where('role_id', '=', id).orderBy('alert').execute()).map((row) => row.alert);
-const auditOf = (id: string) => t.db.selectFrom('audit_log').select(['action', 'actor_id', 'summary']).where('target_type', '=', 'role').where('target_id', '=', id).where('action', '=', 'roles.alerts.set').orderBy('created_at').execute();
+  t.request({
+    method: 'PUT',
+    url: `/v1/admin/roles/${id}/alerts`,
+    token: caller?.token,
+    payload: payload as Record<string, unknown>,
+  });
+const stored = async (id: string) =>
+  (
+    await t.db
+      .selectFrom('role_alert_subscriptions')
+      .select('alert')
+      .where('role_id', '=', id)
+      .orderBy('alert')
+      .execute()
+  ).map((row) => row.alert);
+const auditOf = (id: string) =>
+  t.db
+    .selectFrom('audit_log')
+    .select(['action', 'actor_id', 'summary'])
+    .where('target_type', '=', 'role')
+    .where('target_id', '=', id)
+    .where('action', '=', 'roles.alerts.set')
+    .orderBy('created_at')
+    .execute();
 
 describe('GET /v1/admin/alerts', () => {
   it('lists every alert with the permissions that read it', async () => {
     const response = await t.request({ method: 'GET', url: '/v1/admin/alerts', token: admin.token });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ data: [{ name: 'panic_mode_changed', description: expect.any(String), readable_with: ['ops.read', 'ops.panic'] }] });
+    expect(response.json()).toEqual({
+      data: [{ name: 'panic_mode_changed', description: expect.any(String), readable_with: ['ops.read', 'ops.panic'] }],
+    });
   });
 
   it('401 without a token, 403 naming roles.read without it', async () => {
     expect((await t.request({ method: 'GET', url: '/v1/admin/alerts' })).json()).toEqual({ error: 'missing_token' });
-    const response = await t.request({ method: 'GET', url: '/v1/admin/alerts', token: (await createUser(t.db, ['ops.read'])).token });
+    const response = await t.request({
+      method: 'GET',
+      url: '/v1/admin/alerts',
+      token: (await createUser(t.db, ['ops.read'])).token,
+    });
     expect(response.statusCode).toBe(403);
     expect(response.json()).toEqual({ error: 'forbidden', details: { perm: 'roles.read' } });
   });
@@ -46,13 +75,25 @@ describe('GET /v1/admin/alerts', () => {
 
 describe('GET /v1/admin/roles/{id}/alerts', () => {
   it('shows the seeded owner subscription and the role channel', async () => {
-    const response = await t.request({ method: 'GET', url: `/v1/admin/roles/${OWNER_ROLE_ID}/alerts`, token: admin.token });
+    const response = await t.request({
+      method: 'GET',
+      url: `/v1/admin/roles/${OWNER_ROLE_ID}/alerts`,
+      token: admin.token,
+    });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ role_id: OWNER_ROLE_ID, channel: 'alerts:owner', alerts: ['panic_mode_changed'] });
+    expect(response.json()).toEqual({
+      role_id: OWNER_ROLE_ID,
+      channel: 'alerts:owner',
+      alerts: ['panic_mode_changed'],
+    });
   });
 
   it('404 for an unknown role, 400 for a malformed id', async () => {
-    const unknown = await t.request({ method: 'GET', url: `/v1/admin/roles/${randomUUID()}/alerts`, token: admin.token });
+    const unknown = await t.request({
+      method: 'GET',
+      url: `/v1/admin/roles/${randomUUID()}/alerts`,
+      token: admin.token,
+    });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ error: 'not_found' });
     const malformed = await t.request({ method: 'GET', url: '/v1/admin/roles/not-a-uuid/alerts', token: admin.token });
@@ -67,20 +108,48 @@ describe('PUT /v1/admin/roles/{id}/alerts', () => {
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ role_id: roleId, channel: `alerts:${roleKey}`, alerts: ['panic_mode_changed'] });
     expect(await stored(roleId)).toEqual(['panic_mode_changed']);
-    expect(await auditOf(roleId)).toEqual([{ action: 'roles.alerts.set', actor_id: admin.id, summary: { key: roleKey, before: { alerts: [] }, after: { alerts: ['panic_mode_changed'] } } }]);
-    await eventually(() => expect(t.events.find((event) => event.name === 'roles.alerts_changed')).toMatchObject({ kind: 'dashboard', payload: { role_id: roleId, key: roleKey, alerts: ['panic_mode_changed'] } }));
+    expect(await auditOf(roleId)).toEqual([
+      {
+        action: 'roles.alerts.set',
+        actor_id: admin.id,
+        summary: { key: roleKey, before: { alerts: [] }, after: { alerts: ['panic_mode_changed'] } },
+      },
+    ]);
+    await eventually(() =>
+      expect(t.events.find((event) => event.name === 'roles.alerts_changed')).toMatchObject({
+        kind: 'dashboard',
+        payload: { role_id: roleId, key: roleKey, alerts: ['panic_mode_changed'] },
+      }),
+    );
 
     const silenced = await put(admin, roleId, { alerts: [] });
     expect(silenced.json()).toEqual({ role_id: roleId, channel: `alerts:${roleKey}`, alerts: [] });
     expect(await stored(roleId)).toEqual([]);
-    expect((await auditOf(roleId)).at(-1)).toMatchObject({ summary: { before: { alerts: ['panic_mode_changed'] }, after: { alerts: [] } } });
+    expect((await auditOf(roleId)).at(-1)).toMatchObject({
+      summary: { before: { alerts: ['panic_mode_changed'] }, after: { alerts: [] } },
+    });
   });
 
   const refusals = [
-    { name: 'an unknown alert (400 SchemaError)', body: { alerts: ['server_on_fire'] }, status: 400, error: schemaError({ path: ['alerts', 0] }) },
-    { name: 'an unknown field (400 SchemaError)', body: { alerts: [], role: 'owner' }, status: 400, error: schemaError({ code: 'unrecognized_keys' }) },
+    {
+      name: 'an unknown alert (400 SchemaError)',
+      body: { alerts: ['server_on_fire'] },
+      status: 400,
+      error: schemaError({ path: ['alerts', 0] }),
+    },
+    {
+      name: 'an unknown field (400 SchemaError)',
+      body: { alerts: [], role: 'owner' },
+      status: 400,
+      error: schemaError({ code: 'unrecognized_keys' }),
+    },
     { name: 'a missing list (400 SchemaError)', body: {}, status: 400, error: schemaError({ path: ['alerts'] }) },
-    { name: 'an alert listed twice (409 conflict)', body: { alerts: ['panic_mode_changed', 'panic_mode_changed'] }, status: 409, error: { error: 'conflict', details: { reason: 'alert listed twice', alert: 'panic_mode_changed' } } },
+    {
+      name: 'an alert listed twice (409 conflict)',
+      body: { alerts: ['panic_mode_changed', 'panic_mode_changed'] },
+      status: 409,
+      error: { error: 'conflict', details: { reason: 'alert listed twice', alert: 'panic_mode_changed' } },
+    },
   ];
   it.each(refusals)('refuses $name and changes nothing', async ({ body, status, error }) => {
     await put(admin, roleId, { alerts: [] });
@@ -96,7 +165,10 @@ describe('PUT /v1/admin/roles/{id}/alerts', () => {
     const roleWriter = await createUser(t.db, ['roles.write']);
     const response = await put(roleWriter, roleId, { alerts: ['panic_mode_changed'] });
     expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({ error: 'forbidden', details: { perm: 'ops.read | ops.panic', alert: 'panic_mode_changed' } });
+    expect(response.json()).toEqual({
+      error: 'forbidden',
+      details: { perm: 'ops.read | ops.panic', alert: 'panic_mode_changed' },
+    });
     expect(await stored(roleId)).toEqual([]);
   });
 
@@ -115,7 +187,13 @@ describe('PUT /v1/admin/roles/{id}/alerts', () => {
   });
 
   it('deleting a role drops its subscriptions', async () => {
-    const doomed = (await t.db.insertInto('roles').values({ key: `doomed-${randomUUID().slice(0, 8)}`, name: 'Doomed' }).returning('id').executeTakeFirstOrThrow()).id;
+    const doomed = (
+      await t.db
+        .insertInto('roles')
+        .values({ key: `doomed-${randomUUID().slice(0, 8)}`, name: 'Doomed' })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
     expect((await put(admin, doomed, { alerts: ['panic_mode_changed'] })).statusCode).toBe(200);
     await t.db.deleteFrom('roles').where('id', '=', doomed).execute();
     expect(await stored(doomed)).toEqual([]);

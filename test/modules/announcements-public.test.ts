@@ -20,28 +20,51 @@ describe('announcements shown on the public site (activeAnnouncements, nextAnnou
   afterAll(async () => t.close());
 
   const put = async (name: string, payload: object) => {
-    const res = await t.request({ method: 'PUT', url: '/v1/admin/site/announcements', token: editor.token, payload: { title: name, ...payload } });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/v1/admin/site/announcements',
+      token: editor.token,
+      payload: { title: name, ...payload },
+    });
     expect(res.statusCode).toBe(200);
     ids[name] = res.json().id;
   };
-  const shown = async (surface: 'landing' | 'portal', now = NOW) => (await activeAnnouncements(t.db, surface, now)).map((a) => a.title);
+  const shown = async (surface: 'landing' | 'portal', now = NOW) =>
+    (await activeAnnouncements(t.db, surface, now)).map((a) => a.title);
 
   it('has no boundary and nothing to show before any announcement exists', async () => {
     expect(await nextAnnouncementBoundary(t.db, NOW)).toBeNull();
     expect(await activeAnnouncements(t.db, 'landing', NOW)).toEqual([]);
   });
 
-  it('shows the surface\'s own and the all-surface announcements inside their window, most severe first', async () => {
+  it("shows the surface's own and the all-surface announcements inside their window, most severe first", async () => {
     await put('info-all-open', { severity: 'info', surface: 'all' });
-    await put('critical-landing-started', { severity: 'critical', surface: 'landing', starts_at: at(-60), ends_at: at(60) });
+    await put('critical-landing-started', {
+      severity: 'critical',
+      surface: 'landing',
+      starts_at: at(-60),
+      ends_at: at(60),
+    });
     await put('warning-portal', { severity: 'warning', surface: 'portal', starts_at: at(-30) });
-    await put('warning-all-earlier', { severity: 'warning', surface: 'all', starts_at: at(-90), body: 'Read this', action_url: 'https://example.test/x' });
+    await put('warning-all-earlier', {
+      severity: 'warning',
+      surface: 'all',
+      starts_at: at(-90),
+      body: 'Read this',
+      action_url: 'https://example.test/x',
+    });
     await put('success-landing-open', { severity: 'success', surface: 'landing' });
     await put('starts-exactly-now', { severity: 'info', surface: 'landing', starts_at: at(0) });
     await put('ends-exactly-now', { severity: 'critical', surface: 'landing', starts_at: at(-10), ends_at: at(0) });
     await put('not-yet', { severity: 'critical', surface: 'all', starts_at: at(15) });
     await put('over', { severity: 'critical', surface: 'all', starts_at: at(-120), ends_at: at(-60) });
-    await put('switched-off', { severity: 'critical', surface: 'all', is_active: false, starts_at: at(5), ends_at: at(10) });
+    await put('switched-off', {
+      severity: 'critical',
+      surface: 'all',
+      is_active: false,
+      starts_at: at(5),
+      ends_at: at(10),
+    });
 
     expect(await shown('landing')).toEqual([
       'critical-landing-started',
@@ -53,11 +76,22 @@ describe('announcements shown on the public site (activeAnnouncements, nextAnnou
     expect(await shown('portal')).toEqual(['warning-all-earlier', 'warning-portal', 'info-all-open']);
     const [critical] = await activeAnnouncements(t.db, 'landing', NOW);
     expect(critical).toEqual({
-      id: ids['critical-landing-started'], title: 'critical-landing-started', body: '', severity: 'critical', surface: 'landing',
-      action_url: null, starts_at: new Date(at(-60)), ends_at: new Date(at(60)),
+      id: ids['critical-landing-started'],
+      title: 'critical-landing-started',
+      body: '',
+      severity: 'critical',
+      surface: 'landing',
+      action_url: null,
+      starts_at: new Date(at(-60)),
+      ends_at: new Date(at(60)),
     });
     const warning = (await activeAnnouncements(t.db, 'portal', NOW))[0];
-    expect(warning).toMatchObject({ title: 'warning-all-earlier', body: 'Read this', action_url: 'https://example.test/x', ends_at: null });
+    expect(warning).toMatchObject({
+      title: 'warning-all-earlier',
+      body: 'Read this',
+      action_url: 'https://example.test/x',
+      ends_at: null,
+    });
   });
 
   it('follows the clock: what starts and ends later shows then', async () => {
@@ -75,7 +109,12 @@ describe('announcements shown on the public site (activeAnnouncements, nextAnnou
   });
 
   it('drops an announcement from the public list as soon as it is switched off', async () => {
-    const res = await t.request({ method: 'PUT', url: '/v1/admin/site/announcements', token: editor.token, payload: { id: ids['info-all-open'], title: 'info-all-open', is_active: false } });
+    const res = await t.request({
+      method: 'PUT',
+      url: '/v1/admin/site/announcements',
+      token: editor.token,
+      payload: { id: ids['info-all-open'], title: 'info-all-open', is_active: false },
+    });
     expect(res.statusCode).toBe(200);
     expect(await shown('portal')).toEqual(['warning-all-earlier', 'warning-portal']);
   });

@@ -28,7 +28,11 @@ async function listedTotal(query = ''): Promise<number> {
 }
 
 async function facetsTotal(query = ''): Promise<number> {
-  const response = await t.request({ method: 'GET', url: `/v1/admin/audit/facets${query ? `?${query.slice(1)}` : ''}`, token: reader.token });
+  const response = await t.request({
+    method: 'GET',
+    url: `/v1/admin/audit/facets${query ? `?${query.slice(1)}` : ''}`,
+    token: reader.token,
+  });
   expect(response.statusCode, response.body).toBe(200);
   return response.json().total;
 }
@@ -47,13 +51,21 @@ async function expectExactTotals(): Promise<void> {
   expect(await listedTotal('&action=count.alpha')).toBe(await countedEntries('count.alpha'));
 }
 
-const entry = (action: string) => ({ action, target_type: 'count-test', target_id: randomUUID(), summary: JSON.stringify({}) });
+const entry = (action: string) => ({
+  action,
+  target_type: 'count-test',
+  target_id: randomUUID(),
+  summary: JSON.stringify({}),
+});
 
 describe('GET /v1/admin/audit total by action', () => {
   it('equals count(*) after single and multi-row inserts of several actions, and a delete', async () => {
     await expectExactTotals();
     await t.db.insertInto('audit_log').values(entry('count.alpha')).execute();
-    await t.db.insertInto('audit_log').values([entry('count.alpha'), entry('count.beta'), entry('count.beta'), entry('other.gamma')]).execute();
+    await t.db
+      .insertInto('audit_log')
+      .values([entry('count.alpha'), entry('count.beta'), entry('count.beta'), entry('other.gamma')])
+      .execute();
     await expectExactTotals();
     expect(await listedTotal('&action=count.beta')).toBe(2);
     const before = await listedTotal('&action=count.*');
@@ -66,7 +78,12 @@ describe('GET /v1/admin/audit total by action', () => {
   it('counts a staff write through the routes, and the facets answer the same total', async () => {
     const editor = await createUser(t.db, ['roles.write']);
     const before = await listedTotal('&action=roles.*');
-    const created = await t.request({ method: 'POST', url: '/v1/admin/roles', payload: { key: `count-${Date.now()}`, name: 'Counted' }, token: editor.token });
+    const created = await t.request({
+      method: 'POST',
+      url: '/v1/admin/roles',
+      payload: { key: `count-${Date.now()}`, name: 'Counted' },
+      token: editor.token,
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(await listedTotal('&action=roles.*')).toBe(before + 1);
     expect(await listedTotal('&action=roles.*')).toBe(await countedEntries('roles.%'));
@@ -76,37 +93,61 @@ describe('GET /v1/admin/audit total by action', () => {
 
   it('is unchanged by a rolled-back insert, and follows an update that changes the action', async () => {
     const before = await listedTotal('&action=count.*');
-    await expect(t.db.transaction().execute(async (trx) => {
-      await trx.insertInto('audit_log').values([entry('count.alpha'), entry('count.delta')]).execute();
-      throw new Error('roll back');
-    })).rejects.toThrow('roll back');
+    await expect(
+      t.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('audit_log')
+          .values([entry('count.alpha'), entry('count.delta')])
+          .execute();
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
     expect(await listedTotal('&action=count.*')).toBe(before);
     const moved = entry('count.alpha');
     await t.db.insertInto('audit_log').values(moved).execute();
-    await t.db.updateTable('audit_log').set({ action: 'moved.alpha' }).where('target_id', '=', moved.target_id).execute();
+    await t.db
+      .updateTable('audit_log')
+      .set({ action: 'moved.alpha' })
+      .where('target_id', '=', moved.target_id)
+      .execute();
     expect(await listedTotal('&action=count.*')).toBe(before);
     expect(await listedTotal('&action=moved.alpha')).toBe(1);
     // An update that leaves the action alone (a redaction) counts nothing.
-    await t.db.updateTable('audit_log').set({ summary: JSON.stringify({ redacted: true }) }).where('action', 'like', 'count.%').execute();
+    await t.db
+      .updateTable('audit_log')
+      .set({ summary: JSON.stringify({ redacted: true }) })
+      .where('action', 'like', 'count.%')
+      .execute();
     await expectExactTotals();
   });
 
   it('stays exact under concurrent audited writes', async () => {
     const before = await listedTotal('&action=count.alpha');
-    await Promise.all(Array.from({ length: 30 }, () => t.db.insertInto('audit_log').values(entry('count.alpha')).execute()));
+    await Promise.all(
+      Array.from({ length: 30 }, () => t.db.insertInto('audit_log').values(entry('count.alpha')).execute()),
+    );
     expect(await listedTotal('&action=count.alpha')).toBe(before + 30);
     await expectExactTotals();
   });
 
-  it('takes a prefix\'s LIKE characters literally', async () => {
-    await t.db.insertInto('audit_log').values([entry('lit_x.one'), entry('litQx.one')]).execute();
+  it("takes a prefix's LIKE characters literally", async () => {
+    await t.db
+      .insertInto('audit_log')
+      .values([entry('lit_x.one'), entry('litQx.one')])
+      .execute();
     expect(await listedTotal('&action=lit_x.*')).toBe(1);
     expect(await listedTotal('&action=lit%25*')).toBe(0);
   });
 
   it('counts the matches when another filter is set', async () => {
     const target = randomUUID();
-    await t.db.insertInto('audit_log').values([{ ...entry('count.alpha'), target_id: target }, { ...entry('count.beta'), target_id: target }]).execute();
+    await t.db
+      .insertInto('audit_log')
+      .values([
+        { ...entry('count.alpha'), target_id: target },
+        { ...entry('count.beta'), target_id: target },
+      ])
+      .execute();
     expect(await listedTotal(`&action=count.*&target_id=${target}`)).toBe(2);
     expect(await listedTotal(`&action=count.alpha&target_id=${target}`)).toBe(1);
     expect(await listedTotal('&action=count.*&target_type=no-such-type')).toBe(0);
@@ -114,7 +155,10 @@ describe('GET /v1/admin/audit total by action', () => {
 
   it('starts again from zero after a TRUNCATE', async () => {
     await sql`TRUNCATE audit_log`.execute(t.db);
-    const kept = await t.db.selectFrom('audit_count_slots').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const kept = await t.db
+      .selectFrom('audit_count_slots')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(kept.n).toBe(0);
     expect(await listedTotal()).toBe(0);
     await t.db.insertInto('audit_log').values(entry('count.alpha')).execute();

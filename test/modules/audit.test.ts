@@ -38,7 +38,14 @@ describe('audit log', () => {
     const userAgent = `${actor === alice ? 'alice' : 'bob'}-console/1.0`;
     const headers: Record<string, string> = { 'user-agent': userAgent };
     if (request.requestId) headers['x-request-id'] = request.requestId;
-    const response = await t.request({ method: request.method, url: request.url, payload: request.payload as never, token: actor.token, headers, remoteAddress: ip });
+    const response = await t.request({
+      method: request.method,
+      url: request.url,
+      payload: request.payload as never,
+      token: actor.token,
+      headers,
+      remoteAddress: ip,
+    });
     expect(response.statusCode, response.body).toBe(ok);
     const requestId = response.headers['x-request-id'] as string;
     if (request.requestId) expect(requestId).toBe(request.requestId);
@@ -54,33 +61,115 @@ describe('audit log', () => {
     bob = await createUser(t.db, ['roles.write', 'ops.panic'], { email: 'bob@staff.test' });
     reader = await createUser(t.db, ['audit.read']);
 
-    const alpha = await write(alice, { method: 'POST', url: '/v1/admin/roles', payload: { key: 'aud-alpha', name: 'Alpha' }, requestId: 'audit-w0' },
-      { action: 'roles.create', target_type: 'role', target_id: '', reason: null, summary: { after: { key: 'aud-alpha', name: 'Alpha', permissions: [] } } }, 201);
+    const alpha = await write(
+      alice,
+      { method: 'POST', url: '/v1/admin/roles', payload: { key: 'aud-alpha', name: 'Alpha' }, requestId: 'audit-w0' },
+      {
+        action: 'roles.create',
+        target_type: 'role',
+        target_id: '',
+        reason: null,
+        summary: { after: { key: 'aud-alpha', name: 'Alpha', permissions: [] } },
+      },
+      201,
+    );
     alphaId = alpha.json().id;
     writes[0]!.target_id = alphaId;
 
-    const beta = await write(bob, { method: 'POST', url: '/v1/admin/roles', payload: { key: 'aud-beta', name: 'Beta' } },
-      { action: 'roles.create', target_type: 'role', target_id: '', reason: null, summary: { after: { key: 'aud-beta', name: 'Beta', permissions: [] } } }, 201);
+    const beta = await write(
+      bob,
+      { method: 'POST', url: '/v1/admin/roles', payload: { key: 'aud-beta', name: 'Beta' } },
+      {
+        action: 'roles.create',
+        target_type: 'role',
+        target_id: '',
+        reason: null,
+        summary: { after: { key: 'aud-beta', name: 'Beta', permissions: [] } },
+      },
+      201,
+    );
     betaId = beta.json().id;
     writes[1]!.target_id = betaId;
 
-    await write(alice, { method: 'PUT', url: `/v1/admin/roles/${alphaId}/permissions`, payload: { keys: ['roles.read'] } },
-      { action: 'roles.permissions_update', target_type: 'role', target_id: alphaId, reason: null, summary: { before: { permissions: [] }, after: { permissions: ['roles.read'] } } }, 204);
+    await write(
+      alice,
+      { method: 'PUT', url: `/v1/admin/roles/${alphaId}/permissions`, payload: { keys: ['roles.read'] } },
+      {
+        action: 'roles.permissions_update',
+        target_type: 'role',
+        target_id: alphaId,
+        reason: null,
+        summary: { before: { permissions: [] }, after: { permissions: ['roles.read'] } },
+      },
+      204,
+    );
 
-    await write(bob, { method: 'POST', url: '/v1/admin/ops/panic', payload: { level: 'degraded', reason: 'bob degrades 100% of checkouts' } },
-      { action: 'ops.panic.set', target_type: 'panic', target_id: 'global', reason: 'bob degrades 100% of checkouts', summary: { before: { level: 'off', reason: null }, after: { level: 'degraded', reason: 'bob degrades 100% of checkouts' } } }, 200);
+    await write(
+      bob,
+      {
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        payload: { level: 'degraded', reason: 'bob degrades 100% of checkouts' },
+      },
+      {
+        action: 'ops.panic.set',
+        target_type: 'panic',
+        target_id: 'global',
+        reason: 'bob degrades 100% of checkouts',
+        summary: {
+          before: { level: 'off', reason: null },
+          after: { level: 'degraded', reason: 'bob degrades 100% of checkouts' },
+        },
+      },
+      200,
+    );
 
-    await write(alice, { method: 'POST', url: '/v1/admin/ops/panic', payload: { level: 'off', reason: 'alice restores service' }, requestId: 'audit-w4' },
-      { action: 'ops.panic.set', target_type: 'panic', target_id: 'global', reason: 'alice restores service', summary: { before: { level: 'degraded', reason: 'bob degrades 100% of checkouts' }, after: { level: 'off', reason: 'alice restores service' } } }, 200);
+    await write(
+      alice,
+      {
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        payload: { level: 'off', reason: 'alice restores service' },
+        requestId: 'audit-w4',
+      },
+      {
+        action: 'ops.panic.set',
+        target_type: 'panic',
+        target_id: 'global',
+        reason: 'alice restores service',
+        summary: {
+          before: { level: 'degraded', reason: 'bob degrades 100% of checkouts' },
+          after: { level: 'off', reason: 'alice restores service' },
+        },
+      },
+      200,
+    );
 
-    await write(bob, { method: 'DELETE', url: `/v1/admin/roles/${betaId}?reason=obsolete%20beta` },
-      { action: 'roles.delete', target_type: 'role', target_id: betaId, reason: 'obsolete beta', summary: { before: { key: 'aud-beta', name: 'Beta', permissions: [] } } }, 204);
+    await write(
+      bob,
+      { method: 'DELETE', url: `/v1/admin/roles/${betaId}?reason=obsolete%20beta` },
+      {
+        action: 'roles.delete',
+        target_type: 'role',
+        target_id: betaId,
+        reason: 'obsolete beta',
+        summary: { before: { key: 'aud-beta', name: 'Beta', permissions: [] } },
+      },
+      204,
+    );
 
     // A refused write leaves no trace in the log.
-    const refused = await t.request({ method: 'POST', url: '/v1/admin/roles', token: bob.token, payload: { key: 'aud-escalate', name: 'Escalate', permissions: ['*'] } });
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/admin/roles',
+      token: bob.token,
+      payload: { key: 'aud-escalate', name: 'Escalate', permissions: ['*'] },
+    });
     expect(refused.statusCode).toBe(403);
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
   function expectedRow(w: Write) {
     return {
@@ -99,7 +188,8 @@ describe('audit log', () => {
     };
   }
 
-  const list = (query = '', token = reader.token) => t.request({ method: 'GET', url: `/v1/admin/audit${query}`, token });
+  const list = (query = '', token = reader.token) =>
+    t.request({ method: 'GET', url: `/v1/admin/audit${query}`, token });
   const newestFirst = (ns: number[]) => [...ns].sort((a, b) => b - a).map((n) => writes[n]!.request_id);
 
   it('lists every staff write, newest first, with who, what, where and why', async () => {
@@ -109,8 +199,20 @@ describe('audit log', () => {
     expect(body.meta).toEqual({ page: 1, per_page: 25, total: 6 });
     expect(body.data).toEqual([...writes].reverse().map(expectedRow));
     // The stored rows say the same (the list is not decorating anything).
-    const stored = await t.db.selectFrom('audit_log').select(['actor_id', 'action', 'request_id', 'ip', 'user_agent']).orderBy('created_at').execute();
-    expect(stored).toEqual(writes.map((w) => ({ actor_id: w.actor.id, action: w.action, request_id: w.request_id, ip: w.ip, user_agent: w.user_agent })));
+    const stored = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_id', 'action', 'request_id', 'ip', 'user_agent'])
+      .orderBy('created_at')
+      .execute();
+    expect(stored).toEqual(
+      writes.map((w) => ({
+        actor_id: w.actor.id,
+        action: w.action,
+        request_id: w.request_id,
+        ip: w.ip,
+        user_agent: w.user_agent,
+      })),
+    );
     const times = body.data.map((row: { created_at: string }) => Date.parse(row.created_at));
     expect(times).toEqual([...times].sort((a, b) => b - a));
   });
@@ -122,15 +224,22 @@ describe('audit log', () => {
     expect(page1.meta).toEqual({ page: 1, per_page: 4, total: 6 });
     expect(page2.meta).toEqual({ page: 2, per_page: 4, total: 6 });
     expect(page3).toEqual({ data: [], meta: { page: 3, per_page: 4, total: 6 } });
-    expect([...page1.data, ...page2.data].map((r: { request_id: string }) => r.request_id)).toEqual(newestFirst([0, 1, 2, 3, 4, 5]));
+    expect([...page1.data, ...page2.data].map((r: { request_id: string }) => r.request_id)).toEqual(
+      newestFirst([0, 1, 2, 3, 4, 5]),
+    );
     const oldest = (await list('?sort=created_at:asc&per_page=2')).json();
-    expect(oldest.data.map((r: { request_id: string }) => r.request_id)).toEqual([writes[0]!.request_id, writes[1]!.request_id]);
+    expect(oldest.data.map((r: { request_id: string }) => r.request_id)).toEqual([
+      writes[0]!.request_id,
+      writes[1]!.request_id,
+    ]);
     // A group prefix pages in the same order both ways (it reads another index: migration 0037).
     const groupAsc = (await list('?action=roles.*&sort=created_at:asc&per_page=3&page=2')).json();
     expect(groupAsc.meta).toEqual({ page: 2, per_page: 3, total: 4 });
     expect(groupAsc.data.map((r: { request_id: string }) => r.request_id)).toEqual([writes[5]!.request_id]);
     const groupDesc = (await list('?action=roles.*&per_page=3')).json();
-    expect(groupDesc.data.map((r: { request_id: string }) => r.request_id)).toEqual(newestFirst([0, 1, 2, 5]).slice(0, 3));
+    expect(groupDesc.data.map((r: { request_id: string }) => r.request_id)).toEqual(
+      newestFirst([0, 1, 2, 5]).slice(0, 3),
+    );
   });
 
   describe('filters', () => {
@@ -144,14 +253,26 @@ describe('audit log', () => {
       { name: 'action prefix roles.*', query: () => ({ action: 'roles.*' }), expected: [0, 1, 2, 5] },
       { name: 'action prefix ops.*', query: () => ({ action: 'ops.*' }), expected: [3, 4] },
       { name: 'action prefix that ends inside the group', query: () => ({ action: 'rol*' }), expected: [0, 1, 2, 5] },
-      { name: 'action prefix past the group\'s dot', query: () => ({ action: 'roles.perm*' }), expected: [2] },
-      { name: 'action prefix of a group that is only a longer group\'s start', query: () => ({ action: 'role.*' }), expected: [] },
+      { name: "action prefix past the group's dot", query: () => ({ action: 'roles.perm*' }), expected: [2] },
+      {
+        name: "action prefix of a group that is only a longer group's start",
+        query: () => ({ action: 'role.*' }),
+        expected: [],
+      },
       { name: 'action prefix * alone', query: () => ({ action: '*' }), expected: [0, 1, 2, 3, 4, 5] },
       { name: 'action prefix treats _ literally', query: () => ({ action: 'roles.permissions_*' }), expected: [2] },
       { name: 'target_type role', query: () => ({ target_type: 'role' }), expected: [0, 1, 2, 5] },
       { name: 'target_type + target_id', query: () => ({ target_type: 'role', target_id: alphaId }), expected: [0, 2] },
-      { name: 'target of the panic state', query: () => ({ target_type: 'panic', target_id: 'global' }), expected: [3, 4] },
-      { name: 'actor and action prefix together', query: () => ({ actor_id: bob.id, action: 'roles.*' }), expected: [1, 5] },
+      {
+        name: 'target of the panic state',
+        query: () => ({ target_type: 'panic', target_id: 'global' }),
+        expected: [3, 4],
+      },
+      {
+        name: 'actor and action prefix together',
+        query: () => ({ actor_id: bob.id, action: 'roles.*' }),
+        expected: [1, 5],
+      },
       { name: 'q over the reason', query: () => ({ q: 'obsolete' }), expected: [5] },
       { name: 'q is case-insensitive', query: () => ({ q: 'ALICE RESTORES' }), expected: [4] },
       { name: 'q over the request id', query: () => ({ q: writes[1]!.request_id }), expected: [1] },
@@ -166,7 +287,9 @@ describe('audit log', () => {
       expect(response.statusCode).toBe(200);
       const body = response.json();
       expect(body.meta.total).toBe(expected.length);
-      expect(body.data).toEqual(newestFirst(expected).map((id) => expectedRow(writes.find((w) => w.request_id === id)!)));
+      expect(body.data).toEqual(
+        newestFirst(expected).map((id) => expectedRow(writes.find((w) => w.request_id === id)!)),
+      );
     });
 
     it('from (inclusive) and to (exclusive) bound created_at', async () => {
@@ -189,7 +312,8 @@ describe('audit log', () => {
   });
 
   describe('facets', () => {
-    const facets = (query = '', token = reader.token) => t.request({ method: 'GET', url: `/v1/admin/audit/facets${query}`, token });
+    const facets = (query = '', token = reader.token) =>
+      t.request({ method: 'GET', url: `/v1/admin/audit/facets${query}`, token });
     const actorsByCount = (entries: Array<[TestUser, number]>) =>
       entries
         .map(([user, count]) => ({ value: user.id, email: user.email, count }))
@@ -206,8 +330,14 @@ describe('audit log', () => {
           { value: 'roles.delete', count: 1 },
           { value: 'roles.permissions_update', count: 1 },
         ],
-        actors: actorsByCount([[alice, 3], [bob, 3]]),
-        target_types: [{ value: 'role', count: 4 }, { value: 'panic', count: 2 }],
+        actors: actorsByCount([
+          [alice, 3],
+          [bob, 3],
+        ]),
+        target_types: [
+          { value: 'role', count: 4 },
+          { value: 'panic', count: 2 },
+        ],
       });
     });
 
@@ -215,9 +345,16 @@ describe('audit log', () => {
       const byBob = await facets(`?actor_id=${bob.id}`);
       expect(byBob.json()).toEqual({
         total: 3,
-        actions: [{ value: 'ops.panic.set', count: 1 }, { value: 'roles.create', count: 1 }, { value: 'roles.delete', count: 1 }],
+        actions: [
+          { value: 'ops.panic.set', count: 1 },
+          { value: 'roles.create', count: 1 },
+          { value: 'roles.delete', count: 1 },
+        ],
         actors: actorsByCount([[bob, 3]]),
-        target_types: [{ value: 'role', count: 2 }, { value: 'panic', count: 1 }],
+        target_types: [
+          { value: 'role', count: 2 },
+          { value: 'panic', count: 1 },
+        ],
       });
       const roleWrites = await facets('?action=roles.*&q=aud');
       // q over action/target/reason/request id: only audit-w0 (request id) matches "aud" among role writes.
@@ -260,17 +397,44 @@ describe('audit log', () => {
     });
 
     const badFilters: Array<{ name: string; query: string; issue: Record<string, unknown> }> = [
-      { name: 'actor_id not a uuid', query: 'actor_id=alice', issue: { code: 'invalid_string', validation: 'uuid', path: ['actor_id'], message: 'Invalid uuid' } },
-      { name: 'from not a date-time', query: 'from=yesterday', issue: { code: 'invalid_string', validation: 'datetime', path: ['from'], message: 'Invalid datetime' } },
-      { name: 'to a date without time', query: 'to=2024-01-01', issue: { code: 'invalid_string', validation: 'datetime', path: ['to'], message: 'Invalid datetime' } },
-      { name: 'empty action', query: 'action=', issue: { code: 'too_small', path: ['action'], message: 'String must contain at least 1 character(s)', minimum: 1, type: 'string', inclusive: true, exact: false } },
+      {
+        name: 'actor_id not a uuid',
+        query: 'actor_id=alice',
+        issue: { code: 'invalid_string', validation: 'uuid', path: ['actor_id'], message: 'Invalid uuid' },
+      },
+      {
+        name: 'from not a date-time',
+        query: 'from=yesterday',
+        issue: { code: 'invalid_string', validation: 'datetime', path: ['from'], message: 'Invalid datetime' },
+      },
+      {
+        name: 'to a date without time',
+        query: 'to=2024-01-01',
+        issue: { code: 'invalid_string', validation: 'datetime', path: ['to'], message: 'Invalid datetime' },
+      },
+      {
+        name: 'empty action',
+        query: 'action=',
+        issue: {
+          code: 'too_small',
+          path: ['action'],
+          message: 'String must contain at least 1 character(s)',
+          minimum: 1,
+          type: 'string',
+          inclusive: true,
+          exact: false,
+        },
+      },
     ];
 
-    it.each(badFilters.flatMap((bad) => routes.map((url) => ({ ...bad, url }))))('$url: $name → 400', async ({ url, query, issue }) => {
-      const response = await t.request({ method: 'GET', url: `${url}?${query}`, token: reader.token });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toStrictEqual({ success: false, error: { name: 'SchemaError', issues: [issue] } });
-    });
+    it.each(badFilters.flatMap((bad) => routes.map((url) => ({ ...bad, url }))))(
+      '$url: $name → 400',
+      async ({ url, query, issue }) => {
+        const response = await t.request({ method: 'GET', url: `${url}?${query}`, token: reader.token });
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toStrictEqual({ success: false, error: { name: 'SchemaError', issues: [issue] } });
+      },
+    );
 
     it('the list refuses an unknown sort and an oversized page', async () => {
       const sort = await list('?sort=action:asc');
@@ -282,10 +446,16 @@ describe('audit log', () => {
     });
 
     it('reading the log writes nothing to it', async () => {
-      const before = await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const before = await t.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       await list();
       await t.request({ method: 'GET', url: '/v1/admin/audit/facets', token: reader.token });
-      const after = await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const after = await t.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(after.n)).toBe(Number(before.n));
       expect(Number(after.n)).toBe(6);
     });

@@ -42,12 +42,22 @@ export function withParam(url: string, name: string, value: string): string {
 }
 
 export async function requestUpload(t: TestApp, user: TestUser, contentType: string, size: number): Promise<Grant> {
-  const response = await t.request({ method: 'POST', url: '/v1/me/avatar/upload-url', token: user.token, payload: { content_type: contentType, size } });
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/me/avatar/upload-url',
+    token: user.token,
+    payload: { content_type: contentType, size },
+  });
   if (response.statusCode !== 200) throw new Error(`upload-url answered ${response.statusCode}: ${response.body}`);
   return response.json();
 }
 
-export function putBytes(t: TestApp, url: string, bytes: InjectOptions['payload'], headers: Record<string, string>): Promise<LightMyRequestResponse> {
+export function putBytes(
+  t: TestApp,
+  url: string,
+  bytes: InjectOptions['payload'],
+  headers: Record<string, string>,
+): Promise<LightMyRequestResponse> {
   return t.request({ method: 'PUT', url: pathOf(url), payload: bytes, headers });
 }
 
@@ -56,7 +66,12 @@ export function confirm(t: TestApp, user: TestUser, key: string): Promise<LightM
 }
 
 /** Upload-url, PUT, confirm: the avatar it set. */
-export async function setAvatar(t: TestApp, user: TestUser, contentType: string, bytes: Buffer): Promise<{ key: string; avatarUrl: string }> {
+export async function setAvatar(
+  t: TestApp,
+  user: TestUser,
+  contentType: string,
+  bytes: Buffer,
+): Promise<{ key: string; avatarUrl: string }> {
   const grant = await requestUpload(t, user, contentType, bytes.length);
   const put = await putBytes(t, grant.upload_url, bytes, grant.headers);
   if (put.statusCode !== 204) throw new Error(`upload answered ${put.statusCode}: ${put.body}`);

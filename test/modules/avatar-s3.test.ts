@@ -28,7 +28,12 @@ describe('avatars through the app configured for S3', () => {
   });
 
   const issue = async (token: string, contentType: string, size: number) => {
-    const response = await t.request({ method: 'POST', url: '/v1/me/avatar/upload-url', token, payload: { content_type: contentType, size } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/me/avatar/upload-url',
+      token,
+      payload: { content_type: contentType, size },
+    });
     expect(response.statusCode).toBe(200);
     return response.json() as { upload_url: string; method: string; headers: Record<string, string>; key: string };
   };
@@ -36,11 +41,21 @@ describe('avatars through the app configured for S3', () => {
   it('upload URL (presigned PUT to the store), confirm, presigned download; the old avatar is deleted', async () => {
     const user = await createUser(t.db);
     const keys: string[] = [];
-    for (const [contentType, bytes] of [['image/png', IMAGE_BYTES['image/png']], ['image/webp', IMAGE_BYTES['image/webp']]] as const) {
+    for (const [contentType, bytes] of [
+      ['image/png', IMAGE_BYTES['image/png']],
+      ['image/webp', IMAGE_BYTES['image/webp']],
+    ] as const) {
       const grant = await issue(user.token, contentType, bytes.length);
       expect(grant.upload_url.startsWith(`${server.endpoint}/${server.bucket}/avatars/${user.id}/`)).toBe(true);
-      expect((await fetch(grant.upload_url, { method: grant.method, headers: grant.headers, body: bytes })).status).toBe(200);
-      const confirmed = await t.request({ method: 'POST', url: '/v1/me/avatar/confirm', token: user.token, payload: { key: grant.key } });
+      expect(
+        (await fetch(grant.upload_url, { method: grant.method, headers: grant.headers, body: bytes })).status,
+      ).toBe(200);
+      const confirmed = await t.request({
+        method: 'POST',
+        url: '/v1/me/avatar/confirm',
+        token: user.token,
+        payload: { key: grant.key },
+      });
       expect(confirmed.statusCode).toBe(200);
       const download = await fetch(confirmed.json().avatar_url);
       expect(download.status).toBe(200);
@@ -51,21 +66,46 @@ describe('avatars through the app configured for S3', () => {
     expect(row.avatar_key).toBe(keys[1]);
     await eventually(async () => expect(await t.kernel.storage.head(keys[0]!)).toBeNull());
 
-    const listed = await t.request({ method: 'GET', url: `/v1/admin/storage/objects?prefix=avatars/${user.id}/`, token: (await createUser(t.db, ['storage.read'])).token });
-    expect(listed.json().data).toEqual([{ key: keys[1], size: IMAGE_BYTES['image/webp'].length, last_modified: expect.any(String) }]);
+    const listed = await t.request({
+      method: 'GET',
+      url: `/v1/admin/storage/objects?prefix=avatars/${user.id}/`,
+      token: (await createUser(t.db, ['storage.read'])).token,
+    });
+    expect(listed.json().data).toEqual([
+      { key: keys[1], size: IMAGE_BYTES['image/webp'].length, last_modified: expect.any(String) },
+    ]);
   });
 
   it('bytes that are not an image are refused at confirmation', async () => {
     const user = await createUser(t.db);
     const grant = await issue(user.token, 'image/png', TEXT_BYTES.length);
-    expect((await fetch(grant.upload_url, { method: 'PUT', headers: grant.headers, body: TEXT_BYTES })).status).toBe(200);
-    const confirmed = await t.request({ method: 'POST', url: '/v1/me/avatar/confirm', token: user.token, payload: { key: grant.key } });
+    expect((await fetch(grant.upload_url, { method: 'PUT', headers: grant.headers, body: TEXT_BYTES })).status).toBe(
+      200,
+    );
+    const confirmed = await t.request({
+      method: 'POST',
+      url: '/v1/me/avatar/confirm',
+      token: user.token,
+      payload: { key: grant.key },
+    });
     expect(confirmed.statusCode).toBe(422);
-    expect(confirmed.json()).toEqual({ error: 'invalid_request', details: { reason: 'not_an_image', expected: 'image/png' } });
+    expect(confirmed.json()).toEqual({
+      error: 'invalid_request',
+      details: { reason: 'not_an_image', expected: 'image/png' },
+    });
   });
 
-  it('the local store\'s routes are not served, and no answer carries the secret key', async () => {
-    expect((await t.request({ method: 'PUT', url: '/v1/public/storage/upload?key=a', payload: 'x', headers: { 'content-type': 'image/png' } })).statusCode).toBe(404);
+  it("the local store's routes are not served, and no answer carries the secret key", async () => {
+    expect(
+      (
+        await t.request({
+          method: 'PUT',
+          url: '/v1/public/storage/upload?key=a',
+          payload: 'x',
+          headers: { 'content-type': 'image/png' },
+        })
+      ).statusCode,
+    ).toBe(404);
     const user = await createUser(t.db);
     const grant = await issue(user.token, 'image/png', 10);
     expect(JSON.stringify(grant)).not.toContain(S3_TEST_CREDENTIALS.secretAccessKey);

@@ -10,46 +10,66 @@ type App = Awaited<ReturnType<typeof startStorageApp>>;
 
 describe('avatars through the local store', () => {
   let t: App;
-  beforeAll(async () => { t = await startStorageApp(); });
-  afterAll(async () => { await t.close(); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeAll(async () => {
+    t = await startStorageApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
-  const avatarOf = async (user: TestUser) => (await t.db.selectFrom('users').select('avatar_key').where('id', '=', user.id).executeTakeFirstOrThrow()).avatar_key;
+  const avatarOf = async (user: TestUser) =>
+    (await t.db.selectFrom('users').select('avatar_key').where('id', '=', user.id).executeTakeFirstOrThrow())
+      .avatar_key;
   const fileOf = (key: string) => join(t.storageDir, ...key.split('/'));
 
-  it.each(Object.entries(IMAGE_BYTES))('%s: upload URL, PUT, confirm, then the download URL serves the bytes', async (contentType, bytes) => {
-    const user = await createUser(t.db);
-    const before = Date.now();
-    const grant = await requestUpload(t, user, contentType, bytes.length);
-    const extension = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' }[contentType];
-    expect(grant).toMatchObject({ method: 'PUT', headers: { 'content-type': contentType }, max_size: bytes.length });
-    expect(grant.key).toMatch(new RegExp(`^avatars/${user.id}/[0-9a-f]{32}\\.${extension}$`));
-    expect(new Date(grant.expires_at).getTime()).toBeLessThanOrEqual(Date.now() + 10 * 60_000);
-    expect(new Date(grant.expires_at).getTime()).toBeGreaterThanOrEqual(before + 10 * 60_000 - 1_000);
-    expect(pathOf(grant.upload_url)).toMatch(/^\/v1\/public\/storage\/upload\?/);
+  it.each(Object.entries(IMAGE_BYTES))(
+    '%s: upload URL, PUT, confirm, then the download URL serves the bytes',
+    async (contentType, bytes) => {
+      const user = await createUser(t.db);
+      const before = Date.now();
+      const grant = await requestUpload(t, user, contentType, bytes.length);
+      const extension = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' }[contentType];
+      expect(grant).toMatchObject({ method: 'PUT', headers: { 'content-type': contentType }, max_size: bytes.length });
+      expect(grant.key).toMatch(new RegExp(`^avatars/${user.id}/[0-9a-f]{32}\\.${extension}$`));
+      expect(new Date(grant.expires_at).getTime()).toBeLessThanOrEqual(Date.now() + 10 * 60_000);
+      expect(new Date(grant.expires_at).getTime()).toBeGreaterThanOrEqual(before + 10 * 60_000 - 1_000);
+      expect(pathOf(grant.upload_url)).toMatch(/^\/v1\/public\/storage\/upload\?/);
 
-    const put = await putBytes(t, grant.upload_url, bytes, grant.headers);
-    expect(put.statusCode).toBe(204);
-    expect(readFileSync(fileOf(grant.key))).toEqual(bytes);
+      const put = await putBytes(t, grant.upload_url, bytes, grant.headers);
+      expect(put.statusCode).toBe(204);
+      expect(readFileSync(fileOf(grant.key))).toEqual(bytes);
 
-    const confirmed = await confirm(t, user, grant.key);
-    expect(confirmed.statusCode).toBe(200);
-    expect(await avatarOf(user)).toBe(grant.key);
-    const row = await t.db.selectFrom('storage_uploads').select(['user_id', 'confirmed_at']).where('key', '=', grant.key).executeTakeFirstOrThrow();
-    expect(row).toEqual({ user_id: user.id, confirmed_at: expect.any(Date) });
+      const confirmed = await confirm(t, user, grant.key);
+      expect(confirmed.statusCode).toBe(200);
+      expect(await avatarOf(user)).toBe(grant.key);
+      const row = await t.db
+        .selectFrom('storage_uploads')
+        .select(['user_id', 'confirmed_at'])
+        .where('key', '=', grant.key)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ user_id: user.id, confirmed_at: expect.any(Date) });
 
-    const download = await t.request({ method: 'GET', url: pathOf(confirmed.json().avatar_url) });
-    expect(download.statusCode).toBe(200);
-    expect(download.rawPayload).toEqual(bytes);
-    expect(download.headers).toMatchObject({ 'content-type': contentType, 'x-content-type-options': 'nosniff' });
-    expect(download.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
-    // The profile shows the same URL.
-    expect((await t.request({ method: 'GET', url: '/v1/me', token: user.token })).json().avatar_url).toBe(confirmed.json().avatar_url);
-  });
+      const download = await t.request({ method: 'GET', url: pathOf(confirmed.json().avatar_url) });
+      expect(download.statusCode).toBe(200);
+      expect(download.rawPayload).toEqual(bytes);
+      expect(download.headers).toMatchObject({ 'content-type': contentType, 'x-content-type-options': 'nosniff' });
+      expect(download.headers['cache-control']).toMatch(/^private, max-age=\d+$/);
+      // The profile shows the same URL.
+      expect((await t.request({ method: 'GET', url: '/v1/me', token: user.token })).json().avatar_url).toBe(
+        confirmed.json().avatar_url,
+      );
+    },
+  );
 
   it('the largest avatar (2 MiB, past the JSON body limit) streams through', async () => {
     const user = await createUser(t.db);
-    const bytes = Buffer.concat([IMAGE_BYTES['image/png'], Buffer.alloc(2 * 1024 * 1024 - IMAGE_BYTES['image/png'].length, 9)]);
+    const bytes = Buffer.concat([
+      IMAGE_BYTES['image/png'],
+      Buffer.alloc(2 * 1024 * 1024 - IMAGE_BYTES['image/png'].length, 9),
+    ]);
     const { key } = await setAvatar(t, user, 'image/png', bytes);
     expect(readFileSync(fileOf(key)).length).toBe(2 * 1024 * 1024);
   });
@@ -64,7 +84,10 @@ describe('avatars through the local store', () => {
     expect(again.statusCode).toBe(200);
     expect(again.json().avatar_url).toBe(second.avatarUrl);
     // The replaced key is spent.
-    expect((await confirm(t, user, first.key)).json()).toEqual({ error: 'invalid_request', details: { reason: 'already_used', key: first.key } });
+    expect((await confirm(t, user, first.key)).json()).toEqual({
+      error: 'invalid_request',
+      details: { reason: 'already_used', key: first.key },
+    });
   });
 
   it('the upload-url body is checked: type, size bounds, unknown fields; signed in only', async () => {
@@ -78,25 +101,99 @@ describe('avatars through the local store', () => {
       const response = await t.request({ method: 'POST', url: '/v1/me/avatar/upload-url', token: user.token, payload });
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
     }
-    expect((await t.request({ method: 'POST', url: '/v1/me/avatar/upload-url', payload: { content_type: 'image/png', size: 10 } })).statusCode).toBe(401);
-    expect((await t.request({ method: 'POST', url: '/v1/me/avatar/upload-url', token: user.token, payload: { content_type: 'image/png', size: 2 * 1024 * 1024 } })).statusCode).toBe(200);
+    expect(
+      (
+        await t.request({
+          method: 'POST',
+          url: '/v1/me/avatar/upload-url',
+          payload: { content_type: 'image/png', size: 10 },
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (
+        await t.request({
+          method: 'POST',
+          url: '/v1/me/avatar/upload-url',
+          token: user.token,
+          payload: { content_type: 'image/png', size: 2 * 1024 * 1024 },
+        })
+      ).statusCode,
+    ).toBe(200);
     const rows = await t.db.selectFrom('storage_uploads').select('key').where('user_id', '=', user.id).execute();
     expect(rows).toHaveLength(1);
   });
 
   describe('the signed upload URL grants exactly one key, type and size', () => {
     const png = IMAGE_BYTES['image/png'];
-    const cases: Array<{ name: string; tamper: (url: string) => string; headers?: Record<string, string>; body?: () => Buffer | Readable; status: number; error: string }> = [
-      { name: 'a forged signature', tamper: (url) => withParam(url, 'sig', 'A'.repeat(43)), status: 404, error: 'invalid_signature' },
-      { name: 'a larger size than signed', tamper: (url) => withParam(url, 'size', String(png.length * 2)), body: () => Buffer.concat([png, png]), status: 404, error: 'invalid_signature' },
-      { name: 'another key', tamper: (url) => withParam(url, 'key', 'avatars/someone-else/x.png'), status: 404, error: 'invalid_signature' },
-      { name: 'a path traversal key', tamper: (url) => withParam(url, 'key', '../../outside.png'), status: 404, error: 'invalid_signature' },
-      { name: 'another type than signed', tamper: (url) => withParam(url, 'type', 'text/html'), headers: { 'content-type': 'text/html' }, status: 404, error: 'invalid_signature' },
-      { name: 'a later expiry', tamper: (url) => withParam(url, 'expires', String(Math.floor(Date.now() / 1000) + 86_400)), status: 404, error: 'invalid_signature' },
-      { name: 'another content type header', tamper: (url) => url, headers: { 'content-type': 'image/jpeg' }, status: 415, error: 'unsupported_media_type' },
+    const cases: Array<{
+      name: string;
+      tamper: (url: string) => string;
+      headers?: Record<string, string>;
+      body?: () => Buffer | Readable;
+      status: number;
+      error: string;
+    }> = [
+      {
+        name: 'a forged signature',
+        tamper: (url) => withParam(url, 'sig', 'A'.repeat(43)),
+        status: 404,
+        error: 'invalid_signature',
+      },
+      {
+        name: 'a larger size than signed',
+        tamper: (url) => withParam(url, 'size', String(png.length * 2)),
+        body: () => Buffer.concat([png, png]),
+        status: 404,
+        error: 'invalid_signature',
+      },
+      {
+        name: 'another key',
+        tamper: (url) => withParam(url, 'key', 'avatars/someone-else/x.png'),
+        status: 404,
+        error: 'invalid_signature',
+      },
+      {
+        name: 'a path traversal key',
+        tamper: (url) => withParam(url, 'key', '../../outside.png'),
+        status: 404,
+        error: 'invalid_signature',
+      },
+      {
+        name: 'another type than signed',
+        tamper: (url) => withParam(url, 'type', 'text/html'),
+        headers: { 'content-type': 'text/html' },
+        status: 404,
+        error: 'invalid_signature',
+      },
+      {
+        name: 'a later expiry',
+        tamper: (url) => withParam(url, 'expires', String(Math.floor(Date.now() / 1000) + 86_400)),
+        status: 404,
+        error: 'invalid_signature',
+      },
+      {
+        name: 'another content type header',
+        tamper: (url) => url,
+        headers: { 'content-type': 'image/jpeg' },
+        status: 415,
+        error: 'unsupported_media_type',
+      },
       { name: 'no content type', tamper: (url) => url, headers: {}, status: 415, error: 'unsupported_media_type' },
-      { name: 'a body over the size (declared)', tamper: (url) => url, body: () => Buffer.concat([png, Buffer.from([0])]), status: 413, error: 'payload_too_large' },
-      { name: 'a body over the size (streamed, no length)', tamper: (url) => url, body: () => Readable.from([png, Buffer.from([0])]), status: 413, error: 'payload_too_large' },
+      {
+        name: 'a body over the size (declared)',
+        tamper: (url) => url,
+        body: () => Buffer.concat([png, Buffer.from([0])]),
+        status: 413,
+        error: 'payload_too_large',
+      },
+      {
+        name: 'a body over the size (streamed, no length)',
+        tamper: (url) => url,
+        body: () => Readable.from([png, Buffer.from([0])]),
+        status: 413,
+        error: 'payload_too_large',
+      },
     ];
 
     it.each(cases)('$name: $status $error, nothing stored', async ({ tamper, headers, body, status, error }) => {
@@ -131,15 +228,60 @@ describe('avatars through the local store', () => {
     });
 
     /** Issues a grant to `owner`, lets the case upload (or not), confirms and expects the refusal. */
-    const cases: Array<{ name: string; declared: string; upload?: Buffer; prepare?: (key: string) => void; who?: 'other'; status: number; body: (key: string) => unknown }> = [
-      { name: 'another user\'s key', declared: 'image/png', upload: IMAGE_BYTES['image/png'], who: 'other', status: 404, body: () => ({ error: 'not_found' }) },
-      { name: 'nothing uploaded', declared: 'image/png', status: 422, body: (key) => ({ error: 'invalid_request', details: { reason: 'object_missing', key } }) },
-      { name: 'text bytes declared PNG', declared: 'image/png', upload: TEXT_BYTES, status: 422, body: () => ({ error: 'invalid_request', details: { reason: 'not_an_image', expected: 'image/png' } }) },
-      { name: 'JPEG bytes declared PNG', declared: 'image/png', upload: IMAGE_BYTES['image/jpeg'], status: 422, body: () => ({ error: 'invalid_request', details: { reason: 'type_mismatch', expected: 'image/png', detected: 'image/jpeg' } }) },
+    const cases: Array<{
+      name: string;
+      declared: string;
+      upload?: Buffer;
+      prepare?: (key: string) => void;
+      who?: 'other';
+      status: number;
+      body: (key: string) => unknown;
+    }> = [
       {
-        name: 'an object grown behind the URL\'s back', declared: 'image/png', upload: IMAGE_BYTES['image/png'],
+        name: "another user's key",
+        declared: 'image/png',
+        upload: IMAGE_BYTES['image/png'],
+        who: 'other',
+        status: 404,
+        body: () => ({ error: 'not_found' }),
+      },
+      {
+        name: 'nothing uploaded',
+        declared: 'image/png',
+        status: 422,
+        body: (key) => ({ error: 'invalid_request', details: { reason: 'object_missing', key } }),
+      },
+      {
+        name: 'text bytes declared PNG',
+        declared: 'image/png',
+        upload: TEXT_BYTES,
+        status: 422,
+        body: () => ({ error: 'invalid_request', details: { reason: 'not_an_image', expected: 'image/png' } }),
+      },
+      {
+        name: 'JPEG bytes declared PNG',
+        declared: 'image/png',
+        upload: IMAGE_BYTES['image/jpeg'],
+        status: 422,
+        body: () => ({
+          error: 'invalid_request',
+          details: { reason: 'type_mismatch', expected: 'image/png', detected: 'image/jpeg' },
+        }),
+      },
+      {
+        name: "an object grown behind the URL's back",
+        declared: 'image/png',
+        upload: IMAGE_BYTES['image/png'],
         prepare: (key) => writeFileSync(fileOf(key), Buffer.concat([IMAGE_BYTES['image/png'], Buffer.alloc(10)])),
-        status: 422, body: () => ({ error: 'invalid_request', details: { reason: 'too_large', size: IMAGE_BYTES['image/png'].length + 10, max_size: IMAGE_BYTES['image/png'].length } }),
+        status: 422,
+        body: () => ({
+          error: 'invalid_request',
+          details: {
+            reason: 'too_large',
+            size: IMAGE_BYTES['image/png'].length + 10,
+            max_size: IMAGE_BYTES['image/png'].length,
+          },
+        }),
       },
     ];
 
@@ -154,13 +296,22 @@ describe('avatars through the local store', () => {
       expect(response.json()).toEqual(body(grant.key));
       expect(await avatarOf(owner)).toBe(current);
       if (who === 'other') expect(await avatarOf(caller)).toBeNull();
-      const row = await t.db.selectFrom('storage_uploads').select('confirmed_at').where('key', '=', grant.key).executeTakeFirstOrThrow();
+      const row = await t.db
+        .selectFrom('storage_uploads')
+        .select('confirmed_at')
+        .where('key', '=', grant.key)
+        .executeTakeFirstOrThrow();
       expect(row.confirmed_at).toBeNull();
       expect(existsSync(fileOf(current))).toBe(true);
     });
 
-    it('an unknown key and a path traversal key: 404 not_found, like another user\'s', async () => {
-      for (const key of [`avatars/${owner.id}/${'0'.repeat(32)}.png`, '../../etc/passwd', 'avatars/../../x.png', '/etc/passwd']) {
+    it("an unknown key and a path traversal key: 404 not_found, like another user's", async () => {
+      for (const key of [
+        `avatars/${owner.id}/${'0'.repeat(32)}.png`,
+        '../../etc/passwd',
+        'avatars/../../x.png',
+        '/etc/passwd',
+      ]) {
         const response = await confirm(t, owner, key);
         expect(response.statusCode, key).toBe(404);
         expect(response.json()).toEqual({ error: 'not_found' });
@@ -174,7 +325,10 @@ describe('avatars through the local store', () => {
       vi.useFakeTimers({ toFake: ['Date'], now: new Date(grant.expires_at).getTime() + 1 });
       const response = await confirm(t, owner, grant.key);
       expect(response.statusCode).toBe(422);
-      expect(response.json()).toEqual({ error: 'invalid_request', details: { reason: 'upload_expired', expired_at: grant.expires_at } });
+      expect(response.json()).toEqual({
+        error: 'invalid_request',
+        details: { reason: 'upload_expired', expired_at: grant.expires_at },
+      });
       expect(await avatarOf(owner)).toBe(current);
     });
   });
@@ -185,9 +339,15 @@ describe('avatars through the local store', () => {
       const { key, avatarUrl } = await setAvatar(t, user, 'image/png', IMAGE_BYTES['image/png']);
       const other = await createUser(t.db);
       const otherAvatar = await setAvatar(t, other, 'image/png', IMAGE_BYTES['image/png']);
-      expect((await t.request({ method: 'GET', url: pathOf(withParam(avatarUrl, 'sig', 'A'.repeat(43))) })).json()).toEqual({ error: 'invalid_signature' });
-      expect((await t.request({ method: 'GET', url: pathOf(withParam(avatarUrl, 'key', otherAvatar.key)) })).json()).toEqual({ error: 'invalid_signature' });
-      expect((await t.request({ method: 'GET', url: pathOf(withParam(avatarUrl, 'key', '../../etc/passwd')) })).json()).toEqual({ error: 'invalid_signature' });
+      expect(
+        (await t.request({ method: 'GET', url: pathOf(withParam(avatarUrl, 'sig', 'A'.repeat(43))) })).json(),
+      ).toEqual({ error: 'invalid_signature' });
+      expect(
+        (await t.request({ method: 'GET', url: pathOf(withParam(avatarUrl, 'key', otherAvatar.key)) })).json(),
+      ).toEqual({ error: 'invalid_signature' });
+      expect(
+        (await t.request({ method: 'GET', url: pathOf(withParam(avatarUrl, 'key', '../../etc/passwd')) })).json(),
+      ).toEqual({ error: 'invalid_signature' });
       const expires = Number(new URL(avatarUrl).searchParams.get('expires'));
       // Valid for at least an hour, at most two.
       expect(expires * 1000 - Date.now()).toBeGreaterThan(3_600_000 - 1_000);

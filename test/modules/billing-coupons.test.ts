@@ -23,7 +23,10 @@ let outsider: TestUser;
 async function snapshot(app: App) {
   const coupons = await app.db.selectFrom('billing_coupons').selectAll().orderBy('id').execute();
   const codes = await app.db.selectFrom('billing_promotion_codes').selectAll().orderBy('id').execute();
-  const audit = await app.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const audit = await app.db
+    .selectFrom('audit_log')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return { coupons, codes, audit: Number(audit.n) };
 }
 
@@ -34,8 +37,13 @@ async function expectRefusal(app: App, send: () => Promise<LightMyRequestRespons
   expect(await snapshot(app)).toEqual(before);
 }
 
-const send = (app: App, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, user: TestUser | null, payload?: object) =>
-  app.request({ method, url, token: user?.token, ...(payload ? { payload } : {}) });
+const send = (
+  app: App,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  user: TestUser | null,
+  payload?: object,
+) => app.request({ method, url, token: user?.token, ...(payload ? { payload } : {}) });
 
 async function newCoupon(app: App = t, payload: object = { name: 'Ten off', percent_off: 10, duration: 'once' }) {
   const response = await send(app, 'POST', COUPONS, staff, payload);
@@ -45,13 +53,19 @@ async function newCoupon(app: App = t, payload: object = { name: 'Ten off', perc
 
 let codeCounter = 0;
 async function newCode(couponId: string, extra: object = {}, app: App = t) {
-  const response = await send(app, 'POST', CODES, staff, { code: `CODE${++codeCounter}X`, coupon_id: couponId, ...extra });
+  const response = await send(app, 'POST', CODES, staff, {
+    code: `CODE${++codeCounter}X`,
+    coupon_id: couponId,
+    ...extra,
+  });
   expect(response.statusCode, response.body).toBe(201);
   return response.json() as { id: string; code: string; provider_promotion_code_id: string };
 }
 
-const couponRow = (id: string) => t.db.selectFrom('billing_coupons').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const codeRow = (id: string) => t.db.selectFrom('billing_promotion_codes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const couponRow = (id: string) =>
+  t.db.selectFrom('billing_coupons').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const codeRow = (id: string) =>
+  t.db.selectFrom('billing_promotion_codes').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -59,36 +73,87 @@ beforeAll(async () => {
   reader = await createUser(t.db, ['billing.read']);
   outsider = await createUser(t.db, []);
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 describe('POST /v1/admin/billing/coupons', () => {
   it('201: a percent coupon is created at the provider, mirrored and audited', async () => {
-    const response = await send(t, 'POST', COUPONS, staff, { name: 'Spring', percent_off: 12.5, duration: 'repeating', duration_in_months: 3, max_redemptions: 50, redeem_by: FUTURE });
+    const response = await send(t, 'POST', COUPONS, staff, {
+      name: 'Spring',
+      percent_off: 12.5,
+      duration: 'repeating',
+      duration_in_months: 3,
+      max_redemptions: 50,
+      redeem_by: FUTURE,
+    });
     expect(response.statusCode, response.body).toBe(201);
     const body = response.json();
     expect(body).toEqual({
-      id: expect.any(String), provider_coupon_id: expect.stringMatching(/^coupon_local_/), name: 'Spring', percent_off: 12.5, amount_off: null, currency: null,
-      duration: 'repeating', duration_in_months: 3, max_redemptions: 50, redeem_by: FUTURE, active: true, deleted_at: null, created_by: staff.id, created_at: expect.any(String),
+      id: expect.any(String),
+      provider_coupon_id: expect.stringMatching(/^coupon_local_/),
+      name: 'Spring',
+      percent_off: 12.5,
+      amount_off: null,
+      currency: null,
+      duration: 'repeating',
+      duration_in_months: 3,
+      max_redemptions: 50,
+      redeem_by: FUTURE,
+      active: true,
+      deleted_at: null,
+      created_by: staff.id,
+      created_at: expect.any(String),
     });
     const row = await couponRow(body.id);
-    expect({ ...row, percent_off: Number(row.percent_off) }).toMatchObject({ provider_coupon_id: body.provider_coupon_id, percent_off: 12.5, amount_off: null, duration: 'repeating', duration_in_months: 3, redeem_by: new Date(FUTURE), deleted_at: null, created_by: staff.id });
+    expect({ ...row, percent_off: Number(row.percent_off) }).toMatchObject({
+      provider_coupon_id: body.provider_coupon_id,
+      percent_off: 12.5,
+      amount_off: null,
+      duration: 'repeating',
+      duration_in_months: 3,
+      redeem_by: new Date(FUTURE),
+      deleted_at: null,
+      created_by: staff.id,
+    });
     const audit = await auditOf(t.db, requestIdOf(response));
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ actor_id: staff.id, action: 'billing.coupon.create', target_type: 'billing_coupon', target_id: body.id });
-    expect(audit[0]!.summary).toMatchObject({ after: { provider_coupon_id: body.provider_coupon_id, percent_off: 12.5, duration: 'repeating' } });
+    expect(audit[0]).toMatchObject({
+      actor_id: staff.id,
+      action: 'billing.coupon.create',
+      target_type: 'billing_coupon',
+      target_id: body.id,
+    });
+    expect(audit[0]!.summary).toMatchObject({
+      after: { provider_coupon_id: body.provider_coupon_id, percent_off: 12.5, duration: 'repeating' },
+    });
   });
 
   it('201: an amount coupon keeps minor units and a lowercased currency', async () => {
-    const response = await send(t, 'POST', COUPONS, staff, { name: 'Five', amount_off: 500, currency: 'EUR', duration: 'forever' });
+    const response = await send(t, 'POST', COUPONS, staff, {
+      name: 'Five',
+      amount_off: 500,
+      currency: 'EUR',
+      duration: 'forever',
+    });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ amount_off: 500, currency: 'eur', percent_off: null, duration_in_months: null });
+    expect(response.json()).toMatchObject({
+      amount_off: 500,
+      currency: 'eur',
+      percent_off: null,
+      duration_in_months: null,
+    });
     expect(await couponRow(response.json().id)).toMatchObject({ currency: 'eur', percent_off: null });
     expect(Number((await couponRow(response.json().id)).amount_off)).toBe(500);
   });
 
   it.each([
     ['no discount', { name: 'x', duration: 'once' }, 'percent_off'],
-    ['both discounts', { name: 'x', duration: 'once', percent_off: 5, amount_off: 100, currency: 'usd' }, 'percent_off'],
+    [
+      'both discounts',
+      { name: 'x', duration: 'once', percent_off: 5, amount_off: 100, currency: 'usd' },
+      'percent_off',
+    ],
     ['amount without currency', { name: 'x', duration: 'once', amount_off: 100 }, 'currency'],
     ['currency without amount', { name: 'x', duration: 'once', percent_off: 5, currency: 'usd' }, 'currency'],
     ['percent over 100', { name: 'x', duration: 'once', percent_off: 100.5 }, 'percent_off'],
@@ -120,12 +185,17 @@ describe('GET /v1/admin/billing/coupons', () => {
     expect((await send(t, 'DELETE', `${COUPONS}/${gone.id}`, staff)).statusCode).toBe(204);
     const all = await send(t, 'GET', `${COUPONS}?per_page=1`, reader);
     expect(all.statusCode).toBe(200);
-    const total = await t.db.selectFrom('billing_coupons').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const total = await t.db
+      .selectFrom('billing_coupons')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(all.json().meta).toEqual({ page: 1, per_page: 1, total: Number(total.n) });
     expect(all.json().data).toHaveLength(1);
     const deleted = (await send(t, 'GET', `${COUPONS}?status=deleted&per_page=100`, reader)).json();
     expect(deleted.data.map((c: { id: string }) => c.id)).toContain(gone.id);
-    expect(deleted.data.every((c: { active: boolean; deleted_at: string | null }) => !c.active && c.deleted_at !== null)).toBe(true);
+    expect(
+      deleted.data.every((c: { active: boolean; deleted_at: string | null }) => !c.active && c.deleted_at !== null),
+    ).toBe(true);
     const active = (await send(t, 'GET', `${COUPONS}?status=active&per_page=100`, reader)).json();
     expect(active.data.map((c: { id: string }) => c.id)).toContain(live.id);
     expect(active.data.map((c: { id: string }) => c.id)).not.toContain(gone.id);
@@ -149,13 +219,19 @@ describe('DELETE /v1/admin/billing/coupons/{id}', () => {
     expect(await codeRow(code.id)).toMatchObject({ active: false, updated_by: staff.id });
     const audit = await auditOf(t.db, requestIdOf(response));
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'billing.coupon.delete', target_id: coupon.id, summary: { provider_coupon_id: coupon.provider_coupon_id, promotion_codes_deactivated: 1 } });
+    expect(audit[0]).toMatchObject({
+      action: 'billing.coupon.delete',
+      target_id: coupon.id,
+      summary: { provider_coupon_id: coupon.provider_coupon_id, promotion_codes_deactivated: 1 },
+    });
     await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/${coupon.id}`, staff), 404, { error: 'not_found' });
   });
 
   it('404 unknown, 400 bad id, 401, 403; nothing changed', async () => {
     const coupon = await newCoupon();
-    await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/00000000-0000-4000-8000-000000000000`, staff), 404, { error: 'not_found' });
+    await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/00000000-0000-4000-8000-000000000000`, staff), 404, {
+      error: 'not_found',
+    });
     expect((await send(t, 'DELETE', `${COUPONS}/nope`, staff)).statusCode).toBe(400);
     await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/${coupon.id}`, null), 401, { error: 'missing_token' });
     const before = await snapshot(t);
@@ -167,31 +243,77 @@ describe('DELETE /v1/admin/billing/coupons/{id}', () => {
 describe('promotion codes', () => {
   it('POST 201: mirrored and audited, defaults first_time_only false and active true', async () => {
     const coupon = await newCoupon();
-    const response = await send(t, 'POST', CODES, staff, { code: 'Summer-25', coupon_id: coupon.id, max_redemptions: 10, expires_at: FUTURE });
+    const response = await send(t, 'POST', CODES, staff, {
+      code: 'Summer-25',
+      coupon_id: coupon.id,
+      max_redemptions: 10,
+      expires_at: FUTURE,
+    });
     expect(response.statusCode, response.body).toBe(201);
     const body = response.json();
     expect(body).toEqual({
-      id: expect.any(String), provider_promotion_code_id: expect.stringMatching(/^promo_local_/), coupon_id: coupon.id, code: 'Summer-25', max_redemptions: 10,
-      expires_at: FUTURE, first_time_only: false, active: true, created_by: staff.id, created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(String),
+      provider_promotion_code_id: expect.stringMatching(/^promo_local_/),
+      coupon_id: coupon.id,
+      code: 'Summer-25',
+      max_redemptions: 10,
+      expires_at: FUTURE,
+      first_time_only: false,
+      active: true,
+      created_by: staff.id,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
-    expect(await codeRow(body.id)).toMatchObject({ code: 'Summer-25', coupon_id: coupon.id, active: true, first_time_only: false, expires_at: new Date(FUTURE) });
+    expect(await codeRow(body.id)).toMatchObject({
+      code: 'Summer-25',
+      coupon_id: coupon.id,
+      active: true,
+      first_time_only: false,
+      expires_at: new Date(FUTURE),
+    });
     const audit = await auditOf(t.db, requestIdOf(response));
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'billing.promotion_code.create', target_type: 'billing_promotion_code', target_id: body.id, summary: { after: { code: 'Summer-25', coupon_id: coupon.id } } });
+    expect(audit[0]).toMatchObject({
+      action: 'billing.promotion_code.create',
+      target_type: 'billing_promotion_code',
+      target_id: body.id,
+      summary: { after: { code: 'Summer-25', coupon_id: coupon.id } },
+    });
   });
 
   it('POST 409 for the same code in another case, 404 for an unknown or deleted coupon, 400 for a bad code; nothing stored', async () => {
     const coupon = await newCoupon();
     await newCode(coupon.id, { code: 'TAKEN1' });
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'taken1', coupon_id: coupon.id }), 409, { error: 'conflict', details: expect.objectContaining({ code: 'taken1' }) });
+    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'taken1', coupon_id: coupon.id }), 409, {
+      error: 'conflict',
+      details: expect.objectContaining({ code: 'taken1' }),
+    });
     const unknown = '00000000-0000-4000-8000-000000000001';
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'FRESH1', coupon_id: unknown }), 404, { error: 'not_found', details: { coupon_id: unknown } });
+    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'FRESH1', coupon_id: unknown }), 404, {
+      error: 'not_found',
+      details: { coupon_id: unknown },
+    });
     const gone = await newCoupon();
     expect((await send(t, 'DELETE', `${COUPONS}/${gone.id}`, staff)).statusCode).toBe(204);
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'FRESH2', coupon_id: gone.id }), 404, { error: 'not_found', details: { coupon_id: gone.id } });
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'no spaces', coupon_id: coupon.id }), 400, schemaError({ path: ['code'] }));
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'PASTX', coupon_id: coupon.id, expires_at: PAST }), 400, schemaError({ path: ['expires_at'] }));
-    await expectRefusal(t, () => send(t, 'POST', CODES, null, { code: 'FRESH3', coupon_id: coupon.id }), 401, { error: 'missing_token' });
+    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'FRESH2', coupon_id: gone.id }), 404, {
+      error: 'not_found',
+      details: { coupon_id: gone.id },
+    });
+    await expectRefusal(
+      t,
+      () => send(t, 'POST', CODES, staff, { code: 'no spaces', coupon_id: coupon.id }),
+      400,
+      schemaError({ path: ['code'] }),
+    );
+    await expectRefusal(
+      t,
+      () => send(t, 'POST', CODES, staff, { code: 'PASTX', coupon_id: coupon.id, expires_at: PAST }),
+      400,
+      schemaError({ path: ['expires_at'] }),
+    );
+    await expectRefusal(t, () => send(t, 'POST', CODES, null, { code: 'FRESH3', coupon_id: coupon.id }), 401, {
+      error: 'missing_token',
+    });
     const before = await snapshot(t);
     expect((await send(t, 'POST', CODES, reader, { code: 'FRESH3', coupon_id: coupon.id })).statusCode).toBe(403);
     expect(await snapshot(t)).toEqual(before);
@@ -222,27 +344,53 @@ describe('promotion codes', () => {
     expect(await codeRow(code.id)).toMatchObject({ active: false });
     const audit = await auditOf(t.db, requestIdOf(off));
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ action: 'billing.promotion_code.update', target_id: code.id, summary: { before: { active: true }, after: { active: false } } });
+    expect(audit[0]).toMatchObject({
+      action: 'billing.promotion_code.update',
+      target_id: code.id,
+      summary: { before: { active: true }, after: { active: false } },
+    });
     const before = await snapshot(t);
     const same = await send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: false });
     expect(same.statusCode).toBe(200);
     expect(await snapshot(t)).toEqual(before);
-    expect((await send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true })).json()).toMatchObject({ active: true });
+    expect((await send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true })).json()).toMatchObject({
+      active: true,
+    });
     expect(await codeRow(code.id)).toMatchObject({ active: true });
   });
 
   it('PATCH 400 empty or fixed fields, 404 unknown, 422 reactivating a code of a deleted coupon, 401, 403; nothing changed', async () => {
     const coupon = await newCoupon();
     const code = await newCode(coupon.id);
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, {}), 400, schemaError({ path: ['active'] }));
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { max_redemptions: 5 }), 400, expect.objectContaining({ success: false }));
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/00000000-0000-4000-8000-000000000002`, staff, { active: false }), 404, { error: 'not_found' });
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, null, { active: false }), 401, { error: 'missing_token' });
+    await expectRefusal(
+      t,
+      () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, {}),
+      400,
+      schemaError({ path: ['active'] }),
+    );
+    await expectRefusal(
+      t,
+      () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { max_redemptions: 5 }),
+      400,
+      expect.objectContaining({ success: false }),
+    );
+    await expectRefusal(
+      t,
+      () => send(t, 'PATCH', `${CODES}/00000000-0000-4000-8000-000000000002`, staff, { active: false }),
+      404,
+      { error: 'not_found' },
+    );
+    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, null, { active: false }), 401, {
+      error: 'missing_token',
+    });
     const before = await snapshot(t);
     expect((await send(t, 'PATCH', `${CODES}/${code.id}`, reader, { active: false })).statusCode).toBe(403);
     expect(await snapshot(t)).toEqual(before);
     expect((await send(t, 'DELETE', `${COUPONS}/${coupon.id}`, staff)).statusCode).toBe(204);
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true }), 422, { error: 'invalid_state', details: { reason: expect.any(String), coupon_id: coupon.id } });
+    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true }), 422, {
+      error: 'invalid_state',
+      details: { reason: expect.any(String), coupon_id: coupon.id },
+    });
   });
 });
 
@@ -252,9 +400,14 @@ describe('on Stripe: refusals are 422 with the provider code, outages 503; nothi
   let s: App;
   beforeAll(async () => {
     stripe = await startStripeServer({ secretKey });
-    s = await startTestApp({ config: { stripeSecretKey: secretKey, stripeWebhookSecret: 'whsec_billingcoupons', stripeApiBase: stripe.url } });
+    s = await startTestApp({
+      config: { stripeSecretKey: secretKey, stripeWebhookSecret: 'whsec_billingcoupons', stripeApiBase: stripe.url },
+    });
   });
-  afterAll(async () => { await s.close(); await stripe.close(); });
+  afterAll(async () => {
+    await s.close();
+    await stripe.close();
+  });
 
   async function stripeStaff() {
     return createUser(s.db, ['billing.read', 'billing.write']);
@@ -262,22 +415,53 @@ describe('on Stripe: refusals are 422 with the provider code, outages 503; nothi
 
   it('creates at Stripe: the coupon and code exist there and are mirrored; deleting removes it there', async () => {
     const user = await stripeStaff();
-    const created = await send(s, 'POST', COUPONS, user, { name: 'Stripe five', amount_off: 500, currency: 'usd', duration: 'once' });
+    const created = await send(s, 'POST', COUPONS, user, {
+      name: 'Stripe five',
+      amount_off: 500,
+      currency: 'usd',
+      duration: 'once',
+    });
     expect(created.statusCode, created.body).toBe(201);
     const providerId = created.json().provider_coupon_id as string;
     expect(stripe.coupons.get(providerId)).toMatchObject({ amount_off: 500, currency: 'usd', duration: 'once' });
-    const code = await send(s, 'POST', CODES, user, { code: 'STRIPE5', coupon_id: created.json().id, first_time_only: true });
+    const code = await send(s, 'POST', CODES, user, {
+      code: 'STRIPE5',
+      coupon_id: created.json().id,
+      first_time_only: true,
+    });
     expect(code.statusCode, code.body).toBe(201);
-    expect(stripe.promotionCodes.get(code.json().provider_promotion_code_id)).toMatchObject({ code: 'STRIPE5', active: true });
+    expect(stripe.promotionCodes.get(code.json().provider_promotion_code_id)).toMatchObject({
+      code: 'STRIPE5',
+      active: true,
+    });
     expect((await send(s, 'DELETE', `${COUPONS}/${created.json().id}`, user)).statusCode).toBe(204);
     expect(stripe.coupons.has(providerId)).toBe(false);
   });
 
   it('422 invalid_request with the provider code when Stripe refuses', async () => {
     const user = await stripeStaff();
-    stripe.behave({ kind: 'answer', status: 400, body: stripeError('invalid_request_error', 'Invalid currency: xyz', { code: 'parameter_invalid_string', param: 'currency' }), times: 1 });
-    await expectRefusal(s, () => send(s, 'POST', COUPONS, user, { name: 'x', amount_off: 5, currency: 'xyz', duration: 'once' }), 422,
-      { error: 'invalid_request', details: { reason: expect.any(String), provider_code: 'parameter_invalid_string', provider_message: 'Invalid currency: xyz' } });
+    stripe.behave({
+      kind: 'answer',
+      status: 400,
+      body: stripeError('invalid_request_error', 'Invalid currency: xyz', {
+        code: 'parameter_invalid_string',
+        param: 'currency',
+      }),
+      times: 1,
+    });
+    await expectRefusal(
+      s,
+      () => send(s, 'POST', COUPONS, user, { name: 'x', amount_off: 5, currency: 'xyz', duration: 'once' }),
+      422,
+      {
+        error: 'invalid_request',
+        details: {
+          reason: expect.any(String),
+          provider_code: 'parameter_invalid_string',
+          provider_message: 'Invalid currency: xyz',
+        },
+      },
+    );
   });
 
   it('503 unavailable when Stripe fails, for every write', async () => {
@@ -288,9 +472,19 @@ describe('on Stripe: refusals are 422 with the provider code, outages 503; nothi
     stripe.behave({ kind: 'answer', status: 500, body: failure });
     try {
       const unavailable = { error: 'unavailable', details: { reason: 'the payment provider is unavailable' } };
-      await expectRefusal(s, () => send(s, 'POST', COUPONS, user, { name: 'z', percent_off: 5, duration: 'once' }), 503, unavailable);
+      await expectRefusal(
+        s,
+        () => send(s, 'POST', COUPONS, user, { name: 'z', percent_off: 5, duration: 'once' }),
+        503,
+        unavailable,
+      );
       await expectRefusal(s, () => send(s, 'DELETE', `${COUPONS}/${coupon.id}`, user), 503, unavailable);
-      await expectRefusal(s, () => send(s, 'POST', CODES, user, { code: 'OUTAGE2', coupon_id: coupon.id }), 503, unavailable);
+      await expectRefusal(
+        s,
+        () => send(s, 'POST', CODES, user, { code: 'OUTAGE2', coupon_id: coupon.id }),
+        503,
+        unavailable,
+      );
       await expectRefusal(s, () => send(s, 'PATCH', `${CODES}/${code.id}`, user, { active: false }), 503, unavailable);
     } finally {
       stripe.behave({ kind: 'normal' });

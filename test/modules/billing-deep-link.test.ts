@@ -25,14 +25,43 @@ async function expectAnswer(response: Awaited<ReturnType<typeof link>>, status: 
 async function storedRecords(app: TestApp, provider: 'local' | 'stripe', suffix: string): Promise<Records> {
   const player = await createUser(app.db);
   const at = new Date().toISOString();
-  await app.db.insertInto('billing_customers').values({ user_id: player.id, provider, provider_customer_id: `cus_${suffix}` }).execute();
-  const subscription = await app.db.insertInto('billing_subscriptions').values({ user_id: player.id, provider, provider_subscription_id: `sub_${suffix}`, status: 'active' }).returning('id').executeTakeFirstOrThrow();
-  const invoice = await app.db.insertInto('billing_invoices').values({
-    user_id: player.id, provider, provider_invoice_id: `in_${suffix}`, status: 'paid', amount_due: 999, amount_paid: 999, currency: 'usd', created_at: at, last_event_at: at,
-  }).returning('id').executeTakeFirstOrThrow();
-  const payment = await app.db.insertInto('billing_payments').values({
-    user_id: player.id, provider, provider_payment_id: `pi_${suffix}`, kind: 'subscription', product_id: null, amount: 999, currency: 'usd',
-  }).returning('id').executeTakeFirstOrThrow();
+  await app.db
+    .insertInto('billing_customers')
+    .values({ user_id: player.id, provider, provider_customer_id: `cus_${suffix}` })
+    .execute();
+  const subscription = await app.db
+    .insertInto('billing_subscriptions')
+    .values({ user_id: player.id, provider, provider_subscription_id: `sub_${suffix}`, status: 'active' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const invoice = await app.db
+    .insertInto('billing_invoices')
+    .values({
+      user_id: player.id,
+      provider,
+      provider_invoice_id: `in_${suffix}`,
+      status: 'paid',
+      amount_due: 999,
+      amount_paid: 999,
+      currency: 'usd',
+      created_at: at,
+      last_event_at: at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const payment = await app.db
+    .insertInto('billing_payments')
+    .values({
+      user_id: player.id,
+      provider,
+      provider_payment_id: `pi_${suffix}`,
+      kind: 'subscription',
+      product_id: null,
+      amount: 999,
+      currency: 'usd',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return {
     customer: { id: player.id, providerId: `cus_${suffix}` },
     subscription: { id: subscription.id, providerId: `sub_${suffix}` },
@@ -52,19 +81,66 @@ describe('GET /v1/admin/billing/deep-link/{type}/{id} (local provider)', () => {
   /** A player who subscribed to a monthly plan on the local checkout page: customer, subscription, invoice and payment. */
   async function boughtPlan(): Promise<Records> {
     const planner = await createUser(t.db, ['plans.write']);
-    const ruleset = await t.db.insertInto('plan_rulesets').values({ key: 'links', name: 'Rules', description: null, limits: '{}', is_active: true, updated_by: null }).returning('id').executeTakeFirstOrThrow();
-    await t.db.insertInto('plan_tiers').values({ key: 'gold', name: 'Gold', rank: 1, ruleset_id: ruleset.id, description: null, updated_by: null }).execute();
-    const product = await t.request({ method: 'POST', url: '/v1/admin/plans/products', token: planner.token, payload: { kind: 'plan', name: 'Gold', tierKey: 'gold' } });
-    const price = await t.request({ method: 'POST', url: `/v1/admin/plans/products/${product.json().id}/prices`, token: planner.token, payload: { providerPriceId: 'price_link_gold', currency: 'usd', unitAmount: 999, interval: 'month' } });
+    const ruleset = await t.db
+      .insertInto('plan_rulesets')
+      .values({ key: 'links', name: 'Rules', description: null, limits: '{}', is_active: true, updated_by: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await t.db
+      .insertInto('plan_tiers')
+      .values({ key: 'gold', name: 'Gold', rank: 1, ruleset_id: ruleset.id, description: null, updated_by: null })
+      .execute();
+    const product = await t.request({
+      method: 'POST',
+      url: '/v1/admin/plans/products',
+      token: planner.token,
+      payload: { kind: 'plan', name: 'Gold', tierKey: 'gold' },
+    });
+    const price = await t.request({
+      method: 'POST',
+      url: `/v1/admin/plans/products/${product.json().id}/prices`,
+      token: planner.token,
+      payload: { providerPriceId: 'price_link_gold', currency: 'usd', unitAmount: 999, interval: 'month' },
+    });
     expect(price.statusCode, price.body).toBe(201);
-    const checkout = await t.request({ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId: 'price_link_gold', successUrl: 'https://game.example/ok', cancelUrl: 'https://game.example/no' } });
+    const checkout = await t.request({
+      method: 'POST',
+      url: '/v1/me/billing/checkout-session',
+      token: player.token,
+      payload: {
+        priceId: 'price_link_gold',
+        successUrl: 'https://game.example/ok',
+        cancelUrl: 'https://game.example/no',
+      },
+    });
     expect(checkout.statusCode, checkout.body).toBe(200);
-    const paid = await t.request({ method: 'POST', url: `/v1/public/billing/local/checkout/${checkout.json().id}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const paid = await t.request({
+      method: 'POST',
+      url: `/v1/public/billing/local/checkout/${checkout.json().id}/pay`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     expect(paid.statusCode).toBe(303);
-    const customer = await t.db.selectFrom('billing_customers').selectAll().where('user_id', '=', player.id).executeTakeFirstOrThrow();
-    const subscription = await t.db.selectFrom('billing_subscriptions').selectAll().where('user_id', '=', player.id).executeTakeFirstOrThrow();
-    const invoice = await t.db.selectFrom('billing_invoices').selectAll().where('user_id', '=', player.id).executeTakeFirstOrThrow();
-    const payment = await t.db.selectFrom('billing_payments').selectAll().where('user_id', '=', player.id).executeTakeFirstOrThrow();
+    const customer = await t.db
+      .selectFrom('billing_customers')
+      .selectAll()
+      .where('user_id', '=', player.id)
+      .executeTakeFirstOrThrow();
+    const subscription = await t.db
+      .selectFrom('billing_subscriptions')
+      .selectAll()
+      .where('user_id', '=', player.id)
+      .executeTakeFirstOrThrow();
+    const invoice = await t.db
+      .selectFrom('billing_invoices')
+      .selectAll()
+      .where('user_id', '=', player.id)
+      .executeTakeFirstOrThrow();
+    const payment = await t.db
+      .selectFrom('billing_payments')
+      .selectAll()
+      .where('user_id', '=', player.id)
+      .executeTakeFirstOrThrow();
     return {
       customer: { id: player.id, providerId: customer.provider_customer_id },
       subscription: { id: subscription.id, providerId: subscription.provider_subscription_id },
@@ -81,17 +157,25 @@ describe('GET /v1/admin/billing/deep-link/{type}/{id} (local provider)', () => {
     bought = await boughtPlan();
     fromStripe = await storedRecords(t, 'stripe', 'before_switch');
   });
-  afterAll(async () => { await t.close(); });
+  afterAll(async () => {
+    await t.close();
+  });
 
-  it.each(TYPES)('200 %s: our id → the local provider\'s page of it, on the public base URL', async (type) => {
+  it.each(TYPES)("200 %s: our id → the local provider's page of it, on the public base URL", async (type) => {
     const { id, providerId } = bought[type];
     expect(providerId).toMatch(/^[a-z]+_local_/);
     const response = await link(t, type, id, reader);
-    await expectAnswer(response, 200, { type, id, provider: 'local', provider_id: providerId, url: t.kernel.payments.dashboardUrl(type, providerId) });
+    await expectAnswer(response, 200, {
+      type,
+      id,
+      provider: 'local',
+      provider_id: providerId,
+      url: t.kernel.payments.dashboardUrl(type, providerId),
+    });
     expect(response.json().url).toMatch(new RegExp(`^http://platform\\.test/.*/${type}/${providerId}$`));
   });
 
-  it.each(TYPES)('the %s link leads to the local provider\'s record of it', async (type) => {
+  it.each(TYPES)("the %s link leads to the local provider's record of it", async (type) => {
     const { pathname } = new URL((await link(t, type, bought[type].id, reader)).json().url);
     const page = await t.request({ method: 'GET', url: pathname, token: reader.token });
     expect(page.statusCode, page.body).toBe(200);
@@ -108,11 +192,19 @@ describe('GET /v1/admin/billing/deep-link/{type}/{id} (local provider)', () => {
     await expectAnswer(await link(t, 'customer', reader.id, reader), 404, { error: 'not_found' });
   });
 
-  it.each(TYPES)('422 invalid_state for a record (%s) made under Stripe before the deployment moved to local', async (type) => {
-    await expectAnswer(await link(t, type, fromStripe[type].id, reader), 422, {
-      error: 'invalid_state', details: { reason: `this ${type} belongs to another payment provider than the one configured`, provider: 'stripe', configured_provider: 'local' },
-    });
-  });
+  it.each(TYPES)(
+    '422 invalid_state for a record (%s) made under Stripe before the deployment moved to local',
+    async (type) => {
+      await expectAnswer(await link(t, type, fromStripe[type].id, reader), 422, {
+        error: 'invalid_state',
+        details: {
+          reason: `this ${type} belongs to another payment provider than the one configured`,
+          provider: 'stripe',
+          configured_provider: 'local',
+        },
+      });
+    },
+  );
 
   it.each([
     ['type', 'refund', () => bought.payment.id],
@@ -126,8 +218,14 @@ describe('GET /v1/admin/billing/deep-link/{type}/{id} (local provider)', () => {
 
   it('401 without a token, 403 without billing.read', async () => {
     await expectAnswer(await link(t, 'payment', bought.payment.id, null), 401, { error: 'missing_token' });
-    await expectAnswer(await link(t, 'payment', bought.payment.id, writerOnly), 403, { error: 'forbidden', details: { perm: 'billing.read' } });
-    await expectAnswer(await link(t, 'customer', player.id, player), 403, { error: 'forbidden', details: { perm: 'billing.read' } });
+    await expectAnswer(await link(t, 'payment', bought.payment.id, writerOnly), 403, {
+      error: 'forbidden',
+      details: { perm: 'billing.read' },
+    });
+    await expectAnswer(await link(t, 'customer', player.id, player), 403, {
+      error: 'forbidden',
+      details: { perm: 'billing.read' },
+    });
   });
 });
 
@@ -139,28 +237,48 @@ describe('GET /v1/admin/billing/deep-link/{type}/{id} (Stripe)', () => {
 
   beforeAll(async () => {
     // A closed port: building a dashboard link must not call Stripe at all.
-    s = await startTestApp({ config: { stripeSecretKey: 'sk_test_deeplink', stripeWebhookSecret: 'whsec_deeplink', stripeApiBase: 'http://127.0.0.1:9' } });
+    s = await startTestApp({
+      config: {
+        stripeSecretKey: 'sk_test_deeplink',
+        stripeWebhookSecret: 'whsec_deeplink',
+        stripeApiBase: 'http://127.0.0.1:9',
+      },
+    });
     reader = await createUser(s.db, ['billing.read']);
     records = await storedRecords(s, 'stripe', 'stripe1');
     fromLocal = await storedRecords(s, 'local', 'local_made');
   });
-  afterAll(async () => { await s.close(); });
+  afterAll(async () => {
+    await s.close();
+  });
 
   it.each([
     ['customer', 'customers'],
     ['subscription', 'subscriptions'],
     ['invoice', 'invoices'],
     ['payment', 'payments'],
-  ] as const)('200 %s: Stripe\'s test-mode dashboard page', async (type, segment) => {
+  ] as const)("200 %s: Stripe's test-mode dashboard page", async (type, segment) => {
     const { id, providerId } = records[type];
     await expectAnswer(await link(s, type, id, reader), 200, {
-      type, id, provider: 'stripe', provider_id: providerId, url: `https://dashboard.stripe.com/test/${segment}/${providerId}`,
+      type,
+      id,
+      provider: 'stripe',
+      provider_id: providerId,
+      url: `https://dashboard.stripe.com/test/${segment}/${providerId}`,
     });
   });
 
-  it.each(TYPES)('422 invalid_state for a record (%s) made with the local provider before the switch to Stripe', async (type) => {
-    await expectAnswer(await link(s, type, fromLocal[type].id, reader), 422, {
-      error: 'invalid_state', details: { reason: `this ${type} belongs to another payment provider than the one configured`, provider: 'local', configured_provider: 'stripe' },
-    });
-  });
+  it.each(TYPES)(
+    '422 invalid_state for a record (%s) made with the local provider before the switch to Stripe',
+    async (type) => {
+      await expectAnswer(await link(s, type, fromLocal[type].id, reader), 422, {
+        error: 'invalid_state',
+        details: {
+          reason: `this ${type} belongs to another payment provider than the one configured`,
+          provider: 'local',
+          configured_provider: 'stripe',
+        },
+      });
+    },
+  );
 });

@@ -13,10 +13,19 @@ export const lotsOf = (db: Db, userId: string) =>
   db.selectFrom('credit_lots').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 
 export const drawsOf = (db: Db, entryId: number) =>
-  db.selectFrom('credit_lot_draws').select(['lot_id', 'amount']).where('entry_id', '=', entryId).orderBy('lot_id').execute();
+  db
+    .selectFrom('credit_lot_draws')
+    .select(['lot_id', 'amount'])
+    .where('entry_id', '=', entryId)
+    .orderBy('lot_id')
+    .execute();
 
 export async function sumOfLedger(db: Db, userId: string): Promise<number> {
-  const row = await db.selectFrom('credit_ledger').select(sql<number>`coalesce(sum(amount), 0)::int`.as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('credit_ledger')
+    .select(sql<number>`coalesce(sum(amount), 0)::int`.as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   return row.n;
 }
 
@@ -32,9 +41,12 @@ export async function expectConsistentCredits(db: Db, userId: string, now: Date 
   const [entries, lots, draws] = await Promise.all([
     ledgerOf(db, userId),
     lotsOf(db, userId),
-    db.selectFrom('credit_lot_draws').innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lot_draws.entry_id')
+    db
+      .selectFrom('credit_lot_draws')
+      .innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lot_draws.entry_id')
       .select(['credit_lot_draws.entry_id', 'credit_lot_draws.lot_id', 'credit_lot_draws.amount'])
-      .where('credit_ledger.user_id', '=', userId).execute(),
+      .where('credit_ledger.user_id', '=', userId)
+      .execute(),
   ]);
   let running = 0;
   for (const entry of entries) {
@@ -54,7 +66,8 @@ export async function expectConsistentCredits(db: Db, userId: string, now: Date 
   for (const lot of lots) {
     const lost = draws.filter((draw) => draw.lot_id === lot.id).reduce((sum, draw) => sum + draw.amount, 0);
     expect(lot.amount - lot.remaining, `draws of lot ${lot.id}`).toBe(lost);
-    if (lot.expires_at !== null && lot.expires_at.getTime() <= now.getTime()) expect(lot.remaining, `lapsed lot ${lot.id}`).toBe(0);
+    if (lot.expires_at !== null && lot.expires_at.getTime() <= now.getTime())
+      expect(lot.remaining, `lapsed lot ${lot.id}`).toBe(0);
   }
   const unexpired = lots.filter((lot) => lot.expires_at === null || lot.expires_at.getTime() > now.getTime());
   expect(unexpired.reduce((sum, lot) => sum + lot.remaining, 0)).toBe(running);

@@ -27,20 +27,27 @@ async function product(key: string, payload: object) {
 }
 
 async function price(key: string, productKey: string, payload: object) {
-  const response = await t.request({ method: 'POST', url: `/v1/admin/plans/products/${ids[productKey]}/prices`, token: planner.token, payload });
+  const response = await t.request({
+    method: 'POST',
+    url: `/v1/admin/plans/products/${ids[productKey]}/prices`,
+    token: planner.token,
+    payload,
+  });
   expect(response.statusCode).toBe(201);
   priceIds[key] = response.json().id;
 }
 
-const giftPack = (caller: TestUser | null, payload: unknown, idempotencyKey?: string) => t.request({
-  method: 'POST',
-  url: '/v1/admin/billing/credits/gift-pack',
-  token: caller?.token,
-  payload: payload as object,
-  ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
-});
+const giftPack = (caller: TestUser | null, payload: unknown, idempotencyKey?: string) =>
+  t.request({
+    method: 'POST',
+    url: '/v1/admin/billing/credits/gift-pack',
+    token: caller?.token,
+    payload: payload as object,
+    ...(idempotencyKey === undefined ? {} : { headers: { 'idempotency-key': idempotencyKey } }),
+  });
 
-const giftables = (caller: TestUser | null) => t.request({ method: 'GET', url: '/v1/admin/billing/giftable-tiers', token: caller?.token });
+const giftables = (caller: TestUser | null) =>
+  t.request({ method: 'GET', url: '/v1/admin/billing/giftable-tiers', token: caller?.token });
 
 /** Nothing about this user was written: no entries, no lots. */
 async function expectNoCredits(userId: string) {
@@ -53,20 +60,48 @@ beforeAll(async () => {
   gifter = await createUser(t.db, ['billing.write']);
   reader = await createUser(t.db, ['billing.read']);
   planner = await createUser(t.db, ['plans.write']);
-  const ruleset = await t.db.insertInto('plan_rulesets').values({ key: 'gift-rules', name: 'Rules', description: null, limits: '{}', is_active: true, updated_by: null }).returning('id').executeTakeFirstOrThrow();
-  await t.db.insertInto('plan_tiers').values([
-    { key: 'gold', name: 'Gold', rank: 2, ruleset_id: ruleset.id, description: null, updated_by: null },
-    { key: 'bronze', name: 'Bronze', rank: 0, ruleset_id: ruleset.id, description: null, updated_by: null },
-    { key: 'silver', name: 'Silver', rank: 1, ruleset_id: ruleset.id, description: null, updated_by: null },
-  ]).execute();
+  const ruleset = await t.db
+    .insertInto('plan_rulesets')
+    .values({ key: 'gift-rules', name: 'Rules', description: null, limits: '{}', is_active: true, updated_by: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await t.db
+    .insertInto('plan_tiers')
+    .values([
+      { key: 'gold', name: 'Gold', rank: 2, ruleset_id: ruleset.id, description: null, updated_by: null },
+      { key: 'bronze', name: 'Bronze', rank: 0, ruleset_id: ruleset.id, description: null, updated_by: null },
+      { key: 'silver', name: 'Silver', rank: 1, ruleset_id: ruleset.id, description: null, updated_by: null },
+    ])
+    .execute();
 
   await product('goldMonthly', { kind: 'plan', name: 'Gold monthly', tierKey: 'gold' });
-  await price('goldUsd', 'goldMonthly', { providerPriceId: 'price_gift_gold_usd', currency: 'usd', unitAmount: 999, interval: 'month' });
-  await price('goldEur', 'goldMonthly', { providerPriceId: 'price_gift_gold_eur', currency: 'eur', unitAmount: 899, interval: 'month' });
-  await price('goldOld', 'goldMonthly', { providerPriceId: 'price_gift_gold_old', currency: 'usd', unitAmount: 799, interval: 'month', isActive: false });
+  await price('goldUsd', 'goldMonthly', {
+    providerPriceId: 'price_gift_gold_usd',
+    currency: 'usd',
+    unitAmount: 999,
+    interval: 'month',
+  });
+  await price('goldEur', 'goldMonthly', {
+    providerPriceId: 'price_gift_gold_eur',
+    currency: 'eur',
+    unitAmount: 899,
+    interval: 'month',
+  });
+  await price('goldOld', 'goldMonthly', {
+    providerPriceId: 'price_gift_gold_old',
+    currency: 'usd',
+    unitAmount: 799,
+    interval: 'month',
+    isActive: false,
+  });
   await product('goldYearly', { kind: 'plan', name: 'Gold yearly', tierKey: 'gold', sortOrder: 5 });
   await product('bronzeRetired', { kind: 'plan', name: 'Bronze retired', tierKey: 'bronze', isActive: false });
-  await price('bronzeUsd', 'bronzeRetired', { providerPriceId: 'price_gift_bronze_usd', currency: 'usd', unitAmount: 100, interval: 'month' });
+  await price('bronzeUsd', 'bronzeRetired', {
+    providerPriceId: 'price_gift_bronze_usd',
+    currency: 'usd',
+    unitAmount: 100,
+    interval: 'month',
+  });
   await product('bigPack', { kind: 'credit_pack', name: 'Big pack', credits: 500 });
   await price('bigUsd', 'bigPack', { providerPriceId: 'price_gift_big_usd', currency: 'usd', unitAmount: 4999 });
   await product('smallPack', { kind: 'credit_pack', name: 'Small pack', credits: 100, sortOrder: -5 });
@@ -77,7 +112,13 @@ afterAll(async () => t.close());
 describe('POST /v1/admin/billing/credits/gift-pack', () => {
   it('adds credits × quantity as one gift entry and lot referencing the product, audits it and emits an event', async () => {
     const player = await createUser(t.db);
-    const response = await giftPack(gifter, { user_id: player.id, product_id: ids.bigPack, quantity: 3, reason: 'Sorry for the outage', expires_at: FUTURE });
+    const response = await giftPack(gifter, {
+      user_id: player.id,
+      product_id: ids.bigPack,
+      quantity: 3,
+      reason: 'Sorry for the outage',
+      expires_at: FUTURE,
+    });
     expect(response.statusCode).toBe(201);
     const body = response.json();
     expect(body).toEqual({ entry_id: expect.any(Number), balance: 1500, credits: 1500 });
@@ -85,8 +126,16 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     const [entry, ...more] = await ledgerOf(t.db, player.id);
     expect(more).toEqual([]);
     expect(entry).toMatchObject({
-      id: body.entry_id, user_id: player.id, amount: 1500, kind: 'gift', balance_after: 1500, actor_id: gifter.id,
-      reason: 'Sorry for the outage', reference_type: 'product', reference_id: ids.bigPack, idempotency_key: null,
+      id: body.entry_id,
+      user_id: player.id,
+      amount: 1500,
+      kind: 'gift',
+      balance_after: 1500,
+      actor_id: gifter.id,
+      reason: 'Sorry for the outage',
+      reference_type: 'product',
+      reference_id: ids.bigPack,
+      idempotency_key: null,
     });
     const [lot, ...moreLots] = await lotsOf(t.db, player.id);
     expect(moreLots).toEqual([]);
@@ -95,18 +144,35 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     const [audit, ...moreAudit] = await auditOf(t.db, requestIdOf(response));
     expect(moreAudit).toEqual([]);
     expect(audit).toMatchObject({
-      action: 'billing.credits.gift_pack', actor_id: gifter.id, target_type: 'user', target_id: player.id, reason: 'Sorry for the outage',
+      action: 'billing.credits.gift_pack',
+      actor_id: gifter.id,
+      target_type: 'user',
+      target_id: player.id,
+      reason: 'Sorry for the outage',
       summary: {
         after: {
-          product_id: ids.bigPack, product_name: 'Big pack', quantity: 3, credits_per_pack: 500, credits: 1500,
-          expires_at: FUTURE, entry_id: body.entry_id, lot_id: lot!.id, balance: 1500,
+          product_id: ids.bigPack,
+          product_name: 'Big pack',
+          quantity: 3,
+          credits_per_pack: 500,
+          credits: 1500,
+          expires_at: FUTURE,
+          entry_id: body.entry_id,
+          lot_id: lot!.id,
+          balance: 1500,
         },
       },
     });
-    await eventually(() => expect(t.events).toContainEqual(expect.objectContaining({
-      kind: 'dashboard', name: 'billing.credits_gifted', actorId: gifter.id,
-      payload: { user_id: player.id, product_id: ids.bigPack, quantity: 3, credits: 1500, entry_id: body.entry_id },
-    })));
+    await eventually(() =>
+      expect(t.events).toContainEqual(
+        expect.objectContaining({
+          kind: 'dashboard',
+          name: 'billing.credits_gifted',
+          actorId: gifter.id,
+          payload: { user_id: player.id, product_id: ids.bigPack, quantity: 3, credits: 1500, entry_id: body.entry_id },
+        }),
+      ),
+    );
 
     // Quantity defaults to 1; a pack without a price can be gifted; no expiry: a never-lapsing lot.
     const second = await giftPack(gifter, { user_id: player.id, product_id: ids.smallPack, reason: 'Loyalty' });
@@ -144,7 +210,10 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     }
 
     const entries = await ledgerOf(t.db, player.id);
-    expect(entries.map((entry) => [entry.amount, entry.idempotency_key])).toEqual([[1000, `gift-pack:${key}`], [100, null]]);
+    expect(entries.map((entry) => [entry.amount, entry.idempotency_key])).toEqual([
+      [1000, `gift-pack:${key}`],
+      [100, null],
+    ]);
     expect(await expectConsistentCredits(t.db, player.id)).toBe(1100);
   });
 
@@ -156,12 +225,18 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     expect((await giftPack(gifter, payload, key)).statusCode).toBe(201);
 
     for (const changed of [
-      { ...payload, quantity: 2 }, { ...payload, product_id: ids.smallPack }, { ...payload, reason: 'Other reason' },
-      { ...payload, expires_at: FUTURE }, { ...payload, user_id: other.id },
+      { ...payload, quantity: 2 },
+      { ...payload, product_id: ids.smallPack },
+      { ...payload, reason: 'Other reason' },
+      { ...payload, expires_at: FUTURE },
+      { ...payload, user_id: other.id },
     ]) {
       const response = await giftPack(gifter, changed, key);
       expect(response.statusCode).toBe(409);
-      expect(response.json()).toEqual({ error: 'conflict', details: { reason: 'this idempotency key was already used for a different request' } });
+      expect(response.json()).toEqual({
+        error: 'conflict',
+        details: { reason: 'this idempotency key was already used for a different request' },
+      });
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
     expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([500]);
@@ -175,19 +250,41 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     const payload = { user_id: player.id, product_id: ids.bigPack, quantity: 2, reason: 'Outage, at once' };
     const answers = await Promise.all(Array.from({ length: 50 }, () => giftPack(gifter, payload, key)));
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(50).fill(201));
-    expect(new Set(answers.map((answer) => answer.body))).toEqual(new Set([JSON.stringify({ ...answers[0]!.json(), balance: 1000, credits: 1000 })]));
+    expect(new Set(answers.map((answer) => answer.body))).toEqual(
+      new Set([JSON.stringify({ ...answers[0]!.json(), balance: 1000, credits: 1000 })]),
+    );
     expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
     expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([1000]);
     expect(await lotsOf(t.db, player.id)).toHaveLength(1);
-    expect(await t.db.selectFrom('audit_log').select('id').where('action', '=', 'billing.credits.gift_pack').where('target_id', '=', player.id).execute()).toHaveLength(1);
-    expect(await t.db.selectFrom('event_outbox').select('id').where('name', '=', 'billing.credits_gifted').where(sql<string>`payload->>'user_id'`, '=', player.id).execute()).toHaveLength(1);
+    expect(
+      await t.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('action', '=', 'billing.credits.gift_pack')
+        .where('target_id', '=', player.id)
+        .execute(),
+    ).toHaveLength(1);
+    expect(
+      await t.db
+        .selectFrom('event_outbox')
+        .select('id')
+        .where('name', '=', 'billing.credits_gifted')
+        .where(sql<string>`payload->>'user_id'`, '=', player.id)
+        .execute(),
+    ).toHaveLength(1);
     expect(await expectConsistentCredits(t.db, player.id)).toBe(1000);
   });
 
   it('keeps its keys apart from grant keys', async () => {
     const player = await createUser(t.db);
     const key = randomUUID();
-    const granted = await t.request({ method: 'POST', url: '/v1/admin/billing/credits/grant', token: gifter.token, headers: { 'idempotency-key': key }, payload: { user_id: player.id, amount: 5, reason: 'Grant' } });
+    const granted = await t.request({
+      method: 'POST',
+      url: '/v1/admin/billing/credits/grant',
+      token: gifter.token,
+      headers: { 'idempotency-key': key },
+      payload: { user_id: player.id, amount: 5, reason: 'Grant' },
+    });
     expect(granted.statusCode).toBe(201);
     const gifted = await giftPack(gifter, { user_id: player.id, product_id: ids.smallPack, reason: 'Gift' }, key);
     expect(gifted.statusCode).toBe(201);
@@ -207,28 +304,45 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     const missing = randomUUID();
     const unknownProduct = await giftPack(gifter, { user_id: player.id, product_id: missing, reason: 'No such pack' });
     expect(unknownProduct.statusCode).toBe(404);
-    expect(unknownProduct.json()).toEqual({ error: 'not_found', details: { reason: 'no such product', product_id: missing } });
+    expect(unknownProduct.json()).toEqual({
+      error: 'not_found',
+      details: { reason: 'no such product', product_id: missing },
+    });
     expect(await auditOf(t.db, requestIdOf(unknownProduct))).toEqual([]);
     await expectNoCredits(player.id);
   });
 
   it('422s a deleted user, a plan, an inactive pack and a past expiry, storing nothing', async () => {
     const gone = await createUser(t.db, [], { status: 'deleted' });
-    const deleted = await giftPack(gifter, { user_id: gone.id, product_id: ids.bigPack, reason: 'Too late' }, randomUUID());
+    const deleted = await giftPack(
+      gifter,
+      { user_id: gone.id, product_id: ids.bigPack, reason: 'Too late' },
+      randomUUID(),
+    );
     expect(deleted.statusCode).toBe(422);
-    expect(deleted.json()).toEqual({ error: 'invalid_state', details: { reason: 'a deleted user cannot be gifted credits', status: 'deleted' } });
+    expect(deleted.json()).toEqual({
+      error: 'invalid_state',
+      details: { reason: 'a deleted user cannot be gifted credits', status: 'deleted' },
+    });
     expect(await auditOf(t.db, requestIdOf(deleted))).toEqual([]);
     await expectNoCredits(gone.id);
 
     const player = await createUser(t.db);
     const refusals: Array<[object, unknown]> = [
-      [{ product_id: ids.goldMonthly }, { reason: 'only a credit pack can be gifted', product_id: ids.goldMonthly, kind: 'plan' }],
+      [
+        { product_id: ids.goldMonthly },
+        { reason: 'only a credit pack can be gifted', product_id: ids.goldMonthly, kind: 'plan' },
+      ],
       [{ product_id: ids.retiredPack }, { reason: 'this credit pack is inactive', product_id: ids.retiredPack }],
       [{ expires_at: '2020-01-01T00:00:00Z' }, { reason: 'expires_at must be in the future' }],
       [{ expires_at: new Date(Date.now() - 1_000).toISOString() }, { reason: 'expires_at must be in the future' }],
     ];
     for (const [change, details] of refusals) {
-      const response = await giftPack(gifter, { user_id: player.id, product_id: ids.bigPack, reason: 'Refused', ...change }, randomUUID());
+      const response = await giftPack(
+        gifter,
+        { user_id: player.id, product_id: ids.bigPack, reason: 'Refused', ...change },
+        randomUUID(),
+      );
       expect(response.statusCode).toBe(422);
       expect(response.json()).toEqual({ error: 'invalid_request', details });
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
@@ -248,7 +362,12 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     ['an unknown field', { amount: 5 }, []],
   ])('400s %s and stores nothing', async (_name, change, path) => {
     const player = await createUser(t.db);
-    const response = await giftPack(gifter, { user_id: player.id, product_id: ids.bigPack, reason: 'Valid reason', ...change });
+    const response = await giftPack(gifter, {
+      user_id: player.id,
+      product_id: ids.bigPack,
+      reason: 'Valid reason',
+      ...change,
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(schemaError({ path }));
     await expectNoCredits(player.id);
@@ -257,7 +376,11 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
   it('400s an Idempotency-Key longer than 200 characters, or empty', async () => {
     const player = await createUser(t.db);
     for (const key of ['k'.repeat(201), '']) {
-      const response = await giftPack(gifter, { user_id: player.id, product_id: ids.smallPack, reason: 'Valid reason' }, key);
+      const response = await giftPack(
+        gifter,
+        { user_id: player.id, product_id: ids.smallPack, reason: 'Valid reason' },
+        key,
+      );
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(schemaError({ path: ['idempotency-key'] }));
     }
@@ -287,13 +410,28 @@ describe('GET /v1/admin/billing/giftable-tiers', () => {
         { key: 'bronze', name: 'Bronze', rank: 0, products: [] },
         { key: 'silver', name: 'Silver', rank: 1, products: [] },
         {
-          key: 'gold', name: 'Gold', rank: 2,
+          key: 'gold',
+          name: 'Gold',
+          rank: 2,
           products: [
             {
-              id: ids.goldMonthly, name: 'Gold monthly',
+              id: ids.goldMonthly,
+              name: 'Gold monthly',
               prices: [
-                { id: priceIds.goldEur, provider_price_id: 'price_gift_gold_eur', currency: 'eur', unit_amount: 899, interval: 'month' },
-                { id: priceIds.goldUsd, provider_price_id: 'price_gift_gold_usd', currency: 'usd', unit_amount: 999, interval: 'month' },
+                {
+                  id: priceIds.goldEur,
+                  provider_price_id: 'price_gift_gold_eur',
+                  currency: 'eur',
+                  unit_amount: 899,
+                  interval: 'month',
+                },
+                {
+                  id: priceIds.goldUsd,
+                  provider_price_id: 'price_gift_gold_usd',
+                  currency: 'usd',
+                  unit_amount: 999,
+                  interval: 'month',
+                },
               ],
             },
             { id: ids.goldYearly, name: 'Gold yearly', prices: [] },

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors.js';
-import { addCredits, balanceOf, clawbackPurchase, spendCredits, type AddCreditsInput, type ClawbackInput, type SpendCreditsInput } from '../../src/modules/billing/credits/ledger.js';
+import {
+  addCredits,
+  balanceOf,
+  clawbackPurchase,
+  spendCredits,
+  type AddCreditsInput,
+  type ClawbackInput,
+  type SpendCreditsInput,
+} from '../../src/modules/billing/credits/ledger.js';
 import { JOB_HANDLERS } from '../../src/modules/system/job-handlers.js';
 import { JobScheduler } from '../../src/modules/system/scheduler.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
@@ -24,11 +32,16 @@ const FAR_FUTURE = new Date('2200-01-01T00:00:00.000Z');
 
 const add = (input: Omit<AddCreditsInput, 'actorId' | 'kind'> & Partial<Pick<AddCreditsInput, 'kind' | 'actorId'>>) =>
   t.db.transaction().execute((trx) => addCredits(trx, { kind: 'grant', actorId: null, ...input }));
-const spend = (input: Omit<SpendCreditsInput, 'actorId'>) => t.db.transaction().execute((trx) => spendCredits(trx, { actorId: null, ...input }));
-const clawback = (input: Omit<ClawbackInput, 'actorId'>) => t.db.transaction().execute((trx) => clawbackPurchase(trx, { actorId: null, ...input }));
+const spend = (input: Omit<SpendCreditsInput, 'actorId'>) =>
+  t.db.transaction().execute((trx) => spendCredits(trx, { actorId: null, ...input }));
+const clawback = (input: Omit<ClawbackInput, 'actorId'>) =>
+  t.db.transaction().execute((trx) => clawbackPurchase(trx, { actorId: null, ...input }));
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -51,7 +64,13 @@ describe('spending', () => {
     const neverNew = await add({ userId: user, amount: 20 });
     expect(neverNew.balance).toBe(200);
 
-    const first = await spend({ userId: user, amount: 90, referenceType: 'game_session', referenceId: 'gs-1', reason: 'Play time' });
+    const first = await spend({
+      userId: user,
+      amount: 90,
+      referenceType: 'game_session',
+      referenceId: 'gs-1',
+      reason: 'Play time',
+    });
     expect(first).toEqual({ entryId: expect.any(Number), balance: 110, replayed: false });
     expect(await drawsOf(t.db, first.entryId)).toEqual([
       { lot_id: neverOld.lotId, amount: 10 },
@@ -59,11 +78,23 @@ describe('spending', () => {
       { lot_id: earlyExpiry.lotId, amount: 30 },
     ]);
     const second = await spend({ userId: user, amount: 100 });
-    expect(await drawsOf(t.db, second.entryId)).toEqual([{ lot_id: neverOld.lotId, amount: 90 }, { lot_id: neverNew.lotId, amount: 10 }]);
+    expect(await drawsOf(t.db, second.entryId)).toEqual([
+      { lot_id: neverOld.lotId, amount: 90 },
+      { lot_id: neverNew.lotId, amount: 10 },
+    ]);
     expect((await lotsOf(t.db, user)).map((lot) => lot.remaining)).toEqual([0, 0, 0, 10]);
 
     const [, , , , spent] = await ledgerOf(t.db, user);
-    expect(spent).toMatchObject({ id: first.entryId, kind: 'spend', amount: -90, balance_after: 110, reference_type: 'game_session', reference_id: 'gs-1', reason: 'Play time', actor_id: null });
+    expect(spent).toMatchObject({
+      id: first.entryId,
+      kind: 'spend',
+      amount: -90,
+      balance_after: 110,
+      reference_type: 'game_session',
+      reference_id: 'gs-1',
+      reason: 'Play time',
+      actor_id: null,
+    });
     expect(await expectConsistentCredits(t.db, user)).toBe(10);
     expect(await balanceOf(t.db, user)).toBe(10);
   });
@@ -75,7 +106,11 @@ describe('spending', () => {
     const before = { entries: await ledgerOf(t.db, user), lots: await lotsOf(t.db, user) };
 
     const error = await refusal(spend({ userId: user, amount: 43 }));
-    expect([error.status, error.code, error.details]).toEqual([422, 'insufficient_credits', { balance: 42, requested: 43 }]);
+    expect([error.status, error.code, error.details]).toEqual([
+      422,
+      'insufficient_credits',
+      { balance: 42, requested: 43 },
+    ]);
     expect({ entries: await ledgerOf(t.db, user), lots: await lotsOf(t.db, user) }).toEqual(before);
 
     // The whole balance can be spent, to exactly zero, and then nothing more.
@@ -104,12 +139,26 @@ describe('spending', () => {
     await add({ userId: user, amount: 50 });
     await add({ userId: other, amount: 50 });
     const key = `spend:${randomUUID()}`;
-    const first = await spend({ userId: user, amount: 20, referenceType: 'order', referenceId: 'o-1', idempotencyKey: key });
+    const first = await spend({
+      userId: user,
+      amount: 20,
+      referenceType: 'order',
+      referenceId: 'o-1',
+      idempotencyKey: key,
+    });
     await spend({ userId: user, amount: 5 });
 
-    expect(await spend({ userId: user, amount: 20, referenceType: 'order', referenceId: 'o-1', idempotencyKey: key })).toEqual({ ...first, replayed: true });
-    for (const changed of [{ userId: user, amount: 21 }, { userId: user, amount: 20, referenceId: 'o-2' }, { userId: other, amount: 20, referenceId: 'o-1' }]) {
-      const error = await refusal(spend({ referenceType: 'order', referenceId: 'o-1', idempotencyKey: key, ...changed }));
+    expect(
+      await spend({ userId: user, amount: 20, referenceType: 'order', referenceId: 'o-1', idempotencyKey: key }),
+    ).toEqual({ ...first, replayed: true });
+    for (const changed of [
+      { userId: user, amount: 21 },
+      { userId: user, amount: 20, referenceId: 'o-2' },
+      { userId: other, amount: 20, referenceId: 'o-1' },
+    ]) {
+      const error = await refusal(
+        spend({ referenceType: 'order', referenceId: 'o-1', idempotencyKey: key, ...changed }),
+      );
       expect([error.status, error.code]).toEqual([409, 'conflict']);
     }
     // A key names one kind of write: an addition under a spend's key is a conflict too.
@@ -119,8 +168,24 @@ describe('spending', () => {
     expect(await expectConsistentCredits(t.db, other)).toBe(50);
 
     const addKey = `stripe:evt_${randomUUID()}`;
-    const bought = await add({ userId: user, amount: 500, kind: 'purchase', referenceType: 'payment', referenceId: 'p-1', idempotencyKey: addKey });
-    expect(await add({ userId: user, amount: 500, kind: 'purchase', referenceType: 'payment', referenceId: 'p-1', idempotencyKey: addKey })).toEqual({ ...bought, replayed: true });
+    const bought = await add({
+      userId: user,
+      amount: 500,
+      kind: 'purchase',
+      referenceType: 'payment',
+      referenceId: 'p-1',
+      idempotencyKey: addKey,
+    });
+    expect(
+      await add({
+        userId: user,
+        amount: 500,
+        kind: 'purchase',
+        referenceType: 'payment',
+        referenceId: 'p-1',
+        idempotencyKey: addKey,
+      }),
+    ).toEqual({ ...bought, replayed: true });
     expect(await lotsOf(t.db, user)).toHaveLength(2);
     expect(await expectConsistentCredits(t.db, user)).toBe(525);
   });
@@ -131,13 +196,20 @@ describe('spending', () => {
     const lasting = await add({ userId: user, amount: 30 });
 
     // At T the 50 have lapsed: 40 is more than what is really left, and the refusal writes nothing.
-    expect((await refusal(spend({ userId: user, amount: 40, now: T }))).details).toEqual({ balance: 30, requested: 40 });
+    expect((await refusal(spend({ userId: user, amount: 40, now: T }))).details).toEqual({
+      balance: 30,
+      requested: 40,
+    });
     expect(await ledgerOf(t.db, user)).toHaveLength(2);
 
     const spent = await spend({ userId: user, amount: 20, now: T });
     expect(spent.balance).toBe(10);
     const entries = await ledgerOf(t.db, user);
-    expect(entries.slice(2).map((entry) => [entry.kind, entry.amount, entry.balance_after, entry.reference_type, entry.reference_id])).toEqual([
+    expect(
+      entries
+        .slice(2)
+        .map((entry) => [entry.kind, entry.amount, entry.balance_after, entry.reference_type, entry.reference_id]),
+    ).toEqual([
       ['expiry', -50, 30, 'credit_lot', String(lapsing.lotId)],
       ['spend', -20, 10, null, null],
     ]);
@@ -148,7 +220,11 @@ describe('spending', () => {
   it('refuses an addition whose expiry is not in the future', async () => {
     const user = await newPlayer();
     const error = await refusal(add({ userId: user, amount: 10, expiresAt: new Date(Date.now() - 1) }));
-    expect([error.status, error.code, error.details]).toEqual([422, 'invalid_request', { reason: 'expires_at must be in the future' }]);
+    expect([error.status, error.code, error.details]).toEqual([
+      422,
+      'invalid_request',
+      { reason: 'expires_at must be in the future' },
+    ]);
     expect(await ledgerOf(t.db, user)).toEqual([]);
   });
 });
@@ -161,12 +237,26 @@ describe('refund clawback', () => {
     const user = await newPlayer();
     const grant = await add({ userId: user, amount: 100 });
     const pack = await purchase(user, 'pay-full', 500);
-    const result = await clawback({ userId: user, referenceType: 'payment', referenceId: 'pay-full', credits: 500, reason: 'Refunded' });
+    const result = await clawback({
+      userId: user,
+      referenceType: 'payment',
+      referenceId: 'pay-full',
+      credits: 500,
+      reason: 'Refunded',
+    });
     expect(result).toEqual({ entryId: expect.any(Number), balance: 100, replayed: false, taken: 500, shortfall: 0 });
     expect(await drawsOf(t.db, result.entryId)).toEqual([{ lot_id: pack.lotId, amount: 500 }]);
-    expect((await lotsOf(t.db, user)).map((lot) => [lot.id, lot.remaining])).toEqual([[grant.lotId, 100], [pack.lotId, 0]]);
+    expect((await lotsOf(t.db, user)).map((lot) => [lot.id, lot.remaining])).toEqual([
+      [grant.lotId, 100],
+      [pack.lotId, 0],
+    ]);
     expect((await ledgerOf(t.db, user)).at(-1)).toMatchObject({
-      kind: 'refund_clawback', amount: -500, balance_after: 100, reference_type: 'payment', reference_id: 'pay-full', reason: 'Refunded',
+      kind: 'refund_clawback',
+      amount: -500,
+      balance_after: 100,
+      reference_type: 'payment',
+      reference_id: 'pay-full',
+      reason: 'Refunded',
       details: { requested: 500, taken: 500, shortfall: 0 },
     });
     expect(await expectConsistentCredits(t.db, user)).toBe(100);
@@ -179,17 +269,38 @@ describe('refund clawback', () => {
     const pack = await purchase(user, 'pay-part', 500, day(30));
     await spend({ userId: user, amount: 300 });
 
-    const result = await clawback({ userId: user, referenceType: 'payment', referenceId: 'pay-part', credits: 500, reason: 'Refunded' });
+    const result = await clawback({
+      userId: user,
+      referenceType: 'payment',
+      referenceId: 'pay-part',
+      credits: 500,
+      reason: 'Refunded',
+    });
     expect(result).toMatchObject({ balance: 100, taken: 200, shortfall: 300 });
     expect(await drawsOf(t.db, result.entryId)).toEqual([{ lot_id: pack.lotId, amount: 200 }]);
-    expect((await ledgerOf(t.db, user)).at(-1)).toMatchObject({ kind: 'refund_clawback', amount: -200, details: { requested: 500, taken: 200, shortfall: 300 } });
+    expect((await ledgerOf(t.db, user)).at(-1)).toMatchObject({
+      kind: 'refund_clawback',
+      amount: -200,
+      details: { requested: 500, taken: 200, shortfall: 300 },
+    });
     expect(await expectConsistentCredits(t.db, user)).toBe(100);
 
     // A second refund of the same pack finds nothing left: an entry of 0 records its whole shortfall.
-    const again = await clawback({ userId: user, referenceType: 'payment', referenceId: 'pay-part', credits: 100, reason: 'Second refund' });
+    const again = await clawback({
+      userId: user,
+      referenceType: 'payment',
+      referenceId: 'pay-part',
+      credits: 100,
+      reason: 'Second refund',
+    });
     expect(again).toMatchObject({ balance: 100, taken: 0, shortfall: 100 });
     expect(await drawsOf(t.db, again.entryId)).toEqual([]);
-    expect((await ledgerOf(t.db, user)).at(-1)).toMatchObject({ kind: 'refund_clawback', amount: 0, balance_after: 100, details: { requested: 100, taken: 0, shortfall: 100 } });
+    expect((await ledgerOf(t.db, user)).at(-1)).toMatchObject({
+      kind: 'refund_clawback',
+      amount: 0,
+      balance_after: 100,
+      details: { requested: 100, taken: 0, shortfall: 100 },
+    });
     expect(await expectConsistentCredits(t.db, user)).toBe(100);
   });
 
@@ -197,10 +308,36 @@ describe('refund clawback', () => {
     const user = await newPlayer();
     await purchase(user, 'pay-half', 1000);
     const key = `refund:${randomUUID()}`;
-    const first = await clawback({ userId: user, referenceType: 'payment', referenceId: 'pay-half', credits: 400, idempotencyKey: key });
+    const first = await clawback({
+      userId: user,
+      referenceType: 'payment',
+      referenceId: 'pay-half',
+      credits: 400,
+      idempotencyKey: key,
+    });
     expect(first).toMatchObject({ balance: 600, taken: 400, shortfall: 0 });
-    expect(await clawback({ userId: user, referenceType: 'payment', referenceId: 'pay-half', credits: 400, idempotencyKey: key })).toEqual({ ...first, replayed: true });
-    expect((await refusal(clawback({ userId: user, referenceType: 'payment', referenceId: 'pay-half', credits: 500, idempotencyKey: key }))).code).toBe('conflict');
+    expect(
+      await clawback({
+        userId: user,
+        referenceType: 'payment',
+        referenceId: 'pay-half',
+        credits: 400,
+        idempotencyKey: key,
+      }),
+    ).toEqual({ ...first, replayed: true });
+    expect(
+      (
+        await refusal(
+          clawback({
+            userId: user,
+            referenceType: 'payment',
+            referenceId: 'pay-half',
+            credits: 500,
+            idempotencyKey: key,
+          }),
+        )
+      ).code,
+    ).toBe('conflict');
     expect(await ledgerOf(t.db, user)).toHaveLength(2);
     expect(await expectConsistentCredits(t.db, user)).toBe(600);
   });
@@ -212,7 +349,11 @@ describe('refund clawback', () => {
     await purchase(stranger, 'pay-theirs', 100);
     for (const referenceId of ['pay-none', 'pay-grant', 'pay-theirs']) {
       const error = await refusal(clawback({ userId: user, referenceType: 'payment', referenceId, credits: 10 }));
-      expect([error.status, error.code, error.details]).toEqual([404, 'not_found', { reason: 'no credit purchase with this reference' }]);
+      expect([error.status, error.code, error.details]).toEqual([
+        404,
+        'not_found',
+        { reason: 'no credit purchase with this reference' },
+      ]);
     }
     expect(await ledgerOf(t.db, user)).toHaveLength(1);
     expect(await expectConsistentCredits(t.db, user)).toBe(100);
@@ -222,9 +363,11 @@ describe('refund clawback', () => {
 
 describe('the expire-credit-lots job', () => {
   const scheduler = () => new JobScheduler({ db: t.db, handlers: JOB_HANDLERS, instanceId: 'credits-test' });
-  const job = () => t.db.selectFrom('scheduled_jobs').selectAll().where('key', '=', 'expire-credit-lots').executeTakeFirstOrThrow();
+  const job = () =>
+    t.db.selectFrom('scheduled_jobs').selectAll().where('key', '=', 'expire-credit-lots').executeTakeFirstOrThrow();
 
-  const makeDue = () => t.db.updateTable('scheduled_jobs').set({ next_run_at: T }).where('key', '=', 'expire-credit-lots').execute();
+  const makeDue = () =>
+    t.db.updateTable('scheduled_jobs').set({ next_run_at: T }).where('key', '=', 'expire-credit-lots').execute();
 
   beforeEach(async () => {
     // Only this job is due at the test clock; the seeded others wait far beyond it.
@@ -259,18 +402,38 @@ describe('the expire-credit-lots job', () => {
     const [run, ...others] = await scheduler().runDueJobs(T);
     expect(others).toEqual([]);
     expect(run).toMatchObject({ result: 'ok', error: null, summary: { users: 2, lots: 2, credits: 50 } });
-    expect(await job()).toMatchObject({ last_result: 'ok', last_run_at: T, next_run_at: new Date(T.getTime() + 15 * MINUTE) });
+    expect(await job()).toMatchObject({
+      last_result: 'ok',
+      last_run_at: T,
+      next_run_at: new Date(T.getTime() + 15 * MINUTE),
+    });
 
     const aliceNew = (await ledgerOf(t.db, alice)).slice(aliceBefore.length);
     const lapsedLot = (await lotsOf(t.db, alice))[4]!;
-    expect(aliceNew.map((entry) => [entry.kind, entry.amount, entry.balance_after, entry.reference_type, entry.reference_id, entry.actor_id])).toEqual([
-      ['expiry', -30, 90, 'credit_lot', String(lapsedLot.id), null],
-    ]);
+    expect(
+      aliceNew.map((entry) => [
+        entry.kind,
+        entry.amount,
+        entry.balance_after,
+        entry.reference_type,
+        entry.reference_id,
+        entry.actor_id,
+      ]),
+    ).toEqual([['expiry', -30, 90, 'credit_lot', String(lapsedLot.id), null]]);
     expect(await drawsOf(t.db, aliceNew[0]!.id)).toEqual([{ lot_id: lapsedLot.id, amount: 30 }]);
     expect((await lotsOf(t.db, alice)).map((lot) => [lot.id, lot.remaining])).toEqual([
-      [partlySpent.lotId, 0], [spentOut.lotId, 0], [never.lotId, 50], [notYet.lotId, 40], [lapsedLot.id, 0],
+      [partlySpent.lotId, 0],
+      [spentOut.lotId, 0],
+      [never.lotId, 50],
+      [notYet.lotId, 40],
+      [lapsedLot.id, 0],
     ]);
-    expect((await ledgerOf(t.db, bob)).at(-1)).toMatchObject({ kind: 'expiry', amount: -20, balance_after: 0, reference_id: String(bobLot.lotId) });
+    expect((await ledgerOf(t.db, bob)).at(-1)).toMatchObject({
+      kind: 'expiry',
+      amount: -20,
+      balance_after: 0,
+      reference_id: String(bobLot.lotId),
+    });
     expect(await expectConsistentCredits(t.db, alice, T)).toBe(90);
     expect(await expectConsistentCredits(t.db, bob, T)).toBe(0);
 
@@ -288,7 +451,9 @@ describe('the expire-credit-lots job', () => {
     await add({ userId: user, amount: 3 });
     const [run] = await scheduler().runDueJobs(T);
     expect(run).toMatchObject({ result: 'ok', summary: { lots: 2, credits: 12 } });
-    expect((await ledgerOf(t.db, user)).slice(3).map((entry) => [entry.reference_id, entry.amount, entry.balance_after])).toEqual([
+    expect(
+      (await ledgerOf(t.db, user)).slice(3).map((entry) => [entry.reference_id, entry.amount, entry.balance_after]),
+    ).toEqual([
       [String(first.lotId), -5, 10],
       [String(second.lotId), -7, 3],
     ]);

@@ -20,18 +20,34 @@ const USER_AGENT = 'audience-members-test/1.0';
 const url = (id: string) => `/v1/admin/email/audiences/${id}/members`;
 
 function put(caller: TestUser | null, id: string, payload: unknown): Promise<LightMyRequestResponse> {
-  return t.request({ method: 'PUT', url: url(id), token: caller?.token, headers: { 'user-agent': USER_AGENT }, payload: payload as object });
+  return t.request({
+    method: 'PUT',
+    url: url(id),
+    token: caller?.token,
+    headers: { 'user-agent': USER_AGENT },
+    payload: payload as object,
+  });
 }
 
 async function newAudience(name = 'Players'): Promise<string> {
-  const response = await t.request({ method: 'POST', url: '/v1/admin/email/audiences', token: editor.token, payload: { name } });
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/admin/email/audiences',
+    token: editor.token,
+    payload: { name },
+  });
   expect(response.statusCode, response.body).toBe(201);
   return response.json().id;
 }
 
 /** The stored list, by address. */
 function membersOf(id: string) {
-  return t.db.selectFrom('email_audience_members').select(['id', 'email', 'user_id', 'created_at']).where('audience_id', '=', id).orderBy('email').execute();
+  return t.db
+    .selectFrom('email_audience_members')
+    .select(['id', 'email', 'user_id', 'created_at'])
+    .where('audience_id', '=', id)
+    .orderBy('email')
+    .execute();
 }
 const emailsOf = async (id: string) => (await membersOf(id)).map((m) => m.email);
 
@@ -61,7 +77,9 @@ beforeAll(async () => {
   editor = await createUser(t.db, ['email.write', 'email.read']);
   reader = await createUser(t.db, ['email.read']);
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 describe('the members form', () => {
   it('takes the three forms, removes duplicates case-insensitively, answers {count} and audits', async () => {
@@ -72,12 +90,12 @@ describe('the members form', () => {
     const response = await put(editor, id, {
       members: [
         'Dave@Example.test',
-        { user_id: alice.id },                          // takes the account's address, lowercased
+        { user_id: alice.id }, // takes the account's address, lowercased
         { user_id: bob.id, email: 'bob.work@example.test' }, // the given address wins
         { email: 'erin@example.test' },
-        'DAVE@example.test',                            // duplicate of the first
-        { email: 'alice@example.test' },                // duplicate of alice's account address
-        'carol@example.test',                           // an address only: linked to carol's account
+        'DAVE@example.test', // duplicate of the first
+        { email: 'alice@example.test' }, // duplicate of alice's account address
+        'carol@example.test', // an address only: linked to carol's account
       ],
     });
     await expectCount(response, 5);
@@ -89,12 +107,26 @@ describe('the members form', () => {
       { email: 'erin@example.test', user_id: null },
     ]);
     const requestId = requestIdOf(response);
-    expect(await auditOf(t.db, requestId)).toEqual([{
-      id: expect.any(String), created_at: expect.any(Date), actor_id: editor.id, action: 'email.audience.members.replace',
-      target_type: 'email_audience', target_id: id, request_id: requestId, ip: '127.0.0.1', user_agent: USER_AGENT, reason: null,
-      summary: { source: 'members', count: 5, before_count: 0, removed: 0, added: 5 },
-    }]);
-    const audience = await t.db.selectFrom('email_audiences').select(['updated_by', 'updated_at', 'created_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(await auditOf(t.db, requestId)).toEqual([
+      {
+        id: expect.any(String),
+        created_at: expect.any(Date),
+        actor_id: editor.id,
+        action: 'email.audience.members.replace',
+        target_type: 'email_audience',
+        target_id: id,
+        request_id: requestId,
+        ip: '127.0.0.1',
+        user_agent: USER_AGENT,
+        reason: null,
+        summary: { source: 'members', count: 5, before_count: 0, removed: 0, added: 5 },
+      },
+    ]);
+    const audience = await t.db
+      .selectFrom('email_audiences')
+      .select(['updated_by', 'updated_at', 'created_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(audience.updated_by).toBe(editor.id);
     expect(audience.updated_at.getTime()).toBeGreaterThanOrEqual(audience.created_at.getTime());
   });
@@ -102,8 +134,13 @@ describe('the members form', () => {
   it('a later duplicate adds the user id the kept address lacked', async () => {
     const id = await newAudience();
     const frank = await createUser(t.db, [], { email: 'frank.other@example.test' });
-    await expectCount(await put(editor, id, { members: ['frank@example.test', { user_id: frank.id, email: 'FRANK@example.test' }] }), 1);
-    expect((await membersOf(id)).map(({ email, user_id }) => ({ email, user_id }))).toEqual([{ email: 'frank@example.test', user_id: frank.id }]);
+    await expectCount(
+      await put(editor, id, { members: ['frank@example.test', { user_id: frank.id, email: 'FRANK@example.test' }] }),
+      1,
+    );
+    expect((await membersOf(id)).map(({ email, user_id }) => ({ email, user_id }))).toEqual([
+      { email: 'frank@example.test', user_id: frank.id },
+    ]);
   });
 
   it('replaces the whole list: absent members go, kept ones keep their id and created_at', async () => {
@@ -116,7 +153,13 @@ describe('the members form', () => {
     expect(second.map((m) => m.email)).toEqual(['b@example.test', 'c@example.test', 'd@example.test']);
     expect(second.slice(0, 2)).toEqual(first.slice(1, 3));
     expect(second[2]!.id).not.toBe(first[0]!.id);
-    expect((await auditOf(t.db, requestIdOf(response)))[0]!.summary).toEqual({ source: 'members', count: 3, before_count: 3, removed: 1, added: 1 });
+    expect((await auditOf(t.db, requestIdOf(response)))[0]!.summary).toEqual({
+      source: 'members',
+      count: 3,
+      before_count: 3,
+      removed: 1,
+      added: 1,
+    });
   });
 
   it('an empty list empties the audience', async () => {
@@ -132,25 +175,62 @@ describe('the members form', () => {
     const ghost = randomUUID();
     const noEmail = randomUUID();
     await t.db.insertInto('users').values({ id: noEmail, email: null }).execute();
-    await expectRefusal(id, () => put(editor, id, { members: ['new@example.test', { user_id: ghost }, { user_id: noEmail }, { user_id: ghost.toUpperCase(), email: 'x@example.test' }] }), 400, {
-      error: 'validation_failed',
-      details: {
-        invalid_emails: [],
-        invalid_count: 3,
-        invalid_users: [{ user_id: ghost, reason: 'not_found' }, { user_id: noEmail, reason: 'no_email' }, { user_id: ghost, reason: 'not_found' }],
+    await expectRefusal(
+      id,
+      () =>
+        put(editor, id, {
+          members: [
+            'new@example.test',
+            { user_id: ghost },
+            { user_id: noEmail },
+            { user_id: ghost.toUpperCase(), email: 'x@example.test' },
+          ],
+        }),
+      400,
+      {
+        error: 'validation_failed',
+        details: {
+          invalid_emails: [],
+          invalid_count: 3,
+          invalid_users: [
+            { user_id: ghost, reason: 'not_found' },
+            { user_id: noEmail, reason: 'no_email' },
+            { user_id: ghost, reason: 'not_found' },
+          ],
+        },
       },
-    });
+    );
     // An account without an address is fine when the member gives one.
     await expectCount(await put(editor, id, { members: [{ user_id: noEmail, email: 'given@example.test' }] }), 1);
   });
 
   it.each([
-    { name: 'an invalid address', body: { members: ['ok@example.test', 'not-an-address'] }, issue: { path: ['members', 1], code: 'invalid_string', validation: 'email' } },
-    { name: 'an address over 320 characters', body: { members: [`${'a'.repeat(64)}@${'b'.repeat(250)}.${'c'.repeat(10)}`] }, issue: { path: ['members', 0], code: 'too_big', maximum: 320 } },
+    {
+      name: 'an invalid address',
+      body: { members: ['ok@example.test', 'not-an-address'] },
+      issue: { path: ['members', 1], code: 'invalid_string', validation: 'email' },
+    },
+    {
+      name: 'an address over 320 characters',
+      body: { members: [`${'a'.repeat(64)}@${'b'.repeat(250)}.${'c'.repeat(10)}`] },
+      issue: { path: ['members', 0], code: 'too_big', maximum: 320 },
+    },
     { name: 'an object with neither user_id nor email', body: { members: [{}] }, issue: { path: ['members', 0] } },
-    { name: 'a user_id that is not a uuid', body: { members: [{ user_id: 'u1' }] }, issue: { path: ['members', 0, 'user_id'] } },
-    { name: 'an unknown member field', body: { members: [{ email: 'a@example.test', name: 'A' }] }, issue: { path: ['members', 0] } },
-    { name: 'both members and csv', body: { members: [], csv: '' }, issue: { path: [], message: 'send either members or csv' } },
+    {
+      name: 'a user_id that is not a uuid',
+      body: { members: [{ user_id: 'u1' }] },
+      issue: { path: ['members', 0, 'user_id'] },
+    },
+    {
+      name: 'an unknown member field',
+      body: { members: [{ email: 'a@example.test', name: 'A' }] },
+      issue: { path: ['members', 0] },
+    },
+    {
+      name: 'both members and csv',
+      body: { members: [], csv: '' },
+      issue: { path: [], message: 'send either members or csv' },
+    },
     { name: 'neither members nor csv', body: {}, issue: { path: [], message: 'send either members or csv' } },
     { name: 'an unknown field', body: { csv: '', note: 'x' }, issue: { code: 'unrecognized_keys' } },
   ])('refuses $name with 400 SchemaError, changing nothing', async ({ body, issue }) => {
@@ -159,14 +239,20 @@ describe('the members form', () => {
     const before = await snapshot(id);
     const response = await put(editor, id, body);
     expect(response.statusCode, response.body).toBe(400);
-    expect(response.json()).toEqual({ success: false, error: { name: 'SchemaError', issues: expect.arrayContaining([expect.objectContaining(issue)]) } });
+    expect(response.json()).toEqual({
+      success: false,
+      error: { name: 'SchemaError', issues: expect.arrayContaining([expect.objectContaining(issue)]) },
+    });
     expect(await snapshot(id)).toEqual(before);
   });
 
   it('more than 50,000 items is a 400 SchemaError on members', async () => {
     const id = await newAudience();
     const response = await put(editor, id, { members: rows(50_001) });
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 400, body: schemaError({ path: ['members'], code: 'too_big', maximum: 50_000 }) });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 400,
+      body: schemaError({ path: ['members'], code: 'too_big', maximum: 50_000 }),
+    });
     expect(await membersOf(id)).toEqual([]);
   });
 });
@@ -174,20 +260,33 @@ describe('the members form', () => {
 describe('the csv form', () => {
   it('reads the first column with a header, quotes, a BOM, CRLF and blank lines', async () => {
     const id = await newAudience();
-    const csv = '\uFEFFEmail,Name,Note\r\n'
-      + 'ann@example.test,Ann,plain\r\n'
-      + '\r\n'
-      + '"Ben@Example.test","Ben, Jr.","said ""hi"""\r\n'
-      + '  cat@example.test  ,Cat,"two\r\nlines"\r\n'
-      + '"dan@example.test",Dan\n'
-      + ',,\r\n'
-      + '   \r\n'
-      + 'ANN@example.test,duplicate\r\n'
-      + 'eve@example.test';
+    const csv =
+      '\uFEFFEmail,Name,Note\r\n' +
+      'ann@example.test,Ann,plain\r\n' +
+      '\r\n' +
+      '"Ben@Example.test","Ben, Jr.","said ""hi"""\r\n' +
+      '  cat@example.test  ,Cat,"two\r\nlines"\r\n' +
+      '"dan@example.test",Dan\n' +
+      ',,\r\n' +
+      '   \r\n' +
+      'ANN@example.test,duplicate\r\n' +
+      'eve@example.test';
     const response = await put(editor, id, { csv });
     await expectCount(response, 5);
-    expect(await emailsOf(id)).toEqual(['ann@example.test', 'ben@example.test', 'cat@example.test', 'dan@example.test', 'eve@example.test']);
-    expect((await auditOf(t.db, requestIdOf(response)))[0]!.summary).toEqual({ source: 'csv', count: 5, before_count: 0, removed: 0, added: 5 });
+    expect(await emailsOf(id)).toEqual([
+      'ann@example.test',
+      'ben@example.test',
+      'cat@example.test',
+      'dan@example.test',
+      'eve@example.test',
+    ]);
+    expect((await auditOf(t.db, requestIdOf(response)))[0]!.summary).toEqual({
+      source: 'csv',
+      count: 5,
+      before_count: 0,
+      removed: 0,
+      added: 5,
+    });
   });
 
   it('without a header the first row is a member; a header alone empties the list', async () => {
@@ -227,19 +326,30 @@ describe('the csv form', () => {
     // A huge refused cell comes back cut.
     const response = await put(editor, id, { csv: `${'y'.repeat(1_000)}` });
     expect(response.statusCode).toBe(400);
-    expect(response.json().details).toEqual({ invalid_emails: [`${'y'.repeat(320)}…`], invalid_lines: [1], invalid_count: 1 });
+    expect(response.json().details).toEqual({
+      invalid_emails: [`${'y'.repeat(320)}…`],
+      invalid_lines: [1],
+      invalid_count: 1,
+    });
     expect(await emailsOf(id)).toEqual(['kept@example.test']);
   });
 
   it('50,000 rows are fine; 50,001 distinct rows are 422 too_many_members and change nothing', async () => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { csv: ['email', ...rows(50_000)].join('\r\n') }), 50_000);
-    const stored = await t.db.selectFrom('email_audience_members').select(sql<number>`count(*)::int`.as('n')).where('audience_id', '=', id).executeTakeFirstOrThrow();
+    const stored = await t.db
+      .selectFrom('email_audience_members')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('audience_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(stored.n).toBe(50_000);
 
     const other = await newAudience();
     await expectCount(await put(editor, other, { members: ['kept@example.test'] }), 1);
-    await expectRefusal(other, () => put(editor, other, { csv: rows(50_001).join('\n') }), 422, { error: 'too_many_members', details: { max: 50_000 } });
+    await expectRefusal(other, () => put(editor, other, { csv: rows(50_001).join('\n') }), 422, {
+      error: 'too_many_members',
+      details: { max: 50_000 },
+    });
   });
 
   it('counts after duplicates are removed: 50,001 rows with one duplicate are fine', async () => {
@@ -250,7 +360,10 @@ describe('the csv form', () => {
   it('a csv over 5,000,000 characters is a 400 SchemaError (the route takes bodies that large)', async () => {
     const id = await newAudience();
     const response = await put(editor, id, { csv: 'a'.repeat(5_000_001) });
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 400, body: schemaError({ path: ['csv'], code: 'too_big', maximum: 5_000_000 }) });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 400,
+      body: schemaError({ path: ['csv'], code: 'too_big', maximum: 5_000_000 }),
+    });
     const largest = await put(editor, id, { csv: `ok@example.test\n${' '.repeat(5_000_000 - 16)}` });
     await expectCount(largest, 1);
   });
@@ -273,8 +386,10 @@ describe('the csv form', () => {
       },
     });
     const tooLarge = await send(`{"csv":"ok@example.test","pad":"${' '.repeat(LARGE_BODY_LIMIT_BYTES)}"}`);
-    expect({ status: tooLarge.statusCode, body: tooLarge.json() })
-      .toEqual({ status: 413, body: { error: 'payload_too_large' } });
+    expect({ status: tooLarge.statusCode, body: tooLarge.json() }).toEqual({
+      status: 413,
+      body: { error: 'payload_too_large' },
+    });
     expect(await snapshot(id)).toEqual(before);
   }, 60_000);
 });
@@ -299,9 +414,17 @@ describe('a csv at the 5,000,000-character bound', () => {
       turns += 1;
     }, 1);
     const started = performance.now();
-    const upload = t.request({
-      method: 'PUT', url: url(id), token: editor.token, headers: { 'content-type': 'application/json' }, payload,
-    }).finally(() => { finished = true; });
+    const upload = t
+      .request({
+        method: 'PUT',
+        url: url(id),
+        token: editor.token,
+        headers: { 'content-type': 'application/json' },
+        payload,
+      })
+      .finally(() => {
+        finished = true;
+      });
     let healthAnswers = 0;
     while (!finished) {
       const health = await t.request({ method: 'GET', url: '/health' });
@@ -363,7 +486,10 @@ describe('refusals and atomicity', () => {
     const ghost = randomUUID();
     for (const body of [{ members: ['a@example.test'] }, { csv: 'not-an-address' }]) {
       const response = await put(editor, ghost, body);
-      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 404, body: { error: 'audience' } });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({
+        status: 404,
+        body: { error: 'audience' },
+      });
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
     const malformed = await put(editor, 'not-a-uuid', { members: [] });
@@ -374,7 +500,10 @@ describe('refusals and atomicity', () => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
     await expectRefusal(id, () => put(null, id, { members: [] }), 401, { error: 'missing_token' });
-    await expectRefusal(id, () => put(reader, id, { members: [] }), 403, { error: 'forbidden', details: { perm: 'email.write' } });
+    await expectRefusal(id, () => put(reader, id, { members: [] }), 403, {
+      error: 'forbidden',
+      details: { perm: 'email.write' },
+    });
   });
 
   it('a failure after the old list was cleared rolls the whole replace back', async () => {
@@ -383,11 +512,16 @@ describe('refusals and atomicity', () => {
     // Make the insert fail on one address, after the delete of the absent members has run.
     await sql`CREATE FUNCTION fail_on_boom() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.email = 'boom@example.test' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`.execute(t.db);
-    await sql`CREATE TRIGGER fail_on_boom BEFORE INSERT ON email_audience_members FOR EACH ROW EXECUTE FUNCTION fail_on_boom()`.execute(t.db);
+    await sql`CREATE TRIGGER fail_on_boom BEFORE INSERT ON email_audience_members FOR EACH ROW EXECUTE FUNCTION fail_on_boom()`.execute(
+      t.db,
+    );
     try {
       const before = await snapshot(id);
       const response = await put(editor, id, { members: ['c@example.test', 'boom@example.test'] });
-      expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 500, body: { error: 'internal' } });
+      expect({ status: response.statusCode, body: response.json() }).toEqual({
+        status: 500,
+        body: { error: 'internal' },
+      });
       expect(await snapshot(id)).toEqual(before);
     } finally {
       await sql`DROP TRIGGER fail_on_boom ON email_audience_members`.execute(t.db);

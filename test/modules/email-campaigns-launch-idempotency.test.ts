@@ -19,34 +19,94 @@ beforeAll(async () => {
   t = await startTestApp();
   staff = await createUser(t.db, ['email.read', 'email.write', 'email.send']);
   otherStaff = await createUser(t.db, ['email.read', 'email.write', 'email.send']);
-  const row = await t.db.insertInto('email_templates').values({ key: 'idem-news', name: 'News', description: null, category: 'marketing', created_by: null, updated_by: null }).returning('id').executeTakeFirstOrThrow();
-  await t.db.insertInto('email_template_versions').values({ template_id: row.id, version: 1, subject: 'Hi', html: '<p>{{offer}}</p>', text: '{{offer}}', note: null, created_by: null }).execute();
-  await t.db.updateTable('email_templates').set({ published_version: 1, published_at: new Date() }).where('id', '=', row.id).execute();
+  const row = await t.db
+    .insertInto('email_templates')
+    .values({
+      key: 'idem-news',
+      name: 'News',
+      description: null,
+      category: 'marketing',
+      created_by: null,
+      updated_by: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await t.db
+    .insertInto('email_template_versions')
+    .values({
+      template_id: row.id,
+      version: 1,
+      subject: 'Hi',
+      html: '<p>{{offer}}</p>',
+      text: '{{offer}}',
+      note: null,
+      created_by: null,
+    })
+    .execute();
+  await t.db
+    .updateTable('email_templates')
+    .set({ published_version: 1, published_at: new Date() })
+    .where('id', '=', row.id)
+    .execute();
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 /** A draft campaign to `members` fresh addresses. */
 async function campaign(members = 3): Promise<string> {
-  const audience = await t.db.insertInto('email_audiences').values({ name: 'Players', description: null, created_by: null, updated_by: null }).returning('id').executeTakeFirstOrThrow();
-  await t.db.insertInto('email_audience_members')
-    .values(Array.from({ length: members }, (_, i) => ({ audience_id: audience.id, email: `m${i}-${randomUUID().slice(0, 8)}@example.test`, user_id: null }))).execute();
-  const made = await t.request({ method: 'POST', url: '/v1/admin/email/campaigns', token: staff.token, payload: { name: 'Season 2', template_key: 'idem-news', audience_id: audience.id, vars: { offer: 'Season 2' } } });
+  const audience = await t.db
+    .insertInto('email_audiences')
+    .values({ name: 'Players', description: null, created_by: null, updated_by: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await t.db
+    .insertInto('email_audience_members')
+    .values(
+      Array.from({ length: members }, (_, i) => ({
+        audience_id: audience.id,
+        email: `m${i}-${randomUUID().slice(0, 8)}@example.test`,
+        user_id: null,
+      })),
+    )
+    .execute();
+  const made = await t.request({
+    method: 'POST',
+    url: '/v1/admin/email/campaigns',
+    token: staff.token,
+    payload: { name: 'Season 2', template_key: 'idem-news', audience_id: audience.id, vars: { offer: 'Season 2' } },
+  });
   expect(made.statusCode, made.body).toBe(201);
   return made.json().id;
 }
 
 const launch = (id: string, key: string, user = staff) =>
-  t.request({ method: 'POST', url: `/v1/admin/email/campaigns/${id}/launch`, token: user.token, headers: { 'idempotency-key': key } });
+  t.request({
+    method: 'POST',
+    url: `/v1/admin/email/campaigns/${id}/launch`,
+    token: user.token,
+    headers: { 'idempotency-key': key },
+  });
 
 /** What launching a campaign writes: its queued messages, launch audit rows, launch events, and its status. */
 async function launchTrace(id: string) {
-  const count = async (query: { executeTakeFirstOrThrow(): Promise<{ n: number }> }) => Number((await query.executeTakeFirstOrThrow()).n);
+  const count = async (query: { executeTakeFirstOrThrow(): Promise<{ n: number }> }) =>
+    Number((await query.executeTakeFirstOrThrow()).n);
   const n = sql<number>`count(*)::int`.as('n');
   return {
     messages: await count(t.db.selectFrom('email_messages').select(n).where('campaign_id', '=', id)),
-    audit: await count(t.db.selectFrom('audit_log').select(n).where('action', '=', 'email.campaign.launch').where('target_id', '=', id)),
-    events: await count(t.db.selectFrom('event_outbox').select(n).where('name', '=', 'email.campaign_launched').where(sql<string>`payload->>'campaign_id'`, '=', id)),
-    status: (await t.db.selectFrom('email_campaigns').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status,
+    audit: await count(
+      t.db.selectFrom('audit_log').select(n).where('action', '=', 'email.campaign.launch').where('target_id', '=', id),
+    ),
+    events: await count(
+      t.db
+        .selectFrom('event_outbox')
+        .select(n)
+        .where('name', '=', 'email.campaign_launched')
+        .where(sql<string>`payload->>'campaign_id'`, '=', id),
+    ),
+    status: (await t.db.selectFrom('email_campaigns').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+      .status,
   };
 }
 
@@ -59,7 +119,10 @@ describe('POST /v1/admin/email/campaigns/{id}/launch with an Idempotency-Key', (
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     expect(first.json()).toMatchObject({ id, status: 'sending', recipients: 3, counts: { queued: 3 } });
     expect(await launchTrace(id)).toEqual({ messages: 3, audit: 1, events: 1, status: 'sending' });
-    expect((await auditOf(t.db, requestIdOf(first)))[0]!.summary).toMatchObject({ idempotency_key: key, recipients: 3 });
+    expect((await auditOf(t.db, requestIdOf(first)))[0]!.summary).toMatchObject({
+      idempotency_key: key,
+      recipients: 3,
+    });
 
     const repeat = await launch(id, key);
     expect(repeat.statusCode).toBe(200);
@@ -67,8 +130,13 @@ describe('POST /v1/admin/email/campaigns/{id}/launch with an Idempotency-Key', (
     expect(repeat.json()).toEqual(first.json());
     expect(await launchTrace(id)).toEqual({ messages: 3, audit: 1, events: 1, status: 'sending' });
     expect(await auditOf(t.db, requestIdOf(repeat))).toEqual([]);
-    expect(await t.db.selectFrom('email_campaigns').select(['launched_by', 'launch_request_key']).where('id', '=', id).executeTakeFirstOrThrow())
-      .toEqual({ launched_by: staff.id, launch_request_key: key });
+    expect(
+      await t.db
+        .selectFrom('email_campaigns')
+        .select(['launched_by', 'launch_request_key'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ launched_by: staff.id, launch_request_key: key });
     // The key and its hash are not part of the campaign's view.
     expect(Object.keys(repeat.json())).not.toEqual(expect.arrayContaining(['launch_request_key']));
     expect(repeat.body).not.toContain(key);
@@ -84,13 +152,16 @@ describe('POST /v1/admin/email/campaigns/{id}/launch with an Idempotency-Key', (
     const key = randomUUID();
     expect((await launch(launched, key)).statusCode).toBe(200);
     const refused = await launch(other, key);
-    expect({ status: refused.statusCode, body: refused.json() }).toEqual({ status: 409, body: { error: 'conflict', details: { reason: 'this idempotency key was already used for a different request' } } });
+    expect({ status: refused.statusCode, body: refused.json() }).toEqual({
+      status: 409,
+      body: { error: 'conflict', details: { reason: 'this idempotency key was already used for a different request' } },
+    });
     expect(await launchTrace(other)).toEqual({ messages: 0, audit: 0, events: 0, status: 'draft' });
     expect(await auditOf(t.db, requestIdOf(refused))).toEqual([]);
     expect(await launchTrace(launched)).toEqual({ messages: 3, audit: 1, events: 1, status: 'sending' });
   });
 
-  it('a key is one staff member\'s: another using the same key launches for themselves', async () => {
+  it("a key is one staff member's: another using the same key launches for themselves", async () => {
     const mine = await campaign();
     const theirs = await campaign();
     const key = randomUUID();
@@ -119,7 +190,11 @@ describe('POST /v1/admin/email/campaigns/{id}/launch with an Idempotency-Key', (
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, ...Array(9).fill(409)]);
     const winner = ids[answers.findIndex((answer) => answer.statusCode === 200)]!;
     for (const id of ids) {
-      expect(await launchTrace(id)).toEqual(id === winner ? { messages: 2, audit: 1, events: 1, status: 'sending' } : { messages: 0, audit: 0, events: 0, status: 'draft' });
+      expect(await launchTrace(id)).toEqual(
+        id === winner
+          ? { messages: 2, audit: 1, events: 1, status: 'sending' }
+          : { messages: 0, audit: 0, events: 0, status: 'draft' },
+      );
     }
   });
 
@@ -128,7 +203,10 @@ describe('POST /v1/admin/email/campaigns/{id}/launch with an Idempotency-Key', (
     for (const key of ['', 'k'.repeat(201)]) {
       const response = await launch(id, key);
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining({ path: ['idempotency-key'] })] } });
+      expect(response.json()).toMatchObject({
+        success: false,
+        error: { name: 'SchemaError', issues: [expect.objectContaining({ path: ['idempotency-key'] })] },
+      });
     }
     expect(await launchTrace(id)).toEqual({ messages: 0, audit: 0, events: 0, status: 'draft' });
   });

@@ -1,13 +1,29 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MailTransportError, type MailMessage, type MailTransport } from '../../src/adapters/mail/index.js';
-import { createMailDispatcher, mailDispatcherFor, MAX_ATTEMPTS, retryDelayMs, type MailDispatcher, type SettledMessage } from '../../src/modules/email/delivery/dispatcher.js';
+import {
+  createMailDispatcher,
+  mailDispatcherFor,
+  MAX_ATTEMPTS,
+  retryDelayMs,
+  type MailDispatcher,
+  type SettledMessage,
+} from '../../src/modules/email/delivery/dispatcher.js';
 import { verifyUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { captureLog } from '../helpers/captured-log.js';
 import { closedPort } from '../helpers/ports.js';
 import { startSmtpServer, type SmtpTestServer } from '../helpers/smtp-server.js';
 import {
-  createCampaign, createTemplate, emptyQueue, literal, messageRow, messageRows, queue, templated, unsubscribeTokenOf, type TemplateVersionFixture,
+  createCampaign,
+  createTemplate,
+  emptyQueue,
+  literal,
+  messageRow,
+  messageRows,
+  queue,
+  templated,
+  unsubscribeTokenOf,
+  type TemplateVersionFixture,
 } from './email-delivery-fixtures.js';
 
 /**
@@ -25,7 +41,11 @@ let server: SmtpTestServer;
 let welcome: TemplateVersionFixture;
 let welcomeOnSmtp: TemplateVersionFixture;
 
-const WELCOME = { subject: 'Welcome, {{ name }}', html: '<p>Hi {{ name }}</p><a href="{{ unsubscribe_url }}">Unsubscribe</a>', text: 'Hi {{ name }} ({{ email }})\nUnsubscribe: {{ unsubscribe_url }}' };
+const WELCOME = {
+  subject: 'Welcome, {{ name }}',
+  html: '<p>Hi {{ name }}</p><a href="{{ unsubscribe_url }}">Unsubscribe</a>',
+  text: 'Hi {{ name }} ({{ email }})\nUnsubscribe: {{ unsubscribe_url }}',
+};
 
 beforeAll(async () => {
   server = await startSmtpServer({ user: 'mailer', password: PASSWORD });
@@ -55,37 +75,79 @@ describe('queueEmails', () => {
     const campaignId = await createCampaign(outbox.db, welcome);
     const ids = await queue(outbox.db, [
       literal('a@example.test'),
-      templated(welcome, 'b@example.test', { name: 'Bea' }, { campaign_id: campaignId, held: true, next_attempt_at: later }),
+      templated(
+        welcome,
+        'b@example.test',
+        { name: 'Bea' },
+        { campaign_id: campaignId, held: true, next_attempt_at: later },
+      ),
     ]);
     expect(ids).toHaveLength(2);
     const [a, b] = await messageRows(outbox.db, ids);
     expect(a).toMatchObject({
-      to_email: 'a@example.test', category: 'transactional', template_id: null, template_version: null, vars: {}, subject: 'Receipt for a@example.test',
-      html: '<p>Thanks</p>', text: 'Thanks', campaign_id: null, broadcast_id: null, status: 'queued', held: false, attempts: 0, lease_until: null,
+      to_email: 'a@example.test',
+      category: 'transactional',
+      template_id: null,
+      template_version: null,
+      vars: {},
+      subject: 'Receipt for a@example.test',
+      html: '<p>Thanks</p>',
+      text: 'Thanks',
+      campaign_id: null,
+      broadcast_id: null,
+      status: 'queued',
+      held: false,
+      attempts: 0,
+      lease_until: null,
     });
     expect(b).toMatchObject({
-      to_email: 'b@example.test', category: 'marketing', template_id: welcome.id, template_version: 1, vars: { name: 'Bea' }, subject: null, html: null,
-      text: null, campaign_id: campaignId, status: 'queued', held: true, attempts: 0,
+      to_email: 'b@example.test',
+      category: 'marketing',
+      template_id: welcome.id,
+      template_version: 1,
+      vars: { name: 'Bea' },
+      subject: null,
+      html: null,
+      text: null,
+      campaign_id: campaignId,
+      status: 'queued',
+      held: true,
+      attempts: 0,
     });
     expect(b!.next_attempt_at.getTime()).toBe(later.getTime());
     expect(await queue(outbox.db, [])).toEqual([]);
   });
 
   it('queues 5,000 messages in one call', async () => {
-    const ids = await queue(outbox.db, Array.from({ length: 5_000 }, (_, i) => literal(`bulk-${i}@example.test`)));
+    const ids = await queue(
+      outbox.db,
+      Array.from({ length: 5_000 }, (_, i) => literal(`bulk-${i}@example.test`)),
+    );
     expect(new Set(ids).size).toBe(5_000);
-    const count = await outbox.db.selectFrom('email_messages').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const count = await outbox.db
+      .selectFrom('email_messages')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(5_000);
   });
 });
 
 describe('a round with the outbox transport', () => {
   it('sends every due message: sent, one attempt, transport outbox, lease cleared', async () => {
-    const ids = await queue(outbox.db, [literal('a@example.test'), templated(welcome, 'b@example.test', { name: 'Bea' })]);
+    const ids = await queue(outbox.db, [
+      literal('a@example.test'),
+      templated(welcome, 'b@example.test', { name: 'Bea' }),
+    ]);
     const round = await mailDispatcherFor(outbox.kernel).runOnce();
     expect(round).toEqual({ ...emptyRound, claimed: 2, sent: 2 });
     for (const row of await messageRows(outbox.db, ids)) {
-      expect(row).toMatchObject({ status: 'sent', attempts: 1, transport: 'outbox', lease_until: null, last_error: null });
+      expect(row).toMatchObject({
+        status: 'sent',
+        attempts: 1,
+        transport: 'outbox',
+        lease_until: null,
+        last_error: null,
+      });
       expect(row.transport_message_id).toMatch(/^outbox-/);
       expect(row.sent_at).toBeInstanceOf(Date);
     }
@@ -100,17 +162,29 @@ describe('a round with the outbox transport', () => {
     ]);
     const now = new Date();
     const [failed] = await queue(outbox.db, [literal('failed@example.test')]);
-    await outbox.db.updateTable('email_messages').set({ status: 'failed', last_error: 'x' }).where('id', '=', failed!).execute();
+    await outbox.db
+      .updateTable('email_messages')
+      .set({ status: 'failed', last_error: 'x' })
+      .where('id', '=', failed!)
+      .execute();
     const dispatcher = mailDispatcherFor(outbox.kernel);
     expect(await dispatcher.runOnce(now)).toMatchObject({ claimed: 1, sent: 1 });
-    expect((await messageRows(outbox.db, [held!, future!, due!, failed!])).map((row) => row.status)).toEqual(['queued', 'queued', 'sent', 'failed']);
+    expect((await messageRows(outbox.db, [held!, future!, due!, failed!])).map((row) => row.status)).toEqual([
+      'queued',
+      'queued',
+      'sent',
+      'failed',
+    ]);
     expect(await dispatcher.runOnce(seconds(now, 61))).toMatchObject({ claimed: 1, sent: 1 });
     expect((await messageRow(outbox.db, future!)).status).toBe('sent');
-    expect((await messageRow(outbox.db, held!))).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(await messageRow(outbox.db, held!)).toMatchObject({ status: 'queued', attempts: 0 });
   });
 
   it('skips marketing mail to a suppressed address (compared lowercased) at claim; transactional mail still goes', async () => {
-    await outbox.db.insertInto('email_suppressions').values({ email: 'quiet@example.test', reason: 'unsubscribed', source: 'one_click', message_id: null }).execute();
+    await outbox.db
+      .insertInto('email_suppressions')
+      .values({ email: 'quiet@example.test', reason: 'unsubscribed', source: 'one_click', message_id: null })
+      .execute();
     const [marketing, transactional, other] = await queue(outbox.db, [
       templated(welcome, 'Quiet@Example.TEST', { name: 'Q' }),
       literal('quiet@example.test'),
@@ -118,7 +192,14 @@ describe('a round with the outbox transport', () => {
     ]);
     const round = await mailDispatcherFor(outbox.kernel).runOnce();
     expect(round).toEqual({ ...emptyRound, skipped: 1, claimed: 2, sent: 2 });
-    expect(await messageRow(outbox.db, marketing!)).toMatchObject({ status: 'skipped', last_error: 'suppressed', attempts: 0, lease_until: null, sent_at: null, transport: null });
+    expect(await messageRow(outbox.db, marketing!)).toMatchObject({
+      status: 'skipped',
+      last_error: 'suppressed',
+      attempts: 0,
+      lease_until: null,
+      sent_at: null,
+      transport: null,
+    });
     expect((await messageRow(outbox.db, transactional!)).status).toBe('sent');
     expect((await messageRow(outbox.db, other!)).status).toBe('sent');
   });
@@ -126,17 +207,34 @@ describe('a round with the outbox transport', () => {
   it('fails a message whose lease ran out as interrupted, never sending it again; a live lease is left alone', async () => {
     const now = new Date();
     const [expired, live] = await queue(outbox.db, [literal('expired@example.test'), literal('live@example.test')]);
-    await outbox.db.updateTable('email_messages').set({ status: 'sending', attempts: 1, lease_until: seconds(now, -1) }).where('id', '=', expired!).execute();
-    await outbox.db.updateTable('email_messages').set({ status: 'sending', attempts: 1, lease_until: seconds(now, 60) }).where('id', '=', live!).execute();
+    await outbox.db
+      .updateTable('email_messages')
+      .set({ status: 'sending', attempts: 1, lease_until: seconds(now, -1) })
+      .where('id', '=', expired!)
+      .execute();
+    await outbox.db
+      .updateTable('email_messages')
+      .set({ status: 'sending', attempts: 1, lease_until: seconds(now, 60) })
+      .where('id', '=', live!)
+      .execute();
     expect(await mailDispatcherFor(outbox.kernel).runOnce(now)).toEqual({ ...emptyRound, interrupted: 1 });
-    expect(await messageRow(outbox.db, expired!)).toMatchObject({ status: 'failed', last_error: 'interrupted', lease_until: null, attempts: 1, sent_at: null });
+    expect(await messageRow(outbox.db, expired!)).toMatchObject({
+      status: 'failed',
+      last_error: 'interrupted',
+      lease_until: null,
+      attempts: 1,
+      sent_at: null,
+    });
     expect(await messageRow(outbox.db, live!)).toMatchObject({ status: 'sending', attempts: 1 });
     expect(await mailDispatcherFor(outbox.kernel).runOnce(seconds(now, 30))).toEqual(emptyRound);
     expect((await messageRow(outbox.db, expired!)).status).toBe('failed');
   });
 
   it('paces sends: at 20 a second, 6 messages take at least 250 ms', async () => {
-    await queue(outbox.db, Array.from({ length: 6 }, (_, i) => literal(`paced-${i}@example.test`)));
+    await queue(
+      outbox.db,
+      Array.from({ length: 6 }, (_, i) => literal(`paced-${i}@example.test`)),
+    );
     const dispatcher = createMailDispatcher(outbox.kernel, { ratePerSecond: 20 });
     const started = performance.now();
     expect(await dispatcher.runOnce()).toMatchObject({ claimed: 6, sent: 6 });
@@ -145,10 +243,21 @@ describe('a round with the outbox transport', () => {
 
   it('takes at most a batch per round, oldest due first', async () => {
     const now = new Date();
-    const ids = await queue(outbox.db, Array.from({ length: 5 }, (_, i) => literal(`batch-${i}@example.test`, { next_attempt_at: seconds(now, -10 + i) })));
+    const ids = await queue(
+      outbox.db,
+      Array.from({ length: 5 }, (_, i) =>
+        literal(`batch-${i}@example.test`, { next_attempt_at: seconds(now, -10 + i) }),
+      ),
+    );
     const dispatcher = createMailDispatcher(outbox.kernel, { batchSize: 3 });
     expect(await dispatcher.runOnce(now)).toMatchObject({ claimed: 3, sent: 3 });
-    expect((await messageRows(outbox.db, ids)).map((row) => row.status)).toEqual(['sent', 'sent', 'sent', 'queued', 'queued']);
+    expect((await messageRows(outbox.db, ids)).map((row) => row.status)).toEqual([
+      'sent',
+      'sent',
+      'sent',
+      'queued',
+      'queued',
+    ]);
   });
 });
 
@@ -175,7 +284,10 @@ function recordingTransport(behaviour: { delayMs?: number; fail?: (message: Mail
 
 describe('stopping and settle listeners', () => {
   it('stopping mid-batch sends nothing more: unsent claims go back to the queue as they were', async () => {
-    const ids = await queue(outbox.db, Array.from({ length: 4 }, (_, i) => literal(`stop-${i}@example.test`)));
+    const ids = await queue(
+      outbox.db,
+      Array.from({ length: 4 }, (_, i) => literal(`stop-${i}@example.test`)),
+    );
     const { transport, sent, firstSendStarted } = recordingTransport({ delayMs: 100 });
     const dispatcher = createMailDispatcher(outbox.kernel, { transport, concurrency: 1 });
     const round = dispatcher.runOnce();
@@ -184,7 +296,12 @@ describe('stopping and settle listeners', () => {
     expect(await round).toMatchObject({ claimed: 4, sent: 1, released: 3 });
     expect(sent).toHaveLength(1);
     const rows = await messageRows(outbox.db, ids);
-    expect(rows.map((row) => [row.status, row.attempts, row.lease_until]).sort()).toEqual([['queued', 0, null], ['queued', 0, null], ['queued', 0, null], ['sent', 1, null]]);
+    expect(rows.map((row) => [row.status, row.attempts, row.lease_until]).sort()).toEqual([
+      ['queued', 0, null],
+      ['queued', 0, null],
+      ['queued', 0, null],
+      ['sent', 1, null],
+    ]);
     expect(rows.find((row) => row.status === 'sent')!.to_email).toBe(sent[0]!.to);
   });
 
@@ -194,16 +311,28 @@ describe('stopping and settle listeners', () => {
     const round = createMailDispatcher(outbox.kernel, { transport }).runOnce();
     await firstSendStarted;
     // What another instance does when it finds the lease expired.
-    await outbox.db.updateTable('email_messages').set({ status: 'failed', last_error: 'interrupted', lease_until: null }).where('id', '=', id!).execute();
+    await outbox.db
+      .updateTable('email_messages')
+      .set({ status: 'failed', last_error: 'interrupted', lease_until: null })
+      .where('id', '=', id!)
+      .execute();
     expect(await round).toMatchObject({ claimed: 1, sent: 0, lost: 1 });
     expect(sent).toHaveLength(1);
-    expect(await messageRow(outbox.db, id!)).toMatchObject({ status: 'failed', last_error: 'interrupted', transport: null, sent_at: null });
+    expect(await messageRow(outbox.db, id!)).toMatchObject({
+      status: 'failed',
+      last_error: 'interrupted',
+      transport: null,
+      sent_at: null,
+    });
   });
 
   it('listeners get every outcome (sent, failed, retried, skipped, interrupted) inside the recording transaction', async () => {
     const campaignId = await createCampaign(outbox.db, welcome);
     const broadcastId = crypto.randomUUID();
-    await outbox.db.insertInto('email_suppressions').values({ email: 'skip@example.test', reason: 'manual', source: 'staff', message_id: null }).execute();
+    await outbox.db
+      .insertInto('email_suppressions')
+      .values({ email: 'skip@example.test', reason: 'manual', source: 'staff', message_id: null })
+      .execute();
     const [ok, bad, later, skip, gone] = await queue(outbox.db, [
       literal('ok@example.test', { campaign_id: campaignId }),
       literal('bad@example.test', { campaign_id: campaignId }),
@@ -212,9 +341,18 @@ describe('stopping and settle listeners', () => {
       literal('gone@example.test'),
     ]);
     const now = new Date();
-    await outbox.db.updateTable('email_messages').set({ status: 'sending', attempts: 1, lease_until: seconds(now, -1) }).where('id', '=', gone!).execute();
+    await outbox.db
+      .updateTable('email_messages')
+      .set({ status: 'sending', attempts: 1, lease_until: seconds(now, -1) })
+      .where('id', '=', gone!)
+      .execute();
     const { transport } = recordingTransport({
-      fail: (m) => (m.to === 'bad@example.test' ? new MailTransportError('550 no', true, 550) : m.to === 'later@example.test' ? new MailTransportError('451 later', false, 451) : undefined),
+      fail: (m) =>
+        m.to === 'bad@example.test'
+          ? new MailTransportError('550 no', true, 550)
+          : m.to === 'later@example.test'
+            ? new MailTransportError('451 later', false, 451)
+            : undefined,
     });
     const dispatcher = createMailDispatcher(outbox.kernel, { transport, concurrency: 1 });
     const seen: Array<SettledMessage & { stored: string }> = [];
@@ -222,17 +360,56 @@ describe('stopping and settle listeners', () => {
       expect(trx.isTransaction).toBe(true);
       for (const entry of settled) {
         // Read through the transaction: the outcome is already written in it.
-        const stored = await trx.selectFrom('email_messages').select('status').where('id', '=', entry.id).executeTakeFirstOrThrow();
+        const stored = await trx
+          .selectFrom('email_messages')
+          .select('status')
+          .where('id', '=', entry.id)
+          .executeTakeFirstOrThrow();
         seen.push({ ...entry, stored: stored.status });
       }
     });
     await dispatcher.runOnce(now);
     const byId = (id: string) => seen.find((entry) => entry.id === id);
-    expect(byId(ok!)).toEqual({ id: ok, campaign_id: campaignId, broadcast_id: null, status: 'sent', last_error: null, stored: 'sent' });
-    expect(byId(bad!)).toEqual({ id: bad, campaign_id: campaignId, broadcast_id: null, status: 'failed', last_error: '550 no', stored: 'failed' });
-    expect(byId(later!)).toEqual({ id: later, campaign_id: null, broadcast_id: broadcastId, status: 'queued', last_error: '451 later', stored: 'queued' });
-    expect(byId(skip!)).toEqual({ id: skip, campaign_id: campaignId, broadcast_id: null, status: 'skipped', last_error: 'suppressed', stored: 'skipped' });
-    expect(byId(gone!)).toEqual({ id: gone, campaign_id: null, broadcast_id: null, status: 'failed', last_error: 'interrupted', stored: 'failed' });
+    expect(byId(ok!)).toEqual({
+      id: ok,
+      campaign_id: campaignId,
+      broadcast_id: null,
+      status: 'sent',
+      last_error: null,
+      stored: 'sent',
+    });
+    expect(byId(bad!)).toEqual({
+      id: bad,
+      campaign_id: campaignId,
+      broadcast_id: null,
+      status: 'failed',
+      last_error: '550 no',
+      stored: 'failed',
+    });
+    expect(byId(later!)).toEqual({
+      id: later,
+      campaign_id: null,
+      broadcast_id: broadcastId,
+      status: 'queued',
+      last_error: '451 later',
+      stored: 'queued',
+    });
+    expect(byId(skip!)).toEqual({
+      id: skip,
+      campaign_id: campaignId,
+      broadcast_id: null,
+      status: 'skipped',
+      last_error: 'suppressed',
+      stored: 'skipped',
+    });
+    expect(byId(gone!)).toEqual({
+      id: gone,
+      campaign_id: null,
+      broadcast_id: null,
+      status: 'failed',
+      last_error: 'interrupted',
+      stored: 'failed',
+    });
     expect(seen).toHaveLength(5);
     remove();
     await queue(outbox.db, [literal('after@example.test')]);
@@ -246,12 +423,21 @@ describe('stopping and settle listeners', () => {
     const dispatcher = createMailDispatcher(outbox.kernel, { log: captured.log });
     dispatcher.onSettled(async (trx) => {
       // Its write is rolled back with it.
-      await trx.insertInto('email_suppressions').values({ email: 'listener-wrote@example.test', reason: 'manual', source: 'test', message_id: null }).execute();
+      await trx
+        .insertInto('email_suppressions')
+        .values({ email: 'listener-wrote@example.test', reason: 'manual', source: 'test', message_id: null })
+        .execute();
       throw new Error('campaign bookkeeping broke');
     });
     expect(await dispatcher.runOnce()).toMatchObject({ sent: 1, lost: 0 });
     expect(await messageRow(outbox.db, id!)).toMatchObject({ status: 'sent', lease_until: null });
-    expect(await outbox.db.selectFrom('email_suppressions').selectAll().where('email', '=', 'listener-wrote@example.test').execute()).toEqual([]);
+    expect(
+      await outbox.db
+        .selectFrom('email_suppressions')
+        .selectAll()
+        .where('email', '=', 'listener-wrote@example.test')
+        .execute(),
+    ).toEqual([]);
     expect(captured.text()).toContain('email settle listener failed');
   });
 });
@@ -275,10 +461,15 @@ describe('over SMTP', () => {
       'list-unsubscribe-post': 'List-Unsubscribe=One-Click',
     });
     const listUnsubscribe = mail.headers['list-unsubscribe']!;
-    expect(listUnsubscribe).toMatch(/^<http:\/\/platform\.test\/v1\/public\/email\/unsubscribe\?token=[^>]+>, <mailto:unsubscribe@platform\.test\?subject=unsubscribe>$/);
+    expect(listUnsubscribe).toMatch(
+      /^<http:\/\/platform\.test\/v1\/public\/email\/unsubscribe\?token=[^>]+>, <mailto:unsubscribe@platform\.test\?subject=unsubscribe>$/,
+    );
     const token = unsubscribeTokenOf(listUnsubscribe);
     // The link names this address and this message, signed; the vars could not replace it.
-    expect(verifyUnsubscribeToken(smtp.kernel.emailTokenKey, token)).toEqual({ email: 'ada@example.test', messageId: marketing });
+    expect(verifyUnsubscribeToken(smtp.kernel.emailTokenKey, token)).toEqual({
+      email: 'ada@example.test',
+      messageId: marketing,
+    });
     const link = listUnsubscribe.slice(1, listUnsubscribe.indexOf('>'));
     expect(mail.html).toBe(`<p>Hi Ada &lt;3</p><a href="${link.replace(/&/g, '&amp;')}">Unsubscribe</a>`);
     // SMTP carries lines ending in CRLF.
@@ -290,11 +481,14 @@ describe('over SMTP', () => {
     const plain = server.received.find((m) => m.envelope.to[0] === 'bob@example.test')!;
     expect(plain.headers['list-unsubscribe']).toBeUndefined();
     expect(plain.headers['list-unsubscribe-post']).toBeUndefined();
-    expect(plain.headers).toMatchObject({ subject: 'Receipt for bob@example.test', 'message-id': `<${receipt}@platform.test>` });
+    expect(plain.headers).toMatchObject({
+      subject: 'Receipt for bob@example.test',
+      'message-id': `<${receipt}@platform.test>`,
+    });
     expect(plain.text).toBe('Thanks');
   });
 
-  it('a 550 refusal fails the message at once with the server\'s answer; no later round tries again', async () => {
+  it("a 550 refusal fails the message at once with the server's answer; no later round tries again", async () => {
     server.refuse = (to) => (to === 'nobody@example.test' ? { code: 550, message: 'No such user' } : undefined);
     const captured = captureLog();
     const dispatcher = createMailDispatcher(smtp.kernel, { log: captured.log });
@@ -340,19 +534,31 @@ describe('over SMTP', () => {
   it('an interrupted message is not resent over SMTP', async () => {
     const now = new Date();
     const [id] = await queue(smtp.db, [literal('crash@example.test')]);
-    await smtp.db.updateTable('email_messages').set({ status: 'sending', attempts: 1, lease_until: seconds(now, -5) }).where('id', '=', id!).execute();
+    await smtp.db
+      .updateTable('email_messages')
+      .set({ status: 'sending', attempts: 1, lease_until: seconds(now, -5) })
+      .where('id', '=', id!)
+      .execute();
     expect(await mailDispatcherFor(smtp.kernel).runOnce(now)).toMatchObject({ interrupted: 1, claimed: 0 });
-    expect(await mailDispatcherFor(smtp.kernel).runOnce(seconds(now, 3600))).toMatchObject({ interrupted: 0, claimed: 0 });
+    expect(await mailDispatcherFor(smtp.kernel).runOnce(seconds(now, 3600))).toMatchObject({
+      interrupted: 0,
+      claimed: 0,
+    });
     expect(await messageRow(smtp.db, id!)).toMatchObject({ status: 'failed', last_error: 'interrupted' });
     expect(server.received).toHaveLength(0);
   });
 
   it('no server (connection refused) is transient: back to the queue, and the password is in no error or log', async () => {
-    const gone = await startTestApp({ config: { smtpUrl: `smtp://mailer:${encodeURIComponent(PASSWORD)}@127.0.0.1:${await closedPort()}` } });
+    const gone = await startTestApp({
+      config: { smtpUrl: `smtp://mailer:${encodeURIComponent(PASSWORD)}@127.0.0.1:${await closedPort()}` },
+    });
     try {
       const captured = captureLog();
       const [id] = await queue(gone.db, [literal('nobody-home@example.test')]);
-      expect(await createMailDispatcher(gone.kernel, { log: captured.log }).runOnce()).toMatchObject({ claimed: 1, retrying: 1 });
+      expect(await createMailDispatcher(gone.kernel, { log: captured.log }).runOnce()).toMatchObject({
+        claimed: 1,
+        retrying: 1,
+      });
       const row = await messageRow(gone.db, id!);
       expect(row).toMatchObject({ status: 'queued', attempts: 1 });
       expect(row.last_error).toMatch(/ECONNREFUSED/);
@@ -366,9 +572,15 @@ describe('over SMTP', () => {
   });
 
   it('two instances on one database, racing: every message is sent exactly once', async () => {
-    const other = await startTestApp({ database: await smtp.testDatabase!.openAnother(), config: { smtpUrl: server.url } });
+    const other = await startTestApp({
+      database: await smtp.testDatabase!.openAnother(),
+      config: { smtpUrl: server.url },
+    });
     try {
-      const ids = await queue(smtp.db, Array.from({ length: 30 }, (_, i) => literal(`race-${i}@example.test`)));
+      const ids = await queue(
+        smtp.db,
+        Array.from({ length: 30 }, (_, i) => literal(`race-${i}@example.test`)),
+      );
       const drain = async (dispatcher: MailDispatcher) => {
         let claimed = 0;
         for (;;) {
@@ -395,7 +607,10 @@ describe('over SMTP', () => {
 
 describe('the poll loop', () => {
   it('starts on ready when scheduled jobs run here, sends without being asked, and stops on close', async () => {
-    const polling = await startTestApp({ database: await smtp.testDatabase!.openAnother(), config: { scheduledJobs: true, smtpUrl: server.url } });
+    const polling = await startTestApp({
+      database: await smtp.testDatabase!.openAnother(),
+      config: { scheduledJobs: true, smtpUrl: server.url },
+    });
     try {
       const [id] = await queue(polling.db, [literal('polled@example.test')]);
       for (let waited = 0; (await messageRow(polling.db, id!)).status !== 'sent'; waited += 50) {

@@ -23,7 +23,10 @@ beforeAll(async () => {
   dispatcher = createMailDispatcher(t.kernel);
   dispatcher.onSettled(new CampaignDelivery(t.kernel.events).onSettled);
 });
-afterAll(async () => { await t.close(); await smtp.close(); });
+afterAll(async () => {
+  await t.close();
+  await smtp.close();
+});
 
 const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, user: TestUser = staff) => {
   const response = await t.request({ method, url, token: user.token, ...(payload ? { payload } : {}) });
@@ -37,24 +40,48 @@ async function sendAll() {
 
 describe('staff mail players, players unsubscribe', () => {
   it('template → audience (CSV) → campaign; broadcast in-app and by mail; one-click unsubscribe stops the next mail', async () => {
-    await api('POST', '/v1/admin/email/templates', { key: 'season-two', name: 'Season two', version: { subject: 'Season two, {{ display_name | "player" }}', html: '<p>{{headline}}</p>', text: '{{headline}}' } });
+    await api('POST', '/v1/admin/email/templates', {
+      key: 'season-two',
+      name: 'Season two',
+      version: {
+        subject: 'Season two, {{ display_name | "player" }}',
+        html: '<p>{{headline}}</p>',
+        text: '{{headline}}',
+      },
+    });
     await api('POST', '/v1/admin/email/templates/season-two/publish', { version: 1 });
     const ada = await createUser(t.db, [], { email: 'ada@players.test' });
     const bob = await createUser(t.db, [], { email: 'bob@players.test' });
     await t.db.updateTable('users').set({ display_name: 'Ada' }).where('id', '=', ada.id).execute();
 
     const audience = await api('POST', '/v1/admin/email/audiences', { name: 'Beta players' });
-    expect(await api('PUT', `/v1/admin/email/audiences/${audience.id}/members`, { csv: '\uFEFFemail\r\nAda@Players.test\r\nbob@players.test\r\nada@players.test\r\n\r\n' })).toEqual({ count: 2 });
-    const campaign = await api('POST', '/v1/admin/email/campaigns', { name: 'Season two launch', template_key: 'season-two', audience_id: audience.id, vars: { headline: 'Season two is here' } });
+    expect(
+      await api('PUT', `/v1/admin/email/audiences/${audience.id}/members`, {
+        csv: '\uFEFFemail\r\nAda@Players.test\r\nbob@players.test\r\nada@players.test\r\n\r\n',
+      }),
+    ).toEqual({ count: 2 });
+    const campaign = await api('POST', '/v1/admin/email/campaigns', {
+      name: 'Season two launch',
+      template_key: 'season-two',
+      audience_id: audience.id,
+      vars: { headline: 'Season two is here' },
+    });
     await api('POST', `/v1/admin/email/campaigns/${campaign.id}/launch`);
     await sendAll();
     expect(smtp.received.map((mail) => [mail.envelope.to[0], mail.headers.subject]).sort()).toEqual([
       ['ada@players.test', 'Season two, Ada'],
       ['bob@players.test', 'Season two, player'],
     ]);
-    expect(await api('GET', `/v1/admin/email/campaigns/${campaign.id}`)).toMatchObject({ status: 'sent', counts: { sent: 2 } });
+    expect(await api('GET', `/v1/admin/email/campaigns/${campaign.id}`)).toMatchObject({
+      status: 'sent',
+      counts: { sent: 2 },
+    });
 
-    const broadcast = await api('POST', '/v1/admin/notifications/broadcast', { segment: { q: '@players.test' }, notification: { title: 'Double XP weekend' }, email: { template_key: 'season-two', vars: { headline: 'Double XP' } } });
+    const broadcast = await api('POST', '/v1/admin/notifications/broadcast', {
+      segment: { q: '@players.test' },
+      notification: { title: 'Double XP weekend' },
+      email: { template_key: 'season-two', vars: { headline: 'Double XP' } },
+    });
     expect(broadcast).toEqual({ recipients: 2, notification: { created: 2 }, email: { queued: 2 } });
     await sendAll();
     expect(smtp.received).toHaveLength(4);
@@ -65,11 +92,27 @@ describe('staff mail players, players unsubscribe', () => {
     // Bob presses his mail client's unsubscribe button: a one-click POST to the header's URL.
     const bobsMail = smtp.received.filter((mail) => mail.envelope.to[0] === 'bob@players.test').at(-1)!;
     const oneClick = new URL(/^<([^>]+)>/.exec(bobsMail.headers['list-unsubscribe']!)![1]!);
-    const unsubscribed = await t.request({ method: 'POST', url: `${oneClick.pathname}${oneClick.search}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'List-Unsubscribe=One-Click' });
+    const unsubscribed = await t.request({
+      method: 'POST',
+      url: `${oneClick.pathname}${oneClick.search}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'List-Unsubscribe=One-Click',
+    });
     expect(unsubscribed.statusCode).toBe(200);
-    expect(await t.db.selectFrom('email_suppressions').select(['email', 'reason', 'source']).where('email', '=', 'bob@players.test').execute()).toEqual([{ email: 'bob@players.test', reason: 'unsubscribed', source: 'one_click' }]);
+    expect(
+      await t.db
+        .selectFrom('email_suppressions')
+        .select(['email', 'reason', 'source'])
+        .where('email', '=', 'bob@players.test')
+        .execute(),
+    ).toEqual([{ email: 'bob@players.test', reason: 'unsubscribed', source: 'one_click' }]);
 
-    expect(await api('POST', '/v1/admin/notifications/broadcast', { segment: { q: '@players.test' }, email: { template_key: 'season-two', vars: { headline: 'Last call' } } })).toEqual({ recipients: 2, notification: null, email: { queued: 1 } });
+    expect(
+      await api('POST', '/v1/admin/notifications/broadcast', {
+        segment: { q: '@players.test' },
+        email: { template_key: 'season-two', vars: { headline: 'Last call' } },
+      }),
+    ).toEqual({ recipients: 2, notification: null, email: { queued: 1 } });
     await sendAll();
     expect(smtp.received.slice(4).map((mail) => mail.envelope.to[0])).toEqual(['ada@players.test']);
   });

@@ -4,12 +4,23 @@ import { renderTemplate, renderText, templateProblems, templateVariables } from 
 /** The email template language: placeholders only, escaped in HTML, no way to run code. */
 
 describe('renderText', () => {
-  const vars = { name: 'Ada <admin>', stats: { wins: 3, pro: true }, empty: '', list: ['a'], nothing: null, nested: { deep: { x: 'y' } } };
+  const vars = {
+    name: 'Ada <admin>',
+    stats: { wins: 3, pro: true },
+    empty: '',
+    list: ['a'],
+    nothing: null,
+    nested: { deep: { x: 'y' } },
+  };
 
   it('fills paths, escapes HTML, prints numbers and booleans, and uses defaults for what is absent or empty', () => {
-    expect(renderText('Hi {{name}}, {{ stats.wins }} wins ({{stats.pro}})', vars, 'html')).toBe('Hi Ada &lt;admin&gt;, 3 wins (true)');
+    expect(renderText('Hi {{name}}, {{ stats.wins }} wins ({{stats.pro}})', vars, 'html')).toBe(
+      'Hi Ada &lt;admin&gt;, 3 wins (true)',
+    );
     expect(renderText('Hi {{ name }}', vars, 'text')).toBe('Hi Ada <admin>');
-    expect(renderText('{{missing | "friend"}}/{{ nested.deep.x }}/{{empty|"nameless"}}/{{empty}}', vars, 'text')).toBe('friend/y/nameless/');
+    expect(renderText('{{missing | "friend"}}/{{ nested.deep.x }}/{{empty|"nameless"}}/{{empty}}', vars, 'text')).toBe(
+      'friend/y/nameless/',
+    );
     expect(renderText('[{{list}}][{{nothing}}][{{stats}}][{{missing}}]', vars, 'text')).toBe('[][][][]');
     expect(renderText('{{ q | "say \\"hi\\"" }}', {}, 'html')).toBe('say &quot;hi&quot;');
   });
@@ -19,7 +30,9 @@ describe('renderText', () => {
   });
 
   it('keeps a subject on one line whatever the value', () => {
-    expect(renderText('Re: {{x}}', { x: 'a\r\nBcc: evil@example.test' }, 'subject')).toBe('Re: a Bcc: evil@example.test');
+    expect(renderText('Re: {{x}}', { x: 'a\r\nBcc: evil@example.test' }, 'subject')).toBe(
+      'Re: a Bcc: evil@example.test',
+    );
   });
 
   it('leaves what is not a placeholder alone', () => {
@@ -29,18 +42,28 @@ describe('renderText', () => {
 
 describe('renderTemplate, templateProblems, templateVariables', () => {
   it('renders all three parts', () => {
-    expect(renderTemplate({ subject: 'Hello {{n}}', html: '<p>{{n}}</p>', text: '{{n}}!' }, { n: 'A&B' })).toEqual({ subject: 'Hello A&B', html: '<p>A&amp;B</p>', text: 'A&B!' });
+    expect(renderTemplate({ subject: 'Hello {{n}}', html: '<p>{{n}}</p>', text: '{{n}}!' }, { n: 'A&B' })).toEqual({
+      subject: 'Hello A&B',
+      html: '<p>A&amp;B</p>',
+      text: 'A&B!',
+    });
   });
 
   it('names each malformed {{ with its part, line and column', () => {
-    expect(templateProblems({ subject: 'ok {{a}}', html: '<p>\n  {{ bad name }}</p>', text: 'x {{ unclosed' })).toEqual([
-      { part: 'html', line: 2, column: 3, problem: expect.any(String) },
-      { part: 'text', line: 1, column: 3, problem: expect.any(String) },
-    ]);
+    expect(templateProblems({ subject: 'ok {{a}}', html: '<p>\n  {{ bad name }}</p>', text: 'x {{ unclosed' })).toEqual(
+      [
+        { part: 'html', line: 2, column: 3, problem: expect.any(String) },
+        { part: 'text', line: 1, column: 3, problem: expect.any(String) },
+      ],
+    );
     expect(templateProblems({ subject: 'a', html: '{{a.b | "c"}}', text: 'b' })).toEqual([]);
   });
 
   it('lists the variables read', () => {
-    expect(templateVariables({ subject: '{{b}}', html: '{{a.c}} {{b}}', text: '{{ z | "q" }}' })).toEqual(['a.c', 'b', 'z']);
+    expect(templateVariables({ subject: '{{b}}', html: '{{a.c}} {{b}}', text: '{{ z | "q" }}' })).toEqual([
+      'a.c',
+      'b',
+      'z',
+    ]);
   });
 });

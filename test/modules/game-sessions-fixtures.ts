@@ -18,23 +18,57 @@ export async function seedGame(t: App, status: 'draft' | 'published' | 'hidden' 
   return t.db
     .insertInto('store_games')
     .values({
-      slug, title: `Title of ${slug}`, status, summary: null, description: null, release_date: null, website: null,
-      legal_notice: null, content_description: null, metadata: '{}',
+      slug,
+      title: `Title of ${slug}`,
+      status,
+      summary: null,
+      description: null,
+      release_date: null,
+      website: null,
+      legal_notice: null,
+      content_description: null,
+      metadata: '{}',
     })
     .returning(['id', 'slug', 'title'])
     .executeTakeFirstOrThrow();
 }
 
 /** Puts the user on a tier whose ruleset has these limits. */
-export async function putOnPlan(t: App, userId: string, limits: Record<string, unknown>, options: { isActive?: boolean } = {}) {
+export async function putOnPlan(
+  t: App,
+  userId: string,
+  limits: Record<string, unknown>,
+  options: { isActive?: boolean } = {},
+) {
   const key = unique('plan').replace(/[^a-z0-9-]/g, '');
   const ruleset = await t.db
     .insertInto('plan_rulesets')
-    .values({ key: `r${key}`, name: `Ruleset ${key}`, description: null, limits: JSON.stringify(limits), is_active: options.isActive ?? true, updated_by: null })
+    .values({
+      key: `r${key}`,
+      name: `Ruleset ${key}`,
+      description: null,
+      limits: JSON.stringify(limits),
+      is_active: options.isActive ?? true,
+      updated_by: null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await t.db.insertInto('plan_tiers').values({ key: `t${key}`, name: `Tier ${key}`, rank: 1, ruleset_id: ruleset.id, description: null, updated_by: null }).execute();
-  await t.db.updateTable('users').set({ tier: `t${key}` }).where('id', '=', userId).execute();
+  await t.db
+    .insertInto('plan_tiers')
+    .values({
+      key: `t${key}`,
+      name: `Tier ${key}`,
+      rank: 1,
+      ruleset_id: ruleset.id,
+      description: null,
+      updated_by: null,
+    })
+    .execute();
+  await t.db
+    .updateTable('users')
+    .set({ tier: `t${key}` })
+    .where('id', '=', userId)
+    .execute();
 }
 
 export function simulatorOf(t: App): RuntimeSimulator {
@@ -45,12 +79,21 @@ export function simulatorOf(t: App): RuntimeSimulator {
 
 /** Stops a session on the runtime itself, behind the service's back (as the fleet would end it). */
 export async function stopOnRuntime(simulator: RuntimeSimulator, sessionId: string): Promise<void> {
-  const response = await fetch(`${simulator.url}/v1/sessions/${sessionId}/stop`, { method: 'POST', headers: { authorization: `Bearer ${simulator.apiKey}` } });
+  const response = await fetch(`${simulator.url}/v1/sessions/${sessionId}/stop`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${simulator.apiKey}` },
+  });
   expect(response.status).toBe(200);
 }
 
 export function startSession(t: App, user: TestUser, gameId: unknown, headers: Record<string, string> = {}) {
-  return t.request({ method: 'POST', url: '/v1/me/sessions', token: user.token, payload: { game_id: gameId }, headers });
+  return t.request({
+    method: 'POST',
+    url: '/v1/me/sessions',
+    token: user.token,
+    payload: { game_id: gameId },
+    headers,
+  });
 }
 
 export function stopMine(t: App, user: TestUser) {
@@ -66,7 +109,12 @@ export function sessionRowsOf(t: App, userId: string) {
 }
 
 export async function setPanicLevel(t: App, operator: TestUser, level: 'off' | 'degraded' | 'lockdown') {
-  const response = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level, reason: `game sessions test: ${level}` } });
+  const response = await t.request({
+    method: 'POST',
+    url: '/v1/admin/ops/panic',
+    token: operator.token,
+    payload: { level, reason: `game sessions test: ${level}` },
+  });
   expect(response.statusCode, response.body).toBe(200);
 }
 
@@ -78,7 +126,6 @@ export async function storedText(t: App): Promise<string> {
       (SELECT coalesce(json_agg(e)::text, '') FROM event_outbox e)) AS text`.execute(t.db);
   return result.rows[0]!.text;
 }
-
 
 /** The 503 of a start or stop the runtime could not do. */
 export function expectUnavailable(response: LightMyRequestResponse, reason: string) {

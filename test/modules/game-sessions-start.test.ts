@@ -6,7 +6,20 @@ import type { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { captureLog } from '../helpers/captured-log.js';
 import { schemaError } from '../helpers/expectations.js';
-import { expectUnavailable, putOnPlan, seedGame, sessionRow, sessionRowsOf, setPanicLevel, simulatorOf, startSession, stopMine, stopOnRuntime, storedText, type App } from './game-sessions-fixtures.js';
+import {
+  expectUnavailable,
+  putOnPlan,
+  seedGame,
+  sessionRow,
+  sessionRowsOf,
+  setPanicLevel,
+  simulatorOf,
+  startSession,
+  stopMine,
+  stopOnRuntime,
+  storedText,
+  type App,
+} from './game-sessions-fixtures.js';
 import { closedPort } from '../helpers/ports.js';
 
 /**
@@ -39,7 +52,9 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     sim.addPool({ id: 'gold', name: 'Gold' });
     sim.addNode({ id: 'gold-1', pool_id: 'gold', slots: 4 });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('201 with exactly session_id, play_url and member_token; the row is active where the runtime placed it', async () => {
     const player = await createUser(t.db);
@@ -53,7 +68,14 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     const runtime = sim.session(body.session_id)!;
     expect(body).toEqual({ session_id: runtime.id, play_url: runtime.play_url, member_token: runtime.member_token });
     // No plan: no pool asked for (the runtime chose), no limits.
-    expect(runtime).toMatchObject({ user_id: player.id, game_id: game.id, game: { id: game.id, slug: game.slug }, status: 'running', requested_pool_id: null, limits: {} });
+    expect(runtime).toMatchObject({
+      user_id: player.id,
+      game_id: game.id,
+      game: { id: game.id, slug: game.slug },
+      status: 'running',
+      requested_pool_id: null,
+      limits: {},
+    });
 
     const row = await sessionRow(t, body.session_id);
     expect(row).toEqual({
@@ -77,20 +99,37 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     expect(await storedText(t)).not.toContain(body.member_token);
   });
 
-  it('places the session in the pool of the caller\'s tier (ruleset limits.pool_id) and passes the ruleset limits', async () => {
+  it("places the session in the pool of the caller's tier (ruleset limits.pool_id) and passes the ruleset limits", async () => {
     const player = await createUser(t.db);
     await putOnPlan(t, player.id, { pool_id: 'gold', max_fps: 120 });
     const game = await seedGame(t);
     const response = await start(player, game.id);
     expect(response.statusCode, response.body).toBe(201);
     const { session_id } = response.json();
-    expect(sim.session(session_id)).toMatchObject({ requested_pool_id: 'gold', pool_id: 'gold', node_id: 'gold-1', limits: { pool_id: 'gold', max_fps: 120 } });
+    expect(sim.session(session_id)).toMatchObject({
+      requested_pool_id: 'gold',
+      pool_id: 'gold',
+      node_id: 'gold-1',
+      limits: { pool_id: 'gold', max_fps: 120 },
+    });
     expect(await sessionRow(t, session_id)).toMatchObject({ status: 'active', pool_id: 'gold', node_id: 'gold-1' });
   });
 
   it.each([
-    { name: 'an inactive ruleset does not apply', limits: { pool_id: 'gold', max_fps: 120 }, isActive: false, pool: null, passed: {} },
-    { name: 'a pool_id that is not a string lets the runtime choose', limits: { pool_id: 7, max_fps: 60 }, isActive: true, pool: null, passed: { pool_id: 7, max_fps: 60 } },
+    {
+      name: 'an inactive ruleset does not apply',
+      limits: { pool_id: 'gold', max_fps: 120 },
+      isActive: false,
+      pool: null,
+      passed: {},
+    },
+    {
+      name: 'a pool_id that is not a string lets the runtime choose',
+      limits: { pool_id: 7, max_fps: 60 },
+      isActive: true,
+      pool: null,
+      passed: { pool_id: 7, max_fps: 60 },
+    },
   ])('$name', async ({ limits, isActive, pool, passed }) => {
     const player = await createUser(t.db);
     await putOnPlan(t, player.id, limits, { isActive });
@@ -110,7 +149,9 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     expect(second.statusCode, second.body).toBe(409);
     expect(second.json()).toEqual({ error: 'conflict', details: { reason: expect.any(String), session_id } });
     expect((await sessionRowsOf(t, player.id)).map((row) => [row.id, row.status])).toEqual([[session_id, 'active']]);
-    expect(runtimeSessionsOf(player.id).map((session) => [session.id, session.status])).toEqual([[session_id, 'running']]);
+    expect(runtimeSessionsOf(player.id).map((session) => [session.id, session.status])).toEqual([
+      [session_id, 'running'],
+    ]);
   });
 
   it.each([
@@ -123,40 +164,74 @@ describe('start a game session (POST /v1/me/sessions)', () => {
       },
       runtimeStatus: 'failed',
     },
-  ])('reconciles a live session the runtime has ended ($name): it is closed as runtime_ended and the new start succeeds', async ({ end, runtimeStatus }) => {
-    const player = await createUser(t.db);
-    await putOnPlan(t, player.id, { pool_id: 'gold' });
-    const game = await seedGame(t);
-    const first = (await start(player, game.id)).json().session_id as string;
-    await end(first);
-    expect(sim.session(first)!.status).toBe(runtimeStatus);
+  ])(
+    'reconciles a live session the runtime has ended ($name): it is closed as runtime_ended and the new start succeeds',
+    async ({ end, runtimeStatus }) => {
+      const player = await createUser(t.db);
+      await putOnPlan(t, player.id, { pool_id: 'gold' });
+      const game = await seedGame(t);
+      const first = (await start(player, game.id)).json().session_id as string;
+      await end(first);
+      expect(sim.session(first)!.status).toBe(runtimeStatus);
 
-    const again = await start(player, game.id);
-    expect(again.statusCode, again.body).toBe(201);
-    const second = again.json().session_id as string;
-    expect(second).not.toBe(first);
-    expect(await sessionRow(t, first)).toMatchObject({ status: 'ended', end_reason: 'runtime_ended', stopped_by: null, ended_at: new Date(sim.session(first)!.ended_at!) });
-    expect(await sessionRow(t, second)).toMatchObject({ status: 'active', end_reason: null, ended_at: null });
-    expect(sim.session(second)!.status).toBe('running');
-  });
+      const again = await start(player, game.id);
+      expect(again.statusCode, again.body).toBe(201);
+      const second = again.json().session_id as string;
+      expect(second).not.toBe(first);
+      expect(await sessionRow(t, first)).toMatchObject({
+        status: 'ended',
+        end_reason: 'runtime_ended',
+        stopped_by: null,
+        ended_at: new Date(sim.session(first)!.ended_at!),
+      });
+      expect(await sessionRow(t, second)).toMatchObject({ status: 'active', end_reason: null, ended_at: null });
+      expect(sim.session(second)!.status).toBe('running');
+    },
+  );
 
   it('reconciles a live row the runtime does not know (404): closed as runtime_ended', async () => {
     const player = await createUser(t.db);
     const game = await seedGame(t);
     const orphan = randomUUID();
-    await t.db.insertInto('game_sessions').values({ id: orphan, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'active', node_id: 'gone', play_url: 'http://gone.test/play' }).execute();
+    await t.db
+      .insertInto('game_sessions')
+      .values({
+        id: orphan,
+        user_id: player.id,
+        game_id: game.id,
+        game_slug: game.slug,
+        game_title: game.title,
+        status: 'active',
+        node_id: 'gone',
+        play_url: 'http://gone.test/play',
+      })
+      .execute();
     sim.clearRequestLog();
     const response = await start(player, game.id);
     expect(response.statusCode, response.body).toBe(201);
     expect(sim.requestLog()).toContain(`GET /v1/sessions/${orphan}`);
-    expect(await sessionRow(t, orphan)).toMatchObject({ status: 'ended', end_reason: 'runtime_ended', ended_at: expect.any(Date) });
+    expect(await sessionRow(t, orphan)).toMatchObject({
+      status: 'ended',
+      end_reason: 'runtime_ended',
+      ended_at: expect.any(Date),
+    });
   });
 
   it('a starting row younger than the start deadline is live without asking the runtime (another request is creating it); an old one is asked about', async () => {
     const player = await createUser(t.db);
     const game = await seedGame(t);
     const fresh = randomUUID();
-    await t.db.insertInto('game_sessions').values({ id: fresh, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'starting' }).execute();
+    await t.db
+      .insertInto('game_sessions')
+      .values({
+        id: fresh,
+        user_id: player.id,
+        game_id: game.id,
+        game_slug: game.slug,
+        game_title: game.title,
+        status: 'starting',
+      })
+      .execute();
     sim.clearRequestLog();
     const refused = await start(player, game.id);
     expect(refused.statusCode, refused.body).toBe(409);
@@ -165,7 +240,11 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     expect(await sessionRow(t, fresh)).toMatchObject({ status: 'starting' });
 
     // An hour old: that start is long dead. The runtime never heard of it, so it is closed.
-    await t.db.updateTable('game_sessions').set({ created_at: sql`now() - interval '1 hour'` }).where('id', '=', fresh).execute();
+    await t.db
+      .updateTable('game_sessions')
+      .set({ created_at: sql`now() - interval '1 hour'` })
+      .where('id', '=', fresh)
+      .execute();
     const started = await start(player, game.id);
     expect(started.statusCode, started.body).toBe(201);
     expect(sim.requestLog()).toContain(`GET /v1/sessions/${fresh}`);
@@ -182,8 +261,13 @@ describe('start a game session (POST /v1/me/sessions)', () => {
       expect(statuses, responses.map((response) => response.body).join(' | ')).toEqual([201, 409]);
       const created = responses.find((response) => response.statusCode === 201)!.json();
       const refused = responses.find((response) => response.statusCode === 409)!.json();
-      expect(refused).toEqual({ error: 'conflict', details: { reason: expect.any(String), session_id: created.session_id } });
-      expect((await sessionRowsOf(t, player.id)).map((row) => [row.id, row.status])).toEqual([[created.session_id, 'active']]);
+      expect(refused).toEqual({
+        error: 'conflict',
+        details: { reason: expect.any(String), session_id: created.session_id },
+      });
+      expect((await sessionRowsOf(t, player.id)).map((row) => [row.id, row.status])).toEqual([
+        [created.session_id, 'active'],
+      ]);
       expect(runtimeSessionsOf(player.id).map((session) => session.id)).toEqual([created.session_id]);
     } finally {
       sim.setLatency(0);
@@ -194,18 +278,38 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     const player = await createUser(t.db);
     const game = await seedGame(t);
     const dead = randomUUID();
-    await t.db.insertInto('game_sessions').values({ id: dead, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'active', node_id: 'gone' }).execute();
+    await t.db
+      .insertInto('game_sessions')
+      .values({
+        id: dead,
+        user_id: player.id,
+        game_id: game.id,
+        game_slug: game.slug,
+        game_title: game.title,
+        status: 'active',
+        node_id: 'gone',
+      })
+      .execute();
     sim.clearRequestLog();
     sim.setLatency(150);
     try {
       const responses = await Promise.all([start(player, game.id), start(player, game.id)]);
-      expect(responses.map((response) => response.statusCode).sort(), responses.map((response) => response.body).join(' | ')).toEqual([201, 409]);
+      expect(
+        responses.map((response) => response.statusCode).sort(),
+        responses.map((response) => response.body).join(' | '),
+      ).toEqual([201, 409]);
       const created = responses.find((response) => response.statusCode === 201)!.json();
-      expect(responses.find((response) => response.statusCode === 409)!.json()).toEqual({ error: 'conflict', details: { reason: expect.any(String), session_id: created.session_id } });
+      expect(responses.find((response) => response.statusCode === 409)!.json()).toEqual({
+        error: 'conflict',
+        details: { reason: expect.any(String), session_id: created.session_id },
+      });
       // Both asked the runtime about the dead session and both got past it: the insert decided.
       expect(sim.requestLog().filter((line) => line === `GET /v1/sessions/${dead}`)).toHaveLength(2);
       const rows = await sessionRowsOf(t, player.id);
-      expect(rows.map((row) => [row.id, row.status, row.end_reason])).toEqual([[dead, 'ended', 'runtime_ended'], [created.session_id, 'active', null]]);
+      expect(rows.map((row) => [row.id, row.status, row.end_reason])).toEqual([
+        [dead, 'ended', 'runtime_ended'],
+        [created.session_id, 'active', null],
+      ]);
       expect(runtimeSessionsOf(player.id).map((session) => session.id)).toEqual([created.session_id]);
     } finally {
       sim.setLatency(0);
@@ -241,7 +345,7 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     expect(await sessionRowsOf(t, player.id)).toEqual([]);
   });
 
-  it('no capacity (the pool\'s only slot is taken) is 503 unavailable with Retry-After; the row is failed start_failed', async () => {
+  it("no capacity (the pool's only slot is taken) is 503 unavailable with Retry-After; the row is failed start_failed", async () => {
     // Made here: a session without a pool may land on any pooled node, so an earlier one could take this slot.
     sim.addPool({ id: 'tiny', name: 'Tiny' });
     sim.addNode({ id: 'tiny-1', pool_id: 'tiny', slots: 1 });
@@ -255,7 +359,16 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     const response = await start(player, game.id);
     expectUnavailable(response, 'no_capacity');
     const rows = await sessionRowsOf(t, player.id);
-    expect(rows).toEqual([expect.objectContaining({ status: 'failed', end_reason: 'start_failed', ended_at: expect.any(Date), node_id: null, play_url: null, pool_id: 'tiny' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        end_reason: 'start_failed',
+        ended_at: expect.any(Date),
+        node_id: null,
+        play_url: null,
+        pool_id: 'tiny',
+      }),
+    ]);
     expect(runtimeSessionsOf(player.id)).toEqual([]);
     // A failed start is history, not a live session: the next start is not blocked by it.
     expect((await stopMine(t, holder)).statusCode).toBe(204);
@@ -269,7 +382,9 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     for (const node of nodes) sim.setNodeStatus(node, 'offline');
     try {
       expectUnavailable(await start(player, (await seedGame(t)).id), 'no_capacity');
-      expect(await sessionRowsOf(t, player.id)).toEqual([expect.objectContaining({ status: 'failed', end_reason: 'start_failed' })]);
+      expect(await sessionRowsOf(t, player.id)).toEqual([
+        expect.objectContaining({ status: 'failed', end_reason: 'start_failed' }),
+      ]);
     } finally {
       for (const node of nodes) sim.setNodeStatus(node, 'ready');
     }
@@ -279,7 +394,9 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     const player = await createUser(t.db);
     await putOnPlan(t, player.id, { pool_id: 'no-such-pool' });
     expectUnavailable(await start(player, (await seedGame(t)).id), 'pool_not_found');
-    expect(await sessionRowsOf(t, player.id)).toEqual([expect.objectContaining({ status: 'failed', end_reason: 'start_failed', pool_id: 'no-such-pool' })]);
+    expect(await sessionRowsOf(t, player.id)).toEqual([
+      expect.objectContaining({ status: 'failed', end_reason: 'start_failed', pool_id: 'no-such-pool' }),
+    ]);
   });
 
   it('a runtime answering 5xx is 503 runtime_unavailable; the row is failed', async () => {
@@ -291,31 +408,36 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     } finally {
       sim.failNextRequests(0);
     }
-    expect(await sessionRowsOf(t, player.id)).toEqual([expect.objectContaining({ status: 'failed', end_reason: 'start_failed' })]);
+    expect(await sessionRowsOf(t, player.id)).toEqual([
+      expect.objectContaining({ status: 'failed', end_reason: 'start_failed' }),
+    ]);
     expect(runtimeSessionsOf(player.id)).toEqual([]);
   });
 
-  it.each(['degraded', 'lockdown'] as const)('at %s the maintenance gate refuses with 503 panic_mode before auth; no row, nothing asked of the runtime', async (level) => {
-    const player = await createUser(t.db);
-    const game = await seedGame(t);
-    await setPanicLevel(t, operator, level);
-    try {
-      sim.clearRequestLog();
-      const before = sim.sessions().length;
-      const response = await start(player, game.id);
-      expect(response.statusCode, response.body).toBe(503);
-      expect(response.json()).toEqual({ error: 'panic_mode', level, reason: `game sessions test: ${level}` });
-      expect(response.headers['retry-after']).toBe('30');
-      const anonymous = await t.request({ method: 'POST', url: '/v1/me/sessions', payload: { game_id: game.id } });
-      expect(anonymous.statusCode).toBe(503);
-      expect(await sessionRowsOf(t, player.id)).toEqual([]);
-      expect(sim.requestLog()).toEqual([]);
-      expect(sim.sessions()).toHaveLength(before);
-    } finally {
-      await setPanicLevel(t, operator, 'off');
-    }
-    expect((await start(player, game.id)).statusCode).toBe(201);
-  });
+  it.each(['degraded', 'lockdown'] as const)(
+    'at %s the maintenance gate refuses with 503 panic_mode before auth; no row, nothing asked of the runtime',
+    async (level) => {
+      const player = await createUser(t.db);
+      const game = await seedGame(t);
+      await setPanicLevel(t, operator, level);
+      try {
+        sim.clearRequestLog();
+        const before = sim.sessions().length;
+        const response = await start(player, game.id);
+        expect(response.statusCode, response.body).toBe(503);
+        expect(response.json()).toEqual({ error: 'panic_mode', level, reason: `game sessions test: ${level}` });
+        expect(response.headers['retry-after']).toBe('30');
+        const anonymous = await t.request({ method: 'POST', url: '/v1/me/sessions', payload: { game_id: game.id } });
+        expect(anonymous.statusCode).toBe(503);
+        expect(await sessionRowsOf(t, player.id)).toEqual([]);
+        expect(sim.requestLog()).toEqual([]);
+        expect(sim.sessions()).toHaveLength(before);
+      } finally {
+        await setPanicLevel(t, operator, 'off');
+      }
+      expect((await start(player, game.id)).statusCode).toBe(201);
+    },
+  );
 
   it('stores no member token and shows the runtime API key in no response body or log line', async () => {
     const tokens = sim.sessions().map((session) => session.member_token);
@@ -339,9 +461,14 @@ describe('start and stop with the runtime unreachable', () => {
   const apiKey = `rk-unreachable-${randomUUID()}`;
 
   beforeAll(async () => {
-    t = await startTestApp({ log: captured.log, config: { runtimeUrl: `http://127.0.0.1:${await closedPort()}`, runtimeApiKey: apiKey } });
+    t = await startTestApp({
+      log: captured.log,
+      config: { runtimeUrl: `http://127.0.0.1:${await closedPort()}`, runtimeApiKey: apiKey },
+    });
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   it('a start is 503 runtime_unavailable with Retry-After; the row is failed start_failed', async () => {
     const player = await createUser(t.db);
@@ -349,14 +476,27 @@ describe('start and stop with the runtime unreachable', () => {
     const response = await startSession(t, player, game.id);
     expectUnavailable(response, 'runtime_unavailable');
     expect(response.body).not.toContain(apiKey);
-    expect(await sessionRowsOf(t, player.id)).toEqual([expect.objectContaining({ status: 'failed', end_reason: 'start_failed', node_id: null, play_url: null })]);
+    expect(await sessionRowsOf(t, player.id)).toEqual([
+      expect.objectContaining({ status: 'failed', end_reason: 'start_failed', node_id: null, play_url: null }),
+    ]);
   });
 
   it('a start over a live row the runtime cannot be asked about is 503; the live row stays', async () => {
     const player = await createUser(t.db);
     const game = await seedGame(t);
     const live = randomUUID();
-    await t.db.insertInto('game_sessions').values({ id: live, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'active', play_url: 'http://node.test/play' }).execute();
+    await t.db
+      .insertInto('game_sessions')
+      .values({
+        id: live,
+        user_id: player.id,
+        game_id: game.id,
+        game_slug: game.slug,
+        game_title: game.title,
+        status: 'active',
+        play_url: 'http://node.test/play',
+      })
+      .execute();
     const response = await startSession(t, player, game.id);
     expectUnavailable(response, 'runtime_unavailable');
     expect((await sessionRowsOf(t, player.id)).map((row) => [row.id, row.status])).toEqual([[live, 'active']]);
@@ -366,7 +506,18 @@ describe('start and stop with the runtime unreachable', () => {
     const player = await createUser(t.db);
     const game = await seedGame(t);
     const live = randomUUID();
-    await t.db.insertInto('game_sessions').values({ id: live, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'active', play_url: 'http://node.test/play' }).execute();
+    await t.db
+      .insertInto('game_sessions')
+      .values({
+        id: live,
+        user_id: player.id,
+        game_id: game.id,
+        game_slug: game.slug,
+        game_title: game.title,
+        status: 'active',
+        play_url: 'http://node.test/play',
+      })
+      .execute();
     const response = await stopMine(t, player);
     expectUnavailable(response, 'runtime_unavailable');
     expect(response.body).not.toContain(apiKey);

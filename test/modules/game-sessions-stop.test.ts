@@ -4,7 +4,15 @@ import type { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../helpers/expectations.js';
 import {
-  expectUnavailable, seedGame, sessionRow, sessionRowsOf, setPanicLevel, simulatorOf, startSession, stopMine, type App,
+  expectUnavailable,
+  seedGame,
+  sessionRow,
+  sessionRowsOf,
+  setPanicLevel,
+  simulatorOf,
+  startSession,
+  stopMine,
+  type App,
 } from './game-sessions-fixtures.js';
 
 /**
@@ -30,8 +38,20 @@ describe('stop game sessions', () => {
   }
 
   const staffStop = (caller: TestUser, id: string, payload?: Record<string, unknown>) =>
-    t.request({ method: 'POST', url: `/v1/admin/runtime/sessions/${id}/stop`, token: caller.token, ...(payload === undefined ? {} : { payload }) });
-  const auditCount = async () => (await t.db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).where('action', '=', 'runtime.session_stop').executeTakeFirstOrThrow()).n;
+    t.request({
+      method: 'POST',
+      url: `/v1/admin/runtime/sessions/${id}/stop`,
+      token: caller.token,
+      ...(payload === undefined ? {} : { payload }),
+    });
+  const auditCount = async () =>
+    (
+      await t.db
+        .selectFrom('audit_log')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('action', '=', 'runtime.session_stop')
+        .executeTakeFirstOrThrow()
+    ).n;
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -40,17 +60,24 @@ describe('stop game sessions', () => {
     staff = await createUser(t.db, ['runtime.read', 'runtime.write']);
     reader = await createUser(t.db, ['runtime.read']);
   });
-  afterAll(async () => { await t?.close(); });
+  afterAll(async () => {
+    await t?.close();
+  });
 
   describe('POST /v1/me/sessions/stop', () => {
-    it('204: stops the caller\'s session on the runtime and records it ended (user_stopped, by the player)', async () => {
+    it("204: stops the caller's session on the runtime and records it ended (user_stopped, by the player)", async () => {
       const { player, sessionId } = await playing();
       const other = await playing();
       const response = await stopMine(t, player);
       expect(response.statusCode, response.body).toBe(204);
       expect(response.body).toBe('');
       expect(sim.session(sessionId)!.status).toBe('stopped');
-      expect(await sessionRow(t, sessionId)).toMatchObject({ status: 'ended', end_reason: 'user_stopped', stopped_by: player.id, ended_at: expect.any(Date) });
+      expect(await sessionRow(t, sessionId)).toMatchObject({
+        status: 'ended',
+        end_reason: 'user_stopped',
+        stopped_by: player.id,
+        ended_at: expect.any(Date),
+      });
       // Nobody else's session is touched.
       expect(sim.session(other.sessionId)!.status).toBe('running');
       expect(await sessionRow(t, other.sessionId)).toMatchObject({ status: 'active' });
@@ -75,7 +102,17 @@ describe('stop game sessions', () => {
       const player = await createUser(t.db);
       const game = await seedGame(t);
       const id = randomUUID();
-      await t.db.insertInto('game_sessions').values({ id, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'active' }).execute();
+      await t.db
+        .insertInto('game_sessions')
+        .values({
+          id,
+          user_id: player.id,
+          game_id: game.id,
+          game_slug: game.slug,
+          game_title: game.title,
+          status: 'active',
+        })
+        .execute();
       expect((await stopMine(t, player)).statusCode).toBe(204);
       expect(await sessionRow(t, id)).toMatchObject({ status: 'ended', end_reason: 'user_stopped' });
     });
@@ -110,22 +147,49 @@ describe('stop game sessions', () => {
     it('200 with the record; 404 unknown; 400 malformed id; 403 without runtime.read', async () => {
       const { player, sessionId, gameId } = await playing();
       const row = (await sessionRow(t, sessionId))!;
-      const response = await t.request({ method: 'GET', url: `/v1/admin/runtime/sessions/${sessionId}`, token: reader.token });
+      const response = await t.request({
+        method: 'GET',
+        url: `/v1/admin/runtime/sessions/${sessionId}`,
+        token: reader.token,
+      });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toEqual({
-        id: sessionId, user_id: player.id, game_id: gameId, game_slug: row.game_slug, game_title: row.game_title,
-        pool_id: row.pool_id, node_id: row.node_id, status: 'active', end_reason: null, stopped_by: null, play_url: row.play_url,
-        created_at: row.created_at.toISOString(), started_at: row.started_at!.toISOString(), ended_at: null,
+        id: sessionId,
+        user_id: player.id,
+        game_id: gameId,
+        game_slug: row.game_slug,
+        game_title: row.game_title,
+        pool_id: row.pool_id,
+        node_id: row.node_id,
+        status: 'active',
+        end_reason: null,
+        stopped_by: null,
+        play_url: row.play_url,
+        created_at: row.created_at.toISOString(),
+        started_at: row.started_at!.toISOString(),
+        ended_at: null,
       });
       expect(response.body).not.toContain(sim.session(sessionId)!.member_token);
 
-      const unknown = await t.request({ method: 'GET', url: `/v1/admin/runtime/sessions/${randomUUID()}`, token: reader.token });
+      const unknown = await t.request({
+        method: 'GET',
+        url: `/v1/admin/runtime/sessions/${randomUUID()}`,
+        token: reader.token,
+      });
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json()).toEqual({ error: 'not_found' });
-      const malformed = await t.request({ method: 'GET', url: '/v1/admin/runtime/sessions/not-a-uuid', token: reader.token });
+      const malformed = await t.request({
+        method: 'GET',
+        url: '/v1/admin/runtime/sessions/not-a-uuid',
+        token: reader.token,
+      });
       expect(malformed.statusCode).toBe(400);
       expect(malformed.json()).toEqual(schemaError({ path: ['id'] }));
-      const forbidden = await t.request({ method: 'GET', url: `/v1/admin/runtime/sessions/${sessionId}`, token: player.token });
+      const forbidden = await t.request({
+        method: 'GET',
+        url: `/v1/admin/runtime/sessions/${sessionId}`,
+        token: player.token,
+      });
       expect(forbidden.statusCode).toBe(403);
       expect(forbidden.json()).toEqual({ error: 'forbidden', details: { perm: 'runtime.read' } });
     });
@@ -137,27 +201,48 @@ describe('stop game sessions', () => {
       const response = await staffStop(staff, sessionId, { reason: 'Abusive behaviour' });
       expect(response.statusCode, response.body).toBe(200);
       const row = (await sessionRow(t, sessionId))!;
-      expect(row).toMatchObject({ status: 'ended', end_reason: 'staff_stopped', stopped_by: staff.id, ended_at: expect.any(Date) });
+      expect(row).toMatchObject({
+        status: 'ended',
+        end_reason: 'staff_stopped',
+        stopped_by: staff.id,
+        ended_at: expect.any(Date),
+      });
       expect(response.json()).toEqual({
-        id: sessionId, user_id: player.id, game_id: row.game_id, game_slug: row.game_slug, game_title: row.game_title,
-        pool_id: row.pool_id, node_id: row.node_id, status: 'ended', end_reason: 'staff_stopped', stopped_by: staff.id, play_url: row.play_url,
-        created_at: row.created_at.toISOString(), started_at: row.started_at!.toISOString(), ended_at: row.ended_at!.toISOString(),
+        id: sessionId,
+        user_id: player.id,
+        game_id: row.game_id,
+        game_slug: row.game_slug,
+        game_title: row.game_title,
+        pool_id: row.pool_id,
+        node_id: row.node_id,
+        status: 'ended',
+        end_reason: 'staff_stopped',
+        stopped_by: staff.id,
+        play_url: row.play_url,
+        created_at: row.created_at.toISOString(),
+        started_at: row.started_at!.toISOString(),
+        ended_at: row.ended_at!.toISOString(),
       });
       expect(sim.session(sessionId)!.status).toBe('stopped');
 
       const audits = await auditOf(t.db, requestIdOf(response));
-      expect(audits).toEqual([expect.objectContaining({
-        actor_id: staff.id,
-        action: 'runtime.session_stop',
-        target_type: 'game_session',
-        target_id: sessionId,
-        reason: 'Abusive behaviour',
-        summary: {
-          before: { status: 'active' },
-          after: { status: 'ended', end_reason: 'staff_stopped' },
-          user_id: player.id, game_id: row.game_id, pool_id: row.pool_id, node_id: row.node_id,
-        },
-      })]);
+      expect(audits).toEqual([
+        expect.objectContaining({
+          actor_id: staff.id,
+          action: 'runtime.session_stop',
+          target_type: 'game_session',
+          target_id: sessionId,
+          reason: 'Abusive behaviour',
+          summary: {
+            before: { status: 'active' },
+            after: { status: 'ended', end_reason: 'staff_stopped' },
+            user_id: player.id,
+            game_id: row.game_id,
+            pool_id: row.pool_id,
+            node_id: row.node_id,
+          },
+        }),
+      ]);
       expect(JSON.stringify(audits)).not.toContain(sim.session(sessionId)!.member_token);
     });
 
@@ -166,14 +251,26 @@ describe('stop game sessions', () => {
       const response = await staffStop(staff, sessionId);
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toMatchObject({ status: 'ended', end_reason: 'staff_stopped' });
-      expect(await auditOf(t.db, requestIdOf(response))).toEqual([expect.objectContaining({ action: 'runtime.session_stop', reason: null })]);
+      expect(await auditOf(t.db, requestIdOf(response))).toEqual([
+        expect.objectContaining({ action: 'runtime.session_stop', reason: null }),
+      ]);
     });
 
     it('a starting session the runtime never created is stopped too', async () => {
       const player = await createUser(t.db);
       const game = await seedGame(t);
       const id = randomUUID();
-      await t.db.insertInto('game_sessions').values({ id, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'starting' }).execute();
+      await t.db
+        .insertInto('game_sessions')
+        .values({
+          id,
+          user_id: player.id,
+          game_id: game.id,
+          game_slug: game.slug,
+          game_title: game.title,
+          status: 'starting',
+        })
+        .execute();
       const response = await staffStop(staff, id);
       expect(response.statusCode, response.body).toBe(200);
       expect(await sessionRow(t, id)).toMatchObject({ status: 'ended', end_reason: 'staff_stopped' });
@@ -186,7 +283,10 @@ describe('stop game sessions', () => {
       sim.clearRequestLog();
       const response = await staffStop(staff, sessionId, { reason: 'too late' });
       expect(response.statusCode, response.body).toBe(422);
-      expect(response.json()).toEqual({ error: 'invalid_state', details: { reason: expect.any(String), status: 'ended' } });
+      expect(response.json()).toEqual({
+        error: 'invalid_state',
+        details: { reason: expect.any(String), status: 'ended' },
+      });
       expect(await auditCount()).toBe(audits);
       expect(sim.requestLog()).toEqual([]);
       expect(await sessionRow(t, sessionId)).toMatchObject({ end_reason: 'user_stopped' });
@@ -196,10 +296,25 @@ describe('stop game sessions', () => {
       const player = await createUser(t.db);
       const game = await seedGame(t);
       const failed = randomUUID();
-      await t.db.insertInto('game_sessions').values({ id: failed, user_id: player.id, game_id: game.id, game_slug: game.slug, game_title: game.title, status: 'failed', end_reason: 'start_failed', ended_at: new Date() }).execute();
+      await t.db
+        .insertInto('game_sessions')
+        .values({
+          id: failed,
+          user_id: player.id,
+          game_id: game.id,
+          game_slug: game.slug,
+          game_title: game.title,
+          status: 'failed',
+          end_reason: 'start_failed',
+          ended_at: new Date(),
+        })
+        .execute();
       const refused = await staffStop(staff, failed);
       expect(refused.statusCode).toBe(422);
-      expect(refused.json()).toEqual({ error: 'invalid_state', details: { reason: expect.any(String), status: 'failed' } });
+      expect(refused.json()).toEqual({
+        error: 'invalid_state',
+        details: { reason: expect.any(String), status: 'failed' },
+      });
 
       const { sessionId } = await playing();
       expect((await staffStop(staff, sessionId)).statusCode).toBe(200);
@@ -253,7 +368,11 @@ describe('stop game sessions', () => {
     const { player, sessionId, gameId } = await playing();
     expect((await stopMine(t, player)).statusCode).toBe(204);
     await t.db.deleteFrom('store_games').where('id', '=', gameId).execute();
-    expect(await sessionRow(t, sessionId)).toMatchObject({ game_id: null, game_slug: expect.any(String), game_title: expect.any(String) });
+    expect(await sessionRow(t, sessionId)).toMatchObject({
+      game_id: null,
+      game_slug: expect.any(String),
+      game_title: expect.any(String),
+    });
 
     expect((await startSession(t, player, (await seedGame(t)).id)).statusCode).toBe(201);
     expect(await sessionRowsOf(t, player.id)).toHaveLength(2);

@@ -22,19 +22,35 @@ export interface TestRule {
 
 /** A runtime rule tests tune: half the calls failing over 30 s, at least 3 calls, degraded. */
 export const runtimeRule = (overrides: Partial<TestRule> = {}): TestRule => ({
-  key: 'runtime-test', signal: 'runtime', threshold: 0.5, window_seconds: 30, min_requests: 3,
-  level: 'degraded', auto_clear: true, hold_seconds: 60, cooldown_seconds: 60, ...overrides,
+  key: 'runtime-test',
+  signal: 'runtime',
+  threshold: 0.5,
+  window_seconds: 30,
+  min_requests: 3,
+  level: 'degraded',
+  auto_clear: true,
+  hold_seconds: 60,
+  cooldown_seconds: 60,
+  ...overrides,
 });
 
 export async function useRules(t: App, staff: TestUser, rules: TestRule[]): Promise<void> {
-  const response = await t.request({ method: 'PUT', url: '/v1/admin/ops/incident-rules', token: staff.token, payload: { rules } });
+  const response = await t.request({
+    method: 'PUT',
+    url: '/v1/admin/ops/incident-rules',
+    token: staff.token,
+    payload: { rules },
+  });
   expect(response.statusCode, response.body).toBe(200);
 }
 
 /** Level off (as migrated), no rules, no samples, no history, no counts pending on these instances. */
 export async function resetIncidents(...apps: App[]): Promise<void> {
   const [t] = apps;
-  await t!.db.updateTable('ops_panic_state').set({ level: 'off', reason: null, set_by: null, set_at: null, auto: false }).execute();
+  await t!.db
+    .updateTable('ops_panic_state')
+    .set({ level: 'off', reason: null, set_by: null, set_at: null, auto: false })
+    .execute();
   await t!.db.deleteFrom('incident_signal_samples').execute();
   await t!.db.deleteFrom('ops_panic_changes').execute();
   // Each test puts its own rules, with no state left from another test.
@@ -72,15 +88,34 @@ export function ruleRow(t: App, key: string) {
 }
 
 export function monitorAuditRows(t: App) {
-  return t.db.selectFrom('audit_log').select(['action', 'actor_id', 'reason', 'summary']).where('action', '=', 'ops.panic.set').where('actor_id', 'is', null).orderBy('created_at').execute();
+  return t.db
+    .selectFrom('audit_log')
+    .select(['action', 'actor_id', 'reason', 'summary'])
+    .where('action', '=', 'ops.panic.set')
+    .where('actor_id', 'is', null)
+    .orderBy('created_at')
+    .execute();
 }
 
 /** A published store game, straight in the database (setup, not under test). */
 export async function seedGame(t: App) {
   const slug = `incident-game-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  return t.db.insertInto('store_games')
-    .values({ slug, title: slug, status: 'published', summary: null, description: null, release_date: null, website: null, legal_notice: null, content_description: null, metadata: '{}' })
-    .returning('id').executeTakeFirstOrThrow();
+  return t.db
+    .insertInto('store_games')
+    .values({
+      slug,
+      title: slug,
+      status: 'published',
+      summary: null,
+      description: null,
+      release_date: null,
+      website: null,
+      legal_notice: null,
+      content_description: null,
+      metadata: '{}',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 /** A real database error of the kind an overloaded server answers with (SQLSTATE 53300). */

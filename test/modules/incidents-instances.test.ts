@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
-import { changeRows, monitorAuditRows, probe, resetIncidents, runtimeRule, seconds, seedGame, simulatorOf, useRules, type App } from './incidents-fixtures.js';
+import {
+  changeRows,
+  monitorAuditRows,
+  probe,
+  resetIncidents,
+  runtimeRule,
+  seconds,
+  seedGame,
+  simulatorOf,
+  useRules,
+  type App,
+} from './incidents-fixtures.js';
 
 /**
  * Two instances of the service on one database, each with its own runtime simulator: signals
@@ -15,7 +26,7 @@ let gameId: number;
 
 beforeAll(async () => {
   a = await startTestApp();
-  b = await startTestApp({ database: await a.testDatabase!.openAnother() }) as App;
+  b = (await startTestApp({ database: await a.testDatabase!.openAnother() })) as App;
   staff = await createUser(a.db, ['ops.panic']);
   player = await createUser(a.db);
   gameId = (await seedGame(a)).id;
@@ -42,13 +53,24 @@ it('signals are summed across instances, and evaluating on both at once makes on
   // Both flushed, then both evaluate at once: whichever takes the panic row acts, the other skips
   // the round or finds the level already set. (Counts flushed after a round are read by the next.)
   await b.kernel.incidents.flush(seconds(T0, -1));
-  const results = await Promise.all([a.kernel.incidents.evaluate(T0), b.kernel.incidents.evaluate(T0), a.kernel.incidents.evaluate(T0), b.kernel.incidents.evaluate(T0)]);
+  const results = await Promise.all([
+    a.kernel.incidents.evaluate(T0),
+    b.kernel.incidents.evaluate(T0),
+    a.kernel.incidents.evaluate(T0),
+    b.kernel.incidents.evaluate(T0),
+  ]);
   expect(results.filter((result) => result.changed !== null)).toHaveLength(1);
-  expect(results.find((result) => result.changed !== null)!.changed).toMatchObject({ level: 'degraded', auto: true, reason: expect.stringContaining('(3 of 6)') });
+  expect(results.find((result) => result.changed !== null)!.changed).toMatchObject({
+    level: 'degraded',
+    auto: true,
+    reason: expect.stringContaining('(3 of 6)'),
+  });
 
   // Later evaluations on either instance change nothing more.
   for (const t of [a, b, a]) expect((await t.kernel.incidents.evaluate(seconds(T0, 1))).changed).toBeNull();
-  expect((await changeRows(a)).map((row) => [row.level, row.auto, row.rule_key])).toEqual([['degraded', true, 'runtime-test']]);
+  expect((await changeRows(a)).map((row) => [row.level, row.auto, row.rule_key])).toEqual([
+    ['degraded', true, 'runtime-test'],
+  ]);
   expect(await monitorAuditRows(a)).toHaveLength(1);
   // Each instance delivers the one alert to its subscribers once.
   await eventually(() => {
@@ -59,7 +81,12 @@ it('signals are summed across instances, and evaluating on both at once makes on
   // Both enforce it: the instance that did not act hears of it through the change bus.
   await eventually(() => expect(b.kernel.panic.state).toMatchObject({ level: 'degraded', auto: true }));
   for (const t of [a, b]) {
-    const refused = await t.request({ method: 'POST', url: '/v1/me/sessions', token: player.token, payload: { game_id: gameId } });
+    const refused = await t.request({
+      method: 'POST',
+      url: '/v1/me/sessions',
+      token: player.token,
+      payload: { game_id: gameId },
+    });
     expect(refused.json()).toMatchObject({ error: 'panic_mode', level: 'degraded' });
   }
 });

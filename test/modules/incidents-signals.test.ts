@@ -24,10 +24,15 @@ beforeAll(async () => {
     },
   });
   const port = await closedPort();
-  broken = await startTestApp({
+  broken = (await startTestApp({
     database: await t.testDatabase!.openAnother(),
-    config: { smtpUrl: `smtp://127.0.0.1:${port}`, stripeSecretKey: 'sk_test_incidents', stripeWebhookSecret: 'whsec_incidents', stripeApiBase: `http://127.0.0.1:${port}` },
-  }) as App;
+    config: {
+      smtpUrl: `smtp://127.0.0.1:${port}`,
+      stripeSecretKey: 'sk_test_incidents',
+      stripeWebhookSecret: 'whsec_incidents',
+      stripeApiBase: `http://127.0.0.1:${port}`,
+    },
+  })) as App;
 });
 afterAll(async () => {
   await broken.close();
@@ -38,12 +43,16 @@ afterAll(async () => {
 async function flushed(app: App) {
   await app.db.deleteFrom('incident_signal_samples').execute();
   await app.kernel.incidents.flush(new Date());
-  const rows = await app.db.selectFrom('incident_signal_samples').select(['instance_id', 'signal', 'total', 'failures']).orderBy('signal').execute();
+  const rows = await app.db
+    .selectFrom('incident_signal_samples')
+    .select(['instance_id', 'signal', 'total', 'failures'])
+    .orderBy('signal')
+    .execute();
   for (const row of rows) expect(row.instance_id).toBe(app.kernel.incidents.instanceId);
   return Object.fromEntries(rows.map((row) => [row.signal, [row.total, row.failures]]));
 }
 
-describe('this service\'s responses', () => {
+describe("this service's responses", () => {
   it('count toward http_5xx; 500s are failures, 503 refusals and /health are not; a failing database counts against it', async () => {
     t.kernel.signals.take();
     await t.request({ method: 'GET', url: '/health' });
@@ -73,20 +82,42 @@ describe('this service\'s responses', () => {
 describe('outside services', () => {
   it('mail: a server that cannot be reached is a failure', async () => {
     broken.kernel.signals.take();
-    const message = { from: 'a@example.test', to: 'b@example.test', subject: 's', html: '<p>x</p>', text: 'x', headers: {}, messageId: '<m@example.test>' };
-    await expect(broken.kernel.mail.send(message)).rejects.toMatchObject({ name: 'MailTransportError', permanent: false });
+    const message = {
+      from: 'a@example.test',
+      to: 'b@example.test',
+      subject: 's',
+      html: '<p>x</p>',
+      text: 'x',
+      headers: {},
+      messageId: '<m@example.test>',
+    };
+    await expect(broken.kernel.mail.send(message)).rejects.toMatchObject({
+      name: 'MailTransportError',
+      permanent: false,
+    });
     expect(await flushed(broken)).toEqual({ mail: [1, 1] });
   });
 
   it('payments: a provider that cannot be reached is a failure; a refusal is an answer; adapters keep their own type', async () => {
     broken.kernel.signals.take();
-    await expect(broken.kernel.payments.createCustomer({ userId: 'u', email: null, name: null })).rejects.toMatchObject({ name: 'PaymentProviderError', kind: 'unavailable' });
+    await expect(broken.kernel.payments.createCustomer({ userId: 'u', email: null, name: null })).rejects.toMatchObject(
+      { name: 'PaymentProviderError', kind: 'unavailable' },
+    );
     expect(await flushed(broken)).toEqual({ payments: [1, 1] });
 
     t.kernel.signals.take();
     expect(t.kernel.payments).toBeInstanceOf(LocalPaymentProvider);
     const { id } = await t.kernel.payments.createCustomer({ userId: 'u', email: null, name: null });
-    const checkout = { customerId: id, mode: 'payment' as const, providerPriceId: 'price_missing', quantity: 1, successUrl: 'http://x.test/ok', cancelUrl: 'http://x.test/no', metadata: {}, idempotencyKey: 'k' };
+    const checkout = {
+      customerId: id,
+      mode: 'payment' as const,
+      providerPriceId: 'price_missing',
+      quantity: 1,
+      successUrl: 'http://x.test/ok',
+      cancelUrl: 'http://x.test/no',
+      metadata: {},
+      idempotencyKey: 'k',
+    };
     await expect(t.kernel.payments.createCheckout(checkout)).rejects.toMatchObject({ kind: 'refused' });
     expect(t.kernel.payments.dashboardUrl('customer', id)).toContain(id); // not counted: not a call to the provider
     expect(await flushed(t)).toEqual({ payments: [2, 0] });
@@ -110,7 +141,10 @@ describe('database failures', () => {
     expect(wrong).toMatchObject({ code: '22012' });
     expect(databaseFailureOf(wrong)).toBeUndefined();
     // Inside a transaction too, and the error keeps its own code for the code that reads it.
-    const inTransaction = await t.db.transaction().execute((trx) => failingQuery.execute(trx)).catch((error: unknown) => error);
+    const inTransaction = await t.db
+      .transaction()
+      .execute((trx) => failingQuery.execute(trx))
+      .catch((error: unknown) => error);
     expect(inTransaction).toMatchObject({ code: '53300' });
     expect(databaseFailureOf(inTransaction)).toBe('failing');
   });
@@ -131,7 +165,8 @@ describe('database failures', () => {
     expect(databaseFailureOf(classifyDriverError(new Error('Connection terminated unexpectedly')))).toBe('failing');
     expect(databaseFailureOf(classifyDriverError(new Error('Query read timeout')))).toBe('failing');
     expect(databaseFailureOf(classifyDriverError(new Error('timeout exceeded when trying to connect')))).toBe('busy');
-    for (const code of ['23505', '42P01', '22012', '40001', 'not_found']) expect(databaseFailureOf(classifyDriverError({ code }))).toBeUndefined();
+    for (const code of ['23505', '42P01', '22012', '40001', 'not_found'])
+      expect(databaseFailureOf(classifyDriverError({ code }))).toBeUndefined();
     expect(databaseFailureOf(classifyDriverError('08006'))).toBeUndefined();
   });
 });

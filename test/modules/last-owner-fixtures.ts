@@ -12,7 +12,8 @@ export const LAST_OWNER = {
 
 /** Gives the user the owner role without an expiry, as BOOTSTRAP_OWNER does. */
 export async function makeOwner(db: TestApp['db'], userId: string): Promise<void> {
-  await db.insertInto('user_roles')
+  await db
+    .insertInto('user_roles')
     .values({ user_id: userId, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null })
     .execute();
 }
@@ -28,9 +29,14 @@ export async function ownersExactly(db: TestApp['db'], count: number): Promise<T
     await makeOwner(db, owner.id);
     owners.push(owner);
   }
-  await db.deleteFrom('user_roles')
+  await db
+    .deleteFrom('user_roles')
     .where('role_id', '=', OWNER_ROLE_ID)
-    .where('user_id', 'not in', owners.map((o) => o.id))
+    .where(
+      'user_id',
+      'not in',
+      owners.map((o) => o.id),
+    )
     .execute();
   return owners;
 }

@@ -43,8 +43,12 @@ async function snapshot() {
     users: users.map((row) => ({ ...row, last_seen_at: undefined })),
     grants: await t.db.selectFrom('user_roles').selectAll().orderBy('user_id').orderBy('role_id').execute(),
     roles: await t.db.selectFrom('roles').selectAll().orderBy('id').execute(),
-    permissions: await t.db.selectFrom('role_permissions').selectAll()
-      .orderBy('role_id').orderBy('permission_key').execute(),
+    permissions: await t.db
+      .selectFrom('role_permissions')
+      .selectAll()
+      .orderBy('role_id')
+      .orderBy('permission_key')
+      .execute(),
     deletionRequests: await t.db.selectFrom('account_deletion_requests').selectAll().orderBy('user_id').execute(),
     audit: await countOf('audit_log'),
     events: await countOf('event_outbox'),
@@ -73,15 +77,18 @@ describe('every path that takes owner rights away is refused while it would leav
   type Send = (owners: TestUser[], player: TestUser) => Promise<LightMyRequestResponse>;
   const paths: Array<{ name: string; owners: number; send: Send }> = [
     {
-      name: 'a ban', owners: 1,
+      name: 'a ban',
+      owners: 1,
       send: (o) => asSuperuser('POST', `/v1/admin/users/${o[0]!.id}/ban`, { reason: 'take over' }),
     },
     {
-      name: 'a soft delete', owners: 1,
+      name: 'a soft delete',
+      owners: 1,
       send: (o) => asSuperuser('DELETE', `/v1/admin/users/${o[0]!.id}`, { reason: 'take over' }),
     },
     {
-      name: 'a hard delete', owners: 1,
+      name: 'a hard delete',
+      owners: 1,
       send: (o) => asSuperuser('DELETE', `/v1/admin/users/${o[0]!.id}`, { reason: 'take over', hard: true }),
     },
     { name: 'the owner asking to delete their own account', owners: 1, send: (o) => start(t, o[0]!) },
@@ -98,38 +105,54 @@ describe('every path that takes owner rights away is refused while it would leav
   const KEPT = (id: string) => ({ user_id: id, ok: false, error: '23514' });
   it.each([
     {
-      name: 'a bulk revoke of every owner: the last named keeps the role', owners: 2,
+      name: 'a bulk revoke of every owner: the last named keeps the role',
+      owners: 2,
       send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'revoke' }),
-      results: (o: TestUser[]) => [{ user_id: o[0]!.id, ok: true }, KEPT(o[1]!.id)], audited: (o: TestUser[]) => [o[0]!.id],
+      results: (o: TestUser[]) => [{ user_id: o[0]!.id, ok: true }, KEPT(o[1]!.id)],
+      audited: (o: TestUser[]) => [o[0]!.id],
     },
     {
-      name: 'a revoke of the only owner', owners: 1,
+      name: 'a revoke of the only owner',
+      owners: 1,
       send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'revoke', reason: 'x' }),
-      results: (o: TestUser[]) => [KEPT(o[0]!.id)], audited: () => [],
+      results: (o: TestUser[]) => [KEPT(o[0]!.id)],
+      audited: () => [],
     },
     {
-      name: 'a revoke naming a player, then the only owner', owners: 1,
-      send: (o: TestUser[], player: TestUser) => bulk({ user_ids: [player.id, o[0]!.id], role_key: 'owner', action: 'revoke' }),
-      results: (o: TestUser[], player: TestUser) => [{ user_id: player.id, ok: true }, KEPT(o[0]!.id)], audited: () => [],
+      name: 'a revoke naming a player, then the only owner',
+      owners: 1,
+      send: (o: TestUser[], player: TestUser) =>
+        bulk({ user_ids: [player.id, o[0]!.id], role_key: 'owner', action: 'revoke' }),
+      results: (o: TestUser[], player: TestUser) => [{ user_id: player.id, ok: true }, KEPT(o[0]!.id)],
+      audited: () => [],
     },
     {
-      name: 'an expiry put on the only owner\'s grant', owners: 1,
+      name: "an expiry put on the only owner's grant",
+      owners: 1,
       send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'grant', expires_at: inADay() }),
-      results: (o: TestUser[]) => [KEPT(o[0]!.id)], audited: () => [],
+      results: (o: TestUser[]) => [KEPT(o[0]!.id)],
+      audited: () => [],
     },
     {
-      name: 'expiries put on every owner\'s grant: the last named keeps a permanent one', owners: 2,
+      name: "expiries put on every owner's grant: the last named keeps a permanent one",
+      owners: 2,
       send: (o: TestUser[]) => bulk({ user_ids: idsOf(o), role_key: 'owner', action: 'grant', expires_at: inADay() }),
-      results: (o: TestUser[]) => [{ user_id: o[0]!.id, ok: true }, KEPT(o[1]!.id)], audited: (o: TestUser[]) => [o[0]!.id],
+      results: (o: TestUser[]) => [{ user_id: o[0]!.id, ok: true }, KEPT(o[1]!.id)],
+      audited: (o: TestUser[]) => [o[0]!.id],
     },
   ])('operation 14, $name: 200, per user', async ({ owners, send, results, audited }) => {
     const made = await ownersExactly(t.db, owners);
     const player = await createUser(t.db);
     const keptGrant = await t.db.selectFrom('user_roles').selectAll().where('user_id', '=', made.at(-1)!.id).execute();
     const response = await send(made, player);
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 200, body: { results: results(made, player) } });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 200,
+      body: { results: results(made, player) },
+    });
     expect(await activeOwners(t.db)).toEqual([made.at(-1)!.id]);
-    expect(await t.db.selectFrom('user_roles').selectAll().where('user_id', '=', made.at(-1)!.id).execute()).toEqual(keptGrant);
+    expect(await t.db.selectFrom('user_roles').selectAll().where('user_id', '=', made.at(-1)!.id).execute()).toEqual(
+      keptGrant,
+    );
     expect((await auditOf(t.db, requestIdOf(response))).map((row) => row.target_id)).toEqual(audited(made));
   });
 
@@ -160,7 +183,8 @@ describe('every path that takes owner rights away is refused while it would leav
     const [owner] = await ownersExactly(t.db, 1);
     const expiring = await createUser(t.db);
     const expiresAt = new Date(Date.now() + DAY_MS);
-    await t.db.insertInto('user_roles')
+    await t.db
+      .insertInto('user_roles')
       .values({ user_id: expiring.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: expiresAt })
       .execute();
     await expectRefused(() => asSuperuser('POST', `/v1/admin/users/${owner!.id}/ban`, { reason: 'take over' }));
@@ -196,9 +220,15 @@ describe('the database refuses any statement that leaves no active owner, whoeve
   ])('$name: a check violation named last_active_owner at commit; nothing changes', async ({ statement }) => {
     const [owner] = await ownersExactly(t.db, 1);
     const before = await snapshot();
-    const error = await t.db.transaction()
-      .execute(async (trx) => { await statement(owner!.id).execute(trx); })
-      .then(() => undefined, (refusal: unknown) => refusal);
+    const error = await t.db
+      .transaction()
+      .execute(async (trx) => {
+        await statement(owner!.id).execute(trx);
+      })
+      .then(
+        () => undefined,
+        (refusal: unknown) => refusal,
+      );
     expect(error).toMatchObject({ code: '23514', constraint: 'last_active_owner' });
     expect(await snapshot()).toEqual(before);
   });

@@ -17,27 +17,43 @@ beforeAll(async () => {
   t = await startTestApp();
   staff = await createUser(t.db, ['users.read', 'users.write', 'users.delete']);
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const LAPTOP = { ip: '203.0.113.7', ua: 'Mozilla/5.0 (laptop)' };
 const PHONE = { ip: '198.51.100.20', ua: 'Mozilla/5.0 (phone)' };
 
 /** A token of the user's session `sessionId` (the identity provider's `session_id` claim). */
-const tokenOf = (user: TestUser, sessionId: string) => signToken({ sub: user.id, email: user.email, claims: { session_id: sessionId } });
+const tokenOf = (user: TestUser, sessionId: string) =>
+  signToken({ sub: user.id, email: user.email, claims: { session_id: sessionId } });
 
 function call(method: 'GET' | 'DELETE', url: string, token: string, from = LAPTOP) {
   return t.request({ method, url, token, remoteAddress: from.ip, headers: { 'user-agent': from.ua } });
 }
 const me = (token: string, from = LAPTOP) => call('GET', '/v1/me', token, from);
 const list = (token: string) => call('GET', '/v1/me/sessions', token);
-const revoke = (token: string, sessionId: string) => call('DELETE', `/v1/me/sessions/${encodeURIComponent(sessionId)}`, token);
+const revoke = (token: string, sessionId: string) =>
+  call('DELETE', `/v1/me/sessions/${encodeURIComponent(sessionId)}`, token);
 
-const sessionRows = (userId: string) => t.db.selectFrom('login_sessions').selectAll().where('user_id', '=', userId).orderBy('first_seen_at').execute();
+const sessionRows = (userId: string) =>
+  t.db.selectFrom('login_sessions').selectAll().where('user_id', '=', userId).orderBy('first_seen_at').execute();
 const sessionRow = (userId: string, sessionId: string) =>
-  t.db.selectFrom('login_sessions').selectAll().where('user_id', '=', userId).where('session_id', '=', sessionId).executeTakeFirst();
+  t.db
+    .selectFrom('login_sessions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('session_id', '=', sessionId)
+    .executeTakeFirst();
 const setLastSeen = (userId: string, sessionId: string, at: Date) =>
-  t.db.updateTable('login_sessions').set({ last_seen_at: at }).where('user_id', '=', userId).where('session_id', '=', sessionId).execute();
-const revokedRows = (userId: string) => t.db.selectFrom('revoked_sessions').selectAll().where('user_id', '=', userId).execute();
+  t.db
+    .updateTable('login_sessions')
+    .set({ last_seen_at: at })
+    .where('user_id', '=', userId)
+    .where('session_id', '=', sessionId)
+    .execute();
+const revokedRows = (userId: string) =>
+  t.db.selectFrom('revoked_sessions').selectAll().where('user_id', '=', userId).execute();
 
 /** A player signed in on two devices: a laptop session and a phone session, each seen once. */
 async function playerWithTwoSessions() {
@@ -79,16 +95,23 @@ describe('recording', () => {
     const movedAfter = Date.now();
     expect((await me(token, PHONE)).statusCode).toBe(200);
     const moved = await sessionRow(user.id, sessionId);
-    expect(moved).toMatchObject({ first_seen_at: first!.first_seen_at, first_ip: LAPTOP.ip, last_ip: PHONE.ip, user_agent: PHONE.ua });
+    expect(moved).toMatchObject({
+      first_seen_at: first!.first_seen_at,
+      first_ip: LAPTOP.ip,
+      last_ip: PHONE.ip,
+      user_agent: PHONE.ua,
+    });
     expect(moved!.last_seen_at.getTime()).toBeGreaterThanOrEqual(movedAfter - 1_000);
   });
 
-  it('a user\'s very first request creates the user and the session together', async () => {
+  it("a user's very first request creates the user and the session together", async () => {
     const sub = randomUUID();
     const sessionId = randomUUID();
     const response = await me(await signToken({ sub, claims: { session_id: sessionId } }));
     expect(response.statusCode).toBe(200);
-    expect(await sessionRows(sub)).toEqual([expect.objectContaining({ session_id: sessionId, first_ip: LAPTOP.ip, user_agent: LAPTOP.ua })]);
+    expect(await sessionRows(sub)).toEqual([
+      expect.objectContaining({ session_id: sessionId, first_ip: LAPTOP.ip, user_agent: LAPTOP.ua }),
+    ]);
   });
 
   it('a refused token is not "seen": a banned account or a revoked session records nothing', async () => {
@@ -98,7 +121,10 @@ describe('recording', () => {
 
     const user = await createUser(t.db);
     const sessionId = randomUUID();
-    await t.db.insertInto('revoked_sessions').values({ user_id: user.id, session_id: sessionId, revoked_by: null }).execute();
+    await t.db
+      .insertInto('revoked_sessions')
+      .values({ user_id: user.id, session_id: sessionId, revoked_by: null })
+      .execute();
     expect((await me(await tokenOf(user, sessionId))).statusCode).toBe(401);
     expect(await sessionRows(user.id)).toEqual([]);
   });
@@ -124,7 +150,7 @@ describe('recording', () => {
 });
 
 describe('GET /v1/me/sessions', () => {
-  it('lists the caller\'s sessions, newest activity first, the current one marked', async () => {
+  it("lists the caller's sessions, newest activity first, the current one marked", async () => {
     const { user, laptop, phone } = await playerWithTwoSessions();
     await setLastSeen(user.id, laptop.id, new Date(Date.now() - 5 * 60_000));
     const rows = await sessionRows(user.id);
@@ -147,32 +173,52 @@ describe('GET /v1/me/sessions', () => {
 
     // From the laptop, the laptop is current (the list itself moved its last sighting first).
     const fromLaptop = (await list(laptop.token)).json() as { data: Array<{ session_id: string; current: boolean }> };
-    expect(fromLaptop.data.map((s) => [s.session_id, s.current])).toEqual([[laptop.id, true], [phone.id, false]]);
+    expect(fromLaptop.data.map((s) => [s.session_id, s.current])).toEqual([
+      [laptop.id, true],
+      [phone.id, false],
+    ]);
   });
 
   it('leaves out sessions staff signed out, alone or with every session, and shows one again once it outlives a sign-out', async () => {
     const { user, laptop, phone } = await playerWithTwoSessions();
-    const staffCut = await t.request({ method: 'POST', url: `/v1/admin/users/${user.id}/sign-out`, token: staff.token, payload: { session_id: laptop.id } });
+    const staffCut = await t.request({
+      method: 'POST',
+      url: `/v1/admin/users/${user.id}/sign-out`,
+      token: staff.token,
+      payload: { session_id: laptop.id },
+    });
     expect(staffCut.statusCode).toBe(204);
     expect((await list(phone.token)).json().data.map((s: { session_id: string }) => s.session_id)).toEqual([phone.id]);
 
     // "Sign out everywhere" 10 s ago ended the phone session too (last seen 20 s ago) …
     const tablet = randomUUID();
     await setLastSeen(user.id, phone.id, new Date(Date.now() - 20_000));
-    await t.db.updateTable('users').set({ tokens_valid_after: new Date(Date.now() - 10_000) }).where('id', '=', user.id).execute();
+    await t.db
+      .updateTable('users')
+      .set({ tokens_valid_after: new Date(Date.now() - 10_000) })
+      .where('id', '=', user.id)
+      .execute();
     const tabletToken = await tokenOf(user, tablet);
     expect((await list(tabletToken)).json().data.map((s: { session_id: string }) => s.session_id)).toEqual([tablet]);
 
     // … until a token of it issued since comes along (the provider refreshed it): listed again.
     expect((await me(await tokenOf(user, phone.id))).statusCode).toBe(200);
-    expect((await list(tabletToken)).json().data.map((s: { session_id: string }) => s.session_id).sort()).toEqual([phone.id, tablet].sort());
+    expect(
+      (await list(tabletToken))
+        .json()
+        .data.map((s: { session_id: string }) => s.session_id)
+        .sort(),
+    ).toEqual([phone.id, tablet].sort());
   });
 
-  it('needs a token (401) and shows only the caller\'s own sessions', async () => {
+  it("needs a token (401) and shows only the caller's own sessions", async () => {
     expect((await t.request({ method: 'GET', url: '/v1/me/sessions' })).json()).toEqual({ error: 'missing_token' });
     const a = await playerWithTwoSessions();
     const b = await playerWithTwoSessions();
-    const ids = (await list(b.laptop.token)).json().data.map((s: { session_id: string }) => s.session_id).sort();
+    const ids = (await list(b.laptop.token))
+      .json()
+      .data.map((s: { session_id: string }) => s.session_id)
+      .sort();
     expect(ids).toEqual([b.laptop.id, b.phone.id].sort());
     expect(ids).not.toContain(a.laptop.id);
   });
@@ -191,11 +237,19 @@ describe('DELETE /v1/me/sessions/{sessionId}', () => {
     expect((await me(await tokenOf(user, laptop.id))).statusCode).toBe(401);
     expect((await me(phone.token)).statusCode).toBe(200);
 
-    expect(await revokedRows(user.id)).toEqual([expect.objectContaining({ session_id: laptop.id, revoked_by: user.id })]);
-    expect(await auditOf(t.db, requestIdOf(response))).toEqual([expect.objectContaining({
-      actor_id: user.id, action: 'users.self_sign_out', target_type: 'user', target_id: user.id, ip: LAPTOP.ip,
-      summary: { scope: 'session', session_id: laptop.id },
-    })]);
+    expect(await revokedRows(user.id)).toEqual([
+      expect.objectContaining({ session_id: laptop.id, revoked_by: user.id }),
+    ]);
+    expect(await auditOf(t.db, requestIdOf(response))).toEqual([
+      expect.objectContaining({
+        actor_id: user.id,
+        action: 'users.self_sign_out',
+        target_type: 'user',
+        target_id: user.id,
+        ip: LAPTOP.ip,
+        summary: { scope: 'session', session_id: laptop.id },
+      }),
+    ]);
     expect((await list(phone.token)).json().data.map((s: { session_id: string }) => s.session_id)).toEqual([phone.id]);
     // Already ended: no longer one of the caller's sessions.
     expect((await revoke(phone.token, laptop.id)).json()).toEqual({ error: 'not_found' });
@@ -209,7 +263,7 @@ describe('DELETE /v1/me/sessions/{sessionId}', () => {
   });
 
   const refusals = [
-    { name: 'another user\'s session', target: (other: { laptop: { id: string } }) => other.laptop.id },
+    { name: "another user's session", target: (other: { laptop: { id: string } }) => other.laptop.id },
     { name: 'an unknown session', target: () => randomUUID() },
     { name: 'an id that is no UUID', target: () => 'not-a-session' },
   ];
@@ -260,7 +314,9 @@ describe('GET /v1/admin/users/{id}/sessions', () => {
     const revokedAt = (await revokedRows(user.id))[0]!.revoked_at;
     const response = await t.request({ method: 'GET', url: `/v1/admin/users/${user.id}/sessions`, token: staff.token });
     expect(response.statusCode).toBe(200);
-    const byId = Object.fromEntries((response.json().data as Array<{ session_id: string; revoked_at: string | null }>).map((s) => [s.session_id, s]));
+    const byId = Object.fromEntries(
+      (response.json().data as Array<{ session_id: string; revoked_at: string | null }>).map((s) => [s.session_id, s]),
+    );
     expect(Object.keys(byId).sort()).toEqual([laptop.id, phone.id].sort());
     expect(byId[laptop.id]).toMatchObject({ revoked_at: revokedAt.toISOString(), ip: LAPTOP.ip });
     expect(byId[phone.id]).toMatchObject({ revoked_at: null, ip: PHONE.ip });
@@ -269,19 +325,32 @@ describe('GET /v1/admin/users/{id}/sessions', () => {
 
   it('403 without users.read; 404 for an unknown user', async () => {
     const player = await createUser(t.db);
-    const forbidden = await t.request({ method: 'GET', url: `/v1/admin/users/${player.id}/sessions`, token: player.token });
+    const forbidden = await t.request({
+      method: 'GET',
+      url: `/v1/admin/users/${player.id}/sessions`,
+      token: player.token,
+    });
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.json()).toEqual({ error: 'forbidden', details: { perm: 'users.read' } });
-    const unknown = await t.request({ method: 'GET', url: `/v1/admin/users/${randomUUID()}/sessions`, token: staff.token });
+    const unknown = await t.request({
+      method: 'GET',
+      url: `/v1/admin/users/${randomUUID()}/sessions`,
+      token: staff.token,
+    });
     expect(unknown.json()).toEqual({ error: 'not_found' });
   });
 });
 
 describe('deleting the user', () => {
-  it('a hard delete removes the user\'s login sessions', async () => {
+  it("a hard delete removes the user's login sessions", async () => {
     const { user } = await playerWithTwoSessions();
     expect(await sessionRows(user.id)).toHaveLength(2);
-    const response = await t.request({ method: 'DELETE', url: `/v1/admin/users/${user.id}`, token: staff.token, payload: { reason: 'erasure request', hard: true } });
+    const response = await t.request({
+      method: 'DELETE',
+      url: `/v1/admin/users/${user.id}`,
+      token: staff.token,
+      payload: { reason: 'erasure request', hard: true },
+    });
     expect(response.statusCode).toBe(204);
     expect(await sessionRows(user.id)).toEqual([]);
   });

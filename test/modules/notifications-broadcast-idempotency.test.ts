@@ -21,15 +21,29 @@ beforeAll(async () => {
   otherStaff = await createUser(t.db, ['announcements.write']);
   for (let i = 0; i < 3; i++) await createUser(t.db, [], { email: `${marker}-${i}@example.test` });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 const body = (title: string) => ({ segment: { q: marker }, notification: { title } });
-const send = (payload: unknown, key: string, user = staff) => t.request({ method: 'POST', url, token: user.token, payload: payload as object, headers: { 'idempotency-key': key } });
+const send = (payload: unknown, key: string, user = staff) =>
+  t.request({
+    method: 'POST',
+    url,
+    token: user.token,
+    payload: payload as object,
+    headers: { 'idempotency-key': key },
+  });
 
 async function stored() {
   const count = async (table: 'notification_broadcasts' | 'notifications' | 'notification_recipients' | 'audit_log') =>
     Number((await t.db.selectFrom(table).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n);
-  return { broadcasts: await count('notification_broadcasts'), notifications: await count('notifications'), recipients: await count('notification_recipients'), audit: await count('audit_log') };
+  return {
+    broadcasts: await count('notification_broadcasts'),
+    notifications: await count('notifications'),
+    recipients: await count('notification_recipients'),
+    audit: await count('audit_log'),
+  };
 }
 
 describe('POST /v1/admin/notifications/broadcast with an Idempotency-Key', () => {
@@ -47,7 +61,13 @@ describe('POST /v1/admin/notifications/broadcast with an Idempotency-Key', () =>
     expect(repeat.json()).toEqual(first.json());
     expect(repeat.headers['idempotent-replayed']).toBe('true');
     expect(await stored()).toEqual(before);
-    expect(await t.db.selectFrom('notification_broadcasts').select(['idempotency_key', 'created_by']).where('idempotency_key', '=', key).execute()).toEqual([{ idempotency_key: key, created_by: staff.id }]);
+    expect(
+      await t.db
+        .selectFrom('notification_broadcasts')
+        .select(['idempotency_key', 'created_by'])
+        .where('idempotency_key', '=', key)
+        .execute(),
+    ).toEqual([{ idempotency_key: key, created_by: staff.id }]);
   });
 
   it('409 conflict for another body under the same key; nothing stored', async () => {
@@ -55,18 +75,27 @@ describe('POST /v1/admin/notifications/broadcast with an Idempotency-Key', () =>
     expect((await send(body('First'), key)).statusCode).toBe(200);
     const before = await stored();
     const other = await send(body('Second'), key);
-    expect({ status: other.statusCode, body: other.json() }).toEqual({ status: 409, body: { error: 'conflict', details: { reason: 'this idempotency key was already used for a different request' } } });
+    expect({ status: other.statusCode, body: other.json() }).toEqual({
+      status: 409,
+      body: { error: 'conflict', details: { reason: 'this idempotency key was already used for a different request' } },
+    });
     expect(await stored()).toEqual(before);
   });
 
-  it('a key is one staff member\'s: another using the same key broadcasts for themselves', async () => {
+  it("a key is one staff member's: another using the same key broadcasts for themselves", async () => {
     const key = randomUUID();
     expect((await send(body('Mine'), key)).statusCode).toBe(200);
     const theirs = await send(body('Mine'), key, otherStaff);
     expect(theirs.statusCode).toBe(200);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
-    expect(await t.db.selectFrom('notification_broadcasts').select('created_by').where('idempotency_key', '=', key).orderBy('created_at').execute())
-      .toEqual([{ created_by: staff.id }, { created_by: otherStaff.id }]);
+    expect(
+      await t.db
+        .selectFrom('notification_broadcasts')
+        .select('created_by')
+        .where('idempotency_key', '=', key)
+        .orderBy('created_at')
+        .execute(),
+    ).toEqual([{ created_by: staff.id }, { created_by: otherStaff.id }]);
   });
 
   it('50 repeats at once send once and all answer alike', async () => {
@@ -74,9 +103,16 @@ describe('POST /v1/admin/notifications/broadcast with an Idempotency-Key', () =>
     const before = await stored();
     const answers = await Promise.all(Array.from({ length: 50 }, () => send(body('Only once'), key)));
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(50).fill(200));
-    expect(new Set(answers.map((answer) => answer.body))).toEqual(new Set([JSON.stringify({ recipients: 3, notification: { created: 3 }, email: null })]));
+    expect(new Set(answers.map((answer) => answer.body))).toEqual(
+      new Set([JSON.stringify({ recipients: 3, notification: { created: 3 }, email: null })]),
+    );
     expect(answers.filter((answer) => answer.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
-    expect(await stored()).toEqual({ broadcasts: before.broadcasts + 1, notifications: before.notifications + 1, recipients: before.recipients + 3, audit: before.audit + 1 });
+    expect(await stored()).toEqual({
+      broadcasts: before.broadcasts + 1,
+      notifications: before.notifications + 1,
+      recipients: before.recipients + 3,
+      audit: before.audit + 1,
+    });
   });
 
   it('400 SchemaError for an empty or over-long key; nothing stored', async () => {

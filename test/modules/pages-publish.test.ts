@@ -17,27 +17,45 @@ describe('site pages: publish, unpublish and the public read', () => {
     t = await startTestApp();
     editor = await createUser(t.db, ['site.write', 'site.read']);
     reader = await createUser(t.db, ['site.read']);
-    t.kernel.bus.on(SITE_CONFIG_TOPIC, () => { invalidations += 1; });
+    t.kernel.bus.on(SITE_CONFIG_TOPIC, () => {
+      invalidations += 1;
+    });
   });
   afterAll(async () => t.close());
 
-  const post = (url: string, payload?: object, user = editor) => t.request({ method: 'POST', url, token: user.token, payload });
+  const post = (url: string, payload?: object, user = editor) =>
+    t.request({ method: 'POST', url, token: user.token, payload });
   /** A page with these versions stored (1, 2, …), none published. */
   const pageWithVersions = async (...markdowns: string[]) => {
     const slug = `p-${randomUUID().slice(0, 12)}`;
     const { id } = (await post('/v1/admin/site/pages', { slug, title: `Title of ${slug}` })).json();
-    for (const markdown of markdowns) expect((await post(`/v1/admin/site/pages/${id}/versions`, { markdown })).statusCode).toBe(200);
+    for (const markdown of markdowns)
+      expect((await post(`/v1/admin/site/pages/${id}/versions`, { markdown })).statusCode).toBe(200);
     return { id: id as string, slug };
   };
-  const publish = (id: string, payload: object, user = editor) => post(`/v1/admin/site/pages/${id}/publish`, payload, user);
+  const publish = (id: string, payload: object, user = editor) =>
+    post(`/v1/admin/site/pages/${id}/publish`, payload, user);
   const unpublish = (id: string, user = editor) => post(`/v1/admin/site/pages/${id}/unpublish`, undefined, user);
-  const publicPage = (slug: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url: `/v1/public/site/pages/${slug}`, headers });
-  const pageRow = (id: string) => t.db.selectFrom('site_pages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const publicPage = (slug: string, headers: Record<string, string> = {}) =>
+    t.request({ method: 'GET', url: `/v1/public/site/pages/${slug}`, headers });
+  const pageRow = (id: string) =>
+    t.db.selectFrom('site_pages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const auditRows = (action: string, target: string) =>
-    t.db.selectFrom('audit_log').selectAll().where('action', '=', action).where('target_id', '=', target).orderBy('created_at').execute();
-  const eventsFor = (name: string, pageId: string) => t.events.filter((e) => e.name === name && e.payload.page_id === pageId);
+    t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', action)
+      .where('target_id', '=', target)
+      .orderBy('created_at')
+      .execute();
+  const eventsFor = (name: string, pageId: string) =>
+    t.events.filter((e) => e.name === name && e.payload.page_id === pageId);
   const outboxFor = (name: string, pageId: string) =>
-    t.db.selectFrom('event_outbox').select(['kind', 'name', 'payload', 'actor_id', 'request_id']).where('name', '=', name).execute()
+    t.db
+      .selectFrom('event_outbox')
+      .select(['kind', 'name', 'payload', 'actor_id', 'request_id'])
+      .where('name', '=', name)
+      .execute()
       .then((rows) => rows.filter((row) => (row.payload as { page_id: string }).page_id === pageId));
   /**
    * Returns once every notification committed so far has been heard: a marker notified now
@@ -46,7 +64,9 @@ describe('site pages: publish, unpublish and the public read', () => {
   const settled = async () => {
     const topic = `test-marker-${randomUUID()}`;
     let heard = false;
-    const off = t.kernel.bus.on(topic, () => { heard = true; });
+    const off = t.kernel.bus.on(topic, () => {
+      heard = true;
+    });
     try {
       await t.kernel.bus.notify(t.db, topic);
       await eventually(() => expect(heard).toBe(true));
@@ -64,16 +84,39 @@ describe('site pages: publish, unpublish and the public read', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ version: 2 });
 
-    expect(await pageRow(id)).toMatchObject({ published_version: 2, published_by: editor.id, published_at: expect.any(Date) });
+    expect(await pageRow(id)).toMatchObject({
+      published_version: 2,
+      published_by: editor.id,
+      published_at: expect.any(Date),
+    });
     const live = await publicPage(slug);
     expect(live.statusCode).toBe(200);
-    expect(live.json()).toEqual({ slug, title: `Title of ${slug}`, markdown: '# Terms v2', version: 2, published_at: (await pageRow(id)).published_at!.toISOString() });
+    expect(live.json()).toEqual({
+      slug,
+      title: `Title of ${slug}`,
+      markdown: '# Terms v2',
+      version: 2,
+      published_at: (await pageRow(id)).published_at!.toISOString(),
+    });
 
     const [audit] = await auditRows('site.page.publish', id);
-    expect(audit).toMatchObject({ actor_id: editor.id, target_type: 'site_page', request_id: res.headers['x-request-id'], summary: { before: { version: null }, after: { version: 2 } } });
-    await eventually(() => expect(eventsFor('site.page_published', id).map((e) => e.payload)).toEqual([{ page_id: id, slug, version: 2 }]));
+    expect(audit).toMatchObject({
+      actor_id: editor.id,
+      target_type: 'site_page',
+      request_id: res.headers['x-request-id'],
+      summary: { before: { version: null }, after: { version: 2 } },
+    });
+    await eventually(() =>
+      expect(eventsFor('site.page_published', id).map((e) => e.payload)).toEqual([{ page_id: id, slug, version: 2 }]),
+    );
     expect(await outboxFor('site.page_published', id)).toEqual([
-      { kind: 'dashboard', name: 'site.page_published', payload: { page_id: id, slug, version: 2 }, actor_id: editor.id, request_id: res.headers['x-request-id'] },
+      {
+        kind: 'dashboard',
+        name: 'site.page_published',
+        payload: { page_id: id, slug, version: 2 },
+        actor_id: editor.id,
+        request_id: res.headers['x-request-id'],
+      },
     ]);
     await expectInvalidations(heard, 1);
   });
@@ -84,18 +127,35 @@ describe('site pages: publish, unpublish and the public read', () => {
     expect((await publish(id, { version: 1 })).json()).toEqual({ version: 1 });
     expect((await publicPage(slug)).json()).toMatchObject({ markdown: 'old words', version: 1 });
     const audits = await auditRows('site.page.publish', id);
-    expect(audits.map((a) => a.summary)).toEqual([{ before: { version: null }, after: { version: 2 } }, { before: { version: 2 }, after: { version: 1 } }]);
+    expect(audits.map((a) => a.summary)).toEqual([
+      { before: { version: null }, after: { version: 2 } },
+      { before: { version: 2 }, after: { version: 1 } },
+    ]);
 
     const heard = await settled();
-    expect((await post(`/v1/admin/site/pages/${id}/versions`, { markdown: 'unreviewed' })).json()).toEqual({ version: 3 });
+    expect((await post(`/v1/admin/site/pages/${id}/versions`, { markdown: 'unreviewed' })).json()).toEqual({
+      version: 3,
+    });
     expect((await publicPage(slug)).json()).toMatchObject({ markdown: 'old words', version: 1 });
     expect((await pageRow(id)).published_version).toBe(1);
     await expectInvalidations(heard, 0);
   });
 
   it.each([
-    ['an unknown version', async () => (await pageWithVersions('only one')).id, { version: 2 }, { error: 'not_found', details: { version: 2 } } as object, true],
-    ['a page with no versions', async () => (await pageWithVersions()).id, { version: 1 }, { error: 'not_found', details: { version: 1 } }, true],
+    [
+      'an unknown version',
+      async () => (await pageWithVersions('only one')).id,
+      { version: 2 },
+      { error: 'not_found', details: { version: 2 } } as object,
+      true,
+    ],
+    [
+      'a page with no versions',
+      async () => (await pageWithVersions()).id,
+      { version: 1 },
+      { error: 'not_found', details: { version: 1 } },
+      true,
+    ],
     ['an unknown page', async () => randomUUID(), { version: 1 }, { error: 'not_found' }, false],
   ])('answers 404 for %s, changing nothing', async (_name, makeId, payload, body, pageExists) => {
     const id = await makeId();
@@ -103,9 +163,9 @@ describe('site pages: publish, unpublish and the public read', () => {
     const res = await publish(id, payload);
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual(body);
-    expect(await t.db.selectFrom('site_pages').select('published_version').where('id', '=', id).executeTakeFirst()).toEqual(
-      pageExists ? { published_version: null } : undefined,
-    );
+    expect(
+      await t.db.selectFrom('site_pages').select('published_version').where('id', '=', id).executeTakeFirst(),
+    ).toEqual(pageExists ? { published_version: null } : undefined);
     expect(await auditRows('site.page.publish', id)).toEqual([]);
     expect(await outboxFor('site.page_published', id)).toEqual([]);
     await expectInvalidations(heard, 0);
@@ -145,11 +205,19 @@ describe('site pages: publish, unpublish and the public read', () => {
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
     expect(await pageRow(id)).toMatchObject({ published_version: null, published_at: null, published_by: null });
-    expect(await t.db.selectFrom('site_page_versions').select('version').where('page_id', '=', id).execute()).toEqual([{ version: 1 }]);
+    expect(await t.db.selectFrom('site_page_versions').select('version').where('page_id', '=', id).execute()).toEqual([
+      { version: 1 },
+    ]);
     expect((await publicPage(slug)).json()).toEqual({ error: 'not_found' });
     const [audit] = await auditRows('site.page.unpublish', id);
-    expect(audit).toMatchObject({ actor_id: editor.id, request_id: res.headers['x-request-id'], summary: { before: { version: 1 }, after: { version: null } } });
-    await eventually(() => expect(eventsFor('site.page_unpublished', id).map((e) => e.payload)).toEqual([{ page_id: id, slug, version: 1 }]));
+    expect(audit).toMatchObject({
+      actor_id: editor.id,
+      request_id: res.headers['x-request-id'],
+      summary: { before: { version: 1 }, after: { version: null } },
+    });
+    await eventually(() =>
+      expect(eventsFor('site.page_unpublished', id).map((e) => e.payload)).toEqual([{ page_id: id, slug, version: 1 }]),
+    );
     await expectInvalidations(heard, 1);
 
     expect((await unpublish(id)).statusCode).toBe(204);
@@ -164,19 +232,33 @@ describe('site pages: publish, unpublish and the public read', () => {
     expect(stray.statusCode).toBe(400);
   });
 
-  it('shows a live page\'s new slug and title at once (and invalidates the site cache), but not a draft page\'s', async () => {
+  it("shows a live page's new slug and title at once (and invalidates the site cache), but not a draft page's", async () => {
     const { id, slug } = await pageWithVersions('content');
     await publish(id, { version: 1 });
     let heard = await settled();
     const newSlug = `${slug}-moved`;
-    expect((await t.request({ method: 'PATCH', url: `/v1/admin/site/pages/${id}`, token: editor.token, payload: { slug: newSlug, title: 'Moved' } })).statusCode).toBe(204);
+    expect(
+      (
+        await t.request({
+          method: 'PATCH',
+          url: `/v1/admin/site/pages/${id}`,
+          token: editor.token,
+          payload: { slug: newSlug, title: 'Moved' },
+        })
+      ).statusCode,
+    ).toBe(204);
     expect((await publicPage(slug)).statusCode).toBe(404);
     expect((await publicPage(newSlug)).json()).toMatchObject({ slug: newSlug, title: 'Moved', markdown: 'content' });
     await expectInvalidations(heard, 1);
 
     const draft = await pageWithVersions('draft');
     heard = await settled();
-    await t.request({ method: 'PATCH', url: `/v1/admin/site/pages/${draft.id}`, token: editor.token, payload: { title: 'Still a draft' } });
+    await t.request({
+      method: 'PATCH',
+      url: `/v1/admin/site/pages/${draft.id}`,
+      token: editor.token,
+      payload: { title: 'Still a draft' },
+    });
     await expectInvalidations(heard, 0);
   });
 
@@ -228,9 +310,17 @@ describe('site pages: publish, unpublish and the public read', () => {
     expect(slugs).not.toContain(hidden.slug);
     expect(slugs).not.toContain(draft.slug);
     expect(index.find((entry) => entry.slug === live.slug)).toEqual({
-      slug: live.slug, title: `Title of ${live.slug}`, version: 2, published_at: (await pageRow(live.id)).published_at,
+      slug: live.slug,
+      title: `Title of ${live.slug}`,
+      version: 2,
+      published_at: (await pageRow(live.id)).published_at,
     });
-    const rows = await t.db.selectFrom('site_pages').select('slug').where('published_version', 'is not', null).orderBy('slug').execute();
+    const rows = await t.db
+      .selectFrom('site_pages')
+      .select('slug')
+      .where('published_version', 'is not', null)
+      .orderBy('slug')
+      .execute();
     expect(slugs).toEqual(rows.map((row) => row.slug));
   });
 });

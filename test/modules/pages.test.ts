@@ -21,7 +21,8 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
   afterAll(async () => t.close());
 
   const freshSlug = () => `page-${++slugCounter}-${randomUUID().slice(0, 6)}`;
-  const createPage = (payload: object, user = editor) => t.request({ method: 'POST', url: '/v1/admin/site/pages', token: user.token, payload });
+  const createPage = (payload: object, user = editor) =>
+    t.request({ method: 'POST', url: '/v1/admin/site/pages', token: user.token, payload });
   const newPage = async (title = 'A page') => {
     const res = await createPage({ slug: freshSlug(), title });
     expect(res.statusCode).toBe(201);
@@ -30,10 +31,18 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
   const saveVersion = (id: string, payload: object, user = editor) =>
     t.request({ method: 'POST', url: `/v1/admin/site/pages/${id}/versions`, token: user.token, payload });
   const pageRow = (id: string) => t.db.selectFrom('site_pages').selectAll().where('id', '=', id).executeTakeFirst();
-  const versionRows = (id: string) => t.db.selectFrom('site_page_versions').selectAll().where('page_id', '=', id).orderBy('version').execute();
+  const versionRows = (id: string) =>
+    t.db.selectFrom('site_page_versions').selectAll().where('page_id', '=', id).orderBy('version').execute();
   const auditRows = (action: string, target: string) =>
-    t.db.selectFrom('audit_log').selectAll().where('action', '=', action).where('target_id', '=', target).orderBy('created_at').execute();
-  const pageCount = async () => (await t.db.selectFrom('site_pages').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
+    t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', action)
+      .where('target_id', '=', target)
+      .orderBy('created_at')
+      .execute();
+  const pageCount = async () =>
+    (await t.db.selectFrom('site_pages').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n;
 
   it('creates a page with no versions, unpublished, and audits it', async () => {
     const slug = freshSlug();
@@ -41,16 +50,35 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
     expect(res.statusCode).toBe(201);
     const { id } = res.json();
     expect(res.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(await pageRow(id)).toMatchObject({ slug, title: 'About us', created_by: editor.id, published_version: null, published_at: null });
+    expect(await pageRow(id)).toMatchObject({
+      slug,
+      title: 'About us',
+      created_by: editor.id,
+      published_version: null,
+      published_at: null,
+    });
     const [audit, ...more] = await auditRows('site.page.create', id);
     expect(more).toEqual([]);
-    expect(audit).toMatchObject({ actor_id: editor.id, target_type: 'site_page', request_id: res.headers['x-request-id'], summary: { after: { slug, title: 'About us' } } });
+    expect(audit).toMatchObject({
+      actor_id: editor.id,
+      target_type: 'site_page',
+      request_id: res.headers['x-request-id'],
+      summary: { after: { slug, title: 'About us' } },
+    });
 
     const get = await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}`, token: reader.token });
     expect(get.statusCode).toBe(200);
     expect(get.json()).toEqual({
-      id, slug, title: 'About us', published_version: null, published_at: null, published_by: null, latest_version: null,
-      created_by: editor.id, created_at: expect.any(String), updated_at: expect.any(String),
+      id,
+      slug,
+      title: 'About us',
+      published_version: null,
+      published_at: null,
+      published_by: null,
+      latest_version: null,
+      created_by: editor.id,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
   });
 
@@ -62,7 +90,11 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
     expect(res.statusCode).toBe(409);
     expect(res.json()).toEqual({ error: 'conflict', details: { reason: 'slug taken', slug } });
     expect(await pageCount()).toBe(before);
-    const audits = await t.db.selectFrom('audit_log').select('summary').where('action', '=', 'site.page.create').execute();
+    const audits = await t.db
+      .selectFrom('audit_log')
+      .select('summary')
+      .where('action', '=', 'site.page.create')
+      .execute();
     expect(audits.filter((a) => (a.summary as { after: { slug: string } }).after.slug === slug)).toHaveLength(1);
   });
 
@@ -93,10 +125,30 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
   });
 
   it.each([
-    ['a reader creating', () => createPage({ slug: 'nope', title: 'x' }, reader), 403, { error: 'forbidden', details: { perm: 'site.write' } }],
-    ['an outsider listing', () => t.request({ method: 'GET', url: '/v1/admin/site/pages', token: outsider.token }), 403, { error: 'forbidden', details: { perm: 'site.read' } }],
-    ['a reader saving a version', () => saveVersion(randomUUID(), { markdown: 'x' }, reader), 403, { error: 'forbidden', details: { perm: 'site.write' } }],
-    ['a caller without a token', () => t.request({ method: 'POST', url: '/v1/admin/site/pages', payload: { slug: 'nope', title: 'x' } }), 401, { error: 'missing_token' }],
+    [
+      'a reader creating',
+      () => createPage({ slug: 'nope', title: 'x' }, reader),
+      403,
+      { error: 'forbidden', details: { perm: 'site.write' } },
+    ],
+    [
+      'an outsider listing',
+      () => t.request({ method: 'GET', url: '/v1/admin/site/pages', token: outsider.token }),
+      403,
+      { error: 'forbidden', details: { perm: 'site.read' } },
+    ],
+    [
+      'a reader saving a version',
+      () => saveVersion(randomUUID(), { markdown: 'x' }, reader),
+      403,
+      { error: 'forbidden', details: { perm: 'site.write' } },
+    ],
+    [
+      'a caller without a token',
+      () => t.request({ method: 'POST', url: '/v1/admin/site/pages', payload: { slug: 'nope', title: 'x' } }),
+      401,
+      { error: 'missing_token' },
+    ],
   ])('refuses %s', async (_name, call, status, body) => {
     const before = await pageCount();
     const res = await call();
@@ -126,11 +178,15 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
       [editor.id, 'first draft', { after: { version: 1, markdown_length: 7 } }, first.headers['x-request-id']],
       [editor.id, null, { after: { version: 2, markdown_length: 13 } }, second.headers['x-request-id']],
     ]);
-    expect((await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}`, token: reader.token })).json()).toMatchObject({ latest_version: 2, published_version: null });
+    expect(
+      (await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}`, token: reader.token })).json(),
+    ).toMatchObject({ latest_version: 2, published_version: null });
     // Not live: the public read does not know the page.
     expect((await t.request({ method: 'GET', url: `/v1/public/site/pages/${page!.slug}` })).statusCode).toBe(404);
     // The database itself refuses to edit a stored version.
-    await expect(t.db.updateTable('site_page_versions').set({ markdown: 'changed' }).where('page_id', '=', id).execute()).rejects.toThrow(/immutable/);
+    await expect(
+      t.db.updateTable('site_page_versions').set({ markdown: 'changed' }).where('page_id', '=', id).execute(),
+    ).rejects.toThrow(/immutable/);
   });
 
   it('answers 404 not_found for a version of an unknown page, storing nothing', async () => {
@@ -182,45 +238,97 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
     await saveVersion(id, { markdown: 'one' });
     await saveVersion(id, { markdown: 'two, by another editor', note: 'typo' }, other);
     await saveVersion(id, { markdown: 'three' });
-    await t.request({ method: 'POST', url: `/v1/admin/site/pages/${id}/publish`, token: editor.token, payload: { version: 2 } });
+    await t.request({
+      method: 'POST',
+      url: `/v1/admin/site/pages/${id}/publish`,
+      token: editor.token,
+      payload: { version: 2 },
+    });
 
-    const list = await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}/versions?per_page=2`, token: reader.token });
+    const list = await t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${id}/versions?per_page=2`,
+      token: reader.token,
+    });
     expect(list.statusCode).toBe(200);
     expect(list.json()).toEqual({
       data: [
-        { version: 3, note: null, markdown_length: 5, is_published: false, created_by: editor.id, created_by_email: editor.email, created_at: expect.any(String) },
-        { version: 2, note: 'typo', markdown_length: 22, is_published: true, created_by: other.id, created_by_email: other.email, created_at: expect.any(String) },
+        {
+          version: 3,
+          note: null,
+          markdown_length: 5,
+          is_published: false,
+          created_by: editor.id,
+          created_by_email: editor.email,
+          created_at: expect.any(String),
+        },
+        {
+          version: 2,
+          note: 'typo',
+          markdown_length: 22,
+          is_published: true,
+          created_by: other.id,
+          created_by_email: other.email,
+          created_at: expect.any(String),
+        },
       ],
       meta: { page: 1, per_page: 2, total: 3 },
     });
-    const oldestFirst = await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}/versions?sort=version:asc&page=2&per_page=2`, token: reader.token });
+    const oldestFirst = await t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${id}/versions?sort=version:asc&page=2&per_page=2`,
+      token: reader.token,
+    });
     expect(oldestFirst.json().data.map((v: { version: number }) => v.version)).toEqual([3]);
 
     const one = await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}/versions/2`, token: reader.token });
-    expect(one.json()).toMatchObject({ version: 2, markdown: 'two, by another editor', note: 'typo', created_by_email: other.email, is_published: true });
-    const missing = await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}/versions/9`, token: reader.token });
+    expect(one.json()).toMatchObject({
+      version: 2,
+      markdown: 'two, by another editor',
+      note: 'typo',
+      created_by_email: other.email,
+      is_published: true,
+    });
+    const missing = await t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${id}/versions/9`,
+      token: reader.token,
+    });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ error: 'not_found', details: { version: 9 } });
-    for (const url of [`/v1/admin/site/pages/${randomUUID()}/versions`, `/v1/admin/site/pages/${randomUUID()}/versions/1`, `/v1/admin/site/pages/${randomUUID()}`]) {
+    for (const url of [
+      `/v1/admin/site/pages/${randomUUID()}/versions`,
+      `/v1/admin/site/pages/${randomUUID()}/versions/1`,
+      `/v1/admin/site/pages/${randomUUID()}`,
+    ]) {
       const res = await t.request({ method: 'GET', url, token: reader.token });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ error: 'not_found' });
     }
-    const tooBig = await t.request({ method: 'GET', url: `/v1/admin/site/pages/${id}/versions/2147483648`, token: reader.token });
+    const tooBig = await t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${id}/versions/2147483648`,
+      token: reader.token,
+    });
     expect(tooBig.statusCode).toBe(400);
   });
 
   it('renames a page and changes its slug, keeping omitted fields; refuses a taken slug', async () => {
     const id = await newPage('Old title');
     const { slug } = (await pageRow(id))!;
-    const patch = (payload: object, pageId = id) => t.request({ method: 'PATCH', url: `/v1/admin/site/pages/${pageId}`, token: editor.token, payload });
+    const patch = (payload: object, pageId = id) =>
+      t.request({ method: 'PATCH', url: `/v1/admin/site/pages/${pageId}`, token: editor.token, payload });
 
     const renamed = await patch({ title: 'New title' });
     expect(renamed.statusCode).toBe(204);
     expect(renamed.body).toBe('');
     expect(await pageRow(id)).toMatchObject({ slug, title: 'New title' });
     const [audit] = await auditRows('site.page.update', id);
-    expect(audit).toMatchObject({ actor_id: editor.id, request_id: renamed.headers['x-request-id'], summary: { before: { slug, title: 'Old title' }, after: { slug, title: 'New title' } } });
+    expect(audit).toMatchObject({
+      actor_id: editor.id,
+      request_id: renamed.headers['x-request-id'],
+      summary: { before: { slug, title: 'Old title' }, after: { slug, title: 'New title' } },
+    });
 
     const newSlug = freshSlug();
     expect((await patch({ slug: newSlug })).statusCode).toBe(204);
@@ -250,17 +358,27 @@ describe('site pages: create, list, get, rename and versions (operation 10)', ()
     const ids: string[] = [];
     for (const title of [`Beta ${tag}`, `Alpha ${tag}`, `Gamma ${tag}`]) ids.push(await newPage(title));
     await saveVersion(ids[2]!, { markdown: 'live' });
-    await t.request({ method: 'POST', url: `/v1/admin/site/pages/${ids[2]}/publish`, token: editor.token, payload: { version: 1 } });
+    await t.request({
+      method: 'POST',
+      url: `/v1/admin/site/pages/${ids[2]}/publish`,
+      token: editor.token,
+      payload: { version: 1 },
+    });
 
-    const list = (query: string) => t.request({ method: 'GET', url: `/v1/admin/site/pages?${query}`, token: reader.token });
+    const list = (query: string) =>
+      t.request({ method: 'GET', url: `/v1/admin/site/pages?${query}`, token: reader.token });
     const byTitle = await list(`q=${tag}&sort=title:asc&per_page=2`);
     expect(byTitle.statusCode).toBe(200);
     expect(byTitle.json().meta).toEqual({ page: 1, per_page: 2, total: 3 });
     expect(byTitle.json().data.map((p: { title: string }) => p.title)).toEqual([`Alpha ${tag}`, `Beta ${tag}`]);
-    expect((await list(`q=${tag}&sort=title:asc&per_page=2&page=2`)).json().data.map((p: { title: string }) => p.title)).toEqual([`Gamma ${tag}`]);
+    expect(
+      (await list(`q=${tag}&sort=title:asc&per_page=2&page=2`)).json().data.map((p: { title: string }) => p.title),
+    ).toEqual([`Gamma ${tag}`]);
 
     const live = await list(`q=${tag}&published=true`);
-    expect(live.json().data).toEqual([expect.objectContaining({ id: ids[2], published_version: 1, latest_version: 1 })]);
+    expect(live.json().data).toEqual([
+      expect.objectContaining({ id: ids[2], published_version: 1, latest_version: 1 }),
+    ]);
     expect((await list(`q=${tag}&published=false`)).json().meta.total).toBe(2);
 
     const slug = (await pageRow(ids[0]!))!.slug;

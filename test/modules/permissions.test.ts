@@ -18,17 +18,32 @@ type Db = TestApp['db'];
 async function userWithGrants(db: Db, grants: Array<{ keys: string[]; expiresAt: Date | null }>): Promise<TestUser> {
   const user = await createUser(db);
   for (const grant of grants) {
-    const role = await db.insertInto('roles').values({ key: `perm-${randomUUID().slice(0, 12)}`, name: 'Permission test role' }).returning('id').executeTakeFirstOrThrow();
-    if (grant.keys.length > 0) await db.insertInto('role_permissions').values(grant.keys.map((permission_key) => ({ role_id: role.id, permission_key }))).execute();
-    await db.insertInto('user_roles').values({ user_id: user.id, role_id: role.id, granted_by: null, reason: 'test', expires_at: grant.expiresAt }).execute();
+    const role = await db
+      .insertInto('roles')
+      .values({ key: `perm-${randomUUID().slice(0, 12)}`, name: 'Permission test role' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (grant.keys.length > 0)
+      await db
+        .insertInto('role_permissions')
+        .values(grant.keys.map((permission_key) => ({ role_id: role.id, permission_key })))
+        .execute();
+    await db
+      .insertInto('user_roles')
+      .values({ user_id: user.id, role_id: role.id, granted_by: null, reason: 'test', expires_at: grant.expiresAt })
+      .execute();
   }
   return user;
 }
 
 describe('permission resolution on routes', () => {
   let t: TestApp;
-  beforeAll(async () => { t = await startTestApp(); });
-  afterAll(async () => { await t.close(); });
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
 
   const orDenied = { error: 'forbidden', details: { perm: 'ops.read | ops.panic' } };
 
@@ -51,35 +66,87 @@ describe('permission resolution on routes', () => {
 
   // A route declaring one key names only that key.
   it.each([
-    { name: 'POST /v1/admin/ops/panic without ops.panic (ops.read is not enough)', held: ['ops.read'], method: 'POST' as const, url: '/v1/admin/ops/panic', perm: 'ops.panic' },
-    { name: 'GET /v1/admin/audit with roles.* only', held: ['roles.*'], method: 'GET' as const, url: '/v1/admin/audit', perm: 'audit.read' },
-    { name: 'GET /v1/admin/roles with roles.write only (write does not imply read)', held: ['roles.write'], method: 'GET' as const, url: '/v1/admin/roles', perm: 'roles.read' },
+    {
+      name: 'POST /v1/admin/ops/panic without ops.panic (ops.read is not enough)',
+      held: ['ops.read'],
+      method: 'POST' as const,
+      url: '/v1/admin/ops/panic',
+      perm: 'ops.panic',
+    },
+    {
+      name: 'GET /v1/admin/audit with roles.* only',
+      held: ['roles.*'],
+      method: 'GET' as const,
+      url: '/v1/admin/audit',
+      perm: 'audit.read',
+    },
+    {
+      name: 'GET /v1/admin/roles with roles.write only (write does not imply read)',
+      held: ['roles.write'],
+      method: 'GET' as const,
+      url: '/v1/admin/roles',
+      perm: 'roles.read',
+    },
   ])('403 perm text for $name', async ({ held, method, url, perm }) => {
     const caller = await createUser(t.db, held);
     const before = await t.db.selectFrom('ops_panic_state').selectAll().executeTakeFirstOrThrow();
-    const response = await t.request({ method, url, token: caller.token, payload: method === 'POST' ? { level: 'lockdown', reason: 'should not happen' } : undefined });
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 403, body: { error: 'forbidden', details: { perm } } });
+    const response = await t.request({
+      method,
+      url,
+      token: caller.token,
+      payload: method === 'POST' ? { level: 'lockdown', reason: 'should not happen' } : undefined,
+    });
+    expect({ status: response.statusCode, body: response.json() }).toEqual({
+      status: 403,
+      body: { error: 'forbidden', details: { perm } },
+    });
     expect(await t.db.selectFrom('ops_panic_state').selectAll().executeTakeFirstOrThrow()).toEqual(before);
   });
 
   it.each([
-    { name: 'an expired grant grants nothing', grants: [{ keys: ['ops.read'], expiresAt: new Date(Date.now() - 1000) }], status: 403, effective: [] as string[] },
-    { name: 'an expired * grants nothing', grants: [{ keys: ['*'], expiresAt: new Date(Date.now() - DAY_MS) }], status: 403, effective: [] },
-    { name: 'an unexpired grant counts', grants: [{ keys: ['ops.read'], expiresAt: new Date(Date.now() + DAY_MS) }], status: 200, effective: ['ops.read'] },
+    {
+      name: 'an expired grant grants nothing',
+      grants: [{ keys: ['ops.read'], expiresAt: new Date(Date.now() - 1000) }],
+      status: 403,
+      effective: [] as string[],
+    },
+    {
+      name: 'an expired * grants nothing',
+      grants: [{ keys: ['*'], expiresAt: new Date(Date.now() - DAY_MS) }],
+      status: 403,
+      effective: [],
+    },
+    {
+      name: 'an unexpired grant counts',
+      grants: [{ keys: ['ops.read'], expiresAt: new Date(Date.now() + DAY_MS) }],
+      status: 200,
+      effective: ['ops.read'],
+    },
     {
       name: 'only the unexpired of two grants counts',
-      grants: [{ keys: ['ops.*', 'audit.read'], expiresAt: new Date(Date.now() - DAY_MS) }, { keys: ['users.read'], expiresAt: null }],
-      status: 403, effective: ['users.read'],
+      grants: [
+        { keys: ['ops.*', 'audit.read'], expiresAt: new Date(Date.now() - DAY_MS) },
+        { keys: ['users.read'], expiresAt: null },
+      ],
+      status: 403,
+      effective: ['users.read'],
     },
     {
       name: 'keys of several roles add up',
-      grants: [{ keys: ['users.read'], expiresAt: null }, { keys: ['ops.*'], expiresAt: new Date(Date.now() + DAY_MS) }],
-      status: 200, effective: ['ops.panic', 'ops.read', 'users.read'],
+      grants: [
+        { keys: ['users.read'], expiresAt: null },
+        { keys: ['ops.*'], expiresAt: new Date(Date.now() + DAY_MS) },
+      ],
+      status: 200,
+      effective: ['ops.panic', 'ops.read', 'users.read'],
     },
   ])('$name (route and GET /v1/me/permissions agree)', async ({ grants, status, effective }) => {
     const user = await userWithGrants(t.db, grants);
     const panic = await t.request({ method: 'GET', url: '/v1/admin/ops/panic', token: user.token });
-    expect({ status: panic.statusCode, body: panic.json() }).toEqual({ status, body: status === 200 ? PANIC_OFF : orDenied });
+    expect({ status: panic.statusCode, body: panic.json() }).toEqual({
+      status,
+      body: status === 200 ? PANIC_OFF : orDenied,
+    });
     const mine = await t.request({ method: 'GET', url: '/v1/me/permissions', token: user.token });
     expect(mine.statusCode).toBe(200);
     expect(mine.json().permissions).toEqual(effective);
@@ -88,7 +155,11 @@ describe('permission resolution on routes', () => {
   it('a grant that lapses stops working on the next request with the same token', async () => {
     const user = await userWithGrants(t.db, [{ keys: ['ops.read'], expiresAt: new Date(Date.now() + DAY_MS) }]);
     expect((await t.request({ method: 'GET', url: '/v1/admin/ops/panic', token: user.token })).statusCode).toBe(200);
-    await t.db.updateTable('user_roles').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', user.id).execute();
+    await t.db
+      .updateTable('user_roles')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('user_id', '=', user.id)
+      .execute();
     const response = await t.request({ method: 'GET', url: '/v1/admin/ops/panic', token: user.token });
     expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 403, body: orDenied });
   });
@@ -96,18 +167,25 @@ describe('permission resolution on routes', () => {
   it('GET /v1/me/permissions expands wildcards into sorted catalog keys and lists the active roles', async () => {
     const everything = await createUser(t.db, ['*']);
     const all = await t.request({ method: 'GET', url: '/v1/me/permissions', token: everything.token });
-    expect(all.json()).toEqual({ permissions: [...PERMISSION_KEYS], roles: [{ key: `test-${everything.id.slice(0, 8)}`, name: `Test role of ${everything.email}`, expires_at: null }] });
+    expect(all.json()).toEqual({
+      permissions: [...PERMISSION_KEYS],
+      roles: [{ key: `test-${everything.id.slice(0, 8)}`, name: `Test role of ${everything.email}`, expires_at: null }],
+    });
 
     const mixed = await createUser(t.db, ['users.read', 'billing.*', 'users.delete']);
-    expect((await t.request({ method: 'GET', url: '/v1/me/permissions', token: mixed.token })).json().permissions)
-      .toEqual(['billing.read', 'billing.write', 'users.delete', 'users.read']);
+    expect(
+      (await t.request({ method: 'GET', url: '/v1/me/permissions', token: mixed.token })).json().permissions,
+    ).toEqual(['billing.read', 'billing.write', 'users.delete', 'users.read']);
   });
 
   it('a first-time subject (no user row, no grants) holds nothing', async () => {
     const token = await signToken({ sub: randomUUID(), email: 'newcomer@example.test' });
     const response = await t.request({ method: 'GET', url: '/v1/admin/ops/panic', token });
     expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 403, body: orDenied });
-    expect((await t.request({ method: 'GET', url: '/v1/me/permissions', token })).json()).toEqual({ permissions: [], roles: [] });
+    expect((await t.request({ method: 'GET', url: '/v1/me/permissions', token })).json()).toEqual({
+      permissions: [],
+      roles: [],
+    });
   });
 });
 
@@ -153,13 +231,24 @@ describe('PermissionSet', () => {
 
   it('effectiveKeys: sorted catalog keys only, wildcards expanded, unknown grants dropped', () => {
     expect(new PermissionSet(['*']).effectiveKeys()).toEqual([...PERMISSION_KEYS].sort());
-    expect(new PermissionSet(['ops.*', 'users.read', 'users.read']).effectiveKeys()).toEqual(['ops.panic', 'ops.read', 'users.read']);
-    expect(new PermissionSet(['support.write', 'audit.read', 'legacy.thing', 'nope.*']).effectiveKeys()).toEqual(['audit.read', 'support.write']);
+    expect(new PermissionSet(['ops.*', 'users.read', 'users.read']).effectiveKeys()).toEqual([
+      'ops.panic',
+      'ops.read',
+      'users.read',
+    ]);
+    expect(new PermissionSet(['support.write', 'audit.read', 'legacy.thing', 'nope.*']).effectiveKeys()).toEqual([
+      'audit.read',
+      'support.write',
+    ]);
     expect(new PermissionSet([]).effectiveKeys()).toEqual([]);
   });
 
   it('grants: the raw grants, wildcards kept, sorted and deduplicated', () => {
-    expect(new PermissionSet(['users.read', '*', 'ops.*', 'users.read']).grants()).toEqual(['*', 'ops.*', 'users.read']);
+    expect(new PermissionSet(['users.read', '*', 'ops.*', 'users.read']).grants()).toEqual([
+      '*',
+      'ops.*',
+      'users.read',
+    ]);
   });
 });
 

@@ -31,7 +31,9 @@ export function openSocket(url: string, ticket?: string): RealtimeClient {
     for (const wake of waiters) wake();
   });
   socket.on('error', () => {}); // the close event carries what the tests look at
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   return {
     frames,
     closed,
@@ -43,8 +45,14 @@ export function openSocket(url: string, ticket?: string): RealtimeClient {
           done();
           resolve(found);
         };
-        const timer = setTimeout(() => { done(); reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames)}`)); }, timeoutMs);
-        const done = () => { clearTimeout(timer); waiters.delete(check); };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames)}`));
+        }, timeoutMs);
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
         waiters.add(check);
         check();
       });
@@ -64,11 +72,16 @@ export function openSocket(url: string, ticket?: string): RealtimeClient {
 export function closedWithin(client: RealtimeClient, timeoutMs = WAIT_MS): Promise<{ code: number; reason: string }> {
   return Promise.race([
     client.closed,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`socket still open after ${timeoutMs} ms`)), timeoutMs)),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`socket still open after ${timeoutMs} ms`)), timeoutMs),
+    ),
   ]);
 }
 
-export async function credentials(app: TestApp, user: TestUser): Promise<{ ticket: string; expires_at: string; url: string; channels: string[] }> {
+export async function credentials(
+  app: TestApp,
+  user: TestUser,
+): Promise<{ ticket: string; expires_at: string; url: string; channels: string[] }> {
   const response = await app.request({ method: 'GET', url: '/v1/me/realtime', token: user.token });
   if (response.statusCode !== 200) throw new Error(`credentials: ${response.statusCode} ${response.body}`);
   return response.json();

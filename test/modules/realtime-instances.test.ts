@@ -25,7 +25,15 @@ beforeAll(async () => {
   staff = await createUser(a.db, ['audit.read', 'ops.panic', 'announcements.write']);
   player = await createUser(a.db);
   // The staff member's role hears panic changes.
-  await a.db.insertInto('role_alert_subscriptions').values({ role_id: (await a.db.selectFrom('user_roles').select('role_id').where('user_id', '=', staff.id).executeTakeFirstOrThrow()).role_id, alert: 'panic_mode_changed' }).execute();
+  await a.db
+    .insertInto('role_alert_subscriptions')
+    .values({
+      role_id: (
+        await a.db.selectFrom('user_roles').select('role_id').where('user_id', '=', staff.id).executeTakeFirstOrThrow()
+      ).role_id,
+      alert: 'panic_mode_changed',
+    })
+    .execute();
   // Tickets come from instance A; the sockets are on instance B.
   playerOnB = await connected(a, player, socketUrl(b));
   staffOnB = await connected(a, staff, socketUrl(b));
@@ -38,28 +46,62 @@ afterAll(async () => {
 });
 
 it('a ticket from one instance admits on the other, with its channels', () => {
-  expect(staffOnB.frames[0]).toEqual({ type: 'subscribed', channels: [`user:${staff.id}`, 'dashboard', `alerts:test-${staff.id.slice(0, 8)}`] });
+  expect(staffOnB.frames[0]).toEqual({
+    type: 'subscribed',
+    channels: [`user:${staff.id}`, 'dashboard', `alerts:test-${staff.id.slice(0, 8)}`],
+  });
 });
 
 it('a dashboard event published on A reaches a client of B', async () => {
-  await a.db.transaction().execute((trx) => a.kernel.events.publish(trx, { kind: 'dashboard', name: 'test.cross_instance', payload: { from: 'a' } }));
-  expect(await staffOnB.waitFor((frame) => frame.name === 'test.cross_instance')).toMatchObject({ type: 'event', channel: 'dashboard', payload: { from: 'a' } });
+  await a.db
+    .transaction()
+    .execute((trx) =>
+      a.kernel.events.publish(trx, { kind: 'dashboard', name: 'test.cross_instance', payload: { from: 'a' } }),
+    );
+  expect(await staffOnB.waitFor((frame) => frame.name === 'test.cross_instance')).toMatchObject({
+    type: 'event',
+    channel: 'dashboard',
+    payload: { from: 'a' },
+  });
 });
 
-it('a broadcast sent through A reaches the player\'s socket on B', async () => {
-  const sent = await a.request({ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Across instances' } } });
+it("a broadcast sent through A reaches the player's socket on B", async () => {
+  const sent = await a.request({
+    method: 'POST',
+    url: '/v1/admin/notifications/broadcast',
+    token: staff.token,
+    payload: { segment: { q: player.id }, notification: { title: 'Across instances' } },
+  });
   expect(sent.statusCode, sent.body).toBe(200);
-  expect(await playerOnB.waitFor((frame) => frame.type === 'notification')).toMatchObject({ channel: `user:${player.id}`, notification: { title: 'Across instances' } });
-  expect(await staffOnB.waitFor((frame) => frame.name === 'notifications.broadcast_sent')).toMatchObject({ channel: 'dashboard' });
+  expect(await playerOnB.waitFor((frame) => frame.type === 'notification')).toMatchObject({
+    channel: `user:${player.id}`,
+    notification: { title: 'Across instances' },
+  });
+  expect(await staffOnB.waitFor((frame) => frame.name === 'notifications.broadcast_sent')).toMatchObject({
+    channel: 'dashboard',
+  });
 });
 
 it('a panic alert set on A reaches the socket of a subscribed role on B', async () => {
   try {
-    const set = await a.request({ method: 'POST', url: '/v1/admin/ops/panic', token: staff.token, payload: { level: 'degraded', reason: 'two instances' } });
+    const set = await a.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: staff.token,
+      payload: { level: 'degraded', reason: 'two instances' },
+    });
     expect(set.statusCode, set.body).toBe(200);
-    expect(await staffOnB.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({ channel: `alerts:test-${staff.id.slice(0, 8)}`, payload: { level: 'degraded' } });
+    expect(await staffOnB.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({
+      channel: `alerts:test-${staff.id.slice(0, 8)}`,
+      payload: { level: 'degraded' },
+    });
   } finally {
-    await a.request({ method: 'POST', url: '/v1/admin/ops/panic', token: staff.token, payload: { level: 'off', reason: 'two instances done' } });
+    await a.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: staff.token,
+      payload: { level: 'off', reason: 'two instances done' },
+    });
   }
 });
 

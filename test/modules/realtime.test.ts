@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTicket, ticketKey } from '../../src/modules/realtime/tickets.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
-import { closedWithin, connected, credentials, openSocket, pause, socketUrl, type RealtimeClient } from './realtime-fixtures.js';
+import {
+  closedWithin,
+  connected,
+  credentials,
+  openSocket,
+  pause,
+  socketUrl,
+  type RealtimeClient,
+} from './realtime-fixtures.js';
 
 /**
  * GET /v1/me/realtime and the socket at /v1/realtime on one listening instance, with real
@@ -11,7 +19,10 @@ import { closedWithin, connected, credentials, openSocket, pause, socketUrl, typ
 let t: TestApp;
 let url: string;
 const clients: RealtimeClient[] = [];
-const track = (client: RealtimeClient) => { clients.push(client); return client; };
+const track = (client: RealtimeClient) => {
+  clients.push(client);
+  return client;
+};
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -25,16 +36,30 @@ afterAll(async () => {
 
 const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
 /** The role createUser made for the user's permissions. */
-const roleOf = (user: TestUser) => t.db.selectFrom('user_roles as ur').innerJoin('roles as r', 'r.id', 'ur.role_id').select(['r.id', 'r.key'])
-  .where('ur.user_id', '=', user.id).where('r.id', '!=', OWNER_ROLE_ID).executeTakeFirstOrThrow();
+const roleOf = (user: TestUser) =>
+  t.db
+    .selectFrom('user_roles as ur')
+    .innerJoin('roles as r', 'r.id', 'ur.role_id')
+    .select(['r.id', 'r.key'])
+    .where('ur.user_id', '=', user.id)
+    .where('r.id', '!=', OWNER_ROLE_ID)
+    .executeTakeFirstOrThrow();
 /** Subscribes a role through the staff route, as an owner would (holding every key the role holds). */
 async function subscribe(roleId: string, alerts: string[]) {
   const admin = await createUser(t.db, ['*']);
-  const response = await t.request({ method: 'PUT', url: `/v1/admin/roles/${roleId}/alerts`, token: admin.token, payload: { alerts } });
+  const response = await t.request({
+    method: 'PUT',
+    url: `/v1/admin/roles/${roleId}/alerts`,
+    token: admin.token,
+    payload: { alerts },
+  });
   expect(response.statusCode, response.body).toBe(200);
 }
 
-const publishDashboard = (name: string) => t.db.transaction().execute((trx) => t.kernel.events.publish(trx, { kind: 'dashboard', name, payload: { probe: name } }));
+const publishDashboard = (name: string) =>
+  t.db
+    .transaction()
+    .execute((trx) => t.kernel.events.publish(trx, { kind: 'dashboard', name, payload: { probe: name } }));
 
 describe('GET /v1/me/realtime', () => {
   it('401 without a token', async () => {
@@ -43,7 +68,7 @@ describe('GET /v1/me/realtime', () => {
     expect(response.json()).toEqual({ error: 'missing_token' });
   });
 
-  it('answers a 60 s ticket, the socket URL on the public base, and the caller\'s channels; no secret', async () => {
+  it("answers a 60 s ticket, the socket URL on the public base, and the caller's channels; no secret", async () => {
     const player = await createUser(t.db);
     const before = Date.now();
     const body = await credentials(t, player);
@@ -57,7 +82,8 @@ describe('GET /v1/me/realtime', () => {
     const claims = JSON.parse(Buffer.from(body.ticket.split('.')[0]!, 'base64url').toString());
     expect(Object.keys(claims).sort()).toEqual(['ch', 'exp', 'sub']);
     const text = JSON.stringify(body);
-    for (const secret of [t.kernel.config.jwtSecret!, t.kernel.emailTokenKey, player.token]) expect(text).not.toContain(secret);
+    for (const secret of [t.kernel.config.jwtSecret!, t.kernel.emailTokenKey, player.token])
+      expect(text).not.toContain(secret);
   });
 
   it.each([
@@ -71,15 +97,28 @@ describe('GET /v1/me/realtime', () => {
     expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, ...extra]);
   });
 
-  it('a holder of roles subscribed to alerts gets each role\'s alert channel (the built-in owner hears panic changes)', async () => {
+  it("a holder of roles subscribed to alerts gets each role's alert channel (the built-in owner hears panic changes)", async () => {
     const user = await createUser(t.db, ['ops.read']);
     const ownRole = await roleOf(user);
-    await t.db.insertInto('user_roles').values({ user_id: user.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null }).execute();
+    await t.db
+      .insertInto('user_roles')
+      .values({ user_id: user.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null })
+      .execute();
     expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner']);
     await subscribe(ownRole.id, ['panic_mode_changed']);
-    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner', `alerts:${ownRole.key}`]);
+    expect((await credentials(t, user)).channels).toEqual([
+      `user:${user.id}`,
+      'dashboard',
+      'alerts:owner',
+      `alerts:${ownRole.key}`,
+    ]);
     // An expired grant no longer lets its holder in.
-    await t.db.updateTable('user_roles').set({ expires_at: new Date(Date.now() - 1_000) }).where('user_id', '=', user.id).where('role_id', '=', ownRole.id).execute();
+    await t.db
+      .updateTable('user_roles')
+      .set({ expires_at: new Date(Date.now() - 1_000) })
+      .where('user_id', '=', user.id)
+      .where('role_id', '=', ownRole.id)
+      .execute();
     expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner']);
   });
 });
@@ -88,7 +127,10 @@ describe('GET /v1/realtime: admission', () => {
   it('a good ticket joins every channel it names', async () => {
     const owner = await createUser(t.db, ['*']);
     const client = track(openSocket(url, (await credentials(t, owner)).ticket));
-    expect(await client.waitFor((frame) => frame.type === 'subscribed')).toEqual({ type: 'subscribed', channels: [`user:${owner.id}`, 'dashboard'] });
+    expect(await client.waitFor((frame) => frame.type === 'subscribed')).toEqual({
+      type: 'subscribed',
+      channels: [`user:${owner.id}`, 'dashboard'],
+    });
   });
 
   it('a ticket may open a second socket during its life', async () => {
@@ -108,26 +150,43 @@ describe('GET /v1/realtime: admission', () => {
   const refusedTickets: Array<{ name: string; ticket: () => Promise<string | undefined> }> = [
     { name: 'missing', ticket: async () => undefined },
     { name: 'garbage', ticket: async () => 'not-a-ticket' },
-    { name: 'repeated', ticket: async () => { const { ticket } = await credentials(t, await createUser(t.db)); return `${ticket}&ticket=${ticket}`; } },
+    {
+      name: 'repeated',
+      ticket: async () => {
+        const { ticket } = await credentials(t, await createUser(t.db));
+        return `${ticket}&ticket=${ticket}`;
+      },
+    },
     {
       name: 'forged: channels widened, signature kept',
       ticket: async () => {
         const player = await createUser(t.db);
         const [body, signature] = (await credentials(t, player)).ticket.split('.');
         const claims = JSON.parse(Buffer.from(body!, 'base64url').toString());
-        const widened = Buffer.from(JSON.stringify({ ...claims, ch: [...claims.ch, 'dashboard', 'alerts:owner'] })).toString('base64url');
+        const widened = Buffer.from(
+          JSON.stringify({ ...claims, ch: [...claims.ch, 'dashboard', 'alerts:owner'] }),
+        ).toString('base64url');
         return `${widened}.${signature}`;
       },
     },
     {
       name: 'signed with another key',
-      ticket: async () => signTicket(ticketKey('not the service key'), { userId: (await createUser(t.db)).id, channels: ['dashboard'], expiresAt: Math.floor(Date.now() / 1000) + 60 }),
+      ticket: async () =>
+        signTicket(ticketKey('not the service key'), {
+          userId: (await createUser(t.db)).id,
+          channels: ['dashboard'],
+          expiresAt: Math.floor(Date.now() / 1000) + 60,
+        }),
     },
     {
       name: 'expired',
       ticket: async () => {
         const player = await createUser(t.db);
-        return signTicket(ticketKey(t.kernel.emailTokenKey), { userId: player.id, channels: [`user:${player.id}`], expiresAt: Math.floor(Date.now() / 1000) - 1 });
+        return signTicket(ticketKey(t.kernel.emailTokenKey), {
+          userId: player.id,
+          channels: [`user:${player.id}`],
+          expiresAt: Math.floor(Date.now() / 1000) - 1,
+        });
       },
     },
     {
@@ -153,7 +212,11 @@ describe('GET /v1/realtime: admission', () => {
       ticket: async () => {
         const player = await createUser(t.db);
         const { ticket } = await credentials(t, player);
-        await t.db.updateTable('users').set({ tokens_valid_after: new Date(Date.now() + 1_000) }).where('id', '=', player.id).execute();
+        await t.db
+          .updateTable('users')
+          .set({ tokens_valid_after: new Date(Date.now() + 1_000) })
+          .where('id', '=', player.id)
+          .execute();
         return ticket;
       },
     },
@@ -187,12 +250,25 @@ describe('GET /v1/realtime: channels and delivery', () => {
     const other = await createUser(t.db);
     const player = track(await connected(t, playerUser));
     player.send({ type: 'subscribe', channels: [`user:${playerUser.id}`, 'dashboard', `user:${other.id}`] });
-    expect(await player.waitFor((frame) => frame.type === 'error')).toEqual({ type: 'error', error: 'channel_not_allowed', channels: ['dashboard', `user:${other.id}`] });
-    expect(await player.waitFor((frame) => frame.type === 'subscribed' && player.frames.indexOf(frame) > 0)).toEqual({ type: 'subscribed', channels: [`user:${playerUser.id}`] });
+    expect(await player.waitFor((frame) => frame.type === 'error')).toEqual({
+      type: 'error',
+      error: 'channel_not_allowed',
+      channels: ['dashboard', `user:${other.id}`],
+    });
+    expect(await player.waitFor((frame) => frame.type === 'subscribed' && player.frames.indexOf(frame) > 0)).toEqual({
+      type: 'subscribed',
+      channels: [`user:${playerUser.id}`],
+    });
 
     await publishDashboard('test.refused_probe');
     // The auditor hearing it proves it was delivered on this instance; the player never does.
-    expect(await auditor.waitFor((frame) => frame.name === 'test.refused_probe')).toMatchObject({ type: 'event', channel: 'dashboard', payload: { probe: 'test.refused_probe' }, at: expect.any(String), id: expect.any(Number) });
+    expect(await auditor.waitFor((frame) => frame.name === 'test.refused_probe')).toMatchObject({
+      type: 'event',
+      channel: 'dashboard',
+      payload: { probe: 'test.refused_probe' },
+      at: expect.any(String),
+      id: expect.any(Number),
+    });
     await pause(200);
     expect(player.frames.filter((frame) => frame.type === 'event')).toEqual([]);
   });
@@ -210,7 +286,10 @@ describe('GET /v1/realtime: channels and delivery', () => {
   it('an unreadable frame gets invalid_message and the socket stays open', async () => {
     const client = track(await connected(t, await createUser(t.db)));
     client.send({ type: 'shout', channels: 'all' });
-    expect(await client.waitFor((frame) => frame.type === 'error')).toEqual({ type: 'error', error: 'invalid_message' });
+    expect(await client.waitFor((frame) => frame.type === 'error')).toEqual({
+      type: 'error',
+      error: 'invalid_message',
+    });
     client.send({ type: 'subscribe', channels: [] });
     expect(await client.waitFor((frame) => frame.type === 'subscribed' && frame.channels.length === 0)).toBeDefined();
   });
@@ -220,14 +299,26 @@ describe('GET /v1/realtime: channels and delivery', () => {
     const operatorRole = await roleOf(operator);
     await subscribe(operatorRole.id, ['panic_mode_changed']);
     // Also an owner: two subscribed roles, still one frame.
-    await t.db.insertInto('user_roles').values({ user_id: operator.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null }).execute();
+    await t.db
+      .insertInto('user_roles')
+      .values({ user_id: operator.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null })
+      .execute();
     const alerts = track(await connected(t, operator));
     const unsubscribedOperator = track(await connected(t, await createUser(t.db, ['ops.panic'])));
     const player = track(await connected(t, await createUser(t.db)));
     try {
-      const set = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'degraded', reason: 'realtime test' } });
+      const set = await t.request({
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        token: operator.token,
+        payload: { level: 'degraded', reason: 'realtime test' },
+      });
       expect(set.statusCode, set.body).toBe(200);
-      expect(await alerts.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({ type: 'event', channel: 'alerts:owner', payload: { level: 'degraded', previous_level: 'off', reason: 'realtime test' } });
+      expect(await alerts.waitFor((frame) => frame.name === 'panic_mode_changed')).toMatchObject({
+        type: 'event',
+        channel: 'alerts:owner',
+        payload: { level: 'degraded', previous_level: 'off', reason: 'realtime test' },
+      });
       // Staff whose roles hear no alert get it only as the dashboard's own event.
       await auditor.waitFor((frame) => frame.name === 'ops.panic_changed');
       await pause(200);
@@ -236,25 +327,48 @@ describe('GET /v1/realtime: channels and delivery', () => {
       expect(unsubscribedOperator.frames.filter((frame) => frame.type === 'event')).toEqual([]);
       expect(player.frames.filter((frame) => frame.type === 'event')).toEqual([]);
     } finally {
-      await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'off', reason: 'realtime test done' } });
+      await t.request({
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        token: operator.token,
+        payload: { level: 'off', reason: 'realtime test done' },
+      });
     }
   });
 
-  it('a broadcast reaches the socket of the user it targets, not another user\'s', async () => {
+  it("a broadcast reaches the socket of the user it targets, not another user's", async () => {
     const staff = await createUser(t.db, ['announcements.write']);
     const targetUser = await createUser(t.db);
     const target = track(await connected(t, targetUser));
     const bystander = track(await connected(t, await createUser(t.db)));
     const sent = await t.request({
-      method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token,
-      payload: { segment: { q: targetUser.id }, notification: { kind: 'success', title: 'Just for you', body: 'Hello', action_url: '/rewards' } },
+      method: 'POST',
+      url: '/v1/admin/notifications/broadcast',
+      token: staff.token,
+      payload: {
+        segment: { q: targetUser.id },
+        notification: { kind: 'success', title: 'Just for you', body: 'Hello', action_url: '/rewards' },
+      },
     });
     expect(sent.statusCode, sent.body).toBe(200);
     expect(sent.json().recipients).toBe(1);
     const frame = await target.waitFor((f) => f.type === 'notification');
     expect(frame).toEqual({
-      type: 'notification', channel: `user:${targetUser.id}`, at: expect.any(String),
-      notification: { id: expect.any(String), kind: 'success', title: 'Just for you', body: 'Hello', action_url: '/rewards', starts_at: null, ends_at: null, created_at: expect.any(String), read: false, read_at: null },
+      type: 'notification',
+      channel: `user:${targetUser.id}`,
+      at: expect.any(String),
+      notification: {
+        id: expect.any(String),
+        kind: 'success',
+        title: 'Just for you',
+        body: 'Hello',
+        action_url: '/rewards',
+        starts_at: null,
+        ends_at: null,
+        created_at: expect.any(String),
+        read: false,
+        read_at: null,
+      },
     });
     // The same notification the player's list shows.
     const listed = await t.request({ method: 'GET', url: '/v1/me/notifications', token: targetUser.token });
@@ -266,9 +380,20 @@ describe('GET /v1/realtime: channels and delivery', () => {
 
   it('a broadcast to everyone reaches every listening user', async () => {
     const staff = await createUser(t.db, ['announcements.write']);
-    const sockets = [track(await connected(t, await createUser(t.db))), track(await connected(t, await createUser(t.db)))];
-    const sent = await t.request({ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { notification: { title: 'Everyone' } } });
+    const sockets = [
+      track(await connected(t, await createUser(t.db))),
+      track(await connected(t, await createUser(t.db))),
+    ];
+    const sent = await t.request({
+      method: 'POST',
+      url: '/v1/admin/notifications/broadcast',
+      token: staff.token,
+      payload: { notification: { title: 'Everyone' } },
+    });
     expect(sent.statusCode, sent.body).toBe(200);
-    for (const socket of sockets) expect(await socket.waitFor((f) => f.type === 'notification' && f.notification.title === 'Everyone')).toBeDefined();
+    for (const socket of sockets)
+      expect(
+        await socket.waitFor((f) => f.type === 'notification' && f.notification.title === 'Everyone'),
+      ).toBeDefined();
   });
 });

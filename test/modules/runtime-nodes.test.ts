@@ -18,8 +18,8 @@ type App = Awaited<ReturnType<typeof startTestApp>>;
 /** Pulls never finish on their own here: a pull stays `pulling` until the test settles it. */
 const PULL_NEVER_FINISHES_MS = 600_000;
 
-
-const runtimeAudits = (t: App) => t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
+const runtimeAudits = (t: App) =>
+  t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
 
 /** The route's answer for a runtime that cannot be reached or keeps failing. */
 function expectUnavailable(res: LightMyRequestResponse) {
@@ -48,15 +48,36 @@ describe('runtime node administration', () => {
 
   /** A fresh node of its own for each test (ids sort after the seeded `node-1`, `node-2`). */
   const freshNode = (options: { pool_id?: string | null; images?: string[] } = {}) =>
-    sim.addNode({ id: `test-node-${String(++nodeCount).padStart(3, '0')}`, pool_id: options.pool_id ?? 'default', slots: 2, region: 'eu-west', images: options.images ?? [] });
+    sim.addNode({
+      id: `test-node-${String(++nodeCount).padStart(3, '0')}`,
+      pool_id: options.pool_id ?? 'default',
+      slots: 2,
+      region: 'eu-west',
+      images: options.images ?? [],
+    });
 
   const get = (user: TestUser | null, url: string) => t.request({ method: 'GET', url, token: user?.token });
   const pull = (user: TestUser | null, nodeId: string, payload: unknown) =>
-    t.request({ method: 'POST', url: `/v1/admin/runtime/nodes/${encodeURIComponent(nodeId)}/pull-image`, token: user?.token, payload: payload as object });
+    t.request({
+      method: 'POST',
+      url: `/v1/admin/runtime/nodes/${encodeURIComponent(nodeId)}/pull-image`,
+      token: user?.token,
+      payload: payload as object,
+    });
   const post = (user: TestUser | null, url: string, payload?: unknown) =>
-    t.request({ method: 'POST', url, token: user?.token, ...(payload === undefined ? {} : { payload: payload as object }) });
+    t.request({
+      method: 'POST',
+      url,
+      token: user?.token,
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
   const assign = (user: TestUser | null, nodeId: string, payload: unknown) =>
-    t.request({ method: 'PUT', url: `/v1/admin/runtime/nodes/${nodeId}/pool`, token: user?.token, payload: payload as object });
+    t.request({
+      method: 'PUT',
+      url: `/v1/admin/runtime/nodes/${nodeId}/pool`,
+      token: user?.token,
+      payload: payload as object,
+    });
 
   describe('GET /v1/admin/runtime/nodes', () => {
     it('lists every node sorted by id, each as the runtime holds it', async () => {
@@ -70,9 +91,14 @@ describe('runtime node administration', () => {
       expect(ids).toEqual([...ids].sort());
       expect(data).toEqual(ids.map((id) => sim.node(id)));
       expect(data.find((entry) => entry.id === node.id)).toEqual({
-        id: node.id, pool_id: 'default', status: 'ready', region: 'eu-west', capacity: { slots: 2, used: 0 },
+        id: node.id,
+        pool_id: 'default',
+        status: 'ready',
+        region: 'eu-west',
+        capacity: { slots: 2, used: 0 },
         images: [{ image: 'games/base:latest', status: 'ready', error: null, updated_at: expect.any(String) }],
-        created_at: expect.any(String), updated_at: expect.any(String),
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
       });
     });
 
@@ -81,7 +107,8 @@ describe('runtime node administration', () => {
       const ready = sim.addNode({ id: 'filter-a', pool_id: 'filter-pool' });
       const draining = sim.addNode({ id: 'filter-b', pool_id: 'filter-pool', status: 'draining' });
       const offline = sim.addNode({ id: 'filter-c', pool_id: 'filter-pool', status: 'offline' });
-      const ids = async (query: string) => (await get(reader, `/v1/admin/runtime/nodes${query}`)).json().data.map((node: { id: string }) => node.id);
+      const ids = async (query: string) =>
+        (await get(reader, `/v1/admin/runtime/nodes${query}`)).json().data.map((node: { id: string }) => node.id);
       expect(await ids('?pool_id=filter-pool')).toEqual([ready.id, draining.id, offline.id]);
       expect(await ids('?pool_id=filter-pool&status=draining')).toEqual([draining.id]);
       expect(await ids('?status=offline')).toEqual([offline.id]);
@@ -99,7 +126,12 @@ describe('runtime node administration', () => {
 
     it.each([
       ['no token', null, 401, { error: 'missing_token' }],
-      ['a caller without runtime.read', () => bystander, 403, { error: 'forbidden', details: { perm: 'runtime.read' } }],
+      [
+        'a caller without runtime.read',
+        () => bystander,
+        403,
+        { error: 'forbidden', details: { perm: 'runtime.read' } },
+      ],
     ])('refuses %s', async (_name, who, status, body) => {
       const res = await get(who?.() ?? null, '/v1/admin/runtime/nodes');
       expect(res.statusCode).toBe(status);
@@ -118,14 +150,20 @@ describe('runtime node administration', () => {
       const res = await get(reader, `/v1/admin/runtime/nodes/${node.id}`);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual(sim.node(node.id));
-      expect(res.json().images.map((image: { image: string }) => image.image)).toEqual(['games/base:latest', 'games/racer:2']);
+      expect(res.json().images.map((image: { image: string }) => image.image)).toEqual([
+        'games/base:latest',
+        'games/racer:2',
+      ]);
     });
 
-    it('answers 404 not_found with the runtime\'s code for an unknown node, a 200-character id included', async () => {
+    it("answers 404 not_found with the runtime's code for an unknown node, a 200-character id included", async () => {
       const id = 'n'.repeat(200);
       const res = await get(reader, `/v1/admin/runtime/nodes/${id}`);
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'not_found', details: { runtime_code: 'node_not_found', message: `node ${id} does not exist` } });
+      expect(res.json()).toEqual({
+        error: 'not_found',
+        details: { runtime_code: 'node_not_found', message: `node ${id} does not exist` },
+      });
     });
 
     it('answers 400 for an id of 201 characters', async () => {
@@ -146,27 +184,45 @@ describe('runtime node administration', () => {
       const res = await pull(operator, node.id, { image: 'registry.example.test:5000/games/racer:1.2' });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ ok: true });
-      expect(await auditOf(t.db, requestIdOf(res))).toEqual([expect.objectContaining({
-        actor_id: operator.id, action: 'runtime.node_pull_image', target_type: 'runtime_node', target_id: node.id, reason: null,
-        summary: { image: 'registry.example.test:5000/games/racer:1.2' },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(res))).toEqual([
+        expect.objectContaining({
+          actor_id: operator.id,
+          action: 'runtime.node_pull_image',
+          target_type: 'runtime_node',
+          target_id: node.id,
+          reason: null,
+          summary: { image: 'registry.example.test:5000/games/racer:1.2' },
+        }),
+      ]);
       // The runtime holds the pull: no event of ours, and the node shows it pulling.
-      expect(await t.db.selectFrom('event_outbox').select('name').where('request_id', '=', requestIdOf(res)).execute()).toEqual([]);
+      expect(
+        await t.db.selectFrom('event_outbox').select('name').where('request_id', '=', requestIdOf(res)).execute(),
+      ).toEqual([]);
       const pulling = (await get(reader, `/v1/admin/runtime/nodes/${node.id}`)).json();
       expect(pulling.images).toEqual([
         { image: 'games/base:latest', status: 'ready', error: null, updated_at: expect.any(String) },
-        { image: 'registry.example.test:5000/games/racer:1.2', status: 'pulling', error: null, updated_at: expect.any(String) },
+        {
+          image: 'registry.example.test:5000/games/racer:1.2',
+          status: 'pulling',
+          error: null,
+          updated_at: expect.any(String),
+        },
       ]);
 
       sim.settlePulls();
       const settled = (await get(reader, `/v1/admin/runtime/nodes/${node.id}`)).json();
       expect(settled.images).toEqual([
         { image: 'games/base:latest', status: 'ready', error: null, updated_at: expect.any(String) },
-        { image: 'registry.example.test:5000/games/racer:1.2', status: 'ready', error: null, updated_at: expect.any(String) },
+        {
+          image: 'registry.example.test:5000/games/racer:1.2',
+          status: 'ready',
+          error: null,
+          updated_at: expect.any(String),
+        },
       ]);
     });
 
-    it('accepts an image the runtime cannot find (accepted, audited), which then shows failed with the runtime\'s error', async () => {
+    it("accepts an image the runtime cannot find (accepted, audited), which then shows failed with the runtime's error", async () => {
       const node = freshNode();
       const res = await pull(operator, node.id, { image: 'games/does-not-exist:1' });
       expect(res.json()).toEqual({ ok: true });
@@ -174,7 +230,12 @@ describe('runtime node administration', () => {
       sim.settlePulls();
       const after = (await get(reader, `/v1/admin/runtime/nodes/${node.id}`)).json();
       expect(after.images).toEqual([
-        { image: 'games/does-not-exist:1', status: 'failed', error: 'manifest for games/does-not-exist:1 not found: manifest unknown', updated_at: expect.any(String) },
+        {
+          image: 'games/does-not-exist:1',
+          status: 'failed',
+          error: 'manifest for games/does-not-exist:1 not found: manifest unknown',
+          updated_at: expect.any(String),
+        },
       ]);
     });
 
@@ -182,8 +243,16 @@ describe('runtime node administration', () => {
       const node = freshNode({ images: ['games/base:latest'] });
       const res = await pull(operator, node.id, { image: 'games/base:latest' });
       expect(res.json()).toEqual({ ok: true });
-      expect(await auditOf(t.db, requestIdOf(res))).toEqual([expect.objectContaining({ action: 'runtime.node_pull_image', target_id: node.id, summary: { image: 'games/base:latest' } })]);
-      expect(sim.node(node.id)!.images).toEqual([expect.objectContaining({ image: 'games/base:latest', status: 'pulling' })]);
+      expect(await auditOf(t.db, requestIdOf(res))).toEqual([
+        expect.objectContaining({
+          action: 'runtime.node_pull_image',
+          target_id: node.id,
+          summary: { image: 'games/base:latest' },
+        }),
+      ]);
+      expect(sim.node(node.id)!.images).toEqual([
+        expect.objectContaining({ image: 'games/base:latest', status: 'pulling' }),
+      ]);
       sim.settlePulls();
     });
 
@@ -197,21 +266,74 @@ describe('runtime node administration', () => {
       sim.settlePulls();
     });
 
-    type Failure = { name: string; setup: () => Promise<{ nodeId: string; payload: unknown; user: TestUser | null }>; status: number; body: (nodeId: string) => unknown; retryAfter?: string };
+    type Failure = {
+      name: string;
+      setup: () => Promise<{ nodeId: string; payload: unknown; user: TestUser | null }>;
+      status: number;
+      body: (nodeId: string) => unknown;
+      retryAfter?: string;
+    };
     const failures: Failure[] = [
-      { name: '400: image empty', setup: async () => ({ nodeId: freshNode().id, payload: { image: '' }, user: operator }), status: 400, body: () => schemaError({ path: ['image'], code: 'too_small', minimum: 1 }) },
-      { name: '400: image of 501 characters', setup: async () => ({ nodeId: freshNode().id, payload: { image: `games/${'a'.repeat(493)}:1` }, user: operator }), status: 400, body: () => schemaError({ path: ['image'], code: 'too_big', maximum: 500 }) },
-      { name: '400: image missing', setup: async () => ({ nodeId: freshNode().id, payload: {}, user: operator }), status: 400, body: () => schemaError({ path: ['image'], code: 'invalid_type' }) },
-      { name: '400: image not a string', setup: async () => ({ nodeId: freshNode().id, payload: { image: 7 }, user: operator }), status: 400, body: () => schemaError({ path: ['image'], code: 'invalid_type' }) },
-      { name: '400: an unknown key', setup: async () => ({ nodeId: freshNode().id, payload: { image: 'games/a:1', force: true }, user: operator }), status: 400, body: () => schemaError({ code: 'unrecognized_keys', keys: ['force'] }) },
-      { name: '400: id of 201 characters', setup: async () => ({ nodeId: 'n'.repeat(201), payload: { image: 'games/a:1' }, user: operator }), status: 400, body: () => schemaError({ path: ['id'], code: 'too_big', maximum: 200 }) },
-      { name: '401: no token', setup: async () => ({ nodeId: freshNode().id, payload: { image: 'games/a:1' }, user: null }), status: 401, body: () => ({ error: 'missing_token' }) },
-      { name: '403: a runtime.read-only caller', setup: async () => ({ nodeId: freshNode().id, payload: { image: 'games/a:1' }, user: reader }), status: 403, body: () => ({ error: 'forbidden', details: { perm: 'runtime.write' } }) },
+      {
+        name: '400: image empty',
+        setup: async () => ({ nodeId: freshNode().id, payload: { image: '' }, user: operator }),
+        status: 400,
+        body: () => schemaError({ path: ['image'], code: 'too_small', minimum: 1 }),
+      },
+      {
+        name: '400: image of 501 characters',
+        setup: async () => ({
+          nodeId: freshNode().id,
+          payload: { image: `games/${'a'.repeat(493)}:1` },
+          user: operator,
+        }),
+        status: 400,
+        body: () => schemaError({ path: ['image'], code: 'too_big', maximum: 500 }),
+      },
+      {
+        name: '400: image missing',
+        setup: async () => ({ nodeId: freshNode().id, payload: {}, user: operator }),
+        status: 400,
+        body: () => schemaError({ path: ['image'], code: 'invalid_type' }),
+      },
+      {
+        name: '400: image not a string',
+        setup: async () => ({ nodeId: freshNode().id, payload: { image: 7 }, user: operator }),
+        status: 400,
+        body: () => schemaError({ path: ['image'], code: 'invalid_type' }),
+      },
+      {
+        name: '400: an unknown key',
+        setup: async () => ({ nodeId: freshNode().id, payload: { image: 'games/a:1', force: true }, user: operator }),
+        status: 400,
+        body: () => schemaError({ code: 'unrecognized_keys', keys: ['force'] }),
+      },
+      {
+        name: '400: id of 201 characters',
+        setup: async () => ({ nodeId: 'n'.repeat(201), payload: { image: 'games/a:1' }, user: operator }),
+        status: 400,
+        body: () => schemaError({ path: ['id'], code: 'too_big', maximum: 200 }),
+      },
+      {
+        name: '401: no token',
+        setup: async () => ({ nodeId: freshNode().id, payload: { image: 'games/a:1' }, user: null }),
+        status: 401,
+        body: () => ({ error: 'missing_token' }),
+      },
+      {
+        name: '403: a runtime.read-only caller',
+        setup: async () => ({ nodeId: freshNode().id, payload: { image: 'games/a:1' }, user: reader }),
+        status: 403,
+        body: () => ({ error: 'forbidden', details: { perm: 'runtime.write' } }),
+      },
       {
         name: '404: unknown node',
         setup: async () => ({ nodeId: 'no-such-node', payload: { image: 'games/a:1' }, user: operator }),
         status: 404,
-        body: () => ({ error: 'not_found', details: { runtime_code: 'node_not_found', message: 'node no-such-node does not exist' } }),
+        body: () => ({
+          error: 'not_found',
+          details: { runtime_code: 'node_not_found', message: 'node no-such-node does not exist' },
+        }),
       },
       {
         name: '409: that image is already pulling on the node',
@@ -221,7 +343,13 @@ describe('runtime node administration', () => {
           return { nodeId, payload: { image: 'games/slow:1' }, user: operator };
         },
         status: 409,
-        body: (nodeId) => ({ error: 'conflict', details: { runtime_code: 'pull_in_progress', message: `games/slow:1 is already being pulled onto node ${nodeId}` } }),
+        body: (nodeId) => ({
+          error: 'conflict',
+          details: {
+            runtime_code: 'pull_in_progress',
+            message: `games/slow:1 is already being pulled onto node ${nodeId}`,
+          },
+        }),
       },
       {
         name: '409: the node is offline',
@@ -231,13 +359,19 @@ describe('runtime node administration', () => {
           return { nodeId, payload: { image: 'games/a:1' }, user: operator };
         },
         status: 409,
-        body: (nodeId) => ({ error: 'conflict', details: { runtime_code: 'node_offline', message: `node ${nodeId} is offline` } }),
+        body: (nodeId) => ({
+          error: 'conflict',
+          details: { runtime_code: 'node_offline', message: `node ${nodeId} is offline` },
+        }),
       },
       {
         name: '422: an image reference the runtime refuses, with its message',
         setup: async () => ({ nodeId: freshNode().id, payload: { image: 'Games/Racer:1' }, user: operator }),
         status: 422,
-        body: () => ({ error: 'invalid_request', details: { runtime_code: 'invalid_image', message: 'repository name "Games" must be lowercase' } }),
+        body: () => ({
+          error: 'invalid_request',
+          details: { runtime_code: 'invalid_image', message: 'repository name "Games" must be lowercase' },
+        }),
       },
       {
         name: '503: the runtime answers 5xx again and again',
@@ -261,7 +395,9 @@ describe('runtime node administration', () => {
       expect(res.json()).toEqual(body(nodeId));
       expect(res.headers['retry-after']).toBe(retryAfter);
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
-      expect(await t.db.selectFrom('event_outbox').select('name').where('request_id', '=', requestIdOf(res)).execute()).toEqual([]);
+      expect(
+        await t.db.selectFrom('event_outbox').select('name').where('request_id', '=', requestIdOf(res)).execute(),
+      ).toEqual([]);
       expect(await runtimeAudits(t)).toEqual(auditsBefore);
       expect(sim.node(nodeId)?.images).toEqual(imagesBefore);
       sim.failNextRequests(0);
@@ -276,19 +412,31 @@ describe('runtime node administration', () => {
       expect(drained.statusCode).toBe(200);
       expect(drained.json()).toEqual({ ...node, status: 'draining', updated_at: expect.any(String) });
       expect(sim.node(node.id)!.status).toBe('draining');
-      expect(await auditOf(t.db, requestIdOf(drained))).toEqual([expect.objectContaining({
-        actor_id: operator.id, action: 'runtime.node_drain', target_type: 'runtime_node', target_id: node.id, reason: 'kernel upgrade',
-        summary: { before: { status: 'ready' }, after: { status: 'draining' } },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(drained))).toEqual([
+        expect.objectContaining({
+          actor_id: operator.id,
+          action: 'runtime.node_drain',
+          target_type: 'runtime_node',
+          target_id: node.id,
+          reason: 'kernel upgrade',
+          summary: { before: { status: 'ready' }, after: { status: 'draining' } },
+        }),
+      ]);
 
       const undrained = await post(operator, `/v1/admin/runtime/nodes/${node.id}/undrain`);
       expect(undrained.statusCode).toBe(200);
       expect(undrained.json()).toEqual(sim.node(node.id));
       expect(sim.node(node.id)!.status).toBe('ready');
-      expect(await auditOf(t.db, requestIdOf(undrained))).toEqual([expect.objectContaining({
-        actor_id: operator.id, action: 'runtime.node_undrain', target_type: 'runtime_node', target_id: node.id, reason: null,
-        summary: { before: { status: 'draining' }, after: { status: 'ready' } },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(undrained))).toEqual([
+        expect.objectContaining({
+          actor_id: operator.id,
+          action: 'runtime.node_undrain',
+          target_type: 'runtime_node',
+          target_id: node.id,
+          reason: null,
+          summary: { before: { status: 'draining' }, after: { status: 'ready' } },
+        }),
+      ]);
     });
 
     it('takes an empty JSON object as no reason', async () => {
@@ -303,17 +451,45 @@ describe('runtime node administration', () => {
       sim.setNodeStatus(node.id, 'offline');
       const res = await post(operator, `/v1/admin/runtime/nodes/${node.id}/${action}`, { reason: 'try' });
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({ error: 'conflict', details: { runtime_code: 'node_offline', message: `node ${node.id} is offline` } });
+      expect(res.json()).toEqual({
+        error: 'conflict',
+        details: { runtime_code: 'node_offline', message: `node ${node.id} is offline` },
+      });
       expect(sim.node(node.id)!.status).toBe('offline');
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
     });
 
     it.each([
-      ['404 for an unknown node', () => ({ user: operator, id: 'ghost', payload: undefined }), 404, { error: 'not_found', details: { runtime_code: 'node_not_found', message: 'node ghost does not exist' } }],
-      ['400 for a reason of 501 characters', () => ({ user: operator, id: freshNode().id, payload: { reason: 'r'.repeat(501) } }), 400, schemaError({ path: ['reason'], code: 'too_big', maximum: 500 })],
-      ['400 for an unknown key', () => ({ user: operator, id: freshNode().id, payload: { reason: 'x', now: true } }), 400, schemaError({ code: 'unrecognized_keys' })],
-      ['401 without a token', () => ({ user: null, id: freshNode().id, payload: undefined }), 401, { error: 'missing_token' }],
-      ['403 for a runtime.read-only caller', () => ({ user: reader, id: freshNode().id, payload: undefined }), 403, { error: 'forbidden', details: { perm: 'runtime.write' } }],
+      [
+        '404 for an unknown node',
+        () => ({ user: operator, id: 'ghost', payload: undefined }),
+        404,
+        { error: 'not_found', details: { runtime_code: 'node_not_found', message: 'node ghost does not exist' } },
+      ],
+      [
+        '400 for a reason of 501 characters',
+        () => ({ user: operator, id: freshNode().id, payload: { reason: 'r'.repeat(501) } }),
+        400,
+        schemaError({ path: ['reason'], code: 'too_big', maximum: 500 }),
+      ],
+      [
+        '400 for an unknown key',
+        () => ({ user: operator, id: freshNode().id, payload: { reason: 'x', now: true } }),
+        400,
+        schemaError({ code: 'unrecognized_keys' }),
+      ],
+      [
+        '401 without a token',
+        () => ({ user: null, id: freshNode().id, payload: undefined }),
+        401,
+        { error: 'missing_token' },
+      ],
+      [
+        '403 for a runtime.read-only caller',
+        () => ({ user: reader, id: freshNode().id, payload: undefined }),
+        403,
+        { error: 'forbidden', details: { perm: 'runtime.write' } },
+      ],
     ])('drain: answers %s, changing and auditing nothing', async (_name, setup, status, body) => {
       const { user, id, payload } = setup();
       const res = await post(user, `/v1/admin/runtime/nodes/${id}/drain`, payload);
@@ -343,35 +519,68 @@ describe('runtime node administration', () => {
       expect(moved.json()).toEqual({ ...node, pool_id: 'assign-target', updated_at: expect.any(String) });
       expect(sim.node(node.id)!.pool_id).toBe('assign-target');
       expect(sim.pool('assign-target')!.node_ids).toEqual([node.id]);
-      expect(await auditOf(t.db, requestIdOf(moved))).toEqual([expect.objectContaining({
-        actor_id: operator.id, action: 'runtime.node_assign_pool', target_type: 'runtime_node', target_id: node.id, reason: 'rebalance',
-        summary: { before: { pool_id: 'default' }, after: { pool_id: 'assign-target' } },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(moved))).toEqual([
+        expect.objectContaining({
+          actor_id: operator.id,
+          action: 'runtime.node_assign_pool',
+          target_type: 'runtime_node',
+          target_id: node.id,
+          reason: 'rebalance',
+          summary: { before: { pool_id: 'default' }, after: { pool_id: 'assign-target' } },
+        }),
+      ]);
 
       const removed = await assign(operator, node.id, { pool_id: null });
       expect(removed.statusCode).toBe(200);
       expect(removed.json().pool_id).toBeNull();
       expect(sim.node(node.id)!.pool_id).toBeNull();
       expect(sim.pool('assign-target')!.node_ids).toEqual([]);
-      expect(await auditOf(t.db, requestIdOf(removed))).toEqual([expect.objectContaining({
-        action: 'runtime.node_assign_pool', reason: null, summary: { before: { pool_id: 'assign-target' }, after: { pool_id: null } },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(removed))).toEqual([
+        expect.objectContaining({
+          action: 'runtime.node_assign_pool',
+          reason: null,
+          summary: { before: { pool_id: 'assign-target' }, after: { pool_id: null } },
+        }),
+      ]);
     });
 
-    it('answers 422 invalid_request with the runtime\'s pool_not_found for a pool it does not know, moving and auditing nothing', async () => {
+    it("answers 422 invalid_request with the runtime's pool_not_found for a pool it does not know, moving and auditing nothing", async () => {
       const node = freshNode();
       const res = await assign(operator, node.id, { pool_id: 'no-such-pool' });
       expect(res.statusCode).toBe(422);
-      expect(res.json()).toEqual({ error: 'invalid_request', details: { runtime_code: 'pool_not_found', message: 'pool no-such-pool does not exist' } });
+      expect(res.json()).toEqual({
+        error: 'invalid_request',
+        details: { runtime_code: 'pool_not_found', message: 'pool no-such-pool does not exist' },
+      });
       expect(sim.node(node.id)!.pool_id).toBe('default');
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
     });
 
     it.each([
-      ['404 for an unknown node', () => ({ user: operator, id: 'ghost', payload: { pool_id: 'default' } }), 404, { error: 'not_found', details: { runtime_code: 'node_not_found', message: 'node ghost does not exist' } }],
-      ['400 without pool_id', () => ({ user: operator, id: freshNode().id, payload: { reason: 'x' } }), 400, schemaError({ path: ['pool_id'], code: 'invalid_type' })],
-      ['400 for an empty pool_id', () => ({ user: operator, id: freshNode().id, payload: { pool_id: '' } }), 400, schemaError({ path: ['pool_id'], code: 'too_small' })],
-      ['403 for a runtime.read-only caller', () => ({ user: reader, id: freshNode().id, payload: { pool_id: null } }), 403, { error: 'forbidden', details: { perm: 'runtime.write' } }],
+      [
+        '404 for an unknown node',
+        () => ({ user: operator, id: 'ghost', payload: { pool_id: 'default' } }),
+        404,
+        { error: 'not_found', details: { runtime_code: 'node_not_found', message: 'node ghost does not exist' } },
+      ],
+      [
+        '400 without pool_id',
+        () => ({ user: operator, id: freshNode().id, payload: { reason: 'x' } }),
+        400,
+        schemaError({ path: ['pool_id'], code: 'invalid_type' }),
+      ],
+      [
+        '400 for an empty pool_id',
+        () => ({ user: operator, id: freshNode().id, payload: { pool_id: '' } }),
+        400,
+        schemaError({ path: ['pool_id'], code: 'too_small' }),
+      ],
+      [
+        '403 for a runtime.read-only caller',
+        () => ({ user: reader, id: freshNode().id, payload: { pool_id: null } }),
+        403,
+        { error: 'forbidden', details: { perm: 'runtime.write' } },
+      ],
     ])('answers %s, auditing nothing', async (_name, setup, status, body) => {
       const { user, id, payload } = setup();
       const res = await assign(user, id, payload);
@@ -411,7 +620,11 @@ describe('the runtime API key', () => {
   it('reaches no response body, log line or audit row, whatever the runtime answers', async () => {
     const apiKey = `sim-key-${'s3cr3t'.repeat(6)}`;
     const captured = captureLog();
-    const t = await startTestApp({ log: captured.log, config: { logLevel: 'trace' }, runtimeSimulator: { apiKey, pullDelayMs: PULL_NEVER_FINISHES_MS } });
+    const t = await startTestApp({
+      log: captured.log,
+      config: { logLevel: 'trace' },
+      runtimeSimulator: { apiKey, pullDelayMs: PULL_NEVER_FINISHES_MS },
+    });
     try {
       const sim = t.kernel.runtimeSimulator!;
       expect(sim.apiKey).toBe(apiKey);
@@ -444,11 +657,22 @@ describe('the runtime API key', () => {
       // An instance holding a wrong key: the runtime's 401 is our 503 (an operator must fix the
       // configuration), and neither key shows anywhere.
       const wrongKey = `wrong-key-${'w1ng'.repeat(6)}`;
-      const misconfigured = await startTestApp({ log: captured.log, config: { runtimeUrl: sim.url, runtimeApiKey: wrongKey } });
+      const misconfigured = await startTestApp({
+        log: captured.log,
+        config: { runtimeUrl: sim.url, runtimeApiKey: wrongKey },
+      });
       try {
         const caller = await createUser(misconfigured.db, ['runtime.read', 'runtime.write']);
-        for (const [method, url, payload] of [['GET', '/v1/admin/runtime/nodes/node-1', undefined], ['POST', '/v1/admin/runtime/nodes/node-1/pull-image', { image: 'games/y:1' }]] as const) {
-          const res = await misconfigured.request({ method, url, token: caller.token, ...(payload ? { payload } : {}) });
+        for (const [method, url, payload] of [
+          ['GET', '/v1/admin/runtime/nodes/node-1', undefined],
+          ['POST', '/v1/admin/runtime/nodes/node-1/pull-image', { image: 'games/y:1' }],
+        ] as const) {
+          const res = await misconfigured.request({
+            method,
+            url,
+            token: caller.token,
+            ...(payload ? { payload } : {}),
+          });
           expectUnavailable(res);
           bodies.push(res.body, JSON.stringify(res.headers));
         }

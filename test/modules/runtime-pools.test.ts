@@ -12,14 +12,14 @@ import { closedPort } from '../helpers/ports.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 
-
 function expectUnavailable(res: LightMyRequestResponse) {
   expect(res.statusCode).toBe(503);
   expect(res.headers['retry-after']).toBe('5');
   expect(res.json()).toEqual({ error: 'unavailable', details: { reason: 'runtime_unavailable' } });
 }
 
-const runtimeAudits = (t: App) => t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
+const runtimeAudits = (t: App) =>
+  t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
 
 describe('runtime pool administration', () => {
   let t: App;
@@ -41,9 +41,15 @@ describe('runtime pool administration', () => {
 
   const nextPoolId = () => `pool-${String(++poolCount).padStart(3, '0')}`;
   const get = (user: TestUser | null, url: string) => t.request({ method: 'GET', url, token: user?.token });
-  const create = (user: TestUser | null, payload: unknown) => t.request({ method: 'POST', url: '/v1/admin/runtime/pools', token: user?.token, payload: payload as object });
+  const create = (user: TestUser | null, payload: unknown) =>
+    t.request({ method: 'POST', url: '/v1/admin/runtime/pools', token: user?.token, payload: payload as object });
   const patch = (user: TestUser | null, id: string, payload: unknown) =>
-    t.request({ method: 'PATCH', url: `/v1/admin/runtime/pools/${id}`, token: user?.token, payload: payload as object });
+    t.request({
+      method: 'PATCH',
+      url: `/v1/admin/runtime/pools/${id}`,
+      token: user?.token,
+      payload: payload as object,
+    });
 
   describe('GET /v1/admin/runtime/pools and /pools/{id}', () => {
     it('lists every pool sorted by id with its node ids, as the runtime holds them', async () => {
@@ -58,9 +64,18 @@ describe('runtime pool administration', () => {
       expect(ids).toEqual([...ids].sort());
       expect(data).toEqual(ids.map((id) => sim.pool(id)));
       expect(data.find((pool) => pool.id === 'default')).toEqual({
-        id: 'default', name: 'Default pool', description: null, node_ids: ['node-1', 'node-2'], created_at: expect.any(String), updated_at: expect.any(String),
+        id: 'default',
+        name: 'Default pool',
+        description: null,
+        node_ids: ['node-1', 'node-2'],
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
       });
-      expect(data.find((pool) => pool.id === 'zeta')).toMatchObject({ name: 'Zeta', description: 'last', node_ids: ['zeta-node'] });
+      expect(data.find((pool) => pool.id === 'zeta')).toMatchObject({
+        name: 'Zeta',
+        description: 'last',
+        node_ids: ['zeta-node'],
+      });
     });
 
     it('answers one pool', async () => {
@@ -69,26 +84,44 @@ describe('runtime pool administration', () => {
       expect(res.json()).toEqual(sim.pool('default'));
     });
 
-    it('answers 404 not_found with the runtime\'s code for an unknown pool', async () => {
+    it("answers 404 not_found with the runtime's code for an unknown pool", async () => {
       const res = await get(reader, '/v1/admin/runtime/pools/no-such-pool');
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'not_found', details: { runtime_code: 'pool_not_found', message: 'pool no-such-pool does not exist' } });
+      expect(res.json()).toEqual({
+        error: 'not_found',
+        details: { runtime_code: 'pool_not_found', message: 'pool no-such-pool does not exist' },
+      });
     });
 
     it.each([
       ['GET /pools without a token', null, '/v1/admin/runtime/pools', 401, { error: 'missing_token' }],
-      ['GET /pools without runtime.read', () => bystander, '/v1/admin/runtime/pools', 403, { error: 'forbidden', details: { perm: 'runtime.read' } }],
-      ['GET /pools/{id} without runtime.read', () => bystander, '/v1/admin/runtime/pools/default', 403, { error: 'forbidden', details: { perm: 'runtime.read' } }],
+      [
+        'GET /pools without runtime.read',
+        () => bystander,
+        '/v1/admin/runtime/pools',
+        403,
+        { error: 'forbidden', details: { perm: 'runtime.read' } },
+      ],
+      [
+        'GET /pools/{id} without runtime.read',
+        () => bystander,
+        '/v1/admin/runtime/pools/default',
+        403,
+        { error: 'forbidden', details: { perm: 'runtime.read' } },
+      ],
     ])('refuses %s', async (_name, who, url, status, body) => {
       const res = await get(who?.() ?? null, url);
       expect(res.statusCode).toBe(status);
       expect(res.json()).toEqual(body);
     });
 
-    it.each(['/v1/admin/runtime/pools', '/v1/admin/runtime/pools/default'])('GET %s answers 503 unavailable with Retry-After while the runtime keeps failing', async (url) => {
-      sim.failNextRequests(50);
-      expectUnavailable(await get(reader, url));
-    });
+    it.each(['/v1/admin/runtime/pools', '/v1/admin/runtime/pools/default'])(
+      'GET %s answers 503 unavailable with Retry-After while the runtime keeps failing',
+      async (url) => {
+        sim.failNextRequests(50);
+        expectUnavailable(await get(reader, url));
+      },
+    );
   });
 
   describe('POST /v1/admin/runtime/pools', () => {
@@ -96,12 +129,25 @@ describe('runtime pool administration', () => {
       const id = nextPoolId();
       const res = await create(operator, { id, name: '  EU GPU  ', description: 'Nodes with GPUs in Europe' });
       expect(res.statusCode).toBe(201);
-      expect(res.json()).toEqual({ id, name: 'EU GPU', description: 'Nodes with GPUs in Europe', node_ids: [], created_at: expect.any(String), updated_at: expect.any(String) });
+      expect(res.json()).toEqual({
+        id,
+        name: 'EU GPU',
+        description: 'Nodes with GPUs in Europe',
+        node_ids: [],
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
       expect(sim.pool(id)).toEqual(res.json());
-      expect(await auditOf(t.db, requestIdOf(res))).toEqual([expect.objectContaining({
-        actor_id: operator.id, action: 'runtime.pool_create', target_type: 'runtime_pool', target_id: id, reason: null,
-        summary: { after: { name: 'EU GPU', description: 'Nodes with GPUs in Europe' } },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(res))).toEqual([
+        expect.objectContaining({
+          actor_id: operator.id,
+          action: 'runtime.pool_create',
+          target_type: 'runtime_pool',
+          target_id: id,
+          reason: null,
+          summary: { after: { name: 'EU GPU', description: 'Nodes with GPUs in Europe' } },
+        }),
+      ]);
     });
 
     it('creates a pool without a description (null), with the longest id and name', async () => {
@@ -116,7 +162,10 @@ describe('runtime pool administration', () => {
       const before = sim.pool('default');
       const res = await create(operator, { id: 'default', name: 'Another' });
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toEqual({ error: 'conflict', details: { runtime_code: 'pool_exists', message: 'pool default already exists' } });
+      expect(res.json()).toEqual({
+        error: 'conflict',
+        details: { runtime_code: 'pool_exists', message: 'pool default already exists' },
+      });
       expect(sim.pool('default')).toEqual(before);
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
     });
@@ -128,8 +177,16 @@ describe('runtime pool administration', () => {
       ['no id', { name: 'x' }, { path: ['id'], code: 'invalid_type' }],
       ['an empty name', { id: 'fresh', name: '' }, { path: ['name'], code: 'too_small' }],
       ['a blank name', { id: 'fresh', name: '   ' }, { path: ['name'], code: 'too_small' }],
-      ['a name of 101 characters', { id: 'fresh', name: 'n'.repeat(101) }, { path: ['name'], code: 'too_big', maximum: 100 }],
-      ['a description of 501 characters', { id: 'fresh', name: 'x', description: 'd'.repeat(501) }, { path: ['description'], code: 'too_big', maximum: 500 }],
+      [
+        'a name of 101 characters',
+        { id: 'fresh', name: 'n'.repeat(101) },
+        { path: ['name'], code: 'too_big', maximum: 100 },
+      ],
+      [
+        'a description of 501 characters',
+        { id: 'fresh', name: 'x', description: 'd'.repeat(501) },
+        { path: ['description'], code: 'too_big', maximum: 500 },
+      ],
       ['an unknown key', { id: 'fresh', name: 'x', node_ids: [] }, { code: 'unrecognized_keys', keys: ['node_ids'] }],
     ])('answers 400 for %s, creating nothing', async (_name, payload, issue) => {
       const res = await create(operator, payload);
@@ -141,7 +198,12 @@ describe('runtime pool administration', () => {
 
     it.each([
       ['401 without a token', null, { error: 'missing_token' }, 401],
-      ['403 for a runtime.read-only caller', () => reader, { error: 'forbidden', details: { perm: 'runtime.write' } }, 403],
+      [
+        '403 for a runtime.read-only caller',
+        () => reader,
+        { error: 'forbidden', details: { perm: 'runtime.write' } },
+        403,
+      ],
     ])('answers %s, creating nothing', async (_name, who, body, status) => {
       const id = nextPoolId();
       const res = await create(who?.() ?? null, { id, name: 'x' });
@@ -173,10 +235,15 @@ describe('runtime pool administration', () => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ ...pool, name: 'Renamed', updated_at: expect.any(String) });
       expect(sim.pool(pool.id)).toEqual(res.json());
-      expect(await auditOf(t.db, requestIdOf(res))).toEqual([expect.objectContaining({
-        actor_id: operator.id, action: 'runtime.pool_update', target_type: 'runtime_pool', target_id: pool.id,
-        summary: { before: { name: 'Original' }, after: { name: 'Renamed' } },
-      })]);
+      expect(await auditOf(t.db, requestIdOf(res))).toEqual([
+        expect.objectContaining({
+          actor_id: operator.id,
+          action: 'runtime.pool_update',
+          target_type: 'runtime_pool',
+          target_id: pool.id,
+          summary: { before: { name: 'Original' }, after: { name: 'Renamed' } },
+        }),
+      ]);
     });
 
     it('clears the description with null and changes both fields at once', async () => {
@@ -185,11 +252,17 @@ describe('runtime pool administration', () => {
       expect(cleared.statusCode).toBe(200);
       expect(cleared.json()).toMatchObject({ name: 'Original', description: null });
       expect(sim.pool(pool.id)!.description).toBeNull();
-      expect((await auditOf(t.db, requestIdOf(cleared)))[0]!.summary).toEqual({ before: { description: 'First description' }, after: { description: null } });
+      expect((await auditOf(t.db, requestIdOf(cleared)))[0]!.summary).toEqual({
+        before: { description: 'First description' },
+        after: { description: null },
+      });
 
       const both = await patch(operator, pool.id, { name: 'Both', description: 'Second' });
       expect(both.json()).toMatchObject({ name: 'Both', description: 'Second' });
-      expect((await auditOf(t.db, requestIdOf(both)))[0]!.summary).toEqual({ before: { name: 'Original', description: null }, after: { name: 'Both', description: 'Second' } });
+      expect((await auditOf(t.db, requestIdOf(both)))[0]!.summary).toEqual({
+        before: { name: 'Original', description: null },
+        after: { name: 'Both', description: 'Second' },
+      });
     });
 
     it('answers the pool unchanged for a body that changes nothing, auditing nothing', async () => {
@@ -204,7 +277,10 @@ describe('runtime pool administration', () => {
     it('answers 404 not_found for an unknown pool, auditing nothing', async () => {
       const res = await patch(operator, 'no-such-pool', { name: 'x' });
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'not_found', details: { runtime_code: 'pool_not_found', message: 'pool no-such-pool does not exist' } });
+      expect(res.json()).toEqual({
+        error: 'not_found',
+        details: { runtime_code: 'pool_not_found', message: 'pool no-such-pool does not exist' },
+      });
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
     });
 

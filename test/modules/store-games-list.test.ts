@@ -10,8 +10,20 @@ type App = Awaited<ReturnType<typeof startTestApp>>;
 const GAMES = [
   { slug: 'alpha-quest', title: 'Alpha Quest', status: 'published', game_type: 'game', release_date: '2024-05-01' },
   { slug: 'beta-tools', title: 'Beta Tools', status: 'draft', game_type: 'app', release_date: null },
-  { slug: 'cosmic-launcher', title: 'Cosmic Launcher', status: 'hidden', game_type: 'launcher', release_date: '2023-01-01' },
-  { slug: 'delta-force', title: 'Delta 100% Force', status: 'published', game_type: 'game', release_date: '2025-01-01' },
+  {
+    slug: 'cosmic-launcher',
+    title: 'Cosmic Launcher',
+    status: 'hidden',
+    game_type: 'launcher',
+    release_date: '2023-01-01',
+  },
+  {
+    slug: 'delta-force',
+    title: 'Delta 100% Force',
+    status: 'published',
+    game_type: 'game',
+    release_date: '2025-01-01',
+  },
   { slug: 'echo', title: 'Echo', status: 'draft', game_type: 'game', release_date: null },
 ] as const;
 
@@ -25,12 +37,17 @@ describe('staff store games list', () => {
     reader = await createUser(t.db, ['store.read']);
     for (const game of GAMES) await createGame(t, editor, { ...game });
     // Beta is edited last: first by updated_at.
-    const beta = await t.db.selectFrom('store_games').select('id').where('slug', '=', 'beta-tools').executeTakeFirstOrThrow();
+    const beta = await t.db
+      .selectFrom('store_games')
+      .select('id')
+      .where('slug', '=', 'beta-tools')
+      .executeTakeFirstOrThrow();
     expect((await patchGame(t, editor, beta.id, { summary: 'edited' })).statusCode).toBe(200);
   });
   afterAll(async () => t.close());
 
-  const list = (query: string) => t.request({ method: 'GET', url: `/v1/admin/store/games${query}`, token: reader.token });
+  const list = (query: string) =>
+    t.request({ method: 'GET', url: `/v1/admin/store/games${query}`, token: reader.token });
   const slugsOf = (body: { data: Array<{ slug: string }> }) => body.data.map((game) => game.slug);
 
   it('lists every status, newest first by default, with page, per_page and total', async () => {
@@ -39,7 +56,14 @@ describe('staff store games list', () => {
     expect(slugsOf(res.json())).toEqual(['echo', 'delta-force', 'cosmic-launcher', 'beta-tools', 'alpha-quest']);
     expect(res.json().meta).toEqual({ page: 1, per_page: 25, total: 5 });
     const beta = res.json().data[3];
-    expect(beta).toMatchObject({ slug: 'beta-tools', summary: 'edited', genre_ids: [], developer_ids: [], publisher_ids: [], metadata: {} });
+    expect(beta).toMatchObject({
+      slug: 'beta-tools',
+      summary: 'edited',
+      genre_ids: [],
+      developer_ids: [],
+      publisher_ids: [],
+      metadata: {},
+    });
   });
 
   it.each([
@@ -79,7 +103,11 @@ describe('staff store games list', () => {
     { name: 'q with a literal %', query: '?q=100%25', slugs: ['delta-force'] },
     { name: 'q that is only %', query: '?q=%25', slugs: ['delta-force'] },
     { name: 'q with a literal _', query: '?q=a_q', slugs: [] },
-    { name: 'q and a filter and a sort', query: '?q=a&status=published&sort=title:asc', slugs: ['alpha-quest', 'delta-force'] },
+    {
+      name: 'q and a filter and a sort',
+      query: '?q=a&status=published&sort=title:asc',
+      slugs: ['alpha-quest', 'delta-force'],
+    },
     { name: 'q that matches nothing', query: '?q=zzz', slugs: [] },
   ])('filters: $name', async ({ query, slugs }) => {
     const res = await list(query);

@@ -51,21 +51,50 @@ describe('staff store games: create, get, delete', () => {
     const res = await post(editor, payload);
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toEqual({ ...payload, id: expect.any(Number), genre_ids: [genre.id], created_at: ISO, updated_at: body.created_at });
+    expect(body).toEqual({
+      ...payload,
+      id: expect.any(Number),
+      genre_ids: [genre.id],
+      created_at: ISO,
+      updated_at: body.created_at,
+    });
 
     const row = await t.db.selectFrom('store_games').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
-    expect({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() })
-      .toEqual({ ...payload, id: body.id, created_at: body.created_at, updated_at: body.updated_at, genre_ids: undefined, developer_ids: undefined, publisher_ids: undefined });
-    expect(await linkIds(t, body.id)).toEqual({ genre_ids: [genre.id], developer_ids: [developer.id], publisher_ids: [publisher.id] });
+    expect({ ...row, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString() }).toEqual({
+      ...payload,
+      id: body.id,
+      created_at: body.created_at,
+      updated_at: body.updated_at,
+      genre_ids: undefined,
+      developer_ids: undefined,
+      publisher_ids: undefined,
+    });
+    expect(await linkIds(t, body.id)).toEqual({
+      genre_ids: [genre.id],
+      developer_ids: [developer.id],
+      publisher_ids: [publisher.id],
+    });
 
     const [audit] = await auditRows(t, 'store.game.create', body.id);
     expect(audit).toMatchObject({
       actor_id: editor.id,
       target_type: 'store_game',
       request_id: res.headers['x-request-id'],
-      summary: { after: { slug: 'star-harbor', title: 'Star Harbor', status: 'hidden', game_type: 'launcher', genre_ids: [genre.id], developer_ids: [developer.id], publisher_ids: [publisher.id] } },
+      summary: {
+        after: {
+          slug: 'star-harbor',
+          title: 'Star Harbor',
+          status: 'hidden',
+          game_type: 'launcher',
+          genre_ids: [genre.id],
+          developer_ids: [developer.id],
+          publisher_ids: [publisher.id],
+        },
+      },
     });
-    expect((await t.request({ method: 'GET', url: `/v1/admin/store/games/${body.id}`, token: reader.token })).json()).toEqual(body);
+    expect(
+      (await t.request({ method: 'GET', url: `/v1/admin/store/games/${body.id}`, token: reader.token })).json(),
+    ).toEqual(body);
   });
 
   it('fills in the spec defaults for a game created with only slug and title', async () => {
@@ -73,9 +102,26 @@ describe('staff store games: create, get, delete', () => {
     const res = await post(editor, { slug, title: 'Minimal' });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({
-      id: expect.any(Number), slug, title: 'Minimal', summary: null, description: null, game_type: 'game', status: 'draft',
-      release_date: null, controller_support: 'none', website: null, required_age: 0, legal_notice: null, license_required: false,
-      content_description: null, metadata: {}, genre_ids: [], developer_ids: [], publisher_ids: [], created_at: ISO, updated_at: ISO,
+      id: expect.any(Number),
+      slug,
+      title: 'Minimal',
+      summary: null,
+      description: null,
+      game_type: 'game',
+      status: 'draft',
+      release_date: null,
+      controller_support: 'none',
+      website: null,
+      required_age: 0,
+      legal_notice: null,
+      license_required: false,
+      content_description: null,
+      metadata: {},
+      genre_ids: [],
+      developer_ids: [],
+      publisher_ids: [],
+      created_at: ISO,
+      updated_at: ISO,
     });
   });
 
@@ -85,7 +131,11 @@ describe('staff store games: create, get, delete', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()[field]).toEqual(value);
     if (!field.endsWith('_ids')) {
-      const row = await t.db.selectFrom('store_games').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+      const row = await t.db
+        .selectFrom('store_games')
+        .selectAll()
+        .where('id', '=', res.json().id)
+        .executeTakeFirstOrThrow();
       expect(row[field as keyof typeof row]).toEqual(value);
     }
   });
@@ -101,7 +151,9 @@ describe('staff store games: create, get, delete', () => {
     expect(res.statusCode).toBe(400);
     const body = res.json();
     expect(body).toMatchObject({ success: false, error: { name: 'SchemaError' } });
-    const paths = body.error.issues.map((issue: { path: unknown[]; keys?: string[] }) => issue.keys?.[0] ?? issue.path[0]);
+    const paths = body.error.issues.map(
+      (issue: { path: unknown[]; keys?: string[] }) => issue.keys?.[0] ?? issue.path[0],
+    );
     expect(paths).toContain(field);
     expect(await storeState(t)).toEqual(before);
   });
@@ -121,7 +173,11 @@ describe('staff store games: create, get, delete', () => {
     const ok = await post(editor, { slug: uniqueSlug(), title: 'Fifty', genre_ids: new Array(50).fill(genre.id) });
     expect(ok.statusCode).toBe(201);
     expect(ok.json().genre_ids).toEqual([genre.id]);
-    const tooMany = await post(editor, { slug: uniqueSlug(), title: 'Fifty-one', genre_ids: new Array(51).fill(genre.id) });
+    const tooMany = await post(editor, {
+      slug: uniqueSlug(),
+      title: 'Fifty-one',
+      genre_ids: new Array(51).fill(genre.id),
+    });
     expect(tooMany.statusCode).toBe(400);
     expect(tooMany.json().error.issues[0]).toMatchObject({ code: 'too_big', path: ['genre_ids'], maximum: 50 });
   });
@@ -137,18 +193,31 @@ describe('staff store games: create, get, delete', () => {
 
   it('gives a slug to one of two simultaneous creates and 409 to the other', async () => {
     const slug = uniqueSlug('race');
-    const results = await Promise.all([post(editor, { slug, title: 'First' }), post(editor, { slug, title: 'Second' })]);
+    const results = await Promise.all([
+      post(editor, { slug, title: 'First' }),
+      post(editor, { slug, title: 'Second' }),
+    ]);
     expect(results.map((res) => res.statusCode).sort()).toEqual([201, 409]);
     expect(await t.db.selectFrom('store_games').select('slug').where('slug', '=', slug).execute()).toHaveLength(1);
-    expect(await auditRows(t, 'store.game.create', results.find((res) => res.statusCode === 201)!.json().id)).toHaveLength(1);
+    expect(
+      await auditRows(t, 'store.game.create', results.find((res) => res.statusCode === 201)!.json().id),
+    ).toHaveLength(1);
   });
 
   it('answers 422 invalid_request naming every unknown linked id per list, storing nothing', async () => {
     const genre = await createTerm(t, editor, 'genres', 'Known genre');
     const before = await storeState(t);
-    const res = await post(editor, { slug: uniqueSlug(), title: 'Dangling', genre_ids: [genre.id, 999_001, 999_002], publisher_ids: [2_147_483_647] });
+    const res = await post(editor, {
+      slug: uniqueSlug(),
+      title: 'Dangling',
+      genre_ids: [genre.id, 999_001, 999_002],
+      publisher_ids: [2_147_483_647],
+    });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toEqual({ error: 'invalid_request', details: { reason: 'unknown linked ids', genre_ids: [999_001, 999_002], publisher_ids: [2_147_483_647] } });
+    expect(res.json()).toEqual({
+      error: 'invalid_request',
+      details: { reason: 'unknown linked ids', genre_ids: [999_001, 999_002], publisher_ids: [2_147_483_647] },
+    });
     expect(await storeState(t)).toEqual(before);
   });
 
@@ -170,7 +239,12 @@ describe('staff store games: create, get, delete', () => {
     { id: 'abc', code: 'invalid_type' },
   ])('refuses the game id $id with a SchemaError ($code) on get, update and delete', async ({ id, code }) => {
     for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
-      const res = await t.request({ method, url: `/v1/admin/store/games/${id}`, token: editor.token, payload: method === 'PATCH' ? { title: 'x' } : undefined });
+      const res = await t.request({
+        method,
+        url: `/v1/admin/store/games/${id}`,
+        token: editor.token,
+        payload: method === 'PATCH' ? { title: 'x' } : undefined,
+      });
       expect(res.statusCode, `${method} ${id}`).toBe(400);
       expect(res.json().error.issues[0]).toMatchObject({ path: ['id'], code });
     }
@@ -184,12 +258,26 @@ describe('staff store games: create, get, delete', () => {
     expect(res.body).toBe('');
     expect(await t.db.selectFrom('store_games').select('id').where('id', '=', game.id).execute()).toEqual([]);
     expect(await linkIds(t, game.id)).toEqual({ genre_ids: [], developer_ids: [], publisher_ids: [] });
-    expect(await t.db.selectFrom('store_genres').select('name').where('id', '=', genre.id).execute()).toEqual([{ name: 'Survives deletion' }]);
+    expect(await t.db.selectFrom('store_genres').select('name').where('id', '=', genre.id).execute()).toEqual([
+      { name: 'Survives deletion' },
+    ]);
     const audits = await auditRows(t, 'store.game.delete', game.id);
     expect(audits).toHaveLength(1);
     expect(audits[0]).toMatchObject({
-      actor_id: editor.id, target_type: 'store_game', request_id: res.headers['x-request-id'],
-      summary: { before: { slug: game.slug, title: game.title, status: 'published', game_type: 'game', genre_ids: [genre.id], developer_ids: [], publisher_ids: [] } },
+      actor_id: editor.id,
+      target_type: 'store_game',
+      request_id: res.headers['x-request-id'],
+      summary: {
+        before: {
+          slug: game.slug,
+          title: game.title,
+          status: 'published',
+          game_type: 'game',
+          genre_ids: [genre.id],
+          developer_ids: [],
+          publisher_ids: [],
+        },
+      },
     });
 
     const again = await t.request({ method: 'DELETE', url: `/v1/admin/store/games/${game.id}`, token: editor.token });
@@ -202,23 +290,36 @@ describe('staff store games: create, get, delete', () => {
     const routes = [
       { method: 'GET' as const, url: () => '/v1/admin/store/games', perm: 'store.read' },
       { method: 'GET' as const, url: () => '/v1/admin/store/games/1', perm: 'store.read' },
-      { method: 'POST' as const, url: () => '/v1/admin/store/games', perm: 'store.write', payload: { slug: 'never-made', title: 'x' } },
-      { method: 'PATCH' as const, url: () => '/v1/admin/store/games/1', perm: 'store.write', payload: { title: 'never' } },
+      {
+        method: 'POST' as const,
+        url: () => '/v1/admin/store/games',
+        perm: 'store.write',
+        payload: { slug: 'never-made', title: 'x' },
+      },
+      {
+        method: 'PATCH' as const,
+        url: () => '/v1/admin/store/games/1',
+        perm: 'store.write',
+        payload: { title: 'never' },
+      },
       { method: 'DELETE' as const, url: () => '/v1/admin/store/games/1', perm: 'store.write' },
     ];
 
-    it.each(routes)('$method $perm: 403 forbidden naming the key for a caller without it, 401 without a token; nothing changes', async ({ method, url, perm, payload }) => {
-      await createGame(t, editor);
-      const before = await storeState(t);
-      const caller = perm === 'store.write' ? reader : outsider;
-      const denied = await t.request({ method, url: url(), token: caller.token, payload });
-      expect(denied.statusCode).toBe(403);
-      expect(denied.json()).toEqual({ error: 'forbidden', details: { perm } });
-      const anonymous = await t.request({ method, url: url(), payload });
-      expect(anonymous.statusCode).toBe(401);
-      expect(anonymous.json()).toEqual({ error: 'missing_token' });
-      expect(await storeState(t)).toEqual(before);
-    });
+    it.each(routes)(
+      '$method $perm: 403 forbidden naming the key for a caller without it, 401 without a token; nothing changes',
+      async ({ method, url, perm, payload }) => {
+        await createGame(t, editor);
+        const before = await storeState(t);
+        const caller = perm === 'store.write' ? reader : outsider;
+        const denied = await t.request({ method, url: url(), token: caller.token, payload });
+        expect(denied.statusCode).toBe(403);
+        expect(denied.json()).toEqual({ error: 'forbidden', details: { perm } });
+        const anonymous = await t.request({ method, url: url(), payload });
+        expect(anonymous.statusCode).toBe(401);
+        expect(anonymous.json()).toEqual({ error: 'missing_token' });
+        expect(await storeState(t)).toEqual(before);
+      },
+    );
 
     it('admits store.* and * to the write routes', async () => {
       for (const perms of [['store.*'], ['*']]) {

@@ -26,8 +26,22 @@ describe('public store', () => {
     indie = await createTerm(t, editor, 'developers', 'Alpha Indie');
     label = await createTerm(t, editor, 'publishers', 'Label Co');
     const games = [
-      { slug: 'dragon-saga', title: 'Dragon Saga', status: 'published', release_date: '2024-06-01', genre_ids: [rpg.id, shooter.id], developer_ids: [studio.id, indie.id], publisher_ids: [label.id] },
-      { slug: 'space-gun', title: 'Space Gun', status: 'published', release_date: '2025-02-01', genre_ids: [shooter.id] },
+      {
+        slug: 'dragon-saga',
+        title: 'Dragon Saga',
+        status: 'published',
+        release_date: '2024-06-01',
+        genre_ids: [rpg.id, shooter.id],
+        developer_ids: [studio.id, indie.id],
+        publisher_ids: [label.id],
+      },
+      {
+        slug: 'space-gun',
+        title: 'Space Gun',
+        status: 'published',
+        release_date: '2025-02-01',
+        genre_ids: [shooter.id],
+      },
       { slug: 'mod-launcher', title: 'Mod Launcher', status: 'published', game_type: 'launcher', release_date: null },
       { slug: 'secret-draft', title: 'Secret Draft', status: 'draft', genre_ids: [rpg.id] },
       { slug: 'hidden-gem', title: 'Hidden Gem', status: 'hidden', genre_ids: [rpg.id] },
@@ -46,10 +60,23 @@ describe('public store', () => {
     expect(slugsOf(res.json())).toEqual(['space-gun', 'dragon-saga', 'old-tool', 'mod-launcher']);
     expect(res.json().meta).toEqual({ page: 1, per_page: 25, total: 4 });
     expect(res.json().data[1]).toEqual({
-      id: ids['dragon-saga'], slug: 'dragon-saga', title: 'Dragon Saga', summary: null, game_type: 'game', release_date: '2024-06-01',
-      controller_support: 'none', required_age: 0, license_required: false,
-      genres: [{ id: rpg.id, slug: 'rpg', name: 'Role Playing' }, { id: shooter.id, slug: 'shooter', name: 'Shooter' }],
-      developers: [{ id: indie.id, slug: 'alpha-indie', name: 'Alpha Indie' }, { id: studio.id, slug: 'zed-studio', name: 'Zed Studio' }],
+      id: ids['dragon-saga'],
+      slug: 'dragon-saga',
+      title: 'Dragon Saga',
+      summary: null,
+      game_type: 'game',
+      release_date: '2024-06-01',
+      controller_support: 'none',
+      required_age: 0,
+      license_required: false,
+      genres: [
+        { id: rpg.id, slug: 'rpg', name: 'Role Playing' },
+        { id: shooter.id, slug: 'shooter', name: 'Shooter' },
+      ],
+      developers: [
+        { id: indie.id, slug: 'alpha-indie', name: 'Alpha Indie' },
+        { id: studio.id, slug: 'zed-studio', name: 'Zed Studio' },
+      ],
       publishers: [{ id: label.id, slug: 'label-co', name: 'Label Co' }],
     });
   });
@@ -66,8 +93,16 @@ describe('public store', () => {
     { name: 'q on the slug', query: '?q=mod-l', slugs: ['mod-launcher'] },
     { name: 'q never reaches unpublished games', query: '?q=secret', slugs: [] },
     { name: 'genre and q together', query: '?genre=shooter&q=space', slugs: ['space-gun'] },
-    { name: 'sort by title', query: '?sort=title:asc', slugs: ['dragon-saga', 'mod-launcher', 'old-tool', 'space-gun'] },
-    { name: 'oldest release first', query: '?sort=release_date:asc', slugs: ['old-tool', 'dragon-saga', 'space-gun', 'mod-launcher'] },
+    {
+      name: 'sort by title',
+      query: '?sort=title:asc',
+      slugs: ['dragon-saga', 'mod-launcher', 'old-tool', 'space-gun'],
+    },
+    {
+      name: 'oldest release first',
+      query: '?sort=release_date:asc',
+      slugs: ['old-tool', 'dragon-saga', 'space-gun', 'mod-launcher'],
+    },
     { name: 'a page', query: '?per_page=3&page=2', slugs: ['mod-launcher'] },
   ])('filters and sorts: $name', async ({ query, slugs }) => {
     const res = await get(`/v1/public/store/games${typeof query === 'function' ? query() : query}`);
@@ -100,17 +135,41 @@ describe('public store', () => {
 
   it('shows one published game by slug with every public field and its genre, developer and publisher names', async () => {
     await patchGame(t, editor, ids['dragon-saga']!, {
-      summary: 'Fly.', description: 'Long text.', website: 'https://dragon.example.test', legal_notice: '© Zed', content_description: 'Fantasy violence',
-      metadata: { screenshots: ['1.png'] }, required_age: 12, controller_support: 'full', license_required: true,
+      summary: 'Fly.',
+      description: 'Long text.',
+      website: 'https://dragon.example.test',
+      legal_notice: '© Zed',
+      content_description: 'Fantasy violence',
+      metadata: { screenshots: ['1.png'] },
+      required_age: 12,
+      controller_support: 'full',
+      license_required: true,
     });
     const res = await get('/v1/public/store/games/dragon-saga');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
-      id: ids['dragon-saga'], slug: 'dragon-saga', title: 'Dragon Saga', summary: 'Fly.', description: 'Long text.', game_type: 'game',
-      release_date: '2024-06-01', controller_support: 'full', website: 'https://dragon.example.test', required_age: 12, legal_notice: '© Zed',
-      license_required: true, content_description: 'Fantasy violence', metadata: { screenshots: ['1.png'] },
-      genres: [{ id: rpg.id, slug: 'rpg', name: 'Role Playing' }, { id: shooter.id, slug: 'shooter', name: 'Shooter' }],
-      developers: [{ id: indie.id, slug: 'alpha-indie', name: 'Alpha Indie' }, { id: studio.id, slug: 'zed-studio', name: 'Zed Studio' }],
+      id: ids['dragon-saga'],
+      slug: 'dragon-saga',
+      title: 'Dragon Saga',
+      summary: 'Fly.',
+      description: 'Long text.',
+      game_type: 'game',
+      release_date: '2024-06-01',
+      controller_support: 'full',
+      website: 'https://dragon.example.test',
+      required_age: 12,
+      legal_notice: '© Zed',
+      license_required: true,
+      content_description: 'Fantasy violence',
+      metadata: { screenshots: ['1.png'] },
+      genres: [
+        { id: rpg.id, slug: 'rpg', name: 'Role Playing' },
+        { id: shooter.id, slug: 'shooter', name: 'Shooter' },
+      ],
+      developers: [
+        { id: indie.id, slug: 'alpha-indie', name: 'Alpha Indie' },
+        { id: studio.id, slug: 'zed-studio', name: 'Zed Studio' },
+      ],
       publishers: [{ id: label.id, slug: 'label-co', name: 'Label Co' }],
     });
     expect(res.json()).not.toHaveProperty('status');
@@ -133,20 +192,28 @@ describe('public store', () => {
     expect(slugsOf((await get('/v1/public/store/games?genre=rpg')).json())).toEqual(['dragon-saga']);
 
     await patchGame(t, editor, game.id, { status: 'published', release_date: '2030-01-01' });
-    expect((await get('/v1/public/store/games/soon-live')).json()).toMatchObject({ slug: 'soon-live', genres: [{ slug: 'rpg' }] });
+    expect((await get('/v1/public/store/games/soon-live')).json()).toMatchObject({
+      slug: 'soon-live',
+      genres: [{ slug: 'rpg' }],
+    });
     expect(slugsOf((await get('/v1/public/store/games?genre=rpg')).json())).toEqual(['soon-live', 'dragon-saga']);
 
     await patchGame(t, editor, game.id, { status: 'hidden' });
     expect((await get('/v1/public/store/games/soon-live')).statusCode).toBe(404);
     await patchGame(t, editor, game.id, { status: 'published' });
-    expect((await t.request({ method: 'DELETE', url: `/v1/admin/store/games/${game.id}`, token: editor.token })).statusCode).toBe(204);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/v1/admin/store/games/${game.id}`, token: editor.token })).statusCode,
+    ).toBe(204);
     expect((await get('/v1/public/store/games/soon-live')).json()).toEqual({ error: 'game_not_found' });
   });
 
   it('drops a deleted genre from the public game at once', async () => {
     const temporary = await createTerm(t, editor, 'genres', 'Temporary');
     const game = await createGame(t, editor, { status: 'published', genre_ids: [temporary.id, rpg.id] });
-    expect((await get(`/v1/public/store/games/${game.slug}`)).json().genres.map((g: Term) => g.slug)).toEqual(['rpg', 'temporary']);
+    expect((await get(`/v1/public/store/games/${game.slug}`)).json().genres.map((g: Term) => g.slug)).toEqual([
+      'rpg',
+      'temporary',
+    ]);
     await t.request({ method: 'DELETE', url: `/v1/admin/store/genres/${temporary.id}`, token: editor.token });
     expect((await get(`/v1/public/store/games/${game.slug}`)).json().genres.map((g: Term) => g.slug)).toEqual(['rpg']);
   });
@@ -154,10 +221,16 @@ describe('public store', () => {
   it('list pages are cached, yet a renamed or deleted term shows in them at once', async () => {
     const term = await createTerm(t, editor, 'developers', 'Cached Works');
     const game = await createGame(t, editor, { status: 'published', developer_ids: [term.id] });
-    const developersOf = async () => ((await get(`/v1/public/store/games?q=${game.slug}`)).json().data[0]?.developers ?? []).map((d: Term) => d.name);
+    const developersOf = async () =>
+      ((await get(`/v1/public/store/games?q=${game.slug}`)).json().data[0]?.developers ?? []).map((d: Term) => d.name);
     expect(await developersOf()).toEqual(['Cached Works']);
     expect(await developersOf()).toEqual(['Cached Works']); // served from memory
-    const renamed = await t.request({ method: 'PATCH', url: `/v1/admin/store/developers/${term.id}`, token: editor.token, payload: { name: 'Renamed Works' } });
+    const renamed = await t.request({
+      method: 'PATCH',
+      url: `/v1/admin/store/developers/${term.id}`,
+      token: editor.token,
+      payload: { name: 'Renamed Works' },
+    });
     expect(renamed.statusCode, renamed.body).toBe(200);
     expect(await developersOf()).toEqual(['Renamed Works']);
     await t.request({ method: 'DELETE', url: `/v1/admin/store/developers/${term.id}`, token: editor.token });

@@ -7,7 +7,12 @@ import { auditRows, createGame, createTerm, linkIds, storeState, type TermKind }
 type App = Awaited<ReturnType<typeof startTestApp>>;
 
 const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/);
-const KINDS: Array<{ kind: TermKind; noun: string; table: 'store_genres' | 'store_developers' | 'store_publishers'; linkField: string }> = [
+const KINDS: Array<{
+  kind: TermKind;
+  noun: string;
+  table: 'store_genres' | 'store_developers' | 'store_publishers';
+  linkField: string;
+}> = [
   { kind: 'genres', noun: 'genre', table: 'store_genres', linkField: 'genre_ids' },
   { kind: 'developers', noun: 'developer', table: 'store_developers', linkField: 'developer_ids' },
   { kind: 'publishers', noun: 'publisher', table: 'store_publishers', linkField: 'publisher_ids' },
@@ -28,18 +33,35 @@ describe.each(KINDS)('store $kind', ({ kind, noun, table, linkField }) => {
   afterAll(async () => t.close());
 
   const path = `/v1/admin/store/${kind}`;
-  const post = (payload: unknown, user: TestUser = editor) => t.request({ method: 'POST', url: path, token: user.token, payload: payload as object });
-  const patch = (id: number | string, payload: unknown, user: TestUser = editor) => t.request({ method: 'PATCH', url: `${path}/${id}`, token: user.token, payload: payload as object });
-  const remove = (id: number | string, user: TestUser = editor) => t.request({ method: 'DELETE', url: `${path}/${id}`, token: user.token });
+  const post = (payload: unknown, user: TestUser = editor) =>
+    t.request({ method: 'POST', url: path, token: user.token, payload: payload as object });
+  const patch = (id: number | string, payload: unknown, user: TestUser = editor) =>
+    t.request({ method: 'PATCH', url: `${path}/${id}`, token: user.token, payload: payload as object });
+  const remove = (id: number | string, user: TestUser = editor) =>
+    t.request({ method: 'DELETE', url: `${path}/${id}`, token: user.token });
 
   it(`creates a ${noun} (201), making its slug from the name, and audits it`, async () => {
     const res = await post({ name: '  Role-Playing (RPG) Ünïcode  ' });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toEqual({ id: expect.any(Number), name: 'Role-Playing (RPG) Ünïcode', slug: 'role-playing-rpg-unicode', game_count: 0, created_at: ISO, updated_at: body.created_at });
-    expect(await t.db.selectFrom(table).select(['name', 'slug']).where('id', '=', body.id).execute()).toEqual([{ name: 'Role-Playing (RPG) Ünïcode', slug: 'role-playing-rpg-unicode' }]);
+    expect(body).toEqual({
+      id: expect.any(Number),
+      name: 'Role-Playing (RPG) Ünïcode',
+      slug: 'role-playing-rpg-unicode',
+      game_count: 0,
+      created_at: ISO,
+      updated_at: body.created_at,
+    });
+    expect(await t.db.selectFrom(table).select(['name', 'slug']).where('id', '=', body.id).execute()).toEqual([
+      { name: 'Role-Playing (RPG) Ünïcode', slug: 'role-playing-rpg-unicode' },
+    ]);
     const [audit] = await auditRows(t, `store.${noun}.create`, body.id);
-    expect(audit).toMatchObject({ actor_id: editor.id, target_type: `store_${noun}`, request_id: res.headers['x-request-id'], summary: { after: { name: 'Role-Playing (RPG) Ünïcode', slug: 'role-playing-rpg-unicode' } } });
+    expect(audit).toMatchObject({
+      actor_id: editor.id,
+      target_type: `store_${noun}`,
+      request_id: res.headers['x-request-id'],
+      summary: { after: { name: 'Role-Playing (RPG) Ünïcode', slug: 'role-playing-rpg-unicode' } },
+    });
   });
 
   it('takes an explicit slug', async () => {
@@ -54,15 +76,35 @@ describe.each(KINDS)('store $kind', ({ kind, noun, table, linkField }) => {
     const before = await storeState(t);
     const res = await post(payload);
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toEqual({ error: 'invalid_request', details: { reason: 'no slug can be made from this name; send one', name: payload.name } });
+    expect(res.json()).toEqual({
+      error: 'invalid_request',
+      details: { reason: 'no slug can be made from this name; send one', name: payload.name },
+    });
     expect(await storeState(t)).toEqual(before);
-    expect((await post({ ...payload, slug: `named-${payload.name === '!!!' ? 'bang' : 'year'}` })).statusCode).toBe(201);
+    expect((await post({ ...payload, slug: `named-${payload.name === '!!!' ? 'bang' : 'year'}` })).statusCode).toBe(
+      201,
+    );
   });
 
   it.each([
-    { name: 'a taken name in another case', first: { name: 'Casual' }, second: { name: 'CASUAL', slug: 'casual-2' }, details: { reason: `${noun} name taken`, name: 'CASUAL' } },
-    { name: 'a taken slug', first: { name: 'Arcade', slug: 'arcade' }, second: { name: 'Arcade Classics', slug: 'arcade' }, details: { reason: `${noun} slug taken`, slug: 'arcade' } },
-    { name: 'a taken derived slug', first: { name: 'Sim', slug: 'sports' }, second: { name: 'Sports' }, details: { reason: `${noun} slug taken`, slug: 'sports' } },
+    {
+      name: 'a taken name in another case',
+      first: { name: 'Casual' },
+      second: { name: 'CASUAL', slug: 'casual-2' },
+      details: { reason: `${noun} name taken`, name: 'CASUAL' },
+    },
+    {
+      name: 'a taken slug',
+      first: { name: 'Arcade', slug: 'arcade' },
+      second: { name: 'Arcade Classics', slug: 'arcade' },
+      details: { reason: `${noun} slug taken`, slug: 'arcade' },
+    },
+    {
+      name: 'a taken derived slug',
+      first: { name: 'Sim', slug: 'sports' },
+      second: { name: 'Sports' },
+      details: { reason: `${noun} slug taken`, slug: 'sports' },
+    },
   ])('answers 409 conflict for $name, storing nothing', async ({ first, second, details }) => {
     expect((await post(first)).statusCode).toBe(201);
     const before = await storeState(t);
@@ -96,18 +138,26 @@ describe.each(KINDS)('store $kind', ({ kind, noun, table, linkField }) => {
   });
 
   it('lists with paging, total, q over name and slug, sorting and the number of linked games', async () => {
-    const list = async (query: string) => (await t.request({ method: 'GET', url: `${path}${query}`, token: reader.token })).json();
+    const list = async (query: string) =>
+      (await t.request({ method: 'GET', url: `${path}${query}`, token: reader.token })).json();
     const zeta = await createTerm(t, editor, kind, 'Zeta Listed', 'zeta-listed');
     const omega = await createTerm(t, editor, kind, 'Omega Listed', 'omega-listed');
     await createGame(t, editor, { [linkField]: [zeta.id] });
     await createGame(t, editor, { [linkField]: [zeta.id, omega.id], status: 'published' });
 
     const found = await list('?q=LISTED');
-    expect(found.data.map((term: { name: string; game_count: number }) => [term.name, term.game_count])).toEqual([['Omega Listed', 1], ['Zeta Listed', 2]]);
+    expect(found.data.map((term: { name: string; game_count: number }) => [term.name, term.game_count])).toEqual([
+      ['Omega Listed', 1],
+      ['Zeta Listed', 2],
+    ]);
     expect(found.meta).toEqual({ page: 1, per_page: 25, total: 2 });
     expect((await list('?q=omega-l')).data.map((term: { slug: string }) => term.slug)).toEqual(['omega-listed']);
-    expect((await list('?q=listed&sort=name:desc&per_page=1')).data.map((term: { slug: string }) => term.slug)).toEqual(['zeta-listed']);
-    expect((await list('?q=listed&sort=created_at:asc&per_page=1&page=2')).data.map((term: { slug: string }) => term.slug)).toEqual(['omega-listed']);
+    expect((await list('?q=listed&sort=name:desc&per_page=1')).data.map((term: { slug: string }) => term.slug)).toEqual(
+      ['zeta-listed'],
+    );
+    expect(
+      (await list('?q=listed&sort=created_at:asc&per_page=1&page=2')).data.map((term: { slug: string }) => term.slug),
+    ).toEqual(['omega-listed']);
     const all = await list('?per_page=100');
     expect(all.meta.total).toBe(all.data.length);
     const bad = await t.request({ method: 'GET', url: `${path}?sort=slug:asc`, token: reader.token });
@@ -167,26 +217,67 @@ describe.each(KINDS)('store $kind', ({ kind, noun, table, linkField }) => {
     expect(await t.db.selectFrom(table).select('id').where('id', '=', term.id).execute()).toEqual([]);
     expect((await linkIds(t, first.id))[linkField as 'genre_ids']).toEqual([other.id]);
     expect((await linkIds(t, second.id))[linkField as 'genre_ids']).toEqual([]);
-    expect(await t.db.selectFrom('store_games').select('id').where('id', 'in', [first.id, second.id]).orderBy('id').execute()).toEqual([{ id: first.id }, { id: second.id }]);
+    expect(
+      await t.db
+        .selectFrom('store_games')
+        .select('id')
+        .where('id', 'in', [first.id, second.id])
+        .orderBy('id')
+        .execute(),
+    ).toEqual([{ id: first.id }, { id: second.id }]);
     const [audit] = await auditRows(t, `store.${noun}.delete`, term.id);
-    expect(audit).toMatchObject({ actor_id: editor.id, target_type: `store_${noun}`, request_id: res.headers['x-request-id'], summary: { before: { name: 'Short Lived', slug: 'short-lived' }, unlinked_games: 2 } });
+    expect(audit).toMatchObject({
+      actor_id: editor.id,
+      target_type: `store_${noun}`,
+      request_id: res.headers['x-request-id'],
+      summary: { before: { name: 'Short Lived', slug: 'short-lived' }, unlinked_games: 2 },
+    });
     expect((await remove(term.id)).statusCode).toBe(404);
   });
 
   it.each([
-    { name: 'list without store.read', method: 'GET' as const, url: () => path, user: () => outsider, perm: 'store.read' },
-    { name: 'create with store.read only', method: 'POST' as const, url: () => path, user: () => reader, perm: 'store.write', payload: { name: 'Denied' } },
-    { name: 'rename with store.read only', method: 'PATCH' as const, url: () => `${path}/1`, user: () => reader, perm: 'store.write', payload: { name: 'Denied' } },
-    { name: 'delete with store.read only', method: 'DELETE' as const, url: () => `${path}/1`, user: () => reader, perm: 'store.write' },
-  ])('403 forbidden: $name (and 401 without a token), changing nothing', async ({ method, url, user, perm, payload }) => {
-    await createTerm(t, editor, kind, `Guarded ${method}`);
-    const before = await storeState(t);
-    const denied = await t.request({ method, url: url(), token: user().token, payload });
-    expect(denied.statusCode).toBe(403);
-    expect(denied.json()).toEqual({ error: 'forbidden', details: { perm } });
-    const anonymous = await t.request({ method, url: url(), payload });
-    expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json()).toEqual({ error: 'missing_token' });
-    expect(await storeState(t)).toEqual(before);
-  });
+    {
+      name: 'list without store.read',
+      method: 'GET' as const,
+      url: () => path,
+      user: () => outsider,
+      perm: 'store.read',
+    },
+    {
+      name: 'create with store.read only',
+      method: 'POST' as const,
+      url: () => path,
+      user: () => reader,
+      perm: 'store.write',
+      payload: { name: 'Denied' },
+    },
+    {
+      name: 'rename with store.read only',
+      method: 'PATCH' as const,
+      url: () => `${path}/1`,
+      user: () => reader,
+      perm: 'store.write',
+      payload: { name: 'Denied' },
+    },
+    {
+      name: 'delete with store.read only',
+      method: 'DELETE' as const,
+      url: () => `${path}/1`,
+      user: () => reader,
+      perm: 'store.write',
+    },
+  ])(
+    '403 forbidden: $name (and 401 without a token), changing nothing',
+    async ({ method, url, user, perm, payload }) => {
+      await createTerm(t, editor, kind, `Guarded ${method}`);
+      const before = await storeState(t);
+      const denied = await t.request({ method, url: url(), token: user().token, payload });
+      expect(denied.statusCode).toBe(403);
+      expect(denied.json()).toEqual({ error: 'forbidden', details: { perm } });
+      const anonymous = await t.request({ method, url: url(), payload });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.json()).toEqual({ error: 'missing_token' });
+      expect(await storeState(t)).toEqual(before);
+    },
+  );
 });

@@ -34,19 +34,30 @@ afterAll(async () => testDb.drop());
 beforeEach(async () => {
   await db.deleteFrom('scheduled_job_runs').execute();
   await db.deleteFrom('scheduled_jobs').where('key', 'not in', SEEDED_KEYS).execute();
-  await db.updateTable('scheduled_jobs').set({ active: true, next_run_at: null, last_run_at: null, last_result: null, last_error: null }).execute();
+  await db
+    .updateTable('scheduled_jobs')
+    .set({ active: true, next_run_at: null, last_run_at: null, last_result: null, last_error: null })
+    .execute();
 });
 
 async function insertJob(key: string, values: { cron?: string; active?: boolean; next_run_at?: Date | null } = {}) {
   return db
     .insertInto('scheduled_jobs')
-    .values({ key, cron: values.cron ?? '*/5 * * * *', description: `test job ${key}`, active: values.active ?? true, next_run_at: values.next_run_at ?? null })
+    .values({
+      key,
+      cron: values.cron ?? '*/5 * * * *',
+      description: `test job ${key}`,
+      active: values.active ?? true,
+      next_run_at: values.next_run_at ?? null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-const jobByKey = (key: string) => db.selectFrom('scheduled_jobs').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-const runsOf = (jobId: number) => db.selectFrom('scheduled_job_runs').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
+const jobByKey = (key: string) =>
+  db.selectFrom('scheduled_jobs').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+const runsOf = (jobId: number) =>
+  db.selectFrom('scheduled_job_runs').selectAll().where('job_id', '=', jobId).orderBy('id').execute();
 const allRuns = () => db.selectFrom('scheduled_job_runs').selectAll().orderBy('id').execute();
 
 function scheduler(handlers: JobHandlers = JOB_HANDLERS, options: { instanceId?: string; on?: Db } = {}) {
@@ -55,10 +66,30 @@ function scheduler(handlers: JobHandlers = JOB_HANDLERS, options: { instanceId?:
 
 describe('seeded jobs', () => {
   it('are seeded with a handler each and a usable cron, and a first look schedules them at their next occurrence', async () => {
-    const seeded = await db.selectFrom('scheduled_jobs').select(['id', 'key', 'cron', 'active', 'next_run_at', 'last_run_at', 'last_result']).orderBy('id').execute();
+    const seeded = await db
+      .selectFrom('scheduled_jobs')
+      .select(['id', 'key', 'cron', 'active', 'next_run_at', 'last_run_at', 'last_result'])
+      .orderBy('id')
+      .execute();
     expect(seeded).toEqual([
-      { id: 1, key: 'expire-role-grants', cron: '*/15 * * * *', active: true, next_run_at: null, last_run_at: null, last_result: null },
-      { id: 2, key: 'purge-event-outbox', cron: '30 3 * * *', active: true, next_run_at: null, last_run_at: null, last_result: null },
+      {
+        id: 1,
+        key: 'expire-role-grants',
+        cron: '*/15 * * * *',
+        active: true,
+        next_run_at: null,
+        last_run_at: null,
+        last_result: null,
+      },
+      {
+        id: 2,
+        key: 'purge-event-outbox',
+        cron: '30 3 * * *',
+        active: true,
+        next_run_at: null,
+        last_run_at: null,
+        last_result: null,
+      },
     ]);
     for (const job of seeded) expect(Object.hasOwn(JOB_HANDLERS, job.key)).toBe(true);
 
@@ -70,19 +101,40 @@ describe('seeded jobs', () => {
   });
 
   it('expire-role-grants deletes only grants past expires_at and counts them in the run', async () => {
-    const role = await db.insertInto('roles').values({ key: 'temp', name: 'Temporary' }).returning('id').executeTakeFirstOrThrow();
+    const role = await db
+      .insertInto('roles')
+      .values({ key: 'temp', name: 'Temporary' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const grants = { expired: at(-MINUTE), justNow: at(0), later: at(DAY), permanent: null } as const;
     const users: Record<string, string> = {};
     for (const [name, expiresAt] of Object.entries(grants)) {
       users[name] = randomUUID();
-      await db.insertInto('users').values({ id: users[name]!, email: `${name}@example.test` }).execute();
-      await db.insertInto('user_roles').values({ user_id: users[name]!, role_id: role.id, granted_by: null, reason: null, expires_at: expiresAt }).execute();
+      await db
+        .insertInto('users')
+        .values({ id: users[name]!, email: `${name}@example.test` })
+        .execute();
+      await db
+        .insertInto('user_roles')
+        .values({ user_id: users[name]!, role_id: role.id, granted_by: null, reason: null, expires_at: expiresAt })
+        .execute();
     }
-    await db.updateTable('scheduled_jobs').set({ next_run_at: at(0) }).where('key', '=', 'expire-role-grants').execute();
+    await db
+      .updateTable('scheduled_jobs')
+      .set({ next_run_at: at(0) })
+      .where('key', '=', 'expire-role-grants')
+      .execute();
 
     const [run, ...more] = await scheduler().runDueJobs(at(0));
     expect(more).toEqual([]);
-    expect(run).toMatchObject({ trigger: 'schedule', result: 'ok', summary: { deleted: 2 }, error: null, instance_id: 'instance-test', started_at: at(0) });
+    expect(run).toMatchObject({
+      trigger: 'schedule',
+      result: 'ok',
+      summary: { deleted: 2 },
+      error: null,
+      instance_id: 'instance-test',
+      started_at: at(0),
+    });
     const left = await db.selectFrom('user_roles').select('user_id').where('role_id', '=', role.id).execute();
     expect(left.map((row) => row.user_id).sort()).toEqual([users.later, users.permanent].sort());
     expect(await db.selectFrom('audit_log').selectAll().execute()).toEqual([]);
@@ -91,13 +143,25 @@ describe('seeded jobs', () => {
   it('purge-event-outbox deletes only events older than 7 days', async () => {
     const ages = { old: 8 * DAY, edge: 7 * DAY + 1, recent: 7 * DAY - 1, fresh: 0 };
     for (const [name, age] of Object.entries(ages)) {
-      await db.insertInto('event_outbox').values({ kind: 'dashboard', name, payload: '{}', created_at: at(-age) }).execute();
+      await db
+        .insertInto('event_outbox')
+        .values({ kind: 'dashboard', name, payload: '{}', created_at: at(-age) })
+        .execute();
     }
-    await db.updateTable('scheduled_jobs').set({ next_run_at: at(0) }).where('key', '=', 'purge-event-outbox').execute();
+    await db
+      .updateTable('scheduled_jobs')
+      .set({ next_run_at: at(0) })
+      .where('key', '=', 'purge-event-outbox')
+      .execute();
 
     const runs = await scheduler().runDueJobs(at(0));
     expect(runs.map((run) => [run.result, run.summary])).toEqual([['ok', { deleted: 2 }]]);
-    const left = await db.selectFrom('event_outbox').select('name').where('name', 'in', Object.keys(ages)).orderBy('name').execute();
+    const left = await db
+      .selectFrom('event_outbox')
+      .select('name')
+      .where('name', 'in', Object.keys(ages))
+      .orderBy('name')
+      .execute();
     expect(left.map((row) => row.name)).toEqual(['fresh', 'recent']);
     expect((await jobByKey('purge-event-outbox')).next_run_at).toEqual(new Date('2100-01-01T03:30:00.000Z'));
   });
@@ -108,15 +172,21 @@ describe('running due jobs', () => {
     const other = await testDb.openAnother();
     const calls = new Map<string, number>();
     // Slow enough that both instances are claiming while the other is mid-run.
-    const counting = (key: string): JobHandler => async () => {
-      calls.set(key, (calls.get(key) ?? 0) + 1);
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      return { key };
-    };
+    const counting =
+      (key: string): JobHandler =>
+      async () => {
+        calls.set(key, (calls.get(key) ?? 0) + 1);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return { key };
+      };
     const keys = ['count-1', 'count-2', 'count-3', 'count-4', 'count-5', 'count-6'];
     const handlers = { ...JOB_HANDLERS, ...Object.fromEntries(keys.map((key) => [key, counting(key)])) };
     for (const key of keys) await insertJob(key, { next_run_at: at(0) });
-    await db.updateTable('scheduled_jobs').set({ next_run_at: at(0) }).where('key', 'in', ['expire-role-grants', 'purge-event-outbox']).execute();
+    await db
+      .updateTable('scheduled_jobs')
+      .set({ next_run_at: at(0) })
+      .where('key', 'in', ['expire-role-grants', 'purge-event-outbox'])
+      .execute();
     const a = scheduler(handlers, { instanceId: 'instance-a' });
     const b = scheduler(handlers, { instanceId: 'instance-b', on: other.db });
 
@@ -127,14 +197,21 @@ describe('running due jobs', () => {
     expect(stored).toHaveLength(8);
     expect(new Set(stored.map((run) => run.job_id)).size).toBe(8);
     expect([...byA, ...byB].map((run) => run.id).sort()).toEqual(stored.map((run) => run.id).sort());
-    expect(byA.every((run) => run.instance_id === 'instance-a') && byB.every((run) => run.instance_id === 'instance-b')).toBe(true);
+    expect(
+      byA.every((run) => run.instance_id === 'instance-a') && byB.every((run) => run.instance_id === 'instance-b'),
+    ).toBe(true);
     if (testDb.url !== null) {
       // On PostgreSQL the two really overlap: SKIP LOCKED lets each take jobs the other holds no lock on.
       expect(byA.length).toBeGreaterThan(0);
       expect(byB.length).toBeGreaterThan(0);
     }
     for (const key of keys) {
-      expect(await jobByKey(key)).toMatchObject({ last_run_at: at(MINUTE), last_result: 'ok', last_error: null, next_run_at: at(5 * MINUTE) });
+      expect(await jobByKey(key)).toMatchObject({
+        last_run_at: at(MINUTE),
+        last_result: 'ok',
+        last_error: null,
+        next_run_at: at(5 * MINUTE),
+      });
     }
 
     // Polling again at the same moment finds nothing due.
@@ -160,7 +237,10 @@ describe('running due jobs', () => {
     let fail = true;
     const handlers: JobHandlers = {
       flaky: async (trx) => {
-        await trx.insertInto('event_outbox').values({ kind: 'dashboard', name: 'partial-work', payload: '{}' }).execute();
+        await trx
+          .insertInto('event_outbox')
+          .values({ kind: 'dashboard', name: 'partial-work', payload: '{}' })
+          .execute();
         if (fail) throw new Error('upstream said no');
         return { wrote: 1 };
       },
@@ -169,11 +249,24 @@ describe('running due jobs', () => {
 
     const [failed] = await scheduler(handlers).runDueJobs(at(2 * MINUTE));
     expect(failed).toEqual({
-      id: expect.any(Number), job_id: job.id, trigger: 'schedule', triggered_by: null, started_at: at(2 * MINUTE),
-      finished_at: expect.any(Date), result: 'error', error: 'upstream said no', summary: {}, instance_id: 'instance-test',
+      id: expect.any(Number),
+      job_id: job.id,
+      trigger: 'schedule',
+      triggered_by: null,
+      started_at: at(2 * MINUTE),
+      finished_at: expect.any(Date),
+      result: 'error',
+      error: 'upstream said no',
+      summary: {},
+      instance_id: 'instance-test',
     });
     expect(failed!.finished_at.getTime()).toBeGreaterThanOrEqual(at(2 * MINUTE).getTime());
-    expect(await jobByKey('flaky')).toMatchObject({ last_run_at: at(2 * MINUTE), last_result: 'error', last_error: 'upstream said no', next_run_at: at(5 * MINUTE) });
+    expect(await jobByKey('flaky')).toMatchObject({
+      last_run_at: at(2 * MINUTE),
+      last_result: 'error',
+      last_error: 'upstream said no',
+      next_run_at: at(5 * MINUTE),
+    });
     expect(await db.selectFrom('event_outbox').selectAll().where('name', '=', 'partial-work').execute()).toEqual([]);
 
     // The next occurrence runs again; success clears the error.
@@ -181,19 +274,31 @@ describe('running due jobs', () => {
     expect(await scheduler(handlers).runDueJobs(at(4 * MINUTE))).toEqual([]);
     const [ok] = await scheduler(handlers).runDueJobs(at(5 * MINUTE));
     expect(ok).toMatchObject({ result: 'ok', error: null, summary: { wrote: 1 } });
-    expect(await jobByKey('flaky')).toMatchObject({ last_result: 'ok', last_error: null, next_run_at: at(10 * MINUTE) });
-    expect(await db.selectFrom('event_outbox').select('name').where('name', '=', 'partial-work').execute()).toEqual([{ name: 'partial-work' }]);
+    expect(await jobByKey('flaky')).toMatchObject({
+      last_result: 'ok',
+      last_error: null,
+      next_run_at: at(10 * MINUTE),
+    });
+    expect(await db.selectFrom('event_outbox').select('name').where('name', '=', 'partial-work').execute()).toEqual([
+      { name: 'partial-work' },
+    ]);
     expect((await runsOf(job.id)).map((run) => run.result)).toEqual(['error', 'ok']);
   });
 
   it('a handler whose SQL fails is recorded too (the savepoint clears the aborted transaction), by SQLSTATE, never with the values', async () => {
     // PostgreSQL's message quotes the value: `invalid input syntax for type integer: "player@example.test"`.
-    const handlers: JobHandlers = { 'bad-sql': async (trx) => (await sql`SELECT ${'player@example.test'}::int`.execute(trx), {}) };
+    const handlers: JobHandlers = {
+      'bad-sql': async (trx) => (await sql`SELECT ${'player@example.test'}::int`.execute(trx), {}),
+    };
     const job = await insertJob('bad-sql', { next_run_at: at(0) });
     const [run] = await scheduler(handlers).runDueJobs(at(0));
     expect(run).toMatchObject({ result: 'error', error: 'database error 22P02' });
     expect(await runsOf(job.id)).toHaveLength(1);
-    expect(await jobByKey('bad-sql')).toMatchObject({ last_result: 'error', last_error: 'database error 22P02', next_run_at: at(5 * MINUTE) });
+    expect(await jobByKey('bad-sql')).toMatchObject({
+      last_result: 'error',
+      last_error: 'database error 22P02',
+      next_run_at: at(5 * MINUTE),
+    });
   });
 
   it('a job whose key has no handler fails its runs with a clear error', async () => {
@@ -219,7 +324,11 @@ describe('running due jobs', () => {
     const instance = new JobScheduler({ db, log, handlers: { typo: async () => ({}) } });
     expect(await instance.runDueJobs(at(0))).toEqual([]);
     expect(await instance.runDueJobs(at(MINUTE))).toEqual([]);
-    expect(await jobByKey('typo')).toMatchObject({ next_run_at: null, last_result: 'error', last_error: expect.stringMatching(/^invalid cron expression "61 \* \* \* \*": .*minute/) });
+    expect(await jobByKey('typo')).toMatchObject({
+      next_run_at: null,
+      last_result: 'error',
+      last_error: expect.stringMatching(/^invalid cron expression "61 \* \* \* \*": .*minute/),
+    });
     expect(logged).toHaveLength(1);
     expect(await runsOf(job.id)).toEqual([]);
   });
@@ -237,7 +346,11 @@ describe('the poll loop', () => {
     } finally {
       await instance.stop();
     }
-    await db.updateTable('scheduled_jobs').set({ next_run_at: new Date(Date.now() - 1_000) }).where('id', '=', job.id).execute();
+    await db
+      .updateTable('scheduled_jobs')
+      .set({ next_run_at: new Date(Date.now() - 1_000) })
+      .where('id', '=', job.id)
+      .execute();
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(calls).toBe(1);
   });

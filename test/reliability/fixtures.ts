@@ -12,8 +12,14 @@ export function listening(url: string, defaultPort: number): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port || defaultPort), timeout: 1_000 });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
-    socket.once('timeout', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -35,7 +41,8 @@ export function expectDatabaseUnavailable(response: LightMyRequestResponse): voi
  * and a wait for a session is never counted as a database failure: src/db/failures.ts).
  */
 export function expectDatabaseRefusal(response: LightMyRequestResponse): 'database_unavailable' | 'overloaded' {
-  const reason = response.statusCode === 503 ? (response.json() as { details?: { reason?: string } }).details?.reason : undefined;
+  const reason =
+    response.statusCode === 503 ? (response.json() as { details?: { reason?: string } }).details?.reason : undefined;
   if (reason === 'overloaded') {
     expect(response.json()).toEqual({ error: 'unavailable', details: { reason: 'overloaded' } });
     expect(response.headers['retry-after']).toBe('1');
@@ -56,7 +63,10 @@ export interface Outcome<M> {
  * `workers` loops sending requests back to back (request `i` is `send(i)`) until `stop()`,
  * recording every outcome; a test awaits counts of outcomes instead of sleeping.
  */
-export function loadUntil<M = undefined>(workers: number, send: (i: number) => Promise<{ response: LightMyRequestResponse; meta: M } | LightMyRequestResponse>) {
+export function loadUntil<M = undefined>(
+  workers: number,
+  send: (i: number) => Promise<{ response: LightMyRequestResponse; meta: M } | LightMyRequestResponse>,
+) {
   const outcomes: Array<Outcome<M>> = [];
   const waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
   let stopped = false;
@@ -77,10 +87,11 @@ export function loadUntil<M = undefined>(workers: number, send: (i: number) => P
       settle();
     }
   });
-  const when = (done: () => boolean) => new Promise<void>((resolve) => {
-    waiters.push({ done, resolve });
-    settle();
-  });
+  const when = (done: () => boolean) =>
+    new Promise<void>((resolve) => {
+      waiters.push({ done, resolve });
+      settle();
+    });
   const ok = (outcome: Outcome<M>) => outcome.response.statusCode < 400;
   return {
     outcomes,

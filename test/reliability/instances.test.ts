@@ -31,11 +31,40 @@ describe(`a campaign on ${INSTANCES} instances`, () => {
     smtp = await startSmtpServer();
     const first = await startTestApp({ config: { smtpUrl: smtp.url } });
     apps.push(first);
-    for (let i = 1; i < INSTANCES; i += 1) apps.push(await startTestApp({ database: await first.testDatabase!.openAnother(), config: { smtpUrl: smtp.url } }));
+    for (let i = 1; i < INSTANCES; i += 1)
+      apps.push(
+        await startTestApp({ database: await first.testDatabase!.openAnother(), config: { smtpUrl: smtp.url } }),
+      );
     staff = await createUser(first.db, ['email.read', 'email.write', 'email.send']);
-    const template = await first.db.insertInto('email_templates').values({ key: 'multi-instance', name: 'Multi', description: null, category: 'marketing', created_by: null, updated_by: null }).returning('id').executeTakeFirstOrThrow();
-    await first.db.insertInto('email_template_versions').values({ template_id: template.id, version: 1, subject: 'News', html: '<p>News</p><a href="{{unsubscribe_url}}">Unsubscribe</a>', text: 'News {{unsubscribe_url}}', note: null, created_by: null }).execute();
-    await first.db.updateTable('email_templates').set({ published_version: 1, published_at: new Date() }).where('id', '=', template.id).execute();
+    const template = await first.db
+      .insertInto('email_templates')
+      .values({
+        key: 'multi-instance',
+        name: 'Multi',
+        description: null,
+        category: 'marketing',
+        created_by: null,
+        updated_by: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await first.db
+      .insertInto('email_template_versions')
+      .values({
+        template_id: template.id,
+        version: 1,
+        subject: 'News',
+        html: '<p>News</p><a href="{{unsubscribe_url}}">Unsubscribe</a>',
+        text: 'News {{unsubscribe_url}}',
+        note: null,
+        created_by: null,
+      })
+      .execute();
+    await first.db
+      .updateTable('email_templates')
+      .set({ published_version: 1, published_at: new Date() })
+      .where('id', '=', template.id)
+      .execute();
   });
   afterAll(async () => {
     for (const app of apps.reverse()) await app.close();
@@ -45,26 +74,47 @@ describe(`a campaign on ${INSTANCES} instances`, () => {
   it('launched on every instance at once: one launch; every instance dispatching at once: each recipient mailed exactly once', async () => {
     const [first] = apps as [TestApp];
     const members = Array.from({ length: RECIPIENTS }, (_, i) => `m${i}-${randomUUID().slice(0, 6)}@example.test`);
-    const audience = await first.db.insertInto('email_audiences').values({ name: 'Everyone', description: null, created_by: null, updated_by: null }).returning('id').executeTakeFirstOrThrow();
-    await first.db.insertInto('email_audience_members').values(members.map((email) => ({ audience_id: audience.id, email, user_id: null }))).execute();
-    const made = await first.request({ method: 'POST', url: '/v1/admin/email/campaigns', token: staff.token, payload: { name: 'Everyone', template_key: 'multi-instance', audience_id: audience.id } });
+    const audience = await first.db
+      .insertInto('email_audiences')
+      .values({ name: 'Everyone', description: null, created_by: null, updated_by: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await first.db
+      .insertInto('email_audience_members')
+      .values(members.map((email) => ({ audience_id: audience.id, email, user_id: null })))
+      .execute();
+    const made = await first.request({
+      method: 'POST',
+      url: '/v1/admin/email/campaigns',
+      token: staff.token,
+      payload: { name: 'Everyone', template_key: 'multi-instance', audience_id: audience.id },
+    });
     expect(made.statusCode, made.body).toBe(201);
     const id = made.json().id as string;
 
-    const launches = await Promise.all(apps.map((app) => app.request({ method: 'POST', url: `/v1/admin/email/campaigns/${id}/launch`, token: staff.token })));
-    expect(launches.map((response) => response.statusCode).sort()).toEqual([200, ...Array.from({ length: INSTANCES - 1 }, () => 422)]);
+    const launches = await Promise.all(
+      apps.map((app) =>
+        app.request({ method: 'POST', url: `/v1/admin/email/campaigns/${id}/launch`, token: staff.token }),
+      ),
+    );
+    expect(launches.map((response) => response.statusCode).sort()).toEqual([
+      200,
+      ...Array.from({ length: INSTANCES - 1 }, () => 422),
+    ]);
 
     const dispatchers = apps.map((app) => {
       const dispatcher: MailDispatcher = createMailDispatcher(app.kernel, { batchSize: 3 });
       dispatcher.onSettled(new CampaignDelivery(app.kernel.events).onSettled);
       return dispatcher;
     });
-    await Promise.all(dispatchers.map(async (dispatcher) => {
-      for (;;) {
-        const round = await dispatcher.runOnce();
-        if (round.claimed === 0 && round.interrupted === 0) return;
-      }
-    }));
+    await Promise.all(
+      dispatchers.map(async (dispatcher) => {
+        for (;;) {
+          const round = await dispatcher.runOnce();
+          if (round.claimed === 0 && round.interrupted === 0) return;
+        }
+      }),
+    );
     const received = smtp.received.map((mail) => mail.envelope.to[0]!).sort();
     expect(received).toEqual([...members].sort());
     const view = await first.request({ method: 'GET', url: `/v1/admin/email/campaigns/${id}`, token: staff.token });
@@ -106,26 +156,50 @@ describe.runIf(process.env.TEST_DATABASE_URL)('an instance whose notification co
   });
 
   it('catches up on the panic level set meanwhile within 3 s of the database returning', async () => {
-    const write = () => b.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'x' } });
+    const write = () =>
+      b.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'x' } });
     expect((await write()).statusCode).toBe(200);
     proxy.refuse();
-    const set = await a.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'lockdown', reason: 'While B was away' } });
+    const set = await a.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: operator.token,
+      payload: { level: 'lockdown', reason: 'While B was away' },
+    });
     expect(set.statusCode, set.body).toBe(200);
     proxy.pass();
     const back = Date.now();
-    await eventually(async () => expect((await write()).json()).toMatchObject({ error: 'panic_mode', level: 'lockdown' }), 3_000);
+    await eventually(
+      async () => expect((await write()).json()).toMatchObject({ error: 'panic_mode', level: 'lockdown' }),
+      3_000,
+    );
     expect(Date.now() - back).toBeLessThan(3_000);
-    await a.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload: { level: 'off', reason: 'Back to normal' } });
+    await a.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: operator.token,
+      payload: { level: 'off', reason: 'Back to normal' },
+    });
     await eventually(async () => expect((await write()).statusCode).toBe(200), 3_000);
   });
 
-  it('drops its public site copy when it reconnects, so a publish made meanwhile shows within 3 s, not after the copy\'s 10 s', async () => {
+  it("drops its public site copy when it reconnects, so a publish made meanwhile shows within 3 s, not after the copy's 10 s", async () => {
     const read = async () => (await b.request({ method: 'GET', url: '/v1/public/site' })).json().settings.auth_ui;
     expect(await read()).toBeUndefined();
     proxy.refuse();
-    const saved = await a.request({ method: 'PUT', url: '/v1/admin/site/settings/auth_ui', token: editor.token, payload: { draft: { providers: ['github'] } } });
+    const saved = await a.request({
+      method: 'PUT',
+      url: '/v1/admin/site/settings/auth_ui',
+      token: editor.token,
+      payload: { draft: { providers: ['github'] } },
+    });
     expect(saved.statusCode, saved.body).toBeLessThan(300);
-    const published = await a.request({ method: 'POST', url: '/v1/admin/site/settings/auth_ui/publish', token: editor.token, payload: {} });
+    const published = await a.request({
+      method: 'POST',
+      url: '/v1/admin/site/settings/auth_ui/publish',
+      token: editor.token,
+      payload: {},
+    });
     expect(published.statusCode, published.body).toBeLessThan(300);
     proxy.pass();
     await eventually(async () => expect(await read()).toEqual({ providers: ['github'] }), 3_000);

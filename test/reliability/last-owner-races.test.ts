@@ -76,9 +76,13 @@ const asSuperuser = (app: TestApp, method: 'POST' | 'DELETE', url: string, paylo
   app.request({ method, url, token: superuser.token, payload });
 const revoke: Removal = (app, owner) =>
   asSuperuser(app, 'POST', '/v1/admin/users/bulk/roles', { user_ids: [owner.id], role_key: 'owner', action: 'revoke' });
-const expire: Removal = (app, owner) => asSuperuser(app, 'POST', '/v1/admin/users/bulk/roles', {
-  user_ids: [owner.id], role_key: 'owner', action: 'grant', expires_at: new Date(Date.now() + 86_400_000).toISOString(),
-});
+const expire: Removal = (app, owner) =>
+  asSuperuser(app, 'POST', '/v1/admin/users/bulk/roles', {
+    user_ids: [owner.id],
+    role_key: 'owner',
+    action: 'grant',
+    expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+  });
 const ban: Removal = (app, owner) => asSuperuser(app, 'POST', `/v1/admin/users/${owner.id}/ban`, { reason: 'race' });
 const softDelete: Removal = (app, owner) =>
   asSuperuser(app, 'DELETE', `/v1/admin/users/${owner.id}`, { reason: 'race' });
@@ -106,11 +110,10 @@ async function race(first: Removal, second: Removal, prepare?: (owners: TestUser
   for (let round = 0; round < ROUNDS; round++) {
     const owners = await ownersExactly(db(), 2);
     const replacement = await prepare?.(owners);
-    const responses = await Promise.all([
-      (replacement ?? first)(apps[0]!, owners[0]!),
-      second(apps[1]!, owners[1]!),
-    ]);
-    const outcomes = responses.map((r) => (succeeded(r) ? 'done' : refused(r) ? 'refused' : `${r.statusCode} ${r.body}`));
+    const responses = await Promise.all([(replacement ?? first)(apps[0]!, owners[0]!), second(apps[1]!, owners[1]!)]);
+    const outcomes = responses.map((r) =>
+      succeeded(r) ? 'done' : refused(r) ? 'refused' : `${r.statusCode} ${r.body}`,
+    );
     expect(outcomes.sort(), `round ${round}`).toEqual(['done', 'refused']);
     const remaining = await activeOwners(db());
     expect(remaining, `round ${round}`).toHaveLength(1);
@@ -147,17 +150,16 @@ describe('the last two owners, each losing owner rights in another request at on
     await race(softDelete, revoke);
   });
 
-  it(`an owner confirming their own deletion while the other is banned, both past the early check (${ROUNDS} rounds)`,
-    async () => {
-      identity.meeting = true;
-      try {
-        await race(ban, ban, async ([leaving]) => {
-          expect((await start(apps[0]!, leaving!)).statusCode).toBe(202);
-          const code = await mailedCode(apps[0]!, leaving!.id);
-          return (app, owner) => confirm(app, owner, code);
-        });
-      } finally {
-        identity.meeting = false;
-      }
-    }, 60_000);
+  it(`an owner confirming their own deletion while the other is banned, both past the early check (${ROUNDS} rounds)`, async () => {
+    identity.meeting = true;
+    try {
+      await race(ban, ban, async ([leaving]) => {
+        expect((await start(apps[0]!, leaving!)).statusCode).toBe(202);
+        const code = await mailedCode(apps[0]!, leaving!.id);
+        return (app, owner) => confirm(app, owner, code);
+      });
+    } finally {
+      identity.meeting = false;
+    }
+  }, 60_000);
 });

@@ -36,10 +36,20 @@ beforeAll(async () => {
   const first = await startTestApp();
   apps.push(first, await startTestApp({ database: await first.testDatabase!.openAnother() }));
   staff = await createUser(first.db, ['billing.read', 'billing.write', 'plans.write']);
-  const made = await first.request({ method: 'POST', url: '/v1/admin/plans/products', token: staff.token, payload: { kind: 'credit_pack', name: 'Pack of 100', credits: 100 } });
+  const made = await first.request({
+    method: 'POST',
+    url: '/v1/admin/plans/products',
+    token: staff.token,
+    payload: { kind: 'credit_pack', name: 'Pack of 100', credits: 100 },
+  });
   packProduct = made.json().id;
   packPrice = `price_ledger_${randomUUID().slice(0, 8)}`;
-  const priced = await first.request({ method: 'POST', url: `/v1/admin/plans/products/${packProduct}/prices`, token: staff.token, payload: { providerPriceId: packPrice, currency: 'usd', unitAmount: 1000 } });
+  const priced = await first.request({
+    method: 'POST',
+    url: `/v1/admin/plans/products/${packProduct}/prices`,
+    token: staff.token,
+    payload: { providerPriceId: packPrice, currency: 'usd', unitAmount: 1000 },
+  });
   expect(priced.statusCode, priced.body).toBe(201);
 });
 afterAll(async () => {
@@ -52,35 +62,73 @@ type SpendOutcome = { ok: true; balance: number } | { ok: false; status: number;
 
 /** A spend as a module would make it: in its own transaction, retried on a conflict; on the instance whose turn it is. */
 function spend(userId: string, amount: number, now?: Date): Promise<SpendOutcome> {
-  return retryingTransaction(app().db, (trx) => spendCredits(trx, { userId, amount, actorId: null, referenceType: 'test', referenceId: randomUUID(), now }))
-    .then((result) => ({ ok: true as const, balance: result.balance }), (error: unknown) => {
-      if (error instanceof AppError) return { ok: false as const, status: error.status, code: error.code, details: error.details };
+  return retryingTransaction(app().db, (trx) =>
+    spendCredits(trx, { userId, amount, actorId: null, referenceType: 'test', referenceId: randomUUID(), now }),
+  ).then(
+    (result) => ({ ok: true as const, balance: result.balance }),
+    (error: unknown) => {
+      if (error instanceof AppError)
+        return { ok: false as const, status: error.status, code: error.code, details: error.details };
       throw error;
-    });
+    },
+  );
 }
 
-const grant = (userId: string, amount: number, expiresAt?: Date) => app().request({
-  method: 'POST', url: '/v1/admin/billing/credits/grant', token: staff.token,
-  payload: { user_id: userId, amount, reason: 'Concurrency test', ...(expiresAt === undefined ? {} : { expires_at: expiresAt.toISOString() }) },
-});
+const grant = (userId: string, amount: number, expiresAt?: Date) =>
+  app().request({
+    method: 'POST',
+    url: '/v1/admin/billing/credits/grant',
+    token: staff.token,
+    payload: {
+      user_id: userId,
+      amount,
+      reason: 'Concurrency test',
+      ...(expiresAt === undefined ? {} : { expires_at: expiresAt.toISOString() }),
+    },
+  });
 
-const giftPack = (userId: string) => app().request({
-  method: 'POST', url: '/v1/admin/billing/credits/gift-pack', token: staff.token, payload: { user_id: userId, product_id: packProduct, quantity: 1, reason: 'Concurrency gift' },
-});
+const giftPack = (userId: string) =>
+  app().request({
+    method: 'POST',
+    url: '/v1/admin/billing/credits/gift-pack',
+    token: staff.token,
+    payload: { user_id: userId, product_id: packProduct, quantity: 1, reason: 'Concurrency gift' },
+  });
 
 /** A pack bought on the local provider's checkout page: the payment's id. */
 async function buyPack(player: TestUser): Promise<string> {
   const first = apps[0]!;
-  const checkout = await first.request({ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId: packPrice, successUrl: 'https://game.example/done', cancelUrl: 'https://game.example/cancel' } });
+  const checkout = await first.request({
+    method: 'POST',
+    url: '/v1/me/billing/checkout-session',
+    token: player.token,
+    payload: { priceId: packPrice, successUrl: 'https://game.example/done', cancelUrl: 'https://game.example/cancel' },
+  });
   expect(checkout.statusCode, checkout.body).toBe(200);
-  const paid = await first.request({ method: 'POST', url: `/v1/public/billing/local/checkout/${checkout.json().id}/pay`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+  const paid = await first.request({
+    method: 'POST',
+    url: `/v1/public/billing/local/checkout/${checkout.json().id}/pay`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: '',
+  });
   expect(paid.statusCode).toBe(303);
-  const payments = await first.db.selectFrom('billing_payments').select('id').where('user_id', '=', player.id).orderBy('created_at', 'desc').execute();
+  const payments = await first.db
+    .selectFrom('billing_payments')
+    .select('id')
+    .where('user_id', '=', player.id)
+    .orderBy('created_at', 'desc')
+    .execute();
   return payments[0]!.id;
 }
 
 /** Refunds run on the first instance: the local provider's record of payments lives in its process. */
-const refund = (paymentId: string, amount: number) => apps[0]!.request({ method: 'POST', url: `/v1/admin/billing/payments/${paymentId}/refund`, token: staff.token, payload: { amount, reason: 'Concurrency refund' } });
+const refund = (paymentId: string, amount: number) =>
+  apps[0]!.request({
+    method: 'POST',
+    url: `/v1/admin/billing/payments/${paymentId}/refund`,
+    token: staff.token,
+    payload: { amount, reason: 'Concurrency refund' },
+  });
 
 describe('spends at the edge of the balance', () => {
   it(`balance ${BALANCE}, ${SPENDS} spends of 3 at once on two instances: exactly ${Math.floor(BALANCE / 3)} succeed, the rest are refused, never below zero`, async () => {
@@ -92,9 +140,18 @@ describe('spends at the edge of the balance', () => {
     const rest = BALANCE % 3;
     expect(succeeded).toHaveLength(Math.floor(BALANCE / 3));
     // Each success answers the balance its own entry left: every value from BALANCE - 3 down to the rest, once.
-    expect(succeeded.map((o) => (o.ok ? o.balance : -1)).sort((a, b) => a - b)).toEqual(Array.from({ length: succeeded.length }, (_, i) => rest + 3 * i));
+    expect(succeeded.map((o) => (o.ok ? o.balance : -1)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: succeeded.length }, (_, i) => rest + 3 * i),
+    );
     // The documented refusal: 422 insufficient_credits with the balance seen and the amount asked.
-    expect(outcomes.filter((o) => !o.ok)).toEqual(Array(SPENDS - succeeded.length).fill({ ok: false, status: 422, code: 'insufficient_credits', details: { balance: rest, requested: 3 } }));
+    expect(outcomes.filter((o) => !o.ok)).toEqual(
+      Array(SPENDS - succeeded.length).fill({
+        ok: false,
+        status: 422,
+        code: 'insufficient_credits',
+        details: { balance: rest, requested: 3 },
+      }),
+    );
     expect(await expectConsistentCredits(db(), player.id)).toBe(rest);
     const billing = await apps[1]!.request({ method: 'GET', url: '/v1/me/billing', token: player.token });
     expect(billing.json().credit_balance).toBe(rest);
@@ -122,14 +179,22 @@ describe('spends, grants, gifts, expiries and refund clawbacks interleaved', () 
       const work: Array<Promise<unknown>> = [];
       for (const player of players) {
         for (let i = 0; i < 8; i++) {
-          work.push(spend(player.id, 7, later).then((o) => {
-            if (!o.ok && o.code !== 'insufficient_credits') unexpected.push(`spend: ${o.status} ${o.code}`);
-          }));
+          work.push(
+            spend(player.id, 7, later).then((o) => {
+              if (!o.ok && o.code !== 'insufficient_credits') unexpected.push(`spend: ${o.status} ${o.code}`);
+            }),
+          );
         }
-        for (let i = 0; i < 3; i++) work.push(grant(player.id, 20, i === 0 ? new Date(Date.now() + 30 * 60_000) : undefined).then((r) => expect2xx('grant', r)));
+        for (let i = 0; i < 3; i++)
+          work.push(
+            grant(player.id, 20, i === 0 ? new Date(Date.now() + 30 * 60_000) : undefined).then((r) =>
+              expect2xx('grant', r),
+            ),
+          );
         work.push(giftPack(player.id).then((r) => expect2xx('gift', r)));
         // Each payment refunded 300 at a time: the last of four finds 100 left and is refused.
-        for (const paymentId of payments.get(player.id)!) work.push(refund(paymentId, 300).then((r) => expect2xx('refund', r, ['invalid_request', 'invalid_state'])));
+        for (const paymentId of payments.get(player.id)!)
+          work.push(refund(paymentId, 300).then((r) => expect2xx('refund', r, ['invalid_request', 'invalid_state'])));
       }
       for (let i = 0; i < 2; i++) work.push(retryingTransaction(app().db, (trx) => expireLapsedLots(trx, later)));
       await Promise.all(work);
@@ -143,8 +208,16 @@ describe('spends, grants, gifts, expiries and refund clawbacks interleaved', () 
       const entries = await ledgerOf(db(), player.id);
       expect(balance).toBe(entries.reduce((sum, entry) => sum + entry.amount, 0));
       for (const paymentId of payments.get(player.id)!) {
-        const row = await db().selectFrom('billing_payments').select(['amount', 'amount_refunded', 'credits']).where('id', '=', paymentId).executeTakeFirstOrThrow();
-        const refunds = await db().selectFrom('billing_refunds').select(['id', 'amount', 'credits_clawed_back', 'shortfall', 'provider_refund_id']).where('payment_id', '=', paymentId).execute();
+        const row = await db()
+          .selectFrom('billing_payments')
+          .select(['amount', 'amount_refunded', 'credits'])
+          .where('id', '=', paymentId)
+          .executeTakeFirstOrThrow();
+        const refunds = await db()
+          .selectFrom('billing_refunds')
+          .select(['id', 'amount', 'credits_clawed_back', 'shortfall', 'provider_refund_id'])
+          .where('payment_id', '=', paymentId)
+          .execute();
         const refunded = refunds.reduce((sum, r) => sum + Number(r.amount), 0);
         expect(refunded).toBe(Number(row.amount_refunded));
         expect(refunded).toBeLessThanOrEqual(Number(row.amount));
@@ -152,7 +225,9 @@ describe('spends, grants, gifts, expiries and refund clawbacks interleaved', () 
         const shares = refunds.reduce((sum, r) => sum + r.credits_clawed_back + r.shortfall, 0);
         expect(shares).toBe(Math.floor((row.credits! * refunded) / Number(row.amount)));
         for (const r of refunds) {
-          const clawback = entries.find((entry) => entry.kind === 'refund_clawback' && entry.idempotency_key === `refund:${r.provider_refund_id}`);
+          const clawback = entries.find(
+            (entry) => entry.kind === 'refund_clawback' && entry.idempotency_key === `refund:${r.provider_refund_id}`,
+          );
           expect(clawback).toBeDefined();
           expect(clawback!.amount + r.credits_clawed_back).toBe(0);
         }
@@ -168,11 +243,15 @@ describe('retryingTransaction', () => {
     for (const code of ['40P01', '40001']) {
       let attempts = 0;
       const retried: number[] = [];
-      const answer = await retryingTransaction(db(), async () => {
-        attempts += 1;
-        if (attempts < 3) throw conflict(code);
-        return 'done';
-      }, { onRetry: (_error, attempt) => retried.push(attempt) });
+      const answer = await retryingTransaction(
+        db(),
+        async () => {
+          attempts += 1;
+          if (attempts < 3) throw conflict(code);
+          return 'done';
+        },
+        { onRetry: (_error, attempt) => retried.push(attempt) },
+      );
       expect({ answer, attempts, retried }).toEqual({ answer: 'done', attempts: 3, retried: [1, 2] });
     }
   });
@@ -185,7 +264,12 @@ describe('retryingTransaction', () => {
     }).catch((error: unknown) => error);
     expect(attempts).toBe(3);
     expect(failure).toBeInstanceOf(AppError);
-    expect(failure).toMatchObject({ status: 503, code: 'unavailable', details: { reason: 'database_contention' }, headers: { 'retry-after': '1' } });
+    expect(failure).toMatchObject({
+      status: 503,
+      code: 'unavailable',
+      details: { reason: 'database_contention' },
+      headers: { 'retry-after': '1' },
+    });
   });
 
   it('does not run again after any other error, nor roll back less than the whole attempt', async () => {
@@ -198,6 +282,9 @@ describe('retryingTransaction', () => {
     }).catch((error: unknown) => error);
     expect(attempts).toBe(1);
     expect(failure).toMatchObject({ code: '23505' });
-    expect((await db().selectFrom('users').select('display_name').where('id', '=', player.id).executeTakeFirstOrThrow()).display_name).toBeNull();
+    expect(
+      (await db().selectFrom('users').select('display_name').where('id', '=', player.id).executeTakeFirstOrThrow())
+        .display_name,
+    ).toBeNull();
   });
 });

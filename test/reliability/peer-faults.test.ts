@@ -4,7 +4,13 @@ import { createMailDispatcher } from '../../src/modules/email/delivery/dispatche
 import { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';
-import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
+import {
+  makeSigningKey,
+  signAsymmetric,
+  startJwksServer,
+  type JwksServer,
+  type SigningKey,
+} from '../helpers/jwks-server.js';
 import { startSmtpServer, type SmtpTestServer } from '../helpers/smtp-server.js';
 import { startStripeServer, type StripeServer } from '../helpers/stripe-server.js';
 import { TEST_JWT_SECRET } from '../helpers/tokens.js';
@@ -33,7 +39,10 @@ async function timed<T>(send: () => Promise<T>): Promise<{ response: T; ms: numb
 }
 
 function expectCode(response: { statusCode: number; json(): unknown }, status: number, error: string) {
-  expect({ status: response.statusCode, error: (response.json() as { error?: string }).error }).toEqual({ status, error });
+  expect({ status: response.statusCode, error: (response.json() as { error?: string }).error }).toEqual({
+    status,
+    error,
+  });
 }
 
 describe('outside services through a proxy', () => {
@@ -89,7 +98,10 @@ describe('outside services through a proxy', () => {
   describe('identity provider (GoTrue): 502 auth_service_error', () => {
     const identity = async () => {
       const user = gotrue.addUser();
-      await t.db.insertInto('users').values({ id: user.id, email: `${user.id.slice(0, 8)}@example.test`, status: 'active' }).execute();
+      await t.db
+        .insertInto('users')
+        .values({ id: user.id, email: `${user.id.slice(0, 8)}@example.test`, status: 'active' })
+        .execute();
       return () => t.request({ method: 'GET', url: `/v1/admin/users/${user.id}/identity`, token: staff.token });
     };
 
@@ -131,8 +143,14 @@ describe('outside services through a proxy', () => {
   });
 
   describe('payment provider (Stripe SDK): 503 unavailable', () => {
-    it('refusing connections: 503 after the SDK\'s retries, nothing stored; once back, one coupon at Stripe and here', async () => {
-      const create = () => t.request({ method: 'POST', url: '/v1/admin/billing/coupons', token: staff.token, payload: { name: 'Fault coupon', percent_off: 10, duration: 'once' } });
+    it("refusing connections: 503 after the SDK's retries, nothing stored; once back, one coupon at Stripe and here", async () => {
+      const create = () =>
+        t.request({
+          method: 'POST',
+          url: '/v1/admin/billing/coupons',
+          token: staff.token,
+          payload: { name: 'Fault coupon', percent_off: 10, duration: 'once' },
+        });
       proxies.stripe.refuse();
       const { response, ms } = await timed(create);
       expectCode(response, 503, 'unavailable');

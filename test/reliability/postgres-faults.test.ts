@@ -34,7 +34,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL through a proxy', () =
     testDatabase = await createTestDatabase();
     const url = new URL(testDatabase.url!);
     proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    database = openPostgres({ connectionString: proxy.via(testDatabase.url!), poolMax: POOL_MAX, statementTimeoutMs: STATEMENT_TIMEOUT_MS, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+    database = openPostgres({
+      connectionString: proxy.via(testDatabase.url!),
+      poolMax: POOL_MAX,
+      statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    });
     t = await startTestApp({ database });
     staff = await createUser(testDatabase.database.db, ['roles.read', 'roles.write']);
     direct = new pg.Client({ connectionString: testDatabase.url! });
@@ -51,7 +56,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL through a proxy', () =
 
   const createRole = async () => {
     const key = `r-${randomUUID().slice(0, 12)}`;
-    const response = await t.request({ method: 'POST', url: '/v1/admin/roles', token: staff.token, payload: { key, name: 'Fault test role', permissions: ['roles.read'] } });
+    const response = await t.request({
+      method: 'POST',
+      url: '/v1/admin/roles',
+      token: staff.token,
+      payload: { key, name: 'Fault test role', permissions: ['roles.read'] },
+    });
     return { response, meta: key };
   };
   // A read that asks the database every time (GET /v1/me is answered from memory once warm).
@@ -64,13 +74,16 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL through a proxy', () =
     for (;;) {
       const response = await readMe();
       if (response.statusCode === 200) return Date.now() - started;
-      if (Date.now() - started > 10_000) throw new Error(`no recovery within 10 s: ${response.statusCode} ${response.body}`);
+      if (Date.now() - started > 10_000)
+        throw new Error(`no recovery within 10 s: ${response.statusCode} ${response.body}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
   it('connections cut under load: requests fail fast with 503 unavailable, nothing is half written, service recovers within 5 s', async () => {
-    const load = loadUntil<string | null>(LOAD_WORKERS, async (i) => (i % 2 === 0 ? createRole() : { response: await readMe(), meta: null }));
+    const load = loadUntil<string | null>(LOAD_WORKERS, async (i) =>
+      i % 2 === 0 ? createRole() : { response: await readMe(), meta: null },
+    );
     await load.whenCompleted(LOAD_WORKERS * 3);
     proxy.refuse();
     const cutAt = Date.now();
@@ -98,7 +111,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL through a proxy', () =
              (SELECT count(*)::int FROM role_permissions p WHERE p.role_id = r.id) AS permissions,
              (SELECT count(*)::int FROM audit_log a WHERE a.action = 'roles.create' AND a.target_id = r.id::text) AS audits
         FROM roles r WHERE r.name = 'Fault test role'`);
-    expect(rows.every((row) => row.permissions === 1 && row.audits === 1), JSON.stringify(rows.filter((row) => row.permissions !== 1 || row.audits !== 1))).toBe(true);
+    expect(
+      rows.every((row) => row.permissions === 1 && row.audits === 1),
+      JSON.stringify(rows.filter((row) => row.permissions !== 1 || row.audits !== 1)),
+    ).toBe(true);
     expect(rows.map((row) => row.key)).toEqual(expect.arrayContaining(created));
   });
 
@@ -139,20 +155,33 @@ describe.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL through a proxy', () =
     await direct.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [staff.id]);
     try {
       const started = Date.now();
-      const response = await t.request({ method: 'PATCH', url: '/v1/me', token: staff.token, payload: { display_name: 'Blocked' } });
+      const response = await t.request({
+        method: 'PATCH',
+        url: '/v1/me',
+        token: staff.token,
+        payload: { display_name: 'Blocked' },
+      });
       expectDatabaseUnavailable(response);
       expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS + 2_000);
       // The server cancelled it: nothing of ours still waits on the lock.
-      const waiting = await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      const waiting = await direct.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
       expect(waiting.rows[0].n).toBe(0);
     } finally {
       await direct.query('ROLLBACK');
     }
-    const after = await Promise.all(Array.from({ length: POOL_MAX * 3 }, () => t.request({ method: 'PATCH', url: '/v1/me', token: staff.token, payload: { display_name: 'Free' } })));
+    const after = await Promise.all(
+      Array.from({ length: POOL_MAX * 3 }, () =>
+        t.request({ method: 'PATCH', url: '/v1/me', token: staff.token, payload: { display_name: 'Free' } }),
+      ),
+    );
     expect(after.map((response) => response.statusCode)).toEqual(after.map(() => 200));
     // The pool never grew past its size (plus the two listening connections, change bus and user
     // changes, and the test helper's own pool, which createUser used).
-    const connections = await direct.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+    const connections = await direct.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    );
     expect(connections.rows[0].n).toBeLessThanOrEqual(POOL_MAX + 2 + POOL_MAX);
   });
 });

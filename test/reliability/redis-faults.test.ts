@@ -18,7 +18,10 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
  * it, only when a Redis answers on the default port, and the run says so otherwise.
  */
 const WITH_REDIS = process.env.TEST_REDIS_URL !== undefined || (await listening(REDIS_URL, 6379));
-if (!WITH_REDIS) console.warn(`No Redis at ${REDIS_URL} and TEST_REDIS_URL unset: the Redis reliability suite is left out of this run.`);
+if (!WITH_REDIS)
+  console.warn(
+    `No Redis at ${REDIS_URL} and TEST_REDIS_URL unset: the Redis reliability suite is left out of this run.`,
+  );
 
 const LIMIT = RATE_LIMITS.waitlist.limit;
 const WINDOW_MS = RATE_LIMITS.waitlist.windowSeconds * 1_000;
@@ -40,7 +43,12 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     database = first.testDatabase!;
     apps.push(first);
     for (let i = 1; i < INSTANCES; i += 1) {
-      apps.push(await startTestApp({ database: await first.testDatabase!.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) } }));
+      apps.push(
+        await startTestApp({
+          database: await first.testDatabase!.openAnother(),
+          config: { redisUrl: proxy.via(REDIS_URL) },
+        }),
+      );
     }
   });
   afterAll(async () => {
@@ -66,21 +74,30 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
   };
   let signups = 0;
   const join = (app: TestApp, ip: string) =>
-    app.request({ method: 'POST', url: '/v1/public/waitlist', payload: { email: `fault-${++signups}-${randomBytes(4).toString('hex')}@example.test` }, remoteAddress: ip });
+    app.request({
+      method: 'POST',
+      url: '/v1/public/waitlist',
+      payload: { email: `fault-${++signups}-${randomBytes(4).toString('hex')}@example.test` },
+      remoteAddress: ip,
+    });
   const counter = (ip: string) => redis.get(`platform-api:rl:waitlist:ip:${ip}:${Math.floor(Date.now() / WINDOW_MS)}`);
   /** Until a request on `app` is counted in Redis again (each instance reconnects on its own schedule). */
-  const countingAgain = (app: TestApp, ip: string) => eventually(async () => {
-    const before = Number(await counter(ip));
-    await join(app, ip);
-    expect(Number(await counter(ip))).toBe(before + 1);
-  }, 10_000);
+  const countingAgain = (app: TestApp, ip: string) =>
+    eventually(async () => {
+      const before = Number(await counter(ip));
+      await join(app, ip);
+      expect(Number(await counter(ip))).toBe(before + 1);
+    }, 10_000);
 
   it(`a concurrent burst spread over ${INSTANCES} instances: exactly the limit passes in total, the rest is 429`, async () => {
     const ip = freshIp();
     const burst = LIMIT * 4;
     const responses = await Promise.all(Array.from({ length: burst }, (_, i) => join(apps[i % apps.length]!, ip)));
     const statuses = responses.map((response) => response.statusCode);
-    expect(statuses.filter((status) => status === 202), statuses.join(' ')).toHaveLength(LIMIT);
+    expect(
+      statuses.filter((status) => status === 202),
+      statuses.join(' '),
+    ).toHaveLength(LIMIT);
     expect(statuses.filter((status) => status === 429)).toHaveLength(burst - LIMIT);
     expect(await counter(ip)).toBe(String(burst));
   });
@@ -104,7 +121,10 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     const after = freshIp();
     const responses = [];
     for (let i = 0; i <= LIMIT; i += 1) responses.push(await join(apps[i % apps.length]!, after));
-    expect(responses.map((response) => response.statusCode)).toEqual([...Array.from({ length: LIMIT }, () => 202), 429]);
+    expect(responses.map((response) => response.statusCode)).toEqual([
+      ...Array.from({ length: LIMIT }, () => 202),
+      429,
+    ]);
   });
 
   it('Redis stalled (connected, never answering): requests pass within the count budget instead of hanging', async () => {
@@ -145,7 +165,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       // Ten seconds of outage, a limited request every 250 ms: all pass (fail-open), none is counted.
       const ip = freshIp();
       const statuses: number[] = [];
-      for (const end = Date.now() + 10_000; Date.now() < end;) {
+      for (const end = Date.now() + 10_000; Date.now() < end; ) {
         statuses.push((await join(watched, ip)).statusCode);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -161,8 +181,10 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       await countingAgain(watched, back);
 
       const lines = captured.lines();
-      console.info(`Redis refused for 10 s: ${statuses.length} limited requests, ${attempts} reconnection attempts, `
-        + `${loudLines(lines).length} line(s) at warn or above`);
+      console.info(
+        `Redis refused for 10 s: ${statuses.length} limited requests, ${attempts} reconnection attempts, ` +
+          `${loudLines(lines).length} line(s) at warn or above`,
+      );
       expect(storeLines(lines)).toEqual([
         {
           ...storeLines(lines)[0],
@@ -196,7 +218,10 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       const lines = captured.lines();
       const store = storeLines(lines);
       const levelsAndReasons = store.map((line) => [line.level, line.reason]);
-      expect(levelsAndReasons).toEqual([[40, 'no answer within 1500 ms'], [30, undefined]]);
+      expect(levelsAndReasons).toEqual([
+        [40, 'no answer within 1500 ms'],
+        [30, undefined],
+      ]);
       expect(loudLines(lines)).toHaveLength(1);
       expect(captured.text()).not.toContain('"stack"');
     } finally {

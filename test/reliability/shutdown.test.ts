@@ -25,7 +25,10 @@ const PEER_LATENCY_MS = 700;
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -43,8 +46,12 @@ describe('SIGTERM under load', () => {
     gotrue.addUser({ id: owner });
     proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
     served = await serve({
-      DATA_DIR: dataDir, JWT_SECRET: TEST_JWT_SECRET, BOOTSTRAP_OWNER: owner,
-      IDENTITY_ADMIN_URL: proxy.via(gotrue.url), IDENTITY_SERVICE_KEY: serviceKey, IDENTITY_TIMEOUT_MS: '8000',
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      BOOTSTRAP_OWNER: owner,
+      IDENTITY_ADMIN_URL: proxy.via(gotrue.url),
+      IDENTITY_SERVICE_KEY: serviceKey,
+      IDENTITY_TIMEOUT_MS: '8000',
       INCIDENT_MONITOR: 'off',
     });
   }, 60_000);
@@ -62,7 +69,9 @@ describe('SIGTERM under load', () => {
 
     proxy.latency(PEER_LATENCY_MS);
     const opened = proxy.connections;
-    const slow = Array.from({ length: SLOW }, () => fetch(`${served.base}/v1/admin/users/${owner}/identity`, { headers }).then((response) => response.status));
+    const slow = Array.from({ length: SLOW }, () =>
+      fetch(`${served.base}/v1/admin/users/${owner}/identity`, { headers }).then((response) => response.status),
+    );
     // Fast traffic beside them until the server stops taking it.
     let refusedFast = false;
     const fastStatuses: number[] = [];
@@ -76,9 +85,12 @@ describe('SIGTERM under load', () => {
       }
     })();
     // Every slow request has reached the identity provider: they are in flight now.
-    while (gotrue.requests.length < 1 + SLOW || proxy.connections < opened) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (gotrue.requests.length < 1 + SLOW || proxy.connections < opened)
+      await new Promise((resolve) => setTimeout(resolve, 20));
 
-    const exited = new Promise<{ code: number | null; at: number }>((resolve) => served.child.on('exit', (code) => resolve({ code, at: Date.now() })));
+    const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+      served.child.on('exit', (code) => resolve({ code, at: Date.now() })),
+    );
     const signalledAt = Date.now();
     served.child.kill('SIGTERM');
 

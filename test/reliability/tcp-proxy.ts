@@ -57,10 +57,15 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
         queue = queue.then(() => void (to.destroyed || to.write(chunk)));
         return;
       }
-      queue = queue.then(() => new Promise<void>((resolve) => setTimeout(() => {
-        if (!to.destroyed) to.write(chunk);
-        resolve();
-      }, wait)));
+      queue = queue.then(
+        () =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              if (!to.destroyed) to.write(chunk);
+              resolve();
+            }, wait),
+          ),
+      );
     });
     from.on('end', () => void queue.then(() => to.end()));
   };

@@ -16,7 +16,11 @@ async function api(method: string, path: string, body?: unknown, key: string | n
   const headers: Record<string, string> = {};
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
 }
@@ -25,7 +29,14 @@ const refusal = (code: string, message: unknown = expect.any(String)) => ({ erro
 
 let sessionCounter = 0;
 function sessionInput(overrides: Record<string, unknown> = {}) {
-  return { id: `s-${++sessionCounter}`, user_id: 'user-1', game: { id: 7, slug: 'chess' }, pool_id: 'default', limits: { max_fps: 60 }, ...overrides };
+  return {
+    id: `s-${++sessionCounter}`,
+    user_id: 'user-1',
+    game: { id: 7, slug: 'chess' },
+    pool_id: 'default',
+    limits: { max_fps: 60 },
+    ...overrides,
+  };
 }
 
 beforeEach(async () => {
@@ -39,20 +50,42 @@ describe('runtime simulator sessions', () => {
     const input = sessionInput({ limits: { max_fps: 30, resolution: '720p' } });
     const res = await api('POST', '/v1/sessions', input);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: input.id, node_id: 'node-1', pool_id: 'default', play_url: `${base}/play/${input.id}`, member_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(res.body).toEqual({
+      id: input.id,
+      node_id: 'node-1',
+      pool_id: 'default',
+      play_url: `${base}/play/${input.id}`,
+      member_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
     expect(Buffer.from(res.body.member_token, 'base64url')).toHaveLength(32);
 
     expect(sim.session(input.id)).toMatchObject({
-      status: 'running', user_id: 'user-1', game_id: 7, game: { id: 7, slug: 'chess' }, limits: { max_fps: 30, resolution: '720p' },
-      member_token: res.body.member_token, requested_pool_id: 'default', ended_at: null,
+      status: 'running',
+      user_id: 'user-1',
+      game_id: 7,
+      game: { id: 7, slug: 'chess' },
+      limits: { max_fps: 30, resolution: '720p' },
+      member_token: res.body.member_token,
+      requested_pool_id: 'default',
+      ended_at: null,
     });
     expect(sim.node('node-1')!.capacity).toEqual({ slots: 4, used: 1 });
 
     const read = await api('GET', `/v1/sessions/${input.id}`);
-    expect(read).toEqual({ status: 200, body: {
-      id: input.id, user_id: 'user-1', game_id: 7, pool_id: 'default', node_id: 'node-1', status: 'running',
-      play_url: `${base}/play/${input.id}`, created_at: expect.any(String), ended_at: null,
-    } });
+    expect(read).toEqual({
+      status: 200,
+      body: {
+        id: input.id,
+        user_id: 'user-1',
+        game_id: 7,
+        pool_id: 'default',
+        node_id: 'node-1',
+        status: 'running',
+        play_url: `${base}/play/${input.id}`,
+        created_at: expect.any(String),
+        ended_at: null,
+      },
+    });
     expect(read.body).not.toHaveProperty('member_token');
 
     const page = await fetch(`${base}/play/${input.id}`);
@@ -74,7 +107,10 @@ describe('runtime simulator sessions', () => {
     const input = sessionInput();
     await api('POST', '/v1/sessions', input);
     for (const change of [{ user_id: 'user-2' }, { game: { id: 8, slug: 'go' } }, { pool_id: null }]) {
-      expect(await api('POST', '/v1/sessions', { ...input, ...change })).toMatchObject({ status: 409, body: refusal('session_exists') });
+      expect(await api('POST', '/v1/sessions', { ...input, ...change })).toMatchObject({
+        status: 409,
+        body: refusal('session_exists'),
+      });
     }
     expect(sim.sessions()).toHaveLength(1);
   });
@@ -84,14 +120,20 @@ describe('runtime simulator sessions', () => {
     for (let i = 0; i < 8; i += 1) placed.push((await api('POST', '/v1/sessions', sessionInput())).body.node_id);
     expect(placed).toEqual(['node-1', 'node-2', 'node-1', 'node-2', 'node-1', 'node-2', 'node-1', 'node-2']);
     const full = await api('POST', '/v1/sessions', sessionInput());
-    expect(full).toMatchObject({ status: 409, body: refusal('no_capacity', 'no ready node in pool default has a free slot') });
+    expect(full).toMatchObject({
+      status: 409,
+      body: refusal('no_capacity', 'no ready node in pool default has a free slot'),
+    });
     expect(sim.sessions()).toHaveLength(8);
 
     // Stopping frees a slot on that node, and the next session goes there.
     const stopped = sim.sessions().find((session) => session.node_id === 'node-2')!;
     await api('POST', `/v1/sessions/${stopped.id}/stop`);
     expect(sim.node('node-2')!.capacity.used).toBe(3);
-    expect(await api('POST', '/v1/sessions', sessionInput())).toMatchObject({ status: 201, body: { node_id: 'node-2' } });
+    expect(await api('POST', '/v1/sessions', sessionInput())).toMatchObject({
+      status: 201,
+      body: { node_id: 'node-2' },
+    });
   });
 
   it('skips draining and offline nodes and nodes of other pools; pool_id null takes any pooled node', async () => {
@@ -100,20 +142,32 @@ describe('runtime simulator sessions', () => {
     sim.addNode({ id: 'loose', pool_id: null, slots: 8 });
     await api('POST', '/v1/nodes/node-1/drain');
     sim.setNodeStatus('node-2', 'offline');
-    expect(await api('POST', '/v1/sessions', sessionInput())).toMatchObject({ status: 409, body: refusal('no_capacity') });
+    expect(await api('POST', '/v1/sessions', sessionInput())).toMatchObject({
+      status: 409,
+      body: refusal('no_capacity'),
+    });
 
     const anywhere = await api('POST', '/v1/sessions', sessionInput({ pool_id: null }));
     expect(anywhere).toMatchObject({ status: 201, body: { node_id: 'other-1', pool_id: 'other' } });
     expect(sim.session(anywhere.body.id)).toMatchObject({ pool_id: 'other', requested_pool_id: null });
     // other-1 is full; a node in no pool takes no sessions.
-    expect(await api('POST', '/v1/sessions', sessionInput({ pool_id: null }))).toMatchObject({ status: 409, body: refusal('no_capacity', 'no ready node has a free slot') });
+    expect(await api('POST', '/v1/sessions', sessionInput({ pool_id: null }))).toMatchObject({
+      status: 409,
+      body: refusal('no_capacity', 'no ready node has a free slot'),
+    });
 
     await api('POST', '/v1/nodes/node-1/undrain');
-    expect(await api('POST', '/v1/sessions', sessionInput())).toMatchObject({ status: 201, body: { node_id: 'node-1' } });
+    expect(await api('POST', '/v1/sessions', sessionInput())).toMatchObject({
+      status: 201,
+      body: { node_id: 'node-1' },
+    });
   });
 
   it('answers 404 pool_not_found for an unknown pool', async () => {
-    expect(await api('POST', '/v1/sessions', sessionInput({ pool_id: 'atlantis' }))).toMatchObject({ status: 404, body: refusal('pool_not_found', 'pool atlantis does not exist') });
+    expect(await api('POST', '/v1/sessions', sessionInput({ pool_id: 'atlantis' }))).toMatchObject({
+      status: 404,
+      body: refusal('pool_not_found', 'pool atlantis does not exist'),
+    });
     expect(sim.sessions()).toEqual([]);
   });
 
@@ -126,27 +180,42 @@ describe('runtime simulator sessions', () => {
     { name: 'limits as an array', change: { limits: [1] }, field: 'limits' },
   ])('refuses $name with 422 invalid_session naming the field', async ({ change, field }) => {
     const res = await api('POST', '/v1/sessions', sessionInput(change));
-    expect(res).toMatchObject({ status: 422, body: refusal('invalid_session', expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}: `))) });
+    expect(res).toMatchObject({
+      status: 422,
+      body: refusal('invalid_session', expect.stringMatching(new RegExp(`^${field.replace('.', '\\.')}: `))),
+    });
     expect(sim.sessions()).toEqual([]);
   });
 
   it('stops a session (200 stopped, slot freed, play URL gone); stopping again is 200 and changes nothing; 404 session_not_found', async () => {
     const { body: created } = await api('POST', '/v1/sessions', sessionInput());
     const stopped = await api('POST', `/v1/sessions/${created.id}/stop`);
-    expect(stopped).toMatchObject({ status: 200, body: { id: created.id, status: 'stopped', play_url: null, node_id: 'node-1', ended_at: expect.any(String) } });
+    expect(stopped).toMatchObject({
+      status: 200,
+      body: { id: created.id, status: 'stopped', play_url: null, node_id: 'node-1', ended_at: expect.any(String) },
+    });
     expect(sim.node('node-1')!.capacity.used).toBe(0);
     const again = await api('POST', `/v1/sessions/${created.id}/stop`);
     expect(again).toEqual(stopped);
     expect(await api('GET', `/v1/sessions/${created.id}`)).toEqual(stopped);
 
-    expect(await api('GET', '/v1/sessions/ghost')).toMatchObject({ status: 404, body: refusal('session_not_found', 'session ghost does not exist') });
-    expect(await api('POST', '/v1/sessions/ghost/stop')).toMatchObject({ status: 404, body: refusal('session_not_found') });
+    expect(await api('GET', '/v1/sessions/ghost')).toMatchObject({
+      status: 404,
+      body: refusal('session_not_found', 'session ghost does not exist'),
+    });
+    expect(await api('POST', '/v1/sessions/ghost/stop')).toMatchObject({
+      status: 404,
+      body: refusal('session_not_found'),
+    });
   });
 
   it('fails the running sessions of a node that goes offline', async () => {
     const { body: created } = await api('POST', '/v1/sessions', sessionInput());
     sim.setNodeStatus('node-1', 'offline');
-    expect(await api('GET', `/v1/sessions/${created.id}`)).toMatchObject({ status: 200, body: { status: 'failed', play_url: null, ended_at: expect.any(String) } });
+    expect(await api('GET', `/v1/sessions/${created.id}`)).toMatchObject({
+      status: 200,
+      body: { status: 'failed', play_url: null, ended_at: expect.any(String) },
+    });
     expect(sim.node('node-1')!.capacity.used).toBe(0);
   });
 });
@@ -175,7 +244,10 @@ describe('runtime simulator control API', () => {
 
   it('close() ends held requests at once and is idempotent', async () => {
     sim.setLatency(10_000);
-    const held = fetch(`${base}/v1/health`).then(() => 'answered', () => 'failed');
+    const held = fetch(`${base}/v1/health`).then(
+      () => 'answered',
+      () => 'failed',
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = performance.now();
     await Promise.all([sim.close(), sim.close()]);

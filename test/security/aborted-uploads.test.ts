@@ -26,12 +26,17 @@ async function abortedUploads(path: string, count: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 300));
   for (const socket of sockets) socket.resetAndDestroy();
   // Until the server has seen every reset (its in-flight count is back to zero).
-  for (let waited = 0; t.kernel.load.inFlight > 0 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let waited = 0; t.kernel.load.inFlight > 0 && waited < 5_000; waited += 20)
+    await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe('aborted uploads', () => {
   it('are not database failures: no signal counted, the shipped rules leave the level off', async () => {
-    const rules = await t.db.selectFrom('incident_rules').select(['key', 'enabled']).where('key', '=', 'database-failing').executeTakeFirstOrThrow();
+    const rules = await t.db
+      .selectFrom('incident_rules')
+      .select(['key', 'enabled'])
+      .where('key', '=', 'database-failing')
+      .executeTakeFirstOrThrow();
     expect(rules.enabled).toBe(true);
     t.kernel.signals.take();
     await abortedUploads('/v1/webhooks/stripe', 20);

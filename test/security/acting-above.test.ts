@@ -51,20 +51,26 @@ interface Scenario {
 
 type Method = InjectOptions['method'];
 
-const userWrite = (method: Method, suffix: string, payload: object, prepare?: Scenario['prepare']): Scenario[] => [{
-  name: 'a user holding a permission the caller lacks',
-  refusal: USER_REFUSAL,
-  prepare,
-  request: (target) => ({ method, url: `/v1/admin/users/${target.userId}${suffix}`, payload }),
-}];
+const userWrite = (method: Method, suffix: string, payload: object, prepare?: Scenario['prepare']): Scenario[] => [
+  {
+    name: 'a user holding a permission the caller lacks',
+    refusal: USER_REFUSAL,
+    prepare,
+    request: (target) => ({ method, url: `/v1/admin/users/${target.userId}${suffix}`, payload }),
+  },
+];
 
-const roleWrite = (method: Method, suffix: string, payload: object | undefined): Scenario[] => [{
-  name: 'a role holding a permission the caller lacks',
-  refusal: ROLE_REFUSAL,
-  request: (target) => ({
-    method, url: `/v1/admin/roles/${target.roleId}${suffix}`, ...(payload === undefined ? {} : { payload }),
-  }),
-}];
+const roleWrite = (method: Method, suffix: string, payload: object | undefined): Scenario[] => [
+  {
+    name: 'a role holding a permission the caller lacks',
+    refusal: ROLE_REFUSAL,
+    request: (target) => ({
+      method,
+      url: `/v1/admin/roles/${target.roleId}${suffix}`,
+      ...(payload === undefined ? {} : { payload }),
+    }),
+  },
+];
 
 /** Unban needs a banned user. */
 async function banned({ userId }: Target): Promise<void> {
@@ -75,10 +81,18 @@ async function banned({ userId }: Target): Promise<void> {
 async function selfDeleted({ userId }: Target): Promise<void> {
   const now = new Date();
   await t.db.updateTable('users').set({ status: 'deleted', deleted_at: now }).where('id', '=', userId).execute();
-  await t.db.insertInto('account_deletion_requests').values({
-    user_id: userId, status: 'confirmed', code_hash: null, code_expires_at: now, reason: null,
-    confirmed_at: now, hard_delete_at: new Date(now.getTime() + 86_400_000),
-  }).execute();
+  await t.db
+    .insertInto('account_deletion_requests')
+    .values({
+      user_id: userId,
+      status: 'confirmed',
+      code_hash: null,
+      code_expires_at: now,
+      reason: null,
+      confirmed_at: now,
+      hard_delete_at: new Date(now.getTime() + 86_400_000),
+    })
+    .execute();
 }
 
 const bulk = (target: Target, roleKey: string, action: 'grant' | 'revoke'): InjectOptions => ({
@@ -112,20 +126,24 @@ const SCENARIOS: Record<string, Scenario[]> = {
       request: (target) => bulk(target, target.roleKey, 'grant'),
     },
   ],
-  'POST /v1/admin/roles': [{
-    name: 'a role to be given a permission the caller lacks',
-    refusal: ROLE_REFUSAL,
-    request: () => ({
-      method: 'POST',
-      url: '/v1/admin/roles',
-      payload: { key: `made-${randomUUID().slice(0, 8)}`, name: 'Made', permissions: [PRIVILEGED] },
-    }),
-  }],
+  'POST /v1/admin/roles': [
+    {
+      name: 'a role to be given a permission the caller lacks',
+      refusal: ROLE_REFUSAL,
+      request: () => ({
+        method: 'POST',
+        url: '/v1/admin/roles',
+        payload: { key: `made-${randomUUID().slice(0, 8)}`, name: 'Made', permissions: [PRIVILEGED] },
+      }),
+    },
+  ],
   'PATCH /v1/admin/roles/{id}': roleWrite('PATCH', '', { name: 'Renamed' }),
   'PUT /v1/admin/roles/{id}/permissions': [
     ...roleWrite('PUT', '/permissions', { keys: [] }).map((s) => ({ ...s, name: `${s.name}: removing it` })),
-    ...roleWrite('PUT', '/permissions', { keys: [PRIVILEGED, 'users.read'] })
-      .map((s) => ({ ...s, name: `${s.name}: keeping it, adding another` })),
+    ...roleWrite('PUT', '/permissions', { keys: [PRIVILEGED, 'users.read'] }).map((s) => ({
+      ...s,
+      name: `${s.name}: keeping it, adding another`,
+    })),
   ],
   'DELETE /v1/admin/roles/{id}': roleWrite('DELETE', '?reason=testing', undefined),
   'PUT /v1/admin/roles/{id}/alerts': roleWrite('PUT', '/alerts', { alerts: [] }),
@@ -137,15 +155,25 @@ async function snapshot() {
     Number((await t.db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
   return {
     // last_seen_at aside: every signed-in request touches it.
-    users: (await t.db.selectFrom('users').selectAll().orderBy('id').execute())
-      .map((row) => ({ ...row, last_seen_at: undefined })),
+    users: (await t.db.selectFrom('users').selectAll().orderBy('id').execute()).map((row) => ({
+      ...row,
+      last_seen_at: undefined,
+    })),
     grants: await t.db.selectFrom('user_roles').selectAll().orderBy('user_id').orderBy('role_id').execute(),
     roles: await t.db.selectFrom('roles').selectAll().orderBy('id').execute(),
-    permissions: await t.db.selectFrom('role_permissions').selectAll()
-      .orderBy('role_id').orderBy('permission_key').execute(),
+    permissions: await t.db
+      .selectFrom('role_permissions')
+      .selectAll()
+      .orderBy('role_id')
+      .orderBy('permission_key')
+      .execute(),
     alerts: await t.db.selectFrom('role_alert_subscriptions').selectAll().orderBy('role_id').orderBy('alert').execute(),
-    revokedSessions: await t.db.selectFrom('revoked_sessions').selectAll()
-      .orderBy('user_id').orderBy('session_id').execute(),
+    revokedSessions: await t.db
+      .selectFrom('revoked_sessions')
+      .selectAll()
+      .orderBy('user_id')
+      .orderBy('session_id')
+      .execute(),
     deletionRequests: await t.db.selectFrom('account_deletion_requests').selectAll().orderBy('user_id').execute(),
     audit: await count('audit_log'),
     events: await count('event_outbox'),
@@ -155,11 +183,17 @@ async function snapshot() {
 async function freshTarget(): Promise<Target> {
   const user = await createUser(t.db, [PRIVILEGED, 'users.read']);
   const suffix = randomUUID().slice(0, 8);
-  const role = await t.db.insertInto('roles').values({ key: `privileged-${suffix}`, name: 'Privileged' })
-    .returning(['id', 'key']).executeTakeFirstOrThrow();
+  const role = await t.db
+    .insertInto('roles')
+    .values({ key: `privileged-${suffix}`, name: 'Privileged' })
+    .returning(['id', 'key'])
+    .executeTakeFirstOrThrow();
   await t.db.insertInto('role_permissions').values({ role_id: role.id, permission_key: PRIVILEGED }).execute();
-  const plain = await t.db.insertInto('roles').values({ key: `plain-${suffix}`, name: 'Plain' })
-    .returning('key').executeTakeFirstOrThrow();
+  const plain = await t.db
+    .insertInto('roles')
+    .values({ key: `plain-${suffix}`, name: 'Plain' })
+    .returning('key')
+    .executeTakeFirstOrThrow();
   return { userId: user.id, roleId: role.id, roleKey: role.key, plainRoleKey: plain.key };
 }
 

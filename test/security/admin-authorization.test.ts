@@ -5,8 +5,17 @@ import { SECTION_WRITE_PERMISSION, SETTINGS_WRITE_PERMISSIONS } from '../../src/
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { signToken } from '../helpers/tokens.js';
 import {
-  documentedOperations, isAdminPath, isMePath, minimalRequest, routeRecorder, sampleBody, servedRoutes, SWITCH_METHODS, urlOf,
-  type Operation, type ServedRoute,
+  documentedOperations,
+  isAdminPath,
+  isMePath,
+  minimalRequest,
+  routeRecorder,
+  sampleBody,
+  servedRoutes,
+  SWITCH_METHODS,
+  urlOf,
+  type Operation,
+  type ServedRoute,
 } from './route-table.js';
 
 /**
@@ -47,7 +56,8 @@ const permsOf = (route: ServedRoute): readonly string[] => {
 
 const requestOf = (route: ServedRoute) => minimalRequest(route, operations.get(route.route));
 
-const describeAnswer = (route: ServedRoute, response: LightMyRequestResponse) => `${route.route} → ${response.statusCode} ${response.body.slice(0, 200)}`;
+const describeAnswer = (route: ServedRoute, response: LightMyRequestResponse) =>
+  `${route.route} → ${response.statusCode} ${response.body.slice(0, 200)}`;
 
 beforeAll(async () => {
   t = await startTestApp({ extraRoutes: recorder.extraRoutes });
@@ -71,7 +81,8 @@ describe('the guarded surface, from the app itself', () => {
     const wrong: string[] = [];
     for (const route of admin) {
       const perms = permsOf(route);
-      if (perms.length === 0 || perms.some((key) => !(PERMISSION_KEYS as string[]).includes(key))) wrong.push(`${route.route}: ${perms.join(',')}`);
+      if (perms.length === 0 || perms.some((key) => !(PERMISSION_KEYS as string[]).includes(key)))
+        wrong.push(`${route.route}: ${perms.join(',')}`);
       const operation = operations.get(route.route);
       if (operation === undefined) continue;
       const documented = /\*\*Permission:\*\* (.*?)(?: \(any one\))?\.(?:\n|$)/.exec(operation.description)?.[1];
@@ -93,8 +104,12 @@ describe('without a valid token', () => {
     const guarded = servedRoutes(t, { head: true }).filter((route) => isAdminPath(route.path) || isMePath(route.path));
     for (const route of guarded) {
       for (const authorization of [undefined, 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', `Token ${owner.token}`]) {
-        const response = await t.request({ ...requestOf(route), headers: authorization === undefined ? {} : { authorization } });
-        const ok = response.statusCode === 401 && (route.method === 'HEAD' || response.json().error === 'missing_token');
+        const response = await t.request({
+          ...requestOf(route),
+          headers: authorization === undefined ? {} : { authorization },
+        });
+        const ok =
+          response.statusCode === 401 && (route.method === 'HEAD' || response.json().error === 'missing_token');
         if (!ok) wrong.push(`${authorization ?? 'none'}: ${describeAnswer(route, response)}`);
       }
     }
@@ -110,20 +125,22 @@ describe('without a valid token', () => {
     for (const route of [...admin, ...me]) {
       for (const token of [forged, expired, noSubject, 'not.a.jwt']) {
         const response = await t.request({ ...requestOf(route), token });
-        if (response.statusCode !== 401 || response.json().error !== 'invalid_token') wrong.push(describeAnswer(route, response));
+        if (response.statusCode !== 401 || response.json().error !== 'invalid_token')
+          wrong.push(describeAnswer(route, response));
       }
     }
     expect(wrong).toEqual([]);
   });
 });
 
-describe('signed in without the route\'s permission', () => {
+describe("signed in without the route's permission", () => {
   it('every admin route answers a player (no grants) 403 `forbidden` with `details.perm` naming exactly its keys', async () => {
     const wrong: string[] = [];
     for (const route of admin) {
       const response = await t.request({ ...requestOf(route), token: player.token });
       const expected = { error: 'forbidden', details: { perm: permText(permsOf(route)) } };
-      if (response.statusCode !== 403 || JSON.stringify(response.json()) !== JSON.stringify(expected)) wrong.push(describeAnswer(route, response));
+      if (response.statusCode !== 403 || JSON.stringify(response.json()) !== JSON.stringify(expected))
+        wrong.push(describeAnswer(route, response));
     }
     expect(wrong).toEqual([]);
   });
@@ -135,15 +152,17 @@ describe('signed in without the route\'s permission', () => {
       const others = PERMISSION_KEYS.filter((key) => !perms.includes(key));
       const response = await t.request({ ...requestOf(route), token: (await holder(others)).token });
       const expected = { error: 'forbidden', details: { perm: permText(perms) } };
-      if (response.statusCode !== 403 || JSON.stringify(response.json()) !== JSON.stringify(expected)) wrong.push(describeAnswer(route, response));
+      if (response.statusCode !== 403 || JSON.stringify(response.json()) !== JSON.stringify(expected))
+        wrong.push(describeAnswer(route, response));
     }
     expect(wrong).toEqual([]);
   });
 });
 
-describe('signed in with one of the route\'s permissions', () => {
+describe("signed in with one of the route's permissions", () => {
   /** Past the guard: anything but 401/403, and no 5xx (the request is minimal, so 400/404/422 are expected). */
-  const pastTheGuard = (response: LightMyRequestResponse) => ![401, 403].includes(response.statusCode) && response.statusCode < 500;
+  const pastTheGuard = (response: LightMyRequestResponse) =>
+    ![401, 403].includes(response.statusCode) && response.statusCode < 500;
 
   it('every admin route lets a holder of each one of its keys past the guard (never 5xx)', async () => {
     const wrong: string[] = [];
@@ -165,14 +184,17 @@ describe('signed in with one of the route\'s permissions', () => {
       const wildcard = `${permsOf(route)[0]!.split('.')[0]}.*`;
       for (const user of [await holder([wildcard]), owner]) {
         const response = await t.request({ ...requestOf(route), token: user.token });
-        if (!pastTheGuard(response)) wrong.push(`${user === owner ? '*' : wildcard}: ${describeAnswer(route, response)}`);
+        if (!pastTheGuard(response))
+          wrong.push(`${user === owner ? '*' : wildcard}: ${describeAnswer(route, response)}`);
       }
     }
     expect(wrong).toEqual([]);
   });
 
-  it('site settings: a write key of another section is refused 403 naming the section\'s own key', async () => {
-    const writes = admin.filter((route) => route.path.startsWith('/v1/admin/site/settings/{section}') && route.method !== 'GET');
+  it("site settings: a write key of another section is refused 403 naming the section's own key", async () => {
+    const writes = admin.filter(
+      (route) => route.path.startsWith('/v1/admin/site/settings/{section}') && route.method !== 'GET',
+    );
     expect(writes.length).toBeGreaterThanOrEqual(3);
     for (const route of writes) {
       for (const [section, needed] of Object.entries(SECTION_WRITE_PERMISSION)) {
@@ -184,7 +206,11 @@ describe('signed in with one of the route\'s permissions', () => {
             token: (await holder([key])).token,
           });
           if (key === needed) expect(pastTheGuard(response), describeAnswer(route, response)).toBe(true);
-          else expect({ status: response.statusCode, body: response.json() }, `${key} on ${section}`).toEqual({ status: 403, body: { error: 'forbidden', details: { perm: needed } } });
+          else
+            expect({ status: response.statusCode, body: response.json() }, `${key} on ${section}`).toEqual({
+              status: 403,
+              body: { error: 'forbidden', details: { perm: needed } },
+            });
         }
       }
     }
@@ -210,8 +236,11 @@ describe('methods and spellings a route does not serve', () => {
         });
         // Another parametric route of the same method may match (`DELETE /v1/me/sessions/stop` is a session id); no other method's may.
         const reached = recorder.routeOf(response);
-        const sameMethod = reached === null || (reached !== undefined && reached.startsWith(`${method} `) && reached !== `${method} ${path}`);
-        if (response.statusCode < 400 || response.statusCode >= 500 || !sameMethod) wrong.push(`${method} ${path} → ${response.statusCode} (reached ${reached}) ${response.body.slice(0, 120)}`);
+        const sameMethod =
+          reached === null ||
+          (reached !== undefined && reached.startsWith(`${method} `) && reached !== `${method} ${path}`);
+        if (response.statusCode < 400 || response.statusCode >= 500 || !sameMethod)
+          wrong.push(`${method} ${path} → ${response.statusCode} (reached ${reached}) ${response.body.slice(0, 120)}`);
       }
     }
     expect(switches).toBeGreaterThan(paths.length * 3);
@@ -219,7 +248,10 @@ describe('methods and spellings a route does not serve', () => {
   });
 
   it('method-override headers are ignored: the request reaches the route of its own method', async () => {
-    const both = admin.filter((route) => route.method === 'GET' && admin.some((other) => other.path === route.path && other.method === 'DELETE'));
+    const both = admin.filter(
+      (route) =>
+        route.method === 'GET' && admin.some((other) => other.path === route.path && other.method === 'DELETE'),
+    );
     expect(both.length).toBeGreaterThan(3);
     for (const route of both) {
       for (const header of ['x-http-method-override', 'x-http-method', 'x-method-override']) {
@@ -248,7 +280,11 @@ describe('methods and spellings a route does not serve', () => {
       for (const url of spellings(requestOf(route).url as string)) {
         const response = await t.request({ ...requestOf(route), url });
         const reached = recorder.routeOf(response);
-        const ok = response.statusCode >= 400 && response.statusCode < 500 && (reached === null || (reached !== undefined && isAdminPath(reached.split(' ')[1]!) && response.statusCode === 401));
+        const ok =
+          response.statusCode >= 400 &&
+          response.statusCode < 500 &&
+          (reached === null ||
+            (reached !== undefined && isAdminPath(reached.split(' ')[1]!) && response.statusCode === 401));
         if (!ok) wrong.push(`${route.method} ${url} → ${response.statusCode} (reached ${reached})`);
       }
     }

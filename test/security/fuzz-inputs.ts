@@ -25,7 +25,12 @@ export interface FuzzOperation extends Operation {
 export async function fuzzOperations(t: TestApp): Promise<FuzzOperation[]> {
   const response = await t.request({ method: 'GET', url: '/openapi.json' });
   if (response.statusCode !== 200) throw new Error(`/openapi.json answered ${response.statusCode}`);
-  type Raw = { description?: string; parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses?: Record<string, { description?: string; content?: Record<string, unknown> }> };
+  type Raw = {
+    description?: string;
+    parameters?: Operation['parameters'];
+    requestBody?: { content: Record<string, { schema: JsonSchema }> };
+    responses?: Record<string, { description?: string; content?: Record<string, unknown> }>;
+  };
   const doc = response.json() as { paths: Record<string, Record<string, Raw>> };
   const operations: FuzzOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -40,7 +45,12 @@ export async function fuzzOperations(t: TestApp): Promise<FuzzOperation[]> {
         parameters: op.parameters ?? [],
         body: content['application/json']?.schema ?? Object.values(content)[0]?.schema,
         contentTypes: Object.keys(content),
-        responses: Object.fromEntries(Object.entries(op.responses ?? {}).map(([status, answer]) => [status, { description: answer.description ?? '', contentTypes: Object.keys(answer.content ?? {}) }])),
+        responses: Object.fromEntries(
+          Object.entries(op.responses ?? {}).map(([status, answer]) => [
+            status,
+            { description: answer.description ?? '', contentTypes: Object.keys(answer.content ?? {}) },
+          ]),
+        ),
       });
     }
   }
@@ -52,16 +62,90 @@ const HUGE_ARRAY_LENGTH = 50_000;
 
 /** Strings that break naive SQL, LIKE patterns, sort clauses, parsers, normalisation and encodings. */
 export const HOSTILE_STRINGS: readonly string[] = [
-  "' OR 1=1 --", "'; DROP TABLE users; --", '" OR ""="', "') OR ('1'='1", "1' AND SLEEP(5)#", '$1', ':name', '?',
-  '%', '_', '%_%', '\\', '\\%', "\\'", '\\\\', '*', '[a-z]', '(?', '.*',
-  '\u0000', 'a\u0000b', '%00', '\u0001\u001f\u007f',
-  '\uD800', 'x\uDC00y', '\uDBFF\uDFFF', '\uDFFF\uD800',
-  '\u202Eevil\u202C', '\u200F', '\u200E\u200B\u2060', '\uFEFF', 'e\u0301', '\u0130', 'ß', '\uFB03', '\uFF05\uFF3F', '👨‍👩‍👧‍👦', '\u{10FFFF}', '\uFFFE',
-  '\r\n', '\t', ' ', '', '   ', 'a\nb',
-  '-1', '0', '-0', '1.5', '1e309', '9'.repeat(30), 'NaN', 'Infinity', 'null', 'undefined', 'true', '[]', '{}', '0x10', ' 1', '1 ',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
-  '{{7*7}}', '${7*7}', '<script>alert(1)</script>', '../../etc/passwd', '..', '.', '/', '//', 'C:\\Windows', 'javascript:alert(1)',
-  'created_at:asc;DROP TABLE users', 'created_at:ASC', 'created_at:asc ', 'email:desc,created_at:asc', 'id:asc', 'created_at', ':asc', 'random()',
+  "' OR 1=1 --",
+  "'; DROP TABLE users; --",
+  '" OR ""="',
+  "') OR ('1'='1",
+  "1' AND SLEEP(5)#",
+  '$1',
+  ':name',
+  '?',
+  '%',
+  '_',
+  '%_%',
+  '\\',
+  '\\%',
+  "\\'",
+  '\\\\',
+  '*',
+  '[a-z]',
+  '(?',
+  '.*',
+  '\u0000',
+  'a\u0000b',
+  '%00',
+  '\u0001\u001f\u007f',
+  '\uD800',
+  'x\uDC00y',
+  '\uDBFF\uDFFF',
+  '\uDFFF\uD800',
+  '\u202Eevil\u202C',
+  '\u200F',
+  '\u200E\u200B\u2060',
+  '\uFEFF',
+  'e\u0301',
+  '\u0130',
+  'ß',
+  '\uFB03',
+  '\uFF05\uFF3F',
+  '👨‍👩‍👧‍👦',
+  '\u{10FFFF}',
+  '\uFFFE',
+  '\r\n',
+  '\t',
+  ' ',
+  '',
+  '   ',
+  'a\nb',
+  '-1',
+  '0',
+  '-0',
+  '1.5',
+  '1e309',
+  '9'.repeat(30),
+  'NaN',
+  'Infinity',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+  '0x10',
+  ' 1',
+  '1 ',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '{{7*7}}',
+  '${7*7}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '..',
+  '.',
+  '/',
+  '//',
+  'C:\\Windows',
+  'javascript:alert(1)',
+  'created_at:asc;DROP TABLE users',
+  'created_at:ASC',
+  'created_at:asc ',
+  'email:desc,created_at:asc',
+  'id:asc',
+  'created_at',
+  ':asc',
+  'random()',
   'x'.repeat(10_001),
 ];
 
@@ -73,20 +157,56 @@ const SQL_STRINGS = HOSTILE_STRINGS.slice(0, HOSTILE_STRINGS.indexOf('[a-z]'));
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...SQL_STRINGS) },
   { weight: 3, arbitrary: hostilePiece },
-  { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 6 }), hostilePiece, fc.string({ maxLength: 6 })).map(([a, b, c]) => a + b + c) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 6 }), hostilePiece, fc.string({ maxLength: 6 }))
+      .map(([a, b, c]) => a + b + c),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
 );
 
 const BAD_UUIDS = [
-  'not-a-uuid', '00000000-0000-0000-0000-00000000000g', '00000000000000000000000000000000', '{00000000-0000-4000-8000-000000000000}',
-  '00000000-0000-4000-8000-0000000000001', ' 00000000-0000-4000-8000-000000000000', '00000000-0000-4000-8000-000000000000\u0000',
-  '0', '-1', '1', '99999999999999999999', "' OR 1=1 --", 'null', 'undefined', '%', '\u0000', 'x'.repeat(600),
+  'not-a-uuid',
+  '00000000-0000-0000-0000-00000000000g',
+  '00000000000000000000000000000000',
+  '{00000000-0000-4000-8000-000000000000}',
+  '00000000-0000-4000-8000-0000000000001',
+  ' 00000000-0000-4000-8000-000000000000',
+  '00000000-0000-4000-8000-000000000000\u0000',
+  '0',
+  '-1',
+  '1',
+  '99999999999999999999',
+  "' OR 1=1 --",
+  'null',
+  'undefined',
+  '%',
+  '\u0000',
+  'x'.repeat(600),
 ];
 
 /** A path segment: `raw` ones go into the URL as they are (malformed escapes); the others are percent-encoded. */
-export interface PathValue { value: string; raw?: true }
+export interface PathValue {
+  value: string;
+  raw?: true;
+}
 
-const RAW_PATH_SEGMENTS = ['%', '%zz', '%00', '%C0%AE', '%ED%A0%80', '%FF', '..', '.', '%2e%2e', '%2F', 'a%2Fb', 'a;b=c', '%20'];
+const RAW_PATH_SEGMENTS = [
+  '%',
+  '%zz',
+  '%00',
+  '%C0%AE',
+  '%ED%A0%80',
+  '%FF',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2F',
+  'a%2Fb',
+  'a;b=c',
+  '%20',
+];
 
 export interface FuzzCase {
   /** What this case tries, for the report. */
@@ -104,8 +224,10 @@ export interface FuzzCase {
 // ---------------------------------------------------------------------------------------------
 // From a JSON schema: values it accepts, and values it refuses.
 
-const typesOf = (schema: JsonSchema): string[] => (schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type]);
-const branchesOf = (schema: JsonSchema) => [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].filter((branch) => branch.not === undefined);
+const typesOf = (schema: JsonSchema): string[] =>
+  schema.type === undefined ? [] : Array.isArray(schema.type) ? schema.type : [schema.type];
+const branchesOf = (schema: JsonSchema) =>
+  [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].filter((branch) => branch.not === undefined);
 const withType = (schema: JsonSchema, type: string): JsonSchema => ({ ...schema, type });
 type ArraySchema = JsonSchema & { minItems?: number; maxItems?: number; exclusiveMaximum?: number };
 
@@ -133,11 +255,24 @@ function matchingPattern(pattern: string): fc.Arbitrary<string> | null {
 
 function validString(schema: JsonSchema): fc.Arbitrary<string> {
   switch (schema.format) {
-    case 'uuid': return fc.uuid();
-    case 'date-time': return fc.date({ min: new Date('2001-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString());
-    case 'date': return fc.date({ min: new Date('2001-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
-    case 'email': return fc.stringMatching(/^[a-z0-9._%+-]{1,12}@example\.test$/);
-    case 'uri': return fc.oneof(fc.constant('https://example.test/'), fc.webUrl(), hostileString.map((text) => `https://example.test/${encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, ''))}`));
+    case 'uuid':
+      return fc.uuid();
+    case 'date-time':
+      return fc
+        .date({ min: new Date('2001-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((date) => date.toISOString());
+    case 'date':
+      return fc
+        .date({ min: new Date('2001-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true })
+        .map((date) => date.toISOString().slice(0, 10));
+    case 'email':
+      return fc.stringMatching(/^[a-z0-9._%+-]{1,12}@example\.test$/);
+    case 'uri':
+      return fc.oneof(
+        fc.constant('https://example.test/'),
+        fc.webUrl(),
+        hostileString.map((text) => `https://example.test/${encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, ''))}`),
+      );
   }
   if (schema.pattern !== undefined) {
     const arbitrary = matchingPattern(schema.pattern);
@@ -146,13 +281,18 @@ function validString(schema: JsonSchema): fc.Arbitrary<string> {
   }
   const min = schema.minLength ?? 0;
   const plain = fc.string({ minLength: min, maxLength: Math.min(schema.maxLength ?? min + 24, min + 24) });
-  return fc.oneof({ weight: 1, arbitrary: plain }, { weight: 2, arbitrary: hostileString.map((value) => fitted(schema, value)) });
+  return fc.oneof(
+    { weight: 1, arbitrary: plain },
+    { weight: 2, arbitrary: hostileString.map((value) => fitted(schema, value)) },
+  );
 }
 
 function bounds(schema: JsonSchema): { min: number; max: number } {
   const extra = schema as ArraySchema;
   const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1_000);
-  const max = schema.maximum ?? (extra.exclusiveMaximum !== undefined ? extra.exclusiveMaximum - 1 : Math.max(min, 0) + 1_000_000);
+  const max =
+    schema.maximum ??
+    (extra.exclusiveMaximum !== undefined ? extra.exclusiveMaximum - 1 : Math.max(min, 0) + 1_000_000);
   return { min, max: Math.max(min, max) };
 }
 
@@ -167,8 +307,10 @@ export function validValue(schema: JsonSchema | undefined, depth = 0): fc.Arbitr
   const types = typesOf(schema);
   if (types.length > 1) return fc.oneof(...types.map((type) => validValue(withType(schema, type), depth)));
   switch (types[0]) {
-    case 'null': return fc.constant(null);
-    case 'boolean': return fc.boolean();
+    case 'null':
+      return fc.constant(null);
+    case 'boolean':
+      return fc.boolean();
     case 'integer': {
       const { min, max } = bounds(schema);
       return fc.integer({ min: Math.ceil(min), max: Math.floor(max) });
@@ -177,21 +319,29 @@ export function validValue(schema: JsonSchema | undefined, depth = 0): fc.Arbitr
       const { min, max } = bounds(schema);
       return fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
     }
-    case 'string': return validString(schema);
+    case 'string':
+      return validString(schema);
     case 'array': {
       const extra = schema as ArraySchema;
       const minLength = extra.minItems ?? 0;
-      return fc.array(validValue(schema.items, depth + 1), { minLength, maxLength: Math.min(extra.maxItems ?? minLength + 3, minLength + 3) });
+      return fc.array(validValue(schema.items, depth + 1), {
+        minLength,
+        maxLength: Math.min(extra.maxItems ?? minLength + 3, minLength + 3),
+      });
     }
-    case 'object': return validObject(schema, depth);
-    default: return fc.jsonValue({ maxDepth: 2 });
+    case 'object':
+      return validObject(schema, depth);
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
   }
 }
 
 function validObject(schema: JsonSchema, depth: number): fc.Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {};
   const names = Object.keys(properties);
-  const declared = fc.record(Object.fromEntries(names.map((name) => [name, validValue(properties[name], depth + 1)])), { requiredKeys: (schema.required ?? []).filter((name) => names.includes(name)) });
+  const declared = fc.record(Object.fromEntries(names.map((name) => [name, validValue(properties[name], depth + 1)])), {
+    requiredKeys: (schema.required ?? []).filter((name) => names.includes(name)),
+  });
   const open = schema.additionalProperties;
   if (names.length === 0 && open !== false) {
     // A free-form map (metadata, vars, limits, drafts): anything JSON, hostile keys included.
@@ -212,20 +362,67 @@ export function invalidValue(schema: JsonSchema | undefined, depth = 0): fc.Arbi
   if (schema === undefined) return generic;
   if (schema.enum !== undefined || schema.const !== undefined) {
     const first = String((schema.enum ?? [schema.const])[0]);
-    return fc.oneof(fc.constantFrom('not-one-of-them', first.toUpperCase(), ` ${first}`, `${first}\u0000`, first + '\u200B'), generic);
+    return fc.oneof(
+      fc.constantFrom('not-one-of-them', first.toUpperCase(), ` ${first}`, `${first}\u0000`, first + '\u200B'),
+      generic,
+    );
   }
   const branches = branchesOf(schema);
-  if (branches.length > 0) return fc.oneof(generic, ...branches.filter((branch) => typesOf(branch).includes('object')).map((branch) => invalidValue(branch, depth + 1)));
+  if (branches.length > 0)
+    return fc.oneof(
+      generic,
+      ...branches
+        .filter((branch) => typesOf(branch).includes('object'))
+        .map((branch) => invalidValue(branch, depth + 1)),
+    );
   const types = typesOf(schema);
   const options: Array<fc.Arbitrary<unknown>> = [generic];
   if (types.includes('string')) {
     const max = schema.maxLength;
-    if (max !== undefined) options.push(fc.constantFrom('x'.repeat(max + 1), '\u{1F600}'.repeat(Math.ceil((max + 1) / 2) + 1), 'x'.repeat(max * 10 + 10)));
+    if (max !== undefined)
+      options.push(
+        fc.constantFrom(
+          'x'.repeat(max + 1),
+          '\u{1F600}'.repeat(Math.ceil((max + 1) / 2) + 1),
+          'x'.repeat(max * 10 + 10),
+        ),
+      );
     if ((schema.minLength ?? 0) > 0) options.push(fc.constant('x'.repeat(schema.minLength! - 1)));
     if (schema.format === 'uuid') options.push(fc.constantFrom(...BAD_UUIDS));
-    if (schema.format === 'date-time' || schema.format === 'date') options.push(fc.constantFrom('2030-02-30T25:61:61Z', '2030-13-01', '0000-00-00T00:00:00Z', '+275760-09-13T00:00:00Z', '2030-01-01T00:00:00+99:99', '1e10', 'yesterday'));
-    if (schema.format === 'email') options.push(fc.constantFrom('no-at-sign', 'a@', '@b', 'a@b@c', `${'x'.repeat(300)}@example.test`, 'a@exa mple.test', "x'--@example.test"));
-    if (schema.format === 'uri') options.push(fc.constantFrom('not a url', 'javascript:alert(1)', '//evil.example', 'http://', `https://example.test/${'x'.repeat(5000)}`));
+    if (schema.format === 'date-time' || schema.format === 'date')
+      options.push(
+        fc.constantFrom(
+          '2030-02-30T25:61:61Z',
+          '2030-13-01',
+          '0000-00-00T00:00:00Z',
+          '+275760-09-13T00:00:00Z',
+          '2030-01-01T00:00:00+99:99',
+          '1e10',
+          'yesterday',
+        ),
+      );
+    if (schema.format === 'email')
+      options.push(
+        fc.constantFrom(
+          'no-at-sign',
+          'a@',
+          '@b',
+          'a@b@c',
+          `${'x'.repeat(300)}@example.test`,
+          'a@exa mple.test',
+          "x'--@example.test",
+        ),
+      );
+    if (schema.format === 'uri')
+      options.push(
+        fc.constantFrom(
+          'not a url',
+          'javascript:alert(1)',
+          '//evil.example',
+          'http://',
+          `https://example.test/${'x'.repeat(5000)}`,
+        ),
+      );
     options.push(fc.constantFrom(1, 0, false, [], {}));
   }
   if (types.includes('integer') || types.includes('number')) {
@@ -237,9 +434,14 @@ export function invalidValue(schema: JsonSchema | undefined, depth = 0): fc.Arbi
   if (types.includes('array')) {
     const extra = schema as ArraySchema;
     const item = validValue(schema.items, depth + 1);
-    if (extra.maxItems !== undefined) options.push(fc.array(item, { minLength: extra.maxItems + 1, maxLength: extra.maxItems + 1 }));
+    if (extra.maxItems !== undefined)
+      options.push(fc.array(item, { minLength: extra.maxItems + 1, maxLength: extra.maxItems + 1 }));
     if ((extra.minItems ?? 0) > 0) options.push(fc.array(item, { maxLength: extra.minItems! - 1 }));
-    options.push(fc.tuple(fc.array(item, { maxLength: 2 }), invalidValue(schema.items, depth + 1)).map(([valid, bad]) => [...valid, bad]));
+    options.push(
+      fc
+        .tuple(fc.array(item, { maxLength: 2 }), invalidValue(schema.items, depth + 1))
+        .map(([valid, bad]) => [...valid, bad]),
+    );
     options.push(fc.constant(null).map(() => hugeArray(fc.sample(item, { numRuns: 1, seed: 7 })[0] ?? 1)));
   }
   if (types.includes('object') && depth < 3) {
@@ -247,9 +449,16 @@ export function invalidValue(schema: JsonSchema | undefined, depth = 0): fc.Arbi
     const names = Object.keys(properties);
     const base = validObject(schema, depth);
     if (names.length > 0) {
-      options.push(fc.tuple(base, fc.constantFrom(...names)).chain(([object, name]) => invalidValue(properties[name], depth + 1).map((bad) => ({ ...object, [name]: bad }))));
+      options.push(
+        fc
+          .tuple(base, fc.constantFrom(...names))
+          .chain(([object, name]) =>
+            invalidValue(properties[name], depth + 1).map((bad) => ({ ...object, [name]: bad })),
+          ),
+      );
       options.push(fc.tuple(base, hostilePiece).map(([object, key]) => ({ ...object, [key || 'unknown']: 'x' })));
-      if ((schema.required ?? []).length > 0) options.push(fc.tuple(base, fc.constantFrom(...schema.required!)).map(([object, name]) => omit(object, name)));
+      if ((schema.required ?? []).length > 0)
+        options.push(fc.tuple(base, fc.constantFrom(...schema.required!)).map(([object, name]) => omit(object, name)));
     }
   }
   return fc.oneof(...options);
@@ -264,12 +473,14 @@ function omit(object: Record<string, unknown>, name: string): Record<string, unk
 // Whole requests.
 
 /** As a query string carries it: scalars as text, the rest as JSON. */
-const asText = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const asText = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
 type Pairs = Array<[string, string, boolean?]>;
 
 /** A value the path accepts (never empty: that would be another route). */
-const validPathValue = (schema: JsonSchema): fc.Arbitrary<PathValue> => validValue(schema).map((value) => ({ value: asText(value) || 'x' }));
+const validPathValue = (schema: JsonSchema): fc.Arbitrary<PathValue> =>
+  validValue(schema).map((value) => ({ value: asText(value) || 'x' }));
 
 const badPathValue: fc.Arbitrary<PathValue> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...BAD_UUIDS).map((value) => ({ value })) },
@@ -290,75 +501,250 @@ function validQuery(parameters: QueryParameter[]): fc.Arbitrary<Pairs> {
 
 /** One query parameter made wrong: invalid, hostile, repeated, a malformed escape, dropped (required), or an unknown one. */
 function queryMutation(parameters: QueryParameter[]): fc.Arbitrary<{ name: string; pairs: Pairs; what: string }> {
-  const unknown = fc.tuple(fc.constantFrom('unknown', '__proto__', 'constructor', 'q[]', 'sort[field]', 'page[0]', '', '%00'), hostileString)
-    .map(([name, value]) => ({ name: `\u0001${name}`, pairs: [[name, value]] as Pairs, what: `unknown query parameter ${JSON.stringify(name)}` }));
+  const unknown = fc
+    .tuple(
+      fc.constantFrom('unknown', '__proto__', 'constructor', 'q[]', 'sort[field]', 'page[0]', '', '%00'),
+      hostileString,
+    )
+    .map(([name, value]) => ({
+      name: `\u0001${name}`,
+      pairs: [[name, value]] as Pairs,
+      what: `unknown query parameter ${JSON.stringify(name)}`,
+    }));
   const options: Array<fc.Arbitrary<{ name: string; pairs: Pairs; what: string }>> = [unknown];
   for (const parameter of parameters) {
     const name = parameter.name;
-    options.push(fc.oneof(
-      { weight: 3, arbitrary: invalidValue(parameter.schema).map((value) => ({ name, pairs: [[name, asText(value)]] as Pairs, what: `query ${name} invalid` })) },
-      { weight: 3, arbitrary: hostileString.map((value) => ({ name, pairs: [[name, value]] as Pairs, what: `query ${name} hostile` })) },
-      { weight: 1, arbitrary: fc.tuple(validValue(parameter.schema), hostileString).map(([a, b]) => ({ name, pairs: [[name, asText(a)], [name, b]] as Pairs, what: `query ${name} repeated` })) },
-      { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%00', '%ED%A0%80', '%FF%FE', '+', '%2B', '&', '=').map((raw) => ({ name, pairs: [[name, raw, true]] as Pairs, what: `query ${name} raw ${raw}` })) },
-    ));
-    if (parameter.required) options.push(fc.constant({ name, pairs: [] as Pairs, what: `query ${name} (required) missing` }));
+    options.push(
+      fc.oneof(
+        {
+          weight: 3,
+          arbitrary: invalidValue(parameter.schema).map((value) => ({
+            name,
+            pairs: [[name, asText(value)]] as Pairs,
+            what: `query ${name} invalid`,
+          })),
+        },
+        {
+          weight: 3,
+          arbitrary: hostileString.map((value) => ({
+            name,
+            pairs: [[name, value]] as Pairs,
+            what: `query ${name} hostile`,
+          })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(validValue(parameter.schema), hostileString).map(([a, b]) => ({
+            name,
+            pairs: [
+              [name, asText(a)],
+              [name, b],
+            ] as Pairs,
+            what: `query ${name} repeated`,
+          })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom('%', '%zz', '%00', '%ED%A0%80', '%FF%FE', '+', '%2B', '&', '=')
+            .map((raw) => ({ name, pairs: [[name, raw, true]] as Pairs, what: `query ${name} raw ${raw}` })),
+        },
+      ),
+    );
+    if (parameter.required)
+      options.push(fc.constant({ name, pairs: [] as Pairs, what: `query ${name} (required) missing` }));
   }
   return fc.oneof(...options);
 }
 
 /** As a header's bytes arrive over the wire (UTF-8 read as latin1), without the control characters Node refuses. */
-export const headerSafe = (value: string) => Buffer.from(value, 'utf8').toString('latin1').replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '');
+export const headerSafe = (value: string) =>
+  Buffer.from(value, 'utf8')
+    .toString('latin1')
+    .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '');
 
-const GENERIC_HEADERS = ['x-request-id', 'if-none-match', 'if-modified-since', 'accept-language', 'accept', 'x-forwarded-for', 'user-agent', 'range', 'accept-encoding'];
+const GENERIC_HEADERS = [
+  'x-request-id',
+  'if-none-match',
+  'if-modified-since',
+  'accept-language',
+  'accept',
+  'x-forwarded-for',
+  'user-agent',
+  'range',
+  'accept-encoding',
+];
 
 /** Documented headers with valid values (required ones always), and now and then a hostile value in a header every route may read. */
 function validHeaders(documented: QueryParameter[]): fc.Arbitrary<Array<[string, string]>> {
   const each = documented.map((parameter) => {
-    const pair = validValue(parameter.schema).map((value) => [parameter.name, headerSafe(asText(value)) || 'x'] as [string, string]);
+    const pair = validValue(parameter.schema).map(
+      (value) => [parameter.name, headerSafe(asText(value)) || 'x'] as [string, string],
+    );
     return parameter.required ? pair : fc.option(pair, { freq: 2 });
   });
-  const generic = fc.option(fc.tuple(fc.constantFrom(...GENERIC_HEADERS), hostileString).map(([name, value]) => [name, headerSafe(value)] as [string, string]), { freq: 3 });
-  return fc.tuple(fc.tuple(...each), generic).map(([pairs, extra]) => [...pairs, extra].filter((pair): pair is [string, string] => pair !== null && pair[1] !== ''));
+  const generic = fc.option(
+    fc
+      .tuple(fc.constantFrom(...GENERIC_HEADERS), hostileString)
+      .map(([name, value]) => [name, headerSafe(value)] as [string, string]),
+    { freq: 3 },
+  );
+  return fc
+    .tuple(fc.tuple(...each), generic)
+    .map(([pairs, extra]) =>
+      [...pairs, extra].filter((pair): pair is [string, string] => pair !== null && pair[1] !== ''),
+    );
 }
 
-function headerMutation(documented: QueryParameter[]): fc.Arbitrary<{ name: string; value: string | null; what: string }> {
-  return fc.oneof(...documented.map((parameter) => fc.oneof(
-    invalidValue(parameter.schema).map((value) => ({ name: parameter.name, value: headerSafe(asText(value)), what: `header ${parameter.name} invalid` })),
-    hostileString.map((value) => ({ name: parameter.name, value: headerSafe(value), what: `header ${parameter.name} hostile` })),
-    fc.constant({ name: parameter.name, value: null, what: `header ${parameter.name} missing` }),
-  )));
+function headerMutation(
+  documented: QueryParameter[],
+): fc.Arbitrary<{ name: string; value: string | null; what: string }> {
+  return fc.oneof(
+    ...documented.map((parameter) =>
+      fc.oneof(
+        invalidValue(parameter.schema).map((value) => ({
+          name: parameter.name,
+          value: headerSafe(asText(value)),
+          what: `header ${parameter.name} invalid`,
+        })),
+        hostileString.map((value) => ({
+          name: parameter.name,
+          value: headerSafe(value),
+          what: `header ${parameter.name} hostile`,
+        })),
+        fc.constant({ name: parameter.name, value: null, what: `header ${parameter.name} missing` }),
+      ),
+    ),
+  );
 }
 
 const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
 
 /** A value as form fields: an object's entries as text, anything else as one field. */
 const formOf = (value: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(typeof value === 'object' && value !== null ? value : { value }).map(([key, item]) => [key, asText(item)]));
-const isForm = (operation: FuzzOperation) => operation.contentTypes.some((type) => FORM_TYPES.includes(type)) && !operation.contentTypes.includes('application/json');
+  Object.fromEntries(
+    Object.entries(typeof value === 'object' && value !== null ? value : { value }).map(([key, item]) => [
+      key,
+      asText(item),
+    ]),
+  );
+const isForm = (operation: FuzzOperation) =>
+  operation.contentTypes.some((type) => FORM_TYPES.includes(type)) &&
+  !operation.contentTypes.includes('application/json');
 
 function bodyCase(operation: FuzzOperation): fc.Arbitrary<FuzzCase['body'] & { note: string }> {
   const schema = operation.body ?? {};
   const valid = validValue(schema);
-  const json = (note: string, arbitrary: fc.Arbitrary<unknown>, weight = 1) => ({ weight, arbitrary: arbitrary.map((value) => ({ kind: 'json' as const, value, note })) });
+  const json = (note: string, arbitrary: fc.Arbitrary<unknown>, weight = 1) => ({
+    weight,
+    arbitrary: arbitrary.map((value) => ({ kind: 'json' as const, value, note })),
+  });
   const properties = Object.keys(schema.properties ?? {});
   const options = [
     json('valid shape, hostile strings', valid, 3),
     json('one value invalid (type, bound, format, null, unknown key, missing required)', invalidValue(schema), 6),
     json('not an object', fc.constantFrom(null, [], [{}], 'x', 0, true, '')),
     json('random JSON', fc.jsonValue({ maxDepth: 3 })),
-    json('unknown fields', fc.tuple(valid, fc.dictionary(fc.oneof(hostilePiece, fc.string({ maxLength: 8 })), fc.jsonValue({ maxDepth: 1 }), { minKeys: 1, maxKeys: 3 })).map(([body, extra]) => (typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...extra, ...body, ...extra } : extra))),
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom<'array' | 'object'>('array', 'object'), fc.option(fc.constantFrom(...(properties.length > 0 ? properties : ['x'])), { freq: 2 }), valid).map(([deep, at, body]) => ({
-      kind: 'json' as const, deep, note: `${DEEP_LEVELS} levels of nesting ${at === null ? 'as the body' : `in ${at}`}`,
-      value: at === null ? DEEP_SENTINEL : { ...(typeof body === 'object' && body !== null ? body : {}), [at]: DEEP_SENTINEL },
-    })) },
-    json('a huge array', fc.tuple(fc.option(fc.constantFrom(...(properties.length > 0 ? properties : ['x'])), { freq: 2 }), valid).map(([at, body]) => (at === null ? hugeArray({}) : { ...(typeof body === 'object' && body !== null ? body : {}), [at]: hugeArray('x') }))),
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', '[1,]', "{'a':1}", '{"a":1}}', 'nul', '"\\ud800"x', '\u0000', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}', '{"a":NaN}', '{"a":1e99999}')
-      .map((text) => ({ kind: 'text' as const, text, contentType: 'application/json', invalidJson: true as const, note: 'malformed JSON' })) },
-    { weight: 1, arbitrary: fc.tuple(valid, fc.constantFrom('text/plain', 'application/xml', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.fuzz+json', 'application/json, text/plain', ''))
-      .map(([body, contentType]) => ({ kind: 'text' as const, text: JSON.stringify(body) ?? 'null', contentType, note: `content-type ${contentType || '(empty)'}` })) },
+    json(
+      'unknown fields',
+      fc
+        .tuple(
+          valid,
+          fc.dictionary(fc.oneof(hostilePiece, fc.string({ maxLength: 8 })), fc.jsonValue({ maxDepth: 1 }), {
+            minKeys: 1,
+            maxKeys: 3,
+          }),
+        )
+        .map(([body, extra]) =>
+          typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...extra, ...body, ...extra } : extra,
+        ),
+    ),
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom<'array' | 'object'>('array', 'object'),
+          fc.option(fc.constantFrom(...(properties.length > 0 ? properties : ['x'])), { freq: 2 }),
+          valid,
+        )
+        .map(([deep, at, body]) => ({
+          kind: 'json' as const,
+          deep,
+          note: `${DEEP_LEVELS} levels of nesting ${at === null ? 'as the body' : `in ${at}`}`,
+          value:
+            at === null
+              ? DEEP_SENTINEL
+              : { ...(typeof body === 'object' && body !== null ? body : {}), [at]: DEEP_SENTINEL },
+        })),
+    },
+    json(
+      'a huge array',
+      fc
+        .tuple(fc.option(fc.constantFrom(...(properties.length > 0 ? properties : ['x'])), { freq: 2 }), valid)
+        .map(([at, body]) =>
+          at === null
+            ? hugeArray({})
+            : { ...(typeof body === 'object' && body !== null ? body : {}), [at]: hugeArray('x') },
+        ),
+    ),
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '{',
+          '{"a":',
+          '[1,]',
+          "{'a':1}",
+          '{"a":1}}',
+          'nul',
+          '"\\ud800"x',
+          '\u0000',
+          '{"__proto__":{"admin":true}}',
+          '{"constructor":{"prototype":{"admin":true}}}',
+          '{"a":NaN}',
+          '{"a":1e99999}',
+        )
+        .map((text) => ({
+          kind: 'text' as const,
+          text,
+          contentType: 'application/json',
+          invalidJson: true as const,
+          note: 'malformed JSON',
+        })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.constantFrom(
+            'text/plain',
+            'application/xml',
+            'application/json; charset=utf-16',
+            'application/x-www-form-urlencoded',
+            'multipart/form-data; boundary=x',
+            'application/vnd.fuzz+json',
+            'application/json, text/plain',
+            '',
+          ),
+        )
+        .map(([body, contentType]) => ({
+          kind: 'text' as const,
+          text: JSON.stringify(body) ?? 'null',
+          contentType,
+          note: `content-type ${contentType || '(empty)'}`,
+        })),
+    },
   ];
   if (operation.contentTypes.some((type) => FORM_TYPES.includes(type))) {
-    options.push({ weight: isForm(operation) ? 6 : 2, arbitrary: invalidValue(schema).map((value) => ({ kind: 'form' as const, value: formOf(value), note: 'form body, one value invalid' })) as never });
+    options.push({
+      weight: isForm(operation) ? 6 : 2,
+      arbitrary: invalidValue(schema).map((value) => ({
+        kind: 'form' as const,
+        value: formOf(value),
+        note: 'form body, one value invalid',
+      })) as never,
+    });
   }
   return fc.oneof(...(options as Array<fc.WeightedArbitrary<FuzzCase['body'] & { note: string }>>));
 }
@@ -367,7 +753,9 @@ function bodyCase(operation: FuzzOperation): fc.Arbitrary<FuzzCase['body'] & { n
 export const DEEP_SENTINEL = '\u0001fuzz-deep\u0001';
 
 export function deepJson(kind: 'array' | 'object'): string {
-  return kind === 'array' ? '['.repeat(DEEP_LEVELS) + ']'.repeat(DEEP_LEVELS) : '{"a":'.repeat(DEEP_LEVELS) + '1' + '}'.repeat(DEEP_LEVELS);
+  return kind === 'array'
+    ? '['.repeat(DEEP_LEVELS) + ']'.repeat(DEEP_LEVELS)
+    : '{"a":'.repeat(DEEP_LEVELS) + '1' + '}'.repeat(DEEP_LEVELS);
 }
 
 type Mutation =
@@ -383,52 +771,77 @@ type Mutation =
  */
 export function fuzzCases(operation: FuzzOperation): fc.Arbitrary<FuzzCase> {
   const pathNames = [...operation.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-  const pathSchemas = pathNames.map((name) => operation.parameters.find((parameter) => parameter.in === 'path' && parameter.name === name)?.schema ?? { type: 'string' });
+  const pathSchemas = pathNames.map(
+    (name) =>
+      operation.parameters.find((parameter) => parameter.in === 'path' && parameter.name === name)?.schema ?? {
+        type: 'string',
+      },
+  );
   const query = operation.parameters.filter((parameter) => parameter.in === 'query');
   const headers = operation.parameters.filter((parameter) => parameter.in === 'header');
   const sendsBody = operation.body !== undefined || ['POST', 'PUT', 'PATCH'].includes(operation.method);
-  const validBody = operation.body === undefined ? fc.constant(null)
-    : validValue(operation.body).map((value) => (isForm(operation) ? { kind: 'form' as const, value: formOf(value) } : { kind: 'json' as const, value }));
+  const validBody =
+    operation.body === undefined
+      ? fc.constant(null)
+      : validValue(operation.body).map((value) =>
+          isForm(operation) ? { kind: 'form' as const, value: formOf(value) } : { kind: 'json' as const, value },
+        );
   const mutations: Array<fc.WeightedArbitrary<Mutation | null>> = [
     { weight: 3, arbitrary: fc.constant(null) },
     { weight: 3, arbitrary: queryMutation(query).map((mutation): Mutation => ({ part: 'query', ...mutation })) },
   ];
-  if (pathNames.length > 0) mutations.push({ weight: 3, arbitrary: fc.tuple(fc.nat(pathNames.length - 1), badPathValue).map(([index, value]): Mutation => ({ part: 'path', index, value })) });
-  if (headers.length > 0) mutations.push({ weight: 1, arbitrary: headerMutation(headers).map((mutation): Mutation => ({ part: 'header', ...mutation })) });
-  if (sendsBody) mutations.push({ weight: operation.body === undefined ? 2 : 6, arbitrary: bodyCase(operation).map((body): Mutation => ({ part: 'body', body })) });
-  return fc.record({
-    path: fc.tuple(...pathSchemas.map(validPathValue)),
-    query: validQuery(query),
-    headers: validHeaders(headers),
-    body: validBody,
-    mutation: fc.oneof(...mutations),
-  }).map(({ path, query: pairs, headers: headerPairs, body, mutation }): FuzzCase => {
-    const fuzz: FuzzCase = {
-      note: 'accepted shape, hostile strings',
-      path: Object.fromEntries(pathNames.map((name, i) => [name, path[i]!])),
-      query: pairs,
-      headers: Object.fromEntries(headerPairs),
-      ...(body === null ? {} : { body }),
-    };
-    if (mutation?.part === 'path') {
-      fuzz.path[pathNames[mutation.index]!] = mutation.value;
-      fuzz.note = `path ${pathNames[mutation.index]} bad`;
-    } else if (mutation?.part === 'query') {
-      const at = fuzz.query.findIndex(([name]) => name === mutation.name);
-      fuzz.query = fuzz.query.filter(([name]) => name !== mutation.name);
-      fuzz.query.splice(at < 0 ? fuzz.query.length : at, 0, ...mutation.pairs);
-      fuzz.note = mutation.what;
-    } else if (mutation?.part === 'header') {
-      if (mutation.value === null || mutation.value === '') delete fuzz.headers[mutation.name];
-      else fuzz.headers[mutation.name] = mutation.value;
-      fuzz.note = mutation.what;
-    } else if (mutation?.part === 'body') {
-      const { note, ...sent } = mutation.body;
-      fuzz.body = sent as FuzzCase['body'];
-      fuzz.note = note;
-    }
-    return fuzz;
-  });
+  if (pathNames.length > 0)
+    mutations.push({
+      weight: 3,
+      arbitrary: fc
+        .tuple(fc.nat(pathNames.length - 1), badPathValue)
+        .map(([index, value]): Mutation => ({ part: 'path', index, value })),
+    });
+  if (headers.length > 0)
+    mutations.push({
+      weight: 1,
+      arbitrary: headerMutation(headers).map((mutation): Mutation => ({ part: 'header', ...mutation })),
+    });
+  if (sendsBody)
+    mutations.push({
+      weight: operation.body === undefined ? 2 : 6,
+      arbitrary: bodyCase(operation).map((body): Mutation => ({ part: 'body', body })),
+    });
+  return fc
+    .record({
+      path: fc.tuple(...pathSchemas.map(validPathValue)),
+      query: validQuery(query),
+      headers: validHeaders(headers),
+      body: validBody,
+      mutation: fc.oneof(...mutations),
+    })
+    .map(({ path, query: pairs, headers: headerPairs, body, mutation }): FuzzCase => {
+      const fuzz: FuzzCase = {
+        note: 'accepted shape, hostile strings',
+        path: Object.fromEntries(pathNames.map((name, i) => [name, path[i]!])),
+        query: pairs,
+        headers: Object.fromEntries(headerPairs),
+        ...(body === null ? {} : { body }),
+      };
+      if (mutation?.part === 'path') {
+        fuzz.path[pathNames[mutation.index]!] = mutation.value;
+        fuzz.note = `path ${pathNames[mutation.index]} bad`;
+      } else if (mutation?.part === 'query') {
+        const at = fuzz.query.findIndex(([name]) => name === mutation.name);
+        fuzz.query = fuzz.query.filter(([name]) => name !== mutation.name);
+        fuzz.query.splice(at < 0 ? fuzz.query.length : at, 0, ...mutation.pairs);
+        fuzz.note = mutation.what;
+      } else if (mutation?.part === 'header') {
+        if (mutation.value === null || mutation.value === '') delete fuzz.headers[mutation.name];
+        else fuzz.headers[mutation.name] = mutation.value;
+        fuzz.note = mutation.what;
+      } else if (mutation?.part === 'body') {
+        const { note, ...sent } = mutation.body;
+        fuzz.body = sent as FuzzCase['body'];
+        fuzz.note = note;
+      }
+      return fuzz;
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -449,7 +862,9 @@ export function injectOf(operation: Operation, fuzz: FuzzCase, token: string | u
     const value = fuzz.path[name]!;
     return value.raw ? value.value : encodeComponent(value.value);
   });
-  const query = fuzz.query.map(([name, value, raw]) => `${encodeComponent(name)}=${raw ? value : encodeComponent(value)}`).join('&');
+  const query = fuzz.query
+    .map(([name, value, raw]) => `${encodeComponent(name)}=${raw ? value : encodeComponent(value)}`)
+    .join('&');
   const headers: Record<string, string> = { ...fuzz.headers };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   let payload: string | undefined;
@@ -476,7 +891,10 @@ export function injectOf(operation: Operation, fuzz: FuzzCase, token: string | u
 /** A case as a short line for a report: long values shortened. */
 export function describeCase(fuzz: FuzzCase, request: InjectOptions): string {
   const payload = typeof request.payload === 'string' ? request.payload : '';
-  const shown = payload.length > 300 && process.env.FUZZ_LOG !== '1' ? `${payload.slice(0, 200)}… (${payload.length} chars)` : payload;
+  const shown =
+    payload.length > 300 && process.env.FUZZ_LOG !== '1'
+      ? `${payload.slice(0, 200)}… (${payload.length} chars)`
+      : payload;
   const url = String(request.url);
   const { authorization: _token, ...headers } = (request.headers ?? {}) as Record<string, string>;
   return `${fuzz.note}: ${request.method} ${url.length > 300 ? `${url.slice(0, 300)}…` : url} headers ${JSON.stringify(headers).slice(0, 300)} body ${JSON.stringify(shown)}`;

@@ -48,7 +48,10 @@ const UNCOUNTED: CounterStore = {
 };
 
 // FUZZ_LOG=1 shows the service's error lines (the stack behind a 500) while replaying a case.
-const t = await startTestApp({ counterStore: UNCOUNTED, ...(process.env.FUZZ_LOG === '1' ? { log: pino({ level: 'error' }) } : {}) });
+const t = await startTestApp({
+  counterStore: UNCOUNTED,
+  ...(process.env.FUZZ_LOG === '1' ? { log: pino({ level: 'error' }) } : {}),
+});
 afterAll(async () => {
   await t?.close();
 });
@@ -59,19 +62,26 @@ const player = await createUser(t.db);
 
 // Their first requests record the login sessions; last sightings in the future keep the guard
 // from moving them (once a minute) while the fuzz compares fingerprints.
-for (const user of [owner, player]) expect((await t.request({ method: 'GET', url: '/v1/me', token: user.token })).statusCode).toBe(200);
+for (const user of [owner, player])
+  expect((await t.request({ method: 'GET', url: '/v1/me', token: user.token })).statusCode).toBe(200);
 await sql`UPDATE users SET last_seen_at = '2100-01-01T00:00:00Z' WHERE id IN (${owner.id}, ${player.id})`.execute(t.db);
-await sql`UPDATE login_sessions SET last_seen_at = '2100-01-01T00:00:00Z' WHERE user_id IN (${owner.id}, ${player.id})`.execute(t.db);
+await sql`UPDATE login_sessions SET last_seen_at = '2100-01-01T00:00:00Z' WHERE user_id IN (${owner.id}, ${player.id})`.execute(
+  t.db,
+);
 
 /**
  * Refusals that write by design, and only to these tables: each with why. Anything else a
  * refused request stores is a finding.
  */
 const STORES_WHEN_REFUSED: Record<string, { tables: string[]; why: string }> = {
-  'POST /v1/me/delete/confirm': { tables: ['account_deletion_requests'], why: 'a wrong code counts an attempt (422 with attempts_left): the code cannot be guessed' },
+  'POST /v1/me/delete/confirm': {
+    tables: ['account_deletion_requests'],
+    why: 'a wrong code counts an attempt (422 with attempts_left): the code cannot be guessed',
+  },
 };
 
-const tokenFor = (operation: FuzzOperation) => (isAdminPath(operation.path) ? owner.token : isMePath(operation.path) ? player.token : undefined);
+const tokenFor = (operation: FuzzOperation) =>
+  isAdminPath(operation.path) ? owner.token : isMePath(operation.path) ? player.token : undefined;
 
 // ---------------------------------------------------------------------------------------------
 // What the database holds: per table, the row count and the newest row version (an insert, an
@@ -80,9 +90,14 @@ const tokenFor = (operation: FuzzOperation) => (isAdminPath(operation.path) ? ow
 const { rows: tableRows } = await sql<{ table_name: string }>`
   SELECT table_name FROM information_schema.tables
    WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(t.db);
-const fingerprintQuery = sql.raw(tableRows
-  .map(({ table_name: name }) => `SELECT '${name}' AS name, count(*)::text || ':' || coalesce(max(xmin::text::bigint), 0)::text AS state FROM "${name}"`)
-  .join(' UNION ALL '));
+const fingerprintQuery = sql.raw(
+  tableRows
+    .map(
+      ({ table_name: name }) =>
+        `SELECT '${name}' AS name, count(*)::text || ':' || coalesce(max(xmin::text::bigint), 0)::text AS state FROM "${name}"`,
+    )
+    .join(' UNION ALL '),
+);
 
 async function fingerprint(): Promise<Map<string, string>> {
   const { rows } = await sql<{ name: string; state: string }>`${fingerprintQuery}`.execute(t.db);
@@ -90,7 +105,9 @@ async function fingerprint(): Promise<Map<string, string>> {
 }
 
 const changedTables = (before: Map<string, string>, after: Map<string, string>) =>
-  [...after].filter(([name, state]) => before.get(name) !== state).map(([name, state]) => `${name} (${before.get(name)} → ${state})`);
+  [...after]
+    .filter(([name, state]) => before.get(name) !== state)
+    .map(([name, state]) => `${name} (${before.get(name)} → ${state})`);
 
 /** After a success: wait until its after-commit work (event delivery, caches) has written, and undo a maintenance level it set. */
 async function settle(): Promise<void> {
@@ -102,7 +119,12 @@ async function settle(): Promise<void> {
     last = now;
   }
   if ((await t.kernel.panic.refresh()).level !== 'off') {
-    const reset = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: owner.token, payload: { level: 'off', reason: 'fuzz reset' } });
+    const reset = await t.request({
+      method: 'POST',
+      url: '/v1/admin/ops/panic',
+      token: owner.token,
+      payload: { level: 'off', reason: 'fuzz reset' },
+    });
     expect(reset.statusCode).toBe(200);
     await t.kernel.panic.refresh();
   }
@@ -117,10 +139,17 @@ function isSchemaError(body: unknown): boolean {
   const { success, error, ...rest } = body as Record<string, unknown>;
   if (success !== false || Object.keys(rest).length > 0 || typeof error !== 'object' || error === null) return false;
   const { name, issues, ...restError } = error as Record<string, unknown>;
-  if (name !== 'SchemaError' || Object.keys(restError).length > 0 || !Array.isArray(issues) || issues.length === 0) return false;
-  return issues.every((issue) => typeof issue === 'object' && issue !== null
-    && typeof issue.code === 'string' && typeof issue.message === 'string'
-    && Array.isArray(issue.path) && issue.path.every((step: unknown) => typeof step === 'string' || typeof step === 'number'));
+  if (name !== 'SchemaError' || Object.keys(restError).length > 0 || !Array.isArray(issues) || issues.length === 0)
+    return false;
+  return issues.every(
+    (issue) =>
+      typeof issue === 'object' &&
+      issue !== null &&
+      typeof issue.code === 'string' &&
+      typeof issue.message === 'string' &&
+      Array.isArray(issue.path) &&
+      issue.path.every((step: unknown) => typeof step === 'string' || typeof step === 'number'),
+  );
 }
 
 /** `{ error: code, details? }`. */
@@ -152,7 +181,8 @@ function errorCode(body: unknown): string | undefined {
 }
 
 /** The media type a 400 answer's description announces ("text/html: the page saying …"): the document files such bodies under JSON. */
-const announcedType = (operation: FuzzOperation) => /^([a-z]+\/[a-z0-9.+-]+):/.exec(operation.responses['400']?.description ?? '')?.[1];
+const announcedType = (operation: FuzzOperation) =>
+  /^([a-z]+\/[a-z0-9.+-]+):/.exec(operation.responses['400']?.description ?? '')?.[1];
 
 function problemsOf(operation: FuzzOperation, fuzz: FuzzCase, response: LightMyRequestResponse): string[] {
   const status = response.statusCode;
@@ -169,10 +199,11 @@ function problemsOf(operation: FuzzOperation, fuzz: FuzzCase, response: LightMyR
     const page = announcedType(operation);
     const documentedPage = page !== undefined && page !== 'application/json' && contentType.startsWith(page);
     const documented = errorCode(body);
-    const allowed = documentedPage
-      || (code === 'invalid_json' && fuzz.body?.kind === 'text' && fuzz.body.invalidJson === true)
-      || (code === 'bad_url' && Object.values(fuzz.path).some((value) => value.raw))
-      || (documented !== undefined && documentsCode(operation, '400', documented));
+    const allowed =
+      documentedPage ||
+      (code === 'invalid_json' && fuzz.body?.kind === 'text' && fuzz.body.invalidJson === true) ||
+      (code === 'bad_url' && Object.values(fuzz.path).some((value) => value.raw)) ||
+      (documented !== undefined && documentsCode(operation, '400', documented));
     if (!allowed) problems.push('400 not in the SchemaError shape (nor an error the operation documents)');
   }
   return problems;
@@ -185,13 +216,17 @@ async function exercise(operation: FuzzOperation, fuzz: FuzzCase): Promise<void>
   const problems = problemsOf(operation, fuzz, response);
   if (response.statusCode >= 400) {
     const allowed = STORES_WHEN_REFUSED[operation.route]?.tables ?? [];
-    const changed = changedTables(before, await fingerprint()).filter((change) => !allowed.includes(change.split(' ')[0]!));
+    const changed = changedTables(before, await fingerprint()).filter(
+      (change) => !allowed.includes(change.split(' ')[0]!),
+    );
     if (changed.length > 0) problems.push(`refused (${response.statusCode}) yet stored: ${changed.join(', ')}`);
   } else {
     await settle();
   }
   if (problems.length > 0) {
-    throw new Error(`${problems.join('; ')}\n    request: ${describeCase(fuzz, request)}\n    answer: ${response.statusCode} ${response.body.slice(0, 400)}`);
+    throw new Error(
+      `${problems.join('; ')}\n    request: ${describeCase(fuzz, request)}\n    answer: ${response.statusCode} ${response.body.slice(0, 400)}`,
+    );
   }
 }
 
@@ -219,18 +254,30 @@ describe(`every operation of /openapi.json, fuzzed (seed ${SEED}, ${RUNS} runs e
           requests += 1;
           await exercise(operation, fuzz);
         }),
-        { seed, numRuns: RUNS, endOnFailure: process.env.FUZZ_SHRINK !== '1', ...(REPLAY_PATH === undefined ? {} : { path: REPLAY_PATH }) },
+        {
+          seed,
+          numRuns: RUNS,
+          endOnFailure: process.env.FUZZ_SHRINK !== '1',
+          ...(REPLAY_PATH === undefined ? {} : { path: REPLAY_PATH }),
+        },
       );
       if (details.failed) {
-        const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-        throw new Error(`${operation.route} failed after ${details.numRuns} runs: ${cause}\n    replay: FUZZ_SEED=${SEED} FUZZ_OPERATION='${operation.route}' FUZZ_PATH=${details.counterexamplePath} (operation seed ${seed})`);
+        const cause =
+          details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+        throw new Error(
+          `${operation.route} failed after ${details.numRuns} runs: ${cause}\n    replay: FUZZ_SEED=${SEED} FUZZ_OPERATION='${operation.route}' FUZZ_PATH=${details.counterexamplePath} (operation seed ${seed})`,
+        );
       }
     }, 60_000);
   }
 
   it('leaves the callers signed in and the service out of maintenance (the fuzz did not fuzz itself away)', async () => {
-    console.info(`fuzz: ${operations.length} operations, ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}, ${RUNS} runs each)`);
-    expect((await t.request({ method: 'GET', url: '/v1/admin/ops/panic', token: owner.token })).json()).toMatchObject({ level: 'off' });
+    console.info(
+      `fuzz: ${operations.length} operations, ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${SEED}, ${RUNS} runs each)`,
+    );
+    expect((await t.request({ method: 'GET', url: '/v1/admin/ops/panic', token: owner.token })).json()).toMatchObject({
+      level: 'off',
+    });
     expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(200);
   });
 });
@@ -254,27 +301,62 @@ describe('what the fuzz found, pinned (each was a 500)', () => {
     await refusedAt({ method: 'GET', url: '/v1/public/store/games/%00' }, ['slug']);
     await refusedAt({ method: 'GET', url: '/v1/public/site/pages/about%00' }, ['slug']);
     await refusedAt({ method: 'DELETE', url: '/v1/me/sessions/a%00b', token: player.token }, ['sessionId']);
-    await refusedAt({ method: 'DELETE', url: '/v1/admin/email/suppressions/a%40example.test%00', token: admin }, ['email']);
-    const [nul] = await refusedAt({ method: 'POST', url: '/v1/admin/ops/panic', token: admin, payload: { level: 'lockdown', reason: '\u0000xx' } }, ['reason']);
+    await refusedAt({ method: 'DELETE', url: '/v1/admin/email/suppressions/a%40example.test%00', token: admin }, [
+      'email',
+    ]);
+    const [nul] = await refusedAt(
+      { method: 'POST', url: '/v1/admin/ops/panic', token: admin, payload: { level: 'lockdown', reason: '\u0000xx' } },
+      ['reason'],
+    );
     expect(nul).toMatchObject({ code: 'custom', message: 'must not contain the NUL character (U+0000)' });
     expect((await t.kernel.panic.refresh()).level).toBe('off');
-    await refusedAt({ method: 'PUT', url: '/v1/admin/plans/rulesets', token: admin, payload: { key: 'fuzz-nul', name: 'Nul', limits: { 'a\u0000b': 1 } } }, ['limits', 'a\u0000b']);
+    await refusedAt(
+      {
+        method: 'PUT',
+        url: '/v1/admin/plans/rulesets',
+        token: admin,
+        payload: { key: 'fuzz-nul', name: 'Nul', limits: { 'a\u0000b': 1 } },
+      },
+      ['limits', 'a\u0000b'],
+    );
     // JSON.stringify writes a lone surrogate as `\ud800`, which jsonb refuses; text columns got U+FFFD instead.
-    const [lone] = await refusedAt({ method: 'PUT', url: '/v1/admin/plans/rulesets', token: admin, payload: { key: 'fuzz-lone', name: 'Lone', limits: { '\ud800': 1 } } }, ['limits', '\ud800']);
+    const [lone] = await refusedAt(
+      {
+        method: 'PUT',
+        url: '/v1/admin/plans/rulesets',
+        token: admin,
+        payload: { key: 'fuzz-lone', name: 'Lone', limits: { '\ud800': 1 } },
+      },
+      ['limits', '\ud800'],
+    );
     expect(lone!.message).toBe('must be well-formed Unicode (a lone surrogate)');
-    await refusedAt({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'x\udc00' } }, ['display_name']);
+    await refusedAt({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'x\udc00' } }, [
+      'display_name',
+    ]);
     // The unsubscribe link's page: a NUL in the token is the JSON SchemaError (its 400 schema let
     // only the HTML page through: a 500 after the text check); in a parameter it ignores, the page.
     await refusedAt({ method: 'GET', url: '/v1/public/email/unsubscribe?token=a%00b' }, ['token']);
     await refusedAt({ method: 'POST', url: '/v1/public/email/unsubscribe?token=a%00b' }, ['token']);
     const page = await t.request({ method: 'GET', url: '/v1/public/email/unsubscribe?token=x&other=a%00b' });
-    expect({ status: page.statusCode, type: page.headers['content-type'] }).toEqual({ status: 400, type: 'text/html; charset=utf-8' });
+    expect({ status: page.statusCode, type: page.headers['content-type'] }).toEqual({
+      status: 400,
+      type: 'text/html; charset=utf-8',
+    });
     // Well-formed oddities still go through: a pair, RTL marks, combining marks, SQL metacharacters.
     const odd = "\u{1F600} \u202Eevil\u202C e\u0301 ' OR 1=1 -- %_\\";
-    const patched = await t.request({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: odd } });
+    const patched = await t.request({
+      method: 'PATCH',
+      url: '/v1/me',
+      token: player.token,
+      payload: { display_name: odd },
+    });
     expect(patched.statusCode, patched.body).toBe(200);
     expect(patched.json().display_name).toBe(odd);
-    const search = await t.request({ method: 'GET', url: `/v1/admin/users?q=${encodeURIComponent("' OR 1=1 -- %_\\")}`, token: admin });
+    const search = await t.request({
+      method: 'GET',
+      url: `/v1/admin/users?q=${encodeURIComponent("' OR 1=1 -- %_\\")}`,
+      token: admin,
+    });
     expect(search.statusCode).toBe(200);
     expect(search.json().data.map((user: { id: string }) => user.id)).toEqual([player.id]);
   });
@@ -282,11 +364,44 @@ describe('what the fuzz found, pinned (each was a 500)', () => {
   it('10,000 levels of nesting: 400 SchemaError where it passes 64 levels, nothing stored; 60 levels are stored', async () => {
     const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
     const json = { 'content-type': 'application/json' };
-    const issues = await refusedAt({ method: 'PATCH', url: `/v1/admin/users/${player.id}`, token: owner.token, headers: json, payload: `{"metadata":${deep(10_000)}}` }, ['metadata', ...new Array(63).fill('a')]);
+    const issues = await refusedAt(
+      {
+        method: 'PATCH',
+        url: `/v1/admin/users/${player.id}`,
+        token: owner.token,
+        headers: json,
+        payload: `{"metadata":${deep(10_000)}}`,
+      },
+      ['metadata', ...new Array(63).fill('a')],
+    );
     expect(issues[0]!.message).toBe('nested deeper than 64 levels');
-    await refusedAt({ method: 'PATCH', url: `/v1/admin/plans/products/${player.id}`, token: owner.token, headers: json, payload: `{"metadata":${deep(10_000)}}` }, ['metadata', ...new Array(63).fill('a')]);
-    await refusedAt({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers: json, payload: '['.repeat(10_000) + ']'.repeat(10_000) }, new Array(64).fill(0));
-    const stored = await t.request({ method: 'PATCH', url: `/v1/admin/users/${player.id}`, token: owner.token, headers: json, payload: `{"metadata":${deep(60)}}` });
+    await refusedAt(
+      {
+        method: 'PATCH',
+        url: `/v1/admin/plans/products/${player.id}`,
+        token: owner.token,
+        headers: json,
+        payload: `{"metadata":${deep(10_000)}}`,
+      },
+      ['metadata', ...new Array(63).fill('a')],
+    );
+    await refusedAt(
+      {
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: owner.token,
+        headers: json,
+        payload: '['.repeat(10_000) + ']'.repeat(10_000),
+      },
+      new Array(64).fill(0),
+    );
+    const stored = await t.request({
+      method: 'PATCH',
+      url: `/v1/admin/users/${player.id}`,
+      token: owner.token,
+      headers: json,
+      payload: `{"metadata":${deep(60)}}`,
+    });
     expect(stored.statusCode, stored.body).toBe(200);
     await settle();
   });
@@ -295,26 +410,64 @@ describe('what the fuzz found, pinned (each was a 500)', () => {
     const checked: string[] = [];
     for (const operation of allOperations) {
       if (operation.method !== 'GET' || operation.path.includes('{')) continue;
-      for (const parameter of operation.parameters.filter((candidate) => candidate.in === 'query' && candidate.schema.format === 'date-time')) {
+      for (const parameter of operation.parameters.filter(
+        (candidate) => candidate.in === 'query' && candidate.schema.format === 'date-time',
+      )) {
         const token = tokenFor(operation);
-        await refusedAt({ method: 'GET', url: `${operation.path}?${parameter.name}=${encodeURIComponent('2030-01-01T00:00:00+99:99')}`, token }, [parameter.name]);
-        const fine = await t.request({ method: 'GET', url: `${operation.path}?${parameter.name}=${encodeURIComponent('2030-01-01T00:00:00+02:00')}`, token });
+        await refusedAt(
+          {
+            method: 'GET',
+            url: `${operation.path}?${parameter.name}=${encodeURIComponent('2030-01-01T00:00:00+99:99')}`,
+            token,
+          },
+          [parameter.name],
+        );
+        const fine = await t.request({
+          method: 'GET',
+          url: `${operation.path}?${parameter.name}=${encodeURIComponent('2030-01-01T00:00:00+02:00')}`,
+          token,
+        });
         // Past validation: 200, or the route's own 422 (`from` after the default `to`).
-        expect([200, 422], `${operation.route} ${parameter.name}: ${fine.body.slice(0, 200)}`).toContain(fine.statusCode);
+        expect([200, 422], `${operation.route} ${parameter.name}: ${fine.body.slice(0, 200)}`).toContain(
+          fine.statusCode,
+        );
         checked.push(`${operation.route} ${parameter.name}`);
       }
     }
     expect(checked.length).toBeGreaterThan(15);
     // And in bodies: a grant, a broadcast's notification window, an announcement.
-    await refusedAt({ method: 'POST', url: '/v1/admin/billing/credits/grant', token: owner.token, headers: { 'idempotency-key': 'fuzz-offset' }, payload: { user_id: player.id, amount: 5, reason: 'fuzz', expires_at: '2030-01-01T00:00:00+99:99' } }, ['expires_at']);
-    await refusedAt({ method: 'PUT', url: '/v1/admin/site/announcements', token: owner.token, payload: { title: 'x', body: 'y', starts_at: '2030-01-01T00:00:00+99:99' } }, ['starts_at']);
+    await refusedAt(
+      {
+        method: 'POST',
+        url: '/v1/admin/billing/credits/grant',
+        token: owner.token,
+        headers: { 'idempotency-key': 'fuzz-offset' },
+        payload: { user_id: player.id, amount: 5, reason: 'fuzz', expires_at: '2030-01-01T00:00:00+99:99' },
+      },
+      ['expires_at'],
+    );
+    await refusedAt(
+      {
+        method: 'PUT',
+        url: '/v1/admin/site/announcements',
+        token: owner.token,
+        payload: { title: 'x', body: 'y', starts_at: '2030-01-01T00:00:00+99:99' },
+      },
+      ['starts_at'],
+    );
   });
 
   it('the local checkout page: ids named like Object.prototype members are 404 `checkout`', async () => {
     for (const id of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'valueOf']) {
-      for (const request of [{ method: 'GET' as const, url: `/v1/public/billing/local/checkout/${id}` }, { method: 'POST' as const, url: `/v1/public/billing/local/checkout/${id}/pay` }, { method: 'POST' as const, url: `/v1/public/billing/local/checkout/${id}/cancel` }]) {
+      for (const request of [
+        { method: 'GET' as const, url: `/v1/public/billing/local/checkout/${id}` },
+        { method: 'POST' as const, url: `/v1/public/billing/local/checkout/${id}/pay` },
+        { method: 'POST' as const, url: `/v1/public/billing/local/checkout/${id}/cancel` },
+      ]) {
         const response = await t.request(request);
-        expect({ route: `${request.method} ${request.url}`, status: response.statusCode, body: response.body }).toEqual({ route: `${request.method} ${request.url}`, status: 404, body: JSON.stringify({ error: 'checkout' }) });
+        expect({ route: `${request.method} ${request.url}`, status: response.statusCode, body: response.body }).toEqual(
+          { route: `${request.method} ${request.url}`, status: 404, body: JSON.stringify({ error: 'checkout' }) },
+        );
       }
     }
   });

@@ -5,7 +5,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { AppError } from '../../src/kernel/errors.js';
 import { createTokenVerifier, JWKS_REFETCH_COOLDOWN_MS } from '../../src/kernel/tokens.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
-import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer, type SigningKey } from '../helpers/jwks-server.js';
+import {
+  makeSigningKey,
+  signAsymmetric,
+  startJwksServer,
+  type JwksServer,
+  type SigningKey,
+} from '../helpers/jwks-server.js';
 import { captureLog } from '../helpers/captured-log.js';
 import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
 
@@ -27,7 +33,8 @@ let attacker: SigningKey;
 let trap: { url: string; hits: string[]; close(): Promise<void> };
 let staff: TestUser;
 
-const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 function claims(sub: string = randomUUID(), extra: Record<string, unknown> = {}): Record<string, unknown> {
   const now = Math.floor(Date.now() / 1000);
@@ -41,9 +48,17 @@ function hmacToken(header: unknown, payload: unknown, secret?: string | Buffer):
 }
 
 /** A token with exactly this header, signed ES256 by `key` (a real signature: only the header lies). */
-async function es256Token(key: SigningKey, header: Record<string, unknown>, payload: unknown = claims()): Promise<string> {
+async function es256Token(
+  key: SigningKey,
+  header: Record<string, unknown>,
+  payload: unknown = claims(),
+): Promise<string> {
   const input = `${b64url({ alg: 'ES256', typ: 'JWT', ...header })}.${b64url(payload)}`;
-  const signature = await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key.privateKey as webcrypto.CryptoKey, Buffer.from(input));
+  const signature = await webcrypto.subtle.sign(
+    { name: 'ECDSA', hash: 'SHA-256' },
+    key.privateKey as webcrypto.CryptoKey,
+    Buffer.from(input),
+  );
   return `${input}.${Buffer.from(signature).toString('base64url')}`;
 }
 
@@ -64,18 +79,28 @@ async function startTrap(): Promise<typeof trap> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 beforeAll(async () => {
-  [es256, rs256, attacker] = await Promise.all([makeSigningKey('ES256'), makeSigningKey('RS256'), makeSigningKey('ES256')]);
+  [es256, rs256, attacker] = await Promise.all([
+    makeSigningKey('ES256'),
+    makeSigningKey('RS256'),
+    makeSigningKey('ES256'),
+  ]);
   jwks = await startJwksServer([es256, rs256]);
   trap = await startTrap();
   t = await startTestApp({ config: { jwksUrl: jwks.url } });
   staff = await createUser(t.db, ['roles.read']);
   // The key set is fetched once here; every test below counts fetches from this point.
-  expect(await answer(await signAsymmetric(es256, { sub: staff.id }), '/v1/admin/roles')).toMatchObject({ status: 200 });
+  expect(await answer(await signAsymmetric(es256, { sub: staff.id }), '/v1/admin/roles')).toMatchObject({
+    status: 200,
+  });
   expect(jwks.hits).toBe(1);
 });
 afterAll(async () => {
@@ -91,7 +116,10 @@ describe('algorithms', () => {
   it('`alg: none` in any spelling, signed or not, is refused', async () => {
     for (const alg of ['none', 'None', 'NONE', 'nOnE', '', 'HS256 ', 'hs256']) {
       for (const secret of [undefined, TEST_JWT_SECRET]) {
-        expect(await answer(hmacToken({ alg, typ: 'JWT' }, claims(staff.id), secret)), `alg ${JSON.stringify(alg)}`).toEqual(invalidToken);
+        expect(
+          await answer(hmacToken({ alg, typ: 'JWT' }, claims(staff.id), secret)),
+          `alg ${JSON.stringify(alg)}`,
+        ).toEqual(invalidToken);
       }
     }
     // A real HS256 token with its signature cut off.
@@ -102,17 +130,39 @@ describe('algorithms', () => {
 
   it('HS256 signed with the JWKS public key (PEM, JWK, raw coordinates) as the HMAC secret is refused', async () => {
     const secrets = [
-      es256.publicPem, rs256.publicPem, JSON.stringify(es256.publicJwk), JSON.stringify(rs256.publicJwk),
-      JSON.stringify({ keys: [es256.publicJwk, rs256.publicJwk] }), String(es256.publicJwk.x), Buffer.from(String(es256.publicJwk.x), 'base64url'), String(rs256.publicJwk.n),
+      es256.publicPem,
+      rs256.publicPem,
+      JSON.stringify(es256.publicJwk),
+      JSON.stringify(rs256.publicJwk),
+      JSON.stringify({ keys: [es256.publicJwk, rs256.publicJwk] }),
+      String(es256.publicJwk.x),
+      Buffer.from(String(es256.publicJwk.x), 'base64url'),
+      String(rs256.publicJwk.n),
     ];
     for (const secret of secrets) {
-      for (const header of [{ alg: 'HS256', typ: 'JWT' }, { alg: 'HS256', kid: es256.kid }, { alg: 'HS256', kid: rs256.kid }]) {
-        expect(await answer(hmacToken(header, claims(staff.id), secret)), `${JSON.stringify(header)} with ${String(secret).slice(0, 30)}`).toEqual(invalidToken);
+      for (const header of [
+        { alg: 'HS256', typ: 'JWT' },
+        { alg: 'HS256', kid: es256.kid },
+        { alg: 'HS256', kid: rs256.kid },
+      ]) {
+        expect(
+          await answer(hmacToken(header, claims(staff.id), secret)),
+          `${JSON.stringify(header)} with ${String(secret).slice(0, 30)}`,
+        ).toEqual(invalidToken);
       }
     }
     // An asymmetric header HMAC-signed with the public key: never checked with an HMAC at all.
     for (const alg of ['ES256', 'RS256', 'PS256', 'EdDSA']) {
-      expect(await answer(hmacToken({ alg, kid: alg === 'RS256' ? rs256.kid : es256.kid }, claims(staff.id), alg === 'RS256' ? rs256.publicPem : es256.publicPem)), alg).toEqual(invalidToken);
+      expect(
+        await answer(
+          hmacToken(
+            { alg, kid: alg === 'RS256' ? rs256.kid : es256.kid },
+            claims(staff.id),
+            alg === 'RS256' ? rs256.publicPem : es256.publicPem,
+          ),
+        ),
+        alg,
+      ).toEqual(invalidToken);
     }
   });
 
@@ -120,12 +170,16 @@ describe('algorithms', () => {
     const verifier = createTokenVerifier({ jwtSecret: undefined, jwksUrl: jwks.url, clockSkewSeconds: 30 });
     const hits = jwks.hits;
     for (const secret of [es256.publicPem, JSON.stringify(es256.publicJwk), TEST_JWT_SECRET, '']) {
-      const refusal = await verifier.verify(hmacToken({ alg: 'HS256', kid: es256.kid }, claims(), secret)).catch((error: unknown) => error);
+      const refusal = await verifier
+        .verify(hmacToken({ alg: 'HS256', kid: es256.kid }, claims(), secret))
+        .catch((error: unknown) => error);
       expect(refusal).toBeInstanceOf(AppError);
       expect(refusal).toMatchObject({ status: 401, code: 'invalid_token' });
     }
     expect(jwks.hits).toBe(hits); // refused before any key was looked up
-    await expect(verifier.verify(await signAsymmetric(es256))).resolves.toMatchObject({ claims: { aud: 'authenticated' } });
+    await expect(verifier.verify(await signAsymmetric(es256))).resolves.toMatchObject({
+      claims: { aud: 'authenticated' },
+    });
   });
 
   it('other HMAC strengths and unknown algorithms are refused even with the right secret', async () => {
@@ -137,20 +191,44 @@ describe('algorithms', () => {
 
 describe('key ids and headers', () => {
   const HOSTILE_KIDS = [
-    '../../../../../../etc/passwd', '/dev/null', '..\\..\\windows\\win.ini', 'file:///etc/passwd', 'C:\\x',
-    '\' OR \'1\'=\'1', 'x\'; DROP TABLE users; --', '1 UNION SELECT secret FROM service_secrets', '$(id)', '`id`', '%00', '\u0000', '\n',
+    '../../../../../../etc/passwd',
+    '/dev/null',
+    '..\\..\\windows\\win.ini',
+    'file:///etc/passwd',
+    'C:\\x',
+    "' OR '1'='1",
+    "x'; DROP TABLE users; --",
+    '1 UNION SELECT secret FROM service_secrets',
+    '$(id)',
+    '`id`',
+    '%00',
+    '\u0000',
+    '\n',
   ];
 
   it('a kid carrying path or SQL text is a key id like any other: asymmetric tokens refused, at most one key-set fetch', async () => {
     const hits = jwks.hits;
     for (const kid of HOSTILE_KIDS) {
-      expect(await answer(await es256Token(attacker, { kid }, claims(staff.id))), `attacker kid ${JSON.stringify(kid)}`).toEqual(invalidToken);
+      expect(
+        await answer(await es256Token(attacker, { kid }, claims(staff.id))),
+        `attacker kid ${JSON.stringify(kid)}`,
+      ).toEqual(invalidToken);
       // The published key's own signature under a kid that names nothing: no key matches.
-      expect(await answer(await es256Token(es256, { kid }, claims(staff.id))), `published key, kid ${JSON.stringify(kid)}`).toEqual(invalidToken);
+      expect(
+        await answer(await es256Token(es256, { kid }, claims(staff.id))),
+        `published key, kid ${JSON.stringify(kid)}`,
+      ).toEqual(invalidToken);
     }
     expect(jwks.hits - hits).toBeLessThanOrEqual(1);
     // HS256 never looks at a kid: the real secret's token still works, and nothing was read or written by the kid.
-    expect((await answer(hmacToken({ alg: 'HS256', kid: HOSTILE_KIDS[6] }, claims(staff.id), TEST_JWT_SECRET), '/v1/admin/roles')).status).toBe(200);
+    expect(
+      (
+        await answer(
+          hmacToken({ alg: 'HS256', kid: HOSTILE_KIDS[6] }, claims(staff.id), TEST_JWT_SECRET),
+          '/v1/admin/roles',
+        )
+      ).status,
+    ).toBe(200);
     expect(await t.db.selectFrom('users').select('id').where('id', '=', staff.id).execute()).toHaveLength(1);
   });
 
@@ -162,24 +240,46 @@ describe('key ids and headers', () => {
       `${b64url('null')}.${payload}.sig`,
       `${b64url('"HS256"')}.${payload}.sig`,
       `${b64url('{"alg":"HS256"')}.${payload}.sig`,
-      'a.b', 'a.b.c.d.e', '....', '.'.repeat(1000), `${b64url({ alg: 'HS256' })}.${'%%%'}.x`,
+      'a.b',
+      'a.b.c.d.e',
+      '....',
+      '.'.repeat(1000),
+      `${b64url({ alg: 'HS256' })}.${'%%%'}.x`,
     ];
     for (const token of raw) expect(await answer(token), token.slice(0, 60)).toEqual(invalidToken);
     const headers: Array<Record<string, unknown>> = [
-      { alg: 123 }, { alg: ['ES256'] }, { alg: { name: 'ES256' } }, { alg: null },
-      { kid: 123 }, { kid: { $ne: null } }, { kid: ['a', 'b'] }, { kid: null },
-      { crit: ['exp'], exp: 1 }, { crit: ['x-unknown'], 'x-unknown': true }, { b64: false, crit: ['b64'] },
+      { alg: 123 },
+      { alg: ['ES256'] },
+      { alg: { name: 'ES256' } },
+      { alg: null },
+      { kid: 123 },
+      { kid: { $ne: null } },
+      { kid: ['a', 'b'] },
+      { kid: null },
+      { crit: ['exp'], exp: 1 },
+      { crit: ['x-unknown'], 'x-unknown': true },
+      { b64: false, crit: ['b64'] },
     ];
     for (const header of headers) {
-      expect(await answer(await es256Token(es256, header, claims(staff.id))), `ES256 ${JSON.stringify(header)}`).toEqual(invalidToken);
+      expect(
+        await answer(await es256Token(es256, header, claims(staff.id))),
+        `ES256 ${JSON.stringify(header)}`,
+      ).toEqual(invalidToken);
       // HS256 with the real secret never reads `kid`: only a changed alg or a `crit`/`b64` makes it a refusal.
       const hs = await answer(hmacToken({ alg: 'HS256', ...header }, claims(staff.id), TEST_JWT_SECRET));
       expect(hs.status, `HS256 ${JSON.stringify(header)}`).toBe('alg' in header || 'crit' in header ? 401 : 200);
     }
     // Prototype keys in a header are plain data: a genuine signature still verifies, nothing is polluted.
-    for (const header of [JSON.parse('{"__proto__":{"alg":"none","kid":"x"}}'), JSON.parse('{"constructor":{"prototype":{"alg":"none"}}}')] as Array<Record<string, unknown>>) {
-      expect([200, 401], JSON.stringify(header)).toContain((await answer(await es256Token(es256, header, claims(staff.id)))).status);
-      expect([200, 401], JSON.stringify(header)).toContain((await answer(hmacToken({ alg: 'HS256', ...header }, claims(staff.id), TEST_JWT_SECRET))).status);
+    for (const header of [
+      JSON.parse('{"__proto__":{"alg":"none","kid":"x"}}'),
+      JSON.parse('{"constructor":{"prototype":{"alg":"none"}}}'),
+    ] as Array<Record<string, unknown>>) {
+      expect([200, 401], JSON.stringify(header)).toContain(
+        (await answer(await es256Token(es256, header, claims(staff.id)))).status,
+      );
+      expect([200, 401], JSON.stringify(header)).toContain(
+        (await answer(hmacToken({ alg: 'HS256', ...header }, claims(staff.id), TEST_JWT_SECRET))).status,
+      );
       expect(({} as Record<string, unknown>).alg).toBeUndefined();
     }
   });
@@ -207,7 +307,9 @@ describe('key ids and headers', () => {
   it('over a real socket, a 64 KiB Authorization header is refused by the HTTP server (431), never a 5xx', async () => {
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const response = await fetch(`${address}/v1/me`, { headers: { authorization: `Bearer ${'A'.repeat(64 * 1024)}` } });
+      const response = await fetch(`${address}/v1/me`, {
+        headers: { authorization: `Bearer ${'A'.repeat(64 * 1024)}` },
+      });
       expect(response.status).toBe(431);
     } finally {
       await t.app.server.close();
@@ -229,7 +331,10 @@ describe('keys the token names itself', () => {
       { kid: attacker.kid, jku: `${trap.url}/a`, x5u: `${trap.url}/b`, jwk: attacker.publicJwk },
     ];
     for (const header of headers) {
-      expect(await answer(await es256Token(attacker, header, claims(staff.id)), '/v1/admin/roles'), JSON.stringify(header).slice(0, 80)).toEqual(invalidToken);
+      expect(
+        await answer(await es256Token(attacker, header, claims(staff.id)), '/v1/admin/roles'),
+        JSON.stringify(header).slice(0, 80),
+      ).toEqual(invalidToken);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(trap.hits).toEqual([]);
@@ -242,7 +347,15 @@ describe('claims a user can edit grant nothing', () => {
     { role: 'service_role' },
     { role: 'owner' },
     { user_metadata: { role: 'owner', roles: ['owner'], permissions: ['*'], is_admin: true } },
-    { app_metadata: { provider: 'email', role: 'owner', roles: ['owner', 'admin'], permissions: ['*'], claims_admin: true } },
+    {
+      app_metadata: {
+        provider: 'email',
+        role: 'owner',
+        roles: ['owner', 'admin'],
+        permissions: ['*'],
+        claims_admin: true,
+      },
+    },
     { permissions: ['*'], roles: ['owner'], is_admin: true, admin: true, scope: 'admin *' },
     { 'https://hasura.io/jwt/claims': { 'x-hasura-default-role': 'admin', 'x-hasura-allowed-roles': ['admin'] } },
     { amr: [{ method: 'password' }], aal: 'aal2', is_anonymous: false, session_id: 'owner' },
@@ -255,14 +368,22 @@ describe('claims a user can edit grant nothing', () => {
         await signToken({ sub: user.id, claims: extra }),
         await signAsymmetric(es256, { sub: user.id, claims: extra }),
       ]) {
-        expect(await answer(token, '/v1/me/permissions'), JSON.stringify(extra)).toEqual({ status: 200, body: { permissions: [], roles: [] } });
-        expect(await answer(token, '/v1/admin/roles'), JSON.stringify(extra)).toEqual({ status: 403, body: { error: 'forbidden', details: { perm: 'roles.read' } } });
+        expect(await answer(token, '/v1/me/permissions'), JSON.stringify(extra)).toEqual({
+          status: 200,
+          body: { permissions: [], roles: [] },
+        });
+        expect(await answer(token, '/v1/admin/roles'), JSON.stringify(extra)).toEqual({
+          status: 403,
+          body: { error: 'forbidden', details: { perm: 'roles.read' } },
+        });
       }
-      expect(await t.db.selectFrom('user_roles').select('role_id').where('user_id', '=', user.id).execute()).toEqual([]);
+      expect(await t.db.selectFrom('user_roles').select('role_id').where('user_id', '=', user.id).execute()).toEqual(
+        [],
+      );
     }
   });
 
-  it('a token claiming a staff member\'s email is still its own subject, with its own (no) permissions', async () => {
+  it("a token claiming a staff member's email is still its own subject, with its own (no) permissions", async () => {
     const impostor = randomUUID();
     const token = await signToken({ sub: impostor, email: staff.email });
     expect(await answer(token, '/v1/me/permissions')).toEqual({ status: 200, body: { permissions: [], roles: [] } });
@@ -276,7 +397,13 @@ describe('claims the service keeps', () => {
     const logged = await startTestApp({ log: captured.log });
     try {
       const marker = 'claim-marker';
-      const bad = [`a\u0000${marker}@x.test`, `a\ud800${marker}@x.test`, `a\r\n${marker}@x.test`, `a\u2028${marker}@x.test`, `a\u0007${marker}@x.test`];
+      const bad = [
+        `a\u0000${marker}@x.test`,
+        `a\ud800${marker}@x.test`,
+        `a\r\n${marker}@x.test`,
+        `a\u2028${marker}@x.test`,
+        `a\u0007${marker}@x.test`,
+      ];
       const tokens = [
         ...[...bad, `${'a'.repeat(320)}${marker}@x.test`].map((email) => ({ email })),
         ...bad.map((session_id) => ({ claims: { session_id } })),
@@ -287,14 +414,25 @@ describe('claims the service keeps', () => {
         const token = await signToken({ sub, ...options });
         for (const url of ['/v1/me', '/v1/me/permissions', '/v1/admin/roles']) {
           const response = await logged.request({ method: 'GET', url, token });
-          expect({ status: response.statusCode, body: response.json() }, `${url} ${JSON.stringify(options).slice(0, 60)}`).toEqual(invalidToken);
+          expect(
+            { status: response.statusCode, body: response.json() },
+            `${url} ${JSON.stringify(options).slice(0, 60)}`,
+          ).toEqual(invalidToken);
         }
         expect(await logged.db.selectFrom('users').select('id').where('id', '=', sub).execute()).toEqual([]);
       }
       expect(captured.text()).not.toContain(marker);
       // A well-formed address is kept as given.
       const sub = randomUUID();
-      expect((await logged.request({ method: 'GET', url: '/v1/me', token: await signToken({ sub, email: 'Player.One@example.test' }) })).statusCode).toBe(200);
+      expect(
+        (
+          await logged.request({
+            method: 'GET',
+            url: '/v1/me',
+            token: await signToken({ sub, email: 'Player.One@example.test' }),
+          })
+        ).statusCode,
+      ).toBe(200);
     } finally {
       await logged.close();
     }
@@ -305,7 +443,8 @@ describe('time, audience and issuer, exactly as tokens.ts checks them', () => {
   const now = () => Math.floor(Date.now() / 1000);
 
   it('exp, nbf and iat within the 30 s skew pass; beyond it, or malformed, 401 `invalid_token`', async () => {
-    const sign = (extra: Record<string, unknown>) => hmacToken({ alg: 'HS256', typ: 'JWT' }, { ...claims(staff.id), ...extra }, TEST_JWT_SECRET);
+    const sign = (extra: Record<string, unknown>) =>
+      hmacToken({ alg: 'HS256', typ: 'JWT' }, { ...claims(staff.id), ...extra }, TEST_JWT_SECRET);
     expect((await answer(sign({ exp: now() - 10 }))).status).toBe(200);
     expect(await answer(sign({ exp: now() - 60 }))).toEqual(invalidToken);
     expect((await answer(sign({ nbf: now() + 10 }))).status).toBe(200);
@@ -317,16 +456,25 @@ describe('time, audience and issuer, exactly as tokens.ts checks them', () => {
     expect((await answer(sign({ iat: now() + 10 }))).status).toBe(200);
     expect(await answer(sign({ iat: now() + 60 }))).toEqual(invalidToken);
     expect(await answer(sign({ iat: now() + 365 * 86_400 }))).toEqual(invalidToken);
-    expect(await answer(await signAsymmetric(es256, { sub: staff.id, claims: { iat: now() + 365 * 86_400 } }), '/v1/admin/roles')).toEqual(invalidToken);
+    expect(
+      await answer(
+        await signAsymmetric(es256, { sub: staff.id, claims: { iat: now() + 365 * 86_400 } }),
+        '/v1/admin/roles',
+      ),
+    ).toEqual(invalidToken);
     for (const sub of [123, null, '', 'admin', `${staff.id} `, [staff.id], { id: staff.id }]) {
       expect(await answer(sign({ sub })), `sub ${JSON.stringify(sub)}`).toEqual(invalidToken);
     }
   });
 
   it('`aud` must be or include `authenticated` (401 `invalid_audience` otherwise); `iss` is not checked (the key is the issuer)', async () => {
-    const sign = (extra: Record<string, unknown>) => hmacToken({ alg: 'HS256', typ: 'JWT' }, { ...claims(staff.id), ...extra }, TEST_JWT_SECRET);
+    const sign = (extra: Record<string, unknown>) =>
+      hmacToken({ alg: 'HS256', typ: 'JWT' }, { ...claims(staff.id), ...extra }, TEST_JWT_SECRET);
     for (const aud of ['anon', 'service_role', 'Authenticated', ['anon'], [], '']) {
-      expect(await answer(sign({ aud })), `aud ${JSON.stringify(aud)}`).toEqual({ status: 401, body: { error: 'invalid_audience' } });
+      expect(await answer(sign({ aud })), `aud ${JSON.stringify(aud)}`).toEqual({
+        status: 401,
+        body: { error: 'invalid_audience' },
+      });
     }
     expect((await answer(sign({ aud: ['anon', 'authenticated'] }))).status).toBe(200);
     for (const iss of ['https://evil.example/auth/v1', undefined]) {
@@ -343,7 +491,11 @@ describe('the key set', () => {
     vi.setSystemTime(t0 + JWKS_REFETCH_COOLDOWN_MS + 1_000);
     const hits = jwks.hits;
     const flood = async (count: number) => {
-      const answers = await Promise.all(Array.from({ length: count }, async () => answer(await es256Token(attacker, { kid: randomUUID() }, claims(staff.id)))));
+      const answers = await Promise.all(
+        Array.from({ length: count }, async () =>
+          answer(await es256Token(attacker, { kid: randomUUID() }, claims(staff.id))),
+        ),
+      );
       for (const one of answers) expect(one).toEqual(invalidToken);
     };
     await flood(50);
@@ -362,7 +514,8 @@ describe('the key set', () => {
     const t0 = Date.now();
     const at = (seconds: number) => vi.setSystemTime(t0 + seconds * 1000);
     const fresh = await makeSigningKey('ES256', `rotated-${randomUUID().slice(0, 8)}`);
-    const status = async (key: SigningKey) => (await answer(await signAsymmetric(key, { sub: staff.id }), '/v1/admin/roles')).status;
+    const status = async (key: SigningKey) =>
+      (await answer(await signAsymmetric(key, { sub: staff.id }), '/v1/admin/roles')).status;
 
     at(100); // well past any earlier fetch's cooldown
     jwks.publish([es256, rs256, fresh]);

@@ -3,8 +3,15 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import {
-  documentedOperations, isAdminPath, isMePath, objectVariants, sampleValue, schemaIssues, urlOf,
-  type JsonSchema, type Operation,
+  documentedOperations,
+  isAdminPath,
+  isMePath,
+  objectVariants,
+  sampleValue,
+  schemaIssues,
+  urlOf,
+  type JsonSchema,
+  type Operation,
 } from './route-table.js';
 
 /**
@@ -54,10 +61,16 @@ const PRIVILEGED: Record<string, unknown> = {
 const IGNORING: Record<string, string> = {};
 
 /** Free-form objects by design (drafts, vars, metadata, limits): no declared properties, anything goes in. */
-const isFreeForm = (schema: JsonSchema) => schema.properties === undefined || Object.keys(schema.properties).length === 0 && schema.additionalProperties !== false;
+const isFreeForm = (schema: JsonSchema) =>
+  schema.properties === undefined ||
+  (Object.keys(schema.properties).length === 0 && schema.additionalProperties !== false);
 
 /** Every object schema with declared properties in a body, with where it sits: top level, a property, or a property's items. */
-function declaredObjects(schema: JsonSchema | undefined, where: Array<string | number> = [], depth = 0): Array<{ where: Array<string | number>; schema: JsonSchema }> {
+function declaredObjects(
+  schema: JsonSchema | undefined,
+  where: Array<string | number> = [],
+  depth = 0,
+): Array<{ where: Array<string | number>; schema: JsonSchema }> {
   const found: Array<{ where: Array<string | number>; schema: JsonSchema }> = [];
   for (const variant of objectVariants(schema)) {
     if (isFreeForm(variant)) continue;
@@ -101,8 +114,12 @@ async function expectStatus(options: InjectOptions & { token?: string }, status:
 beforeAll(async () => {
   t = await startTestApp();
   const operations = await documentedOperations(t);
-  writes = [...operations.values()].filter((operation) =>
-    ['POST', 'PUT', 'PATCH', 'DELETE'].includes(operation.method) && (isMePath(operation.path) || isAdminPath(operation.path)) && objectVariants(operation.body).length > 0);
+  writes = [...operations.values()].filter(
+    (operation) =>
+      ['POST', 'PUT', 'PATCH', 'DELETE'].includes(operation.method) &&
+      (isMePath(operation.path) || isAdminPath(operation.path)) &&
+      objectVariants(operation.body).length > 0,
+  );
   player = await createUser(t.db);
   owner = await createUser(t.db, ['*']);
 });
@@ -120,14 +137,26 @@ describe('every write body, from the OpenAPI document', () => {
         const { body, extra } = smuggled(schema);
         if (extra.length === 0) continue;
         checked += 1;
-        const response = await t.request({ method: operation.method as InjectOptions['method'], url: urlOf(operation.path, operation), payload: placed(outer, where, body) as object, token: tokenFor(operation) });
+        const response = await t.request({
+          method: operation.method as InjectOptions['method'],
+          url: urlOf(operation.path, operation),
+          payload: placed(outer, where, body) as object,
+          token: tokenFor(operation),
+        });
         const at = JSON.stringify(where.filter((step) => typeof step === 'string'));
         const refused = schemaIssues(response.json())
-          .filter((issue) => issue.code === 'unrecognized_keys' && JSON.stringify(issue.path.filter((step) => typeof step === 'string')) === at)
+          .filter(
+            (issue) =>
+              issue.code === 'unrecognized_keys' &&
+              JSON.stringify(issue.path.filter((step) => typeof step === 'string')) === at,
+          )
           .flatMap((issue) => issue.keys ?? []);
         const missed = extra.filter((name) => !refused.includes(name));
         if (operation.route in IGNORING && where.length === 0 && missed.length === extra.length) continue;
-        if (response.statusCode !== 400 || missed.length > 0) wrong.push(`${operation.route} ${where.join('.') || '(body)'} → ${response.statusCode}, not refused: ${missed.join(',')} ${response.body.slice(0, 160)}`);
+        if (response.statusCode !== 400 || missed.length > 0)
+          wrong.push(
+            `${operation.route} ${where.join('.') || '(body)'} → ${response.statusCode}, not refused: ${missed.join(',')} ${response.body.slice(0, 160)}`,
+          );
       }
     }
     expect(writes.length).toBeGreaterThan(80);
@@ -142,17 +171,38 @@ describe('representative writes: refused, and nothing changed', () => {
     const rowBefore = await t.db.selectFrom('users').selectAll().where('id', '=', player.id).executeTakeFirstOrThrow();
     const { last_seen_at: _seen, ...stableBefore } = rowBefore;
 
-    const refused = await expectStatus({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Mallory', ...PRIVILEGED, metadata: { role: 'owner' } } }, 400);
-    expect(schemaIssues(refused).find((issue) => issue.code === 'unrecognized_keys')?.keys).toEqual(expect.arrayContaining(['status', 'role', 'permissions', 'email', 'credits', 'metadata']));
+    const refused = await expectStatus(
+      {
+        method: 'PATCH',
+        url: '/v1/me',
+        token: player.token,
+        payload: { display_name: 'Mallory', ...PRIVILEGED, metadata: { role: 'owner' } },
+      },
+      400,
+    );
+    expect(schemaIssues(refused).find((issue) => issue.code === 'unrecognized_keys')?.keys).toEqual(
+      expect.arrayContaining(['status', 'role', 'permissions', 'email', 'credits', 'metadata']),
+    );
 
     expect(await expectStatus({ method: 'GET', url: '/v1/me', token: player.token }, 200)).toEqual(before);
-    const { last_seen_at: _seenAfter, ...stableAfter } = await t.db.selectFrom('users').selectAll().where('id', '=', player.id).executeTakeFirstOrThrow();
+    const { last_seen_at: _seenAfter, ...stableAfter } = await t.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', player.id)
+      .executeTakeFirstOrThrow();
     expect(stableAfter).toEqual(stableBefore);
-    expect(await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: player.token }, 200)).toEqual(await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: (await createUser(t.db)).token }, 200));
+    expect(await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: player.token }, 200)).toEqual(
+      await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: (await createUser(t.db)).token }, 200),
+    );
     await expectStatus({ method: 'GET', url: '/v1/admin/roles', token: player.token }, 403);
 
     // The same valid field alone goes through: the refusal above was the smuggled fields'.
-    expect(await expectStatus({ method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Mallory' } }, 200)).toMatchObject({ display_name: 'Mallory' });
+    expect(
+      await expectStatus(
+        { method: 'PATCH', url: '/v1/me', token: player.token, payload: { display_name: 'Mallory' } },
+        200,
+      ),
+    ).toMatchObject({ display_name: 'Mallory' });
   });
 
   it('PATCH /v1/admin/users/{id} by staff with users.write: 400, the user unchanged; metadata claiming a role grants nothing', async () => {
@@ -161,14 +211,45 @@ describe('representative writes: refused, and nothing changed', () => {
     const url = `/v1/admin/users/${target.id}`;
     const before = await expectStatus({ method: 'GET', url, token: staff.token }, 200);
 
-    await expectStatus({ method: 'PATCH', url, token: staff.token, payload: { display_name: 'Boss', reason: 'test', status: 'banned', roles: ['owner'], permissions: ['*'], email: 'x@example.test', id: randomUUID(), created_at: '2000-01-01T00:00:00Z' } }, 400);
+    await expectStatus(
+      {
+        method: 'PATCH',
+        url,
+        token: staff.token,
+        payload: {
+          display_name: 'Boss',
+          reason: 'test',
+          status: 'banned',
+          roles: ['owner'],
+          permissions: ['*'],
+          email: 'x@example.test',
+          id: randomUUID(),
+          created_at: '2000-01-01T00:00:00Z',
+        },
+      },
+      400,
+    );
     expect(await expectStatus({ method: 'GET', url, token: staff.token }, 200)).toEqual(before);
 
     // Free-form metadata is data, not authority.
-    await expectStatus({ method: 'PATCH', url, token: staff.token, payload: { metadata: { role: 'owner', permissions: ['*'], is_admin: true } } }, 200);
+    await expectStatus(
+      {
+        method: 'PATCH',
+        url,
+        token: staff.token,
+        payload: { metadata: { role: 'owner', permissions: ['*'], is_admin: true } },
+      },
+      200,
+    );
     const after = await expectStatus({ method: 'GET', url, token: staff.token }, 200);
-    expect({ status: after.status, roles: after.roles, email: after.email }).toEqual({ status: before.status, roles: before.roles, email: before.email });
-    expect((await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: target.token }, 200))).toEqual(await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: player.token }, 200));
+    expect({ status: after.status, roles: after.roles, email: after.email }).toEqual({
+      status: before.status,
+      roles: before.roles,
+      email: before.email,
+    });
+    expect(await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: target.token }, 200)).toEqual(
+      await expectStatus({ method: 'GET', url: '/v1/me/permissions', token: player.token }, 200),
+    );
     await expectStatus({ method: 'GET', url: '/v1/admin/roles', token: target.token }, 403);
   });
 
@@ -177,14 +258,53 @@ describe('representative writes: refused, and nothing changed', () => {
     const keysOf = async () => (await t.db.selectFrom('roles').select('key').execute()).map((row) => row.key).sort();
     const before = await keysOf();
 
-    await expectStatus({ method: 'POST', url: '/v1/admin/roles', token: staff.token, payload: { key: 'sneaky', name: 'Sneaky', is_protected: true, is_system: true, id: randomUUID(), created_at: '2000-01-01T00:00:00Z' } }, 400);
-    const lacking = await expectStatus({ method: 'POST', url: '/v1/admin/roles', token: staff.token, payload: { key: 'sneaky', name: 'Sneaky', permissions: ['*'] } }, 403);
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: staff.token,
+        payload: {
+          key: 'sneaky',
+          name: 'Sneaky',
+          is_protected: true,
+          is_system: true,
+          id: randomUUID(),
+          created_at: '2000-01-01T00:00:00Z',
+        },
+      },
+      400,
+    );
+    const lacking = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: staff.token,
+        payload: { key: 'sneaky', name: 'Sneaky', permissions: ['*'] },
+      },
+      403,
+    );
     expect(lacking).toMatchObject({ error: 'forbidden', details: { perm: '*' } });
-    await expectStatus({ method: 'POST', url: '/v1/admin/roles', token: staff.token, payload: { key: 'sneaky', name: 'Sneaky', permissions: ['users.delete'] } }, 403);
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: staff.token,
+        payload: { key: 'sneaky', name: 'Sneaky', permissions: ['users.delete'] },
+      },
+      403,
+    );
     expect(await keysOf()).toEqual(before);
 
     // The fixture is right: the same role without the smuggled parts is made, unprotected, with only what the caller holds.
-    const made = await expectStatus({ method: 'POST', url: '/v1/admin/roles', token: staff.token, payload: { key: 'sneaky', name: 'Sneaky', permissions: ['roles.read'] } }, 201);
+    const made = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/roles',
+        token: staff.token,
+        payload: { key: 'sneaky', name: 'Sneaky', permissions: ['roles.read'] },
+      },
+      201,
+    );
     const row = await t.db.selectFrom('roles').selectAll().where('key', '=', 'sneaky').executeTakeFirstOrThrow();
     expect(row.id).toBe(made.id);
     expect(row.is_protected).toBe(false);

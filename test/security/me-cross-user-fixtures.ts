@@ -48,10 +48,16 @@ export const isMePath = (path: string) => path === '/v1/me' || path.startsWith('
 /** Every property a body schema names, through anyOf/oneOf/allOf, nested objects and arrays of objects. */
 function bodyFields(schema: JsonSchema | undefined, prefix = ''): RouteField[] {
   if (schema === undefined) return [];
-  const variants = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap((variant) => bodyFields(variant, prefix));
+  const variants = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].flatMap((variant) =>
+    bodyFields(variant, prefix),
+  );
   const own = Object.entries(schema.properties ?? {}).flatMap(([name, property]) => {
     const path = `${prefix}${name}`;
-    return [{ in: 'body' as const, name: path, schema: property }, ...bodyFields(property, `${path}.`), ...bodyFields(property.items, `${path}.`)];
+    return [
+      { in: 'body' as const, name: path, schema: property },
+      ...bodyFields(property, `${path}.`),
+      ...bodyFields(property.items, `${path}.`),
+    ];
   });
   const unique = new Map([...own, ...variants].map((field) => [field.name, field]));
   return [...unique.values()];
@@ -62,31 +68,43 @@ export async function documentedMeRoutes(t: TestApp): Promise<MeRoute[]> {
   const response = await t.request({ method: 'GET', url: '/openapi.json' });
   expect(response.statusCode).toBe(200);
   const doc = response.json() as { paths: Record<string, Record<string, Operation>> };
-  return Object.entries(doc.paths).filter(([path]) => isMePath(path)).flatMap(([path, item]) =>
-    Object.entries(item).filter(([method]) => HTTP_METHODS.includes(method)).map(([method, op]) => {
-      const bodySchemas = Object.values(op.requestBody?.content ?? {}).map((content) => content.schema);
-      return {
-        route: `${method.toUpperCase()} ${path}`,
-        method: method.toUpperCase(),
-        path,
-        description: op.description ?? '',
-        hasBody: bodySchemas.length > 0,
-        fields: [
-          ...(op.parameters ?? []).map((parameter) => ({ in: parameter.in, name: parameter.name, schema: parameter.schema })),
-          ...bodySchemas.flatMap((schema) => bodyFields(schema)),
-        ],
-      };
-    }));
+  return Object.entries(doc.paths)
+    .filter(([path]) => isMePath(path))
+    .flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .map(([method, op]) => {
+          const bodySchemas = Object.values(op.requestBody?.content ?? {}).map((content) => content.schema);
+          return {
+            route: `${method.toUpperCase()} ${path}`,
+            method: method.toUpperCase(),
+            path,
+            description: op.description ?? '',
+            hasBody: bodySchemas.length > 0,
+            fields: [
+              ...(op.parameters ?? []).map((parameter) => ({
+                in: parameter.in,
+                name: parameter.name,
+                schema: parameter.schema,
+              })),
+              ...bodySchemas.flatMap((schema) => bodyFields(schema)),
+            ],
+          };
+        }),
+    );
 }
 
 /** Every `METHOD /path` under /v1/me in Fastify's own route tree (`:id` written `{id}`), documented or not. */
 export function servedMeRoutes(t: TestApp): string[] {
-  return servedRoutes(t).filter((route) => isMePath(route.path)).map((route) => route.route);
+  return servedRoutes(t)
+    .filter((route) => isMePath(route.path))
+    .map((route) => route.route);
 }
 
 const ID_LIKE_NAME = /(^|[_.-])(ids?|keys?|codes?|cursor|tokens?)$|[a-z](Ids?|Keys?|Codes?|Cursor|Tokens?)$/;
 const isUuid = (schema: JsonSchema | undefined): boolean =>
-  schema !== undefined && (schema.format === 'uuid' || isUuid(schema.items) || [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(isUuid));
+  schema !== undefined &&
+  (schema.format === 'uuid' || isUuid(schema.items) || [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].some(isUuid));
 
 /** A value that may name a stored object: a path parameter, an id-, key-, code-, cursor- or token-named field, or a uuid. */
 export function namesAnObject(field: RouteField): boolean {
@@ -105,12 +123,18 @@ export async function rowsOfUser(t: TestApp, userId: string, objectIds: string[]
     WHERE table_schema = current_schema() AND column_name = 'user_id' ORDER BY table_name`.execute(t.db);
   const targets = sql.join([userId, ...objectIds]);
   const selects = [
-    ...tables.rows.map(({ table_name: table }) => sql`SELECT ${table} AS source, to_jsonb(x) AS row FROM ${sql.table(table)} x WHERE x.user_id::text = ${userId}`),
+    ...tables.rows.map(
+      ({ table_name: table }) =>
+        sql`SELECT ${table} AS source, to_jsonb(x) AS row FROM ${sql.table(table)} x WHERE x.user_id::text = ${userId}`,
+    ),
     sql`SELECT 'users', to_jsonb(x) FROM users x WHERE x.id::text = ${userId}`,
     sql`SELECT 'support_messages', to_jsonb(x) FROM support_messages x JOIN support_tickets st ON st.id = x.ticket_id WHERE st.user_id::text = ${userId}`,
     sql`SELECT 'audit_log', to_jsonb(x) FROM audit_log x WHERE x.actor_id::text = ${userId} OR x.target_id IN (${targets})`,
   ];
-  const result = await sql<{ source: string; row: Record<string, unknown> }>`${sql.join(selects, sql` UNION ALL `)}`.execute(t.db);
+  const result = await sql<{
+    source: string;
+    row: Record<string, unknown>;
+  }>`${sql.join(selects, sql` UNION ALL `)}`.execute(t.db);
   const rows: Record<string, string[]> = {};
   for (const { source, row } of result.rows) {
     const { last_seen_at: _moves, ...stable } = row;

@@ -29,18 +29,35 @@ export interface RawAnswer {
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 8 });
 
 /** One request with the request target sent exactly as given (absolute-form, `#`, `;`, `..` untouched). */
-export function sendRaw(port: number, method: string, target: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<RawAnswer> {
+export function sendRaw(
+  port: number,
+  method: string,
+  target: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const body = options.body;
-    const outgoing = httpRequest({
-      host: '127.0.0.1', port, method, path: target, agent: keepAlive,
-      headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...options.headers },
-    }, (incoming) => {
-      let text = '';
-      incoming.setEncoding('utf8');
-      incoming.on('data', (chunk: string) => (text += chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text }));
-    });
+    const outgoing = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: target,
+        agent: keepAlive,
+        headers: {
+          ...(body !== undefined
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+            : {}),
+          ...options.headers,
+        },
+      },
+      (incoming) => {
+        let text = '';
+        incoming.setEncoding('utf8');
+        incoming.on('data', (chunk: string) => (text += chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text }));
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });

@@ -56,7 +56,10 @@ let clientWrites: ServedRoute[];
 const concrete = (path: string) => path.replace(/\{\w+\}/g, () => randomUUID());
 
 async function setLevel(level: 'off' | Level): Promise<void> {
-  await t.db.updateTable('ops_panic_state').set({ level, reason: level === 'off' ? null : `test ${level}`, auto: false }).execute();
+  await t.db
+    .updateTable('ops_panic_state')
+    .set({ level, reason: level === 'off' ? null : `test ${level}`, auto: false })
+    .execute();
   await t.kernel.panic.refresh();
 }
 
@@ -86,7 +89,8 @@ describe('a rate limit', () => {
     await setLevel('off');
     // POST /v1/public/waitlist: 5 per minute per address (the spec's table). `{}` is a 400 past the limit's count.
     const outcomes = [];
-    for (const [name, target] of spellings('/v1/public/waitlist')) outcomes.push({ name, ...(await attempt('POST', target)) });
+    for (const [name, target] of spellings('/v1/public/waitlist'))
+      outcomes.push({ name, ...(await attempt('POST', target)) });
     const reached = outcomes.filter(({ matched }) => matched === 'POST /v1/public/waitlist');
     expect(reached.length).toBeGreaterThan(5);
     const letThrough = reached.filter(({ answer }) => answer.status !== 429);
@@ -118,7 +122,15 @@ describe.each(['degraded', 'lockdown'] as const)('at %s, every spelling of every
     }
     expect(failures).toEqual([]);
     // The router does serve these spellings as the route itself: the test is not vacuous.
-    for (const name of ['as declared', 'absolute-form', 'absolute-form, other port', 'fragment', 'query and fragment', 'percent-encoded letter', 'trailing slash']) {
+    for (const name of [
+      'as declared',
+      'absolute-form',
+      'absolute-form, other port',
+      'fragment',
+      'query and fragment',
+      'percent-encoded letter',
+      'trailing slash',
+    ]) {
       expect(served.get(name), name).toBe(clientWrites.length);
     }
   });

@@ -76,7 +76,19 @@ export function servedRoutes(t: TestApp, options: { head?: boolean } = {}): Serv
 export async function documentedOperations(t: TestApp): Promise<Map<string, Operation>> {
   const response = await t.request({ method: 'GET', url: '/openapi.json' });
   expect(response.statusCode).toBe(200);
-  const doc = response.json() as { paths: Record<string, Record<string, { description?: string; parameters?: Operation['parameters']; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>> };
+  const doc = response.json() as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          description?: string;
+          parameters?: Operation['parameters'];
+          requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        }
+      >
+    >;
+  };
   const operations = new Map<string, Operation>();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -119,7 +131,11 @@ export function routeRecorder() {
         const url = request.routeOptions.url;
         const key = url === undefined ? null : `${request.method} ${url.replace(/:(\w+)/g, '{$1}')}`;
         matched.set(request.id, key);
-        if (key !== null) configs.set(key, { perms: request.routeOptions.config.perms, rateLimit: request.routeOptions.config.rateLimit });
+        if (key !== null)
+          configs.set(key, {
+            perms: request.routeOptions.config.perms,
+            rateLimit: request.routeOptions.config.rateLimit,
+          });
       });
     },
     /** The route a response's request reached (by its `x-request-id`). */
@@ -145,7 +161,9 @@ export function sampleValue(schema: JsonSchema | undefined, name = ''): unknown 
   if (schema === undefined) return 'x';
   if (schema.const !== undefined) return schema.const;
   if (schema.enum !== undefined) return schema.enum[0];
-  const branch = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].find((variant) => variant.not === undefined);
+  const branch = [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].find(
+    (variant) => variant.not === undefined,
+  );
   if (branch !== undefined) return sampleValue(branch, name);
   const types = Array.isArray(schema.type) ? schema.type : [schema.type];
   if (types.includes('integer') || types.includes('number')) {
@@ -161,7 +179,8 @@ export function sampleValue(schema: JsonSchema | undefined, name = ''): unknown 
   if (schema.format === 'date') return '2030-01-01';
   if (schema.pattern !== undefined) {
     const pattern = new RegExp(schema.pattern);
-    const fits = (value: string) => pattern.test(value) && value.length >= (schema.minLength ?? 0) && value.length <= (schema.maxLength ?? Infinity);
+    const fits = (value: string) =>
+      pattern.test(value) && value.length >= (schema.minLength ?? 0) && value.length <= (schema.maxLength ?? Infinity);
     const found = PATTERN_CANDIDATES.find(fits);
     if (found !== undefined) return found;
   }
@@ -172,7 +191,9 @@ export function sampleValue(schema: JsonSchema | undefined, name = ''): unknown 
 export function sampleBody(schema: JsonSchema | undefined): Record<string, unknown> {
   const variant = objectVariants(schema)[0];
   if (variant === undefined) return {};
-  return Object.fromEntries((variant.required ?? []).map((name) => [name, sampleValue(variant.properties?.[name], name)]));
+  return Object.fromEntries(
+    (variant.required ?? []).map((name) => [name, sampleValue(variant.properties?.[name], name)]),
+  );
 }
 
 /** The URL of an operation with each path parameter filled with a valid value that names nothing. */
@@ -185,7 +206,9 @@ export function urlOf(path: string, operation: Operation | undefined): string {
 
 /** The request an authorised caller makes with nothing but what routing needs: valid path values, an empty JSON body on writes. */
 export function minimalRequest(route: ServedRoute, operation: Operation | undefined): InjectOptions {
-  const hasBody = operation?.body !== undefined || (operation === undefined && WRITE_METHODS.includes(route.method) && route.method !== 'DELETE');
+  const hasBody =
+    operation?.body !== undefined ||
+    (operation === undefined && WRITE_METHODS.includes(route.method) && route.method !== 'DELETE');
   return {
     method: route.method as InjectOptions['method'],
     url: urlOf(route.path, operation),

@@ -19,8 +19,11 @@ const open: Socket[] = [];
 beforeAll(async () => {
   t = await startListeningApp({
     config: {
-      requestHeadersTimeoutSeconds: 1, requestBodyTimeoutSeconds: 1, requestTimeoutSeconds: 3,
-      maxRequestsInFlight: IN_FLIGHT, maxAnonymousUploads: ANONYMOUS_UPLOADS,
+      requestHeadersTimeoutSeconds: 1,
+      requestBodyTimeoutSeconds: 1,
+      requestTimeoutSeconds: 3,
+      maxRequestsInFlight: IN_FLIGHT,
+      maxAnonymousUploads: ANONYMOUS_UPLOADS,
     },
   });
   player = await createUser(t.db);
@@ -40,7 +43,9 @@ async function connection(): Promise<Socket> {
 function parsed(text: string) {
   const [head = '', body = ''] = text.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? undefined : JSON.parse(body) };
 }
 
@@ -70,13 +75,19 @@ describe('a client too slow to send its request', () => {
     const socket = await connection();
     const closed = closedByServer(socket);
     const started = Date.now();
-    socket.write(`PATCH /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${player.token}\r\nx-request-id: silent-body\r\n`
-      + 'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"display_name":');
+    socket.write(
+      `PATCH /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${player.token}\r\nx-request-id: silent-body\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"display_name":',
+    );
     const answer = parsed(await closed);
     expect(answer).toMatchObject({ status: 408, body: { error: 'request_timeout' } });
     expect(answer.headers['x-request-id']).toBe('silent-body');
     expect(elapsedSince(started)).toBeLessThan(3_000);
-    const row = await t.db.selectFrom('users').select('display_name').where('id', '=', player.id).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('users')
+      .select('display_name')
+      .where('id', '=', player.id)
+      .executeTakeFirstOrThrow();
     expect(row.display_name).toBeNull();
   });
 
@@ -84,7 +95,9 @@ describe('a client too slow to send its request', () => {
     const socket = await connection();
     const closed = closedByServer(socket);
     const started = Date.now();
-    socket.write('POST /v1/public/waitlist HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{');
+    socket.write(
+      'POST /v1/public/waitlist HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{',
+    );
     const trickle = setInterval(() => socket.writable && socket.write(' '), 300);
     const answer = parsed(await closed);
     clearInterval(trickle);
@@ -99,7 +112,9 @@ describe('anonymous uploads in progress', () => {
     const uploads = await Promise.all(Array.from({ length: IN_FLIGHT }, () => connection()));
     const answers = uploads.map((socket) => closedByServer(socket));
     for (const socket of uploads) {
-      socket.write('POST /v1/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+      socket.write(
+        'POST /v1/webhooks/stripe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+      );
     }
     // Those past the bound are refused at once; the rest hold their bodies open, and no more.
     await new Promise((resolve) => setTimeout(resolve, 300));

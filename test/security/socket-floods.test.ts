@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../helpers/app.js';
-import { closedWithin, connected, credentials, openSocket, socketUrl, type RealtimeClient } from '../modules/realtime-fixtures.js';
+import {
+  closedWithin,
+  connected,
+  credentials,
+  openSocket,
+  socketUrl,
+  type RealtimeClient,
+} from '../modules/realtime-fixtures.js';
 import { sendRaw, startListeningApp, type ListeningApp } from './outside.js';
 
 /**

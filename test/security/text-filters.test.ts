@@ -32,7 +32,7 @@ const TEXT_FILTERED: Record<string, string> = {
   'GET /v1/admin/billing/ledger': 'reason or reference id',
   'GET /v1/admin/billing/coupons': 'name',
   'GET /v1/admin/billing/promotion-codes': 'code',
-  'GET /v1/admin/billing/subscriptions': 'the subscriber\'s email',
+  'GET /v1/admin/billing/subscriptions': "the subscriber's email",
   'GET /v1/admin/email/outbox': 'the recipient',
   'GET /v1/admin/email/templates': 'key or name',
   'GET /v1/admin/email/audiences': 'name',
@@ -43,7 +43,8 @@ const TEXT_FILTERED: Record<string, string> = {
   'GET /v1/admin/support/tickets': 'subject',
 };
 
-const qOf = (operation: Operation) => operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'q');
+const qOf = (operation: Operation) =>
+  operation.parameters.find((parameter) => parameter.in === 'query' && parameter.name === 'q');
 /** `q` documented as refused: its schema admits no value. */
 const refusesQ = (operation: Operation) => JSON.stringify(qOf(operation)?.schema) === '{"not":{}}';
 
@@ -52,12 +53,25 @@ beforeAll(async () => {
   staff = await createUser(t.db, ['*']);
   operations = await documentedOperations(t);
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+});
 
 /** Rows whose text holds `%`, `_` or `\` literally, and one with none of them. */
-const MARKED = { percent: '100% Juice', underscore: 'snake_case Racer', backslash: 'Back\\slash Bros', plain: 'Plain Game' };
+const MARKED = {
+  percent: '100% Juice',
+  underscore: 'snake_case Racer',
+  backslash: 'Back\\slash Bros',
+  plain: 'Plain Game',
+};
 /** Each query and the only marked row it may find. */
-const LITERAL_QUERIES: Array<[string, keyof typeof MARKED]> = [['%', 'percent'], ['_', 'underscore'], ['\\', 'backslash'], ['0%', 'percent'], ['e_c', 'underscore']];
+const LITERAL_QUERIES: Array<[string, keyof typeof MARKED]> = [
+  ['%', 'percent'],
+  ['_', 'underscore'],
+  ['\\', 'backslash'],
+  ['0%', 'percent'],
+  ['e_c', 'underscore'],
+];
 
 async function listed(url: string, q: string, pick: (row: any) => string): Promise<string[]> {
   const response = await t.request({ method: 'GET', url, query: { q, per_page: '100' }, token: staff.token });
@@ -66,7 +80,12 @@ async function listed(url: string, q: string, pick: (row: any) => string): Promi
 }
 
 /** Runs every literal query on a list holding the marked rows (tagged so other rows never match). */
-async function expectLiteralMatches(url: string, tag: string, pick: (row: any) => string, shown: (text: string) => string = (text) => `${text} ${tag}`) {
+async function expectLiteralMatches(
+  url: string,
+  tag: string,
+  pick: (row: any) => string,
+  shown: (text: string) => string = (text) => `${text} ${tag}`,
+) {
   for (const [q, only] of LITERAL_QUERIES) {
     const found = (await listed(url, q, pick)).filter((text) => text.includes(tag));
     expect(found, `${url}?q=${q}`).toEqual([shown(MARKED[only])]);
@@ -77,25 +96,43 @@ async function expectLiteralMatches(url: string, tag: string, pick: (row: any) =
 describe('the lists and their q', () => {
   it('every list documenting q as a filter is classified here; the others document it as refused', () => {
     const withQ = [...operations.values()].filter((operation) => qOf(operation) !== undefined);
-    const filtering = withQ.filter((operation) => !refusesQ(operation)).map((operation) => operation.route).sort();
+    const filtering = withQ
+      .filter((operation) => !refusesQ(operation))
+      .map((operation) => operation.route)
+      .sort();
     expect(filtering).toEqual(Object.keys(TEXT_FILTERED).sort());
-    expect(withQ.filter(refusesQ).map((operation) => operation.route).sort()).toEqual([
-      'GET /v1/admin/billing/invoices', 'GET /v1/admin/billing/lots', 'GET /v1/admin/billing/payments', 'GET /v1/admin/notifications/broadcasts',
-      'GET /v1/admin/site/pages/{id}/versions', 'GET /v1/admin/site/settings/{section}/versions', 'GET /v1/admin/system/cron/{id}/runs',
+    expect(
+      withQ
+        .filter(refusesQ)
+        .map((operation) => operation.route)
+        .sort(),
+    ).toEqual([
+      'GET /v1/admin/billing/invoices',
+      'GET /v1/admin/billing/lots',
+      'GET /v1/admin/billing/payments',
+      'GET /v1/admin/notifications/broadcasts',
+      'GET /v1/admin/site/pages/{id}/versions',
+      'GET /v1/admin/site/settings/{section}/versions',
+      'GET /v1/admin/system/cron/{id}/runs',
     ]);
   });
 
   it('a list with no text filter refuses q (400 SchemaError on q) instead of answering every row', async () => {
-    const pathValue = (schema: { type?: string | string[]; format?: string }) => (schema.format === 'uuid' ? randomUUID() : schema.type === 'integer' ? '1' : 'general');
+    const pathValue = (schema: { type?: string | string[]; format?: string }) =>
+      schema.format === 'uuid' ? randomUUID() : schema.type === 'integer' ? '1' : 'general';
     const refusing = [...operations.values()].filter(refusesQ);
     expect(refusing).toHaveLength(7);
     for (const operation of refusing) {
       let url = operation.path;
-      for (const parameter of operation.parameters.filter((p) => p.in === 'path')) url = url.replace(`{${parameter.name}}`, pathValue(parameter.schema));
+      for (const parameter of operation.parameters.filter((p) => p.in === 'path'))
+        url = url.replace(`{${parameter.name}}`, pathValue(parameter.schema));
       for (const q of ['%', '_', 'anything']) {
         const response = await t.request({ method: 'GET', url, query: { q }, token: staff.token });
         expect(response.statusCode, `${operation.route} q=${q}: ${response.body.slice(0, 200)}`).toBe(400);
-        expect(response.json()).toMatchObject({ success: false, error: { name: 'SchemaError', issues: [expect.objectContaining({ path: ['q'] })] } });
+        expect(response.json()).toMatchObject({
+          success: false,
+          error: { name: 'SchemaError', issues: [expect.objectContaining({ path: ['q'] })] },
+        });
       }
       expect((await t.request({ method: 'GET', url, token: staff.token })).statusCode, operation.route).not.toBe(400);
     }
@@ -106,7 +143,12 @@ describe('q matches %, _ and \\ literally', () => {
   it('store games, staff and public lists: by title', async () => {
     const tag = `t${randomUUID().slice(0, 8)}`;
     for (const title of Object.values(MARKED)) {
-      const made = await t.request({ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: `${title} ${tag}`, status: 'published' } });
+      const made = await t.request({
+        method: 'POST',
+        url: '/v1/admin/store/games',
+        token: staff.token,
+        payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: `${title} ${tag}`, status: 'published' },
+      });
       expect(made.statusCode, made.body).toBe(201);
     }
     await expectLiteralMatches('/v1/admin/store/games', tag, (row) => row.title);
@@ -116,7 +158,12 @@ describe('q matches %, _ and \\ literally', () => {
   it('billing coupons: by name', async () => {
     const tag = `t${randomUUID().slice(0, 8)}`;
     for (const name of Object.values(MARKED)) {
-      const made = await t.request({ method: 'POST', url: '/v1/admin/billing/coupons', token: staff.token, payload: { name: `${name} ${tag}`, percent_off: 10, duration: 'once' } });
+      const made = await t.request({
+        method: 'POST',
+        url: '/v1/admin/billing/coupons',
+        token: staff.token,
+        payload: { name: `${name} ${tag}`, percent_off: 10, duration: 'once' },
+      });
       expect(made.statusCode, made.body).toBe(201);
     }
     await expectLiteralMatches('/v1/admin/billing/coupons', tag, (row) => row.name);
@@ -125,7 +172,17 @@ describe('q matches %, _ and \\ literally', () => {
   it('email suppressions: by address', async () => {
     const tag = `t${randomUUID().slice(0, 8)}`;
     const address = (text: string) => `${text.toLowerCase().replaceAll(' ', '.')}.${tag}@example.test`;
-    await t.db.insertInto('email_suppressions').values(Object.values(MARKED).map((text) => ({ email: address(text), reason: 'manual' as const, source: 'staff', message_id: null }))).execute();
+    await t.db
+      .insertInto('email_suppressions')
+      .values(
+        Object.values(MARKED).map((text) => ({
+          email: address(text),
+          reason: 'manual' as const,
+          source: 'staff',
+          message_id: null,
+        })),
+      )
+      .execute();
     await expectLiteralMatches('/v1/admin/email/suppressions', tag, (row) => row.email, address);
   });
 
@@ -133,7 +190,11 @@ describe('q matches %, _ and \\ literally', () => {
     const tag = `t${randomUUID().slice(0, 8)}`;
     for (const text of Object.values(MARKED)) {
       const user = await createUser(t.db);
-      await t.db.updateTable('users').set({ display_name: `${text} ${tag}` }).where('id', '=', user.id).execute();
+      await t.db
+        .updateTable('users')
+        .set({ display_name: `${text} ${tag}` })
+        .where('id', '=', user.id)
+        .execute();
     }
     await expectLiteralMatches('/v1/admin/users', tag, (row) => row.display_name ?? '');
   });

@@ -65,7 +65,8 @@ const URL_FIELDS: Record<string, 'redirect' | 'link' | 'key' | 'name' | 'image'>
   'POST /v1/admin/runtime/nodes/{id}/pull-image image': 'image',
 };
 
-const URL_NAME = /(^|_|\b)(url|uri|href|link|website|redirect|icon|image|logo|avatar)(_|$)|Url$|Uri$|^key$|_keys?$|^prefix$/i;
+const URL_NAME =
+  /(^|_|\b)(url|uri|href|link|website|redirect|icon|image|logo|avatar)(_|$)|Url$|Uri$|^key$|_keys?$|^prefix$/i;
 
 function urlFieldsOf(operation: Operation): string[] {
   const found: string[] = [];
@@ -79,18 +80,35 @@ function urlFieldsOf(operation: Operation): string[] {
     }
   };
   visit(operation.body, '');
-  for (const parameter of operation.parameters) if (parameter.in === 'query' && (parameter.schema.format === 'uri' || URL_NAME.test(parameter.name))) found.push(parameter.name);
+  for (const parameter of operation.parameters)
+    if (parameter.in === 'query' && (parameter.schema.format === 'uri' || URL_NAME.test(parameter.name)))
+      found.push(parameter.name);
   return [...new Set(found)].map((field) => `${operation.route} ${field}`);
 }
 
 /** Not a web address a player's browser should be sent to. */
 const HOSTILE = [
-  'javascript:alert(document.cookie)', 'JavaScript:alert(1)', ' javascript:alert(1)', 'java\tscript:alert(1)', 'javascript://%0aalert(1)',
-  'file:///etc/passwd', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'ftp://evil.example/x',
-  '//evil.example/x', '\\\\evil.example\\x',
+  'javascript:alert(document.cookie)',
+  'JavaScript:alert(1)',
+  ' javascript:alert(1)',
+  'java\tscript:alert(1)',
+  'javascript://%0aalert(1)',
+  'file:///etc/passwd',
+  'data:text/html,<script>alert(1)</script>',
+  'vbscript:msgbox(1)',
+  'ftp://evil.example/x',
+  '//evil.example/x',
+  '\\\\evil.example\\x',
 ];
 /** Hosts of the machine or its cloud, refused as redirect targets when origins are allowed. */
-const INTERNAL = ['http://127.0.0.1/', 'http://localhost:8080/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://0.0.0.0/', 'http://10.0.0.1/'];
+const INTERNAL = [
+  'http://127.0.0.1/',
+  'http://localhost:8080/',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://[::1]/',
+  'http://0.0.0.0/',
+  'http://10.0.0.1/',
+];
 
 async function expectStatus(options: InjectOptions & { token?: string }, status: number): Promise<any> {
   const response = await t.request(options);
@@ -110,7 +128,11 @@ async function startTrap(): Promise<typeof trap> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hits,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -118,13 +140,31 @@ beforeAll(async () => {
   trap = await startTrap();
   storageDir = mkdtempSync(join(tmpdir(), 'pa-url-fields-'));
   // The trap's origin is allowed, so a checkout to it is made and paid: it must still never be fetched.
-  t = await startTestApp({ config: { storageDir: join(storageDir, 'store'), checkoutAllowedOrigins: [ALLOWED_ORIGIN, trap.url] } });
+  t = await startTestApp({
+    config: { storageDir: join(storageDir, 'store'), checkoutAllowedOrigins: [ALLOWED_ORIGIN, trap.url] },
+  });
   operations = await documentedOperations(t);
   player = await createUser(t.db);
   staff = await createUser(t.db, ['*']);
-  const pack = await expectStatus({ method: 'POST', url: '/v1/admin/plans/products', token: staff.token, payload: { kind: 'credit_pack', name: 'Pack', credits: 10 } }, 201);
+  const pack = await expectStatus(
+    {
+      method: 'POST',
+      url: '/v1/admin/plans/products',
+      token: staff.token,
+      payload: { kind: 'credit_pack', name: 'Pack', credits: 10 },
+    },
+    201,
+  );
   priceId = 'price_url_fields';
-  await expectStatus({ method: 'POST', url: `/v1/admin/plans/products/${pack.id}/prices`, token: staff.token, payload: { providerPriceId: priceId, currency: 'usd', unitAmount: 100 } }, 201);
+  await expectStatus(
+    {
+      method: 'POST',
+      url: `/v1/admin/plans/products/${pack.id}/prices`,
+      token: staff.token,
+      payload: { providerPriceId: priceId, currency: 'usd', unitAmount: 100 },
+    },
+    201,
+  );
 });
 afterAll(async () => {
   await t?.close();
@@ -141,29 +181,64 @@ describe('the URL-taking fields, from the OpenAPI document', () => {
 
 describe('redirect targets', () => {
   const checkout = (urls: { successUrl: string; cancelUrl: string }) =>
-    t.request({ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, ...urls } });
+    t.request({
+      method: 'POST',
+      url: '/v1/me/billing/checkout-session',
+      token: player.token,
+      payload: { priceId, ...urls },
+    });
 
   it('checkout `successUrl` and `cancelUrl`: non-web and internal targets are refused, each field alone', async () => {
-    for (const bad of [...HOSTILE, ...INTERNAL, 'https://evil.example/', 'https://game.example.evil.example/', 'https://game.example@evil.example/']) {
-      for (const urls of [{ successUrl: bad, cancelUrl: `${ALLOWED_ORIGIN}/cancel` }, { successUrl: `${ALLOWED_ORIGIN}/ok`, cancelUrl: bad }]) {
+    for (const bad of [
+      ...HOSTILE,
+      ...INTERNAL,
+      'https://evil.example/',
+      'https://game.example.evil.example/',
+      'https://game.example@evil.example/',
+    ]) {
+      for (const urls of [
+        { successUrl: bad, cancelUrl: `${ALLOWED_ORIGIN}/cancel` },
+        { successUrl: `${ALLOWED_ORIGIN}/ok`, cancelUrl: bad },
+      ]) {
         const response = await checkout(urls);
-        expect(refused(response.statusCode), `${JSON.stringify(urls)} → ${response.statusCode} ${response.body}`).toBe(true);
+        expect(refused(response.statusCode), `${JSON.stringify(urls)} → ${response.statusCode} ${response.body}`).toBe(
+          true,
+        );
       }
     }
-    expect((await checkout({ successUrl: `${ALLOWED_ORIGIN}/ok`, cancelUrl: `${ALLOWED_ORIGIN}/cancel` })).statusCode).toBe(200);
+    expect(
+      (await checkout({ successUrl: `${ALLOWED_ORIGIN}/ok`, cancelUrl: `${ALLOWED_ORIGIN}/cancel` })).statusCode,
+    ).toBe(200);
   });
 
   it('billing portal `return_url`: non-web and internal targets are refused', async () => {
     for (const bad of [...HOSTILE, ...INTERNAL, 'https://evil.example/']) {
-      const response = await t.request({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: bad } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/me/billing/portal-session',
+        token: player.token,
+        payload: { return_url: bad },
+      });
       expect(refused(response.statusCode), `${bad} → ${response.statusCode} ${response.body}`).toBe(true);
     }
-    await expectStatus({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: `${ALLOWED_ORIGIN}/account` } }, 200);
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/me/billing/portal-session',
+        token: player.token,
+        payload: { return_url: `${ALLOWED_ORIGIN}/account` },
+      },
+      200,
+    );
   });
 
   it('the local portal page links only to http(s) `return_url`s', async () => {
     for (const bad of HOSTILE) {
-      const response = await t.request({ method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: bad } });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/public/billing/local/portal',
+        query: { return_url: bad },
+      });
       expect(response.statusCode, `${bad} → ${response.body.slice(0, 100)}`).toBe(400);
     }
   });
@@ -171,47 +246,111 @@ describe('redirect targets', () => {
 
 describe('links shown to players', () => {
   it('store game `website`, announcement and broadcast `action_url`: no script, file, data or protocol-relative targets', async () => {
-    const game = await expectStatus({ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game' } }, 201);
+    const game = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/store/games',
+        token: staff.token,
+        payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game' },
+      },
+      201,
+    );
     for (const bad of HOSTILE) {
       const attempts: Array<InjectOptions> = [
-        { method: 'POST', url: '/v1/admin/store/games', payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: bad } },
+        {
+          method: 'POST',
+          url: '/v1/admin/store/games',
+          payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: bad },
+        },
         { method: 'PATCH', url: `/v1/admin/store/games/${game.id}`, payload: { website: bad } },
         { method: 'PUT', url: '/v1/admin/site/announcements', payload: { title: 'News', action_url: bad } },
-        { method: 'POST', url: '/v1/admin/notifications/broadcast', payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: bad } } },
+        {
+          method: 'POST',
+          url: '/v1/admin/notifications/broadcast',
+          payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: bad } },
+        },
       ];
       for (const attempt of attempts) {
         const response = await t.request({ ...attempt, token: staff.token });
-        expect(refused(response.statusCode), `${attempt.method} ${attempt.url} ${bad} → ${response.statusCode} ${response.body.slice(0, 120)}`).toBe(true);
+        expect(
+          refused(response.statusCode),
+          `${attempt.method} ${attempt.url} ${bad} → ${response.statusCode} ${response.body.slice(0, 120)}`,
+        ).toBe(true);
       }
     }
   });
 
   it('achievement `icon_path`: an asset path or an http(s) URL, never a script or data target', async () => {
     for (const bad of [...HOSTILE, 'data:image/svg+xml,<svg onload=alert(1)>', '/\\evil.example/x.png']) {
-      const response = await t.request({ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: bad } });
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/catalog/achievements',
+        token: staff.token,
+        payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: bad },
+      });
       expect(refused(response.statusCode), `${bad} → ${response.statusCode} ${response.body.slice(0, 120)}`).toBe(true);
     }
     for (const good of ['icons/win.png', '/icons/win.png', 'https://cdn.game.example/icons/win.png']) {
-      await expectStatus({ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: good } }, 201);
+      await expectStatus(
+        {
+          method: 'POST',
+          url: '/v1/admin/catalog/achievements',
+          token: staff.token,
+          payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: good },
+        },
+        201,
+      );
     }
   });
 
   it('the local portal page links only to allowed origins when they are set (422 otherwise)', async () => {
     for (const bad of [...INTERNAL, 'https://evil.example/']) {
-      const response = await t.request({ method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: bad } });
-      expect({ status: response.statusCode, body: response.json() }, bad).toEqual({ status: 422, body: { error: 'invalid_request', details: { field: 'return_url', reason: 'the URL is not on an allowed origin' } } });
+      const response = await t.request({
+        method: 'GET',
+        url: '/v1/public/billing/local/portal',
+        query: { return_url: bad },
+      });
+      expect({ status: response.statusCode, body: response.json() }, bad).toEqual({
+        status: 422,
+        body: {
+          error: 'invalid_request',
+          details: { field: 'return_url', reason: 'the URL is not on an allowed origin' },
+        },
+      });
     }
-    const ok = await t.request({ method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: `${ALLOWED_ORIGIN}/account` } });
+    const ok = await t.request({
+      method: 'GET',
+      url: '/v1/public/billing/local/portal',
+      query: { return_url: `${ALLOWED_ORIGIN}/account` },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.body).toContain(`${ALLOWED_ORIGIN}/account`);
   });
 
   it('broadcast `action_url` refuses backslashes, raw or encoded (a browser reads `/\\evil.example` as `//evil.example`)', async () => {
-    for (const bad of ['/\\evil.example', '/%5Cevil.example', '/%5cevil.example/x', 'https://game.example\\@evil.example/']) {
-      const response = await t.request({ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: bad } } });
+    for (const bad of [
+      '/\\evil.example',
+      '/%5Cevil.example',
+      '/%5cevil.example/x',
+      'https://game.example\\@evil.example/',
+    ]) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/v1/admin/notifications/broadcast',
+        token: staff.token,
+        payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: bad } },
+      });
       expect(response.statusCode, `${bad} → ${response.body.slice(0, 120)}`).toBe(400);
     }
-    await expectStatus({ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: '/rewards?tab=new' } } }, 200);
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/notifications/broadcast',
+        token: staff.token,
+        payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: '/rewards?tab=new' } },
+      },
+      200,
+    );
   });
 });
 
@@ -221,12 +360,27 @@ describe('control and separator characters, in every URL field', () => {
    * parse-based check, were stored, and broke the header or the link they were written into.
    */
   const UNSAFE = {
-    'CR LF': '\r\nSet-Cookie: a=b', 'LF': '\n', 'tab': '\t', 'space': ' x', 'DEL': '\u007f', 'C1 NEL': '\u0085', 'C1 CSI': '\u009b',
-    'U+2028': '\u2028', 'U+2029': '\u2029', 'NBSP': '\u00a0', 'ideographic space': '\u3000', 'zero-width space': '\u200b',
-    'bidi override': '\u202e', 'BOM': '\ufeff', 'form feed': '\f', 'NUL-less C0': '\u0001',
+    'CR LF': '\r\nSet-Cookie: a=b',
+    LF: '\n',
+    tab: '\t',
+    space: ' x',
+    DEL: '\u007f',
+    'C1 NEL': '\u0085',
+    'C1 CSI': '\u009b',
+    'U+2028': '\u2028',
+    'U+2029': '\u2029',
+    NBSP: '\u00a0',
+    'ideographic space': '\u3000',
+    'zero-width space': '\u200b',
+    'bidi override': '\u202e',
+    BOM: '\ufeff',
+    'form feed': '\f',
+    'NUL-less C0': '\u0001',
   };
   const counts = async () => ({
-    checkouts: (await t.db.selectFrom('billing_checkout_sessions').select('id').where('user_id', '=', player.id).execute()).length,
+    checkouts: (
+      await t.db.selectFrom('billing_checkout_sessions').select('id').where('user_id', '=', player.id).execute()
+    ).length,
     games: (await t.db.selectFrom('store_games').select('id').execute()).length,
     announcements: (await t.db.selectFrom('announcements').select('id').execute()).length,
     broadcasts: (await t.db.selectFrom('notification_broadcasts').select('id').execute()).length,
@@ -234,88 +388,284 @@ describe('control and separator characters, in every URL field', () => {
   });
 
   it('each is refused with the 400 SchemaError naming the field, at the start, middle or end of the URL, and nothing is stored', async () => {
-    const game = await expectStatus({ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game' } }, 201);
-    const achievement = await expectStatus({ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A' } }, 201);
+    const game = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/store/games',
+        token: staff.token,
+        payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game' },
+      },
+      201,
+    );
+    const achievement = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/catalog/achievements',
+        token: staff.token,
+        payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A' },
+      },
+      201,
+    );
     const before = await counts();
     const ok = `${ALLOWED_ORIGIN}/ok`;
     for (const [name, character] of Object.entries(UNSAFE)) {
-      for (const url of [`${ALLOWED_ORIGIN}/a${character}b`, `${ALLOWED_ORIGIN}/${character}`, `${character}${ALLOWED_ORIGIN}/`]) {
+      for (const url of [
+        `${ALLOWED_ORIGIN}/a${character}b`,
+        `${ALLOWED_ORIGIN}/${character}`,
+        `${character}${ALLOWED_ORIGIN}/`,
+      ]) {
         const attempts: Array<[InjectOptions & { token?: string }, Array<string | number>]> = [
-          [{ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: url, cancelUrl: ok } }, ['successUrl']],
-          [{ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: ok, cancelUrl: url } }, ['cancelUrl']],
-          [{ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: url } }, ['return_url']],
+          [
+            {
+              method: 'POST',
+              url: '/v1/me/billing/checkout-session',
+              token: player.token,
+              payload: { priceId, successUrl: url, cancelUrl: ok },
+            },
+            ['successUrl'],
+          ],
+          [
+            {
+              method: 'POST',
+              url: '/v1/me/billing/checkout-session',
+              token: player.token,
+              payload: { priceId, successUrl: ok, cancelUrl: url },
+            },
+            ['cancelUrl'],
+          ],
+          [
+            { method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: url } },
+            ['return_url'],
+          ],
           [{ method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: url } }, ['return_url']],
-          [{ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: url } }, ['website']],
-          [{ method: 'PATCH', url: `/v1/admin/store/games/${game.id}`, token: staff.token, payload: { website: url } }, ['website']],
-          [{ method: 'PUT', url: '/v1/admin/site/announcements', token: staff.token, payload: { title: 'News', action_url: url } }, ['action_url']],
-          [{ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: url } } }, ['notification', 'action_url']],
-          [{ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: `/a${character}b` } } }, ['notification', 'action_url']],
-          [{ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: url } }, ['icon_path']],
-          [{ method: 'PATCH', url: `/v1/admin/catalog/achievements/${achievement.id}`, token: staff.token, payload: { icon_path: url } }, ['icon_path']],
+          [
+            {
+              method: 'POST',
+              url: '/v1/admin/store/games',
+              token: staff.token,
+              payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: url },
+            },
+            ['website'],
+          ],
+          [
+            { method: 'PATCH', url: `/v1/admin/store/games/${game.id}`, token: staff.token, payload: { website: url } },
+            ['website'],
+          ],
+          [
+            {
+              method: 'PUT',
+              url: '/v1/admin/site/announcements',
+              token: staff.token,
+              payload: { title: 'News', action_url: url },
+            },
+            ['action_url'],
+          ],
+          [
+            {
+              method: 'POST',
+              url: '/v1/admin/notifications/broadcast',
+              token: staff.token,
+              payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: url } },
+            },
+            ['notification', 'action_url'],
+          ],
+          [
+            {
+              method: 'POST',
+              url: '/v1/admin/notifications/broadcast',
+              token: staff.token,
+              payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: `/a${character}b` } },
+            },
+            ['notification', 'action_url'],
+          ],
+          [
+            {
+              method: 'POST',
+              url: '/v1/admin/catalog/achievements',
+              token: staff.token,
+              payload: { key: `a-${randomUUID().slice(0, 8)}`, name: 'A', icon_path: url },
+            },
+            ['icon_path'],
+          ],
+          [
+            {
+              method: 'PATCH',
+              url: `/v1/admin/catalog/achievements/${achievement.id}`,
+              token: staff.token,
+              payload: { icon_path: url },
+            },
+            ['icon_path'],
+          ],
         ];
         for (const [attempt, path] of attempts) {
           const response = await t.request(attempt);
           const what = `${name}: ${attempt.method} ${attempt.url} ${JSON.stringify(url)} → ${response.statusCode} ${response.body.slice(0, 200)}`;
           expect(response.statusCode, what).toBe(400);
-          expect(response.json(), what).toMatchObject({ success: false, error: { name: 'SchemaError', issues: expect.arrayContaining([expect.objectContaining({ path })]) } });
+          expect(response.json(), what).toMatchObject({
+            success: false,
+            error: { name: 'SchemaError', issues: expect.arrayContaining([expect.objectContaining({ path })]) },
+          });
         }
       }
     }
     expect(await counts()).toEqual(before);
-    const stored = await t.db.selectFrom('store_games').select('website').where('id', '=', game.id).executeTakeFirstOrThrow();
+    const stored = await t.db
+      .selectFrom('store_games')
+      .select('website')
+      .where('id', '=', game.id)
+      .executeTakeFirstOrThrow();
     expect(stored.website).toBeNull();
   });
 
   it('the same characters percent-encoded are plain URLs: accepted, and the pay page redirects to them as given', async () => {
     const encoded = `${ALLOWED_ORIGIN}/done?note=a%0D%0Ab%E2%80%A8c%20d`;
-    const made = await expectStatus({ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: encoded, cancelUrl: `${ALLOWED_ORIGIN}/cancel` } }, 200);
+    const made = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/me/billing/checkout-session',
+        token: player.token,
+        payload: { priceId, successUrl: encoded, cancelUrl: `${ALLOWED_ORIGIN}/cancel` },
+      },
+      200,
+    );
     const paid = await t.request({ method: 'POST', url: `/v1/public/billing/local/checkout/${made.id}/pay` });
     expect({ status: paid.statusCode, location: paid.headers.location }).toEqual({ status: 303, location: encoded });
   });
 
   it('user names and passwords in a URL are refused: `https://game.example@evil.example/` reads as one site and leads to another', async () => {
     for (const url of ['https://game.example@evil.example/', 'https://user:pass@game.example/']) {
-      const response = await t.request({ method: 'PUT', url: '/v1/admin/site/announcements', token: staff.token, payload: { title: 'News', action_url: url } });
+      const response = await t.request({
+        method: 'PUT',
+        url: '/v1/admin/site/announcements',
+        token: staff.token,
+        payload: { title: 'News', action_url: url },
+      });
       expect(response.statusCode, url).toBe(400);
     }
   });
 });
 
-describe('the service never fetches a caller\'s URL', () => {
-  it('every URL field given the trap\'s address, a checkout paid and followed: the trap sees nothing', async () => {
+describe("the service never fetches a caller's URL", () => {
+  it("every URL field given the trap's address, a checkout paid and followed: the trap sees nothing", async () => {
     const at = (path: string) => `${trap.url}${path}`;
-    const made = await expectStatus({ method: 'POST', url: '/v1/me/billing/checkout-session', token: player.token, payload: { priceId, successUrl: at('/success'), cancelUrl: at('/cancel') } }, 200);
+    const made = await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/me/billing/checkout-session',
+        token: player.token,
+        payload: { priceId, successUrl: at('/success'), cancelUrl: at('/cancel') },
+      },
+      200,
+    );
     const paid = await t.request({ method: 'POST', url: `/v1/public/billing/local/checkout/${made.id}/pay` });
     expect(paid.statusCode).toBe(303);
     expect(paid.headers.location).toBe(at('/success'));
-    await expectStatus({ method: 'POST', url: '/v1/me/billing/portal-session', token: player.token, payload: { return_url: at('/portal') } }, 200);
-    await expectStatus({ method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: at('/page') } }, 200);
-    await expectStatus({ method: 'POST', url: '/v1/admin/store/games', token: staff.token, payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: at('/website'), status: 'published' } }, 201);
-    await expectStatus({ method: 'PUT', url: '/v1/admin/site/announcements', token: staff.token, payload: { title: 'News', action_url: at('/announcement') } }, 200);
-    await expectStatus({ method: 'POST', url: '/v1/admin/notifications/broadcast', token: staff.token, payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: at('/notification') } } }, 200);
-    await expectStatus({ method: 'POST', url: '/v1/admin/catalog/achievements', token: staff.token, payload: { key: `a${randomUUID().slice(0, 8)}`, name: 'A', icon_path: at('/icon.png') } }, 201);
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/me/billing/portal-session',
+        token: player.token,
+        payload: { return_url: at('/portal') },
+      },
+      200,
+    );
+    await expectStatus(
+      { method: 'GET', url: '/v1/public/billing/local/portal', query: { return_url: at('/page') } },
+      200,
+    );
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/store/games',
+        token: staff.token,
+        payload: { slug: `g-${randomUUID().slice(0, 8)}`, title: 'Game', website: at('/website'), status: 'published' },
+      },
+      201,
+    );
+    await expectStatus(
+      {
+        method: 'PUT',
+        url: '/v1/admin/site/announcements',
+        token: staff.token,
+        payload: { title: 'News', action_url: at('/announcement') },
+      },
+      200,
+    );
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/notifications/broadcast',
+        token: staff.token,
+        payload: { segment: { q: player.id }, notification: { title: 'Hi', action_url: at('/notification') } },
+      },
+      200,
+    );
+    await expectStatus(
+      {
+        method: 'POST',
+        url: '/v1/admin/catalog/achievements',
+        token: staff.token,
+        payload: { key: `a${randomUUID().slice(0, 8)}`, name: 'A', icon_path: at('/icon.png') },
+      },
+      201,
+    );
     // Where they are shown: the public site and store, and the player's notifications.
-    for (const url of ['/v1/public/site', '/v1/public/store/games', '/v1/me/notifications']) await expectStatus({ method: 'GET', url, token: player.token }, 200);
+    for (const url of ['/v1/public/site', '/v1/public/store/games', '/v1/me/notifications'])
+      await expectStatus({ method: 'GET', url, token: player.token }, 200);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(trap.hits).toEqual([]);
   });
 });
 
 describe('storage keys stay inside the store', () => {
-  const TRAVERSALS = ['../outside.txt', '../../outside.txt', 'avatars/../../outside.txt', '/etc/passwd', '..%2foutside.txt', 'avatars/..\\..\\outside.txt', 'avatars/%2e%2e/%2e%2e/outside.txt', 'avatars/\u0000/x.png', '.', '..', 'avatars//x.png'];
+  const TRAVERSALS = [
+    '../outside.txt',
+    '../../outside.txt',
+    'avatars/../../outside.txt',
+    '/etc/passwd',
+    '..%2foutside.txt',
+    'avatars/..\\..\\outside.txt',
+    'avatars/%2e%2e/%2e%2e/outside.txt',
+    'avatars/\u0000/x.png',
+    '.',
+    '..',
+    'avatars//x.png',
+  ];
 
   it('staff deletes and lists with traversal keys are refused or find nothing; a file beside the store is untouched', async () => {
     const canary = join(storageDir, 'outside.txt');
     writeFileSync(canary, 'canary');
     mkdirSync(join(storageDir, 'store', 'avatars'), { recursive: true });
     for (const key of TRAVERSALS) {
-      const removal = await t.request({ method: 'DELETE', url: '/v1/admin/storage/objects', query: { key }, token: staff.token });
+      const removal = await t.request({
+        method: 'DELETE',
+        url: '/v1/admin/storage/objects',
+        query: { key },
+        token: staff.token,
+      });
       expect([400, 404], `DELETE ${key} → ${removal.statusCode} ${removal.body}`).toContain(removal.statusCode);
-      const list = await t.request({ method: 'GET', url: '/v1/admin/storage/objects', query: { prefix: key }, token: staff.token });
-      expect(list.statusCode === 400 || (list.statusCode === 200 && list.json().data.length === 0), `list ${key} → ${list.statusCode} ${list.body}`).toBe(true);
-      const confirm = await t.request({ method: 'POST', url: '/v1/me/avatar/confirm', token: player.token, payload: { key } });
+      const list = await t.request({
+        method: 'GET',
+        url: '/v1/admin/storage/objects',
+        query: { prefix: key },
+        token: staff.token,
+      });
+      expect(
+        list.statusCode === 400 || (list.statusCode === 200 && list.json().data.length === 0),
+        `list ${key} → ${list.statusCode} ${list.body}`,
+      ).toBe(true);
+      const confirm = await t.request({
+        method: 'POST',
+        url: '/v1/me/avatar/confirm',
+        token: player.token,
+        payload: { key },
+      });
       expect([400, 404, 422], `confirm ${key} → ${confirm.statusCode} ${confirm.body}`).toContain(confirm.statusCode);
-      const download = await t.request({ method: 'GET', url: '/v1/public/storage/download', query: { key, expires: String(Math.floor(Date.now() / 1000) + 600), sig: 'x' } });
+      const download = await t.request({
+        method: 'GET',
+        url: '/v1/public/storage/download',
+        query: { key, expires: String(Math.floor(Date.now() / 1000) + 600), sig: 'x' },
+      });
       expect(download.statusCode, `download ${key}`).toBeGreaterThanOrEqual(400);
       expect(download.statusCode, `download ${key}`).toBeLessThan(500);
     }

@@ -12,9 +12,12 @@ export interface IdentityProviderConfig extends IdentityConfig {
 export function createIdentityProvider(config: IdentityProviderConfig, log: FastifyBaseLogger): IdentityProvider {
   if (config.identityAdminUrl === undefined) return new LocalIdentityProvider();
   // Config loading refuses an admin URL without a key; this guards callers that build config by hand.
-  if (config.identityServiceKey === undefined) throw new Error('IDENTITY_SERVICE_KEY must be set when IDENTITY_ADMIN_URL is set');
+  if (config.identityServiceKey === undefined)
+    throw new Error('IDENTITY_SERVICE_KEY must be set when IDENTITY_ADMIN_URL is set');
   if (config.jwtSecret === undefined) {
-    log.warn('identity provider is gotrue but JWT_SECRET is not set: signing a user out will fail (GoTrue ends sessions only through /logout, with a token for the user)');
+    log.warn(
+      'identity provider is gotrue but JWT_SECRET is not set: signing a user out will fail (GoTrue ends sessions only through /logout, with a token for the user)',
+    );
   }
   return new GoTrueIdentityProvider({
     adminUrl: config.identityAdminUrl,

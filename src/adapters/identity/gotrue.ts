@@ -30,7 +30,10 @@ const SESSION_GONE = new Set(['session_not_found', 'user_not_found']);
 const goTrueUser = z.object({
   id: z.string().min(1),
   email: z.string().nullish(),
-  app_metadata: z.object({ providers: z.array(z.string()).optional(), provider: z.string().optional() }).passthrough().nullish(),
+  app_metadata: z
+    .object({ providers: z.array(z.string()).optional(), provider: z.string().optional() })
+    .passthrough()
+    .nullish(),
   identities: z.array(z.object({ provider: z.string() }).passthrough()).nullish(),
   banned_until: z.string().nullish(),
   email_confirmed_at: z.string().nullish(),
@@ -116,14 +119,25 @@ export class GoTrueIdentityProvider implements IdentityProvider {
    */
   async signOut(userId: string, sessionId?: string): Promise<void> {
     const scope = sessionId === undefined ? 'global' : 'local';
-    const route = { operation: 'signOut', method: 'POST', path: `/logout?scope=${scope}`, route: `POST /logout?scope=${scope}` } as const;
+    const route = {
+      operation: 'signOut',
+      method: 'POST',
+      path: `/logout?scope=${scope}`,
+      route: `POST /logout?scope=${scope}`,
+    } as const;
     if (this.#jwtSecret === undefined) {
-      throw this.#failed({ ...route, bearer: '' }, null, 0, 'GoTrue has no admin sign-out; calling /logout for the user needs JWT_SECRET, which is not set');
+      throw this.#failed(
+        { ...route, bearer: '' },
+        null,
+        0,
+        'GoTrue has no admin sign-out; calling /logout for the user needs JWT_SECRET, which is not set',
+      );
     }
     const call: Call = { ...route, bearer: await this.#userToken(this.#jwtSecret, userId, sessionId) };
     const answer = await this.#send(call);
     if (answer.status === 204 || answer.status === 200) return;
-    if ((answer.status === 403 || answer.status === 404) && SESSION_GONE.has(goTrueErrorCode(answer.body) ?? '')) return;
+    if ((answer.status === 403 || answer.status === 404) && SESSION_GONE.has(goTrueErrorCode(answer.body) ?? ''))
+      return;
     throw this.#refused(call, answer);
   }
 
@@ -136,7 +150,14 @@ export class GoTrueIdentityProvider implements IdentityProvider {
   }
 
   #adminUserCall(operation: Operation, method: Call['method'], userId: string, body?: unknown): Call {
-    return { operation, method, path: `/admin/users/${encodeURIComponent(userId)}`, route: `${method} /admin/users/{id}`, body, bearer: this.#serviceKey };
+    return {
+      operation,
+      method,
+      path: `/admin/users/${encodeURIComponent(userId)}`,
+      route: `${method} /admin/users/{id}`,
+      body,
+      bearer: this.#serviceKey,
+    };
   }
 
   async #expectOk(call: Call): Promise<void> {
@@ -147,7 +168,11 @@ export class GoTrueIdentityProvider implements IdentityProvider {
   /** One HTTP exchange, body read included, inside the time budget; network trouble throws. */
   async #send(call: Call): Promise<Answer> {
     const started = performance.now();
-    const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${call.bearer}`, apikey: this.#serviceKey };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${call.bearer}`,
+      apikey: this.#serviceKey,
+    };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     try {
       const response = await fetch(`${this.#baseUrl}${call.path}`, {
@@ -167,8 +192,10 @@ export class GoTrueIdentityProvider implements IdentityProvider {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
       return `no answer within ${this.#timeoutMs} ms`;
     }
-    const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-    const detail = typeof cause?.code === 'string' ? cause.code : error instanceof Error ? error.message : String(error);
+    const cause =
+      error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+    const detail =
+      typeof cause?.code === 'string' ? cause.code : error instanceof Error ? error.message : String(error);
     return `unreachable (${detail})`;
   }
 
@@ -177,14 +204,32 @@ export class GoTrueIdentityProvider implements IdentityProvider {
     const code = goTrueErrorCode(answer.body);
     const message = goTrueMessage(answer.body);
     const said = [code, message].filter((part) => part !== undefined).join(': ');
-    return this.#failed(call, answer.status, answer.durationMs, `GoTrue answered ${answer.status}${said === '' ? '' : ` (${said})`}`, code);
+    return this.#failed(
+      call,
+      answer.status,
+      answer.durationMs,
+      `GoTrue answered ${answer.status}${said === '' ? '' : ` (${said})`}`,
+      code,
+    );
   }
 
   /** Logs the one warn line a failure gets and builds its error; neither ever holds a key or token. */
-  #failed(call: Call, status: number | null, durationMs: number, problem: string, providerError?: string): IdentityServiceError {
+  #failed(
+    call: Call,
+    status: number | null,
+    durationMs: number,
+    problem: string,
+    providerError?: string,
+  ): IdentityServiceError {
     const message = this.#redact(`${call.operation}: ${call.route}: ${problem}`);
     this.#log.warn(
-      { identity_operation: call.operation, route: call.route, provider_status: status, provider_error: providerError ?? null, duration_ms: durationMs },
+      {
+        identity_operation: call.operation,
+        route: call.route,
+        provider_status: status,
+        provider_error: providerError ?? null,
+        duration_ms: durationMs,
+      },
       this.#redact(`identity provider call failed: ${problem}`),
     );
     return new IdentityServiceError(call.operation, status, message);
@@ -243,7 +288,8 @@ function isAccountGone(answer: Answer): boolean {
   if (answer.status !== 404) return false;
   const code = goTrueErrorCode(answer.body);
   if (code !== undefined) return ACCOUNT_GONE.has(code);
-  const record = typeof answer.body === 'object' && answer.body !== null ? (answer.body as Record<string, unknown>) : {};
+  const record =
+    typeof answer.body === 'object' && answer.body !== null ? (answer.body as Record<string, unknown>) : {};
   return record.code === 404 && typeof record.msg === 'string';
 }
 

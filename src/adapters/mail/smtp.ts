@@ -27,12 +27,19 @@ interface SmtpEndpoint {
   password: string | undefined;
 }
 
-const DEFAULTS = { sendTimeoutMs: 60_000, connectionTimeoutMs: 10_000, greetingTimeoutMs: 10_000, socketTimeoutMs: 30_000, maxConnections: 4 };
+const DEFAULTS = {
+  sendTimeoutMs: 60_000,
+  connectionTimeoutMs: 10_000,
+  greetingTimeoutMs: 10_000,
+  socketTimeoutMs: 30_000,
+  maxConnections: 4,
+};
 const MAX_ERROR_LENGTH = 1_000;
 
 export function parseSmtpUrl(raw: string): SmtpEndpoint {
   const url = new URL(raw);
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('SMTP_URL must start with smtp:// or smtps://');
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new Error('SMTP_URL must start with smtp:// or smtps://');
   const secure = url.protocol === 'smtps:';
   return {
     host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -73,7 +80,12 @@ export function credentialRedactor(raw: string): (text: string) => string {
 function isPermanent(error: NodemailerError): boolean {
   if (error.code === 'EAUTH' || error.code === 'ENOAUTH') return false;
   if (error.permanent !== undefined) return error.permanent;
-  return error.responseCode !== undefined && error.responseCode >= 500 && error.responseCode < 600 && error.responseCode !== 503;
+  return (
+    error.responseCode !== undefined &&
+    error.responseCode >= 500 &&
+    error.responseCode < 600 &&
+    error.responseCode !== 503
+  );
 }
 
 export class SmtpTransport implements MailTransport {
@@ -124,7 +136,8 @@ export class SmtpTransport implements MailTransport {
       });
       // The server's final reply ("250 2.0.0 Ok: queued as 4F3…") names its queue entry: what an
       // operator greps the mail server's logs for.
-      const response = typeof info.response === 'string' && info.response !== '' ? info.response : String(info.messageId);
+      const response =
+        typeof info.response === 'string' && info.response !== '' ? info.response : String(info.messageId);
       return { transportMessageId: this.#redact(response).slice(0, 500) };
     } catch (thrown) {
       throw this.#transportError(thrown);

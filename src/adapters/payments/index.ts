@@ -93,7 +93,15 @@ export interface ProviderPromotionCodeInput {
   active: boolean;
 }
 
-export type SubscriptionStatus = 'incomplete' | 'incomplete_expired' | 'trialing' | 'active' | 'past_due' | 'canceled' | 'unpaid' | 'paused';
+export type SubscriptionStatus =
+  | 'incomplete'
+  | 'incomplete_expired'
+  | 'trialing'
+  | 'active'
+  | 'past_due'
+  | 'canceled'
+  | 'unpaid'
+  | 'paused';
 
 /** A subscription as the provider reports it after a change or in an event. */
 export interface ProviderSubscription {
@@ -112,23 +120,64 @@ export interface ProviderSubscription {
  * events about one object: an event older than what is stored never rolls state back.
  */
 export type PaymentEvent =
-  | { type: 'checkout.completed'; eventId: string; occurredAt: string; checkoutId: string; customerId: string; mode: CheckoutMode; paymentId: string | null; subscriptionId: string | null; amountTotal: number; currency: string; metadata: Record<string, string> }
-  | { type: 'checkout.expired'; eventId: string; occurredAt: string; checkoutId: string; metadata: Record<string, string> }
+  | {
+      type: 'checkout.completed';
+      eventId: string;
+      occurredAt: string;
+      checkoutId: string;
+      customerId: string;
+      mode: CheckoutMode;
+      paymentId: string | null;
+      subscriptionId: string | null;
+      amountTotal: number;
+      currency: string;
+      metadata: Record<string, string>;
+    }
+  | {
+      type: 'checkout.expired';
+      eventId: string;
+      occurredAt: string;
+      checkoutId: string;
+      metadata: Record<string, string>;
+    }
   /**
    * `created`: the provider's first snapshot of the subscription (Stripe's
    * customer.subscription.created). It is often stamped the same second as the first update,
    * so the timestamp alone cannot order the two; a created snapshot never replaces a state
    * another subscription event already wrote.
    */
-  | { type: 'subscription.updated'; eventId: string; occurredAt: string; subscription: ProviderSubscription; created?: boolean }
+  | {
+      type: 'subscription.updated';
+      eventId: string;
+      occurredAt: string;
+      subscription: ProviderSubscription;
+      created?: boolean;
+    }
   | { type: 'subscription.deleted'; eventId: string; occurredAt: string; subscription: ProviderSubscription }
   | { type: 'invoice.paid'; eventId: string; occurredAt: string; invoice: ProviderInvoice; paymentId: string | null }
   | { type: 'invoice.payment_failed'; eventId: string; occurredAt: string; invoice: ProviderInvoice }
   /** A payment that paid (part of) an invoice, reported apart from the invoice (Stripe's invoice_payment.paid). */
-  | { type: 'invoice.payment_linked'; eventId: string; occurredAt: string; link: { invoiceId: string; paymentId: string; amount: number; currency: string } }
-  | { type: 'charge.refunded'; eventId: string; occurredAt: string; paymentId: string; amountRefunded: number; currency: string }
+  | {
+      type: 'invoice.payment_linked';
+      eventId: string;
+      occurredAt: string;
+      link: { invoiceId: string; paymentId: string; amount: number; currency: string };
+    }
+  | {
+      type: 'charge.refunded';
+      eventId: string;
+      occurredAt: string;
+      paymentId: string;
+      amountRefunded: number;
+      currency: string;
+    }
   /** A refund of one payment, made by the service or elsewhere (the provider's dashboard); `reason` is the staff member's words when the service made it. */
-  | { type: 'refund.recorded'; eventId: string; occurredAt: string; refund: ProviderRefund & { paymentId: string; reason: string | null } }
+  | {
+      type: 'refund.recorded';
+      eventId: string;
+      occurredAt: string;
+      refund: ProviderRefund & { paymentId: string; reason: string | null };
+    }
   /** An event type the service does not act on: stored (once) and otherwise ignored. */
   | { type: 'ignored'; eventId: string; occurredAt: string; providerType: string };
 
@@ -139,7 +188,11 @@ export interface PaymentProvider {
   /** The provider's self-service page where the customer manages payment methods and plans. */
   createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }>;
   /** Moves the subscription's single item to another price, without proration. */
-  changeSubscriptionPrice(subscriptionId: string, providerPriceId: string, idempotencyKey: string): Promise<ProviderSubscription>;
+  changeSubscriptionPrice(
+    subscriptionId: string,
+    providerPriceId: string,
+    idempotencyKey: string,
+  ): Promise<ProviderSubscription>;
   cancelSubscription(subscriptionId: string, when: 'now' | 'period_end'): Promise<ProviderSubscription>;
   /** Undoes a cancel-at-period-end. */
   resumeSubscription(subscriptionId: string): Promise<ProviderSubscription>;

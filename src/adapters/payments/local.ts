@@ -67,7 +67,15 @@ interface LocalPayment {
 interface LocalState {
   customers: Record<string, { userId: string; email: string | null }>;
   checkouts: Record<string, LocalCheckout>;
-  subscriptions: Record<string, ProviderSubscription & { interval: 'month' | 'year'; unitAmount: number; currency: string; discount?: LocalDiscount }>;
+  subscriptions: Record<
+    string,
+    ProviderSubscription & {
+      interval: 'month' | 'year';
+      unitAmount: number;
+      currency: string;
+      discount?: LocalDiscount;
+    }
+  >;
   payments: Record<string, LocalPayment>;
   invoices: Record<string, ProviderInvoice>;
   coupons: Record<string, ProviderCouponInput>;
@@ -91,9 +99,19 @@ export interface LocalPaymentProviderOptions {
  * an idempotency key): without a prototype, `toString` or `__proto__` names nothing, as any other
  * unknown id (a plain `{}` answered Object.prototype's members: a 500 on the checkout page).
  */
-const idMap = <T>(entries: Record<string, T> = {}): Record<string, T> => Object.assign(Object.create(null) as Record<string, T>, entries);
+const idMap = <T>(entries: Record<string, T> = {}): Record<string, T> =>
+  Object.assign(Object.create(null) as Record<string, T>, entries);
 
-const emptyState = (): LocalState => ({ customers: idMap(), checkouts: idMap(), subscriptions: idMap(), payments: idMap(), invoices: idMap(), coupons: idMap(), promotionCodes: idMap(), refundsByKey: idMap() });
+const emptyState = (): LocalState => ({
+  customers: idMap(),
+  checkouts: idMap(),
+  subscriptions: idMap(),
+  payments: idMap(),
+  invoices: idMap(),
+  coupons: idMap(),
+  promotionCodes: idMap(),
+  refundsByKey: idMap(),
+});
 
 function loadedState(saved: Partial<LocalState>): LocalState {
   const state = emptyState();
@@ -163,9 +181,10 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   constructor(options: LocalPaymentProviderOptions) {
     this.#options = options;
-    this.#state = options.stateFile !== undefined && existsSync(options.stateFile)
-      ? loadedState(JSON.parse(readFileSync(options.stateFile, 'utf8')) as Partial<LocalState>)
-      : emptyState();
+    this.#state =
+      options.stateFile !== undefined && existsSync(options.stateFile)
+        ? loadedState(JSON.parse(readFileSync(options.stateFile, 'utf8')) as Partial<LocalState>)
+        : emptyState();
   }
 
   async createCustomer(input: ProviderCustomerInput): Promise<{ id: string }> {
@@ -181,11 +200,25 @@ export class LocalPaymentProvider implements PaymentProvider {
     const price = await this.#options.priceLookup(input.providerPriceId);
     // From here to the insert nothing awaits, so two racing calls with one key see each other.
     const existing = Object.values(this.#state.checkouts).find((c) => c.idempotencyKey === input.idempotencyKey);
-    if (existing !== undefined) return { id: existing.id, url: existing.status === 'open' ? this.#checkoutUrl(existing.id) : null };
+    if (existing !== undefined)
+      return { id: existing.id, url: existing.status === 'open' ? this.#checkoutUrl(existing.id) : null };
     this.#customer('createCheckout', input.customerId);
-    if (price === null) throw new PaymentProviderError('createCheckout', 'refused', 'resource_missing', `No such price: '${input.providerPriceId}'`, 400);
+    if (price === null)
+      throw new PaymentProviderError(
+        'createCheckout',
+        'refused',
+        'resource_missing',
+        `No such price: '${input.providerPriceId}'`,
+        400,
+      );
     if ((input.mode === 'subscription') !== (price.interval !== null)) {
-      throw new PaymentProviderError('createCheckout', 'refused', 'invalid_request', `price ${input.providerPriceId} cannot be used in ${input.mode} mode`, 400);
+      throw new PaymentProviderError(
+        'createCheckout',
+        'refused',
+        'invalid_request',
+        `price ${input.providerPriceId} cannot be used in ${input.mode} mode`,
+        400,
+      );
     }
     const discount = input.promotionCodeId === undefined ? undefined : this.#discountOf(input.promotionCodeId, price);
     const checkout: LocalCheckout = {
@@ -226,7 +259,13 @@ export class LocalPaymentProvider implements PaymentProvider {
     const now = this.#now();
     const occurredAt = now.toISOString();
     const paymentId = newId('pi');
-    this.#state.payments[paymentId] = { id: paymentId, customerId: checkout.customerId, amount: checkout.amountTotal, currency: checkout.currency, refunded: 0 };
+    this.#state.payments[paymentId] = {
+      id: paymentId,
+      customerId: checkout.customerId,
+      amount: checkout.amountTotal,
+      currency: checkout.currency,
+      refunded: 0,
+    };
     const events: PaymentEvent[] = [];
     let subscriptionId: string | null = null;
     if (checkout.mode === 'subscription') {
@@ -248,8 +287,19 @@ export class LocalPaymentProvider implements PaymentProvider {
       };
       this.#state.subscriptions[subscription.id] = subscription;
       subscriptionId = subscription.id;
-      events.push({ type: 'subscription.updated', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) });
-      events.push({ type: 'invoice.paid', eventId: newId('evt'), occurredAt, invoice: this.#invoice(subscription.id, checkout.amountTotal, now), paymentId });
+      events.push({
+        type: 'subscription.updated',
+        eventId: newId('evt'),
+        occurredAt,
+        subscription: this.#publicSubscription(subscription.id),
+      });
+      events.push({
+        type: 'invoice.paid',
+        eventId: newId('evt'),
+        occurredAt,
+        invoice: this.#invoice(subscription.id, checkout.amountTotal, now),
+        paymentId,
+      });
     }
     checkout.status = 'complete';
     events.push({
@@ -274,38 +324,89 @@ export class LocalPaymentProvider implements PaymentProvider {
     const checkout = this.#openCheckout(id);
     checkout.status = 'expired';
     this.#save();
-    return [{ type: 'checkout.expired', eventId: newId('evt'), occurredAt: this.#now().toISOString(), checkoutId: checkout.id, metadata: checkout.metadata }];
+    return [
+      {
+        type: 'checkout.expired',
+        eventId: newId('evt'),
+        occurredAt: this.#now().toISOString(),
+        checkoutId: checkout.id,
+        metadata: checkout.metadata,
+      },
+    ];
   }
 
   /** A renewal for testing: the next period is paid (or, with `fail`, the charge fails and the subscription is past due). */
   renewSubscription(subscriptionId: string, outcome: 'paid' | 'failed'): PaymentEvent[] {
     const subscription = this.#subscription('renewSubscription', subscriptionId);
-    if (subscription.status === 'canceled') throw new PaymentProviderError('renewSubscription', 'refused', 'subscription_canceled', 'a canceled subscription does not renew', 400);
+    if (subscription.status === 'canceled')
+      throw new PaymentProviderError(
+        'renewSubscription',
+        'refused',
+        'subscription_canceled',
+        'a canceled subscription does not renew',
+        400,
+      );
     const now = this.#now();
     const occurredAt = now.toISOString();
     if (outcome === 'paid' && subscription.cancelAtPeriodEnd) {
       subscription.status = 'canceled';
       subscription.canceledAt = occurredAt;
       this.#save();
-      return [{ type: 'subscription.deleted', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) }];
+      return [
+        {
+          type: 'subscription.deleted',
+          eventId: newId('evt'),
+          occurredAt,
+          subscription: this.#publicSubscription(subscription.id),
+        },
+      ];
     }
     const discount = subscription.discount;
     const discountApplies = discount !== undefined && (discount.periodsLeft === null || discount.periodsLeft > 0);
-    const invoice = this.#invoice(subscription.id, discountedAmount(subscription.unitAmount, discountApplies ? discount : undefined), now);
+    const invoice = this.#invoice(
+      subscription.id,
+      discountedAmount(subscription.unitAmount, discountApplies ? discount : undefined),
+      now,
+    );
     const events: PaymentEvent[] = [];
     if (outcome === 'paid') {
       if (discountApplies && discount.periodsLeft !== null) discount.periodsLeft -= 1;
       const paymentId = newId('pi');
-      this.#state.payments[paymentId] = { id: paymentId, customerId: subscription.customerId, amount: invoice.amountDue, currency: invoice.currency, refunded: 0 };
+      this.#state.payments[paymentId] = {
+        id: paymentId,
+        customerId: subscription.customerId,
+        amount: invoice.amountDue,
+        currency: invoice.currency,
+        refunded: 0,
+      };
       subscription.status = 'active';
-      subscription.currentPeriodEnd = addPeriod(new Date(subscription.currentPeriodEnd ?? now), subscription.interval).toISOString();
-      events.push({ type: 'invoice.paid', eventId: newId('evt'), occurredAt, invoice: { ...invoice, status: 'paid', amountPaid: invoice.amountDue }, paymentId });
+      subscription.currentPeriodEnd = addPeriod(
+        new Date(subscription.currentPeriodEnd ?? now),
+        subscription.interval,
+      ).toISOString();
+      events.push({
+        type: 'invoice.paid',
+        eventId: newId('evt'),
+        occurredAt,
+        invoice: { ...invoice, status: 'paid', amountPaid: invoice.amountDue },
+        paymentId,
+      });
     } else {
       subscription.status = 'past_due';
       this.#state.invoices[invoice.id] = { ...invoice, status: 'open', amountPaid: 0 };
-      events.push({ type: 'invoice.payment_failed', eventId: newId('evt'), occurredAt, invoice: { ...invoice, status: 'open', amountPaid: 0 } });
+      events.push({
+        type: 'invoice.payment_failed',
+        eventId: newId('evt'),
+        occurredAt,
+        invoice: { ...invoice, status: 'open', amountPaid: 0 },
+      });
     }
-    events.push({ type: 'subscription.updated', eventId: newId('evt'), occurredAt, subscription: this.#publicSubscription(subscription.id) });
+    events.push({
+      type: 'subscription.updated',
+      eventId: newId('evt'),
+      occurredAt,
+      subscription: this.#publicSubscription(subscription.id),
+    });
     this.#save();
     return events;
   }
@@ -318,18 +419,41 @@ export class LocalPaymentProvider implements PaymentProvider {
     return { url: url.toString() };
   }
 
-  async changeSubscriptionPrice(subscriptionId: string, providerPriceId: string, _idempotencyKey?: string): Promise<ProviderSubscription> {
+  async changeSubscriptionPrice(
+    subscriptionId: string,
+    providerPriceId: string,
+    _idempotencyKey?: string,
+  ): Promise<ProviderSubscription> {
     const subscription = this.#subscription('changeSubscriptionPrice', subscriptionId);
     const price = await this.#options.priceLookup(providerPriceId);
-    if (price === null || price.interval === null) throw new PaymentProviderError('changeSubscriptionPrice', 'refused', 'resource_missing', `No such recurring price: '${providerPriceId}'`, 400);
-    Object.assign(subscription, { providerPriceId, interval: price.interval, unitAmount: price.unitAmount, currency: price.currency });
+    if (price === null || price.interval === null)
+      throw new PaymentProviderError(
+        'changeSubscriptionPrice',
+        'refused',
+        'resource_missing',
+        `No such recurring price: '${providerPriceId}'`,
+        400,
+      );
+    Object.assign(subscription, {
+      providerPriceId,
+      interval: price.interval,
+      unitAmount: price.unitAmount,
+      currency: price.currency,
+    });
     this.#save();
     return this.#publicSubscription(subscriptionId);
   }
 
   async cancelSubscription(subscriptionId: string, when: 'now' | 'period_end'): Promise<ProviderSubscription> {
     const subscription = this.#subscription('cancelSubscription', subscriptionId);
-    if (subscription.status === 'canceled') throw new PaymentProviderError('cancelSubscription', 'refused', 'subscription_canceled', 'the subscription is already canceled', 400);
+    if (subscription.status === 'canceled')
+      throw new PaymentProviderError(
+        'cancelSubscription',
+        'refused',
+        'subscription_canceled',
+        'the subscription is already canceled',
+        400,
+      );
     if (when === 'now') {
       subscription.status = 'canceled';
       subscription.canceledAt = this.#now().toISOString();
@@ -342,7 +466,14 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   async resumeSubscription(subscriptionId: string): Promise<ProviderSubscription> {
     const subscription = this.#subscription('resumeSubscription', subscriptionId);
-    if (subscription.status === 'canceled') throw new PaymentProviderError('resumeSubscription', 'refused', 'subscription_canceled', 'a canceled subscription cannot be resumed', 400);
+    if (subscription.status === 'canceled')
+      throw new PaymentProviderError(
+        'resumeSubscription',
+        'refused',
+        'subscription_canceled',
+        'a canceled subscription cannot be resumed',
+        400,
+      );
     subscription.cancelAtPeriodEnd = false;
     this.#save();
     return this.#publicSubscription(subscriptionId);
@@ -353,16 +484,36 @@ export class LocalPaymentProvider implements PaymentProvider {
     if (earlier !== undefined) {
       // Stripe answers a reused key with the first answer, and refuses it for another request.
       if (earlier.paymentId !== input.paymentId || (input.amount !== undefined && earlier.amount !== input.amount)) {
-        throw new PaymentProviderError('refundPayment', 'refused', 'idempotency_error', 'Keys for idempotent requests can only be used with the same parameters they were first used with.', 400);
+        throw new PaymentProviderError(
+          'refundPayment',
+          'refused',
+          'idempotency_error',
+          'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+          400,
+        );
       }
       const { paymentId: _paymentId, ...refund } = earlier;
       return refund;
     }
     const payment = this.#state.payments[input.paymentId];
-    if (payment === undefined) throw new PaymentProviderError('refundPayment', 'refused', 'resource_missing', `No such payment: '${input.paymentId}'`, 404);
+    if (payment === undefined)
+      throw new PaymentProviderError(
+        'refundPayment',
+        'refused',
+        'resource_missing',
+        `No such payment: '${input.paymentId}'`,
+        404,
+      );
     const left = payment.amount - payment.refunded;
     const amount = input.amount ?? left;
-    if (amount <= 0 || amount > left) throw new PaymentProviderError('refundPayment', 'refused', 'amount_too_large', `Refund amount (${amount}) is greater than the unrefunded amount (${left})`, 400);
+    if (amount <= 0 || amount > left)
+      throw new PaymentProviderError(
+        'refundPayment',
+        'refused',
+        'amount_too_large',
+        `Refund amount (${amount}) is greater than the unrefunded amount (${left})`,
+        400,
+      );
     payment.refunded += amount;
     const refund: ProviderRefund = { id: newId('re'), amount, currency: payment.currency, status: 'succeeded' };
     this.#state.refundsByKey[input.idempotencyKey] = { ...refund, paymentId: payment.id };
@@ -390,7 +541,14 @@ export class LocalPaymentProvider implements PaymentProvider {
   }
 
   async createPromotionCode(input: ProviderPromotionCodeInput): Promise<{ id: string }> {
-    if (this.#state.coupons[input.couponId] === undefined) throw new PaymentProviderError('createPromotionCode', 'refused', 'resource_missing', `No such coupon: '${input.couponId}'`, 400);
+    if (this.#state.coupons[input.couponId] === undefined)
+      throw new PaymentProviderError(
+        'createPromotionCode',
+        'refused',
+        'resource_missing',
+        `No such coupon: '${input.couponId}'`,
+        400,
+      );
     const id = newId('promo');
     this.#state.promotionCodes[id] = input;
     this.#save();
@@ -399,18 +557,30 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   async updatePromotionCode(promotionCodeId: string, input: { active?: boolean }): Promise<void> {
     const code = this.#state.promotionCodes[promotionCodeId];
-    if (code === undefined) throw new PaymentProviderError('updatePromotionCode', 'refused', 'resource_missing', `No such promotion code: '${promotionCodeId}'`, 404);
+    if (code === undefined)
+      throw new PaymentProviderError(
+        'updatePromotionCode',
+        'refused',
+        'resource_missing',
+        `No such promotion code: '${promotionCodeId}'`,
+        404,
+      );
     if (input.active !== undefined) code.active = input.active;
     this.#save();
   }
 
   parseWebhook(): PaymentEvent {
-    throw new WebhookSignatureError('the local payment provider sends no webhooks; its events come from its checkout page');
+    throw new WebhookSignatureError(
+      'the local payment provider sends no webhooks; its events come from its checkout page',
+    );
   }
 
   /** The local provider's "dashboard" is a staff route of the service that shows its record of the object. */
   dashboardUrl(type: DashboardObjectType, id: string): string {
-    return new URL(`/v1/admin/billing/local/dashboard/${type}/${encodeURIComponent(id)}`, this.#options.publicBaseUrl()).toString();
+    return new URL(
+      `/v1/admin/billing/local/dashboard/${type}/${encodeURIComponent(id)}`,
+      this.#options.publicBaseUrl(),
+    ).toString();
   }
 
   /** What the provider holds of an object, for its dashboard page; undefined for an unknown id. */
@@ -427,7 +597,9 @@ export class LocalPaymentProvider implements PaymentProvider {
       case 'payment': {
         const payment = this.#state.payments[id];
         if (payment === undefined) return undefined;
-        const refunds = Object.values(this.#state.refundsByKey).filter((refund) => refund.paymentId === id).map(({ paymentId: _paymentId, ...refund }) => refund);
+        const refunds = Object.values(this.#state.refundsByKey)
+          .filter((refund) => refund.paymentId === id)
+          .map(({ paymentId: _paymentId, ...refund }) => refund);
         return { ...payment, refunds };
       }
     }
@@ -436,14 +608,36 @@ export class LocalPaymentProvider implements PaymentProvider {
   /** The discount a promotion code gives at this price; refused as Stripe refuses an unusable code. */
   #discountOf(promotionCodeId: string, price: LocalPrice): LocalDiscount {
     const code = this.#state.promotionCodes[promotionCodeId];
-    if (code === undefined) throw new PaymentProviderError('createCheckout', 'refused', 'resource_missing', `No such promotion code: '${promotionCodeId}'`, 400);
+    if (code === undefined)
+      throw new PaymentProviderError(
+        'createCheckout',
+        'refused',
+        'resource_missing',
+        `No such promotion code: '${promotionCodeId}'`,
+        400,
+      );
     const coupon = this.#state.coupons[code.couponId];
-    if (!code.active || coupon === undefined) throw new PaymentProviderError('createCheckout', 'refused', 'promotion_code_inactive', 'This promotion code cannot be used.', 400);
+    if (!code.active || coupon === undefined)
+      throw new PaymentProviderError(
+        'createCheckout',
+        'refused',
+        'promotion_code_inactive',
+        'This promotion code cannot be used.',
+        400,
+      );
     if (coupon.amountOff !== undefined && coupon.currency !== price.currency) {
-      throw new PaymentProviderError('createCheckout', 'refused', 'coupon_currency_mismatch', `This coupon is in ${coupon.currency ?? 'another currency'}, the price in ${price.currency}.`, 400);
+      throw new PaymentProviderError(
+        'createCheckout',
+        'refused',
+        'coupon_currency_mismatch',
+        `This coupon is in ${coupon.currency ?? 'another currency'}, the price in ${price.currency}.`,
+        400,
+      );
     }
     const periodsLeft = periodsAfterFirst(coupon, price.interval);
-    return coupon.percentOff !== undefined ? { percentOff: coupon.percentOff, periodsLeft } : { amountOff: coupon.amountOff ?? 0, periodsLeft };
+    return coupon.percentOff !== undefined
+      ? { percentOff: coupon.percentOff, periodsLeft }
+      : { amountOff: coupon.amountOff ?? 0, periodsLeft };
   }
 
   #checkoutUrl(id: string): string {
@@ -452,25 +646,47 @@ export class LocalPaymentProvider implements PaymentProvider {
 
   #openCheckout(id: string): LocalCheckout {
     const checkout = this.#state.checkouts[id];
-    if (checkout === undefined) throw new PaymentProviderError('checkout', 'refused', 'resource_missing', `No such checkout session: '${id}'`, 404);
-    if (checkout.status !== 'open') throw new PaymentProviderError('checkout', 'refused', 'checkout_not_open', `the checkout session is ${checkout.status}`, 400);
+    if (checkout === undefined)
+      throw new PaymentProviderError(
+        'checkout',
+        'refused',
+        'resource_missing',
+        `No such checkout session: '${id}'`,
+        404,
+      );
+    if (checkout.status !== 'open')
+      throw new PaymentProviderError(
+        'checkout',
+        'refused',
+        'checkout_not_open',
+        `the checkout session is ${checkout.status}`,
+        400,
+      );
     return checkout;
   }
 
   #customer(operation: string, id: string) {
     const customer = this.#state.customers[id];
-    if (customer === undefined) throw new PaymentProviderError(operation, 'refused', 'resource_missing', `No such customer: '${id}'`, 400);
+    if (customer === undefined)
+      throw new PaymentProviderError(operation, 'refused', 'resource_missing', `No such customer: '${id}'`, 400);
     return customer;
   }
 
   #subscription(operation: string, id: string) {
     const subscription = this.#state.subscriptions[id];
-    if (subscription === undefined) throw new PaymentProviderError(operation, 'refused', 'resource_missing', `No such subscription: '${id}'`, 404);
+    if (subscription === undefined)
+      throw new PaymentProviderError(operation, 'refused', 'resource_missing', `No such subscription: '${id}'`, 404);
     return subscription;
   }
 
   #publicSubscription(id: string): ProviderSubscription {
-    const { interval: _interval, unitAmount: _amount, currency: _currency, discount: _discount, ...subscription } = this.#state.subscriptions[id]!;
+    const {
+      interval: _interval,
+      unitAmount: _amount,
+      currency: _currency,
+      discount: _discount,
+      ...subscription
+    } = this.#state.subscriptions[id]!;
     return { ...subscription, metadata: { ...subscription.metadata } };
   }
 

@@ -25,7 +25,10 @@ export class MalformedWebhookEventError extends Error {
 const objectId = z.string().min(1);
 /** An id, or the object itself when the request expanded it. */
 const expandable = z.union([objectId, z.object({ id: objectId }).transform((object) => object.id)]);
-const metadata = z.record(z.string()).nullish().transform((value) => value ?? {});
+const metadata = z
+  .record(z.string())
+  .nullish()
+  .transform((value) => value ?? {});
 const seconds = z.number().int();
 const money = z.number().int();
 
@@ -37,7 +40,16 @@ function optionalInstant(epochSeconds: number | null | undefined): string | null
   return epochSeconds === null || epochSeconds === undefined ? null : instant(epochSeconds);
 }
 
-const subscriptionStatus = z.enum(['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused']);
+const subscriptionStatus = z.enum([
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'unpaid',
+  'paused',
+]);
 
 export const stripeSubscription = z
   .object({
@@ -50,7 +62,9 @@ export const stripeSubscription = z
     current_period_end: seconds.nullish(),
     metadata,
     items: z.object({
-      data: z.array(z.object({ id: objectId, price: z.object({ id: objectId }), current_period_end: seconds.nullish() })).min(1),
+      data: z
+        .array(z.object({ id: objectId, price: z.object({ id: objectId }), current_period_end: seconds.nullish() }))
+        .min(1),
     }),
   })
   .transform((subscription): ProviderSubscription => {
@@ -90,7 +104,9 @@ export const stripeInvoice = z
     parent: z.object({ subscription_details: z.object({ subscription: expandable }).nullish() }).nullish(),
     /** Before 2025-03-31.basil only. */
     subscription: expandable.nullish(),
-    lines: z.object({ data: z.array(z.object({ period: z.object({ start: seconds, end: seconds }).nullish() })) }).nullish(),
+    lines: z
+      .object({ data: z.array(z.object({ period: z.object({ start: seconds, end: seconds }).nullish() })) })
+      .nullish(),
   })
   .transform((invoice): ProviderInvoice => {
     // What a subscription invoice pays for is its line's service period; the invoice's own
@@ -115,7 +131,12 @@ export const stripeInvoice = z
 const invoicePayment = z.object({
   payments: z
     .object({
-      data: z.array(z.object({ status: z.string().nullish(), payment: z.object({ payment_intent: expandable.nullish() }).nullish() })),
+      data: z.array(
+        z.object({
+          status: z.string().nullish(),
+          payment: z.object({ payment_intent: expandable.nullish() }).nullish(),
+        }),
+      ),
     })
     .nullish(),
   payment_intent: expandable.nullish(),
@@ -182,7 +203,11 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
   const parsedEnvelope = envelope.safeParse(event);
   if (!parsedEnvelope.success) {
     const loose = (typeof event === 'object' && event !== null ? event : {}) as { id?: unknown; type?: unknown };
-    throw new MalformedWebhookEventError(stringOrNull(loose.id), stringOrNull(loose.type), issuesOf(parsedEnvelope.error));
+    throw new MalformedWebhookEventError(
+      stringOrNull(loose.id),
+      stringOrNull(loose.type),
+      issuesOf(parsedEnvelope.error),
+    );
   }
   const { id: eventId, type, created, data } = parsedEnvelope.data;
   const base = { eventId, occurredAt: instant(created) };
@@ -201,7 +226,11 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
       // A delayed payment method completes the session unpaid; the money arrives with async_payment_succeeded.
       if (session.payment_status === 'unpaid') return ignored;
       if (session.customer === null || session.amount_total === null || session.currency === null) {
-        throw new MalformedWebhookEventError(eventId, type, 'a completed checkout without customer, amount_total or currency');
+        throw new MalformedWebhookEventError(
+          eventId,
+          type,
+          'a completed checkout without customer, amount_total or currency',
+        );
       }
       return {
         type: 'checkout.completed',
@@ -236,7 +265,13 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
       const refunded = read(charge);
       // Every payment the service takes goes through a PaymentIntent; a bare charge is not one of them.
       if (!refunded.payment_intent) return ignored;
-      return { type: 'charge.refunded', ...base, paymentId: refunded.payment_intent, amountRefunded: refunded.amount_refunded, currency: refunded.currency };
+      return {
+        type: 'charge.refunded',
+        ...base,
+        paymentId: refunded.payment_intent,
+        amountRefunded: refunded.amount_refunded,
+        currency: refunded.currency,
+      };
     }
     case 'invoice_payment.paid': {
       const paid = read(invoicePaymentObject);
@@ -245,7 +280,12 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
       return {
         type: 'invoice.payment_linked',
         ...base,
-        link: { invoiceId: paid.invoice, paymentId: paid.payment.payment_intent, amount: paid.amount_paid ?? 0, currency: paid.currency },
+        link: {
+          invoiceId: paid.invoice,
+          paymentId: paid.payment.payment_intent,
+          amount: paid.amount_paid ?? 0,
+          currency: paid.currency,
+        },
       };
     }
     case 'refund.created':
@@ -256,7 +296,14 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
       return {
         type: 'refund.recorded',
         ...base,
-        refund: { id: made.id, paymentId: made.payment_intent, amount: made.amount, currency: made.currency, status: refundStatus(made.status), reason: made.metadata.reason ?? null },
+        refund: {
+          id: made.id,
+          paymentId: made.payment_intent,
+          amount: made.amount,
+          currency: made.currency,
+          status: refundStatus(made.status),
+          reason: made.metadata.reason ?? null,
+        },
       };
     }
     default:

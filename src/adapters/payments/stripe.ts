@@ -17,7 +17,15 @@ import {
   type ProviderRefundInput,
   type ProviderSubscription,
 } from './index.js';
-import { issuesOf, MalformedWebhookEventError, refundStatus, stripeInvoice, stripeSubscription, stripeSubscriptionItems, toPaymentEvent } from './stripe-events.js';
+import {
+  issuesOf,
+  MalformedWebhookEventError,
+  refundStatus,
+  stripeInvoice,
+  stripeSubscription,
+  stripeSubscriptionItems,
+  toPaymentEvent,
+} from './stripe-events.js';
 
 /**
  * The payment provider as Stripe, through the official SDK. docs/payments-provider.md lists the
@@ -60,10 +68,20 @@ const NO_ANSWER: StripeAnswerFacts = { requestId: null, type: null };
 const createdObject = z.object({ id: z.string().min(1) });
 const checkoutAnswer = z.object({ id: z.string().min(1), url: z.string().nullable() });
 const portalAnswer = z.object({ url: z.string().min(1) });
-const refundAnswer = z.object({ id: z.string().min(1), amount: z.number().int(), currency: z.string().min(1), status: z.string().nullable() });
+const refundAnswer = z.object({
+  id: z.string().min(1),
+  amount: z.number().int(),
+  currency: z.string().min(1),
+  status: z.string().nullable(),
+});
 const invoiceList = z.object({ data: z.array(z.unknown()) });
 
-const DASHBOARD_SEGMENTS = { customer: 'customers', subscription: 'subscriptions', invoice: 'invoices', payment: 'payments' } as const;
+const DASHBOARD_SEGMENTS = {
+  customer: 'customers',
+  subscription: 'subscriptions',
+  invoice: 'invoices',
+  payment: 'payments',
+} as const;
 
 export class StripePaymentProvider implements PaymentProvider {
   readonly kind = 'stripe' as const;
@@ -99,7 +117,9 @@ export class StripePaymentProvider implements PaymentProvider {
     // Keyed by who the customer is: a create repeated after a crash (within Stripe's 24 h
     // idempotency window) answers the customer already made instead of a second one.
     const idempotencyKey = `customer-${input.userId}-${digest([input.email, input.name])}`;
-    return this.#call('createCustomer', createdObject, () => this.#stripe.customers.create(params, { idempotencyKey })).then(({ id }) => ({ id }));
+    return this.#call('createCustomer', createdObject, () =>
+      this.#stripe.customers.create(params, { idempotencyKey }),
+    ).then(({ id }) => ({ id }));
   }
 
   async createCheckout(input: ProviderCheckoutInput): Promise<ProviderCheckout> {
@@ -119,31 +139,56 @@ export class StripePaymentProvider implements PaymentProvider {
     if (input.mode === 'payment') params.payment_intent_data = { metadata: input.metadata };
     else params.subscription_data = { metadata: input.metadata };
     if (input.promotionCodeId !== undefined) params.discounts = [{ promotion_code: input.promotionCodeId }];
-    return this.#call('createCheckout', checkoutAnswer, () => this.#stripe.checkout.sessions.create(params, { idempotencyKey: input.idempotencyKey }));
+    return this.#call('createCheckout', checkoutAnswer, () =>
+      this.#stripe.checkout.sessions.create(params, { idempotencyKey: input.idempotencyKey }),
+    );
   }
 
   createPortalSession(customerId: string, returnUrl: string): Promise<{ url: string }> {
-    return this.#call('createPortalSession', portalAnswer, () => this.#stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }));
+    return this.#call('createPortalSession', portalAnswer, () =>
+      this.#stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }),
+    );
   }
 
-  async changeSubscriptionPrice(subscriptionId: string, providerPriceId: string, idempotencyKey: string): Promise<ProviderSubscription> {
-    const current = await this.#call('changeSubscriptionPrice', stripeSubscriptionItems, () => this.#stripe.subscriptions.retrieve(subscriptionId));
+  async changeSubscriptionPrice(
+    subscriptionId: string,
+    providerPriceId: string,
+    idempotencyKey: string,
+  ): Promise<ProviderSubscription> {
+    const current = await this.#call('changeSubscriptionPrice', stripeSubscriptionItems, () =>
+      this.#stripe.subscriptions.retrieve(subscriptionId),
+    );
     const items = current.items.data;
     if (items.length !== 1) {
-      throw this.#refusedLocally('changeSubscriptionPrice', 'subscription_not_single_item', `subscription ${subscriptionId} has ${items.length} items; only a single-item subscription can move to another price`);
+      throw this.#refusedLocally(
+        'changeSubscriptionPrice',
+        'subscription_not_single_item',
+        `subscription ${subscriptionId} has ${items.length} items; only a single-item subscription can move to another price`,
+      );
     }
     return this.#call('changeSubscriptionPrice', stripeSubscription, () =>
-      this.#stripe.subscriptions.update(subscriptionId, { items: [{ id: items[0]!.id, price: providerPriceId }], proration_behavior: 'none' }, { idempotencyKey }),
+      this.#stripe.subscriptions.update(
+        subscriptionId,
+        { items: [{ id: items[0]!.id, price: providerPriceId }], proration_behavior: 'none' },
+        { idempotencyKey },
+      ),
     );
   }
 
   cancelSubscription(subscriptionId: string, when: 'now' | 'period_end'): Promise<ProviderSubscription> {
-    if (when === 'now') return this.#call('cancelSubscription', stripeSubscription, () => this.#stripe.subscriptions.cancel(subscriptionId));
-    return this.#call('cancelSubscription', stripeSubscription, () => this.#stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }));
+    if (when === 'now')
+      return this.#call('cancelSubscription', stripeSubscription, () =>
+        this.#stripe.subscriptions.cancel(subscriptionId),
+      );
+    return this.#call('cancelSubscription', stripeSubscription, () =>
+      this.#stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true }),
+    );
   }
 
   resumeSubscription(subscriptionId: string): Promise<ProviderSubscription> {
-    return this.#call('resumeSubscription', stripeSubscription, () => this.#stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: false }));
+    return this.#call('resumeSubscription', stripeSubscription, () =>
+      this.#stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: false }),
+    );
   }
 
   async refundPayment(input: ProviderRefundInput): Promise<ProviderRefund> {
@@ -151,16 +196,27 @@ export class StripePaymentProvider implements PaymentProvider {
     if (input.amount !== undefined) params.amount = input.amount;
     // Stripe's own `reason` takes three fixed values; the staff member's words go to metadata.
     if (input.reason !== undefined) params.metadata = { reason: input.reason };
-    const refund = await this.#call('refundPayment', refundAnswer, () => this.#stripe.refunds.create(params, { idempotencyKey: input.idempotencyKey }));
+    const refund = await this.#call('refundPayment', refundAnswer, () =>
+      this.#stripe.refunds.create(params, { idempotencyKey: input.idempotencyKey }),
+    );
     return { id: refund.id, amount: refund.amount, currency: refund.currency, status: refundStatus(refund.status) };
   }
 
   async listInvoices(customerId: string, limit: number): Promise<ProviderInvoice[]> {
     const pageSize = Math.min(Math.max(Math.trunc(limit), 1), MAX_LIST_LIMIT);
-    const page = await this.#call('listInvoices', invoiceList, () => this.#stripe.invoices.list({ customer: customerId, limit: pageSize }));
+    const page = await this.#call('listInvoices', invoiceList, () =>
+      this.#stripe.invoices.list({ customer: customerId, limit: pageSize }),
+    );
     return page.data.map((invoice) => {
       const parsed = stripeInvoice.safeParse(invoice);
-      if (!parsed.success) throw this.#failed('listInvoices', null, 200, null, `an invoice in the answer does not read as Stripe's (${issuesOf(parsed.error)})`);
+      if (!parsed.success)
+        throw this.#failed(
+          'listInvoices',
+          null,
+          200,
+          null,
+          `an invoice in the answer does not read as Stripe's (${issuesOf(parsed.error)})`,
+        );
       return parsed.data;
     });
   }
@@ -173,7 +229,9 @@ export class StripePaymentProvider implements PaymentProvider {
     if (input.durationInMonths !== undefined) params.duration_in_months = input.durationInMonths;
     if (input.maxRedemptions !== undefined) params.max_redemptions = input.maxRedemptions;
     if (input.redeemBy !== undefined) params.redeem_by = epochSeconds(input.redeemBy);
-    return this.#call('createCoupon', createdObject, () => this.#stripe.coupons.create(params)).then(({ id }) => ({ id }));
+    return this.#call('createCoupon', createdObject, () => this.#stripe.coupons.create(params)).then(({ id }) => ({
+      id,
+    }));
   }
 
   async deleteCoupon(couponId: string): Promise<void> {
@@ -182,7 +240,12 @@ export class StripePaymentProvider implements PaymentProvider {
       await this.#stripe.coupons.del(couponId);
     } catch (error) {
       // Already gone at Stripe is what was asked for (a repeated delete, or one made in the dashboard).
-      if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404 && error.code === 'resource_missing') return;
+      if (
+        error instanceof Stripe.errors.StripeInvalidRequestError &&
+        error.statusCode === 404 &&
+        error.code === 'resource_missing'
+      )
+        return;
       throw this.#mapped('deleteCoupon', error, elapsed(started));
     }
   }
@@ -197,23 +260,34 @@ export class StripePaymentProvider implements PaymentProvider {
     };
     if (input.maxRedemptions !== undefined) params.max_redemptions = input.maxRedemptions;
     if (input.expiresAt !== undefined) params.expires_at = epochSeconds(input.expiresAt);
-    return this.#call('createPromotionCode', createdObject, () => this.#stripe.promotionCodes.create(params)).then(({ id }) => ({ id }));
+    return this.#call('createPromotionCode', createdObject, () => this.#stripe.promotionCodes.create(params)).then(
+      ({ id }) => ({ id }),
+    );
   }
 
   async updatePromotionCode(promotionCodeId: string, input: { active?: boolean }): Promise<void> {
     // Stripe lets a promotion code change only `active` (and metadata) after it is created.
     if (input.active === undefined) return;
     const active = input.active;
-    await this.#call('updatePromotionCode', createdObject, () => this.#stripe.promotionCodes.update(promotionCodeId, { active }));
+    await this.#call('updatePromotionCode', createdObject, () =>
+      this.#stripe.promotionCodes.update(promotionCodeId, { active }),
+    );
   }
 
   parseWebhook(rawBody: Buffer, signatureHeader: string | undefined): PaymentEvent {
-    if (signatureHeader === undefined || signatureHeader.trim() === '') throw new WebhookSignatureError('no Stripe-Signature header');
+    if (signatureHeader === undefined || signatureHeader.trim() === '')
+      throw new WebhookSignatureError('no Stripe-Signature header');
     let event: unknown;
     try {
-      event = this.#stripe.webhooks.constructEvent(rawBody, signatureHeader, this.#webhookSecret, WEBHOOK_TOLERANCE_SECONDS);
+      event = this.#stripe.webhooks.constructEvent(
+        rawBody,
+        signatureHeader,
+        this.#webhookSecret,
+        WEBHOOK_TOLERANCE_SECONDS,
+      );
     } catch (error) {
-      if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw new WebhookSignatureError(signatureProblem(error.message));
+      if (error instanceof Stripe.errors.StripeSignatureVerificationError)
+        throw new WebhookSignatureError(signatureProblem(error.message));
       // The signature held but the body is no JSON: Stripe never sends that.
       if (error instanceof SyntaxError) throw new MalformedWebhookEventError(null, null, 'the signed body is not JSON');
       throw error;
@@ -226,7 +300,11 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   /** One SDK call (with the SDK's own retries) whose answer must read as `answer`; failures are mapped and logged once. */
-  async #call<T>(operation: Operation, answer: z.ZodType<T, z.ZodTypeDef, unknown>, request: () => Promise<unknown>): Promise<T> {
+  async #call<T>(
+    operation: Operation,
+    answer: z.ZodType<T, z.ZodTypeDef, unknown>,
+    request: () => Promise<unknown>,
+  ): Promise<T> {
     const started = performance.now();
     let body: unknown;
     try {
@@ -235,30 +313,48 @@ export class StripePaymentProvider implements PaymentProvider {
       throw this.#mapped(operation, error, elapsed(started));
     }
     const parsed = answer.safeParse(body);
-    if (!parsed.success) throw this.#failed(operation, null, 200, elapsed(started), `the answer does not read as Stripe's (${issuesOf(parsed.error)})`);
+    if (!parsed.success)
+      throw this.#failed(
+        operation,
+        null,
+        200,
+        elapsed(started),
+        `the answer does not read as Stripe's (${issuesOf(parsed.error)})`,
+      );
     return parsed.data;
   }
 
   #mapped(operation: Operation, error: unknown, durationMs: number): PaymentProviderError {
     if (!(error instanceof Stripe.errors.StripeError)) {
-      return this.#failed(operation, null, null, durationMs, `the call failed (${error instanceof Error ? error.message : String(error)})`);
+      return this.#failed(
+        operation,
+        null,
+        null,
+        durationMs,
+        `the call failed (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     const status = typeof error.statusCode === 'number' ? error.statusCode : null;
     const code = error.code ?? (error.rawType === 'idempotency_error' ? 'idempotency_error' : null);
     const logged: StripeAnswerFacts = { requestId: error.requestId ?? null, type: error.type };
     // The request itself was refused: a declined card, an unknown or inactive id, invalid parameters.
-    if (error instanceof Stripe.errors.StripeCardError || error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeIdempotencyError) {
+    if (
+      error instanceof Stripe.errors.StripeCardError ||
+      error instanceof Stripe.errors.StripeInvalidRequestError ||
+      error instanceof Stripe.errors.StripeIdempotencyError
+    ) {
       const message = this.#redact(error.message || `Stripe refused the request (${status ?? 'no status'})`);
       this.#warn(operation, status, code, durationMs, logged, `Stripe refused: ${message}`);
       return new PaymentProviderError(operation, 'refused', code, message, status);
     }
     // Nothing wrong with the request: Stripe is unreachable, slow, failing, rate limiting, or
     // refuses this service's key (401, 403), which only an operator can fix.
-    const problem = error instanceof Stripe.errors.StripeConnectionError
-      ? connectionProblem(error.message, this.#timeoutMs)
-      : status === null
-        ? `the answer could not be read (${error.message})`
-        : `Stripe answered ${status}${error.message ? ` (${error.message})` : ''}`;
+    const problem =
+      error instanceof Stripe.errors.StripeConnectionError
+        ? connectionProblem(error.message, this.#timeoutMs)
+        : status === null
+          ? `the answer could not be read (${error.message})`
+          : `Stripe answered ${status}${error.message ? ` (${error.message})` : ''}`;
     return this.#failed(operation, code, status, durationMs, problem, logged);
   }
 
@@ -268,16 +364,37 @@ export class StripePaymentProvider implements PaymentProvider {
     return new PaymentProviderError(operation, 'refused', code, message, null);
   }
 
-  #failed(operation: Operation, code: string | null, status: number | null, durationMs: number | null, problem: string, logged = NO_ANSWER): PaymentProviderError {
+  #failed(
+    operation: Operation,
+    code: string | null,
+    status: number | null,
+    durationMs: number | null,
+    problem: string,
+    logged = NO_ANSWER,
+  ): PaymentProviderError {
     const message = this.#redact(`${operation}: ${problem}`);
     this.#warn(operation, status, code, durationMs, logged, `Stripe unavailable: ${this.#redact(problem)}`);
     return new PaymentProviderError(operation, 'unavailable', code, message, status);
   }
 
   /** The one warn line a failure gets: never the key, the webhook secret, or a request body. */
-  #warn(operation: Operation, status: number | null, code: string | null, durationMs: number | null, logged: StripeAnswerFacts, message: string) {
+  #warn(
+    operation: Operation,
+    status: number | null,
+    code: string | null,
+    durationMs: number | null,
+    logged: StripeAnswerFacts,
+    message: string,
+  ) {
     this.#log.warn(
-      { payment_operation: operation, provider_status: status, provider_code: code, provider_error: logged.type, provider_request_id: logged.requestId, duration_ms: durationMs },
+      {
+        payment_operation: operation,
+        provider_status: status,
+        provider_code: code,
+        provider_error: logged.type,
+        provider_request_id: logged.requestId,
+        duration_ms: durationMs,
+      },
       `payment provider call failed: ${message}`,
     );
   }
@@ -309,7 +426,8 @@ function objectAnswersOnly(inner: Stripe.HttpClient): Stripe.HttpClient {
         ...(dispose === undefined ? {} : { dispose: () => dispose.call(response) }),
         toJSON: async () => {
           const body: unknown = await response.toJSON();
-          if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SyntaxError('the answer is not a JSON object');
+          if (typeof body !== 'object' || body === null || Array.isArray(body))
+            throw new SyntaxError('the answer is not a JSON object');
           return body;
         },
       };
@@ -321,9 +439,11 @@ function objectAnswersOnly(inner: Stripe.HttpClient): Stripe.HttpClient {
 function apiOrigin(apiBase: string | undefined): { host?: string; port?: number; protocol?: 'http' | 'https' } {
   if (apiBase === undefined) return {};
   const url = new URL(apiBase);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`STRIPE_API_BASE must be http(s), not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`STRIPE_API_BASE must be http(s), not ${url.protocol}`);
   // The SDK puts its own /v1/... paths after the origin and cannot keep a path prefix.
-  if (url.pathname !== '/' || url.search !== '') throw new Error('STRIPE_API_BASE must be an origin (scheme, host, port), without a path');
+  if (url.pathname !== '/' || url.search !== '')
+    throw new Error('STRIPE_API_BASE must be an origin (scheme, host, port), without a path');
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
   return { host: url.hostname, port: url.port === '' ? (protocol === 'http' ? 80 : 443) : Number(url.port), protocol };
 }
@@ -338,7 +458,8 @@ function connectionProblem(message: string, timeoutMs: number): string {
 function signatureProblem(message: string): string {
   if (/tolerance/i.test(message)) return `the signature is older than ${WEBHOOK_TOLERANCE_SECONDS} s`;
   if (/No signatures found matching/i.test(message)) return 'the signature does not match the body';
-  if (/Unable to extract timestamp|No signatures found with expected scheme/i.test(message)) return 'the Stripe-Signature header is malformed';
+  if (/Unable to extract timestamp|No signatures found with expected scheme/i.test(message))
+    return 'the Stripe-Signature header is malformed';
   return message.split('\n')[0]!.slice(0, 200);
 }
 

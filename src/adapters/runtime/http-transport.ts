@@ -71,15 +71,24 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
       port: request.origin.port,
       path: request.path,
       method: request.method,
-      headers: request.body === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+      headers:
+        request.body === undefined
+          ? request.headers
+          : { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       agent: request.agent,
     });
 
-    timers.push(setTimeout(() => abandon(new TransportFailure('timeout', `no answer within ${request.timeoutMs} ms`)), request.timeoutMs));
+    timers.push(
+      setTimeout(
+        () => abandon(new TransportFailure('timeout', `no answer within ${request.timeoutMs} ms`)),
+        request.timeoutMs,
+      ),
+    );
     outgoing.on('socket', (socket) => {
       if (!socket.connecting) return;
       const connectTimer = setTimeout(
-        () => abandon(new TransportFailure('connect_timeout', `could not connect within ${request.connectTimeoutMs} ms`)),
+        () =>
+          abandon(new TransportFailure('connect_timeout', `could not connect within ${request.connectTimeoutMs} ms`)),
         request.connectTimeoutMs,
       );
       timers.push(connectTimer);
@@ -91,14 +100,19 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
       let size = 0;
       incoming.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_ANSWER_BYTES) abandon(new TransportFailure('too_large', `the answer exceeds ${MAX_ANSWER_BYTES} bytes`));
+        if (size > MAX_ANSWER_BYTES)
+          abandon(new TransportFailure('too_large', `the answer exceeds ${MAX_ANSWER_BYTES} bytes`));
         else chunks.push(chunk);
       });
-      incoming.on('end', () => settle({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      incoming.on('end', () =>
+        settle({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       incoming.on('error', (error) => settle(networkFailure(error, outgoing.reusedSocket)));
     });
     outgoing.on('error', (error) => settle(networkFailure(error, outgoing.reusedSocket)));
-    outgoing.on('close', () => settle(new TransportFailure('network', 'the connection closed before the answer was complete')));
+    outgoing.on('close', () =>
+      settle(new TransportFailure('network', 'the connection closed before the answer was complete')),
+    );
     outgoing.end(request.body);
   });
 }

@@ -18,7 +18,17 @@ import {
   type RuntimeSession,
   type UpdateRuntimePoolInput,
 } from './index.js';
-import { createdSessionSchema, errorBodySchema, healthSchema, nodeListSchema, nodeSchema, poolListSchema, poolSchema, pullAcceptedSchema, sessionSchema } from './wire.js';
+import {
+  createdSessionSchema,
+  errorBodySchema,
+  healthSchema,
+  nodeListSchema,
+  nodeSchema,
+  poolListSchema,
+  poolSchema,
+  pullAcceptedSchema,
+  sessionSchema,
+} from './wire.js';
 
 export interface HttpRuntimeClientOptions {
   baseUrl: string;
@@ -71,7 +81,8 @@ export class HttpRuntimeClient implements RuntimeClient {
 
   constructor(options: HttpRuntimeClientOptions) {
     const base = new URL(options.baseUrl);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`runtime base URL must be http(s), not ${base.protocol}`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:')
+      throw new Error(`runtime base URL must be http(s), not ${base.protocol}`);
     this.base = base;
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.#authorization = `Bearer ${options.apiKey}`;
@@ -88,16 +99,35 @@ export class HttpRuntimeClient implements RuntimeClient {
     if (filter.pool_id !== undefined) query.set('pool_id', filter.pool_id);
     if (filter.status !== undefined) query.set('status', filter.status);
     const search = query.size > 0 ? `?${query}` : '';
-    return this.call({ operation: 'listNodes', method: 'GET', path: `/v1/nodes${search}`, answer: nodeListSchema, idempotent: true }).then((page) => page.data);
+    return this.call({
+      operation: 'listNodes',
+      method: 'GET',
+      path: `/v1/nodes${search}`,
+      answer: nodeListSchema,
+      idempotent: true,
+    }).then((page) => page.data);
   }
 
   getNode(nodeId: string): Promise<RuntimeNode> {
-    return this.call({ operation: 'getNode', method: 'GET', path: `/v1/nodes/${segment(nodeId)}`, answer: nodeSchema, idempotent: true });
+    return this.call({
+      operation: 'getNode',
+      method: 'GET',
+      path: `/v1/nodes/${segment(nodeId)}`,
+      answer: nodeSchema,
+      idempotent: true,
+    });
   }
 
   async pullImage(nodeId: string, image: string): Promise<{ ok: boolean }> {
     const path = `/v1/nodes/${segment(nodeId)}/images`;
-    const accepted = await this.call({ operation: 'pullImage', method: 'POST', path, body: { image }, answer: pullAcceptedSchema, idempotent: false });
+    const accepted = await this.call({
+      operation: 'pullImage',
+      method: 'POST',
+      path,
+      body: { image },
+      answer: pullAcceptedSchema,
+      idempotent: false,
+    });
     return { ok: accepted.ok };
   }
 
@@ -108,33 +138,79 @@ export class HttpRuntimeClient implements RuntimeClient {
 
   assignNodePool(nodeId: string, poolId: string | null): Promise<RuntimeNode> {
     const path = `/v1/nodes/${segment(nodeId)}/pool`;
-    return this.call({ operation: 'assignNodePool', method: 'PUT', path, body: { pool_id: poolId }, answer: nodeSchema, idempotent: true });
+    return this.call({
+      operation: 'assignNodePool',
+      method: 'PUT',
+      path,
+      body: { pool_id: poolId },
+      answer: nodeSchema,
+      idempotent: true,
+    });
   }
 
   listPools(): Promise<RuntimePool[]> {
-    return this.call({ operation: 'listPools', method: 'GET', path: '/v1/pools', answer: poolListSchema, idempotent: true }).then((page) => page.data);
+    return this.call({
+      operation: 'listPools',
+      method: 'GET',
+      path: '/v1/pools',
+      answer: poolListSchema,
+      idempotent: true,
+    }).then((page) => page.data);
   }
 
   getPool(poolId: string): Promise<RuntimePool> {
-    return this.call({ operation: 'getPool', method: 'GET', path: `/v1/pools/${segment(poolId)}`, answer: poolSchema, idempotent: true });
+    return this.call({
+      operation: 'getPool',
+      method: 'GET',
+      path: `/v1/pools/${segment(poolId)}`,
+      answer: poolSchema,
+      idempotent: true,
+    });
   }
 
   createPool(input: CreateRuntimePoolInput): Promise<RuntimePool> {
-    return this.call({ operation: 'createPool', method: 'POST', path: '/v1/pools', body: input, answer: poolSchema, idempotent: false });
+    return this.call({
+      operation: 'createPool',
+      method: 'POST',
+      path: '/v1/pools',
+      body: input,
+      answer: poolSchema,
+      idempotent: false,
+    });
   }
 
   updatePool(poolId: string, input: UpdateRuntimePoolInput): Promise<RuntimePool> {
     const path = `/v1/pools/${segment(poolId)}`;
-    return this.call({ operation: 'updatePool', method: 'PATCH', path, body: input, answer: poolSchema, idempotent: false });
+    return this.call({
+      operation: 'updatePool',
+      method: 'PATCH',
+      path,
+      body: input,
+      answer: poolSchema,
+      idempotent: false,
+    });
   }
 
   createSession(input: CreateRuntimeSessionInput): Promise<CreatedRuntimeSession> {
     // Idempotent by the session id the service chose: a repeat answers the same session.
-    return this.call({ operation: 'createSession', method: 'POST', path: '/v1/sessions', body: input, answer: createdSessionSchema, idempotent: true });
+    return this.call({
+      operation: 'createSession',
+      method: 'POST',
+      path: '/v1/sessions',
+      body: input,
+      answer: createdSessionSchema,
+      idempotent: true,
+    });
   }
 
   getSession(sessionId: string): Promise<RuntimeSession> {
-    return this.call({ operation: 'getSession', method: 'GET', path: `/v1/sessions/${segment(sessionId)}`, answer: sessionSchema, idempotent: true });
+    return this.call({
+      operation: 'getSession',
+      method: 'GET',
+      path: `/v1/sessions/${segment(sessionId)}`,
+      answer: sessionSchema,
+      idempotent: true,
+    });
   }
 
   stopSession(sessionId: string): Promise<RuntimeSession> {
@@ -144,7 +220,13 @@ export class HttpRuntimeClient implements RuntimeClient {
 
   async health(): Promise<void> {
     // Not retried: a probe measures the runtime as a caller finds it on one attempt.
-    await this.call({ operation: 'health', method: 'GET', path: '/v1/health', answer: healthSchema, idempotent: false });
+    await this.call({
+      operation: 'health',
+      method: 'GET',
+      path: '/v1/health',
+      answer: healthSchema,
+      idempotent: false,
+    });
   }
 
   /** Closes kept-alive sockets (on shutdown). */
@@ -166,7 +248,13 @@ export class HttpRuntimeClient implements RuntimeClient {
       }
       if (!result.retryable || retriesLeft === 0) {
         const { failure } = result;
-        throw attempt === 1 ? failure : new RuntimeUnavailableError(failure.operation, `${failure.message} (after ${attempt} attempts)`, failure.status);
+        throw attempt === 1
+          ? failure
+          : new RuntimeUnavailableError(
+              failure.operation,
+              `${failure.message} (after ${attempt} attempts)`,
+              failure.status,
+            );
       }
       const retryIndex = this.retries - retriesLeft;
       retriesLeft -= 1;
@@ -176,7 +264,13 @@ export class HttpRuntimeClient implements RuntimeClient {
 
   private async attempt<T>(call: RuntimeCall<T>, attempt: number): Promise<Attempt<T>> {
     const started = performance.now();
-    const context = () => ({ operation: call.operation, method: call.method, path: call.path, attempt, duration_ms: Math.round(performance.now() - started) });
+    const context = () => ({
+      operation: call.operation,
+      method: call.method,
+      path: call.path,
+      attempt,
+      duration_ms: Math.round(performance.now() - started),
+    });
     let answer: HttpAnswer;
     try {
       answer = await exchange({
@@ -196,7 +290,8 @@ export class HttpRuntimeClient implements RuntimeClient {
       });
     } catch (error) {
       if (!(error instanceof TransportFailure)) throw error;
-      const staleSocket = error.kind === 'network' && error.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      const staleSocket =
+        error.kind === 'network' && error.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
       this.log.warn({ ...context(), status: null, reason: error.kind, error: error.message }, 'runtime call failed');
       return {
         failure: new RuntimeUnavailableError(call.operation, `runtime ${call.operation}: ${error.message}`),
@@ -209,7 +304,11 @@ export class HttpRuntimeClient implements RuntimeClient {
     const { status } = answer;
     const unavailable = (reason: string, message: string, retryable = false): Attempt<T> => {
       this.log.warn({ ...context(), status, reason }, 'runtime call failed');
-      return { failure: new RuntimeUnavailableError(call.operation, `runtime ${call.operation}: ${message}`, status), retryable, staleSocket: false };
+      return {
+        failure: new RuntimeUnavailableError(call.operation, `runtime ${call.operation}: ${message}`, status),
+        retryable,
+        staleSocket: false,
+      };
     };
     if (status >= 200 && status < 300) {
       const body = readJson(answer.text, call.answer);
@@ -220,7 +319,15 @@ export class HttpRuntimeClient implements RuntimeClient {
     if (status === 401 || status === 403) {
       // Our key is wrong or revoked: an operator must fix the configuration, the caller cannot.
       this.log.error({ ...context(), status }, 'the runtime refused our API key; check RUNTIME_API_KEY');
-      return { failure: new RuntimeUnavailableError(call.operation, `runtime ${call.operation}: the runtime refused our API key (${status})`, status), retryable: false, staleSocket: false };
+      return {
+        failure: new RuntimeUnavailableError(
+          call.operation,
+          `runtime ${call.operation}: the runtime refused our API key (${status})`,
+          status,
+        ),
+        retryable: false,
+        staleSocket: false,
+      };
     }
     if (status >= 400 && status < 500) {
       const body = readJson(answer.text, errorBodySchema);
@@ -231,7 +338,6 @@ export class HttpRuntimeClient implements RuntimeClient {
     }
     return unavailable('status', `answered ${status}`, status >= 500);
   }
-
 }
 
 /** An id as one path segment: `/` and friends encoded, and `.`/`..` kept from meaning "up". */
@@ -245,7 +351,10 @@ function retryDelay(retryIndex: number): number {
   return Math.round(delay * (0.8 + Math.random() * 0.4));
 }
 
-function readJson<T>(text: string, schema: z.ZodType<T, z.ZodTypeDef, unknown>): { ok: true; value: T } | { ok: false; problem: string } {
+function readJson<T>(
+  text: string,
+  schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+): { ok: true; value: T } | { ok: false; problem: string } {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -112,7 +112,11 @@ export interface RuntimeClient {
  * (routes answer 503 `unavailable`). The message is safe to log; it never holds the API key.
  */
 export class RuntimeUnavailableError extends Error {
-  constructor(readonly operation: string, message: string, readonly status: number | null = null) {
+  constructor(
+    readonly operation: string,
+    message: string,
+    readonly status: number | null = null,
+  ) {
     super(message);
     this.name = 'RuntimeUnavailableError';
   }

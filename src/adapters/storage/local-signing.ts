@@ -42,5 +42,7 @@ function matches(key: Buffer, text: string, given: string): boolean {
 
 export const signUpload = (key: Buffer, claims: UploadClaims) => sign(key, uploadText(claims));
 export const signDownload = (key: Buffer, claims: DownloadClaims) => sign(key, downloadText(claims));
-export const uploadSignatureMatches = (key: Buffer, claims: UploadClaims, sig: string) => matches(key, uploadText(claims), sig);
-export const downloadSignatureMatches = (key: Buffer, claims: DownloadClaims, sig: string) => matches(key, downloadText(claims), sig);
+export const uploadSignatureMatches = (key: Buffer, claims: UploadClaims, sig: string) =>
+  matches(key, uploadText(claims), sig);
+export const downloadSignatureMatches = (key: Buffer, claims: DownloadClaims, sig: string) =>
+  matches(key, downloadText(claims), sig);

@@ -3,21 +3,45 @@ import { createReadStream, type ReadStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { isStorageKey, MAX_LIST_OFFSET, type DownloadValidity, type ListRequest, type StorageAdapter, type StoredObject, type UploadGrant, type UploadRequest } from './index.js';
-import { downloadSignatureMatches, signDownload, signUpload, storageSigningKey, uploadSignatureMatches, type DownloadClaims, type UploadClaims } from './local-signing.js';
+import {
+  isStorageKey,
+  MAX_LIST_OFFSET,
+  type DownloadValidity,
+  type ListRequest,
+  type StorageAdapter,
+  type StoredObject,
+  type UploadGrant,
+  type UploadRequest,
+} from './index.js';
+import {
+  downloadSignatureMatches,
+  signDownload,
+  signUpload,
+  storageSigningKey,
+  uploadSignatureMatches,
+  type DownloadClaims,
+  type UploadClaims,
+} from './local-signing.js';
 
 /** The routes of this service that serve the local store's URLs (registered by the storage module). */
 export const LOCAL_UPLOAD_PATH = '/v1/public/storage/upload';
 export const LOCAL_DOWNLOAD_PATH = '/v1/public/storage/download';
 
 /** Files carry no metadata: the type comes from the extension, which the service picks from the declared type. */
-const TYPE_BY_EXTENSION: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', pdf: 'application/pdf', txt: 'text/plain' };
+const TYPE_BY_EXTENSION: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+};
 /** Where uploads are written before they are renamed into place; its leading dot keeps it out of every key. */
 const TEMP_DIR = '.tmp';
 
 export function contentTypeOfKey(key: string): string | null {
   const extension = /\.([A-Za-z0-9]+)$/.exec(key)?.[1]?.toLowerCase();
-  return extension === undefined ? null : TYPE_BY_EXTENSION[extension] ?? null;
+  return extension === undefined ? null : (TYPE_BY_EXTENSION[extension] ?? null);
 }
 
 /** The body went past the size the URL was signed for. */
@@ -55,8 +79,18 @@ export class LocalStorage implements StorageAdapter {
   async presignUpload({ key, contentType, size, expiresAt }: UploadRequest): Promise<UploadGrant> {
     this.#pathOf(key);
     const claims: UploadClaims = { key, contentType, size, expires: Math.floor(expiresAt.getTime() / 1000) };
-    const query = new URLSearchParams({ key, type: contentType, size: String(size), expires: String(claims.expires), sig: signUpload(this.#key, claims) });
-    return { url: `${this.options.baseUrl()}${LOCAL_UPLOAD_PATH}?${query}`, method: 'PUT', headers: { 'content-type': contentType } };
+    const query = new URLSearchParams({
+      key,
+      type: contentType,
+      size: String(size),
+      expires: String(claims.expires),
+      sig: signUpload(this.#key, claims),
+    });
+    return {
+      url: `${this.options.baseUrl()}${LOCAL_UPLOAD_PATH}?${query}`,
+      method: 'PUT',
+      headers: { 'content-type': contentType },
+    };
   }
 
   async presignDownload(key: string, { expiresAt }: DownloadValidity): Promise<string> {
@@ -166,7 +200,8 @@ export class LocalStorage implements StorageAdapter {
       if (!isStorageKey(key)) continue;
       if (entry.isDirectory()) {
         const asDir = `${key}/`;
-        if (asDir.startsWith(prefix) || prefix.startsWith(asDir)) await this.#walk(join(dir, entry.name), key, prefix, into);
+        if (asDir.startsWith(prefix) || prefix.startsWith(asDir))
+          await this.#walk(join(dir, entry.name), key, prefix, into);
       } else if (entry.isFile() && key.startsWith(prefix)) {
         into.push(key);
       }

@@ -1,6 +1,23 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type _Object } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type _Object,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { MAX_LIST_OFFSET, StorageUnavailableError, type DownloadValidity, type ListRequest, type StorageAdapter, type StoredObject, type UploadGrant, type UploadRequest } from './index.js';
+import {
+  MAX_LIST_OFFSET,
+  StorageUnavailableError,
+  type DownloadValidity,
+  type ListRequest,
+  type StorageAdapter,
+  type StoredObject,
+  type UploadGrant,
+  type UploadRequest,
+} from './index.js';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -47,31 +64,49 @@ export class S3Storage implements StorageAdapter {
   }
 
   async presignUpload({ key, contentType, size, expiresAt }: UploadRequest): Promise<UploadGrant> {
-    const command = new PutObjectCommand({ Bucket: this.#bucket, Key: key, ContentType: contentType, ContentLength: size });
-    const url = await this.#call('presign', () => getSignedUrl(this.#client, command, {
-      expiresIn: secondsUntil(expiresAt, new Date()),
-      // The presigner leaves content-type unsigned by default: sign both so S3 enforces them.
-      signableHeaders: new Set(['content-type', 'content-length']),
-    }));
+    const command = new PutObjectCommand({
+      Bucket: this.#bucket,
+      Key: key,
+      ContentType: contentType,
+      ContentLength: size,
+    });
+    const url = await this.#call('presign', () =>
+      getSignedUrl(this.#client, command, {
+        expiresIn: secondsUntil(expiresAt, new Date()),
+        // The presigner leaves content-type unsigned by default: sign both so S3 enforces them.
+        signableHeaders: new Set(['content-type', 'content-length']),
+      }),
+    );
     return { url, method: 'PUT', headers: { 'content-type': contentType } };
   }
 
   async presignDownload(key: string, { signedAt, expiresAt }: DownloadValidity): Promise<string> {
     const command = new GetObjectCommand({ Bucket: this.#bucket, Key: key });
-    return this.#call('presign', () => getSignedUrl(this.#client, command, { signingDate: signedAt, expiresIn: secondsUntil(expiresAt, signedAt) }));
+    return this.#call('presign', () =>
+      getSignedUrl(this.#client, command, { signingDate: signedAt, expiresIn: secondsUntil(expiresAt, signedAt) }),
+    );
   }
 
   async head(key: string): Promise<StoredObject | null> {
-    const output = await this.#find('head', () => this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key })));
+    const output = await this.#find('head', () =>
+      this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key })),
+    );
     if (output === null) return null;
-    return { key, size: output.ContentLength ?? 0, contentType: output.ContentType ?? null, lastModified: output.LastModified ?? new Date(0) };
+    return {
+      key,
+      size: output.ContentLength ?? 0,
+      contentType: output.ContentType ?? null,
+      lastModified: output.LastModified ?? new Date(0),
+    };
   }
 
   async readStart(key: string, bytes: number): Promise<Buffer | null> {
     const object = await this.head(key);
     if (object === null) return null;
     if (object.size === 0) return Buffer.alloc(0); // a range of an empty object is a 416
-    const output = await this.#find('get', () => this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=0-${bytes - 1}` })));
+    const output = await this.#find('get', () =>
+      this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=0-${bytes - 1}` })),
+    );
     if (output?.Body === undefined) return null;
     // Some stores ignore Range: keep only what was asked for.
     return Buffer.from(await output.Body.transformToByteArray()).subarray(0, bytes);
@@ -83,9 +118,16 @@ export class S3Storage implements StorageAdapter {
     const page: StoredObject[] = [];
     let token: string | undefined;
     do {
-      const output = await this.#call('list', () => this.#client.send(new ListObjectsV2Command({
-        Bucket: this.#bucket, Prefix: prefix === '' ? undefined : prefix, MaxKeys: LIST_PAGE, ContinuationToken: token,
-      })));
+      const output = await this.#call('list', () =>
+        this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.#bucket,
+            Prefix: prefix === '' ? undefined : prefix,
+            MaxKeys: LIST_PAGE,
+            ContinuationToken: token,
+          }),
+        ),
+      );
       const contents = output.Contents ?? [];
       const skipped = Math.min(skip, contents.length);
       skip -= skipped;
@@ -140,7 +182,12 @@ function unavailable(operation: string, error: unknown): StorageUnavailableError
 }
 
 function toStoredObject(item: _Object): StoredObject {
-  return { key: item.Key ?? '', size: item.Size ?? 0, contentType: null, lastModified: item.LastModified ?? new Date(0) };
+  return {
+    key: item.Key ?? '',
+    size: item.Size ?? 0,
+    contentType: null,
+    lastModified: item.LastModified ?? new Date(0),
+  };
 }
 
 /** Presigned URLs live at least a second and at most S3's 7 days. */

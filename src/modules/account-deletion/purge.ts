@@ -26,7 +26,11 @@ export interface PurgeDependencies {
  * go on. Runs in the scheduler's transaction, so it calls the provider while holding it: the
  * batch is kept small for that reason.
  */
-export async function purgeDeletedAccounts(trx: Kysely<Tables>, deps: PurgeDependencies, { now }: JobContext): Promise<JobSummary> {
+export async function purgeDeletedAccounts(
+  trx: Kysely<Tables>,
+  deps: PurgeDependencies,
+  { now }: JobContext,
+): Promise<JobSummary> {
   let purged = 0;
   let failed = 0;
   for (const user of await lockDueAccounts(trx, now, PURGE_BATCH)) {
@@ -34,7 +38,10 @@ export async function purgeDeletedAccounts(trx: Kysely<Tables>, deps: PurgeDepen
       await deps.identity.deleteUser(user.id);
     } catch (error) {
       if (!(error instanceof IdentityServiceError)) throw error;
-      deps.log.warn({ user_id: user.id, provider_status: error.status, err: { message: error.message } }, 'identity provider refused to remove a purged account; retried next run');
+      deps.log.warn(
+        { user_id: user.id, provider_status: error.status, err: { message: error.message } },
+        'identity provider refused to remove a purged account; retried next run',
+      );
       failed++;
       continue;
     }

@@ -8,27 +8,48 @@ type Db = Kysely<Tables>;
 
 /** The caller's request, locked: wrong guesses sent at once are counted one after another. */
 export function lockDeletionRequest(trx: Db, userId: string) {
-  return trx.selectFrom('account_deletion_requests').selectAll().where('user_id', '=', userId).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('account_deletion_requests')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /** A new request replaces whatever the user had before (a pending or voided one), counter included. */
-export async function replaceDeletionRequest(trx: Db, row: { user_id: string; code_hash: string; code_expires_at: Date; reason: string | null }): Promise<void> {
-  const fresh = { status: 'pending' as const, code_hash: row.code_hash, code_expires_at: row.code_expires_at, failed_attempts: 0, reason: row.reason, requested_at: new Date(), confirmed_at: null, hard_delete_at: null };
-  await trx.insertInto('account_deletion_requests').values({ user_id: row.user_id, ...fresh })
+export async function replaceDeletionRequest(
+  trx: Db,
+  row: { user_id: string; code_hash: string; code_expires_at: Date; reason: string | null },
+): Promise<void> {
+  const fresh = {
+    status: 'pending' as const,
+    code_hash: row.code_hash,
+    code_expires_at: row.code_expires_at,
+    failed_attempts: 0,
+    reason: row.reason,
+    requested_at: new Date(),
+    confirmed_at: null,
+    hard_delete_at: null,
+  };
+  await trx
+    .insertInto('account_deletion_requests')
+    .values({ user_id: row.user_id, ...fresh })
     .onConflict((oc) => oc.column('user_id').doUpdateSet(fresh))
     .execute();
 }
 
 /** One more wrong code; at the limit the request is voided and its hash forgotten. */
 export async function countWrongCode(trx: Db, userId: string, attempts: number, voided: boolean): Promise<void> {
-  await trx.updateTable('account_deletion_requests')
+  await trx
+    .updateTable('account_deletion_requests')
     .set(voided ? { failed_attempts: attempts, status: 'voided', code_hash: null } : { failed_attempts: attempts })
     .where('user_id', '=', userId)
     .execute();
 }
 
 export async function markConfirmed(trx: Db, userId: string, confirmedAt: Date, hardDeleteAt: Date): Promise<void> {
-  await trx.updateTable('account_deletion_requests')
+  await trx
+    .updateTable('account_deletion_requests')
     .set({ status: 'confirmed', code_hash: null, confirmed_at: confirmedAt, hard_delete_at: hardDeleteAt })
     .where('user_id', '=', userId)
     .execute();
@@ -36,7 +57,8 @@ export async function markConfirmed(trx: Db, userId: string, confirmedAt: Date, 
 
 /** The user's subscriptions that would renew, locked, so a webhook applied meanwhile waits for the cancellation. */
 export function renewingSubscriptionsOf(trx: Db, userId: string) {
-  return trx.selectFrom('billing_subscriptions')
+  return trx
+    .selectFrom('billing_subscriptions')
     .select(['id', 'provider', 'provider_subscription_id'])
     .where('user_id', '=', userId)
     .where('status', 'in', LIVE_STATUSES)
@@ -52,7 +74,8 @@ export function renewingSubscriptionsOf(trx: Db, userId: string) {
  * is no longer `deleted` and never matches.
  */
 export function lockDueAccounts(trx: Db, now: Date, limit: number) {
-  return trx.selectFrom('users')
+  return trx
+    .selectFrom('users')
     .innerJoin('account_deletion_requests as r', 'r.user_id', 'users.id')
     .selectAll('users')
     .where('r.status', '=', 'confirmed')

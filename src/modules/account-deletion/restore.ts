@@ -12,7 +12,8 @@ import { findUser, lockUser } from '../users/queries.js';
 import { lockDeletionRequest } from './queries.js';
 import './tables.js';
 
-const notSelfDeleted = (status: string) => invalidState({ reason: 'the account is not in the grace period of a deletion its owner confirmed', status });
+const notSelfDeleted = (status: string) =>
+  invalidState({ reason: 'the account is not in the grace period of a deletion its owner confirmed', status });
 
 /**
  * The grace period's way back: the player, refused since their deletion, writes to support,
@@ -34,7 +35,11 @@ export class AccountRestoreService {
     const user = await findUser(this.db, id);
     if (user === undefined) throw notFound();
     await refuseActingAbove(this.db, actor, [id]);
-    const pending = await this.db.selectFrom('account_deletion_requests').select('status').where('user_id', '=', id).executeTakeFirst();
+    const pending = await this.db
+      .selectFrom('account_deletion_requests')
+      .select('status')
+      .where('user_id', '=', id)
+      .executeTakeFirst();
     // Checked before the provider is asked anything: a staff soft delete is not undone here.
     if (user.status !== 'deleted' || pending?.status !== 'confirmed') throw notSelfDeleted(user.status);
     await identityCall(this.log, actor.requestId, 'enable sign-in', () => this.identity.unbanUser(id));
@@ -44,7 +49,20 @@ export class AccountRestoreService {
       const request = await lockDeletionRequest(trx, id);
       if (locked.status !== 'deleted' || request?.status !== 'confirmed') throw notSelfDeleted(locked.status);
       const now = new Date();
-      await writeStatusChange(trx, this.events, actor, locked, { to: 'active', action: 'users.self_delete_cancel', event: 'users.restored', reason, extra: { hard_delete_at: request.hard_delete_at?.toISOString() ?? null } }, now);
+      await writeStatusChange(
+        trx,
+        this.events,
+        actor,
+        locked,
+        {
+          to: 'active',
+          action: 'users.self_delete_cancel',
+          event: 'users.restored',
+          reason,
+          extra: { hard_delete_at: request.hard_delete_at?.toISOString() ?? null },
+        },
+        now,
+      );
       await trx.updateTable('users').set({ tokens_valid_after: now }).where('id', '=', id).execute();
       await trx.deleteFrom('account_deletion_requests').where('user_id', '=', id).execute();
     });

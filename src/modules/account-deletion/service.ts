@@ -17,7 +17,13 @@ import { isLastActiveOwner, lockUser } from '../users/queries.js';
 import { hashConfirmationCode, newConfirmationCode, sameHash } from './code.js';
 import { confirmationMail } from './mail.js';
 import { CODE_TTL_MINUTES, daysAfter, GRACE_PERIOD_DAYS, MAX_WRONG_CODES, minutesAfter } from './policy.js';
-import { countWrongCode, lockDeletionRequest, markConfirmed, renewingSubscriptionsOf, replaceDeletionRequest } from './queries.js';
+import {
+  countWrongCode,
+  lockDeletionRequest,
+  markConfirmed,
+  renewingSubscriptionsOf,
+  replaceDeletionRequest,
+} from './queries.js';
 import type { ConfirmDeletionInput, DeletionConfirmed, StartDeletionInput } from './schemas.js';
 
 type Db = Kysely<Tables>;
@@ -52,13 +58,21 @@ export class AccountDeletionService {
       const user = await lockUser(trx, actor.userId);
       if (user === undefined) throw notFound();
       // Such a user adds an address at the identity provider first, or asks support (operation 2).
-      if (user.email === null) throw invalidState({ reason: 'the account has no email address to send the confirmation code to' });
+      if (user.email === null)
+        throw invalidState({ reason: 'the account has no email address to send the confirmation code to' });
       // No code is mailed for a deletion the database would refuse.
       if (await isLastActiveOwner(trx, user.id)) throw new LastActiveOwnerRefusal();
       const code = newConfirmationCode();
       const expiresAt = minutesAfter(new Date(), CODE_TTL_MINUTES);
-      await replaceDeletionRequest(trx, { user_id: user.id, code_hash: hashConfirmationCode(this.codeKey(), user.id, code), code_expires_at: expiresAt, reason: input.reason ?? null });
-      await queueEmails(trx, [{ to_email: user.email, category: 'transactional', user_id: user.id, ...confirmationMail(code, expiresAt) }]);
+      await replaceDeletionRequest(trx, {
+        user_id: user.id,
+        code_hash: hashConfirmationCode(this.codeKey(), user.id, code),
+        code_expires_at: expiresAt,
+        reason: input.reason ?? null,
+      });
+      await queueEmails(trx, [
+        { to_email: user.email, category: 'transactional', user_id: user.id, ...confirmationMail(code, expiresAt) },
+      ]);
       return { expires_at: expiresAt };
     });
   }
@@ -74,10 +88,18 @@ export class AccountDeletionService {
       // one of them locks it, then the user (its tier). The provider calls made again on a retry
       // (cancel at period end) are idempotent.
       return await refusingLastOwnerLoss(() =>
-        retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason)));
+        retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason)),
+      );
     } catch (error) {
       // The account stays as it was, so sign-in must too; the code still works for a retry.
-      await this.identity.unbanUser(actor.userId).catch((undo: unknown) => this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban after a failed account deletion'));
+      await this.identity
+        .unbanUser(actor.userId)
+        .catch((undo: unknown) =>
+          this.log.error(
+            { request_id: actor.requestId, err: undo },
+            'could not lift the sign-in ban after a failed account deletion',
+          ),
+        );
       throw error;
     }
   }
@@ -90,8 +112,21 @@ export class AccountDeletionService {
     return this.db.transaction().execute(async (trx): Promise<CodeVerdict> => {
       const request = await lockDeletionRequest(trx, userId);
       if (request === undefined || request.status === 'confirmed') return { ok: false, refusal: noRequest() };
-      if (request.status === 'voided') return { ok: false, refusal: invalidState({ reason: `the request was voided after ${MAX_WRONG_CODES} wrong codes; start a new one` }) };
-      if (request.code_expires_at <= new Date()) return { ok: false, refusal: invalidState({ reason: 'the code has expired; start a new request', expired_at: request.code_expires_at.toISOString() }) };
+      if (request.status === 'voided')
+        return {
+          ok: false,
+          refusal: invalidState({
+            reason: `the request was voided after ${MAX_WRONG_CODES} wrong codes; start a new one`,
+          }),
+        };
+      if (request.code_expires_at <= new Date())
+        return {
+          ok: false,
+          refusal: invalidState({
+            reason: 'the code has expired; start a new request',
+            expired_at: request.code_expires_at.toISOString(),
+          }),
+        };
       const codeHash = hashConfirmationCode(this.codeKey(), userId, code);
       if (sameHash(codeHash, request.code_hash!)) return { ok: true, codeHash, reason: request.reason };
       const attempts = request.failed_attempts + 1;
@@ -112,14 +147,25 @@ export class AccountDeletionService {
     if (user.status !== 'active') throw invalidState({ reason: `the account is ${user.status}`, status: user.status });
     // A second confirmation, or a new request, may have landed since the code was checked.
     const request = await lockDeletionRequest(trx, actor.userId);
-    if (request?.status !== 'pending' || request.code_hash === null || !sameHash(request.code_hash, codeHash)) throw noRequest();
+    if (request?.status !== 'pending' || request.code_hash === null || !sameHash(request.code_hash, codeHash))
+      throw noRequest();
     const subscriptions = await this.cancelRenewals(trx, actor.userId);
     const now = new Date();
     const hardDeleteAt = daysAfter(now, GRACE_PERIOD_DAYS);
-    await writeStatusChange(trx, this.events, actor, user, {
-      to: 'deleted', action: 'users.self_delete', event: 'users.soft_deleted', reason: reason ?? DEFAULT_REASON,
-      extra: { hard_delete_at: hardDeleteAt.toISOString(), ...subscriptions },
-    }, now);
+    await writeStatusChange(
+      trx,
+      this.events,
+      actor,
+      user,
+      {
+        to: 'deleted',
+        action: 'users.self_delete',
+        event: 'users.soft_deleted',
+        reason: reason ?? DEFAULT_REASON,
+        extra: { hard_delete_at: hardDeleteAt.toISOString(), ...subscriptions },
+      },
+      now,
+    );
     await markConfirmed(trx, actor.userId, now, hardDeleteAt);
     return { deleted_at: now, hard_delete_at: hardDeleteAt };
   }
@@ -130,7 +176,10 @@ export class AccountDeletionService {
    * provider (the service switched from local to Stripe) cannot be reached: it is named in
    * the audit entry for staff to end by hand.
    */
-  private async cancelRenewals(trx: Db, userId: string): Promise<{ subscriptions_cancelled: string[]; subscriptions_unreachable: string[] }> {
+  private async cancelRenewals(
+    trx: Db,
+    userId: string,
+  ): Promise<{ subscriptions_cancelled: string[]; subscriptions_unreachable: string[] }> {
     const cancelled: string[] = [];
     const unreachable: string[] = [];
     for (const row of await renewingSubscriptionsOf(trx, userId)) {
@@ -138,8 +187,14 @@ export class AccountDeletionService {
         unreachable.push(row.id);
         continue;
       }
-      const answer = await atProvider(() => this.payments.cancelSubscription(row.provider_subscription_id, 'period_end'), { withMessage: false });
-      await applyProviderSubscription(trx, this.payments.kind, userId, answer, { deleted: answer.status === 'canceled', occurredAt: new Date().toISOString() });
+      const answer = await atProvider(
+        () => this.payments.cancelSubscription(row.provider_subscription_id, 'period_end'),
+        { withMessage: false },
+      );
+      await applyProviderSubscription(trx, this.payments.kind, userId, answer, {
+        deleted: answer.status === 'canceled',
+        occurredAt: new Date().toISOString(),
+      });
       cancelled.push(row.id);
     }
     return { subscriptions_cancelled: cancelled, subscriptions_unreachable: unreachable };

@@ -5,7 +5,10 @@ import type { PermissionKey } from '../../kernel/permissions.js';
  * may already see what it tells: subscribing a role to an alert requires holding one of them.
  */
 export const ALERTS = {
-  panic_mode_changed: { description: 'The maintenance level changed (by a person or by incident monitoring).', readableWith: ['ops.read', 'ops.panic'] },
+  panic_mode_changed: {
+    description: 'The maintenance level changed (by a person or by incident monitoring).',
+    readableWith: ['ops.read', 'ops.panic'],
+  },
 } as const satisfies Record<string, { description: string; readableWith: readonly PermissionKey[] }>;
 
 export type AlertName = keyof typeof ALERTS;

@@ -9,7 +9,12 @@ export async function roleExists(db: Db, roleId: string): Promise<boolean> {
 }
 
 export async function subscriptionsOf(db: Db, roleId: string): Promise<string[]> {
-  const rows = await db.selectFrom('role_alert_subscriptions').select('alert').where('role_id', '=', roleId).orderBy('alert').execute();
+  const rows = await db
+    .selectFrom('role_alert_subscriptions')
+    .select('alert')
+    .where('role_id', '=', roleId)
+    .orderBy('alert')
+    .execute();
   return rows.map((row) => row.alert);
 }
 
@@ -21,17 +26,26 @@ export async function lockRoleKey(trx: Db, roleId: string): Promise<string | und
 
 export async function replaceSubscriptions(trx: Db, roleId: string, alerts: readonly string[]): Promise<void> {
   await trx.deleteFrom('role_alert_subscriptions').where('role_id', '=', roleId).execute();
-  if (alerts.length > 0) await trx.insertInto('role_alert_subscriptions').values(alerts.map((alert) => ({ role_id: roleId, alert }))).execute();
+  if (alerts.length > 0)
+    await trx
+      .insertInto('role_alert_subscriptions')
+      .values(alerts.map((alert) => ({ role_id: roleId, alert })))
+      .execute();
 }
 
 /** Keys of the user's current roles (unexpired grants) that hear at least one alert. */
 export async function alertRoleKeysOf(db: Db, userId: string, now: Date): Promise<string[]> {
-  const rows = await db.selectFrom('user_roles as ur')
+  const rows = await db
+    .selectFrom('user_roles as ur')
     .innerJoin('roles as r', 'r.id', 'ur.role_id')
     .select('r.key')
     .where('ur.user_id', '=', userId)
     .where((eb) => eb.or([eb('ur.expires_at', 'is', null), eb('ur.expires_at', '>', now)]))
-    .where((eb) => eb.exists(eb.selectFrom('role_alert_subscriptions as s').select(sql.lit(1).as('one')).whereRef('s.role_id', '=', 'r.id')))
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('role_alert_subscriptions as s').select(sql.lit(1).as('one')).whereRef('s.role_id', '=', 'r.id'),
+      ),
+    )
     .orderBy('r.key')
     .execute();
   return rows.map((row) => row.key);
@@ -39,7 +53,11 @@ export async function alertRoleKeysOf(db: Db, userId: string, now: Date): Promis
 
 /** Keys of the roles subscribed to an alert. */
 export async function roleKeysSubscribedTo(db: Db, alert: string): Promise<string[]> {
-  const rows = await db.selectFrom('role_alert_subscriptions as s').innerJoin('roles as r', 'r.id', 's.role_id')
-    .select('r.key').where('s.alert', '=', alert).execute();
+  const rows = await db
+    .selectFrom('role_alert_subscriptions as s')
+    .innerJoin('roles as r', 'r.id', 's.role_id')
+    .select('r.key')
+    .where('s.alert', '=', alert)
+    .execute();
   return rows.map((row) => row.key);
 }

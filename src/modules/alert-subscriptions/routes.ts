@@ -12,25 +12,43 @@ const unknownRole = 'An unknown role id is 404 `not_found`.';
 export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): void {
   const alerts = new AlertSubscriptionService(kernel.db, kernel.events);
 
-  app.get('/v1/admin/alerts', {
-    config: { perms: ['roles.read'] },
-    schema: { tags, summary: 'The alerts the service raises', response: { 200: alertCatalogBody } },
-  }, () => alerts.catalog());
-
-  app.get('/v1/admin/roles/:id/alerts', {
-    config: { perms: ['roles.read'] },
-    schema: { tags, summary: 'The alerts a role hears', description: unknownRole, params: roleIdParams, response: { 200: roleAlertsBody } },
-  }, (request) => alerts.get(request.params.id));
-
-  app.put('/v1/admin/roles/:id/alerts', {
-    config: { perms: ['roles.write'] },
-    schema: {
-      tags,
-      summary: 'Set the alerts a role hears',
-      description: `Replaces the role's subscriptions (the built-in owner's too, by a caller holding \`*\`: they are a notice, not a power). ${UNHELD_ROLE_KEYS_REFUSAL}. Holders of the role receive each alert on the realtime channel \`alerts:<role key>\` (listed by \`GET /v1/me/realtime\`). Subscribing to an alert requires holding a permission that reads it (403 \`forbidden\`, \`details.perm\`); an alert listed twice is 409 \`conflict\`; an unknown alert name is a 400 SchemaError. Audited as \`roles.alerts.set\`; dashboard event \`roles.alerts_changed\`. ${unknownRole}`,
-      params: roleIdParams,
-      body: setAlertsBody,
-      response: { 200: roleAlertsBody },
+  app.get(
+    '/v1/admin/alerts',
+    {
+      config: { perms: ['roles.read'] },
+      schema: { tags, summary: 'The alerts the service raises', response: { 200: alertCatalogBody } },
     },
-  }, (request) => alerts.set(actorOf(request), request.params.id, request.body));
+    () => alerts.catalog(),
+  );
+
+  app.get(
+    '/v1/admin/roles/:id/alerts',
+    {
+      config: { perms: ['roles.read'] },
+      schema: {
+        tags,
+        summary: 'The alerts a role hears',
+        description: unknownRole,
+        params: roleIdParams,
+        response: { 200: roleAlertsBody },
+      },
+    },
+    (request) => alerts.get(request.params.id),
+  );
+
+  app.put(
+    '/v1/admin/roles/:id/alerts',
+    {
+      config: { perms: ['roles.write'] },
+      schema: {
+        tags,
+        summary: 'Set the alerts a role hears',
+        description: `Replaces the role's subscriptions (the built-in owner's too, by a caller holding \`*\`: they are a notice, not a power). ${UNHELD_ROLE_KEYS_REFUSAL}. Holders of the role receive each alert on the realtime channel \`alerts:<role key>\` (listed by \`GET /v1/me/realtime\`). Subscribing to an alert requires holding a permission that reads it (403 \`forbidden\`, \`details.perm\`); an alert listed twice is 409 \`conflict\`; an unknown alert name is a 400 SchemaError. Audited as \`roles.alerts.set\`; dashboard event \`roles.alerts_changed\`. ${unknownRole}`,
+        params: roleIdParams,
+        body: setAlertsBody,
+        response: { 200: roleAlertsBody },
+      },
+    },
+    (request) => alerts.set(actorOf(request), request.params.id, request.body),
+  );
 }

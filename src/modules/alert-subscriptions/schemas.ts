@@ -5,14 +5,19 @@ export const alertName = z.enum(ALERT_NAMES);
 
 export const roleIdParams = z.object({ id: z.string().uuid() });
 
-export const setAlertsBody = z.object({
-  alerts: z.array(alertName).max(ALERT_NAMES.length * 2).describe('Every alert the role hears; an empty list silences it. Listed once each.'),
-}).strict();
+export const setAlertsBody = z
+  .object({
+    alerts: z
+      .array(alertName)
+      .max(ALERT_NAMES.length * 2)
+      .describe('Every alert the role hears; an empty list silences it. Listed once each.'),
+  })
+  .strict();
 export type SetAlertsInput = z.infer<typeof setAlertsBody>;
 
 export const roleAlertsBody = z.object({
   role_id: z.string().uuid(),
-  channel: z.string().describe('The realtime channel the role\'s holders join: `alerts:<role key>`.'),
+  channel: z.string().describe("The realtime channel the role's holders join: `alerts:<role key>`."),
   alerts: z.array(alertName),
 });
 

@@ -11,16 +11,29 @@ import type { SetAlertsInput } from './schemas.js';
 
 /** Which roles hear which alerts. The role's holders receive them on the role's realtime channel. */
 export class AlertSubscriptionService {
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly events: EventPublisher,
+  ) {}
 
   catalog() {
-    return { data: ALERT_NAMES.map((name) => ({ name, description: ALERTS[name].description, readable_with: [...ALERTS[name].readableWith] })) };
+    return {
+      data: ALERT_NAMES.map((name) => ({
+        name,
+        description: ALERTS[name].description,
+        readable_with: [...ALERTS[name].readableWith],
+      })),
+    };
   }
 
   async get(roleId: string) {
     const key = await this.db.selectFrom('roles').select('key').where('id', '=', roleId).executeTakeFirst();
     if (key === undefined) throw notFound();
-    return { role_id: roleId, channel: roleAlertChannel(key.key), alerts: (await subscriptionsOf(this.db, roleId)) as AlertName[] };
+    return {
+      role_id: roleId,
+      channel: roleAlertChannel(key.key),
+      alerts: (await subscriptionsOf(this.db, roleId)) as AlertName[],
+    };
   }
 
   /**
@@ -41,8 +54,21 @@ export class AlertSubscriptionService {
       }
       const after = [...input.alerts].sort();
       await replaceSubscriptions(trx, roleId, after);
-      await recordAudit(trx, actor, { action: 'roles.alerts.set', targetType: 'role', targetId: roleId, before: { alerts: before }, after: { alerts: after }, extra: { key } });
-      await this.events.publish(trx, { kind: 'dashboard', name: 'roles.alerts_changed', payload: { role_id: roleId, key, alerts: after }, actorId: actor.userId, requestId: actor.requestId });
+      await recordAudit(trx, actor, {
+        action: 'roles.alerts.set',
+        targetType: 'role',
+        targetId: roleId,
+        before: { alerts: before },
+        after: { alerts: after },
+        extra: { key },
+      });
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'roles.alerts_changed',
+        payload: { role_id: roleId, key, alerts: after },
+        actorId: actor.userId,
+        requestId: actor.requestId,
+      });
       return { role_id: roleId, channel: roleAlertChannel(key), alerts: after as AlertName[] };
     });
   }

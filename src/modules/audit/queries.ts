@@ -27,12 +27,14 @@ function filterConditions(eb: ExpressionBuilder<Tables, 'audit_log'>, filters: A
   if (filters.to) conditions.push(eb('audit_log.created_at', '<', new Date(filters.to)));
   if (filters.q) {
     const pattern = likePattern(filters.q);
-    conditions.push(eb.or([
-      eb('audit_log.action', 'ilike', pattern),
-      eb('audit_log.target_id', 'ilike', pattern),
-      eb('audit_log.reason', 'ilike', pattern),
-      eb('audit_log.request_id', 'ilike', pattern),
-    ]));
+    conditions.push(
+      eb.or([
+        eb('audit_log.action', 'ilike', pattern),
+        eb('audit_log.target_id', 'ilike', pattern),
+        eb('audit_log.reason', 'ilike', pattern),
+        eb('audit_log.request_id', 'ilike', pattern),
+      ]),
+    );
   }
   return eb.and(conditions);
 }
@@ -49,9 +51,18 @@ function actionGroupOf(filters: AuditFilters): string | undefined {
 }
 
 const LIST_COLUMNS = [
-  'audit_log.id', 'audit_log.created_at', 'audit_log.actor_id', 'users.email as actor_email', 'audit_log.action',
-  'audit_log.target_type', 'audit_log.target_id', 'audit_log.request_id', 'audit_log.ip', 'audit_log.user_agent',
-  'audit_log.reason', 'audit_log.summary',
+  'audit_log.id',
+  'audit_log.created_at',
+  'audit_log.actor_id',
+  'users.email as actor_email',
+  'audit_log.action',
+  'audit_log.target_type',
+  'audit_log.target_id',
+  'audit_log.request_id',
+  'audit_log.ip',
+  'audit_log.user_agent',
+  'audit_log.reason',
+  'audit_log.summary',
 ] as const;
 
 export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery) {
@@ -64,15 +75,22 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
   // prefix) finds the page's ids in audit_log_action_group_idx, index-only and in page order
   // (migration 0037); the planner picks that reliably only when the ids are asked for alone,
   // as the one-statement page flipped back to the walk after an ANALYZE in the soak (bench/README.md).
-  const page = group === undefined
-    ? filtered.limit(query.per_page).offset(offsetOf(query))
-    : db.selectFrom('audit_log').where('audit_log.id', 'in', filtered
-      .where(sql<string>`split_part(audit_log.action, '.', 1)`, '=', group)
-      .select('audit_log.id')
-      .orderBy('audit_log.created_at', direction)
-      .orderBy('audit_log.id', direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query)));
+  const page =
+    group === undefined
+      ? filtered.limit(query.per_page).offset(offsetOf(query))
+      : db
+          .selectFrom('audit_log')
+          .where(
+            'audit_log.id',
+            'in',
+            filtered
+              .where(sql<string>`split_part(audit_log.action, '.', 1)`, '=', group)
+              .select('audit_log.id')
+              .orderBy('audit_log.created_at', direction)
+              .orderBy('audit_log.id', direction)
+              .limit(query.per_page)
+              .offset(offsetOf(query)),
+          );
   const [rows, total] = await Promise.all([
     page
       .leftJoin('users', 'users.id', 'audit_log.actor_id')
@@ -89,7 +107,9 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
  * Filters other than the action, from the schema itself (a filter added later is one of them):
  * with none of them set, migration 0040's kept counts give the total.
  */
-const NON_ACTION_FILTERS = (Object.keys(auditFilters.shape) as (keyof AuditFilters)[]).filter((field) => field !== 'action');
+const NON_ACTION_FILTERS = (Object.keys(auditFilters.shape) as (keyof AuditFilters)[]).filter(
+  (field) => field !== 'action',
+);
 
 /**
  * The entries matching the filters. Filtered by action alone, or not at all (the console's log
@@ -102,7 +122,8 @@ async function countAuditEvents(db: Kysely<Tables>, filters: AuditFilters): Prom
     return countRows(db.selectFrom('audit_log').where((eb) => filterConditions(eb, filters)));
   }
   const match = filters.action ? actionMatch(filters.action) : undefined;
-  const matching = match === undefined ? sql`true` : sql`counted.key ${sql.raw(match.op === 'like' ? 'LIKE' : '=')} ${match.value}`;
+  const matching =
+    match === undefined ? sql`true` : sql`counted.key ${sql.raw(match.op === 'like' ? 'LIKE' : '=')} ${match.value}`;
   const { rows } = await sql<{ n: number }>`
     SELECT coalesce(sum(counted.value::bigint), 0)::int AS n
       FROM audit_count_slots, jsonb_each_text(audit_count_slots.actions) AS counted
@@ -115,7 +136,13 @@ export async function auditFacets(db: Kysely<Tables>, filters: AuditFilters) {
   const count = sql<number>`count(*)::int`;
   const [total, actions, actors, targetTypes] = await Promise.all([
     countAuditEvents(db, filters),
-    filtered.select(['audit_log.action as value', count.as('count')]).groupBy('audit_log.action').orderBy('count', 'desc').orderBy('value').limit(FACET_LIMIT).execute(),
+    filtered
+      .select(['audit_log.action as value', count.as('count')])
+      .groupBy('audit_log.action')
+      .orderBy('count', 'desc')
+      .orderBy('value')
+      .limit(FACET_LIMIT)
+      .execute(),
     filtered
       .leftJoin('users', 'users.id', 'audit_log.actor_id')
       .select(['audit_log.actor_id as value', sql<string | null>`max(users.email)`.as('email'), count.as('count')])
@@ -124,7 +151,13 @@ export async function auditFacets(db: Kysely<Tables>, filters: AuditFilters) {
       .orderBy('value')
       .limit(FACET_LIMIT)
       .execute(),
-    filtered.select(['audit_log.target_type as value', count.as('count')]).groupBy('audit_log.target_type').orderBy('count', 'desc').orderBy('value').limit(FACET_LIMIT).execute(),
+    filtered
+      .select(['audit_log.target_type as value', count.as('count')])
+      .groupBy('audit_log.target_type')
+      .orderBy('count', 'desc')
+      .orderBy('value')
+      .limit(FACET_LIMIT)
+      .execute(),
   ]);
   return { total, actions, actors, target_types: targetTypes };
 }

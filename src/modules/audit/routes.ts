@@ -7,16 +7,34 @@ import { auditFacetsBody, auditFilters, auditPage, listAuditQuery } from './sche
 const tags = ['audit'];
 
 export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
-  app.get('/v1/admin/audit', {
-    config: { perms: ['audit.read'] },
-    schema: { tags, summary: 'The audit log, newest first', querystring: listAuditQuery, response: { 200: auditPage } },
-  }, async (request) => {
-    const { rows, total } = await listAuditEvents(kernel.db, request.query);
-    return paged(rows, request.query, total);
-  });
+  app.get(
+    '/v1/admin/audit',
+    {
+      config: { perms: ['audit.read'] },
+      schema: {
+        tags,
+        summary: 'The audit log, newest first',
+        querystring: listAuditQuery,
+        response: { 200: auditPage },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listAuditEvents(kernel.db, request.query);
+      return paged(rows, request.query, total);
+    },
+  );
 
-  app.get('/v1/admin/audit/facets', {
-    config: { perms: ['audit.read'] },
-    schema: { tags, summary: 'Counts by action, actor and target type over the same filters', querystring: auditFilters, response: { 200: auditFacetsBody } },
-  }, (request) => auditFacets(kernel.db, request.query));
+  app.get(
+    '/v1/admin/audit/facets',
+    {
+      config: { perms: ['audit.read'] },
+      schema: {
+        tags,
+        summary: 'Counts by action, actor and target type over the same filters',
+        querystring: auditFilters,
+        response: { 200: auditFacetsBody },
+      },
+    },
+    (request) => auditFacets(kernel.db, request.query),
+  );
 }

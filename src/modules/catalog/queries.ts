@@ -1,15 +1,33 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
-import type { AchievementView, CreateAchievementInput, ListAchievementsQuery, PutReferralRulesInput } from './schemas.js';
+import type {
+  AchievementView,
+  CreateAchievementInput,
+  ListAchievementsQuery,
+  PutReferralRulesInput,
+} from './schemas.js';
 import './tables.js';
 
 const ACHIEVEMENT_COLUMNS = [
-  'id', 'key', 'name', 'description', 'icon_path', 'reward_credits', 'is_active', 'sort_order',
-  'created_by', 'updated_by', 'created_at', 'updated_at',
+  'id',
+  'key',
+  'name',
+  'description',
+  'icon_path',
+  'reward_credits',
+  'is_active',
+  'sort_order',
+  'created_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
 ] as const;
 
-export async function listAchievements(db: Kysely<Tables>, query: ListAchievementsQuery): Promise<{ rows: AchievementView[]; total: number }> {
+export async function listAchievements(
+  db: Kysely<Tables>,
+  query: ListAchievementsQuery,
+): Promise<{ rows: AchievementView[]; total: number }> {
   let filtered = db.selectFrom('catalog_achievements');
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
@@ -35,7 +53,11 @@ export function findAchievement(db: Kysely<Tables>, id: string): Promise<Achieve
   return db.selectFrom('catalog_achievements').select(ACHIEVEMENT_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export function insertAchievement(trx: Kysely<Tables>, input: CreateAchievementInput, actorId: string): Promise<AchievementView> {
+export function insertAchievement(
+  trx: Kysely<Tables>,
+  input: CreateAchievementInput,
+  actorId: string,
+): Promise<AchievementView> {
   return trx
     .insertInto('catalog_achievements')
     .values({
@@ -60,8 +82,15 @@ export function deleteAchievement(trx: Kysely<Tables>, id: string): Promise<Achi
 // ---- Referral rules (one row) ----
 
 const REFERRAL_COLUMNS = [
-  'referrer_reward_credits', 'referee_reward_credits', 'qualifying_event', 'qualify_within_days',
-  'max_rewards_per_referrer', 'is_active', 'version', 'updated_by', 'updated_at',
+  'referrer_reward_credits',
+  'referee_reward_credits',
+  'qualifying_event',
+  'qualify_within_days',
+  'max_rewards_per_referrer',
+  'is_active',
+  'version',
+  'updated_by',
+  'updated_at',
 ] as const;
 
 export function readReferralRules(db: Kysely<Tables>) {

@@ -65,7 +65,13 @@ export class AchievementsService {
           action: 'catalog.achievement.create',
           targetType: 'achievement',
           targetId: row.id,
-          after: { key: row.key, name: row.name, reward_credits: row.reward_credits, is_active: row.is_active, sort_order: row.sort_order },
+          after: {
+            key: row.key,
+            name: row.name,
+            reward_credits: row.reward_credits,
+            is_active: row.is_active,
+            sort_order: row.sort_order,
+          },
         });
         return { id: row.id };
       });
@@ -106,7 +112,12 @@ export class AchievementsService {
 }
 
 const REFERRAL_FIELDS = [
-  'referrer_reward_credits', 'referee_reward_credits', 'qualifying_event', 'qualify_within_days', 'max_rewards_per_referrer', 'is_active',
+  'referrer_reward_credits',
+  'referee_reward_credits',
+  'qualifying_event',
+  'qualify_within_days',
+  'max_rewards_per_referrer',
+  'is_active',
 ] as const;
 
 export class ReferralRulesService {
@@ -130,7 +141,11 @@ export class ReferralRulesService {
       if (expectedVersion !== undefined && expectedVersion !== current.version) {
         throw conflict({ reason: 'referral rules changed since they were read', current_version: current.version });
       }
-      const { before, after, changed } = diff<ReferralRulesView, (typeof REFERRAL_FIELDS)[number]>(current, values, REFERRAL_FIELDS);
+      const { before, after, changed } = diff<ReferralRulesView, (typeof REFERRAL_FIELDS)[number]>(
+        current,
+        values,
+        REFERRAL_FIELDS,
+      );
       if (!changed) return current;
       const saved = await saveReferralRules(trx, values as ReferralRulesValues, actor.userId);
       await recordAudit(trx, actor, {

@@ -52,7 +52,10 @@ function deviceView(row: DeviceAuthorizationRow): ApprovedDeviceView {
 export class DeviceApprovalService {
   private readonly now: () => Date;
 
-  constructor(private readonly db: Kysely<Tables>, now?: () => Date) {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    now?: () => Date,
+  ) {
     this.now = now ?? (() => new Date());
   }
 
@@ -71,7 +74,10 @@ export class DeviceApprovalService {
       if (row.status !== 'pending') {
         // The same player repeating their own decision (a double click) is answered as done.
         if (row.status === status && row.user_id === actor.userId) return requestView(row);
-        throw invalidState({ reason: 'the code has already been decided', status: row.user_id === actor.userId ? row.status : undefined });
+        throw invalidState({
+          reason: 'the code has already been decided',
+          status: row.user_id === actor.userId ? row.status : undefined,
+        });
       }
       const decidedAt = this.now();
       await updateDeviceAuthorization(trx, row.id, { status, user_id: actor.userId, decided_at: decidedAt });

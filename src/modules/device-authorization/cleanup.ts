@@ -16,10 +16,13 @@ export const REVOKED_DEVICE_KEEP_MS = 30 * DAY_MS;
  */
 export async function purgeDeviceAuthorizationsJob(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
   const expiredBefore = new Date(now.getTime() - EXPIRED_CODE_KEEP_MS);
-  const expired = await trx.deleteFrom('device_authorizations')
-    .where('redeemed_at', 'is', null).where('expires_at', '<', expiredBefore)
+  const expired = await trx
+    .deleteFrom('device_authorizations')
+    .where('redeemed_at', 'is', null)
+    .where('expires_at', '<', expiredBefore)
     .executeTakeFirst();
-  const revoked = await trx.deleteFrom('device_authorizations')
+  const revoked = await trx
+    .deleteFrom('device_authorizations')
     .where('revoked_at', '<', new Date(now.getTime() - REVOKED_DEVICE_KEEP_MS))
     .executeTakeFirst();
   return { expired_codes: Number(expired.numDeletedRows), revoked_devices: Number(revoked.numDeletedRows) };

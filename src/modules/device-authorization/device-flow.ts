@@ -63,7 +63,10 @@ type Outcome = { tokens: TokenResult } | { refusal: OAuthError };
 export class DeviceFlowService {
   private readonly now: () => Date;
 
-  constructor(private readonly db: Kysely<Tables>, private readonly options: DeviceFlowOptions) {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly options: DeviceFlowOptions,
+  ) {
     this.now = options.now ?? (() => new Date());
   }
 
@@ -104,11 +107,19 @@ export class DeviceFlowService {
     const secret = this.secret();
     if (input.grant_type === DEVICE_CODE_GRANT) {
       if (input.device_code === undefined) throw new OAuthError('invalid_request', 'device_code is required');
-      return this.settle(this.db.transaction().execute((trx) => this.exchangeDeviceCode(trx, secret, input.client_id, input.device_code!, client)));
+      return this.settle(
+        this.db
+          .transaction()
+          .execute((trx) => this.exchangeDeviceCode(trx, secret, input.client_id, input.device_code!, client)),
+      );
     }
     if (input.grant_type === 'refresh_token') {
       if (input.refresh_token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
-      return this.settle(this.db.transaction().execute((trx) => this.refresh(trx, secret, input.client_id, input.refresh_token!, client)));
+      return this.settle(
+        this.db
+          .transaction()
+          .execute((trx) => this.refresh(trx, secret, input.client_id, input.refresh_token!, client)),
+      );
     }
     throw new OAuthError('unsupported_grant_type');
   }
@@ -119,11 +130,18 @@ export class DeviceFlowService {
     return settled.tokens;
   }
 
-  private async exchangeDeviceCode(trx: Kysely<Tables>, secret: string, clientId: string, deviceCode: string, client: DeviceClientContext): Promise<Outcome> {
+  private async exchangeDeviceCode(
+    trx: Kysely<Tables>,
+    secret: string,
+    clientId: string,
+    deviceCode: string,
+    client: DeviceClientContext,
+  ): Promise<Outcome> {
     const row = await lockByColumn(trx, 'device_code_hash', hashSecret(deviceCode));
     // Another client's code is as good as unknown: it says nothing about the code.
     if (row === undefined || row.client_id !== clientId) return refuse('invalid_grant', 'unknown device_code');
-    if (row.redeemed_at !== null || row.revoked_at !== null) return refuse('invalid_grant', 'the device_code was already used');
+    if (row.redeemed_at !== null || row.revoked_at !== null)
+      return refuse('invalid_grant', 'the device_code was already used');
     const now = this.now();
     if (row.expires_at <= now) return refuse('expired_token');
     if (row.last_polled_at !== null && now.getTime() - row.last_polled_at.getTime() < row.interval_seconds * 1_000) {
@@ -136,29 +154,61 @@ export class DeviceFlowService {
     if (row.status === 'pending') return refuse('authorization_pending');
     // Approved: the player may have been banned or signed out everywhere since.
     const standing = await holderStanding(trx, row.user_id!, null);
-    if (standing === undefined || !standing.active || (standing.tokens_valid_after !== null && standing.tokens_valid_after >= row.decided_at!)) {
+    if (
+      standing === undefined ||
+      !standing.active ||
+      (standing.tokens_valid_after !== null && standing.tokens_valid_after >= row.decided_at!)
+    ) {
       return refuse('access_denied', 'the account can no longer sign in');
     }
     const sessionId = randomUUID();
-    return { tokens: await this.issue(trx, secret, row, { sessionId, email: standing.email, now, client, redeemed: true }) };
+    return {
+      tokens: await this.issue(trx, secret, row, { sessionId, email: standing.email, now, client, redeemed: true }),
+    };
   }
 
-  private async refresh(trx: Kysely<Tables>, secret: string, clientId: string, refreshToken: string, client: DeviceClientContext): Promise<Outcome> {
+  private async refresh(
+    trx: Kysely<Tables>,
+    secret: string,
+    clientId: string,
+    refreshToken: string,
+    client: DeviceClientContext,
+  ): Promise<Outcome> {
     const row = await lockByColumn(trx, 'refresh_token_hash', hashSecret(refreshToken));
-    if (row === undefined || row.client_id !== clientId || row.revoked_at !== null || row.session_id === null) return refuse('invalid_grant', 'unknown refresh_token');
+    if (row === undefined || row.client_id !== clientId || row.revoked_at !== null || row.session_id === null)
+      return refuse('invalid_grant', 'unknown refresh_token');
     const standing = await holderStanding(trx, row.user_id!, row.session_id);
-    const signedOutSince = standing?.tokens_valid_after != null && standing.tokens_valid_after >= row.refresh_issued_at!;
-    if (standing === undefined || !standing.active || standing.session_revoked || signedOutSince) return refuse('invalid_grant', 'the session has ended');
-    return { tokens: await this.issue(trx, secret, row, { sessionId: row.session_id, email: standing.email, now: this.now(), client, redeemed: false }) };
+    const signedOutSince =
+      standing?.tokens_valid_after != null && standing.tokens_valid_after >= row.refresh_issued_at!;
+    if (standing === undefined || !standing.active || standing.session_revoked || signedOutSince)
+      return refuse('invalid_grant', 'the session has ended');
+    return {
+      tokens: await this.issue(trx, secret, row, {
+        sessionId: row.session_id,
+        email: standing.email,
+        now: this.now(),
+        client,
+        redeemed: false,
+      }),
+    };
   }
 
   /** A new access token for the device's session and a new refresh token (the old one dies: rotation). */
-  private async issue(trx: Kysely<Tables>, secret: string, row: DeviceAuthorizationRow, issue: { sessionId: string; email: string | null; now: Date; client: DeviceClientContext; redeemed: boolean }): Promise<TokenResult> {
+  private async issue(
+    trx: Kysely<Tables>,
+    secret: string,
+    row: DeviceAuthorizationRow,
+    issue: { sessionId: string; email: string | null; now: Date; client: DeviceClientContext; redeemed: boolean },
+  ): Promise<TokenResult> {
     const accessToken = await mintToken(secret, {
       subject: row.user_id!,
       ...(issue.email !== null ? { email: issue.email } : {}),
       ttlSeconds: ACCESS_TOKEN_TTL_SECONDS,
-      claims: { session_id: issue.sessionId, client_id: row.client_id, amr: [{ method: 'device_code', timestamp: Math.floor(row.decided_at!.getTime() / 1_000) }] },
+      claims: {
+        session_id: issue.sessionId,
+        client_id: row.client_id,
+        amr: [{ method: 'device_code', timestamp: Math.floor(row.decided_at!.getTime() / 1_000) }],
+      },
     });
     const refreshToken = newOpaqueSecret();
     await updateDeviceAuthorization(trx, row.id, {
@@ -179,7 +229,10 @@ export class DeviceFlowService {
 
   private secret(): string {
     if (this.options.jwtSecret === undefined) {
-      throw new OAuthError('unsupported_grant_type', 'device authorization needs JWT_SECRET: this deployment verifies identity-provider tokens by JWKS only and cannot mint them');
+      throw new OAuthError(
+        'unsupported_grant_type',
+        'device authorization needs JWT_SECRET: this deployment verifies identity-provider tokens by JWKS only and cannot mint them',
+      );
     }
     return this.options.jwtSecret;
   }

@@ -52,11 +52,21 @@ function intervalForIpLimit(error: AppError, defaultInterval: number): number {
 export function oauthErrorHandler(defaultInterval: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError && !(error instanceof OAuthError) && error.code === 'slow_down') {
-      return handleError(new OAuthError('slow_down', 'too many requests from this address', intervalForIpLimit(error, defaultInterval), error.headers) as unknown as FastifyError, request, reply);
+      return handleError(
+        new OAuthError(
+          'slow_down',
+          'too many requests from this address',
+          intervalForIpLimit(error, defaultInterval),
+          error.headers,
+        ) as unknown as FastifyError,
+        request,
+        reply,
+      );
     }
     if (Array.isArray(error.validation)) {
       const issues = (error.validation as unknown as ZodValidationEntry[])
-        .map((entry) => [entry.params?.issue?.path?.join('.'), entry.message].filter(Boolean).join(': ')).join('; ');
+        .map((entry) => [entry.params?.issue?.path?.join('.'), entry.message].filter(Boolean).join(': '))
+        .join('; ');
       return handleError(new OAuthError('invalid_request', issues) as unknown as FastifyError, request, reply);
     }
     return handleError(error, request, reply);

@@ -5,22 +5,44 @@ import './tables.js';
 
 export type DeviceAuthorizationRow = Selectable<DeviceAuthorizationsTable>;
 export type DeviceAuthorizationPatch = Updateable<DeviceAuthorizationsTable>;
-export type NewDeviceAuthorization = Pick<DeviceAuthorizationRow,
-  'client_id' | 'scope' | 'device_code_hash' | 'user_code' | 'requester_ip' | 'requester_user_agent' | 'created_at' | 'expires_at' | 'interval_seconds'>;
+export type NewDeviceAuthorization = Pick<
+  DeviceAuthorizationRow,
+  | 'client_id'
+  | 'scope'
+  | 'device_code_hash'
+  | 'user_code'
+  | 'requester_ip'
+  | 'requester_user_agent'
+  | 'created_at'
+  | 'expires_at'
+  | 'interval_seconds'
+>;
 
 /** Inserts unless the user code (or hash) is taken; answers whether it went in. */
 export async function insertDeviceAuthorization(db: Kysely<Tables>, row: NewDeviceAuthorization): Promise<boolean> {
-  const inserted = await db.insertInto('device_authorizations').values(row)
-    .onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  const inserted = await db
+    .insertInto('device_authorizations')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
 /** The row, locked for this transaction: two polls at once must not both redeem one code. */
-export function lockByColumn(trx: Kysely<Tables>, column: 'device_code_hash' | 'refresh_token_hash' | 'user_code', value: string): Promise<DeviceAuthorizationRow | undefined> {
+export function lockByColumn(
+  trx: Kysely<Tables>,
+  column: 'device_code_hash' | 'refresh_token_hash' | 'user_code',
+  value: string,
+): Promise<DeviceAuthorizationRow | undefined> {
   return trx.selectFrom('device_authorizations').selectAll().where(column, '=', value).forUpdate().executeTakeFirst();
 }
 
-export async function updateDeviceAuthorization(trx: Kysely<Tables>, id: string, patch: DeviceAuthorizationPatch): Promise<void> {
+export async function updateDeviceAuthorization(
+  trx: Kysely<Tables>,
+  id: string,
+  patch: DeviceAuthorizationPatch,
+): Promise<void> {
   await trx.updateTable('device_authorizations').set(patch).where('id', '=', id).execute();
 }
 
@@ -32,7 +54,11 @@ export interface HolderStanding {
 }
 
 /** Whether the approving user may still get tokens: account state, "sign out everywhere", this session ended elsewhere. */
-export async function holderStanding(trx: Kysely<Tables>, userId: string, sessionId: string | null): Promise<HolderStanding | undefined> {
+export async function holderStanding(
+  trx: Kysely<Tables>,
+  userId: string,
+  sessionId: string | null,
+): Promise<HolderStanding | undefined> {
   const { rows } = await sql<HolderStanding>`
     SELECT u.email, u.status = 'active' AS active, u.tokens_valid_after,
            (${sessionId}::text IS NOT NULL AND EXISTS (
@@ -47,25 +73,54 @@ export async function holderStanding(trx: Kysely<Tables>, userId: string, sessio
  * either signed in or still able to collect their tokens.
  */
 export function listApprovedDevices(db: Kysely<Tables>, userId: string, now: Date): Promise<DeviceAuthorizationRow[]> {
-  return db.selectFrom('device_authorizations as d').selectAll('d')
+  return db
+    .selectFrom('device_authorizations as d')
+    .selectAll('d')
     .where('d.user_id', '=', userId)
     .where('d.status', '=', 'approved')
     .where('d.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('d.redeemed_at', 'is not', null), eb('d.expires_at', '>', now)]))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('revoked_sessions as rs').select(sql.lit(1).as('one'))
-      .whereRef('rs.user_id', '=', 'd.user_id').whereRef('rs.session_id', '=', 'd.session_id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('revoked_sessions as rs')
+            .select(sql.lit(1).as('one'))
+            .whereRef('rs.user_id', '=', 'd.user_id')
+            .whereRef('rs.session_id', '=', 'd.session_id'),
+        ),
+      ),
+    )
     .orderBy('d.decided_at', 'desc')
     .execute();
 }
 
 /** One of the caller's approved, unrevoked devices, locked; undefined for anyone else's id. */
-export function lockApprovedDevice(trx: Kysely<Tables>, userId: string, id: string): Promise<DeviceAuthorizationRow | undefined> {
-  return trx.selectFrom('device_authorizations').selectAll()
-    .where('id', '=', id).where('user_id', '=', userId).where('status', '=', 'approved').where('revoked_at', 'is', null)
-    .forUpdate().executeTakeFirst();
+export function lockApprovedDevice(
+  trx: Kysely<Tables>,
+  userId: string,
+  id: string,
+): Promise<DeviceAuthorizationRow | undefined> {
+  return trx
+    .selectFrom('device_authorizations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('status', '=', 'approved')
+    .where('revoked_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export async function revokeSession(trx: Kysely<Tables>, userId: string, sessionId: string, revokedBy: string): Promise<void> {
-  await trx.insertInto('revoked_sessions').values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
-    .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing()).execute();
+export async function revokeSession(
+  trx: Kysely<Tables>,
+  userId: string,
+  sessionId: string,
+  revokedBy: string,
+): Promise<void> {
+  await trx
+    .insertInto('revoked_sessions')
+    .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
+    .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
+    .execute();
 }

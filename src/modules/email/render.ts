@@ -9,7 +9,8 @@ import { escapeHtml } from '../../kernel/html.js';
  * from the subject, so a value cannot add a header).
  */
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:\|\s*"((?:[^"\\]|\\.)*)"\s*)?\}\}/g;
+const PLACEHOLDER =
+  /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:\|\s*"((?:[^"\\]|\\.)*)"\s*)?\}\}/g;
 const MAX_PLACEHOLDERS = 500;
 
 export type RenderTarget = 'html' | 'text' | 'subject';
@@ -32,7 +33,8 @@ export interface TemplateProblem {
 function lookup(vars: Record<string, unknown>, path: string): string | undefined {
   let current: unknown = vars;
   for (const name of path.split('.')) {
-    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, name)) return undefined;
+    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, name))
+      return undefined;
     current = (current as Record<string, unknown>)[name];
   }
   if (typeof current === 'string') return current;
@@ -44,7 +46,8 @@ export function renderText(source: string, vars: Record<string, unknown>, target
   return source.replace(PLACEHOLDER, (_match, path: string, fallback: string | undefined) => {
     const found = lookup(vars, path);
     // An empty value takes the default too: `{{ display_name | "player" }}` for a player without a name.
-    const value = found !== undefined && found !== '' ? found : fallback === undefined ? '' : fallback.replace(/\\(.)/g, '$1');
+    const value =
+      found !== undefined && found !== '' ? found : fallback === undefined ? '' : fallback.replace(/\\(.)/g, '$1');
     if (target === 'html') return escapeHtml(value);
     if (target === 'subject') return value.replace(/[\r\n]+/g, ' ');
     return value;
@@ -70,13 +73,19 @@ export function templateProblems(parts: TemplateParts): TemplateProblem[] {
       good.add(match.index);
       count += 1;
     }
-    if (count > MAX_PLACEHOLDERS) problems.push({ part, line: 1, column: 1, problem: `more than ${MAX_PLACEHOLDERS} placeholders` });
+    if (count > MAX_PLACEHOLDERS)
+      problems.push({ part, line: 1, column: 1, problem: `more than ${MAX_PLACEHOLDERS} placeholders` });
     for (let at = source.indexOf('{{'); at !== -1; at = source.indexOf('{{', at + 2)) {
       if (good.has(at)) continue;
       // `{{{` before a good placeholder is a stray brace plus the placeholder; report the brace.
       const before = source.slice(0, at);
       const line = before.split('\n').length;
-      problems.push({ part, line, column: at - before.lastIndexOf('\n'), problem: 'expected {{ name }}, {{ a.b }} or {{ name | "default" }}' });
+      problems.push({
+        part,
+        line,
+        column: at - before.lastIndexOf('\n'),
+        problem: 'expected {{ name }}, {{ a.b }} or {{ name | "default" }}',
+      });
       if (problems.length >= 20) return problems;
     }
   }

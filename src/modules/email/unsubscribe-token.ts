@@ -20,7 +20,9 @@ function signature(key: string, payload: string): Buffer {
 }
 
 export function signUnsubscribeToken(key: string, claims: UnsubscribeClaims): string {
-  const payload = Buffer.from(JSON.stringify({ e: claims.email.toLowerCase(), m: claims.messageId })).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ e: claims.email.toLowerCase(), m: claims.messageId })).toString(
+    'base64url',
+  );
   return `${VERSION}.${payload}.${signature(key, payload).toString('base64url')}`;
 }
 

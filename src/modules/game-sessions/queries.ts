@@ -84,7 +84,13 @@ export async function insertStartingSession(db: Db, session: NewSession): Promis
 export function markActive(db: Db, id: string, placed: { node_id: string; pool_id: string | null; play_url: string }) {
   return db
     .updateTable('game_sessions')
-    .set({ status: 'active', node_id: placed.node_id, pool_id: placed.pool_id, play_url: placed.play_url, started_at: sql`now()` })
+    .set({
+      status: 'active',
+      node_id: placed.node_id,
+      pool_id: placed.pool_id,
+      play_url: placed.play_url,
+      started_at: sql`now()`,
+    })
     .where('id', '=', id)
     .where('status', '=', 'starting')
     .returningAll()
@@ -122,10 +128,18 @@ function pagedSessions(db: Db, limit: number, cursor: KeysetPosition | undefined
     .select(keysetTimestamp('game_sessions.created_at').as('keyset_at'));
   if (cursor !== undefined) query = query.where(olderThan('game_sessions.created_at', 'game_sessions.id', cursor));
   // One row beyond the page says whether another page exists.
-  return query.orderBy('game_sessions.created_at', 'desc').orderBy('game_sessions.id', 'desc').limit(limit + 1);
+  return query
+    .orderBy('game_sessions.created_at', 'desc')
+    .orderBy('game_sessions.id', 'desc')
+    .limit(limit + 1);
 }
 
-export function listUserSessions(db: Db, userId: string, limit: number, cursor: KeysetPosition | undefined): Promise<PagedSessionRow[]> {
+export function listUserSessions(
+  db: Db,
+  userId: string,
+  limit: number,
+  cursor: KeysetPosition | undefined,
+): Promise<PagedSessionRow[]> {
   return pagedSessions(db, limit, cursor).where('user_id', '=', userId).execute();
 }
 

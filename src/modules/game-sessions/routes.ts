@@ -3,8 +3,15 @@ import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
 import {
-  gameSessionBody, listSessionsQuery, mySessionsPage, mySessionsQuery, sessionIdParams, sessionsPage,
-  staffStopBody, startSessionBody, startedSessionBody,
+  gameSessionBody,
+  listSessionsQuery,
+  mySessionsPage,
+  mySessionsQuery,
+  sessionIdParams,
+  sessionsPage,
+  staffStopBody,
+  startSessionBody,
+  startedSessionBody,
 } from './schemas.js';
 import { GameSessionsService } from './service.js';
 
@@ -12,7 +19,8 @@ const READ = { perms: ['runtime.read'] } as const;
 const WRITE = { perms: ['runtime.write'] } as const;
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['game-sessions'];
-const cursorRule = '`limit` 1..100 (default 25) and `cursor` (the previous page\'s `meta.next_cursor`); newest first. A cursor this list did not return is a 400 SchemaError on `cursor`.';
+const cursorRule =
+  "`limit` 1..100 (default 25) and `cursor` (the previous page's `meta.next_cursor`); newest first. A cursor this list did not return is a 400 SchemaError on `cursor`.";
 /** A start waits at most this long beyond the runtime client's own timeouts before a new start may question it. */
 const START_DEADLINE_MARGIN_MS = 5_000;
 
@@ -28,51 +36,96 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     warn: (details, message) => kernel.log.warn(details, message),
   });
 
-  app.post('/v1/me/sessions', {
-    schema: {
-      tags,
-      summary: 'Start a game session',
-      description: 'Starts the game on the Runtime service in the pool of the caller\'s plan (their tier\'s ruleset `limits.pool_id`, else the runtime chooses) and returns only the session id, play URL and member token; the member token is not kept. 404 `game_not_found` (unknown or unpublished game); 409 `conflict` with `details.session_id` while another session of the caller is live (one the runtime has already ended is closed first); 503 `unavailable` with `Retry-After` when the runtime cannot be reached or failed to create the session (`details.reason`: `runtime_unavailable`, or the runtime\'s code such as `no_capacity` or `pool_not_found`).',
-      body: startSessionBody,
-      response: { 201: startedSessionBody },
+  app.post(
+    '/v1/me/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Start a game session',
+        description:
+          "Starts the game on the Runtime service in the pool of the caller's plan (their tier's ruleset `limits.pool_id`, else the runtime chooses) and returns only the session id, play URL and member token; the member token is not kept. 404 `game_not_found` (unknown or unpublished game); 409 `conflict` with `details.session_id` while another session of the caller is live (one the runtime has already ended is closed first); 503 `unavailable` with `Retry-After` when the runtime cannot be reached or failed to create the session (`details.reason`: `runtime_unavailable`, or the runtime's code such as `no_capacity` or `pool_not_found`).",
+        body: startSessionBody,
+        response: { 201: startedSessionBody },
+      },
     },
-  }, async (request, reply) => reply.code(201).send(await sessions.start(actorOf(request).userId, request.body.game_id)));
+    async (request, reply) => reply.code(201).send(await sessions.start(actorOf(request).userId, request.body.game_id)),
+  );
 
-  app.post('/v1/me/sessions/stop', {
-    schema: {
-      tags,
-      summary: 'Stop the caller\'s game session',
-      description: 'No body. Allowed at every maintenance level. 404 `not_found` when the caller has no live session; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (the session stays live).',
-      response: noContent,
+  app.post(
+    '/v1/me/sessions/stop',
+    {
+      schema: {
+        tags,
+        summary: "Stop the caller's game session",
+        description:
+          'No body. Allowed at every maintenance level. 404 `not_found` when the caller has no live session; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (the session stays live).',
+        response: noContent,
+      },
     },
-  }, async (request, reply) => {
-    await sessions.stopMine(actorOf(request).userId);
-    return reply.code(204).send(null);
-  });
-
-  app.get('/v1/me/game-sessions', {
-    schema: { tags, summary: 'The caller\'s game session history', description: cursorRule, querystring: mySessionsQuery, response: { 200: mySessionsPage } },
-  }, (request) => sessions.listMine(actorOf(request).userId, request.query));
-
-  app.get('/v1/admin/runtime/sessions', {
-    config: READ,
-    schema: { tags, summary: 'List game sessions', description: `Filters \`user_id\`, \`pool_id\`, \`status\`, \`game_id\`, combined with AND. ${cursorRule}`, querystring: listSessionsQuery, response: { 200: sessionsPage } },
-  }, (request) => sessions.list(request.query));
-
-  app.get('/v1/admin/runtime/sessions/:id', {
-    config: READ,
-    schema: { tags, summary: 'Get a game session', description: '404 `not_found`.', params: sessionIdParams, response: { 200: gameSessionBody } },
-  }, (request) => sessions.get(request.params.id));
-
-  app.post('/v1/admin/runtime/sessions/:id/stop', {
-    config: WRITE,
-    schema: {
-      tags,
-      summary: 'Stop a game session',
-      description: 'Stops it on the runtime, then records it `ended` (`staff_stopped`) and audits `runtime.session_stop` with the optional `reason`. Returns the updated session. 404 `not_found`; 422 `invalid_state` when it has already ended; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (nothing changes).',
-      params: sessionIdParams,
-      body: staffStopBody,
-      response: { 200: gameSessionBody },
+    async (request, reply) => {
+      await sessions.stopMine(actorOf(request).userId);
+      return reply.code(204).send(null);
     },
-  }, (request) => sessions.stopByStaff(actorOf(request), request.params.id, request.body?.reason));
+  );
+
+  app.get(
+    '/v1/me/game-sessions',
+    {
+      schema: {
+        tags,
+        summary: "The caller's game session history",
+        description: cursorRule,
+        querystring: mySessionsQuery,
+        response: { 200: mySessionsPage },
+      },
+    },
+    (request) => sessions.listMine(actorOf(request).userId, request.query),
+  );
+
+  app.get(
+    '/v1/admin/runtime/sessions',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'List game sessions',
+        description: `Filters \`user_id\`, \`pool_id\`, \`status\`, \`game_id\`, combined with AND. ${cursorRule}`,
+        querystring: listSessionsQuery,
+        response: { 200: sessionsPage },
+      },
+    },
+    (request) => sessions.list(request.query),
+  );
+
+  app.get(
+    '/v1/admin/runtime/sessions/:id',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'Get a game session',
+        description: '404 `not_found`.',
+        params: sessionIdParams,
+        response: { 200: gameSessionBody },
+      },
+    },
+    (request) => sessions.get(request.params.id),
+  );
+
+  app.post(
+    '/v1/admin/runtime/sessions/:id/stop',
+    {
+      config: WRITE,
+      schema: {
+        tags,
+        summary: 'Stop a game session',
+        description:
+          'Stops it on the runtime, then records it `ended` (`staff_stopped`) and audits `runtime.session_stop` with the optional `reason`. Returns the updated session. 404 `not_found`; 422 `invalid_state` when it has already ended; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (nothing changes).',
+        params: sessionIdParams,
+        body: staffStopBody,
+        response: { 200: gameSessionBody },
+      },
+    },
+    (request) => sessions.stopByStaff(actorOf(request), request.params.id, request.body?.reason),
+  );
 }

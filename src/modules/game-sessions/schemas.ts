@@ -6,11 +6,13 @@ export const startSessionBody = z.object({ game_id: z.number().int().positive().
 export type StartSessionInput = z.infer<typeof startSessionBody>;
 
 /** Spec, Authentication 8: a session start returns exactly these three fields. */
-export const startedSessionBody = z.object({
-  session_id: z.string().uuid(),
-  play_url: z.string(),
-  member_token: z.string().describe('Hand it to the player client; the service keeps no copy.'),
-}).strict();
+export const startedSessionBody = z
+  .object({
+    session_id: z.string().uuid(),
+    play_url: z.string(),
+    member_token: z.string().describe('Hand it to the player client; the service keeps no copy.'),
+  })
+  .strict();
 export type StartedSession = z.infer<typeof startedSessionBody>;
 
 /** A session as the player sees their own history: no infrastructure, no staff ids. */
@@ -33,7 +35,11 @@ export const gameSessionBody = mySessionBody.extend({
   user_id: z.string().uuid(),
   pool_id: z.string().nullable(),
   node_id: z.string().nullable(),
-  stopped_by: z.string().uuid().nullable().describe('The player (user_stopped) or staff member (staff_stopped) who stopped it.'),
+  stopped_by: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe('The player (user_stopped) or staff member (staff_stopped) who stopped it.'),
 });
 export type GameSessionView = z.infer<typeof gameSessionBody>;
 
@@ -52,5 +58,8 @@ export const sessionsPage = cursorPagedResponse(gameSessionBody);
 
 export const sessionIdParams = z.object({ id: z.string().uuid() });
 
-export const staffStopBody = z.object({ reason: z.string().max(500).optional().describe('Kept in the audit row.') }).strict().nullish();
+export const staffStopBody = z
+  .object({ reason: z.string().max(500).optional().describe('Kept in the audit row.') })
+  .strict()
+  .nullish();
 export type StaffStopInput = z.infer<typeof staffStopBody>;

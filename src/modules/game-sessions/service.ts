@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { RuntimeRefusedError, RuntimeUnavailableError, type RuntimeClient, type RuntimeSession } from '../../adapters/runtime/index.js';
+import {
+  RuntimeRefusedError,
+  RuntimeUnavailableError,
+  type RuntimeClient,
+  type RuntimeSession,
+} from '../../adapters/runtime/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
@@ -8,12 +13,19 @@ import { conflict, invalidState, notFound, unavailable } from '../../kernel/erro
 import { cursorPaged } from '../../kernel/pagination.js';
 import { RUNTIME_RETRY_AFTER_SECONDS, runtimeFailure } from '../runtime/runtime-errors.js';
 import {
-  findLiveSession, findPublishedGame, findSession, insertStartingSession, listSessions, listUserSessions,
-  markActive, markEnded, markStartFailed, planLimitsOf, positionOf,
+  findLiveSession,
+  findPublishedGame,
+  findSession,
+  insertStartingSession,
+  listSessions,
+  listUserSessions,
+  markActive,
+  markEnded,
+  markStartFailed,
+  planLimitsOf,
+  positionOf,
 } from './queries.js';
-import type {
-  GameSessionView, ListSessionsQuery, MySessionView, MySessionsQuery, StartedSession,
-} from './schemas.js';
+import type { GameSessionView, ListSessionsQuery, MySessionView, MySessionsQuery, StartedSession } from './schemas.js';
 import { LIVE_STATUSES, type GameSessionRow } from './tables.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -35,11 +47,15 @@ export interface GameSessionsDeps {
 const isLive = (status: string) => (LIVE_STATUSES as readonly string[]).includes(status);
 
 function isLiveSessionTaken(error: unknown): boolean {
-  const { code, constraint } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; constraint?: unknown };
+  const { code, constraint } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    constraint?: unknown;
+  };
   return code === UNIQUE_VIOLATION && (constraint === undefined || constraint === ONE_LIVE_PER_USER);
 }
 
-const liveSessionConflict = (sessionId: string) => conflict({ reason: 'a game session is already live', session_id: sessionId });
+const liveSessionConflict = (sessionId: string) =>
+  conflict({ reason: 'a game session is already live', session_id: sessionId });
 
 /**
  * Spec: 503 `unavailable` when the runtime cannot be reached or failed to create the session.
@@ -51,7 +67,8 @@ function startFailure(error: unknown): unknown {
     const reason = /^[a-z][a-z0-9_]{0,63}$/.test(error.code) ? error.code : 'runtime_refused';
     return unavailable({ reason }, RUNTIME_RETRY_AFTER_SECONDS);
   }
-  if (error instanceof RuntimeUnavailableError) return unavailable({ reason: 'runtime_unavailable' }, RUNTIME_RETRY_AFTER_SECONDS);
+  if (error instanceof RuntimeUnavailableError)
+    return unavailable({ reason: 'runtime_unavailable' }, RUNTIME_RETRY_AFTER_SECONDS);
   return error;
 }
 
@@ -73,7 +90,13 @@ export function mySessionView(row: GameSessionRow): MySessionView {
 }
 
 export function gameSessionView(row: GameSessionRow): GameSessionView {
-  return { ...mySessionView(row), user_id: row.user_id, pool_id: row.pool_id, node_id: row.node_id, stopped_by: row.stopped_by };
+  return {
+    ...mySessionView(row),
+    user_id: row.user_id,
+    pool_id: row.pool_id,
+    node_id: row.node_id,
+    stopped_by: row.stopped_by,
+  };
 }
 
 /**
@@ -103,7 +126,9 @@ export class GameSessionsService {
 
     let created;
     try {
-      created = await this.deps.runtime().createSession({ id, user_id: userId, game: { id: game.id, slug: game.slug }, pool_id: poolId, limits });
+      created = await this.deps
+        .runtime()
+        .createSession({ id, user_id: userId, game: { id: game.id, slug: game.slug }, pool_id: poolId, limits });
     } catch (error) {
       await markStartFailed(this.db, id);
       // A timeout may hide a session the runtime did create: release its slot.
@@ -152,7 +177,8 @@ export class GameSessionsService {
   async stopByStaff(actor: Actor, id: string, reason: string | undefined): Promise<GameSessionView> {
     const session = await findSession(this.db, id);
     if (session === undefined) throw notFound();
-    if (!isLive(session.status)) throw invalidState({ reason: 'the session has already ended', status: session.status });
+    if (!isLive(session.status))
+      throw invalidState({ reason: 'the session has already ended', status: session.status });
     await this.stopOnRuntime(id);
     return this.db.transaction().execute(async (trx) => {
       const ended = await markEnded(trx, id, { reason: 'staff_stopped', stopped_by: actor.userId });
@@ -191,9 +217,14 @@ export class GameSessionsService {
     } catch (error) {
       if (!isRuntimeNotFound(error)) throw startFailure(error);
     }
-    if (state !== undefined && (state.status === 'starting' || state.status === 'running')) throw liveSessionConflict(live.id);
+    if (state !== undefined && (state.status === 'starting' || state.status === 'running'))
+      throw liveSessionConflict(live.id);
     const endedAt = state?.ended_at ? new Date(state.ended_at) : undefined;
-    await markEnded(this.db, live.id, { reason: 'runtime_ended', stopped_by: null, ...(endedAt && !Number.isNaN(endedAt.getTime()) ? { ended_at: endedAt } : {}) });
+    await markEnded(this.db, live.id, {
+      reason: 'runtime_ended',
+      stopped_by: null,
+      ...(endedAt && !Number.isNaN(endedAt.getTime()) ? { ended_at: endedAt } : {}),
+    });
   }
 
   /** Inserts the `starting` row; a live row of the same player (a racing start) is 409. */
@@ -224,7 +255,10 @@ export class GameSessionsService {
 
   private releaseInBackground(id: string): void {
     this.stopOnRuntime(id).catch((error: unknown) => {
-      this.deps.warn({ session_id: id, err: { message: error instanceof Error ? error.message : String(error) } }, 'could not release a game session after a failed start');
+      this.deps.warn(
+        { session_id: id, err: { message: error instanceof Error ? error.message : String(error) } },
+        'could not release a game session after a failed start',
+      );
     });
   }
 }

@@ -11,12 +11,16 @@ const healthBody = z.object({
 export function registerHealthRoutes(app: ZodApp, kernel: Kernel): void {
   const health = new HealthService(kernel.db);
 
-  app.get('/health', {
-    schema: {
-      tags: ['system'],
-      summary: 'Liveness, with the database state',
-      description: 'Answers 200 while the process serves, at every maintenance level, without a token.',
-      response: { 200: healthBody },
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Liveness, with the database state',
+        description: 'Answers 200 while the process serves, at every maintenance level, without a token.',
+        response: { 200: healthBody },
+      },
     },
-  }, () => health.status());
+    () => health.status(),
+  );
 }

@@ -12,7 +12,10 @@ export class HealthService {
   #probedAt = 0;
   #probe: Promise<void> | undefined;
 
-  constructor(private readonly db: Kysely<Tables>, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async status(): Promise<{ status: 'ok'; database: DatabaseHealth }> {
     if (this.now() - this.#probedAt >= PROBE_INTERVAL_MS) await this.#probeOnce();

@@ -43,7 +43,8 @@ export function nextRuleState(reading: RuleReading, now: Date) {
   };
 }
 
-const secondsSince = (since: Date | null, now: Date) => (since === null ? Infinity : (now.getTime() - since.getTime()) / 1_000);
+const secondsSince = (since: Date | null, now: Date) =>
+  since === null ? Infinity : (now.getTime() - since.getTime()) / 1_000;
 
 /** At most one automatic change per rule per cool-down, and none while a person's `off` silences it. */
 function mayChange(rule: IncidentRuleRow, now: Date): boolean {
@@ -63,15 +64,27 @@ export type Decision =
  *   (or hands over to a breached rule of a level no higher) once it has been healthy for its hold
  *   time, if it may clear itself. A holder removed or disabled by staff leaves the level to a person.
  */
-export function decide(now: Date, panic: { level: PanicLevel; auto: boolean }, readings: RuleReading[]): Decision | null {
+export function decide(
+  now: Date,
+  panic: { level: PanicLevel; auto: boolean },
+  readings: RuleReading[],
+): Decision | null {
   if (panic.level !== 'off' && !panic.auto) return null;
   const holder = panic.level === 'off' ? undefined : readings.find((r) => r.rule.holding);
   const candidates = readings
     .filter((r) => r.breached && r !== holder && mayChange(r.rule, now))
     .sort((a, b) => RANK[b.rule.level] - RANK[a.rule.level] || a.rule.key.localeCompare(b.rule.key));
   const top = candidates[0];
-  if (top !== undefined && RANK[top.rule.level] > RANK[panic.level]) return { kind: 'trip', reading: top, level: top.rule.level };
-  if (holder === undefined || !holder.rule.enabled || !holder.rule.auto_clear || holder.breached || !mayChange(holder.rule, now)) return null;
+  if (top !== undefined && RANK[top.rule.level] > RANK[panic.level])
+    return { kind: 'trip', reading: top, level: top.rule.level };
+  if (
+    holder === undefined ||
+    !holder.rule.enabled ||
+    !holder.rule.auto_clear ||
+    holder.breached ||
+    !mayChange(holder.rule, now)
+  )
+    return null;
   const healthyFor = secondsSince(nextRuleState(holder, now).healthy_since, now);
   if (healthyFor < holder.rule.hold_seconds) return null;
   if (top !== undefined) return { kind: 'trip', reading: top, level: top.rule.level };
@@ -80,21 +93,28 @@ export function decide(now: Date, panic: { level: PanicLevel; auto: boolean }, r
 
 function describe(reading: RuleReading): string {
   const { rule, signal, value, total, failures } = reading;
-  if (LATENCY_SIGNALS.has(signal)) return `${signal} mean ${Math.round(value)} ms over ${rule.window_seconds} s (${total} probes)`;
+  if (LATENCY_SIGNALS.has(signal))
+    return `${signal} mean ${Math.round(value)} ms over ${rule.window_seconds} s (${total} probes)`;
   return `${signal} failure ratio ${value.toFixed(2)} (${failures} of ${total}) over ${rule.window_seconds} s`;
 }
 
 export function reasonOf(decision: Decision): string {
   const { rule } = decision.reading;
   const unit = LATENCY_SIGNALS.has(rule.signal) ? ' ms' : '';
-  if (decision.kind === 'trip') return `Incident rule ${rule.key}: ${describe(decision.reading)}, at or above ${rule.threshold}${unit}`;
+  if (decision.kind === 'trip')
+    return `Incident rule ${rule.key}: ${describe(decision.reading)}, at or above ${rule.threshold}${unit}`;
   return `Incident rule ${rule.key} cleared: ${describe(decision.reading)}, healthy for at least ${rule.hold_seconds} s`;
 }
 
 export function measurementOf(reading: RuleReading): Record<string, unknown> {
   const { rule } = reading;
   return {
-    signal: reading.signal, value: reading.value, threshold: rule.threshold, total: reading.total, failures: reading.failures,
-    window_seconds: rule.window_seconds, min_requests: rule.min_requests,
+    signal: reading.signal,
+    value: reading.value,
+    threshold: rule.threshold,
+    total: reading.total,
+    failures: reading.failures,
+    window_seconds: rule.window_seconds,
+    min_requests: rule.min_requests,
   };
 }

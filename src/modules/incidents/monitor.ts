@@ -9,7 +9,13 @@ import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
 import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, valueOf, type Decision } from './evaluation.js';
 import {
-  insertSamples, lockRules, measureWindow, pruneSamples, timeProbeRead, updateRuleState, type Measurement,
+  insertSamples,
+  lockRules,
+  measureWindow,
+  pruneSamples,
+  timeProbeRead,
+  updateRuleState,
+  type Measurement,
 } from './queries.js';
 import type { SignalRecorder } from './signals.js';
 import type { IncidentRuleRow, Signal } from './tables.js';
@@ -86,7 +92,9 @@ export class IncidentMonitor {
       if (databaseFailureOf(error) !== 'busy') signals.record('database_errors', true);
     }
     // The tapped client records the outcome itself.
-    await runtime()?.health().catch(() => undefined);
+    await runtime()
+      ?.health()
+      .catch(() => undefined);
   }
 
   /** Writes this instance's counters as samples stamped `now`; kept for the next flush if that fails. */
@@ -104,14 +112,22 @@ export class IncidentMonitor {
   async evaluate(now: Date = this.#clock()): Promise<Evaluation> {
     await this.flush(now);
     const result = await this.#options.db.transaction().execute(async (trx): Promise<Evaluation> => {
-      const panic = await trx.selectFrom('ops_panic_state').select(['level', 'auto']).forUpdate().skipLocked().executeTakeFirst();
+      const panic = await trx
+        .selectFrom('ops_panic_state')
+        .select(['level', 'auto'])
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
       if (panic === undefined) return { evaluated: false, changed: null };
       const rules = await lockRules(trx);
       const measured = await measureRules(trx, now, rules);
       const readings = rules.map((rule) => readRule(rule, measured.get(rule.window_seconds)?.get(rule.signal)));
       for (const reading of readings) await updateRuleState(trx, reading.rule.key, nextRuleState(reading, now));
       const decision = decide(now, panic, readings);
-      const changed = decision === null ? null : await this.#apply(trx, now, decision, measured.get(decision.reading.rule.window_seconds));
+      const changed =
+        decision === null
+          ? null
+          : await this.#apply(trx, now, decision, measured.get(decision.reading.rule.window_seconds));
       await pruneSamples(trx, now, Math.max(0, ...rules.map((rule) => rule.window_seconds)));
       return { evaluated: true, changed };
     });
@@ -119,10 +135,19 @@ export class IncidentMonitor {
     return result;
   }
 
-  async #apply(trx: Kysely<Tables>, now: Date, decision: Decision, window: Map<Signal, Measurement> | undefined): Promise<PanicState> {
+  async #apply(
+    trx: Kysely<Tables>,
+    now: Date,
+    decision: Decision,
+    window: Map<Signal, Measurement> | undefined,
+  ): Promise<PanicState> {
     const { rule } = decision.reading;
     // One automatic change per rule per cool-down: the acting rule's, and the one it takes over from.
-    await trx.updateTable('incident_rules').set({ last_change_at: now }).where((eb) => eb.or([eb('key', '=', rule.key), eb('holding', '=', true)])).execute();
+    await trx
+      .updateTable('incident_rules')
+      .set({ last_change_at: now })
+      .where((eb) => eb.or([eb('key', '=', rule.key), eb('holding', '=', true)]))
+      .execute();
     const changed = await changePanicLevel(trx, this.#options, MONITOR_ACTOR, {
       level: decision.level,
       reason: reasonOf(decision),
@@ -130,7 +155,10 @@ export class IncidentMonitor {
       at: now,
       cause: { rule: rule.key, measurement: measurementOf(decision.reading), signals: snapshotOf(window) },
     });
-    this.#options.log.warn({ rule: rule.key, level: decision.level, measurement: measurementOf(decision.reading) }, 'incident monitor changed the maintenance level');
+    this.#options.log.warn(
+      { rule: rule.key, level: decision.level, measurement: measurementOf(decision.reading) },
+      'incident monitor changed the maintenance level',
+    );
     return changed;
   }
 
@@ -156,6 +184,7 @@ async function measureRules(trx: Kysely<Tables>, now: Date, rules: IncidentRuleR
 /** Every signal seen in the window, as staff read it in the incident history. */
 function snapshotOf(window: Map<Signal, Measurement> | undefined): Record<string, unknown> {
   const snapshot: Record<string, unknown> = {};
-  for (const [signal, measured] of window ?? []) snapshot[signal] = { value: valueOf(signal, measured), total: measured.total, failures: measured.failures };
+  for (const [signal, measured] of window ?? [])
+    snapshot[signal] = { value: valueOf(signal, measured), total: measured.total, failures: measured.failures };
   return snapshot;
 }

@@ -21,10 +21,22 @@ export async function timeProbeRead(db: Kysely<Tables>): Promise<number> {
   });
 }
 
-export async function insertSamples(db: Kysely<Tables>, instanceId: string, at: Date, counts: Map<Signal, SignalCount>): Promise<void> {
-  const rows = [...counts].filter(([, count]) => count.total > 0).map(([signal, count]) => ({
-    instance_id: instanceId, signal, recorded_at: at, total: count.total, failures: count.failures, value_sum: count.valueSum,
-  }));
+export async function insertSamples(
+  db: Kysely<Tables>,
+  instanceId: string,
+  at: Date,
+  counts: Map<Signal, SignalCount>,
+): Promise<void> {
+  const rows = [...counts]
+    .filter(([, count]) => count.total > 0)
+    .map(([signal, count]) => ({
+      instance_id: instanceId,
+      signal,
+      recorded_at: at,
+      total: count.total,
+      failures: count.failures,
+      value_sum: count.valueSum,
+    }));
   if (rows.length > 0) await db.insertInto('incident_signal_samples').values(rows).execute();
 }
 
@@ -35,15 +47,29 @@ export interface Measurement {
 }
 
 /** Every instance's samples of every signal in the window ending at `now`, summed. */
-export async function measureWindow(db: Kysely<Tables>, now: Date, windowSeconds: number): Promise<Map<Signal, Measurement>> {
+export async function measureWindow(
+  db: Kysely<Tables>,
+  now: Date,
+  windowSeconds: number,
+): Promise<Map<Signal, Measurement>> {
   const rows = await db
     .selectFrom('incident_signal_samples')
-    .select(['signal', sql<number>`sum(total)::int`.as('total'), sql<number>`sum(failures)::int`.as('failures'), sql<number>`sum(value_sum)::float8`.as('value_sum')])
+    .select([
+      'signal',
+      sql<number>`sum(total)::int`.as('total'),
+      sql<number>`sum(failures)::int`.as('failures'),
+      sql<number>`sum(value_sum)::float8`.as('value_sum'),
+    ])
     .where('recorded_at', '>', new Date(now.getTime() - windowSeconds * 1_000))
     .where('recorded_at', '<=', now)
     .groupBy('signal')
     .execute();
-  return new Map(rows.map((row) => [row.signal, { total: Number(row.total), failures: Number(row.failures), valueSum: Number(row.value_sum) }]));
+  return new Map(
+    rows.map((row) => [
+      row.signal,
+      { total: Number(row.total), failures: Number(row.failures), valueSum: Number(row.value_sum) },
+    ]),
+  );
 }
 
 export async function pruneSamples(db: Kysely<Tables>, now: Date, longestWindowSeconds: number): Promise<void> {
@@ -59,7 +85,12 @@ export function lockRules(trx: Kysely<Tables>): Promise<IncidentRuleRow[]> {
   return trx.selectFrom('incident_rules').selectAll().orderBy('key').forUpdate().execute();
 }
 
-export type RuleStateUpdate = Partial<Pick<IncidentRuleRow, 'breached_since' | 'healthy_since' | 'last_change_at' | 'last_evaluated_at' | 'last_value' | 'last_total'>>;
+export type RuleStateUpdate = Partial<
+  Pick<
+    IncidentRuleRow,
+    'breached_since' | 'healthy_since' | 'last_change_at' | 'last_evaluated_at' | 'last_value' | 'last_total'
+  >
+>;
 
 export async function updateRuleState(trx: Kysely<Tables>, key: string, state: RuleStateUpdate): Promise<void> {
   await trx.updateTable('incident_rules').set(state).where('key', '=', key).execute();
@@ -67,8 +98,11 @@ export async function updateRuleState(trx: Kysely<Tables>, key: string, state: R
 
 /** Marks `rule` as holding the level (null: none does, a person set it or it is off). */
 export async function setHoldingRule(trx: Kysely<Tables>, rule: string | null): Promise<void> {
-  await trx.updateTable('incident_rules').set({ holding: sql<boolean>`key IS NOT DISTINCT FROM ${rule}` })
-    .where((eb) => eb.or([eb('holding', '=', true), eb('key', '=', rule ?? '')])).execute();
+  await trx
+    .updateTable('incident_rules')
+    .set({ holding: sql<boolean>`key IS NOT DISTINCT FROM ${rule}` })
+    .where((eb) => eb.or([eb('holding', '=', true), eb('key', '=', rule ?? '')]))
+    .execute();
 }
 
 /**
@@ -98,22 +132,32 @@ export interface NewPanicChange {
 }
 
 export async function insertPanicChange(trx: Kysely<Tables>, change: NewPanicChange): Promise<void> {
-  await trx.insertInto('ops_panic_changes').values({
-    created_at: change.at,
-    level: change.level,
-    previous_level: change.previousLevel,
-    auto: change.auto,
-    reason: change.reason,
-    set_by: change.setBy,
-    rule_key: change.ruleKey,
-    measurement: change.measurement === null ? null : JSON.stringify(change.measurement),
-    signals: change.signals === null ? null : JSON.stringify(change.signals),
-  }).execute();
+  await trx
+    .insertInto('ops_panic_changes')
+    .values({
+      created_at: change.at,
+      level: change.level,
+      previous_level: change.previousLevel,
+      auto: change.auto,
+      reason: change.reason,
+      set_by: change.setBy,
+      rule_key: change.ruleKey,
+      measurement: change.measurement === null ? null : JSON.stringify(change.measurement),
+      signals: change.signals === null ? null : JSON.stringify(change.signals),
+    })
+    .execute();
 }
 
 export async function listPanicChanges(db: Kysely<Tables>, limit: number, offset: number) {
   const [rows, count] = await Promise.all([
-    db.selectFrom('ops_panic_changes').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    db
+      .selectFrom('ops_panic_changes')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
     db.selectFrom('ops_panic_changes').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.n) };

@@ -18,30 +18,44 @@ const READ = { perms: ['ops.read', 'ops.panic'] } as const;
 export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
   const incidents = new IncidentsService(kernel.db, kernel.events);
 
-  app.get('/v1/admin/ops/incident-rules', {
-    config: PANIC,
-    schema: { tags, summary: 'The incident rules', response: { 200: rulesBody } },
-  }, () => incidents.rules());
-
-  app.put('/v1/admin/ops/incident-rules', {
-    config: PANIC,
-    schema: {
-      tags,
-      summary: 'Replace the incident rules',
-      description: 'The whole list: rules left out are removed; a kept rule keeps its state (a rule holding the level keeps holding it; one removed leaves its level to a person). Ratio thresholds lie above 0 up to 1, latency thresholds are at least 1 ms; keys are unique (400 SchemaError otherwise). Audited as `ops.incident_rules.update`; emits the dashboard event `ops.incident_rules_updated`.',
-      body: replaceRulesBody,
-      response: { 200: rulesBody },
+  app.get(
+    '/v1/admin/ops/incident-rules',
+    {
+      config: PANIC,
+      schema: { tags, summary: 'The incident rules', response: { 200: rulesBody } },
     },
-  }, (request) => incidents.replaceRules(actorOf(request), request.body));
+    () => incidents.rules(),
+  );
 
-  app.get('/v1/admin/ops/incidents', {
-    config: READ,
-    schema: {
-      tags,
-      summary: 'The history of maintenance level changes',
-      description: 'Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and manual changes, newest first. `limit` 1..100 (default 25), `offset` from 0; `meta.total` counts them all.',
-      querystring: changesQuery,
-      response: { 200: changesPage },
+  app.put(
+    '/v1/admin/ops/incident-rules',
+    {
+      config: PANIC,
+      schema: {
+        tags,
+        summary: 'Replace the incident rules',
+        description:
+          'The whole list: rules left out are removed; a kept rule keeps its state (a rule holding the level keeps holding it; one removed leaves its level to a person). Ratio thresholds lie above 0 up to 1, latency thresholds are at least 1 ms; keys are unique (400 SchemaError otherwise). Audited as `ops.incident_rules.update`; emits the dashboard event `ops.incident_rules_updated`.',
+        body: replaceRulesBody,
+        response: { 200: rulesBody },
+      },
     },
-  }, (request) => incidents.changes(request.query));
+    (request) => incidents.replaceRules(actorOf(request), request.body),
+  );
+
+  app.get(
+    '/v1/admin/ops/incidents',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'The history of maintenance level changes',
+        description:
+          'Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and manual changes, newest first. `limit` 1..100 (default 25), `offset` from 0; `meta.total` counts them all.',
+        querystring: changesQuery,
+        response: { 200: changesPage },
+      },
+    },
+    (request) => incidents.changes(request.query),
+  );
 }

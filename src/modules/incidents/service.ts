@@ -9,29 +9,73 @@ import type { IncidentRuleRow, PanicChangeRow } from './tables.js';
 
 function ruleView(row: IncidentRuleRow): RuleView {
   return {
-    key: row.key, signal: row.signal, threshold: row.threshold, window_seconds: row.window_seconds, min_requests: row.min_requests,
-    level: row.level, auto_clear: row.auto_clear, hold_seconds: row.hold_seconds, cooldown_seconds: row.cooldown_seconds,
-    enabled: row.enabled, updated_at: row.updated_at, updated_by: row.updated_by,
+    key: row.key,
+    signal: row.signal,
+    threshold: row.threshold,
+    window_seconds: row.window_seconds,
+    min_requests: row.min_requests,
+    level: row.level,
+    auto_clear: row.auto_clear,
+    hold_seconds: row.hold_seconds,
+    cooldown_seconds: row.cooldown_seconds,
+    enabled: row.enabled,
+    updated_at: row.updated_at,
+    updated_by: row.updated_by,
     state: {
-      holding: row.holding, breached_since: row.breached_since, healthy_since: row.healthy_since, last_change_at: row.last_change_at,
-      silenced_until: row.silenced_until, last_evaluated_at: row.last_evaluated_at, last_value: row.last_value, last_total: row.last_total,
+      holding: row.holding,
+      breached_since: row.breached_since,
+      healthy_since: row.healthy_since,
+      last_change_at: row.last_change_at,
+      silenced_until: row.silenced_until,
+      last_evaluated_at: row.last_evaluated_at,
+      last_value: row.last_value,
+      last_total: row.last_total,
     },
   };
 }
 
 /** What staff set, as the audit row pictures it (the monitor's state left out). */
 function settingsOf(rule: RuleInput | IncidentRuleRow) {
-  const { key, signal, threshold, window_seconds, min_requests, level, auto_clear, hold_seconds, cooldown_seconds, enabled } = rule;
-  return { key, signal, threshold, window_seconds, min_requests, level, auto_clear, hold_seconds, cooldown_seconds, enabled };
+  const {
+    key,
+    signal,
+    threshold,
+    window_seconds,
+    min_requests,
+    level,
+    auto_clear,
+    hold_seconds,
+    cooldown_seconds,
+    enabled,
+  } = rule;
+  return {
+    key,
+    signal,
+    threshold,
+    window_seconds,
+    min_requests,
+    level,
+    auto_clear,
+    hold_seconds,
+    cooldown_seconds,
+    enabled,
+  };
 }
 
 function changeView(row: PanicChangeRow) {
-  return { ...row, measurement: row.measurement as Record<string, unknown> | null, signals: row.signals as Record<string, unknown> | null };
+  return {
+    ...row,
+    measurement: row.measurement as Record<string, unknown> | null,
+    signals: row.signals as Record<string, unknown> | null,
+  };
 }
 
 /** Incident rules (staff edit them as one list) and the history of level changes. */
 export class IncidentsService {
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly events: EventPublisher,
+  ) {}
 
   async rules(): Promise<{ rules: RuleView[] }> {
     return { rules: (await listRules(this.db)).map(ruleView) };
@@ -53,12 +97,21 @@ export class IncidentsService {
         await trx
           .insertInto('incident_rules')
           .values(input.rules.map((rule) => ({ ...settingsOf(rule), updated_at: now, updated_by: actor.userId })))
-          .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({
-            signal: eb.ref('excluded.signal'), threshold: eb.ref('excluded.threshold'), window_seconds: eb.ref('excluded.window_seconds'),
-            min_requests: eb.ref('excluded.min_requests'), level: eb.ref('excluded.level'), auto_clear: eb.ref('excluded.auto_clear'),
-            hold_seconds: eb.ref('excluded.hold_seconds'), cooldown_seconds: eb.ref('excluded.cooldown_seconds'), enabled: eb.ref('excluded.enabled'),
-            updated_at: eb.ref('excluded.updated_at'), updated_by: eb.ref('excluded.updated_by'),
-          })))
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet((eb) => ({
+              signal: eb.ref('excluded.signal'),
+              threshold: eb.ref('excluded.threshold'),
+              window_seconds: eb.ref('excluded.window_seconds'),
+              min_requests: eb.ref('excluded.min_requests'),
+              level: eb.ref('excluded.level'),
+              auto_clear: eb.ref('excluded.auto_clear'),
+              hold_seconds: eb.ref('excluded.hold_seconds'),
+              cooldown_seconds: eb.ref('excluded.cooldown_seconds'),
+              enabled: eb.ref('excluded.enabled'),
+              updated_at: eb.ref('excluded.updated_at'),
+              updated_by: eb.ref('excluded.updated_by'),
+            })),
+          )
           .execute();
       }
       const after = await listRules(trx);
@@ -69,7 +122,13 @@ export class IncidentsService {
         before: before.map(settingsOf),
         after: after.map(settingsOf),
       });
-      await this.events.publish(trx, { kind: 'dashboard', name: 'ops.incident_rules_updated', payload: { keys }, actorId: actor.userId, requestId: actor.requestId });
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'ops.incident_rules_updated',
+        payload: { keys },
+        actorId: actor.userId,
+        requestId: actor.requestId,
+      });
       return after;
     });
     return { rules: rows.map(ruleView) };

@@ -36,7 +36,11 @@ export class SignalRecorder {
   restore(counts: Map<Signal, SignalCount>): void {
     for (const [signal, count] of counts) {
       const current = this.#pending.get(signal) ?? { total: 0, failures: 0, valueSum: 0 };
-      this.#pending.set(signal, { total: current.total + count.total, failures: current.failures + count.failures, valueSum: current.valueSum + count.valueSum });
+      this.#pending.set(signal, {
+        total: current.total + count.total,
+        failures: current.failures + count.failures,
+        valueSum: current.valueSum + count.valueSum,
+      });
     }
   }
 

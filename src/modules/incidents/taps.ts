@@ -12,7 +12,13 @@ type FailureTest = (error: unknown) => boolean;
  * Every other property passes through, bound to the adapter (its private fields stay reachable),
  * so `instanceof` and provider-specific methods keep working.
  */
-function tapped<T extends object>(adapter: T, signal: Signal, methods: ReadonlyArray<keyof T>, failed: FailureTest, signals: SignalRecorder): T {
+function tapped<T extends object>(
+  adapter: T,
+  signal: Signal,
+  methods: ReadonlyArray<keyof T>,
+  failed: FailureTest,
+  signals: SignalRecorder,
+): T {
   const counted = new Set<PropertyKey>(methods);
   return new Proxy(adapter, {
     get(target, property) {
@@ -36,17 +42,39 @@ function tapped<T extends object>(adapter: T, signal: Signal, methods: ReadonlyA
 
 /** Runtime availability: session creations and health probes that could not reach it, or got a 5xx. A 4xx refusal (`no_capacity`) is an answer. */
 export function tapRuntime(runtime: RuntimeClient, signals: SignalRecorder): RuntimeClient {
-  return tapped(runtime, 'runtime', ['createSession', 'health'], (error) => !(error instanceof Error) || error instanceof RuntimeUnavailableError, signals);
+  return tapped(
+    runtime,
+    'runtime',
+    ['createSession', 'health'],
+    (error) => !(error instanceof Error) || error instanceof RuntimeUnavailableError,
+    signals,
+  );
 }
 
 const PAYMENT_CALLS = [
-  'createCustomer', 'createCheckout', 'createPortalSession', 'changeSubscriptionPrice', 'cancelSubscription', 'resumeSubscription',
-  'refundPayment', 'listInvoices', 'createCoupon', 'deleteCoupon', 'createPromotionCode', 'updatePromotionCode',
+  'createCustomer',
+  'createCheckout',
+  'createPortalSession',
+  'changeSubscriptionPrice',
+  'cancelSubscription',
+  'resumeSubscription',
+  'refundPayment',
+  'listInvoices',
+  'createCoupon',
+  'deleteCoupon',
+  'createPromotionCode',
+  'updatePromotionCode',
 ] as const satisfies ReadonlyArray<keyof PaymentProvider>;
 
 /** Payment provider errors: unreachable, 5xx, rate-limited after retries. A declined card is an answer. */
 export function tapPayments<T extends PaymentProvider>(payments: T, signals: SignalRecorder): T {
-  return tapped(payments, 'payments', PAYMENT_CALLS, (error) => error instanceof PaymentProviderError && error.kind === 'unavailable', signals);
+  return tapped(
+    payments,
+    'payments',
+    PAYMENT_CALLS,
+    (error) => error instanceof PaymentProviderError && error.kind === 'unavailable',
+    signals,
+  );
 }
 
 /** Mail delivery errors: the server could not be reached or deferred (4xx). A mailbox refused for good (5xx) is an answer. */

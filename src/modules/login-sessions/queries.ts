@@ -15,21 +15,33 @@ const endedAt = sql<Date | null>`COALESCE(rs.revoked_at, CASE WHEN ls.last_seen_
 
 /** A user's sessions, newest activity first, with when each ended (null: live). */
 function sessionsOf(db: Db, userId: string, limit: number) {
-  return db
-    .selectFrom('login_sessions as ls')
-    .innerJoin('users as u', 'u.id', 'ls.user_id')
-    .leftJoin('revoked_sessions as rs', (join) => join.onRef('rs.user_id', '=', 'ls.user_id').onRef('rs.session_id', '=', 'ls.session_id'))
-    // A launcher's session: its tokens carry the session id its device authorization recorded.
-    .leftJoin('device_authorizations as da', (join) => join.onRef('da.user_id', '=', 'ls.user_id').onRef('da.session_id', '=', 'ls.session_id'))
-    .select([
-      'ls.session_id', 'ls.first_seen_at', 'ls.last_seen_at', 'ls.last_ip as ip', 'ls.first_ip', 'ls.user_agent',
-      'da.id as device_authorization_id', endedAt.as('revoked_at'),
-    ])
-    .where('ls.user_id', '=', userId)
-    .orderBy('ls.last_seen_at', 'desc')
-    .orderBy('ls.first_seen_at', 'desc')
-    .orderBy('ls.session_id')
-    .limit(limit);
+  return (
+    db
+      .selectFrom('login_sessions as ls')
+      .innerJoin('users as u', 'u.id', 'ls.user_id')
+      .leftJoin('revoked_sessions as rs', (join) =>
+        join.onRef('rs.user_id', '=', 'ls.user_id').onRef('rs.session_id', '=', 'ls.session_id'),
+      )
+      // A launcher's session: its tokens carry the session id its device authorization recorded.
+      .leftJoin('device_authorizations as da', (join) =>
+        join.onRef('da.user_id', '=', 'ls.user_id').onRef('da.session_id', '=', 'ls.session_id'),
+      )
+      .select([
+        'ls.session_id',
+        'ls.first_seen_at',
+        'ls.last_seen_at',
+        'ls.last_ip as ip',
+        'ls.first_ip',
+        'ls.user_agent',
+        'da.id as device_authorization_id',
+        endedAt.as('revoked_at'),
+      ])
+      .where('ls.user_id', '=', userId)
+      .orderBy('ls.last_seen_at', 'desc')
+      .orderBy('ls.first_seen_at', 'desc')
+      .orderBy('ls.session_id')
+      .limit(limit)
+  );
 }
 
 export function listAllSessions(db: Db, userId: string, limit: number): Promise<StaffLoginSession[]> {
@@ -54,7 +66,8 @@ export function userExists(db: Db, userId: string) {
  * in `revoked_sessions` from the next request on. Idempotent.
  */
 export async function revokeSession(trx: Db, userId: string, sessionId: string, revokedBy: string): Promise<void> {
-  await trx.insertInto('revoked_sessions')
+  await trx
+    .insertInto('revoked_sessions')
     .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
     .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
     .execute();

@@ -11,7 +11,8 @@ import './tables.js';
 export const LOGIN_SESSION_RETENTION_MS = 90 * 86_400_000;
 
 export async function pruneLoginSessionsJob(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
-  const result = await trx.deleteFrom('login_sessions')
+  const result = await trx
+    .deleteFrom('login_sessions')
     .where('last_seen_at', '<', new Date(now.getTime() - LOGIN_SESSION_RETENTION_MS))
     .executeTakeFirst();
   return { deleted: Number(result.numDeletedRows) };

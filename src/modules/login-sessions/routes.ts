@@ -24,36 +24,51 @@ function currentSessionOf(request: FastifyRequest): string {
 export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
   const sessions = new LoginSessionsService(kernel.db, kernel.identity, kernel.log);
 
-  app.get('/v1/me/sessions', {
-    schema: {
-      tags,
-      summary: 'The caller\'s login sessions',
-      description: 'Each sign-in session the service has seen a token of and that has not been ended (revoked, or by a sign-out of every session), newest activity first, at most 100; `current` marks the session of the token making this request. (`POST` on this path starts a game session.)',
-      response: { 200: myLoginSessionsBody },
+  app.get(
+    '/v1/me/sessions',
+    {
+      schema: {
+        tags,
+        summary: "The caller's login sessions",
+        description:
+          'Each sign-in session the service has seen a token of and that has not been ended (revoked, or by a sign-out of every session), newest activity first, at most 100; `current` marks the session of the token making this request. (`POST` on this path starts a game session.)',
+        response: { 200: myLoginSessionsBody },
+      },
     },
-  }, (request) => sessions.listMine(actorOf(request).userId, currentSessionOf(request)));
+    (request) => sessions.listMine(actorOf(request).userId, currentSessionOf(request)),
+  );
 
-  app.delete('/v1/me/sessions/:sessionId', {
-    schema: {
-      tags,
-      summary: 'Revoke one of the caller\'s login sessions',
-      description: 'Tokens of the session are refused (401 `invalid_token`) from the next request on, on every instance; the current session may be revoked too. The identity provider is asked to end the session first (its refresh tokens stop working). 404 `not_found` for a session id that is not one of the caller\'s live sessions (unknown, another user\'s, or already ended); 502 `auth_service_error` when the identity provider refuses or fails (then nothing changes: retry).',
-      params: sessionIdParams,
-      response: noContent,
+  app.delete(
+    '/v1/me/sessions/:sessionId',
+    {
+      schema: {
+        tags,
+        summary: "Revoke one of the caller's login sessions",
+        description:
+          "Tokens of the session are refused (401 `invalid_token`) from the next request on, on every instance; the current session may be revoked too. The identity provider is asked to end the session first (its refresh tokens stop working). 404 `not_found` for a session id that is not one of the caller's live sessions (unknown, another user's, or already ended); 502 `auth_service_error` when the identity provider refuses or fails (then nothing changes: retry).",
+        params: sessionIdParams,
+        response: noContent,
+      },
     },
-  }, async (request, reply) => {
-    await sessions.revokeMine(actorOf(request), request.params.sessionId);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await sessions.revokeMine(actorOf(request), request.params.sessionId);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.get('/v1/admin/users/:id/sessions', {
-    config: { perms: ['users.read'] },
-    schema: {
-      tags,
-      summary: 'A user\'s login sessions',
-      description: 'Every session recorded for the user, ended ones included (`revoked_at`), newest activity first, at most 100. End one with `POST /v1/admin/users/{id}/sign-out` and its `session_id`. 404 `not_found`: no such user.',
-      params: userIdParams,
-      response: { 200: staffLoginSessionsBody },
+  app.get(
+    '/v1/admin/users/:id/sessions',
+    {
+      config: { perms: ['users.read'] },
+      schema: {
+        tags,
+        summary: "A user's login sessions",
+        description:
+          'Every session recorded for the user, ended ones included (`revoked_at`), newest activity first, at most 100. End one with `POST /v1/admin/users/{id}/sign-out` and its `session_id`. 404 `not_found`: no such user.',
+        params: userIdParams,
+        response: { 200: staffLoginSessionsBody },
+      },
     },
-  }, (request) => sessions.listForStaff(request.params.id));
+    (request) => sessions.listForStaff(request.params.id),
+  );
 }

@@ -22,7 +22,9 @@ export class LoginSessionsService {
   /** The caller's live sessions, newest activity first, the one of this request marked. */
   async listMine(userId: string, currentSessionId: string): Promise<{ data: MyLoginSession[] }> {
     const rows = await listLiveSessions(this.db, userId, MAX_LISTED);
-    return { data: rows.map(({ revoked_at: _ended, ...row }) => ({ ...row, current: row.session_id === currentSessionId })) };
+    return {
+      data: rows.map(({ revoked_at: _ended, ...row }) => ({ ...row, current: row.session_id === currentSessionId })),
+    };
   }
 
   /**
@@ -34,12 +36,17 @@ export class LoginSessionsService {
   async revokeMine(actor: Actor, sessionId: string): Promise<void> {
     if ((await findLiveSession(this.db, actor.userId, sessionId)) === undefined) throw notFound();
     if (providerMayHoldSession(sessionId)) {
-      await identityCall(this.log, actor.requestId, 'sign out session', () => this.identity.signOut(actor.userId, sessionId));
+      await identityCall(this.log, actor.requestId, 'sign out session', () =>
+        this.identity.signOut(actor.userId, sessionId),
+      );
     }
     await this.db.transaction().execute(async (trx) => {
       await revokeSession(trx, actor.userId, sessionId, actor.userId);
       await recordAudit(trx, actor, {
-        action: 'users.self_sign_out', targetType: 'user', targetId: actor.userId, extra: { scope: 'session', session_id: sessionId },
+        action: 'users.self_sign_out',
+        targetType: 'user',
+        targetId: actor.userId,
+        extra: { scope: 'session', session_id: sessionId },
       });
     });
   }

@@ -7,13 +7,31 @@ type Db = Kysely<Tables>;
 type ProfileColumns = Pick<UpdateProfileInput, 'display_name' | 'locale' | 'timezone'>;
 
 const PROFILE_COLUMNS = [
-  'id', 'email', 'display_name', 'provider', 'status', 'tier', 'locale', 'timezone', 'avatar_key', 'created_at', 'last_seen_at', 'profile_updated_at',
+  'id',
+  'email',
+  'display_name',
+  'provider',
+  'status',
+  'tier',
+  'locale',
+  'timezone',
+  'avatar_key',
+  'created_at',
+  'last_seen_at',
+  'profile_updated_at',
 ] as const;
 // Marketing mail reaches an address that exists and is not suppressed.
-const MARKETING_OPT_IN = sql<boolean>`(users.email IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email = lower(users.email)))`.as('marketing_opt_in');
+const MARKETING_OPT_IN =
+  sql<boolean>`(users.email IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email = lower(users.email)))`.as(
+    'marketing_opt_in',
+  );
 
 export function findProfile(db: Db, userId: string) {
-  return db.selectFrom('users').select([...PROFILE_COLUMNS, MARKETING_OPT_IN]).where('id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select([...PROFILE_COLUMNS, MARKETING_OPT_IN])
+    .where('id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** Sets the player's own columns and answers the profile as it now is (undefined: no such user). */

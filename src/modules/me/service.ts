@@ -67,14 +67,25 @@ export class ProfileService {
     if (email === null) throw invalidState({ field: 'marketing_opt_in', reason: 'the account has no email address' });
     const address = email.toLowerCase();
     if (!wanted) {
-      await trx.insertInto('email_suppressions').values({ email: address, reason: 'unsubscribed', source: 'profile', message_id: null })
-        .onConflict((oc) => oc.column('email').doNothing()).execute();
+      await trx
+        .insertInto('email_suppressions')
+        .values({ email: address, reason: 'unsubscribed', source: 'profile', message_id: null })
+        .onConflict((oc) => oc.column('email').doNothing())
+        .execute();
       return;
     }
-    const suppression = await trx.selectFrom('email_suppressions').select('reason').where('email', '=', address).executeTakeFirst();
+    const suppression = await trx
+      .selectFrom('email_suppressions')
+      .select('reason')
+      .where('email', '=', address)
+      .executeTakeFirst();
     if (suppression === undefined) return;
     if (suppression.reason !== 'unsubscribed') {
-      throw invalidState({ field: 'marketing_opt_in', reason: 'mail to this address bounced or was reported; support can lift it', suppression_reason: suppression.reason });
+      throw invalidState({
+        field: 'marketing_opt_in',
+        reason: 'mail to this address bounced or was reported; support can lift it',
+        suppression_reason: suppression.reason,
+      });
     }
     await trx.deleteFrom('email_suppressions').where('email', '=', address).execute();
   }

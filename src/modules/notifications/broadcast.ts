@@ -30,7 +30,11 @@ interface IdempotentRequest {
 export type BroadcastAnswer = BroadcastResult & { replayed: boolean };
 
 /** The answer a broadcast gave, rebuilt from its record. */
-function answerOf(row: { recipients: number | null; notifications_created: number | null; emails_queued: number | null }): BroadcastResult {
+function answerOf(row: {
+  recipients: number | null;
+  notifications_created: number | null;
+  emails_queued: number | null;
+}): BroadcastResult {
   return {
     recipients: row.recipients,
     notification: row.notifications_created === null ? null : { created: row.notifications_created },
@@ -46,24 +50,38 @@ function answerOf(row: { recipients: number | null; notifications_created: numbe
  * the dashboard event, which is delivered once the transaction commits.
  */
 export class BroadcastService {
-  constructor(private readonly db: Db, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventPublisher,
+  ) {}
 
   /**
    * With an Idempotency-Key, a repeat by the same staff member with the same body answers the
    * first broadcast (`replayed`) and sends nothing; another body is 409 `conflict`. The key is
    * written with the broadcast, so a concurrent repeat waits on its unique index and then replays.
    */
-  async broadcast(actor: Actor, input: BroadcastInput, idempotencyKey?: string, now = new Date()): Promise<BroadcastAnswer> {
-    if (input.notification !== undefined && !actor.permissions.has('announcements.write')) throw forbidden({ perm: 'announcements.write' });
+  async broadcast(
+    actor: Actor,
+    input: BroadcastInput,
+    idempotencyKey?: string,
+    now = new Date(),
+  ): Promise<BroadcastAnswer> {
+    if (input.notification !== undefined && !actor.permissions.has('announcements.write'))
+      throw forbidden({ perm: 'announcements.write' });
     if (input.email !== undefined && !actor.permissions.has('email.send')) throw forbidden({ perm: 'email.send' });
     const window = input.notification;
-    if (window?.starts_at !== undefined && window.ends_at !== undefined && new Date(window.starts_at) >= new Date(window.ends_at)) {
+    if (
+      window?.starts_at !== undefined &&
+      window.ends_at !== undefined &&
+      new Date(window.starts_at) >= new Date(window.ends_at)
+    ) {
       throw invalidRequest({ field: 'notification.ends_at', reason: 'must be after starts_at' });
     }
     if (window?.ends_at !== undefined && new Date(window.ends_at) <= now) {
       throw invalidRequest({ field: 'notification.ends_at', reason: 'must be in the future' });
     }
-    const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
+    const request =
+      idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
     try {
       return await this.#send(actor, input, request);
     } catch (error) {
@@ -76,10 +94,15 @@ export class BroadcastService {
   }
 
   async #replay(db: Db, actor: Actor, request: IdempotentRequest): Promise<BroadcastAnswer | undefined> {
-    const earlier = await db.selectFrom('notification_broadcasts').select(['recipients', 'notifications_created', 'emails_queued', 'request_fingerprint'])
-      .where('created_by', '=', actor.userId).where('idempotency_key', '=', request.key).executeTakeFirst();
+    const earlier = await db
+      .selectFrom('notification_broadcasts')
+      .select(['recipients', 'notifications_created', 'emails_queued', 'request_fingerprint'])
+      .where('created_by', '=', actor.userId)
+      .where('idempotency_key', '=', request.key)
+      .executeTakeFirst();
     if (earlier === undefined) return undefined;
-    if (earlier.request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+    if (earlier.request_fingerprint !== request.fingerprint)
+      throw conflict({ reason: 'this idempotency key was already used for a different request' });
     return { ...answerOf(earlier), replayed: true };
   }
 
@@ -93,62 +116,121 @@ export class BroadcastService {
     // user banned) between those statements made the notified, the mailed and the counted three
     // different sets. REPEATABLE READ can fail with a serialization error (the template row
     // share-locked below changed after the snapshot): run again from the start, bounded.
-    return retryingTransaction(this.db, async (trx) => {
-      const replay = request === undefined ? undefined : await this.#replay(trx, actor, request);
-      if (replay !== undefined) return replay;
-      // Share-locked until commit: the version cannot be unpublished while its mail is queued.
-      const template = input.email === undefined ? undefined : await findUsableTemplate(trx, input.email.template_key);
-      // Null only for an in-app broadcast to everyone; mail always goes to counted users.
-      const recipients = toEveryone && input.email === undefined ? null : await this.#countMatches(trx, segment);
-      const broadcast = await trx.insertInto('notification_broadcasts')
-        .values({
-          segment: JSON.stringify(segment), recipients, created_by: actor.userId, email_template_id: template?.id ?? null, email_template_version: template?.version ?? null,
-          idempotency_key: request?.key ?? null, request_fingerprint: request?.fingerprint ?? null,
-        })
-        .returning('id').executeTakeFirstOrThrow();
+    return retryingTransaction(
+      this.db,
+      async (trx) => {
+        const replay = request === undefined ? undefined : await this.#replay(trx, actor, request);
+        if (replay !== undefined) return replay;
+        // Share-locked until commit: the version cannot be unpublished while its mail is queued.
+        const template =
+          input.email === undefined ? undefined : await findUsableTemplate(trx, input.email.template_key);
+        // Null only for an in-app broadcast to everyone; mail always goes to counted users.
+        const recipients = toEveryone && input.email === undefined ? null : await this.#countMatches(trx, segment);
+        const broadcast = await trx
+          .insertInto('notification_broadcasts')
+          .values({
+            segment: JSON.stringify(segment),
+            recipients,
+            created_by: actor.userId,
+            email_template_id: template?.id ?? null,
+            email_template_version: template?.version ?? null,
+            idempotency_key: request?.key ?? null,
+            request_fingerprint: request?.fingerprint ?? null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
 
-      const created = input.notification === undefined ? null : await this.#notify(trx, broadcast.id, input.notification, toEveryone ? null : segment);
-      const queued = input.email === undefined || template === undefined ? null
-        : await this.#queueEmails(trx, broadcast.id, segment, template, input.email.vars);
-      await trx.updateTable('notification_broadcasts').set({ notifications_created: created, emails_queued: queued }).where('id', '=', broadcast.id).execute();
+        const created =
+          input.notification === undefined
+            ? null
+            : await this.#notify(trx, broadcast.id, input.notification, toEveryone ? null : segment);
+        const queued =
+          input.email === undefined || template === undefined
+            ? null
+            : await this.#queueEmails(trx, broadcast.id, segment, template, input.email.vars);
+        await trx
+          .updateTable('notification_broadcasts')
+          .set({ notifications_created: created, emails_queued: queued })
+          .where('id', '=', broadcast.id)
+          .execute();
 
-      const result = answerOf({ recipients, notifications_created: created, emails_queued: queued });
-      await recordAudit(trx, actor, {
-        action: 'notifications.broadcast',
-        targetType: 'notification_broadcast',
-        targetId: broadcast.id,
-        extra: {
-          segment, ...result,
-          ...(input.notification === undefined ? {} : { title: input.notification.title, kind: input.notification.kind }),
-          ...(template === undefined ? {} : { template_key: input.email!.template_key, template_version: template.version }),
-        },
-      });
-      await this.events.publish(trx, {
-        kind: 'dashboard', name: 'notifications.broadcast_sent', actorId: actor.userId, requestId: actor.requestId,
-        payload: { broadcast_id: broadcast.id, ...result },
-      });
-      return { ...result, replayed: false };
-    }, { isolationLevel: 'repeatable read' });
+        const result = answerOf({ recipients, notifications_created: created, emails_queued: queued });
+        await recordAudit(trx, actor, {
+          action: 'notifications.broadcast',
+          targetType: 'notification_broadcast',
+          targetId: broadcast.id,
+          extra: {
+            segment,
+            ...result,
+            ...(input.notification === undefined
+              ? {}
+              : { title: input.notification.title, kind: input.notification.kind }),
+            ...(template === undefined
+              ? {}
+              : { template_key: input.email!.template_key, template_version: template.version }),
+          },
+        });
+        await this.events.publish(trx, {
+          kind: 'dashboard',
+          name: 'notifications.broadcast_sent',
+          actorId: actor.userId,
+          requestId: actor.requestId,
+          payload: { broadcast_id: broadcast.id, ...result },
+        });
+        return { ...result, replayed: false };
+      },
+      { isolationLevel: 'repeatable read' },
+    );
   }
 
   /** How many users the segment matches, refused when none or more than the cap (counted no further than the cap). */
   async #countMatches(trx: Db, segment: UserSegment): Promise<number> {
-    const matched = trx.selectFrom('users').select('users.id').where(matchesSegment(segment, { defaultStatus: 'active' })).limit(MAX_BROADCAST_RECIPIENTS + 1);
-    const row = await trx.selectFrom(matched.as('m')).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const matched = trx
+      .selectFrom('users')
+      .select('users.id')
+      .where(matchesSegment(segment, { defaultStatus: 'active' }))
+      .limit(MAX_BROADCAST_RECIPIENTS + 1);
+    const row = await trx
+      .selectFrom(matched.as('m'))
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     if (row.n === 0) throw new AppError(422, 'empty_segment', { segment });
-    if (row.n > MAX_BROADCAST_RECIPIENTS) throw new AppError(422, 'segment_too_large', { max: MAX_BROADCAST_RECIPIENTS });
+    if (row.n > MAX_BROADCAST_RECIPIENTS)
+      throw new AppError(422, 'segment_too_large', { max: MAX_BROADCAST_RECIPIENTS });
     return row.n;
   }
 
   /** The notification and, for a segment, one recipient row per matched user; answers the rows made. */
-  async #notify(trx: Db, broadcastId: string, notification: NonNullable<BroadcastInput['notification']>, segment: UserSegment | null): Promise<number> {
-    const row = await trx.insertInto('notifications').values({
-      broadcast_id: broadcastId, audience: segment === null ? 'everyone' : 'recipients', kind: notification.kind, title: notification.title,
-      body: notification.body ?? null, action_url: notification.action_url ?? null, starts_at: notification.starts_at ?? null, ends_at: notification.ends_at ?? null,
-    }).returning('id').executeTakeFirstOrThrow();
+  async #notify(
+    trx: Db,
+    broadcastId: string,
+    notification: NonNullable<BroadcastInput['notification']>,
+    segment: UserSegment | null,
+  ): Promise<number> {
+    const row = await trx
+      .insertInto('notifications')
+      .values({
+        broadcast_id: broadcastId,
+        audience: segment === null ? 'everyone' : 'recipients',
+        kind: notification.kind,
+        title: notification.title,
+        body: notification.body ?? null,
+        action_url: notification.action_url ?? null,
+        starts_at: notification.starts_at ?? null,
+        ends_at: notification.ends_at ?? null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     if (segment === null) return 1;
-    const inserted = await trx.insertInto('notification_recipients').columns(['notification_id', 'user_id'])
-      .expression(trx.selectFrom('users').select([sql<string>`${row.id}::uuid`.as('notification_id'), 'users.id as user_id']).where(matchesSegment(segment, { defaultStatus: 'active' })))
+    const inserted = await trx
+      .insertInto('notification_recipients')
+      .columns(['notification_id', 'user_id'])
+      .expression(
+        trx
+          .selectFrom('users')
+          .select([sql<string>`${row.id}::uuid`.as('notification_id'), 'users.id as user_id'])
+          .where(matchesSegment(segment, { defaultStatus: 'active' })),
+      )
       .executeTakeFirst();
     return Number(inserted.numInsertedOrUpdatedRows ?? 0);
   }
@@ -158,24 +240,45 @@ export class BroadcastService {
    * here already (the dispatcher checks again when it sends). Each message's vars are the
    * request's, over the user's `display_name`.
    */
-  async #queueEmails(trx: Db, broadcastId: string, segment: UserSegment, template: { id: string; category: EmailCategory; version: number }, vars: Record<string, unknown>): Promise<number> {
-    let recipients = trx.selectFrom('users')
+  async #queueEmails(
+    trx: Db,
+    broadcastId: string,
+    segment: UserSegment,
+    template: { id: string; category: EmailCategory; version: number },
+    vars: Record<string, unknown>,
+  ): Promise<number> {
+    let recipients = trx
+      .selectFrom('users')
       .where(matchesSegment(segment, { defaultStatus: 'active' }))
       .where('users.email', 'is not', null);
     if (template.category === 'marketing') {
-      recipients = recipients.where((eb) => eb.not(eb.exists(eb.selectFrom('email_suppressions').select(sql`1`.as('one')).whereRef('email_suppressions.email', '=', sql<string>`lower(users.email)`))));
+      recipients = recipients.where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('email_suppressions')
+              .select(sql`1`.as('one'))
+              .whereRef('email_suppressions.email', '=', sql<string>`lower(users.email)`),
+          ),
+        ),
+      );
     }
-    const inserted = await trx.insertInto('email_messages')
+    const inserted = await trx
+      .insertInto('email_messages')
       .columns(['to_email', 'user_id', 'category', 'template_id', 'template_version', 'vars', 'broadcast_id'])
-      .expression(recipients.select([
-        sql<string>`users.email`.as('to_email'),
-        'users.id as user_id',
-        sql<string>`${template.category}`.as('category'),
-        sql<string>`${template.id}::uuid`.as('template_id'),
-        sql<number>`${template.version}::int`.as('template_version'),
-        sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(vars)}::jsonb`.as('vars'),
-        sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
-      ]))
+      .expression(
+        recipients.select([
+          sql<string>`users.email`.as('to_email'),
+          'users.id as user_id',
+          sql<string>`${template.category}`.as('category'),
+          sql<string>`${template.id}::uuid`.as('template_id'),
+          sql<number>`${template.version}::int`.as('template_version'),
+          sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(vars)}::jsonb`.as(
+            'vars',
+          ),
+          sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
+        ]),
+      )
       .executeTakeFirst();
     return Number(inserted.numInsertedOrUpdatedRows ?? 0);
   }

@@ -11,28 +11,57 @@ type Db = Kysely<Tables>;
  * appears when the user first reads it.
  */
 function visibleTo(db: Db, userId: string, now: Date) {
-  return db.selectFrom('notifications as n')
-    .leftJoin('notification_recipients as r', (join) => join.onRef('r.notification_id', '=', 'n.id').on('r.user_id', '=', userId))
-    .where((eb) => eb.and([
-      eb.or([eb('n.audience', '=', 'everyone'), eb('r.user_id', 'is not', null)]),
-      eb.or([eb('n.starts_at', 'is', null), eb('n.starts_at', '<=', now)]),
-      eb.or([eb('n.ends_at', 'is', null), eb('n.ends_at', '>', now)]),
-    ]));
+  return db
+    .selectFrom('notifications as n')
+    .leftJoin('notification_recipients as r', (join) =>
+      join.onRef('r.notification_id', '=', 'n.id').on('r.user_id', '=', userId),
+    )
+    .where((eb) =>
+      eb.and([
+        eb.or([eb('n.audience', '=', 'everyone'), eb('r.user_id', 'is not', null)]),
+        eb.or([eb('n.starts_at', 'is', null), eb('n.starts_at', '<=', now)]),
+        eb.or([eb('n.ends_at', 'is', null), eb('n.ends_at', '>', now)]),
+      ]),
+    );
 }
 
-export async function listVisible(db: Db, userId: string, now: Date, page: { page: number; per_page: number; unreadOnly: boolean }): Promise<NotificationView[]> {
+export async function listVisible(
+  db: Db,
+  userId: string,
+  now: Date,
+  page: { page: number; per_page: number; unreadOnly: boolean },
+): Promise<NotificationView[]> {
   let query = visibleTo(db, userId, now);
   if (page.unreadOnly) query = query.where('r.read_at', 'is', null);
   const rows = await query
-    .select(['n.id', 'n.kind', 'n.title', 'n.body', 'n.action_url', 'n.starts_at', 'n.ends_at', 'n.created_at', 'r.read_at'])
-    .orderBy('n.created_at', 'desc').orderBy('n.id', 'desc')
-    .limit(page.per_page).offset((page.page - 1) * page.per_page)
+    .select([
+      'n.id',
+      'n.kind',
+      'n.title',
+      'n.body',
+      'n.action_url',
+      'n.starts_at',
+      'n.ends_at',
+      'n.created_at',
+      'r.read_at',
+    ])
+    .orderBy('n.created_at', 'desc')
+    .orderBy('n.id', 'desc')
+    .limit(page.per_page)
+    .offset((page.page - 1) * page.per_page)
     .execute();
-  return rows.map((row) => ({ ...row, read_at: row.read_at ?? null, read: row.read_at !== null && row.read_at !== undefined }));
+  return rows.map((row) => ({
+    ...row,
+    read_at: row.read_at ?? null,
+    read: row.read_at !== null && row.read_at !== undefined,
+  }));
 }
 
 export async function unreadCount(db: Db, userId: string, now: Date): Promise<number> {
-  const row = await visibleTo(db, userId, now).where('r.read_at', 'is', null).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+  const row = await visibleTo(db, userId, now)
+    .where('r.read_at', 'is', null)
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
   return row.n;
 }
 
@@ -40,14 +69,17 @@ function readUpsert(db: Db) {
   return db.insertInto('notification_recipients').columns(['notification_id', 'user_id', 'read_at']);
 }
 
-const keepFirstRead = (eb: ExpressionBuilder<Tables, 'notification_recipients'>) =>
-  ({ read_at: eb.fn.coalesce('notification_recipients.read_at', sql<Date>`excluded.read_at`) });
+const keepFirstRead = (eb: ExpressionBuilder<Tables, 'notification_recipients'>) => ({
+  read_at: eb.fn.coalesce('notification_recipients.read_at', sql<Date>`excluded.read_at`),
+});
 
 /** Marks one notification the user sees as read (an earlier read time stays); false when the user does not see it. */
 export async function markOneRead(db: Db, userId: string, now: Date, id: string): Promise<boolean> {
   const seen = await visibleTo(db, userId, now).where('n.id', '=', id).select('n.id').executeTakeFirst();
   if (seen === undefined) return false;
-  await db.insertInto('notification_recipients').values({ notification_id: id, user_id: userId, read_at: now })
+  await db
+    .insertInto('notification_recipients')
+    .values({ notification_id: id, user_id: userId, read_at: now })
     .onConflict((oc) => oc.columns(['user_id', 'notification_id']).doUpdateSet(keepFirstRead))
     .execute();
   return true;
@@ -55,9 +87,11 @@ export async function markOneRead(db: Db, userId: string, now: Date, id: string)
 
 /** Marks every unread notification the user sees as read, in one statement; answers how many. */
 export async function markAllRead(db: Db, userId: string, now: Date): Promise<number> {
-  const unread = visibleTo(db, userId, now).where('r.read_at', 'is', null)
+  const unread = visibleTo(db, userId, now)
+    .where('r.read_at', 'is', null)
     .select(['n.id', sql<string>`${userId}::uuid`.as('user_id'), sql<Date>`${now}::timestamptz`.as('read_at')]);
-  const result = await readUpsert(db).expression(unread)
+  const result = await readUpsert(db)
+    .expression(unread)
     .onConflict((oc) => oc.columns(['user_id', 'notification_id']).doUpdateSet(keepFirstRead))
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);

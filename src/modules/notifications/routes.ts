@@ -29,73 +29,105 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
   const history = new BroadcastHistory(kernel.db);
   const mine = new MyNotificationsService(kernel.db);
 
-  app.post('/v1/admin/notifications/broadcast', {
-    config: { perms: ['announcements.write', 'email.send'] },
-    schema: {
-      tags: staffTags,
-      summary: 'Broadcast a notification and/or an email (operation 19)',
-      description: 'Sends an in-app notification, an email from a published template, or both, to the users the `segment` matches (the users-list filters; empty: every active user; `status` overrides the active-only default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An in-app notification to an empty segment is one row that also reaches users who sign up later (`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 `not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; `ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), `segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: true`) and sends nothing, also when the repeats race; the same key with another body is 409 `conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` follows the commit.',
-      headers: idempotencyKeyHeaders('broadcast'),
-      body: broadcastBody,
-      response: { 200: broadcastResult },
+  app.post(
+    '/v1/admin/notifications/broadcast',
+    {
+      config: { perms: ['announcements.write', 'email.send'] },
+      schema: {
+        tags: staffTags,
+        summary: 'Broadcast a notification and/or an email (operation 19)',
+        description:
+          'Sends an in-app notification, an email from a published template, or both, to the users the `segment` matches (the users-list filters; empty: every active user; `status` overrides the active-only default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An in-app notification to an empty segment is one row that also reaches users who sign up later (`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 `not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; `ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), `segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: true`) and sends nothing, also when the repeats race; the same key with another body is 409 `conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` follows the commit.',
+        headers: idempotencyKeyHeaders('broadcast'),
+        body: broadcastBody,
+        response: { 200: broadcastResult },
+      },
     },
-  }, async (request, reply) => {
-    const { replayed, ...answer } = await broadcasts.broadcast(actorOf(request), request.body, request.headers['idempotency-key']);
-    if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-    return answer;
-  });
+    async (request, reply) => {
+      const { replayed, ...answer } = await broadcasts.broadcast(
+        actorOf(request),
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+      return answer;
+    },
+  );
 
-  app.get('/v1/admin/notifications/broadcasts', {
-    config: { perms: ['announcements.read', 'email.read'] },
-    schema: {
-      tags: staffTags,
-      summary: 'List broadcasts',
-      description: 'Past broadcasts, newest first (`sort=created_at:asc|desc`), paged with total: the segment, how many it matched, the notification with how many have read it, and the email with how many were sent, failed or skipped so far.',
-      querystring: listBroadcastsQuery,
-      response: { 200: broadcastsPage },
+  app.get(
+    '/v1/admin/notifications/broadcasts',
+    {
+      config: { perms: ['announcements.read', 'email.read'] },
+      schema: {
+        tags: staffTags,
+        summary: 'List broadcasts',
+        description:
+          'Past broadcasts, newest first (`sort=created_at:asc|desc`), paged with total: the segment, how many it matched, the notification with how many have read it, and the email with how many were sent, failed or skipped so far.',
+        querystring: listBroadcastsQuery,
+        response: { 200: broadcastsPage },
+      },
     },
-  }, (request) => history.list(request.query));
+    (request) => history.list(request.query),
+  );
 
-  app.get('/v1/admin/notifications/broadcasts/:id', {
-    config: { perms: ['announcements.read', 'email.read'] },
-    schema: {
-      tags: staffTags,
-      summary: 'Get a broadcast',
-      description: 'One broadcast as in the list. 404 `not_found`.',
-      params: notificationIdParams,
-      response: { 200: broadcastView },
+  app.get(
+    '/v1/admin/notifications/broadcasts/:id',
+    {
+      config: { perms: ['announcements.read', 'email.read'] },
+      schema: {
+        tags: staffTags,
+        summary: 'Get a broadcast',
+        description: 'One broadcast as in the list. 404 `not_found`.',
+        params: notificationIdParams,
+        response: { 200: broadcastView },
+      },
     },
-  }, (request) => history.get(request.params.id));
+    (request) => history.get(request.params.id),
+  );
 
-  app.get('/v1/me/notifications', {
-    schema: {
-      tags: meTags,
-      summary: 'The caller\'s notifications',
-      description: 'In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within their time window), newest first, with read state. Paged without a total; `meta.unread` counts every unread one. `unread=true` lists only unread ones.',
-      querystring: myNotificationsQuery,
-      response: { 200: myNotificationsPage },
+  app.get(
+    '/v1/me/notifications',
+    {
+      schema: {
+        tags: meTags,
+        summary: "The caller's notifications",
+        description:
+          'In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within their time window), newest first, with read state. Paged without a total; `meta.unread` counts every unread one. `unread=true` lists only unread ones.',
+        querystring: myNotificationsQuery,
+        response: { 200: myNotificationsPage },
+      },
     },
-  }, (request) => mine.list(actorOf(request).userId, request.query));
+    (request) => mine.list(actorOf(request).userId, request.query),
+  );
 
-  app.post('/v1/me/notifications/:id/read', {
-    schema: {
-      tags: meTags,
-      summary: 'Mark a notification read',
-      description: 'Marks one notification the caller sees as read (marking it again keeps the first read time). 404 `not_found` for any other id, whether it exists or not.',
-      params: notificationIdParams,
-      response: { 204: z.null().describe('Marked read') },
+  app.post(
+    '/v1/me/notifications/:id/read',
+    {
+      schema: {
+        tags: meTags,
+        summary: 'Mark a notification read',
+        description:
+          'Marks one notification the caller sees as read (marking it again keeps the first read time). 404 `not_found` for any other id, whether it exists or not.',
+        params: notificationIdParams,
+        response: { 204: z.null().describe('Marked read') },
+      },
     },
-  }, async (request, reply) => {
-    await mine.markRead(actorOf(request).userId, request.params.id);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await mine.markRead(actorOf(request).userId, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.post('/v1/me/notifications/read-all', {
-    schema: {
-      tags: meTags,
-      summary: 'Mark every notification read',
-      description: 'Marks every unread notification the caller sees as read; answers how many.',
-      response: { 200: markedResult },
+  app.post(
+    '/v1/me/notifications/read-all',
+    {
+      schema: {
+        tags: meTags,
+        summary: 'Mark every notification read',
+        description: 'Marks every unread notification the caller sees as read; answers how many.',
+        response: { 200: markedResult },
+      },
     },
-  }, (request) => mine.markAllRead(actorOf(request).userId));
+    (request) => mine.markAllRead(actorOf(request).userId),
+  );
 }

@@ -11,27 +11,58 @@ const dateTime = isoDateTime();
 const actionUrl = sitePathOrHttpUrl({ max: 2000 });
 
 /** Operation 19's body, as the spec gives it. */
-export const broadcastBody = z.object({
-  segment: userSegmentBody.default({}).describe('The users-list filters; empty means every active user (`status` overrides the active-only default).'),
-  notification: z.object({
-    kind: z.enum(NOTIFICATION_KINDS).default('info'),
-    title: z.string().min(1).max(200),
-    body: z.string().max(4000).optional(),
-    action_url: actionUrl.optional(),
-    starts_at: dateTime.optional(),
-    ends_at: dateTime.optional(),
-  }).strict().optional(),
-  email: z.object({
-    template_key: z.string().min(1).max(100),
-    vars: z.record(z.unknown()).default({}).describe('Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.'),
-  }).strict().optional(),
-}).strict().refine((body) => body.notification !== undefined || body.email !== undefined, { message: 'provide notification or email (or both)', path: ['notification'] });
+export const broadcastBody = z
+  .object({
+    segment: userSegmentBody
+      .default({})
+      .describe('The users-list filters; empty means every active user (`status` overrides the active-only default).'),
+    notification: z
+      .object({
+        kind: z.enum(NOTIFICATION_KINDS).default('info'),
+        title: z.string().min(1).max(200),
+        body: z.string().max(4000).optional(),
+        action_url: actionUrl.optional(),
+        starts_at: dateTime.optional(),
+        ends_at: dateTime.optional(),
+      })
+      .strict()
+      .optional(),
+    email: z
+      .object({
+        template_key: z.string().min(1).max(100),
+        vars: z
+          .record(z.unknown())
+          .default({})
+          .describe(
+            'Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.',
+          ),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((body) => body.notification !== undefined || body.email !== undefined, {
+    message: 'provide notification or email (or both)',
+    path: ['notification'],
+  });
 export type BroadcastInput = z.infer<typeof broadcastBody>;
 
 export const broadcastResult = z.object({
-  recipients: z.number().int().nullable().describe('Users the segment matched; null for an in-app broadcast to everyone.'),
-  notification: z.object({ created: z.number().int() }).nullable().describe('Null when not requested; else the rows made (1 for everyone, one per recipient otherwise).'),
-  email: z.object({ queued: z.number().int() }).nullable().describe('Null when not requested; else the messages queued (recipients with an address, less unsubscribed ones for marketing mail).'),
+  recipients: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Users the segment matched; null for an in-app broadcast to everyone.'),
+  notification: z
+    .object({ created: z.number().int() })
+    .nullable()
+    .describe('Null when not requested; else the rows made (1 for everyone, one per recipient otherwise).'),
+  email: z
+    .object({ queued: z.number().int() })
+    .nullable()
+    .describe(
+      'Null when not requested; else the messages queued (recipients with an address, less unsubscribed ones for marketing mail).',
+    ),
 });
 export type BroadcastResult = z.infer<typeof broadcastResult>;
 
@@ -52,13 +83,21 @@ export type NotificationView = z.infer<typeof notificationView>;
 export const myNotificationsQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
-  unread: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe('`true`: only unread ones.'),
+  unread: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .describe('`true`: only unread ones.'),
 });
 export type MyNotificationsQuery = z.infer<typeof myNotificationsQuery>;
 
 export const myNotificationsPage = z.object({
   data: z.array(notificationView),
-  meta: z.object({ page: z.number().int(), per_page: z.number().int(), unread: z.number().int().describe('Unread notifications showing now, across all pages.') }),
+  meta: z.object({
+    page: z.number().int(),
+    per_page: z.number().int(),
+    unread: z.number().int().describe('Unread notifications showing now, across all pages.'),
+  }),
 });
 
 export const notificationIdParams = z.object({ id: z.string().uuid() });
@@ -68,13 +107,26 @@ export const broadcastView = z.object({
   id: z.string().uuid(),
   segment: z.record(z.unknown()),
   recipients: z.number().int().nullable(),
-  notification: notificationView.omit({ read: true, read_at: true }).extend({ audience: z.enum(['everyone', 'recipients']), read_count: z.number().int() }).nullable(),
-  email: z.object({ template_id: z.string().uuid().nullable(), template_version: z.number().int().nullable(), queued: z.number().int(), sent: z.number().int(), failed: z.number().int(), skipped: z.number().int() }).nullable(),
+  notification: notificationView
+    .omit({ read: true, read_at: true })
+    .extend({ audience: z.enum(['everyone', 'recipients']), read_count: z.number().int() })
+    .nullable(),
+  email: z
+    .object({
+      template_id: z.string().uuid().nullable(),
+      template_version: z.number().int().nullable(),
+      queued: z.number().int(),
+      sent: z.number().int(),
+      failed: z.number().int(),
+      skipped: z.number().int(),
+    })
+    .nullable(),
   created_by: z.string().uuid().nullable(),
   created_at: z.date(),
 });
 export type BroadcastView = z.infer<typeof broadcastView>;
 export const broadcastsPage = pagedResponse(broadcastView);
-export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' })
-  .extend({ q: noTextFilter });
+export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({
+  q: noTextFilter,
+});
 export type ListBroadcastsQuery = z.infer<typeof listBroadcastsQuery>;

@@ -11,12 +11,19 @@ type Db = Kysely<Tables>;
 
 /** The caller's own notifications: only ever what the caller sees, by the token's subject. */
 export class MyNotificationsService {
-  constructor(private readonly db: Db, private readonly clock: () => Date = () => new Date()) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   async list(userId: string, query: MyNotificationsQuery) {
     const now = this.clock();
     const [data, unread] = await Promise.all([
-      listVisible(this.db, userId, now, { page: query.page, per_page: query.per_page, unreadOnly: query.unread === true }),
+      listVisible(this.db, userId, now, {
+        page: query.page,
+        per_page: query.per_page,
+        unreadOnly: query.unread === true,
+      }),
       unreadCount(this.db, userId, now),
     ]);
     return { data, meta: { page: query.page, per_page: query.per_page, unread } };
@@ -39,7 +46,13 @@ export class BroadcastHistory {
   async list(query: ListBroadcastsQuery) {
     const filtered = this.db.selectFrom('notification_broadcasts');
     const [rows, total] = await Promise.all([
-      filtered.select('id').orderBy('created_at', query.sort.direction).orderBy('id', query.sort.direction).limit(query.per_page).offset(offsetOf(query)).execute(),
+      filtered
+        .select('id')
+        .orderBy('created_at', query.sort.direction)
+        .orderBy('id', query.sort.direction)
+        .limit(query.per_page)
+        .offset(offsetOf(query))
+        .execute(),
       countRows(filtered),
     ]);
     return paged(await this.#views(rows.map((row) => row.id)), query, total);
@@ -56,31 +69,65 @@ export class BroadcastHistory {
     if (ids.length === 0) return [];
     const [broadcasts, notifications, mail] = await Promise.all([
       this.db.selectFrom('notification_broadcasts').selectAll().where('id', 'in', ids).execute(),
-      this.db.selectFrom('notifications as n')
-        .select(['n.id', 'n.broadcast_id', 'n.audience', 'n.kind', 'n.title', 'n.body', 'n.action_url', 'n.starts_at', 'n.ends_at', 'n.created_at',
-          (eb) => eb.selectFrom('notification_recipients as r').select(sql<number>`count(*)::int`.as('c')).whereRef('r.notification_id', '=', 'n.id').where('r.read_at', 'is not', null).as('read_count')])
-        .where('n.broadcast_id', 'in', ids).execute(),
-      this.db.selectFrom('email_messages').select(['broadcast_id', 'status', sql<number>`count(*)::int`.as('n')])
-        .where('broadcast_id', 'in', ids).groupBy(['broadcast_id', 'status']).execute(),
+      this.db
+        .selectFrom('notifications as n')
+        .select([
+          'n.id',
+          'n.broadcast_id',
+          'n.audience',
+          'n.kind',
+          'n.title',
+          'n.body',
+          'n.action_url',
+          'n.starts_at',
+          'n.ends_at',
+          'n.created_at',
+          (eb) =>
+            eb
+              .selectFrom('notification_recipients as r')
+              .select(sql<number>`count(*)::int`.as('c'))
+              .whereRef('r.notification_id', '=', 'n.id')
+              .where('r.read_at', 'is not', null)
+              .as('read_count'),
+        ])
+        .where('n.broadcast_id', 'in', ids)
+        .execute(),
+      this.db
+        .selectFrom('email_messages')
+        .select(['broadcast_id', 'status', sql<number>`count(*)::int`.as('n')])
+        .where('broadcast_id', 'in', ids)
+        .groupBy(['broadcast_id', 'status'])
+        .execute(),
     ]);
     const byId = new Map(broadcasts.map((row) => [row.id, row]));
     return ids.flatMap((id): BroadcastView[] => {
       const row = byId.get(id);
       if (row === undefined) return [];
       const notification = notifications.find((n) => n.broadcast_id === id);
-      const counts = (status: string) => mail.filter((m) => m.broadcast_id === id && m.status === status).reduce((sum, m) => sum + m.n, 0);
-      return [{
-        id: row.id,
-        segment: row.segment as Record<string, unknown>,
-        recipients: row.recipients,
-        notification: notification === undefined ? null : { ...notification, read_count: notification.read_count ?? 0 },
-        email: row.emails_queued === null ? null : {
-          template_id: row.email_template_id, template_version: row.email_template_version, queued: row.emails_queued,
-          sent: counts('sent'), failed: counts('failed'), skipped: counts('skipped'),
+      const counts = (status: string) =>
+        mail.filter((m) => m.broadcast_id === id && m.status === status).reduce((sum, m) => sum + m.n, 0);
+      return [
+        {
+          id: row.id,
+          segment: row.segment as Record<string, unknown>,
+          recipients: row.recipients,
+          notification:
+            notification === undefined ? null : { ...notification, read_count: notification.read_count ?? 0 },
+          email:
+            row.emails_queued === null
+              ? null
+              : {
+                  template_id: row.email_template_id,
+                  template_version: row.email_template_version,
+                  queued: row.emails_queued,
+                  sent: counts('sent'),
+                  failed: counts('failed'),
+                  skipped: counts('skipped'),
+                },
+          created_by: row.created_by,
+          created_at: row.created_at,
         },
-        created_by: row.created_by,
-        created_at: row.created_at,
-      }];
+      ];
     });
   }
 }

@@ -34,7 +34,12 @@ export interface PanicChange {
  * and the cache invalidation for every instance, all in the caller's transaction.
  * A person's `off` also silences the rules that were failing, each for its cool-down.
  */
-export async function changePanicLevel(trx: Kysely<Tables>, deps: PanicChangeDeps, actor: AuditActor, change: PanicChange): Promise<PanicState> {
+export async function changePanicLevel(
+  trx: Kysely<Tables>,
+  deps: PanicChangeDeps,
+  actor: AuditActor,
+  change: PanicChange,
+): Promise<PanicState> {
   const auto = change.cause !== undefined;
   const before = await trx.selectFrom('ops_panic_state').select(['level', 'reason']).forUpdate().executeTakeFirst();
   await trx
@@ -64,11 +69,34 @@ export async function changePanicLevel(trx: Kysely<Tables>, deps: PanicChangeDep
     reason: change.reason,
     before: before ?? null,
     after: { level: after.level, reason: after.reason },
-    ...(auto ? { extra: { auto: true, ...cause } } : silenced.length > 0 ? { extra: { silenced_rules: silenced } } : {}),
+    ...(auto
+      ? { extra: { auto: true, ...cause } }
+      : silenced.length > 0
+        ? { extra: { silenced_rules: silenced } }
+        : {}),
   });
-  const payload = { level: after.level, previous_level: previousLevel, reason: after.reason, set_by: after.set_by, auto, ...cause };
-  await deps.events.publish(trx, { kind: 'alert', name: 'panic_mode_changed', payload, actorId: actor.userId, requestId: actor.requestId });
-  await deps.events.publish(trx, { kind: 'dashboard', name: 'ops.panic_changed', payload, actorId: actor.userId, requestId: actor.requestId });
+  const payload = {
+    level: after.level,
+    previous_level: previousLevel,
+    reason: after.reason,
+    set_by: after.set_by,
+    auto,
+    ...cause,
+  };
+  await deps.events.publish(trx, {
+    kind: 'alert',
+    name: 'panic_mode_changed',
+    payload,
+    actorId: actor.userId,
+    requestId: actor.requestId,
+  });
+  await deps.events.publish(trx, {
+    kind: 'dashboard',
+    name: 'ops.panic_changed',
+    payload,
+    actorId: actor.userId,
+    requestId: actor.requestId,
+  });
   await deps.bus.notify(trx, PANIC_TOPIC);
   return after;
 }

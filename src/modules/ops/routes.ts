@@ -9,19 +9,28 @@ const tags = ['ops'];
 export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
   const ops = new OpsService(kernel.db, kernel.bus, kernel.events, kernel.panic);
 
-  app.get('/v1/admin/ops/panic', {
-    config: { perms: ['ops.read', 'ops.panic'] },
-    schema: { tags, summary: 'The current maintenance (panic) level', response: { 200: panicStateBody } },
-  }, () => ops.current());
-
-  app.post('/v1/admin/ops/panic', {
-    config: { perms: ['ops.panic'] },
-    schema: {
-      tags,
-      summary: 'Set the maintenance level (setOpsPanicMode)',
-      description: '`degraded` refuses new checkouts and new game sessions; `lockdown` refuses every write from `/v1/public` and `/v1/me` except stopping a game session. Reads, `/health` and staff routes always pass. Every instance enforces the new level within a second. Emits the alert `panic_mode_changed` and a dashboard event, and is listed at `GET /v1/admin/ops/incidents`. A level set here is never changed by incident monitoring; `off` also silences the incident rules that were failing, each for its cool-down.',
-      body: setPanicBody,
-      response: { 200: panicResult },
+  app.get(
+    '/v1/admin/ops/panic',
+    {
+      config: { perms: ['ops.read', 'ops.panic'] },
+      schema: { tags, summary: 'The current maintenance (panic) level', response: { 200: panicStateBody } },
     },
-  }, (request) => ops.setPanicMode(actorOf(request), request.body));
+    () => ops.current(),
+  );
+
+  app.post(
+    '/v1/admin/ops/panic',
+    {
+      config: { perms: ['ops.panic'] },
+      schema: {
+        tags,
+        summary: 'Set the maintenance level (setOpsPanicMode)',
+        description:
+          '`degraded` refuses new checkouts and new game sessions; `lockdown` refuses every write from `/v1/public` and `/v1/me` except stopping a game session. Reads, `/health` and staff routes always pass. Every instance enforces the new level within a second. Emits the alert `panic_mode_changed` and a dashboard event, and is listed at `GET /v1/admin/ops/incidents`. A level set here is never changed by incident monitoring; `off` also silences the incident rules that were failing, each for its cool-down.',
+        body: setPanicBody,
+        response: { 200: panicResult },
+      },
+    },
+    (request) => ops.setPanicMode(actorOf(request), request.body),
+  );
 }

@@ -9,10 +9,12 @@ export const panicStateBody = z.object({
   auto: z.boolean().describe('True when set automatically by incident monitoring.'),
 });
 
-export const setPanicBody = z.object({
-  level: z.enum(PANIC_LEVELS),
-  reason: z.string().trim().min(3).max(500),
-}).strict();
+export const setPanicBody = z
+  .object({
+    level: z.enum(PANIC_LEVELS),
+    reason: z.string().trim().min(3).max(500),
+  })
+  .strict();
 export type SetPanicInput = z.infer<typeof setPanicBody>;
 
 export const panicResult = z.object({ panic: panicStateBody });

@@ -1,24 +1,39 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import type { ListRulesetsQuery, ListTiersQuery, RulesetView, TierView, UpsertRulesetInput, UpsertTierInput } from './schemas.js';
+import type {
+  ListRulesetsQuery,
+  ListTiersQuery,
+  RulesetView,
+  TierView,
+  UpsertRulesetInput,
+  UpsertTierInput,
+} from './schemas.js';
 import './tables.js';
 
 function rulesetViews(db: Kysely<Tables>) {
-  return db.selectFrom('plan_rulesets').select((eb) => [
-    'plan_rulesets.id',
-    'plan_rulesets.key',
-    'plan_rulesets.name',
-    'plan_rulesets.description',
-    'plan_rulesets.limits',
-    'plan_rulesets.is_active as isActive',
-    eb.selectFrom('plan_tiers').select(sql<number>`count(*)::int`.as('n')).whereRef('plan_tiers.ruleset_id', '=', 'plan_rulesets.id').as('tierCount'),
-    'plan_rulesets.updated_by as updatedBy',
-    'plan_rulesets.created_at as createdAt',
-    'plan_rulesets.updated_at as updatedAt',
-  ]);
+  return db
+    .selectFrom('plan_rulesets')
+    .select((eb) => [
+      'plan_rulesets.id',
+      'plan_rulesets.key',
+      'plan_rulesets.name',
+      'plan_rulesets.description',
+      'plan_rulesets.limits',
+      'plan_rulesets.is_active as isActive',
+      eb
+        .selectFrom('plan_tiers')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('plan_tiers.ruleset_id', '=', 'plan_rulesets.id')
+        .as('tierCount'),
+      'plan_rulesets.updated_by as updatedBy',
+      'plan_rulesets.created_at as createdAt',
+      'plan_rulesets.updated_at as updatedAt',
+    ]);
 }
 
-function asRulesetView(row: { limits: unknown; tierCount: number | null } & Omit<RulesetView, 'limits' | 'tierCount'>): RulesetView {
+function asRulesetView(
+  row: { limits: unknown; tierCount: number | null } & Omit<RulesetView, 'limits' | 'tierCount'>,
+): RulesetView {
   return { ...row, limits: row.limits as Record<string, unknown>, tierCount: row.tierCount ?? 0 };
 }
 
@@ -90,7 +105,12 @@ export function shareLockRulesetByKey(trx: Kysely<Tables>, key: string) {
   return trx.selectFrom('plan_rulesets').select(['id', 'key']).where('key', '=', key).forShare().executeTakeFirst();
 }
 
-export async function upsertTier(trx: Kysely<Tables>, input: UpsertTierInput, rulesetId: string, actorId: string): Promise<string> {
+export async function upsertTier(
+  trx: Kysely<Tables>,
+  input: UpsertTierInput,
+  rulesetId: string,
+  actorId: string,
+): Promise<string> {
   const values = {
     key: input.key,
     name: input.name,

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { idResult, listRulesetsQuery, listTiersQuery, rulesetsBody, tiersBody, upsertRulesetBody, upsertTierBody } from './schemas.js';
+import {
+  idResult,
+  listRulesetsQuery,
+  listTiersQuery,
+  rulesetsBody,
+  tiersBody,
+  upsertRulesetBody,
+  upsertTierBody,
+} from './schemas.js';
 import { PlansService } from './service.js';
 
 const tags = ['plans'];
@@ -10,50 +18,69 @@ const tags = ['plans'];
 export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
   const plans = new PlansService(kernel.db);
 
-  app.get('/v1/admin/plans/rulesets', {
-    config: { perms: ['plans.read'] },
-    schema: {
-      tags,
-      summary: 'List plan rulesets',
-      description: 'Every ruleset (a small set, not paged), ordered by key, with the number of tiers using each.',
-      querystring: listRulesetsQuery,
-      response: { 200: rulesetsBody },
+  app.get(
+    '/v1/admin/plans/rulesets',
+    {
+      config: { perms: ['plans.read'] },
+      schema: {
+        tags,
+        summary: 'List plan rulesets',
+        description: 'Every ruleset (a small set, not paged), ordered by key, with the number of tiers using each.',
+        querystring: listRulesetsQuery,
+        response: { 200: rulesetsBody },
+      },
     },
-  }, (request) => plans.listRulesets(request.query));
+    (request) => plans.listRulesets(request.query),
+  );
 
-  app.put('/v1/admin/plans/rulesets', {
-    config: { perms: ['plans.write'] },
-    schema: {
-      tags,
-      summary: 'Create or replace a ruleset (upsertPlanRuleset)',
-      description: 'Upsert by `key`: a new key creates the ruleset, an existing one is replaced as a whole (omitted `description` clears it, omitted `limits` becomes `{}`, omitted `isActive` true). Answers the ruleset\'s `id`, the same on every upsert of the key. Audited with the changed fields; an upsert that changes nothing writes nothing.',
-      body: upsertRulesetBody,
-      response: { 200: idResult },
+  app.put(
+    '/v1/admin/plans/rulesets',
+    {
+      config: { perms: ['plans.write'] },
+      schema: {
+        tags,
+        summary: 'Create or replace a ruleset (upsertPlanRuleset)',
+        description:
+          "Upsert by `key`: a new key creates the ruleset, an existing one is replaced as a whole (omitted `description` clears it, omitted `limits` becomes `{}`, omitted `isActive` true). Answers the ruleset's `id`, the same on every upsert of the key. Audited with the changed fields; an upsert that changes nothing writes nothing.",
+        body: upsertRulesetBody,
+        response: { 200: idResult },
+      },
     },
-  }, (request) => plans.upsertRuleset(actorOf(request), request.body));
+    (request) => plans.upsertRuleset(actorOf(request), request.body),
+  );
 
-  app.get('/v1/admin/plans/tiers', {
-    config: { perms: ['plans.read'] },
-    schema: {
-      tags,
-      summary: 'List plan tiers',
-      description: 'Every tier (a small set, not paged), ordered by `rank` then key, each with its ruleset\'s key; `rulesetKey` filters.',
-      querystring: listTiersQuery,
-      response: { 200: tiersBody },
+  app.get(
+    '/v1/admin/plans/tiers',
+    {
+      config: { perms: ['plans.read'] },
+      schema: {
+        tags,
+        summary: 'List plan tiers',
+        description:
+          "Every tier (a small set, not paged), ordered by `rank` then key, each with its ruleset's key; `rulesetKey` filters.",
+        querystring: listTiersQuery,
+        response: { 200: tiersBody },
+      },
     },
-  }, (request) => plans.listTiers(request.query));
+    (request) => plans.listTiers(request.query),
+  );
 
-  app.put('/v1/admin/plans/tiers', {
-    config: { perms: ['plans.write'] },
-    schema: {
-      tags,
-      summary: 'Create or replace a tier (upsertPlanTier)',
-      description: 'Upsert by `key`; an existing tier is replaced as a whole (omitted `description` clears it). `rulesetKey` must name an existing ruleset: 422 `invalid_request` with `details.rulesetKey` otherwise. Audited with the changed fields; an upsert that changes nothing writes nothing.',
-      body: upsertTierBody,
-      response: { 204: z.null().describe('Done') },
+  app.put(
+    '/v1/admin/plans/tiers',
+    {
+      config: { perms: ['plans.write'] },
+      schema: {
+        tags,
+        summary: 'Create or replace a tier (upsertPlanTier)',
+        description:
+          'Upsert by `key`; an existing tier is replaced as a whole (omitted `description` clears it). `rulesetKey` must name an existing ruleset: 422 `invalid_request` with `details.rulesetKey` otherwise. Audited with the changed fields; an upsert that changes nothing writes nothing.',
+        body: upsertTierBody,
+        response: { 204: z.null().describe('Done') },
+      },
     },
-  }, async (request, reply) => {
-    await plans.upsertTier(actorOf(request), request.body);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await plans.upsertTier(actorOf(request), request.body);
+      return reply.code(204).send(null);
+    },
+  );
 }

@@ -11,13 +11,21 @@ const name = z.string().trim().min(1).max(100);
 const description = z.string().max(500);
 
 /** Operation 8: the ruleset as a whole (an upsert replaces it); omitted fields take their defaults. */
-export const upsertRulesetBody = z.object({
-  key: z.string().regex(RULESET_KEY_PATTERN, `key must match ${RULESET_KEY_PATTERN.source}`).describe('Identifies the ruleset: an existing key is updated, a new one created.'),
-  name,
-  description: description.optional().describe('Omitted: no description.'),
-  limits: z.record(z.unknown()).default({}).describe('Free-form, read by the session service (for example `pool_id`, `max_fps`).'),
-  isActive: z.boolean().default(true),
-}).strict();
+export const upsertRulesetBody = z
+  .object({
+    key: z
+      .string()
+      .regex(RULESET_KEY_PATTERN, `key must match ${RULESET_KEY_PATTERN.source}`)
+      .describe('Identifies the ruleset: an existing key is updated, a new one created.'),
+    name,
+    description: description.optional().describe('Omitted: no description.'),
+    limits: z
+      .record(z.unknown())
+      .default({})
+      .describe('Free-form, read by the session service (for example `pool_id`, `max_fps`).'),
+    isActive: z.boolean().default(true),
+  })
+  .strict();
 export type UpsertRulesetInput = z.infer<typeof upsertRulesetBody>;
 
 export const rulesetBody = z.object({
@@ -36,18 +44,27 @@ export type RulesetView = z.infer<typeof rulesetBody>;
 export const rulesetsBody = z.object({ data: z.array(rulesetBody) });
 
 export const listRulesetsQuery = z.object({
-  isActive: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe('Only active (`true`) or inactive (`false`) rulesets.'),
+  isActive: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .describe('Only active (`true`) or inactive (`false`) rulesets.'),
 });
 export type ListRulesetsQuery = z.infer<typeof listRulesetsQuery>;
 
 /** Operation 13: the tier as a whole (an upsert replaces it). */
-export const upsertTierBody = z.object({
-  key: z.string().regex(TIER_KEY_PATTERN, `key must match ${TIER_KEY_PATTERN.source}`).describe('Identifies the tier: an existing key is updated, a new one created.'),
-  name,
-  rank: z.number().int().min(0).max(MAX_RANK).describe('Order of tiers, lowest first.'),
-  rulesetKey: z.string().min(1).max(48).describe('Key of an existing ruleset (422 `invalid_request` otherwise).'),
-  description: description.optional().describe('Omitted: no description.'),
-}).strict();
+export const upsertTierBody = z
+  .object({
+    key: z
+      .string()
+      .regex(TIER_KEY_PATTERN, `key must match ${TIER_KEY_PATTERN.source}`)
+      .describe('Identifies the tier: an existing key is updated, a new one created.'),
+    name,
+    rank: z.number().int().min(0).max(MAX_RANK).describe('Order of tiers, lowest first.'),
+    rulesetKey: z.string().min(1).max(48).describe('Key of an existing ruleset (422 `invalid_request` otherwise).'),
+    description: description.optional().describe('Omitted: no description.'),
+  })
+  .strict();
 export type UpsertTierInput = z.infer<typeof upsertTierBody>;
 
 export const tierBody = z.object({

@@ -47,8 +47,18 @@ export class PlansService {
   async upsertRuleset(actor: Actor, input: UpsertRulesetInput): Promise<{ id: string }> {
     return this.db.transaction().execute(async (trx) => {
       const existing = await lockRulesetByKey(trx, input.key);
-      const wanted = { name: input.name, description: input.description ?? null, limits: input.limits, isActive: input.isActive };
-      const current = existing && { name: existing.name, description: existing.description, limits: existing.limits, isActive: existing.is_active };
+      const wanted = {
+        name: input.name,
+        description: input.description ?? null,
+        limits: input.limits,
+        isActive: input.isActive,
+      };
+      const current = existing && {
+        name: existing.name,
+        description: existing.description,
+        limits: existing.limits,
+        isActive: existing.is_active,
+      };
       const { before, after, changed } = changes(current, wanted);
       if (existing !== undefined && !changed) return { id: existing.id };
       const id = await upsertRuleset(trx, input, actor.userId);
@@ -70,8 +80,18 @@ export class PlansService {
       const ruleset = await shareLockRulesetByKey(trx, input.rulesetKey);
       if (ruleset === undefined) throw invalidRequest({ reason: 'unknown ruleset', rulesetKey: input.rulesetKey });
       const existing = await lockTierByKey(trx, input.key);
-      const wanted = { name: input.name, rank: input.rank, rulesetKey: ruleset.key, description: input.description ?? null };
-      const current = existing && { name: existing.name, rank: existing.rank, rulesetKey: existing.rulesetKey, description: existing.description };
+      const wanted = {
+        name: input.name,
+        rank: input.rank,
+        rulesetKey: ruleset.key,
+        description: input.description ?? null,
+      };
+      const current = existing && {
+        name: existing.name,
+        rank: existing.rank,
+        rulesetKey: existing.rulesetKey,
+        description: existing.description,
+      };
       const { before, after, changed } = changes(current, wanted);
       if (existing !== undefined && !changed) return;
       const id = await upsertTier(trx, input, ruleset.id, actor.userId);

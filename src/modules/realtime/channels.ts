@@ -18,7 +18,11 @@ export function userChannel(userId: string): string {
  * The channels a user may join, own channel first: the dashboard with its permission, and the
  * alert channel of each of the user's roles that hears alerts (see role alert subscriptions).
  */
-export function allowedChannels(userId: string, permissions: PermissionSet, alertRoleKeys: readonly string[]): string[] {
+export function allowedChannels(
+  userId: string,
+  permissions: PermissionSet,
+  alertRoleKeys: readonly string[],
+): string[] {
   const channels = [userChannel(userId)];
   if (permissions.hasAny(DASHBOARD_PERMISSIONS)) channels.push(DASHBOARD_CHANNEL);
   for (const key of alertRoleKeys) channels.push(roleAlertChannel(key));

@@ -13,7 +13,13 @@ import { TICKET_TTL_SECONDS, verifyTicket } from './tickets.js';
  * A ticket may open several sockets within its minute (a tab reconnecting, a second tab): it
  * stays bound to one user and their channels, and the account is re-checked on every connect.
  */
-export async function acceptConnection(hub: RealtimeHub, db: Kysely<Tables>, key: Buffer, socket: WebSocket, ticket: string | undefined): Promise<void> {
+export async function acceptConnection(
+  hub: RealtimeHub,
+  db: Kysely<Tables>,
+  key: Buffer,
+  socket: WebSocket,
+  ticket: string | undefined,
+): Promise<void> {
   // Messages sent before we are ready wait here instead of being lost while the account is read.
   const early: RawData[] = [];
   const queue = (data: RawData) => early.push(data);
@@ -56,7 +62,11 @@ function onMessage(connection: Connection, data: RawData): void {
 
 function parseJson(data: RawData): unknown {
   try {
-    return JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data instanceof ArrayBuffer ? [Buffer.from(data)] : data).toString('utf8'));
+    return JSON.parse(
+      Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Buffer.concat(data instanceof ArrayBuffer ? [Buffer.from(data)] : data).toString('utf8'),
+    );
   } catch {
     return undefined;
   }

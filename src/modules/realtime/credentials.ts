@@ -11,7 +11,14 @@ export function realtimeUrl(config: Pick<Config, 'publicBaseUrl' | 'port'>): str
 }
 
 /** A ticket for the caller's own channels, as the permissions and roles they hold right now allow. */
-export function issueCredentials(key: Buffer, config: Pick<Config, 'publicBaseUrl' | 'port'>, userId: string, permissions: PermissionSet, alertRoleKeys: readonly string[], now = new Date()): RealtimeCredentials {
+export function issueCredentials(
+  key: Buffer,
+  config: Pick<Config, 'publicBaseUrl' | 'port'>,
+  userId: string,
+  permissions: PermissionSet,
+  alertRoleKeys: readonly string[],
+  now = new Date(),
+): RealtimeCredentials {
   const channels = allowedChannels(userId, permissions, alertRoleKeys);
   const expiresAt = Math.floor(now.getTime() / 1000) + TICKET_TTL_SECONDS;
   return {

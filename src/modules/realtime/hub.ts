@@ -103,7 +103,9 @@ export class RealtimeHub {
 
   add(connection: Connection): void {
     this.#connections.add(connection);
-    connection.socket.on('pong', () => { connection.alive = true; });
+    connection.socket.on('pong', () => {
+      connection.alive = true;
+    });
     connection.socket.on('close', () => this.#connections.delete(connection));
   }
 
@@ -118,7 +120,8 @@ export class RealtimeHub {
   #onEvent(event: PlatformEvent): void {
     if (event.kind === 'alert') return void this.#deliverAlert(event);
     const frame = eventFrame(DASHBOARD_CHANNEL, event);
-    for (const connection of this.#connections) if (connection.joined.has(DASHBOARD_CHANNEL)) send(connection.socket, frame);
+    for (const connection of this.#connections)
+      if (connection.joined.has(DASHBOARD_CHANNEL)) send(connection.socket, frame);
     if (event.name === BROADCAST_SENT) void this.#deliverBroadcast(event);
   }
 
@@ -143,13 +146,19 @@ export class RealtimeHub {
     const listening = [...this.#connections].filter((c) => c.joined.has(userChannel(c.userId)));
     if (listening.length === 0) return;
     try {
-      const delivered = await broadcastNotificationsFor(this.db, broadcastId, [...new Set(listening.map((c) => c.userId))], new Date());
+      const delivered = await broadcastNotificationsFor(
+        this.db,
+        broadcastId,
+        [...new Set(listening.map((c) => c.userId))],
+        new Date(),
+      );
       const byUser = new Map(delivered.map((d) => [d.userId, d.notification]));
       for (const connection of listening) {
         const notification = byUser.get(connection.userId);
         const channel = userChannel(connection.userId);
         // Re-checked: the socket may have narrowed its channels while the query ran.
-        if (notification !== undefined && connection.joined.has(channel)) send(connection.socket, { type: 'notification', channel, notification, at: event.createdAt });
+        if (notification !== undefined && connection.joined.has(channel))
+          send(connection.socket, { type: 'notification', channel, notification, at: event.createdAt });
       }
     } catch (error) {
       this.log.error({ err: error, broadcast_id: broadcastId }, 'realtime notification delivery failed');
@@ -171,7 +180,8 @@ export class RealtimeHub {
     try {
       const standings = await accountStandings(this.db, [...new Set([...this.#connections].map((c) => c.userId))]);
       for (const connection of this.#connections) {
-        if (!admits(standings.get(connection.userId), connection.issuedAt)) connection.socket.close(CLOSE_POLICY_VIOLATION, 'account refused');
+        if (!admits(standings.get(connection.userId), connection.issuedAt))
+          connection.socket.close(CLOSE_POLICY_VIOLATION, 'account refused');
       }
     } catch (error) {
       this.log.warn({ err: error }, 'realtime account re-check failed');

@@ -21,8 +21,8 @@ const SOCKET_DESCRIPTION = [
   'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.',
   [
     'Caps: one instance holds at most `REALTIME_MAX_SOCKETS` sockets (default 10,000), and at most',
-    '`REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user\'s cap is closed with 1008',
-    '`too many sockets for this user`; past the instance\'s, with 1013 (try again later) `too many sockets on this',
+    "`REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user's cap is closed with 1008",
+    "`too many sockets for this user`; past the instance's, with 1013 (try again later) `too many sockets on this",
     'instance`, before any frame. Open sockets do not count as requests in flight (`MAX_REQUESTS_IN_FLIGHT`).',
   ].join(' '),
 ].join('\n\n');
@@ -33,18 +33,30 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
   let key: Buffer | undefined;
   const ticketKeyNow = () => (key ??= ticketKey(kernel.emailTokenKey));
 
-  app.get('/v1/me/realtime', {
-    schema: {
-      tags,
-      summary: 'Realtime credentials',
-      description: 'A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `alerts:<role key>` for each role of the caller subscribed to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). Permissions and roles are read when the ticket is issued.',
-      response: { 200: realtimeCredentials },
+  app.get(
+    '/v1/me/realtime',
+    {
+      schema: {
+        tags,
+        summary: 'Realtime credentials',
+        description:
+          'A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `alerts:<role key>` for each role of the caller subscribed to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). Permissions and roles are read when the ticket is issued.',
+        response: { 200: realtimeCredentials },
+      },
     },
-  }, async (request) => {
-    const actor = actorOf(request);
-    const now = new Date();
-    return issueCredentials(ticketKeyNow(), kernel.config, actor.userId, actor.permissions, await alertRoleKeysOf(kernel.db, actor.userId, now), now);
-  });
+    async (request) => {
+      const actor = actorOf(request);
+      const now = new Date();
+      return issueCredentials(
+        ticketKeyNow(),
+        kernel.config,
+        actor.userId,
+        actor.permissions,
+        await alertRoleKeysOf(kernel.db, actor.userId, now),
+        now,
+      );
+    },
+  );
 
   void app.register(async (scope) => {
     const hub = new RealtimeHub(kernel.db, kernel.events, kernel.log, {
@@ -52,7 +64,10 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
       perUser: kernel.config.realtimeMaxSocketsPerUser,
     });
     // Added before the plugin's own preClose (which closes without a code): clients hear 1001 "going away".
-    scope.addHook('preClose', (done) => { hub.close(); done(); });
+    scope.addHook('preClose', (done) => {
+      hub.close();
+      done();
+    });
     await scope.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES } });
     hub.start();
 
@@ -64,9 +79,16 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
         summary: 'Realtime socket',
         description: SOCKET_DESCRIPTION,
         querystring: realtimeQuery,
-        response: { 101: z.null().describe('Switching Protocols: the connection becomes the WebSocket described above.'), 426: upgradeRequired.describe('A plain HTTP request: connect with a WebSocket client.') },
+        response: {
+          101: z.null().describe('Switching Protocols: the connection becomes the WebSocket described above.'),
+          426: upgradeRequired.describe('A plain HTTP request: connect with a WebSocket client.'),
+        },
       },
-      handler: (_request, reply) => reply.code(426).header('upgrade', 'websocket').send({ error: 'upgrade_required' as const }),
+      handler: (_request, reply) =>
+        reply
+          .code(426)
+          .header('upgrade', 'websocket')
+          .send({ error: 'upgrade_required' as const }),
       // The ws handler's request is not typed by the provider; the schema has already validated it.
       wsHandler: (socket, request) => {
         // An open socket is no request in flight: it has caps of its own (the hub's places).

@@ -2,16 +2,29 @@ import { z } from 'zod';
 import type { NotificationView } from '../notifications/schemas.js';
 
 export const realtimeCredentials = z.object({
-  ticket: z.string().describe('Opaque, signed; admits connections to `url` until `expires_at` (60 s). It names the caller and `channels` only.'),
-  expires_at: z.string().datetime().describe('When the ticket stops admitting new connections; an open connection stays open.'),
+  ticket: z
+    .string()
+    .describe(
+      'Opaque, signed; admits connections to `url` until `expires_at` (60 s). It names the caller and `channels` only.',
+    ),
+  expires_at: z
+    .string()
+    .datetime()
+    .describe('When the ticket stops admitting new connections; an open connection stays open.'),
   url: z.string().describe('The WebSocket endpoint: connect to `<url>?ticket=<ticket>`.'),
-  channels: z.array(z.string()).describe('What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or `ops.panic`.'),
+  channels: z
+    .array(z.string())
+    .describe(
+      'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or `ops.panic`.',
+    ),
 });
 export type RealtimeCredentials = z.infer<typeof realtimeCredentials>;
 
 // Nothing fails here: a bad ticket (even a repeated parameter) must reach the socket and be closed with 1008, not answered 400.
 export const realtimeQuery = z.object({
-  ticket: z.preprocess((value) => (typeof value === 'string' ? value : undefined), z.string().optional()).describe('The ticket from `GET /v1/me/realtime`.'),
+  ticket: z
+    .preprocess((value) => (typeof value === 'string' ? value : undefined), z.string().optional())
+    .describe('The ticket from `GET /v1/me/realtime`.'),
 });
 
 export const upgradeRequired = z.object({ error: z.literal('upgrade_required') });

@@ -24,12 +24,18 @@ export function ticketKey(serviceKey: string): Buffer {
 
 /** `<base64url JSON>.<base64url HMAC-SHA256>`: opaque to the client, checkable by every instance. */
 export function signTicket(key: Buffer, claims: TicketClaims): string {
-  const body = Buffer.from(JSON.stringify({ sub: claims.userId, ch: claims.channels, exp: claims.expiresAt })).toString('base64url');
+  const body = Buffer.from(JSON.stringify({ sub: claims.userId, ch: claims.channels, exp: claims.expiresAt })).toString(
+    'base64url',
+  );
   return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
 }
 
 /** The claims of a well-signed, unexpired ticket; null for anything else (no reason told: the socket closes alike). */
-export function verifyTicket(key: Buffer, ticket: string, nowSeconds = Math.floor(Date.now() / 1000)): TicketClaims | null {
+export function verifyTicket(
+  key: Buffer,
+  ticket: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): TicketClaims | null {
   if (ticket.length === 0 || ticket.length > MAX_TICKET_LENGTH) return null;
   const [body, signature, ...rest] = ticket.split('.');
   if (body === undefined || signature === undefined || rest.length > 0) return null;
@@ -49,5 +55,7 @@ export function verifyTicket(key: Buffer, ticket: string, nowSeconds = Math.floo
 function isClaims(value: unknown): value is { sub: string; ch: string[]; exp: number } {
   if (typeof value !== 'object' || value === null) return false;
   const { sub, ch, exp } = value as Record<string, unknown>;
-  return typeof sub === 'string' && Array.isArray(ch) && ch.every((c) => typeof c === 'string') && typeof exp === 'number';
+  return (
+    typeof sub === 'string' && Array.isArray(ch) && ch.every((c) => typeof c === 'string') && typeof exp === 'number'
+  );
 }

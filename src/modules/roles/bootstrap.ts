@@ -20,13 +20,17 @@ export async function grantBootstrapOwners(db: Kysely<Tables>, subjects: string[
         WHERE user_roles.expires_at IS NOT NULL
       RETURNING user_id`.execute(trx);
     const granted = rows.map((row) => row.user_id);
-    await recordAuditMany(trx, { userId: null, requestId: null, ip: null, userAgent: null }, granted.map((userId) => ({
-      action: 'users.role_grant',
-      targetType: 'user',
-      targetId: userId,
-      reason: 'BOOTSTRAP_OWNER',
-      extra: { role_key: 'owner', role_id: OWNER_ROLE_ID, expires_at: null },
-    })));
+    await recordAuditMany(
+      trx,
+      { userId: null, requestId: null, ip: null, userAgent: null },
+      granted.map((userId) => ({
+        action: 'users.role_grant',
+        targetType: 'user',
+        targetId: userId,
+        reason: 'BOOTSTRAP_OWNER',
+        extra: { role_key: 'owner', role_id: OWNER_ROLE_ID, expires_at: null },
+      })),
+    );
     return granted;
   });
 }

@@ -6,8 +6,8 @@ import { rolePermissionKeys } from './queries.js';
 
 /** How route descriptions state the rule. */
 export const UNHELD_ROLE_KEYS_REFUSAL =
-  '403 `forbidden` when the role holds, or would be given, a permission you do not'
-  + ' (`details.perm` names one, `details.missing` all)';
+  '403 `forbidden` when the role holds, or would be given, a permission you do not' +
+  ' (`details.perm` names one, `details.missing` all)';
 
 /**
  * The one rule of every staff write on a role (create, rename, permissions, alerts, deletion, and

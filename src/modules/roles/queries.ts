@@ -18,15 +18,26 @@ function roleViews(db: Kysely<Tables>) {
       'roles.updated_at',
       eb.fn
         .coalesce(
-          eb.selectFrom('role_permissions').select(sql<string[]>`array_agg(permission_key ORDER BY permission_key)`.as('keys')).whereRef('role_permissions.role_id', '=', 'roles.id'),
+          eb
+            .selectFrom('role_permissions')
+            .select(sql<string[]>`array_agg(permission_key ORDER BY permission_key)`.as('keys'))
+            .whereRef('role_permissions.role_id', '=', 'roles.id'),
           sql<string[]>`'{}'::text[]`,
         )
         .as('permissions'),
-      eb.selectFrom('user_roles').select(sql<number>`count(*)::int`.as('n')).whereRef('user_roles.role_id', '=', 'roles.id').where(activeGrant).as('member_count'),
+      eb
+        .selectFrom('user_roles')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('user_roles.role_id', '=', 'roles.id')
+        .where(activeGrant)
+        .as('member_count'),
     ]);
 }
 
-export async function listRoles(db: Kysely<Tables>, query: ListRolesQuery): Promise<{ rows: RoleView[]; total: number }> {
+export async function listRoles(
+  db: Kysely<Tables>,
+  query: ListRolesQuery,
+): Promise<{ rows: RoleView[]; total: number }> {
   let filtered = db.selectFrom('roles');
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
@@ -60,14 +71,22 @@ export function findRoleByKey(db: Kysely<Tables>, key: string) {
 }
 
 export async function rolePermissionKeys(db: Kysely<Tables>, roleId: string): Promise<string[]> {
-  const rows = await db.selectFrom('role_permissions').select('permission_key').where('role_id', '=', roleId).orderBy('permission_key').execute();
+  const rows = await db
+    .selectFrom('role_permissions')
+    .select('permission_key')
+    .where('role_id', '=', roleId)
+    .orderBy('permission_key')
+    .execute();
   return rows.map((row) => row.permission_key);
 }
 
 export async function replaceRolePermissions(trx: Kysely<Tables>, roleId: string, keys: string[]): Promise<void> {
   await trx.deleteFrom('role_permissions').where('role_id', '=', roleId).execute();
   if (keys.length > 0) {
-    await trx.insertInto('role_permissions').values(keys.map((key) => ({ role_id: roleId, permission_key: key }))).execute();
+    await trx
+      .insertInto('role_permissions')
+      .values(keys.map((key) => ({ role_id: roleId, permission_key: key })))
+      .execute();
   }
 }
 

@@ -26,79 +26,124 @@ const tags = ['roles'];
 export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   const roles = new RolesService(kernel.db, kernel.events);
 
-  app.get('/v1/admin/roles', {
-    config: { perms: ['roles.read'] },
-    schema: { tags, summary: 'List roles', querystring: listRolesQuery, response: { 200: rolesPage } },
-  }, (request) => roles.list(request.query));
-
-  app.post('/v1/admin/roles', {
-    config: { perms: ['roles.write'] },
-    schema: { tags, summary: 'Create a role', description: `${UNHELD_ROLE_KEYS_REFUSAL}. A taken key is 409 \`conflict\`.`, body: createRoleBody, response: { 201: idResult } },
-  }, async (request, reply) => reply.code(201).send(await roles.create(actorOf(request), request.body)));
-
-  app.get('/v1/admin/roles/:id', {
-    config: { perms: ['roles.read'] },
-    schema: { tags, summary: 'Get a role', params: roleIdParams, response: { 200: roleBody } },
-  }, (request) => roles.get(request.params.id));
-
-  app.patch('/v1/admin/roles/:id', {
-    config: { perms: ['roles.write'] },
-    schema: { tags, summary: 'Rename or describe a role', description: `Protected roles answer 422 \`invalid_request\`; ${UNHELD_ROLE_KEYS_REFUSAL}.`, params: roleIdParams, body: updateRoleBody, response: noContent },
-  }, async (request, reply) => {
-    await roles.update(actorOf(request), request.params.id, request.body);
-    return reply.code(204).send(null);
-  });
-
-  app.put('/v1/admin/roles/:id/permissions', {
-    config: { perms: ['roles.write'] },
-    schema: {
-      tags,
-      summary: 'Replace a role\'s permissions (setAdminRolePermissions)',
-      description: `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 \`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack can be neither added, nor removed, nor kept.`,
-      params: roleIdParams,
-      body: setPermissionsBody,
-      response: noContent,
+  app.get(
+    '/v1/admin/roles',
+    {
+      config: { perms: ['roles.read'] },
+      schema: { tags, summary: 'List roles', querystring: listRolesQuery, response: { 200: rolesPage } },
     },
-  }, async (request, reply) => {
-    await roles.setPermissions(actorOf(request), request.params.id, request.body.keys);
-    return reply.code(204).send(null);
-  });
+    (request) => roles.list(request.query),
+  );
 
-  app.delete('/v1/admin/roles/:id', {
-    config: { perms: ['roles.write'] },
-    schema: {
-      tags,
-      summary: 'Delete a role (deleteAdminRole)',
-      description: `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
-      params: roleIdParams,
-      querystring: deleteRoleQuery,
-      response: noContent,
+  app.post(
+    '/v1/admin/roles',
+    {
+      config: { perms: ['roles.write'] },
+      schema: {
+        tags,
+        summary: 'Create a role',
+        description: `${UNHELD_ROLE_KEYS_REFUSAL}. A taken key is 409 \`conflict\`.`,
+        body: createRoleBody,
+        response: { 201: idResult },
+      },
     },
-  }, async (request, reply) => {
-    await roles.delete(actorOf(request), request.params.id, request.query.reason);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => reply.code(201).send(await roles.create(actorOf(request), request.body)),
+  );
 
-  app.get('/v1/admin/permissions', {
-    config: { perms: ['roles.read'] },
-    schema: { tags, summary: 'The permission catalog', response: { 200: permissionCatalogBody } },
-  }, () => roles.catalog());
-
-  app.post('/v1/admin/users/bulk/roles', {
-    config: { perms: ['roles.assign'] },
-    schema: {
-      tags,
-      summary: 'Grant or revoke a role for many users (bulkAssignAdminUserRoles)',
-      description: [
-        'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE:',
-        '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, or a grant',
-        'with `expires_at`, names every active owner (the last of them named; the others\' changes go through: the',
-        'platform always keeps an active owner, and two such requests at once are checked one after the other).',
-        `Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL};`,
-        `${ACTING_ABOVE_REFUSAL.replace('the user holds', 'a named user holds')}.`,
-      ].join(' '),
-      body: bulkRolesBody,
-      response: { 200: bulkResultsBody },
+  app.get(
+    '/v1/admin/roles/:id',
+    {
+      config: { perms: ['roles.read'] },
+      schema: { tags, summary: 'Get a role', params: roleIdParams, response: { 200: roleBody } },
     },
-  }, (request) => roles.bulkAssign(actorOf(request), request.body));
+    (request) => roles.get(request.params.id),
+  );
+
+  app.patch(
+    '/v1/admin/roles/:id',
+    {
+      config: { perms: ['roles.write'] },
+      schema: {
+        tags,
+        summary: 'Rename or describe a role',
+        description: `Protected roles answer 422 \`invalid_request\`; ${UNHELD_ROLE_KEYS_REFUSAL}.`,
+        params: roleIdParams,
+        body: updateRoleBody,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await roles.update(actorOf(request), request.params.id, request.body);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.put(
+    '/v1/admin/roles/:id/permissions',
+    {
+      config: { perms: ['roles.write'] },
+      schema: {
+        tags,
+        summary: "Replace a role's permissions (setAdminRolePermissions)",
+        description: `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 \`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack can be neither added, nor removed, nor kept.`,
+        params: roleIdParams,
+        body: setPermissionsBody,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await roles.setPermissions(actorOf(request), request.params.id, request.body.keys);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/v1/admin/roles/:id',
+    {
+      config: { perms: ['roles.write'] },
+      schema: {
+        tags,
+        summary: 'Delete a role (deleteAdminRole)',
+        description: `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
+        params: roleIdParams,
+        querystring: deleteRoleQuery,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await roles.delete(actorOf(request), request.params.id, request.query.reason);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/admin/permissions',
+    {
+      config: { perms: ['roles.read'] },
+      schema: { tags, summary: 'The permission catalog', response: { 200: permissionCatalogBody } },
+    },
+    () => roles.catalog(),
+  );
+
+  app.post(
+    '/v1/admin/users/bulk/roles',
+    {
+      config: { perms: ['roles.assign'] },
+      schema: {
+        tags,
+        summary: 'Grant or revoke a role for many users (bulkAssignAdminUserRoles)',
+        description: [
+          'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE:',
+          '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, or a grant',
+          "with `expires_at`, names every active owner (the last of them named; the others' changes go through: the",
+          'platform always keeps an active owner, and two such requests at once are checked one after the other).',
+          `Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL};`,
+          `${ACTING_ABOVE_REFUSAL.replace('the user holds', 'a named user holds')}.`,
+        ].join(' '),
+        body: bulkRolesBody,
+        response: { 200: bulkResultsBody },
+      },
+    },
+    (request) => roles.bulkAssign(actorOf(request), request.body),
+  );
 }

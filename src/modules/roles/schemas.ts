@@ -24,18 +24,23 @@ export const listRolesQuery = pageQuery(['key', 'name', 'created_at'], { field: 
 export type ListRolesQuery = z.infer<typeof listRolesQuery>;
 export const rolesPage = pagedResponse(roleBody);
 
-export const createRoleBody = z.object({
-  key: roleKey,
-  name: z.string().trim().min(1).max(100),
-  description: z.string().max(500).optional(),
-  permissions: permissionKeys.optional(),
-}).strict();
+export const createRoleBody = z
+  .object({
+    key: roleKey,
+    name: z.string().trim().min(1).max(100),
+    description: z.string().max(500).optional(),
+    permissions: permissionKeys.optional(),
+  })
+  .strict();
 export type CreateRoleInput = z.infer<typeof createRoleBody>;
 
-export const updateRoleBody = z.object({
-  name: z.string().trim().min(1).max(100).optional(),
-  description: z.string().max(500).nullable().optional(),
-}).strict().refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
+export const updateRoleBody = z
+  .object({
+    name: z.string().trim().min(1).max(100).optional(),
+    description: z.string().max(500).nullable().optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
 export type UpdateRoleInput = z.infer<typeof updateRoleBody>;
 
 export const setPermissionsBody = z.object({ keys: permissionKeys }).strict();
@@ -49,13 +54,15 @@ export const permissionCatalogBody = z.object({
   wildcards: z.array(z.string()).describe('Grantable wildcards: `*` and `<resource>.*`.'),
 });
 
-export const bulkRolesBody = z.object({
-  user_ids: z.array(z.string().uuid()).min(1).max(500),
-  role_key: z.string().min(1).max(48),
-  action: z.enum(['grant', 'revoke']),
-  expires_at: isoDateTime().optional(),
-  reason: z.string().max(300).optional(),
-}).strict();
+export const bulkRolesBody = z
+  .object({
+    user_ids: z.array(z.string().uuid()).min(1).max(500),
+    role_key: z.string().min(1).max(48),
+    action: z.enum(['grant', 'revoke']),
+    expires_at: isoDateTime().optional(),
+    reason: z.string().max(300).optional(),
+  })
+  .strict();
 export type BulkRolesInput = z.infer<typeof bulkRolesBody>;
 
 export const bulkResultsBody = z.object({

@@ -63,7 +63,10 @@ function refuseProtected(role: { is_protected: boolean; key: string }): void {
 }
 
 export class RolesService {
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly events: EventPublisher,
+  ) {}
 
   async list(query: ListRolesQuery) {
     const { rows, total } = await listRoles(this.db, query);
@@ -79,7 +82,11 @@ export class RolesService {
   catalog() {
     const resources = [...new Set(PERMISSION_KEYS.map((key) => key.split('.')[0] as string))];
     return {
-      data: PERMISSION_KEYS.map((key) => ({ key, resource: key.split('.')[0] as string, description: PERMISSION_CATALOG[key] })),
+      data: PERMISSION_KEYS.map((key) => ({
+        key,
+        resource: key.split('.')[0] as string,
+        description: PERMISSION_CATALOG[key],
+      })),
       wildcards: ['*', ...resources.map((resource) => `${resource}.*`)],
     };
   }
@@ -115,8 +122,15 @@ export class RolesService {
       const current = await lockedRoleOrThrow(trx, id);
       refuseProtected(current);
       await refuseActingOnRole(trx, actor, id);
-      const changes = { name: input.name ?? current.name, description: input.description === undefined ? current.description : input.description };
-      await trx.updateTable('roles').set({ ...changes, updated_at: new Date() }).where('id', '=', id).execute();
+      const changes = {
+        name: input.name ?? current.name,
+        description: input.description === undefined ? current.description : input.description,
+      };
+      await trx
+        .updateTable('roles')
+        .set({ ...changes, updated_at: new Date() })
+        .where('id', '=', id)
+        .execute();
       await recordAudit(trx, actor, {
         action: 'roles.update',
         targetType: 'role',
@@ -129,59 +143,63 @@ export class RolesService {
 
   /** Operation 4: replace the role's whole permission list. */
   async setPermissions(actor: Actor, id: string, keys: string[]): Promise<void> {
-    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
-      const current = await lockedRoleOrThrow(trx, id);
-      refuseProtected(current);
-      const before = await rolePermissionKeys(trx, id);
-      const added = keys.filter((key) => !before.includes(key));
-      const removed = before.filter((key) => !keys.includes(key));
-      checkGrantableKeys(keys);
-      refuseUnheldRoleKeys(actor, [...before, ...keys]);
-      await replaceRolePermissions(trx, id, keys);
-      await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
-      const after = [...new Set(keys)].sort();
-      await recordAudit(trx, actor, {
-        action: 'roles.permissions_update',
-        targetType: 'role',
-        targetId: id,
-        before: { permissions: before },
-        after: { permissions: after },
-      });
-      await this.events.publish(trx, {
-        kind: 'dashboard',
-        name: 'roles.permissions_updated',
-        payload: { role_id: id, role_key: current.key, added: added.sort(), removed },
-        actorId: actor.userId,
-        requestId: actor.requestId,
-      });
-    }));
+    await refusingLastOwnerLoss(() =>
+      this.db.transaction().execute(async (trx) => {
+        const current = await lockedRoleOrThrow(trx, id);
+        refuseProtected(current);
+        const before = await rolePermissionKeys(trx, id);
+        const added = keys.filter((key) => !before.includes(key));
+        const removed = before.filter((key) => !keys.includes(key));
+        checkGrantableKeys(keys);
+        refuseUnheldRoleKeys(actor, [...before, ...keys]);
+        await replaceRolePermissions(trx, id, keys);
+        await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
+        const after = [...new Set(keys)].sort();
+        await recordAudit(trx, actor, {
+          action: 'roles.permissions_update',
+          targetType: 'role',
+          targetId: id,
+          before: { permissions: before },
+          after: { permissions: after },
+        });
+        await this.events.publish(trx, {
+          kind: 'dashboard',
+          name: 'roles.permissions_updated',
+          payload: { role_id: id, role_key: current.key, added: added.sort(), removed },
+          actorId: actor.userId,
+          requestId: actor.requestId,
+        });
+      }),
+    );
   }
 
   /** Operation 16: a role still held by someone is not deleted (409); revoke the grants first. */
   async delete(actor: Actor, id: string, reason: string | undefined): Promise<void> {
-    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
-      const current = await lockedRoleOrThrow(trx, id);
-      refuseProtected(current);
-      const permissions = await rolePermissionKeys(trx, id);
-      refuseUnheldRoleKeys(actor, permissions);
-      const holders = await countActiveGrants(trx, id);
-      if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
-      await trx.deleteFrom('roles').where('id', '=', id).execute();
-      await recordAudit(trx, actor, {
-        action: 'roles.delete',
-        targetType: 'role',
-        targetId: id,
-        reason,
-        before: { key: current.key, name: current.name, permissions },
-      });
-      await this.events.publish(trx, {
-        kind: 'dashboard',
-        name: 'roles.deleted',
-        payload: { role_id: id, role_key: current.key },
-        actorId: actor.userId,
-        requestId: actor.requestId,
-      });
-    }));
+    await refusingLastOwnerLoss(() =>
+      this.db.transaction().execute(async (trx) => {
+        const current = await lockedRoleOrThrow(trx, id);
+        refuseProtected(current);
+        const permissions = await rolePermissionKeys(trx, id);
+        refuseUnheldRoleKeys(actor, permissions);
+        const holders = await countActiveGrants(trx, id);
+        if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
+        await trx.deleteFrom('roles').where('id', '=', id).execute();
+        await recordAudit(trx, actor, {
+          action: 'roles.delete',
+          targetType: 'role',
+          targetId: id,
+          reason,
+          before: { key: current.key, name: current.name, permissions },
+        });
+        await this.events.publish(trx, {
+          kind: 'dashboard',
+          name: 'roles.deleted',
+          payload: { role_id: id, role_key: current.key },
+          actorId: actor.userId,
+          requestId: actor.requestId,
+        });
+      }),
+    );
   }
 
   /**
@@ -194,60 +212,81 @@ export class RolesService {
    */
   async bulkAssign(actor: Actor, input: BulkRolesInput) {
     const userIds = [...new Set(input.user_ids.map((id) => id.toLowerCase()))];
-    if (input.action === 'grant' && input.expires_at !== undefined && new Date(input.expires_at).getTime() <= Date.now()) {
+    if (
+      input.action === 'grant' &&
+      input.expires_at !== undefined &&
+      new Date(input.expires_at).getTime() <= Date.now()
+    ) {
       throw invalidRequest({ reason: 'expires_at must be in the future' });
     }
-    return refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
-      const role = await findRoleByKey(trx, input.role_key);
-      if (role === undefined) {
-        return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
-      }
-      // Bulk requests for one role run one at a time. Each writes its users' grant rows in its own
-      // order (a grant in list order, a revoke in index order): two at once over overlapping users
-      // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
-      // foreign key check only share-locks the role) free to run beside them.
-      await trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
-      refuseUnheldRoleKeys(actor, await rolePermissionKeys(trx, role.id));
+    return refusingLastOwnerLoss(() =>
+      this.db.transaction().execute(async (trx) => {
+        const role = await findRoleByKey(trx, input.role_key);
+        if (role === undefined) {
+          return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
+        }
+        // Bulk requests for one role run one at a time. Each writes its users' grant rows in its own
+        // order (a grant in list order, a revoke in index order): two at once over overlapping users
+        // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
+        // foreign key check only share-locks the role) free to run beside them.
+        await trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
+        refuseUnheldRoleKeys(actor, await rolePermissionKeys(trx, role.id));
 
-      const existing = await existingUserIds(trx, userIds);
-      const named = userIds.filter((id) => existing.has(id));
-      await refuseActingAbove(trx, actor, named);
-      // The spec answers per user: the one owner whose loss would leave none keeps the role and
-      // fails alone with the guard's SQLSTATE, while the others' changes go through.
-      const keptOwner = takesOwnershipAway(role.id, input)
-        ? lastOwnerAmong(named, await lockedActiveOwnerIds(trx))
-        : undefined;
-      const targets = named.filter((id) => id !== keptOwner);
-      // A revoke is audited only where a grant was really taken away; asking to revoke what a
-      // user never held still answers ok (the end state holds) but changes and records nothing.
-      let changed = targets;
-      if (input.action === 'grant') {
-        await upsertGrants(trx, { roleId: role.id, userIds: targets, grantedBy: actor.userId, reason: input.reason ?? null, expiresAt: input.expires_at ?? null });
-      } else {
-        changed = await deleteGrants(trx, role.id, targets);
-      }
-      const action = input.action === 'grant' ? 'users.role_grant' : 'users.role_revoke';
-      const expiresAt = input.action === 'grant' ? input.expires_at ?? null : null;
-      await recordAuditMany(trx, actor, changed.map((userId) => ({
-        action,
-        targetType: 'user',
-        targetId: userId,
-        reason: input.reason,
-        extra: { role_key: role.key, role_id: role.id, expires_at: expiresAt },
-      })));
-      const results = input.user_ids.map((user_id) => {
-        const id = user_id.toLowerCase();
-        if (!existing.has(id)) return { user_id, ok: false, error: FOREIGN_KEY_VIOLATION };
-        return id === keptOwner ? { user_id, ok: false, error: CHECK_VIOLATION } : { user_id, ok: true };
-      });
-      await this.events.publish(trx, {
-        kind: 'dashboard',
-        name: input.action === 'grant' ? 'users.bulk_role_grant' : 'users.bulk_role_revoke',
-        payload: { role_key: role.key, role_id: role.id, succeeded: targets.length, failed: results.length - results.filter((r) => r.ok).length },
-        actorId: actor.userId,
-        requestId: actor.requestId,
-      });
-      return { results };
-    }));
+        const existing = await existingUserIds(trx, userIds);
+        const named = userIds.filter((id) => existing.has(id));
+        await refuseActingAbove(trx, actor, named);
+        // The spec answers per user: the one owner whose loss would leave none keeps the role and
+        // fails alone with the guard's SQLSTATE, while the others' changes go through.
+        const keptOwner = takesOwnershipAway(role.id, input)
+          ? lastOwnerAmong(named, await lockedActiveOwnerIds(trx))
+          : undefined;
+        const targets = named.filter((id) => id !== keptOwner);
+        // A revoke is audited only where a grant was really taken away; asking to revoke what a
+        // user never held still answers ok (the end state holds) but changes and records nothing.
+        let changed = targets;
+        if (input.action === 'grant') {
+          await upsertGrants(trx, {
+            roleId: role.id,
+            userIds: targets,
+            grantedBy: actor.userId,
+            reason: input.reason ?? null,
+            expiresAt: input.expires_at ?? null,
+          });
+        } else {
+          changed = await deleteGrants(trx, role.id, targets);
+        }
+        const action = input.action === 'grant' ? 'users.role_grant' : 'users.role_revoke';
+        const expiresAt = input.action === 'grant' ? (input.expires_at ?? null) : null;
+        await recordAuditMany(
+          trx,
+          actor,
+          changed.map((userId) => ({
+            action,
+            targetType: 'user',
+            targetId: userId,
+            reason: input.reason,
+            extra: { role_key: role.key, role_id: role.id, expires_at: expiresAt },
+          })),
+        );
+        const results = input.user_ids.map((user_id) => {
+          const id = user_id.toLowerCase();
+          if (!existing.has(id)) return { user_id, ok: false, error: FOREIGN_KEY_VIOLATION };
+          return id === keptOwner ? { user_id, ok: false, error: CHECK_VIOLATION } : { user_id, ok: true };
+        });
+        await this.events.publish(trx, {
+          kind: 'dashboard',
+          name: input.action === 'grant' ? 'users.bulk_role_grant' : 'users.bulk_role_revoke',
+          payload: {
+            role_key: role.key,
+            role_id: role.id,
+            succeeded: targets.length,
+            failed: results.length - results.filter((r) => r.ok).length,
+          },
+          actorId: actor.userId,
+          requestId: actor.requestId,
+        });
+        return { results };
+      }),
+    );
   }
 }

@@ -19,10 +19,11 @@ import {
 import { RuntimeAdminService } from './service.js';
 
 const tags = ['runtime'];
-const unreachable = '503 `unavailable` with `Retry-After` when the runtime cannot be reached, times out or fails (retry later).';
+const unreachable =
+  '503 `unavailable` with `Retry-After` when the runtime cannot be reached, times out or fails (retry later).';
 const unknownNode = '404 `not_found` for a node the runtime does not know (`details.runtime_code` `node_not_found`).';
 const unknownPool = '404 `not_found` for a pool the runtime does not know (`details.runtime_code` `pool_not_found`).';
-const refusal = '`details` carry the runtime\'s `runtime_code` and `message`.';
+const refusal = "`details` carry the runtime's `runtime_code` and `message`.";
 
 /**
  * Staff administration of runtime nodes and pools. The Runtime service holds them; these routes
@@ -32,98 +33,159 @@ const refusal = '`details` carry the runtime\'s `runtime_code` and `message`.';
 export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   const runtime = new RuntimeAdminService(kernel.db, kernel.runtime);
 
-  app.get('/v1/admin/runtime/nodes', {
-    config: { perms: ['runtime.read'] },
-    schema: { tags, summary: 'List runtime nodes, sorted by id', description: `Filter by \`pool_id\` and \`status\`. ${unreachable}`, querystring: listNodesQuery, response: { 200: runtimeNodesBody } },
-  }, (request) => runtime.listNodes(request.query));
-
-  app.get('/v1/admin/runtime/nodes/:id', {
-    config: { perms: ['runtime.read'] },
-    schema: { tags, summary: 'Get a runtime node with its images and capacity', description: `${unknownNode} ${unreachable}`, params: nodeIdParams, response: { 200: runtimeNodeBody } },
-  }, (request) => runtime.getNode(request.params.id));
-
-  app.post('/v1/admin/runtime/nodes/:id/pull-image', {
-    config: { perms: ['runtime.write'] },
-    schema: {
-      tags,
-      summary: 'Pull an image onto a node (pullRuntimeNodeImage)',
-      description: 'Starts the pull; it goes on in the runtime, and the node\'s `images` show it `pulling`, then `ready` or `failed`. '
-        + `Audited as \`runtime.node_pull_image\` once the runtime accepted it. ${unknownNode} `
-        + `409 \`conflict\` when that image is already pulling on the node or the node is offline; 422 \`invalid_request\` for an image reference the runtime refuses; ${refusal} ${unreachable}`,
-      params: nodeIdParams,
-      body: pullImageBody,
-      response: { 200: pullImageResult },
+  app.get(
+    '/v1/admin/runtime/nodes',
+    {
+      config: { perms: ['runtime.read'] },
+      schema: {
+        tags,
+        summary: 'List runtime nodes, sorted by id',
+        description: `Filter by \`pool_id\` and \`status\`. ${unreachable}`,
+        querystring: listNodesQuery,
+        response: { 200: runtimeNodesBody },
+      },
     },
-  }, (request) => runtime.pullImage(actorOf(request), request.params.id, request.body.image));
+    (request) => runtime.listNodes(request.query),
+  );
 
-  app.post('/v1/admin/runtime/nodes/:id/drain', {
-    config: { perms: ['runtime.write'] },
-    schema: {
-      tags,
-      summary: 'Drain a node: no new sessions, running ones go on',
-      description: `Answers the node. Audited as \`runtime.node_drain\` with the optional \`reason\`. ${unknownNode} 409 \`conflict\` for an offline node; ${refusal} ${unreachable}`,
-      params: nodeIdParams,
-      body: drainBody,
-      response: { 200: runtimeNodeBody },
+  app.get(
+    '/v1/admin/runtime/nodes/:id',
+    {
+      config: { perms: ['runtime.read'] },
+      schema: {
+        tags,
+        summary: 'Get a runtime node with its images and capacity',
+        description: `${unknownNode} ${unreachable}`,
+        params: nodeIdParams,
+        response: { 200: runtimeNodeBody },
+      },
     },
-  }, (request) => runtime.setDraining(actorOf(request), request.params.id, true, request.body?.reason));
+    (request) => runtime.getNode(request.params.id),
+  );
 
-  app.post('/v1/admin/runtime/nodes/:id/undrain', {
-    config: { perms: ['runtime.write'] },
-    schema: {
-      tags,
-      summary: 'Undrain a node: it takes new sessions again',
-      description: `Answers the node. Audited as \`runtime.node_undrain\` with the optional \`reason\`. ${unknownNode} 409 \`conflict\` for an offline node; ${refusal} ${unreachable}`,
-      params: nodeIdParams,
-      body: drainBody,
-      response: { 200: runtimeNodeBody },
+  app.post(
+    '/v1/admin/runtime/nodes/:id/pull-image',
+    {
+      config: { perms: ['runtime.write'] },
+      schema: {
+        tags,
+        summary: 'Pull an image onto a node (pullRuntimeNodeImage)',
+        description:
+          "Starts the pull; it goes on in the runtime, and the node's `images` show it `pulling`, then `ready` or `failed`. " +
+          `Audited as \`runtime.node_pull_image\` once the runtime accepted it. ${unknownNode} ` +
+          `409 \`conflict\` when that image is already pulling on the node or the node is offline; 422 \`invalid_request\` for an image reference the runtime refuses; ${refusal} ${unreachable}`,
+        params: nodeIdParams,
+        body: pullImageBody,
+        response: { 200: pullImageResult },
+      },
     },
-  }, (request) => runtime.setDraining(actorOf(request), request.params.id, false, request.body?.reason));
+    (request) => runtime.pullImage(actorOf(request), request.params.id, request.body.image),
+  );
 
-  app.put('/v1/admin/runtime/nodes/:id/pool', {
-    config: { perms: ['runtime.write'] },
-    schema: {
-      tags,
-      summary: 'Move a node into a pool, or out of every pool',
-      description: 'Answers the node. Audited as `runtime.node_assign_pool` with the pool it left and the one it joined. '
-        + `${unknownNode} A \`pool_id\` the runtime does not know is 422 \`invalid_request\` (\`details.runtime_code\` \`pool_not_found\`): the body names something missing, the node itself exists. ${unreachable}`,
-      params: nodeIdParams,
-      body: assignPoolBody,
-      response: { 200: runtimeNodeBody },
+  app.post(
+    '/v1/admin/runtime/nodes/:id/drain',
+    {
+      config: { perms: ['runtime.write'] },
+      schema: {
+        tags,
+        summary: 'Drain a node: no new sessions, running ones go on',
+        description: `Answers the node. Audited as \`runtime.node_drain\` with the optional \`reason\`. ${unknownNode} 409 \`conflict\` for an offline node; ${refusal} ${unreachable}`,
+        params: nodeIdParams,
+        body: drainBody,
+        response: { 200: runtimeNodeBody },
+      },
     },
-  }, (request) => runtime.assignPool(actorOf(request), request.params.id, request.body.pool_id, request.body.reason));
+    (request) => runtime.setDraining(actorOf(request), request.params.id, true, request.body?.reason),
+  );
 
-  app.get('/v1/admin/runtime/pools', {
-    config: { perms: ['runtime.read'] },
-    schema: { tags, summary: 'List runtime pools', description: unreachable, response: { 200: runtimePoolsBody } },
-  }, () => runtime.listPools());
-
-  app.get('/v1/admin/runtime/pools/:id', {
-    config: { perms: ['runtime.read'] },
-    schema: { tags, summary: 'Get a runtime pool with its node ids', description: `${unknownPool} ${unreachable}`, params: poolIdParams, response: { 200: runtimePoolBody } },
-  }, (request) => runtime.getPool(request.params.id));
-
-  app.post('/v1/admin/runtime/pools', {
-    config: { perms: ['runtime.write'] },
-    schema: {
-      tags,
-      summary: 'Create a runtime pool',
-      description: `Audited as \`runtime.pool_create\`. 409 \`conflict\` when a pool with that id exists; 422 \`invalid_request\` if the runtime refuses the pool; ${refusal} ${unreachable}`,
-      body: createPoolBody,
-      response: { 201: runtimePoolBody },
+  app.post(
+    '/v1/admin/runtime/nodes/:id/undrain',
+    {
+      config: { perms: ['runtime.write'] },
+      schema: {
+        tags,
+        summary: 'Undrain a node: it takes new sessions again',
+        description: `Answers the node. Audited as \`runtime.node_undrain\` with the optional \`reason\`. ${unknownNode} 409 \`conflict\` for an offline node; ${refusal} ${unreachable}`,
+        params: nodeIdParams,
+        body: drainBody,
+        response: { 200: runtimeNodeBody },
+      },
     },
-  }, async (request, reply) => reply.code(201).send(await runtime.createPool(actorOf(request), request.body)));
+    (request) => runtime.setDraining(actorOf(request), request.params.id, false, request.body?.reason),
+  );
 
-  app.patch('/v1/admin/runtime/pools/:id', {
-    config: { perms: ['runtime.write'] },
-    schema: {
-      tags,
-      summary: 'Rename or describe a runtime pool',
-      description: 'Any of `name`, `description` (null clears it); at least one. Audited as `runtime.pool_update` with the fields that changed; '
-        + `a body that changes nothing answers the pool and audits nothing. ${unknownPool} 422 \`invalid_request\` if the runtime refuses the change; ${refusal} ${unreachable}`,
-      params: poolIdParams,
-      body: updatePoolBody,
-      response: { 200: runtimePoolBody },
+  app.put(
+    '/v1/admin/runtime/nodes/:id/pool',
+    {
+      config: { perms: ['runtime.write'] },
+      schema: {
+        tags,
+        summary: 'Move a node into a pool, or out of every pool',
+        description:
+          'Answers the node. Audited as `runtime.node_assign_pool` with the pool it left and the one it joined. ' +
+          `${unknownNode} A \`pool_id\` the runtime does not know is 422 \`invalid_request\` (\`details.runtime_code\` \`pool_not_found\`): the body names something missing, the node itself exists. ${unreachable}`,
+        params: nodeIdParams,
+        body: assignPoolBody,
+        response: { 200: runtimeNodeBody },
+      },
     },
-  }, (request) => runtime.updatePool(actorOf(request), request.params.id, request.body));
+    (request) => runtime.assignPool(actorOf(request), request.params.id, request.body.pool_id, request.body.reason),
+  );
+
+  app.get(
+    '/v1/admin/runtime/pools',
+    {
+      config: { perms: ['runtime.read'] },
+      schema: { tags, summary: 'List runtime pools', description: unreachable, response: { 200: runtimePoolsBody } },
+    },
+    () => runtime.listPools(),
+  );
+
+  app.get(
+    '/v1/admin/runtime/pools/:id',
+    {
+      config: { perms: ['runtime.read'] },
+      schema: {
+        tags,
+        summary: 'Get a runtime pool with its node ids',
+        description: `${unknownPool} ${unreachable}`,
+        params: poolIdParams,
+        response: { 200: runtimePoolBody },
+      },
+    },
+    (request) => runtime.getPool(request.params.id),
+  );
+
+  app.post(
+    '/v1/admin/runtime/pools',
+    {
+      config: { perms: ['runtime.write'] },
+      schema: {
+        tags,
+        summary: 'Create a runtime pool',
+        description: `Audited as \`runtime.pool_create\`. 409 \`conflict\` when a pool with that id exists; 422 \`invalid_request\` if the runtime refuses the pool; ${refusal} ${unreachable}`,
+        body: createPoolBody,
+        response: { 201: runtimePoolBody },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await runtime.createPool(actorOf(request), request.body)),
+  );
+
+  app.patch(
+    '/v1/admin/runtime/pools/:id',
+    {
+      config: { perms: ['runtime.write'] },
+      schema: {
+        tags,
+        summary: 'Rename or describe a runtime pool',
+        description:
+          'Any of `name`, `description` (null clears it); at least one. Audited as `runtime.pool_update` with the fields that changed; ' +
+          `a body that changes nothing answers the pool and audits nothing. ${unknownPool} 422 \`invalid_request\` if the runtime refuses the change; ${refusal} ${unreachable}`,
+        params: poolIdParams,
+        body: updatePoolBody,
+        response: { 200: runtimePoolBody },
+      },
+    },
+    (request) => runtime.updatePool(actorOf(request), request.params.id, request.body),
+  );
 }

@@ -12,7 +12,8 @@ export const RUNTIME_RETRY_AFTER_SECONDS = 5;
  */
 export function runtimeFailure(error: unknown): unknown {
   if (error instanceof AppError) return error;
-  if (error instanceof RuntimeUnavailableError) return unavailable({ reason: 'runtime_unavailable' }, RUNTIME_RETRY_AFTER_SECONDS);
+  if (error instanceof RuntimeUnavailableError)
+    return unavailable({ reason: 'runtime_unavailable' }, RUNTIME_RETRY_AFTER_SECONDS);
   if (error instanceof RuntimeRefusedError) {
     const details = { runtime_code: error.code, message: error.message };
     if (error.status === 404) return notFound('not_found', details);

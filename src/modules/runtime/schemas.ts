@@ -28,7 +28,9 @@ export const runtimeNodeBody = z.object({
   pool_id: z.string().nullable(),
   status: runtimeNodeStatus.describe('`draining`: takes no new sessions, running ones go on.'),
   region: z.string().nullable(),
-  capacity: z.object({ slots: z.number().int(), used: z.number().int() }).describe('Session slots: how many the node runs at once, how many are taken.'),
+  capacity: z
+    .object({ slots: z.number().int(), used: z.number().int() })
+    .describe('Session slots: how many the node runs at once, how many are taken.'),
   images: z.array(runtimeNodeImageBody),
   created_at: timestamp,
   updated_at: timestamp,
@@ -52,30 +54,44 @@ export const listNodesQuery = z.object({
 export type ListNodesQuery = z.infer<typeof listNodesQuery>;
 
 export const pullImageBody = z.object({ image: z.string().min(1).max(500) }).strict();
-export const pullImageResult = z.object({ ok: z.boolean().describe('The runtime accepted the pull; it goes on in the background.') });
+export const pullImageResult = z.object({
+  ok: z.boolean().describe('The runtime accepted the pull; it goes on in the background.'),
+});
 
 const reason = z.string().max(500);
 
 /** Drain and undrain take an optional reason, kept on the audit row; no body at all is fine. */
 export const drainBody = z.object({ reason: reason.optional() }).strict().nullish();
 
-export const assignPoolBody = z.object({
-  pool_id: z.string().min(1).max(200).nullable().describe('The pool to move the node into; null takes it out of every pool.'),
-  reason: reason.optional(),
-}).strict();
+export const assignPoolBody = z
+  .object({
+    pool_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .nullable()
+      .describe('The pool to move the node into; null takes it out of every pool.'),
+    reason: reason.optional(),
+  })
+  .strict();
 
 const poolName = z.string().trim().min(1).max(100);
 const poolDescription = z.string().max(500).nullable();
 
-export const createPoolBody = z.object({
-  id: poolId,
-  name: poolName,
-  description: poolDescription.optional(),
-}).strict();
+export const createPoolBody = z
+  .object({
+    id: poolId,
+    name: poolName,
+    description: poolDescription.optional(),
+  })
+  .strict();
 export type CreatePoolInput = z.infer<typeof createPoolBody>;
 
-export const updatePoolBody = z.object({
-  name: poolName.optional(),
-  description: poolDescription.optional(),
-}).strict().refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
+export const updatePoolBody = z
+  .object({
+    name: poolName.optional(),
+    description: poolDescription.optional(),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
 export type UpdatePoolInput = z.infer<typeof updatePoolBody>;

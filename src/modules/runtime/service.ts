@@ -16,10 +16,16 @@ import type { CreatePoolInput, ListNodesQuery, UpdatePoolInput } from './schemas
  * `callRuntime` (503 `unavailable` with Retry-After, 404, 409, 422 with the runtime's message).
  */
 export class RuntimeAdminService {
-  constructor(private readonly db: Kysely<Tables>, private readonly runtime: RuntimeClient) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly runtime: RuntimeClient,
+  ) {}
 
   async listNodes(query: ListNodesQuery): Promise<{ data: RuntimeNode[] }> {
-    const filter = { ...(query.pool_id !== undefined && { pool_id: query.pool_id }), ...(query.status !== undefined && { status: query.status }) };
+    const filter = {
+      ...(query.pool_id !== undefined && { pool_id: query.pool_id }),
+      ...(query.status !== undefined && { status: query.status }),
+    };
     return { data: await callRuntime(() => this.runtime.listNodes(filter)) };
   }
 
@@ -31,7 +37,12 @@ export class RuntimeAdminService {
   async pullImage(actor: Actor, nodeId: string, image: string): Promise<{ ok: boolean }> {
     const result = await callRuntime(() => this.runtime.pullImage(nodeId, image));
     if (result.ok) {
-      await this.audit(actor, { action: 'runtime.node_pull_image', targetType: 'runtime_node', targetId: nodeId, extra: { image } });
+      await this.audit(actor, {
+        action: 'runtime.node_pull_image',
+        targetType: 'runtime_node',
+        targetId: nodeId,
+        extra: { image },
+      });
     }
     return { ok: result.ok };
   }
@@ -60,7 +71,12 @@ export class RuntimeAdminService {
    * is 422 `invalid_request` (`details.runtime_code` `pool_not_found`): the node exists, the
    * body names something that does not. The node is read first for the audit's `from` pool.
    */
-  async assignPool(actor: Actor, nodeId: string, poolId: string | null, reason: string | undefined): Promise<RuntimeNode> {
+  async assignPool(
+    actor: Actor,
+    nodeId: string,
+    poolId: string | null,
+    reason: string | undefined,
+  ): Promise<RuntimeNode> {
     const before = await callRuntime(() => this.runtime.getNode(nodeId));
     const node = await callRuntime(() => this.runtime.assignNodePool(nodeId, poolId));
     await this.audit(actor, {
@@ -83,7 +99,9 @@ export class RuntimeAdminService {
   }
 
   async createPool(actor: Actor, input: CreatePoolInput): Promise<RuntimePool> {
-    const pool = await callRuntime(() => this.runtime.createPool({ id: input.id, name: input.name, description: input.description ?? null }));
+    const pool = await callRuntime(() =>
+      this.runtime.createPool({ id: input.id, name: input.name, description: input.description ?? null }),
+    );
     await this.audit(actor, {
       action: 'runtime.pool_create',
       targetType: 'runtime_pool',
@@ -111,7 +129,13 @@ export class RuntimeAdminService {
     }
     if (Object.keys(changes).length === 0) return current;
     const pool = await callRuntime(() => this.runtime.updatePool(poolId, changes));
-    await this.audit(actor, { action: 'runtime.pool_update', targetType: 'runtime_pool', targetId: poolId, before, after: changes });
+    await this.audit(actor, {
+      action: 'runtime.pool_update',
+      targetType: 'runtime_pool',
+      targetId: poolId,
+      before,
+      after: changes,
+    });
     return pool;
   }
 

@@ -26,7 +26,8 @@ export interface AttachmentView {
 }
 
 /** Names the key by its place in the list, never by echoing it: the answer for another user's key is the answer for none. */
-const refuse = (reason: string, index: number, extra: Record<string, unknown> = {}) => invalidRequest({ reason, index, ...extra });
+const refuse = (reason: string, index: number, extra: Record<string, unknown> = {}) =>
+  invalidRequest({ reason, index, ...extra });
 
 /**
  * Files a player attaches to support messages: uploaded to a signed URL first, then named by key
@@ -41,7 +42,14 @@ export class SupportAttachments {
   ) {}
 
   issueUpload(userId: string, input: { content_type: AttachmentContentType; size: number }) {
-    return issueUploadIntent(this.db, this.storage, { userId, purpose: 'support_attachment', prefix: 'support', contentType: input.content_type, size: input.size, now: this.clock() });
+    return issueUploadIntent(this.db, this.storage, {
+      userId,
+      purpose: 'support_attachment',
+      prefix: 'support',
+      contentType: input.content_type,
+      size: input.size,
+      now: this.clock(),
+    });
   }
 
   /**
@@ -51,7 +59,12 @@ export class SupportAttachments {
   async check(userId: string, keys: readonly string[]): Promise<CheckedAttachment[]> {
     if (keys.length === 0) return [];
     const now = this.clock();
-    const uploads = new Map((await findUploads(this.db, userId, 'support_attachment', keys.filter(isStorageKey))).map((row) => [row.key, row]));
+    const uploads = new Map(
+      (await findUploads(this.db, userId, 'support_attachment', keys.filter(isStorageKey))).map((row) => [
+        row.key,
+        row,
+      ]),
+    );
     const checked: CheckedAttachment[] = [];
     for (const [index, key] of keys.entries()) {
       const upload = uploads.get(key);
@@ -60,10 +73,12 @@ export class SupportAttachments {
       if (upload.expires_at.getTime() <= now.getTime()) throw refuse('upload_expired', index);
       const object = await fromStore(this.storage.head(key));
       if (object === null) throw refuse('object_missing', index);
-      if (object.size > upload.max_size) throw refuse('too_large', index, { size: object.size, max_size: upload.max_size });
+      if (object.size > upload.max_size)
+        throw refuse('too_large', index, { size: object.size, max_size: upload.max_size });
       const start = await fromStore(this.storage.readStart(key, FILE_SIGNATURE_BYTES));
       const detected = start === null ? null : detectAttachmentType(start);
-      if (detected !== upload.content_type) throw refuse('type_mismatch', index, { expected: upload.content_type, detected });
+      if (detected !== upload.content_type)
+        throw refuse('type_mismatch', index, { expected: upload.content_type, detected });
       checked.push({ key, size: object.size });
     }
     return checked;
@@ -82,7 +97,12 @@ export class SupportAttachments {
     const validity = avatarUrlValidity(this.clock());
     const views = new Map<string, AttachmentView>();
     for (const [key, detail] of details) {
-      views.set(key, { key, content_type: detail.content_type, size: detail.size, url: await fromStore(this.storage.presignDownload(key, validity)) });
+      views.set(key, {
+        key,
+        content_type: detail.content_type,
+        size: detail.size,
+        url: await fromStore(this.storage.presignDownload(key, validity)),
+      });
     }
     return views;
   }

@@ -37,7 +37,14 @@ export class AvatarService {
   async issueUpload(userId: string, input: AvatarUploadInput) {
     const now = this.clock();
     // Under the caller's id, random and unguessable: nobody can aim an upload at another key.
-    return issueUploadIntent(this.db, this.storage, { userId, purpose: 'avatar', prefix: 'avatars', contentType: input.content_type, size: input.size, now });
+    return issueUploadIntent(this.db, this.storage, {
+      userId,
+      purpose: 'avatar',
+      prefix: 'avatars',
+      contentType: input.content_type,
+      size: input.size,
+      now,
+    });
   }
 
   /**
@@ -51,17 +58,21 @@ export class AvatarService {
     if (upload === undefined) throw notFound();
     if (upload.confirmed_at !== null) {
       // A retried confirmation answers the same; a key already replaced by a newer avatar is spent.
-      if ((await currentAvatarKey(this.db, userId)) === key) return { avatar_url: (await avatarUrl(this.storage, key, now))! };
+      if ((await currentAvatarKey(this.db, userId)) === key)
+        return { avatar_url: (await avatarUrl(this.storage, key, now))! };
       throw invalidRequest({ reason: 'already_used', key });
     }
-    if (upload.expires_at.getTime() <= now.getTime()) throw invalidRequest({ reason: 'upload_expired', expired_at: upload.expires_at.toISOString() });
+    if (upload.expires_at.getTime() <= now.getTime())
+      throw invalidRequest({ reason: 'upload_expired', expired_at: upload.expires_at.toISOString() });
     const object = await fromStore(this.storage.head(key));
     if (object === null) throw invalidRequest({ reason: 'object_missing', key });
-    if (object.size > upload.max_size) throw invalidRequest({ reason: 'too_large', size: object.size, max_size: upload.max_size });
+    if (object.size > upload.max_size)
+      throw invalidRequest({ reason: 'too_large', size: object.size, max_size: upload.max_size });
     const start = await fromStore(this.storage.readStart(key, SIGNATURE_BYTES));
     const detected = start === null ? null : detectImageType(start);
     if (detected === null) throw invalidRequest({ reason: 'not_an_image', expected: upload.content_type });
-    if (detected !== upload.content_type) throw invalidRequest({ reason: 'type_mismatch', expected: upload.content_type, detected });
+    if (detected !== upload.content_type)
+      throw invalidRequest({ reason: 'type_mismatch', expected: upload.content_type, detected });
 
     const previous = await this.db.transaction().execute(async (trx) => {
       const before = await lockAvatarKey(trx, userId);
@@ -69,7 +80,9 @@ export class AvatarService {
       return before;
     });
     if (previous !== null && previous !== key) {
-      this.storage.delete(previous).catch((error: unknown) => this.log.warn({ err: error, key: previous }, 'replaced avatar object not deleted'));
+      this.storage
+        .delete(previous)
+        .catch((error: unknown) => this.log.warn({ err: error, key: previous }, 'replaced avatar object not deleted'));
     }
     return { avatar_url: (await avatarUrl(this.storage, key, now))! };
   }

@@ -19,7 +19,10 @@ function view(object: StoredObject): StoredObjectView {
 
 /** Staff browsing of the object store: list by prefix with limit/offset, and delete. */
 export class StorageBrowser {
-  constructor(private readonly db: Kysely<Tables>, private readonly storage: StorageAdapter) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly storage: StorageAdapter,
+  ) {}
 
   async list(query: ListObjectsQuery) {
     const objects = await fromStore(this.storage.list(query));

@@ -21,16 +21,30 @@ export const OWNED_PREFIXES = ['avatars/', 'support/'] as const;
 
 /** Upload intents nothing will use again: never confirmed and expired, or an avatar since replaced. */
 function retiredUploads(trx: Db, now: Date) {
-  return trx.selectFrom('storage_uploads as su').select('su.key')
-    .where((eb) => eb.or([
-      eb.and([eb('su.confirmed_at', 'is', null), eb('su.expires_at', '<', new Date(now.getTime() - UPLOAD_GRACE_MS))]),
-      eb.and([
-        eb('su.purpose', '=', 'avatar'),
-        eb('su.confirmed_at', '<', new Date(now.getTime() - RETIRED_AVATAR_KEEP_MS)),
-        eb.not(eb.exists(eb.selectFrom('users as u').select(sql.lit(1).as('one')).where('u.avatar_key', '=', eb.ref('su.key')))),
+  return trx
+    .selectFrom('storage_uploads as su')
+    .select('su.key')
+    .where((eb) =>
+      eb.or([
+        eb.and([
+          eb('su.confirmed_at', 'is', null),
+          eb('su.expires_at', '<', new Date(now.getTime() - UPLOAD_GRACE_MS)),
+        ]),
+        eb.and([
+          eb('su.purpose', '=', 'avatar'),
+          eb('su.confirmed_at', '<', new Date(now.getTime() - RETIRED_AVATAR_KEEP_MS)),
+          eb.not(
+            eb.exists(
+              eb.selectFrom('users as u').select(sql.lit(1).as('one')).where('u.avatar_key', '=', eb.ref('su.key')),
+            ),
+          ),
+        ]),
       ]),
-    ]))
-    .orderBy('su.created_at').limit(CLEANUP_BATCH).forUpdate().skipLocked();
+    )
+    .orderBy('su.created_at')
+    .limit(CLEANUP_BATCH)
+    .forUpdate()
+    .skipLocked();
 }
 
 /**

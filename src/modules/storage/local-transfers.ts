@@ -26,11 +26,23 @@ function mediaType(header: string | undefined): string | undefined {
 export class LocalTransfers {
   constructor(private readonly store: LocalStorage) {}
 
-  async upload(query: LocalUploadQuery, contentType: string | undefined, contentLength: number | undefined, body: Readable | undefined): Promise<void> {
-    refuseUnlessOk(this.store.verifyUpload({ key: query.key, contentType: query.type, size: query.size, expires: query.expires }, query.sig));
-    if (mediaType(contentType) !== query.type) throw new AppError(415, 'unsupported_media_type', { expected: query.type });
+  async upload(
+    query: LocalUploadQuery,
+    contentType: string | undefined,
+    contentLength: number | undefined,
+    body: Readable | undefined,
+  ): Promise<void> {
+    refuseUnlessOk(
+      this.store.verifyUpload(
+        { key: query.key, contentType: query.type, size: query.size, expires: query.expires },
+        query.sig,
+      ),
+    );
+    if (mediaType(contentType) !== query.type)
+      throw new AppError(415, 'unsupported_media_type', { expected: query.type });
     // A declared length past the grant is refused before reading; a body that lies about it is cut off while streaming.
-    if (contentLength !== undefined && contentLength > query.size) throw new AppError(413, 'payload_too_large', { max: query.size });
+    if (contentLength !== undefined && contentLength > query.size)
+      throw new AppError(413, 'payload_too_large', { max: query.size });
     try {
       await this.store.write(query.key, body ?? emptyBody(), query.size);
     } catch (error) {

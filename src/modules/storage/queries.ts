@@ -15,27 +15,48 @@ export interface NewUpload {
 }
 
 export async function insertUpload(db: Db, upload: NewUpload): Promise<void> {
-  await db.insertInto('storage_uploads').values({
-    key: upload.key, user_id: upload.userId, purpose: upload.purpose, content_type: upload.contentType, max_size: upload.maxSize, expires_at: upload.expiresAt,
-  }).execute();
+  await db
+    .insertInto('storage_uploads')
+    .values({
+      key: upload.key,
+      user_id: upload.userId,
+      purpose: upload.purpose,
+      content_type: upload.contentType,
+      max_size: upload.maxSize,
+      expires_at: upload.expiresAt,
+    })
+    .execute();
 }
 
 /** The caller's own upload intents of one purpose among `keys`: another user's key reads as none. */
 export async function findUploads(db: Db, userId: string, purpose: UploadPurpose, keys: readonly string[]) {
   if (keys.length === 0) return []; // `IN ()` is no SQL
-  return db.selectFrom('storage_uploads')
+  return db
+    .selectFrom('storage_uploads')
     .select(['key', 'content_type', 'max_size', 'expires_at', 'confirmed_at'])
-    .where('key', 'in', keys).where('user_id', '=', userId).where('purpose', '=', purpose)
+    .where('key', 'in', keys)
+    .where('user_id', '=', userId)
+    .where('purpose', '=', purpose)
     .execute();
 }
 
 /** Marks unused intents as used with their checked size; answers the keys it marked (a key used meanwhile is missing). */
-export async function markUploadsUsed(trx: Db, userId: string, uploads: ReadonlyArray<{ key: string; size: number }>, now: Date): Promise<string[]> {
+export async function markUploadsUsed(
+  trx: Db,
+  userId: string,
+  uploads: ReadonlyArray<{ key: string; size: number }>,
+  now: Date,
+): Promise<string[]> {
   const marked: string[] = [];
   for (const upload of uploads) {
-    const row = await trx.updateTable('storage_uploads').set({ confirmed_at: now, size: upload.size })
-      .where('key', '=', upload.key).where('user_id', '=', userId).where('confirmed_at', 'is', null)
-      .returning('key').executeTakeFirst();
+    const row = await trx
+      .updateTable('storage_uploads')
+      .set({ confirmed_at: now, size: upload.size })
+      .where('key', '=', upload.key)
+      .where('user_id', '=', userId)
+      .where('confirmed_at', 'is', null)
+      .returning('key')
+      .executeTakeFirst();
     if (row !== undefined) marked.push(row.key);
   }
   return marked;
@@ -44,21 +65,33 @@ export async function markUploadsUsed(trx: Db, userId: string, uploads: Readonly
 /** Type and size of stored uploads, by key, whoever made them (for showing them where they are attached). */
 export async function uploadDetails(db: Db, keys: readonly string[]) {
   if (keys.length === 0) return new Map<string, { content_type: AttachmentContentType; size: number | null }>();
-  const rows = await db.selectFrom('storage_uploads').select(['key', 'content_type', 'size']).where('key', 'in', keys).execute();
+  const rows = await db
+    .selectFrom('storage_uploads')
+    .select(['key', 'content_type', 'size'])
+    .where('key', 'in', keys)
+    .execute();
   return new Map(rows.map((row) => [row.key, { content_type: row.content_type, size: row.size }]));
 }
 
 /** The caller's own avatar upload intent: another user's key reads as none. */
 export async function findAvatarUpload(db: Db, userId: string, key: string) {
-  return db.selectFrom('storage_uploads')
+  return db
+    .selectFrom('storage_uploads')
     .select(['key', 'content_type', 'max_size', 'expires_at', 'confirmed_at'])
-    .where('key', '=', key).where('user_id', '=', userId).where('purpose', '=', 'avatar')
+    .where('key', '=', key)
+    .where('user_id', '=', userId)
+    .where('purpose', '=', 'avatar')
     .executeTakeFirst();
 }
 
 /** The user's avatar key, with the row locked until the transaction ends (two confirmations run one after the other). */
 export async function lockAvatarKey(trx: Db, userId: string): Promise<string | null> {
-  const row = await trx.selectFrom('users').select('avatar_key').where('id', '=', userId).forUpdate().executeTakeFirstOrThrow();
+  const row = await trx
+    .selectFrom('users')
+    .select('avatar_key')
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
   return row.avatar_key;
 }
 
@@ -69,11 +102,21 @@ export async function currentAvatarKey(db: Db, userId: string): Promise<string |
 
 export async function setAvatar(trx: Db, userId: string, key: string, size: number, now: Date): Promise<void> {
   await trx.updateTable('users').set({ avatar_key: key }).where('id', '=', userId).execute();
-  await trx.updateTable('storage_uploads').set({ confirmed_at: now, size }).where('key', '=', key).where('confirmed_at', 'is', null).execute();
+  await trx
+    .updateTable('storage_uploads')
+    .set({ confirmed_at: now, size })
+    .where('key', '=', key)
+    .where('confirmed_at', 'is', null)
+    .execute();
 }
 
 /** Users whose avatar is this object lose it (the object is going away); their ids. */
 export async function clearAvatarsUsing(trx: Db, key: string): Promise<string[]> {
-  const rows = await trx.updateTable('users').set({ avatar_key: null }).where('avatar_key', '=', key).returning('id').execute();
+  const rows = await trx
+    .updateTable('users')
+    .set({ avatar_key: null })
+    .where('avatar_key', '=', key)
+    .returning('id')
+    .execute();
   return rows.map((row) => row.id);
 }

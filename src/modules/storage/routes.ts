@@ -33,51 +33,71 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
   const avatars = new AvatarService(kernel.db, kernel.storage, kernel.log);
   const browser = new StorageBrowser(kernel.db, kernel.storage);
 
-  app.post('/v1/me/avatar/upload-url', {
-    config: { rateLimit: 'avatarUpload' },
-    schema: {
-      tags: meTags,
-      summary: 'Get an avatar upload URL',
-      description: 'A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send the `headers` given. With the local store the URL is this service\'s `PUT /v1/public/storage/upload` (a larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 `rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).',
-      body: avatarUploadBody,
-      response: { 200: avatarUploadGrant },
+  app.post(
+    '/v1/me/avatar/upload-url',
+    {
+      config: { rateLimit: 'avatarUpload' },
+      schema: {
+        tags: meTags,
+        summary: 'Get an avatar upload URL',
+        description:
+          "A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send the `headers` given. With the local store the URL is this service's `PUT /v1/public/storage/upload` (a larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 `rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).",
+        body: avatarUploadBody,
+        response: { 200: avatarUploadGrant },
+      },
     },
-  }, (request) => avatars.issueUpload(actorOf(request).userId, request.body));
+    (request) => avatars.issueUpload(actorOf(request).userId, request.body),
+  );
 
-  app.post('/v1/me/avatar/confirm', {
-    schema: {
-      tags: meTags,
-      summary: 'Make the uploaded image the avatar',
-      description: 'Checks the object uploaded to `key` and makes it the caller\'s avatar; the previous avatar\'s object is deleted. Answers a signed download URL (`avatar_url`; `GET /v1/me` shows it too). Confirming the current avatar again answers the same. Errors: 404 `not_found` (a key not issued to the caller, whoever it belongs to); 422 `invalid_request` with `details.reason`: `upload_expired` (the 10 minutes have passed), `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `not_an_image` (the first bytes are no PNG, JPEG or WebP signature), `type_mismatch` (`details.expected`, `details.detected`), `already_used` (the key was an avatar since replaced); 503 `unavailable`. A refusal changes nothing.',
-      body: avatarConfirmBody,
-      response: { 200: avatarConfirmed },
+  app.post(
+    '/v1/me/avatar/confirm',
+    {
+      schema: {
+        tags: meTags,
+        summary: 'Make the uploaded image the avatar',
+        description:
+          "Checks the object uploaded to `key` and makes it the caller's avatar; the previous avatar's object is deleted. Answers a signed download URL (`avatar_url`; `GET /v1/me` shows it too). Confirming the current avatar again answers the same. Errors: 404 `not_found` (a key not issued to the caller, whoever it belongs to); 422 `invalid_request` with `details.reason`: `upload_expired` (the 10 minutes have passed), `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `not_an_image` (the first bytes are no PNG, JPEG or WebP signature), `type_mismatch` (`details.expected`, `details.detected`), `already_used` (the key was an avatar since replaced); 503 `unavailable`. A refusal changes nothing.",
+        body: avatarConfirmBody,
+        response: { 200: avatarConfirmed },
+      },
     },
-  }, (request) => avatars.confirm(actorOf(request).userId, request.body.key));
+    (request) => avatars.confirm(actorOf(request).userId, request.body.key),
+  );
 
-  app.get('/v1/admin/storage/objects', {
-    config: { perms: ['storage.read'] },
-    schema: {
-      tags: staffTags,
-      summary: 'Browse stored objects',
-      description: 'Objects whose key starts with `prefix`, in key order, paged with `limit` (default 25, at most 100) and `offset`; `meta` echoes them (no total: stores do not count). A page shorter than `limit` is the last. Errors: 503 `unavailable`.',
-      querystring: listObjectsQuery,
-      response: { 200: objectsPage },
+  app.get(
+    '/v1/admin/storage/objects',
+    {
+      config: { perms: ['storage.read'] },
+      schema: {
+        tags: staffTags,
+        summary: 'Browse stored objects',
+        description:
+          'Objects whose key starts with `prefix`, in key order, paged with `limit` (default 25, at most 100) and `offset`; `meta` echoes them (no total: stores do not count). A page shorter than `limit` is the last. Errors: 503 `unavailable`.',
+        querystring: listObjectsQuery,
+        response: { 200: objectsPage },
+      },
     },
-  }, (request) => browser.list(request.query));
+    (request) => browser.list(request.query),
+  );
 
-  app.delete('/v1/admin/storage/objects', {
-    config: { perms: ['storage.write'] },
-    schema: {
-      tags: staffTags,
-      summary: 'Delete a stored object',
-      description: 'Deletes the object `key` (a query parameter: keys contain `/`). A user whose avatar it is loses the avatar in the same transaction. Audited (`storage.object.delete`, with the users whose avatar was cleared). Errors: 404 `not_found`; 503 `unavailable`.',
-      querystring: objectKeyQuery,
-      response: { 204: z.null().describe('Deleted') },
+  app.delete(
+    '/v1/admin/storage/objects',
+    {
+      config: { perms: ['storage.write'] },
+      schema: {
+        tags: staffTags,
+        summary: 'Delete a stored object',
+        description:
+          'Deletes the object `key` (a query parameter: keys contain `/`). A user whose avatar it is loses the avatar in the same transaction. Audited (`storage.object.delete`, with the users whose avatar was cleared). Errors: 404 `not_found`; 503 `unavailable`.',
+        querystring: objectKeyQuery,
+        response: { 204: z.null().describe('Deleted') },
+      },
     },
-  }, async (request, reply) => {
-    await browser.delete(actorOf(request), request.query.key);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await browser.delete(actorOf(request), request.query.key);
+      return reply.code(204).send(null);
+    },
+  );
 
   if (kernel.storage instanceof LocalStorage) registerLocalTransferRoutes(app, new LocalTransfers(kernel.storage));
 }
@@ -89,50 +109,67 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
     plain.removeAllContentTypeParsers();
     plain.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     const scope = plain.withTypeProvider<ZodTypeProvider>();
-    scope.put(LOCAL_UPLOAD_PATH, {
-      schema: {
-        tags: publicTags,
-        summary: 'Upload to a signed URL (local store)',
-        description: 'The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the file, with the signed `Content-Type`. Written atomically (a reader sees the old object or the new one). Errors: 404 `invalid_signature` (any part of the URL altered, or not signed by this service); 410 `url_expired`; 413 `payload_too_large` (more bytes than signed; `details.max`; nothing is stored); 415 `unsupported_media_type` (another content type; `details.expected`).',
-        querystring: localUploadQuery,
-        response: {
-          204: z.null().describe('Stored'),
-          404: transferRefusal('`invalid_signature`.'),
-          410: transferRefusal('`url_expired`.'),
-          413: transferRefusal('`payload_too_large`.'),
-          415: transferRefusal('`unsupported_media_type`.'),
+    scope.put(
+      LOCAL_UPLOAD_PATH,
+      {
+        schema: {
+          tags: publicTags,
+          summary: 'Upload to a signed URL (local store)',
+          description:
+            'The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the file, with the signed `Content-Type`. Written atomically (a reader sees the old object or the new one). Errors: 404 `invalid_signature` (any part of the URL altered, or not signed by this service); 410 `url_expired`; 413 `payload_too_large` (more bytes than signed; `details.max`; nothing is stored); 415 `unsupported_media_type` (another content type; `details.expected`).',
+          querystring: localUploadQuery,
+          response: {
+            204: z.null().describe('Stored'),
+            404: transferRefusal('`invalid_signature`.'),
+            410: transferRefusal('`url_expired`.'),
+            413: transferRefusal('`payload_too_large`.'),
+            415: transferRefusal('`unsupported_media_type`.'),
+          },
         },
       },
-    }, async (request, reply) => {
-      const length = request.headers['content-length'];
-      await transfers.upload(request.query, request.headers['content-type'], length === undefined ? undefined : Number(length), request.body as Readable | undefined);
-      return reply.code(204).send(null);
-    });
+      async (request, reply) => {
+        const length = request.headers['content-length'];
+        await transfers.upload(
+          request.query,
+          request.headers['content-type'],
+          length === undefined ? undefined : Number(length),
+          request.body as Readable | undefined,
+        );
+        return reply.code(204).send(null);
+      },
+    );
   });
 
-  app.get(LOCAL_DOWNLOAD_PATH, {
-    schema: {
-      tags: publicTags,
-      summary: 'Download from a signed URL (local store)',
-      description: 'The object\'s bytes, for `avatar_url` and other download URLs of the local store. Errors: 404 `invalid_signature` (altered or not signed here), `not_found` (deleted since); 410 `url_expired`.',
-      querystring: localDownloadQuery,
-      response: {
-        200: z.unknown().describe('The object\'s bytes, with its content type.'),
-        404: transferRefusal('`invalid_signature` or `not_found`.'),
-        410: transferRefusal('`url_expired`.'),
+  app.get(
+    LOCAL_DOWNLOAD_PATH,
+    {
+      schema: {
+        tags: publicTags,
+        summary: 'Download from a signed URL (local store)',
+        description:
+          "The object's bytes, for `avatar_url` and other download URLs of the local store. Errors: 404 `invalid_signature` (altered or not signed here), `not_found` (deleted since); 410 `url_expired`.",
+        querystring: localDownloadQuery,
+        response: {
+          200: z.unknown().describe("The object's bytes, with its content type."),
+          404: transferRefusal('`invalid_signature` or `not_found`.'),
+          410: transferRefusal('`url_expired`.'),
+        },
       },
     },
-  }, async (request, reply) => {
-    const { stream, object, maxAgeSeconds } = await transfers.download(request.query);
-    return reply
-      .type(object.contentType ?? 'application/octet-stream')
-      .header('content-length', object.size)
-      .header('cache-control', `private, max-age=${maxAgeSeconds}`)
-      // Players' files served from the API's origin: never sniffed into HTML, never run as a page.
-      .header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      // Anything but an image is saved, not shown in the browser.
-      .header('content-disposition', object.contentType?.startsWith('image/') === true ? 'inline' : 'attachment')
-      .send(stream);
-  });
+    async (request, reply) => {
+      const { stream, object, maxAgeSeconds } = await transfers.download(request.query);
+      return (
+        reply
+          .type(object.contentType ?? 'application/octet-stream')
+          .header('content-length', object.size)
+          .header('cache-control', `private, max-age=${maxAgeSeconds}`)
+          // Players' files served from the API's origin: never sniffed into HTML, never run as a page.
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox")
+          // Anything but an image is saved, not shown in the browser.
+          .header('content-disposition', object.contentType?.startsWith('image/') === true ? 'inline' : 'attachment')
+          .send(stream)
+      );
+    },
+  );
 }

@@ -6,10 +6,21 @@ import { AVATAR_CONTENT_TYPES } from './tables.js';
 /** The largest avatar: 2 MiB. */
 export const MAX_AVATAR_BYTES = 2 * 1024 * 1024;
 
-export const avatarUploadBody = z.object({
-  content_type: z.enum(AVATAR_CONTENT_TYPES).describe('The image type the client will upload; the confirmation checks the file\'s magic bytes against it.'),
-  size: z.number().int().min(1).max(MAX_AVATAR_BYTES).describe('The file size in bytes (at most 2 MiB). The local store refuses a larger body; S3 requires exactly this many bytes.'),
-}).strict();
+export const avatarUploadBody = z
+  .object({
+    content_type: z
+      .enum(AVATAR_CONTENT_TYPES)
+      .describe("The image type the client will upload; the confirmation checks the file's magic bytes against it."),
+    size: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_AVATAR_BYTES)
+      .describe(
+        'The file size in bytes (at most 2 MiB). The local store refuses a larger body; S3 requires exactly this many bytes.',
+      ),
+  })
+  .strict();
 export type AvatarUploadInput = z.infer<typeof avatarUploadBody>;
 
 export const avatarUploadGrant = z.object({
@@ -21,25 +32,47 @@ export const avatarUploadGrant = z.object({
   expires_at: z.date().describe('The URL and the upload intent expire together, 10 minutes after issue.'),
 });
 
-export const avatarConfirmBody = z.object({
-  key: z.string().min(1).max(MAX_KEY_LENGTH).describe('The `key` of `POST /v1/me/avatar/upload-url`.'),
-}).strict();
+export const avatarConfirmBody = z
+  .object({
+    key: z.string().min(1).max(MAX_KEY_LENGTH).describe('The `key` of `POST /v1/me/avatar/upload-url`.'),
+  })
+  .strict();
 
 export const avatarConfirmed = z.object({
-  avatar_url: z.string().describe('A signed download URL of the new avatar, valid for at least an hour (the same URL within each hour, so caches keep it).'),
+  avatar_url: z
+    .string()
+    .describe(
+      'A signed download URL of the new avatar, valid for at least an hour (the same URL within each hour, so caches keep it).',
+    ),
 });
 
 export const listObjectsQuery = z.object({
-  prefix: z.string().max(MAX_KEY_LENGTH).regex(PREFIX_PATTERN, 'letters, digits, `.`, `_`, `-` and `/` only').default('').describe('Only keys starting with this (e.g. `avatars/<user id>/`).'),
+  prefix: z
+    .string()
+    .max(MAX_KEY_LENGTH)
+    .regex(PREFIX_PATTERN, 'letters, digits, `.`, `_`, `-` and `/` only')
+    .default('')
+    .describe('Only keys starting with this (e.g. `avatars/<user id>/`).'),
   limit: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
-  offset: z.coerce.number().int().min(0).max(MAX_LIST_OFFSET).default(0).describe(`Keys to skip (at most ${MAX_LIST_OFFSET}: S3 lists have no offset, each page walks the keys before it).`),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_LIST_OFFSET)
+    .default(0)
+    .describe(
+      `Keys to skip (at most ${MAX_LIST_OFFSET}: S3 lists have no offset, each page walks the keys before it).`,
+    ),
 });
 export type ListObjectsQuery = z.infer<typeof listObjectsQuery>;
 
 export const storedObjectView = z.object({
   key: z.string(),
   size: z.number().int(),
-  content_type: z.string().optional().describe('When the store knows it cheaply: the local store (from the key\'s extension); S3 lists carry none.'),
+  content_type: z
+    .string()
+    .optional()
+    .describe("When the store knows it cheaply: the local store (from the key's extension); S3 lists carry none."),
   last_modified: z.date(),
 });
 export type StoredObjectView = z.infer<typeof storedObjectView>;

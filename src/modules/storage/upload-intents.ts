@@ -9,7 +9,11 @@ import type { AttachmentContentType, UploadPurpose } from './tables.js';
 /** Long enough to pick a file and upload it on a slow line; short enough to be useless when leaked. */
 export const UPLOAD_TTL_MS = 10 * 60 * 1000;
 const EXTENSIONS: Record<AttachmentContentType, string> = {
-  'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'application/pdf': 'pdf', 'text/plain': 'txt',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'application/pdf': 'pdf',
+  'text/plain': 'txt',
 };
 
 export interface UploadIntentRequest {
@@ -33,5 +37,12 @@ export async function issueUploadIntent(db: Kysely<Tables>, storage: StorageAdap
   const expiresAt = new Date(request.now.getTime() + UPLOAD_TTL_MS);
   const grant = await fromStore(storage.presignUpload({ key, contentType, size, expiresAt }));
   await insertUpload(db, { key, userId, purpose: request.purpose, contentType, maxSize: size, expiresAt });
-  return { upload_url: grant.url, method: grant.method, headers: grant.headers, key, max_size: size, expires_at: expiresAt };
+  return {
+    upload_url: grant.url,
+    method: grant.method,
+    headers: grant.headers,
+    key,
+    max_size: size,
+    expires_at: expiresAt,
+  };
 }

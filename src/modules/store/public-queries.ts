@@ -22,8 +22,15 @@ function publishedGames(db: Db) {
 }
 
 const SUMMARY_COLUMNS = [
-  'store_games.id', 'store_games.slug', 'store_games.title', 'store_games.summary', 'store_games.game_type',
-  'store_games.release_date', 'store_games.controller_support', 'store_games.required_age', 'store_games.license_required',
+  'store_games.id',
+  'store_games.slug',
+  'store_games.title',
+  'store_games.summary',
+  'store_games.game_type',
+  'store_games.release_date',
+  'store_games.controller_support',
+  'store_games.required_age',
+  'store_games.license_required',
 ] as const;
 
 function withTerms<T extends ReturnType<typeof publishedGames>>(query: T) {
@@ -41,27 +48,44 @@ function genreMatch(genre: string) {
   return id <= INT4_MAX ? sql<boolean>`store_genres.id = ${id}` : sql<boolean>`false`;
 }
 
-export async function listPublishedGames(db: Db, query: PublicGamesQuery): Promise<{ rows: PublicGameSummary[]; total: number }> {
+export async function listPublishedGames(
+  db: Db,
+  query: PublicGamesQuery,
+): Promise<{ rows: PublicGameSummary[]; total: number }> {
   let filtered = publishedGames(db);
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
-    filtered = filtered.where((eb) => eb.or([eb('store_games.title', 'ilike', pattern), eb('store_games.slug', 'ilike', pattern)]));
+    filtered = filtered.where((eb) =>
+      eb.or([eb('store_games.title', 'ilike', pattern), eb('store_games.slug', 'ilike', pattern)]),
+    );
   }
   if (query.game_type !== undefined) filtered = filtered.where('store_games.game_type', '=', query.game_type);
   if (query.genre !== undefined) {
     const genre = query.genre;
-    filtered = filtered.where((eb) => eb.exists(
-      eb.selectFrom('store_game_genres')
-        .innerJoin('store_genres', 'store_genres.id', 'store_game_genres.genre_id')
-        .select(sql`1`.as('one'))
-        .whereRef('store_game_genres.game_id', '=', 'store_games.id')
-        .where(genreMatch(genre)),
-    ));
+    filtered = filtered.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('store_game_genres')
+          .innerJoin('store_genres', 'store_genres.id', 'store_game_genres.genre_id')
+          .select(sql`1`.as('one'))
+          .whereRef('store_game_genres.game_id', '=', 'store_games.id')
+          .where(genreMatch(genre)),
+      ),
+    );
   }
   const { field, direction } = query.sort;
-  const order = field === 'release_date' ? sql`store_games.release_date ${sql.raw(direction)} NULLS LAST` : sql`store_games.title ${sql.raw(direction)}`;
+  const order =
+    field === 'release_date'
+      ? sql`store_games.release_date ${sql.raw(direction)} NULLS LAST`
+      : sql`store_games.title ${sql.raw(direction)}`;
   const [rows, total] = await Promise.all([
-    withTerms(filtered).select(SUMMARY_COLUMNS).orderBy(order).orderBy('store_games.id', direction).limit(query.per_page).offset(offsetOf(query)).execute(),
+    withTerms(filtered)
+      .select(SUMMARY_COLUMNS)
+      .orderBy(order)
+      .orderBy('store_games.id', direction)
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };
@@ -70,8 +94,12 @@ export async function listPublishedGames(db: Db, query: PublicGamesQuery): Promi
 export async function findPublishedGame(db: Db, slug: string): Promise<PublicGameDetail | undefined> {
   const row = await withTerms(publishedGames(db))
     .select([
-      ...SUMMARY_COLUMNS, 'store_games.description', 'store_games.website', 'store_games.legal_notice',
-      'store_games.content_description', 'store_games.metadata',
+      ...SUMMARY_COLUMNS,
+      'store_games.description',
+      'store_games.website',
+      'store_games.legal_notice',
+      'store_games.content_description',
+      'store_games.metadata',
     ])
     .where('store_games.slug', '=', slug)
     .executeTakeFirst();

@@ -4,7 +4,10 @@ import { CONTROLLER_SUPPORT, GAME_TYPES } from './tables.js';
 
 export const slugParams = z.object({ slug: z.string().min(1).max(200) });
 
-export const publicGamesQuery = pageQuery(['release_date', 'title'], { field: 'release_date', direction: 'desc' }).extend({
+export const publicGamesQuery = pageQuery(['release_date', 'title'], {
+  field: 'release_date',
+  direction: 'desc',
+}).extend({
   genre: z
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'genre must be a genre id or slug')

@@ -18,7 +18,10 @@ import { publicGamesPage, type PublicGameDetail, type PublicGamesQuery } from '.
 export class PublicStoreService {
   readonly #pages = new SiteCache(Date.now, PUBLIC_STORE_CACHE_ENTRIES);
 
-  constructor(private readonly db: Kysely<Tables>, bus: ChangeBus) {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    bus: ChangeBus,
+  ) {
     bus.on(PUBLIC_STORE_TOPIC, () => this.#pages.invalidate());
     bus.onResync(() => this.#pages.invalidate());
   }

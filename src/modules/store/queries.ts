@@ -9,15 +9,20 @@ type Db = Kysely<Tables>;
 
 /** The ids a game links to, ascending; an array subquery per kind (the link primary keys serve it). */
 function linkIdsOf(term: TermConfig) {
-  return sql<number[]>`array(SELECT ${sql.ref(term.linkColumn)} FROM ${sql.table(term.link)} WHERE game_id = store_games.id ORDER BY 1)`;
+  return sql<
+    number[]
+  >`array(SELECT ${sql.ref(term.linkColumn)} FROM ${sql.table(term.link)} WHERE game_id = store_games.id ORDER BY 1)`;
 }
 
 function gameViews(db: Db) {
-  return db.selectFrom('store_games').selectAll('store_games').select([
-    linkIdsOf(TERM_KINDS.genres).as('genre_ids'),
-    linkIdsOf(TERM_KINDS.developers).as('developer_ids'),
-    linkIdsOf(TERM_KINDS.publishers).as('publisher_ids'),
-  ]);
+  return db
+    .selectFrom('store_games')
+    .selectAll('store_games')
+    .select([
+      linkIdsOf(TERM_KINDS.genres).as('genre_ids'),
+      linkIdsOf(TERM_KINDS.developers).as('developer_ids'),
+      linkIdsOf(TERM_KINDS.publishers).as('publisher_ids'),
+    ]);
 }
 
 function asView(row: StoreGameRow & GameLinks): GameView {
@@ -34,7 +39,10 @@ export async function listGames(db: Db, query: ListGamesQuery): Promise<{ rows: 
   if (query.game_type !== undefined) filtered = filtered.where('game_type', '=', query.game_type);
   const { field, direction } = query.sort;
   // Undated games sort last either way: "newest release first" should not open on unknowns.
-  const order = field === 'release_date' ? sql`release_date ${sql.raw(direction)} NULLS LAST` : sql`${sql.ref(field)} ${sql.raw(direction)}`;
+  const order =
+    field === 'release_date'
+      ? sql`release_date ${sql.raw(direction)} NULLS LAST`
+      : sql`${sql.ref(field)} ${sql.raw(direction)}`;
   const [rows, total] = await Promise.all([
     gameViews(db)
       .where('store_games.id', 'in', filtered.select('id'))
@@ -71,7 +79,9 @@ export async function gameLinks(db: Db, gameId: number): Promise<GameLinks> {
   return row;
 }
 
-export type NewGameValues = Omit<Insertable<StoreGamesTable>, 'id' | 'created_at' | 'updated_at' | 'metadata'> & { metadata: Record<string, unknown> };
+export type NewGameValues = Omit<Insertable<StoreGamesTable>, 'id' | 'created_at' | 'updated_at' | 'metadata'> & {
+  metadata: Record<string, unknown>;
+};
 
 export async function insertGame(trx: Db, values: NewGameValues): Promise<number> {
   const row = await trx
@@ -82,7 +92,9 @@ export async function insertGame(trx: Db, values: NewGameValues): Promise<number
   return row.id;
 }
 
-export type GameChanges = Omit<Updateable<StoreGamesTable>, 'id' | 'created_at' | 'updated_at' | 'metadata'> & { metadata?: Record<string, unknown> };
+export type GameChanges = Omit<Updateable<StoreGamesTable>, 'id' | 'created_at' | 'updated_at' | 'metadata'> & {
+  metadata?: Record<string, unknown>;
+};
 
 export async function updateGame(trx: Db, id: number, changes: GameChanges): Promise<void> {
   const { metadata, ...rest } = changes;

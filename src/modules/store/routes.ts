@@ -14,7 +14,8 @@ const READ = { perms: ['store.read'] } as const;
 const WRITE = { perms: ['store.write'] } as const;
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['store'];
-const linkRule = 'An id in `genre_ids`, `developer_ids` or `publisher_ids` that names nothing is 422 `invalid_request` with `details` listing those ids per list.';
+const linkRule =
+  'An id in `genre_ids`, `developer_ids` or `publisher_ids` that names nothing is 422 `invalid_request` with `details` listing those ids per list.';
 
 /**
  * Staff:  GET|POST /v1/admin/store/games, GET|PATCH|DELETE /v1/admin/store/games/{id},
@@ -25,91 +26,188 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   const games = new StoreGamesService(kernel.db, kernel.events, kernel.bus);
   const publicStore = new PublicStoreService(kernel.db, kernel.bus);
 
-  app.get('/v1/admin/store/games', {
-    config: READ,
-    schema: { tags, summary: 'List store games', description: 'Every status. `q` matches title or slug; filters `status`, `game_type`.', querystring: listGamesQuery, response: { 200: gamesPage } },
-  }, (request) => games.list(request.query));
-
-  app.post('/v1/admin/store/games', {
-    config: WRITE,
-    schema: { tags, summary: 'Create a store game', description: `Returns the StoreGame row. A taken slug is 409 \`conflict\`. ${linkRule}`, body: createGameBody, response: { 201: gameBody } },
-  }, async (request, reply) => reply.code(201).send(await games.create(actorOf(request), request.body)));
-
-  app.get('/v1/admin/store/games/:id', {
-    config: READ,
-    schema: { tags, summary: 'Get a store game', description: '404 `game_not_found`.', params: idParams, response: { 200: gameBody } },
-  }, (request) => games.get(request.params.id));
-
-  app.patch('/v1/admin/store/games/:id', {
-    config: WRITE,
-    schema: {
-      tags,
-      summary: 'Update a store game (updateStoreGame)',
-      description: `Any game input fields; omitted fields keep their value, \`null\` clears a nullable one, \`metadata\` is replaced whole. An omitted link list leaves those links alone, \`[]\` clears them. Returns the StoreGame row; emits the dashboard event \`store.game_updated\` and audits \`store.game.update\` when something changed (an update that changes nothing writes nothing). 404 \`game_not_found\`; 409 \`conflict\` when the new slug is taken. ${linkRule}`,
-      params: idParams,
-      body: updateGameBody,
-      response: { 200: gameBody },
+  app.get(
+    '/v1/admin/store/games',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'List store games',
+        description: 'Every status. `q` matches title or slug; filters `status`, `game_type`.',
+        querystring: listGamesQuery,
+        response: { 200: gamesPage },
+      },
     },
-  }, (request) => games.update(actorOf(request), request.params.id, request.body));
+    (request) => games.list(request.query),
+  );
 
-  app.delete('/v1/admin/store/games/:id', {
-    config: WRITE,
-    schema: { tags, summary: 'Delete a store game', description: 'Removes the game and its links; audited. 404 `game_not_found`.', params: idParams, response: noContent },
-  }, async (request, reply) => {
-    await games.delete(actorOf(request), request.params.id);
-    return reply.code(204).send(null);
-  });
+  app.post(
+    '/v1/admin/store/games',
+    {
+      config: WRITE,
+      schema: {
+        tags,
+        summary: 'Create a store game',
+        description: `Returns the StoreGame row. A taken slug is 409 \`conflict\`. ${linkRule}`,
+        body: createGameBody,
+        response: { 201: gameBody },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await games.create(actorOf(request), request.body)),
+  );
+
+  app.get(
+    '/v1/admin/store/games/:id',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'Get a store game',
+        description: '404 `game_not_found`.',
+        params: idParams,
+        response: { 200: gameBody },
+      },
+    },
+    (request) => games.get(request.params.id),
+  );
+
+  app.patch(
+    '/v1/admin/store/games/:id',
+    {
+      config: WRITE,
+      schema: {
+        tags,
+        summary: 'Update a store game (updateStoreGame)',
+        description: `Any game input fields; omitted fields keep their value, \`null\` clears a nullable one, \`metadata\` is replaced whole. An omitted link list leaves those links alone, \`[]\` clears them. Returns the StoreGame row; emits the dashboard event \`store.game_updated\` and audits \`store.game.update\` when something changed (an update that changes nothing writes nothing). 404 \`game_not_found\`; 409 \`conflict\` when the new slug is taken. ${linkRule}`,
+        params: idParams,
+        body: updateGameBody,
+        response: { 200: gameBody },
+      },
+    },
+    (request) => games.update(actorOf(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/v1/admin/store/games/:id',
+    {
+      config: WRITE,
+      schema: {
+        tags,
+        summary: 'Delete a store game',
+        description: 'Removes the game and its links; audited. 404 `game_not_found`.',
+        params: idParams,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await games.delete(actorOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 
   for (const kind of TERM_KIND_NAMES) {
     const terms = new StoreTermsService(kernel.db, kind, kernel.bus);
     const { noun } = TERM_KINDS[kind];
     const path = `/v1/admin/store/${kind}`;
 
-    app.get(path, {
-      config: READ,
-      schema: { tags, summary: `List ${kind}`, description: '`q` matches name or slug.', querystring: listTermsQuery, response: { 200: termsPage } },
-    }, (request) => terms.list(request.query));
+    app.get(
+      path,
+      {
+        config: READ,
+        schema: {
+          tags,
+          summary: `List ${kind}`,
+          description: '`q` matches name or slug.',
+          querystring: listTermsQuery,
+          response: { 200: termsPage },
+        },
+      },
+      (request) => terms.list(request.query),
+    );
 
-    app.post(path, {
-      config: WRITE,
-      schema: { tags, summary: `Create a ${noun}`, description: 'Names are unique regardless of case, slugs unique: 409 `conflict` naming the taken value. Without `slug`, one is made from the name (422 `invalid_request` when none can be).', body: createTermBody, response: { 201: termBody } },
-    }, async (request, reply) => reply.code(201).send(await terms.create(actorOf(request), request.body)));
+    app.post(
+      path,
+      {
+        config: WRITE,
+        schema: {
+          tags,
+          summary: `Create a ${noun}`,
+          description:
+            'Names are unique regardless of case, slugs unique: 409 `conflict` naming the taken value. Without `slug`, one is made from the name (422 `invalid_request` when none can be).',
+          body: createTermBody,
+          response: { 201: termBody },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await terms.create(actorOf(request), request.body)),
+    );
 
-    app.patch(`${path}/:id`, {
-      config: WRITE,
-      schema: { tags, summary: `Rename a ${noun}`, description: '404 `not_found`; 409 `conflict` when the name or slug is taken.', params: idParams, body: updateTermBody, response: { 200: termBody } },
-    }, (request) => terms.update(actorOf(request), request.params.id, request.body));
+    app.patch(
+      `${path}/:id`,
+      {
+        config: WRITE,
+        schema: {
+          tags,
+          summary: `Rename a ${noun}`,
+          description: '404 `not_found`; 409 `conflict` when the name or slug is taken.',
+          params: idParams,
+          body: updateTermBody,
+          response: { 200: termBody },
+        },
+      },
+      (request) => terms.update(actorOf(request), request.params.id, request.body),
+    );
 
-    app.delete(`${path}/:id`, {
-      config: WRITE,
-      schema: { tags, summary: `Delete a ${noun}`, description: 'Games linked to it lose that link and stay; audited with the number of games unlinked. 404 `not_found`.', params: idParams, response: noContent },
-    }, async (request, reply) => {
-      await terms.delete(actorOf(request), request.params.id);
-      return reply.code(204).send(null);
-    });
+    app.delete(
+      `${path}/:id`,
+      {
+        config: WRITE,
+        schema: {
+          tags,
+          summary: `Delete a ${noun}`,
+          description:
+            'Games linked to it lose that link and stay; audited with the number of games unlinked. 404 `not_found`.',
+          params: idParams,
+          response: noContent,
+        },
+      },
+      async (request, reply) => {
+        await terms.delete(actorOf(request), request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
   }
 
-  app.get('/v1/public/store/games', {
-    schema: {
-      tags: ['public'],
-      summary: 'Published store games',
-      description: 'Published games only, newest release first by default (undated last). Filters: `genre` (id or slug), `game_type`, `q` (title or slug).',
-      querystring: publicGamesQuery,
-      response: { 200: publicGamesPage },
+  app.get(
+    '/v1/public/store/games',
+    {
+      schema: {
+        tags: ['public'],
+        summary: 'Published store games',
+        description:
+          'Published games only, newest release first by default (undated last). Filters: `genre` (id or slug), `game_type`, `q` (title or slug).',
+        querystring: publicGamesQuery,
+        response: { 200: publicGamesPage },
+      },
     },
-  }, async (request, reply) => {
-    // Serialized once per change (see PublicStoreService): a JSON string is sent as it is.
-    const page = await publicStore.list(request.query);
-    return reply.type('application/json; charset=utf-8').send(page.body as never);
-  });
+    async (request, reply) => {
+      // Serialized once per change (see PublicStoreService): a JSON string is sent as it is.
+      const page = await publicStore.list(request.query);
+      return reply.type('application/json; charset=utf-8').send(page.body as never);
+    },
+  );
 
-  app.get('/v1/public/store/games/:slug', {
-    schema: {
-      tags: ['public'],
-      summary: 'One published store game',
-      description: 'With its genres, developers and publishers. A draft, hidden or unknown game is 404 `game_not_found`.',
-      params: slugParams,
-      response: { 200: publicGameDetail },
+  app.get(
+    '/v1/public/store/games/:slug',
+    {
+      schema: {
+        tags: ['public'],
+        summary: 'One published store game',
+        description:
+          'With its genres, developers and publishers. A draft, hidden or unknown game is 404 `game_not_found`.',
+        params: slugParams,
+        response: { 200: publicGameDetail },
+      },
     },
-  }, (request) => publicStore.get(request.params.slug));
+    (request) => publicStore.get(request.params.slug),
+  );
 }

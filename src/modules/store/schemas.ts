@@ -32,31 +32,37 @@ const gameFields = {
   legal_notice: z.string().max(5000).nullable(),
   license_required: z.boolean(),
   content_description: z.string().max(5000).nullable(),
-  metadata: z.record(z.unknown()).describe('Free-form object; shown on the public store page once the game is published.'),
-  genre_ids: linkIds.describe('Genre ids, at most 50; the links are replaced by exactly this list (repeats count once).'),
+  metadata: z
+    .record(z.unknown())
+    .describe('Free-form object; shown on the public store page once the game is published.'),
+  genre_ids: linkIds.describe(
+    'Genre ids, at most 50; the links are replaced by exactly this list (repeats count once).',
+  ),
   developer_ids: linkIds.describe('Developer ids, at most 50; replaces the links.'),
   publisher_ids: linkIds.describe('Publisher ids, at most 50; replaces the links.'),
 };
 
-export const createGameBody = z.object({
-  slug: gameFields.slug,
-  title: gameFields.title,
-  summary: gameFields.summary.optional(),
-  description: gameFields.description.optional(),
-  game_type: gameFields.game_type.default('game'),
-  status: gameFields.status.default('draft'),
-  release_date: gameFields.release_date.optional(),
-  controller_support: gameFields.controller_support.default('none'),
-  website: gameFields.website.optional(),
-  required_age: gameFields.required_age.default(0),
-  legal_notice: gameFields.legal_notice.optional(),
-  license_required: gameFields.license_required.default(false),
-  content_description: gameFields.content_description.optional(),
-  metadata: gameFields.metadata.default({}),
-  genre_ids: gameFields.genre_ids.default([]),
-  developer_ids: gameFields.developer_ids.default([]),
-  publisher_ids: gameFields.publisher_ids.default([]),
-}).strict();
+export const createGameBody = z
+  .object({
+    slug: gameFields.slug,
+    title: gameFields.title,
+    summary: gameFields.summary.optional(),
+    description: gameFields.description.optional(),
+    game_type: gameFields.game_type.default('game'),
+    status: gameFields.status.default('draft'),
+    release_date: gameFields.release_date.optional(),
+    controller_support: gameFields.controller_support.default('none'),
+    website: gameFields.website.optional(),
+    required_age: gameFields.required_age.default(0),
+    legal_notice: gameFields.legal_notice.optional(),
+    license_required: gameFields.license_required.default(false),
+    content_description: gameFields.content_description.optional(),
+    metadata: gameFields.metadata.default({}),
+    genre_ids: gameFields.genre_ids.default([]),
+    developer_ids: gameFields.developer_ids.default([]),
+    publisher_ids: gameFields.publisher_ids.default([]),
+  })
+  .strict();
 export type CreateGameInput = z.infer<typeof createGameBody>;
 
 /** Operation 20: any input field; omitted fields (and link arrays) stay as they are. */

@@ -9,9 +9,24 @@ import { paged } from '../../kernel/pagination.js';
 import { PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { auditSummary, changedFieldNames, changesOf, normalizeIds } from './game-changes.js';
 import {
-  deleteGame, findGame, gameLinks, insertGame, listGames, lockGame, missingTermIds, replaceLinks, updateGame,
+  deleteGame,
+  findGame,
+  gameLinks,
+  insertGame,
+  listGames,
+  lockGame,
+  missingTermIds,
+  replaceLinks,
+  updateGame,
 } from './queries.js';
-import { LINK_FIELDS, type CreateGameInput, type GameLinks, type GameView, type ListGamesQuery, type UpdateGameInput } from './schemas.js';
+import {
+  LINK_FIELDS,
+  type CreateGameInput,
+  type GameLinks,
+  type GameView,
+  type ListGamesQuery,
+  type UpdateGameInput,
+} from './schemas.js';
 import { withConstraintErrors } from './store-errors.js';
 import { TERM_KINDS, termKindOfLinkField } from './terms.js';
 
@@ -45,7 +60,11 @@ async function gameOrThrow(db: Kysely<Tables>, id: number): Promise<GameView> {
 
 /** Staff administration of store games (operation 20 and the console's lists, gets and creates). */
 export class StoreGamesService {
-  constructor(private readonly db: Kysely<Tables>, private readonly events: EventPublisher, private readonly bus: ChangeBus) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly events: EventPublisher,
+    private readonly bus: ChangeBus,
+  ) {}
 
   async list(query: ListGamesQuery) {
     const { rows, total } = await listGames(this.db, query);
@@ -58,29 +77,43 @@ export class StoreGamesService {
 
   create(actor: Actor, input: CreateGameInput): Promise<GameView> {
     const { genre_ids, developer_ids, publisher_ids, ...fields } = input;
-    const links: GameLinks = { genre_ids: normalizeIds(genre_ids), developer_ids: normalizeIds(developer_ids), publisher_ids: normalizeIds(publisher_ids) };
-    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
-      // The public store pages are cached: every instance drops them once this commits.
-      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-      await refuseUnknownLinks(trx, links);
-      const id = await insertGame(trx, {
-        ...fields,
-        summary: fields.summary ?? null,
-        description: fields.description ?? null,
-        release_date: fields.release_date ?? null,
-        website: fields.website ?? null,
-        legal_notice: fields.legal_notice ?? null,
-        content_description: fields.content_description ?? null,
-      });
-      await storeLinks(trx, id, links);
-      await recordAudit(trx, actor, {
-        action: 'store.game.create',
-        targetType: 'store_game',
-        targetId: String(id),
-        after: { slug: fields.slug, title: fields.title, status: fields.status, game_type: fields.game_type, ...links },
-      });
-      return gameOrThrow(trx, id);
-    }), slugTaken(input.slug));
+    const links: GameLinks = {
+      genre_ids: normalizeIds(genre_ids),
+      developer_ids: normalizeIds(developer_ids),
+      publisher_ids: normalizeIds(publisher_ids),
+    };
+    return withConstraintErrors(
+      () =>
+        this.bus.transaction(this.db, async (trx) => {
+          // The public store pages are cached: every instance drops them once this commits.
+          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
+          await refuseUnknownLinks(trx, links);
+          const id = await insertGame(trx, {
+            ...fields,
+            summary: fields.summary ?? null,
+            description: fields.description ?? null,
+            release_date: fields.release_date ?? null,
+            website: fields.website ?? null,
+            legal_notice: fields.legal_notice ?? null,
+            content_description: fields.content_description ?? null,
+          });
+          await storeLinks(trx, id, links);
+          await recordAudit(trx, actor, {
+            action: 'store.game.create',
+            targetType: 'store_game',
+            targetId: String(id),
+            after: {
+              slug: fields.slug,
+              title: fields.title,
+              status: fields.status,
+              game_type: fields.game_type,
+              ...links,
+            },
+          });
+          return gameOrThrow(trx, id);
+        }),
+      slugTaken(input.slug),
+    );
   }
 
   /**
@@ -88,37 +121,42 @@ export class StoreGamesService {
    * An update that changes nothing writes, audits and emits nothing.
    */
   update(actor: Actor, id: number, input: UpdateGameInput): Promise<GameView> {
-    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
-      // The public store pages are cached: every instance drops them once this commits.
-      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-      const current = await lockGame(trx, id);
-      if (current === undefined) throw gameNotFound();
-      const currentLinks = await gameLinks(trx, id);
-      const requested: Partial<GameLinks> = {};
-      for (const field of LINK_FIELDS) if (input[field] !== undefined) requested[field] = normalizeIds(input[field]);
-      await refuseUnknownLinks(trx, requested);
+    return withConstraintErrors(
+      () =>
+        this.bus.transaction(this.db, async (trx) => {
+          // The public store pages are cached: every instance drops them once this commits.
+          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
+          const current = await lockGame(trx, id);
+          if (current === undefined) throw gameNotFound();
+          const currentLinks = await gameLinks(trx, id);
+          const requested: Partial<GameLinks> = {};
+          for (const field of LINK_FIELDS)
+            if (input[field] !== undefined) requested[field] = normalizeIds(input[field]);
+          await refuseUnknownLinks(trx, requested);
 
-      const changes = changesOf(current, currentLinks, input);
-      const changed = changedFieldNames(changes);
-      if (changed.length === 0) return gameOrThrow(trx, id);
-      await updateGame(trx, id, changes.fields);
-      await storeLinks(trx, id, changes.links);
-      const after = await gameOrThrow(trx, id);
-      await recordAudit(trx, actor, {
-        action: 'store.game.update',
-        targetType: 'store_game',
-        targetId: String(id),
-        ...auditSummary(current, currentLinks, changes),
-      });
-      await this.events.publish(trx, {
-        kind: 'dashboard',
-        name: 'store.game_updated',
-        payload: { game_id: id, slug: after.slug, status: after.status, changed },
-        actorId: actor.userId,
-        requestId: actor.requestId,
-      });
-      return after;
-    }), slugTaken(input.slug));
+          const changes = changesOf(current, currentLinks, input);
+          const changed = changedFieldNames(changes);
+          if (changed.length === 0) return gameOrThrow(trx, id);
+          await updateGame(trx, id, changes.fields);
+          await storeLinks(trx, id, changes.links);
+          const after = await gameOrThrow(trx, id);
+          await recordAudit(trx, actor, {
+            action: 'store.game.update',
+            targetType: 'store_game',
+            targetId: String(id),
+            ...auditSummary(current, currentLinks, changes),
+          });
+          await this.events.publish(trx, {
+            kind: 'dashboard',
+            name: 'store.game_updated',
+            payload: { game_id: id, slug: after.slug, status: after.status, changed },
+            actorId: actor.userId,
+            requestId: actor.requestId,
+          });
+          return after;
+        }),
+      slugTaken(input.slug),
+    );
   }
 
   async delete(actor: Actor, id: number): Promise<void> {
@@ -133,7 +171,13 @@ export class StoreGamesService {
         action: 'store.game.delete',
         targetType: 'store_game',
         targetId: String(id),
-        before: { slug: current.slug, title: current.title, status: current.status, game_type: current.game_type, ...links },
+        before: {
+          slug: current.slug,
+          title: current.title,
+          status: current.status,
+          game_type: current.game_type,
+          ...links,
+        },
       });
     });
   }

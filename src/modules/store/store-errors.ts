@@ -13,7 +13,10 @@ interface DatabaseError {
  * violation is 409 `conflict` saying what is taken (by constraint name); a foreign-key
  * violation (a linked row deleted in a race the share locks did not cover) is 422, never a 500.
  */
-export async function withConstraintErrors<T>(run: () => Promise<T>, taken: (constraint: string) => Record<string, unknown>): Promise<T> {
+export async function withConstraintErrors<T>(
+  run: () => Promise<T>,
+  taken: (constraint: string) => Record<string, unknown>,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {

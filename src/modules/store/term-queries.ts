@@ -22,7 +22,11 @@ function termViews(db: Db, term: TermConfig) {
   return db.selectFrom(termTable(term)).selectAll().select(gameCountOf(term).as('game_count'));
 }
 
-export async function listTerms(db: Db, term: TermConfig, query: ListTermsQuery): Promise<{ rows: TermView[]; total: number }> {
+export async function listTerms(
+  db: Db,
+  term: TermConfig,
+  query: ListTermsQuery,
+): Promise<{ rows: TermView[]; total: number }> {
   let filtered = db.selectFrom(termTable(term));
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
@@ -54,13 +58,24 @@ export async function insertTerm(trx: Db, term: TermConfig, values: { name: stri
   return row.id;
 }
 
-export async function updateTerm(trx: Db, term: TermConfig, id: number, changes: { name?: string; slug?: string }): Promise<void> {
-  await trx.updateTable(termTable(term)).set({ ...changes, updated_at: sql`now()` }).where('id', '=', id).execute();
+export async function updateTerm(
+  trx: Db,
+  term: TermConfig,
+  id: number,
+  changes: { name?: string; slug?: string },
+): Promise<void> {
+  await trx
+    .updateTable(termTable(term))
+    .set({ ...changes, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Deletes the term (its links go with it) and answers how many games it was linked to. */
 export async function deleteTerm(trx: Db, term: TermConfig, id: number): Promise<number> {
-  const linked = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(term.link)} WHERE ${sql.ref(term.linkColumn)} = ${id}`.execute(trx);
+  const linked = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM ${sql.table(term.link)} WHERE ${sql.ref(term.linkColumn)} = ${id}`.execute(trx);
   await trx.deleteFrom(termTable(term)).where('id', '=', id).execute();
   return linked.rows[0]?.n ?? 0;
 }

@@ -8,16 +8,21 @@ const termSlug = z
   .max(64)
   .refine(isTermSlug, 'slug must match ^[a-z0-9][a-z0-9-]{0,63}$ and not be all digits');
 
-export const createTermBody = z.object({
-  name: termName,
-  slug: termSlug.optional().describe('Derived from the name when omitted.'),
-}).strict();
+export const createTermBody = z
+  .object({
+    name: termName,
+    slug: termSlug.optional().describe('Derived from the name when omitted.'),
+  })
+  .strict();
 export type CreateTermInput = z.infer<typeof createTermBody>;
 
-export const updateTermBody = z.object({
-  name: termName.optional(),
-  slug: termSlug.optional().describe('Slugs are in public URLs: renaming keeps the slug unless you send one.'),
-}).strict().refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, slug' });
+export const updateTermBody = z
+  .object({
+    name: termName.optional(),
+    slug: termSlug.optional().describe('Slugs are in public URLs: renaming keeps the slug unless you send one.'),
+  })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, slug' });
 export type UpdateTermInput = z.infer<typeof updateTermBody>;
 
 export const termBody = z.object({

@@ -13,16 +13,21 @@ import { slugFromName, TERM_KINDS, type TermConfig, type TermKind } from './term
 
 /** 409 saying which unique value is taken: the name (any case) or the slug. */
 function takenValue(term: TermConfig, input: { name?: string; slug?: string }) {
-  return (constraint: string) => (constraint === `${term.table}_name_key`
-    ? { reason: `${term.noun} name taken`, name: input.name }
-    : { reason: `${term.noun} slug taken`, slug: input.slug });
+  return (constraint: string) =>
+    constraint === `${term.table}_name_key`
+      ? { reason: `${term.noun} name taken`, name: input.name }
+      : { reason: `${term.noun} slug taken`, slug: input.slug };
 }
 
 /** Genres, developers and publishers: staff lists and edits, one service per kind. */
 export class StoreTermsService {
   readonly #term: TermConfig;
 
-  constructor(private readonly db: Kysely<Tables>, kind: TermKind, private readonly bus: ChangeBus) {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    kind: TermKind,
+    private readonly bus: ChangeBus,
+  ) {
     this.#term = TERM_KINDS[kind];
   }
 
@@ -34,35 +39,53 @@ export class StoreTermsService {
   create(actor: Actor, input: CreateTermInput): Promise<TermView> {
     const term = this.#term;
     const slug = input.slug ?? slugFromName(input.name);
-    if (slug === undefined) throw invalidRequest({ reason: 'no slug can be made from this name; send one', name: input.name });
-    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
-      // The public store pages are cached: every instance drops them once this commits.
-      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-      const id = await insertTerm(trx, term, { name: input.name, slug });
-      await recordAudit(trx, actor, { action: `store.${term.noun}.create`, targetType: `store_${term.noun}`, targetId: String(id), after: { name: input.name, slug } });
-      return this.#viewOrThrow(trx, id);
-    }), takenValue(term, { name: input.name, slug }));
+    if (slug === undefined)
+      throw invalidRequest({ reason: 'no slug can be made from this name; send one', name: input.name });
+    return withConstraintErrors(
+      () =>
+        this.bus.transaction(this.db, async (trx) => {
+          // The public store pages are cached: every instance drops them once this commits.
+          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
+          const id = await insertTerm(trx, term, { name: input.name, slug });
+          await recordAudit(trx, actor, {
+            action: `store.${term.noun}.create`,
+            targetType: `store_${term.noun}`,
+            targetId: String(id),
+            after: { name: input.name, slug },
+          });
+          return this.#viewOrThrow(trx, id);
+        }),
+      takenValue(term, { name: input.name, slug }),
+    );
   }
 
   update(actor: Actor, id: number, input: UpdateTermInput): Promise<TermView> {
     const term = this.#term;
-    return withConstraintErrors(() => this.bus.transaction(this.db, async (trx) => {
-      // The public store pages are cached: every instance drops them once this commits.
-      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-      const current = await lockTerm(trx, term, id);
-      if (current === undefined) throw notFound();
-      const changes = Object.fromEntries(Object.entries(input).filter(([key, value]) => value !== undefined && current[key as 'name' | 'slug'] !== value));
-      if (Object.keys(changes).length === 0) return this.#viewOrThrow(trx, id);
-      await updateTerm(trx, term, id, changes);
-      await recordAudit(trx, actor, {
-        action: `store.${term.noun}.update`,
-        targetType: `store_${term.noun}`,
-        targetId: String(id),
-        before: Object.fromEntries(Object.keys(changes).map((key) => [key, current[key as 'name' | 'slug']])),
-        after: changes,
-      });
-      return this.#viewOrThrow(trx, id);
-    }), takenValue(term, input));
+    return withConstraintErrors(
+      () =>
+        this.bus.transaction(this.db, async (trx) => {
+          // The public store pages are cached: every instance drops them once this commits.
+          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
+          const current = await lockTerm(trx, term, id);
+          if (current === undefined) throw notFound();
+          const changes = Object.fromEntries(
+            Object.entries(input).filter(
+              ([key, value]) => value !== undefined && current[key as 'name' | 'slug'] !== value,
+            ),
+          );
+          if (Object.keys(changes).length === 0) return this.#viewOrThrow(trx, id);
+          await updateTerm(trx, term, id, changes);
+          await recordAudit(trx, actor, {
+            action: `store.${term.noun}.update`,
+            targetType: `store_${term.noun}`,
+            targetId: String(id),
+            before: Object.fromEntries(Object.keys(changes).map((key) => [key, current[key as 'name' | 'slug']])),
+            after: changes,
+          });
+          return this.#viewOrThrow(trx, id);
+        }),
+      takenValue(term, input),
+    );
   }
 
   /** Games linked to it lose the link (counted in the audit row); the games stay. */

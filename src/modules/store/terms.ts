@@ -5,10 +5,31 @@ import type { LinkField } from './schemas.js';
  * its own link table. Everything that differs between the three is in this table.
  */
 export const TERM_KINDS = {
-  genres: { table: 'store_genres', link: 'store_game_genres', linkColumn: 'genre_id', linkField: 'genre_ids', noun: 'genre' },
-  developers: { table: 'store_developers', link: 'store_game_developers', linkColumn: 'developer_id', linkField: 'developer_ids', noun: 'developer' },
-  publishers: { table: 'store_publishers', link: 'store_game_publishers', linkColumn: 'publisher_id', linkField: 'publisher_ids', noun: 'publisher' },
-} as const satisfies Record<string, { table: string; link: string; linkColumn: string; linkField: LinkField; noun: string }>;
+  genres: {
+    table: 'store_genres',
+    link: 'store_game_genres',
+    linkColumn: 'genre_id',
+    linkField: 'genre_ids',
+    noun: 'genre',
+  },
+  developers: {
+    table: 'store_developers',
+    link: 'store_game_developers',
+    linkColumn: 'developer_id',
+    linkField: 'developer_ids',
+    noun: 'developer',
+  },
+  publishers: {
+    table: 'store_publishers',
+    link: 'store_game_publishers',
+    linkColumn: 'publisher_id',
+    linkField: 'publisher_ids',
+    noun: 'publisher',
+  },
+} as const satisfies Record<
+  string,
+  { table: string; link: string; linkColumn: string; linkField: LinkField; noun: string }
+>;
 
 export type TermKind = keyof typeof TERM_KINDS;
 export const TERM_KIND_NAMES = Object.keys(TERM_KINDS) as TermKind[];

@@ -2,7 +2,10 @@ import type { AttachmentView, SupportAttachments } from '../storage/attachments.
 import type { MessageView } from './queries.js';
 
 /** Each message with its attachments' type, size and download URL, in the order the player gave them. */
-export async function withAttachments(attachments: SupportAttachments, messages: MessageView[]): Promise<Array<MessageView & { attachments: AttachmentView[] }>> {
+export async function withAttachments(
+  attachments: SupportAttachments,
+  messages: MessageView[],
+): Promise<Array<MessageView & { attachments: AttachmentView[] }>> {
   const views = await attachments.views([...new Set(messages.flatMap((message) => message.attachment_keys))]);
   return messages.map((message) => ({
     ...message,

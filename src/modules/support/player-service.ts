@@ -7,20 +7,36 @@ import { queueEmails } from '../email/delivery/queue.js';
 import type { SupportAttachments } from '../storage/attachments.js';
 import { withAttachments } from './attachment-views.js';
 import { confirmationMail } from './mail.js';
-import { findMyTicket, insertMessage, insertTicket, listMyTickets, lockTicket, messagesOf, updateTicket, userEmail } from './queries.js';
+import {
+  findMyTicket,
+  insertMessage,
+  insertTicket,
+  listMyTickets,
+  lockTicket,
+  messagesOf,
+  updateTicket,
+  userEmail,
+} from './queries.js';
 import type { CreateTicketInput, MyTicketsQuery, MyTicketView, PlayerMessageInput } from './schemas.js';
 
 type Db = Kysely<Tables>;
 
 /** What the player sees of a message: never which staff member wrote it. */
-const forPlayer = ({ author_id: _author, ...message }: { author_id: string | null } & MyTicketView['messages'][number]) => message;
+const forPlayer = ({
+  author_id: _author,
+  ...message
+}: { author_id: string | null } & MyTicketView['messages'][number]) => message;
 
 /**
  * The player's own tickets. Every call is scoped by the token's subject: a ticket of another
  * user is answered exactly like an unknown id (404 `not_found`), and nothing is changed.
  */
 export class MySupportService {
-  constructor(private readonly db: Db, private readonly events: EventPublisher, private readonly attachments: SupportAttachments) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventPublisher,
+    private readonly attachments: SupportAttachments,
+  ) {}
 
   /**
    * The ticket with its first message, the confirmation mail (when the player has an address) and
@@ -29,15 +45,30 @@ export class MySupportService {
   async open(actor: Actor, input: CreateTicketInput): Promise<MyTicketView> {
     const attachments = await this.attachments.check(actor.userId, input.attachment_keys ?? []);
     const id = await this.db.transaction().execute(async (trx) => {
-      const ticket = await insertTicket(trx, { user_id: actor.userId, subject: input.subject, category: input.category });
+      const ticket = await insertTicket(trx, {
+        user_id: actor.userId,
+        subject: input.subject,
+        category: input.category,
+      });
       await this.attachments.claim(trx, actor.userId, attachments);
-      await insertMessage(trx, { ticket_id: ticket.id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
+      await insertMessage(trx, {
+        ticket_id: ticket.id,
+        author: 'player',
+        author_id: actor.userId,
+        body: input.message,
+        attachment_keys: input.attachment_keys,
+      });
       const email = await userEmail(trx, actor.userId);
       if (email !== null) {
-        await queueEmails(trx, [{ ...confirmationMail(ticket), to_email: email, user_id: actor.userId, category: 'transactional' }]);
+        await queueEmails(trx, [
+          { ...confirmationMail(ticket), to_email: email, user_id: actor.userId, category: 'transactional' },
+        ]);
       }
       await this.events.publish(trx, {
-        kind: 'dashboard', name: 'support.ticket_opened', actorId: actor.userId, requestId: actor.requestId,
+        kind: 'dashboard',
+        name: 'support.ticket_opened',
+        actorId: actor.userId,
+        requestId: actor.requestId,
         payload: { ticket_id: ticket.id, user_id: actor.userId, category: ticket.category },
       });
       return ticket.id;
@@ -53,7 +84,10 @@ export class MySupportService {
   async get(userId: string, id: string): Promise<MyTicketView> {
     const ticket = await findMyTicket(this.db, userId, id);
     if (ticket === undefined) throw notFound();
-    return { ...ticket, messages: (await withAttachments(this.attachments, await messagesOf(this.db, id))).map(forPlayer) };
+    return {
+      ...ticket,
+      messages: (await withAttachments(this.attachments, await messagesOf(this.db, id))).map(forPlayer),
+    };
   }
 
   /**
@@ -69,10 +103,19 @@ export class MySupportService {
       if (ticket === undefined) throw notFound();
       if (ticket.status === 'closed') throw invalidState({ status: ticket.status });
       await this.attachments.claim(trx, actor.userId, attachments);
-      const message = await insertMessage(trx, { ticket_id: id, author: 'player', author_id: actor.userId, body: input.message, attachment_keys: input.attachment_keys });
+      const message = await insertMessage(trx, {
+        ticket_id: id,
+        author: 'player',
+        author_id: actor.userId,
+        body: input.message,
+        attachment_keys: input.attachment_keys,
+      });
       await updateTicket(trx, id, { status: 'open' });
       await this.events.publish(trx, {
-        kind: 'dashboard', name: 'support.ticket_message_added', actorId: actor.userId, requestId: actor.requestId,
+        kind: 'dashboard',
+        name: 'support.ticket_message_added',
+        actorId: actor.userId,
+        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: actor.userId, message_id: message.id },
       });
     });

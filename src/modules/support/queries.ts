@@ -2,7 +2,13 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { countRows, likePattern, offsetOf, type PageRequest } from '../../kernel/pagination.js';
 import type { MyTicketSummary, StaffTicketSummary, StaffTicketsQuery } from './schemas.js';
-import type { MessageAuthor, SupportCategory, SupportMessagesTable, SupportTicketsTable, TicketStatus } from './tables.js';
+import type {
+  MessageAuthor,
+  SupportCategory,
+  SupportMessagesTable,
+  SupportTicketsTable,
+  TicketStatus,
+} from './tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
@@ -21,17 +27,32 @@ export interface MessageView {
 const SUMMARY_COLUMNS = ['t.id', 't.subject', 't.category', 't.status', 't.created_at', 't.updated_at'] as const;
 
 function messageView(row: MessageRow): MessageView {
-  return { id: row.id, author: row.author, author_id: row.author_id, message: row.body, attachment_keys: row.attachment_keys as string[], created_at: row.created_at };
+  return {
+    id: row.id,
+    author: row.author,
+    author_id: row.author_id,
+    message: row.body,
+    attachment_keys: row.attachment_keys as string[],
+    created_at: row.created_at,
+  };
 }
 
-export function insertTicket(trx: Db, values: { user_id: string; subject: string; category: SupportCategory }): Promise<TicketRow> {
+export function insertTicket(
+  trx: Db,
+  values: { user_id: string; subject: string; category: SupportCategory },
+): Promise<TicketRow> {
   return trx.insertInto('support_tickets').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export async function insertMessage(trx: Db, values: { ticket_id: string; author: MessageAuthor; author_id: string; body: string; attachment_keys?: string[] }): Promise<MessageView> {
-  const row = await trx.insertInto('support_messages')
+export async function insertMessage(
+  trx: Db,
+  values: { ticket_id: string; author: MessageAuthor; author_id: string; body: string; attachment_keys?: string[] },
+): Promise<MessageView> {
+  const row = await trx
+    .insertInto('support_messages')
     .values({ ...values, attachment_keys: JSON.stringify(values.attachment_keys ?? []) })
-    .returningAll().executeTakeFirstOrThrow();
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return messageView(row);
 }
 
@@ -46,22 +67,34 @@ export function lockTicket(trx: Db, id: string, ownerId?: string): Promise<Ticke
 }
 
 /** Moves the ticket to `status` and marks the activity; closing fields are set or cleared with it. */
-export function updateTicket(trx: Db, id: string, changes: { status: TicketStatus; closed_by?: string | null; close_reason?: string | null }): Promise<TicketRow> {
+export function updateTicket(
+  trx: Db,
+  id: string,
+  changes: { status: TicketStatus; closed_by?: string | null; close_reason?: string | null },
+): Promise<TicketRow> {
   const closed = changes.status === 'closed';
-  return trx.updateTable('support_tickets')
+  return trx
+    .updateTable('support_tickets')
     .set({
       status: changes.status,
       updated_at: sql<Date>`now()`,
       closed_at: closed ? sql<Date>`now()` : null,
-      closed_by: closed ? changes.closed_by ?? null : null,
-      close_reason: closed ? changes.close_reason ?? null : null,
+      closed_by: closed ? (changes.closed_by ?? null) : null,
+      close_reason: closed ? (changes.close_reason ?? null) : null,
     })
     .where('id', '=', id)
-    .returningAll().executeTakeFirstOrThrow();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function messagesOf(db: Db, ticketId: string): Promise<MessageView[]> {
-  const rows = await db.selectFrom('support_messages').selectAll().where('ticket_id', '=', ticketId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('support_messages')
+    .selectAll()
+    .where('ticket_id', '=', ticketId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map(messageView);
 }
 
@@ -71,14 +104,25 @@ export async function userEmail(db: Db, userId: string): Promise<string | null> 
 }
 
 export function findMyTicket(db: Db, userId: string, id: string): Promise<MyTicketSummary | undefined> {
-  return db.selectFrom('support_tickets as t').select(SUMMARY_COLUMNS).where('t.id', '=', id).where('t.user_id', '=', userId).executeTakeFirst();
+  return db
+    .selectFrom('support_tickets as t')
+    .select(SUMMARY_COLUMNS)
+    .where('t.id', '=', id)
+    .where('t.user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** The caller's tickets, newest first; no total (as the player's ledger and notifications). */
 export function listMyTickets(db: Db, userId: string, page: PageRequest): Promise<MyTicketSummary[]> {
-  return db.selectFrom('support_tickets as t').select(SUMMARY_COLUMNS).where('t.user_id', '=', userId)
-    .orderBy('t.created_at', 'desc').orderBy('t.id', 'desc')
-    .limit(page.per_page).offset(offsetOf(page)).execute();
+  return db
+    .selectFrom('support_tickets as t')
+    .select(SUMMARY_COLUMNS)
+    .where('t.user_id', '=', userId)
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(page.per_page)
+    .offset(offsetOf(page))
+    .execute();
 }
 
 function staffTickets(db: Db) {
@@ -86,21 +130,46 @@ function staffTickets(db: Db) {
 }
 
 async function staffSummaries(query: ReturnType<typeof staffTickets>): Promise<StaffTicketSummary[]> {
-  const rows = await query.select([
-    ...SUMMARY_COLUMNS, 't.closed_at', 't.closed_by', 't.close_reason', 'u.id as user_id', 'u.email as user_email',
-    (eb) => eb.selectFrom('support_messages as m').select(sql<number>`count(*)::int`.as('n')).whereRef('m.ticket_id', '=', 't.id').as('message_count'),
-  ]).execute();
-  return rows.map(({ user_id, user_email, message_count, ...ticket }) => ({ ...ticket, user: { id: user_id, email: user_email }, message_count: message_count ?? 0 }));
+  const rows = await query
+    .select([
+      ...SUMMARY_COLUMNS,
+      't.closed_at',
+      't.closed_by',
+      't.close_reason',
+      'u.id as user_id',
+      'u.email as user_email',
+      (eb) =>
+        eb
+          .selectFrom('support_messages as m')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .whereRef('m.ticket_id', '=', 't.id')
+          .as('message_count'),
+    ])
+    .execute();
+  return rows.map(({ user_id, user_email, message_count, ...ticket }) => ({
+    ...ticket,
+    user: { id: user_id, email: user_email },
+    message_count: message_count ?? 0,
+  }));
 }
 
-export async function listStaffTickets(db: Db, query: StaffTicketsQuery): Promise<{ rows: StaffTicketSummary[]; total: number }> {
+export async function listStaffTickets(
+  db: Db,
+  query: StaffTicketsQuery,
+): Promise<{ rows: StaffTicketSummary[]; total: number }> {
   let filtered = staffTickets(db);
   if (query.status !== undefined) filtered = filtered.where('t.status', '=', query.status);
   if (query.category !== undefined) filtered = filtered.where('t.category', '=', query.category);
   if (query.user_id !== undefined) filtered = filtered.where('t.user_id', '=', query.user_id);
   if (query.q !== undefined) filtered = filtered.where('t.subject', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
-    staffSummaries(filtered.orderBy(`t.${query.sort.field}`, query.sort.direction).orderBy('t.id', query.sort.direction).limit(query.per_page).offset(offsetOf(query))),
+    staffSummaries(
+      filtered
+        .orderBy(`t.${query.sort.field}`, query.sort.direction)
+        .orderBy('t.id', query.sort.direction)
+        .limit(query.per_page)
+        .offset(offsetOf(query)),
+    ),
     countRows(filtered),
   ]);
   return { rows, total };

@@ -9,7 +9,16 @@ import { queueEmails } from '../email/delivery/queue.js';
 import { replyMail } from './mail.js';
 import type { SupportAttachments } from '../storage/attachments.js';
 import { withAttachments } from './attachment-views.js';
-import { findStaffTicket, insertMessage, listStaffTickets, lockTicket, messagesOf, updateTicket, userEmail, type TicketRow } from './queries.js';
+import {
+  findStaffTicket,
+  insertMessage,
+  listStaffTickets,
+  lockTicket,
+  messagesOf,
+  updateTicket,
+  userEmail,
+  type TicketRow,
+} from './queries.js';
 import type { StaffReplyInput, StaffTicketsQuery, StaffTicketView } from './schemas.js';
 
 type Db = Kysely<Tables>;
@@ -20,7 +29,11 @@ type Db = Kysely<Tables>;
  * audit row and dashboard event in one transaction.
  */
 export class SupportDeskService {
-  constructor(private readonly db: Db, private readonly events: EventPublisher, private readonly attachments: SupportAttachments) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventPublisher,
+    private readonly attachments: SupportAttachments,
+  ) {}
 
   async list(query: StaffTicketsQuery) {
     const { rows, total } = await listStaffTickets(this.db, query);
@@ -37,19 +50,32 @@ export class SupportDeskService {
   async reply(actor: Actor, id: string, input: StaffReplyInput): Promise<StaffTicketView> {
     await this.db.transaction().execute(async (trx) => {
       const ticket = await this.#lockOpen(trx, id);
-      const message = await insertMessage(trx, { ticket_id: id, author: 'staff', author_id: actor.userId, body: input.message });
+      const message = await insertMessage(trx, {
+        ticket_id: id,
+        author: 'staff',
+        author_id: actor.userId,
+        body: input.message,
+      });
       await updateTicket(trx, id, { status: 'answered' });
       const email = await userEmail(trx, ticket.user_id);
       if (email !== null) {
-        await queueEmails(trx, [{ ...replyMail(ticket, input.message), to_email: email, user_id: ticket.user_id, category: 'transactional' }]);
+        await queueEmails(trx, [
+          { ...replyMail(ticket, input.message), to_email: email, user_id: ticket.user_id, category: 'transactional' },
+        ]);
       }
       await recordAudit(trx, actor, {
-        action: 'support.ticket.reply', targetType: 'support_ticket', targetId: id,
-        before: { status: ticket.status }, after: { status: 'answered' },
+        action: 'support.ticket.reply',
+        targetType: 'support_ticket',
+        targetId: id,
+        before: { status: ticket.status },
+        after: { status: 'answered' },
         extra: { message_id: message.id, mailed: email !== null },
       });
       await this.events.publish(trx, {
-        kind: 'dashboard', name: 'support.ticket_replied', actorId: actor.userId, requestId: actor.requestId,
+        kind: 'dashboard',
+        name: 'support.ticket_replied',
+        actorId: actor.userId,
+        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: ticket.user_id, message_id: message.id },
       });
     });
@@ -61,11 +87,18 @@ export class SupportDeskService {
       const ticket = await this.#lockOpen(trx, id);
       await updateTicket(trx, id, { status: 'closed', closed_by: actor.userId, close_reason: reason ?? null });
       await recordAudit(trx, actor, {
-        action: 'support.ticket.close', targetType: 'support_ticket', targetId: id, reason: reason ?? null,
-        before: { status: ticket.status }, after: { status: 'closed' },
+        action: 'support.ticket.close',
+        targetType: 'support_ticket',
+        targetId: id,
+        reason: reason ?? null,
+        before: { status: ticket.status },
+        after: { status: 'closed' },
       });
       await this.events.publish(trx, {
-        kind: 'dashboard', name: 'support.ticket_closed', actorId: actor.userId, requestId: actor.requestId,
+        kind: 'dashboard',
+        name: 'support.ticket_closed',
+        actorId: actor.userId,
+        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: ticket.user_id },
       });
     });
@@ -80,11 +113,18 @@ export class SupportDeskService {
       if (ticket.status !== 'closed') throw invalidState({ status: ticket.status });
       await updateTicket(trx, id, { status: 'open' });
       await recordAudit(trx, actor, {
-        action: 'support.ticket.reopen', targetType: 'support_ticket', targetId: id, reason: reason ?? null,
-        before: { status: 'closed', close_reason: ticket.close_reason }, after: { status: 'open' },
+        action: 'support.ticket.reopen',
+        targetType: 'support_ticket',
+        targetId: id,
+        reason: reason ?? null,
+        before: { status: 'closed', close_reason: ticket.close_reason },
+        after: { status: 'open' },
       });
       await this.events.publish(trx, {
-        kind: 'dashboard', name: 'support.ticket_reopened', actorId: actor.userId, requestId: actor.requestId,
+        kind: 'dashboard',
+        name: 'support.ticket_reopened',
+        actorId: actor.userId,
+        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: ticket.user_id },
       });
     });

@@ -32,7 +32,8 @@ export interface JobContext {
 
 /** The services of a job that cannot run without them; the run fails (and is recorded) otherwise. */
 export function requireServices(context: JobContext, job: string): JobServices {
-  if (context.services === undefined) throw new Error(`job "${job}" needs the service's kernel (identity, storage, events); this scheduler has none`);
+  if (context.services === undefined)
+    throw new Error(`job "${job}" needs the service's kernel (identity, storage, events); this scheduler has none`);
   return context.services;
 }
 
@@ -59,7 +60,11 @@ export const JOB_RUN_RETENTION_MS = 90 * 24 * 3_600_000;
 
 /** Expired grants already give nothing (every permission read filters them); this tidies them away. */
 async function expireRoleGrants(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
-  const result = await trx.deleteFrom('user_roles').where('expires_at', 'is not', null).where('expires_at', '<=', now).executeTakeFirst();
+  const result = await trx
+    .deleteFrom('user_roles')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
   return { deleted: Number(result.numDeletedRows) };
 }
 

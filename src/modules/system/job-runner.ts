@@ -67,6 +67,11 @@ export async function runJob(trx: Kysely<Tables>, request: RunRequest): Promise<
     summary: outcome.result === 'ok' ? (outcome.summary ?? {}) : {},
     instanceId: request.instanceId,
   });
-  await recordOutcome(trx, request.job.id, { lastRunAt: request.now, lastResult: outcome.result, lastError: error, nextRunAt: request.nextRunAt });
+  await recordOutcome(trx, request.job.id, {
+    lastRunAt: request.now,
+    lastResult: outcome.result,
+    lastError: error,
+    nextRunAt: request.nextRunAt,
+  });
   return { ...run, summary: run.summary as Record<string, unknown> };
 }

@@ -39,12 +39,23 @@ export function claimDueJob(trx: Kysely<Tables>, now: Date): Promise<ScheduledJo
 
 /** Active jobs without a next run yet: just seeded by a migration (or never firing again). */
 export function unscheduledJobs(db: Kysely<Tables>) {
-  return db.selectFrom('scheduled_jobs').select(['id', 'key', 'cron', 'last_error']).where('active', '=', true).where('next_run_at', 'is', null).execute();
+  return db
+    .selectFrom('scheduled_jobs')
+    .select(['id', 'key', 'cron', 'last_error'])
+    .where('active', '=', true)
+    .where('next_run_at', 'is', null)
+    .execute();
 }
 
 /** Only while still unscheduled and active: two instances starting together write the same value once. */
 export async function scheduleJob(db: Kysely<Tables>, id: number, nextRunAt: Date): Promise<void> {
-  await db.updateTable('scheduled_jobs').set({ next_run_at: nextRunAt }).where('id', '=', id).where('active', '=', true).where('next_run_at', 'is', null).execute();
+  await db
+    .updateTable('scheduled_jobs')
+    .set({ next_run_at: nextRunAt })
+    .where('id', '=', id)
+    .where('active', '=', true)
+    .where('next_run_at', 'is', null)
+    .execute();
 }
 
 /** Shows on the job why it cannot be scheduled; true when that is news (so it is logged once). */
@@ -109,8 +120,17 @@ export async function recordOutcome(trx: Kysely<Tables>, id: number, outcome: Jo
     .execute();
 }
 
-export async function setActive(trx: Kysely<Tables>, id: number, active: boolean, nextRunAt: Date | null): Promise<void> {
-  await trx.updateTable('scheduled_jobs').set({ active, next_run_at: nextRunAt, updated_at: new Date() }).where('id', '=', id).execute();
+export async function setActive(
+  trx: Kysely<Tables>,
+  id: number,
+  active: boolean,
+  nextRunAt: Date | null,
+): Promise<void> {
+  await trx
+    .updateTable('scheduled_jobs')
+    .set({ active, next_run_at: nextRunAt, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQuery) {

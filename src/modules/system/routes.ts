@@ -7,55 +7,77 @@ import { jobIdParams, jobsBody, okResult, runBody, runsPage, runsQuery, setActiv
 import { SystemCronService } from './service.js';
 
 const tags = ['scheduled jobs'];
-const unknownJob = 'An unknown id is 404 `not_found` (`details.id`); an id that is not an integer from 1 to 2147483647 is a 400 SchemaError.';
+const unknownJob =
+  'An unknown id is 404 `not_found` (`details.id`); an id that is not an integer from 1 to 2147483647 is a 400 SchemaError.';
 
 /**
  * Scheduled jobs: the staff routes, and this instance's scheduler, which starts when the app is
  * ready and stops (waiting for a run in progress) when it closes, before the database does.
  */
 export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
-  const scheduler = new JobScheduler({ db: kernel.db, log: kernel.log, poll: kernel.config.scheduledJobs, services: jobServicesOf(kernel) });
+  const scheduler = new JobScheduler({
+    db: kernel.db,
+    log: kernel.log,
+    poll: kernel.config.scheduledJobs,
+    services: jobServicesOf(kernel),
+  });
   const cron = new SystemCronService(kernel.db, scheduler);
   app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', async () => scheduler.stop());
 
-  app.get('/v1/admin/system/cron', {
-    config: { perms: ['settings.read'] },
-    schema: { tags, summary: 'List scheduled jobs with their next and last run', response: { 200: jobsBody } },
-  }, () => cron.list());
-
-  app.patch('/v1/admin/system/cron/:id', {
-    config: { perms: ['settings.write'] },
-    schema: {
-      tags,
-      summary: 'Enable or disable a scheduled job (setSystemCronJobActive)',
-      description: `Enabling schedules the next occurrence from now; disabling clears the next run. Audited as \`system.cron.enable\` / \`system.cron.disable\`. ${unknownJob}`,
-      params: jobIdParams,
-      body: setActiveBody,
-      response: { 200: okResult },
+  app.get(
+    '/v1/admin/system/cron',
+    {
+      config: { perms: ['settings.read'] },
+      schema: { tags, summary: 'List scheduled jobs with their next and last run', response: { 200: jobsBody } },
     },
-  }, (request) => cron.setActive(actorOf(request), request.params.id, request.body.active));
+    () => cron.list(),
+  );
 
-  app.post('/v1/admin/system/cron/:id/run', {
-    config: { perms: ['settings.write'] },
-    schema: {
-      tags,
-      summary: 'Run a scheduled job now',
-      description: `Runs on this instance, even when the job is disabled, without moving its schedule; waits for a scheduled run of the same job in progress. Answers the run record: a failing job is still 200, with \`result: "error"\` and \`error\`. Audited as \`system.cron.run\`. ${unknownJob}`,
-      params: jobIdParams,
-      response: { 200: runBody },
+  app.patch(
+    '/v1/admin/system/cron/:id',
+    {
+      config: { perms: ['settings.write'] },
+      schema: {
+        tags,
+        summary: 'Enable or disable a scheduled job (setSystemCronJobActive)',
+        description: `Enabling schedules the next occurrence from now; disabling clears the next run. Audited as \`system.cron.enable\` / \`system.cron.disable\`. ${unknownJob}`,
+        params: jobIdParams,
+        body: setActiveBody,
+        response: { 200: okResult },
+      },
     },
-  }, (request) => cron.runNow(actorOf(request), request.params.id));
+    (request) => cron.setActive(actorOf(request), request.params.id, request.body.active),
+  );
 
-  app.get('/v1/admin/system/cron/:id/runs', {
-    config: { perms: ['settings.read'] },
-    schema: {
-      tags,
-      summary: 'A scheduled job\'s run history, newest first',
-      description: `Runs are kept 90 days (the daily \`prune-job-runs\` job); the job's last outcome stays on the job itself. ${unknownJob}`,
-      params: jobIdParams,
-      querystring: runsQuery,
-      response: { 200: runsPage },
+  app.post(
+    '/v1/admin/system/cron/:id/run',
+    {
+      config: { perms: ['settings.write'] },
+      schema: {
+        tags,
+        summary: 'Run a scheduled job now',
+        description: `Runs on this instance, even when the job is disabled, without moving its schedule; waits for a scheduled run of the same job in progress. Answers the run record: a failing job is still 200, with \`result: "error"\` and \`error\`. Audited as \`system.cron.run\`. ${unknownJob}`,
+        params: jobIdParams,
+        response: { 200: runBody },
+      },
     },
-  }, (request) => cron.runs(request.params.id, request.query));
+    (request) => cron.runNow(actorOf(request), request.params.id),
+  );
+
+  app.get(
+    '/v1/admin/system/cron/:id/runs',
+    {
+      config: { perms: ['settings.read'] },
+      schema: {
+        tags,
+        summary: "A scheduled job's run history, newest first",
+        description: `Runs are kept 90 days (the daily \`prune-job-runs\` job); the job's last outcome stays on the job itself. ${unknownJob}`,
+        params: jobIdParams,
+        querystring: runsQuery,
+        response: { 200: runsPage },
+      },
+    },
+    (request) => cron.runs(request.params.id, request.query),
+  );
 }

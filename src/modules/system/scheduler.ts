@@ -75,7 +75,9 @@ export class JobScheduler {
   /** Schedules newly seeded jobs at once (so lists show their next run), then polls. */
   async start(): Promise<void> {
     this.#stopping = false;
-    await this.scheduleNewJobs(this.#clock()).catch((error: unknown) => this.#log.error({ err: error }, 'scheduling jobs failed'));
+    await this.scheduleNewJobs(this.#clock()).catch((error: unknown) =>
+      this.#log.error({ err: error }, 'scheduling jobs failed'),
+    );
     if (!this.#polling) return;
     // Unref'd: a pending poll never keeps the process (or a test run) alive.
     this.#timer = setInterval(() => this.#poll(), this.#pollMs);
@@ -125,7 +127,16 @@ export class JobScheduler {
   #request(job: ScheduledJobRow, now: Date) {
     // An unusable expression leaves next_run_at null; scheduleNewJobs then shows why on the job.
     const { next } = nextRun(job.cron, now);
-    return { job, now, trigger: 'schedule' as const, triggeredBy: null, instanceId: this.instanceId, handlers: this.handlers, services: this.services, nextRunAt: next };
+    return {
+      job,
+      now,
+      trigger: 'schedule' as const,
+      triggeredBy: null,
+      instanceId: this.instanceId,
+      handlers: this.handlers,
+      services: this.services,
+      nextRunAt: next,
+    };
   }
 
   #logRun(run: RunView): void {

@@ -36,7 +36,9 @@ export const runBody = z.object({
 });
 export type RunView = z.infer<typeof runBody>;
 
-export const runsQuery = pageQuery(['started_at'], { field: 'started_at', direction: 'desc' })
-  .extend({ q: noTextFilter, result: z.enum(['ok', 'error']).optional() });
+export const runsQuery = pageQuery(['started_at'], { field: 'started_at', direction: 'desc' }).extend({
+  q: noTextFilter,
+  result: z.enum(['ok', 'error']).optional(),
+});
 export type RunsQuery = z.infer<typeof runsQuery>;
 export const runsPage = pagedResponse(runBody);

@@ -20,7 +20,10 @@ async function lockedJobOrThrow(trx: Kysely<Tables>, id: number) {
 
 /** Staff operations on scheduled jobs; the scheduler does the runs themselves. */
 export class SystemCronService {
-  constructor(private readonly db: Kysely<Tables>, private readonly scheduler: JobScheduler) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly scheduler: JobScheduler,
+  ) {}
 
   async list() {
     return { data: await listJobs(this.db) };
@@ -79,6 +82,10 @@ export class SystemCronService {
   async runs(id: number, query: RunsQuery) {
     if ((await findJob(this.db, id)) === undefined) throw notFound('not_found', { id });
     const { rows, total } = await listRuns(this.db, id, query);
-    return paged(rows.map((row) => ({ ...row, summary: row.summary as Record<string, unknown> })), query, total);
+    return paged(
+      rows.map((row) => ({ ...row, summary: row.summary as Record<string, unknown> })),
+      query,
+      total,
+    );
   }
 }

@@ -7,12 +7,25 @@ import { authServiceError } from '../../kernel/errors.js';
  * `auth_service_error` naming only the operation: the provider's status and message go to the
  * log (with the request id), never to the caller.
  */
-export async function identityCall<T>(log: FastifyBaseLogger, requestId: string | null, operation: string, call: () => Promise<T>): Promise<T> {
+export async function identityCall<T>(
+  log: FastifyBaseLogger,
+  requestId: string | null,
+  operation: string,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof IdentityServiceError)) throw error;
-    log.warn({ request_id: requestId, identity_operation: operation, provider_status: error.status, err: { message: error.message } }, 'identity provider refused or failed a call');
+    log.warn(
+      {
+        request_id: requestId,
+        identity_operation: operation,
+        provider_status: error.status,
+        err: { message: error.message },
+      },
+      'identity provider refused or failed a call',
+    );
     throw authServiceError({ operation });
   }
 }

@@ -28,12 +28,25 @@ export class UserLifecycleService {
   ) {}
 
   async ban(actor: Actor, id: string, reason: string): Promise<void> {
-    await this.precheck(actor, id, 'ban', (user) => {
-      if (user.status !== 'active') throw invalidState({ reason: `a ${user.status} user cannot be banned`, status: user.status });
-    }, true);
+    await this.precheck(
+      actor,
+      id,
+      'ban',
+      (user) => {
+        if (user.status !== 'active')
+          throw invalidState({ reason: `a ${user.status} user cannot be banned`, status: user.status });
+      },
+      true,
+    );
     await identityCall(this.log, actor.requestId, 'ban user', () => this.identity.banUser(id));
     try {
-      const change = { from: ['active' as const], to: 'banned' as const, action: 'users.ban', event: 'users.banned', reason };
+      const change = {
+        from: ['active' as const],
+        to: 'banned' as const,
+        action: 'users.ban',
+        event: 'users.banned',
+        reason,
+      };
       await this.changeStatus(actor, id, change);
     } catch (error) {
       // Another owner left since the early check: the user stays active, so their sign-in must too.
@@ -44,10 +57,20 @@ export class UserLifecycleService {
 
   async unban(actor: Actor, id: string, reason: string | undefined): Promise<void> {
     await this.precheck(actor, id, 'unban', (user) => {
-      if (user.status !== 'banned') throw invalidState({ reason: `only a banned user can be unbanned; this one is ${user.status}`, status: user.status });
+      if (user.status !== 'banned')
+        throw invalidState({
+          reason: `only a banned user can be unbanned; this one is ${user.status}`,
+          status: user.status,
+        });
     });
     await identityCall(this.log, actor.requestId, 'unban user', () => this.identity.unbanUser(id));
-    await this.changeStatus(actor, id, { from: ['banned'], to: 'active', action: 'users.unban', event: 'users.unbanned', reason: reason ?? null });
+    await this.changeStatus(actor, id, {
+      from: ['banned'],
+      to: 'active',
+      action: 'users.unban',
+      event: 'users.unbanned',
+      reason: reason ?? null,
+    });
   }
 
   /**
@@ -65,7 +88,8 @@ export class UserLifecycleService {
       if (input.session_id === undefined) {
         await trx.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', id).execute();
       } else {
-        await trx.insertInto('revoked_sessions')
+        await trx
+          .insertInto('revoked_sessions')
           .values({ user_id: id, session_id: input.session_id, revoked_by: actor.userId })
           .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
           .execute();
@@ -82,19 +106,33 @@ export class UserLifecycleService {
 
   /** Operation 2. Soft: the account is marked deleted and refused. Hard: it and everything it owns are removed. */
   async delete(actor: Actor, id: string, input: DeleteUserInput): Promise<void> {
-    await this.precheck(actor, id, 'delete', (user) => {
-      if (!input.hard && user.status === 'deleted') throw invalidRequest({ reason: 'the user is already deleted' });
-    }, true);
+    await this.precheck(
+      actor,
+      id,
+      'delete',
+      (user) => {
+        if (!input.hard && user.status === 'deleted') throw invalidRequest({ reason: 'the user is already deleted' });
+      },
+      true,
+    );
     if (!input.hard) {
-      await this.changeStatus(actor, id, { from: ['active', 'banned'], to: 'deleted', action: 'users.soft_delete', event: 'users.soft_deleted', reason: input.reason });
+      await this.changeStatus(actor, id, {
+        from: ['active', 'banned'],
+        to: 'deleted',
+        action: 'users.soft_delete',
+        event: 'users.soft_deleted',
+        reason: input.reason,
+      });
       return;
     }
     await identityCall(this.log, actor.requestId, 'delete user', () => this.identity.deleteUser(id));
-    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
-      const user = await lockUser(trx, id);
-      if (user === undefined) throw notFound();
-      await removeUser(trx, this.events, actor, user, input.reason);
-    }));
+    await refusingLastOwnerLoss(() =>
+      this.db.transaction().execute(async (trx) => {
+        const user = await lockUser(trx, id);
+        if (user === undefined) throw notFound();
+        await removeUser(trx, this.events, actor, user, input.reason);
+      }),
+    );
   }
 
   /**
@@ -103,7 +141,13 @@ export class UserLifecycleService {
    * and (for an action that removes access) is not the last active owner. The transaction checks
    * the state again under its lock; the database refuses its commit if it would leave no owner.
    */
-  private async precheck(actor: Actor, id: string, verb: string, acceptState: (user: UserRow) => void, removesAccess = false): Promise<UserRow> {
+  private async precheck(
+    actor: Actor,
+    id: string,
+    verb: string,
+    acceptState: (user: UserRow) => void,
+    removesAccess = false,
+  ): Promise<UserRow> {
     const user = await findUser(this.db, id);
     if (user === undefined) throw notFound();
     if (id === actor.userId) throw invalidRequest({ reason: `you cannot ${verb} your own account` });
@@ -114,17 +158,27 @@ export class UserLifecycleService {
   }
 
   private async undoProviderBan(actor: Actor, id: string): Promise<void> {
-    await this.identity.unbanUser(id).catch((undo: unknown) =>
-      this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban of a refused ban'));
+    await this.identity
+      .unbanUser(id)
+      .catch((undo: unknown) =>
+        this.log.error({ request_id: actor.requestId, err: undo }, 'could not lift the sign-in ban of a refused ban'),
+      );
   }
 
-  private async changeStatus(actor: Actor, id: string, change: { from: UserStatus[]; to: UserStatus; action: string; event: string; reason: string | null }): Promise<void> {
-    await refusingLastOwnerLoss(() => this.db.transaction().execute(async (trx) => {
-      const user = await lockUser(trx, id);
-      if (user === undefined) throw notFound();
-      if (!change.from.includes(user.status)) throw invalidState({ reason: `the user is now ${user.status}`, status: user.status });
-      await writeStatusChange(trx, this.events, actor, user, change);
-    }));
+  private async changeStatus(
+    actor: Actor,
+    id: string,
+    change: { from: UserStatus[]; to: UserStatus; action: string; event: string; reason: string | null },
+  ): Promise<void> {
+    await refusingLastOwnerLoss(() =>
+      this.db.transaction().execute(async (trx) => {
+        const user = await lockUser(trx, id);
+        if (user === undefined) throw notFound();
+        if (!change.from.includes(user.status))
+          throw invalidState({ reason: `the user is now ${user.status}`, status: user.status });
+        await writeStatusChange(trx, this.events, actor, user, change);
+      }),
+    );
   }
 }
 
@@ -141,7 +195,8 @@ export async function writeStatusChange(
   change: { to: UserStatus; action: string; event: string; reason: string | null; extra?: Record<string, unknown> },
   now = new Date(),
 ): Promise<void> {
-  await trx.updateTable('users')
+  await trx
+    .updateTable('users')
     .set({
       status: change.to,
       status_reason: change.reason,
@@ -152,8 +207,22 @@ export async function writeStatusChange(
     })
     .where('id', '=', user.id)
     .execute();
-  await recordAudit(trx, actor, { action: change.action, targetType: 'user', targetId: user.id, reason: change.reason, before: { status: user.status }, after: { status: change.to }, ...(change.extra ? { extra: change.extra } : {}) });
-  await events.publish(trx, { kind: 'dashboard', name: change.event, payload: { user_id: user.id }, actorId: actor.userId, requestId: actor.requestId });
+  await recordAudit(trx, actor, {
+    action: change.action,
+    targetType: 'user',
+    targetId: user.id,
+    reason: change.reason,
+    before: { status: user.status },
+    after: { status: change.to },
+    ...(change.extra ? { extra: change.extra } : {}),
+  });
+  await events.publish(trx, {
+    kind: 'dashboard',
+    name: change.event,
+    payload: { user_id: user.id },
+    actorId: actor.userId,
+    requestId: actor.requestId,
+  });
 }
 
 /**
@@ -161,11 +230,33 @@ export async function writeStatusChange(
  * operation 2's hard delete, also run by the purge of self-deleted accounts (actor: the service).
  * The identity provider must have removed the account first.
  */
-export async function removeUser(trx: Kysely<Tables>, events: EventPublisher, actor: AuditActor, user: UserRow, reason: string | null): Promise<void> {
+export async function removeUser(
+  trx: Kysely<Tables>,
+  events: EventPublisher,
+  actor: AuditActor,
+  user: UserRow,
+  reason: string | null,
+): Promise<void> {
   await redactAuditOf(trx, user.id);
   // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
   await trx.deleteFrom('users').where('id', '=', user.id).execute();
-  await trx.insertInto('erased_users').values({ id: user.id }).onConflict((oc) => oc.column('id').doNothing()).execute();
-  await recordAudit(trx, actor, { action: 'users.hard_delete', targetType: 'user', targetId: user.id, reason, extra: { previous_status: user.status } });
-  await events.publish(trx, { kind: 'dashboard', name: 'users.hard_deleted', payload: { user_id: user.id }, actorId: actor.userId, requestId: actor.requestId });
+  await trx
+    .insertInto('erased_users')
+    .values({ id: user.id })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  await recordAudit(trx, actor, {
+    action: 'users.hard_delete',
+    targetType: 'user',
+    targetId: user.id,
+    reason,
+    extra: { previous_status: user.status },
+  });
+  await events.publish(trx, {
+    kind: 'dashboard',
+    name: 'users.hard_deleted',
+    payload: { user_id: user.id },
+    actorId: actor.userId,
+    requestId: actor.requestId,
+  });
 }

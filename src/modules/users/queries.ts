@@ -11,31 +11,37 @@ const RECENT_AUDIT_LIMIT = 20;
 const unexpired = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
 
 function summaries(db: Kysely<Tables>) {
-  return db.selectFrom('users').select((eb) => [
-    'users.id',
-    'users.email',
-    'users.display_name',
-    'users.provider',
-    'users.status',
-    'users.tier',
-    'users.created_at',
-    'users.updated_at',
-    'users.last_seen_at',
-    'users.deleted_at',
-    eb.fn
-      .coalesce(
-        eb.selectFrom('user_roles')
-          .innerJoin('roles', 'roles.id', 'user_roles.role_id')
-          .select(sql<string[]>`array_agg(roles.key ORDER BY roles.key)`.as('keys'))
-          .whereRef('user_roles.user_id', '=', 'users.id')
-          .where(unexpired),
-        sql<string[]>`'{}'::text[]`,
-      )
-      .as('roles'),
-  ]);
+  return db
+    .selectFrom('users')
+    .select((eb) => [
+      'users.id',
+      'users.email',
+      'users.display_name',
+      'users.provider',
+      'users.status',
+      'users.tier',
+      'users.created_at',
+      'users.updated_at',
+      'users.last_seen_at',
+      'users.deleted_at',
+      eb.fn
+        .coalesce(
+          eb
+            .selectFrom('user_roles')
+            .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+            .select(sql<string[]>`array_agg(roles.key ORDER BY roles.key)`.as('keys'))
+            .whereRef('user_roles.user_id', '=', 'users.id')
+            .where(unexpired),
+          sql<string[]>`'{}'::text[]`,
+        )
+        .as('roles'),
+    ]);
 }
 
-export async function listUsers(db: Kysely<Tables>, query: ListUsersQuery): Promise<{ rows: UserSummary[]; total: number }> {
+export async function listUsers(
+  db: Kysely<Tables>,
+  query: ListUsersQuery,
+): Promise<{ rows: UserSummary[]; total: number }> {
   const filtered = db.selectFrom('users').where(matchesSegment(query, { defaultStatus: 'any' }));
   const { field, direction } = query.sort;
   // Never-seen users sort after seen ones either way: "most recently seen" starts with someone.
@@ -54,9 +60,11 @@ export async function listUsers(db: Kysely<Tables>, query: ListUsersQuery): Prom
   if (isWholeList(query)) {
     // The kept count rides on the page's rows: one statement, one snapshot, one round trip (the
     // soak's busiest staff page; each round trip waits for a database backend to get a core).
-    const rows = await page.select(sql<number>`(SELECT coalesce(sum(users), 0)::int FROM user_count_slots)`.as('total')).execute();
+    const rows = await page
+      .select(sql<number>`(SELECT coalesce(sum(users), 0)::int FROM user_count_slots)`.as('total'))
+      .execute();
     // A page past the end has no row to carry it.
-    const total = rows[0]?.total ?? await countAllUsers(db);
+    const total = rows[0]?.total ?? (await countAllUsers(db));
     return { rows: rows.map(({ total: _total, ...row }) => row as UserSummary), total };
   }
   const [rows, total] = await Promise.all([page.execute(), countRows(filtered)]);
@@ -70,7 +78,10 @@ function isWholeList(segment: UserSegment): boolean {
 
 /** Every user, counted by migration 0039's triggers: a sum of 16 rows instead of a scan of all users. */
 async function countAllUsers(db: Kysely<Tables>): Promise<number> {
-  const row = await db.selectFrom('user_count_slots').select(sql<number>`coalesce(sum(users), 0)::int`.as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('user_count_slots')
+    .select(sql<number>`coalesce(sum(users), 0)::int`.as('n'))
+    .executeTakeFirstOrThrow();
   return row.n;
 }
 
@@ -78,22 +89,44 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
   const user = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (user === undefined) return undefined;
   const [tier, roles, subscription, recentAudit, creditBalance] = await Promise.all([
-    user.tier === null ? undefined : db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).where('key', '=', user.tier).executeTakeFirst(),
-    db.selectFrom('user_roles')
+    user.tier === null
+      ? undefined
+      : db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).where('key', '=', user.tier).executeTakeFirst(),
+    db
+      .selectFrom('user_roles')
       .innerJoin('roles', 'roles.id', 'user_roles.role_id')
-      .select(['roles.id as role_id', 'roles.key', 'roles.name', 'user_roles.expires_at', 'user_roles.granted_by', 'user_roles.reason', 'user_roles.created_at as granted_at'])
+      .select([
+        'roles.id as role_id',
+        'roles.key',
+        'roles.name',
+        'user_roles.expires_at',
+        'user_roles.granted_by',
+        'user_roles.reason',
+        'user_roles.created_at as granted_at',
+      ])
       .where('user_roles.user_id', '=', id)
       .where(unexpired)
       .orderBy('roles.key')
       .execute(),
-    db.selectFrom('billing_subscriptions')
-      .select(['id', 'provider', 'status', 'product_id', 'provider_price_id', 'cancel_at_period_end', 'current_period_end', 'created_at'])
+    db
+      .selectFrom('billing_subscriptions')
+      .select([
+        'id',
+        'provider',
+        'status',
+        'product_id',
+        'provider_price_id',
+        'cancel_at_period_end',
+        'current_period_end',
+        'created_at',
+      ])
       .where('user_id', '=', id)
       .orderBy(sql`status IN (${sql.join(LIVE_SUBSCRIPTION_STATUSES.map((s) => sql.lit(s)))})`, 'desc')
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst(),
-    db.selectFrom('audit_log')
+    db
+      .selectFrom('audit_log')
       .select(['id', 'created_at', 'action', 'actor_id', 'reason'])
       .where('target_type', '=', 'user')
       .where('target_id', '=', id)
@@ -138,7 +171,8 @@ export function findUser(db: Kysely<Tables>, id: string) {
 /** Every permission key these users' unexpired grants carry (wildcards as stored), together. */
 export async function grantedPermissionKeys(db: Kysely<Tables>, userIds: string[]): Promise<string[]> {
   if (userIds.length === 0) return [];
-  const rows = await db.selectFrom('user_roles')
+  const rows = await db
+    .selectFrom('user_roles')
     .innerJoin('role_permissions', 'role_permissions.role_id', 'user_roles.role_id')
     .select('role_permissions.permission_key')
     .distinct()
@@ -169,6 +203,11 @@ export function tierExists(db: Kysely<Tables>, key: string) {
  * made keep the action and lose where they made it from (IP, user agent).
  */
 export async function redactAuditOf(trx: Kysely<Tables>, userId: string): Promise<void> {
-  await trx.updateTable('audit_log').set({ summary: JSON.stringify({ redacted: true }) }).where('target_type', '=', 'user').where('target_id', '=', userId).execute();
+  await trx
+    .updateTable('audit_log')
+    .set({ summary: JSON.stringify({ redacted: true }) })
+    .where('target_type', '=', 'user')
+    .where('target_id', '=', userId)
+    .execute();
   await trx.updateTable('audit_log').set({ ip: null, user_agent: null }).where('actor_id', '=', userId).execute();
 }

@@ -30,88 +30,143 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   const users = new UsersService(kernel.db, kernel.identity, kernel.log);
   const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.events, kernel.log);
 
-  app.get('/v1/admin/users', {
-    config: { perms: ['users.read'] },
-    schema: {
-      tags,
-      summary: 'List users',
-      description: 'Paged with total. Filters are the broadcast segment\'s (each narrows; all combine); without `status` every status is listed. Sort by `created_at` (default, newest first), `last_seen_at` (never-seen last) or `email`.',
-      querystring: listUsersQuery,
-      response: { 200: usersPage },
+  app.get(
+    '/v1/admin/users',
+    {
+      config: { perms: ['users.read'] },
+      schema: {
+        tags,
+        summary: 'List users',
+        description:
+          "Paged with total. Filters are the broadcast segment's (each narrows; all combine); without `status` every status is listed. Sort by `created_at` (default, newest first), `last_seen_at` (never-seen last) or `email`.",
+        querystring: listUsersQuery,
+        response: { 200: usersPage },
+      },
     },
-  }, (request) => users.list(request.query));
+    (request) => users.list(request.query),
+  );
 
-  app.get('/v1/admin/users/:id', {
-    config: { perms: ['users.read'] },
-    schema: { tags, summary: 'Get a user', description: 'Profile, status history, tier, unexpired role grants, subscription summary and recent audit entries. 404 `not_found`.', params: userIdParams, response: { 200: userDetail } },
-  }, (request) => users.get(request.params.id));
-
-  app.get('/v1/admin/users/:id/identity', {
-    config: { perms: ['users.read'] },
-    schema: {
-      tags,
-      summary: 'The identity provider\'s record of a user',
-      description: 'Sign-in methods, ban and last sign-in as the identity provider holds them. 404 `not_found` when the user or the provider\'s record is missing (the embedded `local` provider keeps none); 502 `auth_service_error` when the provider fails.',
-      params: userIdParams,
-      response: { 200: identityAccountBody },
+  app.get(
+    '/v1/admin/users/:id',
+    {
+      config: { perms: ['users.read'] },
+      schema: {
+        tags,
+        summary: 'Get a user',
+        description:
+          'Profile, status history, tier, unexpired role grants, subscription summary and recent audit entries. 404 `not_found`.',
+        params: userIdParams,
+        response: { 200: userDetail },
+      },
     },
-  }, (request) => users.identityAccount(request.params.id, request.id));
+    (request) => users.get(request.params.id),
+  );
 
-  app.patch('/v1/admin/users/:id', {
-    config: { perms: ['users.write'] },
-    schema: {
-      tags,
-      summary: 'Edit a user\'s display name, tier or metadata',
-      description: `Returns the user. 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_request\` for an unknown tier; 422 \`invalid_state\` for a deleted user. An edit that changes nothing is not audited.`,
-      params: userIdParams,
-      body: updateUserBody,
-      response: { 200: userDetail },
+  app.get(
+    '/v1/admin/users/:id/identity',
+    {
+      config: { perms: ['users.read'] },
+      schema: {
+        tags,
+        summary: "The identity provider's record of a user",
+        description:
+          "Sign-in methods, ban and last sign-in as the identity provider holds them. 404 `not_found` when the user or the provider's record is missing (the embedded `local` provider keeps none); 502 `auth_service_error` when the provider fails.",
+        params: userIdParams,
+        response: { 200: identityAccountBody },
+      },
     },
-  }, (request) => users.update(actorOf(request), request.params.id, request.body));
+    (request) => users.identityAccount(request.params.id, request.id),
+  );
 
-  app.post('/v1/admin/users/:id/ban', {
-    config: { perms: ['users.write'] },
-    schema: { tags, summary: 'Ban a user', description: `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` \`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded} ${lastOwner}`, params: userIdParams, body: banUserBody, response: noContent },
-  }, async (request, reply) => {
-    await lifecycle.ban(actorOf(request), request.params.id, request.body.reason);
-    return reply.code(204).send(null);
-  });
-
-  app.post('/v1/admin/users/:id/unban', {
-    config: { perms: ['users.write'] },
-    schema: { tags, summary: 'Lift a ban', description: `422 \`invalid_state\` unless banned. ${guarded}`, params: userIdParams, body: unbanUserBody, response: noContent },
-  }, async (request, reply) => {
-    await lifecycle.unban(actorOf(request), request.params.id, request.body.reason);
-    return reply.code(204).send(null);
-  });
-
-  app.post('/v1/admin/users/:id/sign-out', {
-    config: { perms: ['users.write'] },
-    schema: {
-      tags,
-      summary: 'Sign a user out',
-      description: `Ends every sign-in session (tokens issued until now answer 401 \`invalid_token\`), or with \`session_id\` only that one (tokens carrying that \`session_id\` claim). ${guarded}`,
-      params: userIdParams,
-      body: signOutUserBody,
-      response: noContent,
+  app.patch(
+    '/v1/admin/users/:id',
+    {
+      config: { perms: ['users.write'] },
+      schema: {
+        tags,
+        summary: "Edit a user's display name, tier or metadata",
+        description: `Returns the user. 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_request\` for an unknown tier; 422 \`invalid_state\` for a deleted user. An edit that changes nothing is not audited.`,
+        params: userIdParams,
+        body: updateUserBody,
+        response: { 200: userDetail },
+      },
     },
-  }, async (request, reply) => {
-    await lifecycle.signOut(actorOf(request), request.params.id, request.body);
-    return reply.code(204).send(null);
-  });
+    (request) => users.update(actorOf(request), request.params.id, request.body),
+  );
 
-  app.delete('/v1/admin/users/:id', {
-    config: { perms: ['users.delete'] },
-    schema: {
-      tags,
-      summary: 'Delete a user (deleteAdminUser)',
-      description: `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on (event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity provider removes the account first, then the user and every row they own are removed in one transaction (event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries about the user lose their change summaries). ${guarded} ${lastOwner}`,
-      params: userIdParams,
-      body: deleteUserBody,
-      response: noContent,
+  app.post(
+    '/v1/admin/users/:id/ban',
+    {
+      config: { perms: ['users.write'] },
+      schema: {
+        tags,
+        summary: 'Ban a user',
+        description: `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` \`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded} ${lastOwner}`,
+        params: userIdParams,
+        body: banUserBody,
+        response: noContent,
+      },
     },
-  }, async (request, reply) => {
-    await lifecycle.delete(actorOf(request), request.params.id, request.body);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await lifecycle.ban(actorOf(request), request.params.id, request.body.reason);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/admin/users/:id/unban',
+    {
+      config: { perms: ['users.write'] },
+      schema: {
+        tags,
+        summary: 'Lift a ban',
+        description: `422 \`invalid_state\` unless banned. ${guarded}`,
+        params: userIdParams,
+        body: unbanUserBody,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await lifecycle.unban(actorOf(request), request.params.id, request.body.reason);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/admin/users/:id/sign-out',
+    {
+      config: { perms: ['users.write'] },
+      schema: {
+        tags,
+        summary: 'Sign a user out',
+        description: `Ends every sign-in session (tokens issued until now answer 401 \`invalid_token\`), or with \`session_id\` only that one (tokens carrying that \`session_id\` claim). ${guarded}`,
+        params: userIdParams,
+        body: signOutUserBody,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await lifecycle.signOut(actorOf(request), request.params.id, request.body);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/v1/admin/users/:id',
+    {
+      config: { perms: ['users.delete'] },
+      schema: {
+        tags,
+        summary: 'Delete a user (deleteAdminUser)',
+        description: `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on (event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity provider removes the account first, then the user and every row they own are removed in one transaction (event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries about the user lose their change summaries). ${guarded} ${lastOwner}`,
+        params: userIdParams,
+        body: deleteUserBody,
+        response: noContent,
+      },
+    },
+    async (request, reply) => {
+      await lifecycle.delete(actorOf(request), request.params.id, request.body);
+      return reply.code(204).send(null);
+    },
+  );
 }

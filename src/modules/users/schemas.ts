@@ -4,8 +4,10 @@ import { USER_STATUSES, userSegmentQueryFields } from './segment.js';
 
 export const userIdParams = z.object({ id: z.string().uuid() });
 
-export const listUsersQuery = pageQuery(['created_at', 'last_seen_at', 'email'], { field: 'created_at', direction: 'desc' })
-  .extend(userSegmentQueryFields);
+export const listUsersQuery = pageQuery(['created_at', 'last_seen_at', 'email'], {
+  field: 'created_at',
+  direction: 'desc',
+}).extend(userSegmentQueryFields);
 export type ListUsersQuery = z.infer<typeof listUsersQuery>;
 
 export const userSummary = z.object({
@@ -60,8 +62,12 @@ export const userDetail = userSummary.omit({ roles: true }).extend({
   status_changed_by: z.string().uuid().nullable(),
   tier_detail: z.object({ key: z.string(), name: z.string(), rank: z.number().int() }).nullable(),
   roles: z.array(roleGrant).describe('Unexpired role grants.'),
-  subscription: subscriptionSummary.nullable().describe('The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed.'),
-  credit_balance: z.number().int().describe('The sum of the user\'s credit ledger.'),
+  subscription: subscriptionSummary
+    .nullable()
+    .describe(
+      'The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed.',
+    ),
+  credit_balance: z.number().int().describe("The sum of the user's credit ledger."),
   recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),
 });
 export type UserDetail = z.infer<typeof userDetail>;
@@ -76,29 +82,44 @@ export const identityAccountBody = z.object({
   created_at: z.string().nullable(),
 });
 
-export const updateUserBody = z.object({
-  display_name: z.string().trim().min(1).max(100).nullable().optional(),
-  tier: z.string().min(1).max(32).nullable().optional().describe('An existing plan tier key; null removes the tier.'),
-  metadata: z.record(z.unknown()).optional().describe('Replaces the whole metadata object.'),
-  reason: z.string().max(500).optional().describe('Kept in the audit entry.'),
-}).strict().refine((body) => body.display_name !== undefined || body.tier !== undefined || body.metadata !== undefined, {
-  message: 'provide at least one of display_name, tier, metadata',
-});
+export const updateUserBody = z
+  .object({
+    display_name: z.string().trim().min(1).max(100).nullable().optional(),
+    tier: z.string().min(1).max(32).nullable().optional().describe('An existing plan tier key; null removes the tier.'),
+    metadata: z.record(z.unknown()).optional().describe('Replaces the whole metadata object.'),
+    reason: z.string().max(500).optional().describe('Kept in the audit entry.'),
+  })
+  .strict()
+  .refine((body) => body.display_name !== undefined || body.tier !== undefined || body.metadata !== undefined, {
+    message: 'provide at least one of display_name, tier, metadata',
+  });
 export type UpdateUserInput = z.infer<typeof updateUserBody>;
 
 const reason = z.string().min(3).max(500);
 
 export const banUserBody = z.object({ reason }).strict();
 export const unbanUserBody = z.object({ reason: reason.optional() }).strict();
-export const signOutUserBody = z.object({
-  session_id: z.string().min(1).max(200).optional().describe('End only this sign-in session (the token\'s `session_id` claim); omitted: every session.'),
-  reason: reason.optional(),
-}).strict();
+export const signOutUserBody = z
+  .object({
+    session_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("End only this sign-in session (the token's `session_id` claim); omitted: every session."),
+    reason: reason.optional(),
+  })
+  .strict();
 export type SignOutUserInput = z.infer<typeof signOutUserBody>;
 
 /** Operation 2: a JSON body despite DELETE. */
-export const deleteUserBody = z.object({
-  reason,
-  hard: z.boolean().default(false).describe('true: remove the user and every row that belongs to them, irreversibly.'),
-}).strict();
+export const deleteUserBody = z
+  .object({
+    reason,
+    hard: z
+      .boolean()
+      .default(false)
+      .describe('true: remove the user and every row that belongs to them, irreversibly.'),
+  })
+  .strict();
 export type DeleteUserInput = z.infer<typeof deleteUserBody>;

@@ -16,7 +16,13 @@ export const LIVE_SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due'] as 
 const dateTime = isoDateTime();
 
 const segmentFields = {
-  q: z.string().trim().min(1).max(200).optional().describe('Matches email or display name (case-insensitive substring), or the exact user id.'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Matches email or display name (case-insensitive substring), or the exact user id.'),
   status: z.enum(USER_STATUSES).optional(),
   tier: z.string().min(1).max(32).optional().describe('Plan tier key.'),
   role: z.string().min(1).max(48).optional().describe('Role key the user holds an unexpired grant of.'),
@@ -30,15 +36,21 @@ const segmentFields = {
 const hasSubscriptionDescription = 'Whether the user has a trialing, active or past-due subscription.';
 
 /** The segment in a JSON body (the broadcast): `has_subscription` is a real boolean. */
-export const userSegmentBody = z.object({
-  ...segmentFields,
-  has_subscription: z.boolean().optional().describe(hasSubscriptionDescription),
-}).strict();
+export const userSegmentBody = z
+  .object({
+    ...segmentFields,
+    has_subscription: z.boolean().optional().describe(hasSubscriptionDescription),
+  })
+  .strict();
 
 /** The same fields in a query string: `has_subscription` is the text `true` or `false`. */
 export const userSegmentQueryFields = {
   ...segmentFields,
-  has_subscription: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe(hasSubscriptionDescription),
+  has_subscription: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .describe(hasSubscriptionDescription),
 };
 
 export type UserSegment = z.infer<typeof userSegmentBody>;
@@ -74,28 +86,35 @@ export function matchesSegment(segment: UserSegment, options: SegmentOptions) {
       const live = hasLiveSubscription(eb);
       conditions.push(segment.has_subscription ? live : eb.not(live));
     }
-    if (segment.created_from !== undefined) conditions.push(eb('users.created_at', '>=', new Date(segment.created_from)));
+    if (segment.created_from !== undefined)
+      conditions.push(eb('users.created_at', '>=', new Date(segment.created_from)));
     if (segment.created_to !== undefined) conditions.push(eb('users.created_at', '<=', new Date(segment.created_to)));
-    if (segment.last_seen_from !== undefined) conditions.push(eb('users.last_seen_at', '>=', new Date(segment.last_seen_from)));
-    if (segment.last_seen_to !== undefined) conditions.push(eb('users.last_seen_at', '<=', new Date(segment.last_seen_to)));
+    if (segment.last_seen_from !== undefined)
+      conditions.push(eb('users.last_seen_at', '>=', new Date(segment.last_seen_from)));
+    if (segment.last_seen_to !== undefined)
+      conditions.push(eb('users.last_seen_at', '<=', new Date(segment.last_seen_to)));
     return eb.and(conditions);
   };
 }
 
 function holdsRole(eb: ExpressionBuilder<Tables, 'users'>, roleKey: string): Expression<SqlBool> {
   return eb.exists(
-    eb.selectFrom('user_roles')
+    eb
+      .selectFrom('user_roles')
       .innerJoin('roles', 'roles.id', 'user_roles.role_id')
       .select(sql`1`.as('one'))
       .whereRef('user_roles.user_id', '=', 'users.id')
       .where('roles.key', '=', roleKey)
-      .where((inner) => inner.or([inner('user_roles.expires_at', 'is', null), inner('user_roles.expires_at', '>', sql<Date>`now()`)])),
+      .where((inner) =>
+        inner.or([inner('user_roles.expires_at', 'is', null), inner('user_roles.expires_at', '>', sql<Date>`now()`)]),
+      ),
   );
 }
 
 function hasLiveSubscription(eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> {
   return eb.exists(
-    eb.selectFrom('billing_subscriptions')
+    eb
+      .selectFrom('billing_subscriptions')
       .select(sql`1`.as('one'))
       .whereRef('billing_subscriptions.user_id', '=', 'users.id')
       .where('billing_subscriptions.status', 'in', [...LIVE_SUBSCRIPTION_STATUSES]),

@@ -34,7 +34,8 @@ export class UsersService {
   async identityAccount(id: string, requestId: string | null) {
     if ((await findUser(this.db, id)) === undefined) throw notFound();
     const account = await identityCall(this.log, requestId, 'fetch user', () => this.identity.fetchUser(id));
-    if (account === null) throw notFound('not_found', { reason: `the ${this.identity.kind} identity provider has no record of this user` });
+    if (account === null)
+      throw notFound('not_found', { reason: `the ${this.identity.kind} identity provider has no record of this user` });
     return account;
   }
 
@@ -43,7 +44,8 @@ export class UsersService {
       const user = await lockUser(trx, id);
       if (user === undefined) throw notFound();
       await refuseActingAbove(trx, actor, [id]);
-      if (user.status === 'deleted') throw invalidState({ reason: 'a deleted user cannot be edited', status: user.status });
+      if (user.status === 'deleted')
+        throw invalidState({ reason: 'a deleted user cannot be edited', status: user.status });
       if (input.tier !== undefined && input.tier !== null && (await tierExists(trx, input.tier)) === undefined) {
         throw invalidRequest({ reason: 'unknown tier', tier: input.tier });
       }
@@ -64,8 +66,19 @@ export class UsersService {
         changes.metadata = JSON.stringify(input.metadata);
       }
       if (Object.keys(changes).length === 0) return; // nothing differs: no write, no audit entry
-      await trx.updateTable('users').set({ ...changes, updated_at: new Date() }).where('id', '=', id).execute();
-      await recordAudit(trx, actor, { action: 'users.update', targetType: 'user', targetId: id, reason: input.reason, before, after });
+      await trx
+        .updateTable('users')
+        .set({ ...changes, updated_at: new Date() })
+        .where('id', '=', id)
+        .execute();
+      await recordAudit(trx, actor, {
+        action: 'users.update',
+        targetType: 'user',
+        targetId: id,
+        reason: input.reason,
+        before,
+        after,
+      });
     });
     return this.get(id);
   }

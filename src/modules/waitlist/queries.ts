@@ -15,17 +15,28 @@ export interface NewSignup {
 
 /** Adds the address unless it is there: one statement either way, the first signup's fields stay. */
 export async function insertSignup(db: Db, signup: NewSignup): Promise<void> {
-  await db.insertInto('waitlist_signups').values(signup).onConflict((oc) => oc.column('email').doNothing()).execute();
+  await db
+    .insertInto('waitlist_signups')
+    .values(signup)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .execute();
 }
 
-export async function listSignups(db: Db, query: ListWaitlistQuery): Promise<{ rows: WaitlistSignupView[]; total: number }> {
+export async function listSignups(
+  db: Db,
+  query: ListWaitlistQuery,
+): Promise<{ rows: WaitlistSignupView[]; total: number }> {
   let filtered = db.selectFrom('waitlist_signups');
   if (query.q !== undefined) filtered = filtered.where('email', 'ilike', likePattern(query.q));
   if (query.source !== undefined) filtered = filtered.where('source', '=', query.source);
   const [rows, total] = await Promise.all([
-    filtered.select(['email', 'source', 'referrer', 'ip', 'created_at'])
-      .orderBy(query.sort.field, query.sort.direction).orderBy('email')
-      .limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .select(['email', 'source', 'referrer', 'ip', 'created_at'])
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('email')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };

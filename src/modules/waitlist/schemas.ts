@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 import { emailAddress } from '../email/audiences/email-address.js';
 
-export const joinWaitlistBody = z.object({
-  email: emailAddress,
-  source: z.string().trim().min(1).max(100).optional().describe('Where the form was, e.g. `landing-hero`.'),
-  referrer: z.string().trim().min(1).max(500).optional().describe('Who sent the person (a URL or a referral code).'),
-}).strict();
+export const joinWaitlistBody = z
+  .object({
+    email: emailAddress,
+    source: z.string().trim().min(1).max(100).optional().describe('Where the form was, e.g. `landing-hero`.'),
+    referrer: z.string().trim().min(1).max(500).optional().describe('Who sent the person (a URL or a referral code).'),
+  })
+  .strict();
 export type JoinWaitlistInput = z.infer<typeof joinWaitlistBody>;
 
 export const joinWaitlistResult = z.object({ ok: z.literal(true) });

@@ -13,6 +13,8 @@ export function catalogPriceLookup(db: Kysely<Tables>) {
       .select(['unit_amount', 'currency', 'interval'])
       .where('provider_price_id', '=', providerPriceId)
       .executeTakeFirst();
-    return price === undefined ? null : { unitAmount: Number(price.unit_amount), currency: price.currency, interval: price.interval };
+    return price === undefined
+      ? null
+      : { unitAmount: Number(price.unit_amount), currency: price.currency, interval: price.interval };
   };
 }

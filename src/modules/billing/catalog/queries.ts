@@ -50,21 +50,39 @@ async function pricesByProduct(db: Kysely<Tables>, productIds: string[]): Promis
   return byProduct;
 }
 
-async function withPrices(db: Kysely<Tables>, rows: Array<Omit<ProductView, 'prices' | 'metadata'> & { metadata: unknown }>): Promise<ProductView[]> {
-  const prices = await pricesByProduct(db, rows.map((row) => row.id));
-  return rows.map((row) => ({ ...row, metadata: row.metadata as Record<string, unknown>, prices: prices.get(row.id) ?? [] }));
+async function withPrices(
+  db: Kysely<Tables>,
+  rows: Array<Omit<ProductView, 'prices' | 'metadata'> & { metadata: unknown }>,
+): Promise<ProductView[]> {
+  const prices = await pricesByProduct(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    ...row,
+    metadata: row.metadata as Record<string, unknown>,
+    prices: prices.get(row.id) ?? [],
+  }));
 }
 
 export async function listProducts(db: Kysely<Tables>, query: ListProductsQuery): Promise<ProductView[]> {
   let rows = db.selectFrom('billing_products').select(PRODUCT_COLUMNS);
   if (query.kind !== undefined) rows = rows.where('billing_products.kind', '=', query.kind);
   if (query.isActive !== undefined) rows = rows.where('billing_products.is_active', '=', query.isActive);
-  const products = await rows.orderBy('billing_products.sort_order').orderBy('billing_products.name').orderBy('billing_products.id').execute();
+  const products = await rows
+    .orderBy('billing_products.sort_order')
+    .orderBy('billing_products.name')
+    .orderBy('billing_products.id')
+    .execute();
   return withPrices(db, products);
 }
 
 export async function findProduct(db: Kysely<Tables>, id: string): Promise<ProductView | undefined> {
-  const row = await db.selectFrom('billing_products').select(PRODUCT_COLUMNS).where('billing_products.id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('billing_products')
+    .select(PRODUCT_COLUMNS)
+    .where('billing_products.id', '=', id)
+    .executeTakeFirst();
   return row === undefined ? undefined : (await withPrices(db, [row]))[0];
 }
 
@@ -101,11 +119,21 @@ export async function insertProduct(trx: Kysely<Tables>, product: NewProduct, ac
 
 export type ProductChanges = Partial<Omit<NewProduct, 'kind'>>;
 
-export async function updateProduct(trx: Kysely<Tables>, id: string, changes: ProductChanges, actorId: string): Promise<void> {
+export async function updateProduct(
+  trx: Kysely<Tables>,
+  id: string,
+  changes: ProductChanges,
+  actorId: string,
+): Promise<void> {
   const { metadata, ...columns } = changes;
   await trx
     .updateTable('billing_products')
-    .set({ ...columns, ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) }), updated_by: actorId, updated_at: new Date() })
+    .set({
+      ...columns,
+      ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) }),
+      updated_by: actorId,
+      updated_at: new Date(),
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -122,7 +150,11 @@ export function activePriceIn(trx: Kysely<Tables>, productId: string, currency: 
 }
 
 export function findPriceByProviderId(trx: Kysely<Tables>, providerPriceId: string) {
-  return trx.selectFrom('billing_prices').select(['id', 'product_id']).where('provider_price_id', '=', providerPriceId).executeTakeFirst();
+  return trx
+    .selectFrom('billing_prices')
+    .select(['id', 'product_id'])
+    .where('provider_price_id', '=', providerPriceId)
+    .executeTakeFirst();
 }
 
 export interface NewPrice {
@@ -136,7 +168,11 @@ export interface NewPrice {
 }
 
 export async function insertPrice(trx: Kysely<Tables>, price: NewPrice, actorId: string): Promise<string> {
-  const row = await trx.insertInto('billing_prices').values({ ...price, created_by: actorId, updated_by: actorId }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('billing_prices')
+    .values({ ...price, created_by: actorId, updated_by: actorId })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -148,8 +184,17 @@ export function findPrice(db: Kysely<Tables>, id: string): Promise<PriceView | u
   return db.selectFrom('billing_prices').select(PRICE_COLUMNS).where('billing_prices.id', '=', id).executeTakeFirst();
 }
 
-export async function setPriceActive(trx: Kysely<Tables>, id: string, isActive: boolean, actorId: string): Promise<void> {
-  await trx.updateTable('billing_prices').set({ is_active: isActive, updated_by: actorId, updated_at: new Date() }).where('id', '=', id).execute();
+export async function setPriceActive(
+  trx: Kysely<Tables>,
+  id: string,
+  isActive: boolean,
+  actorId: string,
+): Promise<void> {
+  await trx
+    .updateTable('billing_prices')
+    .set({ is_active: isActive, updated_by: actorId, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -159,13 +204,24 @@ export async function setPriceActive(trx: Kysely<Tables>, id: string, isActive: 
 export async function publicProducts(db: Kysely<Tables>): Promise<PublicProduct[]> {
   const rows = await db
     .selectFrom('billing_products as product')
-    .innerJoin('billing_prices as price', (join) => join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true))
+    .innerJoin('billing_prices as price', (join) =>
+      join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true),
+    )
     .leftJoin('plan_tiers as tier', 'tier.key', 'product.tier_key')
     .where('product.is_active', '=', true)
     .select([
-      'product.id', 'product.kind', 'product.name', 'product.description', 'product.credits',
-      'tier.key as tierKey', 'tier.name as tierName', 'tier.rank as tierRank',
-      'price.provider_price_id as priceId', 'price.currency', 'price.unit_amount as unitAmount', 'price.interval',
+      'product.id',
+      'product.kind',
+      'product.name',
+      'product.description',
+      'product.credits',
+      'tier.key as tierKey',
+      'tier.name as tierName',
+      'tier.rank as tierRank',
+      'price.provider_price_id as priceId',
+      'price.currency',
+      'price.unit_amount as unitAmount',
+      'price.interval',
     ])
     .orderBy('product.sort_order')
     .orderBy('product.name')
@@ -176,11 +232,27 @@ export async function publicProducts(db: Kysely<Tables>): Promise<PublicProduct[
   for (const row of rows) {
     let product = products[products.length - 1];
     if (product?.id !== row.id) {
-      const tier = row.tierKey === null || row.tierName === null || row.tierRank === null ? null : { key: row.tierKey, name: row.tierName, rank: row.tierRank };
-      product = { id: row.id, kind: row.kind, name: row.name, description: row.description, credits: row.credits, tier, prices: [] };
+      const tier =
+        row.tierKey === null || row.tierName === null || row.tierRank === null
+          ? null
+          : { key: row.tierKey, name: row.tierName, rank: row.tierRank };
+      product = {
+        id: row.id,
+        kind: row.kind,
+        name: row.name,
+        description: row.description,
+        credits: row.credits,
+        tier,
+        prices: [],
+      };
       products.push(product);
     }
-    product.prices.push({ priceId: row.priceId, currency: row.currency, unitAmount: row.unitAmount, interval: row.interval });
+    product.prices.push({
+      priceId: row.priceId,
+      currency: row.currency,
+      unitAmount: row.unitAmount,
+      interval: row.interval,
+    });
   }
   return products;
 }
@@ -217,14 +289,23 @@ export type CheckoutRefusal =
   | { ok: false; reason: 'product_has_no_price'; productId: string }
   | { ok: false; reason: 'price_required'; productId: string; priceIds: string[] };
 
-export type CheckoutPriceResolution = { ok: true; product: CheckoutProduct; price: CheckoutPrice; mode: CheckoutMode } | CheckoutRefusal;
+export type CheckoutPriceResolution =
+  | { ok: true; product: CheckoutProduct; price: CheckoutPrice; mode: CheckoutMode }
+  | CheckoutRefusal;
 
 const CHECKOUT_MODE: Record<ProductKind, CheckoutMode> = { credit_pack: 'payment', plan: 'subscription' };
 
 const CHECKOUT_COLUMNS = [
-  'billing_products.id as productId', 'billing_products.kind', 'billing_products.name', 'billing_products.credits', 'billing_products.tier_key as tierKey',
-  'billing_prices.id as priceRowId', 'billing_prices.provider_price_id as providerPriceId', 'billing_prices.currency',
-  'billing_prices.unit_amount as unitAmount', 'billing_prices.interval',
+  'billing_products.id as productId',
+  'billing_products.kind',
+  'billing_products.name',
+  'billing_products.credits',
+  'billing_products.tier_key as tierKey',
+  'billing_prices.id as priceRowId',
+  'billing_prices.provider_price_id as providerPriceId',
+  'billing_prices.currency',
+  'billing_prices.unit_amount as unitAmount',
+  'billing_prices.interval',
 ] as const;
 
 /**
@@ -232,31 +313,59 @@ const CHECKOUT_COLUMNS = [
  * both (which must agree). Only active products and active prices are for sale; an inactive one
  * answers as if unknown. Runs on a transaction too (pass it as `db`).
  */
-export async function resolveCheckoutPrice(db: Kysely<Tables>, request: { productId?: string; priceId?: string }): Promise<CheckoutPriceResolution> {
+export async function resolveCheckoutPrice(
+  db: Kysely<Tables>,
+  request: { productId?: string; priceId?: string },
+): Promise<CheckoutPriceResolution> {
   const { productId, priceId } = request;
   if (productId === undefined && priceId === undefined) return { ok: false, reason: 'product' };
   let candidates = db
     .selectFrom('billing_products')
-    .leftJoin('billing_prices', (join) => join.onRef('billing_prices.product_id', '=', 'billing_products.id').on('billing_prices.is_active', '=', true))
+    .leftJoin('billing_prices', (join) =>
+      join.onRef('billing_prices.product_id', '=', 'billing_products.id').on('billing_prices.is_active', '=', true),
+    )
     .select(CHECKOUT_COLUMNS)
     .where('billing_products.is_active', '=', true);
-  candidates = productId !== undefined
-    ? candidates.where('billing_products.id', '=', productId)
-    : candidates.where('billing_prices.provider_price_id', '=', priceId!);
+  candidates =
+    productId !== undefined
+      ? candidates.where('billing_products.id', '=', productId)
+      : candidates.where('billing_prices.provider_price_id', '=', priceId!);
   const rows = await candidates.orderBy('billing_prices.currency').execute();
   const first = rows[0];
   if (first === undefined) return { ok: false, reason: 'product' };
-  const product: CheckoutProduct = { id: first.productId, kind: first.kind, name: first.name, credits: first.credits, tierKey: first.tierKey };
-  const prices = rows.flatMap((row): CheckoutPrice[] => (row.priceRowId === null || row.providerPriceId === null || row.currency === null || row.unitAmount === null
-    ? []
-    : [{ id: row.priceRowId, providerPriceId: row.providerPriceId, currency: row.currency, unitAmount: row.unitAmount, interval: row.interval }]));
+  const product: CheckoutProduct = {
+    id: first.productId,
+    kind: first.kind,
+    name: first.name,
+    credits: first.credits,
+    tierKey: first.tierKey,
+  };
+  const prices = rows.flatMap((row): CheckoutPrice[] =>
+    row.priceRowId === null || row.providerPriceId === null || row.currency === null || row.unitAmount === null
+      ? []
+      : [
+          {
+            id: row.priceRowId,
+            providerPriceId: row.providerPriceId,
+            currency: row.currency,
+            unitAmount: row.unitAmount,
+            interval: row.interval,
+          },
+        ],
+  );
   if (prices.length === 0) return { ok: false, reason: 'product_has_no_price', productId: product.id };
   let price: CheckoutPrice | undefined;
   if (priceId !== undefined) {
     price = prices.find((candidate) => candidate.providerPriceId === priceId);
     if (price === undefined) return { ok: false, reason: 'price_mismatch', productId: product.id, priceId };
   } else {
-    if (prices.length > 1) return { ok: false, reason: 'price_required', productId: product.id, priceIds: prices.map((candidate) => candidate.providerPriceId) };
+    if (prices.length > 1)
+      return {
+        ok: false,
+        reason: 'price_required',
+        productId: product.id,
+        priceIds: prices.map((candidate) => candidate.providerPriceId),
+      };
     price = prices[0]!;
   }
   return { ok: true, product, price, mode: CHECKOUT_MODE[product.kind] };

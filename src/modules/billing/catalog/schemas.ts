@@ -14,11 +14,23 @@ const MAX_METADATA_CHARS = 16_000;
 
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(500).nullable();
-const credits = z.number().int().min(1).max(MAX_PACK_CREDITS).describe('Credits one pack adds (times the quantity bought).');
-const tierKey = z.string().min(1).max(32).describe('Key of an existing plan tier (422 `invalid_request` otherwise): what subscribers get.');
+const credits = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PACK_CREDITS)
+  .describe('Credits one pack adds (times the quantity bought).');
+const tierKey = z
+  .string()
+  .min(1)
+  .max(32)
+  .describe('Key of an existing plan tier (422 `invalid_request` otherwise): what subscribers get.');
 const sortOrder = z.number().int().min(-10_000).max(10_000);
-const metadata = z.record(z.unknown())
-  .refine((value) => JSON.stringify(value).length <= MAX_METADATA_CHARS, { message: `metadata must be at most ${MAX_METADATA_CHARS} characters as JSON` })
+const metadata = z
+  .record(z.unknown())
+  .refine((value) => JSON.stringify(value).length <= MAX_METADATA_CHARS, {
+    message: `metadata must be at most ${MAX_METADATA_CHARS} characters as JSON`,
+  })
   .describe('Free-form, for staff tools; never shown publicly.');
 /** Named so the refusal says why instead of pointing at an anonymous unknown field. */
 const immutable = (message: string) => z.never({ invalid_type_error: message }).optional();
@@ -40,47 +52,83 @@ export const createProductBody = z.discriminatedUnion('kind', [
 ]);
 export type CreateProductInput = z.infer<typeof createProductBody>;
 
-export const PRODUCT_FIELDS = ['name', 'description', 'credits', 'tierKey', 'isActive', 'sortOrder', 'metadata'] as const;
+export const PRODUCT_FIELDS = [
+  'name',
+  'description',
+  'credits',
+  'tierKey',
+  'isActive',
+  'sortOrder',
+  'metadata',
+] as const;
 
-export const updateProductBody = z.object({
-  kind: immutable('kind is immutable after creation'),
-  name: name.optional(),
-  description: description.optional().describe('`null` clears it.'),
-  credits: credits.optional().describe('Credit packs only (422 `invalid_request` for a plan). Later purchases only.'),
-  tierKey: tierKey.optional().describe('Plans only (422 `invalid_request` for a credit pack).'),
-  isActive: z.boolean().optional().describe('false takes the product off sale; nothing is deleted.'),
-  sortOrder: sortOrder.optional(),
-  metadata: metadata.optional().describe('Replaces the whole object.'),
-}).strict().refine((body) => PRODUCT_FIELDS.some((field) => body[field] !== undefined), {
-  message: `provide at least one of ${PRODUCT_FIELDS.join(', ')}`,
-});
+export const updateProductBody = z
+  .object({
+    kind: immutable('kind is immutable after creation'),
+    name: name.optional(),
+    description: description.optional().describe('`null` clears it.'),
+    credits: credits.optional().describe('Credit packs only (422 `invalid_request` for a plan). Later purchases only.'),
+    tierKey: tierKey.optional().describe('Plans only (422 `invalid_request` for a credit pack).'),
+    isActive: z.boolean().optional().describe('false takes the product off sale; nothing is deleted.'),
+    sortOrder: sortOrder.optional(),
+    metadata: metadata.optional().describe('Replaces the whole object.'),
+  })
+  .strict()
+  .refine((body) => PRODUCT_FIELDS.some((field) => body[field] !== undefined), {
+    message: `provide at least one of ${PRODUCT_FIELDS.join(', ')}`,
+  });
 export type UpdateProductInput = Omit<z.infer<typeof updateProductBody>, 'kind'>;
 
 export const listProductsQuery = z.object({
   kind: z.enum(PRODUCT_KINDS).optional(),
-  isActive: z.enum(['true', 'false']).transform((value) => value === 'true').optional().describe('Only active (`true`) or inactive (`false`) products.'),
+  isActive: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .describe('Only active (`true`) or inactive (`false`) products.'),
 });
 export type ListProductsQuery = z.infer<typeof listProductsQuery>;
 
-export const createPriceBody = z.object({
-  providerPriceId: z.string().regex(PROVIDER_PRICE_ID_PATTERN, `providerPriceId must match ${PROVIDER_PRICE_ID_PATTERN.source}`).optional()
-    .describe('The payment provider\'s price id (Stripe: `price_…`, created in its dashboard). Required with Stripe; with the local provider it may be omitted and one is made (`local_price_…`).'),
-  currency: z.string().regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code').transform((code) => code.toLowerCase())
-    .describe('ISO 4217, stored lowercase.'),
-  unitAmount: z.number().int().min(0).max(MAX_UNIT_AMOUNT).describe('Minor units of the currency (cents); 0 is free.'),
-  interval: z.enum(PRICE_INTERVALS).nullable().optional().describe('Billing period: required for a plan, absent for a credit pack (422 `invalid_request` otherwise).'),
-  isActive: z.boolean().default(true),
-}).strict();
+export const createPriceBody = z
+  .object({
+    providerPriceId: z
+      .string()
+      .regex(PROVIDER_PRICE_ID_PATTERN, `providerPriceId must match ${PROVIDER_PRICE_ID_PATTERN.source}`)
+      .optional()
+      .describe(
+        "The payment provider's price id (Stripe: `price_…`, created in its dashboard). Required with Stripe; with the local provider it may be omitted and one is made (`local_price_…`).",
+      ),
+    currency: z
+      .string()
+      .regex(/^[A-Za-z]{3}$/, 'currency must be a three-letter ISO 4217 code')
+      .transform((code) => code.toLowerCase())
+      .describe('ISO 4217, stored lowercase.'),
+    unitAmount: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_UNIT_AMOUNT)
+      .describe('Minor units of the currency (cents); 0 is free.'),
+    interval: z
+      .enum(PRICE_INTERVALS)
+      .nullable()
+      .optional()
+      .describe('Billing period: required for a plan, absent for a credit pack (422 `invalid_request` otherwise).'),
+    isActive: z.boolean().default(true),
+  })
+  .strict();
 export type CreatePriceInput = z.infer<typeof createPriceBody>;
 
-const fixedTerm = 'a price\'s terms are immutable; create a new price and deactivate this one';
-export const updatePriceBody = z.object({
-  isActive: z.boolean(),
-  providerPriceId: immutable(fixedTerm),
-  currency: immutable(fixedTerm),
-  unitAmount: immutable(fixedTerm),
-  interval: immutable(fixedTerm),
-}).strict();
+const fixedTerm = "a price's terms are immutable; create a new price and deactivate this one";
+export const updatePriceBody = z
+  .object({
+    isActive: z.boolean(),
+    providerPriceId: immutable(fixedTerm),
+    currency: immutable(fixedTerm),
+    unitAmount: immutable(fixedTerm),
+    interval: immutable(fixedTerm),
+  })
+  .strict();
 export type UpdatePriceInput = Pick<z.infer<typeof updatePriceBody>, 'isActive'>;
 
 export const priceBody = z.object({
@@ -118,14 +166,14 @@ export const idResult = z.object({ id: z.string().uuid() });
 export const createdPriceResult = z.object({ id: z.string().uuid(), providerPriceId: z.string() });
 
 export const publicPrice = z.object({
-  priceId: z.string().describe('Pass as operation 6\'s `priceId`.'),
+  priceId: z.string().describe("Pass as operation 6's `priceId`."),
   currency: z.string(),
   unitAmount: z.number().int().describe('Minor units.'),
   interval: z.enum(PRICE_INTERVALS).nullable(),
 });
 
 export const publicProduct = z.object({
-  id: z.string().uuid().describe('Pass as operation 6\'s `productId`.'),
+  id: z.string().uuid().describe("Pass as operation 6's `productId`."),
   kind: z.enum(PRODUCT_KINDS),
   name: z.string(),
   description: z.string().nullable(),

@@ -49,7 +49,11 @@ export function checkoutRefusalError(refusal: CheckoutRefusal): AppError {
     case 'product_has_no_price':
       return new AppError(422, 'product_has_no_price', { productId: refusal.productId });
     case 'price_required':
-      return invalidRequest({ reason: 'the product has active prices in several currencies: pass priceId', productId: refusal.productId, priceIds: refusal.priceIds });
+      return invalidRequest({
+        reason: 'the product has active prices in several currencies: pass priceId',
+        productId: refusal.productId,
+        priceIds: refusal.priceIds,
+      });
   }
 }
 
@@ -62,16 +66,30 @@ function auditValue(field: string, value: unknown): unknown {
 
 type ProductField = (typeof PRODUCT_FIELDS)[number];
 const PRODUCT_COLUMN: Record<ProductField, keyof ProductChanges & keyof ProductRow> = {
-  name: 'name', description: 'description', credits: 'credits', tierKey: 'tier_key', isActive: 'is_active', sortOrder: 'sort_order', metadata: 'metadata',
+  name: 'name',
+  description: 'description',
+  credits: 'credits',
+  tierKey: 'tier_key',
+  isActive: 'is_active',
+  sortOrder: 'sort_order',
+  metadata: 'metadata',
 };
 
-const providerPriceIdTaken = (providerPriceId: string) => conflict({ reason: 'providerPriceId is taken', providerPriceId });
+const providerPriceIdTaken = (providerPriceId: string) =>
+  conflict({ reason: 'providerPriceId is taken', providerPriceId });
 const activePriceExists = (currency: string, activePriceId?: string) =>
-  conflict({ reason: 'the product already has an active price in this currency; deactivate it first', currency, ...(activePriceId ? { activePriceId } : {}) });
+  conflict({
+    reason: 'the product already has an active price in this currency; deactivate it first',
+    currency,
+    ...(activePriceId ? { activePriceId } : {}),
+  });
 
 /** Staff CRUD of billing products and prices, and the storefront's list. */
 export class BillingCatalogService {
-  constructor(private readonly db: Kysely<Tables>, private readonly providerKind: PaymentProviderKind) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly providerKind: PaymentProviderKind,
+  ) {}
 
   async list(query: ListProductsQuery): Promise<{ data: ProductView[] }> {
     return { data: await listProducts(this.db, query) };
@@ -91,18 +109,32 @@ export class BillingCatalogService {
     return this.db.transaction().execute(async (trx) => {
       const credits = input.kind === 'credit_pack' ? input.credits : null;
       const tierKey = input.kind === 'plan' ? input.tierKey : null;
-      if (tierKey !== null && !(await shareLockTier(trx, tierKey))) throw invalidRequest({ reason: 'unknown tier', tierKey });
-      const id = await insertProduct(trx, {
+      if (tierKey !== null && !(await shareLockTier(trx, tierKey)))
+        throw invalidRequest({ reason: 'unknown tier', tierKey });
+      const id = await insertProduct(
+        trx,
+        {
+          kind: input.kind,
+          name: input.name,
+          description: input.description ?? null,
+          credits,
+          tier_key: tierKey,
+          is_active: input.isActive,
+          sort_order: input.sortOrder,
+          metadata: input.metadata,
+        },
+        actor.userId,
+      );
+      const after = {
         kind: input.kind,
         name: input.name,
         description: input.description ?? null,
         credits,
-        tier_key: tierKey,
-        is_active: input.isActive,
-        sort_order: input.sortOrder,
+        tierKey,
+        isActive: input.isActive,
+        sortOrder: input.sortOrder,
         metadata: input.metadata,
-      }, actor.userId);
-      const after = { kind: input.kind, name: input.name, description: input.description ?? null, credits, tierKey, isActive: input.isActive, sortOrder: input.sortOrder, metadata: input.metadata };
+      };
       await recordAudit(trx, actor, {
         action: 'plans.product.create',
         targetType: 'billing_product',
@@ -118,8 +150,10 @@ export class BillingCatalogService {
     return this.db.transaction().execute(async (trx) => {
       const current = await lockProduct(trx, id);
       if (current === undefined) throw notFound();
-      if (input.credits !== undefined && current.kind !== 'credit_pack') throw invalidRequest({ reason: 'credits apply to credit packs only', kind: current.kind });
-      if (input.tierKey !== undefined && current.kind !== 'plan') throw invalidRequest({ reason: 'tierKey applies to plans only', kind: current.kind });
+      if (input.credits !== undefined && current.kind !== 'credit_pack')
+        throw invalidRequest({ reason: 'credits apply to credit packs only', kind: current.kind });
+      if (input.tierKey !== undefined && current.kind !== 'plan')
+        throw invalidRequest({ reason: 'tierKey applies to plans only', kind: current.kind });
       const changes: Record<string, unknown> = {};
       const before: Record<string, unknown> = {};
       const after: Record<string, unknown> = {};
@@ -136,7 +170,14 @@ export class BillingCatalogService {
           throw invalidRequest({ reason: 'unknown tier', tierKey: changes.tier_key });
         }
         await updateProduct(trx, id, changes as ProductChanges, actor.userId);
-        await recordAudit(trx, actor, { action: 'plans.product.update', targetType: 'billing_product', targetId: id, before, after, extra: { kind: current.kind } });
+        await recordAudit(trx, actor, {
+          action: 'plans.product.update',
+          targetType: 'billing_product',
+          targetId: id,
+          before,
+          after,
+          extra: { kind: current.kind },
+        });
       }
       return (await findProduct(trx, id))!;
     });
@@ -146,16 +187,23 @@ export class BillingCatalogService {
    * A new price for a product. A plan's price recurs (`interval` required), a pack's does not.
    * At most one active price per product and currency, so checkout never has to guess.
    */
-  async createPrice(actor: Actor, productId: string, input: CreatePriceInput): Promise<{ id: string; providerPriceId: string }> {
+  async createPrice(
+    actor: Actor,
+    productId: string,
+    input: CreatePriceInput,
+  ): Promise<{ id: string; providerPriceId: string }> {
     const interval = input.interval ?? null;
     try {
       return await this.db.transaction().execute(async (trx) => {
         const product = await lockProduct(trx, productId);
         if (product === undefined) throw notFound();
-        if (product.kind === 'plan' && interval === null) throw invalidRequest({ reason: 'a plan price needs an interval (month or year)', kind: product.kind });
-        if (product.kind === 'credit_pack' && interval !== null) throw invalidRequest({ reason: 'a credit pack price is paid once and has no interval', kind: product.kind });
+        if (product.kind === 'plan' && interval === null)
+          throw invalidRequest({ reason: 'a plan price needs an interval (month or year)', kind: product.kind });
+        if (product.kind === 'credit_pack' && interval !== null)
+          throw invalidRequest({ reason: 'a credit pack price is paid once and has no interval', kind: product.kind });
         const providerPriceId = input.providerPriceId ?? this.#localPriceId();
-        if (input.providerPriceId !== undefined && (await findPriceByProviderId(trx, providerPriceId)) !== undefined) throw providerPriceIdTaken(providerPriceId);
+        if (input.providerPriceId !== undefined && (await findPriceByProviderId(trx, providerPriceId)) !== undefined)
+          throw providerPriceIdTaken(providerPriceId);
         if (input.isActive) {
           const active = await activePriceIn(trx, productId, input.currency);
           if (active !== undefined) throw activePriceExists(input.currency, active.id);
@@ -174,14 +222,22 @@ export class BillingCatalogService {
           action: 'plans.price.create',
           targetType: 'billing_price',
           targetId: id,
-          after: { productId, providerPriceId, currency: input.currency, unitAmount: input.unitAmount, interval, isActive: input.isActive },
+          after: {
+            productId,
+            providerPriceId,
+            currency: input.currency,
+            unitAmount: input.unitAmount,
+            interval,
+            isActive: input.isActive,
+          },
           extra: { productId, generated: input.providerPriceId === undefined },
         });
         return { id, providerPriceId };
       });
     } catch (error) {
       // A concurrent create got there between our check and our insert.
-      if (isUniqueViolation(error, 'billing_prices_provider_price_id_key')) throw providerPriceIdTaken(input.providerPriceId ?? '');
+      if (isUniqueViolation(error, 'billing_prices_provider_price_id_key'))
+        throw providerPriceIdTaken(input.providerPriceId ?? '');
       if (isUniqueViolation(error, 'billing_prices_one_active_per_currency')) throw activePriceExists(input.currency);
       throw error;
     }
@@ -210,7 +266,11 @@ export class BillingCatalogService {
           targetId: id,
           before: { isActive: current.is_active },
           after: { isActive: input.isActive },
-          extra: { productId: current.product_id, providerPriceId: current.provider_price_id, currency: current.currency },
+          extra: {
+            productId: current.product_id,
+            providerPriceId: current.provider_price_id,
+            currency: current.currency,
+          },
         });
         return (await findPrice(trx, id))!;
       });
@@ -222,7 +282,11 @@ export class BillingCatalogService {
 
   /** The local provider knows any price id it is given; one made here is unique by its randomness. */
   #localPriceId(): string {
-    if (this.providerKind !== 'local') throw invalidRequest({ reason: 'providerPriceId is required: create the price at the payment provider first', provider: this.providerKind });
+    if (this.providerKind !== 'local')
+      throw invalidRequest({
+        reason: 'providerPriceId is required: create the price at the payment provider first',
+        provider: this.providerKind,
+      });
     return `local_price_${randomBytes(12).toString('hex')}`;
   }
 }

@@ -79,22 +79,38 @@ export class CheckoutService {
    * instance wait for the first (`OneAtATime`); one racing on another instance sends the provider
    * the same key, gets the same checkout, finds the first row on the unique index and replays it.
    */
-  async createCheckoutSession(userId: string, body: CheckoutSessionBody, idempotencyKey?: string): Promise<CheckoutAnswer> {
+  async createCheckoutSession(
+    userId: string,
+    body: CheckoutSessionBody,
+    idempotencyKey?: string,
+  ): Promise<CheckoutAnswer> {
     if (idempotencyKey === undefined) return this.#createCheckout(userId, body, undefined);
     const request = { key: idempotencyKey, fingerprint: requestFingerprint(body) };
-    return this.#keyed.run(`${userId}:${idempotencyKey}`, async () => await this.#earlier(userId, request) ?? this.#createCheckout(userId, body, request));
+    return this.#keyed.run(
+      `${userId}:${idempotencyKey}`,
+      async () => (await this.#earlier(userId, request)) ?? this.#createCheckout(userId, body, request),
+    );
   }
 
   /** The checkout an earlier request under this key made, answered again; 409 when that request asked for something else. */
   async #earlier(userId: string, request: IdempotentRequest): Promise<CheckoutAnswer | undefined> {
-    const row = await this.db.selectFrom('billing_checkout_sessions').select(['provider_checkout_id', 'url', 'request_fingerprint'])
-      .where('user_id', '=', userId).where('request_key', '=', request.key).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('billing_checkout_sessions')
+      .select(['provider_checkout_id', 'url', 'request_fingerprint'])
+      .where('user_id', '=', userId)
+      .where('request_key', '=', request.key)
+      .executeTakeFirst();
     if (row === undefined) return undefined;
-    if (row.request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+    if (row.request_fingerprint !== request.fingerprint)
+      throw conflict({ reason: 'this idempotency key was already used for a different request' });
     return { url: row.url, id: row.provider_checkout_id, replayed: true };
   }
 
-  async #createCheckout(userId: string, body: CheckoutSessionBody, request: IdempotentRequest | undefined): Promise<CheckoutAnswer> {
+  async #createCheckout(
+    userId: string,
+    body: CheckoutSessionBody,
+    request: IdempotentRequest | undefined,
+  ): Promise<CheckoutAnswer> {
     const resolution = await resolveCheckoutPrice(this.db, {
       ...(body.productId !== undefined ? { productId: body.productId } : {}),
       ...(body.priceId !== undefined ? { priceId: body.priceId } : {}),
@@ -108,19 +124,41 @@ export class CheckoutService {
     checkRedirectUrl('successUrl', body.successUrl, this.config.checkoutAllowedOrigins);
     checkRedirectUrl('cancelUrl', body.cancelUrl, this.config.checkoutAllowedOrigins);
 
-    const promotion = body.promotionCode === undefined ? undefined
-      : await promotionForCheckout(this.db, { code: body.promotionCode, userId, currency: price.currency, now: this.now() });
+    const promotion =
+      body.promotionCode === undefined
+        ? undefined
+        : await promotionForCheckout(this.db, {
+            code: body.promotionCode,
+            userId,
+            currency: price.currency,
+            now: this.now(),
+          });
 
     const customerId = await this.ensureCustomer(userId);
     // For people reading the provider's dashboard: fulfilment reads the checkout row, never these.
-    const metadata: Record<string, string> = { user_id: userId, product_id: product.id, price_id: price.providerPriceId, quantity: String(quantity) };
+    const metadata: Record<string, string> = {
+      user_id: userId,
+      product_id: product.id,
+      price_id: price.providerPriceId,
+      quantity: String(quantity),
+    };
     if (product.credits !== null) metadata.credits = String(product.credits);
-    const idempotencyKey = request === undefined ? await this.#checkoutKey(userId, price.id, quantity, body) : requestCheckoutKey(userId, request.key);
+    const idempotencyKey =
+      request === undefined
+        ? await this.#checkoutKey(userId, price.id, quantity, body)
+        : requestCheckoutKey(userId, request.key);
     // The provider may still refuse a code the mirror accepted (it settles races for a last redemption).
     let checkout;
     try {
       checkout = await this.payments.createCheckout({
-        customerId, mode, providerPriceId: price.providerPriceId, quantity, successUrl: body.successUrl, cancelUrl: body.cancelUrl, metadata, idempotencyKey,
+        customerId,
+        mode,
+        providerPriceId: price.providerPriceId,
+        quantity,
+        successUrl: body.successUrl,
+        cancelUrl: body.cancelUrl,
+        metadata,
+        idempotencyKey,
         ...(promotion === undefined ? {} : { promotionCodeId: promotion.providerPromotionCodeId }),
       });
     } catch (error) {
@@ -131,11 +169,21 @@ export class CheckoutService {
     const inserted = await this.db
       .insertInto('billing_checkout_sessions')
       .values({
-        user_id: userId, provider: this.payments.kind, provider_checkout_id: checkout.id, product_id: product.id, price_id: price.id,
+        user_id: userId,
+        provider: this.payments.kind,
+        provider_checkout_id: checkout.id,
+        product_id: product.id,
+        price_id: price.id,
         // The credits a pack adds are fixed here: a later catalog edit does not change what was bought.
-        mode, quantity, credits: mode === 'payment' ? product.credits : null,
-        success_url: body.successUrl, cancel_url: body.cancelUrl, promotion_code_id: promotion?.id ?? null,
-        url: checkout.url, request_key: request?.key ?? null, request_fingerprint: request?.fingerprint ?? null,
+        mode,
+        quantity,
+        credits: mode === 'payment' ? product.credits : null,
+        success_url: body.successUrl,
+        cancel_url: body.cancelUrl,
+        promotion_code_id: promotion?.id ?? null,
+        url: checkout.url,
+        request_key: request?.key ?? null,
+        request_fingerprint: request?.fingerprint ?? null,
       })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
@@ -166,7 +214,11 @@ export class CheckoutService {
     const kind = this.payments.kind;
     const stored = await this.#storedCustomer(userId);
     if (stored?.provider === kind) return stored.provider_customer_id;
-    const user = await this.db.selectFrom('users').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await this.db
+      .selectFrom('users')
+      .select(['email', 'display_name'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     let created: { id: string };
     try {
       created = await this.payments.createCustomer({ userId, email: user.email, name: user.display_name });
@@ -176,17 +228,24 @@ export class CheckoutService {
     await this.db
       .insertInto('billing_customers')
       .values({ user_id: userId, provider: kind, provider_customer_id: created.id })
-      .onConflict((oc) => oc.column('user_id')
-        .doUpdateSet({ provider: kind, provider_customer_id: created.id, updated_at: sql`now()` })
-        // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
-        .where('billing_customers.provider', '<>', kind))
+      .onConflict((oc) =>
+        oc
+          .column('user_id')
+          .doUpdateSet({ provider: kind, provider_customer_id: created.id, updated_at: sql`now()` })
+          // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
+          .where('billing_customers.provider', '<>', kind),
+      )
       .execute();
     const winner = await this.#storedCustomer(userId);
     return winner!.provider_customer_id;
   }
 
   #storedCustomer(userId: string) {
-    return this.db.selectFrom('billing_customers').select(['provider', 'provider_customer_id']).where('user_id', '=', userId).executeTakeFirst();
+    return this.db
+      .selectFrom('billing_customers')
+      .select(['provider', 'provider_customer_id'])
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
   }
 
   /**
@@ -203,7 +262,18 @@ export class CheckoutService {
       .executeTakeFirstOrThrow();
     const window = Math.floor(this.now().getTime() / CHECKOUT_KEY_WINDOW_MS);
     const digest = createHash('sha256')
-      .update(JSON.stringify([userId, priceRowId, quantity, body.successUrl, body.cancelUrl, body.promotionCode?.toUpperCase() ?? null, closed.n, window]))
+      .update(
+        JSON.stringify([
+          userId,
+          priceRowId,
+          quantity,
+          body.successUrl,
+          body.cancelUrl,
+          body.promotionCode?.toUpperCase() ?? null,
+          closed.n,
+          window,
+        ]),
+      )
       .digest('hex');
     return `checkout:${digest}`;
   }

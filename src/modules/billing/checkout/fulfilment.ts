@@ -5,9 +5,20 @@ import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
 import { addCredits } from '../credits/ledger.js';
-import { fillSubscriptionPayments, linkInvoicePayment, lockInvoice, settleInvoicePayments } from './invoice-payments.js';
+import {
+  fillSubscriptionPayments,
+  linkInvoicePayment,
+  lockInvoice,
+  settleInvoicePayments,
+} from './invoice-payments.js';
 import { markCheckoutCompleted, markEventIgnored, storedCheckout } from './queries.js';
-import { keepRefundForLater, lockProviderPayment, recordRefund, recordRefundsAwaitingPayment, type RecordedRefund } from '../payments/refund-recording.js';
+import {
+  keepRefundForLater,
+  lockProviderPayment,
+  recordRefund,
+  recordRefundsAwaitingPayment,
+  type RecordedRefund,
+} from '../payments/refund-recording.js';
 import '../catalog/tables.js';
 import '../../plans/tables.js';
 import './tables.js';
@@ -51,7 +62,12 @@ export class Fulfilment {
     return retryingTransaction(this.db, async (trx) => {
       const stored = await trx
         .insertInto('billing_webhook_events')
-        .values({ provider: this.provider, event_id: event.eventId, type: event.type === 'ignored' ? event.providerType : event.type, occurred_at: event.occurredAt })
+        .values({
+          provider: this.provider,
+          event_id: event.eventId,
+          type: event.type === 'ignored' ? event.providerType : event.type,
+          occurred_at: event.occurredAt,
+        })
         .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
         .returning('event_id')
         .executeTakeFirst();
@@ -66,8 +82,13 @@ export class Fulfilment {
       case 'checkout.completed':
         return this.#checkoutCompleted(trx, event);
       case 'checkout.expired':
-        await trx.updateTable('billing_checkout_sessions').set({ status: 'expired' })
-          .where('provider', '=', this.provider).where('provider_checkout_id', '=', event.checkoutId).where('status', '=', 'open').execute();
+        await trx
+          .updateTable('billing_checkout_sessions')
+          .set({ status: 'expired' })
+          .where('provider', '=', this.provider)
+          .where('provider_checkout_id', '=', event.checkoutId)
+          .where('status', '=', 'open')
+          .execute();
         return;
       case 'subscription.updated':
       case 'subscription.deleted':
@@ -77,17 +98,21 @@ export class Fulfilment {
       case 'invoice.payment_failed':
         return this.#invoice(trx, event, null);
       case 'invoice.payment_linked':
-        for (const recorded of await linkInvoicePayment(trx, this.provider, event.link)) await this.#refunded(trx, recorded, event.occurredAt);
+        for (const recorded of await linkInvoicePayment(trx, this.provider, event.link))
+          await this.#refunded(trx, recorded, event.occurredAt);
         return;
       case 'charge.refunded':
         // The money side only; taking back a refunded pack's credits belongs to the refund flow.
-        await trx.updateTable('billing_payments')
+        await trx
+          .updateTable('billing_payments')
           .set((eb) => ({
             amount_refunded: sql<number>`greatest(${eb.ref('amount_refunded')}, least(${eb.ref('amount')}, ${event.amountRefunded}))`,
             status: sql`case when least(${eb.ref('amount')}, greatest(${eb.ref('amount_refunded')}, ${event.amountRefunded})) >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
             updated_at: sql`now()`,
           }))
-          .where('provider', '=', this.provider).where('provider_payment_id', '=', event.paymentId).execute();
+          .where('provider', '=', this.provider)
+          .where('provider_payment_id', '=', event.paymentId)
+          .execute();
         return;
       case 'refund.recorded':
         return this.#refundRecorded(trx, event);
@@ -102,8 +127,12 @@ export class Fulfilment {
    */
   async #userOf(trx: Db, customerId: string | null): Promise<string | null> {
     if (customerId === null) return null;
-    const customer = await trx.selectFrom('billing_customers').select('user_id')
-      .where('provider', '=', this.provider).where('provider_customer_id', '=', customerId).executeTakeFirst();
+    const customer = await trx
+      .selectFrom('billing_customers')
+      .select('user_id')
+      .where('provider', '=', this.provider)
+      .where('provider_customer_id', '=', customerId)
+      .executeTakeFirst();
     return customer?.user_id ?? null;
   }
 
@@ -120,25 +149,48 @@ export class Fulfilment {
   }
 
   /** A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as a staff refund would. */
-  async #refundRecorded(trx: Db, { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>): Promise<void> {
+  async #refundRecorded(
+    trx: Db,
+    { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>,
+  ): Promise<void> {
     // Before looking for the payment: a payment recorded at this moment then finds this refund kept.
     await lockProviderPayment(trx, this.provider, refund.paymentId);
-    const payment = await trx.selectFrom('billing_payments').selectAll()
-      .where('provider', '=', this.provider).where('provider_payment_id', '=', refund.paymentId).forUpdate().executeTakeFirst();
-    const reason = refund.reason !== null && refund.reason.trim().length >= 3 ? refund.reason.trim().slice(0, 500) : 'Refunded at the payment provider';
+    const payment = await trx
+      .selectFrom('billing_payments')
+      .selectAll()
+      .where('provider', '=', this.provider)
+      .where('provider_payment_id', '=', refund.paymentId)
+      .forUpdate()
+      .executeTakeFirst();
+    const reason =
+      refund.reason !== null && refund.reason.trim().length >= 3
+        ? refund.reason.trim().slice(0, 500)
+        : 'Refunded at the payment provider';
     if (payment === undefined) {
       // Events arrive in any order: the payment's may come later (a redelivery). Dropping the
       // refund here lost it for good (credits kept, payment shown unrefunded); it is kept and
       // recorded with its payment (migration 0035). Failed ones too, so a later report wins.
       await keepRefundForLater(trx, this.provider, { ...refund, reason }, occurredAt);
-      this.log.warn({ provider: this.provider, refund_id: refund.id, payment_id: refund.paymentId }, 'refund of a payment not recorded (yet): kept until the payment is');
+      this.log.warn(
+        { provider: this.provider, refund_id: refund.id, payment_id: refund.paymentId },
+        'refund of a payment not recorded (yet): kept until the payment is',
+      );
       return;
     }
     if (refund.status === 'failed' || refund.status === 'canceled') {
-      this.log.warn({ provider: this.provider, refund_id: refund.id, status: refund.status }, 'payment provider reports a refund that did not go through: not recorded');
+      this.log.warn(
+        { provider: this.provider, refund_id: refund.id, status: refund.status },
+        'payment provider reports a refund that did not go through: not recorded',
+      );
       return;
     }
-    const recorded = await recordRefund(trx, payment, { providerRefundId: refund.id, amount: refund.amount, reason, actorId: null, source: 'provider' });
+    const recorded = await recordRefund(trx, payment, {
+      providerRefundId: refund.id,
+      amount: refund.amount,
+      reason,
+      actorId: null,
+      source: 'provider',
+    });
     if (!recorded.recorded) return;
     await this.#refunded(trx, recorded, occurredAt);
   }
@@ -146,10 +198,18 @@ export class Fulfilment {
   /** The dashboard event of a refund recorded from the provider's report. */
   async #refunded(trx: Db, { row, payment, clawback }: RecordedProviderRefund, occurredAt: string): Promise<void> {
     await this.events.publish(trx, {
-      kind: 'dashboard', name: 'billing.payment_refunded',
+      kind: 'dashboard',
+      name: 'billing.payment_refunded',
       payload: {
-        user_id: payment.user_id, payment_id: payment.id, refund_id: row.id, amount: Number(row.amount), currency: payment.currency,
-        credits_clawed_back: clawback.taken, shortfall: clawback.shortfall, source: 'provider', occurred_at: occurredAt,
+        user_id: payment.user_id,
+        payment_id: payment.id,
+        refund_id: row.id,
+        amount: Number(row.amount),
+        currency: payment.currency,
+        credits_clawed_back: clawback.taken,
+        shortfall: clawback.shortfall,
+        source: 'provider',
+        occurred_at: occurredAt,
       },
     });
   }
@@ -173,10 +233,15 @@ export class Fulfilment {
     if (checkout.mode === 'subscription') {
       if (event.subscriptionId === null) return;
       // The subscription's own events carry its status and period; until one arrives, a paid checkout means active.
-      await trx.insertInto('billing_subscriptions')
+      await trx
+        .insertInto('billing_subscriptions')
         .values({
-          user_id: userId, provider: this.provider, provider_subscription_id: event.subscriptionId,
-          product_id: checkout.product_id, provider_price_id: checkout.provider_price_id, status: 'active',
+          user_id: userId,
+          provider: this.provider,
+          provider_subscription_id: event.subscriptionId,
+          product_id: checkout.product_id,
+          provider_price_id: checkout.provider_price_id,
+          status: 'active',
           provider_customer_id: event.customerId,
         })
         .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
@@ -184,9 +249,13 @@ export class Fulfilment {
       await syncUserTier(trx, userId);
       await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
       await this.events.publish(trx, {
-        kind: 'dashboard', name: 'billing.subscription_started',
+        kind: 'dashboard',
+        name: 'billing.subscription_started',
         payload: {
-          user_id: userId, product_id: checkout.product_id, amount: event.amountTotal, currency: event.currency,
+          user_id: userId,
+          product_id: checkout.product_id,
+          amount: event.amountTotal,
+          currency: event.currency,
         },
       });
       return;
@@ -195,11 +264,20 @@ export class Fulfilment {
     const quantity = checkout.quantity;
     const credits = checkout.credits === null ? null : checkout.credits * quantity;
     const providerPaymentId = event.paymentId ?? event.checkoutId;
-    const payment = await trx.insertInto('billing_payments')
+    const payment = await trx
+      .insertInto('billing_payments')
       .values({
-        user_id: userId, provider: this.provider, provider_payment_id: providerPaymentId,
-        product_id: checkout.product_id, price_id: checkout.price_id, kind: 'credit_pack', quantity, credits,
-        amount: event.amountTotal, currency: event.currency, checkout_session_id: checkout.id,
+        user_id: userId,
+        provider: this.provider,
+        provider_payment_id: providerPaymentId,
+        product_id: checkout.product_id,
+        price_id: checkout.price_id,
+        kind: 'credit_pack',
+        quantity,
+        credits,
+        amount: event.amountTotal,
+        currency: event.currency,
+        checkout_session_id: checkout.id,
       })
       .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
       .returning('id')
@@ -208,19 +286,31 @@ export class Fulfilment {
     // A checkout closed before its credits were stored (migration 0045): the payment is kept, and staff grant by hand.
     if (credits === null) return this.#ignored(trx, event, event.checkoutId, 'the checkout stored no credits');
     await addCredits(trx, {
-      userId, amount: credits, kind: 'purchase', actorId: null, referenceType: 'payment', referenceId: payment.id,
+      userId,
+      amount: credits,
+      kind: 'purchase',
+      actorId: null,
+      referenceType: 'payment',
+      referenceId: payment.id,
       idempotencyKey: `payment:${this.provider}:${providerPaymentId}`,
       reason: `Bought ${quantity} × ${checkout.product_name}`,
     });
     await this.events.publish(trx, {
-      kind: 'dashboard', name: 'billing.credits_purchased',
+      kind: 'dashboard',
+      name: 'billing.credits_purchased',
       payload: {
-        user_id: userId, payment_id: payment.id, product_id: checkout.product_id, quantity, credits,
-        amount: event.amountTotal, currency: event.currency,
+        user_id: userId,
+        payment_id: payment.id,
+        product_id: checkout.product_id,
+        quantity,
+        credits,
+        amount: event.amountTotal,
+        currency: event.currency,
       },
     });
     // Refunds reported before this payment (their events came first) are recorded now, credits taken back.
-    for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId)) await this.#refunded(trx, recorded, event.occurredAt);
+    for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId))
+      await this.#refunded(trx, recorded, event.occurredAt);
   }
 
   async #subscriptionChanged(trx: Db, event: SubscriptionEvent): Promise<void> {
@@ -236,30 +326,65 @@ export class Fulfilment {
     const { invoice, occurredAt } = event;
     // Before anything of the invoice is written: its payment's link may be arriving at this moment.
     await lockInvoice(trx, this.provider, invoice.id);
-    const subscription = invoice.subscriptionId === null ? undefined
-      : await trx.selectFrom('billing_subscriptions').select('user_id')
-        .where('provider', '=', this.provider).where('provider_subscription_id', '=', invoice.subscriptionId).executeTakeFirst();
-    const userId = subscription?.user_id ?? await this.#userOf(trx, invoice.customerId);
+    const subscription =
+      invoice.subscriptionId === null
+        ? undefined
+        : await trx
+            .selectFrom('billing_subscriptions')
+            .select('user_id')
+            .where('provider', '=', this.provider)
+            .where('provider_subscription_id', '=', invoice.subscriptionId)
+            .executeTakeFirst();
+    const userId = subscription?.user_id ?? (await this.#userOf(trx, invoice.customerId));
     if (userId === null) return this.#ignored(trx, event, invoice.id, 'no known user');
     const columns = {
-      provider_subscription_id: invoice.subscriptionId, status: invoice.status, amount_due: invoice.amountDue, amount_paid: invoice.amountPaid,
-      currency: invoice.currency, hosted_url: invoice.hostedUrl, period_start: invoice.periodStart, period_end: invoice.periodEnd, last_event_at: occurredAt,
+      provider_subscription_id: invoice.subscriptionId,
+      status: invoice.status,
+      amount_due: invoice.amountDue,
+      amount_paid: invoice.amountPaid,
+      currency: invoice.currency,
+      hosted_url: invoice.hostedUrl,
+      period_start: invoice.periodStart,
+      period_end: invoice.periodEnd,
+      last_event_at: occurredAt,
       ...(paymentId === null ? {} : { provider_payment_id: paymentId }),
     };
-    await trx.insertInto('billing_invoices')
-      .values({ user_id: userId, provider: this.provider, provider_invoice_id: invoice.id, created_at: invoice.createdAt, ...columns })
-      .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id']).doUpdateSet(columns)
-        .where((eb) => eb.and([
-          eb('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
-          // Paid and void are final at the provider: a failure stamped the same second as the
-          // payment, delivered after it, turned a paid invoice back to open.
-          eb.or([eb('billing_invoices.status', 'not in', FINAL_INVOICE_STATUSES), eb(sql.ref('excluded.status'), 'in', FINAL_INVOICE_STATUSES)]),
-        ])))
+    await trx
+      .insertInto('billing_invoices')
+      .values({
+        user_id: userId,
+        provider: this.provider,
+        provider_invoice_id: invoice.id,
+        created_at: invoice.createdAt,
+        ...columns,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['provider', 'provider_invoice_id'])
+          .doUpdateSet(columns)
+          .where((eb) =>
+            eb.and([
+              eb('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
+              // Paid and void are final at the provider: a failure stamped the same second as the
+              // payment, delivered after it, turned a paid invoice back to open.
+              eb.or([
+                eb('billing_invoices.status', 'not in', FINAL_INVOICE_STATUSES),
+                eb(sql.ref('excluded.status'), 'in', FINAL_INVOICE_STATUSES),
+              ]),
+            ]),
+          ),
+      )
       .execute();
-    const refunds = paymentId !== null
-      ? await linkInvoicePayment(trx, this.provider, { invoiceId: invoice.id, paymentId, amount: invoice.amountPaid, currency: invoice.currency })
-      // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
-      : await settleInvoicePayments(trx, this.provider, invoice.id);
+    const refunds =
+      paymentId !== null
+        ? await linkInvoicePayment(trx, this.provider, {
+            invoiceId: invoice.id,
+            paymentId,
+            amount: invoice.amountPaid,
+            currency: invoice.currency,
+          })
+        : // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
+          await settleInvoicePayments(trx, this.provider, invoice.id);
     for (const recorded of refunds) await this.#refunded(trx, recorded, occurredAt);
   }
 }
@@ -277,31 +402,60 @@ export async function applyProviderSubscription(
   subscription: ProviderSubscription,
   { deleted, occurredAt, created = false }: { deleted: boolean; occurredAt: string; created?: boolean },
 ): Promise<void> {
-  const price = await trx.selectFrom('billing_prices').select('product_id').where('provider_price_id', '=', subscription.providerPriceId).executeTakeFirst();
+  const price = await trx
+    .selectFrom('billing_prices')
+    .select('product_id')
+    .where('provider_price_id', '=', subscription.providerPriceId)
+    .executeTakeFirst();
   const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
-  const productId = price?.product_id ?? (metadataProduct === null ? null
-    : (await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())?.id ?? null);
+  const productId =
+    price?.product_id ??
+    (metadataProduct === null
+      ? null
+      : ((await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())
+          ?.id ?? null));
   const status: BillingSubscriptionStatus = deleted ? 'canceled' : subscription.status;
   const columns = {
-    product_id: productId, provider_price_id: subscription.providerPriceId, status, cancel_at_period_end: subscription.cancelAtPeriodEnd,
-    current_period_end: subscription.currentPeriodEnd, canceled_at: subscription.canceledAt ?? (deleted ? occurredAt : null),
-    provider_customer_id: subscription.customerId, last_event_at: occurredAt,
+    product_id: productId,
+    provider_price_id: subscription.providerPriceId,
+    status,
+    cancel_at_period_end: subscription.cancelAtPeriodEnd,
+    current_period_end: subscription.currentPeriodEnd,
+    canceled_at: subscription.canceledAt ?? (deleted ? occurredAt : null),
+    provider_customer_id: subscription.customerId,
+    last_event_at: occurredAt,
   };
-  await trx.insertInto('billing_subscriptions')
+  await trx
+    .insertInto('billing_subscriptions')
     .values({ user_id: userId, provider, provider_subscription_id: subscription.id, ...columns })
-    .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id'])
-      // A price the catalog does not know (made at the provider by hand) keeps the product the row had.
-      .doUpdateSet({ ...columns, product_id: sql<string | null>`coalesce(excluded.product_id, billing_subscriptions.product_id)`, updated_at: sql`now()` })
-      .where((eb) => eb.and([
-        // Older than what is stored: out of order, ignored.
-        eb.or([eb('billing_subscriptions.last_event_at', 'is', null), eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`)]),
-        // An ended subscription stays ended, even against an update stamped the same second.
-        eb.or([eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES), eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES)]),
-        // The first snapshot (created) replaces only the row a checkout made before any
-        // subscription event: Stripe stamps created and the first update the same second, and an
-        // update delivered first was rolled back to `incomplete` by the created event after it.
-        ...(created ? [eb('billing_subscriptions.last_event_at', 'is', null)] : []),
-      ])))
+    .onConflict((oc) =>
+      oc
+        .columns(['provider', 'provider_subscription_id'])
+        // A price the catalog does not know (made at the provider by hand) keeps the product the row had.
+        .doUpdateSet({
+          ...columns,
+          product_id: sql<string | null>`coalesce(excluded.product_id, billing_subscriptions.product_id)`,
+          updated_at: sql`now()`,
+        })
+        .where((eb) =>
+          eb.and([
+            // Older than what is stored: out of order, ignored.
+            eb.or([
+              eb('billing_subscriptions.last_event_at', 'is', null),
+              eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
+            ]),
+            // An ended subscription stays ended, even against an update stamped the same second.
+            eb.or([
+              eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES),
+              eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES),
+            ]),
+            // The first snapshot (created) replaces only the row a checkout made before any
+            // subscription event: Stripe stamps created and the first update the same second, and an
+            // update delivered first was rolled back to `incomplete` by the created event after it.
+            ...(created ? [eb('billing_subscriptions.last_event_at', 'is', null)] : []),
+          ]),
+        ),
+    )
     .execute();
   await syncUserTier(trx, userId);
   // Its invoices' payments recorded before this row existed get its plan.
@@ -321,9 +475,11 @@ export async function syncUserTier(trx: Db, userId: string): Promise<void> {
   // old plan was gone and the new one not there yet: none. Taken here, the lock makes the UPDATE
   // below start (and read) after the other transaction committed.
   await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
-  await trx.updateTable('users')
+  await trx
+    .updateTable('users')
     .set((eb) => ({
-      tier: eb.selectFrom('billing_subscriptions as s')
+      tier: eb
+        .selectFrom('billing_subscriptions as s')
         .innerJoin('billing_products as p', 'p.id', 's.product_id')
         .innerJoin('plan_tiers as t', 't.key', 'p.tier_key')
         .select('p.tier_key')

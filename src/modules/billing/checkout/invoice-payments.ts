@@ -37,11 +37,22 @@ type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
  * Keeps that `paymentId` paid `invoiceId` (once), then records the payment if the invoice is
  * already here. Answers the refunds reported before the payment, recorded now.
  */
-export async function linkInvoicePayment(trx: Db, provider: PaymentProviderKind, link: InvoicePaymentLink): Promise<RecordedProviderRefund[]> {
+export async function linkInvoicePayment(
+  trx: Db,
+  provider: PaymentProviderKind,
+  link: InvoicePaymentLink,
+): Promise<RecordedProviderRefund[]> {
   if (link.amount <= 0) return [];
   await lockInvoice(trx, provider, link.invoiceId);
-  await trx.insertInto('billing_invoice_payments')
-    .values({ provider, provider_invoice_id: link.invoiceId, provider_payment_id: link.paymentId, amount: link.amount, currency: link.currency })
+  await trx
+    .insertInto('billing_invoice_payments')
+    .values({
+      provider,
+      provider_invoice_id: link.invoiceId,
+      provider_payment_id: link.paymentId,
+      amount: link.amount,
+      currency: link.currency,
+    })
     .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id', 'provider_payment_id']).doNothing())
     .execute();
   return settleInvoicePayments(trx, provider, link.invoiceId);
@@ -54,7 +65,9 @@ export async function linkInvoicePayment(trx: Db, provider: PaymentProviderKind,
  * Taken before either writes anything of the invoice, so the second starts after the first's commit.
  */
 export async function lockInvoice(trx: Db, provider: PaymentProviderKind, invoiceId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-invoice:${provider}:${invoiceId}`}, 0))`.execute(trx);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-invoice:${provider}:${invoiceId}`}, 0))`.execute(
+    trx,
+  );
 }
 
 /**
@@ -62,35 +75,67 @@ export async function lockInvoice(trx: Db, provider: PaymentProviderKind, invoic
  * invoice's player, with the subscription's plan and price; each payment once (its provider id
  * is unique). The invoice keeps the first payment's id. Nothing happens until both halves exist.
  */
-export async function settleInvoicePayments(trx: Db, provider: PaymentProviderKind, invoiceId: string): Promise<RecordedProviderRefund[]> {
-  const invoice = await trx.selectFrom('billing_invoices').select(['user_id', 'provider_subscription_id'])
-    .where('provider', '=', provider).where('provider_invoice_id', '=', invoiceId).executeTakeFirst();
+export async function settleInvoicePayments(
+  trx: Db,
+  provider: PaymentProviderKind,
+  invoiceId: string,
+): Promise<RecordedProviderRefund[]> {
+  const invoice = await trx
+    .selectFrom('billing_invoices')
+    .select(['user_id', 'provider_subscription_id'])
+    .where('provider', '=', provider)
+    .where('provider_invoice_id', '=', invoiceId)
+    .executeTakeFirst();
   if (invoice === undefined) return [];
-  const links = await trx.selectFrom('billing_invoice_payments').select(['provider_payment_id', 'amount', 'currency'])
-    .where('provider', '=', provider).where('provider_invoice_id', '=', invoiceId).orderBy('created_at').execute();
+  const links = await trx
+    .selectFrom('billing_invoice_payments')
+    .select(['provider_payment_id', 'amount', 'currency'])
+    .where('provider', '=', provider)
+    .where('provider_invoice_id', '=', invoiceId)
+    .orderBy('created_at')
+    .execute();
   if (links.length === 0) return [];
-  const plan = invoice.provider_subscription_id === null ? undefined
-    : await trx.selectFrom('billing_subscriptions as s')
-      .leftJoin('billing_prices as p', 'p.provider_price_id', 's.provider_price_id')
-      .select(['s.product_id', 'p.id as price_id'])
-      .where('s.provider', '=', provider).where('s.provider_subscription_id', '=', invoice.provider_subscription_id)
-      .executeTakeFirst();
-  await trx.insertInto('billing_payments')
-    .values(links.map((link) => ({
-      user_id: invoice.user_id, provider, provider_payment_id: link.provider_payment_id, product_id: plan?.product_id ?? null, price_id: plan?.price_id ?? null,
-      kind: 'subscription' as const, amount: Number(link.amount), currency: link.currency, provider_invoice_id: invoiceId,
-    })))
+  const plan =
+    invoice.provider_subscription_id === null
+      ? undefined
+      : await trx
+          .selectFrom('billing_subscriptions as s')
+          .leftJoin('billing_prices as p', 'p.provider_price_id', 's.provider_price_id')
+          .select(['s.product_id', 'p.id as price_id'])
+          .where('s.provider', '=', provider)
+          .where('s.provider_subscription_id', '=', invoice.provider_subscription_id)
+          .executeTakeFirst();
+  await trx
+    .insertInto('billing_payments')
+    .values(
+      links.map((link) => ({
+        user_id: invoice.user_id,
+        provider,
+        provider_payment_id: link.provider_payment_id,
+        product_id: plan?.product_id ?? null,
+        price_id: plan?.price_id ?? null,
+        kind: 'subscription' as const,
+        amount: Number(link.amount),
+        currency: link.currency,
+        provider_invoice_id: invoiceId,
+      })),
+    )
     .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
     .execute();
-  await trx.updateTable('billing_invoices').set({ provider_payment_id: links[0]!.provider_payment_id })
-    .where('provider', '=', provider).where('provider_invoice_id', '=', invoiceId).where('provider_payment_id', 'is', null)
+  await trx
+    .updateTable('billing_invoices')
+    .set({ provider_payment_id: links[0]!.provider_payment_id })
+    .where('provider', '=', provider)
+    .where('provider_invoice_id', '=', invoiceId)
+    .where('provider_payment_id', 'is', null)
     .execute();
   // The subscription row may be written at this very moment by its own event: see lockSubscriptionPayments.
-  if (invoice.provider_subscription_id !== null) await fillSubscriptionPayments(trx, provider, invoice.provider_subscription_id);
+  if (invoice.provider_subscription_id !== null)
+    await fillSubscriptionPayments(trx, provider, invoice.provider_subscription_id);
   // Refunds reported before their payment (migration 0035), in payment id order (locks in one order).
   const refunds: RecordedProviderRefund[] = [];
   for (const paymentId of [...new Set(links.map((link) => link.provider_payment_id))].sort()) {
-    refunds.push(...await recordRefundsAwaitingPayment(trx, provider, paymentId));
+    refunds.push(...(await recordRefundsAwaitingPayment(trx, provider, paymentId)));
   }
   return refunds;
 }
@@ -104,7 +149,9 @@ export async function settleInvoicePayments(trx: Db, provider: PaymentProviderKi
  * nothing waited on while it is held but the fill, so it adds no lock-order cycle.
  */
 async function lockSubscriptionPayments(trx: Db, provider: PaymentProviderKind, subscriptionId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-subscription:${provider}:${subscriptionId}`}, 0))`.execute(trx);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-subscription:${provider}:${subscriptionId}`}, 0))`.execute(
+    trx,
+  );
 }
 
 /**
@@ -112,7 +159,11 @@ async function lockSubscriptionPayments(trx: Db, provider: PaymentProviderKind, 
  * events came first: no plan to name then) the plan and price the row now has. Called after every
  * write of a subscription row and of its payments.
  */
-export async function fillSubscriptionPayments(trx: Db, provider: PaymentProviderKind, subscriptionId: string): Promise<void> {
+export async function fillSubscriptionPayments(
+  trx: Db,
+  provider: PaymentProviderKind,
+  subscriptionId: string,
+): Promise<void> {
   await lockSubscriptionPayments(trx, provider, subscriptionId);
   await sql`
     UPDATE billing_payments AS p

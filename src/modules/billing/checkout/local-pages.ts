@@ -15,7 +15,7 @@ import { escapeHtml } from '../../../kernel/html.js';
 const tags = ['billing'];
 const params = z.object({ id: z.string().min(1).max(200) });
 /** A redirect has no body; the Location header is where the player goes. */
-const redirect = z.null().describe('Location: the checkout\'s success or cancel URL');
+const redirect = z.null().describe("Location: the checkout's success or cancel URL");
 
 function formatAmount(minor: number, currency: string): string {
   try {
@@ -27,13 +27,15 @@ function formatAmount(minor: number, currency: string): string {
 
 function page(checkout: LocalCheckout, productName: string): string {
   const id = encodeURIComponent(checkout.id);
-  const what = checkout.mode === 'subscription'
-    ? `${escapeHtml(productName)}, every ${checkout.interval ?? 'month'}`
-    : `${checkout.quantity} × ${escapeHtml(productName)}`;
-  const actions = checkout.status === 'open'
-    ? `<form method="post" action="/v1/public/billing/local/checkout/${id}/pay"><button type="submit">Pay ${escapeHtml(formatAmount(checkout.amountTotal, checkout.currency))}</button></form>
+  const what =
+    checkout.mode === 'subscription'
+      ? `${escapeHtml(productName)}, every ${checkout.interval ?? 'month'}`
+      : `${checkout.quantity} × ${escapeHtml(productName)}`;
+  const actions =
+    checkout.status === 'open'
+      ? `<form method="post" action="/v1/public/billing/local/checkout/${id}/pay"><button type="submit">Pay ${escapeHtml(formatAmount(checkout.amountTotal, checkout.currency))}</button></form>
 <form method="post" action="/v1/public/billing/local/checkout/${id}/cancel"><button type="submit">Cancel</button></form>`
-    : `<p>This checkout is ${escapeHtml(checkout.status)}.</p>`;
+      : `<p>This checkout is ${escapeHtml(checkout.status)}.</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Checkout</title><meta name="robots" content="noindex"></head>
 <body><main>
@@ -61,7 +63,10 @@ function portalPage(returnUrl: string): string {
  * `invalid_state`, nothing paid, nothing changed); the player starts a new checkout.
  */
 function refuseUnredirectable(checkout: LocalCheckout): void {
-  for (const [field, url] of [['successUrl', checkout.successUrl], ['cancelUrl', checkout.cancelUrl]] as const) {
+  for (const [field, url] of [
+    ['successUrl', checkout.successUrl],
+    ['cancelUrl', checkout.cancelUrl],
+  ] as const) {
     const problem = httpUrlProblem(url);
     if (problem === undefined) continue;
     throw invalidState({ field, reason: `the checkout's ${field} ${problem}; start a new checkout` });
@@ -74,7 +79,12 @@ function refuseUnredirectable(checkout: LocalCheckout): void {
  * the player is sent on (303) to the checkout's success or cancel URL. Paying or cancelling a
  * checkout that is no longer open processes nothing and just sends the player on.
  */
-export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider: LocalPaymentProvider, fulfilment: Fulfilment): void {
+export function registerLocalCheckoutPages(
+  app: ZodApp,
+  kernel: Kernel,
+  provider: LocalPaymentProvider,
+  fulfilment: Fulfilment,
+): void {
   const checkoutOf = (id: string): LocalCheckout => {
     const checkout = provider.checkout(id);
     if (checkout === undefined) throw notFound('checkout');
@@ -84,17 +94,41 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();
     // The page's buttons post empty HTML forms; their bodies carry nothing the routes read.
-    plain.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) => done(null, undefined));
+    plain.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 1024 },
+      (_request, _body, done) => done(null, undefined),
+    );
 
-    scope.get('/v1/public/billing/local/checkout/:id', {
-      schema: { tags, summary: 'Local provider: checkout page', description: 'An HTML page with the product, the amount, and Pay and Cancel buttons. 404 `checkout` (unknown id). Only served by the local payment provider.', params, response: { 200: z.string().describe('text/html') } },
-    }, async (request, reply) => {
-      const checkout = checkoutOf(request.params.id);
-      const productId = checkout.metadata.product_id;
-      const product = productId === undefined ? undefined
-        : await kernel.db.selectFrom('billing_products').select('name').where('id', '=', productId).executeTakeFirst();
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page(checkout, product?.name ?? checkout.providerPriceId));
-    });
+    scope.get(
+      '/v1/public/billing/local/checkout/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Local provider: checkout page',
+          description:
+            'An HTML page with the product, the amount, and Pay and Cancel buttons. 404 `checkout` (unknown id). Only served by the local payment provider.',
+          params,
+          response: { 200: z.string().describe('text/html') },
+        },
+      },
+      async (request, reply) => {
+        const checkout = checkoutOf(request.params.id);
+        const productId = checkout.metadata.product_id;
+        const product =
+          productId === undefined
+            ? undefined
+            : await kernel.db
+                .selectFrom('billing_products')
+                .select('name')
+                .where('id', '=', productId)
+                .executeTakeFirst();
+        return reply
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(page(checkout, product?.name ?? checkout.providerPriceId));
+      },
+    );
 
     const settle = (action: 'pay' | 'cancel') => async (request: { params: { id: string } }, reply: FastifyReply) => {
       const checkout = checkoutOf(request.params.id);
@@ -114,41 +148,91 @@ export function registerLocalCheckoutPages(app: ZodApp, kernel: Kernel, provider
       return reply.redirect(settled.status === 'complete' ? settled.successUrl : settled.cancelUrl, 303);
     };
 
-    scope.post('/v1/public/billing/local/checkout/:id/pay', {
-      schema: { tags, summary: 'Local provider: pay a checkout', description: 'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 `checkout`; 422 `invalid_state` (a checkout stored with a success or cancel URL the page cannot send the player to: nothing is paid).', params, response: { 303: redirect } },
-    }, settle('pay'));
+    scope.post(
+      '/v1/public/billing/local/checkout/:id/pay',
+      {
+        schema: {
+          tags,
+          summary: 'Local provider: pay a checkout',
+          description:
+            'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 `checkout`; 422 `invalid_state` (a checkout stored with a success or cancel URL the page cannot send the player to: nothing is paid).',
+          params,
+          response: { 303: redirect },
+        },
+      },
+      settle('pay'),
+    );
 
-    scope.post('/v1/public/billing/local/checkout/:id/cancel', {
-      schema: { tags, summary: 'Local provider: cancel a checkout', description: 'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 `checkout`; 422 `invalid_state` (as for paying: nothing changes).', params, response: { 303: redirect } },
-    }, settle('cancel'));
+    scope.post(
+      '/v1/public/billing/local/checkout/:id/cancel',
+      {
+        schema: {
+          tags,
+          summary: 'Local provider: cancel a checkout',
+          description:
+            'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 `checkout`; 422 `invalid_state` (as for paying: nothing changes).',
+          params,
+          response: { 303: redirect },
+        },
+      },
+      settle('cancel'),
+    );
 
-    scope.get('/v1/public/billing/local/portal', {
+    scope.get(
+      '/v1/public/billing/local/portal',
+      {
+        schema: {
+          tags,
+          summary: 'Local provider: billing portal page',
+          description:
+            'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep no cards or invoices to manage, so the page says so and links back to `return_url` (http or https only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
+          querystring: z.object({ return_url: httpUrl({ max: 2000 }) }),
+          response: { 200: z.string().describe('text/html') },
+        },
+      },
+      async (request, reply) => {
+        // Anyone can open this page with any link: it must not become a way to send players elsewhere.
+        checkRedirectUrl('return_url', request.query.return_url, kernel.config.checkoutAllowedOrigins);
+        return reply
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(portalPage(request.query.return_url));
+      },
+    );
+  });
+
+  app.get(
+    '/v1/admin/billing/local/dashboard/:type/:id',
+    {
+      config: { perms: ['billing.read'] },
       schema: {
         tags,
-        summary: 'Local provider: billing portal page',
-        description: 'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep no cards or invoices to manage, so the page says so and links back to `return_url` (http or https only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
-        querystring: z.object({ return_url: httpUrl({ max: 2000 }) }),
-        response: { 200: z.string().describe('text/html') },
+        summary: 'Local provider: an object as the provider holds it',
+        description:
+          "Where the local provider's deep links (`GET /v1/admin/billing/deep-link/{type}/{id}`) lead: the provider's own record of a customer, subscription, invoice or payment (with its refunds), as Stripe's dashboard would show it. 404 `not_found` for an id the provider does not hold. Only served by the local payment provider.",
+        params: z.object({
+          type: z.enum(['customer', 'subscription', 'invoice', 'payment']),
+          id: z.string().min(1).max(200),
+        }),
+        response: {
+          200: z.object({
+            provider: z.literal('local'),
+            type: z.string(),
+            id: z.string(),
+            object: z.record(z.unknown()),
+          }),
+        },
       },
-    }, async (request, reply) => {
-      // Anyone can open this page with any link: it must not become a way to send players elsewhere.
-      checkRedirectUrl('return_url', request.query.return_url, kernel.config.checkoutAllowedOrigins);
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(portalPage(request.query.return_url));
-    });
-  });
-
-  app.get('/v1/admin/billing/local/dashboard/:type/:id', {
-    config: { perms: ['billing.read'] },
-    schema: {
-      tags,
-      summary: 'Local provider: an object as the provider holds it',
-      description: 'Where the local provider\'s deep links (`GET /v1/admin/billing/deep-link/{type}/{id}`) lead: the provider\'s own record of a customer, subscription, invoice or payment (with its refunds), as Stripe\'s dashboard would show it. 404 `not_found` for an id the provider does not hold. Only served by the local payment provider.',
-      params: z.object({ type: z.enum(['customer', 'subscription', 'invoice', 'payment']), id: z.string().min(1).max(200) }),
-      response: { 200: z.object({ provider: z.literal('local'), type: z.string(), id: z.string(), object: z.record(z.unknown()) }) },
     },
-  }, (request) => {
-    const object = provider.dashboardObject(request.params.type, request.params.id);
-    if (object === undefined) throw notFound();
-    return { provider: 'local' as const, type: request.params.type, id: request.params.id, object: object as Record<string, unknown> };
-  });
+    (request) => {
+      const object = provider.dashboardObject(request.params.type, request.params.id);
+      if (object === undefined) throw notFound();
+      return {
+        provider: 'local' as const,
+        type: request.params.type,
+        id: request.params.id,
+        object: object as Record<string, unknown>,
+      };
+    },
+  );
 }

@@ -11,7 +11,15 @@ import { CheckoutService } from './checkout.js';
 import { Fulfilment } from './fulfilment.js';
 import { registerLocalCheckoutPages } from './local-pages.js';
 import { myBilling, myInvoices } from './queries.js';
-import { checkoutSessionBody, checkoutSessionResult, myBillingView, myInvoicesPage, myInvoicesQuery, portalSessionBody, portalSessionResult } from './schemas.js';
+import {
+  checkoutSessionBody,
+  checkoutSessionResult,
+  myBillingView,
+  myInvoicesPage,
+  myInvoicesQuery,
+  portalSessionBody,
+  portalSessionResult,
+} from './schemas.js';
 
 const tags = ['billing'];
 
@@ -27,82 +35,119 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   const checkout = new CheckoutService(kernel.db, kernel.payments, kernel.config);
   const fulfilment = new Fulfilment(kernel.db, kernel.payments.kind, kernel.events, kernel.log);
 
-  app.post('/v1/me/billing/checkout-session', {
-    schema: {
-      tags,
-      summary: 'Start a checkout (operation 6)',
-      description: 'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to the player who sent it) a repeat with the same body answers the first checkout (header `idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also after that checkout completed or expired (a new purchase takes a new key); the same key with another body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different checkouts. Errors: 400 SchemaError (`successUrl` or `cancelUrl` not an absolute http(s) URL, or holding a space, control or separator character: percent-encode them); 404 `product`; 422 `price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL not on an allowed origin; several currencies and no priceId; the provider refused, with `provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be reached).',
-      headers: idempotencyKeyHeaders('checkout'),
-      body: checkoutSessionBody,
-      response: { 200: checkoutSessionResult },
+  app.post(
+    '/v1/me/billing/checkout-session',
+    {
+      schema: {
+        tags,
+        summary: 'Start a checkout (operation 6)',
+        description:
+          'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to the player who sent it) a repeat with the same body answers the first checkout (header `idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also after that checkout completed or expired (a new purchase takes a new key); the same key with another body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different checkouts. Errors: 400 SchemaError (`successUrl` or `cancelUrl` not an absolute http(s) URL, or holding a space, control or separator character: percent-encode them); 404 `product`; 422 `price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL not on an allowed origin; several currencies and no priceId; the provider refused, with `provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be reached).',
+        headers: idempotencyKeyHeaders('checkout'),
+        body: checkoutSessionBody,
+        response: { 200: checkoutSessionResult },
+      },
     },
-  }, async (request, reply) => {
-    const { replayed, ...answer } = await checkout.createCheckoutSession(actorOf(request).userId, request.body, request.headers['idempotency-key']);
-    if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-    return answer;
-  });
+    async (request, reply) => {
+      const { replayed, ...answer } = await checkout.createCheckoutSession(
+        actorOf(request).userId,
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+      return answer;
+    },
+  );
 
-  app.get('/v1/me/billing', {
-    schema: {
-      tags,
-      summary: 'The caller\'s billing',
-      description: 'The caller\'s customer id at the configured provider (null before the first checkout), live subscription (trialing, active or past due; null when none), tier and credit balance.',
-      response: { 200: myBillingView },
+  app.get(
+    '/v1/me/billing',
+    {
+      schema: {
+        tags,
+        summary: "The caller's billing",
+        description:
+          "The caller's customer id at the configured provider (null before the first checkout), live subscription (trialing, active or past due; null when none), tier and credit balance.",
+        response: { 200: myBillingView },
+      },
     },
-  }, (request) => myBilling(kernel.db, actorOf(request).userId, kernel.payments.kind));
+    (request) => myBilling(kernel.db, actorOf(request).userId, kernel.payments.kind),
+  );
 
-  app.get('/v1/me/billing/invoices', {
-    schema: {
-      tags,
-      summary: 'The caller\'s invoices',
-      description: 'The caller\'s own invoices, newest first; paged without a total (`meta` holds `page` and `per_page`).',
-      querystring: myInvoicesQuery,
-      response: { 200: myInvoicesPage },
+  app.get(
+    '/v1/me/billing/invoices',
+    {
+      schema: {
+        tags,
+        summary: "The caller's invoices",
+        description:
+          "The caller's own invoices, newest first; paged without a total (`meta` holds `page` and `per_page`).",
+        querystring: myInvoicesQuery,
+        response: { 200: myInvoicesPage },
+      },
     },
-  }, (request) => myInvoices(kernel.db, actorOf(request).userId, request.query));
+    (request) => myInvoices(kernel.db, actorOf(request).userId, request.query),
+  );
 
-  app.post('/v1/me/billing/portal-session', {
-    schema: {
-      tags,
-      summary: 'Open the billing portal',
-      description: 'The provider\'s self-service page (payment methods, plan, invoices) for the caller; a player without a customer yet gets one made. Errors: 400 SchemaError (`return_url` not an absolute http(s) URL in plain characters); 422 `invalid_request` (`return_url` not on an allowed origin; the provider refused); 503 `unavailable`.',
-      body: portalSessionBody,
-      response: { 200: portalSessionResult },
+  app.post(
+    '/v1/me/billing/portal-session',
+    {
+      schema: {
+        tags,
+        summary: 'Open the billing portal',
+        description:
+          "The provider's self-service page (payment methods, plan, invoices) for the caller; a player without a customer yet gets one made. Errors: 400 SchemaError (`return_url` not an absolute http(s) URL in plain characters); 422 `invalid_request` (`return_url` not on an allowed origin; the provider refused); 503 `unavailable`.",
+        body: portalSessionBody,
+        response: { 200: portalSessionResult },
+      },
     },
-  }, (request) => checkout.createPortalSession(actorOf(request).userId, request.body.return_url));
+    (request) => checkout.createPortalSession(actorOf(request).userId, request.body.return_url),
+  );
 
   // The signature covers the exact bytes Stripe sent: this scope alone keeps JSON bodies raw.
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
-    scope.post('/v1/webhooks/stripe', {
-      schema: {
-        tags,
-        summary: 'Stripe webhook',
-        description: 'Stripe\'s event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute tolerance); each event id is processed once (a redelivery answers 200 and does nothing). Errors: 400 `invalid_signature` (missing, wrong or too old), `invalid_event` (signed but unreadable).',
-        response: { 200: z.object({ received: z.literal(true) }) },
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+    scope.post(
+      '/v1/webhooks/stripe',
+      {
+        schema: {
+          tags,
+          summary: 'Stripe webhook',
+          description:
+            "Stripe's event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute tolerance); each event id is processed once (a redelivery answers 200 and does nothing). Errors: 400 `invalid_signature` (missing, wrong or too old), `invalid_event` (signed but unreadable).",
+          response: { 200: z.object({ received: z.literal(true) }) },
+        },
       },
-    }, async (request) => {
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const header = request.headers['stripe-signature'];
-      let event;
-      try {
-        event = kernel.payments.parseWebhook(raw, typeof header === 'string' ? header : undefined);
-      } catch (error) {
-        if (error instanceof WebhookSignatureError) {
-          request.log.warn({ reason: error.message }, 'stripe webhook refused: bad signature');
-          throw new AppError(400, 'invalid_signature');
+      async (request) => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const header = request.headers['stripe-signature'];
+        let event;
+        try {
+          event = kernel.payments.parseWebhook(raw, typeof header === 'string' ? header : undefined);
+        } catch (error) {
+          if (error instanceof WebhookSignatureError) {
+            request.log.warn({ reason: error.message }, 'stripe webhook refused: bad signature');
+            throw new AppError(400, 'invalid_signature');
+          }
+          if (error instanceof MalformedWebhookEventError) {
+            request.log.error(
+              { event_id: error.eventId, event_type: error.eventType, reason: error.message },
+              'stripe webhook event unreadable',
+            );
+            throw new AppError(400, 'invalid_event');
+          }
+          throw error;
         }
-        if (error instanceof MalformedWebhookEventError) {
-          request.log.error({ event_id: error.eventId, event_type: error.eventType, reason: error.message }, 'stripe webhook event unreadable');
-          throw new AppError(400, 'invalid_event');
-        }
-        throw error;
-      }
-      await fulfilment.process(event);
-      return { received: true as const };
-    });
+        await fulfilment.process(event);
+        return { received: true as const };
+      },
+    );
   });
 
-  if (kernel.payments instanceof LocalPaymentProvider) registerLocalCheckoutPages(app, kernel, kernel.payments, fulfilment);
+  if (kernel.payments instanceof LocalPaymentProvider)
+    registerLocalCheckoutPages(app, kernel, kernel.payments, fulfilment);
 }

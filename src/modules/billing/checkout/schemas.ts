@@ -10,11 +10,19 @@ export const checkoutSessionBody = z
     successUrl: httpUrl(),
     cancelUrl: httpUrl(),
     quantity: z.number().int().min(1).max(99).optional(),
-    promotionCode: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{2,49}$/).optional()
-      .describe('A promotion code the player entered (any case). Refused with 422 `invalid_request` and `details.reason` when it cannot be used.'),
+    promotionCode: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{2,49}$/)
+      .optional()
+      .describe(
+        'A promotion code the player entered (any case). Refused with 422 `invalid_request` and `details.reason` when it cannot be used.',
+      ),
   })
   .strict()
-  .refine((body) => body.productId !== undefined || body.priceId !== undefined, { message: 'provide productId or priceId', path: ['productId'] });
+  .refine((body) => body.productId !== undefined || body.priceId !== undefined, {
+    message: 'provide productId or priceId',
+    path: ['productId'],
+  });
 export type CheckoutSessionBody = z.infer<typeof checkoutSessionBody>;
 
 export const checkoutSessionResult = z.object({ url: z.string().nullable(), id: z.string() });

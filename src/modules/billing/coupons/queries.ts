@@ -40,7 +40,13 @@ export async function listCoupons(db: Db, query: ListCouponsQuery): Promise<{ ro
   if (query.status === 'deleted') filtered = filtered.where('deleted_at', 'is not', null);
   if (query.q !== undefined) filtered = filtered.where('name', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .selectAll()
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };
@@ -68,12 +74,20 @@ export interface NewCoupon {
 }
 
 export function insertCoupon(trx: Db, coupon: NewCoupon, actorId: string): Promise<CouponRow> {
-  return trx.insertInto('billing_coupons').values({ ...coupon, created_by: actorId }).returningAll().executeTakeFirstOrThrow();
+  return trx
+    .insertInto('billing_coupons')
+    .values({ ...coupon, created_by: actorId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Marks the coupon deleted and deactivates its codes; answers how many codes were deactivated. */
 export async function markCouponDeleted(trx: Db, id: string, actorId: string): Promise<number> {
-  await trx.updateTable('billing_coupons').set({ deleted_at: new Date(), deleted_by: actorId }).where('id', '=', id).execute();
+  await trx
+    .updateTable('billing_coupons')
+    .set({ deleted_at: new Date(), deleted_by: actorId })
+    .where('id', '=', id)
+    .execute();
   const result = await trx
     .updateTable('billing_promotion_codes')
     .set({ active: false, updated_by: actorId, updated_at: new Date() })
@@ -83,13 +97,22 @@ export async function markCouponDeleted(trx: Db, id: string, actorId: string): P
   return Number(result.numUpdatedRows);
 }
 
-export async function listPromotionCodes(db: Db, query: ListPromotionCodesQuery): Promise<{ rows: PromotionCodeRow[]; total: number }> {
+export async function listPromotionCodes(
+  db: Db,
+  query: ListPromotionCodesQuery,
+): Promise<{ rows: PromotionCodeRow[]; total: number }> {
   let filtered = db.selectFrom('billing_promotion_codes');
   if (query.coupon_id !== undefined) filtered = filtered.where('coupon_id', '=', query.coupon_id);
   if (query.active !== undefined) filtered = filtered.where('active', '=', query.active);
   if (query.q !== undefined) filtered = filtered.where('code', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .selectAll()
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };
@@ -97,7 +120,11 @@ export async function listPromotionCodes(db: Db, query: ListPromotionCodesQuery)
 
 /** Case-insensitive, as the unique index compares. */
 export async function codeTaken(db: Db, code: string): Promise<boolean> {
-  const row = await db.selectFrom('billing_promotion_codes').select('id').where(sql`upper(code)`, '=', code.toUpperCase()).executeTakeFirst();
+  const row = await db
+    .selectFrom('billing_promotion_codes')
+    .select('id')
+    .where(sql`upper(code)`, '=', code.toUpperCase())
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -112,14 +139,23 @@ export interface NewPromotionCode {
 }
 
 export function insertPromotionCode(trx: Db, code: NewPromotionCode, actorId: string): Promise<PromotionCodeRow> {
-  return trx.insertInto('billing_promotion_codes').values({ ...code, created_by: actorId, updated_by: actorId }).returningAll().executeTakeFirstOrThrow();
+  return trx
+    .insertInto('billing_promotion_codes')
+    .values({ ...code, created_by: actorId, updated_by: actorId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export function lockPromotionCode(trx: Db, id: string): Promise<PromotionCodeRow | undefined> {
   return trx.selectFrom('billing_promotion_codes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export function setPromotionCodeActive(trx: Db, id: string, active: boolean, actorId: string): Promise<PromotionCodeRow> {
+export function setPromotionCodeActive(
+  trx: Db,
+  id: string,
+  active: boolean,
+  actorId: string,
+): Promise<PromotionCodeRow> {
   return trx
     .updateTable('billing_promotion_codes')
     .set({ active, updated_by: actorId, updated_at: new Date() })

@@ -34,7 +34,8 @@ const UNIQUE_VIOLATION = '23505';
 
 const atProvider = <T>(call: () => Promise<T>) => atProviderOf(call, { withMessage: true });
 
-const codeConflict = (code: string) => conflict({ reason: 'a promotion code with this code exists (codes are compared case-insensitively)', code });
+const codeConflict = (code: string) =>
+  conflict({ reason: 'a promotion code with this code exists (codes are compared case-insensitively)', code });
 
 /**
  * Staff coupons and promotion codes. Every write goes to the provider first; only once it has
@@ -42,7 +43,10 @@ const codeConflict = (code: string) => conflict({ reason: 'a promotion code with
  * refusal or outage therefore leaves nothing stored.
  */
 export class BillingCouponsService {
-  constructor(private readonly db: Kysely<Tables>, private readonly payments: PaymentProvider) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly payments: PaymentProvider,
+  ) {}
 
   async listCoupons(query: ListCouponsQuery) {
     const { rows, total } = await listCoupons(this.db, query);
@@ -50,30 +54,41 @@ export class BillingCouponsService {
   }
 
   async createCoupon(actor: Actor, input: CreateCouponInput): Promise<CouponView> {
-    const created = await atProvider(() => this.payments.createCoupon({
-      name: input.name,
-      duration: input.duration,
-      ...(input.percent_off !== undefined ? { percentOff: input.percent_off } : {}),
-      ...(input.amount_off !== undefined ? { amountOff: input.amount_off, currency: input.currency! } : {}),
-      ...(input.duration_in_months !== undefined ? { durationInMonths: input.duration_in_months } : {}),
-      ...(input.max_redemptions !== undefined ? { maxRedemptions: input.max_redemptions } : {}),
-      ...(input.redeem_by !== undefined ? { redeemBy: input.redeem_by } : {}),
-    }));
-    return this.db.transaction().execute(async (trx) => {
-      const row = await insertCoupon(trx, {
-        provider_coupon_id: created.id,
+    const created = await atProvider(() =>
+      this.payments.createCoupon({
         name: input.name,
-        percent_off: input.percent_off ?? null,
-        amount_off: input.amount_off ?? null,
-        currency: input.currency ?? null,
         duration: input.duration,
-        duration_in_months: input.duration_in_months ?? null,
-        max_redemptions: input.max_redemptions ?? null,
-        redeem_by: input.redeem_by ?? null,
-      }, actor.userId);
+        ...(input.percent_off !== undefined ? { percentOff: input.percent_off } : {}),
+        ...(input.amount_off !== undefined ? { amountOff: input.amount_off, currency: input.currency! } : {}),
+        ...(input.duration_in_months !== undefined ? { durationInMonths: input.duration_in_months } : {}),
+        ...(input.max_redemptions !== undefined ? { maxRedemptions: input.max_redemptions } : {}),
+        ...(input.redeem_by !== undefined ? { redeemBy: input.redeem_by } : {}),
+      }),
+    );
+    return this.db.transaction().execute(async (trx) => {
+      const row = await insertCoupon(
+        trx,
+        {
+          provider_coupon_id: created.id,
+          name: input.name,
+          percent_off: input.percent_off ?? null,
+          amount_off: input.amount_off ?? null,
+          currency: input.currency ?? null,
+          duration: input.duration,
+          duration_in_months: input.duration_in_months ?? null,
+          max_redemptions: input.max_redemptions ?? null,
+          redeem_by: input.redeem_by ?? null,
+        },
+        actor.userId,
+      );
       const view = couponView(row);
       const { id: _id, created_at: _at, created_by: _by, active: _active, deleted_at: _deleted, ...after } = view;
-      await recordAudit(trx, actor, { action: 'billing.coupon.create', targetType: 'billing_coupon', targetId: row.id, after });
+      await recordAudit(trx, actor, {
+        action: 'billing.coupon.create',
+        targetType: 'billing_coupon',
+        targetId: row.id,
+        after,
+      });
       return view;
     });
   }
@@ -111,30 +126,42 @@ export class BillingCouponsService {
     const coupon = await findCoupon(this.db, input.coupon_id);
     if (coupon === undefined || coupon.deleted_at !== null) throw notFound('not_found', { coupon_id: input.coupon_id });
     if (await codeTaken(this.db, input.code)) throw codeConflict(input.code);
-    const created = await atProvider(() => this.payments.createPromotionCode({
-      couponId: coupon.provider_coupon_id,
-      code: input.code,
-      firstTimeTransaction: input.first_time_only,
-      active: input.active,
-      ...(input.max_redemptions !== undefined ? { maxRedemptions: input.max_redemptions } : {}),
-      ...(input.expires_at !== undefined ? { expiresAt: input.expires_at } : {}),
-    }));
+    const created = await atProvider(() =>
+      this.payments.createPromotionCode({
+        couponId: coupon.provider_coupon_id,
+        code: input.code,
+        firstTimeTransaction: input.first_time_only,
+        active: input.active,
+        ...(input.max_redemptions !== undefined ? { maxRedemptions: input.max_redemptions } : {}),
+        ...(input.expires_at !== undefined ? { expiresAt: input.expires_at } : {}),
+      }),
+    );
     try {
       return await this.db.transaction().execute(async (trx) => {
         const current = await lockCoupon(trx, coupon.id);
-        if (current === undefined || current.deleted_at !== null) throw notFound('not_found', { coupon_id: input.coupon_id });
-        const row = await insertPromotionCode(trx, {
-          provider_promotion_code_id: created.id,
-          coupon_id: coupon.id,
-          code: input.code,
-          max_redemptions: input.max_redemptions ?? null,
-          expires_at: input.expires_at ?? null,
-          first_time_only: input.first_time_only,
-          active: input.active,
-        }, actor.userId);
+        if (current === undefined || current.deleted_at !== null)
+          throw notFound('not_found', { coupon_id: input.coupon_id });
+        const row = await insertPromotionCode(
+          trx,
+          {
+            provider_promotion_code_id: created.id,
+            coupon_id: coupon.id,
+            code: input.code,
+            max_redemptions: input.max_redemptions ?? null,
+            expires_at: input.expires_at ?? null,
+            first_time_only: input.first_time_only,
+            active: input.active,
+          },
+          actor.userId,
+        );
         const view = promotionCodeView(row);
         const { id: _id, created_at: _at, updated_at: _updated, created_by: _by, ...after } = view;
-        await recordAudit(trx, actor, { action: 'billing.promotion_code.create', targetType: 'billing_promotion_code', targetId: row.id, after });
+        await recordAudit(trx, actor, {
+          action: 'billing.promotion_code.create',
+          targetType: 'billing_promotion_code',
+          targetId: row.id,
+          after,
+        });
         return view;
       });
     } catch (error) {
@@ -154,10 +181,13 @@ export class BillingCouponsService {
       if (current.active === input.active) return promotionCodeView(current);
       if (input.active) {
         const coupon = await findCoupon(trx, current.coupon_id);
-        if (coupon?.deleted_at !== null) throw invalidState({ reason: 'the coupon of this promotion code is deleted', coupon_id: current.coupon_id });
+        if (coupon?.deleted_at !== null)
+          throw invalidState({ reason: 'the coupon of this promotion code is deleted', coupon_id: current.coupon_id });
       }
       // The row stays locked during the provider call so two toggles cannot interleave.
-      await atProvider(() => this.payments.updatePromotionCode(current.provider_promotion_code_id, { active: input.active }));
+      await atProvider(() =>
+        this.payments.updatePromotionCode(current.provider_promotion_code_id, { active: input.active }),
+      );
       const row = await setPromotionCodeActive(trx, id, input.active, actor.userId);
       await recordAudit(trx, actor, {
         action: 'billing.promotion_code.update',

@@ -11,18 +11,35 @@ const tags = ['billing'];
 
 export const MAX_GIFT_QUANTITY = 99;
 
-export const giftPackBody = z.object({
-  user_id: z.string().uuid(),
-  product_id: z.string().uuid().describe('An active credit pack (see `GET /v1/admin/billing/giftable-tiers`, `packs`).'),
-  quantity: z.number().int().min(1).max(MAX_GIFT_QUANTITY).default(1).describe('Packs to gift; they add up to one entry.'),
-  reason: z.string().min(3).max(500).describe('Kept on the ledger entry and in the audit row; the player sees it in their ledger.'),
-  expires_at: isoDateTime().optional().describe('When what is left of these credits lapses (must be in the future); omitted: never.'),
-}).strict();
+export const giftPackBody = z
+  .object({
+    user_id: z.string().uuid(),
+    product_id: z
+      .string()
+      .uuid()
+      .describe('An active credit pack (see `GET /v1/admin/billing/giftable-tiers`, `packs`).'),
+    quantity: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_GIFT_QUANTITY)
+      .default(1)
+      .describe('Packs to gift; they add up to one entry.'),
+    reason: z
+      .string()
+      .min(3)
+      .max(500)
+      .describe('Kept on the ledger entry and in the audit row; the player sees it in their ledger.'),
+    expires_at: isoDateTime()
+      .optional()
+      .describe('When what is left of these credits lapses (must be in the future); omitted: never.'),
+  })
+  .strict();
 
 export const giftPackResult = z.object({
   entry_id: z.number().int(),
-  balance: z.number().int().describe('The user\'s balance right after this gift.'),
-  credits: z.number().int().describe('Credits added: the pack\'s credits × quantity.'),
+  balance: z.number().int().describe("The user's balance right after this gift."),
+  credits: z.number().int().describe("Credits added: the pack's credits × quantity."),
 });
 
 const giftablePrice = z.object({
@@ -34,14 +51,32 @@ const giftablePrice = z.object({
 });
 
 export const giftablesResult = z.object({
-  tiers: z.array(z.object({
-    key: z.string(),
-    name: z.string(),
-    rank: z.number().int(),
-    products: z.array(z.object({ id: z.string().uuid(), name: z.string(), prices: z.array(giftablePrice).describe('Active prices, by currency then interval.') }))
-      .describe('Active plan products selling this tier, by sort order then name; empty when none does.'),
-  })).describe('Every plan tier, lowest rank first.'),
-  packs: z.array(z.object({ id: z.string().uuid(), name: z.string(), credits: z.number().int().describe('Credits one pack adds.') }))
+  tiers: z
+    .array(
+      z.object({
+        key: z.string(),
+        name: z.string(),
+        rank: z.number().int(),
+        products: z
+          .array(
+            z.object({
+              id: z.string().uuid(),
+              name: z.string(),
+              prices: z.array(giftablePrice).describe('Active prices, by currency then interval.'),
+            }),
+          )
+          .describe('Active plan products selling this tier, by sort order then name; empty when none does.'),
+      }),
+    )
+    .describe('Every plan tier, lowest rank first.'),
+  packs: z
+    .array(
+      z.object({
+        id: z.string().uuid(),
+        name: z.string(),
+        credits: z.number().int().describe('Credits one pack adds.'),
+      }),
+    )
     .describe('Active credit packs, by sort order then name: what `product_id` of a gift pack may name.'),
 });
 
@@ -49,29 +84,43 @@ export const giftablesResult = z.object({
 export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
   const gifts = new CreditGiftsService(kernel.db, kernel.events);
 
-  app.post('/v1/admin/billing/credits/gift-pack', {
-    config: { perms: ['billing.write'] },
-    schema: {
-      tags,
-      summary: 'Gift credit packs to a user',
-      description: 'Adds the credits of `quantity` packs of an active credit pack (`product_id`) as ONE new lot (lapsing at `expires_at`, or never) with one `gift` ledger entry referencing the product (`reference_type` `product`, `reference_id` the product id); audited `billing.credits.gift_pack` (product, quantity, credits per pack, credits, entry, lot, balance), dashboard event `billing.credits_gifted`. Nothing is charged and no payment is recorded. Returns the entry id, the balance after it and the credits added. With an `Idempotency-Key` header a repeat with the same body answers the first gift again (header `idempotent-replayed: true`) and gifts nothing, even if the pack was taken off sale meanwhile; the same key with another body (or after the pack\'s credits changed) is 409 `conflict`. 404 `not_found` (no such user or product); 422 `invalid_state` (a deleted user), `invalid_request` (the product is a plan or an inactive pack, or `expires_at` is not in the future).',
-      headers: grantHeaders,
-      body: giftPackBody,
-      response: { 201: giftPackResult },
+  app.post(
+    '/v1/admin/billing/credits/gift-pack',
+    {
+      config: { perms: ['billing.write'] },
+      schema: {
+        tags,
+        summary: 'Gift credit packs to a user',
+        description:
+          "Adds the credits of `quantity` packs of an active credit pack (`product_id`) as ONE new lot (lapsing at `expires_at`, or never) with one `gift` ledger entry referencing the product (`reference_type` `product`, `reference_id` the product id); audited `billing.credits.gift_pack` (product, quantity, credits per pack, credits, entry, lot, balance), dashboard event `billing.credits_gifted`. Nothing is charged and no payment is recorded. Returns the entry id, the balance after it and the credits added. With an `Idempotency-Key` header a repeat with the same body answers the first gift again (header `idempotent-replayed: true`) and gifts nothing, even if the pack was taken off sale meanwhile; the same key with another body (or after the pack's credits changed) is 409 `conflict`. 404 `not_found` (no such user or product); 422 `invalid_state` (a deleted user), `invalid_request` (the product is a plan or an inactive pack, or `expires_at` is not in the future).",
+        headers: grantHeaders,
+        body: giftPackBody,
+        response: { 201: giftPackResult },
+      },
     },
-  }, async (request, reply) => {
-    const { replayed, ...answer } = await gifts.giftPack(actorOf(request), request.body, request.headers['idempotency-key']);
-    if (replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(201).send(answer);
-  });
+    async (request, reply) => {
+      const { replayed, ...answer } = await gifts.giftPack(
+        actorOf(request),
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(answer);
+    },
+  );
 
-  app.get('/v1/admin/billing/giftable-tiers', {
-    config: { perms: ['billing.read'] },
-    schema: {
-      tags,
-      summary: 'What staff can hand out',
-      description: 'One answer for a support agent\'s "give them something" screen: `{ tiers, packs }`. `tiers`: every plan tier (key, name, rank) by rank, lowest first, each with the active plan products that sell it and their active prices, so the agent sees which plan and price a tier corresponds to; a tier no active product sells is still listed (with `products: []`), since the tier ladder is what the agent reasons in. `packs`: every active credit pack (id, name, credits), exactly what `POST /v1/admin/billing/credits/gift-pack` accepts, whether or not it has a price (a gift is not a sale). Not paged: tiers and products are a short staff-made catalog.',
-      response: { 200: giftablesResult },
+  app.get(
+    '/v1/admin/billing/giftable-tiers',
+    {
+      config: { perms: ['billing.read'] },
+      schema: {
+        tags,
+        summary: 'What staff can hand out',
+        description:
+          'One answer for a support agent\'s "give them something" screen: `{ tiers, packs }`. `tiers`: every plan tier (key, name, rank) by rank, lowest first, each with the active plan products that sell it and their active prices, so the agent sees which plan and price a tier corresponds to; a tier no active product sells is still listed (with `products: []`), since the tier ladder is what the agent reasons in. `packs`: every active credit pack (id, name, credits), exactly what `POST /v1/admin/billing/credits/gift-pack` accepts, whether or not it has a price (a gift is not a sale). Not paged: tiers and products are a short staff-made catalog.',
+        response: { 200: giftablesResult },
+      },
     },
-  }, () => gifts.giftables());
+    () => gifts.giftables(),
+  );
 }

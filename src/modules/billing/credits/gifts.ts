@@ -67,14 +67,26 @@ export class CreditGiftsService {
    * product, with its audit row and dashboard event, in one transaction. With an idempotency key
    * a repeat answers the first gift and writes nothing.
    */
-  async giftPack(actor: Actor, input: GiftPackInput, idempotencyKey: string | undefined): Promise<GiftPackResult & { replayed: boolean }> {
+  async giftPack(
+    actor: Actor,
+    input: GiftPackInput,
+    idempotencyKey: string | undefined,
+  ): Promise<GiftPackResult & { replayed: boolean }> {
     // Retried on a deadlock or serialization failure, like grants (service.ts): all of it goes through `trx`.
     return retryingTransaction(this.db, async (trx) => {
-      const product = await trx.selectFrom('billing_products').select(['id', 'kind', 'name', 'credits', 'is_active'])
-        .where('id', '=', input.product_id).executeTakeFirst();
-      if (product === undefined) throw notFound('not_found', { reason: 'no such product', product_id: input.product_id });
+      const product = await trx
+        .selectFrom('billing_products')
+        .select(['id', 'kind', 'name', 'credits', 'is_active'])
+        .where('id', '=', input.product_id)
+        .executeTakeFirst();
+      if (product === undefined)
+        throw notFound('not_found', { reason: 'no such product', product_id: input.product_id });
       if (product.kind !== 'credit_pack' || product.credits === null) {
-        throw invalidRequest({ reason: 'only a credit pack can be gifted', product_id: product.id, kind: product.kind });
+        throw invalidRequest({
+          reason: 'only a credit pack can be gifted',
+          product_id: product.id,
+          kind: product.kind,
+        });
       }
       const credits = product.credits * input.quantity;
       const result = await addCredits(trx, {
@@ -91,8 +103,10 @@ export class CreditGiftsService {
         // Checked here, after the idempotency check, so a retry of a gift whose pack was taken
         // off sale meanwhile still answers the gift that was made.
         checkAccount: (account) => {
-          if (account.status === 'deleted') throw invalidState({ reason: 'a deleted user cannot be gifted credits', status: account.status });
-          if (!product.is_active) throw invalidRequest({ reason: 'this credit pack is inactive', product_id: product.id });
+          if (account.status === 'deleted')
+            throw invalidState({ reason: 'a deleted user cannot be gifted credits', status: account.status });
+          if (!product.is_active)
+            throw invalidRequest({ reason: 'this credit pack is inactive', product_id: product.id });
         },
       });
       const answer = { entry_id: result.entryId, balance: result.balance, credits, replayed: result.replayed };
@@ -103,15 +117,28 @@ export class CreditGiftsService {
         targetId: input.user_id,
         reason: input.reason,
         after: {
-          product_id: product.id, product_name: product.name, quantity: input.quantity, credits_per_pack: product.credits, credits,
-          expires_at: input.expires_at ?? null, entry_id: result.entryId, lot_id: result.lotId, balance: result.balance,
+          product_id: product.id,
+          product_name: product.name,
+          quantity: input.quantity,
+          credits_per_pack: product.credits,
+          credits,
+          expires_at: input.expires_at ?? null,
+          entry_id: result.entryId,
+          lot_id: result.lotId,
+          balance: result.balance,
         },
         ...(idempotencyKey === undefined ? {} : { extra: { idempotency_key: idempotencyKey } }),
       });
       await this.events.publish(trx, {
         kind: 'dashboard',
         name: 'billing.credits_gifted',
-        payload: { user_id: input.user_id, product_id: product.id, quantity: input.quantity, credits, entry_id: result.entryId },
+        payload: {
+          user_id: input.user_id,
+          product_id: product.id,
+          quantity: input.quantity,
+          credits,
+          entry_id: result.entryId,
+        },
         actorId: actor.userId,
         requestId: actor.requestId,
       });
@@ -126,21 +153,37 @@ export class CreditGiftsService {
   async giftables(): Promise<Giftables> {
     const [tiers, plans, packs] = await Promise.all([
       this.db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute(),
-      this.db.selectFrom('billing_products as product')
-        .leftJoin('billing_prices as price', (join) => join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true))
+      this.db
+        .selectFrom('billing_products as product')
+        .leftJoin('billing_prices as price', (join) =>
+          join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true),
+        )
         .select([
-          'product.id', 'product.name', 'product.tier_key',
-          'price.id as price_id', 'price.provider_price_id', 'price.currency', 'price.unit_amount', 'price.interval',
+          'product.id',
+          'product.name',
+          'product.tier_key',
+          'price.id as price_id',
+          'price.provider_price_id',
+          'price.currency',
+          'price.unit_amount',
+          'price.interval',
         ])
         .where('product.kind', '=', 'plan')
         .where('product.is_active', '=', true)
-        .orderBy('product.sort_order').orderBy('product.name').orderBy('product.id')
-        .orderBy('price.currency').orderBy('price.interval')
+        .orderBy('product.sort_order')
+        .orderBy('product.name')
+        .orderBy('product.id')
+        .orderBy('price.currency')
+        .orderBy('price.interval')
         .execute(),
-      this.db.selectFrom('billing_products').select(['id', 'name', 'credits'])
+      this.db
+        .selectFrom('billing_products')
+        .select(['id', 'name', 'credits'])
         .where('kind', '=', 'credit_pack')
         .where('is_active', '=', true)
-        .orderBy('sort_order').orderBy('name').orderBy('id')
+        .orderBy('sort_order')
+        .orderBy('name')
+        .orderBy('id')
         .execute(),
     ]);
     const byTier = new Map<string, GiftableTier>(tiers.map((tier) => [tier.key, { ...tier, products: [] }]));
@@ -152,14 +195,27 @@ export class CreditGiftsService {
         product = { id: row.id, name: row.name, prices: [] };
         tier.products.push(product);
       }
-      if (row.price_id !== null && row.provider_price_id !== null && row.currency !== null && row.unit_amount !== null) {
-        product.prices.push({ id: row.price_id, provider_price_id: row.provider_price_id, currency: row.currency, unit_amount: Number(row.unit_amount), interval: row.interval });
+      if (
+        row.price_id !== null &&
+        row.provider_price_id !== null &&
+        row.currency !== null &&
+        row.unit_amount !== null
+      ) {
+        product.prices.push({
+          id: row.price_id,
+          provider_price_id: row.provider_price_id,
+          currency: row.currency,
+          unit_amount: Number(row.unit_amount),
+          interval: row.interval,
+        });
       }
     }
     return {
       tiers: [...byTier.values()],
       // A credit pack always has credits (a CHECK constraint); the filter only narrows the type.
-      packs: packs.flatMap((pack) => (pack.credits === null ? [] : [{ id: pack.id, name: pack.name, credits: pack.credits }])),
+      packs: packs.flatMap((pack) =>
+        pack.credits === null ? [] : [{ id: pack.id, name: pack.name, credits: pack.credits }],
+      ),
     };
   }
 }

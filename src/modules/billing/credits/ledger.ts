@@ -83,23 +83,35 @@ export interface ClawbackResult extends LedgerWriteResult {
 }
 
 /** 422 `insufficient_credits`: a deduction larger than the balance. */
-export const insufficientCredits = (balance: number, requested: number) => new AppError(422, 'insufficient_credits', { balance, requested });
+export const insufficientCredits = (balance: number, requested: number) =>
+  new AppError(422, 'insufficient_credits', { balance, requested });
 
 /** Locks the user's credits for the rest of the transaction; undefined when there is no such user. */
 export async function lockCreditAccount(trx: Db, userId: string): Promise<CreditAccount | undefined> {
   // NO KEY UPDATE: concurrent credit writes queue on it, while inserts elsewhere that merely
   // reference the user (their FOR KEY SHARE check) are not held up.
-  const row = await trx.selectFrom('users').select(['id', 'status']).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
+  const row = await trx
+    .selectFrom('users')
+    .select(['id', 'status'])
+    .where('id', '=', userId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
   return row === undefined ? undefined : { userId: row.id, status: row.status };
 }
 
 export async function balanceOf(db: Db, userId: string): Promise<number> {
-  const row = await db.selectFrom('credit_ledger').select(sql<number>`coalesce(sum(amount), 0)::bigint`.as('balance')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('credit_ledger')
+    .select(sql<number>`coalesce(sum(amount), 0)::bigint`.as('balance'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   return Number(row.balance);
 }
 
 function fingerprint(operation: string, fields: Record<string, unknown>): string {
-  return createHash('sha256').update(JSON.stringify([operation, fields])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([operation, fields]))
+    .digest('hex');
 }
 
 /** The entry an idempotency key already wrote, if any; a different request under it is a conflict. */
@@ -112,7 +124,11 @@ async function earlierWrite(trx: Db, key: string | undefined, print: string): Pr
   return row;
 }
 
-const replayOf = (row: LedgerRow): LedgerWriteResult => ({ entryId: row.id, balance: row.balance_after, replayed: true });
+const replayOf = (row: LedgerRow): LedgerWriteResult => ({
+  entryId: row.id,
+  balance: row.balance_after,
+  replayed: true,
+});
 
 /** Lock, answer a repeated key, let the caller refuse, and settle lapsed lots: every write starts here. */
 async function beginWrite(trx: Db, input: WriteCommon, print: string): Promise<{ earlier?: LedgerRow; now: Date }> {
@@ -141,19 +157,21 @@ interface NewEntry {
 /** Inserts the entry, or (another user's write took the key meanwhile) answers that write. */
 async function insertEntry(trx: Db, entry: NewEntry): Promise<{ row?: { id: number }; earlier?: LedgerRow }> {
   const { input } = entry;
-  const row = await trx.insertInto('credit_ledger').values({
-    user_id: entry.userId,
-    amount: entry.amount,
-    kind: entry.kind,
-    balance_after: entry.balanceAfter,
-    reference_type: input.referenceType ?? null,
-    reference_id: input.referenceId ?? null,
-    actor_id: input.actorId,
-    reason: input.reason ?? null,
-    details: JSON.stringify(entry.details ?? {}),
-    idempotency_key: input.idempotencyKey ?? null,
-    idempotency_fingerprint: input.idempotencyKey === undefined ? null : entry.print,
-  })
+  const row = await trx
+    .insertInto('credit_ledger')
+    .values({
+      user_id: entry.userId,
+      amount: entry.amount,
+      kind: entry.kind,
+      balance_after: entry.balanceAfter,
+      reference_type: input.referenceType ?? null,
+      reference_id: input.referenceId ?? null,
+      actor_id: input.actorId,
+      reason: input.reason ?? null,
+      details: JSON.stringify(entry.details ?? {}),
+      idempotency_key: input.idempotencyKey ?? null,
+      idempotency_fingerprint: input.idempotencyKey === undefined ? null : entry.print,
+    })
     // A concurrent write under the same key for another user holds no lock we wait on: the
     // unique key makes this insert wait for it and then do nothing.
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
@@ -166,27 +184,67 @@ async function insertEntry(trx: Db, entry: NewEntry): Promise<{ row?: { id: numb
 export async function addCredits(trx: Db, input: AddCreditsInput): Promise<LedgerWriteResult & { lotId: number }> {
   assertPositive(input.amount);
   const expiresAt = input.expiresAt ?? null;
-  const print = fingerprint('add', { userId: input.userId, amount: input.amount, kind: input.kind, expiresAt: expiresAt?.toISOString() ?? null, referenceType: input.referenceType ?? null, referenceId: input.referenceId ?? null, reason: input.reason ?? null });
+  const print = fingerprint('add', {
+    userId: input.userId,
+    amount: input.amount,
+    kind: input.kind,
+    expiresAt: expiresAt?.toISOString() ?? null,
+    referenceType: input.referenceType ?? null,
+    referenceId: input.referenceId ?? null,
+    reason: input.reason ?? null,
+  });
   const { earlier, now } = await beginWrite(trx, input, print);
   if (earlier !== undefined) return { ...replayOf(earlier), lotId: await lotOf(trx, earlier.id) };
-  if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) throw invalidRequest({ reason: 'expires_at must be in the future' });
+  if (expiresAt !== null && expiresAt.getTime() <= now.getTime())
+    throw invalidRequest({ reason: 'expires_at must be in the future' });
   const balance = (await balanceOf(trx, input.userId)) + input.amount;
-  const written = await insertEntry(trx, { userId: input.userId, amount: input.amount, kind: input.kind, balanceAfter: balance, input, print });
-  if (written.earlier !== undefined) return { ...replayOf(written.earlier), lotId: await lotOf(trx, written.earlier.id) };
-  const lot = await trx.insertInto('credit_lots').values({ user_id: input.userId, entry_id: written.row!.id, amount: input.amount, remaining: input.amount, expires_at: expiresAt })
-    .returning('id').executeTakeFirstOrThrow();
+  const written = await insertEntry(trx, {
+    userId: input.userId,
+    amount: input.amount,
+    kind: input.kind,
+    balanceAfter: balance,
+    input,
+    print,
+  });
+  if (written.earlier !== undefined)
+    return { ...replayOf(written.earlier), lotId: await lotOf(trx, written.earlier.id) };
+  const lot = await trx
+    .insertInto('credit_lots')
+    .values({
+      user_id: input.userId,
+      entry_id: written.row!.id,
+      amount: input.amount,
+      remaining: input.amount,
+      expires_at: expiresAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return { entryId: written.row!.id, balance, replayed: false, lotId: lot.id };
 }
 
 export async function spendCredits(trx: Db, input: SpendCreditsInput): Promise<LedgerWriteResult> {
   assertPositive(input.amount);
   const kind = input.kind ?? 'spend';
-  const print = fingerprint('spend', { userId: input.userId, amount: input.amount, kind, referenceType: input.referenceType ?? null, referenceId: input.referenceId ?? null, reason: input.reason ?? null });
+  const print = fingerprint('spend', {
+    userId: input.userId,
+    amount: input.amount,
+    kind,
+    referenceType: input.referenceType ?? null,
+    referenceId: input.referenceId ?? null,
+    reason: input.reason ?? null,
+  });
   const { earlier, now } = await beginWrite(trx, input, print);
   if (earlier !== undefined) return replayOf(earlier);
   const balance = await balanceOf(trx, input.userId);
   if (balance < input.amount) throw insufficientCredits(balance, input.amount);
-  const written = await insertEntry(trx, { userId: input.userId, amount: -input.amount, kind, balanceAfter: balance - input.amount, input, print });
+  const written = await insertEntry(trx, {
+    userId: input.userId,
+    amount: -input.amount,
+    kind,
+    balanceAfter: balance - input.amount,
+    input,
+    print,
+  });
   if (written.earlier !== undefined) return replayOf(written.earlier);
   await drawFromLots(trx, { userId: input.userId, entryId: written.row!.id, amount: input.amount, now });
   return { entryId: written.row!.id, balance: balance - input.amount, replayed: false };
@@ -200,10 +258,17 @@ export async function spendCredits(trx: Db, input: SpendCreditsInput): Promise<L
  */
 export async function clawbackPurchase(trx: Db, input: ClawbackInput): Promise<ClawbackResult> {
   assertPositive(input.credits);
-  const print = fingerprint('clawback', { userId: input.userId, credits: input.credits, referenceType: input.referenceType, referenceId: input.referenceId, reason: input.reason ?? null });
+  const print = fingerprint('clawback', {
+    userId: input.userId,
+    credits: input.credits,
+    referenceType: input.referenceType,
+    referenceId: input.referenceId,
+    reason: input.reason ?? null,
+  });
   const { earlier, now } = await beginWrite(trx, input, print);
   if (earlier !== undefined) return clawbackReplay(earlier);
-  const lots = await trx.selectFrom('credit_lots')
+  const lots = await trx
+    .selectFrom('credit_lots')
     .innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lots.entry_id')
     .select(['credit_lots.id', 'credit_lots.remaining'])
     .where('credit_lots.user_id', '=', input.userId)
@@ -217,9 +282,24 @@ export async function clawbackPurchase(trx: Db, input: ClawbackInput): Promise<C
   const shortfall = input.credits - taken;
   const balance = (await balanceOf(trx, input.userId)) - taken;
   const details = { requested: input.credits, taken, shortfall };
-  const written = await insertEntry(trx, { userId: input.userId, amount: -taken, kind: 'refund_clawback', balanceAfter: balance, input, print, details });
+  const written = await insertEntry(trx, {
+    userId: input.userId,
+    amount: -taken,
+    kind: 'refund_clawback',
+    balanceAfter: balance,
+    input,
+    print,
+    details,
+  });
   if (written.earlier !== undefined) return clawbackReplay(written.earlier);
-  if (taken > 0) await drawFromLots(trx, { userId: input.userId, entryId: written.row!.id, amount: taken, now, onlyLots: lots.map((lot) => lot.id) });
+  if (taken > 0)
+    await drawFromLots(trx, {
+      userId: input.userId,
+      entryId: written.row!.id,
+      amount: taken,
+      now,
+      onlyLots: lots.map((lot) => lot.id),
+    });
   return { entryId: written.row!.id, balance, replayed: false, taken, shortfall };
 }
 
@@ -229,11 +309,16 @@ function clawbackReplay(row: LedgerRow): ClawbackResult {
 }
 
 function assertPositive(amount: number): void {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw invalidRequest({ reason: 'amount must be a positive integer', amount });
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw invalidRequest({ reason: 'amount must be a positive integer', amount });
 }
 
 async function lotOf(trx: Db, entryId: number): Promise<number> {
-  const lot = await trx.selectFrom('credit_lots').select('id').where('entry_id', '=', entryId).executeTakeFirstOrThrow();
+  const lot = await trx
+    .selectFrom('credit_lots')
+    .select('id')
+    .where('entry_id', '=', entryId)
+    .executeTakeFirstOrThrow();
   return lot.id;
 }
 
@@ -262,10 +347,13 @@ async function drawFromLots(trx: Db, draw: Draw): Promise<void> {
     ), drained AS (
       UPDATE credit_lots SET remaining = credit_lots.remaining - takes.take FROM takes WHERE credit_lots.id = takes.id RETURNING credit_lots.id, takes.take
     )
-    INSERT INTO credit_lot_draws (entry_id, lot_id, amount) SELECT ${draw.entryId}::bigint, id, take FROM drained RETURNING amount`.execute(trx);
+    INSERT INTO credit_lot_draws (entry_id, lot_id, amount) SELECT ${draw.entryId}::bigint, id, take FROM drained RETURNING amount`.execute(
+    trx,
+  );
   const drawn = result.rows.reduce((sum, row) => sum + row.amount, 0);
   // The lots always hold the balance; if they do not, refuse rather than write a lie.
-  if (drawn !== draw.amount) throw new Error(`credit lots of user ${draw.userId} held ${drawn} of the ${draw.amount} credits to draw`);
+  if (drawn !== draw.amount)
+    throw new Error(`credit lots of user ${draw.userId} held ${drawn} of the ${draw.amount} credits to draw`);
 }
 
 export interface ExpirySummary {
@@ -284,30 +372,63 @@ const EXPIRY_CHUNK = 500;
  */
 async function expireLapsedLotsOf(trx: Db, userIds: string[], now: Date): Promise<ExpirySummary> {
   if (userIds.length === 0) return { users: 0, lots: 0, credits: 0 };
-  const lapsed = await trx.selectFrom('credit_lots').select(['id', 'user_id', 'remaining', 'expires_at'])
-    .where('user_id', 'in', userIds).where('remaining', '>', 0).where('expires_at', '<=', now)
-    .orderBy('user_id').orderBy('expires_at').orderBy('id')
+  const lapsed = await trx
+    .selectFrom('credit_lots')
+    .select(['id', 'user_id', 'remaining', 'expires_at'])
+    .where('user_id', 'in', userIds)
+    .where('remaining', '>', 0)
+    .where('expires_at', '<=', now)
+    .orderBy('user_id')
+    .orderBy('expires_at')
+    .orderBy('id')
     .execute();
   if (lapsed.length === 0) return { users: 0, lots: 0, credits: 0 };
-  const balances = await trx.selectFrom('credit_ledger').select(['user_id', sql<number>`sum(amount)::bigint`.as('balance')])
-    .where('user_id', 'in', [...new Set(lapsed.map((lot) => lot.user_id))]).groupBy('user_id').execute();
+  const balances = await trx
+    .selectFrom('credit_ledger')
+    .select(['user_id', sql<number>`sum(amount)::bigint`.as('balance')])
+    .where('user_id', 'in', [...new Set(lapsed.map((lot) => lot.user_id))])
+    .groupBy('user_id')
+    .execute();
   const running = new Map(balances.map((row) => [row.user_id, Number(row.balance)]));
   const entries = lapsed.map((lot) => {
     const balance = running.get(lot.user_id)! - lot.remaining;
     running.set(lot.user_id, balance);
     return {
-      user_id: lot.user_id, amount: -lot.remaining, kind: 'expiry' as const, balance_after: balance,
-      reference_type: 'credit_lot', reference_id: String(lot.id), actor_id: null, reason: 'credit lot expired',
+      user_id: lot.user_id,
+      amount: -lot.remaining,
+      kind: 'expiry' as const,
+      balance_after: balance,
+      reference_type: 'credit_lot',
+      reference_id: String(lot.id),
+      actor_id: null,
+      reason: 'credit lot expired',
       details: JSON.stringify({ expires_at: lot.expires_at?.toISOString() }),
     };
   });
   for (let start = 0; start < entries.length; start += EXPIRY_CHUNK) {
     const chunk = lapsed.slice(start, start + EXPIRY_CHUNK);
     // A multi-row VALUES insert takes its ids in row order, so ids follow the running balance.
-    const ids = await trx.insertInto('credit_ledger').values(entries.slice(start, start + EXPIRY_CHUNK)).returning(['id', 'reference_id']).execute();
+    const ids = await trx
+      .insertInto('credit_ledger')
+      .values(entries.slice(start, start + EXPIRY_CHUNK))
+      .returning(['id', 'reference_id'])
+      .execute();
     const entryOfLot = new Map(ids.map((row) => [row.reference_id, row.id]));
-    await trx.insertInto('credit_lot_draws').values(chunk.map((lot) => ({ entry_id: entryOfLot.get(String(lot.id))!, lot_id: lot.id, amount: lot.remaining }))).execute();
-    await trx.updateTable('credit_lots').set({ remaining: 0 }).where('id', 'in', chunk.map((lot) => lot.id)).execute();
+    await trx
+      .insertInto('credit_lot_draws')
+      .values(
+        chunk.map((lot) => ({ entry_id: entryOfLot.get(String(lot.id))!, lot_id: lot.id, amount: lot.remaining })),
+      )
+      .execute();
+    await trx
+      .updateTable('credit_lots')
+      .set({ remaining: 0 })
+      .where(
+        'id',
+        'in',
+        chunk.map((lot) => lot.id),
+      )
+      .execute();
   }
   return { users: running.size, lots: lapsed.length, credits: lapsed.reduce((sum, lot) => sum + lot.remaining, 0) };
 }
@@ -320,14 +441,32 @@ const EXPIRY_USERS_PER_RUN = 1_000;
  * cannot deadlock) and writes their expiry entries. At most EXPIRY_USERS_PER_RUN users a call.
  */
 export async function expireLapsedLots(trx: Db, now: Date): Promise<ExpirySummary> {
-  const candidates = await trx.selectFrom('credit_lots').select('user_id').distinct()
-    .where('remaining', '>', 0).where('expires_at', '<=', now)
-    .orderBy('user_id').limit(EXPIRY_USERS_PER_RUN)
+  const candidates = await trx
+    .selectFrom('credit_lots')
+    .select('user_id')
+    .distinct()
+    .where('remaining', '>', 0)
+    .where('expires_at', '<=', now)
+    .orderBy('user_id')
+    .limit(EXPIRY_USERS_PER_RUN)
     .execute();
   if (candidates.length === 0) return { users: 0, lots: 0, credits: 0 };
-  const locked = await trx.selectFrom('users').select('id').where('id', 'in', candidates.map((row) => row.user_id))
-    .orderBy('id').forNoKeyUpdate().execute();
-  return expireLapsedLotsOf(trx, locked.map((row) => row.id), now);
+  const locked = await trx
+    .selectFrom('users')
+    .select('id')
+    .where(
+      'id',
+      'in',
+      candidates.map((row) => row.user_id),
+    )
+    .orderBy('id')
+    .forNoKeyUpdate()
+    .execute();
+  return expireLapsedLotsOf(
+    trx,
+    locked.map((row) => row.id),
+    now,
+  );
 }
 
 /** The `expire-credit-lots` scheduled job (seeded by migration 0010). */

@@ -20,7 +20,9 @@ function ledgerConditions(eb: ExpressionBuilder<Tables, 'credit_ledger'>, query:
   if (query.created_to) conditions.push(eb('credit_ledger.created_at', '<', new Date(query.created_to)));
   if (query.q) {
     const pattern = likePattern(query.q);
-    conditions.push(eb.or([eb('credit_ledger.reason', 'ilike', pattern), eb('credit_ledger.reference_id', 'ilike', pattern)]));
+    conditions.push(
+      eb.or([eb('credit_ledger.reason', 'ilike', pattern), eb('credit_ledger.reference_id', 'ilike', pattern)]),
+    );
   }
   return eb.and(conditions);
 }
@@ -31,9 +33,19 @@ export async function listLedger(db: Db, query: ListLedgerQuery): Promise<{ rows
     entries(db)
       .where((eb) => ledgerConditions(eb, query))
       .select([
-        'credit_ledger.id', 'credit_ledger.user_id', 'credit_ledger.amount', 'credit_ledger.kind', 'credit_ledger.balance_after',
-        'credit_ledger.reference_type', 'credit_ledger.reference_id', 'credit_ledger.actor_id', 'credit_ledger.reason',
-        'credit_ledger.details', 'credit_lots.id as lot_id', 'credit_lots.expires_at', 'credit_ledger.created_at',
+        'credit_ledger.id',
+        'credit_ledger.user_id',
+        'credit_ledger.amount',
+        'credit_ledger.kind',
+        'credit_ledger.balance_after',
+        'credit_ledger.reference_type',
+        'credit_ledger.reference_id',
+        'credit_ledger.actor_id',
+        'credit_ledger.reason',
+        'credit_ledger.details',
+        'credit_lots.id as lot_id',
+        'credit_lots.expires_at',
+        'credit_ledger.created_at',
       ])
       .orderBy('credit_ledger.created_at', direction)
       .orderBy('credit_ledger.id', direction)
@@ -50,8 +62,15 @@ export function listUserLedger(db: Db, userId: string, page: PageRequest): Promi
   return entries(db)
     .where('credit_ledger.user_id', '=', userId)
     .select([
-      'credit_ledger.id', 'credit_ledger.amount', 'credit_ledger.kind', 'credit_ledger.balance_after', 'credit_ledger.reference_type',
-      'credit_ledger.reference_id', 'credit_ledger.reason', 'credit_lots.expires_at', 'credit_ledger.created_at',
+      'credit_ledger.id',
+      'credit_ledger.amount',
+      'credit_ledger.kind',
+      'credit_ledger.balance_after',
+      'credit_ledger.reference_type',
+      'credit_ledger.reference_id',
+      'credit_ledger.reason',
+      'credit_lots.expires_at',
+      'credit_ledger.created_at',
     ])
     .orderBy('credit_ledger.id', 'desc')
     .limit(page.per_page)
@@ -73,14 +92,25 @@ function lotConditions(eb: ExpressionBuilder<Tables, 'credit_lots'>, query: List
 export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: LotView[]; total: number }> {
   const { field, direction } = query.sort;
   // Never-expiring lots sort after expiring ones either way: "expires soonest" starts with one that expires.
-  const order = field === 'expires_at' ? sql`credit_lots.expires_at ${sql.raw(direction)} NULLS LAST` : sql`credit_lots.created_at ${sql.raw(direction)}`;
+  const order =
+    field === 'expires_at'
+      ? sql`credit_lots.expires_at ${sql.raw(direction)} NULLS LAST`
+      : sql`credit_lots.created_at ${sql.raw(direction)}`;
   const [rows, total] = await Promise.all([
-    db.selectFrom('credit_lots')
+    db
+      .selectFrom('credit_lots')
       .innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lots.entry_id')
       .where((eb) => lotConditions(eb, query))
       .select([
-        'credit_lots.id', 'credit_lots.user_id', 'credit_lots.entry_id', 'credit_ledger.kind', 'credit_lots.amount', 'credit_lots.remaining',
-        'credit_lots.expires_at', liveLot.as('active'), 'credit_lots.created_at',
+        'credit_lots.id',
+        'credit_lots.user_id',
+        'credit_lots.entry_id',
+        'credit_ledger.kind',
+        'credit_lots.amount',
+        'credit_lots.remaining',
+        'credit_lots.expires_at',
+        liveLot.as('active'),
+        'credit_lots.created_at',
       ])
       .orderBy(order)
       .orderBy('credit_lots.id', direction)

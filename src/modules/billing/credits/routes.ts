@@ -1,7 +1,17 @@
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { grantCreditsBody, grantHeaders, grantResult, ledgerPage, listLedgerQuery, listLotsQuery, lotsPage, myLedgerPage, myLedgerQuery } from './schemas.js';
+import {
+  grantCreditsBody,
+  grantHeaders,
+  grantResult,
+  ledgerPage,
+  listLedgerQuery,
+  listLotsQuery,
+  lotsPage,
+  myLedgerPage,
+  myLedgerQuery,
+} from './schemas.js';
 import { CreditsService } from './service.js';
 
 const READ = { perms: ['billing.read'] } as const;
@@ -16,51 +26,75 @@ const tags = ['billing'];
 export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
   const credits = new CreditsService(kernel.db, kernel.events);
 
-  app.post('/v1/admin/billing/credits/grant', {
-    config: WRITE,
-    schema: {
-      tags,
-      summary: 'Grant credits to a user',
-      description: 'Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is 409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), `invalid_request` (`expires_at` not in the future).',
-      headers: grantHeaders,
-      body: grantCreditsBody,
-      response: { 201: grantResult },
+  app.post(
+    '/v1/admin/billing/credits/grant',
+    {
+      config: WRITE,
+      schema: {
+        tags,
+        summary: 'Grant credits to a user',
+        description:
+          'Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is 409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), `invalid_request` (`expires_at` not in the future).',
+        headers: grantHeaders,
+        body: grantCreditsBody,
+        response: { 201: grantResult },
+      },
     },
-  }, async (request, reply) => {
-    const { replayed, ...answer } = await credits.grant(actorOf(request), request.body, request.headers['idempotency-key']);
-    if (replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(201).send(answer);
-  });
+    async (request, reply) => {
+      const { replayed, ...answer } = await credits.grant(
+        actorOf(request),
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(answer);
+    },
+  );
 
-  app.get('/v1/admin/billing/ledger', {
-    config: READ,
-    schema: {
-      tags,
-      summary: 'The credit ledger of every user',
-      description: 'Paged with total, newest first by default (`sort=created_at:asc|desc`). Filters `user_id`, `kind`, `reference_type`, `reference_id`, `created_from` (inclusive), `created_to` (exclusive), and `q` (reason or reference id, substring); all combine.',
-      querystring: listLedgerQuery,
-      response: { 200: ledgerPage },
+  app.get(
+    '/v1/admin/billing/ledger',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'The credit ledger of every user',
+        description:
+          'Paged with total, newest first by default (`sort=created_at:asc|desc`). Filters `user_id`, `kind`, `reference_type`, `reference_id`, `created_from` (inclusive), `created_to` (exclusive), and `q` (reason or reference id, substring); all combine.',
+        querystring: listLedgerQuery,
+        response: { 200: ledgerPage },
+      },
     },
-  }, (request) => credits.listLedger(request.query));
+    (request) => credits.listLedger(request.query),
+  );
 
-  app.get('/v1/admin/billing/lots', {
-    config: READ,
-    schema: {
-      tags,
-      summary: 'Credit lots',
-      description: 'Every addition of credits and what is left of it. Paged with total; sort `created_at` (default, newest first) or `expires_at` (never-expiring last). Filters `user_id`, `active` (`true`: something left and not lapsed), `expiring_before`.',
-      querystring: listLotsQuery,
-      response: { 200: lotsPage },
+  app.get(
+    '/v1/admin/billing/lots',
+    {
+      config: READ,
+      schema: {
+        tags,
+        summary: 'Credit lots',
+        description:
+          'Every addition of credits and what is left of it. Paged with total; sort `created_at` (default, newest first) or `expires_at` (never-expiring last). Filters `user_id`, `active` (`true`: something left and not lapsed), `expiring_before`.',
+        querystring: listLotsQuery,
+        response: { 200: lotsPage },
+      },
     },
-  }, (request) => credits.listLots(request.query));
+    (request) => credits.listLots(request.query),
+  );
 
-  app.get('/v1/me/billing/ledger', {
-    schema: {
-      tags,
-      summary: 'The caller\'s credit ledger',
-      description: 'The caller\'s own entries, newest first; paged without a total (`meta` holds `page` and `per_page`; a page shorter than `per_page` is the last).',
-      querystring: myLedgerQuery,
-      response: { 200: myLedgerPage },
+  app.get(
+    '/v1/me/billing/ledger',
+    {
+      schema: {
+        tags,
+        summary: "The caller's credit ledger",
+        description:
+          "The caller's own entries, newest first; paged without a total (`meta` holds `page` and `per_page`; a page shorter than `per_page` is the last).",
+        querystring: myLedgerQuery,
+        response: { 200: myLedgerPage },
+      },
     },
-  }, (request) => credits.myLedger(actorOf(request).userId, request.query));
+    (request) => credits.myLedger(actorOf(request).userId, request.query),
+  );
 }

@@ -7,22 +7,38 @@ const dateTime = isoDateTime();
 
 export const MAX_GRANT = 1_000_000;
 
-export const grantCreditsBody = z.object({
-  user_id: z.string().uuid(),
-  amount: z.number().int().min(1).max(MAX_GRANT),
-  reason: z.string().min(3).max(500).describe('Kept on the ledger entry and in the audit row; the player sees it in their ledger.'),
-  expires_at: dateTime.optional().describe('When what is left of these credits lapses (must be in the future); omitted: never.'),
-}).strict();
+export const grantCreditsBody = z
+  .object({
+    user_id: z.string().uuid(),
+    amount: z.number().int().min(1).max(MAX_GRANT),
+    reason: z
+      .string()
+      .min(3)
+      .max(500)
+      .describe('Kept on the ledger entry and in the audit row; the player sees it in their ledger.'),
+    expires_at: dateTime
+      .optional()
+      .describe('When what is left of these credits lapses (must be in the future); omitted: never.'),
+  })
+  .strict();
 export type GrantCreditsInput = z.infer<typeof grantCreditsBody>;
 
-export const grantHeaders = z.object({
-  'idempotency-key': z.string().min(1).max(200).optional()
-    .describe('Repeating a grant with the same key and body answers the first result and grants nothing more; the same key with another body is 409 `conflict`.'),
-}).passthrough();
+export const grantHeaders = z
+  .object({
+    'idempotency-key': z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        'Repeating a grant with the same key and body answers the first result and grants nothing more; the same key with another body is 409 `conflict`.',
+      ),
+  })
+  .passthrough();
 
 export const grantResult = z.object({
   entry_id: z.number().int(),
-  balance: z.number().int().describe('The user\'s balance right after this grant.'),
+  balance: z.number().int().describe("The user's balance right after this grant."),
 });
 export type GrantResult = z.infer<typeof grantResult>;
 
@@ -32,12 +48,14 @@ export const ledgerEntryView = z.object({
   user_id: z.string().uuid(),
   amount: z.number().int().describe('Signed: additions positive, deductions negative.'),
   kind: z.enum(LEDGER_KINDS),
-  balance_after: z.number().int().describe('The user\'s balance right after this entry.'),
+  balance_after: z.number().int().describe("The user's balance right after this entry."),
   reference_type: z.string().nullable(),
   reference_id: z.string().nullable(),
   actor_id: z.string().uuid().nullable().describe('The staff member who made the entry; null: the service.'),
   reason: z.string().nullable(),
-  details: z.record(z.unknown()).describe('A clawback\'s `requested`, `taken` and `shortfall`; an expiry\'s lot `expires_at`.'),
+  details: z
+    .record(z.unknown())
+    .describe("A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`."),
   lot_id: z.number().int().nullable().describe('The lot an addition made; null for deductions.'),
   expires_at: z.date().nullable().describe('When the lot of an addition lapses; null: never, or a deduction.'),
   created_at: z.date(),
@@ -68,19 +86,34 @@ export const lotView = z.object({
 });
 export type LotView = z.infer<typeof lotView>;
 
-export const listLotsQuery = pageQuery(['created_at', 'expires_at'], { field: 'created_at', direction: 'desc' }).extend({
-  q: noTextFilter,
-  user_id: z.string().uuid().optional(),
-  active: z.enum(['true', 'false']).transform((value) => value === 'true').optional()
-    .describe('`true`: lots with something left that have not lapsed; `false`: spent or lapsed lots.'),
-  expiring_before: dateTime.optional().describe('Lots that lapse before this instant (never-expiring lots excluded).'),
-});
+export const listLotsQuery = pageQuery(['created_at', 'expires_at'], { field: 'created_at', direction: 'desc' }).extend(
+  {
+    q: noTextFilter,
+    user_id: z.string().uuid().optional(),
+    active: z
+      .enum(['true', 'false'])
+      .transform((value) => value === 'true')
+      .optional()
+      .describe('`true`: lots with something left that have not lapsed; `false`: spent or lapsed lots.'),
+    expiring_before: dateTime
+      .optional()
+      .describe('Lots that lapse before this instant (never-expiring lots excluded).'),
+  },
+);
 export type ListLotsQuery = z.infer<typeof listLotsQuery>;
 export const lotsPage = pagedResponse(lotView);
 
 /** The caller's own entries: no staff ids, no internal details. */
 export const myLedgerEntryView = ledgerEntryView.pick({
-  id: true, amount: true, kind: true, balance_after: true, reference_type: true, reference_id: true, reason: true, expires_at: true, created_at: true,
+  id: true,
+  amount: true,
+  kind: true,
+  balance_after: true,
+  reference_type: true,
+  reference_id: true,
+  reason: true,
+  expires_at: true,
+  created_at: true,
 });
 export type MyLedgerEntryView = z.infer<typeof myLedgerEntryView>;
 

@@ -21,7 +21,11 @@ export class CreditsService {
    * Grants credits with the ledger entry, its lot, the audit row and the dashboard event in one
    * transaction. With an idempotency key, a repeat answers the first grant and writes nothing.
    */
-  async grant(actor: Actor, input: GrantCreditsInput, idempotencyKey: string | undefined): Promise<GrantResult & { replayed: boolean }> {
+  async grant(
+    actor: Actor,
+    input: GrantCreditsInput,
+    idempotencyKey: string | undefined,
+  ): Promise<GrantResult & { replayed: boolean }> {
     // Retried on a deadlock or serialization failure: the ledger locks the user, then touches
     // lots (expiring lapsed ones), and anything locking them the other way round makes this the
     // server's victim. Everything here goes through `trx`, so running it again is safe.
@@ -36,7 +40,8 @@ export class CreditsService {
         // Namespaced: ledger keys are unique across every caller (fulfilment uses provider event ids).
         idempotencyKey: idempotencyKey === undefined ? undefined : `grant:${idempotencyKey}`,
         checkAccount: (account) => {
-          if (account.status === 'deleted') throw invalidState({ reason: 'a deleted user cannot be granted credits', status: account.status });
+          if (account.status === 'deleted')
+            throw invalidState({ reason: 'a deleted user cannot be granted credits', status: account.status });
         },
       });
       const answer = { entry_id: result.entryId, balance: result.balance, replayed: result.replayed };
@@ -46,7 +51,13 @@ export class CreditsService {
         targetType: 'user',
         targetId: input.user_id,
         reason: input.reason,
-        after: { amount: input.amount, expires_at: input.expires_at ?? null, entry_id: result.entryId, lot_id: result.lotId, balance: result.balance },
+        after: {
+          amount: input.amount,
+          expires_at: input.expires_at ?? null,
+          entry_id: result.entryId,
+          lot_id: result.lotId,
+          balance: result.balance,
+        },
         ...(idempotencyKey === undefined ? {} : { extra: { idempotency_key: idempotencyKey } }),
       });
       await this.events.publish(trx, {

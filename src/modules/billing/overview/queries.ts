@@ -34,9 +34,15 @@ export interface MoneyBucket {
   count: number;
 }
 
-async function moneyByBucket(db: Db, table: 'billing_payments' | 'billing_refunds', range: TimeRange, interval: OverviewInterval): Promise<MoneyBucket[]> {
+async function moneyByBucket(
+  db: Db,
+  table: 'billing_payments' | 'billing_refunds',
+  range: TimeRange,
+  interval: OverviewInterval,
+): Promise<MoneyBucket[]> {
   const bucket = bucketOf(interval, 'created_at');
-  const rows = await db.selectFrom(table)
+  const rows = await db
+    .selectFrom(table)
     .select([
       bucket.as('period_start'),
       'currency',
@@ -47,13 +53,20 @@ async function moneyByBucket(db: Db, table: 'billing_payments' | 'billing_refund
     .where('created_at', '<', range.to)
     .groupBy([bucket, 'currency'])
     .execute();
-  return rows.map((row) => ({ period_start: row.period_start, currency: row.currency, amount: Number(row.amount), count: Number(row.count) }));
+  return rows.map((row) => ({
+    period_start: row.period_start,
+    currency: row.currency,
+    amount: Number(row.amount),
+    count: Number(row.count),
+  }));
 }
 
 /** Payments made in the range, summed per bucket and currency. */
-export const paymentsByBucket = (db: Db, range: TimeRange, interval: OverviewInterval) => moneyByBucket(db, 'billing_payments', range, interval);
+export const paymentsByBucket = (db: Db, range: TimeRange, interval: OverviewInterval) =>
+  moneyByBucket(db, 'billing_payments', range, interval);
 /** Refunds made in the range (of any payment, old or new), summed per bucket and currency. */
-export const refundsByBucket = (db: Db, range: TimeRange, interval: OverviewInterval) => moneyByBucket(db, 'billing_refunds', range, interval);
+export const refundsByBucket = (db: Db, range: TimeRange, interval: OverviewInterval) =>
+  moneyByBucket(db, 'billing_refunds', range, interval);
 
 const isLive = sql<boolean>`s.status in (${sql.join(LIVE_SUBSCRIPTION_STATUSES.map((status) => sql.lit(status)))})`;
 
@@ -68,19 +81,29 @@ export interface LivePlanRow {
 
 /** Live subscriptions now, per product (null: a product the catalog does not know). */
 export async function livePlans(db: Db): Promise<LivePlanRow[]> {
-  const rows = await db.selectFrom('billing_subscriptions as s')
+  const rows = await db
+    .selectFrom('billing_subscriptions as s')
     .leftJoin('billing_products as p', 'p.id', 's.product_id')
     .select([
-      's.product_id', 'p.name', 'p.tier_key',
+      's.product_id',
+      'p.name',
+      'p.tier_key',
       sql<number>`count(*)`.as('live'),
       sql<number>`count(*) filter (where s.status = 'past_due')`.as('past_due'),
       sql<number>`count(*) filter (where s.cancel_at_period_end)`.as('cancel_at_period_end'),
     ])
     .where(isLive)
     .groupBy(['s.product_id', 'p.name', 'p.tier_key'])
-    .orderBy(sql`count(*)`, 'desc').orderBy('p.name').orderBy('s.product_id')
+    .orderBy(sql`count(*)`, 'desc')
+    .orderBy('p.name')
+    .orderBy('s.product_id')
     .execute();
-  return rows.map((row) => ({ ...row, live: Number(row.live), past_due: Number(row.past_due), cancel_at_period_end: Number(row.cancel_at_period_end) }));
+  return rows.map((row) => ({
+    ...row,
+    live: Number(row.live),
+    past_due: Number(row.past_due),
+    cancel_at_period_end: Number(row.cancel_at_period_end),
+  }));
 }
 
 export interface MrrRow {
@@ -96,24 +119,35 @@ export interface MrrRow {
  * subscribers of 1000 add exactly 1000, not 12 × 83.
  */
 export async function mrrByCurrency(db: Db): Promise<MrrRow[]> {
-  const rows = await db.selectFrom('billing_subscriptions as s')
-    .leftJoin('billing_prices as pr', (join) => join.onRef('pr.provider_price_id', '=', 's.provider_price_id').on('pr.interval', 'is not', null))
+  const rows = await db
+    .selectFrom('billing_subscriptions as s')
+    .leftJoin('billing_prices as pr', (join) =>
+      join.onRef('pr.provider_price_id', '=', 's.provider_price_id').on('pr.interval', 'is not', null),
+    )
     .select([
       'pr.currency',
-      sql<number>`coalesce(round(sum(case when pr.interval = 'year' then pr.unit_amount::numeric / 12 else pr.unit_amount end)), 0)::bigint`.as('amount'),
+      sql<number>`coalesce(round(sum(case when pr.interval = 'year' then pr.unit_amount::numeric / 12 else pr.unit_amount end)), 0)::bigint`.as(
+        'amount',
+      ),
       sql<number>`count(*)`.as('subscriptions'),
     ])
     .where(isLive)
     .groupBy('pr.currency')
     .orderBy('pr.currency')
     .execute();
-  return rows.map((row) => ({ currency: row.currency, amount: Number(row.amount), subscriptions: Number(row.subscriptions) }));
+  return rows.map((row) => ({
+    currency: row.currency,
+    amount: Number(row.amount),
+    subscriptions: Number(row.subscriptions),
+  }));
 }
 
 /** Subscriptions created, and cancellations requested, in the range. */
 export async function subscriptionMovements(db: Db, range: TimeRange): Promise<{ started: number; canceled: number }> {
-  const inRange = (column: string) => sql<boolean>`(${sql.ref(column)} >= ${range.from} and ${sql.ref(column)} < ${range.to})`;
-  const row = await db.selectFrom('billing_subscriptions')
+  const inRange = (column: string) =>
+    sql<boolean>`(${sql.ref(column)} >= ${range.from} and ${sql.ref(column)} < ${range.to})`;
+  const row = await db
+    .selectFrom('billing_subscriptions')
     .select([
       sql<number>`count(*) filter (where ${inRange('created_at')})`.as('started'),
       sql<number>`count(*) filter (where ${inRange('canceled_at')})`.as('canceled'),
@@ -141,7 +175,8 @@ export interface CreditTotals {
 export async function creditTotals(db: Db, range: TimeRange): Promise<CreditTotals> {
   const movement = (kind: string, sign: 1 | -1) =>
     sql<number>`coalesce(sum(amount) filter (where kind = ${sql.lit(kind)} and created_at >= ${range.from} and created_at < ${range.to}), 0)::bigint * ${sql.lit(sign)}`;
-  const row = await db.selectFrom('credit_ledger')
+  const row = await db
+    .selectFrom('credit_ledger')
     .select([
       movement('purchase', 1).as('purchased'),
       movement('grant', 1).as('granted'),
@@ -154,8 +189,14 @@ export async function creditTotals(db: Db, range: TimeRange): Promise<CreditTota
     ])
     .executeTakeFirstOrThrow();
   return {
-    purchased: Number(row.purchased), granted: Number(row.granted), gifted: Number(row.gifted), spent: Number(row.spent),
-    expired: Number(row.expired), clawed_back: Number(row.clawed_back), adjusted: Number(row.adjusted), outstanding: Number(row.outstanding),
+    purchased: Number(row.purchased),
+    granted: Number(row.granted),
+    gifted: Number(row.gifted),
+    spent: Number(row.spent),
+    expired: Number(row.expired),
+    clawed_back: Number(row.clawed_back),
+    adjusted: Number(row.adjusted),
+    outstanding: Number(row.outstanding),
   };
 }
 
@@ -168,12 +209,28 @@ export interface ProviderObject {
 export function findProviderObject(db: Db, type: DeepLinkType, id: string): Promise<ProviderObject | undefined> {
   switch (type) {
     case 'customer':
-      return db.selectFrom('billing_customers').select(['provider', 'provider_customer_id as provider_id']).where('user_id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('billing_customers')
+        .select(['provider', 'provider_customer_id as provider_id'])
+        .where('user_id', '=', id)
+        .executeTakeFirst();
     case 'subscription':
-      return db.selectFrom('billing_subscriptions').select(['provider', 'provider_subscription_id as provider_id']).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('billing_subscriptions')
+        .select(['provider', 'provider_subscription_id as provider_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
     case 'invoice':
-      return db.selectFrom('billing_invoices').select(['provider', 'provider_invoice_id as provider_id']).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('billing_invoices')
+        .select(['provider', 'provider_invoice_id as provider_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
     case 'payment':
-      return db.selectFrom('billing_payments').select(['provider', 'provider_payment_id as provider_id']).where('id', '=', id).executeTakeFirst();
+      return db
+        .selectFrom('billing_payments')
+        .select(['provider', 'provider_payment_id as provider_id'])
+        .where('id', '=', id)
+        .executeTakeFirst();
   }
 }

@@ -15,7 +15,10 @@ const PROVIDERS = ['local', 'stripe'] as const;
 export const overviewQuery = z.object({
   from: dateTime.optional().describe('Inclusive start of the range; default 30 days before `to`.'),
   to: dateTime.optional().describe('Exclusive end of the range; default now.'),
-  interval: z.enum(OVERVIEW_INTERVALS).default('day').describe('Width of `revenue.by_period` buckets, in UTC (weeks start on Monday).'),
+  interval: z
+    .enum(OVERVIEW_INTERVALS)
+    .default('day')
+    .describe('Width of `revenue.by_period` buckets, in UTC (weeks start on Monday).'),
 });
 export type OverviewQuery = z.infer<typeof overviewQuery>;
 
@@ -32,9 +35,14 @@ const revenueFigures = {
 };
 
 const revenue = z.object({
-  by_currency: z.array(z.object(revenueFigures)).describe('One row per currency with a payment or a refund in the range, by currency code.'),
-  by_period: z.array(z.object({ period_start: z.date(), ...revenueFigures }))
-    .describe('Every bucket of the range (zeros where nothing happened) for each currency of `by_currency`, by `period_start` then currency. The first and last buckets may be cut by `from` and `to`.'),
+  by_currency: z
+    .array(z.object(revenueFigures))
+    .describe('One row per currency with a payment or a refund in the range, by currency code.'),
+  by_period: z
+    .array(z.object({ period_start: z.date(), ...revenueFigures }))
+    .describe(
+      'Every bucket of the range (zeros where nothing happened) for each currency of `by_currency`, by `period_start` then currency. The first and last buckets may be cut by `from` and `to`.',
+    ),
 });
 
 const planRow = z.object({
@@ -51,11 +59,16 @@ const subscriptions = z.object({
   past_due: count.describe('Live subscriptions now past_due.'),
   cancel_at_period_end: count.describe('Live subscriptions now set to end at the end of their period.'),
   active_by_plan: z.array(planRow).describe('Live subscriptions now, by plan: most live first, then by name.'),
-  mrr: z.array(z.object({ currency: z.string(), amount: minor }))
-    .describe('Monthly recurring revenue now, per currency: the list price of every live subscription, yearly prices divided by 12; each currency\'s sum is rounded once (half away from zero). Discounts are not taken off.'),
+  mrr: z
+    .array(z.object({ currency: z.string(), amount: minor }))
+    .describe(
+      "Monthly recurring revenue now, per currency: the list price of every live subscription, yearly prices divided by 12; each currency's sum is rounded once (half away from zero). Discounts are not taken off.",
+    ),
   mrr_unpriced: count.describe('Live subscriptions left out of `mrr` because their price is not in the catalog.'),
   started: count.describe('Subscriptions created in the range, whatever their status now.'),
-  canceled: count.describe('Subscriptions whose cancellation was requested in the range (`canceled_at`), including those set to end at period end.'),
+  canceled: count.describe(
+    'Subscriptions whose cancellation was requested in the range (`canceled_at`), including those set to end at period end.',
+  ),
 });
 
 const credits = z.object({
@@ -74,7 +87,9 @@ export const overviewResponse = z.object({
   range: z.object({ from: z.date(), to: z.date(), interval: z.enum(OVERVIEW_INTERVALS) }),
   revenue,
   subscriptions,
-  credits: credits.describe('Ledger movements in the range (all positive except `adjusted`), and the outstanding balance now.'),
+  credits: credits.describe(
+    'Ledger movements in the range (all positive except `adjusted`), and the outstanding balance now.',
+  ),
 });
 export type OverviewView = z.infer<typeof overviewResponse>;
 export type RevenueRow = z.infer<typeof revenue>['by_currency'][number];
@@ -84,14 +99,17 @@ export type CreditsView = z.infer<typeof credits>;
 
 export const deepLinkParams = z.object({
   type: z.enum(DEEP_LINK_TYPES),
-  id: z.string().uuid().describe('Our id: the user id for `customer`, else the id of the subscription, invoice or payment.'),
+  id: z
+    .string()
+    .uuid()
+    .describe('Our id: the user id for `customer`, else the id of the subscription, invoice or payment.'),
 });
 
 export const deepLinkResponse = z.object({
   type: z.enum(DEEP_LINK_TYPES),
   id: z.string().uuid(),
   provider: z.enum(PROVIDERS),
-  provider_id: z.string().describe('The provider\'s id of the object (Stripe: `cus_…`, `sub_…`, `in_…`, `pi_…`).'),
-  url: z.string().describe('The object\'s page in the provider\'s dashboard.'),
+  provider_id: z.string().describe("The provider's id of the object (Stripe: `cus_…`, `sub_…`, `in_…`, `pi_…`)."),
+  url: z.string().describe("The object's page in the provider's dashboard."),
 });
 export type DeepLinkView = z.infer<typeof deepLinkResponse>;

@@ -51,7 +51,8 @@ function nextPeriodStart(start: Date, interval: OverviewInterval): Date {
 /** Every bucket start that `[from, to)` touches. Bounded: callers cap the range first. */
 export function periodStarts(range: TimeRange, interval: OverviewInterval): Date[] {
   const starts: Date[] = [];
-  for (let start = periodStartOf(range.from, interval); start < range.to; start = nextPeriodStart(start, interval)) starts.push(start);
+  for (let start = periodStartOf(range.from, interval); start < range.to; start = nextPeriodStart(start, interval))
+    starts.push(start);
   return starts;
 }
 
@@ -59,22 +60,43 @@ export function periodStarts(range: TimeRange, interval: OverviewInterval): Date
 export function resolveRange(query: OverviewQuery, now: Date): { range: TimeRange; periods: Date[] } {
   const to = query.to === undefined ? now : new Date(query.to);
   const from = query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_DAYS * DAY_MS) : new Date(query.from);
-  if (from >= to) throw invalidRequest({ reason: '`from` must be before `to`', from: from.toISOString(), to: to.toISOString() });
+  if (from >= to)
+    throw invalidRequest({ reason: '`from` must be before `to`', from: from.toISOString(), to: to.toISOString() });
   if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) {
-    throw invalidRequest({ reason: `the range may span at most ${MAX_RANGE_DAYS} days`, from: from.toISOString(), to: to.toISOString(), max_days: MAX_RANGE_DAYS });
+    throw invalidRequest({
+      reason: `the range may span at most ${MAX_RANGE_DAYS} days`,
+      from: from.toISOString(),
+      to: to.toISOString(),
+      max_days: MAX_RANGE_DAYS,
+    });
   }
   const range = { from, to };
   const periods = periodStarts(range, query.interval);
   if (periods.length > MAX_PERIODS) {
-    throw invalidRequest({ reason: `the range holds more than ${MAX_PERIODS} periods of a ${query.interval}; pick a wider interval or a shorter range`, interval: query.interval, periods: periods.length, max_periods: MAX_PERIODS });
+    throw invalidRequest({
+      reason: `the range holds more than ${MAX_PERIODS} periods of a ${query.interval}; pick a wider interval or a shorter range`,
+      interval: query.interval,
+      periods: periods.length,
+      max_periods: MAX_PERIODS,
+    });
   }
   return { range, periods };
 }
 
-const figures = (gross: number, refunded: number, payments: number, refunds: number) => ({ gross, refunded, net: gross - refunded, payments, refunds });
+const figures = (gross: number, refunded: number, payments: number, refunds: number) => ({
+  gross,
+  refunded,
+  net: gross - refunded,
+  payments,
+  refunds,
+});
 
 /** Totals per currency and a dense series: every bucket for every currency seen, zeros included, so charts need no filling. */
-export function revenueOf(payments: MoneyBucket[], refunds: MoneyBucket[], periods: Date[]): { by_currency: RevenueRow[]; by_period: PeriodRevenueRow[] } {
+export function revenueOf(
+  payments: MoneyBucket[],
+  refunds: MoneyBucket[],
+  periods: Date[],
+): { by_currency: RevenueRow[]; by_period: PeriodRevenueRow[] } {
   const key = (start: Date, currency: string) => `${start.getTime()}|${currency}`;
   const paid = new Map(payments.map((bucket) => [key(bucket.period_start, bucket.currency), bucket]));
   const refunded = new Map(refunds.map((bucket) => [key(bucket.period_start, bucket.currency), bucket]));
@@ -84,18 +106,34 @@ export function revenueOf(payments: MoneyBucket[], refunds: MoneyBucket[], perio
   return {
     by_currency: currencies.map((currency) => ({
       currency,
-      ...figures(sum(payments, currency, 'amount'), sum(refunds, currency, 'amount'), sum(payments, currency, 'count'), sum(refunds, currency, 'count')),
+      ...figures(
+        sum(payments, currency, 'amount'),
+        sum(refunds, currency, 'amount'),
+        sum(payments, currency, 'count'),
+        sum(refunds, currency, 'count'),
+      ),
     })),
-    by_period: periods.flatMap((start) => currencies.map((currency) => {
-      const inPayments = paid.get(key(start, currency));
-      const inRefunds = refunded.get(key(start, currency));
-      return { period_start: start, currency, ...figures(inPayments?.amount ?? 0, inRefunds?.amount ?? 0, inPayments?.count ?? 0, inRefunds?.count ?? 0) };
-    })),
+    by_period: periods.flatMap((start) =>
+      currencies.map((currency) => {
+        const inPayments = paid.get(key(start, currency));
+        const inRefunds = refunded.get(key(start, currency));
+        return {
+          period_start: start,
+          currency,
+          ...figures(inPayments?.amount ?? 0, inRefunds?.amount ?? 0, inPayments?.count ?? 0, inRefunds?.count ?? 0),
+        };
+      }),
+    ),
   };
 }
 
-function subscriptionsOf(plans: LivePlanRow[], mrr: MrrRow[], movements: { started: number; canceled: number }): OverviewView['subscriptions'] {
-  const total = (field: 'live' | 'past_due' | 'cancel_at_period_end') => plans.reduce((sum, plan) => sum + plan[field], 0);
+function subscriptionsOf(
+  plans: LivePlanRow[],
+  mrr: MrrRow[],
+  movements: { started: number; canceled: number },
+): OverviewView['subscriptions'] {
+  const total = (field: 'live' | 'past_due' | 'cancel_at_period_end') =>
+    plans.reduce((sum, plan) => sum + plan[field], 0);
   return {
     live: total('live'),
     past_due: total('past_due'),
@@ -112,7 +150,10 @@ function subscriptionsOf(plans: LivePlanRow[], mrr: MrrRow[], movements: { start
  * Six set-based queries, independent of one another, run concurrently.
  */
 export class BillingOverviewService {
-  constructor(private readonly db: Kysely<Tables>, private readonly payments: PaymentProvider) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly payments: PaymentProvider,
+  ) {}
 
   async overview(query: OverviewQuery, now = new Date()): Promise<OverviewView> {
     const { range, periods } = resolveRange(query, now);
@@ -142,8 +183,18 @@ export class BillingOverviewService {
     const found = await findProviderObject(this.db, type, id);
     if (found === undefined) throw notFound();
     if (found.provider !== this.payments.kind) {
-      throw invalidState({ reason: `this ${type} belongs to another payment provider than the one configured`, provider: found.provider, configured_provider: this.payments.kind });
+      throw invalidState({
+        reason: `this ${type} belongs to another payment provider than the one configured`,
+        provider: found.provider,
+        configured_provider: this.payments.kind,
+      });
     }
-    return { type, id, provider: this.payments.kind, provider_id: found.provider_id, url: this.payments.dashboardUrl(type, found.provider_id) };
+    return {
+      type,
+      id,
+      provider: this.payments.kind,
+      provider_id: found.provider_id,
+      url: this.payments.dashboardUrl(type, found.provider_id),
+    };
   }
 }

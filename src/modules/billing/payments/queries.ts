@@ -32,7 +32,12 @@ export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined
 }
 
 export function refundByRequestKey(trx: Db, paymentId: string, requestKey: string): Promise<RefundRow | undefined> {
-  return trx.selectFrom('billing_refunds').selectAll().where('payment_id', '=', paymentId).where('request_key', '=', requestKey).executeTakeFirst();
+  return trx
+    .selectFrom('billing_refunds')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('request_key', '=', requestKey)
+    .executeTakeFirst();
 }
 
 export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ rows: PaymentRow[]; total: number }> {
@@ -44,7 +49,13 @@ export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ 
   if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .selectAll()
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };
@@ -57,7 +68,13 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
   if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .selectAll()
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };

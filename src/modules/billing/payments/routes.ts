@@ -1,7 +1,16 @@
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { idParams, invoicesBody, listInvoicesQuery, listPaymentsQuery, paymentsBody, refundBody, refundHeaders, refundResponse } from './schemas.js';
+import {
+  idParams,
+  invoicesBody,
+  listInvoicesQuery,
+  listPaymentsQuery,
+  paymentsBody,
+  refundBody,
+  refundHeaders,
+  refundResponse,
+} from './schemas.js';
 import { BillingPaymentsService } from './service.js';
 
 const tags = ['billing'];
@@ -12,42 +21,60 @@ const FILTERS = '`user_id`, `status`, `created_from` (inclusive) and `created_to
 export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void {
   const service = new BillingPaymentsService(kernel.db, kernel.payments);
 
-  app.get('/v1/admin/billing/payments', {
-    config: read,
-    schema: {
-      tags,
-      summary: 'List payments',
-      description: `Money received: credit packs bought and subscription invoices paid. Paged with \`meta.total\`, newest first by default (\`sort=created_at|amount:asc|desc\`). Filters ${FILTERS}, \`kind\` and \`product_id\`; all combine. Amounts in minor units.`,
-      querystring: listPaymentsQuery,
-      response: { 200: paymentsBody },
+  app.get(
+    '/v1/admin/billing/payments',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List payments',
+        description: `Money received: credit packs bought and subscription invoices paid. Paged with \`meta.total\`, newest first by default (\`sort=created_at|amount:asc|desc\`). Filters ${FILTERS}, \`kind\` and \`product_id\`; all combine. Amounts in minor units.`,
+        querystring: listPaymentsQuery,
+        response: { 200: paymentsBody },
+      },
     },
-  }, (request) => service.listPayments(request.query));
+    (request) => service.listPayments(request.query),
+  );
 
-  app.get('/v1/admin/billing/invoices', {
-    config: read,
-    schema: {
-      tags,
-      summary: 'List invoices',
-      description: `Subscription invoices as the payment provider last reported them. Paged with \`meta.total\`, newest first by default (\`sort=created_at|amount_due:asc|desc\`). Filters ${FILTERS}; all combine. Amounts in minor units.`,
-      querystring: listInvoicesQuery,
-      response: { 200: invoicesBody },
+  app.get(
+    '/v1/admin/billing/invoices',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List invoices',
+        description: `Subscription invoices as the payment provider last reported them. Paged with \`meta.total\`, newest first by default (\`sort=created_at|amount_due:asc|desc\`). Filters ${FILTERS}; all combine. Amounts in minor units.`,
+        querystring: listInvoicesQuery,
+        response: { 200: invoicesBody },
+      },
     },
-  }, (request) => service.listInvoices(request.query));
+    (request) => service.listInvoices(request.query),
+  );
 
-  app.post('/v1/admin/billing/payments/:id/refund', {
-    config: write,
-    schema: {
-      tags,
-      summary: 'Refund a payment',
-      description: 'Refunds `amount` minor units (omitted: all that is left) at the payment provider, then records the refund, adds it to the payment\'s `amount_refunded` (status `partially_refunded` or `refunded`) and, for a credit pack, takes back the refunded share of its credits (rounded down) from what is left of the pack; credits already spent are the `shortfall`. With an `Idempotency-Key` header a repeat with the same body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more, whatever happened in between; the same key with another body is 409 `conflict`. Without one, a retry after a failure still does not refund twice (the provider\'s idempotency key names the payment, the total refunded so far and the amount). A refund the provider reports on its own (made in its dashboard, or a request whose write was lost) is recorded from its event the same way, once. 404 `not_found`; 422 `invalid_request` when `amount` is more than is left (`details.refundable`); 422 `invalid_state` when the payment is fully refunded; 422 `invalid_request` when the provider refuses (`details.provider_code`); 503 `unavailable` when it cannot be reached. Refusals store nothing. Answers 200 with the refund. Audited (`billing.payment.refund`).',
-      params: idParams,
-      headers: refundHeaders,
-      body: refundBody,
-      response: { 200: refundResponse },
+  app.post(
+    '/v1/admin/billing/payments/:id/refund',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Refund a payment',
+        description:
+          "Refunds `amount` minor units (omitted: all that is left) at the payment provider, then records the refund, adds it to the payment's `amount_refunded` (status `partially_refunded` or `refunded`) and, for a credit pack, takes back the refunded share of its credits (rounded down) from what is left of the pack; credits already spent are the `shortfall`. With an `Idempotency-Key` header a repeat with the same body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more, whatever happened in between; the same key with another body is 409 `conflict`. Without one, a retry after a failure still does not refund twice (the provider's idempotency key names the payment, the total refunded so far and the amount). A refund the provider reports on its own (made in its dashboard, or a request whose write was lost) is recorded from its event the same way, once. 404 `not_found`; 422 `invalid_request` when `amount` is more than is left (`details.refundable`); 422 `invalid_state` when the payment is fully refunded; 422 `invalid_request` when the provider refuses (`details.provider_code`); 503 `unavailable` when it cannot be reached. Refusals store nothing. Answers 200 with the refund. Audited (`billing.payment.refund`).",
+        params: idParams,
+        headers: refundHeaders,
+        body: refundBody,
+        response: { 200: refundResponse },
+      },
     },
-  }, async (request, reply) => {
-    const { replayed, ...refund } = await service.refund(actorOf(request), request.params.id, request.body, request.headers['idempotency-key']);
-    if (replayed) reply.header('idempotent-replayed', 'true');
-    return refund;
-  });
+    async (request, reply) => {
+      const { replayed, ...refund } = await service.refund(
+        actorOf(request),
+        request.params.id,
+        request.body,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return refund;
+    },
+  );
 }

@@ -14,16 +14,37 @@ const MAX_AMOUNT = 999_999_999_999;
 
 export const idParams = z.object({ id: z.string().uuid() });
 
-export const refundBody = z.object({
-  amount: z.number().int().min(1).max(MAX_AMOUNT).optional().describe('Minor units of the payment\'s currency; omitted: all that is left to refund.'),
-  reason: z.string().trim().min(3).max(500).describe('Why: kept on the refund and in the audit log, and sent to the provider.'),
-}).strict();
+export const refundBody = z
+  .object({
+    amount: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_AMOUNT)
+      .optional()
+      .describe("Minor units of the payment's currency; omitted: all that is left to refund."),
+    reason: z
+      .string()
+      .trim()
+      .min(3)
+      .max(500)
+      .describe('Why: kept on the refund and in the audit log, and sent to the provider.'),
+  })
+  .strict();
 export type RefundInput = z.infer<typeof refundBody>;
 
-export const refundHeaders = z.object({
-  'idempotency-key': z.string().min(1).max(200).optional()
-    .describe('Makes a retry safe: a repeat with the same key and body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more; the same key with another body is 409 `conflict`.'),
-}).passthrough();
+export const refundHeaders = z
+  .object({
+    'idempotency-key': z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        'Makes a retry safe: a repeat with the same key and body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more; the same key with another body is 409 `conflict`.',
+      ),
+  })
+  .passthrough();
 
 export const paymentBody = z.object({
   id: z.string().uuid(),
@@ -34,7 +55,11 @@ export const paymentBody = z.object({
   price_id: z.string().uuid().nullable(),
   kind: z.enum(PAYMENT_KINDS),
   quantity: z.number().int(),
-  credits: z.number().int().nullable().describe('Credits the payment added (credit packs: credits × quantity); null for subscriptions.'),
+  credits: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Credits the payment added (credit packs: credits × quantity); null for subscriptions.'),
   amount: z.number().int(),
   currency: z.string(),
   amount_refunded: z.number().int(),
@@ -56,9 +81,18 @@ export const refundResponse = z.object({
   currency: z.string(),
   reason: z.string(),
   credits_clawed_back: z.number().int().describe('Credits taken back from what was left of the pack.'),
-  shortfall: z.number().int().describe('Credits this refund covered that were already spent or expired, so could not be taken back.'),
-  actor_id: z.string().uuid().nullable().describe('The staff member; null for a refund made at the provider (its dashboard).'),
-  source: z.enum(['staff', 'provider']).describe('`staff`: made through this service; `provider`: made at the provider, recorded from its event.'),
+  shortfall: z
+    .number()
+    .int()
+    .describe('Credits this refund covered that were already spent or expired, so could not be taken back.'),
+  actor_id: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe('The staff member; null for a refund made at the provider (its dashboard).'),
+  source: z
+    .enum(['staff', 'provider'])
+    .describe('`staff`: made through this service; `provider`: made at the provider, recorded from its event.'),
   created_at: z.date(),
   payment: paymentBody.describe('The payment after the refund.'),
 });
@@ -70,13 +104,15 @@ const createdRange = {
   created_to: dateTime.optional().describe('Exclusive upper bound of created_at.'),
 };
 
-export const listPaymentsQuery = pageQuery(['created_at', 'amount'], { field: 'created_at', direction: 'desc' }).extend({
-  q: noTextFilter,
-  ...createdRange,
-  status: z.enum(PAYMENT_STATUSES).optional(),
-  kind: z.enum(PAYMENT_KINDS).optional(),
-  product_id: z.string().uuid().optional(),
-});
+export const listPaymentsQuery = pageQuery(['created_at', 'amount'], { field: 'created_at', direction: 'desc' }).extend(
+  {
+    q: noTextFilter,
+    ...createdRange,
+    status: z.enum(PAYMENT_STATUSES).optional(),
+    kind: z.enum(PAYMENT_KINDS).optional(),
+    product_id: z.string().uuid().optional(),
+  },
+);
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 export const invoiceBody = z.object({
@@ -99,7 +135,10 @@ export const invoiceBody = z.object({
 export type InvoiceView = z.infer<typeof invoiceBody>;
 export const invoicesBody = pagedResponse(invoiceBody);
 
-export const listInvoicesQuery = pageQuery(['created_at', 'amount_due'], { field: 'created_at', direction: 'desc' }).extend({
+export const listInvoicesQuery = pageQuery(['created_at', 'amount_due'], {
+  field: 'created_at',
+  direction: 'desc',
+}).extend({
   q: noTextFilter,
   ...createdRange,
   status: z.enum(INVOICE_STATUSES).optional(),

@@ -8,7 +8,15 @@ import { conflict, invalidRequest, invalidState, notFound } from '../../../kerne
 import { paged } from '../../../kernel/pagination.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
 import { atProvider } from '../checkout/provider-errors.js';
-import { invoiceView, listInvoices, listPayments, lockPayment, paymentView, refundByRequestKey, refundView } from './queries.js';
+import {
+  invoiceView,
+  listInvoices,
+  listPayments,
+  lockPayment,
+  paymentView,
+  refundByRequestKey,
+  refundView,
+} from './queries.js';
 import { recordRefund } from './refund-recording.js';
 import type { ListInvoicesQuery, ListPaymentsQuery, RefundInput, RefundView } from './schemas.js';
 
@@ -20,7 +28,10 @@ import type { ListInvoicesQuery, ListPaymentsQuery, RefundInput, RefundView } fr
  * and the commit gets the same refund back instead of a second one.
  */
 export class BillingPaymentsService {
-  constructor(private readonly db: Kysely<Tables>, private readonly payments: PaymentProvider) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly payments: PaymentProvider,
+  ) {}
 
   async listPayments(query: ListPaymentsQuery) {
     const { rows, total } = await listPayments(this.db, query);
@@ -32,18 +43,25 @@ export class BillingPaymentsService {
     return paged(rows.map(invoiceView), query, total);
   }
 
-  async refund(actor: Actor, paymentId: string, input: RefundInput, idempotencyKey?: string): Promise<RefundView & { replayed: boolean }> {
+  async refund(
+    actor: Actor,
+    paymentId: string,
+    input: RefundInput,
+    idempotencyKey?: string,
+  ): Promise<RefundView & { replayed: boolean }> {
     // Retried on a deadlock (the clawback locks the user after the payment; ledger writes lock
     // users first): run again, the same total read under the lock gives the same provider key,
     // so the provider answers the refund it made instead of refunding twice.
     return retryingTransaction(this.db, async (trx) => {
       const payment = await lockPayment(trx, paymentId);
       if (payment === undefined) throw notFound();
-      const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
+      const request =
+        idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
       if (request !== undefined) {
         const earlier = await refundByRequestKey(trx, payment.id, request.key);
         if (earlier !== undefined) {
-          if (earlier.request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+          if (earlier.request_fingerprint !== request.fingerprint)
+            throw conflict({ reason: 'this idempotency key was already used for a different request' });
           return { ...refundView(earlier, payment), replayed: true };
         }
       }
@@ -52,20 +70,33 @@ export class BillingPaymentsService {
       const refundable = total - refundedBefore;
       if (refundable <= 0) throw invalidState({ reason: 'this payment is fully refunded', status: payment.status });
       const amount = input.amount ?? refundable;
-      if (amount > refundable) throw invalidRequest({ reason: 'the amount is more than is left to refund', refundable });
+      if (amount > refundable)
+        throw invalidRequest({ reason: 'the amount is more than is left to refund', refundable });
 
-      const refund = await atProvider(() => this.payments.refundPayment({
-        paymentId: payment.provider_payment_id,
-        amount,
-        reason: input.reason,
-        idempotencyKey: providerRefundKey(payment.id, request?.key, refundedBefore, amount),
-      }), { withMessage: true });
+      const refund = await atProvider(
+        () =>
+          this.payments.refundPayment({
+            paymentId: payment.provider_payment_id,
+            amount,
+            reason: input.reason,
+            idempotencyKey: providerRefundKey(payment.id, request?.key, refundedBefore, amount),
+          }),
+        { withMessage: true },
+      );
       if (refund.status === 'failed' || refund.status === 'canceled') {
-        throw invalidRequest({ reason: 'the payment provider refused the request', provider_code: `refund_${refund.status}` });
+        throw invalidRequest({
+          reason: 'the payment provider refused the request',
+          provider_code: `refund_${refund.status}`,
+        });
       }
 
       const recorded = await recordRefund(trx, payment, {
-        providerRefundId: refund.id, amount: refund.amount, reason: input.reason, actorId: actor.userId, source: 'staff', ...(request === undefined ? {} : { requestKey: request }),
+        providerRefundId: refund.id,
+        amount: refund.amount,
+        reason: input.reason,
+        actorId: actor.userId,
+        source: 'staff',
+        ...(request === undefined ? {} : { requestKey: request }),
       });
       // The provider answered a refund already recorded from its event (this request's earlier try lost its write): that one is the answer.
       if (!recorded.recorded) return { ...refundView(recorded.row, recorded.payment), replayed: true };
@@ -78,8 +109,14 @@ export class BillingPaymentsService {
         before: { amount_refunded: refundedBefore, status: payment.status },
         after: { amount_refunded: Number(updated.amount_refunded), status: updated.status },
         extra: {
-          refund_id: row.id, provider_refund_id: refund.id, user_id: payment.user_id, amount: refund.amount, currency: payment.currency,
-          credits_clawed_back: clawback.taken, shortfall: clawback.shortfall, ...(request === undefined ? {} : { idempotency_key: request.key }),
+          refund_id: row.id,
+          provider_refund_id: refund.id,
+          user_id: payment.user_id,
+          amount: refund.amount,
+          currency: payment.currency,
+          credits_clawed_back: clawback.taken,
+          shortfall: clawback.shortfall,
+          ...(request === undefined ? {} : { idempotency_key: request.key }),
         },
       });
       return { ...refundView(row, updated), replayed: false };
@@ -89,7 +126,9 @@ export class BillingPaymentsService {
 
 /** What a repeat under the same Idempotency-Key must ask again to be answered with the first refund. */
 function requestFingerprint(input: RefundInput): string {
-  return createHash('sha256').update(JSON.stringify([input.amount ?? null, input.reason])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([input.amount ?? null, input.reason]))
+    .digest('hex');
 }
 
 /**
@@ -99,7 +138,13 @@ function requestFingerprint(input: RefundInput): string {
  * provider's answer and our commit is the same refund, while a second refund of the same amount
  * after the first was recorded is a new one.
  */
-function providerRefundKey(paymentId: string, requestKey: string | undefined, refundedBefore: number, amount: number): string {
-  if (requestKey !== undefined) return `refund:${paymentId}:request:${createHash('sha256').update(requestKey).digest('hex').slice(0, 40)}`;
+function providerRefundKey(
+  paymentId: string,
+  requestKey: string | undefined,
+  refundedBefore: number,
+  amount: number,
+): string {
+  if (requestKey !== undefined)
+    return `refund:${paymentId}:request:${createHash('sha256').update(requestKey).digest('hex').slice(0, 40)}`;
   return `refund:${paymentId}:${refundedBefore}:${amount}`;
 }

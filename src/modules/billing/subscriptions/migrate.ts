@@ -11,13 +11,24 @@ import { syncUserTier } from '../checkout/fulfilment.js';
 const MIGRATE_CONCURRENCY = 4;
 const MIGRATED_STATUSES = ['trialing', 'active', 'past_due'] as const;
 
-export interface MigrateInput { fromProductId: string; toProductId: string; newProviderPriceId: string; confirm: boolean }
-export interface MigrateResult { migrated: number; failed: number; total: number }
+export interface MigrateInput {
+  fromProductId: string;
+  toProductId: string;
+  newProviderPriceId: string;
+  confirm: boolean;
+}
+export interface MigrateResult {
+  migrated: number;
+  failed: number;
+  total: number;
+}
 
 /** Runs `work` over `items` with at most `limit` running at once. */
 async function eachBounded<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  const lane = async () => { while (next < items.length) await work(items[next++]!); };
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
@@ -26,42 +37,83 @@ function migrationKey(subscriptionId: string, providerPriceId: string): string {
   return `migrate-${createHash('sha256').update(`${subscriptionId}:${providerPriceId}`).digest('hex').slice(0, 40)}`;
 }
 
-export async function migratePlanSubscribers(db: Kysely<Tables>, payments: PaymentProvider, actor: AuditActor, input: MigrateInput): Promise<MigrateResult> {
-  if (input.confirm !== true) throw new AppError(400, 'validation_failed', { confirm: 'must be true to migrate subscribers' });
-  const products = await db.selectFrom('billing_products').select(['id', 'kind', 'tier_key'])
-    .where('id', 'in', [input.fromProductId, input.toProductId]).execute();
+export async function migratePlanSubscribers(
+  db: Kysely<Tables>,
+  payments: PaymentProvider,
+  actor: AuditActor,
+  input: MigrateInput,
+): Promise<MigrateResult> {
+  if (input.confirm !== true)
+    throw new AppError(400, 'validation_failed', { confirm: 'must be true to migrate subscribers' });
+  const products = await db
+    .selectFrom('billing_products')
+    .select(['id', 'kind', 'tier_key'])
+    .where('id', 'in', [input.fromProductId, input.toProductId])
+    .execute();
   const from = products.find((p) => p.id === input.fromProductId);
   const to = products.find((p) => p.id === input.toProductId);
   if (!from || !to) throw notFound('not_found', { product_id: !from ? input.fromProductId : input.toProductId });
   if (to.kind !== 'plan') throw invalidRequest({ toProductId: 'must be a plan' });
-  const price = await db.selectFrom('billing_prices').select('id')
-    .where('product_id', '=', to.id).where('provider_price_id', '=', input.newProviderPriceId).where('is_active', '=', true)
+  const price = await db
+    .selectFrom('billing_prices')
+    .select('id')
+    .where('product_id', '=', to.id)
+    .where('provider_price_id', '=', input.newProviderPriceId)
+    .where('is_active', '=', true)
     .executeTakeFirst();
   if (!price) throw invalidRequest({ newProviderPriceId: 'must be an active price of toProductId' });
 
-  const subscriptions = await db.selectFrom('billing_subscriptions').select(['id', 'user_id', 'provider_subscription_id'])
-    .where('product_id', '=', from.id).where('status', 'in', [...MIGRATED_STATUSES]).orderBy('id').execute();
+  const subscriptions = await db
+    .selectFrom('billing_subscriptions')
+    .select(['id', 'user_id', 'provider_subscription_id'])
+    .where('product_id', '=', from.id)
+    .where('status', 'in', [...MIGRATED_STATUSES])
+    .orderBy('id')
+    .execute();
   const moved: typeof subscriptions = [];
   const failures: { subscription_id: string; provider_code: string }[] = [];
   await eachBounded(subscriptions, MIGRATE_CONCURRENCY, async (subscription) => {
     try {
-      await payments.changeSubscriptionPrice(subscription.provider_subscription_id, input.newProviderPriceId, migrationKey(subscription.id, input.newProviderPriceId));
+      await payments.changeSubscriptionPrice(
+        subscription.provider_subscription_id,
+        input.newProviderPriceId,
+        migrationKey(subscription.id, input.newProviderPriceId),
+      );
       moved.push(subscription);
     } catch (error) {
-      failures.push({ subscription_id: subscription.id, provider_code: error instanceof PaymentProviderError ? (error.code ?? error.kind) : 'unexpected_error' });
+      failures.push({
+        subscription_id: subscription.id,
+        provider_code: error instanceof PaymentProviderError ? (error.code ?? error.kind) : 'unexpected_error',
+      });
     }
   });
 
   await db.transaction().execute(async (trx) => {
     if (moved.length > 0) {
-      await trx.updateTable('billing_subscriptions')
+      await trx
+        .updateTable('billing_subscriptions')
         .set({ product_id: to.id, provider_price_id: input.newProviderPriceId })
-        .where('id', 'in', moved.map((s) => s.id)).execute();
+        .where(
+          'id',
+          'in',
+          moved.map((s) => s.id),
+        )
+        .execute();
       for (const userId of new Set(moved.map((s) => s.user_id))) await syncUserTier(trx, userId);
     }
     await recordAudit(trx, actor, {
-      action: 'plans.subscribers.migrate', targetType: 'billing_product', targetId: from.id,
-      extra: { from_product_id: from.id, to_product_id: to.id, new_provider_price_id: input.newProviderPriceId, migrated: moved.length, failed: failures.length, total: subscriptions.length, failures },
+      action: 'plans.subscribers.migrate',
+      targetType: 'billing_product',
+      targetId: from.id,
+      extra: {
+        from_product_id: from.id,
+        to_product_id: to.id,
+        new_provider_price_id: input.newProviderPriceId,
+        migrated: moved.length,
+        failed: failures.length,
+        total: subscriptions.length,
+        failures,
+      },
     });
   });
   return { migrated: moved.length, failed: failures.length, total: subscriptions.length };

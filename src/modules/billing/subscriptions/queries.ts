@@ -20,31 +20,50 @@ export interface SubscriptionState {
 
 /** The row with the subscriber's email and the plan's name, as every route answers it. */
 function subscriptionsWithNames(db: Db) {
-  return db.selectFrom('billing_subscriptions as s')
+  return db
+    .selectFrom('billing_subscriptions as s')
     .leftJoin('users as u', 'u.id', 's.user_id')
     .leftJoin('billing_products as p', 'p.id', 's.product_id');
 }
 
 const VIEW_COLUMNS = [
-  's.id', 's.user_id', 'u.email as user_email', 's.provider', 's.provider_subscription_id', 's.provider_customer_id',
-  's.product_id', 'p.name as product_name', 's.provider_price_id', 's.status', 's.cancel_at_period_end',
-  's.current_period_end', 's.canceled_at', 's.created_at', 's.updated_at',
+  's.id',
+  's.user_id',
+  'u.email as user_email',
+  's.provider',
+  's.provider_subscription_id',
+  's.provider_customer_id',
+  's.product_id',
+  'p.name as product_name',
+  's.provider_price_id',
+  's.status',
+  's.cancel_at_period_end',
+  's.current_period_end',
+  's.canceled_at',
+  's.created_at',
+  's.updated_at',
 ] as const;
 
-export async function listSubscriptions(db: Db, query: ListSubscriptionsQuery): Promise<{ rows: SubscriptionView[]; total: number }> {
+export async function listSubscriptions(
+  db: Db,
+  query: ListSubscriptionsQuery,
+): Promise<{ rows: SubscriptionView[]; total: number }> {
   let filtered = subscriptionsWithNames(db);
   if (query.status !== undefined) filtered = filtered.where('s.status', '=', query.status);
   if (query.product_id !== undefined) filtered = filtered.where('s.product_id', '=', query.product_id);
   if (query.user_id !== undefined) filtered = filtered.where('s.user_id', '=', query.user_id);
-  if (query.cancel_at_period_end !== undefined) filtered = filtered.where('s.cancel_at_period_end', '=', query.cancel_at_period_end);
+  if (query.cancel_at_period_end !== undefined)
+    filtered = filtered.where('s.cancel_at_period_end', '=', query.cancel_at_period_end);
   if (query.q !== undefined) filtered = filtered.where('u.email', 'ilike', likePattern(query.q));
   const { field, direction } = query.sort;
   const [rows, total] = await Promise.all([
-    filtered.select(VIEW_COLUMNS)
+    filtered
+      .select(VIEW_COLUMNS)
       // A subscription with no known period end sorts last either way: it says nothing about renewals.
       .orderBy(`s.${field}`, (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
       .orderBy('s.id')
-      .limit(query.per_page).offset(offsetOf(query))
+      .limit(query.per_page)
+      .offset(offsetOf(query))
       .execute(),
     countRows(filtered),
   ]);
@@ -57,7 +76,8 @@ export function findSubscriptionView(db: Db, id: string): Promise<SubscriptionVi
 
 /** Locked to the end of the caller's transaction: two staff changes of one subscription queue up. */
 export function lockSubscription(trx: Db, id: string): Promise<SubscriptionState | undefined> {
-  return trx.selectFrom('billing_subscriptions')
+  return trx
+    .selectFrom('billing_subscriptions')
     .select(['id', 'user_id', 'provider', 'provider_subscription_id', 'product_id', 'status', 'cancel_at_period_end'])
     .where('id', '=', id)
     .forUpdate()
@@ -66,7 +86,8 @@ export function lockSubscription(trx: Db, id: string): Promise<SubscriptionState
 
 /** The same columns without a lock (the renewal simulation, whose fulfilment runs its own transactions). */
 export function readSubscriptionState(db: Db, id: string): Promise<SubscriptionState | undefined> {
-  return db.selectFrom('billing_subscriptions')
+  return db
+    .selectFrom('billing_subscriptions')
     .select(['id', 'user_id', 'provider', 'provider_subscription_id', 'product_id', 'status', 'cancel_at_period_end'])
     .where('id', '=', id)
     .executeTakeFirst();

@@ -2,44 +2,74 @@ import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../../kernel/pagination.js';
 
 /** Operation 21 body (camelCase like the rest of the plans group). */
-export const migrateSubscribersBody = z.object({
-  fromProductId: z.string().uuid(),
-  toProductId: z.string().uuid(),
-  newProviderPriceId: z.string().min(1),
-  confirm: z.boolean(),
-}).strict();
+export const migrateSubscribersBody = z
+  .object({
+    fromProductId: z.string().uuid(),
+    toProductId: z.string().uuid(),
+    newProviderPriceId: z.string().min(1),
+    confirm: z.boolean(),
+  })
+  .strict();
 
-export const migrateSubscribersResult = z.object({ migrated: z.number().int(), failed: z.number().int(), total: z.number().int() });
+export const migrateSubscribersResult = z.object({
+  migrated: z.number().int(),
+  failed: z.number().int(),
+  total: z.number().int(),
+});
 
 // The staff subscription routes sit with the other /v1/admin/billing routes: snake_case.
 
 /** Every status migration 0008 allows; the provider's words (Stripe's subscription statuses). */
-export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'canceled', 'unpaid', 'paused'] as const;
+export const SUBSCRIPTION_STATUSES = [
+  'incomplete',
+  'incomplete_expired',
+  'trialing',
+  'active',
+  'past_due',
+  'canceled',
+  'unpaid',
+  'paused',
+] as const;
 const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
 const reason = z.string().trim().min(3).max(500).describe('Why: kept in the audit log.');
 
-export const subscriptionIdParams = z.object({ id: z.string().uuid().describe('The subscription\'s id in this service (not the provider\'s).') });
+export const subscriptionIdParams = z.object({
+  id: z.string().uuid().describe("The subscription's id in this service (not the provider's)."),
+});
 
-export const listSubscriptionsQuery = pageQuery(['created_at', 'current_period_end'], { field: 'created_at', direction: 'desc' }).extend({
+export const listSubscriptionsQuery = pageQuery(['created_at', 'current_period_end'], {
+  field: 'created_at',
+  direction: 'desc',
+}).extend({
   status: z.enum(SUBSCRIPTION_STATUSES).optional(),
   product_id: z.string().uuid().optional(),
   user_id: z.string().uuid().optional(),
-  cancel_at_period_end: booleanQuery.optional().describe('`true`: only those set to end at the end of their period; `false`: only the others.'),
+  cancel_at_period_end: booleanQuery
+    .optional()
+    .describe('`true`: only those set to end at the end of their period; `false`: only the others.'),
 });
 export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsQuery>;
 
 export const subscriptionBody = z.object({
   id: z.string().uuid(),
   user_id: z.string().uuid(),
-  user_email: z.string().nullable().describe('The subscriber\'s email; null when the user has none.'),
+  user_email: z.string().nullable().describe("The subscriber's email; null when the user has none."),
   provider: z.string().describe('`local` or `stripe`.'),
   provider_subscription_id: z.string(),
   provider_customer_id: z.string().nullable(),
-  product_id: z.string().uuid().nullable().describe('The plan; null when the provider\'s price matches no product of the catalog.'),
+  product_id: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe("The plan; null when the provider's price matches no product of the catalog."),
   product_name: z.string().nullable(),
   provider_price_id: z.string().nullable(),
-  status: z.enum(SUBSCRIPTION_STATUSES).describe('trialing, active and past_due give the plan\'s tier; canceled and incomplete_expired are final.'),
-  cancel_at_period_end: z.boolean().describe('True: the subscription ends at `current_period_end` instead of renewing.'),
+  status: z
+    .enum(SUBSCRIPTION_STATUSES)
+    .describe("trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final."),
+  cancel_at_period_end: z
+    .boolean()
+    .describe('True: the subscription ends at `current_period_end` instead of renewing.'),
   current_period_end: z.date().nullable().describe('When the period paid for ends (next renewal).'),
   canceled_at: z.date().nullable().describe('When it was canceled, or set to cancel at period end.'),
   created_at: z.date(),
@@ -48,16 +78,29 @@ export const subscriptionBody = z.object({
 export type SubscriptionView = z.infer<typeof subscriptionBody>;
 export const subscriptionsBody = pagedResponse(subscriptionBody);
 
-export const cancelSubscriptionBody = z.object({
-  when: z.enum(['period_end', 'now']).default('period_end').describe('`period_end` (default): the subscription runs to the end of the period paid for, then ends; `now`: it ends at once and the tier goes with it (no refund is made).'),
-  reason,
-}).strict();
+export const cancelSubscriptionBody = z
+  .object({
+    when: z
+      .enum(['period_end', 'now'])
+      .default('period_end')
+      .describe(
+        '`period_end` (default): the subscription runs to the end of the period paid for, then ends; `now`: it ends at once and the tier goes with it (no refund is made).',
+      ),
+    reason,
+  })
+  .strict();
 export type CancelSubscriptionInput = z.infer<typeof cancelSubscriptionBody>;
 
 export const resumeSubscriptionBody = z.object({ reason }).strict();
 export type ResumeSubscriptionInput = z.infer<typeof resumeSubscriptionBody>;
 
-export const simulateRenewalBody = z.object({
-  outcome: z.enum(['paid', 'failed']).describe('`paid`: the next period is charged and paid; `failed`: the charge fails, the invoice stays open and the subscription is past_due.'),
-}).strict();
+export const simulateRenewalBody = z
+  .object({
+    outcome: z
+      .enum(['paid', 'failed'])
+      .describe(
+        '`paid`: the next period is charged and paid; `failed`: the charge fails, the invoice stays open and the subscription is past_due.',
+      ),
+  })
+  .strict();
 export type SimulateRenewalInput = z.infer<typeof simulateRenewalBody>;

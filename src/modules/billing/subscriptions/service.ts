@@ -9,15 +9,30 @@ import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { applyProviderSubscription, LIVE_STATUSES, type Fulfilment } from '../checkout/fulfilment.js';
 import { atProvider } from '../checkout/provider-errors.js';
-import { findSubscriptionView, listSubscriptions, lockSubscription, readSubscriptionState, type SubscriptionState } from './queries.js';
-import type { CancelSubscriptionInput, ListSubscriptionsQuery, ResumeSubscriptionInput, SimulateRenewalInput, SubscriptionView } from './schemas.js';
+import {
+  findSubscriptionView,
+  listSubscriptions,
+  lockSubscription,
+  readSubscriptionState,
+  type SubscriptionState,
+} from './queries.js';
+import type {
+  CancelSubscriptionInput,
+  ListSubscriptionsQuery,
+  ResumeSubscriptionInput,
+  SimulateRenewalInput,
+  SubscriptionView,
+} from './schemas.js';
 
 type Db = Kysely<Tables>;
 
 /** Final statuses: nothing cancels, resumes or renews them. */
 const ENDED: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
 
-const stateOf = (row: { status: string; cancel_at_period_end: boolean }) => ({ status: row.status, cancel_at_period_end: row.cancel_at_period_end });
+const stateOf = (row: { status: string; cancel_at_period_end: boolean }) => ({
+  status: row.status,
+  cancel_at_period_end: row.cancel_at_period_end,
+});
 
 function refuse(reason: string, row: SubscriptionState): never {
   throw invalidState({ reason, ...stateOf(row) });
@@ -25,7 +40,11 @@ function refuse(reason: string, row: SubscriptionState): never {
 
 /** A row made under another provider (the service was switched from local to Stripe) has an id this provider does not know. */
 function checkProvider(row: SubscriptionState, provider: PaymentProvider): void {
-  if (row.provider !== provider.kind) throw invalidState({ reason: `the subscription belongs to the ${row.provider} payment provider, not the configured ${provider.kind} one`, provider: row.provider });
+  if (row.provider !== provider.kind)
+    throw invalidState({
+      reason: `the subscription belongs to the ${row.provider} payment provider, not the configured ${provider.kind} one`,
+      provider: row.provider,
+    });
 }
 
 function checkNotEnded(row: SubscriptionState): void {
@@ -40,7 +59,11 @@ function checkNotEnded(row: SubscriptionState): void {
  * are right at once, and the webhook that follows finds nothing newer to apply.
  */
 export class BillingSubscriptionsService {
-  constructor(private readonly db: Db, private readonly payments: PaymentProvider, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Db,
+    private readonly payments: PaymentProvider,
+    private readonly events: EventPublisher,
+  ) {}
 
   async list(query: ListSubscriptionsQuery) {
     const { rows, total } = await listSubscriptions(this.db, query);
@@ -51,7 +74,8 @@ export class BillingSubscriptionsService {
     return this.#change(actor, id, {
       check: (row) => {
         checkNotEnded(row);
-        if (input.when === 'period_end' && row.cancel_at_period_end) refuse('the subscription is already set to cancel at the end of its period', row);
+        if (input.when === 'period_end' && row.cancel_at_period_end)
+          refuse('the subscription is already set to cancel at the end of its period', row);
       },
       call: (row) => this.payments.cancelSubscription(row.provider_subscription_id, input.when),
       deleted: (answer) => input.when === 'now' || answer.status === 'canceled',
@@ -65,7 +89,8 @@ export class BillingSubscriptionsService {
   resume(actor: Actor, id: string, input: ResumeSubscriptionInput): Promise<SubscriptionView> {
     return this.#change(actor, id, {
       check: (row) => {
-        if (!LIVE_STATUSES.includes(row.status)) refuse('only a trialing, active or past_due subscription can be resumed', row);
+        if (!LIVE_STATUSES.includes(row.status))
+          refuse('only a trialing, active or past_due subscription can be resumed', row);
         if (!row.cancel_at_period_end) refuse('the subscription is not set to cancel at the end of its period', row);
       },
       call: (row) => this.payments.resumeSubscription(row.provider_subscription_id),
@@ -77,31 +102,53 @@ export class BillingSubscriptionsService {
     });
   }
 
-  #change(actor: Actor, id: string, change: {
-    check: (row: SubscriptionState) => void;
-    call: (row: SubscriptionState) => Promise<ProviderSubscription>;
-    deleted: (answer: ProviderSubscription) => boolean;
-    action: string;
-    event: string;
-    reason: string;
-    extra: Record<string, unknown>;
-  }): Promise<SubscriptionView> {
+  #change(
+    actor: Actor,
+    id: string,
+    change: {
+      check: (row: SubscriptionState) => void;
+      call: (row: SubscriptionState) => Promise<ProviderSubscription>;
+      deleted: (answer: ProviderSubscription) => boolean;
+      action: string;
+      event: string;
+      reason: string;
+      extra: Record<string, unknown>;
+    },
+  ): Promise<SubscriptionView> {
     return this.db.transaction().execute(async (trx) => {
       const before = await lockSubscription(trx, id);
       if (before === undefined) throw notFound();
       checkProvider(before, this.payments);
       change.check(before);
       const answer = await atProvider(() => change.call(before), { withMessage: true });
-      await applyProviderSubscription(trx, this.payments.kind, before.user_id, answer, { deleted: change.deleted(answer), occurredAt: new Date().toISOString() });
+      await applyProviderSubscription(trx, this.payments.kind, before.user_id, answer, {
+        deleted: change.deleted(answer),
+        occurredAt: new Date().toISOString(),
+      });
       const after = (await findSubscriptionView(trx, id))!;
       const ids = { user_id: before.user_id, provider_subscription_id: before.provider_subscription_id };
       await recordAudit(trx, actor, {
-        action: change.action, targetType: 'billing_subscription', targetId: id, reason: change.reason,
-        before: stateOf(before), after: stateOf(after), extra: { ...change.extra, ...ids },
+        action: change.action,
+        targetType: 'billing_subscription',
+        targetId: id,
+        reason: change.reason,
+        before: stateOf(before),
+        after: stateOf(after),
+        extra: { ...change.extra, ...ids },
       });
       await this.events.publish(trx, {
-        kind: 'dashboard', name: change.event, actorId: actor.userId, requestId: actor.requestId,
-        payload: { subscription_id: id, ...ids, product_id: after.product_id, ...change.extra, ...stateOf(after), current_period_end: after.current_period_end?.toISOString() ?? null },
+        kind: 'dashboard',
+        name: change.event,
+        actorId: actor.userId,
+        requestId: actor.requestId,
+        payload: {
+          subscription_id: id,
+          ...ids,
+          product_id: after.product_id,
+          ...change.extra,
+          ...stateOf(after),
+          current_period_end: after.current_period_end?.toISOString() ?? null,
+        },
       });
       return after;
     });
@@ -116,21 +163,36 @@ export class BillingSubscriptionsService {
  * row of a simulated renewal, never a change of money.
  */
 export class RenewalSimulation {
-  constructor(private readonly db: Db, private readonly provider: LocalPaymentProvider, private readonly fulfilment: Fulfilment) {}
+  constructor(
+    private readonly db: Db,
+    private readonly provider: LocalPaymentProvider,
+    private readonly fulfilment: Fulfilment,
+  ) {}
 
   async renew(actor: Actor, id: string, input: SimulateRenewalInput): Promise<SubscriptionView> {
     const before = await readSubscriptionState(this.db, id);
     if (before === undefined) throw notFound();
     checkProvider(before, this.provider);
     checkNotEnded(before);
-    const events = await atProvider(async () => this.provider.renewSubscription(before.provider_subscription_id, input.outcome), { withMessage: true });
+    const events = await atProvider(
+      async () => this.provider.renewSubscription(before.provider_subscription_id, input.outcome),
+      { withMessage: true },
+    );
     for (const event of events) await this.fulfilment.process(event);
     const after = await findSubscriptionView(this.db, id);
     if (after === undefined) throw notFound(); // the user was deleted meanwhile, and the subscription with them
     await recordAudit(this.db, actor, {
-      action: 'billing.subscription.simulate_renewal', targetType: 'billing_subscription', targetId: id,
-      before: stateOf(before), after: stateOf(after),
-      extra: { outcome: input.outcome, user_id: before.user_id, provider_subscription_id: before.provider_subscription_id, events: events.map((event) => event.type) },
+      action: 'billing.subscription.simulate_renewal',
+      targetType: 'billing_subscription',
+      targetId: id,
+      before: stateOf(before),
+      after: stateOf(after),
+      extra: {
+        outcome: input.outcome,
+        user_id: before.user_id,
+        provider_subscription_id: before.provider_subscription_id,
+        events: events.map((event) => event.type),
+      },
     });
     return after;
   }

@@ -93,7 +93,9 @@ export async function readCsvMembers(csv: string): Promise<ReadMembers> {
 
 /** The `members` array: its addresses were already checked by the body schema. */
 export function readListedMembers(members: MemberInput[]): ReadMembers {
-  const candidates = members.map((member): MemberCandidate => (typeof member === 'string' ? { email: member } : member));
+  const candidates = members.map(
+    (member): MemberCandidate => (typeof member === 'string' ? { email: member } : member),
+  );
   return { candidates, invalidRows: [], invalidRowCount: 0, source: 'members' };
 }
 
@@ -107,7 +109,10 @@ export function userIdsOf(candidates: MemberCandidate[]): string[] {
  * user, or one with no usable address, is refused. The first occurrence of an address is kept;
  * a later duplicate only adds the user id the kept one lacks.
  */
-export function resolveMembers(candidates: MemberCandidate[], userEmails: Map<string, string | null>): { members: MemberToStore[]; invalidUsers: InvalidUser[] } {
+export function resolveMembers(
+  candidates: MemberCandidate[],
+  userEmails: Map<string, string | null>,
+): { members: MemberToStore[]; invalidUsers: InvalidUser[] } {
   const byEmail = new Map<string, MemberToStore>();
   const invalidUsers: InvalidUser[] = [];
   for (const candidate of candidates) {

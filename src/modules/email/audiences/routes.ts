@@ -24,124 +24,172 @@ const read = { perms: ['email.read'] } as const;
 const write = { perms: ['email.write'] } as const;
 const noContent = { 204: z.null().describe('Done') };
 const BASE = '/v1/admin/email/audiences';
-const MAILABLE = 'Mailable: the address is not on the suppression list and its account (if any) is not banned or deleted.';
+const MAILABLE =
+  'Mailable: the address is not on the suppression list and its account (if any) is not banned or deleted.';
 
 const REPLACE_MEMBERS = [
   'Replaces the whole member list with `members` (at most 50,000 items; each an address, `{ user_id, email? }` or `{ email }`) or `csv` (at most 5,000,000 characters; the first column of each row is an address; a first row whose first cell is `email`, any case, is a header; quoted cells, a UTF-8 BOM, CRLF and blank lines are fine). Send exactly one of the two.',
-  'Addresses are stored lowercased and duplicates removed case-insensitively (the first occurrence is kept). A `user_id` member without `email` takes the account\'s address; an address without `user_id` is linked to the account with that address, if any. Members that stay keep their id and `created_at`. The replace is one transaction: readers see the old list or the new one, never a mix, and any refusal leaves the old list untouched.',
-  'A CSV is read a stretch at a time, other requests being answered in between, and what is kept of it is '
-    + 'bounded: the first 20 refused rows with a count of all of them, and the distinct addresses up to one past '
-    + 'the 50,000 limit.',
-  'Answers 200 `{ count }`: the members now on the list. Refusals, in this order: 404 `audience` (no such audience); 400 `validation_failed` when any CSV row is not an address or any `user_id` member cannot be used, with `details.invalid_count` (refused rows and users in all), `details.invalid_emails` (the first 20 refused CSV cells, each cut to 320 characters), `details.invalid_lines` (their CSV line numbers) and `details.invalid_users` (the first 20 `{ user_id, reason }`, reason `not_found`, `no_email` or `invalid_email`); 422 `too_many_members` with `details.max` 50000 when more than 50,000 distinct addresses remain after duplicates are removed (blank CSV lines and the header do not count). An invalid address in `members`, more than 50,000 items, a `csv` over 5,000,000 characters, or both or neither of `members` and `csv` is a 400 SchemaError; '
-    + `a body over ${LARGE_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes (5,000,000 characters however escaped) `
-    + 'is 413 `payload_too_large`. '
-    + 'Audited (`email.audience.members.replace`, with counts, never the addresses).',
+  "Addresses are stored lowercased and duplicates removed case-insensitively (the first occurrence is kept). A `user_id` member without `email` takes the account's address; an address without `user_id` is linked to the account with that address, if any. Members that stay keep their id and `created_at`. The replace is one transaction: readers see the old list or the new one, never a mix, and any refusal leaves the old list untouched.",
+  'A CSV is read a stretch at a time, other requests being answered in between, and what is kept of it is ' +
+    'bounded: the first 20 refused rows with a count of all of them, and the distinct addresses up to one past ' +
+    'the 50,000 limit.',
+  'Answers 200 `{ count }`: the members now on the list. Refusals, in this order: 404 `audience` (no such audience); 400 `validation_failed` when any CSV row is not an address or any `user_id` member cannot be used, with `details.invalid_count` (refused rows and users in all), `details.invalid_emails` (the first 20 refused CSV cells, each cut to 320 characters), `details.invalid_lines` (their CSV line numbers) and `details.invalid_users` (the first 20 `{ user_id, reason }`, reason `not_found`, `no_email` or `invalid_email`); 422 `too_many_members` with `details.max` 50000 when more than 50,000 distinct addresses remain after duplicates are removed (blank CSV lines and the header do not count). An invalid address in `members`, more than 50,000 items, a `csv` over 5,000,000 characters, or both or neither of `members` and `csv` is a 400 SchemaError; ' +
+    `a body over ${LARGE_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes (5,000,000 characters however escaped) ` +
+    'is 413 `payload_too_large`. ' +
+    'Audited (`email.audience.members.replace`, with counts, never the addresses).',
 ].join('\n\n');
 
 export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   const audiences = new EmailAudiencesService(kernel.db);
 
-  app.get(BASE, {
-    config: read,
-    schema: {
-      tags,
-      summary: 'List email audiences',
-      description: 'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). `q` matches the name (case-insensitive). Each with its `member_count`.',
-      querystring: listAudiencesQuery,
-      response: { 200: audiencesPage },
+  app.get(
+    BASE,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List email audiences',
+        description:
+          'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). `q` matches the name (case-insensitive). Each with its `member_count`.',
+        querystring: listAudiencesQuery,
+        response: { 200: audiencesPage },
+      },
     },
-  }, (request) => audiences.list(request.query));
+    (request) => audiences.list(request.query),
+  );
 
-  app.post(BASE, {
-    config: write,
-    schema: {
-      tags,
-      summary: 'Create an email audience',
-      description: 'An empty list named `name` (1 to 200) with an optional `description` (max 500); fill it with `PUT …/{id}/members`. Answers 201 with the audience. Audited (`email.audience.create`).',
-      body: createAudienceBody,
-      response: { 201: audienceView },
+  app.post(
+    BASE,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create an email audience',
+        description:
+          'An empty list named `name` (1 to 200) with an optional `description` (max 500); fill it with `PUT …/{id}/members`. Answers 201 with the audience. Audited (`email.audience.create`).',
+        body: createAudienceBody,
+        response: { 201: audienceView },
+      },
     },
-  }, async (request, reply) => reply.code(201).send(await audiences.create(actorOf(request), request.body)));
+    async (request, reply) => reply.code(201).send(await audiences.create(actorOf(request), request.body)),
+  );
 
-  app.get(`${BASE}/:id`, {
-    config: read,
-    schema: { tags, summary: 'Get an email audience', description: '404 `not_found` for an unknown id.', params: audienceIdParams, response: { 200: audienceView } },
-  }, (request) => audiences.get(request.params.id));
-
-  app.put(`${BASE}/:id`, {
-    config: write,
-    schema: {
-      tags,
-      summary: 'Edit an email audience',
-      description: 'Replaces `name` and `description` (omitted or null clears it); members are untouched. Answers the audience. 404 `not_found`. Audited (`email.audience.update`) with both values before and after; a body that changes nothing writes nothing.',
-      params: audienceIdParams,
-      body: updateAudienceBody,
-      response: { 200: audienceView },
+  app.get(
+    `${BASE}/:id`,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Get an email audience',
+        description: '404 `not_found` for an unknown id.',
+        params: audienceIdParams,
+        response: { 200: audienceView },
+      },
     },
-  }, (request) => audiences.update(actorOf(request), request.params.id, request.body));
+    (request) => audiences.get(request.params.id),
+  );
 
-  app.delete(`${BASE}/:id`, {
-    config: write,
-    schema: {
-      tags,
-      summary: 'Delete an email audience',
-      description: 'Removes the audience and its members. 404 `not_found`. Audited (`email.audience.delete`) with its name and member count.',
-      params: audienceIdParams,
-      response: noContent,
+  app.put(
+    `${BASE}/:id`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Edit an email audience',
+        description:
+          'Replaces `name` and `description` (omitted or null clears it); members are untouched. Answers the audience. 404 `not_found`. Audited (`email.audience.update`) with both values before and after; a body that changes nothing writes nothing.',
+        params: audienceIdParams,
+        body: updateAudienceBody,
+        response: { 200: audienceView },
+      },
     },
-  }, async (request, reply) => {
-    await audiences.delete(actorOf(request), request.params.id);
-    return reply.code(204).send(null);
-  });
+    (request) => audiences.update(actorOf(request), request.params.id, request.body),
+  );
 
-  app.get(`${BASE}/:id/members`, {
-    config: read,
-    schema: {
-      tags,
-      summary: 'List the members of an email audience',
-      description: `Paged with \`meta.total\`, by address by default (\`sort=email|created_at:asc|desc\`). \`q\` matches the address (case-insensitive); \`mailable\` filters. Each member says whether mail would go to it now, and why not. ${MAILABLE} 404 \`not_found\` for an unknown audience.`,
-      params: audienceIdParams,
-      querystring: listMembersQuery,
-      response: { 200: membersPage },
+  app.delete(
+    `${BASE}/:id`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Delete an email audience',
+        description:
+          'Removes the audience and its members. 404 `not_found`. Audited (`email.audience.delete`) with its name and member count.',
+        params: audienceIdParams,
+        response: noContent,
+      },
     },
-  }, (request) => audiences.listMembers(request.params.id, request.query));
+    async (request, reply) => {
+      await audiences.delete(actorOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.put(`${BASE}/:id/members`, {
-    config: write,
-    // The CSV's 5,000,000 characters may double in JSON escaping: this route alone takes large bodies.
-    bodyLimit: LARGE_BODY_LIMIT_BYTES,
-    schema: {
-      tags,
-      summary: 'Replace the members of an email audience (setEmailAudienceMembers)',
-      description: REPLACE_MEMBERS,
-      params: audienceIdParams,
-      body: replaceMembersBody,
-      response: { 200: replaceMembersResult },
+  app.get(
+    `${BASE}/:id/members`,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List the members of an email audience',
+        description: `Paged with \`meta.total\`, by address by default (\`sort=email|created_at:asc|desc\`). \`q\` matches the address (case-insensitive); \`mailable\` filters. Each member says whether mail would go to it now, and why not. ${MAILABLE} 404 \`not_found\` for an unknown audience.`,
+        params: audienceIdParams,
+        querystring: listMembersQuery,
+        response: { 200: membersPage },
+      },
     },
-  }, (request) => audiences.replaceMembers(actorOf(request), request.params.id, request.body));
+    (request) => audiences.listMembers(request.params.id, request.query),
+  );
 
-  app.delete(`${BASE}/:id/members/:memberId`, {
-    config: write,
-    schema: {
-      tags,
-      summary: 'Remove one member from an email audience',
-      description: '404 `not_found` when the audience is unknown or the member is not on it. Audited (`email.audience.member.remove`) with the address removed.',
-      params: memberParams,
-      response: noContent,
+  app.put(
+    `${BASE}/:id/members`,
+    {
+      config: write,
+      // The CSV's 5,000,000 characters may double in JSON escaping: this route alone takes large bodies.
+      bodyLimit: LARGE_BODY_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Replace the members of an email audience (setEmailAudienceMembers)',
+        description: REPLACE_MEMBERS,
+        params: audienceIdParams,
+        body: replaceMembersBody,
+        response: { 200: replaceMembersResult },
+      },
     },
-  }, async (request, reply) => {
-    await audiences.removeMember(actorOf(request), request.params.id, request.params.memberId);
-    return reply.code(204).send(null);
-  });
+    (request) => audiences.replaceMembers(actorOf(request), request.params.id, request.body),
+  );
 
-  app.get(`${BASE}/:id/preview-count`, {
-    config: read,
-    schema: {
-      tags,
-      summary: 'How many members of an email audience are mailable now',
-      description: `\`total\` members; \`suppressed\`: address on the suppression list; \`deleted_users\`: account deleted or banned; \`mailable\`: neither (a member can be both suppressed and a deleted user, so \`mailable\` is not always \`total - suppressed - deleted_users\`). ${MAILABLE} Counted when asked: an unsubscribe shows at once. 404 \`not_found\`.`,
-      params: audienceIdParams,
-      response: { 200: previewCountView },
+  app.delete(
+    `${BASE}/:id/members/:memberId`,
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Remove one member from an email audience',
+        description:
+          '404 `not_found` when the audience is unknown or the member is not on it. Audited (`email.audience.member.remove`) with the address removed.',
+        params: memberParams,
+        response: noContent,
+      },
     },
-  }, (request) => audiences.previewCount(request.params.id));
+    async (request, reply) => {
+      await audiences.removeMember(actorOf(request), request.params.id, request.params.memberId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    `${BASE}/:id/preview-count`,
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'How many members of an email audience are mailable now',
+        description: `\`total\` members; \`suppressed\`: address on the suppression list; \`deleted_users\`: account deleted or banned; \`mailable\`: neither (a member can be both suppressed and a deleted user, so \`mailable\` is not always \`total - suppressed - deleted_users\`). ${MAILABLE} Counted when asked: an unsubscribe shows at once. 404 \`not_found\`.`,
+        params: audienceIdParams,
+        response: { 200: previewCountView },
+      },
+    },
+    (request) => audiences.previewCount(request.params.id),
+  );
 }

@@ -33,23 +33,41 @@ export const audienceView = z.object({
 export type AudienceView = z.infer<typeof audienceView>;
 export const audiencesPage = pagedResponse(audienceView);
 
-export const listAudiencesQuery = pageQuery(['created_at', 'updated_at', 'name'], { field: 'created_at', direction: 'desc' });
+export const listAudiencesQuery = pageQuery(['created_at', 'updated_at', 'name'], {
+  field: 'created_at',
+  direction: 'desc',
+});
 export type ListAudiencesQuery = z.infer<typeof listAudiencesQuery>;
 
 const booleanText = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 export const listMembersQuery = pageQuery(['email', 'created_at'], { field: 'email', direction: 'asc' }).extend({
-  mailable: booleanText.optional().describe('`true`: only members mail would go to now; `false`: only those it would not.'),
+  mailable: booleanText
+    .optional()
+    .describe('`true`: only members mail would go to now; `false`: only those it would not.'),
 });
 export type ListMembersQuery = z.infer<typeof listMembersQuery>;
 
 export const memberView = z.object({
   id: z.string().uuid(),
   email: z.string(),
-  user_id: z.string().uuid().nullable().describe('The account behind the address: given as a `user_id` member, or the account with this address at import.'),
+  user_id: z
+    .string()
+    .uuid()
+    .nullable()
+    .describe(
+      'The account behind the address: given as a `user_id` member, or the account with this address at import.',
+    ),
   user_status: z.enum(['active', 'banned', 'deleted']).nullable(),
-  suppression_reason: z.enum(['unsubscribed', 'bounced', 'complained', 'manual']).nullable().describe('Why the address gets no marketing mail; null: not suppressed.'),
-  mailable: z.boolean().describe('Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account.'),
+  suppression_reason: z
+    .enum(['unsubscribed', 'bounced', 'complained', 'manual'])
+    .nullable()
+    .describe('Why the address gets no marketing mail; null: not suppressed.'),
+  mailable: z
+    .boolean()
+    .describe(
+      'Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account.',
+    ),
   created_at: z.date().describe('When the address joined the list (kept across replaces that keep it).'),
 });
 export type MemberView = z.infer<typeof memberView>;
@@ -58,25 +76,53 @@ export const membersPage = pagedResponse(memberView);
 export const previewCountView = z.object({
   total: z.number().int().describe('Every member.'),
   mailable: z.number().int().describe('Members a campaign launched now would mail: neither of the next two.'),
-  suppressed: z.number().int().describe('Members whose address is on the suppression list (unsubscribed, bounced, complained, manual).'),
-  deleted_users: z.number().int().describe('Members whose account is deleted or banned. A member can be both suppressed and this.'),
+  suppressed: z
+    .number()
+    .int()
+    .describe('Members whose address is on the suppression list (unsubscribed, bounced, complained, manual).'),
+  deleted_users: z
+    .number()
+    .int()
+    .describe('Members whose account is deleted or banned. A member can be both suppressed and this.'),
 });
 
 /** Spec "Email audience members": an address, `{ user_id, email? }` or `{ email }`. */
-const memberObject = z.object({
-  user_id: z.string().uuid().optional(),
-  email: emailAddress.optional(),
-}).strict().refine((member) => member.user_id !== undefined || member.email !== undefined, { message: 'a member object needs user_id or email' });
+const memberObject = z
+  .object({
+    user_id: z.string().uuid().optional(),
+    email: emailAddress.optional(),
+  })
+  .strict()
+  .refine((member) => member.user_id !== undefined || member.email !== undefined, {
+    message: 'a member object needs user_id or email',
+  });
 
 export const memberInput = z.union([emailAddress, memberObject]);
 export type MemberInput = z.infer<typeof memberInput>;
 
-export const replaceMembersBody = z.object({
-  members: z.array(memberInput).max(MAX_MEMBERS_PER_REQUEST).optional()
-    .describe('Each an address (format email, max 320), `{ user_id, email? }` (no email: the account\'s) or `{ email }`.'),
-  csv: z.string().max(MAX_CSV_LENGTH).optional()
-    .describe('CSV text: the first column of each row is an address; an optional first row whose first cell is `email` (any case) is a header. Quotes, a UTF-8 BOM, CRLF and blank lines are fine.'),
-}).strict().refine((body) => (body.members === undefined) !== (body.csv === undefined), { message: 'send either members or csv' });
+export const replaceMembersBody = z
+  .object({
+    members: z
+      .array(memberInput)
+      .max(MAX_MEMBERS_PER_REQUEST)
+      .optional()
+      .describe(
+        "Each an address (format email, max 320), `{ user_id, email? }` (no email: the account's) or `{ email }`.",
+      ),
+    csv: z
+      .string()
+      .max(MAX_CSV_LENGTH)
+      .optional()
+      .describe(
+        'CSV text: the first column of each row is an address; an optional first row whose first cell is `email` (any case) is a header. Quotes, a UTF-8 BOM, CRLF and blank lines are fine.',
+      ),
+  })
+  .strict()
+  .refine((body) => (body.members === undefined) !== (body.csv === undefined), {
+    message: 'send either members or csv',
+  });
 export type ReplaceMembersInput = z.infer<typeof replaceMembersBody>;
 
-export const replaceMembersResult = z.object({ count: z.number().int().describe('Members on the list now, after duplicates were removed.') });
+export const replaceMembersResult = z.object({
+  count: z.number().int().describe('Members on the list now, after duplicates were removed.'),
+});

@@ -5,7 +5,14 @@ import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidState, notFound } from '../../../kernel/errors.js';
 import '../campaigns/tables.js';
 import { paged } from '../../../kernel/pagination.js';
-import { invalidDetails, MAX_AUDIENCE_MEMBERS, readCsvMembers, readListedMembers, resolveMembers, userIdsOf } from './member-list.js';
+import {
+  invalidDetails,
+  MAX_AUDIENCE_MEMBERS,
+  readCsvMembers,
+  readListedMembers,
+  resolveMembers,
+  userIdsOf,
+} from './member-list.js';
 import {
   countMembers,
   deleteAudience,
@@ -21,7 +28,14 @@ import {
   updateAudience,
   userEmails,
 } from './queries.js';
-import type { AudienceView, CreateAudienceInput, ListAudiencesQuery, ListMembersQuery, ReplaceMembersInput, UpdateAudienceInput } from './schemas.js';
+import type {
+  AudienceView,
+  CreateAudienceInput,
+  ListAudiencesQuery,
+  ListMembersQuery,
+  ReplaceMembersInput,
+  UpdateAudienceInput,
+} from './schemas.js';
 
 const TARGET = 'email_audience';
 
@@ -47,7 +61,12 @@ export class EmailAudiencesService {
   async create(actor: Actor, input: CreateAudienceInput): Promise<AudienceView> {
     const { id } = await this.db.transaction().execute(async (trx) => {
       const row = await insertAudience(trx, input, actor.userId);
-      await recordAudit(trx, actor, { action: 'email.audience.create', targetType: TARGET, targetId: row.id, after: { name: input.name, description: input.description ?? null } });
+      await recordAudit(trx, actor, {
+        action: 'email.audience.create',
+        targetType: TARGET,
+        targetId: row.id,
+        after: { name: input.name, description: input.description ?? null },
+      });
       return row;
     });
     return this.get(id);
@@ -62,8 +81,11 @@ export class EmailAudiencesService {
       if (wanted.name === current.name && wanted.description === current.description) return;
       await updateAudience(trx, id, input, actor.userId);
       await recordAudit(trx, actor, {
-        action: 'email.audience.update', targetType: TARGET, targetId: id,
-        before: { name: current.name, description: current.description }, after: wanted,
+        action: 'email.audience.update',
+        targetType: TARGET,
+        targetId: id,
+        before: { name: current.name, description: current.description },
+        after: wanted,
       });
     });
     return this.get(id);
@@ -75,7 +97,9 @@ export class EmailAudiencesService {
       const memberCount = await countMembers(trx, id);
       const removed = (await deleteAudience(trx, id))!;
       await recordAudit(trx, actor, {
-        action: 'email.audience.delete', targetType: TARGET, targetId: id,
+        action: 'email.audience.delete',
+        targetType: TARGET,
+        targetId: id,
         before: { name: removed.name, description: removed.description, member_count: memberCount },
       });
     });
@@ -94,7 +118,9 @@ export class EmailAudiencesService {
       if (removed === undefined) throw notFound();
       await touchAudience(trx, id, actor.userId);
       await recordAudit(trx, actor, {
-        action: 'email.audience.member.remove', targetType: TARGET, targetId: id,
+        action: 'email.audience.member.remove',
+        targetType: TARGET,
+        targetId: id,
         before: { member_id: removed.id, email: removed.email, user_id: removed.user_id },
       });
     });
@@ -118,7 +144,10 @@ export class EmailAudiencesService {
     return this.db.transaction().execute(async (trx) => {
       if ((await lockAudience(trx, id)) === undefined) throw notFound('audience');
       await refuseWhileSending(trx, id);
-      const { members, invalidUsers } = resolveMembers(read.candidates, await userEmails(trx, userIdsOf(read.candidates)));
+      const { members, invalidUsers } = resolveMembers(
+        read.candidates,
+        await userEmails(trx, userIdsOf(read.candidates)),
+      );
       if (read.invalidRowCount > 0 || invalidUsers.length > 0) {
         throw new AppError(400, 'validation_failed', invalidDetails(read, invalidUsers));
       }
@@ -129,8 +158,16 @@ export class EmailAudiencesService {
       const { removed } = await replaceMembers(trx, id, members);
       await touchAudience(trx, id, actor.userId);
       await recordAudit(trx, actor, {
-        action: 'email.audience.members.replace', targetType: TARGET, targetId: id,
-        extra: { source: read.source, count: members.length, before_count: before, removed, added: members.length - (before - removed) },
+        action: 'email.audience.members.replace',
+        targetType: TARGET,
+        targetId: id,
+        extra: {
+          source: read.source,
+          count: members.length,
+          before_count: before,
+          removed,
+          added: members.length - (before - removed),
+        },
       });
       return { count: members.length };
     });
@@ -143,7 +180,17 @@ export class EmailAudiencesService {
  * mid-send would reasonably expect the change to reach that campaign, and it would not.
  */
 async function refuseWhileSending(trx: Kysely<Tables>, audienceId: string): Promise<void> {
-  const running = await trx.selectFrom('email_campaigns').select(['id', 'status'])
-    .where('audience_id', '=', audienceId).where('status', 'in', ['sending', 'paused']).orderBy('created_at').executeTakeFirst();
-  if (running !== undefined) throw invalidState({ reason: 'a campaign to this audience is under way', campaign_id: running.id, campaign_status: running.status });
+  const running = await trx
+    .selectFrom('email_campaigns')
+    .select(['id', 'status'])
+    .where('audience_id', '=', audienceId)
+    .where('status', 'in', ['sending', 'paused'])
+    .orderBy('created_at')
+    .executeTakeFirst();
+  if (running !== undefined)
+    throw invalidState({
+      reason: 'a campaign to this audience is under way',
+      campaign_id: running.id,
+      campaign_status: running.status,
+    });
 }

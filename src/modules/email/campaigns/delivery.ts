@@ -15,7 +15,10 @@ type Db = Kysely<Tables>;
  * flight is `sent`. The campaign row is locked, so two dispatchers' outcomes count one by one.
  */
 export class CampaignDelivery {
-  constructor(private readonly events: EventPublisher, private readonly clock: () => Date = () => new Date()) {}
+  constructor(
+    private readonly events: EventPublisher,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   readonly onSettled = async (trx: Db, settled: SettledMessage[]): Promise<void> => {
     const byCampaign = new Map<string, SettledMessage[]>();
@@ -23,7 +26,8 @@ export class CampaignDelivery {
       if (message.campaign_id === null) continue;
       byCampaign.set(message.campaign_id, [...(byCampaign.get(message.campaign_id) ?? []), message]);
     }
-    for (const [campaignId, messages] of [...byCampaign].sort(([a], [b]) => a.localeCompare(b))) await this.#follow(trx, campaignId, messages);
+    for (const [campaignId, messages] of [...byCampaign].sort(([a], [b]) => a.localeCompare(b)))
+      await this.#follow(trx, campaignId, messages);
   };
 
   async #follow(trx: Db, campaignId: string, messages: SettledMessage[]): Promise<void> {
@@ -38,14 +42,32 @@ export class CampaignDelivery {
     if (campaign.status === 'sending' && run >= campaign.max_consecutive_failures) {
       const held = await holdQueued(trx, campaignId);
       const reason = `stopped after ${run} delivery failures in a row`;
-      await trx.updateTable('email_campaigns').set({ status: 'failed', status_reason: reason, consecutive_failures: run, updated_at: now }).where('id', '=', campaignId).execute();
-      await this.events.publish(trx, { kind: 'dashboard', name: 'email.campaign_stopped', payload: { campaign_id: campaignId, name: campaign.name, reason, held } });
+      await trx
+        .updateTable('email_campaigns')
+        .set({ status: 'failed', status_reason: reason, consecutive_failures: run, updated_at: now })
+        .where('id', '=', campaignId)
+        .execute();
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'email.campaign_stopped',
+        payload: { campaign_id: campaignId, name: campaign.name, reason, held },
+      });
       return;
     }
     const done = campaign.status === 'sending' && !(await hasOutstanding(trx, campaignId));
-    await trx.updateTable('email_campaigns')
-      .set({ consecutive_failures: run, ...(done ? { status: 'sent' as const, completed_at: now, updated_at: now } : {}) })
-      .where('id', '=', campaignId).execute();
-    if (done) await this.events.publish(trx, { kind: 'dashboard', name: 'email.campaign_sent', payload: { campaign_id: campaignId, name: campaign.name, recipients: campaign.recipients } });
+    await trx
+      .updateTable('email_campaigns')
+      .set({
+        consecutive_failures: run,
+        ...(done ? { status: 'sent' as const, completed_at: now, updated_at: now } : {}),
+      })
+      .where('id', '=', campaignId)
+      .execute();
+    if (done)
+      await this.events.publish(trx, {
+        kind: 'dashboard',
+        name: 'email.campaign_sent',
+        payload: { campaign_id: campaignId, name: campaign.name, recipients: campaign.recipients },
+      });
   }
 }

@@ -24,19 +24,30 @@ export async function campaignTemplateByKey(trx: Db, key: string): Promise<Usabl
 }
 
 async function campaignTemplate(trx: Db, templateId: string): Promise<UsableTemplate> {
-  const template = await trx.selectFrom('email_templates').select('key').where('id', '=', templateId).executeTakeFirstOrThrow();
+  const template = await trx
+    .selectFrom('email_templates')
+    .select('key')
+    .where('id', '=', templateId)
+    .executeTakeFirstOrThrow();
   return campaignTemplateByKey(trx, template.key);
 }
 
 /** Draft, scheduled, or failed before it ever launched (the scheduler could not launch it): still editable and launchable. */
 export function isUnlaunched(campaign: Pick<CampaignRow, 'status' | 'launched_at'>): boolean {
-  return campaign.status === 'draft' || campaign.status === 'scheduled' || (campaign.status === 'failed' && campaign.launched_at === null);
+  return (
+    campaign.status === 'draft' ||
+    campaign.status === 'scheduled' ||
+    (campaign.status === 'failed' && campaign.launched_at === null)
+  );
 }
 
 /** What a launch needs, checked before anything is written: an audience and a published template. */
 async function launchable(trx: Db, campaign: CampaignRow): Promise<{ audienceId: string; template: UsableTemplate }> {
   if (!isUnlaunched(campaign)) {
-    throw invalidState({ reason: 'only a draft or scheduled campaign (or one that failed to launch) can be launched', status: campaign.status });
+    throw invalidState({
+      reason: 'only a draft or scheduled campaign (or one that failed to launch) can be launched',
+      status: campaign.status,
+    });
   }
   if (campaign.audience_id === null) throw invalidState({ reason: 'the campaign has no audience' });
   return { audienceId: campaign.audience_id, template: await campaignTemplate(trx, campaign.template_id) };
@@ -59,25 +70,61 @@ export interface LaunchRequest {
  * refusal happens before the first write, so a refused launch leaves no trace. A staff launch's
  * Idempotency-Key is written on the campaign with it.
  */
-export async function launchLocked(trx: Db, actor: AuditActor, campaign: CampaignRow, now: Date, request?: LaunchRequest): Promise<{ recipients: number; excluded: number }> {
+export async function launchLocked(
+  trx: Db,
+  actor: AuditActor,
+  campaign: CampaignRow,
+  now: Date,
+  request?: LaunchRequest,
+): Promise<{ recipients: number; excluded: number }> {
   const { audienceId, template } = await launchable(trx, campaign);
   const members = await audienceSize(trx, audienceId);
-  const recipients = await snapshotAudience(trx, { id: campaign.id, audience_id: audienceId, template_id: template.id, template_version: template.version, vars: campaign.vars }, template.category);
+  const recipients = await snapshotAudience(
+    trx,
+    {
+      id: campaign.id,
+      audience_id: audienceId,
+      template_id: template.id,
+      template_version: template.version,
+      vars: campaign.vars,
+    },
+    template.category,
+  );
   if (recipients === 0) throw invalidState({ reason: 'the audience has no mailable members', members });
   const excluded = members - recipients;
-  await trx.updateTable('email_campaigns')
+  await trx
+    .updateTable('email_campaigns')
     .set({
-      status: 'sending', template_version: template.version, recipients, excluded, launched_at: now, launched_by: actor.userId, status_reason: null, consecutive_failures: 0, updated_at: now,
+      status: 'sending',
+      template_version: template.version,
+      recipients,
+      excluded,
+      launched_at: now,
+      launched_by: actor.userId,
+      status_reason: null,
+      consecutive_failures: 0,
+      updated_at: now,
       ...(actor.userId === null ? {} : { updated_by: actor.userId }),
-      ...(request === undefined ? {} : { launch_request_key: request.key, launch_request_fingerprint: request.fingerprint }),
+      ...(request === undefined
+        ? {}
+        : { launch_request_key: request.key, launch_request_fingerprint: request.fingerprint }),
     })
-    .where('id', '=', campaign.id).execute();
+    .where('id', '=', campaign.id)
+    .execute();
   await recordAudit(trx, actor, {
-    action: 'email.campaign.launch', targetType: 'email_campaign', targetId: campaign.id,
-    before: { status: campaign.status }, after: { status: 'sending' },
+    action: 'email.campaign.launch',
+    targetType: 'email_campaign',
+    targetId: campaign.id,
+    before: { status: campaign.status },
+    after: { status: 'sending' },
     extra: {
-      audience_id: audienceId, template_id: template.id, template_version: template.version, recipients, excluded,
-      ...(campaign.scheduled_at === null ? {} : { scheduled_at: campaign.scheduled_at }), ...(request === undefined ? {} : { idempotency_key: request.key }),
+      audience_id: audienceId,
+      template_id: template.id,
+      template_version: template.version,
+      recipients,
+      excluded,
+      ...(campaign.scheduled_at === null ? {} : { scheduled_at: campaign.scheduled_at }),
+      ...(request === undefined ? {} : { idempotency_key: request.key }),
     },
   });
   return { recipients, excluded };
@@ -90,9 +137,16 @@ export async function launchLocked(trx: Db, actor: AuditActor, campaign: Campaig
  * refusal is found before any write, so the run's transaction keeps the others' launches.
  */
 export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext): Promise<JobSummary> {
-  const due = await trx.selectFrom('email_campaigns').select('id')
-    .where('status', '=', 'scheduled').where('scheduled_at', '<=', now)
-    .orderBy('scheduled_at').limit(20).forUpdate().skipLocked().execute();
+  const due = await trx
+    .selectFrom('email_campaigns')
+    .select('id')
+    .where('status', '=', 'scheduled')
+    .where('scheduled_at', '<=', now)
+    .orderBy('scheduled_at')
+    .limit(20)
+    .forUpdate()
+    .skipLocked()
+    .execute();
   let launched = 0;
   let failed = 0;
   for (const { id } of due) {
@@ -103,8 +157,17 @@ export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext):
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const reason = (error.details as { reason?: string } | undefined)?.reason ?? error.code;
-      await trx.updateTable('email_campaigns').set({ status: 'failed', status_reason: `could not launch: ${reason}`, updated_at: now }).where('id', '=', id).execute();
-      await recordAudit(trx, SCHEDULER, { action: 'email.campaign.launch_failed', targetType: 'email_campaign', targetId: id, extra: { reason, details: error.details ?? null } });
+      await trx
+        .updateTable('email_campaigns')
+        .set({ status: 'failed', status_reason: `could not launch: ${reason}`, updated_at: now })
+        .where('id', '=', id)
+        .execute();
+      await recordAudit(trx, SCHEDULER, {
+        action: 'email.campaign.launch_failed',
+        targetType: 'email_campaign',
+        targetId: id,
+        extra: { reason, details: error.details ?? null },
+      });
       failed += 1;
     }
   }

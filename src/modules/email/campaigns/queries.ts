@@ -18,24 +18,38 @@ export function lockCampaign(trx: Db, id: string): Promise<CampaignRow | undefin
   return trx.selectFrom('email_campaigns').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-export function insertCampaign(trx: Db, values: { name: string; template_id: string; audience_id: string | null; vars: Record<string, unknown>; max_consecutive_failures?: number; created_by: string }) {
-  return trx.insertInto('email_campaigns')
+export function insertCampaign(
+  trx: Db,
+  values: {
+    name: string;
+    template_id: string;
+    audience_id: string | null;
+    vars: Record<string, unknown>;
+    max_consecutive_failures?: number;
+    created_by: string;
+  },
+) {
+  return trx
+    .insertInto('email_campaigns')
     .values({ ...values, vars: JSON.stringify(values.vars), updated_by: values.created_by })
-    .returning('id').executeTakeFirstOrThrow();
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 /** The views of these campaigns in the order given: the rows, their template and audience, and message counts by status. */
 export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView[]> {
   if (ids.length === 0) return [];
   const [rows, counts] = await Promise.all([
-    db.selectFrom('email_campaigns as c')
+    db
+      .selectFrom('email_campaigns as c')
       .innerJoin('email_templates as t', 't.id', 'c.template_id')
       .leftJoin('email_audiences as a', 'a.id', 'c.audience_id')
       .selectAll('c')
       .select(['t.key as template_key', 'a.name as audience_name'])
       .where('c.id', 'in', ids)
       .execute(),
-    db.selectFrom('email_messages')
+    db
+      .selectFrom('email_messages')
       .select(['campaign_id', 'status', 'held', sql<number>`count(*)::int`.as('n')])
       .where('campaign_id', 'in', ids)
       .groupBy(['campaign_id', 'status', 'held'])
@@ -50,8 +64,17 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
       const key = count.status === 'queued' && count.held ? 'held' : count.status;
       tally[key] += count.n;
     }
-    const { consecutive_failures: _failures, launched_by: _launcher, launch_request_key: _key, launch_request_fingerprint: _fingerprint, vars, ...view } = row;
-    return [{ ...view, vars: vars as Record<string, unknown>, audience_name: row.audience_name ?? null, counts: tally }];
+    const {
+      consecutive_failures: _failures,
+      launched_by: _launcher,
+      launch_request_key: _key,
+      launch_request_fingerprint: _fingerprint,
+      vars,
+      ...view
+    } = row;
+    return [
+      { ...view, vars: vars as Record<string, unknown>, audience_name: row.audience_name ?? null, counts: tally },
+    ];
   });
 }
 
@@ -61,7 +84,13 @@ export async function listCampaignIds(db: Db, query: ListCampaignsQuery): Promis
   if (query.audience_id !== undefined) filtered = filtered.where('audience_id', '=', query.audience_id);
   if (query.q !== undefined) filtered = filtered.where('name', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
-    filtered.select('id').orderBy(query.sort.field, query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .select('id')
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { ids: rows.map((row) => row.id), total };
@@ -72,15 +101,22 @@ export async function listCampaignIds(db: Db, query: ListCampaignsQuery): Promis
  * module's definition: not unsubscribed, account active or none), in one INSERT … SELECT. The
  * unique (campaign, address) index makes a repeated launch add nothing.
  */
-export async function snapshotAudience(trx: Db, campaign: { id: string; audience_id: string; template_id: string; template_version: number; vars: unknown }, category: string): Promise<number> {
+export async function snapshotAudience(
+  trx: Db,
+  campaign: { id: string; audience_id: string; template_id: string; template_version: number; vars: unknown },
+  category: string,
+): Promise<number> {
   const members = mailableMembers(trx, campaign.audience_id).select([
     sql<string>`${category}`.as('category'),
     sql<string>`${campaign.template_id}::uuid`.as('template_id'),
     sql<number>`${campaign.template_version}::int`.as('template_version'),
-    sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(campaign.vars ?? {})}::jsonb`.as('vars'),
+    sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(campaign.vars ?? {})}::jsonb`.as(
+      'vars',
+    ),
     sql<string>`${campaign.id}::uuid`.as('campaign_id'),
   ]);
-  const inserted = await trx.insertInto('email_messages')
+  const inserted = await trx
+    .insertInto('email_messages')
     .columns(['to_email', 'user_id', 'category', 'template_id', 'template_version', 'vars', 'campaign_id'])
     .expression(members)
     .onConflict((oc) => oc.doNothing())
@@ -94,24 +130,35 @@ export async function audienceSize(db: Db, audienceId: string): Promise<number> 
 
 /** Holds what the campaign still has queued (pause, stop). */
 export async function holdQueued(trx: Db, campaignId: string): Promise<number> {
-  const result = await trx.updateTable('email_messages').set({ held: true })
-    .where('campaign_id', '=', campaignId).where('status', '=', 'queued').where('held', '=', false)
+  const result = await trx
+    .updateTable('email_messages')
+    .set({ held: true })
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'queued')
+    .where('held', '=', false)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Releases what was held, due now (a retry waiting out its backoff when the campaign stopped goes at once). */
 export async function releaseHeld(trx: Db, campaignId: string, now: Date): Promise<number> {
-  const result = await trx.updateTable('email_messages').set({ held: false, next_attempt_at: now })
-    .where('campaign_id', '=', campaignId).where('status', '=', 'queued').where('held', '=', true)
+  const result = await trx
+    .updateTable('email_messages')
+    .set({ held: false, next_attempt_at: now })
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'queued')
+    .where('held', '=', true)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Cancels everything still queued, held or not. */
 export async function cancelQueued(trx: Db, campaignId: string): Promise<number> {
-  const result = await trx.updateTable('email_messages').set({ status: 'cancelled', held: false })
-    .where('campaign_id', '=', campaignId).where('status', '=', 'queued')
+  const result = await trx
+    .updateTable('email_messages')
+    .set({ status: 'cancelled', held: false })
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'queued')
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
@@ -122,9 +169,11 @@ export async function cancelQueued(trx: Db, campaignId: string): Promise<number>
  * stopped campaign retries them, and a message that may have been delivered is never resent.
  */
 export async function requeueRetryable(trx: Db, campaignId: string, now: Date): Promise<number> {
-  const result = await trx.updateTable('email_messages')
+  const result = await trx
+    .updateTable('email_messages')
     .set({ status: 'queued', attempts: 0, next_attempt_at: now, last_error: null, held: false })
-    .where('campaign_id', '=', campaignId).where('status', '=', 'failed')
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'failed')
     .where((eb) => eb.or([eb('last_error', 'is', null), eb('last_error', '<>', 'interrupted')]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
@@ -132,7 +181,12 @@ export async function requeueRetryable(trx: Db, campaignId: string, now: Date): 
 
 /** Whether anything of the campaign is still waiting or in flight. */
 export async function hasOutstanding(trx: Db, campaignId: string): Promise<boolean> {
-  const row = await trx.selectFrom('email_messages').select('id')
-    .where('campaign_id', '=', campaignId).where('status', 'in', ['queued', 'sending']).limit(1).executeTakeFirst();
+  const row = await trx
+    .selectFrom('email_messages')
+    .select('id')
+    .where('campaign_id', '=', campaignId)
+    .where('status', 'in', ['queued', 'sending'])
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }

@@ -6,7 +6,14 @@ import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../../kernel
 import { mailDispatcherFor } from '../delivery/dispatcher.js';
 import { CampaignDelivery } from './delivery.js';
 import {
-  campaignIdParams, campaignsPage, campaignView, createCampaignBody, createdCampaign, listCampaignsQuery, scheduleCampaignBody, updateCampaignBody,
+  campaignIdParams,
+  campaignsPage,
+  campaignView,
+  createCampaignBody,
+  createdCampaign,
+  listCampaignsQuery,
+  scheduleCampaignBody,
+  updateCampaignBody,
 } from './schemas.js';
 import { EmailCampaignsService } from './service.js';
 
@@ -16,7 +23,10 @@ const write = { perms: ['email.write'] } as const;
 const send = { perms: ['email.send'] } as const;
 const UNKNOWN = '404 `not_found` for an unknown campaign';
 // Fastify validates a missing body as null.
-const cancelBody = z.object({ reason: z.string().trim().min(3).max(500).optional() }).strict().nullish();
+const cancelBody = z
+  .object({ reason: z.string().trim().min(3).max(500).optional() })
+  .strict()
+  .nullish();
 
 /**
  * Email campaigns (operations 11 and 18). Launching snapshots the audience into the mail queue;
@@ -29,85 +39,171 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   const unhook = mailDispatcherFor(kernel).onSettled(delivery.onSettled);
   app.addHook('onClose', async () => unhook());
 
-  app.get('/v1/admin/email/campaigns', {
-    config: read,
-    schema: {
-      tags, summary: 'List campaigns',
-      description: 'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). Filters `status`, `audience_id`, `q` (name). Each with its message counts.',
-      querystring: listCampaignsQuery, response: { 200: campaignsPage },
+  app.get(
+    '/v1/admin/email/campaigns',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List campaigns',
+        description:
+          'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). Filters `status`, `audience_id`, `q` (name). Each with its message counts.',
+        querystring: listCampaignsQuery,
+        response: { 200: campaignsPage },
+      },
     },
-  }, (request) => campaigns.list(request.query));
+    (request) => campaigns.list(request.query),
+  );
 
-  app.post('/v1/admin/email/campaigns', {
-    config: write,
-    schema: {
-      tags, summary: 'Create a campaign (operation 11)',
-      description: 'A draft: nothing is sent until it is launched or scheduled. Errors: 404 `not_found` (unknown template, `details.template_key`; unknown audience, `details.audience_id`); 422 `invalid_state` (the template has no published version). Audited (`email.campaign.create`).',
-      body: createCampaignBody, response: { 201: createdCampaign },
+  app.post(
+    '/v1/admin/email/campaigns',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a campaign (operation 11)',
+        description:
+          'A draft: nothing is sent until it is launched or scheduled. Errors: 404 `not_found` (unknown template, `details.template_key`; unknown audience, `details.audience_id`); 422 `invalid_state` (the template has no published version). Audited (`email.campaign.create`).',
+        body: createCampaignBody,
+        response: { 201: createdCampaign },
+      },
     },
-  }, async (request, reply) => reply.code(201).send(await campaigns.create(actorOf(request), request.body)));
+    async (request, reply) => reply.code(201).send(await campaigns.create(actorOf(request), request.body)),
+  );
 
-  app.get('/v1/admin/email/campaigns/:id', {
-    config: read,
-    schema: { tags, summary: 'Get a campaign', description: `With its message counts by status. ${UNKNOWN}.`, params: campaignIdParams, response: { 200: campaignView } },
-  }, (request) => campaigns.get(request.params.id));
-
-  app.patch('/v1/admin/email/campaigns/:id', {
-    config: write,
-    schema: {
-      tags, summary: 'Edit a campaign before it launches',
-      description: `Changes any of name, template, audience, vars and the failure limit of a draft or scheduled campaign (or one the scheduler could not launch). Errors: ${UNKNOWN}; 404 \`not_found\` for an unknown template or audience; 422 \`invalid_state\` once launched, or for an unpublished template. Audited.`,
-      params: campaignIdParams, body: updateCampaignBody, response: { 200: campaignView },
+  app.get(
+    '/v1/admin/email/campaigns/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Get a campaign',
+        description: `With its message counts by status. ${UNKNOWN}.`,
+        params: campaignIdParams,
+        response: { 200: campaignView },
+      },
     },
-  }, (request) => campaigns.update(actorOf(request), request.params.id, request.body));
+    (request) => campaigns.get(request.params.id),
+  );
 
-  app.post('/v1/admin/email/campaigns/:id/launch', {
-    config: send,
-    schema: {
-      tags, summary: 'Launch a campaign now',
-      description: `Fixes the template's published version, queues one message per mailable audience member (not unsubscribed; account active or none) and starts sending. With an \`Idempotency-Key\` header a repeat by the same staff member answers the campaign as it is now (header \`idempotent-replayed: true\`) and queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 \`conflict\`. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
-      headers: idempotencyKeyHeaders('launch'),
-      params: campaignIdParams, response: { 200: campaignView },
+  app.patch(
+    '/v1/admin/email/campaigns/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Edit a campaign before it launches',
+        description: `Changes any of name, template, audience, vars and the failure limit of a draft or scheduled campaign (or one the scheduler could not launch). Errors: ${UNKNOWN}; 404 \`not_found\` for an unknown template or audience; 422 \`invalid_state\` once launched, or for an unpublished template. Audited.`,
+        params: campaignIdParams,
+        body: updateCampaignBody,
+        response: { 200: campaignView },
+      },
     },
-  }, async (request, reply) => {
-    const { replayed, ...view } = await campaigns.launch(actorOf(request), request.params.id, request.headers['idempotency-key']);
-    if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-    return view;
-  });
+    (request) => campaigns.update(actorOf(request), request.params.id, request.body),
+  );
 
-  app.post('/v1/admin/email/campaigns/:id/schedule', {
-    config: send,
-    schema: {
-      tags, summary: 'Schedule a campaign',
-      description: `Launches it at \`at\` (the scheduler checks every minute). The campaign must be able to launch now. Errors: ${UNKNOWN}; 422 \`invalid_request\` (\`at\` not in the future, or more than a year ahead); 422 \`invalid_state\` (as for launch). If it cannot launch when the time comes, it becomes \`failed\` with the reason and can be edited and scheduled again.`,
-      params: campaignIdParams, body: scheduleCampaignBody, response: { 200: campaignView },
+  app.post(
+    '/v1/admin/email/campaigns/:id/launch',
+    {
+      config: send,
+      schema: {
+        tags,
+        summary: 'Launch a campaign now',
+        description: `Fixes the template's published version, queues one message per mailable audience member (not unsubscribed; account active or none) and starts sending. With an \`Idempotency-Key\` header a repeat by the same staff member answers the campaign as it is now (header \`idempotent-replayed: true\`) and queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 \`conflict\`. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
+        headers: idempotencyKeyHeaders('launch'),
+        params: campaignIdParams,
+        response: { 200: campaignView },
+      },
     },
-  }, (request) => campaigns.schedule(actorOf(request), request.params.id, request.body.at));
-
-  app.post('/v1/admin/email/campaigns/:id/unschedule', {
-    config: send,
-    schema: { tags, summary: 'Unschedule a campaign', description: `Back to draft. ${UNKNOWN}; 422 \`invalid_state\` unless scheduled.`, params: campaignIdParams, response: { 200: campaignView } },
-  }, (request) => campaigns.unschedule(actorOf(request), request.params.id));
-
-  app.post('/v1/admin/email/campaigns/:id/pause', {
-    config: send,
-    schema: { tags, summary: 'Pause a sending campaign', description: `Holds what is still queued (messages already with the mail server finish). ${UNKNOWN}; 422 \`invalid_state\` unless sending.`, params: campaignIdParams, response: { 200: campaignView } },
-  }, (request) => campaigns.pause(actorOf(request), request.params.id));
-
-  app.post('/v1/admin/email/campaigns/:id/resume', {
-    config: send,
-    schema: {
-      tags, summary: 'Resume a campaign (operation 18)',
-      description: 'No body. A paused campaign sends on; one stopped by a run of delivery failures (`failed` after launch) also queues again its messages that certainly did not go out (never one that may have been delivered). No recipient gets the campaign twice. Errors: 404 `campaign` (unknown id); 422 `invalid_state` from any other status. Audited (`email.campaign.resume`).',
-      params: campaignIdParams, response: { 204: z.null().describe('Resumed') },
+    async (request, reply) => {
+      const { replayed, ...view } = await campaigns.launch(
+        actorOf(request),
+        request.params.id,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+      return view;
     },
-  }, async (request, reply) => {
-    await campaigns.resume(actorOf(request), request.params.id);
-    return reply.code(204).send(null);
-  });
+  );
 
-  app.post('/v1/admin/email/campaigns/:id/cancel', {
-    config: send,
-    schema: { tags, summary: 'Cancel a campaign', description: `Drops what is still queued; what was sent stays sent. ${UNKNOWN}; 422 \`invalid_state\` for a sent or cancelled campaign. Audited.`, params: campaignIdParams, body: cancelBody, response: { 200: campaignView } },
-  }, (request) => campaigns.cancel(actorOf(request), request.params.id, request.body?.reason));
+  app.post(
+    '/v1/admin/email/campaigns/:id/schedule',
+    {
+      config: send,
+      schema: {
+        tags,
+        summary: 'Schedule a campaign',
+        description: `Launches it at \`at\` (the scheduler checks every minute). The campaign must be able to launch now. Errors: ${UNKNOWN}; 422 \`invalid_request\` (\`at\` not in the future, or more than a year ahead); 422 \`invalid_state\` (as for launch). If it cannot launch when the time comes, it becomes \`failed\` with the reason and can be edited and scheduled again.`,
+        params: campaignIdParams,
+        body: scheduleCampaignBody,
+        response: { 200: campaignView },
+      },
+    },
+    (request) => campaigns.schedule(actorOf(request), request.params.id, request.body.at),
+  );
+
+  app.post(
+    '/v1/admin/email/campaigns/:id/unschedule',
+    {
+      config: send,
+      schema: {
+        tags,
+        summary: 'Unschedule a campaign',
+        description: `Back to draft. ${UNKNOWN}; 422 \`invalid_state\` unless scheduled.`,
+        params: campaignIdParams,
+        response: { 200: campaignView },
+      },
+    },
+    (request) => campaigns.unschedule(actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/v1/admin/email/campaigns/:id/pause',
+    {
+      config: send,
+      schema: {
+        tags,
+        summary: 'Pause a sending campaign',
+        description: `Holds what is still queued (messages already with the mail server finish). ${UNKNOWN}; 422 \`invalid_state\` unless sending.`,
+        params: campaignIdParams,
+        response: { 200: campaignView },
+      },
+    },
+    (request) => campaigns.pause(actorOf(request), request.params.id),
+  );
+
+  app.post(
+    '/v1/admin/email/campaigns/:id/resume',
+    {
+      config: send,
+      schema: {
+        tags,
+        summary: 'Resume a campaign (operation 18)',
+        description:
+          'No body. A paused campaign sends on; one stopped by a run of delivery failures (`failed` after launch) also queues again its messages that certainly did not go out (never one that may have been delivered). No recipient gets the campaign twice. Errors: 404 `campaign` (unknown id); 422 `invalid_state` from any other status. Audited (`email.campaign.resume`).',
+        params: campaignIdParams,
+        response: { 204: z.null().describe('Resumed') },
+      },
+    },
+    async (request, reply) => {
+      await campaigns.resume(actorOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/admin/email/campaigns/:id/cancel',
+    {
+      config: send,
+      schema: {
+        tags,
+        summary: 'Cancel a campaign',
+        description: `Drops what is still queued; what was sent stays sent. ${UNKNOWN}; 422 \`invalid_state\` for a sent or cancelled campaign. Audited.`,
+        params: campaignIdParams,
+        body: cancelBody,
+        response: { 200: campaignView },
+      },
+    },
+    (request) => campaigns.cancel(actorOf(request), request.params.id, request.body?.reason),
+  );
 }

@@ -5,32 +5,56 @@ import { CAMPAIGN_STATUSES } from './tables.js';
 
 // Campaigns write snake_case, as the spec's create body does.
 
-const templateKey = z.string().regex(/^[a-z][a-z0-9-]{1,63}$/).describe('An email template\'s key (`^[a-z][a-z0-9-]{1,63}$`).');
-const maxFailures = z.number().int().min(1).max(10_000)
+const templateKey = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{1,63}$/)
+  .describe("An email template's key (`^[a-z][a-z0-9-]{1,63}$`).");
+const maxFailures = z
+  .number()
+  .int()
+  .min(1)
+  .max(10_000)
   .describe('The campaign stops (status `failed`, resumable) after this many delivery failures in a row; default 10.');
 
 /** Operation 11's body (the spec's "Email campaign (create body)"), plus the failure limit. */
-export const createCampaignBody = z.object({
-  name: z.string().min(1).max(200),
-  template_key: templateKey,
-  audience_id: z.string().uuid().nullable().optional().describe('The audience to send to; may be set later, but a campaign without one cannot launch.'),
-  vars: z.record(z.unknown()).default({}).describe('Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.'),
-  max_consecutive_failures: maxFailures.optional(),
-}).strict();
+export const createCampaignBody = z
+  .object({
+    name: z.string().min(1).max(200),
+    template_key: templateKey,
+    audience_id: z
+      .string()
+      .uuid()
+      .nullable()
+      .optional()
+      .describe('The audience to send to; may be set later, but a campaign without one cannot launch.'),
+    vars: z
+      .record(z.unknown())
+      .default({})
+      .describe(
+        'Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.',
+      ),
+    max_consecutive_failures: maxFailures.optional(),
+  })
+  .strict();
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 
-export const updateCampaignBody = z.object({
-  name: z.string().min(1).max(200).optional(),
-  template_key: templateKey.optional(),
-  audience_id: z.string().uuid().nullable().optional(),
-  vars: z.record(z.unknown()).optional(),
-  max_consecutive_failures: maxFailures.optional(),
-}).strict().refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'change at least one field' });
+export const updateCampaignBody = z
+  .object({
+    name: z.string().min(1).max(200).optional(),
+    template_key: templateKey.optional(),
+    audience_id: z.string().uuid().nullable().optional(),
+    vars: z.record(z.unknown()).optional(),
+    max_consecutive_failures: maxFailures.optional(),
+  })
+  .strict()
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'change at least one field' });
 export type UpdateCampaignInput = z.infer<typeof updateCampaignBody>;
 
-export const scheduleCampaignBody = z.object({
-  at: isoDateTime().describe('When to launch: in the future, within a year.'),
-}).strict();
+export const scheduleCampaignBody = z
+  .object({
+    at: isoDateTime().describe('When to launch: in the future, within a year.'),
+  })
+  .strict();
 
 export const campaignIdParams = z.object({ id: z.string().uuid() });
 export const createdCampaign = z.object({ id: z.string().uuid() });
@@ -60,7 +84,11 @@ export const campaignView = z.object({
   scheduled_at: z.date().nullable(),
   max_consecutive_failures: z.number().int(),
   recipients: z.number().int().nullable().describe('Members snapshotted at launch.'),
-  excluded: z.number().int().nullable().describe('Members left out at launch (unsubscribed, banned or deleted accounts).'),
+  excluded: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Members left out at launch (unsubscribed, banned or deleted accounts).'),
   counts: campaignCounts,
   launched_at: z.date().nullable(),
   completed_at: z.date().nullable(),
@@ -72,7 +100,10 @@ export const campaignView = z.object({
 export type CampaignView = z.infer<typeof campaignView>;
 export const campaignsPage = pagedResponse(campaignView);
 
-export const listCampaignsQuery = pageQuery(['created_at', 'updated_at', 'name'], { field: 'created_at', direction: 'desc' }).extend({
+export const listCampaignsQuery = pageQuery(['created_at', 'updated_at', 'name'], {
+  field: 'created_at',
+  direction: 'desc',
+}).extend({
   status: z.enum(CAMPAIGN_STATUSES).optional(),
   audience_id: z.string().uuid().optional(),
 });

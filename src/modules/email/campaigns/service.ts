@@ -9,7 +9,16 @@ import { paged } from '../../../kernel/pagination.js';
 import { isUniqueViolation } from '../../../kernel/sql-errors.js';
 import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked, type LaunchRequest } from './launch.js';
 import {
-  campaignViews, cancelQueued, hasOutstanding, holdQueued, insertCampaign, listCampaignIds, lockCampaign, releaseHeld, requeueRetryable, type CampaignRow,
+  campaignViews,
+  cancelQueued,
+  hasOutstanding,
+  holdQueued,
+  insertCampaign,
+  listCampaignIds,
+  lockCampaign,
+  releaseHeld,
+  requeueRetryable,
+  type CampaignRow,
 } from './queries.js';
 import type { CampaignView, CreateCampaignInput, ListCampaignsQuery, UpdateCampaignInput } from './schemas.js';
 import type { CampaignStatus } from './tables.js';
@@ -30,7 +39,11 @@ type MissingCode = 'campaign' | 'not_found';
  * dispatcher's; `CampaignDelivery` follows its outcomes.
  */
 export class EmailCampaignsService {
-  constructor(private readonly db: Db, private readonly events: EventPublisher, private readonly clock: () => Date = () => new Date()) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventPublisher,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
 
   async list(query: ListCampaignsQuery) {
     const { ids, total } = await listCampaignIds(this.db, query);
@@ -49,11 +62,19 @@ export class EmailCampaignsService {
       const template = await campaignTemplateByKey(trx, input.template_key);
       if (input.audience_id != null) await this.#audience(trx, input.audience_id);
       const row = await insertCampaign(trx, {
-        name: input.name, template_id: template.id, audience_id: input.audience_id ?? null, vars: input.vars, created_by: actor.userId,
-        ...(input.max_consecutive_failures === undefined ? {} : { max_consecutive_failures: input.max_consecutive_failures }),
+        name: input.name,
+        template_id: template.id,
+        audience_id: input.audience_id ?? null,
+        vars: input.vars,
+        created_by: actor.userId,
+        ...(input.max_consecutive_failures === undefined
+          ? {}
+          : { max_consecutive_failures: input.max_consecutive_failures }),
       });
       await recordAudit(trx, actor, {
-        action: 'email.campaign.create', targetType: 'email_campaign', targetId: row.id,
+        action: 'email.campaign.create',
+        targetType: 'email_campaign',
+        targetId: row.id,
         after: { name: input.name, template_key: input.template_key, audience_id: input.audience_id ?? null },
       });
       return row;
@@ -64,19 +85,29 @@ export class EmailCampaignsService {
   async update(actor: Actor, id: string, input: UpdateCampaignInput): Promise<CampaignView> {
     await this.db.transaction().execute(async (trx) => {
       const campaign = await this.#locked(trx, id, 'not_found');
-      if (!isUnlaunched(campaign)) throw invalidState({ reason: 'a campaign can be edited only before it launches', status: campaign.status });
-      const template = input.template_key === undefined ? undefined : await campaignTemplateByKey(trx, input.template_key);
+      if (!isUnlaunched(campaign))
+        throw invalidState({ reason: 'a campaign can be edited only before it launches', status: campaign.status });
+      const template =
+        input.template_key === undefined ? undefined : await campaignTemplateByKey(trx, input.template_key);
       if (input.audience_id != null) await this.#audience(trx, input.audience_id);
       const changes = {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(template === undefined ? {} : { template_id: template.id }),
         ...(input.audience_id === undefined ? {} : { audience_id: input.audience_id }),
         ...(input.vars === undefined ? {} : { vars: JSON.stringify(input.vars) }),
-        ...(input.max_consecutive_failures === undefined ? {} : { max_consecutive_failures: input.max_consecutive_failures }),
+        ...(input.max_consecutive_failures === undefined
+          ? {}
+          : { max_consecutive_failures: input.max_consecutive_failures }),
       };
-      await trx.updateTable('email_campaigns').set({ ...changes, updated_by: actor.userId, updated_at: this.clock() }).where('id', '=', id).execute();
+      await trx
+        .updateTable('email_campaigns')
+        .set({ ...changes, updated_by: actor.userId, updated_at: this.clock() })
+        .where('id', '=', id)
+        .execute();
       await recordAudit(trx, actor, {
-        action: 'email.campaign.update', targetType: 'email_campaign', targetId: id,
+        action: 'email.campaign.update',
+        targetType: 'email_campaign',
+        targetId: id,
         before: { name: campaign.name, template_id: campaign.template_id, audience_id: campaign.audience_id },
         after: { ...input },
       });
@@ -91,11 +122,14 @@ export class EmailCampaignsService {
    * waits on the campaign's row lock (another campaign: on the key's unique index), then finds it.
    */
   async launch(actor: Actor, id: string, idempotencyKey?: string): Promise<CampaignView & { replayed: boolean }> {
-    const request = idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint({ campaign_id: id }) };
+    const request =
+      idempotencyKey === undefined
+        ? undefined
+        : { key: idempotencyKey, fingerprint: requestFingerprint({ campaign_id: id }) };
     let replayed = false;
     try {
       await this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
-        if (request !== undefined && await this.#launchedUnder(trx, actor, request)) {
+        if (request !== undefined && (await this.#launchedUnder(trx, actor, request))) {
           replayed = true;
           return undefined;
         }
@@ -103,7 +137,12 @@ export class EmailCampaignsService {
         return { event: 'email.campaign_launched' };
       });
     } catch (error) {
-      if (request === undefined || !isUniqueViolation(error, LAUNCH_KEY_INDEX) || !(await this.#launchedUnder(this.db, actor, request))) throw error;
+      if (
+        request === undefined ||
+        !isUniqueViolation(error, LAUNCH_KEY_INDEX) ||
+        !(await this.#launchedUnder(this.db, actor, request))
+      )
+        throw error;
       replayed = true;
     }
     return { ...(await this.get(id)), replayed };
@@ -111,10 +150,15 @@ export class EmailCampaignsService {
 
   /** Whether this staff member launched with this key before; 409 when that launch was of another campaign. */
   async #launchedUnder(db: Db, actor: Actor, request: LaunchRequest): Promise<boolean> {
-    const earlier = await db.selectFrom('email_campaigns').select('launch_request_fingerprint')
-      .where('launched_by', '=', actor.userId).where('launch_request_key', '=', request.key).executeTakeFirst();
+    const earlier = await db
+      .selectFrom('email_campaigns')
+      .select('launch_request_fingerprint')
+      .where('launched_by', '=', actor.userId)
+      .where('launch_request_key', '=', request.key)
+      .executeTakeFirst();
     if (earlier === undefined) return false;
-    if (earlier.launch_request_fingerprint !== request.fingerprint) throw conflict({ reason: 'this idempotency key was already used for a different request' });
+    if (earlier.launch_request_fingerprint !== request.fingerprint)
+      throw conflict({ reason: 'this idempotency key was already used for a different request' });
     return true;
   }
 
@@ -122,9 +166,18 @@ export class EmailCampaignsService {
   schedule(actor: Actor, id: string, at: string): Promise<CampaignView> {
     return this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
       const when = new Date(at);
-      if (when <= now || when.getTime() - now.getTime() > YEAR_MS) throw invalidRequest({ field: 'at', reason: 'must be in the future, within a year' });
+      if (when <= now || when.getTime() - now.getTime() > YEAR_MS)
+        throw invalidRequest({ field: 'at', reason: 'must be in the future, within a year' });
       await assertLaunchable(trx, campaign);
-      await this.#setStatus(trx, actor, campaign, 'scheduled', { scheduled_at: when, status_reason: null }, 'email.campaign.schedule', { scheduled_at: when.toISOString() });
+      await this.#setStatus(
+        trx,
+        actor,
+        campaign,
+        'scheduled',
+        { scheduled_at: when, status_reason: null },
+        'email.campaign.schedule',
+        { scheduled_at: when.toISOString() },
+      );
       return { event: 'email.campaign_scheduled' };
     });
   }
@@ -132,7 +185,8 @@ export class EmailCampaignsService {
   /** A scheduled campaign back to draft. */
   unschedule(actor: Actor, id: string): Promise<CampaignView> {
     return this.#change(actor, id, 'not_found', async (trx, campaign) => {
-      if (campaign.status !== 'scheduled') throw invalidState({ reason: 'only a scheduled campaign can be unscheduled', status: campaign.status });
+      if (campaign.status !== 'scheduled')
+        throw invalidState({ reason: 'only a scheduled campaign can be unscheduled', status: campaign.status });
       await this.#setStatus(trx, actor, campaign, 'draft', { scheduled_at: null }, 'email.campaign.unschedule');
       return { event: 'email.campaign_unscheduled' };
     });
@@ -141,9 +195,18 @@ export class EmailCampaignsService {
   /** Holds what is still queued; messages already handed to the transport finish. */
   pause(actor: Actor, id: string): Promise<CampaignView> {
     return this.#change(actor, id, 'not_found', async (trx, campaign) => {
-      if (campaign.status !== 'sending') throw invalidState({ reason: 'only a sending campaign can be paused', status: campaign.status });
+      if (campaign.status !== 'sending')
+        throw invalidState({ reason: 'only a sending campaign can be paused', status: campaign.status });
       const held = await holdQueued(trx, id);
-      await this.#setStatus(trx, actor, campaign, 'paused', { status_reason: 'paused by staff' }, 'email.campaign.pause', { held });
+      await this.#setStatus(
+        trx,
+        actor,
+        campaign,
+        'paused',
+        { status_reason: 'paused by staff' },
+        'email.campaign.pause',
+        { held },
+      );
       return { event: 'email.campaign_paused' };
     });
   }
@@ -156,12 +219,23 @@ export class EmailCampaignsService {
   async resume(actor: Actor, id: string): Promise<void> {
     await this.#change(actor, id, 'campaign', async (trx, campaign, now) => {
       const stopped = campaign.status === 'failed' && campaign.launched_at !== null;
-      if (campaign.status !== 'paused' && !stopped) throw invalidState({ reason: 'only a paused campaign, or one stopped by delivery failures, can be resumed', status: campaign.status });
+      if (campaign.status !== 'paused' && !stopped)
+        throw invalidState({
+          reason: 'only a paused campaign, or one stopped by delivery failures, can be resumed',
+          status: campaign.status,
+        });
       const released = await releaseHeld(trx, id, now);
       const requeued = stopped ? await requeueRetryable(trx, id, now) : 0;
       const done = !(await hasOutstanding(trx, id));
-      await this.#setStatus(trx, actor, campaign, done ? 'sent' : 'sending',
-        { status_reason: null, consecutive_failures: 0, ...(done ? { completed_at: now } : {}) }, 'email.campaign.resume', { released, requeued });
+      await this.#setStatus(
+        trx,
+        actor,
+        campaign,
+        done ? 'sent' : 'sending',
+        { status_reason: null, consecutive_failures: 0, ...(done ? { completed_at: now } : {}) },
+        'email.campaign.resume',
+        { released, requeued },
+      );
       return { event: 'email.campaign_resumed' };
     });
   }
@@ -169,32 +243,75 @@ export class EmailCampaignsService {
   /** Drops what is still queued; sent mail stays sent. */
   cancel(actor: Actor, id: string, reason: string | undefined): Promise<CampaignView> {
     return this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
-      if (campaign.status === 'sent' || campaign.status === 'cancelled') throw invalidState({ reason: `a ${campaign.status} campaign cannot be cancelled`, status: campaign.status });
+      if (campaign.status === 'sent' || campaign.status === 'cancelled')
+        throw invalidState({ reason: `a ${campaign.status} campaign cannot be cancelled`, status: campaign.status });
       const cancelled = await cancelQueued(trx, id);
-      await this.#setStatus(trx, actor, campaign, 'cancelled', { status_reason: reason ?? 'cancelled by staff', completed_at: now }, 'email.campaign.cancel', { cancelled }, reason);
+      await this.#setStatus(
+        trx,
+        actor,
+        campaign,
+        'cancelled',
+        { status_reason: reason ?? 'cancelled by staff', completed_at: now },
+        'email.campaign.cancel',
+        { cancelled },
+        reason,
+      );
       return { event: 'email.campaign_cancelled' };
     });
   }
 
   /** A change of one locked campaign with its dashboard event; a change that answers undefined changed nothing and publishes none. */
-  async #change(actor: Actor, id: string, missing: MissingCode, change: (trx: Db, campaign: CampaignRow, now: Date) => Promise<{ event: string } | undefined>): Promise<CampaignView> {
+  async #change(
+    actor: Actor,
+    id: string,
+    missing: MissingCode,
+    change: (trx: Db, campaign: CampaignRow, now: Date) => Promise<{ event: string } | undefined>,
+  ): Promise<CampaignView> {
     await this.db.transaction().execute(async (trx) => {
       const campaign = await this.#locked(trx, id, missing);
       const changed = await change(trx, campaign, this.clock());
       if (changed === undefined) return;
       const { event } = changed;
-      const after = await trx.selectFrom('email_campaigns').select(['status', 'recipients']).where('id', '=', id).executeTakeFirstOrThrow();
+      const after = await trx
+        .selectFrom('email_campaigns')
+        .select(['status', 'recipients'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       await this.events.publish(trx, {
-        kind: 'dashboard', name: event, actorId: actor.userId, requestId: actor.requestId,
+        kind: 'dashboard',
+        name: event,
+        actorId: actor.userId,
+        requestId: actor.requestId,
         payload: { campaign_id: id, name: campaign.name, status: after.status, recipients: after.recipients },
       });
     });
     return this.get(id);
   }
 
-  async #setStatus(trx: Db, actor: Actor, campaign: CampaignRow, status: CampaignStatus, columns: Record<string, unknown>, action: string, extra: Record<string, unknown> = {}, reason?: string) {
-    await trx.updateTable('email_campaigns').set({ ...columns, status, updated_by: actor.userId, updated_at: this.clock() }).where('id', '=', campaign.id).execute();
-    await recordAudit(trx, actor, { action, targetType: 'email_campaign', targetId: campaign.id, reason: reason ?? null, before: { status: campaign.status }, after: { status }, extra });
+  async #setStatus(
+    trx: Db,
+    actor: Actor,
+    campaign: CampaignRow,
+    status: CampaignStatus,
+    columns: Record<string, unknown>,
+    action: string,
+    extra: Record<string, unknown> = {},
+    reason?: string,
+  ) {
+    await trx
+      .updateTable('email_campaigns')
+      .set({ ...columns, status, updated_by: actor.userId, updated_at: this.clock() })
+      .where('id', '=', campaign.id)
+      .execute();
+    await recordAudit(trx, actor, {
+      action,
+      targetType: 'email_campaign',
+      targetId: campaign.id,
+      reason: reason ?? null,
+      before: { status: campaign.status },
+      after: { status },
+      extra,
+    });
   }
 
   async #locked(trx: Db, id: string, missing: MissingCode): Promise<CampaignRow> {

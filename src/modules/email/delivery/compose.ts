@@ -40,9 +40,11 @@ export function composeContext(kernel: Kernel): ComposeContext {
   };
 }
 
-
 function unsubscribeLink(context: ComposeContext, message: ComposableMessage): string {
-  return unsubscribeUrl(context.publicBaseUrl, signUnsubscribeToken(context.tokenKey, { email: message.to_email, messageId: message.id }));
+  return unsubscribeUrl(
+    context.publicBaseUrl,
+    signUnsubscribeToken(context.tokenKey, { email: message.to_email, messageId: message.id }),
+  );
 }
 
 /**
@@ -50,13 +52,21 @@ function unsubscribeLink(context: ComposeContext, message: ComposableMessage): s
  * caller's vars can never point the unsubscribe link elsewhere.
  */
 function varsOf(context: ComposeContext, message: ComposableMessage): Record<string, unknown> {
-  const vars = message.vars !== null && typeof message.vars === 'object' && !Array.isArray(message.vars) ? message.vars as Record<string, unknown> : {};
+  const vars =
+    message.vars !== null && typeof message.vars === 'object' && !Array.isArray(message.vars)
+      ? (message.vars as Record<string, unknown>)
+      : {};
   return { ...vars, email: message.to_email, unsubscribe_url: unsubscribeLink(context, message) };
 }
 
 /** The literal content, or the template version rendered with the message's vars. */
-export function contentOf(context: ComposeContext, message: ComposableMessage, version: TemplateParts | undefined): TemplateParts {
-  if (version === undefined) return { subject: message.subject ?? '', html: message.html ?? '', text: message.text ?? '' };
+export function contentOf(
+  context: ComposeContext,
+  message: ComposableMessage,
+  version: TemplateParts | undefined,
+): TemplateParts {
+  if (version === undefined)
+    return { subject: message.subject ?? '', html: message.html ?? '', text: message.text ?? '' };
   return renderTemplate(version, varsOf(context, message));
 }
 
@@ -79,11 +89,16 @@ export function messageIdOf(context: ComposeContext, id: string): string {
 export function extraHeadersOf(context: ComposeContext, message: ComposableMessage): Record<string, string> {
   if (message.category !== 'marketing') return {};
   const targets = [`<${unsubscribeLink(context, message)}>`];
-  if (context.unsubscribeMailto !== undefined) targets.push(`<mailto:${context.unsubscribeMailto}?subject=unsubscribe>`);
+  if (context.unsubscribeMailto !== undefined)
+    targets.push(`<mailto:${context.unsubscribeMailto}?subject=unsubscribe>`);
   return { 'List-Unsubscribe': targets.join(', '), 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
 
-export function composeMessage(context: ComposeContext, message: ComposableMessage, version: TemplateParts | undefined): MailMessage {
+export function composeMessage(
+  context: ComposeContext,
+  message: ComposableMessage,
+  version: TemplateParts | undefined,
+): MailMessage {
   return {
     from: context.from,
     to: message.to_email,

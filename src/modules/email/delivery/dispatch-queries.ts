@@ -42,7 +42,8 @@ export const SUPPRESSED = 'suppressed';
  * transport may have taken them, and a second copy is worse than a missing one.
  */
 export async function failExpiredLeases(trx: Db, now: Date): Promise<SettledMessage[]> {
-  return trx.updateTable('email_messages')
+  return trx
+    .updateTable('email_messages')
     .set({ status: 'failed', last_error: INTERRUPTED, lease_until: null })
     .where('status', '=', 'sending')
     .where('lease_until', '<', now)
@@ -84,7 +85,8 @@ export async function claimDueMessages(trx: Db, now: Date, limit: number, leaseU
   const claimed: ClaimedMessage[] = [];
   const skipped: SettledMessage[] = [];
   for (const { status, last_error, ...row } of rows.rows) {
-    if (status === 'skipped') skipped.push({ id: row.id, campaign_id: row.campaign_id, broadcast_id: row.broadcast_id, status, last_error });
+    if (status === 'skipped')
+      skipped.push({ id: row.id, campaign_id: row.campaign_id, broadcast_id: row.broadcast_id, status, last_error });
     else claimed.push({ ...row, next_attempt_at: new Date(row.next_attempt_at) });
   }
   // Oldest due first, as they were chosen (RETURNING keeps no order).
@@ -93,15 +95,23 @@ export async function claimDueMessages(trx: Db, now: Date, limit: number, leaseU
 }
 
 /** The template versions the claimed messages are rendered from, keyed `template_id:version`. */
-export async function templateVersionsOf(db: Db, messages: readonly Pick<ClaimedMessage, 'template_id' | 'template_version'>[]): Promise<Map<string, TemplateParts>> {
+export async function templateVersionsOf(
+  db: Db,
+  messages: readonly Pick<ClaimedMessage, 'template_id' | 'template_version'>[],
+): Promise<Map<string, TemplateParts>> {
   const templateIds = [...new Set(messages.flatMap((m) => (m.template_id === null ? [] : [m.template_id])))];
   if (templateIds.length === 0) return new Map();
-  const versions = await db.selectFrom('email_template_versions')
+  const versions = await db
+    .selectFrom('email_template_versions')
     .select(['template_id', 'version', 'subject', 'html', 'text'])
     .where('template_id', 'in', templateIds)
-    .where('version', 'in', [...new Set(messages.flatMap((m) => (m.template_version === null ? [] : [m.template_version])))])
+    .where('version', 'in', [
+      ...new Set(messages.flatMap((m) => (m.template_version === null ? [] : [m.template_version]))),
+    ])
     .execute();
-  return new Map(versions.map((v) => [versionKey(v.template_id, v.version), { subject: v.subject, html: v.html, text: v.text }]));
+  return new Map(
+    versions.map((v) => [versionKey(v.template_id, v.version), { subject: v.subject, html: v.html, text: v.text }]),
+  );
 }
 
 export const versionKey = (templateId: string, version: number) => `${templateId}:${version}`;
@@ -118,16 +128,36 @@ export type SendOutcome =
  * Records an outcome, only while this claim still holds the row (status 'sending' at this
  * attempt): a claim that lost its lease changes nothing. Undefined when it did not hold it.
  */
-export async function settleClaim(trx: Db, claim: Pick<ClaimedMessage, 'id' | 'attempts'>, outcome: SendOutcome): Promise<SettledMessage | undefined> {
-  const base = trx.updateTable('email_messages').where('id', '=', claim.id).where('status', '=', 'sending').where('attempts', '=', claim.attempts);
+export async function settleClaim(
+  trx: Db,
+  claim: Pick<ClaimedMessage, 'id' | 'attempts'>,
+  outcome: SendOutcome,
+): Promise<SettledMessage | undefined> {
+  const base = trx
+    .updateTable('email_messages')
+    .where('id', '=', claim.id)
+    .where('status', '=', 'sending')
+    .where('attempts', '=', claim.attempts);
   const updated = (() => {
     switch (outcome.status) {
       case 'sent':
-        return base.set({ status: 'sent', sent_at: outcome.at, transport: outcome.transport, transport_message_id: outcome.transportMessageId, lease_until: null, last_error: null });
+        return base.set({
+          status: 'sent',
+          sent_at: outcome.at,
+          transport: outcome.transport,
+          transport_message_id: outcome.transportMessageId,
+          lease_until: null,
+          last_error: null,
+        });
       case 'failed':
         return base.set({ status: 'failed', last_error: outcome.error, lease_until: null });
       case 'queued':
-        return base.set({ status: 'queued', last_error: outcome.error, next_attempt_at: outcome.nextAttemptAt, lease_until: null });
+        return base.set({
+          status: 'queued',
+          last_error: outcome.error,
+          next_attempt_at: outcome.nextAttemptAt,
+          lease_until: null,
+        });
       case 'released':
         return base.set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), lease_until: null }));
     }

@@ -5,8 +5,14 @@ import type { Kernel } from '../../../kernel/kernel.js';
 import type { TemplateParts } from '../render.js';
 import { composeContext, composeMessage, type ComposeContext } from './compose.js';
 import {
-  claimDueMessages, failExpiredLeases, settleClaim, templateVersionsOf, versionKey,
-  type ClaimedMessage, type SendOutcome, type SettledMessage,
+  claimDueMessages,
+  failExpiredLeases,
+  settleClaim,
+  templateVersionsOf,
+  versionKey,
+  type ClaimedMessage,
+  type SendOutcome,
+  type SettledMessage,
 } from './dispatch-queries.js';
 import { SendPacer } from './pacer.js';
 
@@ -89,13 +95,18 @@ class ListenerFailure extends Error {
 function deadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new MailTransportError(`no answer from the mail transport within ${ms} ms`, false)), ms);
+    timer = setTimeout(
+      () => reject(new MailTransportError(`no answer from the mail transport within ${ms} ms`, false)),
+      ms,
+    );
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 const asTransportError = (thrown: unknown) =>
-  thrown instanceof MailTransportError ? thrown : new MailTransportError(thrown instanceof Error ? thrown.message : String(thrown), false);
+  thrown instanceof MailTransportError
+    ? thrown
+    : new MailTransportError(thrown instanceof Error ? thrown.message : String(thrown), false);
 
 export class MailDispatcher {
   readonly #db: Kysely<Tables>;
@@ -126,7 +137,10 @@ export class MailDispatcher {
     // Sends may start during a window twice as long as pacing the batch needs (at least a
     // minute, for slow servers); then a send's deadline and the recording still fit. What has
     // not started by then goes back to the queue.
-    const startWindowMs = Math.max(MIN_START_WINDOW_MS, Math.ceil((2 * this.#batchSize * 1000) / options.ratePerSecond));
+    const startWindowMs = Math.max(
+      MIN_START_WINDOW_MS,
+      Math.ceil((2 * this.#batchSize * 1000) / options.ratePerSecond),
+    );
     this.#leaseMs = startWindowMs + this.#sendDeadlineMs + SETTLE_MARGIN_MS;
   }
 
@@ -155,7 +169,16 @@ export class MailDispatcher {
 
   /** One round at `now` (tests pass their own clock; the poll uses the real one). */
   async runOnce(now: Date = new Date()): Promise<DispatchRound> {
-    const round: DispatchRound = { interrupted: 0, skipped: 0, claimed: 0, sent: 0, failed: 0, retrying: 0, released: 0, lost: 0 };
+    const round: DispatchRound = {
+      interrupted: 0,
+      skipped: 0,
+      claimed: 0,
+      sent: 0,
+      failed: 0,
+      retrying: 0,
+      released: 0,
+      lost: 0,
+    };
     round.interrupted = await this.#recording(async (trx) => {
       const settled = await failExpiredLeases(trx, now);
       return { result: settled.length, settled };
@@ -173,7 +196,8 @@ export class MailDispatcher {
     const started = performance.now();
     const clock = () => new Date(now.getTime() + (performance.now() - started));
     // The last moment a send may start: its deadline and the recording still fit in the lease.
-    const canStart = () => !this.#stopping && clock().getTime() + this.#sendDeadlineMs + SETTLE_MARGIN_MS <= leaseUntil.getTime();
+    const canStart = () =>
+      !this.#stopping && clock().getTime() + this.#sendDeadlineMs + SETTLE_MARGIN_MS <= leaseUntil.getTime();
     const pending = [...claimed];
     const worker = async () => {
       for (let claim = pending.shift(); claim !== undefined; claim = pending.shift()) {
@@ -186,13 +210,19 @@ export class MailDispatcher {
           });
         } catch (error) {
           // The other workers carry on; this claim's lease will run out and mark it interrupted.
-          this.#log?.error({ err: error, message_id: claim.id, outcome: outcome.status }, 'recording an email outcome failed');
+          this.#log?.error(
+            { err: error, message_id: claim.id, outcome: outcome.status },
+            'recording an email outcome failed',
+          );
           round.lost += 1;
           continue;
         }
         if (settled === undefined) {
           round.lost += 1;
-          this.#log?.warn({ message_id: claim.id, outcome: outcome.status }, 'email outcome not recorded: the claim had expired');
+          this.#log?.warn(
+            { message_id: claim.id, outcome: outcome.status },
+            'email outcome not recorded: the claim had expired',
+          );
         } else if (outcome.status === 'sent') round.sent += 1;
         else if (outcome.status === 'failed') round.failed += 1;
         else if (outcome.status === 'queued') round.retrying += 1;
@@ -203,7 +233,12 @@ export class MailDispatcher {
     return round;
   }
 
-  async #attempt(claim: ClaimedMessage, versions: Map<string, TemplateParts>, canStart: () => boolean, clock: () => Date): Promise<SendOutcome> {
+  async #attempt(
+    claim: ClaimedMessage,
+    versions: Map<string, TemplateParts>,
+    canStart: () => boolean,
+    clock: () => Date,
+  ): Promise<SendOutcome> {
     if (!canStart()) return { status: 'released' };
     await this.#pacer.wait();
     if (!canStart()) return { status: 'released' };
@@ -218,9 +253,22 @@ export class MailDispatcher {
       return { status: 'sent', at: clock(), transport: this.#transport.kind, transportMessageId };
     } catch (thrown) {
       const error = asTransportError(thrown);
-      this.#log?.warn({ message_id: claim.id, attempts: claim.attempts, permanent: error.permanent, response_code: error.responseCode, error: error.message }, 'email not delivered');
+      this.#log?.warn(
+        {
+          message_id: claim.id,
+          attempts: claim.attempts,
+          permanent: error.permanent,
+          response_code: error.responseCode,
+          error: error.message,
+        },
+        'email not delivered',
+      );
       if (error.permanent || claim.attempts >= MAX_ATTEMPTS) return { status: 'failed', error: error.message };
-      return { status: 'queued', error: error.message, nextAttemptAt: new Date(clock().getTime() + retryDelayMs(claim.attempts)) };
+      return {
+        status: 'queued',
+        error: error.message,
+        nextAttemptAt: new Date(clock().getTime() + retryDelayMs(claim.attempts)),
+      };
     }
   }
 
@@ -271,7 +319,10 @@ export class MailDispatcher {
   }
 }
 
-export function createMailDispatcher(kernel: Kernel, options: Partial<Omit<MailDispatcherOptions, 'db' | 'compose'>> = {}): MailDispatcher {
+export function createMailDispatcher(
+  kernel: Kernel,
+  options: Partial<Omit<MailDispatcherOptions, 'db' | 'compose'>> = {},
+): MailDispatcher {
   return new MailDispatcher({
     db: kernel.db,
     transport: kernel.mail,

@@ -12,15 +12,39 @@ export type MessageRow = Selectable<EmailMessagesTable>;
 export type OutboxRow = MessageRow & { template_key: string | null; version_subject: string | null };
 
 function withTemplate(db: Db) {
-  return db.selectFrom('email_messages as m')
+  return db
+    .selectFrom('email_messages as m')
     .leftJoin('email_templates as t', 't.id', 'm.template_id')
-    .leftJoin('email_template_versions as v', (join) => join.onRef('v.template_id', '=', 'm.template_id').onRef('v.version', '=', 'm.template_version'));
+    .leftJoin('email_template_versions as v', (join) =>
+      join.onRef('v.template_id', '=', 'm.template_id').onRef('v.version', '=', 'm.template_version'),
+    );
 }
 
 const ROW_COLUMNS = [
-  'm.id', 'm.to_email', 'm.user_id', 'm.category', 'm.template_id', 'm.template_version', 'm.vars', 'm.subject', 'm.html', 'm.text',
-  'm.campaign_id', 'm.broadcast_id', 'm.status', 'm.held', 'm.attempts', 'm.next_attempt_at', 'm.lease_until', 'm.last_error',
-  'm.transport', 'm.transport_message_id', 'm.created_at', 'm.sent_at', 't.key as template_key', 'v.subject as version_subject',
+  'm.id',
+  'm.to_email',
+  'm.user_id',
+  'm.category',
+  'm.template_id',
+  'm.template_version',
+  'm.vars',
+  'm.subject',
+  'm.html',
+  'm.text',
+  'm.campaign_id',
+  'm.broadcast_id',
+  'm.status',
+  'm.held',
+  'm.attempts',
+  'm.next_attempt_at',
+  'm.lease_until',
+  'm.last_error',
+  'm.transport',
+  'm.transport_message_id',
+  'm.created_at',
+  'm.sent_at',
+  't.key as template_key',
+  'v.subject as version_subject',
 ] as const;
 
 export async function listOutbox(db: Db, query: ListOutboxQuery): Promise<{ rows: OutboxRow[]; total: number }> {
@@ -35,8 +59,13 @@ export async function listOutbox(db: Db, query: ListOutboxQuery): Promise<{ rows
   if (query.created_from !== undefined) filtered = filtered.where('m.created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('m.created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
-    filtered.select(ROW_COLUMNS).orderBy(`m.${query.sort.field}`, query.sort.direction).orderBy('m.id', query.sort.direction)
-      .limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .select(ROW_COLUMNS)
+      .orderBy(`m.${query.sort.field}`, query.sort.direction)
+      .orderBy('m.id', query.sort.direction)
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };
@@ -47,8 +76,12 @@ export function outboxMessage(db: Db, id: string): Promise<OutboxRow | undefined
 }
 
 export function templateVersion(db: Db, templateId: string, version: number) {
-  return db.selectFrom('email_template_versions').select(['subject', 'html', 'text'])
-    .where('template_id', '=', templateId).where('version', '=', version).executeTakeFirst();
+  return db
+    .selectFrom('email_template_versions')
+    .select(['subject', 'html', 'text'])
+    .where('template_id', '=', templateId)
+    .where('version', '=', version)
+    .executeTakeFirst();
 }
 
 export function lockMessage(trx: Db, id: string): Promise<MessageRow | undefined> {
@@ -57,8 +90,10 @@ export function lockMessage(trx: Db, id: string): Promise<MessageRow | undefined
 
 /** A failed message due again now, with a fresh count of attempts. */
 export function requeueMessage(trx: Db, id: string, now: Date) {
-  return trx.updateTable('email_messages')
+  return trx
+    .updateTable('email_messages')
     .set({ status: 'queued', attempts: 0, next_attempt_at: now, last_error: null, lease_until: null })
-    .where('id', '=', id).where('status', '=', 'failed')
+    .where('id', '=', id)
+    .where('status', '=', 'failed')
     .executeTakeFirstOrThrow();
 }

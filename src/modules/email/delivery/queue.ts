@@ -61,7 +61,7 @@ export async function queueEmails(trx: Kysely<Tables>, emails: readonly NewEmail
     FROM unnest(
       ${ids}::uuid[], ${column((e) => e.to_email)}::text[], ${column((e) => e.category)}::text[], ${column((e) => e.user_id ?? null)}::uuid[],
       ${templated((e) => e.template_id)}::uuid[], ${templated((e) => e.template_version)}::integer[],
-      ${column((e) => JSON.stringify(isTemplated(e) ? e.vars ?? {} : {}))}::text[],
+      ${column((e) => JSON.stringify(isTemplated(e) ? (e.vars ?? {}) : {}))}::text[],
       ${literal((e) => e.subject)}::text[], ${literal((e) => e.html)}::text[], ${literal((e) => e.text)}::text[],
       ${column((e) => e.campaign_id ?? null)}::uuid[], ${column((e) => e.broadcast_id ?? null)}::uuid[],
       ${column((e) => e.held ?? false)}::boolean[], ${column((e) => (e.next_attempt_at ?? now).toISOString())}::timestamptz[]

@@ -14,18 +14,26 @@ import type { ListOutboxQuery, OutboxMessageDetailView, OutboxMessageView } from
  * code the dispatcher sends with, so the view is what went (or will go) out.
  */
 export class EmailOutboxService {
-  constructor(private readonly db: Kysely<Tables>, private readonly context: () => ComposeContext) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly context: () => ComposeContext,
+  ) {}
 
   async list(query: ListOutboxQuery) {
     const { rows, total } = await listOutbox(this.db, query);
     const context = this.context();
-    return paged(rows.map((row) => this.#view(context, row)), query, total);
+    return paged(
+      rows.map((row) => this.#view(context, row)),
+      query,
+      total,
+    );
   }
 
   async get(id: string): Promise<OutboxMessageDetailView> {
     const row = await outboxMessage(this.db, id);
     if (row === undefined) throw notFound();
-    const version = row.template_id === null ? undefined : await templateVersion(this.db, row.template_id, row.template_version!);
+    const version =
+      row.template_id === null ? undefined : await templateVersion(this.db, row.template_id, row.template_version!);
     const context = this.context();
     const content = contentOf(context, row, version);
     const messageId = messageIdOf(context, row.id);
@@ -37,7 +45,13 @@ export class EmailOutboxService {
       html: content.html,
       text: content.text,
       subject: content.subject,
-      headers: { From: context.from, To: row.to_email, Subject: content.subject, 'Message-ID': messageId, ...extraHeadersOf(context, row) },
+      headers: {
+        From: context.from,
+        To: row.to_email,
+        Subject: content.subject,
+        'Message-ID': messageId,
+        ...extraHeadersOf(context, row),
+      },
     };
   }
 
@@ -46,7 +60,8 @@ export class EmailOutboxService {
     const row = await this.db.transaction().execute(async (trx) => {
       const message = await lockMessage(trx, id);
       if (message === undefined) throw notFound();
-      if (message.status !== 'failed') throw invalidState({ reason: 'only a failed message can be retried', status: message.status });
+      if (message.status !== 'failed')
+        throw invalidState({ reason: 'only a failed message can be retried', status: message.status });
       await requeueMessage(trx, id, new Date());
       await recordAudit(trx, actor, {
         action: 'email.message.retry',

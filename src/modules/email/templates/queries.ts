@@ -6,25 +6,44 @@ import '../tables.js';
 import type { ListTemplatesQuery, TemplateSummary, VersionSummary } from './schemas.js';
 
 const SUMMARY_COLUMNS = [
-  't.id', 't.key', 't.name', 't.description', 't.category', 't.published_version', 't.published_at',
-  't.created_by', 't.updated_by', 't.created_at', 't.updated_at',
+  't.id',
+  't.key',
+  't.name',
+  't.description',
+  't.category',
+  't.published_version',
+  't.published_at',
+  't.created_by',
+  't.updated_by',
+  't.created_at',
+  't.updated_at',
 ] as const;
 
 function templateSummaries(db: Kysely<Tables>) {
-  return db.selectFrom('email_templates as t').select((eb) => [
-    ...SUMMARY_COLUMNS,
-    eb.selectFrom('email_template_versions as v').select(sql<number | null>`max(v.version)`.as('n')).whereRef('v.template_id', '=', 't.id').as('latest_version'),
-  ]);
+  return db
+    .selectFrom('email_templates as t')
+    .select((eb) => [
+      ...SUMMARY_COLUMNS,
+      eb
+        .selectFrom('email_template_versions as v')
+        .select(sql<number | null>`max(v.version)`.as('n'))
+        .whereRef('v.template_id', '=', 't.id')
+        .as('latest_version'),
+    ]);
 }
 
-export async function listTemplates(db: Kysely<Tables>, query: ListTemplatesQuery): Promise<{ rows: TemplateSummary[]; total: number }> {
+export async function listTemplates(
+  db: Kysely<Tables>,
+  query: ListTemplatesQuery,
+): Promise<{ rows: TemplateSummary[]; total: number }> {
   let filtered = db.selectFrom('email_templates');
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
     filtered = filtered.where((eb) => eb.or([eb('key', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
   if (query.category !== undefined) filtered = filtered.where('category', '=', query.category);
-  if (query.published !== undefined) filtered = filtered.where('published_version', query.published === 'true' ? 'is not' : 'is', null);
+  if (query.published !== undefined)
+    filtered = filtered.where('published_version', query.published === 'true' ? 'is not' : 'is', null);
   const [rows, total] = await Promise.all([
     templateSummaries(db)
       .where('t.id', 'in', filtered.select('id'))
@@ -58,7 +77,14 @@ export interface NewTemplate {
 export function insertTemplate(trx: Kysely<Tables>, values: NewTemplate) {
   return trx
     .insertInto('email_templates')
-    .values({ key: values.key, name: values.name, description: values.description, category: values.category, created_by: values.createdBy, updated_by: values.createdBy })
+    .values({
+      key: values.key,
+      name: values.name,
+      description: values.description,
+      category: values.category,
+      created_by: values.createdBy,
+      updated_by: values.createdBy,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
 }
@@ -66,10 +92,20 @@ export function insertTemplate(trx: Kysely<Tables>, values: NewTemplate) {
 export async function updateTemplate(
   trx: Kysely<Tables>,
   id: string,
-  changes: { name?: string; description?: string | null; category?: EmailCategory; published_version?: number | null; published_at?: Date | null },
+  changes: {
+    name?: string;
+    description?: string | null;
+    category?: EmailCategory;
+    published_version?: number | null;
+    published_at?: Date | null;
+  },
   by: string,
 ): Promise<void> {
-  await trx.updateTable('email_templates').set({ ...changes, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await trx
+    .updateTable('email_templates')
+    .set({ ...changes, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteTemplate(trx: Kysely<Tables>, id: string): Promise<void> {
@@ -78,7 +114,11 @@ export async function deleteTemplate(trx: Kysely<Tables>, id: string): Promise<v
 
 /** Only safe under the template row lock (see lockTemplate): two writers never read the same maximum. */
 export async function nextVersionNumber(trx: Kysely<Tables>, templateId: string): Promise<number> {
-  const row = await trx.selectFrom('email_template_versions').select(sql<number>`coalesce(max(version), 0)::int`.as('n')).where('template_id', '=', templateId).executeTakeFirstOrThrow();
+  const row = await trx
+    .selectFrom('email_template_versions')
+    .select(sql<number>`coalesce(max(version), 0)::int`.as('n'))
+    .where('template_id', '=', templateId)
+    .executeTakeFirstOrThrow();
   return row.n + 1;
 }
 
@@ -96,8 +136,13 @@ export async function insertVersion(trx: Kysely<Tables>, values: NewVersion): Pr
   await trx
     .insertInto('email_template_versions')
     .values({
-      template_id: values.templateId, version: values.version, subject: values.subject, html: values.html, text: values.text,
-      note: values.note, created_by: values.createdBy,
+      template_id: values.templateId,
+      version: values.version,
+      subject: values.subject,
+      html: values.html,
+      text: values.text,
+      note: values.note,
+      created_by: values.createdBy,
     })
     .execute();
 }
@@ -109,7 +154,10 @@ function versionRows(db: Kysely<Tables>, templateId: string) {
     .selectFrom('email_template_versions as v')
     .innerJoin('email_templates as t', 't.id', 'v.template_id')
     .where('v.template_id', '=', templateId)
-    .select([...VERSION_SUMMARY_COLUMNS, sql<boolean>`(t.published_version IS NOT DISTINCT FROM v.version)`.as('is_published')]);
+    .select([
+      ...VERSION_SUMMARY_COLUMNS,
+      sql<boolean>`(t.published_version IS NOT DISTINCT FROM v.version)`.as('is_published'),
+    ]);
 }
 
 /** Every version of a template, newest first, without bodies. */
@@ -123,12 +171,20 @@ export function findVersion(db: Kysely<Tables>, templateId: string, version: num
 }
 
 export async function newestVersionNumber(db: Kysely<Tables>, templateId: string): Promise<number | null> {
-  const row = await db.selectFrom('email_template_versions').select(sql<number | null>`max(version)`.as('n')).where('template_id', '=', templateId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('email_template_versions')
+    .select(sql<number | null>`max(version)`.as('n'))
+    .where('template_id', '=', templateId)
+    .executeTakeFirstOrThrow();
   return row.n;
 }
 
 /** How many messages (queued, sent or otherwise) were made from any version of the template. */
 export async function countMessagesOf(trx: Kysely<Tables>, templateId: string): Promise<number> {
-  const row = await trx.selectFrom('email_messages').select(sql<number>`count(*)::int`.as('n')).where('template_id', '=', templateId).executeTakeFirstOrThrow();
+  const row = await trx
+    .selectFrom('email_messages')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('template_id', '=', templateId)
+    .executeTakeFirstOrThrow();
   return row.n;
 }

@@ -6,10 +6,28 @@ import { conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { renderTemplate, templateProblems, templateVariables, type TemplateParts } from '../render.js';
 import {
-  countMessagesOf, deleteTemplate, findTemplateSummary, findVersion, insertTemplate, insertVersion, listTemplates, listVersions,
-  lockTemplate, newestVersionNumber, nextVersionNumber, updateTemplate,
+  countMessagesOf,
+  deleteTemplate,
+  findTemplateSummary,
+  findVersion,
+  insertTemplate,
+  insertVersion,
+  listTemplates,
+  listVersions,
+  lockTemplate,
+  newestVersionNumber,
+  nextVersionNumber,
+  updateTemplate,
 } from './queries.js';
-import type { CreateTemplateInput, ListTemplatesQuery, NewVersionInput, PreviewInput, TemplateDetail, UpdateTemplateInput, VersionView } from './schemas.js';
+import type {
+  CreateTemplateInput,
+  ListTemplatesQuery,
+  NewVersionInput,
+  PreviewInput,
+  TemplateDetail,
+  UpdateTemplateInput,
+  VersionView,
+} from './schemas.js';
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -41,7 +59,10 @@ export const PREVIEW_SAMPLE_EMAIL = 'recipient@example.com';
 
 /** Email templates: versions that are never edited, and the one mail is made from. */
 export class EmailTemplatesService {
-  constructor(private readonly db: Kysely<Tables>, private readonly links: PreviewLinks) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly links: PreviewLinks,
+  ) {}
 
   async list(query: ListTemplatesQuery) {
     const { rows, total } = await listTemplates(this.db, query);
@@ -63,13 +84,31 @@ export class EmailTemplatesService {
     try {
       await this.db.transaction().execute(async (trx) => {
         const description = input.description ?? null;
-        const { id } = await insertTemplate(trx, { key: input.key, name: input.name, description, category: input.category, createdBy: actor.userId });
-        if (input.version !== undefined) await insertVersion(trx, { templateId: id, version: 1, ...versionValues(input.version), createdBy: actor.userId });
+        const { id } = await insertTemplate(trx, {
+          key: input.key,
+          name: input.name,
+          description,
+          category: input.category,
+          createdBy: actor.userId,
+        });
+        if (input.version !== undefined)
+          await insertVersion(trx, {
+            templateId: id,
+            version: 1,
+            ...versionValues(input.version),
+            createdBy: actor.userId,
+          });
         await recordAudit(trx, actor, {
           action: 'email.template.create',
           targetType: TARGET_TYPE,
           targetId: id,
-          after: { key: input.key, name: input.name, description, category: input.category, version: input.version === undefined ? null : 1 },
+          after: {
+            key: input.key,
+            name: input.name,
+            description,
+            category: input.category,
+            version: input.version === undefined ? null : 1,
+          },
         });
       });
     } catch (error) {
@@ -115,7 +154,12 @@ export class EmailTemplatesService {
           action: 'email.template.delete',
           targetType: TARGET_TYPE,
           targetId: current.id,
-          before: { key: current.key, name: current.name, category: current.category, published_version: current.published_version },
+          before: {
+            key: current.key,
+            name: current.name,
+            category: current.category,
+            published_version: current.published_version,
+          },
         });
       });
     } catch (error) {
@@ -192,7 +236,10 @@ export class EmailTemplatesService {
   }
 
   /** Renders a version as a recipient would get it; stores nothing. */
-  async preview(key: string, input: PreviewInput): Promise<{ version: number; subject: string; html: string; text: string; variables: string[] }> {
+  async preview(
+    key: string,
+    input: PreviewInput,
+  ): Promise<{ version: number; subject: string; html: string; text: string; variables: string[] }> {
     const summary = await findTemplateSummary(this.db, key);
     if (summary === undefined) throw notFound();
     const wanted = input?.version ?? summary.published_version ?? (await newestVersionNumber(this.db, summary.id));
@@ -201,7 +248,11 @@ export class EmailTemplatesService {
     if (row === undefined) throw notFound('not_found', { version: wanted });
     // The sample link is signed for the sample address even when `email` is given: a preview
     // never mints a working unsubscribe link for an address of the caller's choosing.
-    const vars = { email: PREVIEW_SAMPLE_EMAIL, unsubscribe_url: this.links.unsubscribeUrl(PREVIEW_SAMPLE_EMAIL), ...input?.vars };
+    const vars = {
+      email: PREVIEW_SAMPLE_EMAIL,
+      unsubscribe_url: this.links.unsubscribeUrl(PREVIEW_SAMPLE_EMAIL),
+      ...input?.vars,
+    };
     return { version: row.version, ...renderTemplate(row, vars), variables: templateVariables(row) };
   }
 }

@@ -29,6 +29,7 @@ export async function findUsableTemplate(db: Kysely<Tables>, key: string): Promi
     .forShare()
     .executeTakeFirst();
   if (row === undefined) throw notFound('not_found', { template_key: key });
-  if (row.published_version === null) throw invalidRequest({ reason: 'the template has no published version', template_key: key });
+  if (row.published_version === null)
+    throw invalidRequest({ reason: 'the template has no published version', template_key: key });
   return { id: row.id, key: row.key, category: row.category, version: row.published_version };
 }

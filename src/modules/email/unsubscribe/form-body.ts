@@ -18,7 +18,10 @@ export function parseFormBody(contentType: string, body: string): Record<string,
       if (headerEnd < 0) continue;
       const name = /content-disposition:[^\r\n]*\bname="([^"]*)"/i.exec(part.slice(0, headerEnd))?.[1];
       if (name === undefined) continue;
-      const value = part.slice(headerEnd).replace(/^\r?\n\r?\n/, '').replace(/\r?\n$/, '');
+      const value = part
+        .slice(headerEnd)
+        .replace(/^\r?\n\r?\n/, '')
+        .replace(/\r?\n$/, '');
       add(name, value);
     }
     return fields;

@@ -29,20 +29,29 @@ ${body}
 
 export function confirmPage(email: string, token: string): string {
   const action = `${UNSUBSCRIBE_PATH}?token=${encodeURIComponent(token)}`;
-  return layout('Unsubscribe', `<h1>Unsubscribe from marketing email</h1>
+  return layout(
+    'Unsubscribe',
+    `<h1>Unsubscribe from marketing email</h1>
 <p><strong>${escapeHtml(maskedAddress(email))}</strong> will get no more marketing email from us: news, offers and announcements.</p>
 <p>Mail about your account (receipts, security notices) still arrives.</p>
-<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`);
+<form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
+  );
 }
 
 export function donePage(email: string): string {
-  return layout('Unsubscribed', `<h1>You are unsubscribed</h1>
-<p><strong>${escapeHtml(maskedAddress(email))}</strong> will get no more marketing email from us, starting now.</p>`);
+  return layout(
+    'Unsubscribed',
+    `<h1>You are unsubscribed</h1>
+<p><strong>${escapeHtml(maskedAddress(email))}</strong> will get no more marketing email from us, starting now.</p>`,
+  );
 }
 
 export function invalidLinkPage(): string {
-  return layout('Link not valid', `<h1>This unsubscribe link is not valid</h1>
-<p>It may have been cut or changed when it was copied. Use the unsubscribe link of the latest email you got from us.</p>`);
+  return layout(
+    'Link not valid',
+    `<h1>This unsubscribe link is not valid</h1>
+<p>It may have been cut or changed when it was copied. Use the unsubscribe link of the latest email you got from us.</p>`,
+  );
 }
 
 /** What every unsubscribe page answer carries: never cached, never indexed, the token never sent on as a referrer. */
@@ -51,5 +60,6 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'x-robots-tag': 'noindex, nofollow',
   'referrer-policy': 'no-referrer',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 };

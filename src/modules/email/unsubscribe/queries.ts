@@ -22,27 +22,50 @@ export interface NewSuppression {
  * table's lowercase check whatever the address holds. The row when added, undefined when it was there.
  */
 export function insertSuppression(db: Db, suppression: NewSuppression): Promise<SuppressionView | undefined> {
-  return db.insertInto('email_suppressions')
-    .values({ email: sql<string>`lower(${suppression.email})`, reason: suppression.reason, source: suppression.source, message_id: suppression.messageId })
+  return db
+    .insertInto('email_suppressions')
+    .values({
+      email: sql<string>`lower(${suppression.email})`,
+      reason: suppression.reason,
+      source: suppression.source,
+      message_id: suppression.messageId,
+    })
     .onConflict((oc) => oc.column('email').doNothing())
     .returning(COLUMNS)
     .executeTakeFirst();
 }
 
 export function findSuppression(db: Db, email: string): Promise<SuppressionView | undefined> {
-  return db.selectFrom('email_suppressions').select(COLUMNS).where('email', '=', email.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('email_suppressions')
+    .select(COLUMNS)
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
 }
 
 export function deleteSuppression(db: Db, email: string): Promise<SuppressionView | undefined> {
-  return db.deleteFrom('email_suppressions').where('email', '=', email.toLowerCase()).returning(COLUMNS).executeTakeFirst();
+  return db
+    .deleteFrom('email_suppressions')
+    .where('email', '=', email.toLowerCase())
+    .returning(COLUMNS)
+    .executeTakeFirst();
 }
 
-export async function listSuppressions(db: Db, query: ListSuppressionsQuery): Promise<{ rows: SuppressionView[]; total: number }> {
+export async function listSuppressions(
+  db: Db,
+  query: ListSuppressionsQuery,
+): Promise<{ rows: SuppressionView[]; total: number }> {
   let filtered = db.selectFrom('email_suppressions');
   if (query.q !== undefined) filtered = filtered.where('email', 'ilike', likePattern(query.q));
   if (query.reason !== undefined) filtered = filtered.where('reason', '=', query.reason);
   const [rows, total] = await Promise.all([
-    filtered.select(COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('email').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .select(COLUMNS)
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('email')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows, total };

@@ -28,8 +28,10 @@ const UNSUBSCRIBE = '/v1/public/email/unsubscribe';
 const SUPPRESSIONS = '/v1/admin/email/suppressions';
 /** A form post is a few bytes; anything bigger is not a browser or a mail provider. */
 const FORM_BODY_LIMIT_BYTES = 4_096;
-const INVALID = 'A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known.';
-const API_CLIENTS = 'API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead of the pages: the answer below and errors in the usual shapes.';
+const INVALID =
+  'A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known.';
+const API_CLIENTS =
+  'API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead of the pages: the answer below and errors in the usual shapes.';
 /** The link's token travels in the URL: no answer is cached or sends it on as a referrer. */
 const JSON_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 const invalidLink = () => new AppError(400, 'invalid_link');
@@ -40,92 +42,121 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();
     // Form bodies exist only here: RFC 8058 allows either encoding, and the page's button posts a form.
-    plain.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
-      (request, body, done) => done(null, parseFormBody(String(request.headers['content-type']), body as string)));
+    plain.addContentTypeParser(
+      ['application/x-www-form-urlencoded', 'multipart/form-data'],
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+      (request, body, done) => done(null, parseFormBody(String(request.headers['content-type']), body as string)),
+    );
 
-    scope.get(UNSUBSCRIBE, {
-      config: { rateLimit: 'unsubscribe' },
+    scope.get(
+      UNSUBSCRIBE,
+      {
+        config: { rateLimit: 'unsubscribe' },
+        schema: {
+          tags,
+          summary: 'Unsubscribe page (the link in every marketing mail)',
+          description: `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ${INVALID} Answers are \`no-store\` and \`noindex\`. ${API_CLIENTS} (\`{ email }\`, masked).`,
+          querystring: unsubscribeQuery,
+          response: { 200: linkAnswer, 400: invalidLinkPageAnswer },
+        },
+      },
+      async (request, reply) => {
+        const claims = suppressions.readToken(request.query.token);
+        if (answersInJson(request.headers)) {
+          reply.headers(JSON_HEADERS);
+          if (claims === undefined) throw invalidLink();
+          return { email: maskedAddress(claims.email) };
+        }
+        reply.headers(PAGE_HEADERS);
+        if (claims === undefined) return reply.code(400).send(invalidLinkPage());
+        return reply.send(confirmPage(claims.email, request.query.token!));
+      },
+    );
+
+    scope.post(
+      UNSUBSCRIBE,
+      {
+        config: { rateLimit: 'unsubscribe' },
+        schema: {
+          tags,
+          summary: "Unsubscribe (RFC 8058 one-click, and the page's button)",
+          description: `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when the body is \`List-Unsubscribe=One-Click\`, else \`link\`, with the message the link came in), effective for every message not yet sent. No confirmation step: a mail provider's one-click POST (form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is done. Idempotent: a second time, or an address already suppressed for another reason, answers the same and changes nothing. ${INVALID} ${API_CLIENTS} (\`{ email, unsubscribed: true }\`, masked).`,
+          querystring: unsubscribeQuery,
+          body: unsubscribeBody,
+          consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
+          response: { 200: unsubscribedAnswer, 400: invalidLinkAnswer },
+        },
+      },
+      async (request, reply) => {
+        const claims = suppressions.readToken(request.query.token);
+        const inJson = answersInJson(request.headers);
+        reply.headers(inJson ? JSON_HEADERS : PAGE_HEADERS);
+        if (claims === undefined) {
+          if (inJson) throw invalidLink();
+          return reply.code(400).send(invalidLinkPage());
+        }
+        await suppressions.unsubscribe(
+          claims,
+          request.body?.['List-Unsubscribe'] === 'One-Click' ? 'one_click' : 'link',
+        );
+        if (inJson) return { email: maskedAddress(claims.email), unsubscribed: true as const };
+        return reply.send(donePage(claims.email));
+      },
+    );
+  });
+
+  app.get(
+    SUPPRESSIONS,
+    {
+      config: { perms: ['email.read'] },
       schema: {
         tags,
-        summary: 'Unsubscribe page (the link in every marketing mail)',
-        description: `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ${INVALID} Answers are \`no-store\` and \`noindex\`. ${API_CLIENTS} (\`{ email }\`, masked).`,
-        querystring: unsubscribeQuery,
-        response: { 200: linkAnswer, 400: invalidLinkPageAnswer },
+        summary: 'List suppressed addresses',
+        description:
+          'Addresses that get no marketing mail. Paged with `meta.total`, newest first by default (`sort=created_at|email:asc|desc`). `q` matches the address (case-insensitive); `reason` filters.',
+        querystring: listSuppressionsQuery,
+        response: { 200: suppressionsPage },
       },
-    }, async (request, reply) => {
-      const claims = suppressions.readToken(request.query.token);
-      if (answersInJson(request.headers)) {
-        reply.headers(JSON_HEADERS);
-        if (claims === undefined) throw invalidLink();
-        return { email: maskedAddress(claims.email) };
-      }
-      reply.headers(PAGE_HEADERS);
-      if (claims === undefined) return reply.code(400).send(invalidLinkPage());
-      return reply.send(confirmPage(claims.email, request.query.token!));
-    });
+    },
+    (request) => suppressions.list(request.query),
+  );
 
-    scope.post(UNSUBSCRIBE, {
-      config: { rateLimit: 'unsubscribe' },
+  app.post(
+    SUPPRESSIONS,
+    {
+      config: { perms: ['email.write'] },
       schema: {
         tags,
-        summary: 'Unsubscribe (RFC 8058 one-click, and the page\'s button)',
-        description: `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when the body is \`List-Unsubscribe=One-Click\`, else \`link\`, with the message the link came in), effective for every message not yet sent. No confirmation step: a mail provider's one-click POST (form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is done. Idempotent: a second time, or an address already suppressed for another reason, answers the same and changes nothing. ${INVALID} ${API_CLIENTS} (\`{ email, unsubscribed: true }\`, masked).`,
-        querystring: unsubscribeQuery,
-        body: unsubscribeBody,
-        consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
-        response: { 200: unsubscribedAnswer, 400: invalidLinkAnswer },
+        summary: 'Suppress an address',
+        description:
+          'Stops marketing mail to `email` (stored lowercased) with `reason` `manual` (default), `bounced` or `complained`, source `staff`. Answers 201 with the row and audits (`email.suppression.add`, `note` as its reason); an address already suppressed answers 200 with the row as it was (its first reason stays) and changes nothing.',
+        body: addSuppressionBody,
+        response: { 200: suppressionView, 201: suppressionView },
       },
-    }, async (request, reply) => {
-      const claims = suppressions.readToken(request.query.token);
-      const inJson = answersInJson(request.headers);
-      reply.headers(inJson ? JSON_HEADERS : PAGE_HEADERS);
-      if (claims === undefined) {
-        if (inJson) throw invalidLink();
-        return reply.code(400).send(invalidLinkPage());
-      }
-      await suppressions.unsubscribe(claims, request.body?.['List-Unsubscribe'] === 'One-Click' ? 'one_click' : 'link');
-      if (inJson) return { email: maskedAddress(claims.email), unsubscribed: true as const };
-      return reply.send(donePage(claims.email));
-    });
-  });
-
-  app.get(SUPPRESSIONS, {
-    config: { perms: ['email.read'] },
-    schema: {
-      tags,
-      summary: 'List suppressed addresses',
-      description: 'Addresses that get no marketing mail. Paged with `meta.total`, newest first by default (`sort=created_at|email:asc|desc`). `q` matches the address (case-insensitive); `reason` filters.',
-      querystring: listSuppressionsQuery,
-      response: { 200: suppressionsPage },
     },
-  }, (request) => suppressions.list(request.query));
-
-  app.post(SUPPRESSIONS, {
-    config: { perms: ['email.write'] },
-    schema: {
-      tags,
-      summary: 'Suppress an address',
-      description: 'Stops marketing mail to `email` (stored lowercased) with `reason` `manual` (default), `bounced` or `complained`, source `staff`. Answers 201 with the row and audits (`email.suppression.add`, `note` as its reason); an address already suppressed answers 200 with the row as it was (its first reason stays) and changes nothing.',
-      body: addSuppressionBody,
-      response: { 200: suppressionView, 201: suppressionView },
+    async (request, reply) => {
+      const { suppression, created } = await suppressions.add(actorOf(request), request.body);
+      return reply.code(created ? 201 : 200).send(suppression);
     },
-  }, async (request, reply) => {
-    const { suppression, created } = await suppressions.add(actorOf(request), request.body);
-    return reply.code(created ? 201 : 200).send(suppression);
-  });
+  );
 
-  app.delete(`${SUPPRESSIONS}/:email`, {
-    config: { perms: ['email.write'] },
-    schema: {
-      tags,
-      summary: 'Remove an address from the suppression list',
-      description: 'Marketing mail may go to the address again (any case; URL-encode it). 404 `not_found` when it is not suppressed. Audited (`email.suppression.remove`) with the row removed and the optional `reason`. Take care with `unsubscribed`: the person asked for no mail.',
-      params: suppressionParams,
-      querystring: removeSuppressionQuery,
-      response: { 204: z.null().describe('Done') },
+  app.delete(
+    `${SUPPRESSIONS}/:email`,
+    {
+      config: { perms: ['email.write'] },
+      schema: {
+        tags,
+        summary: 'Remove an address from the suppression list',
+        description:
+          'Marketing mail may go to the address again (any case; URL-encode it). 404 `not_found` when it is not suppressed. Audited (`email.suppression.remove`) with the row removed and the optional `reason`. Take care with `unsubscribed`: the person asked for no mail.',
+        params: suppressionParams,
+        querystring: removeSuppressionQuery,
+        response: { 204: z.null().describe('Done') },
+      },
     },
-  }, async (request, reply) => {
-    await suppressions.remove(actorOf(request), request.params.email, request.query.reason);
-    return reply.code(204).send(null);
-  });
+    async (request, reply) => {
+      await suppressions.remove(actorOf(request), request.params.email, request.query.reason);
+      return reply.code(204).send(null);
+    },
+  );
 }

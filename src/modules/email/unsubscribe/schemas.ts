@@ -10,20 +10,30 @@ const firstValue = (value: unknown) => (Array.isArray(value) ? value[0] : value)
  * page (400), not a JSON validation body a person cannot read.
  */
 export const unsubscribeQuery = z.object({
-  token: z.preprocess(firstValue, z.string().optional()).describe('The signed token of the link (`List-Unsubscribe` URL).'),
+  token: z
+    .preprocess(firstValue, z.string().optional())
+    .describe('The signed token of the link (`List-Unsubscribe` URL).'),
 });
 
 /**
  * RFC 8058 one-click posts `List-Unsubscribe=One-Click` (form-encoded or multipart); the page's
  * button posts an empty form. Either unsubscribes: the token, not the body, is the authority.
  */
-export const unsubscribeBody = z.object({
-  'List-Unsubscribe': z.string().optional().describe('`One-Click` from a mail provider (RFC 8058); recorded as source `one_click`, anything else as `link`.'),
-}).passthrough().nullable(); // Fastify validates a missing body as null
+export const unsubscribeBody = z
+  .object({
+    'List-Unsubscribe': z
+      .string()
+      .optional()
+      .describe(
+        '`One-Click` from a mail provider (RFC 8058); recorded as source `one_click`, anything else as `link`.',
+      ),
+  })
+  .passthrough()
+  .nullable(); // Fastify validates a missing body as null
 
 export const htmlPage = z.string().describe('text/html');
 
-const maskedEmail = z.string().describe('The link\'s address, partly masked (`ja******@example.com`).');
+const maskedEmail = z.string().describe("The link's address, partly masked (`ja******@example.com`).");
 /** GET for an API client: the link is good, and whose it is. */
 export const unsubscribeLinkView = z.object({ email: maskedEmail });
 /** POST for an API client: done (the same answer a second time: whether it was already is not said). */
@@ -36,10 +46,18 @@ export const unsubscribedAnswer = z.union([htmlPage, unsubscribedView]);
  * A 400 is the "link not valid" page, or (for a body that is not a form at all, e.g. a JSON
  * array) the usual JSON SchemaError: the schema must let both through.
  */
-export const invalidLinkAnswer = z.unknown().describe('text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A body that is neither a form nor a JSON object is a JSON SchemaError instead.');
+export const invalidLinkAnswer = z
+  .unknown()
+  .describe(
+    'text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A body that is neither a form nor a JSON object is a JSON SchemaError instead.',
+  );
 
 /** The GET's 400: the page, or (a `token` holding text no link has) the JSON SchemaError every route answers for it. */
-export const invalidLinkPageAnswer = z.unknown().describe('text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A `token` holding U+0000 or a lone surrogate is a JSON SchemaError instead.');
+export const invalidLinkPageAnswer = z
+  .unknown()
+  .describe(
+    'text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A `token` holding U+0000 or a lone surrogate is a JSON SchemaError instead.',
+  );
 
 const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
 const STAFF_REASONS = ['manual', 'bounced', 'complained'] as const;
@@ -54,19 +72,33 @@ export const suppressionView = z.object({
 export type SuppressionView = z.infer<typeof suppressionView>;
 export const suppressionsPage = pagedResponse(suppressionView);
 
-export const listSuppressionsQuery = pageQuery(['created_at', 'email'], { field: 'created_at', direction: 'desc' }).extend({
+export const listSuppressionsQuery = pageQuery(['created_at', 'email'], {
+  field: 'created_at',
+  direction: 'desc',
+}).extend({
   reason: z.enum(SUPPRESSION_REASONS).optional(),
 });
 export type ListSuppressionsQuery = z.infer<typeof listSuppressionsQuery>;
 
-export const addSuppressionBody = z.object({
-  email: emailAddress,
-  reason: z.enum(STAFF_REASONS).default('manual').describe('`unsubscribed` is left to the person themselves (the link).'),
-  note: z.string().trim().min(1).max(500).optional().describe('Kept in the audit entry.'),
-}).strict();
+export const addSuppressionBody = z
+  .object({
+    email: emailAddress,
+    reason: z
+      .enum(STAFF_REASONS)
+      .default('manual')
+      .describe('`unsubscribed` is left to the person themselves (the link).'),
+    note: z.string().trim().min(1).max(500).optional().describe('Kept in the audit entry.'),
+  })
+  .strict();
 export type AddSuppressionInput = z.infer<typeof addSuppressionBody>;
 
 export const suppressionParams = z.object({ email: z.string().min(1).max(MAX_EMAIL_LENGTH) });
 export const removeSuppressionQuery = z.object({
-  reason: z.string().trim().min(1).max(300).optional().describe('Why mail may go to the address again; kept in the audit entry.'),
+  reason: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe('Why mail may go to the address again; kept in the audit entry.'),
 });

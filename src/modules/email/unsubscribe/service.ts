@@ -21,7 +21,10 @@ export type UnsubscribeSource = 'one_click' | 'link';
  * checks the list when it sends, so a change counts for every message not yet handed over.
  */
 export class SuppressionsService {
-  constructor(private readonly db: Kysely<Tables>, private readonly tokenKey: () => string) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly tokenKey: () => string,
+  ) {}
 
   /** The token's claims when this service signed it for a storable address; undefined otherwise. */
   readToken(token: string | undefined): UnsubscribeClaims | undefined {
@@ -48,10 +51,18 @@ export class SuppressionsService {
   /** Adds an address by hand: `created` false (and nothing audited) when it was already suppressed. */
   async add(actor: Actor, input: AddSuppressionInput): Promise<{ suppression: SuppressionView; created: boolean }> {
     return this.db.transaction().execute(async (trx) => {
-      const added = await insertSuppression(trx, { email: input.email, reason: input.reason, source: 'staff', messageId: null });
+      const added = await insertSuppression(trx, {
+        email: input.email,
+        reason: input.reason,
+        source: 'staff',
+        messageId: null,
+      });
       if (added === undefined) return { suppression: (await findSuppression(trx, input.email))!, created: false };
       await recordAudit(trx, actor, {
-        action: 'email.suppression.add', targetType: TARGET, targetId: added.email, reason: input.note ?? null,
+        action: 'email.suppression.add',
+        targetType: TARGET,
+        targetId: added.email,
+        reason: input.note ?? null,
         after: { email: added.email, reason: added.reason },
       });
       return { suppression: added, created: true };
@@ -64,8 +75,16 @@ export class SuppressionsService {
       const removed = await deleteSuppression(trx, email);
       if (removed === undefined) throw notFound();
       await recordAudit(trx, actor, {
-        action: 'email.suppression.remove', targetType: TARGET, targetId: removed.email, reason: reason ?? null,
-        before: { email: removed.email, reason: removed.reason, source: removed.source, created_at: removed.created_at.toISOString() },
+        action: 'email.suppression.remove',
+        targetType: TARGET,
+        targetId: removed.email,
+        reason: reason ?? null,
+        before: {
+          email: removed.email,
+          reason: removed.reason,
+          source: removed.source,
+          created_at: removed.created_at.toISOString(),
+        },
       });
     });
   }

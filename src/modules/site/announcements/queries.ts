@@ -11,14 +11,31 @@ function shownAt(now: Date): Expression<SqlBool> {
 }
 
 function announcementViews(db: Kysely<Tables>, now: Date) {
-  return db.selectFrom('announcements').select([
-    'id', 'title', 'body', 'severity', 'surface', 'action_url', 'starts_at', 'ends_at', 'is_active',
-    'created_by', 'updated_by', 'created_at', 'updated_at',
-    sql<boolean>`${shownAt(now)}`.as('active_now'),
-  ]);
+  return db
+    .selectFrom('announcements')
+    .select([
+      'id',
+      'title',
+      'body',
+      'severity',
+      'surface',
+      'action_url',
+      'starts_at',
+      'ends_at',
+      'is_active',
+      'created_by',
+      'updated_by',
+      'created_at',
+      'updated_at',
+      sql<boolean>`${shownAt(now)}`.as('active_now'),
+    ]);
 }
 
-export async function listAnnouncements(db: Kysely<Tables>, query: ListAnnouncementsQuery, now: Date): Promise<{ rows: AnnouncementView[]; total: number }> {
+export async function listAnnouncements(
+  db: Kysely<Tables>,
+  query: ListAnnouncementsQuery,
+  now: Date,
+): Promise<{ rows: AnnouncementView[]; total: number }> {
   let filtered = db.selectFrom('announcements');
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
@@ -32,7 +49,9 @@ export async function listAnnouncements(db: Kysely<Tables>, query: ListAnnouncem
     announcementViews(db, now)
       .where('id', 'in', filtered.select('id'))
       // Open-ended (null) starts sort as the earliest.
-      .orderBy(query.sort.field, (ob) => (query.sort.direction === 'asc' ? ob.asc().nullsFirst() : ob.desc().nullsLast()))
+      .orderBy(query.sort.field, (ob) =>
+        query.sort.direction === 'asc' ? ob.asc().nullsFirst() : ob.desc().nullsLast(),
+      )
       .orderBy('id')
       .limit(query.per_page)
       .offset(offsetOf(query))
@@ -54,11 +73,19 @@ export function lockAnnouncement(trx: Kysely<Tables>, id: string) {
 type Fields = Omit<UpsertAnnouncementInput, 'id'>;
 
 export function insertAnnouncement(trx: Kysely<Tables>, fields: Fields, by: string) {
-  return trx.insertInto('announcements').values({ ...fields, created_by: by, updated_by: by }).returning('id').executeTakeFirstOrThrow();
+  return trx
+    .insertInto('announcements')
+    .values({ ...fields, created_by: by, updated_by: by })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 export async function replaceAnnouncement(trx: Kysely<Tables>, id: string, fields: Fields, by: string): Promise<void> {
-  await trx.updateTable('announcements').set({ ...fields, updated_by: by, updated_at: new Date() }).where('id', '=', id).execute();
+  await trx
+    .updateTable('announcements')
+    .set({ ...fields, updated_by: by, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 export interface PublicAnnouncement {
@@ -76,7 +103,11 @@ export interface PublicAnnouncement {
 const SEVERITY_RANK = sql`CASE announcements.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'success' THEN 2 ELSE 3 END`;
 
 /** What the public site shows on `surface` at `now`: its own announcements and those for all. */
-export function activeAnnouncements(db: Kysely<Tables>, surface: 'landing' | 'portal', now: Date): Promise<PublicAnnouncement[]> {
+export function activeAnnouncements(
+  db: Kysely<Tables>,
+  surface: 'landing' | 'portal',
+  now: Date,
+): Promise<PublicAnnouncement[]> {
   return db
     .selectFrom('announcements')
     .select(['id', 'title', 'body', 'severity', 'surface', 'action_url', 'starts_at', 'ends_at'])
@@ -96,9 +127,11 @@ export function activeAnnouncements(db: Kysely<Tables>, surface: 'landing' | 'po
 export async function nextAnnouncementBoundary(db: Kysely<Tables>, now: Date): Promise<Date | null> {
   const row = await db
     .selectFrom('announcements')
-    .select(sql<Date | null>`min(LEAST(
+    .select(
+      sql<Date | null>`min(LEAST(
       CASE WHEN starts_at > ${now} THEN starts_at END,
-      CASE WHEN ends_at > ${now} THEN ends_at END))`.as('next'))
+      CASE WHEN ends_at > ${now} THEN ends_at END))`.as('next'),
+    )
     .where('is_active', '=', true)
     .executeTakeFirstOrThrow();
   return row.next === null ? null : new Date(row.next);

@@ -7,11 +7,26 @@ import { notFound } from '../../../kernel/errors.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
-import { findAnnouncement, insertAnnouncement, listAnnouncements, lockAnnouncement, replaceAnnouncement } from './queries.js';
+import {
+  findAnnouncement,
+  insertAnnouncement,
+  listAnnouncements,
+  lockAnnouncement,
+  replaceAnnouncement,
+} from './queries.js';
 import type { ListAnnouncementsQuery, UpsertAnnouncementInput } from './schemas.js';
 
 /** What the audit row keeps of an announcement: everything but the body text (its length instead). */
-function auditPicture(fields: { title: string; body: string; severity: string; surface: string; action_url: string | null; starts_at: Date | string | null; ends_at: Date | string | null; is_active: boolean }) {
+function auditPicture(fields: {
+  title: string;
+  body: string;
+  severity: string;
+  surface: string;
+  action_url: string | null;
+  starts_at: Date | string | null;
+  ends_at: Date | string | null;
+  is_active: boolean;
+}) {
   const instant = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
   return {
     title: fields.title,
@@ -27,7 +42,11 @@ function auditPicture(fields: { title: string; body: string; severity: string; s
 
 /** Site announcements (banners): staff replace them whole; the public site shows the active ones. */
 export class AnnouncementsService {
-  constructor(private readonly db: Kysely<Tables>, private readonly bus: ChangeBus, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly bus: ChangeBus,
+    private readonly events: EventPublisher,
+  ) {}
 
   async list(query: ListAnnouncementsQuery) {
     const { rows, total } = await listAnnouncements(this.db, query, new Date());
@@ -47,18 +66,34 @@ export class AnnouncementsService {
       let id: string;
       if (requestedId === undefined) {
         ({ id } = await insertAnnouncement(trx, fields, actor.userId));
-        await recordAudit(trx, actor, { action: 'site.announcement.create', targetType: 'announcement', targetId: id, after: auditPicture(fields) });
+        await recordAudit(trx, actor, {
+          action: 'site.announcement.create',
+          targetType: 'announcement',
+          targetId: id,
+          after: auditPicture(fields),
+        });
       } else {
         const current = await lockAnnouncement(trx, requestedId);
         if (current === undefined) throw notFound();
         id = requestedId;
         await replaceAnnouncement(trx, id, fields, actor.userId);
-        await recordAudit(trx, actor, { action: 'site.announcement.update', targetType: 'announcement', targetId: id, before: auditPicture(current), after: auditPicture(fields) });
+        await recordAudit(trx, actor, {
+          action: 'site.announcement.update',
+          targetType: 'announcement',
+          targetId: id,
+          before: auditPicture(current),
+          after: auditPicture(fields),
+        });
       }
       await this.events.publish(trx, {
         kind: 'dashboard',
         name: 'site.announcement_updated',
-        payload: { announcement_id: id, created: requestedId === undefined, surface: fields.surface, is_active: fields.is_active },
+        payload: {
+          announcement_id: id,
+          created: requestedId === undefined,
+          surface: fields.surface,
+          is_active: fields.is_active,
+        },
         actorId: actor.userId,
         requestId: actor.requestId,
       });

@@ -35,7 +35,13 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
   if (query.status) filtered = filtered.where('status', '=', query.status);
   if (query.q) filtered = filtered.where('slot', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
-    filtered.selectAll().orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction).orderBy('id').limit(query.per_page).offset(offsetOf(query)).execute(),
+    filtered
+      .selectAll()
+      .orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction)
+      .orderBy('id')
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(filtered),
   ]);
   return { rows: rows.map(toBlockView), total };
@@ -53,17 +59,30 @@ export function lockBlock(trx: Kysely<Tables>, id: string) {
  * Insert or replace the draft of the block at (surface, slot, locale). A live copy stays live;
  * the block's status becomes `draft` until it is published again (spec "States").
  */
-export async function upsertBlockDraft(trx: Kysely<Tables>, input: UpsertBlockInput, userId: string): Promise<{ id: string; created: boolean }> {
+export async function upsertBlockDraft(
+  trx: Kysely<Tables>,
+  input: UpsertBlockInput,
+  userId: string,
+): Promise<{ id: string; created: boolean }> {
   const row = await trx
     .insertInto('content_blocks')
-    .values({ surface: input.surface, slot: input.slot, locale: input.locale, draft: JSON.stringify(input.draft), sort_order: input.sortOrder, updated_by: userId })
-    .onConflict((oc) => oc.columns(['surface', 'slot', 'locale']).doUpdateSet((eb) => ({
-      draft: eb.ref('excluded.draft'),
-      sort_order: eb.ref('excluded.sort_order'),
-      updated_by: eb.ref('excluded.updated_by'),
-      status: 'draft',
-      updated_at: new Date(),
-    })))
+    .values({
+      surface: input.surface,
+      slot: input.slot,
+      locale: input.locale,
+      draft: JSON.stringify(input.draft),
+      sort_order: input.sortOrder,
+      updated_by: userId,
+    })
+    .onConflict((oc) =>
+      oc.columns(['surface', 'slot', 'locale']).doUpdateSet((eb) => ({
+        draft: eb.ref('excluded.draft'),
+        sort_order: eb.ref('excluded.sort_order'),
+        updated_by: eb.ref('excluded.updated_by'),
+        status: 'draft',
+        updated_at: new Date(),
+      })),
+    )
     .returning(['id', sql<boolean>`xmax = 0`.as('created')])
     .executeTakeFirstOrThrow();
   return { id: row.id, created: row.created };

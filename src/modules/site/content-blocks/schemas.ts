@@ -8,21 +8,29 @@ export const slot = z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, 'slot must matc
 export const locale = z.string().min(1).max(16);
 
 /** Operation 7: the spec's content block fields. */
-export const upsertBlockBody = z.object({
-  surface: z.enum(SURFACES),
-  slot,
-  locale: locale.default('en'),
-  draft: z.record(z.unknown()),
-  sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
-}).strict();
+export const upsertBlockBody = z
+  .object({
+    surface: z.enum(SURFACES),
+    slot,
+    locale: locale.default('en'),
+    draft: z.record(z.unknown()),
+    sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+  })
+  .strict();
 export type UpsertBlockInput = z.infer<typeof upsertBlockBody>;
 
 export const blockIdParams = z.object({ id: z.string().uuid() });
 export const idResult = z.object({ id: z.string().uuid() });
 
-export const statusBody = z.object({
-  status: z.enum(BLOCK_STATUSES).describe('`published` copies the draft live; `archived` takes the block off the site and keeps it; `draft` unpublishes it.'),
-}).strict();
+export const statusBody = z
+  .object({
+    status: z
+      .enum(BLOCK_STATUSES)
+      .describe(
+        '`published` copies the draft live; `archived` takes the block off the site and keeps it; `draft` unpublishes it.',
+      ),
+  })
+  .strict();
 export type StatusInput = z.infer<typeof statusBody>;
 
 export const blockBody = z.object({
@@ -43,7 +51,10 @@ export const blockBody = z.object({
 });
 export type BlockView = z.infer<typeof blockBody>;
 
-export const listBlocksQuery = pageQuery(['sortOrder', 'slot', 'updatedAt'], { field: 'sortOrder', direction: 'asc' }).extend({
+export const listBlocksQuery = pageQuery(['sortOrder', 'slot', 'updatedAt'], {
+  field: 'sortOrder',
+  direction: 'asc',
+}).extend({
   surface: z.enum(SURFACES).optional(),
   slot: slot.optional(),
   locale: locale.optional(),

@@ -11,7 +11,11 @@ import { findBlock, listBlocks, lockBlock, toBlockView, upsertBlockDraft } from 
 import type { ListBlocksQuery, StatusInput, UpsertBlockInput } from './schemas.js';
 
 export class ContentBlocksService {
-  constructor(private readonly db: Kysely<Tables>, private readonly bus: ChangeBus, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly bus: ChangeBus,
+    private readonly events: EventPublisher,
+  ) {}
 
   async list(query: ListBlocksQuery) {
     const { rows, total } = await listBlocks(this.db, query);
@@ -52,11 +56,17 @@ export class ContentBlocksService {
       const before = await lockBlock(trx, id);
       if (before === undefined) throw notFound();
       const now = new Date();
-      const changes = input.status === 'published'
-        ? { status: 'published' as const, published: JSON.stringify(before.draft), published_at: now, published_by: actor.userId }
-        : input.status === 'draft'
-          ? { status: 'draft' as const, published: null, published_at: null, published_by: null }
-          : { status: 'archived' as const };
+      const changes =
+        input.status === 'published'
+          ? {
+              status: 'published' as const,
+              published: JSON.stringify(before.draft),
+              published_at: now,
+              published_by: actor.userId,
+            }
+          : input.status === 'draft'
+            ? { status: 'draft' as const, published: null, published_at: null, published_by: null }
+            : { status: 'archived' as const };
       const after = await trx
         .updateTable('content_blocks')
         .set({ ...changes, updated_by: actor.userId, updated_at: now })
@@ -73,7 +83,14 @@ export class ContentBlocksService {
       await this.events.publish(trx, {
         kind: 'dashboard',
         name: 'site.content_block_status_changed',
-        payload: { id, surface: after.surface, slot: after.slot, locale: after.locale, from: before.status, to: after.status },
+        payload: {
+          id,
+          surface: after.surface,
+          slot: after.slot,
+          locale: after.locale,
+          from: before.status,
+          to: after.status,
+        },
         actorId: actor.userId,
         requestId: actor.requestId,
       });

@@ -6,13 +6,27 @@ import './tables.js';
 
 function pageViews(db: Kysely<Tables>) {
   return db.selectFrom('site_pages').select((eb) => [
-    'site_pages.id', 'site_pages.slug', 'site_pages.title', 'site_pages.published_version', 'site_pages.published_at',
-    'site_pages.published_by', 'site_pages.created_by', 'site_pages.created_at', 'site_pages.updated_at',
-    eb.selectFrom('site_page_versions').select((v) => v.fn.max<number>('version').as('v')).whereRef('page_id', '=', 'site_pages.id').as('latest_version'),
+    'site_pages.id',
+    'site_pages.slug',
+    'site_pages.title',
+    'site_pages.published_version',
+    'site_pages.published_at',
+    'site_pages.published_by',
+    'site_pages.created_by',
+    'site_pages.created_at',
+    'site_pages.updated_at',
+    eb
+      .selectFrom('site_page_versions')
+      .select((v) => v.fn.max<number>('version').as('v'))
+      .whereRef('page_id', '=', 'site_pages.id')
+      .as('latest_version'),
   ]);
 }
 
-export async function listPages(db: Kysely<Tables>, query: ListPagesQuery): Promise<{ rows: PageView[]; total: number }> {
+export async function listPages(
+  db: Kysely<Tables>,
+  query: ListPagesQuery,
+): Promise<{ rows: PageView[]; total: number }> {
   let filtered = db.selectFrom('site_pages');
   if (query.q !== undefined) {
     const pattern = likePattern(query.q);
@@ -49,16 +63,32 @@ export function lockPage(trx: Kysely<Tables>, id: string) {
 }
 
 export function insertPage(trx: Kysely<Tables>, values: { slug: string; title: string; createdBy: string }) {
-  return trx.insertInto('site_pages').values({ slug: values.slug, title: values.title, created_by: values.createdBy }).returning('id').executeTakeFirstOrThrow();
+  return trx
+    .insertInto('site_pages')
+    .values({ slug: values.slug, title: values.title, created_by: values.createdBy })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
-export async function updatePage(trx: Kysely<Tables>, id: string, changes: { slug: string; title: string }): Promise<void> {
-  await trx.updateTable('site_pages').set({ ...changes, updated_at: new Date() }).where('id', '=', id).execute();
+export async function updatePage(
+  trx: Kysely<Tables>,
+  id: string,
+  changes: { slug: string; title: string },
+): Promise<void> {
+  await trx
+    .updateTable('site_pages')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Only safe under the page row lock (see lockPage): two savers never read the same maximum. */
 export async function nextVersionNumber(trx: Kysely<Tables>, pageId: string): Promise<number> {
-  const row = await trx.selectFrom('site_page_versions').select(sql<number>`coalesce(max(version), 0)::int`.as('n')).where('page_id', '=', pageId).executeTakeFirstOrThrow();
+  const row = await trx
+    .selectFrom('site_page_versions')
+    .select(sql<number>`coalesce(max(version), 0)::int`.as('n'))
+    .where('page_id', '=', pageId)
+    .executeTakeFirstOrThrow();
   return row.n + 1;
 }
 
@@ -73,7 +103,13 @@ export interface NewVersion {
 export async function insertVersion(trx: Kysely<Tables>, values: NewVersion): Promise<void> {
   await trx
     .insertInto('site_page_versions')
-    .values({ page_id: values.pageId, version: values.version, markdown: values.markdown, note: values.note, created_by: values.createdBy })
+    .values({
+      page_id: values.pageId,
+      version: values.version,
+      markdown: values.markdown,
+      note: values.note,
+      created_by: values.createdBy,
+    })
     .execute();
   // A new version is activity on the page (lists sort by it), though nothing goes live.
   await trx.updateTable('site_pages').set({ updated_at: new Date() }).where('id', '=', values.pageId).execute();
@@ -86,15 +122,27 @@ function versionSummaries(db: Kysely<Tables>, pageId: string) {
     .leftJoin('users as u', 'u.id', 'v.created_by')
     .where('v.page_id', '=', pageId)
     .select([
-      'v.version', 'v.note', 'v.created_by', 'u.email as created_by_email', 'v.created_at',
+      'v.version',
+      'v.note',
+      'v.created_by',
+      'u.email as created_by_email',
+      'v.created_at',
       sql<number>`char_length(v.markdown)`.as('markdown_length'),
       sql<boolean>`(p.published_version IS NOT DISTINCT FROM v.version)`.as('is_published'),
     ]);
 }
 
-export async function listVersions(db: Kysely<Tables>, pageId: string, query: VersionsQuery): Promise<{ rows: VersionSummary[]; total: number }> {
+export async function listVersions(
+  db: Kysely<Tables>,
+  pageId: string,
+  query: VersionsQuery,
+): Promise<{ rows: VersionSummary[]; total: number }> {
   const [rows, total] = await Promise.all([
-    versionSummaries(db, pageId).orderBy('v.version', query.sort.direction).limit(query.per_page).offset(offsetOf(query)).execute(),
+    versionSummaries(db, pageId)
+      .orderBy('v.version', query.sort.direction)
+      .limit(query.per_page)
+      .offset(offsetOf(query))
+      .execute(),
     countRows(db.selectFrom('site_page_versions').where('page_id', '=', pageId)),
   ]);
   return { rows, total };
@@ -105,17 +153,28 @@ export function findVersion(db: Kysely<Tables>, pageId: string, version: number)
 }
 
 export function versionExists(trx: Kysely<Tables>, pageId: string, version: number) {
-  return trx.selectFrom('site_page_versions').select('version').where('page_id', '=', pageId).where('version', '=', version).executeTakeFirst();
+  return trx
+    .selectFrom('site_page_versions')
+    .select('version')
+    .where('page_id', '=', pageId)
+    .where('version', '=', version)
+    .executeTakeFirst();
 }
 
 /** Makes a version live (or, with null, takes the page offline). */
-export async function setPublished(trx: Kysely<Tables>, pageId: string, published: { version: number; by: string } | null): Promise<void> {
+export async function setPublished(
+  trx: Kysely<Tables>,
+  pageId: string,
+  published: { version: number; by: string } | null,
+): Promise<void> {
   const now = new Date();
   await trx
     .updateTable('site_pages')
-    .set(published === null
-      ? { published_version: null, published_at: null, published_by: null, updated_at: now }
-      : { published_version: published.version, published_at: now, published_by: published.by, updated_at: now })
+    .set(
+      published === null
+        ? { published_version: null, published_at: null, published_by: null, updated_at: now }
+        : { published_version: published.version, published_at: now, published_by: published.by, updated_at: now },
+    )
     .where('id', '=', pageId)
     .execute();
 }
@@ -124,7 +183,9 @@ export async function setPublished(trx: Kysely<Tables>, pageId: string, publishe
 export async function publishedPageBySlug(db: Kysely<Tables>, slug: string) {
   const row = await db
     .selectFrom('site_pages as p')
-    .innerJoin('site_page_versions as v', (join) => join.onRef('v.page_id', '=', 'p.id').onRef('v.version', '=', 'p.published_version'))
+    .innerJoin('site_page_versions as v', (join) =>
+      join.onRef('v.page_id', '=', 'p.id').onRef('v.version', '=', 'p.published_version'),
+    )
     .select(['p.slug', 'p.title', 'v.markdown', 'v.version', 'p.published_at'])
     .where('p.slug', '=', slug)
     .executeTakeFirst();
@@ -148,5 +209,10 @@ export async function publishedPagesIndex(db: Kysely<Tables>): Promise<Published
     .where('published_version', 'is not', null)
     .orderBy('slug')
     .execute();
-  return rows.map((row) => ({ slug: row.slug, title: row.title, version: row.published_version as number, published_at: row.published_at as Date }));
+  return rows.map((row) => ({
+    slug: row.slug,
+    title: row.title,
+    version: row.published_version as number,
+    published_at: row.published_at as Date,
+  }));
 }

@@ -16,16 +16,21 @@ export const versionParams = z.object({ id: z.string().uuid(), version: z.coerce
 export const createPageBody = z.object({ slug: pageSlug, title: pageTitle }).strict();
 export type CreatePageInput = z.infer<typeof createPageBody>;
 
-export const updatePageBody = z.object({ slug: pageSlug.optional(), title: pageTitle.optional() })
+export const updatePageBody = z
+  .object({ slug: pageSlug.optional(), title: pageTitle.optional() })
   .strict()
-  .refine((body) => body.slug !== undefined || body.title !== undefined, { message: 'provide at least one of slug, title' });
+  .refine((body) => body.slug !== undefined || body.title !== undefined, {
+    message: 'provide at least one of slug, title',
+  });
 export type UpdatePageInput = z.infer<typeof updatePageBody>;
 
 /** Operation 10 (saveSitePageVersion). */
-export const saveVersionBody = z.object({
-  markdown: z.string().min(1).max(MAX_MARKDOWN_CHARS),
-  note: z.string().max(MAX_NOTE_CHARS).optional(),
-}).strict();
+export const saveVersionBody = z
+  .object({
+    markdown: z.string().min(1).max(MAX_MARKDOWN_CHARS),
+    note: z.string().max(MAX_NOTE_CHARS).optional(),
+  })
+  .strict();
 export type SaveVersionInput = z.infer<typeof saveVersionBody>;
 
 export const publishBody = z.object({ version: versionNumber }).strict();
@@ -50,7 +55,10 @@ export const pageBody = z.object({
 export type PageView = z.infer<typeof pageBody>;
 export const pagesPage = pagedResponse(pageBody);
 
-export const listPagesQuery = pageQuery(['title', 'updated_at', 'created_at'], { field: 'updated_at', direction: 'desc' }).extend({
+export const listPagesQuery = pageQuery(['title', 'updated_at', 'created_at'], {
+  field: 'updated_at',
+  direction: 'desc',
+}).extend({
   published: z.enum(['true', 'false']).optional().describe('`true`: only live pages; `false`: only unpublished ones.'),
 });
 export type ListPagesQuery = z.infer<typeof listPagesQuery>;
@@ -68,8 +76,9 @@ export type VersionSummary = z.infer<typeof versionSummary>;
 export const versionsPage = pagedResponse(versionSummary);
 export const versionBody = versionSummary.extend({ markdown: z.string() });
 
-export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' })
-  .extend({ q: noTextFilter });
+export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' }).extend({
+  q: noTextFilter,
+});
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 
 /** Anything that is not a stored slug is simply unknown (404), so only the length is checked. */

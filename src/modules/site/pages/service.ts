@@ -8,8 +8,18 @@ import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
 import {
-  findPage, findVersion, insertPage, insertVersion, listPages, listVersions, lockPage, nextVersionNumber,
-  publishedPageBySlug, setPublished, updatePage, versionExists,
+  findPage,
+  findVersion,
+  insertPage,
+  insertVersion,
+  listPages,
+  listVersions,
+  lockPage,
+  nextVersionNumber,
+  publishedPageBySlug,
+  setPublished,
+  updatePage,
+  versionExists,
 } from './queries.js';
 import type { CreatePageInput, ListPagesQuery, SaveVersionInput, UpdatePageInput, VersionsQuery } from './schemas.js';
 
@@ -37,7 +47,11 @@ async function lockedPageOrThrow(trx: Kysely<Tables>, id: string) {
 
 /** Site pages: markdown versions that are never edited, and the one that is live. */
 export class PagesService {
-  constructor(private readonly db: Kysely<Tables>, private readonly bus: ChangeBus, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly bus: ChangeBus,
+    private readonly events: EventPublisher,
+  ) {}
 
   async list(query: ListPagesQuery) {
     const { rows, total } = await listPages(this.db, query);
@@ -51,28 +65,37 @@ export class PagesService {
   }
 
   create(actor: Actor, input: CreatePageInput): Promise<{ id: string }> {
-    return refusingTakenSlug(input.slug, () => this.bus.transaction(this.db, async (trx) => {
-      const { id } = await insertPage(trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
-      await recordAudit(trx, actor, { action: 'site.page.create', targetType: 'site_page', targetId: id, after: input });
-      return { id };
-    }));
+    return refusingTakenSlug(input.slug, () =>
+      this.bus.transaction(this.db, async (trx) => {
+        const { id } = await insertPage(trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
+        await recordAudit(trx, actor, {
+          action: 'site.page.create',
+          targetType: 'site_page',
+          targetId: id,
+          after: input,
+        });
+        return { id };
+      }),
+    );
   }
 
   /** Renames or re-slugs a page; a live page's new slug and title show in the public index at once. */
   async update(actor: Actor, id: string, input: UpdatePageInput): Promise<void> {
-    await refusingTakenSlug(input.slug, () => this.bus.transaction(this.db, async (trx) => {
-      const current = await lockedPageOrThrow(trx, id);
-      const changes = { slug: input.slug ?? current.slug, title: input.title ?? current.title };
-      await updatePage(trx, id, changes);
-      await recordAudit(trx, actor, {
-        action: 'site.page.update',
-        targetType: 'site_page',
-        targetId: id,
-        before: { slug: current.slug, title: current.title },
-        after: changes,
-      });
-      if (current.published_version !== null) await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
-    }));
+    await refusingTakenSlug(input.slug, () =>
+      this.bus.transaction(this.db, async (trx) => {
+        const current = await lockedPageOrThrow(trx, id);
+        const changes = { slug: input.slug ?? current.slug, title: input.title ?? current.title };
+        await updatePage(trx, id, changes);
+        await recordAudit(trx, actor, {
+          action: 'site.page.update',
+          targetType: 'site_page',
+          targetId: id,
+          before: { slug: current.slug, title: current.title },
+          after: changes,
+        });
+        if (current.published_version !== null) await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+      }),
+    );
   }
 
   /** Operation 10: stores the next immutable version; nothing goes live. */
@@ -137,7 +160,11 @@ export class PagesService {
         before: { version: current.published_version },
         after: { version: null },
       });
-      await this.#announce(trx, actor, 'site.page_unpublished', { page_id: id, slug: current.slug, version: current.published_version });
+      await this.#announce(trx, actor, 'site.page_unpublished', {
+        page_id: id,
+        slug: current.slug,
+        version: current.published_version,
+      });
     });
   }
 
@@ -149,7 +176,13 @@ export class PagesService {
 
   /** What goes live is on the dashboard, and every instance drops its cached site payload. */
   async #announce(trx: Kysely<Tables>, actor: Actor, name: string, payload: Record<string, unknown>): Promise<void> {
-    await this.events.publish(trx, { kind: 'dashboard', name, payload, actorId: actor.userId, requestId: actor.requestId });
+    await this.events.publish(trx, {
+      kind: 'dashboard',
+      name,
+      payload,
+      actorId: actor.userId,
+      requestId: actor.requestId,
+    });
     await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
   }
 }

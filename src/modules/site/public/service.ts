@@ -16,7 +16,10 @@ export interface SiteQuery {
 export class PublicSiteService {
   readonly #cache = new SiteCache();
 
-  constructor(private readonly db: Kysely<Tables>, bus: ChangeBus) {
+  constructor(
+    private readonly db: Kysely<Tables>,
+    bus: ChangeBus,
+  ) {
     bus.on(SITE_CONFIG_TOPIC, () => this.#cache.invalidate());
     bus.onResync(() => this.#cache.invalidate());
   }
@@ -36,7 +39,14 @@ export class PublicSiteService {
       nextAnnouncementBoundary(this.db, now),
     ]);
     return {
-      payload: { surface: query.surface, locale: query.locale, settings, content_blocks: contentBlocks, announcements, pages },
+      payload: {
+        surface: query.surface,
+        locale: query.locale,
+        settings,
+        content_blocks: contentBlocks,
+        announcements,
+        pages,
+      },
       staleAt,
     };
   }

@@ -28,7 +28,10 @@ export class SiteCache {
   #generation = 0;
 
   /** `maxEntries`: past it, new keys are built and served but not kept (keys can come from free text). */
-  constructor(private readonly now: () => number = Date.now, private readonly maxEntries = Number.POSITIVE_INFINITY) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxEntries = Number.POSITIVE_INFINITY,
+  ) {}
 
   invalidate(): void {
     this.#generation += 1;
@@ -42,15 +45,22 @@ export class SiteCache {
     let pending = this.#building.get(key);
     if (pending === undefined) {
       const generation = this.#generation;
-      pending = build().then(({ payload, staleAt }) => {
-        const body = JSON.stringify(payload);
-        const expiresAt = Math.min(this.now() + MAX_AGE_MS, staleAt?.getTime() ?? Infinity);
-        const entry = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`, expiresAt };
-        if (generation === this.#generation && (this.#entries.has(key) || this.#entries.size < this.maxEntries)) this.#entries.set(key, entry);
-        return entry;
-      }).finally(() => {
-        if (this.#building.get(key) === pending) this.#building.delete(key);
-      });
+      pending = build()
+        .then(({ payload, staleAt }) => {
+          const body = JSON.stringify(payload);
+          const expiresAt = Math.min(this.now() + MAX_AGE_MS, staleAt?.getTime() ?? Infinity);
+          const entry = {
+            body,
+            etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`,
+            expiresAt,
+          };
+          if (generation === this.#generation && (this.#entries.has(key) || this.#entries.size < this.maxEntries))
+            this.#entries.set(key, entry);
+          return entry;
+        })
+        .finally(() => {
+          if (this.#building.get(key) === pending) this.#building.delete(key);
+        });
       this.#building.set(key, pending);
     }
     return pending;

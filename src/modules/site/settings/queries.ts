@@ -13,7 +13,11 @@ export function lockSection(trx: Kysely<Tables>, section: string) {
 
 /** Every section's published value, for the public site payload. */
 export async function publishedValues(db: Kysely<Tables>): Promise<Record<string, unknown>> {
-  const rows = await db.selectFrom('site_settings').select(['section', 'published_value']).where('published_version', 'is not', null).execute();
+  const rows = await db
+    .selectFrom('site_settings')
+    .select(['section', 'published_value'])
+    .where('published_version', 'is not', null)
+    .execute();
   return Object.fromEntries(rows.map((row) => [row.section, row.published_value]));
 }
 
@@ -23,9 +27,13 @@ export async function listVersions(db: Kysely<Tables>, section: string, query: V
     filtered
       .leftJoin('users', 'users.id', 'site_settings_versions.published_by')
       .select([
-        'site_settings_versions.version', 'site_settings_versions.value', 'site_settings_versions.note',
-        'site_settings_versions.restored_version', 'site_settings_versions.published_by',
-        'users.email as published_by_email', 'site_settings_versions.published_at',
+        'site_settings_versions.version',
+        'site_settings_versions.value',
+        'site_settings_versions.note',
+        'site_settings_versions.restored_version',
+        'site_settings_versions.published_by',
+        'users.email as published_by_email',
+        'site_settings_versions.published_at',
       ])
       .orderBy('site_settings_versions.version', query.sort.direction)
       .limit(query.per_page)
@@ -37,7 +45,12 @@ export async function listVersions(db: Kysely<Tables>, section: string, query: V
 }
 
 export function findVersion(db: Kysely<Tables>, section: string, version: number) {
-  return db.selectFrom('site_settings_versions').selectAll().where('section', '=', section).where('version', '=', version).executeTakeFirst();
+  return db
+    .selectFrom('site_settings_versions')
+    .selectAll()
+    .where('section', '=', section)
+    .where('version', '=', version)
+    .executeTakeFirst();
 }
 
 export interface PublishValues {
@@ -65,7 +78,12 @@ export async function insertPublishedVersion(trx: Kysely<Tables>, values: Publis
     .executeTakeFirstOrThrow();
   await trx
     .updateTable('site_settings')
-    .set({ published_version: values.version, published_value: json, published_by: values.publishedBy, published_at: row.published_at })
+    .set({
+      published_version: values.version,
+      published_value: json,
+      published_by: values.publishedBy,
+      published_at: row.published_at,
+    })
     .where('section', '=', values.section)
     .execute();
   return row.published_at;

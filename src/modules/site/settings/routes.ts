@@ -2,41 +2,98 @@ import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { draftBody, publishBody, rollbackBody, sectionParams, sectionsBody, versionResult, versionsPage, versionsQuery } from './schemas.js';
+import {
+  draftBody,
+  publishBody,
+  rollbackBody,
+  sectionParams,
+  sectionsBody,
+  versionResult,
+  versionsPage,
+  versionsQuery,
+} from './schemas.js';
 import { SETTINGS_READ_PERMISSIONS, SETTINGS_WRITE_PERMISSIONS } from './sections.js';
 import { SiteSettingsService } from './service.js';
 
 const tags = ['site settings'];
-const sectionRule = 'Sections general, branding, seo, auth_ui, support and legal need `site.write`; billing and credits `billing.write`; limits and maintenance `settings.write` (403 `forbidden` with `details.perm` naming it). Unknown section: 404 `not_found`.';
+const sectionRule =
+  'Sections general, branding, seo, auth_ui, support and legal need `site.write`; billing and credits `billing.write`; limits and maintenance `settings.write` (403 `forbidden` with `details.perm` naming it). Unknown section: 404 `not_found`.';
 
 export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
   const settings = new SiteSettingsService(kernel.db, kernel.bus, kernel.events);
 
-  app.get('/v1/admin/site/settings', {
-    config: { perms: SETTINGS_READ_PERMISSIONS },
-    schema: { tags, summary: 'Every settings section: draft and published value', response: { 200: sectionsBody } },
-  }, () => settings.list());
+  app.get(
+    '/v1/admin/site/settings',
+    {
+      config: { perms: SETTINGS_READ_PERMISSIONS },
+      schema: { tags, summary: 'Every settings section: draft and published value', response: { 200: sectionsBody } },
+    },
+    () => settings.list(),
+  );
 
-  app.put('/v1/admin/site/settings/:section', {
-    config: { perms: SETTINGS_WRITE_PERMISSIONS },
-    schema: { tags, summary: 'Save a section draft (saveSiteSettingsDraft)', description: `Nothing goes live. ${sectionRule}`, params: sectionParams, body: draftBody, response: { 204: z.null() } },
-  }, async (request, reply) => {
-    await settings.saveDraft(actorOf(request), request.params.section, request.body.draft);
-    return reply.code(204).send(null);
-  });
+  app.put(
+    '/v1/admin/site/settings/:section',
+    {
+      config: { perms: SETTINGS_WRITE_PERMISSIONS },
+      schema: {
+        tags,
+        summary: 'Save a section draft (saveSiteSettingsDraft)',
+        description: `Nothing goes live. ${sectionRule}`,
+        params: sectionParams,
+        body: draftBody,
+        response: { 204: z.null() },
+      },
+    },
+    async (request, reply) => {
+      await settings.saveDraft(actorOf(request), request.params.section, request.body.draft);
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.post('/v1/admin/site/settings/:section/publish', {
-    config: { perms: SETTINGS_WRITE_PERMISSIONS },
-    schema: { tags, summary: 'Publish a section draft (publishSiteSettingsSection)', description: `The draft becomes the next version, live on every instance at once. ${sectionRule}`, params: sectionParams, body: publishBody, response: { 200: versionResult } },
-  }, (request) => settings.publish(actorOf(request), request.params.section, request.body?.note));
+  app.post(
+    '/v1/admin/site/settings/:section/publish',
+    {
+      config: { perms: SETTINGS_WRITE_PERMISSIONS },
+      schema: {
+        tags,
+        summary: 'Publish a section draft (publishSiteSettingsSection)',
+        description: `The draft becomes the next version, live on every instance at once. ${sectionRule}`,
+        params: sectionParams,
+        body: publishBody,
+        response: { 200: versionResult },
+      },
+    },
+    (request) => settings.publish(actorOf(request), request.params.section, request.body?.note),
+  );
 
-  app.post('/v1/admin/site/settings/:section/rollback', {
-    config: { perms: SETTINGS_WRITE_PERMISSIONS },
-    schema: { tags, summary: 'Publish an older version again', description: `Its value becomes a new version; history is kept. 404 \`not_found\` for an unknown version. ${sectionRule}`, params: sectionParams, body: rollbackBody, response: { 200: versionResult } },
-  }, (request) => settings.rollback(actorOf(request), request.params.section, request.body.version, request.body.note));
+  app.post(
+    '/v1/admin/site/settings/:section/rollback',
+    {
+      config: { perms: SETTINGS_WRITE_PERMISSIONS },
+      schema: {
+        tags,
+        summary: 'Publish an older version again',
+        description: `Its value becomes a new version; history is kept. 404 \`not_found\` for an unknown version. ${sectionRule}`,
+        params: sectionParams,
+        body: rollbackBody,
+        response: { 200: versionResult },
+      },
+    },
+    (request) => settings.rollback(actorOf(request), request.params.section, request.body.version, request.body.note),
+  );
 
-  app.get('/v1/admin/site/settings/:section/versions', {
-    config: { perms: SETTINGS_READ_PERMISSIONS },
-    schema: { tags, summary: 'A section\'s published versions, newest first', params: sectionParams, querystring: versionsQuery, response: { 200: versionsPage } },
-  }, (request) => settings.versions(request.params.section, request.query));
+  app.get(
+    '/v1/admin/site/settings/:section/versions',
+    {
+      config: { perms: SETTINGS_READ_PERMISSIONS },
+      schema: {
+        tags,
+        summary: "A section's published versions, newest first",
+        params: sectionParams,
+        querystring: versionsQuery,
+        response: { 200: versionsPage },
+      },
+    },
+    (request) => settings.versions(request.params.section, request.query),
+  );
 }

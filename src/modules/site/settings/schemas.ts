@@ -6,11 +6,16 @@ export const sectionParams = z.object({ section: z.string().min(1).max(64) });
 
 export const draftBody = z.object({ draft: z.record(z.unknown()) }).strict();
 /** The body is optional: Fastify hands a missing body to validation as null. */
-export const publishBody = z.object({ note: z.string().max(500).optional() }).strict().nullish();
-export const rollbackBody = z.object({
-  version: z.number().int().min(1),
-  note: z.string().max(500).optional(),
-}).strict();
+export const publishBody = z
+  .object({ note: z.string().max(500).optional() })
+  .strict()
+  .nullish();
+export const rollbackBody = z
+  .object({
+    version: z.number().int().min(1),
+    note: z.string().max(500).optional(),
+  })
+  .strict();
 
 export const versionResult = z.object({ version: z.number().int() });
 
@@ -28,8 +33,9 @@ export const sectionBody = z.object({
 });
 export const sectionsBody = z.object({ data: z.array(sectionBody) });
 
-export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' })
-  .extend({ q: noTextFilter });
+export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' }).extend({
+  q: noTextFilter,
+});
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 export const versionBody = z.object({
   version: z.number().int(),

@@ -29,7 +29,11 @@ function topLevelKeys(value: unknown): string[] {
 }
 
 export class SiteSettingsService {
-  constructor(private readonly db: Kysely<Tables>, private readonly bus: ChangeBus, private readonly events: EventPublisher) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly bus: ChangeBus,
+    private readonly events: EventPublisher,
+  ) {}
 
   async list() {
     const rows = await listSections(this.db);
@@ -73,7 +77,12 @@ export class SiteSettingsService {
   }
 
   /** Publishes an older version's value again, as a new version (history is never rewritten). */
-  async rollback(actor: Actor, section: string, version: number, note: string | undefined): Promise<{ version: number }> {
+  async rollback(
+    actor: Actor,
+    section: string,
+    version: number,
+    note: string | undefined,
+  ): Promise<{ version: number }> {
     const name = writableSection(actor, section);
     return this.#publish(actor, name, { note: note ?? null, restoredVersion: version });
   }
@@ -95,7 +104,14 @@ export class SiteSettingsService {
         value = old.value;
       }
       const version = (current.published_version ?? 0) + 1;
-      await insertPublishedVersion(trx, { section, version, value, note: options.note, restoredVersion: options.restoredVersion, publishedBy: actor.userId });
+      await insertPublishedVersion(trx, {
+        section,
+        version,
+        value,
+        note: options.note,
+        restoredVersion: options.restoredVersion,
+        publishedBy: actor.userId,
+      });
       const action = options.restoredVersion === null ? 'site.settings.publish' : 'site.settings.rollback';
       await recordAudit(trx, actor, {
         action,
