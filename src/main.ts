@@ -113,7 +113,8 @@ async function serve(): Promise<void> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const lines = [
-    `Platform API listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
+    `Platform API listening on ${base} ` +
+      `(${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
     `API reference: ${base}/docs`,
   ];
   if (devOwner !== undefined && config.jwtSecret !== undefined) {
@@ -316,7 +317,8 @@ async function runtimeSimulator(args: string[]): Promise<void> {
   const simulator = new RuntimeSimulator({ apiKey, pullDelayMs, seed: !values['no-seed'] });
   const url = await simulator.listen(values.host, port);
   process.stdout.write(
-    `Runtime simulator listening on ${url} (${values['no-seed'] ? 'empty' : 'seeded: pool default, nodes node-1 and node-2'})\n`,
+    `Runtime simulator listening on ${url} ` +
+      `(${values['no-seed'] ? 'empty' : 'seeded: pool default, nodes node-1 and node-2'})\n`,
   );
   const shutdown = () => void simulator.close().finally(() => process.exit(0));
   process.once('SIGTERM', shutdown);

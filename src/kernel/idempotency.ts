@@ -15,7 +15,9 @@ export function idempotencyKeyHeaders(what: string) {
         .max(200)
         .optional()
         .describe(
-          `Makes a retry safe: a repeat with the same key and body answers the first ${what} (header \`${IDEMPOTENT_REPLAY_HEADER}: true\`) and does nothing more; the same key with another body is 409 \`conflict\`.`,
+          `Makes a retry safe: a repeat with the same key and body answers the first ${what} (header ` +
+            `\`${IDEMPOTENT_REPLAY_HEADER}: true\`) and does nothing more; the same key with another body is 409 ` +
+            `\`conflict\`.`,
         ),
     })
     .passthrough();

@@ -80,7 +80,8 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     add(
       '403',
       area === 'admin'
-        ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted (`details.reason`).'
+        ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted ' +
+            '(`details.reason`).'
         : '`forbidden`: the account is banned or deleted (`details.reason`).',
       applicationError,
     );
@@ -125,7 +126,8 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         version: '1.0.0',
         description:
           'Accounts, billing, site content and staff administration. Every response carries `x-request-id`. ' +
-          'Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", issues } }`. ' +
+          ('Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", ' +
+            'issues } }`. ') +
           'Any operation may answer 503 `unavailable` with `Retry-After` when this instance cannot serve it now: ' +
           '`details.reason` `overloaded` (too many requests or anonymous uploads under way, or no database ' +
           'session free in time; retry after 1 s) or `database_unavailable` (retry after 5 s). ' +

@@ -62,7 +62,8 @@ export function createResponseSerializerCompiler(options: ResponseSerializerOpti
       const expected = result.success ? JSON.stringify(result.data) : undefined;
       if (text !== expected) {
         throw new Error(
-          `response shaping differs from zod for ${method} ${url}: ${text ?? 'refused'} where zod gives ${expected ?? 'refused'}`,
+          `response shaping differs from zod for ${method} ${url}: ${text ?? 'refused'} where zod gives ` +
+            `${expected ?? 'refused'}`,
         );
       }
       return text as string;

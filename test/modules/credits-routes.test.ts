@@ -243,20 +243,18 @@ describe('GET /v1/admin/billing/ledger and /v1/admin/billing/lots', () => {
       await grant(granter, { user_id: alice.id, amount: 100, reason: 'Welcome gift', expires_at: FUTURE })
     ).json().entry_id;
     bobGrant = (await grant(granter, { user_id: bob.id, amount: 30, reason: 'Bug bounty' })).json().entry_id;
-    aliceSpend = await t.db
-      .transaction()
-      .execute(
-        async (trx) =>
-          (
-            await spendCredits(trx, {
-              userId: alice.id,
-              amount: 100,
-              actorId: null,
-              referenceType: 'game_session',
-              referenceId: 'gs-1',
-            })
-          ).entryId,
-      );
+    aliceSpend = await t.db.transaction().execute(
+      async (trx) =>
+        (
+          await spendCredits(trx, {
+            userId: alice.id,
+            amount: 100,
+            actorId: null,
+            referenceType: 'game_session',
+            referenceId: 'gs-1',
+          })
+        ).entryId,
+    );
   });
 
   it("lists every user's entries, newest first, with a total, and filters them", async () => {
@@ -472,17 +470,15 @@ describe('GET /v1/me/billing/ledger', () => {
       await grant(granter, { user_id: player.id, amount, reason });
     }
     await grant(granter, { user_id: stranger.id, amount: 99, reason: 'Not yours' });
-    await t.db
-      .transaction()
-      .execute((trx) =>
-        spendCredits(trx, {
-          userId: player.id,
-          amount: 15,
-          actorId: null,
-          referenceType: 'game_session',
-          referenceId: 'gs-9',
-        }),
-      );
+    await t.db.transaction().execute((trx) =>
+      spendCredits(trx, {
+        userId: player.id,
+        amount: 15,
+        actorId: null,
+        referenceType: 'game_session',
+        referenceId: 'gs-9',
+      }),
+    );
 
     const response = await get(player, '/v1/me/billing/ledger');
     expect(response.statusCode).toBe(200);

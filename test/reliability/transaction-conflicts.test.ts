@@ -125,17 +125,15 @@ describe('a credit write chosen as a deadlock victim', () => {
   it('is run again and answers 201, written once, when another connection locks the lot and then the user (the opposite order)', async () => {
     const player = await createUser(t.db);
     // A lot that has lapsed and not been expired yet: the grant locks the user, then expires it (touching the lot).
-    const lot = await t.db
-      .transaction()
-      .execute((trx) =>
-        addCredits(trx, {
-          userId: player.id,
-          amount: 7,
-          kind: 'grant',
-          actorId: null,
-          expiresAt: new Date(Date.now() + 60_000),
-        }),
-      );
+    const lot = await t.db.transaction().execute((trx) =>
+      addCredits(trx, {
+        userId: player.id,
+        amount: 7,
+        kind: 'grant',
+        actorId: null,
+        expiresAt: new Date(Date.now() + 60_000),
+      }),
+    );
     await t.db
       .updateTable('credit_lots')
       .set({ expires_at: new Date(Date.now() - 60_000) })

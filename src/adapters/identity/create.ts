@@ -16,7 +16,8 @@ export function createIdentityProvider(config: IdentityProviderConfig, log: Fast
     throw new Error('IDENTITY_SERVICE_KEY must be set when IDENTITY_ADMIN_URL is set');
   if (config.jwtSecret === undefined) {
     log.warn(
-      'identity provider is gotrue but JWT_SECRET is not set: signing a user out will fail (GoTrue ends sessions only through /logout, with a token for the user)',
+      'identity provider is gotrue but JWT_SECRET is not set: signing a user out will fail (GoTrue ends sessions ' +
+        'only through /logout, with a token for the user)',
     );
   }
   return new GoTrueIdentityProvider({

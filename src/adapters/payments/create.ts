@@ -27,7 +27,8 @@ export async function createPaymentProvider(
   }
   if (local === undefined) {
     throw new Error(
-      'the local payment provider needs its options (catalog price lookup, public base URL); pass them, or set STRIPE_SECRET_KEY to use Stripe',
+      'the local payment provider needs its options (catalog price lookup, public base URL); pass them, or set ' +
+        'STRIPE_SECRET_KEY to use Stripe',
     );
   }
   return new LocalPaymentProvider(local);

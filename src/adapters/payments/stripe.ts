@@ -163,7 +163,8 @@ export class StripePaymentProvider implements PaymentProvider {
       throw this.#refusedLocally(
         'changeSubscriptionPrice',
         'subscription_not_single_item',
-        `subscription ${subscriptionId} has ${items.length} items; only a single-item subscription can move to another price`,
+        `subscription ${subscriptionId} has ${items.length} items; only a single-item subscription can move to ` +
+          `another price`,
       );
     }
     return this.#call('changeSubscriptionPrice', stripeSubscription, () =>

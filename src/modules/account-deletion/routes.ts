@@ -20,7 +20,12 @@ import { ACTING_ABOVE_REFUSAL } from '../users/policy.js';
 const meTags = ['me: account'];
 const staffTags = ['users'];
 
-const gracePeriod = `For ${GRACE_PERIOD_DAYS} days after confirmation the account is only soft-deleted: every token is refused (403, \`details.reason\` \`account_deleted\`) and the identity provider has sign-in disabled, so the player cancels by writing to support, and staff restore it with \`POST /v1/admin/users/{id}/restore\`. Then the hourly job \`purge-deleted-accounts\` erases the account and everything it owns, as operation 2's hard delete (audit \`users.hard_delete\` by the service, event \`users.hard_deleted\`).`;
+const gracePeriod =
+  `For ${GRACE_PERIOD_DAYS} days after confirmation the account is only soft-deleted: every token is refused (403, ` +
+  `\`details.reason\` \`account_deleted\`) and the identity provider has sign-in disabled, so the player cancels by ` +
+  `writing to support, and staff restore it with \`POST /v1/admin/users/{id}/restore\`. Then the hourly job ` +
+  `\`purge-deleted-accounts\` erases the account and everything it owns, as operation 2's hard delete (audit ` +
+  `\`users.hard_delete\` by the service, event \`users.hard_deleted\`).`;
 
 /**
  * The player's own account deletion (a mailed code, then its confirmation), and staff's way to
@@ -43,7 +48,12 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
       schema: {
         tags: meTags,
         summary: 'Start deleting your account',
-        description: `The body is optional. Mails a ${CODE_DIGITS}-digit confirmation code to the account's email address (only its hash is kept) and answers when it expires (${CODE_TTL_MINUTES} minutes). A new request replaces the previous one, code and wrong-code count included. Nothing about the account changes until \`POST /v1/me/delete/confirm\`. Errors: 422 \`invalid_state\` when the account has no email address (add one at the identity provider, or ask support, who delete with operation 2); ${LAST_OWNER_REFUSAL}.`,
+        description:
+          `The body is optional. Mails a ${CODE_DIGITS}-digit confirmation code to the account's email address ` +
+          `(only its hash is kept) and answers when it expires (${CODE_TTL_MINUTES} minutes). A new request ` +
+          `replaces the previous one, code and wrong-code count included. Nothing about the account changes until ` +
+          `\`POST /v1/me/delete/confirm\`. Errors: 422 \`invalid_state\` when the account has no email address (add ` +
+          `one at the identity provider, or ask support, who delete with operation 2); ${LAST_OWNER_REFUSAL}.`,
         body: startDeletionBody.nullish(),
         response: { 202: deletionStarted },
       },
@@ -57,7 +67,17 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
       schema: {
         tags: meTags,
         summary: 'Confirm deleting your account',
-        description: `With the mailed code: the identity provider disables sign-in, renewing subscriptions are set to cancel at the end of their period (at the payment provider), and the account is deleted as staff soft delete does (status \`deleted\`, refused from the next request; audit \`users.self_delete\`, event \`users.soft_deleted\`). Answers when it was deleted and when it will be erased. ${gracePeriod} Errors: 422 \`invalid_request\` for a wrong code (\`details.attempts_left\`); 422 \`invalid_state\` when no request is pending, the code has expired, or the request was voided (the ${MAX_WRONG_CODES}th wrong code voids it: start again); ${LAST_OWNER_REFUSAL} (checked again at commit: two owners leaving at once cannot both go); 502 \`auth_service_error\` when the identity provider fails (nothing changes; the code still works); a payment-provider failure is 503 \`unavailable\` or 422 \`invalid_request\` (\`details.provider_code\`), and sign-in is enabled again.`,
+        description:
+          `With the mailed code: the identity provider disables sign-in, renewing subscriptions are set to cancel ` +
+          `at the end of their period (at the payment provider), and the account is deleted as staff soft delete ` +
+          `does (status \`deleted\`, refused from the next request; audit \`users.self_delete\`, event ` +
+          `\`users.soft_deleted\`). Answers when it was deleted and when it will be erased. ${gracePeriod} Errors: ` +
+          `422 \`invalid_request\` for a wrong code (\`details.attempts_left\`); 422 \`invalid_state\` when no ` +
+          `request is pending, the code has expired, or the request was voided (the ${MAX_WRONG_CODES}th wrong code ` +
+          `voids it: start again); ${LAST_OWNER_REFUSAL} (checked again at commit: two owners leaving at once ` +
+          `cannot both go); 502 \`auth_service_error\` when the identity provider fails (nothing changes; the code ` +
+          `still works); a payment-provider failure is 503 \`unavailable\` or 422 \`invalid_request\` ` +
+          `(\`details.provider_code\`), and sign-in is enabled again.`,
         body: confirmDeletionBody,
         response: { 200: deletionConfirmed },
       },
@@ -72,7 +92,13 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
       schema: {
         tags: staffTags,
         summary: 'Restore an account its owner deleted',
-        description: `Within the grace period of a self-deletion: the identity provider enables sign-in again, the account is active (tokens issued before now stay refused: the player signs in anew), and the purge is called off. Subscriptions stay set to end with their period. Audit \`users.self_delete_cancel\`, event \`users.restored\`. Errors: 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_state\` unless the account is in that grace period (a staff soft delete is not undone here); 502 \`auth_service_error\` (nothing changes).`,
+        description:
+          `Within the grace period of a self-deletion: the identity provider enables sign-in again, the account is ` +
+          `active (tokens issued before now stay refused: the player signs in anew), and the purge is called off. ` +
+          `Subscriptions stay set to end with their period. Audit \`users.self_delete_cancel\`, event ` +
+          `\`users.restored\`. Errors: 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_state\` unless the ` +
+          `account is in that grace period (a staff soft delete is not undone here); 502 \`auth_service_error\` ` +
+          `(nothing changes).`,
         params: userIdParams,
         body: restoreAccountBody,
         response: { 204: z.null().describe('Restored') },

@@ -43,7 +43,13 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): vo
       schema: {
         tags,
         summary: 'Set the alerts a role hears',
-        description: `Replaces the role's subscriptions (the built-in owner's too, by a caller holding \`*\`: they are a notice, not a power). ${UNHELD_ROLE_KEYS_REFUSAL}. Holders of the role receive each alert on the realtime channel \`alerts:<role key>\` (listed by \`GET /v1/me/realtime\`). Subscribing to an alert requires holding a permission that reads it (403 \`forbidden\`, \`details.perm\`); an alert listed twice is 409 \`conflict\`; an unknown alert name is a 400 SchemaError. Audited as \`roles.alerts.set\`; dashboard event \`roles.alerts_changed\`. ${unknownRole}`,
+        description:
+          `Replaces the role's subscriptions (the built-in owner's too, by a caller holding \`*\`: they are a ` +
+          `notice, not a power). ${UNHELD_ROLE_KEYS_REFUSAL}. Holders of the role receive each alert on the ` +
+          `realtime channel \`alerts:<role key>\` (listed by \`GET /v1/me/realtime\`). Subscribing to an alert ` +
+          `requires holding a permission that reads it (403 \`forbidden\`, \`details.perm\`); an alert listed twice ` +
+          `is 409 \`conflict\`; an unknown alert name is a 400 SchemaError. Audited as \`roles.alerts.set\`; ` +
+          `dashboard event \`roles.alerts_changed\`. ${unknownRole}`,
         params: roleIdParams,
         body: setAlertsBody,
         response: { 200: roleAlertsBody },

@@ -31,7 +31,8 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List achievement definitions',
         description:
-          'Paged. `q` matches key or name (case-insensitive); `sort` by `sort_order` (default, ascending), `name` or `created_at`; `is_active` filters.',
+          'Paged. `q` matches key or name (case-insensitive); `sort` by `sort_order` (default, ascending), `name` ' +
+          'or `created_at`; `is_active` filters.',
         querystring: listAchievementsQuery,
         response: { 200: achievementsPage },
       },
@@ -47,7 +48,8 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Create an achievement definition',
         description:
-          "Fields and bounds of the spec's achievement definition; `reward_credits`, `is_active` and `sort_order` default to 0, true and 0. A taken `key` is 409 `conflict` (`details.key`). Audited.",
+          "Fields and bounds of the spec's achievement definition; `reward_credits`, `is_active` and `sort_order` " +
+          'default to 0, true and 0. A taken `key` is 409 `conflict` (`details.key`). Audited.',
         body: createAchievementBody,
         response: { 201: idResult },
       },
@@ -78,7 +80,10 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Update an achievement definition (updateCatalogAchievement)',
         description:
-          'Any of `name`, `description`, `icon_path`, `reward_credits`, `is_active`, `sort_order`; at least one. Omitted fields keep their value; `null` clears `description` or `icon_path`. `key` cannot change (400). 404 `not_found` for an unknown id. Audited with the changed fields before and after; a body that changes nothing writes nothing.',
+          'Any of `name`, `description`, `icon_path`, `reward_credits`, `is_active`, `sort_order`; at least one. ' +
+          'Omitted fields keep their value; `null` clears `description` or `icon_path`. `key` cannot change ' +
+          '(400). 404 `not_found` for an unknown id. Audited with the changed fields before and after; a body ' +
+          'that changes nothing writes nothing.',
         params: achievementIdParams,
         body: updateAchievementBody,
         response: noContent,
@@ -132,7 +137,11 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Replace the referral ruleset',
         description:
-          'Replaces the whole ruleset and answers it with its new `version`. Rewards 0 to 1000000 credits; `qualify_within_days` 1 to 365 and `max_rewards_per_referrer` 1 to 1000000, null (the default) meaning no limit. 422 `invalid_request` when an active programme rewards nobody; 409 `conflict` (`details.current_version`) when `expected_version` is not the stored version. Audited with the changed fields; a body that changes nothing writes nothing.',
+          'Replaces the whole ruleset and answers it with its new `version`. Rewards 0 to 1000000 credits; ' +
+          '`qualify_within_days` 1 to 365 and `max_rewards_per_referrer` 1 to 1000000, null (the default) meaning ' +
+          'no limit. 422 `invalid_request` when an active programme rewards nobody; 409 `conflict` ' +
+          '(`details.current_version`) when `expected_version` is not the stored version. Audited with the ' +
+          'changed fields; a body that changes nothing writes nothing.',
         body: putReferralRulesBody,
         response: { 200: referralRulesBody },
       },

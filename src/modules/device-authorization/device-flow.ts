@@ -231,7 +231,8 @@ export class DeviceFlowService {
     if (this.options.jwtSecret === undefined) {
       throw new OAuthError(
         'unsupported_grant_type',
-        'device authorization needs JWT_SECRET: this deployment verifies identity-provider tokens by JWKS only and cannot mint them',
+        'device authorization needs JWT_SECRET: this deployment verifies identity-provider tokens by JWKS only ' +
+          'and cannot mint them',
       );
     }
     return this.options.jwtSecret;

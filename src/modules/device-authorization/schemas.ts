@@ -11,7 +11,8 @@ const scope = z
   .max(200)
   .regex(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, 'space-separated scope tokens')
   .describe(
-    'Optional, space-separated: recorded, shown to the player when they inspect the code and echoed in the token answer. It grants nothing beyond what a signed-in player may do.',
+    'Optional, space-separated: recorded, shown to the player when they inspect the code and echoed in the token ' +
+      'answer. It grants nothing beyond what a signed-in player may do.',
   );
 
 export const deviceCodeBody = z.object({ client_id: clientId, scope: scope.optional() });
@@ -52,7 +53,8 @@ export const tokenResult = z.object({
   access_token: z
     .string()
     .describe(
-      "An HS256 JWT like the identity provider's (`aud: authenticated`, `sub` = the player, a `session_id` of this device).",
+      "An HS256 JWT like the identity provider's (`aud: authenticated`, `sub` = the player, a `session_id` of " +
+        'this device).',
     ),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int().describe('Seconds the access token lives: 3600.'),

@@ -20,7 +20,8 @@ const WRITE = { perms: ['runtime.write'] } as const;
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['game-sessions'];
 const cursorRule =
-  "`limit` 1..100 (default 25) and `cursor` (the previous page's `meta.next_cursor`); newest first. A cursor this list did not return is a 400 SchemaError on `cursor`.";
+  "`limit` 1..100 (default 25) and `cursor` (the previous page's `meta.next_cursor`); newest first. A cursor this " +
+  'list did not return is a 400 SchemaError on `cursor`.';
 /** A start waits at most this long beyond the runtime client's own timeouts before a new start may question it. */
 const START_DEADLINE_MARGIN_MS = 5_000;
 
@@ -43,7 +44,13 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Start a game session',
         description:
-          "Starts the game on the Runtime service in the pool of the caller's plan (their tier's ruleset `limits.pool_id`, else the runtime chooses) and returns only the session id, play URL and member token; the member token is not kept. 404 `game_not_found` (unknown or unpublished game); 409 `conflict` with `details.session_id` while another session of the caller is live (one the runtime has already ended is closed first); 503 `unavailable` with `Retry-After` when the runtime cannot be reached or failed to create the session (`details.reason`: `runtime_unavailable`, or the runtime's code such as `no_capacity` or `pool_not_found`).",
+          "Starts the game on the Runtime service in the pool of the caller's plan (their tier's ruleset " +
+          '`limits.pool_id`, else the runtime chooses) and returns only the session id, play URL and member ' +
+          'token; the member token is not kept. 404 `game_not_found` (unknown or unpublished game); 409 ' +
+          '`conflict` with `details.session_id` while another session of the caller is live (one the runtime has ' +
+          'already ended is closed first); 503 `unavailable` with `Retry-After` when the runtime cannot be ' +
+          "reached or failed to create the session (`details.reason`: `runtime_unavailable`, or the runtime's " +
+          'code such as `no_capacity` or `pool_not_found`).',
         body: startSessionBody,
         response: { 201: startedSessionBody },
       },
@@ -58,7 +65,8 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "Stop the caller's game session",
         description:
-          'No body. Allowed at every maintenance level. 404 `not_found` when the caller has no live session; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (the session stays live).',
+          'No body. Allowed at every maintenance level. 404 `not_found` when the caller has no live session; 503 ' +
+          '`unavailable` with `Retry-After` when the runtime cannot be reached (the session stays live).',
         response: noContent,
       },
     },
@@ -120,7 +128,10 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Stop a game session',
         description:
-          'Stops it on the runtime, then records it `ended` (`staff_stopped`) and audits `runtime.session_stop` with the optional `reason`. Returns the updated session. 404 `not_found`; 422 `invalid_state` when it has already ended; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (nothing changes).',
+          'Stops it on the runtime, then records it `ended` (`staff_stopped`) and audits `runtime.session_stop` ' +
+          'with the optional `reason`. Returns the updated session. 404 `not_found`; 422 `invalid_state` when it ' +
+          'has already ended; 503 `unavailable` with `Retry-After` when the runtime cannot be reached (nothing ' +
+          'changes).',
         params: sessionIdParams,
         body: staffStopBody,
         response: { 200: gameSessionBody },

@@ -35,7 +35,10 @@ export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Replace the incident rules',
         description:
-          'The whole list: rules left out are removed; a kept rule keeps its state (a rule holding the level keeps holding it; one removed leaves its level to a person). Ratio thresholds lie above 0 up to 1, latency thresholds are at least 1 ms; keys are unique (400 SchemaError otherwise). Audited as `ops.incident_rules.update`; emits the dashboard event `ops.incident_rules_updated`.',
+          'The whole list: rules left out are removed; a kept rule keeps its state (a rule holding the level ' +
+          'keeps holding it; one removed leaves its level to a person). Ratio thresholds lie above 0 up to 1, ' +
+          'latency thresholds are at least 1 ms; keys are unique (400 SchemaError otherwise). Audited as ' +
+          '`ops.incident_rules.update`; emits the dashboard event `ops.incident_rules_updated`.',
         body: replaceRulesBody,
         response: { 200: rulesBody },
       },
@@ -51,7 +54,9 @@ export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'The history of maintenance level changes',
         description:
-          'Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and manual changes, newest first. `limit` 1..100 (default 25), `offset` from 0; `meta.total` counts them all.',
+          'Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and ' +
+          'manual changes, newest first. `limit` 1..100 (default 25), `offset` from 0; `meta.total` counts them ' +
+          'all.',
         querystring: changesQuery,
         response: { 200: changesPage },
       },

@@ -13,14 +13,16 @@ const ruleInput = z
     signal: z
       .enum(SIGNALS)
       .describe(
-        "`http_5xx` (this service's 5xx other than 502/503), `database_errors`, `database_latency` (mean probe milliseconds), `runtime` (session creations and health probes), `payments`, `mail`.",
+        "`http_5xx` (this service's 5xx other than 502/503), `database_errors`, `database_latency` (mean probe " +
+          'milliseconds), `runtime` (session creations and health probes), `payments`, `mail`.',
       ),
     threshold: z
       .number()
       .min(0)
       .max(MAX_LATENCY_MS)
       .describe(
-        'A failure ratio above 0 up to 1; for `database_latency`, milliseconds (at least 1). The rule trips at or above it.',
+        'A failure ratio above 0 up to 1; for `database_latency`, milliseconds (at least 1). The rule trips at or ' +
+          'above it.',
       ),
     window_seconds: z
       .number()

@@ -31,7 +31,9 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "The caller's login sessions",
         description:
-          'Each sign-in session the service has seen a token of and that has not been ended (revoked, or by a sign-out of every session), newest activity first, at most 100; `current` marks the session of the token making this request. (`POST` on this path starts a game session.)',
+          'Each sign-in session the service has seen a token of and that has not been ended (revoked, or by a ' +
+          'sign-out of every session), newest activity first, at most 100; `current` marks the session of the ' +
+          'token making this request. (`POST` on this path starts a game session.)',
         response: { 200: myLoginSessionsBody },
       },
     },
@@ -45,7 +47,11 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "Revoke one of the caller's login sessions",
         description:
-          "Tokens of the session are refused (401 `invalid_token`) from the next request on, on every instance; the current session may be revoked too. The identity provider is asked to end the session first (its refresh tokens stop working). 404 `not_found` for a session id that is not one of the caller's live sessions (unknown, another user's, or already ended); 502 `auth_service_error` when the identity provider refuses or fails (then nothing changes: retry).",
+          'Tokens of the session are refused (401 `invalid_token`) from the next request on, on every instance; ' +
+          'the current session may be revoked too. The identity provider is asked to end the session first (its ' +
+          "refresh tokens stop working). 404 `not_found` for a session id that is not one of the caller's live " +
+          "sessions (unknown, another user's, or already ended); 502 `auth_service_error` when the identity " +
+          'provider refuses or fails (then nothing changes: retry).',
         params: sessionIdParams,
         response: noContent,
       },
@@ -64,7 +70,9 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "A user's login sessions",
         description:
-          'Every session recorded for the user, ended ones included (`revoked_at`), newest activity first, at most 100. End one with `POST /v1/admin/users/{id}/sign-out` and its `session_id`. 404 `not_found`: no such user.',
+          'Every session recorded for the user, ended ones included (`revoked_at`), newest activity first, at ' +
+          'most 100. End one with `POST /v1/admin/users/{id}/sign-out` and its `session_id`. 404 `not_found`: no ' +
+          'such user.',
         params: userIdParams,
         response: { 200: staffLoginSessionsBody },
       },

@@ -8,7 +8,8 @@ const sessionFields = {
   session_id: z
     .string()
     .describe(
-      "The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own).",
+      "The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of " +
+        'its own).',
     ),
   first_seen_at: z.date().describe('The first request the service saw from this session.'),
   last_seen_at: z
@@ -37,7 +38,8 @@ export const staffLoginSession = z.object({
     .date()
     .nullable()
     .describe(
-      'When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives.',
+      'When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null ' +
+        'while it lives.',
     ),
 });
 export type StaffLoginSession = z.infer<typeof staffLoginSession>;

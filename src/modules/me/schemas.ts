@@ -25,12 +25,14 @@ export const profileBody = z.object({
     .string()
     .nullable()
     .describe(
-      "A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null without one.",
+      "A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null " +
+        'without one.',
     ),
   marketing_opt_in: z
     .boolean()
     .describe(
-      "Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's link), and for an account without an address.",
+      "Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's " +
+        'link), and for an account without an address.',
     ),
   created_at: z.date(),
   last_seen_at: z.date().nullable(),
@@ -54,7 +56,8 @@ export const updateProfileBody = z
       .boolean()
       .optional()
       .describe(
-        "false unsubscribes the caller's address from marketing mail; true subscribes it again (not after a bounce or complaint).",
+        "false unsubscribes the caller's address from marketing mail; true subscribes it again (not after a " +
+          'bounce or complaint).',
       ),
   })
   .strict()

@@ -37,7 +37,20 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Broadcast a notification and/or an email (operation 19)',
         description:
-          'Sends an in-app notification, an email from a published template, or both, to the users the `segment` matches (the users-list filters; empty: every active user; `status` overrides the active-only default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An in-app notification to an empty segment is one row that also reaches users who sign up later (`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 `not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; `ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), `segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: true`) and sends nothing, also when the repeats race; the same key with another body is 409 `conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` follows the commit.',
+          'Sends an in-app notification, an email from a published template, or both, to the users the `segment` ' +
+          'matches (the users-list filters; empty: every active user; `status` overrides the active-only ' +
+          'default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking ' +
+          'either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An ' +
+          'in-app notification to an empty segment is one row that also reaches users who sign up later ' +
+          '(`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to ' +
+          'matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 ' +
+          '`not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; ' +
+          '`ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), ' +
+          '`segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat ' +
+          'by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: ' +
+          'true`) and sends nothing, also when the repeats race; the same key with another body is 409 ' +
+          '`conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` ' +
+          'follows the commit.',
         headers: idempotencyKeyHeaders('broadcast'),
         body: broadcastBody,
         response: { 200: broadcastResult },
@@ -62,7 +75,9 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'List broadcasts',
         description:
-          'Past broadcasts, newest first (`sort=created_at:asc|desc`), paged with total: the segment, how many it matched, the notification with how many have read it, and the email with how many were sent, failed or skipped so far.',
+          'Past broadcasts, newest first (`sort=created_at:asc|desc`), paged with total: the segment, how many it ' +
+          'matched, the notification with how many have read it, and the email with how many were sent, failed or ' +
+          'skipped so far.',
         querystring: listBroadcastsQuery,
         response: { 200: broadcastsPage },
       },
@@ -92,7 +107,9 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
         tags: meTags,
         summary: "The caller's notifications",
         description:
-          'In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within their time window), newest first, with read state. Paged without a total; `meta.unread` counts every unread one. `unread=true` lists only unread ones.',
+          'In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within ' +
+          'their time window), newest first, with read state. Paged without a total; `meta.unread` counts every ' +
+          'unread one. `unread=true` lists only unread ones.',
         querystring: myNotificationsQuery,
         response: { 200: myNotificationsPage },
       },
@@ -107,7 +124,8 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
         tags: meTags,
         summary: 'Mark a notification read',
         description:
-          'Marks one notification the caller sees as read (marking it again keeps the first read time). 404 `not_found` for any other id, whether it exists or not.',
+          'Marks one notification the caller sees as read (marking it again keeps the first read time). 404 ' +
+          '`not_found` for any other id, whether it exists or not.',
         params: notificationIdParams,
         response: { 204: z.null().describe('Marked read') },
       },

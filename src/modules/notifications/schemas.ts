@@ -61,7 +61,8 @@ export const broadcastResult = z.object({
     .object({ queued: z.number().int() })
     .nullable()
     .describe(
-      'Null when not requested; else the messages queued (recipients with an address, less unsubscribed ones for marketing mail).',
+      'Null when not requested; else the messages queued (recipients with an address, less unsubscribed ones for ' +
+        'marketing mail).',
     ),
 });
 export type BroadcastResult = z.infer<typeof broadcastResult>;

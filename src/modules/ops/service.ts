@@ -25,16 +25,14 @@ export class OpsService {
    * A level a person sets is never overridden by the incident monitor.
    */
   async setPanicMode(actor: Actor, input: SetPanicInput): Promise<{ panic: PanicState }> {
-    const panic = await this.db
-      .transaction()
-      .execute((trx) =>
-        changePanicLevel(trx, { bus: this.bus, events: this.events }, actor, {
-          level: input.level,
-          reason: input.reason,
-          setBy: actor.userId,
-          at: new Date(),
-        }),
-      );
+    const panic = await this.db.transaction().execute((trx) =>
+      changePanicLevel(trx, { bus: this.bus, events: this.events }, actor, {
+        level: input.level,
+        reason: input.reason,
+        setBy: actor.userId,
+        at: new Date(),
+      }),
+    );
     await this.panic.refresh();
     return { panic };
   }

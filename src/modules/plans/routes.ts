@@ -41,7 +41,10 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Create or replace a ruleset (upsertPlanRuleset)',
         description:
-          "Upsert by `key`: a new key creates the ruleset, an existing one is replaced as a whole (omitted `description` clears it, omitted `limits` becomes `{}`, omitted `isActive` true). Answers the ruleset's `id`, the same on every upsert of the key. Audited with the changed fields; an upsert that changes nothing writes nothing.",
+          'Upsert by `key`: a new key creates the ruleset, an existing one is replaced as a whole (omitted ' +
+          '`description` clears it, omitted `limits` becomes `{}`, omitted `isActive` true). Answers the ' +
+          "ruleset's `id`, the same on every upsert of the key. Audited with the changed fields; an upsert that " +
+          'changes nothing writes nothing.',
         body: upsertRulesetBody,
         response: { 200: idResult },
       },
@@ -57,7 +60,8 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List plan tiers',
         description:
-          "Every tier (a small set, not paged), ordered by `rank` then key, each with its ruleset's key; `rulesetKey` filters.",
+          "Every tier (a small set, not paged), ordered by `rank` then key, each with its ruleset's key; " +
+          '`rulesetKey` filters.',
         querystring: listTiersQuery,
         response: { 200: tiersBody },
       },
@@ -73,7 +77,9 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Create or replace a tier (upsertPlanTier)',
         description:
-          'Upsert by `key`; an existing tier is replaced as a whole (omitted `description` clears it). `rulesetKey` must name an existing ruleset: 422 `invalid_request` with `details.rulesetKey` otherwise. Audited with the changed fields; an upsert that changes nothing writes nothing.',
+          'Upsert by `key`; an existing tier is replaced as a whole (omitted `description` clears it). ' +
+          '`rulesetKey` must name an existing ruleset: 422 `invalid_request` with `details.rulesetKey` otherwise. ' +
+          'Audited with the changed fields; an upsert that changes nothing writes nothing.',
         body: upsertTierBody,
         response: { 204: z.null().describe('Done') },
       },

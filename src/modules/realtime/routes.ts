@@ -15,10 +15,22 @@ const tags = ['realtime'];
 const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
 
 const SOCKET_DESCRIPTION = [
-  'A WebSocket (answers 101 Switching Protocols; a plain HTTP request answers 426). No bearer token: pass the ticket of `GET /v1/me/realtime` as `?ticket=`. A forged, expired or missing ticket, or an account that is banned, deleted or signed out since the ticket was issued, is closed with code 1008 before any frame. A ticket may open several sockets during its 60 s life; an open socket outlives its ticket.',
-  'The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the ticket does not allow is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.',
-  'Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user. Events published on any instance reach sockets on every instance.',
-  'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.',
+  'A WebSocket (answers 101 Switching Protocols; a plain HTTP request answers 426). No bearer token: pass the ' +
+    'ticket of `GET /v1/me/realtime` as `?ticket=`. A forged, expired or missing ticket, or an account that is ' +
+    'banned, deleted or signed out since the ticket was issued, is closed with code 1008 before any frame. A ticket ' +
+    'may open several sockets during its 60 s life; an open socket outlives its ticket.',
+  'The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The ' +
+    'client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered ' +
+    '`subscribed`); a channel the ticket does not allow is refused with `{ "type": "error", "error": ' +
+    '"channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", ' +
+    '"error": "invalid_message" }`.',
+  'Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for ' +
+    'kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined ' +
+    'channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": ' +
+    '{ id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast ' +
+    'reaches the user. Events published on any instance reach sockets on every instance.',
+  'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 ' +
+    'once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.',
   [
     'Caps: one instance holds at most `REALTIME_MAX_SOCKETS` sockets (default 10,000), and at most',
     "`REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user's cap is closed with 1008",
@@ -40,7 +52,11 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Realtime credentials',
         description:
-          'A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `alerts:<role key>` for each role of the caller subscribed to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). Permissions and roles are read when the ticket is issued.',
+          'A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: ' +
+          '`user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as ' +
+          'the audit log shows it) with `audit.read`; `alerts:<role key>` for each role of the caller subscribed ' +
+          'to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). ' +
+          'Permissions and roles are read when the ticket is issued.',
         response: { 200: realtimeCredentials },
       },
     },

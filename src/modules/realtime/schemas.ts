@@ -15,7 +15,8 @@ export const realtimeCredentials = z.object({
   channels: z
     .array(z.string())
     .describe(
-      'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or `ops.panic`.',
+      'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or ' +
+        '`ops.panic`.',
     ),
 });
 export type RealtimeCredentials = z.infer<typeof realtimeCredentials>;

@@ -85,7 +85,10 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: "Replace a role's permissions (setAdminRolePermissions)",
-        description: `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 \`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack can be neither added, nor removed, nor kept.`,
+        description:
+          `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 ` +
+          `\`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack ` +
+          `can be neither added, nor removed, nor kept.`,
         params: roleIdParams,
         body: setPermissionsBody,
         response: noContent,
@@ -104,7 +107,9 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Delete a role (deleteAdminRole)',
-        description: `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
+        description:
+          `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of ` +
+          `it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
         params: roleIdParams,
         querystring: deleteRoleQuery,
         response: noContent,
@@ -134,7 +139,8 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
         summary: 'Grant or revoke a role for many users (bulkAssignAdminUserRoles)',
         description: [
           'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE:',
-          '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, or a grant',
+          '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, ' +
+            'or a grant',
           "with `expires_at`, names every active owner (the last of them named; the others' changes go through: the",
           'platform always keeps an active owner, and two such requests at once are checked one after the other).',
           `Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL};`,

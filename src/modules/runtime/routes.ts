@@ -71,9 +71,11 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Pull an image onto a node (pullRuntimeNodeImage)',
         description:
-          "Starts the pull; it goes on in the runtime, and the node's `images` show it `pulling`, then `ready` or `failed`. " +
+          "Starts the pull; it goes on in the runtime, and the node's `images` show it `pulling`, then `ready` or " +
+          '`failed`. ' +
           `Audited as \`runtime.node_pull_image\` once the runtime accepted it. ${unknownNode} ` +
-          `409 \`conflict\` when that image is already pulling on the node or the node is offline; 422 \`invalid_request\` for an image reference the runtime refuses; ${refusal} ${unreachable}`,
+          (`409 \`conflict\` when that image is already pulling on the node or the node is offline; 422 ` +
+            `\`invalid_request\` for an image reference the runtime refuses; ${refusal} ${unreachable}`),
         params: nodeIdParams,
         body: pullImageBody,
         response: { 200: pullImageResult },
@@ -89,7 +91,9 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Drain a node: no new sessions, running ones go on',
-        description: `Answers the node. Audited as \`runtime.node_drain\` with the optional \`reason\`. ${unknownNode} 409 \`conflict\` for an offline node; ${refusal} ${unreachable}`,
+        description:
+          `Answers the node. Audited as \`runtime.node_drain\` with the optional \`reason\`. ${unknownNode} 409 ` +
+          `\`conflict\` for an offline node; ${refusal} ${unreachable}`,
         params: nodeIdParams,
         body: drainBody,
         response: { 200: runtimeNodeBody },
@@ -105,7 +109,9 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Undrain a node: it takes new sessions again',
-        description: `Answers the node. Audited as \`runtime.node_undrain\` with the optional \`reason\`. ${unknownNode} 409 \`conflict\` for an offline node; ${refusal} ${unreachable}`,
+        description:
+          `Answers the node. Audited as \`runtime.node_undrain\` with the optional \`reason\`. ${unknownNode} 409 ` +
+          `\`conflict\` for an offline node; ${refusal} ${unreachable}`,
         params: nodeIdParams,
         body: drainBody,
         response: { 200: runtimeNodeBody },
@@ -123,7 +129,9 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
         summary: 'Move a node into a pool, or out of every pool',
         description:
           'Answers the node. Audited as `runtime.node_assign_pool` with the pool it left and the one it joined. ' +
-          `${unknownNode} A \`pool_id\` the runtime does not know is 422 \`invalid_request\` (\`details.runtime_code\` \`pool_not_found\`): the body names something missing, the node itself exists. ${unreachable}`,
+          (`${unknownNode} A \`pool_id\` the runtime does not know is 422 \`invalid_request\` ` +
+            `(\`details.runtime_code\` \`pool_not_found\`): the body names something missing, the node itself ` +
+            `exists. ${unreachable}`),
         params: nodeIdParams,
         body: assignPoolBody,
         response: { 200: runtimeNodeBody },
@@ -163,7 +171,9 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Create a runtime pool',
-        description: `Audited as \`runtime.pool_create\`. 409 \`conflict\` when a pool with that id exists; 422 \`invalid_request\` if the runtime refuses the pool; ${refusal} ${unreachable}`,
+        description:
+          `Audited as \`runtime.pool_create\`. 409 \`conflict\` when a pool with that id exists; 422 ` +
+          `\`invalid_request\` if the runtime refuses the pool; ${refusal} ${unreachable}`,
         body: createPoolBody,
         response: { 201: runtimePoolBody },
       },
@@ -179,8 +189,10 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Rename or describe a runtime pool',
         description:
-          'Any of `name`, `description` (null clears it); at least one. Audited as `runtime.pool_update` with the fields that changed; ' +
-          `a body that changes nothing answers the pool and audits nothing. ${unknownPool} 422 \`invalid_request\` if the runtime refuses the change; ${refusal} ${unreachable}`,
+          'Any of `name`, `description` (null clears it); at least one. Audited as `runtime.pool_update` with the ' +
+          'fields that changed; ' +
+          (`a body that changes nothing answers the pool and audits nothing. ${unknownPool} 422 \`invalid_request\` ` +
+            `if the runtime refuses the change; ${refusal} ${unreachable}`),
         params: poolIdParams,
         body: updatePoolBody,
         response: { 200: runtimePoolBody },

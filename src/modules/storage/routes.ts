@@ -41,7 +41,12 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
         tags: meTags,
         summary: 'Get an avatar upload URL',
         description:
-          "A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send the `headers` given. With the local store the URL is this service's `PUT /v1/public/storage/upload` (a larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 `rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).",
+          'A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user ' +
+          'id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send ' +
+          "the `headers` given. With the local store the URL is this service's `PUT /v1/public/storage/upload` (a " +
+          'larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type ' +
+          'and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 ' +
+          '`rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).',
         body: avatarUploadBody,
         response: { 200: avatarUploadGrant },
       },
@@ -56,7 +61,14 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
         tags: meTags,
         summary: 'Make the uploaded image the avatar',
         description:
-          "Checks the object uploaded to `key` and makes it the caller's avatar; the previous avatar's object is deleted. Answers a signed download URL (`avatar_url`; `GET /v1/me` shows it too). Confirming the current avatar again answers the same. Errors: 404 `not_found` (a key not issued to the caller, whoever it belongs to); 422 `invalid_request` with `details.reason`: `upload_expired` (the 10 minutes have passed), `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `not_an_image` (the first bytes are no PNG, JPEG or WebP signature), `type_mismatch` (`details.expected`, `details.detected`), `already_used` (the key was an avatar since replaced); 503 `unavailable`. A refusal changes nothing.",
+          "Checks the object uploaded to `key` and makes it the caller's avatar; the previous avatar's object is " +
+          'deleted. Answers a signed download URL (`avatar_url`; `GET /v1/me` shows it too). Confirming the ' +
+          'current avatar again answers the same. Errors: 404 `not_found` (a key not issued to the caller, ' +
+          'whoever it belongs to); 422 `invalid_request` with `details.reason`: `upload_expired` (the 10 minutes ' +
+          'have passed), `object_missing` (nothing was uploaded), `too_large` (`details.size`, ' +
+          '`details.max_size`), `not_an_image` (the first bytes are no PNG, JPEG or WebP signature), ' +
+          '`type_mismatch` (`details.expected`, `details.detected`), `already_used` (the key was an avatar since ' +
+          'replaced); 503 `unavailable`. A refusal changes nothing.',
         body: avatarConfirmBody,
         response: { 200: avatarConfirmed },
       },
@@ -72,7 +84,9 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Browse stored objects',
         description:
-          'Objects whose key starts with `prefix`, in key order, paged with `limit` (default 25, at most 100) and `offset`; `meta` echoes them (no total: stores do not count). A page shorter than `limit` is the last. Errors: 503 `unavailable`.',
+          'Objects whose key starts with `prefix`, in key order, paged with `limit` (default 25, at most 100) and ' +
+          '`offset`; `meta` echoes them (no total: stores do not count). A page shorter than `limit` is the last. ' +
+          'Errors: 503 `unavailable`.',
         querystring: listObjectsQuery,
         response: { 200: objectsPage },
       },
@@ -88,7 +102,9 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Delete a stored object',
         description:
-          'Deletes the object `key` (a query parameter: keys contain `/`). A user whose avatar it is loses the avatar in the same transaction. Audited (`storage.object.delete`, with the users whose avatar was cleared). Errors: 404 `not_found`; 503 `unavailable`.',
+          'Deletes the object `key` (a query parameter: keys contain `/`). A user whose avatar it is loses the ' +
+          'avatar in the same transaction. Audited (`storage.object.delete`, with the users whose avatar was ' +
+          'cleared). Errors: 404 `not_found`; 503 `unavailable`.',
         querystring: objectKeyQuery,
         response: { 204: z.null().describe('Deleted') },
       },
@@ -116,7 +132,11 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
           tags: publicTags,
           summary: 'Upload to a signed URL (local store)',
           description:
-            'The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the file, with the signed `Content-Type`. Written atomically (a reader sees the old object or the new one). Errors: 404 `invalid_signature` (any part of the URL altered, or not signed by this service); 410 `url_expired`; 413 `payload_too_large` (more bytes than signed; `details.max`; nothing is stored); 415 `unsupported_media_type` (another content type; `details.expected`).',
+            'The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the ' +
+            'file, with the signed `Content-Type`. Written atomically (a reader sees the old object or the new ' +
+            'one). Errors: 404 `invalid_signature` (any part of the URL altered, or not signed by this service); ' +
+            '410 `url_expired`; 413 `payload_too_large` (more bytes than signed; `details.max`; nothing is ' +
+            'stored); 415 `unsupported_media_type` (another content type; `details.expected`).',
           querystring: localUploadQuery,
           response: {
             204: z.null().describe('Stored'),
@@ -147,7 +167,8 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
         tags: publicTags,
         summary: 'Download from a signed URL (local store)',
         description:
-          "The object's bytes, for `avatar_url` and other download URLs of the local store. Errors: 404 `invalid_signature` (altered or not signed here), `not_found` (deleted since); 410 `url_expired`.",
+          "The object's bytes, for `avatar_url` and other download URLs of the local store. Errors: 404 " +
+          '`invalid_signature` (altered or not signed here), `not_found` (deleted since); 410 `url_expired`.',
         querystring: localDownloadQuery,
         response: {
           200: z.unknown().describe("The object's bytes, with its content type."),

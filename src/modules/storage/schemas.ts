@@ -17,7 +17,8 @@ export const avatarUploadBody = z
       .min(1)
       .max(MAX_AVATAR_BYTES)
       .describe(
-        'The file size in bytes (at most 2 MiB). The local store refuses a larger body; S3 requires exactly this many bytes.',
+        'The file size in bytes (at most 2 MiB). The local store refuses a larger body; S3 requires exactly this ' +
+          'many bytes.',
       ),
   })
   .strict();
@@ -42,7 +43,8 @@ export const avatarConfirmed = z.object({
   avatar_url: z
     .string()
     .describe(
-      'A signed download URL of the new avatar, valid for at least an hour (the same URL within each hour, so caches keep it).',
+      'A signed download URL of the new avatar, valid for at least an hour (the same URL within each hour, so ' +
+        'caches keep it).',
     ),
 });
 

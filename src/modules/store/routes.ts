@@ -15,7 +15,8 @@ const WRITE = { perms: ['store.write'] } as const;
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['store'];
 const linkRule =
-  'An id in `genre_ids`, `developer_ids` or `publisher_ids` that names nothing is 422 `invalid_request` with `details` listing those ids per list.';
+  'An id in `genre_ids`, `developer_ids` or `publisher_ids` that names nothing is 422 `invalid_request` with ' +
+  '`details` listing those ids per list.';
 
 /**
  * Staff:  GET|POST /v1/admin/store/games, GET|PATCH|DELETE /v1/admin/store/games/{id},
@@ -78,7 +79,12 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Update a store game (updateStoreGame)',
-        description: `Any game input fields; omitted fields keep their value, \`null\` clears a nullable one, \`metadata\` is replaced whole. An omitted link list leaves those links alone, \`[]\` clears them. Returns the StoreGame row; emits the dashboard event \`store.game_updated\` and audits \`store.game.update\` when something changed (an update that changes nothing writes nothing). 404 \`game_not_found\`; 409 \`conflict\` when the new slug is taken. ${linkRule}`,
+        description:
+          `Any game input fields; omitted fields keep their value, \`null\` clears a nullable one, \`metadata\` is ` +
+          `replaced whole. An omitted link list leaves those links alone, \`[]\` clears them. Returns the StoreGame ` +
+          `row; emits the dashboard event \`store.game_updated\` and audits \`store.game.update\` when something ` +
+          `changed (an update that changes nothing writes nothing). 404 \`game_not_found\`; 409 \`conflict\` when ` +
+          `the new slug is taken. ${linkRule}`,
         params: idParams,
         body: updateGameBody,
         response: { 200: gameBody },
@@ -133,7 +139,8 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
           tags,
           summary: `Create a ${noun}`,
           description:
-            'Names are unique regardless of case, slugs unique: 409 `conflict` naming the taken value. Without `slug`, one is made from the name (422 `invalid_request` when none can be).',
+            'Names are unique regardless of case, slugs unique: 409 `conflict` naming the taken value. Without ' +
+            '`slug`, one is made from the name (422 `invalid_request` when none can be).',
           body: createTermBody,
           response: { 201: termBody },
         },
@@ -184,7 +191,8 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
         tags: ['public'],
         summary: 'Published store games',
         description:
-          'Published games only, newest release first by default (undated last). Filters: `genre` (id or slug), `game_type`, `q` (title or slug).',
+          'Published games only, newest release first by default (undated last). Filters: `genre` (id or slug), ' +
+          '`game_type`, `q` (title or slug).',
         querystring: publicGamesQuery,
         response: { 200: publicGamesPage },
       },

@@ -16,8 +16,12 @@ export function confirmationMail(ticket: { id: string; subject: string }): Liter
   const reference = ticketReference(ticket.id);
   return {
     subject: `We received your request: ${ticket.subject} [#${reference}]`,
-    text: `We received your support request "${ticket.subject}" (reference #${reference}).\n\nOur team will answer by email. You can follow the conversation in your account.\n`,
-    html: `<p>We received your support request <strong>${escapeHtml(ticket.subject)}</strong> (reference #${reference}).</p>\n<p>Our team will answer by email. You can follow the conversation in your account.</p>`,
+    text:
+      `We received your support request "${ticket.subject}" (reference #${reference}).\n\nOur team will answer by ` +
+      `email. You can follow the conversation in your account.\n`,
+    html:
+      `<p>We received your support request <strong>${escapeHtml(ticket.subject)}</strong> (reference ` +
+      `#${reference}).</p>\n<p>Our team will answer by email. You can follow the conversation in your account.</p>`,
   };
 }
 
@@ -25,7 +29,11 @@ export function replyMail(ticket: { id: string; subject: string }, reply: string
   const reference = ticketReference(ticket.id);
   return {
     subject: `Re: ${ticket.subject} [#${reference}]`,
-    text: `Support answered your request "${ticket.subject}" (reference #${reference}):\n\n${reply}\n\nYou can answer in your account.\n`,
-    html: `<p>Support answered your request <strong>${escapeHtml(ticket.subject)}</strong> (reference #${reference}):</p>\n<blockquote>${paragraphs(reply)}</blockquote>\n<p>You can answer in your account.</p>`,
+    text:
+      `Support answered your request "${ticket.subject}" (reference #${reference}):\n\n${reply}\n\nYou can answer ` +
+      `in your account.\n`,
+    html:
+      `<p>Support answered your request <strong>${escapeHtml(ticket.subject)}</strong> (reference ` +
+      `#${reference}):</p>\n<blockquote>${paragraphs(reply)}</blockquote>\n<p>You can answer in your account.</p>`,
   };
 }

@@ -29,11 +29,17 @@ const write = { perms: ['support.write'] } as const;
 const limited = { rateLimit: 'support' } as const;
 
 const STATUSES =
-  'Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it).';
+  'Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the ' +
+  'player), `closed` (staff closed it; staff may reopen it).';
 const LIMIT =
-  '429 `rate_limited` (with `Retry-After`) past 5 per hour per user, counted across opening tickets and adding messages.';
+  '429 `rate_limited` (with `Retry-After`) past 5 per hour per user, counted across opening tickets and adding ' +
+  'messages.';
 const ATTACHMENT_REFUSALS =
-  '422 `invalid_request` for the first attachment that fails, with `details.index` (its place in `attachment_keys`, from 0) and `details.reason`: `unknown_attachment` (not an upload of the caller, whoever it belongs to), `already_used`, `upload_expired`, `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `type_mismatch` (`details.expected`, `details.detected`: the first bytes are not of the declared type); nothing is written.';
+  '422 `invalid_request` for the first attachment that fails, with `details.index` (its place in ' +
+  '`attachment_keys`, from 0) and `details.reason`: `unknown_attachment` (not an upload of the caller, whoever it ' +
+  'belongs to), `already_used`, `upload_expired`, `object_missing` (nothing was uploaded), `too_large` ' +
+  '(`details.size`, `details.max_size`), `type_mismatch` (`details.expected`, `details.detected`: the first bytes ' +
+  'are not of the declared type); nothing is written.';
 const NOT_YOURS = "404 `not_found` for another user's ticket exactly as for an unknown id.";
 
 /**
@@ -52,7 +58,12 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: meTags,
         summary: 'Get a support attachment upload URL',
-        description: `A URL to PUT one file to, valid 10 minutes, for one new key under the caller (\`support/<user id>/<random>.<ext>\`), the declared \`content_type\` (PNG, JPEG, WebP, PDF or plain text) and \`size\` (at most 10 MiB). Send the \`headers\` given. Then name the \`key\` in \`attachment_keys\` of a new ticket or message within the 10 minutes. Errors: 400 SchemaError; 429 \`rate_limited\` past 20 per hour per user; 503 \`unavailable\` (the store cannot be reached).`,
+        description:
+          `A URL to PUT one file to, valid 10 minutes, for one new key under the caller (\`support/<user ` +
+          `id>/<random>.<ext>\`), the declared \`content_type\` (PNG, JPEG, WebP, PDF or plain text) and \`size\` ` +
+          `(at most 10 MiB). Send the \`headers\` given. Then name the \`key\` in \`attachment_keys\` of a new ` +
+          `ticket or message within the 10 minutes. Errors: 400 SchemaError; 429 \`rate_limited\` past 20 per hour ` +
+          `per user; 503 \`unavailable\` (the store cannot be reached).`,
         body: attachmentUploadBody,
         response: { 200: avatarUploadGrant },
       },
@@ -67,7 +78,12 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: meTags,
         summary: 'Write to support',
-        description: `Opens a ticket with the caller's first message. \`category\` is one of \`account\`, \`billing\`, \`technical\`, \`abuse\`, \`other\`; \`attachment_keys\` (up to 5) name files uploaded through \`POST /v1/me/support/attachments/upload-url\`; messages show them under \`attachments\` with download URLs. Answers 201 with the ticket (status \`open\`) and its messages. A confirmation mail goes to the caller's address when the account has one. ${STATUSES} Errors: 400 SchemaError; ${ATTACHMENT_REFUSALS} ${LIMIT}`,
+        description:
+          `Opens a ticket with the caller's first message. \`category\` is one of \`account\`, \`billing\`, ` +
+          `\`technical\`, \`abuse\`, \`other\`; \`attachment_keys\` (up to 5) name files uploaded through \`POST ` +
+          `/v1/me/support/attachments/upload-url\`; messages show them under \`attachments\` with download URLs. ` +
+          `Answers 201 with the ticket (status \`open\`) and its messages. A confirmation mail goes to the caller's ` +
+          `address when the account has one. ${STATUSES} Errors: 400 SchemaError; ${ATTACHMENT_REFUSALS} ${LIMIT}`,
         body: createTicketBody,
         response: { 201: myTicketView },
       },
@@ -81,7 +97,9 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: meTags,
         summary: "The caller's tickets",
-        description: `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` holds \`page\` and \`per_page\`). ${STATUSES}`,
+        description:
+          `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` holds \`page\` ` +
+          `and \`per_page\`). ${STATUSES}`,
         querystring: myTicketsQuery,
         response: { 200: myTicketsPage },
       },
@@ -95,7 +113,9 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: meTags,
         summary: "One of the caller's tickets",
-        description: `The ticket with its messages, oldest first (staff replies show as \`author: staff\`, without who wrote them). ${NOT_YOURS}`,
+        description:
+          `The ticket with its messages, oldest first (staff replies show as \`author: staff\`, without who wrote ` +
+          `them). ${NOT_YOURS}`,
         params: ticketIdParams,
         response: { 200: myTicketView },
       },
@@ -110,7 +130,10 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: meTags,
         summary: 'Add a message to a ticket',
-        description: `Adds the caller's message to their ticket, which waits on staff again (status \`open\`). Answers 200 with the ticket and its messages. Errors: 400 SchemaError; ${NOT_YOURS} 422 \`invalid_state\` when the ticket is closed (\`details.status\`; open a new one); ${ATTACHMENT_REFUSALS} ${LIMIT}`,
+        description:
+          `Adds the caller's message to their ticket, which waits on staff again (status \`open\`). Answers 200 ` +
+          `with the ticket and its messages. Errors: 400 SchemaError; ${NOT_YOURS} 422 \`invalid_state\` when the ` +
+          `ticket is closed (\`details.status\`; open a new one); ${ATTACHMENT_REFUSALS} ${LIMIT}`,
         params: ticketIdParams,
         body: playerMessageBody,
         response: { 200: myTicketView },
@@ -126,7 +149,10 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: staffTags,
         summary: 'List support tickets',
-        description: `The support queue, paged with \`meta.total\`, most recently active first by default (\`sort=updated_at|created_at:asc|desc\`). Filters \`status\`, \`category\`, \`user_id\` and \`q\` (subject contains, any case); all combine. ${STATUSES}`,
+        description:
+          `The support queue, paged with \`meta.total\`, most recently active first by default ` +
+          `(\`sort=updated_at|created_at:asc|desc\`). Filters \`status\`, \`category\`, \`user_id\` and \`q\` ` +
+          `(subject contains, any case); all combine. ${STATUSES}`,
         querystring: staffTicketsQuery,
         response: { 200: staffTicketsPage },
       },
@@ -142,7 +168,8 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Get a support ticket',
         description:
-          'The ticket with the player (id, email), how it was closed, and every message oldest first with its author. 404 `not_found`.',
+          'The ticket with the player (id, email), how it was closed, and every message oldest first with its ' +
+          'author. 404 `not_found`.',
         params: ticketIdParams,
         response: { 200: staffTicketView },
       },
@@ -158,7 +185,11 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Reply to a support ticket',
         description:
-          "Stores the reply as a staff message and sets the status to `answered`; the reply is mailed to the player's address (transactional) when the account has one. Answers 200 with the ticket. Errors: 400 SchemaError; 404 `not_found`; 422 `invalid_state` when the ticket is closed (`details.status`; reopen it first). Audited (`support.ticket.reply`); a dashboard event `support.ticket_replied` follows the commit.",
+          'Stores the reply as a staff message and sets the status to `answered`; the reply is mailed to the ' +
+          "player's address (transactional) when the account has one. Answers 200 with the ticket. Errors: 400 " +
+          'SchemaError; 404 `not_found`; 422 `invalid_state` when the ticket is closed (`details.status`; reopen ' +
+          'it first). Audited (`support.ticket.reply`); a dashboard event `support.ticket_replied` follows the ' +
+          'commit.',
         params: ticketIdParams,
         body: staffReplyBody,
         response: { 200: staffTicketView },
@@ -175,7 +206,10 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Close a support ticket',
         description:
-          'Sets the status to `closed`, keeping who closed it and the optional `reason` (not shown to the player, who can no longer write to it). Nothing is mailed. Answers 200 with the ticket. Errors: 400 SchemaError; 404 `not_found`; 422 `invalid_state` when already closed. Audited (`support.ticket.close`); a dashboard event `support.ticket_closed` follows the commit.',
+          'Sets the status to `closed`, keeping who closed it and the optional `reason` (not shown to the player, ' +
+          'who can no longer write to it). Nothing is mailed. Answers 200 with the ticket. Errors: 400 ' +
+          'SchemaError; 404 `not_found`; 422 `invalid_state` when already closed. Audited ' +
+          '(`support.ticket.close`); a dashboard event `support.ticket_closed` follows the commit.',
         params: ticketIdParams,
         body: closeBody,
         response: { 200: staffTicketView },
@@ -192,7 +226,9 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
         tags: staffTags,
         summary: 'Reopen a support ticket',
         description:
-          'Sets a closed ticket back to `open` and clears its closing fields. Answers 200 with the ticket. Errors: 400 SchemaError; 404 `not_found`; 422 `invalid_state` when the ticket is not closed. Audited (`support.ticket.reopen`); a dashboard event `support.ticket_reopened` follows the commit.',
+          'Sets a closed ticket back to `open` and clears its closing fields. Answers 200 with the ticket. ' +
+          'Errors: 400 SchemaError; 404 `not_found`; 422 `invalid_state` when the ticket is not closed. Audited ' +
+          '(`support.ticket.reopen`); a dashboard event `support.ticket_reopened` follows the commit.',
         params: ticketIdParams,
         body: reopenBody,
         response: { 200: staffTicketView },

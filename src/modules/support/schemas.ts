@@ -29,7 +29,8 @@ export const attachmentUploadBody = z
     content_type: z
       .enum(ATTACHMENT_CONTENT_TYPES)
       .describe(
-        "PNG, JPEG, WebP, PDF or plain text (UTF-8); the file's first bytes are checked against it when a message names the key.",
+        "PNG, JPEG, WebP, PDF or plain text (UTF-8); the file's first bytes are checked against it when a message " +
+          'names the key.',
       ),
     size: z.number().int().min(1).max(MAX_ATTACHMENT_BYTES).describe('The file size in bytes (at most 10 MiB).'),
   })

@@ -8,7 +8,8 @@ import { SystemCronService } from './service.js';
 
 const tags = ['scheduled jobs'];
 const unknownJob =
-  'An unknown id is 404 `not_found` (`details.id`); an id that is not an integer from 1 to 2147483647 is a 400 SchemaError.';
+  'An unknown id is 404 `not_found` (`details.id`); an id that is not an integer from 1 to 2147483647 is a 400 ' +
+  'SchemaError.';
 
 /**
  * Scheduled jobs: the staff routes, and this instance's scheduler, which starts when the app is
@@ -41,7 +42,9 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Enable or disable a scheduled job (setSystemCronJobActive)',
-        description: `Enabling schedules the next occurrence from now; disabling clears the next run. Audited as \`system.cron.enable\` / \`system.cron.disable\`. ${unknownJob}`,
+        description:
+          `Enabling schedules the next occurrence from now; disabling clears the next run. Audited as ` +
+          `\`system.cron.enable\` / \`system.cron.disable\`. ${unknownJob}`,
         params: jobIdParams,
         body: setActiveBody,
         response: { 200: okResult },
@@ -57,7 +60,10 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Run a scheduled job now',
-        description: `Runs on this instance, even when the job is disabled, without moving its schedule; waits for a scheduled run of the same job in progress. Answers the run record: a failing job is still 200, with \`result: "error"\` and \`error\`. Audited as \`system.cron.run\`. ${unknownJob}`,
+        description:
+          `Runs on this instance, even when the job is disabled, without moving its schedule; waits for a scheduled ` +
+          `run of the same job in progress. Answers the run record: a failing job is still 200, with \`result: ` +
+          `"error"\` and \`error\`. Audited as \`system.cron.run\`. ${unknownJob}`,
         params: jobIdParams,
         response: { 200: runBody },
       },
@@ -72,7 +78,9 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: "A scheduled job's run history, newest first",
-        description: `Runs are kept 90 days (the daily \`prune-job-runs\` job); the job's last outcome stays on the job itself. ${unknownJob}`,
+        description:
+          `Runs are kept 90 days (the daily \`prune-job-runs\` job); the job's last outcome stays on the job ` +
+          `itself. ${unknownJob}`,
         params: jobIdParams,
         querystring: runsQuery,
         response: { 200: runsPage },

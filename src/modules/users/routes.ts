@@ -38,7 +38,9 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List users',
         description:
-          "Paged with total. Filters are the broadcast segment's (each narrows; all combine); without `status` every status is listed. Sort by `created_at` (default, newest first), `last_seen_at` (never-seen last) or `email`.",
+          "Paged with total. Filters are the broadcast segment's (each narrows; all combine); without `status` " +
+          'every status is listed. Sort by `created_at` (default, newest first), `last_seen_at` (never-seen last) ' +
+          'or `email`.',
         querystring: listUsersQuery,
         response: { 200: usersPage },
       },
@@ -54,7 +56,8 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Get a user',
         description:
-          'Profile, status history, tier, unexpired role grants, subscription summary and recent audit entries. 404 `not_found`.',
+          'Profile, status history, tier, unexpired role grants, subscription summary and recent audit entries. ' +
+          '404 `not_found`.',
         params: userIdParams,
         response: { 200: userDetail },
       },
@@ -70,7 +73,9 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "The identity provider's record of a user",
         description:
-          "Sign-in methods, ban and last sign-in as the identity provider holds them. 404 `not_found` when the user or the provider's record is missing (the embedded `local` provider keeps none); 502 `auth_service_error` when the provider fails.",
+          'Sign-in methods, ban and last sign-in as the identity provider holds them. 404 `not_found` when the ' +
+          "user or the provider's record is missing (the embedded `local` provider keeps none); 502 " +
+          '`auth_service_error` when the provider fails.',
         params: userIdParams,
         response: { 200: identityAccountBody },
       },
@@ -85,7 +90,9 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: "Edit a user's display name, tier or metadata",
-        description: `Returns the user. 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_request\` for an unknown tier; 422 \`invalid_state\` for a deleted user. An edit that changes nothing is not audited.`,
+        description:
+          `Returns the user. 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_request\` for an unknown ` +
+          `tier; 422 \`invalid_state\` for a deleted user. An edit that changes nothing is not audited.`,
         params: userIdParams,
         body: updateUserBody,
         response: { 200: userDetail },
@@ -101,7 +108,9 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Ban a user',
-        description: `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` \`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded} ${lastOwner}`,
+        description:
+          `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` ` +
+          `\`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded} ${lastOwner}`,
         params: userIdParams,
         body: banUserBody,
         response: noContent,
@@ -139,7 +148,9 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Sign a user out',
-        description: `Ends every sign-in session (tokens issued until now answer 401 \`invalid_token\`), or with \`session_id\` only that one (tokens carrying that \`session_id\` claim). ${guarded}`,
+        description:
+          `Ends every sign-in session (tokens issued until now answer 401 \`invalid_token\`), or with \`session_id\` ` +
+          `only that one (tokens carrying that \`session_id\` claim). ${guarded}`,
         params: userIdParams,
         body: signOutUserBody,
         response: noContent,
@@ -158,7 +169,12 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Delete a user (deleteAdminUser)',
-        description: `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on (event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity provider removes the account first, then the user and every row they own are removed in one transaction (event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries about the user lose their change summaries). ${guarded} ${lastOwner}`,
+        description:
+          `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on ` +
+          `(event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity ` +
+          `provider removes the account first, then the user and every row they own are removed in one transaction ` +
+          `(event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries ` +
+          `about the user lose their change summaries). ${guarded} ${lastOwner}`,
         params: userIdParams,
         body: deleteUserBody,
         response: noContent,

@@ -65,7 +65,8 @@ export const userDetail = userSummary.omit({ roles: true }).extend({
   subscription: subscriptionSummary
     .nullable()
     .describe(
-      'The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed.',
+      'The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never ' +
+        'subscribed.',
     ),
   credit_balance: z.number().int().describe("The sum of the user's credit ledger."),
   recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),

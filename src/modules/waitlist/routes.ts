@@ -16,7 +16,9 @@ export function registerWaitlistRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Join the waitlist',
         description:
-          '`email` (stored lowercased), optional `source` (max 100) and `referrer` (max 500). Answers 202 `{ ok: true }` whether the address is new or already on the list: a repeat changes nothing (the first source and referrer stay) and reveals nothing.',
+          '`email` (stored lowercased), optional `source` (max 100) and `referrer` (max 500). Answers 202 `{ ok: ' +
+          'true }` whether the address is new or already on the list: a repeat changes nothing (the first source ' +
+          'and referrer stay) and reveals nothing.',
         body: joinWaitlistBody,
         response: { 202: joinWaitlistResult },
       },
@@ -35,7 +37,9 @@ export function registerWaitlistRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List waitlist signups',
         description:
-          'Paged with `meta.total`, newest first by default (`sort=created_at|email:asc|desc`). `q` matches the address (case-insensitive); `source` filters exactly. Import them into an audience with `PUT /v1/admin/email/audiences/{id}/members`.',
+          'Paged with `meta.total`, newest first by default (`sort=created_at|email:asc|desc`). `q` matches the ' +
+          'address (case-insensitive); `source` filters exactly. Import them into an audience with `PUT ' +
+          '/v1/admin/email/audiences/{id}/members`.',
         querystring: listWaitlistQuery,
         response: { 200: waitlistPage },
       },

@@ -38,7 +38,8 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
         tags,
         summary: 'List billing products',
         description:
-          'Every credit pack and plan (a small set, not paged), by `sortOrder` then name, each with all its prices (active and retired). `kind` and `isActive` filter.',
+          'Every credit pack and plan (a small set, not paged), by `sortOrder` then name, each with all its ' +
+          'prices (active and retired). `kind` and `isActive` filter.',
         querystring: listProductsQuery,
         response: { 200: productsBody },
       },
@@ -54,7 +55,9 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
         tags,
         summary: 'Create a billing product',
         description:
-          "A `credit_pack` (with `credits`) or a `plan` (with `tierKey`); the other kind's field is a 400. An unknown `tierKey` is 422 `invalid_request` (`details.tierKey`). Prices are added with POST …/products/{id}/prices. Audited (`plans.product.create`).",
+          "A `credit_pack` (with `credits`) or a `plan` (with `tierKey`); the other kind's field is a 400. An " +
+          'unknown `tierKey` is 422 `invalid_request` (`details.tierKey`). Prices are added with POST ' +
+          '…/products/{id}/prices. Audited (`plans.product.create`).',
         body: createProductBody,
         response: { 201: idResult },
       },
@@ -85,7 +88,11 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
         tags,
         summary: 'Update a billing product',
         description:
-          'Any of `name`, `description`, `credits` (packs), `tierKey` (plans), `isActive`, `sortOrder`, `metadata`; at least one. Omitted fields keep their value; `null` clears `description`; `kind` cannot change (400). Answers the product. 404 `not_found`; 422 `invalid_request` for a field of the other kind or an unknown `tierKey`. Products are never deleted: `isActive: false` takes one off sale. Audited (`plans.product.update`) with the changed fields; a body that changes nothing writes nothing.',
+          'Any of `name`, `description`, `credits` (packs), `tierKey` (plans), `isActive`, `sortOrder`, ' +
+          '`metadata`; at least one. Omitted fields keep their value; `null` clears `description`; `kind` cannot ' +
+          'change (400). Answers the product. 404 `not_found`; 422 `invalid_request` for a field of the other ' +
+          'kind or an unknown `tierKey`. Products are never deleted: `isActive: false` takes one off sale. ' +
+          'Audited (`plans.product.update`) with the changed fields; a body that changes nothing writes nothing.',
         params: productIdParams,
         body: updateProductBody,
         response: { 200: productBody },
@@ -102,7 +109,10 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
         tags,
         summary: 'Add a price to a billing product',
         description:
-          "Answers the price's `id` and `providerPriceId` (checkout's `priceId`). 404 `not_found` for an unknown product; 409 `conflict` when `providerPriceId` is taken or the product already has an active price in the currency (deactivate it first); 422 `invalid_request` when `interval` does not suit the product's kind, or `providerPriceId` is missing with the Stripe provider. Audited (`plans.price.create`).",
+          "Answers the price's `id` and `providerPriceId` (checkout's `priceId`). 404 `not_found` for an unknown " +
+          'product; 409 `conflict` when `providerPriceId` is taken or the product already has an active price in ' +
+          "the currency (deactivate it first); 422 `invalid_request` when `interval` does not suit the product's " +
+          'kind, or `providerPriceId` is missing with the Stripe provider. Audited (`plans.price.create`).',
         params: productIdParams,
         body: createPriceBody,
         response: { 201: createdPriceResult },
@@ -120,7 +130,10 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
         tags,
         summary: 'Activate or deactivate a price',
         description:
-          'Only `isActive` changes: amount, currency, interval and provider id are fixed once made (400); to change a price, add a new one and deactivate this one. Answers the price. 404 `not_found`; 409 `conflict` when activating it would make a second active price in its currency. Audited (`plans.price.update`); setting the current value writes nothing.',
+          'Only `isActive` changes: amount, currency, interval and provider id are fixed once made (400); to ' +
+          'change a price, add a new one and deactivate this one. Answers the price. 404 `not_found`; 409 ' +
+          '`conflict` when activating it would make a second active price in its currency. Audited ' +
+          '(`plans.price.update`); setting the current value writes nothing.',
         params: priceIdParams,
         body: updatePriceBody,
         response: { 200: priceBody },
@@ -136,7 +149,9 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
         tags: ['public'],
         summary: 'The product catalog',
         description:
-          "A bare array (spec): active products that have an active price, by sort order then name, each with its active prices. Pass a product's `id` as `productId` or a price's `priceId` to POST /v1/me/billing/checkout-session. Carries an `ETag` (304 on `If-None-Match`).",
+          'A bare array (spec): active products that have an active price, by sort order then name, each with its ' +
+          "active prices. Pass a product's `id` as `productId` or a price's `priceId` to POST " +
+          '/v1/me/billing/checkout-session. Carries an `ETag` (304 on `If-None-Match`).',
         response: { 200: publicProductsBody, 304: z.null().describe('Not modified') },
       },
     },

@@ -96,7 +96,8 @@ export const createPriceBody = z
       .regex(PROVIDER_PRICE_ID_PATTERN, `providerPriceId must match ${PROVIDER_PRICE_ID_PATTERN.source}`)
       .optional()
       .describe(
-        "The payment provider's price id (Stripe: `price_…`, created in its dashboard). Required with Stripe; with the local provider it may be omitted and one is made (`local_price_…`).",
+        "The payment provider's price id (Stripe: `price_…`, created in its dashboard). Required with Stripe; " +
+          'with the local provider it may be omitted and one is made (`local_price_…`).',
       ),
     currency: z
       .string()

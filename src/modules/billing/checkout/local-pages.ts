@@ -107,7 +107,8 @@ export function registerLocalCheckoutPages(
           tags,
           summary: 'Local provider: checkout page',
           description:
-            'An HTML page with the product, the amount, and Pay and Cancel buttons. 404 `checkout` (unknown id). Only served by the local payment provider.',
+            'An HTML page with the product, the amount, and Pay and Cancel buttons. 404 `checkout` (unknown id). ' +
+            'Only served by the local payment provider.',
           params,
           response: { 200: z.string().describe('text/html') },
         },
@@ -155,7 +156,9 @@ export function registerLocalCheckoutPages(
           tags,
           summary: 'Local provider: pay a checkout',
           description:
-            'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 `checkout`; 422 `invalid_state` (a checkout stored with a success or cancel URL the page cannot send the player to: nothing is paid).',
+            'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 ' +
+            '`checkout`; 422 `invalid_state` (a checkout stored with a success or cancel URL the page cannot send ' +
+            'the player to: nothing is paid).',
           params,
           response: { 303: redirect },
         },
@@ -170,7 +173,8 @@ export function registerLocalCheckoutPages(
           tags,
           summary: 'Local provider: cancel a checkout',
           description:
-            'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 `checkout`; 422 `invalid_state` (as for paying: nothing changes).',
+            'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 ' +
+            '`checkout`; 422 `invalid_state` (as for paying: nothing changes).',
           params,
           response: { 303: redirect },
         },
@@ -185,7 +189,9 @@ export function registerLocalCheckoutPages(
           tags,
           summary: 'Local provider: billing portal page',
           description:
-            'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep no cards or invoices to manage, so the page says so and links back to `return_url` (http or https only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
+            'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep ' +
+            'no cards or invoices to manage, so the page says so and links back to `return_url` (http or https ' +
+            'only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
           querystring: z.object({ return_url: httpUrl({ max: 2000 }) }),
           response: { 200: z.string().describe('text/html') },
         },
@@ -209,7 +215,10 @@ export function registerLocalCheckoutPages(
         tags,
         summary: 'Local provider: an object as the provider holds it',
         description:
-          "Where the local provider's deep links (`GET /v1/admin/billing/deep-link/{type}/{id}`) lead: the provider's own record of a customer, subscription, invoice or payment (with its refunds), as Stripe's dashboard would show it. 404 `not_found` for an id the provider does not hold. Only served by the local payment provider.",
+          "Where the local provider's deep links (`GET /v1/admin/billing/deep-link/{type}/{id}`) lead: the " +
+          "provider's own record of a customer, subscription, invoice or payment (with its refunds), as Stripe's " +
+          'dashboard would show it. 404 `not_found` for an id the provider does not hold. Only served by the ' +
+          'local payment provider.',
         params: z.object({
           type: z.enum(['customer', 'subscription', 'invoice', 'payment']),
           id: z.string().min(1).max(200),

@@ -42,7 +42,20 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Start a checkout (operation 6)',
         description:
-          'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to the player who sent it) a repeat with the same body answers the first checkout (header `idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also after that checkout completed or expired (a new purchase takes a new key); the same key with another body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different checkouts. Errors: 400 SchemaError (`successUrl` or `cancelUrl` not an absolute http(s) URL, or holding a space, control or separator character: percent-encode them); 404 `product`; 422 `price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL not on an allowed origin; several currencies and no priceId; the provider refused, with `provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be reached).',
+          'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or ' +
+          'subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 ' +
+          'otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same ' +
+          'request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to ' +
+          'the player who sent it) a repeat with the same body answers the first checkout (header ' +
+          '`idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also ' +
+          'after that checkout completed or expired (a new purchase takes a new key); the same key with another ' +
+          'body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different ' +
+          'checkouts. Errors: 400 SchemaError (`successUrl` or `cancelUrl` not an absolute http(s) URL, or ' +
+          'holding a space, control or separator character: percent-encode them); 404 `product`; 422 ' +
+          '`price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL ' +
+          'not on an allowed origin; several currencies and no priceId; the provider refused, with ' +
+          '`provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be ' +
+          'reached).',
         headers: idempotencyKeyHeaders('checkout'),
         body: checkoutSessionBody,
         response: { 200: checkoutSessionResult },
@@ -66,7 +79,8 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "The caller's billing",
         description:
-          "The caller's customer id at the configured provider (null before the first checkout), live subscription (trialing, active or past due; null when none), tier and credit balance.",
+          "The caller's customer id at the configured provider (null before the first checkout), live " +
+          'subscription (trialing, active or past due; null when none), tier and credit balance.',
         response: { 200: myBillingView },
       },
     },
@@ -95,7 +109,10 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Open the billing portal',
         description:
-          "The provider's self-service page (payment methods, plan, invoices) for the caller; a player without a customer yet gets one made. Errors: 400 SchemaError (`return_url` not an absolute http(s) URL in plain characters); 422 `invalid_request` (`return_url` not on an allowed origin; the provider refused); 503 `unavailable`.",
+          "The provider's self-service page (payment methods, plan, invoices) for the caller; a player without a " +
+          'customer yet gets one made. Errors: 400 SchemaError (`return_url` not an absolute http(s) URL in plain ' +
+          'characters); 422 `invalid_request` (`return_url` not on an allowed origin; the provider refused); 503 ' +
+          '`unavailable`.',
         body: portalSessionBody,
         response: { 200: portalSessionResult },
       },
@@ -118,7 +135,9 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
           tags,
           summary: 'Stripe webhook',
           description:
-            "Stripe's event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute tolerance); each event id is processed once (a redelivery answers 200 and does nothing). Errors: 400 `invalid_signature` (missing, wrong or too old), `invalid_event` (signed but unreadable).",
+            "Stripe's event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute " +
+            'tolerance); each event id is processed once (a redelivery answers 200 and does nothing). Errors: 400 ' +
+            '`invalid_signature` (missing, wrong or too old), `invalid_event` (signed but unreadable).',
           response: { 200: z.object({ received: z.literal(true) }) },
         },
       },

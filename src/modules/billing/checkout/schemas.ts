@@ -15,7 +15,8 @@ export const checkoutSessionBody = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{2,49}$/)
       .optional()
       .describe(
-        'A promotion code the player entered (any case). Refused with 422 `invalid_request` and `details.reason` when it cannot be used.',
+        'A promotion code the player entered (any case). Refused with 422 `invalid_request` and `details.reason` ' +
+          'when it cannot be used.',
       ),
   })
   .strict()

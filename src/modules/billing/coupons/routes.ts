@@ -20,7 +20,8 @@ const tags = ['billing'];
 const read = { perms: ['billing.read'] } as const;
 const write = { perms: ['billing.write'] } as const;
 const PROVIDER_ERRORS =
-  '422 `invalid_request` when the payment provider refuses (`details.provider_code` is its code); 503 `unavailable` when it cannot be reached or fails. Either way nothing is stored.';
+  '422 `invalid_request` when the payment provider refuses (`details.provider_code` is its code); 503 ' +
+  '`unavailable` when it cannot be reached or fails. Either way nothing is stored.';
 
 export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
   const coupons = new BillingCouponsService(kernel.db, kernel.payments);
@@ -33,7 +34,8 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List coupons',
         description:
-          'Paged with `meta.total`, newest first by default. `status=active|deleted` filters; `q` matches the name. Deleted coupons are kept for history.',
+          'Paged with `meta.total`, newest first by default. `status=active|deleted` filters; `q` matches the ' +
+          'name. Deleted coupons are kept for history.',
         querystring: listCouponsQuery,
         response: { 200: couponsBody },
       },
@@ -48,7 +50,11 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Create a coupon',
-        description: `Created at the payment provider, then mirrored. Exactly one of \`percent_off\` (0 < p <= 100, two decimals) or \`amount_off\` (minor units, with \`currency\`); \`duration_in_months\` (1..36) with \`repeating\` only; \`redeem_by\` in the future. Anything else is a 400. ${PROVIDER_ERRORS} Answers 201 with the coupon. Audited (\`billing.coupon.create\`).`,
+        description:
+          `Created at the payment provider, then mirrored. Exactly one of \`percent_off\` (0 < p <= 100, two ` +
+          `decimals) or \`amount_off\` (minor units, with \`currency\`); \`duration_in_months\` (1..36) with ` +
+          `\`repeating\` only; \`redeem_by\` in the future. Anything else is a 400. ${PROVIDER_ERRORS} Answers 201 ` +
+          `with the coupon. Audited (\`billing.coupon.create\`).`,
         body: createCouponBody,
         response: { 201: couponBody },
       },
@@ -63,7 +69,10 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Delete a coupon',
-        description: `Deleted at the payment provider; the row is kept, marked deleted, and its promotion codes become inactive. Checkouts already discounted keep their discount. 404 \`not_found\` for an unknown or already deleted coupon. ${PROVIDER_ERRORS} Answers 204. Audited (\`billing.coupon.delete\`).`,
+        description:
+          `Deleted at the payment provider; the row is kept, marked deleted, and its promotion codes become ` +
+          `inactive. Checkouts already discounted keep their discount. 404 \`not_found\` for an unknown or already ` +
+          `deleted coupon. ${PROVIDER_ERRORS} Answers 204. Audited (\`billing.coupon.delete\`).`,
         params: idParams,
         response: { 204: z.null().describe('Deleted') },
       },
@@ -82,7 +91,8 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List promotion codes',
         description:
-          'Paged with `meta.total`, newest first by default. `coupon_id` and `active` (`true|false`) filter; `q` matches the code.',
+          'Paged with `meta.total`, newest first by default. `coupon_id` and `active` (`true|false`) filter; `q` ' +
+          'matches the code.',
         querystring: listPromotionCodesQuery,
         response: { 200: promotionCodesBody },
       },
@@ -97,7 +107,10 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Create a promotion code',
-        description: `A code players enter at checkout for a coupon. Created at the payment provider, then mirrored. 404 \`not_found\` when \`coupon_id\` is unknown or deleted; 409 \`conflict\` when the code exists in any case. ${PROVIDER_ERRORS} Answers 201 with the code. Audited (\`billing.promotion_code.create\`).`,
+        description:
+          `A code players enter at checkout for a coupon. Created at the payment provider, then mirrored. 404 ` +
+          `\`not_found\` when \`coupon_id\` is unknown or deleted; 409 \`conflict\` when the code exists in any ` +
+          `case. ${PROVIDER_ERRORS} Answers 201 with the code. Audited (\`billing.promotion_code.create\`).`,
         body: createPromotionCodeBody,
         response: { 201: promotionCodeBody },
       },
@@ -112,7 +125,11 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Activate or deactivate a promotion code',
-        description: `Only \`active\` can change: the payment provider fixes a code's limits and expiry at creation (other fields are a 400). 404 \`not_found\`; 422 \`invalid_state\` to activate a code of a deleted coupon. ${PROVIDER_ERRORS} Answers 200 with the code; the same value writes nothing. Audited (\`billing.promotion_code.update\`).`,
+        description:
+          `Only \`active\` can change: the payment provider fixes a code's limits and expiry at creation (other ` +
+          `fields are a 400). 404 \`not_found\`; 422 \`invalid_state\` to activate a code of a deleted coupon. ` +
+          `${PROVIDER_ERRORS} Answers 200 with the code; the same value writes nothing. Audited ` +
+          `(\`billing.promotion_code.update\`).`,
         params: idParams,
         body: updatePromotionCodeBody,
         response: { 200: promotionCodeBody },

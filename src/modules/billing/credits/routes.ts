@@ -34,7 +34,12 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Grant credits to a user',
         description:
-          'Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is 409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), `invalid_request` (`expires_at` not in the future).',
+          'Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; ' +
+          'audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and ' +
+          'the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first ' +
+          'grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is ' +
+          '409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), ' +
+          '`invalid_request` (`expires_at` not in the future).',
         headers: grantHeaders,
         body: grantCreditsBody,
         response: { 201: grantResult },
@@ -59,7 +64,9 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'The credit ledger of every user',
         description:
-          'Paged with total, newest first by default (`sort=created_at:asc|desc`). Filters `user_id`, `kind`, `reference_type`, `reference_id`, `created_from` (inclusive), `created_to` (exclusive), and `q` (reason or reference id, substring); all combine.',
+          'Paged with total, newest first by default (`sort=created_at:asc|desc`). Filters `user_id`, `kind`, ' +
+          '`reference_type`, `reference_id`, `created_from` (inclusive), `created_to` (exclusive), and `q` ' +
+          '(reason or reference id, substring); all combine.',
         querystring: listLedgerQuery,
         response: { 200: ledgerPage },
       },
@@ -75,7 +82,9 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Credit lots',
         description:
-          'Every addition of credits and what is left of it. Paged with total; sort `created_at` (default, newest first) or `expires_at` (never-expiring last). Filters `user_id`, `active` (`true`: something left and not lapsed), `expiring_before`.',
+          'Every addition of credits and what is left of it. Paged with total; sort `created_at` (default, newest ' +
+          'first) or `expires_at` (never-expiring last). Filters `user_id`, `active` (`true`: something left and ' +
+          'not lapsed), `expiring_before`.',
         querystring: listLotsQuery,
         response: { 200: lotsPage },
       },
@@ -90,7 +99,8 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "The caller's credit ledger",
         description:
-          "The caller's own entries, newest first; paged without a total (`meta` holds `page` and `per_page`; a page shorter than `per_page` is the last).",
+          "The caller's own entries, newest first; paged without a total (`meta` holds `page` and `per_page`; a " +
+          'page shorter than `per_page` is the last).',
         querystring: myLedgerQuery,
         response: { 200: myLedgerPage },
       },

@@ -31,7 +31,8 @@ export const grantHeaders = z
       .max(200)
       .optional()
       .describe(
-        'Repeating a grant with the same key and body answers the first result and grants nothing more; the same key with another body is 409 `conflict`.',
+        'Repeating a grant with the same key and body answers the first result and grants nothing more; the same ' +
+          'key with another body is 409 `conflict`.',
       ),
   })
   .passthrough();

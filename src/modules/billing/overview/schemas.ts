@@ -41,7 +41,8 @@ const revenue = z.object({
   by_period: z
     .array(z.object({ period_start: z.date(), ...revenueFigures }))
     .describe(
-      'Every bucket of the range (zeros where nothing happened) for each currency of `by_currency`, by `period_start` then currency. The first and last buckets may be cut by `from` and `to`.',
+      'Every bucket of the range (zeros where nothing happened) for each currency of `by_currency`, by ' +
+        '`period_start` then currency. The first and last buckets may be cut by `from` and `to`.',
     ),
 });
 
@@ -62,12 +63,14 @@ const subscriptions = z.object({
   mrr: z
     .array(z.object({ currency: z.string(), amount: minor }))
     .describe(
-      "Monthly recurring revenue now, per currency: the list price of every live subscription, yearly prices divided by 12; each currency's sum is rounded once (half away from zero). Discounts are not taken off.",
+      'Monthly recurring revenue now, per currency: the list price of every live subscription, yearly prices ' +
+        "divided by 12; each currency's sum is rounded once (half away from zero). Discounts are not taken off.",
     ),
   mrr_unpriced: count.describe('Live subscriptions left out of `mrr` because their price is not in the catalog.'),
   started: count.describe('Subscriptions created in the range, whatever their status now.'),
   canceled: count.describe(
-    'Subscriptions whose cancellation was requested in the range (`canceled_at`), including those set to end at period end.',
+    'Subscriptions whose cancellation was requested in the range (`canceled_at`), including those set to end at ' +
+      'period end.',
   ),
 });
 

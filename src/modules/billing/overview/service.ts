@@ -74,7 +74,9 @@ export function resolveRange(query: OverviewQuery, now: Date): { range: TimeRang
   const periods = periodStarts(range, query.interval);
   if (periods.length > MAX_PERIODS) {
     throw invalidRequest({
-      reason: `the range holds more than ${MAX_PERIODS} periods of a ${query.interval}; pick a wider interval or a shorter range`,
+      reason:
+        `the range holds more than ${MAX_PERIODS} periods of a ${query.interval}; pick a wider interval or a ` +
+        `shorter range`,
       interval: query.interval,
       periods: periods.length,
       max_periods: MAX_PERIODS,

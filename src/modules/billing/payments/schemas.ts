@@ -41,7 +41,8 @@ export const refundHeaders = z
       .max(200)
       .optional()
       .describe(
-        'Makes a retry safe: a repeat with the same key and body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more; the same key with another body is 409 `conflict`.',
+        'Makes a retry safe: a repeat with the same key and body answers the first refund (header ' +
+          '`idempotent-replayed: true`) and refunds nothing more; the same key with another body is 409 `conflict`.',
       ),
   })
   .passthrough();

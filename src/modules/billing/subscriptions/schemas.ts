@@ -84,7 +84,8 @@ export const cancelSubscriptionBody = z
       .enum(['period_end', 'now'])
       .default('period_end')
       .describe(
-        '`period_end` (default): the subscription runs to the end of the period paid for, then ends; `now`: it ends at once and the tier goes with it (no refund is made).',
+        '`period_end` (default): the subscription runs to the end of the period paid for, then ends; `now`: it ' +
+          'ends at once and the tier goes with it (no refund is made).',
       ),
     reason,
   })
@@ -99,7 +100,8 @@ export const simulateRenewalBody = z
     outcome: z
       .enum(['paid', 'failed'])
       .describe(
-        '`paid`: the next period is charged and paid; `failed`: the charge fails, the invoice stays open and the subscription is past_due.',
+        '`paid`: the next period is charged and paid; `failed`: the charge fails, the invoice stays open and the ' +
+          'subscription is past_due.',
       ),
   })
   .strict();

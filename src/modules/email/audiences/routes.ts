@@ -28,12 +28,27 @@ const MAILABLE =
   'Mailable: the address is not on the suppression list and its account (if any) is not banned or deleted.';
 
 const REPLACE_MEMBERS = [
-  'Replaces the whole member list with `members` (at most 50,000 items; each an address, `{ user_id, email? }` or `{ email }`) or `csv` (at most 5,000,000 characters; the first column of each row is an address; a first row whose first cell is `email`, any case, is a header; quoted cells, a UTF-8 BOM, CRLF and blank lines are fine). Send exactly one of the two.',
-  "Addresses are stored lowercased and duplicates removed case-insensitively (the first occurrence is kept). A `user_id` member without `email` takes the account's address; an address without `user_id` is linked to the account with that address, if any. Members that stay keep their id and `created_at`. The replace is one transaction: readers see the old list or the new one, never a mix, and any refusal leaves the old list untouched.",
+  'Replaces the whole member list with `members` (at most 50,000 items; each an address, `{ user_id, email? }` or ' +
+    '`{ email }`) or `csv` (at most 5,000,000 characters; the first column of each row is an address; a first row ' +
+    'whose first cell is `email`, any case, is a header; quoted cells, a UTF-8 BOM, CRLF and blank lines are fine). ' +
+    'Send exactly one of the two.',
+  'Addresses are stored lowercased and duplicates removed case-insensitively (the first occurrence is kept). A ' +
+    "`user_id` member without `email` takes the account's address; an address without `user_id` is linked to the " +
+    'account with that address, if any. Members that stay keep their id and `created_at`. The replace is one ' +
+    'transaction: readers see the old list or the new one, never a mix, and any refusal leaves the old list ' +
+    'untouched.',
   'A CSV is read a stretch at a time, other requests being answered in between, and what is kept of it is ' +
     'bounded: the first 20 refused rows with a count of all of them, and the distinct addresses up to one past ' +
     'the 50,000 limit.',
-  'Answers 200 `{ count }`: the members now on the list. Refusals, in this order: 404 `audience` (no such audience); 400 `validation_failed` when any CSV row is not an address or any `user_id` member cannot be used, with `details.invalid_count` (refused rows and users in all), `details.invalid_emails` (the first 20 refused CSV cells, each cut to 320 characters), `details.invalid_lines` (their CSV line numbers) and `details.invalid_users` (the first 20 `{ user_id, reason }`, reason `not_found`, `no_email` or `invalid_email`); 422 `too_many_members` with `details.max` 50000 when more than 50,000 distinct addresses remain after duplicates are removed (blank CSV lines and the header do not count). An invalid address in `members`, more than 50,000 items, a `csv` over 5,000,000 characters, or both or neither of `members` and `csv` is a 400 SchemaError; ' +
+  'Answers 200 `{ count }`: the members now on the list. Refusals, in this order: 404 `audience` (no such ' +
+    'audience); 400 `validation_failed` when any CSV row is not an address or any `user_id` member cannot be used, ' +
+    'with `details.invalid_count` (refused rows and users in all), `details.invalid_emails` (the first 20 refused ' +
+    'CSV cells, each cut to 320 characters), `details.invalid_lines` (their CSV line numbers) and ' +
+    '`details.invalid_users` (the first 20 `{ user_id, reason }`, reason `not_found`, `no_email` or ' +
+    '`invalid_email`); 422 `too_many_members` with `details.max` 50000 when more than 50,000 distinct addresses ' +
+    'remain after duplicates are removed (blank CSV lines and the header do not count). An invalid address in ' +
+    '`members`, more than 50,000 items, a `csv` over 5,000,000 characters, or both or neither of `members` and ' +
+    '`csv` is a 400 SchemaError; ' +
     `a body over ${LARGE_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes (5,000,000 characters however escaped) ` +
     'is 413 `payload_too_large`. ' +
     'Audited (`email.audience.members.replace`, with counts, never the addresses).',
@@ -50,7 +65,8 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List email audiences',
         description:
-          'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). `q` matches the name (case-insensitive). Each with its `member_count`.',
+          'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). `q` ' +
+          'matches the name (case-insensitive). Each with its `member_count`.',
         querystring: listAudiencesQuery,
         response: { 200: audiencesPage },
       },
@@ -66,7 +82,8 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Create an email audience',
         description:
-          'An empty list named `name` (1 to 200) with an optional `description` (max 500); fill it with `PUT …/{id}/members`. Answers 201 with the audience. Audited (`email.audience.create`).',
+          'An empty list named `name` (1 to 200) with an optional `description` (max 500); fill it with `PUT ' +
+          '…/{id}/members`. Answers 201 with the audience. Audited (`email.audience.create`).',
         body: createAudienceBody,
         response: { 201: audienceView },
       },
@@ -97,7 +114,9 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Edit an email audience',
         description:
-          'Replaces `name` and `description` (omitted or null clears it); members are untouched. Answers the audience. 404 `not_found`. Audited (`email.audience.update`) with both values before and after; a body that changes nothing writes nothing.',
+          'Replaces `name` and `description` (omitted or null clears it); members are untouched. Answers the ' +
+          'audience. 404 `not_found`. Audited (`email.audience.update`) with both values before and after; a body ' +
+          'that changes nothing writes nothing.',
         params: audienceIdParams,
         body: updateAudienceBody,
         response: { 200: audienceView },
@@ -114,7 +133,8 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Delete an email audience',
         description:
-          'Removes the audience and its members. 404 `not_found`. Audited (`email.audience.delete`) with its name and member count.',
+          'Removes the audience and its members. 404 `not_found`. Audited (`email.audience.delete`) with its name ' +
+          'and member count.',
         params: audienceIdParams,
         response: noContent,
       },
@@ -132,7 +152,10 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'List the members of an email audience',
-        description: `Paged with \`meta.total\`, by address by default (\`sort=email|created_at:asc|desc\`). \`q\` matches the address (case-insensitive); \`mailable\` filters. Each member says whether mail would go to it now, and why not. ${MAILABLE} 404 \`not_found\` for an unknown audience.`,
+        description:
+          `Paged with \`meta.total\`, by address by default (\`sort=email|created_at:asc|desc\`). \`q\` matches the ` +
+          `address (case-insensitive); \`mailable\` filters. Each member says whether mail would go to it now, and ` +
+          `why not. ${MAILABLE} 404 \`not_found\` for an unknown audience.`,
         params: audienceIdParams,
         querystring: listMembersQuery,
         response: { 200: membersPage },
@@ -167,7 +190,8 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Remove one member from an email audience',
         description:
-          '404 `not_found` when the audience is unknown or the member is not on it. Audited (`email.audience.member.remove`) with the address removed.',
+          '404 `not_found` when the audience is unknown or the member is not on it. Audited ' +
+          '(`email.audience.member.remove`) with the address removed.',
         params: memberParams,
         response: noContent,
       },
@@ -185,7 +209,11 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'How many members of an email audience are mailable now',
-        description: `\`total\` members; \`suppressed\`: address on the suppression list; \`deleted_users\`: account deleted or banned; \`mailable\`: neither (a member can be both suppressed and a deleted user, so \`mailable\` is not always \`total - suppressed - deleted_users\`). ${MAILABLE} Counted when asked: an unsubscribe shows at once. 404 \`not_found\`.`,
+        description:
+          `\`total\` members; \`suppressed\`: address on the suppression list; \`deleted_users\`: account deleted ` +
+          `or banned; \`mailable\`: neither (a member can be both suppressed and a deleted user, so \`mailable\` is ` +
+          `not always \`total - suppressed - deleted_users\`). ${MAILABLE} Counted when asked: an unsubscribe shows ` +
+          `at once. 404 \`not_found\`.`,
         params: audienceIdParams,
         response: { 200: previewCountView },
       },

@@ -114,7 +114,8 @@ export const replaceMembersBody = z
       .max(MAX_CSV_LENGTH)
       .optional()
       .describe(
-        'CSV text: the first column of each row is an address; an optional first row whose first cell is `email` (any case) is a header. Quotes, a UTF-8 BOM, CRLF and blank lines are fine.',
+        'CSV text: the first column of each row is an address; an optional first row whose first cell is `email` ' +
+          '(any case) is a header. Quotes, a UTF-8 BOM, CRLF and blank lines are fine.',
       ),
   })
   .strict()

@@ -47,7 +47,8 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List campaigns',
         description:
-          'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). Filters `status`, `audience_id`, `q` (name). Each with its message counts.',
+          'Paged with `meta.total`, newest first by default (`sort=created_at|updated_at|name:asc|desc`). Filters ' +
+          '`status`, `audience_id`, `q` (name). Each with its message counts.',
         querystring: listCampaignsQuery,
         response: { 200: campaignsPage },
       },
@@ -63,7 +64,9 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Create a campaign (operation 11)',
         description:
-          'A draft: nothing is sent until it is launched or scheduled. Errors: 404 `not_found` (unknown template, `details.template_key`; unknown audience, `details.audience_id`); 422 `invalid_state` (the template has no published version). Audited (`email.campaign.create`).',
+          'A draft: nothing is sent until it is launched or scheduled. Errors: 404 `not_found` (unknown template, ' +
+          '`details.template_key`; unknown audience, `details.audience_id`); 422 `invalid_state` (the template ' +
+          'has no published version). Audited (`email.campaign.create`).',
         body: createCampaignBody,
         response: { 201: createdCampaign },
       },
@@ -93,7 +96,10 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Edit a campaign before it launches',
-        description: `Changes any of name, template, audience, vars and the failure limit of a draft or scheduled campaign (or one the scheduler could not launch). Errors: ${UNKNOWN}; 404 \`not_found\` for an unknown template or audience; 422 \`invalid_state\` once launched, or for an unpublished template. Audited.`,
+        description:
+          `Changes any of name, template, audience, vars and the failure limit of a draft or scheduled campaign (or ` +
+          `one the scheduler could not launch). Errors: ${UNKNOWN}; 404 \`not_found\` for an unknown template or ` +
+          `audience; 422 \`invalid_state\` once launched, or for an unpublished template. Audited.`,
         params: campaignIdParams,
         body: updateCampaignBody,
         response: { 200: campaignView },
@@ -109,7 +115,13 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Launch a campaign now',
-        description: `Fixes the template's published version, queues one message per mailable audience member (not unsubscribed; account active or none) and starts sending. With an \`Idempotency-Key\` header a repeat by the same staff member answers the campaign as it is now (header \`idempotent-replayed: true\`) and queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 \`conflict\`. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
+        description:
+          `Fixes the template's published version, queues one message per mailable audience member (not ` +
+          `unsubscribed; account active or none) and starts sending. With an \`Idempotency-Key\` header a repeat by ` +
+          `the same staff member answers the campaign as it is now (header \`idempotent-replayed: true\`) and ` +
+          `queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 ` +
+          `\`conflict\`. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; ` +
+          `template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
         headers: idempotencyKeyHeaders('launch'),
         params: campaignIdParams,
         response: { 200: campaignView },
@@ -133,7 +145,11 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Schedule a campaign',
-        description: `Launches it at \`at\` (the scheduler checks every minute). The campaign must be able to launch now. Errors: ${UNKNOWN}; 422 \`invalid_request\` (\`at\` not in the future, or more than a year ahead); 422 \`invalid_state\` (as for launch). If it cannot launch when the time comes, it becomes \`failed\` with the reason and can be edited and scheduled again.`,
+        description:
+          `Launches it at \`at\` (the scheduler checks every minute). The campaign must be able to launch now. ` +
+          `Errors: ${UNKNOWN}; 422 \`invalid_request\` (\`at\` not in the future, or more than a year ahead); 422 ` +
+          `\`invalid_state\` (as for launch). If it cannot launch when the time comes, it becomes \`failed\` with ` +
+          `the reason and can be edited and scheduled again.`,
         params: campaignIdParams,
         body: scheduleCampaignBody,
         response: { 200: campaignView },
@@ -164,7 +180,9 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Pause a sending campaign',
-        description: `Holds what is still queued (messages already with the mail server finish). ${UNKNOWN}; 422 \`invalid_state\` unless sending.`,
+        description:
+          `Holds what is still queued (messages already with the mail server finish). ${UNKNOWN}; 422 ` +
+          `\`invalid_state\` unless sending.`,
         params: campaignIdParams,
         response: { 200: campaignView },
       },
@@ -180,7 +198,10 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Resume a campaign (operation 18)',
         description:
-          'No body. A paused campaign sends on; one stopped by a run of delivery failures (`failed` after launch) also queues again its messages that certainly did not go out (never one that may have been delivered). No recipient gets the campaign twice. Errors: 404 `campaign` (unknown id); 422 `invalid_state` from any other status. Audited (`email.campaign.resume`).',
+          'No body. A paused campaign sends on; one stopped by a run of delivery failures (`failed` after launch) ' +
+          'also queues again its messages that certainly did not go out (never one that may have been delivered). ' +
+          'No recipient gets the campaign twice. Errors: 404 `campaign` (unknown id); 422 `invalid_state` from ' +
+          'any other status. Audited (`email.campaign.resume`).',
         params: campaignIdParams,
         response: { 204: z.null().describe('Resumed') },
       },
@@ -198,7 +219,9 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Cancel a campaign',
-        description: `Drops what is still queued; what was sent stays sent. ${UNKNOWN}; 422 \`invalid_state\` for a sent or cancelled campaign. Audited.`,
+        description:
+          `Drops what is still queued; what was sent stays sent. ${UNKNOWN}; 422 \`invalid_state\` for a sent or ` +
+          `cancelled campaign. Audited.`,
         params: campaignIdParams,
         body: cancelBody,
         response: { 200: campaignView },

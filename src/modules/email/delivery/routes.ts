@@ -32,7 +32,14 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List outbound email',
         description:
-          'Every message the service queued (campaigns, broadcasts, transactional mail), whichever transport delivers it; with the embedded default (no `SMTP_URL`) nothing leaves the service and this is where a developer reads what would have gone out. Paged with `meta.total`, newest first (`sort=created_at:asc|desc`). Filters `status`, `category`, `campaign_id`, `broadcast_id`, `user_id`, `q` (part of the recipient address, case-insensitive), `created_from` (inclusive) and `created_to` (exclusive); all combine. Rows carry the rendered subject but no bodies (see the message route). A malformed filter is a 400 SchemaError; 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.',
+          'Every message the service queued (campaigns, broadcasts, transactional mail), whichever transport ' +
+          'delivers it; with the embedded default (no `SMTP_URL`) nothing leaves the service and this is where a ' +
+          'developer reads what would have gone out. Paged with `meta.total`, newest first ' +
+          '(`sort=created_at:asc|desc`). Filters `status`, `category`, `campaign_id`, `broadcast_id`, `user_id`, ' +
+          '`q` (part of the recipient address, case-insensitive), `created_from` (inclusive) and `created_to` ' +
+          '(exclusive); all combine. Rows carry the rendered subject but no bodies (see the message route). A ' +
+          'malformed filter is a 400 SchemaError; 401 without a valid token; 403 `forbidden` (`details.perm`) ' +
+          'without `email.read`.',
         querystring: listOutboxQuery,
         response: { 200: outboxPage },
       },
@@ -47,7 +54,12 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Read one outbound message',
-        description: `The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template version and vars (templated messages are rendered on read, with the same code and the same unsubscribe link as at sending), and the headers set on it (Message-ID; List-Unsubscribe and List-Unsubscribe-Post for marketing mail). ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` (\`details.perm\`) without \`email.read\`.`,
+        description:
+          `The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template ` +
+          `version and vars (templated messages are rendered on read, with the same code and the same unsubscribe ` +
+          `link as at sending), and the headers set on it (Message-ID; List-Unsubscribe and List-Unsubscribe-Post ` +
+          `for marketing mail). ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` (\`details.perm\`) without ` +
+          `\`email.read\`.`,
         params: idParams,
         response: { 200: outboxMessageDetail },
       },
@@ -62,7 +74,12 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Send a failed message again',
-        description: `Puts a \`failed\` message back in the queue, due at once, with its attempts counted afresh (up to 5) and its error cleared; answers 200 with the message. A message \`interrupted\` mid-send may have been delivered already: retrying it may send a second copy. Any other status is 422 \`invalid_state\` (\`details.status\`), changing nothing. ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` (\`details.perm\`) without \`email.send\`. Audited (\`email.message.retry\`).`,
+        description:
+          `Puts a \`failed\` message back in the queue, due at once, with its attempts counted afresh (up to 5) and ` +
+          `its error cleared; answers 200 with the message. A message \`interrupted\` mid-send may have been ` +
+          `delivered already: retrying it may send a second copy. Any other status is 422 \`invalid_state\` ` +
+          `(\`details.status\`), changing nothing. ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` ` +
+          `(\`details.perm\`) without \`email.send\`. Audited (\`email.message.retry\`).`,
         params: idParams,
         response: { 200: outboxMessage },
       },

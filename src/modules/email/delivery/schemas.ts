@@ -30,7 +30,8 @@ export const outboxMessage = z.object({
   category: z
     .enum(CATEGORIES)
     .describe(
-      '`marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.',
+      '`marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is ' +
+        'sent regardless.',
     ),
   template_id: z.string().uuid().nullable().describe('Null for a message with literal content.'),
   template_key: z.string().nullable(),
@@ -41,7 +42,8 @@ export const outboxMessage = z.object({
   status: z
     .enum(MESSAGE_STATUSES)
     .describe(
-      '`queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.',
+      '`queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never ' +
+        'resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.',
     ),
   held: z.boolean().describe('Queued but not picked up (a paused campaign).'),
   attempts: z.number().int(),
@@ -70,7 +72,8 @@ export const outboxMessageDetail = outboxMessage.extend({
   vars: z
     .record(z.unknown())
     .describe(
-      'The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the service adds).',
+      'The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the ' +
+        'service adds).',
     ),
   from: z.string(),
   message_id: z.string().describe('The Message-ID header, the same on every attempt.'),
@@ -79,7 +82,8 @@ export const outboxMessageDetail = outboxMessage.extend({
   headers: z
     .record(z.string())
     .describe(
-      'Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and List-Unsubscribe-Post.',
+      'Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and ' +
+        'List-Unsubscribe-Post.',
     ),
 });
 export type OutboxMessageDetailView = z.infer<typeof outboxMessageDetail>;

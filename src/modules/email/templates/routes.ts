@@ -45,7 +45,8 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'List email templates',
         description:
-          'Paged with `meta.total`, most recently changed first by default (`sort=updated_at|key|name:asc|desc`). `q` matches key or name; filters `category` and `published`.',
+          'Paged with `meta.total`, most recently changed first by default (`sort=updated_at|key|name:asc|desc`). ' +
+          '`q` matches key or name; filters `category` and `published`.',
         querystring: listTemplatesQuery,
         response: { 200: templatesPage },
       },
@@ -60,7 +61,10 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Create an email template',
-        description: `Unpublished; with \`version\`, its first version (1) is stored too. Answers the template as \`GET\` does. 409 \`conflict\` for a taken key; ${MALFORMED}. Refusals store nothing. Audited (\`email.template.create\`).`,
+        description:
+          `Unpublished; with \`version\`, its first version (1) is stored too. Answers the template as \`GET\` ` +
+          `does. 409 \`conflict\` for a taken key; ${MALFORMED}. Refusals store nothing. Audited ` +
+          `(\`email.template.create\`).`,
         body: createTemplateBody,
         response: { 201: templateDetail },
       },
@@ -92,7 +96,8 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: "Change a template's name, description or category",
         description:
-          'At least one of `name`, `description`, `category`; omitted fields keep their value. Messages already queued keep the category they were queued with. 404 `not_found`. Audited (`email.template.update`).',
+          'At least one of `name`, `description`, `category`; omitted fields keep their value. Messages already ' +
+          'queued keep the category they were queued with. 404 `not_found`. Audited (`email.template.update`).',
         params: keyParams,
         body: updateTemplateBody,
         response: { 200: templateDetail },
@@ -109,7 +114,9 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Delete an email template',
         description:
-          'With all its versions. 409 `conflict` when mail was made from it (`details.messages` counts the messages; their content must stay readable): unpublish it instead. 404 `not_found`. Audited (`email.template.delete`).',
+          'With all its versions. 409 `conflict` when mail was made from it (`details.messages` counts the ' +
+          'messages; their content must stay readable): unpublish it instead. 404 `not_found`. Audited ' +
+          '(`email.template.delete`).',
         params: keyParams,
         response: noContent,
       },
@@ -127,7 +134,9 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Store a new template version',
-        description: `Stores the next immutable version (concurrent adds get distinct numbers) and returns its number; nothing is published. 404 \`not_found\`; ${MALFORMED}. Audited (\`email.template.version\`).`,
+        description:
+          `Stores the next immutable version (concurrent adds get distinct numbers) and returns its number; nothing ` +
+          `is published. 404 \`not_found\`; ${MALFORMED}. Audited (\`email.template.version\`).`,
         params: keyParams,
         body: newVersionBody,
         response: { 200: versionResult },
@@ -159,7 +168,9 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Publish a template version',
         description:
-          'Mail is made from this version from now on (an older one rolls back); messages already queued keep theirs. 404 `not_found` for an unknown template or version (`details.version`). Audited (`email.template.publish`).',
+          'Mail is made from this version from now on (an older one rolls back); messages already queued keep ' +
+          'theirs. 404 `not_found` for an unknown template or version (`details.version`). Audited ' +
+          '(`email.template.publish`).',
         params: keyParams,
         body: publishBody,
         response: { 200: versionResult },
@@ -176,7 +187,9 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Unpublish a template',
         description:
-          'Campaigns and broadcasts can no longer use it (422 `invalid_request` there) until a version is published again; its versions are kept. A template that is not published is left as it is. 404 `not_found`. Audited (`email.template.unpublish`).',
+          'Campaigns and broadcasts can no longer use it (422 `invalid_request` there) until a version is ' +
+          'published again; its versions are kept. A template that is not published is left as it is. 404 ' +
+          '`not_found`. Audited (`email.template.unpublish`).',
         params: keyParams,
         body: emptyBody,
         response: noContent,
@@ -196,7 +209,10 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Render a template version',
         description:
-          'Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given. Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the template has no versions.',
+          'Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get ' +
+          'it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given. ' +
+          'Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the ' +
+          'template has no versions.',
         params: keyParams,
         body: previewBody,
         response: { 200: previewResult },

@@ -22,7 +22,8 @@ const templateDescription = z
 const category = z
   .enum(['marketing', 'transactional'])
   .describe(
-    '`marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.',
+    '`marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail ' +
+      '(receipts, security notices) is sent regardless.',
   );
 
 export const keyParams = z.object({ key: templateKey });

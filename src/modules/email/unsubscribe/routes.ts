@@ -29,9 +29,11 @@ const SUPPRESSIONS = '/v1/admin/email/suppressions';
 /** A form post is a few bytes; anything bigger is not a browser or a mail provider. */
 const FORM_BODY_LIMIT_BYTES = 4_096;
 const INVALID =
-  'A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known.';
+  'A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link ' +
+  'is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known.';
 const API_CLIENTS =
-  'API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead of the pages: the answer below and errors in the usual shapes.';
+  'API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead ' +
+  'of the pages: the answer below and errors in the usual shapes.';
 /** The link's token travels in the URL: no answer is cached or sends it on as a referrer. */
 const JSON_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 const invalidLink = () => new AppError(400, 'invalid_link');
@@ -55,7 +57,10 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         schema: {
           tags,
           summary: 'Unsubscribe page (the link in every marketing mail)',
-          description: `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ${INVALID} Answers are \`no-store\` and \`noindex\`. ${API_CLIENTS} (\`{ email }\`, masked).`,
+          description:
+            `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a ` +
+            `button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ` +
+            `${INVALID} Answers are \`no-store\` and \`noindex\`. ${API_CLIENTS} (\`{ email }\`, masked).`,
           querystring: unsubscribeQuery,
           response: { 200: linkAnswer, 400: invalidLinkPageAnswer },
         },
@@ -80,7 +85,13 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         schema: {
           tags,
           summary: "Unsubscribe (RFC 8058 one-click, and the page's button)",
-          description: `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when the body is \`List-Unsubscribe=One-Click\`, else \`link\`, with the message the link came in), effective for every message not yet sent. No confirmation step: a mail provider's one-click POST (form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is done. Idempotent: a second time, or an address already suppressed for another reason, answers the same and changes nothing. ${INVALID} ${API_CLIENTS} (\`{ email, unsubscribed: true }\`, masked).`,
+          description:
+            `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when ` +
+            `the body is \`List-Unsubscribe=One-Click\`, else \`link\`, with the message the link came in), ` +
+            `effective for every message not yet sent. No confirmation step: a mail provider's one-click POST ` +
+            `(form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is ` +
+            `done. Idempotent: a second time, or an address already suppressed for another reason, answers the same ` +
+            `and changes nothing. ${INVALID} ${API_CLIENTS} (\`{ email, unsubscribed: true }\`, masked).`,
           querystring: unsubscribeQuery,
           body: unsubscribeBody,
           consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
@@ -113,7 +124,8 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         tags,
         summary: 'List suppressed addresses',
         description:
-          'Addresses that get no marketing mail. Paged with `meta.total`, newest first by default (`sort=created_at|email:asc|desc`). `q` matches the address (case-insensitive); `reason` filters.',
+          'Addresses that get no marketing mail. Paged with `meta.total`, newest first by default ' +
+          '(`sort=created_at|email:asc|desc`). `q` matches the address (case-insensitive); `reason` filters.',
         querystring: listSuppressionsQuery,
         response: { 200: suppressionsPage },
       },
@@ -129,7 +141,10 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         tags,
         summary: 'Suppress an address',
         description:
-          'Stops marketing mail to `email` (stored lowercased) with `reason` `manual` (default), `bounced` or `complained`, source `staff`. Answers 201 with the row and audits (`email.suppression.add`, `note` as its reason); an address already suppressed answers 200 with the row as it was (its first reason stays) and changes nothing.',
+          'Stops marketing mail to `email` (stored lowercased) with `reason` `manual` (default), `bounced` or ' +
+          '`complained`, source `staff`. Answers 201 with the row and audits (`email.suppression.add`, `note` as ' +
+          'its reason); an address already suppressed answers 200 with the row as it was (its first reason stays) ' +
+          'and changes nothing.',
         body: addSuppressionBody,
         response: { 200: suppressionView, 201: suppressionView },
       },
@@ -148,7 +163,9 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         tags,
         summary: 'Remove an address from the suppression list',
         description:
-          'Marketing mail may go to the address again (any case; URL-encode it). 404 `not_found` when it is not suppressed. Audited (`email.suppression.remove`) with the row removed and the optional `reason`. Take care with `unsubscribed`: the person asked for no mail.',
+          'Marketing mail may go to the address again (any case; URL-encode it). 404 `not_found` when it is not ' +
+          'suppressed. Audited (`email.suppression.remove`) with the row removed and the optional `reason`. Take ' +
+          'care with `unsubscribed`: the person asked for no mail.',
         params: suppressionParams,
         querystring: removeSuppressionQuery,
         response: { 204: z.null().describe('Done') },

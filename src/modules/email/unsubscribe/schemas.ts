@@ -49,14 +49,16 @@ export const unsubscribedAnswer = z.union([htmlPage, unsubscribedView]);
 export const invalidLinkAnswer = z
   .unknown()
   .describe(
-    'text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A body that is neither a form nor a JSON object is a JSON SchemaError instead.',
+    'text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A body ' +
+      'that is neither a form nor a JSON object is a JSON SchemaError instead.',
   );
 
 /** The GET's 400: the page, or (a `token` holding text no link has) the JSON SchemaError every route answers for it. */
 export const invalidLinkPageAnswer = z
   .unknown()
   .describe(
-    'text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A `token` holding U+0000 or a lone surrogate is a JSON SchemaError instead.',
+    'text/html: the page saying the link is not valid; for an API client the JSON error `invalid_link`. A `token` ' +
+      'holding U+0000 or a lone surrogate is a JSON SchemaError instead.',
   );
 
 const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;

@@ -39,7 +39,10 @@ export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Create or replace an announcement',
         description:
-          'The body is the whole announcement: with `id` that one is replaced (omitted fields take their defaults; 404 `not_found` if unknown), without `id` a new one is created. `ends_at` must be after `starts_at` (400). The public site shows the change at once; emits the dashboard event `site.announcement_updated`.',
+          'The body is the whole announcement: with `id` that one is replaced (omitted fields take their ' +
+          'defaults; 404 `not_found` if unknown), without `id` a new one is created. `ends_at` must be after ' +
+          '`starts_at` (400). The public site shows the change at once; emits the dashboard event ' +
+          '`site.announcement_updated`.',
         body: upsertAnnouncementBody,
         response: { 200: idResult },
       },

@@ -34,7 +34,8 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Upsert a content block draft (upsertSiteContentBlock)',
         description:
-          'The block is identified by surface, slot and locale; its id stays the same across upserts. The block becomes `draft`; a copy already live stays live until the block is published again.',
+          'The block is identified by surface, slot and locale; its id stays the same across upserts. The block ' +
+          'becomes `draft`; a copy already live stays live until the block is published again.',
         body: upsertBlockBody,
         response: { 200: idResult },
       },
@@ -65,7 +66,8 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Publish, archive or unpublish a content block',
         description:
-          '`published` copies the draft live; `archived` takes it off the site; `draft` unpublishes it. 404 `not_found`.',
+          '`published` copies the draft live; `archived` takes it off the site; `draft` unpublishes it. 404 ' +
+          '`not_found`.',
         params: blockIdParams,
         body: statusBody,
         response: { 200: blockBody },

@@ -27,7 +27,8 @@ export const statusBody = z
     status: z
       .enum(BLOCK_STATUSES)
       .describe(
-        '`published` copies the draft live; `archived` takes the block off the site and keeps it; `draft` unpublishes it.',
+        '`published` copies the draft live; `archived` takes the block off the site and keeps it; `draft` ' +
+          'unpublishes it.',
       ),
   })
   .strict();

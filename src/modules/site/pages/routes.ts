@@ -88,7 +88,8 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Rename a page or change its slug',
         description:
-          'At least one of `slug`, `title`; omitted fields keep their value. A live page shows the change at once. 404 `not_found`; 409 `conflict` for a taken slug.',
+          'At least one of `slug`, `title`; omitted fields keep their value. A live page shows the change at ' +
+          'once. 404 `not_found`; 409 `conflict` for a taken slug.',
         params: pageIdParams,
         body: updatePageBody,
         response: noContent,
@@ -108,7 +109,8 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Store a new page version (saveSitePageVersion)',
         description:
-          'Stores the markdown as the next immutable version and returns its number; nothing goes live. 404 `not_found` for an unknown page.',
+          'Stores the markdown as the next immutable version and returns its number; nothing goes live. 404 ' +
+          '`not_found` for an unknown page.',
         params: pageIdParams,
         body: saveVersionBody,
         response: { 200: versionResult },
@@ -156,7 +158,8 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
         tags,
         summary: 'Make a stored version live',
         description:
-          'Any stored version (an older one rolls back). Emits a dashboard event; the public site shows it at once. 404 `not_found` for an unknown page or version.',
+          'Any stored version (an older one rolls back). Emits a dashboard event; the public site shows it at ' +
+          'once. 404 `not_found` for an unknown page or version.',
         params: pageIdParams,
         body: publishBody,
         response: { 200: versionResult },
@@ -191,7 +194,8 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
         tags: ['public'],
         summary: 'A published page by slug',
         description:
-          "The live version's markdown as stored. 404 `not_found` for an unknown or unpublished page. Carries an `ETag` (304 on `If-None-Match`).",
+          "The live version's markdown as stored. 404 `not_found` for an unknown or unpublished page. Carries an " +
+          '`ETag` (304 on `If-None-Match`).',
         params: publicPageParams,
         response: { 200: publicPageBody, 304: z.null().describe('Not modified') },
       },

@@ -17,7 +17,9 @@ import { SiteSettingsService } from './service.js';
 
 const tags = ['site settings'];
 const sectionRule =
-  'Sections general, branding, seo, auth_ui, support and legal need `site.write`; billing and credits `billing.write`; limits and maintenance `settings.write` (403 `forbidden` with `details.perm` naming it). Unknown section: 404 `not_found`.';
+  'Sections general, branding, seo, auth_ui, support and legal need `site.write`; billing and credits ' +
+  '`billing.write`; limits and maintenance `settings.write` (403 `forbidden` with `details.perm` naming it). ' +
+  'Unknown section: 404 `not_found`.';
 
 export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
   const settings = new SiteSettingsService(kernel.db, kernel.bus, kernel.events);
@@ -73,7 +75,9 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags,
         summary: 'Publish an older version again',
-        description: `Its value becomes a new version; history is kept. 404 \`not_found\` for an unknown version. ${sectionRule}`,
+        description:
+          `Its value becomes a new version; history is kept. 404 \`not_found\` for an unknown version. ` +
+          `${sectionRule}`,
         params: sectionParams,
         body: rollbackBody,
         response: { 200: versionResult },
