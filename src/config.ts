@@ -15,7 +15,10 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL; when absent the embedded PGlite database under `dataDir` is used. */
   databaseUrl: string | undefined;
-  /** Pooled PostgreSQL connections per instance, split between reads and writes (`poolBudget`; the two listening ones come on top). */
+  /**
+   * Pooled PostgreSQL connections per instance, split between reads and writes (`poolBudget`; the two listening ones
+   * come on top).
+   */
   databasePoolSize: number;
   redisUrl: string | undefined;
   /** Prepended to every rate-limit key in Redis, so deployments sharing one Redis keep their own counters. */

@@ -54,7 +54,10 @@ export interface Kernel {
   payments: PaymentProvider;
   /** Mail delivery: SMTP when SMTP_URL is set, else the outbox. */
   mail: MailTransport;
-  /** Object storage: S3 when STORAGE_S3_BUCKET is set, else local files under STORAGE_DIR with URLs signed by this service. */
+  /**
+   * Object storage: S3 when STORAGE_S3_BUCKET is set, else local files under STORAGE_DIR with URLs signed by this
+   * service.
+   */
   storage: StorageAdapter;
   /** Signs unsubscribe links; available once `start()` has resolved (it may come from the database). */
   readonly emailTokenKey: string;

@@ -171,7 +171,10 @@ export type PaymentEvent =
       amountRefunded: number;
       currency: string;
     }
-  /** A refund of one payment, made by the service or elsewhere (the provider's dashboard); `reason` is the staff member's words when the service made it. */
+  /**
+   * A refund of one payment, made by the service or elsewhere (the provider's dashboard); `reason` is the staff
+   * member's words when the service made it.
+   */
   | {
       type: 'refund.recorded';
       eventId: string;

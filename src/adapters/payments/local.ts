@@ -335,7 +335,10 @@ export class LocalPaymentProvider implements PaymentProvider {
     ];
   }
 
-  /** A renewal for testing: the next period is paid (or, with `fail`, the charge fails and the subscription is past due). */
+  /**
+   * A renewal for testing: the next period is paid (or, with `fail`, the charge fails and the subscription is past
+   * due).
+   */
   renewSubscription(subscriptionId: string, outcome: 'paid' | 'failed'): PaymentEvent[] {
     const subscription = this.#subscription('renewSubscription', subscriptionId);
     if (subscription.status === 'canceled')

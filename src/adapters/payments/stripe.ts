@@ -300,7 +300,9 @@ export class StripePaymentProvider implements PaymentProvider {
     return `https://dashboard.stripe.com/${this.#testMode ? 'test/' : ''}${DASHBOARD_SEGMENTS[type]}/${encodeURIComponent(id)}`;
   }
 
-  /** One SDK call (with the SDK's own retries) whose answer must read as `answer`; failures are mapped and logged once. */
+  /**
+   * One SDK call (with the SDK's own retries) whose answer must read as `answer`; failures are mapped and logged once.
+   */
   async #call<T>(
     operation: Operation,
     answer: z.ZodType<T, z.ZodTypeDef, unknown>,
@@ -449,7 +451,10 @@ function apiOrigin(apiBase: string | undefined): { host?: string; port?: number;
   return { host: url.hostname, port: url.port === '' ? (protocol === 'http' ? 80 : 443) : Number(url.port), protocol };
 }
 
-/** The SDK says "Request aborted due to timeout being reached (Nms)" or "An error occurred with our connection to Stripe. Request was retried N times." */
+/**
+ * The SDK says "Request aborted due to timeout being reached (Nms)" or "An error occurred with our connection to
+ * Stripe. Request was retried N times."
+ */
 function connectionProblem(message: string, timeoutMs: number): string {
   if (/timeout/i.test(message)) return `no answer within ${timeoutMs} ms`;
   return `unreachable (${message})`;

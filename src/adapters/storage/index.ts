@@ -31,7 +31,9 @@ export interface UploadRequest {
   expiresAt: Date;
 }
 
-/** When a download URL is signed and until when it works (a fixed window keeps the URL stable, so caches keep working). */
+/**
+ * When a download URL is signed and until when it works (a fixed window keeps the URL stable, so caches keep working).
+ */
 export interface DownloadValidity {
   signedAt: Date;
   expiresAt: Date;

@@ -192,7 +192,10 @@ export class LocalStorage implements StorageAdapter {
 
   async close(): Promise<void> {}
 
-  /** Directories whose key so far cannot lead to `prefix` are skipped; entries that are not key segments (`.tmp`, symlinks) never listed. */
+  /**
+   * Directories whose key so far cannot lead to `prefix` are skipped; entries that are not key segments (`.tmp`,
+   * symlinks) never listed.
+   */
   async #walk(dir: string, keySoFar: string, prefix: string, into: string[]): Promise<void> {
     const entries = await readdir(dir, { withFileTypes: true }).catch(missing);
     for (const entry of entries ?? []) {
@@ -208,7 +211,9 @@ export class LocalStorage implements StorageAdapter {
     }
   }
 
-  /** The file of a key, provably inside the root: the key grammar forbids `..`, and the resolved path is checked anyway. */
+  /**
+   * The file of a key, provably inside the root: the key grammar forbids `..`, and the resolved path is checked anyway.
+   */
   #pathOf(key: string): string {
     if (!isStorageKey(key)) throw new Error('not a storage key');
     const path = resolve(this.#root, ...key.split('/'));

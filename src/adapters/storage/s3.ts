@@ -148,7 +148,10 @@ export class S3Storage implements StorageAdapter {
     this.#client.destroy();
   }
 
-  /** One store call; any failure becomes a StorageUnavailableError naming only the operation and the error's name and status. */
+  /**
+   * One store call; any failure becomes a StorageUnavailableError naming only the operation and the error's name and
+   * status.
+   */
   async #call<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();

@@ -51,7 +51,10 @@ export interface TokenResult {
   scope?: string;
 }
 
-/** A transaction's verdict: refusals that changed a row (the poll time, the interval) must commit before they are thrown. */
+/**
+ * A transaction's verdict: refusals that changed a row (the poll time, the interval) must commit before they are
+ * thrown.
+ */
 type Outcome = { tokens: TokenResult } | { refusal: OAuthError };
 
 /**

@@ -37,7 +37,10 @@ export class OAuthError extends AppError {
   }
 }
 
-/** The interval the kernel's per-IP slow_down asks for: at least the default plus 5 (RFC 8628 section 3.5), and not before the IP's window reopens. */
+/**
+ * The interval the kernel's per-IP slow_down asks for: at least the default plus 5 (RFC 8628 section 3.5), and not
+ * before the IP's window reopens.
+ */
 function intervalForIpLimit(error: AppError, defaultInterval: number): number {
   const retryAfter = Number(error.headers?.['retry-after'] ?? 0);
   return Math.max(defaultInterval + 5, Number.isFinite(retryAfter) ? retryAfter : 0);

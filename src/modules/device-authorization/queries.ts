@@ -53,7 +53,9 @@ export interface HolderStanding {
   session_revoked: boolean;
 }
 
-/** Whether the approving user may still get tokens: account state, "sign out everywhere", this session ended elsewhere. */
+/**
+ * Whether the approving user may still get tokens: account state, "sign out everywhere", this session ended elsewhere.
+ */
 export async function holderStanding(
   trx: Kysely<Tables>,
   userId: string,

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** OAuth parameters arrive form-encoded or as JSON. Unknown parameters are ignored, not refused: RFC 6749 section 3.2 says a server MUST ignore ones it does not recognize. */
+/**
+ * OAuth parameters arrive form-encoded or as JSON. Unknown parameters are ignored, not refused: RFC 6749 section 3.2
+ * says a server MUST ignore ones it does not recognize.
+ */
 const clientId = z
   .string()
   .min(1)

@@ -3,7 +3,8 @@ import { escapeHtml } from '../../kernel/html.js';
 /**
  * The template language of email: text with `{{ path }}` placeholders, nothing else. A path is
  * dot-separated names (`user.display_name`) looked up in the message's vars; an optional default,
- * used when the value is missing or empty, follows a bar: `{{ display_name | "there" }}`. There are no loops, conditions, calls or
+ * used when the value is missing or empty, follows a bar: `{{ display_name | "there" }}`. There are no loops,
+ * conditions, calls or
  * includes, so a template can never run code or read anything but its vars. In HTML every value
  * is escaped; the subject and the text part take values as they are (with line breaks removed
  * from the subject, so a value cannot add a header).

@@ -145,7 +145,10 @@ export class GameSessionsService {
     return { session_id: id, play_url: created.play_url, member_token: created.member_token };
   }
 
-  /** `POST /v1/me/sessions/stop`: 404 when the caller has no live session; 503 (row kept) when the runtime cannot be reached. */
+  /**
+   * `POST /v1/me/sessions/stop`: 404 when the caller has no live session; 503 (row kept) when the runtime cannot be
+   * reached.
+   */
   async stopMine(userId: string): Promise<void> {
     const live = await findLiveSession(this.db, userId);
     if (live === undefined) throw notFound('not_found', { reason: 'no live game session' });

@@ -44,7 +44,10 @@ export class SignalRecorder {
     }
   }
 
-  /** A response of this service: 5xx are its own failures, except 502/503, which name an outside service or maintenance (watched by their own signals). */
+  /**
+   * A response of this service: 5xx are its own failures, except 502/503, which name an outside service or maintenance
+   * (watched by their own signals).
+   */
   recordResponse(status: number): void {
     this.record('http_5xx', status >= 500 && status !== 502 && status !== 503);
   }

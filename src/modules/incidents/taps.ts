@@ -40,7 +40,10 @@ function tapped<T extends object>(
   });
 }
 
-/** Runtime availability: session creations and health probes that could not reach it, or got a 5xx. A 4xx refusal (`no_capacity`) is an answer. */
+/**
+ * Runtime availability: session creations and health probes that could not reach it, or got a 5xx. A 4xx refusal
+ * (`no_capacity`) is an answer.
+ */
 export function tapRuntime(runtime: RuntimeClient, signals: SignalRecorder): RuntimeClient {
   return tapped(
     runtime,
@@ -77,7 +80,10 @@ export function tapPayments<T extends PaymentProvider>(payments: T, signals: Sig
   );
 }
 
-/** Mail delivery errors: the server could not be reached or deferred (4xx). A mailbox refused for good (5xx) is an answer. */
+/**
+ * Mail delivery errors: the server could not be reached or deferred (4xx). A mailbox refused for good (5xx) is an
+ * answer.
+ */
 export function tapMail(mail: MailTransport, signals: SignalRecorder): MailTransport {
   return tapped(mail, 'mail', ['send'], (error) => !(error instanceof MailTransportError && error.permanent), signals);
 }

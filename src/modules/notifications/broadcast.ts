@@ -46,7 +46,8 @@ function answerOf(row: {
  * Operation 19. Each requested channel needs its own permission (in-app `announcements.write`,
  * email `email.send`), checked before anything is read or written. Everything happens in one
  * transaction: the broadcast record, the notification (one row for everyone, reaching future
- * users too, when the segment is empty; else one recipient row per matched user), the queued emails (INSERT … SELECT: no query per recipient), the audit row and
+ * users too, when the segment is empty; else one recipient row per matched user), the queued emails (INSERT … SELECT:
+ * no query per recipient), the audit row and
  * the dashboard event, which is delivered once the transaction commits.
  */
 export class BroadcastService {

@@ -49,7 +49,9 @@ export async function acceptConnection(
   for (const data of early) onMessage(connection, data);
 }
 
-/** `subscribe` sets the joined channels to those asked for that the ticket allows; the rest are refused, never joined. */
+/**
+ * `subscribe` sets the joined channels to those asked for that the ticket allows; the rest are refused, never joined.
+ */
 function onMessage(connection: Connection, data: RawData): void {
   const parsed = clientMessage.safeParse(parseJson(data));
   if (!parsed.success) return send(connection.socket, { type: 'error', error: 'invalid_message' });

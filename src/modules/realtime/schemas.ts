@@ -21,7 +21,8 @@ export const realtimeCredentials = z.object({
 });
 export type RealtimeCredentials = z.infer<typeof realtimeCredentials>;
 
-// Nothing fails here: a bad ticket (even a repeated parameter) must reach the socket and be closed with 1008, not answered 400.
+// Nothing fails here: a bad ticket (even a repeated parameter) must reach the socket and be closed with 1008, not
+// answered 400.
 export const realtimeQuery = z.object({
   ticket: z
     .preprocess((value) => (typeof value === 'string' ? value : undefined), z.string().optional())

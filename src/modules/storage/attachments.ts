@@ -25,7 +25,10 @@ export interface AttachmentView {
   url: string;
 }
 
-/** Names the key by its place in the list, never by echoing it: the answer for another user's key is the answer for none. */
+/**
+ * Names the key by its place in the list, never by echoing it: the answer for another user's key is the answer for
+ * none.
+ */
 const refuse = (reason: string, index: number, extra: Record<string, unknown> = {}) =>
   invalidRequest({ reason, index, ...extra });
 

@@ -40,7 +40,9 @@ export async function findUploads(db: Db, userId: string, purpose: UploadPurpose
     .execute();
 }
 
-/** Marks unused intents as used with their checked size; answers the keys it marked (a key used meanwhile is missing). */
+/**
+ * Marks unused intents as used with their checked size; answers the keys it marked (a key used meanwhile is missing).
+ */
 export async function markUploadsUsed(
   trx: Db,
   userId: string,
@@ -84,7 +86,9 @@ export async function findAvatarUpload(db: Db, userId: string, key: string) {
     .executeTakeFirst();
 }
 
-/** The user's avatar key, with the row locked until the transaction ends (two confirmations run one after the other). */
+/**
+ * The user's avatar key, with the row locked until the transaction ends (two confirmations run one after the other).
+ */
 export async function lockAvatarKey(trx: Db, userId: string): Promise<string | null> {
   const row = await trx
     .selectFrom('users')

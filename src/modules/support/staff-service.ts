@@ -46,7 +46,10 @@ export class SupportDeskService {
     return { ...ticket, messages: await withAttachments(this.attachments, await messagesOf(this.db, id)) };
   }
 
-  /** Stored as a staff message; the ticket waits on the player ('answered'); the reply is mailed when the player has an address. */
+  /**
+   * Stored as a staff message; the ticket waits on the player ('answered'); the reply is mailed when the player has an
+   * address.
+   */
   async reply(actor: Actor, id: string, input: StaffReplyInput): Promise<StaffTicketView> {
     await this.db.transaction().execute(async (trx) => {
       const ticket = await this.#lockOpen(trx, id);

@@ -26,7 +26,9 @@ export function jobServicesOf(kernel: Kernel): JobServices {
 export interface JobContext {
   /** The scheduler's clock at the start of the run: handlers measure ages against it, not now(). */
   now: Date;
-  /** Absent on a scheduler built without a kernel (tests of the scheduler itself): jobs that need them fail their run. */
+  /**
+   * Absent on a scheduler built without a kernel (tests of the scheduler itself): jobs that need them fail their run.
+   */
   services: JobServices | undefined;
 }
 

@@ -92,7 +92,10 @@ export class CheckoutService {
     );
   }
 
-  /** The checkout an earlier request under this key made, answered again; 409 when that request asked for something else. */
+  /**
+   * The checkout an earlier request under this key made, answered again; 409 when that request asked for something
+   * else.
+   */
   async #earlier(userId: string, request: IdempotentRequest): Promise<CheckoutAnswer | undefined> {
     const row = await this.db
       .selectFrom('billing_checkout_sessions')

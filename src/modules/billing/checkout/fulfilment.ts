@@ -148,7 +148,10 @@ export class Fulfilment {
     await markEventIgnored(trx, this.provider, event.eventId, reason);
   }
 
-  /** A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as a staff refund would. */
+  /**
+   * A refund the provider reports: recorded once (the staff route may have recorded it already), credits clawed back as
+   * a staff refund would.
+   */
   async #refundRecorded(
     trx: Db,
     { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>,

@@ -93,7 +93,10 @@ const figures = (gross: number, refunded: number, payments: number, refunds: num
   refunds,
 });
 
-/** Totals per currency and a dense series: every bucket for every currency seen, zeros included, so charts need no filling. */
+/**
+ * Totals per currency and a dense series: every bucket for every currency seen, zeros included, so charts need no
+ * filling.
+ */
 export function revenueOf(
   payments: MoneyBucket[],
   refunds: MoneyBucket[],

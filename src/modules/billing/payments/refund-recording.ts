@@ -175,7 +175,10 @@ export async function lockProviderPayment(
   );
 }
 
-/** Keeps a refund of a payment not recorded yet (see migration 0035); its latest reported state wins. Call under lockProviderPayment. */
+/**
+ * Keeps a refund of a payment not recorded yet (see migration 0035); its latest reported state wins. Call under
+ * lockProviderPayment.
+ */
 export async function keepRefundForLater(
   trx: Db,
   provider: PaymentProviderKind,

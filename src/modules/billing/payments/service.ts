@@ -98,7 +98,8 @@ export class BillingPaymentsService {
         source: 'staff',
         ...(request === undefined ? {} : { requestKey: request }),
       });
-      // The provider answered a refund already recorded from its event (this request's earlier try lost its write): that one is the answer.
+      // The provider answered a refund already recorded from its event (this request's earlier try lost its write):
+      // that one is the answer.
       if (!recorded.recorded) return { ...refundView(recorded.row, recorded.payment), replayed: true };
       const { row, payment: updated, clawback } = recorded;
       await recordAudit(trx, actor, {

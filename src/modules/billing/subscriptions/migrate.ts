@@ -7,7 +7,9 @@ import { AppError, invalidRequest, notFound } from '../../../kernel/errors.js';
 import type { Tables } from '../../../db/tables.js';
 import { syncUserTier } from '../checkout/fulfilment.js';
 
-/** Provider calls in flight at once: enough to finish a large plan quickly, few enough not to trip provider rate limits. */
+/**
+ * Provider calls in flight at once: enough to finish a large plan quickly, few enough not to trip provider rate limits.
+ */
 const MIGRATE_CONCURRENCY = 4;
 const MIGRATED_STATUSES = ['trialing', 'active', 'past_due'] as const;
 
@@ -32,7 +34,10 @@ async function eachBounded<T>(items: T[], limit: number, work: (item: T) => Prom
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-/** The same subscription moved to the same price is the same provider request, so a retried migration is not applied twice. */
+/**
+ * The same subscription moved to the same price is the same provider request, so a retried migration is not applied
+ * twice.
+ */
 function migrationKey(subscriptionId: string, providerPriceId: string): string {
   return `migrate-${createHash('sha256').update(`${subscriptionId}:${providerPriceId}`).digest('hex').slice(0, 40)}`;
 }

@@ -38,7 +38,10 @@ function refuse(reason: string, row: SubscriptionState): never {
   throw invalidState({ reason, ...stateOf(row) });
 }
 
-/** A row made under another provider (the service was switched from local to Stripe) has an id this provider does not know. */
+/**
+ * A row made under another provider (the service was switched from local to Stripe) has an id this provider does not
+ * know.
+ */
 function checkProvider(row: SubscriptionState, provider: PaymentProvider): void {
   if (row.provider !== provider.kind)
     throw invalidState({

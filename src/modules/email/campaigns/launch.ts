@@ -13,7 +13,10 @@ type Db = Kysely<Tables>;
 /** The service's own actor, for what the scheduler does. */
 const SCHEDULER: AuditActor = { userId: null, requestId: null, ip: null, userAgent: null };
 
-/** The published version of a template by key: 404 `not_found` for an unknown one, 422 `invalid_state` (the spec's code for campaigns) when unpublished. */
+/**
+ * The published version of a template by key: 404 `not_found` for an unknown one, 422 `invalid_state` (the spec's code
+ * for campaigns) when unpublished.
+ */
 export async function campaignTemplateByKey(trx: Db, key: string): Promise<UsableTemplate> {
   try {
     return await findUsableTemplate(trx, key);
@@ -32,7 +35,10 @@ async function campaignTemplate(trx: Db, templateId: string): Promise<UsableTemp
   return campaignTemplateByKey(trx, template.key);
 }
 
-/** Draft, scheduled, or failed before it ever launched (the scheduler could not launch it): still editable and launchable. */
+/**
+ * Draft, scheduled, or failed before it ever launched (the scheduler could not launch it): still editable and
+ * launchable.
+ */
 export function isUnlaunched(campaign: Pick<CampaignRow, 'status' | 'launched_at'>): boolean {
   return (
     campaign.status === 'draft' ||

@@ -36,7 +36,9 @@ export function insertCampaign(
     .executeTakeFirstOrThrow();
 }
 
-/** The views of these campaigns in the order given: the rows, their template and audience, and message counts by status. */
+/**
+ * The views of these campaigns in the order given: the rows, their template and audience, and message counts by status.
+ */
 export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView[]> {
   if (ids.length === 0) return [];
   const [rows, counts] = await Promise.all([

@@ -56,7 +56,10 @@ export class EmailCampaignsService {
     return view;
   }
 
-  /** Operation 11: a draft. 404 `not_found` for an unknown template or audience; 422 `invalid_state` for an unpublished template. */
+  /**
+   * Operation 11: a draft. 404 `not_found` for an unknown template or audience; 422 `invalid_state` for an unpublished
+   * template.
+   */
   async create(actor: Actor, input: CreateCampaignInput): Promise<{ id: string }> {
     return this.db.transaction().execute(async (trx) => {
       const template = await campaignTemplateByKey(trx, input.template_key);
@@ -260,7 +263,10 @@ export class EmailCampaignsService {
     });
   }
 
-  /** A change of one locked campaign with its dashboard event; a change that answers undefined changed nothing and publishes none. */
+  /**
+   * A change of one locked campaign with its dashboard event; a change that answers undefined changed nothing and
+   * publishes none.
+   */
   async #change(
     actor: Actor,
     id: string,

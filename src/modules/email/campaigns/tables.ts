@@ -21,7 +21,10 @@ export interface EmailCampaignsTable {
   excluded: number | null;
   status_reason: string | null;
   launched_at: NullableTimestamp;
-  /** The staff member who launched it (null: not yet, or the scheduler), the owner of its Idempotency-Key (migration 0033). */
+  /**
+   * The staff member who launched it (null: not yet, or the scheduler), the owner of its Idempotency-Key (migration
+   * 0033).
+   */
   launched_by: ColumnType<string | null, string | null | undefined, string | null>;
   /** The launch's Idempotency-Key and a hash of the request, when one was sent (migration 0033). */
   launch_request_key: ColumnType<string | null, string | null | undefined, string | null>;

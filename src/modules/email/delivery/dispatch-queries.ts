@@ -121,7 +121,9 @@ export type SendOutcome =
   | { status: 'sent'; at: Date; transport: 'smtp' | 'outbox'; transportMessageId: string }
   | { status: 'failed'; error: string }
   | { status: 'queued'; error: string; nextAttemptAt: Date }
-  /** Not attempted (the instance is stopping, or the lease is too short for another send): back to the queue as it was. */
+  /**
+   * Not attempted (the instance is stopping, or the lease is too short for another send): back to the queue as it was.
+   */
   | { status: 'released' };
 
 /**

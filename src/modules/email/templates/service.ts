@@ -37,7 +37,9 @@ function sqlState(error: unknown): unknown {
   return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
 }
 
-/** A version's bodies are checked before anything is stored: a malformed `{{` would otherwise reach recipients verbatim. */
+/**
+ * A version's bodies are checked before anything is stored: a malformed `{{` would otherwise reach recipients verbatim.
+ */
 function refuseMalformed(parts: TemplateParts): void {
   const problems = templateProblems(parts);
   if (problems.length > 0) throw invalidRequest({ reason: 'the template has malformed placeholders', problems });
@@ -49,7 +51,9 @@ async function lockedTemplateOrThrow(trx: Kysely<Tables>, key: string) {
   return template;
 }
 
-/** Where a preview's sample `unsubscribe_url` points; read at preview time (the key exists once the kernel has started). */
+/**
+ * Where a preview's sample `unsubscribe_url` points; read at preview time (the key exists once the kernel has started).
+ */
 export interface PreviewLinks {
   unsubscribeUrl(sampleEmail: string): string;
 }
