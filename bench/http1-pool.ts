@@ -82,7 +82,7 @@ class ResponseReader {
       if (Number.isNaN(size)) return 'invalid';
       if (size === 0) {
         // The last chunk, then trailers (usually none) and an empty line.
-        const end = this.#buffered.indexOf(HEAD_END, lineEnd - 2 < 0 ? 0 : lineEnd - 2);
+        const end = this.#buffered.indexOf(HEAD_END, Math.max(lineEnd - 2, 0));
         if (end === -1) return undefined;
         return end + HEAD_END.length === this.#buffered.length ? this.#finish() : 'invalid';
       }
@@ -138,10 +138,16 @@ class Connection {
 
   #onData(chunk: Buffer): void {
     const pending = this.current;
-    if (pending === undefined) return this.#close('socket error');
+    if (pending === undefined) {
+      this.#close('socket error');
+      return;
+    }
     const answer = this.#reader.take(chunk);
     if (answer === undefined) return;
-    if (answer === 'invalid') return this.#close('socket error');
+    if (answer === 'invalid') {
+      this.#close('socket error');
+      return;
+    }
     this.current = undefined;
     pending.done(answer);
     if (this.#reader.closeAfter) this.#close('socket error');
@@ -188,9 +194,9 @@ export class Http1Pool {
   request(params: autocannon.RequestParams, deadline: number, done: (answer: Answer) => void): void {
     const pending: Pending = { bytes: this.#encode(params), deadline, done };
     const connection = this.#idle.pop();
-    if (connection !== undefined) return connection.send(pending);
-    if (this.#all.size < this.maxConnections) return this.#open().send(pending);
-    this.#waiting.push(pending);
+    if (connection !== undefined) connection.send(pending);
+    else if (this.#all.size < this.maxConnections) this.#open().send(pending);
+    else this.#waiting.push(pending);
   }
 
   /** Closes every connection; requests still waiting or in flight are answered 'socket error'. */

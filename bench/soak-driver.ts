@@ -75,7 +75,9 @@ export class MixDriver {
     let turn = 0;
     return {
       next: () => pools[turn++ % pools.length]!,
-      destroy: () => pools.forEach((pool) => pool.destroy()),
+      destroy: () => {
+        for (const pool of pools) pool.destroy();
+      },
     };
   }
 

@@ -110,7 +110,7 @@ class OwnCommitNotices {
   }
 
   deliver(channel: string, payload: string): void {
-    this.#handlers.get(channel)?.forEach((handler) => handler(payload));
+    for (const handler of this.#handlers.get(channel) ?? []) handler(payload);
   }
 }
 

@@ -28,7 +28,9 @@ export class ChangeBus {
   async start(): Promise<void> {
     this.#unlisten = await this.database.listen(CHANGE_CHANNEL, {
       onMessage: (payload) => this.#deliver(payload),
-      onResync: () => this.#resyncHandlers.forEach((handler) => this.#safely(handler)),
+      onResync: () => {
+        for (const handler of this.#resyncHandlers) this.#safely(handler);
+      },
     });
   }
 
@@ -93,7 +95,7 @@ export class ChangeBus {
   }
 
   #dispatch(topic: string, data: unknown): void {
-    this.#handlers.get(topic)?.forEach((handler) => this.#safely(() => handler(data)));
+    for (const handler of this.#handlers.get(topic) ?? []) this.#safely(() => handler(data));
   }
 
   #safely(run: () => void): void {

@@ -14,5 +14,3 @@ declare module 'fastify' {
     principal: Principal | null;
   }
 }
-
-export {};

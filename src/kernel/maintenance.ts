@@ -113,7 +113,7 @@ export class PanicMonitor {
 
   stop(): void {
     clearInterval(this.#timer);
-    this.#unsubscribe.forEach((unsubscribe) => unsubscribe());
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
   }
 
   async refresh(): Promise<PanicState> {

@@ -60,7 +60,8 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   const url = route.url;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const area = routeArea(url);
-  const responses = (operation.response ??= {});
+  operation.response ??= {};
+  const responses = operation.response;
   const notes: string[] = [];
   const add = (status: string, description: string, schema: object) => {
     if (!(status in responses)) responses[status] = { description, ...schema };

@@ -88,7 +88,8 @@ export function parseClaims(pairs: string[]): JWTPayload {
     let target = claims;
     for (const segment of path.slice(0, -1)) {
       const next = target[segment];
-      target = (typeof next === 'object' && next !== null ? next : (target[segment] = {})) as Record<string, unknown>;
+      if (typeof next !== 'object' || next === null) target[segment] = {};
+      target = target[segment] as Record<string, unknown>;
     }
     target[path.at(-1) as string] = value;
   }

@@ -597,7 +597,7 @@ export async function startStripeServer(options: { secretKey: string }): Promise
     const limit = params.limit === undefined ? 10 : Number(params.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > 100)
       return invalid(
-        'This value must be less than or equal to 100 (it currently is ' + String(params.limit) + ').',
+        `This value must be less than or equal to 100 (it currently is ${String(params.limit)}).`,
         'limit',
       );
     const matching = [...invoices.values()]

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
+import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { startStripeServer, stripeError, type StripeServer } from '../helpers/stripe-server.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentEvent } from '../../src/adapters/payments/index.js';
-import { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
+import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
 import { Fulfilment } from '../../src/modules/billing/checkout/fulfilment.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { recordCheckout } from '../helpers/checkouts.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StorageUnavailableError } from '../../src/adapters/storage/index.js';
-import { LocalStorage } from '../../src/adapters/storage/local.js';
+import type { LocalStorage } from '../../src/adapters/storage/local.js';
 import { createUser, type TestUser } from '../helpers/app.js';
 import { IMAGE_BYTES } from '../helpers/images.js';
 import { setAvatar, startStorageApp } from './avatar-fixtures.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { auditRows, boundCases, createGame, createTerm, linkIds, storeState, uniqueSlug } from './store-fixtures.js';
 
 /** Staff store games: create, get, delete, permissions and the spec's input bounds. */

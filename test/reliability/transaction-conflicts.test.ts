@@ -7,7 +7,7 @@ import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js'
 import type { PaymentEvent, ProviderSubscription } from '../../src/adapters/payments/index.js';
 import { Fulfilment } from '../../src/modules/billing/checkout/fulfilment.js';
 import { addCredits } from '../../src/modules/billing/credits/ledger.js';
-import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { recordCheckout } from '../helpers/checkouts.js';
 import { confirm, mailedCode, start } from '../modules/account-deletion-fixtures.js';
 import { expectConsistentCredits, ledgerOf } from '../modules/credits-fixtures.js';

@@ -236,9 +236,7 @@ describe('methods and spellings a route does not serve', () => {
         });
         // Another parametric route of the same method may match (`DELETE /v1/me/sessions/stop` is a session id); no other method's may.
         const reached = recorder.routeOf(response);
-        const sameMethod =
-          reached === null ||
-          (reached !== undefined && reached.startsWith(`${method} `) && reached !== `${method} ${path}`);
+        const sameMethod = reached === null || (reached?.startsWith(`${method} `) && reached !== `${method} ${path}`);
         if (response.statusCode < 400 || response.statusCode >= 500 || !sameMethod)
           wrong.push(`${method} ${path} → ${response.statusCode} (reached ${reached}) ${response.body.slice(0, 120)}`);
       }

@@ -363,7 +363,7 @@ export function invalidValue(schema: JsonSchema | undefined, depth = 0): fc.Arbi
   if (schema.enum !== undefined || schema.const !== undefined) {
     const first = String((schema.enum ?? [schema.const])[0]);
     return fc.oneof(
-      fc.constantFrom('not-one-of-them', first.toUpperCase(), ` ${first}`, `${first}\u0000`, first + '\u200B'),
+      fc.constantFrom('not-one-of-them', first.toUpperCase(), ` ${first}`, `${first}\u0000`, `${first}\u200B`),
       generic,
     );
   }
@@ -755,7 +755,7 @@ export const DEEP_SENTINEL = '\u0001fuzz-deep\u0001';
 export function deepJson(kind: 'array' | 'object'): string {
   return kind === 'array'
     ? '['.repeat(DEEP_LEVELS) + ']'.repeat(DEEP_LEVELS)
-    : '{"a":'.repeat(DEEP_LEVELS) + '1' + '}'.repeat(DEEP_LEVELS);
+    : `${'{"a":'.repeat(DEEP_LEVELS)}1${'}'.repeat(DEEP_LEVELS)}`;
 }
 
 type Mutation =

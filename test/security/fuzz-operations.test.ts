@@ -362,7 +362,7 @@ describe('what the fuzz found, pinned (each was a 500)', () => {
   });
 
   it('10,000 levels of nesting: 400 SchemaError where it passes 64 levels, nothing stored; 60 levels are stored', async () => {
-    const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
     const json = { 'content-type': 'application/json' };
     const issues = await refusedAt(
       {

@@ -73,7 +73,8 @@ export class LocalStorage implements StorageAdapter {
   }
 
   get #key(): Buffer {
-    return (this.#signingKey ??= storageSigningKey(this.options.serviceKey()));
+    this.#signingKey ??= storageSigningKey(this.options.serviceKey());
+    return this.#signingKey;
   }
 
   async presignUpload({ key, contentType, size, expiresAt }: UploadRequest): Promise<UploadGrant> {

@@ -3,7 +3,7 @@ import { GRACE_PERIOD_DAYS } from './policy.js';
 
 /** The confirmation mail: literal content (no template to publish first), sent as transactional. */
 export function confirmationMail(code: string, expiresAt: Date): LiteralContent {
-  const until = expiresAt.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  const until = `${expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
   const text = [
     'Someone (hopefully you) asked to delete your account.',
     '',

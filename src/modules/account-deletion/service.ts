@@ -4,7 +4,7 @@ import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { AppError, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
+import { type AppError, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { applyProviderSubscription } from '../billing/checkout/fulfilment.js';

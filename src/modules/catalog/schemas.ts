@@ -9,7 +9,7 @@ export const ACHIEVEMENT_KEY_PATTERN = /^[a-z][a-z0-9_.-]{0,63}$/;
 const name = z.string().trim().min(1).max(100);
 const description = z.string().max(500).nullable();
 /** A path under the site's assets (`icons/win.png`, `/icons/win.png`): plain characters only. */
-const ASSET_PATH = /^\/?[A-Za-z0-9._~-][A-Za-z0-9._~\/-]*$/;
+const ASSET_PATH = /^\/?[A-Za-z0-9._~-][A-Za-z0-9._~/-]*$/;
 /** An asset path or an http(s) URL: never a `javascript:` or `data:` target. */
 const iconPath = z
   .string()

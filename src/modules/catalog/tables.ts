@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { DefaultedTimestamp, Timestamp } from '../../db/column-types.js';
 
 export type QualifyingEvent = 'signup' | 'first_purchase';

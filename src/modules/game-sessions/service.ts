@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import {
   RuntimeRefusedError,
   RuntimeUnavailableError,
+  type CreatedRuntimeSession,
   type RuntimeClient,
   type RuntimeSession,
 } from '../../adapters/runtime/index.js';
@@ -124,7 +125,7 @@ export class GameSessionsService {
     const id = randomUUID();
     await this.insertOrConflict({ id, user_id: userId, game, pool_id: poolId });
 
-    let created;
+    let created: CreatedRuntimeSession;
     try {
       created = await this.deps
         .runtime()

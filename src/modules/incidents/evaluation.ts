@@ -18,7 +18,7 @@ export interface RuleReading {
   breached: boolean;
 }
 
-export function valueOf(signal: Signal, measured: Measurement | undefined): number {
+export function signalValue(signal: Signal, measured: Measurement | undefined): number {
   if (measured === undefined || measured.total === 0) return 0;
   return LATENCY_SIGNALS.has(signal) ? measured.valueSum / measured.total : measured.failures / measured.total;
 }
@@ -26,7 +26,7 @@ export function valueOf(signal: Signal, measured: Measurement | undefined): numb
 /** A rule trips when enabled, with at least `min_requests` observations, at or past its threshold. */
 export function readRule(rule: IncidentRuleRow, measured: Measurement | undefined): RuleReading {
   const total = measured?.total ?? 0;
-  const value = valueOf(rule.signal, measured);
+  const value = signalValue(rule.signal, measured);
   const breached = rule.enabled && total >= rule.min_requests && value >= rule.threshold;
   return { rule, signal: rule.signal, value, total, failures: measured?.failures ?? 0, breached };
 }

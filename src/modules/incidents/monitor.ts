@@ -7,7 +7,7 @@ import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
 import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
-import { decide, measurementOf, nextRuleState, reasonOf, readRule, valueOf, type Decision } from './evaluation.js';
+import { decide, measurementOf, nextRuleState, reasonOf, readRule, signalValue, type Decision } from './evaluation.js';
 import {
   insertSamples,
   lockRules,
@@ -185,6 +185,6 @@ async function measureRules(trx: Kysely<Tables>, now: Date, rules: IncidentRuleR
 function snapshotOf(window: Map<Signal, Measurement> | undefined): Record<string, unknown> {
   const snapshot: Record<string, unknown> = {};
   for (const [signal, measured] of window ?? [])
-    snapshot[signal] = { value: valueOf(signal, measured), total: measured.total, failures: measured.failures };
+    snapshot[signal] = { value: signalValue(signal, measured), total: measured.total, failures: measured.failures };
   return snapshot;
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { DefaultedTimestamp, Json } from '../../db/column-types.js';
 
 export interface PlanRulesetsTable {

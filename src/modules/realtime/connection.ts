@@ -54,7 +54,10 @@ export async function acceptConnection(
  */
 function onMessage(connection: Connection, data: RawData): void {
   const parsed = clientMessage.safeParse(parseJson(data));
-  if (!parsed.success) return send(connection.socket, { type: 'error', error: 'invalid_message' });
+  if (!parsed.success) {
+    send(connection.socket, { type: 'error', error: 'invalid_message' });
+    return;
+  }
   const asked = [...new Set(parsed.data.channels)];
   const refused = asked.filter((channel) => !connection.allowed.has(channel));
   if (refused.length > 0) send(connection.socket, { type: 'error', error: 'channel_not_allowed', channels: refused });

@@ -48,7 +48,11 @@ function checkGrantableKeys(keys: string[]): void {
   const unknown = keys.filter((key) => !isGrantableKey(key));
   if (unknown.length > 0) throw invalidRequest({ reason: 'unknown permission keys', invalid_keys: unknown });
   const seen = new Set<string>();
-  const duplicate = keys.find((key) => (seen.has(key) ? true : (seen.add(key), false)));
+  const duplicate = keys.find((key) => {
+    if (seen.has(key)) return true;
+    seen.add(key);
+    return false;
+  });
   if (duplicate !== undefined) throw conflict({ reason: 'permission key listed twice', key: duplicate });
 }
 

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { LocalStorage, ObjectTooLargeError, type UrlVerdict } from '../../adapters/storage/local.js';
+import { type LocalStorage, ObjectTooLargeError, type UrlVerdict } from '../../adapters/storage/local.js';
 import { AppError, notFound } from '../../kernel/errors.js';
 import type { LocalDownloadQuery, LocalUploadQuery } from './schemas.js';
 

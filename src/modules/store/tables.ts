@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Defaulted, DefaultedTimestamp, Json } from '../../db/column-types.js';
 
 /** Table types of the store (migration 0004), merged into Kysely's `Tables`. */

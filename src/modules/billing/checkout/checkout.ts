@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { PaymentProvider } from '../../../adapters/payments/index.js';
+import type { PaymentProvider, ProviderCheckout } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { conflict, invalidRequest } from '../../../kernel/errors.js';
 import { OneAtATime, requestFingerprint } from '../../../kernel/idempotency.js';
@@ -151,7 +151,7 @@ export class CheckoutService {
         ? await this.#checkoutKey(userId, price.id, quantity, body)
         : requestCheckoutKey(userId, request.key);
     // The provider may still refuse a code the mirror accepted (it settles races for a last redemption).
-    let checkout;
+    let checkout: ProviderCheckout;
     try {
       checkout = await this.payments.createCheckout({
         customerId,

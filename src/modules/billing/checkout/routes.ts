@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WebhookSignatureError } from '../../../adapters/payments/index.js';
+import { type PaymentEvent, WebhookSignatureError } from '../../../adapters/payments/index.js';
 import { LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { MalformedWebhookEventError } from '../../../adapters/payments/stripe-events.js';
 import { actorOf } from '../../../kernel/auth.js';
@@ -144,7 +144,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
       async (request) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const header = request.headers['stripe-signature'];
-        let event;
+        let event: PaymentEvent;
         try {
           event = kernel.payments.parseWebhook(raw, typeof header === 'string' ? header : undefined);
         } catch (error) {

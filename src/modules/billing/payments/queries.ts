@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, offsetOf } from '../../../kernel/pagination.js';
 import type { BillingInvoicesTable, BillingPaymentsTable } from '../checkout/tables.js';

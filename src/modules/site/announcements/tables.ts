@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { Generated } from 'kysely';
 import type { DefaultedTimestamp, NullableTimestamp } from '../../../db/column-types.js';
 
 export type AnnouncementSeverity = 'info' | 'success' | 'warning' | 'critical';
