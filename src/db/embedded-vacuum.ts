@@ -46,13 +46,19 @@ export const DUE_TABLES_SQL = `
      WHERE s.schemaname = current_schema()
   ), thresholds AS (
     SELECT name,
-           dead > coalesce((own->>'autovacuum_vacuum_threshold')::float8, current_setting('autovacuum_vacuum_threshold')::float8)
-                  + coalesce((own->>'autovacuum_vacuum_scale_factor')::float8, current_setting('autovacuum_vacuum_scale_factor')::float8) * tuples
-           OR inserted > coalesce((own->>'autovacuum_vacuum_insert_threshold')::float8, current_setting('autovacuum_vacuum_insert_threshold')::float8)
-                  + coalesce((own->>'autovacuum_vacuum_insert_scale_factor')::float8, current_setting('autovacuum_vacuum_insert_scale_factor')::float8) * tuples
+           dead > coalesce((own->>'autovacuum_vacuum_threshold')::float8,
+             current_setting('autovacuum_vacuum_threshold')::float8)
+                  + coalesce((own->>'autovacuum_vacuum_scale_factor')::float8,
+                    current_setting('autovacuum_vacuum_scale_factor')::float8) * tuples
+           OR inserted > coalesce((own->>'autovacuum_vacuum_insert_threshold')::float8,
+             current_setting('autovacuum_vacuum_insert_threshold')::float8)
+                  + coalesce((own->>'autovacuum_vacuum_insert_scale_factor')::float8,
+                    current_setting('autovacuum_vacuum_insert_scale_factor')::float8) * tuples
              AS needs_vacuum,
-           modified > coalesce((own->>'autovacuum_analyze_threshold')::float8, current_setting('autovacuum_analyze_threshold')::float8)
-                  + coalesce((own->>'autovacuum_analyze_scale_factor')::float8, current_setting('autovacuum_analyze_scale_factor')::float8) * tuples
+           modified > coalesce((own->>'autovacuum_analyze_threshold')::float8,
+             current_setting('autovacuum_analyze_threshold')::float8)
+                  + coalesce((own->>'autovacuum_analyze_scale_factor')::float8,
+                    current_setting('autovacuum_analyze_scale_factor')::float8) * tuples
              AS needs_analyze
       FROM tables
   )

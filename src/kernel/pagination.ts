@@ -158,7 +158,8 @@ export function keysetTimestamp(column: string) {
 
 /** Rows after `position` in newest-first order (a row comparison the (…, created_at, id) indexes serve). */
 export function olderThan(createdAtColumn: string, idColumn: string, position: KeysetPosition) {
-  return sql<boolean>`(${sql.ref(createdAtColumn)}, ${sql.ref(idColumn)}) < (${position.created_at}::timestamptz, ${position.id}::uuid)`;
+  return sql<boolean>`(${sql.ref(createdAtColumn)}, ${sql.ref(idColumn)}) < (${position.created_at}::timestamptz,
+    ${position.id}::uuid)`;
 }
 
 /**

@@ -105,7 +105,8 @@ async function queryPrincipalRow(
            EXISTS (
              SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
            ) AS session_revoked,
-           (SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = u.id AND ls.session_id = ${sessionId}::text) AS session_last_seen_at,
+           (SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = u.id AND ls.session_id =
+             ${sessionId}::text) AS session_last_seen_at,
            COALESCE((
              SELECT array_agg(DISTINCT rp.permission_key)
                FROM user_roles ur
@@ -114,13 +115,15 @@ async function queryPrincipalRow(
                 AND (ur.expires_at IS NULL OR ur.expires_at > now())
            ), '{}') AS permissions,
            COALESCE((
-             SELECT json_agg(json_build_object('key', r.key, 'name', r.name, 'expires_at', ur.expires_at) ORDER BY r.key)
+             SELECT json_agg(json_build_object('key', r.key, 'name', r.name, 'expires_at', ur.expires_at) ORDER BY
+               r.key)
                FROM user_roles ur
                JOIN roles r ON r.id = ur.role_id
               WHERE ur.user_id = u.id
                 AND (ur.expires_at IS NULL OR ur.expires_at > now())
            ), '[]') AS roles,
-           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS grants_change_at
+           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS
+             grants_change_at
       FROM users u
      WHERE u.id = ${userId}`.execute(db);
   const row = rows[0];
@@ -213,9 +216,11 @@ async function recordSighting(
   await sql`
     WITH ${asynchronous}${seenUser}
     INSERT INTO login_sessions AS ls (user_id, session_id, first_seen_at, last_seen_at, first_ip, last_ip, user_agent)
-    SELECT ${userId}::uuid, ${sessionId}::text, ${now}::timestamptz, ${now}::timestamptz, ${client.ip}::text, ${client.ip}::text, ${client.userAgent}::text FROM async
+    SELECT ${userId}::uuid, ${sessionId}::text, ${now}::timestamptz, ${now}::timestamptz, ${client.ip}::text,
+      ${client.ip}::text, ${client.userAgent}::text FROM async
     ON CONFLICT (user_id, session_id) DO UPDATE
-       SET last_seen_at = excluded.last_seen_at, last_ip = excluded.last_ip, user_agent = COALESCE(excluded.user_agent, ls.user_agent)
+       SET last_seen_at = excluded.last_seen_at, last_ip = excluded.last_ip, user_agent =
+         COALESCE(excluded.user_agent, ls.user_agent)
      WHERE ls.last_seen_at < ${staleBefore} OR ls.last_seen_at <= ${tokensValidAfter}::timestamptz`.execute(db);
 }
 

@@ -47,7 +47,8 @@ export function imageReferenceProblem(reference: string): string | null {
     if (component === '') return 'the repository name has an empty path component';
     if (component !== component.toLowerCase()) return `repository name "${component}" must be lowercase`;
     if (!NAME_COMPONENT.test(component)) {
-      return `repository name "${component}" may hold only lowercase letters and digits, joined by ".", "_", "__" or "-"`;
+      return `repository name "${component}" may hold only lowercase letters and digits, joined by ".", "_", "__" or \
+"-"`;
     }
   }
   return null;

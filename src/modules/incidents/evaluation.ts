@@ -103,7 +103,8 @@ export function reasonOf(decision: Decision): string {
   const unit = LATENCY_SIGNALS.has(rule.signal) ? ' ms' : '';
   if (decision.kind === 'trip')
     return `Incident rule ${rule.key}: ${describe(decision.reading)}, at or above ${rule.threshold}${unit}`;
-  return `Incident rule ${rule.key} cleared: ${describe(decision.reading)}, healthy for at least ${rule.hold_seconds} s`;
+  return `Incident rule ${rule.key} cleared: ${describe(decision.reading)}, healthy for at least \
+${rule.hold_seconds} s`;
 }
 
 export function measurementOf(reading: RuleReading): Record<string, unknown> {

@@ -11,7 +11,8 @@ type Db = Kysely<Tables>;
  * out everywhere" it was not seen after (`users.tokens_valid_after`; the principal code moves
  * `last_seen_at` past that instant on the first request of a session that outlives it).
  */
-const endedAt = sql<Date | null>`COALESCE(rs.revoked_at, CASE WHEN ls.last_seen_at <= u.tokens_valid_after THEN u.tokens_valid_after END)`;
+const endedAt = sql<Date | null>`COALESCE(rs.revoked_at, CASE WHEN ls.last_seen_at <= u.tokens_valid_after THEN
+  u.tokens_valid_after END)`;
 
 /** A user's sessions, newest activity first, with when each ended (null: live). */
 function sessionsOf(db: Db, userId: string, limit: number) {

@@ -22,9 +22,8 @@ const PROFILE_COLUMNS = [
 ] as const;
 // Marketing mail reaches an address that exists and is not suppressed.
 const MARKETING_OPT_IN =
-  sql<boolean>`(users.email IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email = lower(users.email)))`.as(
-    'marketing_opt_in',
-  );
+  sql<boolean>`(users.email IS NOT NULL AND NOT EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email =
+    lower(users.email)))`.as('marketing_opt_in');
 
 export function findProfile(db: Db, userId: string) {
   return db

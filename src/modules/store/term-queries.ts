@@ -15,7 +15,8 @@ function termTable(term: TermConfig) {
 }
 
 function gameCountOf(term: TermConfig) {
-  return sql<number>`(SELECT count(*)::int FROM ${sql.table(term.link)} WHERE ${sql.ref(term.linkColumn)} = ${sql.ref(`${term.table}.id`)})`;
+  return sql<number>`(SELECT count(*)::int FROM ${sql.table(term.link)} WHERE ${sql.ref(term.linkColumn)} =
+    ${sql.ref(`${term.table}.id`)})`;
 }
 
 function termViews(db: Db, term: TermConfig) {

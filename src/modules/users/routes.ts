@@ -22,7 +22,8 @@ import { UsersService } from './service.js';
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['users'];
 const guarded = `Refused with 404 \`not_found\` (no such user), 422 \`invalid_request\` for your own account, \
-${ACTING_ABOVE_REFUSAL}, 502 \`auth_service_error\` when the identity provider refuses or fails (then nothing changes).`;
+${ACTING_ABOVE_REFUSAL}, 502 \`auth_service_error\` when the identity provider refuses or fails (then nothing \
+changes).`;
 /** Ban and deletion take access away. */
 const lastOwner = `${LAST_OWNER_REFUSAL} (two such requests at once are checked one after the other).`;
 

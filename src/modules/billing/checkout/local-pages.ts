@@ -33,8 +33,10 @@ function page(checkout: LocalCheckout, productName: string): string {
       : `${checkout.quantity} × ${escapeHtml(productName)}`;
   const actions =
     checkout.status === 'open'
-      ? `<form method="post" action="/v1/public/billing/local/checkout/${id}/pay"><button type="submit">Pay ${escapeHtml(formatAmount(checkout.amountTotal, checkout.currency))}</button></form>
-<form method="post" action="/v1/public/billing/local/checkout/${id}/cancel"><button type="submit">Cancel</button></form>`
+      ? `<form method="post" action="/v1/public/billing/local/checkout/${id}/pay"><button type="submit">Pay \
+${escapeHtml(formatAmount(checkout.amountTotal, checkout.currency))}</button></form>
+<form method="post" action="/v1/public/billing/local/checkout/${id}/cancel"><button \
+type="submit">Cancel</button></form>`
       : `<p>This checkout is ${escapeHtml(checkout.status)}.</p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Checkout</title><meta name="robots" content="noindex"></head>

@@ -126,9 +126,8 @@ export async function mrrByCurrency(db: Db): Promise<MrrRow[]> {
     )
     .select([
       'pr.currency',
-      sql<number>`coalesce(round(sum(case when pr.interval = 'year' then pr.unit_amount::numeric / 12 else pr.unit_amount end)), 0)::bigint`.as(
-        'amount',
-      ),
+      sql<number>`coalesce(round(sum(case when pr.interval = 'year' then pr.unit_amount::numeric / 12 else
+        pr.unit_amount end)), 0)::bigint`.as('amount'),
       sql<number>`count(*)`.as('subscriptions'),
     ])
     .where(isLive)
@@ -174,7 +173,8 @@ export interface CreditTotals {
  */
 export async function creditTotals(db: Db, range: TimeRange): Promise<CreditTotals> {
   const movement = (kind: string, sign: 1 | -1) =>
-    sql<number>`coalesce(sum(amount) filter (where kind = ${sql.lit(kind)} and created_at >= ${range.from} and created_at < ${range.to}), 0)::bigint * ${sql.lit(sign)}`;
+    sql<number>`coalesce(sum(amount) filter (where kind = ${sql.lit(kind)} and created_at >= ${range.from} and
+      created_at < ${range.to}), 0)::bigint * ${sql.lit(sign)}`;
   const row = await db
     .selectFrom('credit_ledger')
     .select([

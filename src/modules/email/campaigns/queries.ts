@@ -112,9 +112,8 @@ export async function snapshotAudience(
     sql<string>`${category}`.as('category'),
     sql<string>`${campaign.template_id}::uuid`.as('template_id'),
     sql<number>`${campaign.template_version}::int`.as('template_version'),
-    sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(campaign.vars ?? {})}::jsonb`.as(
-      'vars',
-    ),
+    sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) ||
+      ${JSON.stringify(campaign.vars ?? {})}::jsonb`.as('vars'),
     sql<string>`${campaign.id}::uuid`.as('campaign_id'),
   ]);
   const inserted = await trx

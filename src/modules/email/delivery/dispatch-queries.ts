@@ -65,7 +65,8 @@ export async function claimDueMessages(trx: Db, now: Date, limit: number, leaseU
   const rows = await sql<ClaimedMessage & { status: 'sending' | 'skipped'; last_error: string | null }>`
     WITH due AS (
       SELECT m.id,
-             m.category = 'marketing' AND EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email = lower(m.to_email)) AS suppressed
+             m.category = 'marketing' AND EXISTS (SELECT 1 FROM email_suppressions s WHERE s.email =
+               lower(m.to_email)) AS suppressed
       FROM email_messages m
       WHERE m.status = 'queued' AND NOT m.held AND m.next_attempt_at <= ${now}
       ORDER BY m.next_attempt_at, m.id
@@ -79,7 +80,8 @@ export async function claimDueMessages(trx: Db, now: Date, limit: number, leaseU
       last_error = CASE WHEN due.suppressed THEN ${SUPPRESSED} ELSE m.last_error END
     FROM due
     WHERE m.id = due.id
-    RETURNING m.id, m.status, m.attempts, m.to_email, m.category, m.template_id, m.template_version, m.vars, m.subject, m.html, m.text,
+    RETURNING m.id, m.status, m.attempts, m.to_email, m.category, m.template_id, m.template_version, m.vars,
+      m.subject, m.html, m.text,
               m.campaign_id, m.broadcast_id, m.next_attempt_at, m.last_error
   `.execute(trx);
   const claimed: ClaimedMessage[] = [];

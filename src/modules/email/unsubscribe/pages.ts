@@ -21,7 +21,8 @@ function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 \
+1rem;line-height:1.5}button{font-size:1rem;padding:.6rem 1.2rem;cursor:pointer}</style>
 </head><body><main>
 ${body}
 </main></body></html>`;
@@ -32,7 +33,8 @@ export function confirmPage(email: string, token: string): string {
   return layout(
     'Unsubscribe',
     `<h1>Unsubscribe from marketing email</h1>
-<p><strong>${escapeHtml(maskedAddress(email))}</strong> will get no more marketing email from us: news, offers and announcements.</p>
+<p><strong>${escapeHtml(maskedAddress(email))}</strong> will get no more marketing email from us: news, offers and \
+announcements.</p>
 <p>Mail about your account (receipts, security notices) still arrives.</p>
 <form method="post" action="${escapeHtml(action)}"><button type="submit">Unsubscribe</button></form>`,
   );
@@ -50,7 +52,8 @@ export function invalidLinkPage(): string {
   return layout(
     'Link not valid',
     `<h1>This unsubscribe link is not valid</h1>
-<p>It may have been cut or changed when it was copied. Use the unsubscribe link of the latest email you got from us.</p>`,
+<p>It may have been cut or changed when it was copied. Use the unsubscribe link of the latest email you got from \
+us.</p>`,
   );
 }
 

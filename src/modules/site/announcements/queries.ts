@@ -7,7 +7,8 @@ import './tables.js';
 
 /** Shown at `now`: switched on and inside its window (start inclusive, end exclusive). */
 function shownAt(now: Date): Expression<SqlBool> {
-  return sql<SqlBool>`(announcements.is_active AND (announcements.starts_at IS NULL OR announcements.starts_at <= ${now}) AND (announcements.ends_at IS NULL OR announcements.ends_at > ${now}))`;
+  return sql<SqlBool>`(announcements.is_active AND (announcements.starts_at IS NULL OR announcements.starts_at <=
+    ${now}) AND (announcements.ends_at IS NULL OR announcements.ends_at > ${now}))`;
 }
 
 function announcementViews(db: Kysely<Tables>, now: Date) {
@@ -100,7 +101,8 @@ export interface PublicAnnouncement {
 }
 
 /** Most severe first, then the earliest started (open-start ones before any dated one). */
-const SEVERITY_RANK = sql`CASE announcements.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'success' THEN 2 ELSE 3 END`;
+const SEVERITY_RANK = sql`CASE announcements.severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'success'
+  THEN 2 ELSE 3 END`;
 
 /** What the public site shows on `surface` at `now`: its own announcements and those for all. */
 export function activeAnnouncements(
