@@ -162,7 +162,7 @@ describe('failures', () => {
       expect(error.permanent).toBe(false);
       expect(error.message).toMatch(/ETIMEDOUT|[Gg]reeting/);
     } finally {
-      sockets.forEach((socket) => socket.destroy());
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   });

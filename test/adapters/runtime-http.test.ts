@@ -471,8 +471,12 @@ describe('HttpRuntimeClient timeouts and unreachable runtimes', () => {
         fillers.push(socket);
         connected = await new Promise<boolean>((resolve) => {
           const timer = setTimeout(() => resolve(false), 300);
-          socket.once('connect', () => (clearTimeout(timer), resolve(true)));
-          socket.once('error', () => (clearTimeout(timer), resolve(false)));
+          const settle = (reached: boolean) => {
+            clearTimeout(timer);
+            resolve(reached);
+          };
+          socket.once('connect', () => settle(true));
+          socket.once('error', () => settle(false));
         });
       }
       const started = performance.now();

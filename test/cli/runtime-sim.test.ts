@@ -26,7 +26,10 @@ function start(args: string[], env: NodeJS.ProcessEnv) {
   child.stderr.on('data', (chunk) => (stderr += chunk));
   running.add(child);
   const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => (running.delete(child), resolve(code))),
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
   );
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
 }

@@ -249,23 +249,18 @@ describe('through the app', () => {
   // The apps' clock (Date only; timers run for real) stands still 10 s into a minute, near real
   // time, so Retry-After is exact. Installed before the apps start: they capture Date.now.
   const now = Math.ceil(Date.now() / MINUTE) * MINUTE + 10_000;
-  beforeAll(() => {
+  // One database for every app below, as instances of one service share theirs.
+  let database: TestDatabase;
+  beforeAll(async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(now);
+    database = await createTestDatabase();
   });
   beforeEach(() => {
     vi.setSystemTime(now);
   });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
-
-  // One database for every app below, as instances of one service share theirs.
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
   afterAll(async () => {
+    vi.useRealTimers();
     await database?.drop();
   });
 
@@ -402,6 +397,7 @@ describe('through the app', () => {
     const calls = { waitlist: 0, support: 0 };
     const ips: string[] = [];
 
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: a hook of this describe.runIf block, which Biome does not see as one
     beforeAll(async () => {
       redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
@@ -416,6 +412,7 @@ describe('through the app', () => {
         extraRoutes: probeRoutes(calls),
       });
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: a hook of this describe.runIf block, which Biome does not see as one
     afterAll(async () => {
       await b?.close();
       await a?.close();
@@ -460,6 +457,7 @@ describe('through the app', () => {
     let redis: Redis;
     const calls = { waitlist: 0, support: 0 };
 
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: a hook of this describe.runIf block, which Biome does not see as one
     beforeAll(async () => {
       redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
@@ -472,6 +470,7 @@ describe('through the app', () => {
       eu = await deployment(prefixes.eu);
       us = await deployment(prefixes.us);
     });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: a hook of this describe.runIf block, which Biome does not see as one
     afterAll(async () => {
       await us?.close();
       await eu?.close();

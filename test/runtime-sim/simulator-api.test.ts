@@ -38,7 +38,10 @@ describe('runtime simulator API: auth, nodes, images, pools', () => {
   const sim = new RuntimeSimulator({ apiKey: KEY, pullDelayMs: 60_000, now: () => new Date(clock) });
   let base = '';
   const api = client(() => base);
-  const tick = () => new Date((clock += 1_000)).toISOString();
+  const tick = () => {
+    clock += 1_000;
+    return new Date(clock).toISOString();
+  };
 
   beforeAll(async () => {
     base = await sim.listen('127.0.0.1', 0);

@@ -129,6 +129,7 @@ export const HOSTILE_STRINGS: readonly string[] = [
   'toString',
   'hasOwnProperty',
   '{{7*7}}',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, sent as this literal text
   '${7*7}',
   '<script>alert(1)</script>',
   '../../etc/passwd',

@@ -138,7 +138,8 @@ export async function rowsOfUser(t: TestApp, userId: string, objectIds: string[]
   const rows: Record<string, string[]> = {};
   for (const { source, row } of result.rows) {
     const { last_seen_at: _moves, ...stable } = row;
-    (rows[source] ??= []).push(JSON.stringify(stable));
+    rows[source] ??= [];
+    rows[source].push(JSON.stringify(stable));
   }
   for (const list of Object.values(rows)) list.sort();
   return rows;

@@ -224,7 +224,10 @@ function requestFor(route: MeRoute, scenario: Scenario, whose: keyof IdFill): In
     else {
       const path = name.split('.');
       let target = payload;
-      for (const step of path.slice(0, -1)) target = (target[step] ??= {}) as Record<string, unknown>;
+      for (const step of path.slice(0, -1)) {
+        target[step] ??= {};
+        target = target[step] as Record<string, unknown>;
+      }
       // A list of ids (attachment keys) gets the one id as its only item.
       target[path[path.length - 1]!] = field.schema.type === 'array' ? [value] : value;
     }

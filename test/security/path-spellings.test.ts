@@ -28,7 +28,7 @@ function refusedBySpec(level: Level, method: string, path: string): boolean {
 function spellings(path: string): Array<[name: string, target: string]> {
   const afterV1 = path.slice('/v1/'.length);
   const letter = afterV1.search(/[a-z]/);
-  const escape = (hex: string) => `/v1/${afterV1.slice(0, letter)}%${hex}${afterV1.slice(letter + 1)}`;
+  const escaped = (hex: string) => `/v1/${afterV1.slice(0, letter)}%${hex}${afterV1.slice(letter + 1)}`;
   const hex = afterV1.charCodeAt(letter).toString(16);
   const lastSlash = path.lastIndexOf('/');
   return [
@@ -39,8 +39,8 @@ function spellings(path: string): Array<[name: string, target: string]> {
     ['query and fragment', `${path}?a=1#frag`],
     ['double slash', path.replace('/v1/', '/v1//')],
     ['leading double slash', `/${path}`],
-    ['percent-encoded letter', escape(hex)],
-    ['upper-case escape of a letter', escape(hex.toUpperCase())],
+    ['percent-encoded letter', escaped(hex)],
+    ['upper-case escape of a letter', escaped(hex.toUpperCase())],
     ['trailing slash', `${path}/`],
     ['dot segment', path.replace('/v1/', '/v1/./')],
     ['dot-dot segment', path.replace('/v1/', '/v1/x/../')],
