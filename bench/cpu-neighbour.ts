@@ -4,7 +4,7 @@ import { onCleanup } from './cleanup.js';
 /**
  * `--neighbour C`: a stand-in for the other tenants of a shared machine, burning C cores on
  * average in bursts. The soak's tail follows the hour: on a busy one, other work takes the cores
- * in bursts and the service's queues grow (bench/README.md, "Runs of the ninth session"). A busy
+ * in bursts and the service's queues grow (bench/README.md, "Probes and tools"). A busy
  * hour cannot be booked, so two settings could only be compared on whatever hour each got. The
  * neighbour makes the busy hour repeatable: its bursts come from a fixed seed, so two runs with
  * the same C get the same bursts at the same seconds of their run.

@@ -10,7 +10,7 @@ import { onCleanup } from './cleanup.js';
  * In production the service does not share its cores with its database or its clients; on a
  * shared machine they take turns on the same cores (on this 2-core one, the service's event loop
  * waited for a core 11–16 % of the time). Here the split did not help: the one core left made
- * every database round trip wait for it (bench/README.md, "Runs of the fifth session").
+ * every database round trip wait for it (bench/README.md, "Probes and tools").
  *
  * Linux only (`taskset`, /proc). PostgreSQL is the machine's: its affinity is put back on every
  * exit (the clean-up), and backends forked meanwhile for other databases keep the narrower one

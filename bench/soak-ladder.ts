@@ -9,7 +9,7 @@ import { percentiles } from './soak-stats.js';
  * The sustained maximum: the highest fixed rate the service holds, open loop, for a step of
  * minutes. The closed-loop burst (ten connections, 20 s) is bound by the round trip, not by what
  * the machine sustains: it rose 12 % with a cheaper generator and the service unchanged, and at
- * 70 % of it two soaks fell behind for good (bench/README.md, "Runs of the fourth session").
+ * 70 % of it two soaks fell behind for good (docs/decisions/0073-soak-method.md).
  *
  * The ladder climbs from a share of the burst in steps of a share of it. A step holds when its
  * errors stay under the soak's own bound and no 10-second window's median request waited past

@@ -95,7 +95,7 @@ export interface RssDrift {
  * minutes' means differ by where each fell in the swing as much as by any growth (−34.5 to
  * +58.4 % over the kept soaks). Each minute's lowest sample, taken just after a collection, is
  * what a leak raises; it is reported beside the means so a reader can tell the two apart
- * (bench/README.md, "Runs of the eleventh session").
+ * (bench/README.md, "Soak").
  */
 export function rssDrift(minutes: PhaseSummary[]): RssDrift | null {
   const first = minutes[0]?.rss;
