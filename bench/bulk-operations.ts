@@ -173,7 +173,10 @@ async function timeBulkOperation(
   return { name: operation.name, targetSeconds: operation.targetSeconds, seconds, problem: null };
 }
 
-/** Times the repetitions, with the CPU and memory they used; then a second's pause, since the mail dispatcher keeps working on what a broadcast queued. */
+/**
+ * Times the repetitions, with the CPU and memory they used; then a second's pause, since the mail dispatcher keeps
+ * working on what a broadcast queued.
+ */
 export async function measureBulkOperation(
   operation: BulkOperation,
   context: BenchContext,

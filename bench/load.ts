@@ -64,7 +64,9 @@ function applied(base: autocannon.RequestParams, change: RequestChange): autocan
   };
 }
 
-/** The request as autocannon would first send it: method, path, headers (with the JSON content type) and encoded body. */
+/**
+ * The request as autocannon would first send it: method, path, headers (with the JSON content type) and encoded body.
+ */
 function baseParams(request: LoadRequest): autocannon.RequestParams {
   return {
     method: request.method,

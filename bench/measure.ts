@@ -8,7 +8,10 @@ export interface CpuPerRequest {
   service: number;
   /** PostgreSQL backends of the bench database; null on the embedded database (it is inside the service). */
   database: number | null;
-  /** The load generator (this process) while measuring, in cores: near 1, the rate is autocannon's limit, not the server's. */
+  /**
+   * The load generator (this process) while measuring, in cores: near 1, the rate is autocannon's limit, not the
+   * server's.
+   */
   loadGeneratorCores: number;
 }
 

@@ -76,7 +76,8 @@ async function main(): Promise<number> {
     durationSeconds: options.durationSeconds,
   };
   log(
-    `platform-api bench (${options.quick ? 'quick' : 'full'}), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`,
+    `platform-api bench (${options.quick ? 'quick' : 'full'}), ${cpus().length} cores, Node ${process.version}, ` +
+      `load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`,
   );
 
   // Others may commit while a run goes on: the numbers belong to what was built, so note it now.
@@ -88,7 +89,8 @@ async function main(): Promise<number> {
 
   const database = await openDatabase(options.databaseUrl);
   log(
-    `database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}`,
+    `database: ` +
+      `${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}`,
   );
   const jwtSecret = newJwtSecret();
   const profileDir = options.cpuProfile
@@ -114,7 +116,8 @@ async function main(): Promise<number> {
   const measureBaseline = () =>
     measureWarm(prepareLoad(baseline.baseUrl, { method: 'GET', path: '/' }, loadSettings), baselineCpu);
   log(
-    `baseline (node:http in its own process), ${loadSettings.connections} connections, ${loadSettings.warmupSeconds} s warm-up + ${loadSettings.durationSeconds} s each…`,
+    `baseline (node:http in its own process), ${loadSettings.connections} connections, ` +
+      `${loadSettings.warmupSeconds} s warm-up + ${loadSettings.durationSeconds} s each…`,
   );
   const baselineBefore = await measureBaseline();
 
@@ -198,7 +201,8 @@ async function main(): Promise<number> {
   }
   if (failures.length > 0) {
     log(
-      `\n${failures.length} scenario(s) could not be measured: ${failures.map((row) => `${row.scenario} (${row.statuses})`).join('; ')}`,
+      `\n${failures.length} scenario(s) could not be measured: ` +
+        `${failures.map((row) => `${row.scenario} (${row.statuses})`).join('; ')}`,
     );
     return 1;
   }

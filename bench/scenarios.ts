@@ -78,7 +78,8 @@ async function exhaustWaitlistLimit(context: BenchContext, settings: LoadSetting
       );
   }
   throw new Error(
-    `POST /v1/public/waitlist: no 429 after ${WAITLIST_LIMIT + 1} signups; is the limit still ${WAITLIST_LIMIT} per minute?`,
+    `POST /v1/public/waitlist: no 429 after ${WAITLIST_LIMIT + 1} signups; is the limit still ${WAITLIST_LIMIT} ` +
+      `per minute?`,
   );
 }
 

@@ -64,7 +64,9 @@ export function judgeStep(windows: WindowTally[]): StepVerdict {
   if (worstWindowP50Ms > SATURATED_P50_MS) {
     return {
       held: false,
-      reason: `a ${LADDER_WINDOW_SECONDS}-s window's median ${milliseconds(worstWindowP50Ms)} (a queue: over ${SATURATED_P50_MS} ms)`,
+      reason:
+        `a ${LADDER_WINDOW_SECONDS}-s window's median ${milliseconds(worstWindowP50Ms)} (a queue: over ` +
+        `${SATURATED_P50_MS} ms)`,
       ...verdict,
     };
   }
@@ -154,7 +156,8 @@ export async function climbLadder(
   log: (line: string) => void,
 ): Promise<Ladder> {
   log(
-    `sustained maximum: steps of ${settings.stepSeconds} s from ${Math.round(settings.fromShare * 100)} % of the burst maximum, ${Math.round(settings.stepShare * 100)} % of it at a time, open loop…`,
+    `sustained maximum: steps of ${settings.stepSeconds} s from ${Math.round(settings.fromShare * 100)} % of the ` +
+      `burst maximum, ${Math.round(settings.stepShare * 100)} % of it at a time, open loop…`,
   );
   const steps: LadderStep[] = [];
   for (let share = nextShare(settings, steps); share !== null && !driver.stopped; share = nextShare(settings, steps)) {
@@ -162,7 +165,9 @@ export async function climbLadder(
     const step = { share, ...(await runStep(driver, kinds, rate, settings.stepSeconds, cpu)) };
     steps.push(step);
     log(
-      `  ${rate} requests/s (${Math.round(share * 100)} %): ${step.held ? 'held' : `not held, ${step.reason}`}; p50 ${milliseconds(step.p50Ms ?? undefined)}, p99 ${milliseconds(step.p99Ms ?? undefined)}, ${step.errors} errors`,
+      `  ${rate} requests/s (${Math.round(share * 100)} %): ${step.held ? 'held' : `not held, ${step.reason}`}; ` +
+        `p50 ${milliseconds(step.p50Ms ?? undefined)}, p99 ${milliseconds(step.p99Ms ?? undefined)}, ${step.errors} ` +
+        `errors`,
     );
   }
   const held = steps.filter((step) => step.held).map((step) => step.rate);

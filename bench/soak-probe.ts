@@ -49,7 +49,10 @@ export function alignProbe(probe: ServiceSecond[], originEpochMs: number, second
   });
 }
 
-/** `GET /v1/me 121 ms: pool wait 80, 2 queries 30 (the longest 25: SELECT …), the rest 11`: where one request's time went. */
+/**
+ * `GET /v1/me 121 ms: pool wait 80, 2 queries 30 (the longest 25: SELECT …), the rest 11`: where one request's time
+ * went.
+ */
 export function phasesText(phases: RequestPhases): string {
   const rest = Math.max(0, phases.ms - phases.poolWaitMs - phases.queryMs);
   const round = (ms: number) => Math.round(ms);
@@ -59,7 +62,10 @@ export function phasesText(phases: RequestPhases): string {
       : ` (the longest ${round(phases.slowestQuery.ms)}: ${phases.slowestQuery.text.slice(0, 60)})`;
   const pool =
     phases.longestPoolWait == null || round(phases.poolWaitMs) === 0 ? '' : ` (${phases.longestPoolWait.pool})`;
-  return `${phases.what} ${round(phases.ms)} ms: pool wait ${round(phases.poolWaitMs)}${pool}, ${phases.queries} ${phases.queries === 1 ? 'query' : 'queries'} ${round(phases.queryMs)}${slowestQuery}, the rest ${round(rest)}`;
+  return (
+    `${phases.what} ${round(phases.ms)} ms: pool wait ${round(phases.poolWaitMs)}${pool}, ${phases.queries} ` +
+    `${phases.queries === 1 ? 'query' : 'queries'} ${round(phases.queryMs)}${slowestQuery}, the rest ${round(rest)}`
+  );
 }
 
 /** `service p99 201 ms, loop max 22 ms, GC 44 ms; slowest …`: what to print beside a slow second. */

@@ -39,7 +39,9 @@ export interface PhaseRecord {
   cpu: CpuCores | null;
   /** The machine's 1/5/15-minute load average when the stretch ended. */
   loadAverage: number[];
-  /** Share of the stretch the service's event loop was ready to run but waited for a core (other work on the machine). */
+  /**
+   * Share of the stretch the service's event loop was ready to run but waited for a core (other work on the machine).
+   */
   serviceCpuWait: number | null;
 }
 
@@ -146,8 +148,10 @@ export function verdict(soak: StretchSummary, drift: RssDrift | null): Check[] {
       : {
           check: 'RSS drift (last minute vs first)',
           value:
-            `${signedPercent(drift.drift)} (${drift.firstMinuteMeanMb.toFixed(0)} → ${drift.lastMinuteMeanMb.toFixed(0)} MB; ` +
-            `floor ${signedPercent(drift.floorDrift)}, ${drift.firstMinuteFloorMb.toFixed(0)} → ${drift.lastMinuteFloorMb.toFixed(0)} MB)`,
+            `${signedPercent(drift.drift)} (${drift.firstMinuteMeanMb.toFixed(0)} → ` +
+            `${drift.lastMinuteMeanMb.toFixed(0)} MB; ` +
+            (`floor ${signedPercent(drift.floorDrift)}, ${drift.firstMinuteFloorMb.toFixed(0)} → ` +
+              `${drift.lastMinuteFloorMb.toFixed(0)} MB)`),
           bound: `< ${percent(MAX_RSS_DRIFT, 0)}`,
           met: drift.drift < MAX_RSS_DRIFT,
         },
@@ -204,7 +208,8 @@ export function maxRateTable(
   const cpuLine =
     cpu === null
       ? ''
-      : `\nCPU: service ${cores(cpu.service)} + database ${cores(cpu.database) || '–'} cores, generator ${cores(cpu.loadGenerator)}` +
+      : `\nCPU: service ${cores(cpu.service)} + database ${cores(cpu.database) || '–'} cores, generator ` +
+        `${cores(cpu.loadGenerator)}` +
         `${serviceCpuWait === null ? '' : `; the service's event loop waited for a core ${percent(serviceCpuWait, 0)} of the time`}`;
   return formatTable(header, lines, (column) => column > 0 && column < 6) + cpuLine;
 }

@@ -62,7 +62,8 @@ export async function startAutovacuumStandIn(databaseUrl: string, enabled: boole
   const round = async () => {
     const roundStarted = performance.now();
     const startedEpochMs = Date.now();
-    // The service's own choice of tables (src/db/embedded-vacuum.ts): the server's thresholds and each table's settings.
+    // The service's own choice of tables (src/db/embedded-vacuum.ts): the server's thresholds and each table's
+    // settings.
     const { rows } = await client.query<DueTable>(DUE_TABLES_SQL);
     const vacuumed: string[] = [];
     const analyzed: string[] = [];

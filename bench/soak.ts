@@ -74,7 +74,9 @@ interface SoakOptions {
   skipBuild: boolean;
   /** Sign the players in all at once, as the bench does (their sightings then fall due together every minute). */
   crowdAtOnce: boolean;
-  /** Kinds of request left out of the mix (names containing one of these words): to find which one a problem follows. */
+  /**
+   * Kinds of request left out of the mix (names containing one of these words): to find which one a problem follows.
+   */
   without: string[];
   /** On a PostgreSQL server with autovacuum off, do not stand in for it (measure the server as configured). */
   noVacuum: boolean;
@@ -231,7 +233,8 @@ const machineText = ({ diskSyncMaxMs, cpuPressurePct, ioPressurePct, stealMs, se
 const generatorText = (second: GeneratorSecond | null) =>
   second === null
     ? ''
-    : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ${milliseconds(second.gcMaxMs)}${machineText(second)}]`;
+    : ` [generator: event loop max ${milliseconds(second.loopMaxMs)}, GC ${milliseconds(second.gcMs)}, longest ` +
+      `${milliseconds(second.gcMaxMs)}${machineText(second)}]`;
 
 const loadAverageText = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
 
@@ -264,7 +267,8 @@ async function measureMaxRate(
   servicePid: number,
 ): Promise<MaxRate> {
   log(
-    `maximum rate: the mix over ${options.connections} connections, closed loop, ${options.maxWarmupSeconds} s warm-up + ${options.maxSeconds} s…`,
+    `maximum rate: the mix over ${options.connections} connections, closed loop, ${options.maxWarmupSeconds} s ` +
+      `warm-up + ${options.maxSeconds} s…`,
   );
   await driver.closedLoop(options.connections, options.maxWarmupSeconds, () => {});
   const tally = new Tally(kinds);
@@ -277,7 +281,8 @@ async function measureMaxRate(
   const never = summary.kinds.filter((kind) => kind.requests - kind.errors === 0);
   if (never.length > 0) {
     throw new Error(
-      `the mix is wrong: never the expected status for ${never.map((kind) => `${kind.name} (${JSON.stringify(kind.answers)})`).join(', ')}`,
+      `the mix is wrong: never the expected status for ` +
+        `${never.map((kind) => `${kind.name} (${JSON.stringify(kind.answers)})`).join(', ')}`,
     );
   }
   return {
@@ -429,7 +434,8 @@ async function soakAtRate(
     const { tally } = phase;
     const rss = rssStats(phase.rssMb);
     log(
-      `  ${phase.label.padEnd(9)} ${tally.requests} requests, ${tally.errors} errors, p50 ${milliseconds(tally.histogram.quantile(0.5))}, p99 ${milliseconds(tally.histogram.quantile(0.99))}, ` +
+      `  ${phase.label.padEnd(9)} ${tally.requests} requests, ${tally.errors} errors, p50 ` +
+        `${milliseconds(tally.histogram.quantile(0.5))}, p99 ${milliseconds(tally.histogram.quantile(0.99))}, ` +
         `RSS ${rss?.meanMb.toFixed(0) ?? '?'} MB, load average ${loadAverageText(phase.loadAverage)}`,
     );
   };
@@ -458,7 +464,8 @@ async function soakAtRate(
   );
 
   log(
-    `fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections per instance), ${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`,
+    `fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections per instance), ` +
+      `${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`,
   );
   try {
     await driver.openLoop(
@@ -493,7 +500,8 @@ async function main(): Promise<number> {
   const started = new Date();
   const loadAverageAtStart = loadavg();
   log(
-    `platform-api soak, ${options.minutes} minute(s), ${cpus().length} cores, Node ${process.version}, load average ${loadAverageText(loadAverageAtStart)}`,
+    `platform-api soak, ${options.minutes} minute(s), ${cpus().length} cores, Node ${process.version}, load ` +
+      `average ${loadAverageText(loadAverageAtStart)}`,
   );
 
   const source = sourceState();
@@ -503,7 +511,8 @@ async function main(): Promise<number> {
   }
   const database = await openDatabase(options.databaseUrl);
   log(
-    `database: ${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`,
+    `database: ` +
+      `${database.kind === 'postgres' ? `PostgreSQL (${new URL(database.serviceUrl!).pathname.slice(1)})` : `embedded in ${database.dataDir}`}${options.redisUrl === undefined ? '' : ', Redis counters'}`,
   );
   const jwtSecret = newJwtSecret();
   const probeFile = options.probe ? join(database.dataDir, 'service-probe.jsonl') : undefined;
@@ -550,7 +559,8 @@ async function main(): Promise<number> {
   const kinds = soakMix(context).filter((kind) => !options.without.some((word) => kind.name.includes(word)));
   if (options.without.length > 0)
     log(
-      `the mix without ${options.without.join(', ')}: ${kinds.map((kind) => `${kind.name} ×${kind.weight}`).join(', ')}`,
+      `the mix without ${options.without.join(', ')}: ` +
+        `${kinds.map((kind) => `${kind.name} ×${kind.weight}`).join(', ')}`,
     );
   if (kinds.length === 0) throw new Error('--without left nothing in the mix');
   if (options.crowdAtOnce) {
@@ -567,8 +577,10 @@ async function main(): Promise<number> {
   if (vacuum !== undefined && vacuum.serverSetting !== 'on') {
     log(
       vacuum.active
-        ? `the server's autovacuum is ${vacuum.serverSetting}: standing in for it (each minute, VACUUM ANALYZE / ANALYZE of the tables past its default thresholds)`
-        : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left as they come`,
+        ? `the server's autovacuum is ${vacuum.serverSetting}: standing in for it (each minute, VACUUM ANALYZE / ` +
+            `ANALYZE of the tables past its default thresholds)`
+        : `the server's autovacuum is ${vacuum.serverSetting}, and --no-vacuum: dead rows and statistics are left ` +
+            `as they come`,
     );
   }
 
@@ -580,7 +592,9 @@ async function main(): Promise<number> {
     const postgres =
       database.serviceUrl === undefined ? undefined : await pinPostgres(database.serviceUrl, plan.otherCores);
     log(
-      `pinned: the service on core ${plan.serviceCores}; ${postgres === undefined ? '' : `PostgreSQL (${postgres.processes} processes) and `}this generator on ${plan.otherCores}`,
+      `pinned: the service on core ${plan.serviceCores}; ` +
+        `${postgres === undefined ? '' : `PostgreSQL (${postgres.processes} processes) and `}this generator on ` +
+        `${plan.otherCores}`,
     );
   }
   const cpu = await createCpuMeter(
@@ -592,7 +606,9 @@ async function main(): Promise<number> {
   const neighbour = neighbourSetting === undefined ? undefined : startCpuNeighbour(neighbourSetting);
   if (neighbourSetting !== undefined) {
     log(
-      `a neighbour burns ${neighbourSetting.cores} cores on average: ${neighbourSetting.threads} threads, busy ${neighbourSetting.meanBusyMs} ms / idle ${neighbourSetting.meanIdleMs} ms on average, seed ${neighbourSetting.seed}`,
+      `a neighbour burns ${neighbourSetting.cores} cores on average: ${neighbourSetting.threads} threads, busy ` +
+        `${neighbourSetting.meanBusyMs} ms / idle ${neighbourSetting.meanIdleMs} ms on average, seed ` +
+        `${neighbourSetting.seed}`,
     );
   }
   const driver = new MixDriver(
@@ -622,7 +638,8 @@ async function main(): Promise<number> {
     if (ladder.sustainedRequestsPerSecond === null)
       throw new Error('no step of the ladder held: there is no sustained maximum to take a share of');
     log(
-      `sustained maximum: ${ladder.sustainedRequestsPerSecond} requests/s (${((ladder.sustainedRequestsPerSecond / maxRate.requestsPerSecond) * 100).toFixed(0)} % of the burst)`,
+      `sustained maximum: ${ladder.sustainedRequestsPerSecond} requests/s ` +
+        `(${((ladder.sustainedRequestsPerSecond / maxRate.requestsPerSecond) * 100).toFixed(0)} % of the burst)`,
     );
   }
   const basisRate = ladder?.sustainedRequestsPerSecond ?? maxRate?.requestsPerSecond;
@@ -694,9 +711,12 @@ async function main(): Promise<number> {
       ? ' (fixed by --rate)'
       : ladder === undefined
         ? ` (${Math.round(options.share * 100)} % of the burst maximum ${maxRate.requestsPerSecond.toFixed(0)})`
-        : ` (${Math.round(options.share * 100)} % of the sustained maximum ${ladder.sustainedRequestsPerSecond}; the burst maximum was ${maxRate.requestsPerSecond.toFixed(0)})`;
+        : ` (${Math.round(options.share * 100)} % of the sustained maximum ${ladder.sustainedRequestsPerSecond}; ` +
+          `the burst maximum was ${maxRate.requestsPerSecond.toFixed(0)})`;
   log(
-    `\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`,
+    `\n${passed ? 'PASSED' : 'FAILED'}: ${rate} requests/s${rateText} for ${options.minutes} ` +
+      `minute(s)${options.instances > 1 ? ` on ${options.instances} instances` : ''}; peak RSS ` +
+      `${peakRssMb.toFixed(0)} MB (VmHWM${options.instances > 1 ? ', the largest instance' : ''})`,
   );
   const worstSeconds = [...seconds].sort((a, b) => b.p99Ms - a.p99Ms).slice(0, 8);
   // A request due in the second was held up by a round that ran before it was answered.
@@ -712,34 +732,43 @@ async function main(): Promise<number> {
       worstSeconds
         .map(
           (s) =>
-            `${s.second} s ${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}${vacuumText(s)}`,
+            `${s.second} s ` +
+            `${milliseconds(s.p99Ms)}${probeText(s.service)}${generatorText(s.generator)}${vacuumText(s)}`,
         )
         .join(', '),
   );
   const typical = typicalSecond(seconds.slice(options.warmupSeconds));
   if (typical !== null) {
     log(
-      `a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the generator, ${milliseconds(typical.serviceP99Ms)} inside the service`,
+      `a typical measured second (median of the per-second p99s): ${milliseconds(typical.generatorP99Ms)} at the ` +
+        `generator, ${milliseconds(typical.serviceP99Ms)} inside the service`,
     );
   }
   const pressure = pressureContrast(seconds.slice(options.warmupSeconds));
   if (pressure !== null) {
     log(
-      `the machine (Linux pressure, medians): a typical second had a task waiting for a core ${pressure.typical.cpuPressurePct} % of it and for I/O ${pressure.typical.ioPressurePct} %; the ${pressure.slowest.seconds} slowest seconds ${pressure.slowest.cpuPressurePct} % and ${pressure.slowest.ioPressurePct} %`,
+      `the machine (Linux pressure, medians): a typical second had a task waiting for a core ` +
+        `${pressure.typical.cpuPressurePct} % of it and for I/O ${pressure.typical.ioPressurePct} %; the ` +
+        `${pressure.slowest.seconds} slowest seconds ${pressure.slowest.cpuPressurePct} % and ` +
+        `${pressure.slowest.ioPressurePct} %`,
     );
   }
   const slowRequests = slowRequestShares(seconds.slice(options.warmupSeconds));
   if (slowRequests !== null) {
     const percent = (share: number) => `${(share * 100).toFixed(share < 0.01 ? 2 : 0)} %`;
     log(
-      `requests over 20 ms inside the service: ${slowRequests.count} of ${slowRequests.requests} (${percent(slowRequests.count / Math.max(1, slowRequests.requests))}); their time went to pool wait ${percent(slowRequests.poolWait)}, queries ${percent(slowRequests.queries)}, the rest ${percent(slowRequests.rest)}`,
+      `requests over 20 ms inside the service: ${slowRequests.count} of ${slowRequests.requests} ` +
+        `(${percent(slowRequests.count / Math.max(1, slowRequests.requests))}); their time went to pool wait ` +
+        `${percent(slowRequests.poolWait)}, queries ${percent(slowRequests.queries)}, the rest ` +
+        `${percent(slowRequests.rest)}`,
     );
   }
   if (vacuum?.active) {
     const seconds = vacuumRounds.reduce((sum, round) => sum + round.seconds, 0);
     const tables = [...new Set(vacuumRounds.flatMap((round) => round.vacuumed))];
     log(
-      `autovacuum stand-in: ${vacuumRounds.length} rounds, ${seconds.toFixed(1)} s in all; vacuumed ${tables.join(', ') || 'nothing'}`,
+      `autovacuum stand-in: ${vacuumRounds.length} rounds, ${seconds.toFixed(1)} s in all; vacuumed ` +
+        `${tables.join(', ') || 'nothing'}`,
     );
   }
   if (serviceLogLines > 0)

@@ -14,7 +14,10 @@ export function benchUuid(kind: string, n: number): string {
 /** The same id as `benchUuid`, computed in SQL from an integer expression. */
 export function benchUuidSql(kind: string, n: string): string {
   const h = `md5('bench:${kind}:' || (${n})::text)`;
-  return `(substr(${h}, 1, 8) || '-' || substr(${h}, 9, 4) || '-4' || substr(${h}, 14, 3) || '-8' || substr(${h}, 18, 3) || '-' || substr(${h}, 21, 12))::uuid`;
+  return (
+    `(substr(${h}, 1, 8) || '-' || substr(${h}, 9, 4) || '-4' || substr(${h}, 14, 3) || '-8' || substr(${h}, 18, 3) ` +
+    `|| '-' || substr(${h}, 21, 12))::uuid`
+  );
 }
 
 export interface BenchUser {

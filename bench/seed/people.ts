@@ -6,7 +6,10 @@ const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001'; // made by migrati
 
 /** A spread of past instants derived from `n` (deterministic, no two neighbours alike). */
 export function pastInstant(n: string, days: number): string {
-  return `now() - ((${n})::bigint * 7919 % ${days}) * interval '1 day' - ((${n})::bigint * 104729 % 86400) * interval '1 second'`;
+  return (
+    `now() - ((${n})::bigint * 7919 % ${days}) * interval '1 day' - ((${n})::bigint * 104729 % 86400) * interval '1 ` +
+    `second'`
+  );
 }
 
 /**

@@ -24,7 +24,10 @@ interface Profile {
 
 const root = process.cwd();
 
-/** `node_modules/<package>` for dependencies, the path inside the repo for our own code, the category for V8's own nodes. */
+/**
+ * `node_modules/<package>` for dependencies, the path inside the repo for our own code, the category for V8's own
+ * nodes.
+ */
 function placeOf(url: string): string {
   if (url === '') return '(native)';
   const path = url.replace(/^file:\/\//, '');
@@ -58,7 +61,8 @@ function main(): void {
     byPlace.set(place, (byPlace.get(place) ?? 0) + hits);
   }
 
-  // Inclusive time: a node's hits plus its subtree's, counted once per frame on each path (recursion is not double counted).
+  // Inclusive time: a node's hits plus its subtree's, counted once per frame on each path (recursion is not double
+  // counted).
   const inclusive = new Map<string, number>();
   const walk = (id: number, onPath: Set<string>): number => {
     const node = byId.get(id)!;
@@ -79,7 +83,8 @@ function main(): void {
     process.stdout.write(`\n${title}\n`);
     for (const [name, hits] of [...entries].sort((a, b) => b[1] - a[1]).slice(0, top)) {
       process.stdout.write(
-        `${(hits * msPerHit).toFixed(0).padStart(8)} ms ${((100 * hits) / totalHits).toFixed(1).padStart(5)}%  ${name}\n`,
+        `${(hits * msPerHit).toFixed(0).padStart(8)} ms ${((100 * hits) / totalHits).toFixed(1).padStart(5)}%  ` +
+          `${name}\n`,
       );
     }
   };

@@ -11,7 +11,8 @@ import { productionEnv } from '../service-process.js';
  * Makes a PostgreSQL database with the bench's full data set and leaves it there, for looking at
  * query plans (EXPLAIN ANALYZE) outside a run. Needs a built dist/ (npm run build).
  *
- *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/tools/seed-database.ts platform_bench_explain
+ * BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/tools/seed-database.ts
+ * platform_bench_explain
  *
  * Drop it when done: psql … -c 'DROP DATABASE platform_bench_explain'.
  */

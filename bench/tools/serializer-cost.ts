@@ -8,7 +8,8 @@ import { usersPage } from '../../src/modules/users/schemas.js';
  * The CPU one answer's serialization costs: zod's parse then `JSON.stringify` (what
  * fastify-type-provider-zod's serializer did) against the compiled shaper (response-serializer.ts),
  * on the soak's serialized answers as the services hand them over (dates as Date, undocumented
- * columns included): a player's profile and permissions, and pages of the users list. Read the ratio; the microseconds follow the machine's mood.
+ * columns included): a player's profile and permissions, and pages of the users list. Read the ratio; the microseconds
+ * follow the machine's mood.
  *
  *   npx tsx bench/tools/serializer-cost.ts
  */
@@ -52,7 +53,8 @@ function compare(name: string, schema: ZodTypeAny, value: unknown) {
   const compiledCost = microsecondsPerCall(() => compiled(value));
   const bytes = compiled(value).length;
   console.log(
-    `${name.padEnd(22)} ${String(bytes).padStart(6)} B   zod ${zodCost.toFixed(1).padStart(6)} µs   compiled ${compiledCost.toFixed(1).padStart(6)} µs   ratio ${(compiledCost / zodCost).toFixed(2)}`,
+    `${name.padEnd(22)} ${String(bytes).padStart(6)} B   zod ${zodCost.toFixed(1).padStart(6)} µs   compiled ` +
+      `${compiledCost.toFixed(1).padStart(6)} µs   ratio ${(compiledCost / zodCost).toFixed(2)}`,
   );
 }
 

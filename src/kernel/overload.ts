@@ -9,7 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * with 503 `unavailable` (`details.reason: 'overloaded'`, `Retry-After: 1`) before any work (no
  * token check, no query), so the ones admitted finish in time and a load balancer or client
  * can retry elsewhere or later. Event-loop delay was not used as the signal: on a saturated loop
- * it stays at one turn's work whatever the backlog (the soak, docs/decisions/0020-overload-shed-by-requests-in-flight.md).
+ * it stays at one turn's work whatever the backlog (the soak,
+ * docs/decisions/0020-overload-shed-by-requests-in-flight.md).
  *
  * `/health` is always admitted: a load balancer that saw it fail would take the instance out
  * and pile its load onto the others.

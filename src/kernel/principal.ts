@@ -39,7 +39,8 @@ const LAST_SEEN_RESOLUTION_MS = 60_000;
  * How much later than the minute a user's sighting falls due: an offset of its own, from its id.
  * Players who signed in together (after a restart or an outage) would otherwise come due in the
  * same second every minute, for good: a write, a change notice and a cache reload each, all at
- * once (a stall of about a second every minute in the soak, docs/decisions/0013-sightings-spread-and-asynchronous.md). With the offsets
+ * once (a stall of about a second every minute in the soak, docs/decisions/0013-sightings-spread-and-asynchronous.md).
+ * With the offsets
  * they spread over half a minute at once and drift further apart with every sighting.
  */
 const LAST_SEEN_SPREAD_MS = 30_000;

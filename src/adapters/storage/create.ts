@@ -22,7 +22,8 @@ export interface StorageContext {
 
 /**
  * S3 when STORAGE_S3_BUCKET is set, else the local store under STORAGE_DIR. The AWS SDK is loaded
- * only then: importing it costs about half a second of every start (docs/decisions/0006-optional-sdks-load-on-demand.md).
+ * only then: importing it costs about half a second of every start
+ * (docs/decisions/0006-optional-sdks-load-on-demand.md).
  */
 export async function createStorageAdapter(
   config: StorageConfig,
