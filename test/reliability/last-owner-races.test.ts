@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityAccount, IdentityProvider } from '../../src/adapters/identity/index.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf } from '../helpers/expectations.js';
-import { confirm, mailedCode, start } from '../modules/account-deletion-fixtures.js';
-import { activeOwners, LAST_OWNER, ownersExactly } from '../modules/last-owner-fixtures.js';
+import { confirm, mailedCode, start } from '../helpers/account-deletion.js';
+import { activeOwners, LAST_OWNER, ownersExactly } from '../helpers/owners.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 
 /**

@@ -9,8 +9,8 @@ import { Fulfilment } from '../../src/modules/billing/checkout/fulfilment.js';
 import { addCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { recordCheckout } from '../helpers/checkouts.js';
-import { confirm, mailedCode, start } from '../modules/account-deletion-fixtures.js';
-import { expectConsistentCredits, ledgerOf } from '../modules/credits-fixtures.js';
+import { confirm, mailedCode, start } from '../helpers/account-deletion.js';
+import { expectConsistentCredits, ledgerOf } from '../modules/billing/credits/fixtures.js';
 
 /**
  * Deadlocks and serialization failures provoked for real on PostgreSQL, and interleavings that

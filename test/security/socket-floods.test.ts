@@ -7,7 +7,7 @@ import {
   openSocket,
   socketUrl,
   type RealtimeClient,
-} from '../modules/realtime-fixtures.js';
+} from '../modules/realtime/fixtures.js';
 import { sendRaw, startListeningApp, type ListeningApp } from './outside.js';
 
 /**
