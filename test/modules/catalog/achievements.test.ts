@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { storedState } from '../../helpers/stored-state.js';
 
 /**
  * Achievement definitions of the catalog: list, get, create, delete and operation 1
@@ -38,27 +39,8 @@ function call(
 const achievementRow = (db: Db, id: string) =>
   db.selectFrom('catalog_achievements').selectAll().where('id', '=', id).executeTakeFirst();
 
-async function snapshot(db: Db) {
-  const rows = await db.selectFrom('catalog_achievements').selectAll().orderBy('id').execute();
-  const audit = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  const outbox = await db
-    .selectFrom('event_outbox')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { rows, audit: Number(audit.n), outbox: Number(outbox.n) };
-}
-
-/** A refusal: exact status and body, and nothing stored, audited or emitted. */
-async function expectRefusal(t: TestApp, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(t.db);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(t.db)).toEqual(before);
-  return response;
-}
+/** What a refusal must leave as it was: the achievements, and the audit log's and outbox's sizes. */
+const achievementState = (db: Db) => storedState(db, { catalog_achievements: ['id'] }, ['audit_log', 'event_outbox']);
 
 /** A SchemaError whose issues include one matching `issue`. */
 
@@ -160,10 +142,15 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
 
     it('refuses a taken key with 409 conflict, storing nothing', async () => {
       const existing = await created();
-      await expectRefusal(t, () => call(t, editor, 'POST', BASE, { key: existing.key, name: 'Another' }), 409, {
-        error: 'conflict',
-        details: { reason: 'achievement key taken', key: existing.key },
-      });
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, editor, 'POST', BASE, { key: existing.key, name: 'Another' }),
+        409,
+        {
+          error: 'conflict',
+          details: { reason: 'achievement key taken', key: existing.key },
+        },
+      );
     });
 
     it.each([
@@ -235,7 +222,12 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
         issue: { code: 'unrecognized_keys', keys: ['points'] },
       },
     ])('refuses $name with 400 SchemaError, storing nothing', async ({ body, issue }) => {
-      await expectRefusal(t, () => call(t, editor, 'POST', BASE, body), 400, schemaError(issue));
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, editor, 'POST', BASE, body),
+        400,
+        schemaError(issue),
+      );
     });
   });
 
@@ -374,15 +366,20 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
     });
 
     it('answers 404 not_found for an unknown id, storing nothing', async () => {
-      await expectRefusal(t, () => call(t, editor, 'PATCH', `${BASE}/${randomUUID()}`, { name: 'x' }), 404, {
-        error: 'not_found',
-      });
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, editor, 'PATCH', `${BASE}/${randomUUID()}`, { name: 'x' }),
+        404,
+        {
+          error: 'not_found',
+        },
+      );
     });
 
     it('refuses a key in the body: the key cannot change', async () => {
       const row = await created();
-      await expectRefusal(
-        t,
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
         () => call(t, editor, 'PATCH', `${BASE}/${row.id}`, { key: 'renamed', name: 'x' }),
         400,
         schemaError({
@@ -454,12 +451,17 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
       },
     ])('refuses $name with 400 SchemaError, changing nothing', async ({ body, issue }) => {
       const row = await created();
-      await expectRefusal(t, () => call(t, editor, 'PATCH', `${BASE}/${row.id}`, body), 400, schemaError(issue));
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, editor, 'PATCH', `${BASE}/${row.id}`, body),
+        400,
+        schemaError(issue),
+      );
     });
 
     it('refuses an id that is not a uuid with 400', async () => {
-      await expectRefusal(
-        t,
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
         () => call(t, editor, 'PATCH', `${BASE}/not-a-uuid`, { name: 'x' }),
         400,
         schemaError({ path: ['id'], validation: 'uuid' }),
@@ -498,7 +500,12 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
         }),
       ]);
       // Deleted means gone: a second delete and a read both answer 404.
-      await expectRefusal(t, () => call(t, editor, 'DELETE', `${BASE}/${row.id}`), 404, { error: 'not_found' });
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, editor, 'DELETE', `${BASE}/${row.id}`),
+        404,
+        { error: 'not_found' },
+      );
       expect((await call(t, reader, 'GET', `${BASE}/${row.id}`)).statusCode).toBe(404);
     });
 
@@ -510,8 +517,8 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
 
     it('refuses a reason over 300 characters', async () => {
       const row = await created();
-      await expectRefusal(
-        t,
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
         () => call(t, editor, 'DELETE', `${BASE}/${row.id}?reason=${'r'.repeat(301)}`),
         400,
         schemaError({ path: ['reason'], code: 'too_big', maximum: 300 }),
@@ -534,16 +541,31 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
       },
       { name: 'delete', method: 'DELETE' as const, url: `${BASE}/${someId}`, perm: 'content.write' },
     ])('$name: 401 without a token, 403 naming $perm without it', async ({ method, url, perm, body }) => {
-      await expectRefusal(t, () => call(t, null, method, url, body), 401, { error: 'missing_token' });
-      await expectRefusal(t, () => call(t, outsider, method, url, body), 403, {
-        error: 'forbidden',
-        details: { perm },
-      });
-      if (perm === 'content.write')
-        await expectRefusal(t, () => call(t, reader, method, url, body), 403, {
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, null, method, url, body),
+        401,
+        { error: 'missing_token' },
+      );
+      await expectRefusedUnchanged(
+        () => achievementState(t.db),
+        () => call(t, outsider, method, url, body),
+        403,
+        {
           error: 'forbidden',
           details: { perm },
-        });
+        },
+      );
+      if (perm === 'content.write')
+        await expectRefusedUnchanged(
+          () => achievementState(t.db),
+          () => call(t, reader, method, url, body),
+          403,
+          {
+            error: 'forbidden',
+            details: { perm },
+          },
+        );
     });
   });
 });

@@ -1,7 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { rowCount } from '../../helpers/stored-state.js';
 
 /**
  * The referral ruleset (GET and PUT /v1/admin/catalog/referral-rules): one row for the platform,
@@ -50,22 +50,8 @@ describe('referral rules', () => {
       payload: payload as object,
     });
 
-  async function expectRefusal(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-    const rowBefore = await stored(t.db);
-    const auditBefore = await t.db
-      .selectFrom('audit_log')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow();
-    const response = await send();
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-    expect(await stored(t.db)).toEqual(rowBefore);
-    expect(
-      await t.db
-        .selectFrom('audit_log')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .executeTakeFirstOrThrow(),
-    ).toEqual(auditBefore);
-  }
+  /** What a refusal must leave as it was: the ruleset, and the audit log's size. */
+  const rulesState = async () => ({ rules: await stored(t.db), audit: await rowCount(t.db, 'audit_log') });
 
   it('starts inactive with no rewards, version 0, never saved', async () => {
     const response = await get();
@@ -140,10 +126,15 @@ describe('referral rules', () => {
   });
 
   it('refuses a change based on an older version with 409 conflict, changing nothing', async () => {
-    await expectRefusal(() => put({ ...FULL, referee_reward_credits: 1, expected_version: 0 }), 409, {
-      error: 'conflict',
-      details: { reason: 'referral rules changed since they were read', current_version: 1 },
-    });
+    await expectRefusedUnchanged(
+      rulesState,
+      () => put({ ...FULL, referee_reward_credits: 1, expected_version: 0 }),
+      409,
+      {
+        error: 'conflict',
+        details: { reason: 'referral rules changed since they were read', current_version: 1 },
+      },
+    );
   });
 
   it('resets omitted limits to "no limit" (PUT replaces the whole ruleset) and audits only what changed', async () => {
@@ -166,10 +157,15 @@ describe('referral rules', () => {
   });
 
   it('refuses an active programme that rewards nobody with 422 invalid_request, changing nothing', async () => {
-    await expectRefusal(() => put({ ...FULL, referrer_reward_credits: 0, referee_reward_credits: 0 }), 422, {
-      error: 'invalid_request',
-      details: { reason: 'an active referral programme must reward the referrer or the referee' },
-    });
+    await expectRefusedUnchanged(
+      rulesState,
+      () => put({ ...FULL, referrer_reward_credits: 0, referee_reward_credits: 0 }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { reason: 'an active referral programme must reward the referrer or the referee' },
+      },
+    );
   });
 
   it('accepts an inactive programme without rewards, and every bound at its limit', async () => {
@@ -263,14 +259,23 @@ describe('referral rules', () => {
     },
     { name: 'an unknown field', body: { ...FULL, bonus: 5 }, issue: { code: 'unrecognized_keys', keys: ['bonus'] } },
   ])('refuses $name with 400 SchemaError, changing nothing', async ({ body, issue }) => {
-    await expectRefusal(() => put(body), 400, schemaError(issue));
+    await expectRefusedUnchanged(rulesState, () => put(body), 400, schemaError(issue));
   });
 
   it('needs content.read to read and content.write to replace (401 without a token)', async () => {
-    await expectRefusal(() => get(null), 401, { error: 'missing_token' });
-    await expectRefusal(() => put(FULL, null), 401, { error: 'missing_token' });
-    await expectRefusal(() => get(outsider), 403, { error: 'forbidden', details: { perm: 'content.read' } });
-    await expectRefusal(() => put(FULL, outsider), 403, { error: 'forbidden', details: { perm: 'content.write' } });
-    await expectRefusal(() => put(FULL, reader), 403, { error: 'forbidden', details: { perm: 'content.write' } });
+    await expectRefusedUnchanged(rulesState, () => get(null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(rulesState, () => put(FULL, null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(rulesState, () => get(outsider), 403, {
+      error: 'forbidden',
+      details: { perm: 'content.read' },
+    });
+    await expectRefusedUnchanged(rulesState, () => put(FULL, outsider), 403, {
+      error: 'forbidden',
+      details: { perm: 'content.write' },
+    });
+    await expectRefusedUnchanged(rulesState, () => put(FULL, reader), 403, {
+      error: 'forbidden',
+      details: { perm: 'content.write' },
+    });
   });
 });

@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
-import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { RUNTIME_RETRY_AFTER_SECONDS } from '../../../src/modules/runtime/runtime-errors.js';
 import type { RuntimeSimulator } from '../../../src/runtime-sim/simulator.js';
 import type { startTestApp, TestUser } from '../../helpers/app.js';
 
@@ -125,11 +123,4 @@ export async function storedText(t: App): Promise<string> {
       (SELECT coalesce(json_agg(a)::text, '') FROM audit_log a),
       (SELECT coalesce(json_agg(e)::text, '') FROM event_outbox e)) AS text`.execute(t.db);
   return result.rows[0]!.text;
-}
-
-/** The 503 of a start or stop the runtime could not do. */
-export function expectUnavailable(response: LightMyRequestResponse, reason: string) {
-  expect(response.statusCode, response.body).toBe(503);
-  expect(response.json()).toEqual({ error: 'unavailable', details: { reason } });
-  expect(response.headers['retry-after']).toBe(String(RUNTIME_RETRY_AFTER_SECONDS));
 }

@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeSimulator } from '../../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../../helpers/app.js';
 import { captureLog } from '../../helpers/captured-log.js';
-import { schemaError } from '../../helpers/expectations.js';
+import { expectRuntimeUnavailable, schemaError } from '../../helpers/expectations.js';
 import {
-  expectUnavailable,
   putOnPlan,
   seedGame,
   sessionRow,
@@ -357,7 +356,7 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     expect((await start(holder, game.id)).statusCode).toBe(201);
 
     const response = await start(player, game.id);
-    expectUnavailable(response, 'no_capacity');
+    expectRuntimeUnavailable(response, 'no_capacity');
     const rows = await sessionRowsOf(t, player.id);
     expect(rows).toEqual([
       expect.objectContaining({
@@ -381,7 +380,7 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     const nodes = ['node-1', 'node-2', 'gold-1', 'tiny-1'];
     for (const node of nodes) sim.setNodeStatus(node, 'offline');
     try {
-      expectUnavailable(await start(player, (await seedGame(t)).id), 'no_capacity');
+      expectRuntimeUnavailable(await start(player, (await seedGame(t)).id), 'no_capacity');
       expect(await sessionRowsOf(t, player.id)).toEqual([
         expect.objectContaining({ status: 'failed', end_reason: 'start_failed' }),
       ]);
@@ -393,7 +392,7 @@ describe('start a game session (POST /v1/me/sessions)', () => {
   it('a pool the runtime does not have is 503 unavailable naming pool_not_found; the row is failed', async () => {
     const player = await createUser(t.db);
     await putOnPlan(t, player.id, { pool_id: 'no-such-pool' });
-    expectUnavailable(await start(player, (await seedGame(t)).id), 'pool_not_found');
+    expectRuntimeUnavailable(await start(player, (await seedGame(t)).id), 'pool_not_found');
     expect(await sessionRowsOf(t, player.id)).toEqual([
       expect.objectContaining({ status: 'failed', end_reason: 'start_failed', pool_id: 'no-such-pool' }),
     ]);
@@ -404,7 +403,7 @@ describe('start a game session (POST /v1/me/sessions)', () => {
     const game = await seedGame(t);
     sim.failNextRequests(10, 500);
     try {
-      expectUnavailable(await start(player, game.id), 'runtime_unavailable');
+      expectRuntimeUnavailable(await start(player, game.id), 'runtime_unavailable');
     } finally {
       sim.failNextRequests(0);
     }
@@ -474,7 +473,7 @@ describe('start and stop with the runtime unreachable', () => {
     const player = await createUser(t.db);
     const game = await seedGame(t);
     const response = await startSession(t, player, game.id);
-    expectUnavailable(response, 'runtime_unavailable');
+    expectRuntimeUnavailable(response, 'runtime_unavailable');
     expect(response.body).not.toContain(apiKey);
     expect(await sessionRowsOf(t, player.id)).toEqual([
       expect.objectContaining({ status: 'failed', end_reason: 'start_failed', node_id: null, play_url: null }),
@@ -498,7 +497,7 @@ describe('start and stop with the runtime unreachable', () => {
       })
       .execute();
     const response = await startSession(t, player, game.id);
-    expectUnavailable(response, 'runtime_unavailable');
+    expectRuntimeUnavailable(response, 'runtime_unavailable');
     expect((await sessionRowsOf(t, player.id)).map((row) => [row.id, row.status])).toEqual([[live, 'active']]);
   });
 
@@ -519,7 +518,7 @@ describe('start and stop with the runtime unreachable', () => {
       })
       .execute();
     const response = await stopMine(t, player);
-    expectUnavailable(response, 'runtime_unavailable');
+    expectRuntimeUnavailable(response, 'runtime_unavailable');
     expect(response.body).not.toContain(apiKey);
     expect(await sessionRow(t, live)).toMatchObject({ status: 'active', end_reason: null, ended_at: null });
   });

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeSimulator } from '../../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRuntimeUnavailable, requestIdOf, schemaError } from '../../helpers/expectations.js';
 import {
-  expectUnavailable,
   seedGame,
   sessionRow,
   sessionRowsOf,
@@ -121,7 +120,7 @@ describe('stop game sessions', () => {
       const { player, sessionId } = await playing();
       sim.failNextRequests(10, 503);
       try {
-        expectUnavailable(await stopMine(t, player), 'runtime_unavailable');
+        expectRuntimeUnavailable(await stopMine(t, player), 'runtime_unavailable');
       } finally {
         sim.failNextRequests(0);
       }
@@ -357,7 +356,7 @@ describe('stop game sessions', () => {
       } finally {
         sim.failNextRequests(0);
       }
-      expectUnavailable(response, 'runtime_unavailable');
+      expectRuntimeUnavailable(response, 'runtime_unavailable');
       expect(await sessionRow(t, sessionId)).toMatchObject({ status: 'active', end_reason: null });
       expect(sim.session(sessionId)!.status).toBe('running');
       expect(await auditCount()).toBe(audits);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { storedState } from '../../helpers/stored-state.js';
 
 /**
  * Operation 19, `POST /v1/admin/notifications/broadcast`: the in-app channel (one row for
@@ -70,25 +70,15 @@ async function players(marker: string, count: number, overrides: { status?: 'act
 const send = (payload: unknown, user: TestUser | null = both) =>
   t.request({ method: 'POST', url, token: user?.token, payload: payload as object });
 
-async function stored() {
-  const count = async (
-    table: 'notification_broadcasts' | 'notifications' | 'notification_recipients' | 'email_messages' | 'audit_log',
-  ) => Number((await t.db.selectFrom(table).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n);
-  return {
-    broadcasts: await count('notification_broadcasts'),
-    notifications: await count('notifications'),
-    recipients: await count('notification_recipients'),
-    emails: await count('email_messages'),
-    audit: await count('audit_log'),
-  };
-}
-
-async function expectRefused(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await stored();
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await stored()).toEqual(before);
-}
+/** What a refusal must leave as it was: how many broadcasts, notifications, recipients, mails and audit entries. */
+const broadcastState = () =>
+  storedState(t.db, {}, [
+    'notification_broadcasts',
+    'notifications',
+    'notification_recipients',
+    'email_messages',
+    'audit_log',
+  ]);
 
 const activeUsers = async () =>
   Number(
@@ -273,47 +263,66 @@ describe('POST /v1/admin/notifications/broadcast: the email channel', () => {
 
 describe('refusals: nothing is stored', () => {
   it('403 for a requested channel the caller may not use, naming its permission; 403 without either permission', async () => {
-    await expectRefused(
+    await expectRefusedUnchanged(
+      broadcastState,
       () => send({ notification: { title: 'x' }, email: { template_key: 'weekly-news' } }, mailer),
       403,
       { error: 'forbidden', details: { perm: 'announcements.write' } },
     );
-    await expectRefused(
+    await expectRefusedUnchanged(
+      broadcastState,
       () => send({ notification: { title: 'x' }, email: { template_key: 'weekly-news' } }, inApp),
       403,
       { error: 'forbidden', details: { perm: 'email.send' } },
     );
-    await expectRefused(() => send({ notification: { title: 'x' } }, neither), 403, {
+    await expectRefusedUnchanged(broadcastState, () => send({ notification: { title: 'x' } }, neither), 403, {
       error: 'forbidden',
       details: { perm: 'announcements.write | email.send' },
     });
-    await expectRefused(() => send({ notification: { title: 'x' } }, null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(broadcastState, () => send({ notification: { title: 'x' } }, null), 401, {
+      error: 'missing_token',
+    });
   });
 
   it('404 for an unknown template, 422 invalid_request for one without a published version', async () => {
-    await expectRefused(() => send({ email: { template_key: 'no-such-template' } }), 404, {
+    await expectRefusedUnchanged(broadcastState, () => send({ email: { template_key: 'no-such-template' } }), 404, {
       error: 'not_found',
       details: { template_key: 'no-such-template' },
     });
-    await expectRefused(() => send({ notification: { title: 'x' }, email: { template_key: 'draft-only' } }), 422, {
-      error: 'invalid_request',
-      details: { reason: expect.any(String), template_key: 'draft-only' },
-    });
+    await expectRefusedUnchanged(
+      broadcastState,
+      () => send({ notification: { title: 'x' }, email: { template_key: 'draft-only' } }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { reason: expect.any(String), template_key: 'draft-only' },
+      },
+    );
   });
 
   it('422 empty_segment when no user matches; 422 segment_too_large past 10000', async () => {
-    await expectRefused(() => send({ segment: { q: 'nobody-matches-this' }, notification: { title: 'x' } }), 422, {
-      error: 'empty_segment',
-      details: { segment: { q: 'nobody-matches-this' } },
-    });
+    await expectRefusedUnchanged(
+      broadcastState,
+      () => send({ segment: { q: 'nobody-matches-this' }, notification: { title: 'x' } }),
+      422,
+      {
+        error: 'empty_segment',
+        details: { segment: { q: 'nobody-matches-this' } },
+      },
+    );
     await sql`INSERT INTO users (id, email, status) SELECT gen_random_uuid(), 'crowd-' || g || '@example.test', 'active' FROM generate_series(1, 10001) g`.execute(
       t.db,
     );
-    await expectRefused(() => send({ segment: { q: 'crowd-' }, notification: { title: 'x' } }), 422, {
-      error: 'segment_too_large',
-      details: { max: 10000 },
-    });
-    await expectRefused(() => send({ email: { template_key: 'weekly-news' } }), 422, {
+    await expectRefusedUnchanged(
+      broadcastState,
+      () => send({ segment: { q: 'crowd-' }, notification: { title: 'x' } }),
+      422,
+      {
+        error: 'segment_too_large',
+        details: { max: 10000 },
+      },
+    );
+    await expectRefusedUnchanged(broadcastState, () => send({ email: { template_key: 'weekly-news' } }), 422, {
       error: 'segment_too_large',
       details: { max: 10000 },
     });
@@ -328,15 +337,21 @@ describe('refusals: nothing is stored', () => {
   });
 
   it('422 invalid_request for a window that ends before it starts or is already over', async () => {
-    await expectRefused(
+    await expectRefusedUnchanged(
+      broadcastState,
       () => send({ notification: { title: 'x', starts_at: '2030-01-02T00:00:00Z', ends_at: '2030-01-01T00:00:00Z' } }),
       422,
       { error: 'invalid_request', details: { field: 'notification.ends_at', reason: expect.any(String) } },
     );
-    await expectRefused(() => send({ notification: { title: 'x', ends_at: '2020-01-01T00:00:00Z' } }), 422, {
-      error: 'invalid_request',
-      details: { field: 'notification.ends_at', reason: expect.any(String) },
-    });
+    await expectRefusedUnchanged(
+      broadcastState,
+      () => send({ notification: { title: 'x', ends_at: '2020-01-01T00:00:00Z' } }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { field: 'notification.ends_at', reason: expect.any(String) },
+      },
+    );
   });
 
   it.each([
@@ -355,14 +370,14 @@ describe('refusals: nothing is stored', () => {
     ['a segment tier over 32', { segment: { tier: 'x'.repeat(33) }, notification: { title: 'x' } }, 'tier'],
     ['an unknown top-level field', { notification: { title: 'x' }, priority: 'high' }, undefined],
   ])('400 for %s', async (_name, payload, field) => {
-    const before = await stored();
+    const before = await broadcastState();
     const response = await send(payload);
     expect(response.statusCode).toBe(400);
     const body = response.json();
     expect(body).toMatchObject({ success: false, error: { name: 'SchemaError' } });
     if (field !== undefined)
       expect(body.error.issues.some((issue: { path: unknown[] }) => issue.path.includes(field))).toBe(true);
-    expect(await stored()).toEqual(before);
+    expect(await broadcastState()).toEqual(before);
     void schemaError;
   });
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { storedState } from '../../helpers/stored-state.js';
 
 /**
  * Plan rulesets: operation 8 (upsertPlanRuleset, upsert by key, 200 {id} stable across upserts)
@@ -19,14 +19,8 @@ const uniqueKey = (prefix = 'rs') => `${prefix}-${++counter}-${randomUUID().slic
 const rulesetRow = (db: Db, key: string) =>
   db.selectFrom('plan_rulesets').selectAll().where('key', '=', key).executeTakeFirst();
 
-async function snapshot(db: Db) {
-  const rows = await db.selectFrom('plan_rulesets').selectAll().orderBy('id').execute();
-  const audit = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { rows, audit: Number(audit.n) };
-}
+/** What a refusal must leave as it was: the rulesets, and the audit log's size. */
+const rulesetState = (db: Db) => storedState(db, { plan_rulesets: ['id'] });
 
 describe('PUT /v1/admin/plans/rulesets (operation 8)', () => {
   let t: TestApp;
@@ -52,13 +46,6 @@ describe('PUT /v1/admin/plans/rulesets (operation 8)', () => {
       headers: { 'user-agent': USER_AGENT },
       payload: payload as object,
     });
-
-  async function expectRefusal(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-    const before = await snapshot(t.db);
-    const response = await send();
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-    expect(await snapshot(t.db)).toEqual(before);
-  }
 
   function auditRow(requestId: string, targetId: string, summary: unknown) {
     return {
@@ -214,19 +201,39 @@ describe('PUT /v1/admin/plans/rulesets (operation 8)', () => {
       issue: { code: 'unrecognized_keys', keys: ['is_active'] },
     },
   ])('refuses $name with 400 SchemaError, storing nothing', async ({ body, issue }) => {
-    await expectRefusal(() => put(body), 400, schemaError(issue));
+    await expectRefusedUnchanged(
+      () => rulesetState(t.db),
+      () => put(body),
+      400,
+      schemaError(issue),
+    );
   });
 
   it('needs plans.write (401 without a token, 403 naming it otherwise)', async () => {
-    await expectRefusal(() => put({ key: 'denied', name: 'x' }, null), 401, { error: 'missing_token' });
-    await expectRefusal(() => put({ key: 'denied', name: 'x' }, outsider), 403, {
-      error: 'forbidden',
-      details: { perm: 'plans.write' },
-    });
-    await expectRefusal(() => put({ key: 'denied', name: 'x' }, reader), 403, {
-      error: 'forbidden',
-      details: { perm: 'plans.write' },
-    });
+    await expectRefusedUnchanged(
+      () => rulesetState(t.db),
+      () => put({ key: 'denied', name: 'x' }, null),
+      401,
+      { error: 'missing_token' },
+    );
+    await expectRefusedUnchanged(
+      () => rulesetState(t.db),
+      () => put({ key: 'denied', name: 'x' }, outsider),
+      403,
+      {
+        error: 'forbidden',
+        details: { perm: 'plans.write' },
+      },
+    );
+    await expectRefusedUnchanged(
+      () => rulesetState(t.db),
+      () => put({ key: 'denied', name: 'x' }, reader),
+      403,
+      {
+        error: 'forbidden',
+        details: { perm: 'plans.write' },
+      },
+    );
   });
 });
 

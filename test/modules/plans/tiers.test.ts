@@ -1,7 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { storedState } from '../../helpers/stored-state.js';
 
 /**
  * Plan tiers: operation 13 (upsertPlanTier, upsert by key, 204; `rulesetKey` must name an
@@ -16,14 +16,8 @@ type Db = TestApp['db'];
 const tierRow = (db: Db, key: string) =>
   db.selectFrom('plan_tiers').selectAll().where('key', '=', key).executeTakeFirst();
 
-async function snapshot(db: Db) {
-  const rows = await db.selectFrom('plan_tiers').selectAll().orderBy('id').execute();
-  const audit = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { rows, audit: Number(audit.n) };
-}
+/** What a refusal must leave as it was: the tiers, and the audit log's size. */
+const tierState = (db: Db) => storedState(db, { plan_tiers: ['id'] });
 
 describe('plan tiers', () => {
   let t: TestApp;
@@ -61,13 +55,6 @@ describe('plan tiers', () => {
     });
   const list = (query = '', user: TestUser | null = reader) =>
     t.request({ method: 'GET', url: `${URL}${query}`, token: user?.token });
-
-  async function expectRefusal(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-    const before = await snapshot(t.db);
-    const response = await send();
-    expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-    expect(await snapshot(t.db)).toEqual(before);
-  }
 
   function auditRow(requestId: string, targetId: string, summary: unknown) {
     return {
@@ -150,8 +137,18 @@ describe('plan tiers', () => {
 
     it('refuses a rulesetKey that names no ruleset with 422 invalid_request naming it, for new and existing tiers', async () => {
       const unknown = { error: 'invalid_request', details: { reason: 'unknown ruleset', rulesetKey: 'nope' } };
-      await expectRefusal(() => put({ key: 'orphan', name: 'Orphan', rank: 0, rulesetKey: 'nope' }), 422, unknown);
-      await expectRefusal(() => put({ key: 'starter', name: 'Starter', rank: 0, rulesetKey: 'nope' }), 422, unknown);
+      await expectRefusedUnchanged(
+        () => tierState(t.db),
+        () => put({ key: 'orphan', name: 'Orphan', rank: 0, rulesetKey: 'nope' }),
+        422,
+        unknown,
+      );
+      await expectRefusedUnchanged(
+        () => tierState(t.db),
+        () => put({ key: 'starter', name: 'Starter', rank: 0, rulesetKey: 'nope' }),
+        422,
+        unknown,
+      );
     });
 
     it('accepts every field at its bound', async () => {
@@ -231,13 +228,33 @@ describe('plan tiers', () => {
         issue: { code: 'unrecognized_keys', keys: ['ruleset_key'] },
       },
     ])('refuses $name with 400 SchemaError, storing nothing', async ({ body, issue }) => {
-      await expectRefusal(() => put(body), 400, schemaError(issue));
+      await expectRefusedUnchanged(
+        () => tierState(t.db),
+        () => put(body),
+        400,
+        schemaError(issue),
+      );
     });
 
     it('needs plans.write (401 without a token, 403 naming it otherwise)', async () => {
-      await expectRefusal(() => put(valid, null), 401, { error: 'missing_token' });
-      await expectRefusal(() => put(valid, outsider), 403, { error: 'forbidden', details: { perm: 'plans.write' } });
-      await expectRefusal(() => put(valid, reader), 403, { error: 'forbidden', details: { perm: 'plans.write' } });
+      await expectRefusedUnchanged(
+        () => tierState(t.db),
+        () => put(valid, null),
+        401,
+        { error: 'missing_token' },
+      );
+      await expectRefusedUnchanged(
+        () => tierState(t.db),
+        () => put(valid, outsider),
+        403,
+        { error: 'forbidden', details: { perm: 'plans.write' } },
+      );
+      await expectRefusedUnchanged(
+        () => tierState(t.db),
+        () => put(valid, reader),
+        403,
+        { error: 'forbidden', details: { perm: 'plans.write' } },
+      );
     });
   });
 

@@ -3,6 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_CATALOG } from '../../../src/kernel/permissions.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { expectRefusedUnchanged } from '../../helpers/expectations.js';
+import { storedState } from '../../helpers/stored-state.js';
 
 /**
  * The roles module against the spec: the role routes of issue 2 item 6 and the documented
@@ -93,25 +95,12 @@ async function grantsOf(db: Db, roleId: string) {
 }
 
 /** Everything a roles request may touch; a refusal must leave all of it as it was. */
-async function snapshot(db: Db) {
-  const roles = await db.selectFrom('roles').selectAll().orderBy('id').execute();
-  const rolePermissions = await db
-    .selectFrom('role_permissions')
-    .selectAll()
-    .orderBy('role_id')
-    .orderBy('permission_key')
-    .execute();
-  const userRoles = await db.selectFrom('user_roles').selectAll().orderBy('user_id').orderBy('role_id').execute();
-  const audit = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  const outbox = await db
-    .selectFrom('event_outbox')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { roles, rolePermissions, userRoles, auditRows: Number(audit.n), outboxRows: Number(outbox.n) };
-}
+const rolesState = (db: Db) =>
+  storedState(
+    db,
+    { roles: ['id'], role_permissions: ['role_id', 'permission_key'], user_roles: ['user_id', 'role_id'] },
+    ['audit_log', 'event_outbox'],
+  );
 
 async function auditRowsOf(db: Db, requestId: string) {
   return db.selectFrom('audit_log').selectAll().where('request_id', '=', requestId).orderBy('target_id').execute();
@@ -165,12 +154,9 @@ async function expectEvent(
   });
 }
 
-/** A refusal: exact status and body, nothing stored, nothing audited, no event. */
+/** A refusal: exact status and body, nothing stored; and no audit row or event names its request. */
 async function expectRefusal(t: TestApp, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(t.db);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(t.db)).toEqual(before);
+  const response = await expectRefusedUnchanged(() => rolesState(t.db), send, status, body);
   expect(await auditRowsOf(t.db, requestIdOf(response))).toEqual([]);
   expect(await outboxRowsOf(t.db, requestIdOf(response))).toEqual([]);
   return response;

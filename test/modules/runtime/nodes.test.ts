@@ -1,9 +1,8 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeSimulator } from '../../../src/runtime-sim/simulator.js';
 import { captureLog } from '../../helpers/captured-log.js';
 import { createUser, startTestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRuntimeUnavailable, requestIdOf, schemaError } from '../../helpers/expectations.js';
 import { closedPort } from '../../helpers/ports.js';
 
 /**
@@ -20,13 +19,6 @@ const PULL_NEVER_FINISHES_MS = 600_000;
 
 const runtimeAudits = (t: App) =>
   t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
-
-/** The route's answer for a runtime that cannot be reached or keeps failing. */
-function expectUnavailable(res: LightMyRequestResponse) {
-  expect(res.statusCode).toBe(503);
-  expect(res.headers['retry-after']).toBe('5');
-  expect(res.json()).toEqual({ error: 'unavailable', details: { reason: 'runtime_unavailable' } });
-}
 
 describe('runtime node administration', () => {
   let t: App;
@@ -140,7 +132,7 @@ describe('runtime node administration', () => {
 
     it('answers 503 unavailable with Retry-After while the runtime keeps failing', async () => {
       sim.failNextRequests(50);
-      expectUnavailable(await get(reader, '/v1/admin/runtime/nodes'));
+      expectRuntimeUnavailable(await get(reader, '/v1/admin/runtime/nodes'));
     });
   });
 
@@ -174,7 +166,7 @@ describe('runtime node administration', () => {
 
     it('answers 503 unavailable with Retry-After while the runtime keeps failing', async () => {
       sim.failNextRequests(50);
-      expectUnavailable(await get(reader, '/v1/admin/runtime/nodes/node-1'));
+      expectRuntimeUnavailable(await get(reader, '/v1/admin/runtime/nodes/node-1'));
     });
   });
 
@@ -503,7 +495,7 @@ describe('runtime node administration', () => {
       const node = freshNode();
       sim.failNextRequests(50);
       const res = await post(operator, `/v1/admin/runtime/nodes/${node.id}/drain`);
-      expectUnavailable(res);
+      expectRuntimeUnavailable(res);
       sim.failNextRequests(0);
       expect(sim.node(node.id)!.status).toBe('ready');
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
@@ -611,7 +603,7 @@ describe('runtime node administration with the runtime unreachable', () => {
     ['PUT', '/v1/admin/runtime/nodes/node-1/pool', { pool_id: null }],
   ] as const)('%s %s answers 503 unavailable with Retry-After, auditing nothing', async (method, url, payload) => {
     const res = await down.request({ method, url, token: operator.token, ...(payload ? { payload } : {}) });
-    expectUnavailable(res);
+    expectRuntimeUnavailable(res);
     expect(await auditOf(down.db, requestIdOf(res))).toEqual([]);
   });
 });
@@ -673,7 +665,7 @@ describe('the runtime API key', () => {
             token: caller.token,
             ...(payload ? { payload } : {}),
           });
-          expectUnavailable(res);
+          expectRuntimeUnavailable(res);
           bodies.push(res.body, JSON.stringify(res.headers));
         }
         expect(captured.text()).toContain('the runtime refused our API key');

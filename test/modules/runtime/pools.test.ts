@@ -1,8 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RuntimeSimulator } from '../../../src/runtime-sim/simulator.js';
 import { createUser, startTestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
+import { auditOf, expectRuntimeUnavailable, requestIdOf, schemaError } from '../../helpers/expectations.js';
 import { closedPort } from '../../helpers/ports.js';
 
 /**
@@ -11,12 +10,6 @@ import { closedPort } from '../../helpers/ports.js';
  */
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
-
-function expectUnavailable(res: LightMyRequestResponse) {
-  expect(res.statusCode).toBe(503);
-  expect(res.headers['retry-after']).toBe('5');
-  expect(res.json()).toEqual({ error: 'unavailable', details: { reason: 'runtime_unavailable' } });
-}
 
 const runtimeAudits = (t: App) =>
   t.db.selectFrom('audit_log').selectAll().where('action', 'like', 'runtime.%').orderBy('created_at').execute();
@@ -119,7 +112,7 @@ describe('runtime pool administration', () => {
       'GET %s answers 503 unavailable with Retry-After while the runtime keeps failing',
       async (url) => {
         sim.failNextRequests(50);
-        expectUnavailable(await get(reader, url));
+        expectRuntimeUnavailable(await get(reader, url));
       },
     );
   });
@@ -216,7 +209,7 @@ describe('runtime pool administration', () => {
       const id = nextPoolId();
       sim.failNextRequests(50);
       const res = await create(operator, { id, name: 'x' });
-      expectUnavailable(res);
+      expectRuntimeUnavailable(res);
       expect(sim.pool(id)).toBeUndefined();
       expect(await auditOf(t.db, requestIdOf(res))).toEqual([]);
     });
@@ -314,7 +307,7 @@ describe('runtime pool administration', () => {
       const auditsBefore = await runtimeAudits(t);
       sim.failNextRequests(50);
       const res = await patch(operator, pool.id, { name: 'x' });
-      expectUnavailable(res);
+      expectRuntimeUnavailable(res);
       sim.failNextRequests(0);
       expect(sim.pool(pool.id)).toEqual(pool);
       expect(await runtimeAudits(t)).toEqual(auditsBefore);
@@ -339,7 +332,7 @@ describe('runtime pool administration with the runtime unreachable', () => {
     ['PATCH', '/v1/admin/runtime/pools/default', { name: 'New' }],
   ] as const)('%s %s answers 503 unavailable with Retry-After, auditing nothing', async (method, url, payload) => {
     const res = await down.request({ method, url, token: operator.token, ...(payload ? { payload } : {}) });
-    expectUnavailable(res);
+    expectRuntimeUnavailable(res);
     expect(await auditOf(down.db, requestIdOf(res))).toEqual([]);
   });
 });

@@ -2,9 +2,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { auditOf, requestIdOf } from '../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf } from '../../helpers/expectations.js';
 import { confirm, mailedCode, start } from '../../helpers/account-deletion.js';
 import { activeOwners, LAST_OWNER, makeOwner, OWNER_ROLE_ID, ownersExactly } from '../../helpers/owners.js';
+import { accessState, storedState } from '../../helpers/stored-state.js';
 
 /**
  * The last-active-owner rule (migration 0044) on every path that can take owner rights away:
@@ -31,38 +32,21 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function countOf(table: 'audit_log' | 'event_outbox' | 'email_messages'): Promise<number> {
-  return Number((await t.db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
-}
-
 /** Everything a removal of owner rights could touch. */
-async function snapshot() {
-  const users = await t.db.selectFrom('users').selectAll().orderBy('id').execute();
-  return {
-    // last_seen_at aside: every signed-in request touches it.
-    users: users.map((row) => ({ ...row, last_seen_at: undefined })),
-    grants: await t.db.selectFrom('user_roles').selectAll().orderBy('user_id').orderBy('role_id').execute(),
-    roles: await t.db.selectFrom('roles').selectAll().orderBy('id').execute(),
-    permissions: await t.db
-      .selectFrom('role_permissions')
-      .selectAll()
-      .orderBy('role_id')
-      .orderBy('permission_key')
-      .execute(),
-    deletionRequests: await t.db.selectFrom('account_deletion_requests').selectAll().orderBy('user_id').execute(),
-    audit: await countOf('audit_log'),
-    events: await countOf('event_outbox'),
-    mails: await countOf('email_messages'),
-  };
-}
+const ownershipState = async () => ({
+  ...(await accessState(t.db)),
+  ...(await storedState(t.db, { account_deletion_requests: ['user_id'] }, [
+    'audit_log',
+    'event_outbox',
+    'email_messages',
+  ])),
+});
 
+/** The last-owner refusal: nothing changes, no audit entry names the request, the owners stay. */
 async function expectRefused(send: () => Promise<LightMyRequestResponse>, body: unknown = LAST_OWNER) {
   const owners = await activeOwners(t.db);
-  const before = await snapshot();
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 422, body });
+  const response = await expectRefusedUnchanged(ownershipState, send, 422, body);
   expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
-  expect(await snapshot()).toEqual(before);
   expect(await activeOwners(t.db)).toEqual(owners);
   expect(owners.length).toBeGreaterThan(0);
 }
@@ -219,7 +203,7 @@ describe('the database refuses any statement that leaves no active owner, whoeve
     { name: 'deleting the owner role', statement: () => sql`DELETE FROM roles WHERE id = ${OWNER_ROLE_ID}::uuid` },
   ])('$name: a check violation named last_active_owner at commit; nothing changes', async ({ statement }) => {
     const [owner] = await ownersExactly(t.db, 1);
-    const before = await snapshot();
+    const before = await ownershipState();
     const error = await t.db
       .transaction()
       .execute(async (trx) => {
@@ -230,7 +214,7 @@ describe('the database refuses any statement that leaves no active owner, whoeve
         (refusal: unknown) => refusal,
       );
     expect(error).toMatchObject({ code: '23514', constraint: 'last_active_owner' });
-    expect(await snapshot()).toEqual(before);
+    expect(await ownershipState()).toEqual(before);
   });
 
   it('a transaction may hand the role over in any order: revoke first, grant after', async () => {

@@ -3,7 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { storedState } from '../../../helpers/stored-state.js';
 
 /**
  * Billing prices: added to a product (POST …/products/{id}/prices), activated or deactivated
@@ -25,22 +26,8 @@ const priceRow = (id: string) => t.db.selectFrom('billing_prices').selectAll().w
 const pricesOf = (productId: string) =>
   t.db.selectFrom('billing_prices').selectAll().where('product_id', '=', productId).orderBy('created_at').execute();
 
-async function snapshot(db: Db) {
-  const products = await db.selectFrom('billing_products').selectAll().orderBy('id').execute();
-  const prices = await db.selectFrom('billing_prices').selectAll().orderBy('id').execute();
-  const audit = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { products, prices, audit: Number(audit.n) };
-}
-
-async function expectRefusal(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(t.db);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(t.db)).toEqual(before);
-}
+/** What a refusal must leave as it was: products, prices, and the audit log's size. */
+const catalogState = () => storedState(t.db, { billing_products: ['id'], billing_prices: ['id'] });
 
 const addPrice = (productId: string, payload: unknown, user: TestUser | null = planner, app: TestApp = t) =>
   app.request({
@@ -186,7 +173,7 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
 
   it('refuses a second active price in a currency with 409 conflict naming the active one', async () => {
     const [active] = (await pricesOf(packId)).filter((price) => price.currency === 'usd' && price.is_active);
-    await expectRefusal(() => addPrice(packId, { currency: 'usd', unitAmount: 450 }), 409, {
+    await expectRefusedUnchanged(catalogState, () => addPrice(packId, { currency: 'usd', unitAmount: 450 }), 409, {
       error: 'conflict',
       details: {
         reason: 'the product already has an active price in this currency; deactivate it first',
@@ -201,12 +188,14 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
       error: 'conflict',
       details: { reason: 'providerPriceId is taken', providerPriceId: 'price_pack_USD_1' },
     };
-    await expectRefusal(
+    await expectRefusedUnchanged(
+      catalogState,
       () => addPrice(packId, { providerPriceId: 'price_pack_USD_1', currency: 'chf', unitAmount: 1 }),
       409,
       taken,
     );
-    await expectRefusal(
+    await expectRefusedUnchanged(
+      catalogState,
       () => addPrice(planId, { providerPriceId: 'price_pack_USD_1', currency: 'chf', unitAmount: 1, interval: 'year' }),
       409,
       taken,
@@ -214,23 +203,40 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
   });
 
   it('refuses an interval that does not suit the product with 422 invalid_request', async () => {
-    await expectRefusal(() => addPrice(planId, { currency: 'chf', unitAmount: 100 }), 422, {
+    await expectRefusedUnchanged(catalogState, () => addPrice(planId, { currency: 'chf', unitAmount: 100 }), 422, {
       error: 'invalid_request',
       details: { reason: 'a plan price needs an interval (month or year)', kind: 'plan' },
     });
-    await expectRefusal(() => addPrice(planId, { currency: 'chf', unitAmount: 100, interval: null }), 422, {
-      error: 'invalid_request',
-      details: { reason: 'a plan price needs an interval (month or year)', kind: 'plan' },
-    });
-    await expectRefusal(() => addPrice(packId, { currency: 'chf', unitAmount: 100, interval: 'month' }), 422, {
-      error: 'invalid_request',
-      details: { reason: 'a credit pack price is paid once and has no interval', kind: 'credit_pack' },
-    });
+    await expectRefusedUnchanged(
+      catalogState,
+      () => addPrice(planId, { currency: 'chf', unitAmount: 100, interval: null }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { reason: 'a plan price needs an interval (month or year)', kind: 'plan' },
+      },
+    );
+    await expectRefusedUnchanged(
+      catalogState,
+      () => addPrice(packId, { currency: 'chf', unitAmount: 100, interval: 'month' }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { reason: 'a credit pack price is paid once and has no interval', kind: 'credit_pack' },
+      },
+    );
   });
 
   it('404s an unknown product and 400s a malformed id', async () => {
-    await expectRefusal(() => addPrice(randomUUID(), { currency: 'usd', unitAmount: 1 }), 404, { error: 'not_found' });
-    await expectRefusal(() => addPrice('nope', { currency: 'usd', unitAmount: 1 }), 400, schemaError({ path: ['id'] }));
+    await expectRefusedUnchanged(catalogState, () => addPrice(randomUUID(), { currency: 'usd', unitAmount: 1 }), 404, {
+      error: 'not_found',
+    });
+    await expectRefusedUnchanged(
+      catalogState,
+      () => addPrice('nope', { currency: 'usd', unitAmount: 1 }),
+      400,
+      schemaError({ path: ['id'] }),
+    );
   });
 
   const valid = { currency: 'chf', unitAmount: 100 };
@@ -292,12 +298,12 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
       issue: { code: 'unrecognized_keys', keys: ['unit_amount'] },
     },
   ])('refuses $name with 400 SchemaError, storing nothing', async ({ body, issue }) => {
-    await expectRefusal(() => addPrice(packId, body), 400, schemaError(issue));
+    await expectRefusedUnchanged(catalogState, () => addPrice(packId, body), 400, schemaError(issue));
   });
 
   it('needs plans.write (401 without a token, 403 naming it otherwise)', async () => {
-    await expectRefusal(() => addPrice(packId, valid, null), 401, { error: 'missing_token' });
-    await expectRefusal(() => addPrice(packId, valid, reader), 403, {
+    await expectRefusedUnchanged(catalogState, () => addPrice(packId, valid, null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(catalogState, () => addPrice(packId, valid, reader), 403, {
       error: 'forbidden',
       details: { perm: 'plans.write' },
     });
@@ -395,7 +401,7 @@ describe('PATCH /v1/admin/plans/prices/{id}', () => {
   });
 
   it('refuses to activate a second price in the currency with 409 conflict', async () => {
-    await expectRefusal(() => patchPrice(secondId, { isActive: true }), 409, {
+    await expectRefusedUnchanged(catalogState, () => patchPrice(secondId, { isActive: true }), 409, {
       error: 'conflict',
       details: {
         reason: 'the product already has an active price in this currency; deactivate it first',
@@ -447,15 +453,17 @@ describe('PATCH /v1/admin/plans/prices/{id}', () => {
   });
 
   it('writes and audits nothing when the price already has that state', async () => {
-    const before = await snapshot(t.db);
+    const before = await catalogState();
     const response = await patchPrice(secondId, { isActive: true });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ id: secondId, isActive: true });
-    expect(await snapshot(t.db)).toEqual(before);
+    expect(await catalogState()).toEqual(before);
   });
 
   it('404s an unknown price', async () => {
-    await expectRefusal(() => patchPrice(randomUUID(), { isActive: false }), 404, { error: 'not_found' });
+    await expectRefusedUnchanged(catalogState, () => patchPrice(randomUUID(), { isActive: false }), 404, {
+      error: 'not_found',
+    });
   });
 
   const fixed = "a price's terms are immutable; create a new price and deactivate this one";
@@ -482,12 +490,14 @@ describe('PATCH /v1/admin/plans/prices/{id}', () => {
     },
     { name: 'no isActive', body: {}, issue: { path: ['isActive'], code: 'invalid_type' } },
   ])('refuses $name with 400 SchemaError', async ({ body, issue }) => {
-    await expectRefusal(() => patchPrice(secondId, body), 400, schemaError(issue));
+    await expectRefusedUnchanged(catalogState, () => patchPrice(secondId, body), 400, schemaError(issue));
   });
 
   it('needs plans.write', async () => {
-    await expectRefusal(() => patchPrice(secondId, { isActive: false }, null), 401, { error: 'missing_token' });
-    await expectRefusal(() => patchPrice(secondId, { isActive: false }, reader), 403, {
+    await expectRefusedUnchanged(catalogState, () => patchPrice(secondId, { isActive: false }, null), 401, {
+      error: 'missing_token',
+    });
+    await expectRefusedUnchanged(catalogState, () => patchPrice(secondId, { isActive: false }, reader), 403, {
       error: 'forbidden',
       details: { perm: 'plans.write' },
     });

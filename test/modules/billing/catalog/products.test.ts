@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { storedState } from '../../../helpers/stored-state.js';
 
 /**
  * Billing products under the plans group: create, list, get and update, camelCase, with
@@ -12,7 +13,6 @@ import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations
 
 const URL = '/v1/admin/plans/products';
 const USER_AGENT = 'billing-catalog-test/1.0';
-type Db = TestApp['db'];
 
 let t: TestApp;
 let planner: TestUser;
@@ -22,22 +22,8 @@ let outsider: TestUser;
 const productRow = (id: string) =>
   t.db.selectFrom('billing_products').selectAll().where('id', '=', id).executeTakeFirst();
 
-async function snapshot(db: Db) {
-  const products = await db.selectFrom('billing_products').selectAll().orderBy('id').execute();
-  const prices = await db.selectFrom('billing_prices').selectAll().orderBy('id').execute();
-  const audit = await db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { products, prices, audit: Number(audit.n) };
-}
-
-async function expectRefusal(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(t.db);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(t.db)).toEqual(before);
-}
+/** What a refusal must leave as it was: products, prices, and the audit log's size. */
+const catalogState = () => storedState(t.db, { billing_products: ['id'], billing_prices: ['id'] });
 
 const create = (payload: unknown, user: TestUser | null = planner) =>
   t.request({
@@ -188,7 +174,7 @@ describe('POST /v1/admin/plans/products', () => {
   });
 
   it('refuses an unknown tierKey with 422 invalid_request naming it', async () => {
-    await expectRefusal(() => create({ kind: 'plan', name: 'Nope', tierKey: 'platinum' }), 422, {
+    await expectRefusedUnchanged(catalogState, () => create({ kind: 'plan', name: 'Nope', tierKey: 'platinum' }), 422, {
       error: 'invalid_request',
       details: { reason: 'unknown tier', tierKey: 'platinum' },
     });
@@ -275,7 +261,7 @@ describe('POST /v1/admin/plans/products', () => {
       issue: { code: 'unrecognized_keys', keys: ['sort_order'] },
     },
   ])('refuses $name with 400 SchemaError, storing nothing', async ({ body, issue }) => {
-    await expectRefusal(() => create(body), 400, schemaError(issue));
+    await expectRefusedUnchanged(catalogState, () => create(body), 400, schemaError(issue));
   });
 
   it('accepts every field at its bound', async () => {
@@ -295,9 +281,15 @@ describe('POST /v1/admin/plans/products', () => {
   });
 
   it('needs plans.write (401 without a token, 403 naming it otherwise)', async () => {
-    await expectRefusal(() => create(pack, null), 401, { error: 'missing_token' });
-    await expectRefusal(() => create(pack, reader), 403, { error: 'forbidden', details: { perm: 'plans.write' } });
-    await expectRefusal(() => create(pack, outsider), 403, { error: 'forbidden', details: { perm: 'plans.write' } });
+    await expectRefusedUnchanged(catalogState, () => create(pack, null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(catalogState, () => create(pack, reader), 403, {
+      error: 'forbidden',
+      details: { perm: 'plans.write' },
+    });
+    await expectRefusedUnchanged(catalogState, () => create(pack, outsider), 403, {
+      error: 'forbidden',
+      details: { perm: 'plans.write' },
+    });
   });
 });
 
@@ -372,27 +364,29 @@ describe('PATCH /v1/admin/plans/products/{id}', () => {
 
   it('writes and audits nothing when nothing changes (metadata compared by content)', async () => {
     await patch(packId, { metadata: { a: 1, b: { c: 2, d: [1, 2] } } });
-    const before = await snapshot(t.db);
+    const before = await catalogState();
     const response = await patch(packId, { name: 'Renamed pack', metadata: { b: { d: [1, 2], c: 2 }, a: 1 } });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ id: packId, name: 'Renamed pack' });
-    expect(await snapshot(t.db)).toEqual(before);
+    expect(await catalogState()).toEqual(before);
   });
 
   it('404s an unknown product', async () => {
-    await expectRefusal(() => patch(randomUUID(), { name: 'Ghost' }), 404, { error: 'not_found' });
+    await expectRefusedUnchanged(catalogState, () => patch(randomUUID(), { name: 'Ghost' }), 404, {
+      error: 'not_found',
+    });
   });
 
   it('refuses a field of the other kind, or an unknown tier, with 422 invalid_request', async () => {
-    await expectRefusal(() => patch(planId, { credits: 5 }), 422, {
+    await expectRefusedUnchanged(catalogState, () => patch(planId, { credits: 5 }), 422, {
       error: 'invalid_request',
       details: { reason: 'credits apply to credit packs only', kind: 'plan' },
     });
-    await expectRefusal(() => patch(packId, { tierKey: 'gold' }), 422, {
+    await expectRefusedUnchanged(catalogState, () => patch(packId, { tierKey: 'gold' }), 422, {
       error: 'invalid_request',
       details: { reason: 'tierKey applies to plans only', kind: 'credit_pack' },
     });
-    await expectRefusal(() => patch(planId, { name: 'Changed', tierKey: 'platinum' }), 422, {
+    await expectRefusedUnchanged(catalogState, () => patch(planId, { name: 'Changed', tierKey: 'platinum' }), 422, {
       error: 'invalid_request',
       details: { reason: 'unknown tier', tierKey: 'platinum' },
     });
@@ -414,16 +408,18 @@ describe('PATCH /v1/admin/plans/products/{id}', () => {
     { name: 'null name', body: { name: null }, issue: { path: ['name'], code: 'invalid_type' } },
     { name: 'an unknown field', body: { name: 'x', price: 5 }, issue: { code: 'unrecognized_keys', keys: ['price'] } },
   ])('refuses $name with 400 SchemaError', async ({ body, issue }) => {
-    await expectRefusal(() => patch(packId, body), 400, schemaError(issue));
+    await expectRefusedUnchanged(catalogState, () => patch(packId, body), 400, schemaError(issue));
   });
 
   it('400s a malformed id', async () => {
-    await expectRefusal(() => patch('nope', { name: 'x' }), 400, schemaError({ path: ['id'] }));
+    await expectRefusedUnchanged(catalogState, () => patch('nope', { name: 'x' }), 400, schemaError({ path: ['id'] }));
   });
 
   it('needs plans.write', async () => {
-    await expectRefusal(() => patch(packId, { name: 'x' }, null), 401, { error: 'missing_token' });
-    await expectRefusal(() => patch(packId, { name: 'x' }, reader), 403, {
+    await expectRefusedUnchanged(catalogState, () => patch(packId, { name: 'x' }, null), 401, {
+      error: 'missing_token',
+    });
+    await expectRefusedUnchanged(catalogState, () => patch(packId, { name: 'x' }, reader), 403, {
       error: 'forbidden',
       details: { perm: 'plans.write' },
     });

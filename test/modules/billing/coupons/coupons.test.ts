@@ -1,7 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { storedState } from '../../../helpers/stored-state.js';
 import { startStripeServer, stripeError, type StripeServer } from '../../../helpers/stripe-server.js';
 
 /**
@@ -20,22 +20,8 @@ let staff: TestUser;
 let reader: TestUser;
 let outsider: TestUser;
 
-async function snapshot(app: App) {
-  const coupons = await app.db.selectFrom('billing_coupons').selectAll().orderBy('id').execute();
-  const codes = await app.db.selectFrom('billing_promotion_codes').selectAll().orderBy('id').execute();
-  const audit = await app.db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { coupons, codes, audit: Number(audit.n) };
-}
-
-async function expectRefusal(app: App, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(app);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(app)).toEqual(before);
-}
+/** What a refusal must leave as it was: coupons, promotion codes, and the audit log's size. */
+const couponState = (app: App) => storedState(app.db, { billing_coupons: ['id'], billing_promotion_codes: ['id'] });
 
 const send = (
   app: App,
@@ -166,15 +152,30 @@ describe('POST /v1/admin/billing/coupons', () => {
     ['max_redemptions 0', { name: 'x', duration: 'once', percent_off: 5, max_redemptions: 0 }, 'max_redemptions'],
     ['empty name', { name: ' ', duration: 'once', percent_off: 5 }, 'name'],
   ])('400 (%s), nothing stored', async (_case, payload, field) => {
-    await expectRefusal(t, () => send(t, 'POST', COUPONS, staff, payload), 400, schemaError({ path: [field] }));
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', COUPONS, staff, payload),
+      400,
+      schemaError({ path: [field] }),
+    );
   });
 
   it('401 without a token, 403 without billing.write; nothing stored', async () => {
     const payload = { name: 'x', duration: 'once', percent_off: 5 };
-    await expectRefusal(t, () => send(t, 'POST', COUPONS, null, payload), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', COUPONS, null, payload),
+      401,
+      { error: 'missing_token' },
+    );
     const forbidden = await send(t, 'POST', COUPONS, reader, payload);
     expect(forbidden.statusCode).toBe(403);
-    await expectRefusal(t, () => send(t, 'POST', COUPONS, reader, payload), 403, forbidden.json());
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', COUPONS, reader, payload),
+      403,
+      forbidden.json(),
+    );
   });
 });
 
@@ -224,19 +225,34 @@ describe('DELETE /v1/admin/billing/coupons/{id}', () => {
       target_id: coupon.id,
       summary: { provider_coupon_id: coupon.provider_coupon_id, promotion_codes_deactivated: 1 },
     });
-    await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/${coupon.id}`, staff), 404, { error: 'not_found' });
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'DELETE', `${COUPONS}/${coupon.id}`, staff),
+      404,
+      { error: 'not_found' },
+    );
   });
 
   it('404 unknown, 400 bad id, 401, 403; nothing changed', async () => {
     const coupon = await newCoupon();
-    await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/00000000-0000-4000-8000-000000000000`, staff), 404, {
-      error: 'not_found',
-    });
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'DELETE', `${COUPONS}/00000000-0000-4000-8000-000000000000`, staff),
+      404,
+      {
+        error: 'not_found',
+      },
+    );
     expect((await send(t, 'DELETE', `${COUPONS}/nope`, staff)).statusCode).toBe(400);
-    await expectRefusal(t, () => send(t, 'DELETE', `${COUPONS}/${coupon.id}`, null), 401, { error: 'missing_token' });
-    const before = await snapshot(t);
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'DELETE', `${COUPONS}/${coupon.id}`, null),
+      401,
+      { error: 'missing_token' },
+    );
+    const before = await couponState(t);
     expect((await send(t, 'DELETE', `${COUPONS}/${coupon.id}`, reader)).statusCode).toBe(403);
-    expect(await snapshot(t)).toEqual(before);
+    expect(await couponState(t)).toEqual(before);
   });
 });
 
@@ -284,39 +300,59 @@ describe('promotion codes', () => {
   it('POST 409 for the same code in another case, 404 for an unknown or deleted coupon, 400 for a bad code; nothing stored', async () => {
     const coupon = await newCoupon();
     await newCode(coupon.id, { code: 'TAKEN1' });
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'taken1', coupon_id: coupon.id }), 409, {
-      error: 'conflict',
-      details: expect.objectContaining({ code: 'taken1' }),
-    });
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', CODES, staff, { code: 'taken1', coupon_id: coupon.id }),
+      409,
+      {
+        error: 'conflict',
+        details: expect.objectContaining({ code: 'taken1' }),
+      },
+    );
     const unknown = '00000000-0000-4000-8000-000000000001';
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'FRESH1', coupon_id: unknown }), 404, {
-      error: 'not_found',
-      details: { coupon_id: unknown },
-    });
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', CODES, staff, { code: 'FRESH1', coupon_id: unknown }),
+      404,
+      {
+        error: 'not_found',
+        details: { coupon_id: unknown },
+      },
+    );
     const gone = await newCoupon();
     expect((await send(t, 'DELETE', `${COUPONS}/${gone.id}`, staff)).statusCode).toBe(204);
-    await expectRefusal(t, () => send(t, 'POST', CODES, staff, { code: 'FRESH2', coupon_id: gone.id }), 404, {
-      error: 'not_found',
-      details: { coupon_id: gone.id },
-    });
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', CODES, staff, { code: 'FRESH2', coupon_id: gone.id }),
+      404,
+      {
+        error: 'not_found',
+        details: { coupon_id: gone.id },
+      },
+    );
+    await expectRefusedUnchanged(
+      () => couponState(t),
       () => send(t, 'POST', CODES, staff, { code: 'no spaces', coupon_id: coupon.id }),
       400,
       schemaError({ path: ['code'] }),
     );
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => couponState(t),
       () => send(t, 'POST', CODES, staff, { code: 'PASTX', coupon_id: coupon.id, expires_at: PAST }),
       400,
       schemaError({ path: ['expires_at'] }),
     );
-    await expectRefusal(t, () => send(t, 'POST', CODES, null, { code: 'FRESH3', coupon_id: coupon.id }), 401, {
-      error: 'missing_token',
-    });
-    const before = await snapshot(t);
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'POST', CODES, null, { code: 'FRESH3', coupon_id: coupon.id }),
+      401,
+      {
+        error: 'missing_token',
+      },
+    );
+    const before = await couponState(t);
     expect((await send(t, 'POST', CODES, reader, { code: 'FRESH3', coupon_id: coupon.id })).statusCode).toBe(403);
-    expect(await snapshot(t)).toEqual(before);
+    expect(await couponState(t)).toEqual(before);
   });
 
   it('GET pages with total, filters coupon_id and active', async () => {
@@ -349,10 +385,10 @@ describe('promotion codes', () => {
       target_id: code.id,
       summary: { before: { active: true }, after: { active: false } },
     });
-    const before = await snapshot(t);
+    const before = await couponState(t);
     const same = await send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: false });
     expect(same.statusCode).toBe(200);
-    expect(await snapshot(t)).toEqual(before);
+    expect(await couponState(t)).toEqual(before);
     expect((await send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true })).json()).toMatchObject({
       active: true,
     });
@@ -362,35 +398,45 @@ describe('promotion codes', () => {
   it('PATCH 400 empty or fixed fields, 404 unknown, 422 reactivating a code of a deleted coupon, 401, 403; nothing changed', async () => {
     const coupon = await newCoupon();
     const code = await newCode(coupon.id);
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => couponState(t),
       () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, {}),
       400,
       schemaError({ path: ['active'] }),
     );
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => couponState(t),
       () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { max_redemptions: 5 }),
       400,
       expect.objectContaining({ success: false }),
     );
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => couponState(t),
       () => send(t, 'PATCH', `${CODES}/00000000-0000-4000-8000-000000000002`, staff, { active: false }),
       404,
       { error: 'not_found' },
     );
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, null, { active: false }), 401, {
-      error: 'missing_token',
-    });
-    const before = await snapshot(t);
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'PATCH', `${CODES}/${code.id}`, null, { active: false }),
+      401,
+      {
+        error: 'missing_token',
+      },
+    );
+    const before = await couponState(t);
     expect((await send(t, 'PATCH', `${CODES}/${code.id}`, reader, { active: false })).statusCode).toBe(403);
-    expect(await snapshot(t)).toEqual(before);
+    expect(await couponState(t)).toEqual(before);
     expect((await send(t, 'DELETE', `${COUPONS}/${coupon.id}`, staff)).statusCode).toBe(204);
-    await expectRefusal(t, () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true }), 422, {
-      error: 'invalid_state',
-      details: { reason: expect.any(String), coupon_id: coupon.id },
-    });
+    await expectRefusedUnchanged(
+      () => couponState(t),
+      () => send(t, 'PATCH', `${CODES}/${code.id}`, staff, { active: true }),
+      422,
+      {
+        error: 'invalid_state',
+        details: { reason: expect.any(String), coupon_id: coupon.id },
+      },
+    );
   });
 });
 
@@ -449,8 +495,8 @@ describe('on Stripe: refusals are 422 with the provider code, outages 503; nothi
       }),
       times: 1,
     });
-    await expectRefusal(
-      s,
+    await expectRefusedUnchanged(
+      () => couponState(s),
       () => send(s, 'POST', COUPONS, user, { name: 'x', amount_off: 5, currency: 'xyz', duration: 'once' }),
       422,
       {
@@ -472,20 +518,30 @@ describe('on Stripe: refusals are 422 with the provider code, outages 503; nothi
     stripe.behave({ kind: 'answer', status: 500, body: failure });
     try {
       const unavailable = { error: 'unavailable', details: { reason: 'the payment provider is unavailable' } };
-      await expectRefusal(
-        s,
+      await expectRefusedUnchanged(
+        () => couponState(s),
         () => send(s, 'POST', COUPONS, user, { name: 'z', percent_off: 5, duration: 'once' }),
         503,
         unavailable,
       );
-      await expectRefusal(s, () => send(s, 'DELETE', `${COUPONS}/${coupon.id}`, user), 503, unavailable);
-      await expectRefusal(
-        s,
+      await expectRefusedUnchanged(
+        () => couponState(s),
+        () => send(s, 'DELETE', `${COUPONS}/${coupon.id}`, user),
+        503,
+        unavailable,
+      );
+      await expectRefusedUnchanged(
+        () => couponState(s),
         () => send(s, 'POST', CODES, user, { code: 'OUTAGE2', coupon_id: coupon.id }),
         503,
         unavailable,
       );
-      await expectRefusal(s, () => send(s, 'PATCH', `${CODES}/${code.id}`, user, { active: false }), 503, unavailable);
+      await expectRefusedUnchanged(
+        () => couponState(s),
+        () => send(s, 'PATCH', `${CODES}/${code.id}`, user, { active: false }),
+        503,
+        unavailable,
+      );
     } finally {
       stripe.behave({ kind: 'normal' });
     }

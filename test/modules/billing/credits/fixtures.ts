@@ -8,6 +8,12 @@ type Db = Kernel['db'];
 export const ledgerOf = (db: Db, userId: string) =>
   db.selectFrom('credit_ledger').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 
+/** Nothing about this user was written: no entries, no lots. */
+export async function expectNoCredits(db: Db, userId: string) {
+  expect(await ledgerOf(db, userId)).toEqual([]);
+  expect(await lotsOf(db, userId)).toEqual([]);
+}
+
 /** A user's lots, oldest first. */
 export const lotsOf = (db: Db, userId: string) =>
   db.selectFrom('credit_lots').selectAll().where('user_id', '=', userId).orderBy('id').execute();

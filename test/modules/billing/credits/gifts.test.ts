@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
-import { expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';
+import { expectConsistentCredits, expectNoCredits, ledgerOf, lotsOf } from './fixtures.js';
 
 /**
  * Staff gifts of credit packs (`POST /v1/admin/billing/credits/gift-pack`) and the list of what
@@ -48,12 +48,6 @@ const giftPack = (caller: TestUser | null, payload: unknown, idempotencyKey?: st
 
 const giftables = (caller: TestUser | null) =>
   t.request({ method: 'GET', url: '/v1/admin/billing/giftable-tiers', token: caller?.token });
-
-/** Nothing about this user was written: no entries, no lots. */
-async function expectNoCredits(userId: string) {
-  expect(await ledgerOf(t.db, userId)).toEqual([]);
-  expect(await lotsOf(t.db, userId)).toEqual([]);
-}
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -240,7 +234,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
     expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([500]);
-    await expectNoCredits(other.id);
+    await expectNoCredits(t.db, other.id);
   });
 
   it('50 gifts at once under one Idempotency-Key gift once (one entry, one lot, one audit row, one event) and answer alike', async () => {
@@ -298,7 +292,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     expect(unknownUser.statusCode).toBe(404);
     expect(unknownUser.json()).toEqual({ error: 'not_found' });
     expect(await auditOf(t.db, requestIdOf(unknownUser))).toEqual([]);
-    await expectNoCredits(ghost);
+    await expectNoCredits(t.db, ghost);
 
     const player = await createUser(t.db);
     const missing = randomUUID();
@@ -309,7 +303,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
       details: { reason: 'no such product', product_id: missing },
     });
     expect(await auditOf(t.db, requestIdOf(unknownProduct))).toEqual([]);
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 
   it('422s a deleted user, a plan, an inactive pack and a past expiry, storing nothing', async () => {
@@ -325,7 +319,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
       details: { reason: 'a deleted user cannot be gifted credits', status: 'deleted' },
     });
     expect(await auditOf(t.db, requestIdOf(deleted))).toEqual([]);
-    await expectNoCredits(gone.id);
+    await expectNoCredits(t.db, gone.id);
 
     const player = await createUser(t.db);
     const refusals: Array<[object, unknown]> = [
@@ -347,7 +341,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
       expect(response.json()).toEqual({ error: 'invalid_request', details });
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 
   it.each([
@@ -370,7 +364,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(schemaError({ path }));
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 
   it('400s an Idempotency-Key longer than 200 characters, or empty', async () => {
@@ -384,7 +378,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual(schemaError({ path: ['idempotency-key'] }));
     }
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 
   it('401s without a token and 403s without billing.write, storing nothing', async () => {
@@ -397,7 +391,7 @@ describe('POST /v1/admin/billing/credits/gift-pack', () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toEqual({ error: 'forbidden', details: { perm: 'billing.write' } });
     expect(await auditOf(t.db, requestIdOf(refused))).toEqual([]);
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 });
 

@@ -13,6 +13,7 @@ import {
 import { JOB_HANDLERS } from '../../../../src/modules/system/job-handlers.js';
 import { JobScheduler } from '../../../../src/modules/system/scheduler.js';
 import { createUser, startTestApp, type TestApp } from '../../../helpers/app.js';
+import { rejectionOf } from '../../../helpers/expectations.js';
 import { drawsOf, expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';
 
 /**
@@ -36,15 +37,6 @@ const spend = (input: Omit<SpendCreditsInput, 'actorId'>) =>
   t.db.transaction().execute((trx) => spendCredits(trx, { actorId: null, ...input }));
 const clawback = (input: Omit<ClawbackInput, 'actorId'>) =>
   t.db.transaction().execute((trx) => clawbackPurchase(trx, { actorId: null, ...input }));
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 async function newPlayer() {
   return (await createUser(t.db)).id;
@@ -105,7 +97,7 @@ describe('spending', () => {
     await add({ userId: user, amount: 12 });
     const before = { entries: await ledgerOf(t.db, user), lots: await lotsOf(t.db, user) };
 
-    const error = await refusal(spend({ userId: user, amount: 43 }));
+    const error = await rejectionOf(spend({ userId: user, amount: 43 }), AppError);
     expect([error.status, error.code, error.details]).toEqual([
       422,
       'insufficient_credits',
@@ -115,20 +107,23 @@ describe('spending', () => {
 
     // The whole balance can be spent, to exactly zero, and then nothing more.
     expect((await spend({ userId: user, amount: 42 })).balance).toBe(0);
-    expect((await refusal(spend({ userId: user, amount: 1 }))).details).toEqual({ balance: 0, requested: 1 });
+    expect((await rejectionOf(spend({ userId: user, amount: 1 }), AppError)).details).toEqual({
+      balance: 0,
+      requested: 1,
+    });
     expect(await expectConsistentCredits(t.db, user)).toBe(0);
   });
 
   it('refuses an unknown user (404) and an amount that is not a positive integer (422)', async () => {
     const ghost = randomUUID();
-    expect((await refusal(spend({ userId: ghost, amount: 1 }))).code).toBe('not_found');
-    expect((await refusal(add({ userId: ghost, amount: 1 }))).code).toBe('not_found');
+    expect((await rejectionOf(spend({ userId: ghost, amount: 1 }), AppError)).code).toBe('not_found');
+    expect((await rejectionOf(add({ userId: ghost, amount: 1 }), AppError)).code).toBe('not_found');
     const user = await newPlayer();
     await add({ userId: user, amount: 10 });
     for (const amount of [0, -5, 2.5]) {
-      const error = await refusal(spend({ userId: user, amount }));
+      const error = await rejectionOf(spend({ userId: user, amount }), AppError);
       expect([error.status, error.code]).toEqual([422, 'invalid_request']);
-      expect((await refusal(add({ userId: user, amount }))).code).toBe('invalid_request');
+      expect((await rejectionOf(add({ userId: user, amount }), AppError)).code).toBe('invalid_request');
     }
     expect(await expectConsistentCredits(t.db, user)).toBe(10);
   });
@@ -156,13 +151,14 @@ describe('spending', () => {
       { userId: user, amount: 20, referenceId: 'o-2' },
       { userId: other, amount: 20, referenceId: 'o-1' },
     ]) {
-      const error = await refusal(
+      const error = await rejectionOf(
         spend({ referenceType: 'order', referenceId: 'o-1', idempotencyKey: key, ...changed }),
+        AppError,
       );
       expect([error.status, error.code]).toEqual([409, 'conflict']);
     }
     // A key names one kind of write: an addition under a spend's key is a conflict too.
-    expect((await refusal(add({ userId: user, amount: 20, idempotencyKey: key }))).code).toBe('conflict');
+    expect((await rejectionOf(add({ userId: user, amount: 20, idempotencyKey: key }), AppError)).code).toBe('conflict');
     expect((await ledgerOf(t.db, user)).map((entry) => entry.amount)).toEqual([50, -20, -5]);
     expect(await expectConsistentCredits(t.db, user)).toBe(25);
     expect(await expectConsistentCredits(t.db, other)).toBe(50);
@@ -196,7 +192,7 @@ describe('spending', () => {
     const lasting = await add({ userId: user, amount: 30 });
 
     // At T the 50 have lapsed: 40 is more than what is really left, and the refusal writes nothing.
-    expect((await refusal(spend({ userId: user, amount: 40, now: T }))).details).toEqual({
+    expect((await rejectionOf(spend({ userId: user, amount: 40, now: T }), AppError)).details).toEqual({
       balance: 30,
       requested: 40,
     });
@@ -219,7 +215,7 @@ describe('spending', () => {
 
   it('refuses an addition whose expiry is not in the future', async () => {
     const user = await newPlayer();
-    const error = await refusal(add({ userId: user, amount: 10, expiresAt: new Date(Date.now() - 1) }));
+    const error = await rejectionOf(add({ userId: user, amount: 10, expiresAt: new Date(Date.now() - 1) }), AppError);
     expect([error.status, error.code, error.details]).toEqual([
       422,
       'invalid_request',
@@ -327,7 +323,7 @@ describe('refund clawback', () => {
     ).toEqual({ ...first, replayed: true });
     expect(
       (
-        await refusal(
+        await rejectionOf(
           clawback({
             userId: user,
             referenceType: 'payment',
@@ -335,6 +331,7 @@ describe('refund clawback', () => {
             credits: 500,
             idempotencyKey: key,
           }),
+          AppError,
         )
       ).code,
     ).toBe('conflict');
@@ -348,7 +345,10 @@ describe('refund clawback', () => {
     await add({ userId: user, amount: 100, referenceType: 'payment', referenceId: 'pay-grant' });
     await purchase(stranger, 'pay-theirs', 100);
     for (const referenceId of ['pay-none', 'pay-grant', 'pay-theirs']) {
-      const error = await refusal(clawback({ userId: user, referenceType: 'payment', referenceId, credits: 10 }));
+      const error = await rejectionOf(
+        clawback({ userId: user, referenceType: 'payment', referenceId, credits: 10 }),
+        AppError,
+      );
       expect([error.status, error.code, error.details]).toEqual([
         404,
         'not_found',

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, spendCredits } from '../../../../src/modules/billing/credits/ledger.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
-import { expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';
+import { expectConsistentCredits, expectNoCredits, ledgerOf, lotsOf } from './fixtures.js';
 
 /**
  * The credit routes: the staff grant (with its idempotency key), the staff ledger and lot lists,
@@ -27,12 +27,6 @@ const grant = (caller: TestUser | null, payload: unknown, idempotencyKey?: strin
   });
 
 const get = (caller: TestUser | null, url: string) => t.request({ method: 'GET', url, token: caller?.token });
-
-/** Nothing about this user was written: no entries, no lots. */
-async function expectNoCredits(userId: string) {
-  expect(await ledgerOf(t.db, userId)).toEqual([]);
-  expect(await lotsOf(t.db, userId)).toEqual([]);
-}
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -148,7 +142,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
     expect((await ledgerOf(t.db, player.id)).map((entry) => entry.amount)).toEqual([10]);
-    await expectNoCredits(other.id);
+    await expectNoCredits(t.db, other.id);
   });
 
   it('404s an unknown user and 422s a deleted one, storing nothing', async () => {
@@ -157,7 +151,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ error: 'not_found' });
     expect(await auditOf(t.db, requestIdOf(unknown))).toEqual([]);
-    await expectNoCredits(ghost);
+    await expectNoCredits(t.db, ghost);
 
     const gone = await createUser(t.db, [], { status: 'deleted' });
     const deleted = await grant(granter, { user_id: gone.id, amount: 10, reason: 'Too late' }, randomUUID());
@@ -167,7 +161,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
       details: { reason: 'a deleted user cannot be granted credits', status: 'deleted' },
     });
     expect(await auditOf(t.db, requestIdOf(deleted))).toEqual([]);
-    await expectNoCredits(gone.id);
+    await expectNoCredits(t.db, gone.id);
   });
 
   it('422s an expiry that is not in the future, storing nothing', async () => {
@@ -181,7 +175,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
       });
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 
   it.each([
@@ -198,7 +192,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
     const response = await grant(granter, { user_id: player.id, amount: 10, reason: 'Valid reason', ...change });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(schemaError({ path }));
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 
   it('400s an Idempotency-Key longer than 200 characters, or empty', async () => {
@@ -225,7 +219,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
     const refused = await grant(reader, payload);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toEqual({ error: 'forbidden', details: { perm: 'billing.write' } });
-    await expectNoCredits(player.id);
+    await expectNoCredits(t.db, player.id);
   });
 });
 

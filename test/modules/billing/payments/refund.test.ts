@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balanceOf, spendCredits } from '../../../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { storedState } from '../../../helpers/stored-state.js';
 import { startStripeServer, stripeError, type StripeServer } from '../../../helpers/stripe-server.js';
 
 /**
@@ -93,24 +93,14 @@ const clawbacks = (userId: string) =>
     .orderBy('id')
     .execute();
 
-async function snapshot(app: App) {
-  const payments = await app.db.selectFrom('billing_payments').selectAll().orderBy('id').execute();
-  const refunds = await app.db.selectFrom('billing_refunds').selectAll().orderBy('id').execute();
-  const ledger = await app.db.selectFrom('credit_ledger').selectAll().orderBy('id').execute();
-  const lots = await app.db.selectFrom('credit_lots').selectAll().orderBy('id').execute();
-  const audit = await app.db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { payments, refunds, ledger, lots, audit: Number(audit.n) };
-}
-
-async function expectRefusal(app: App, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(app);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(app)).toEqual(before);
-}
+/** What a refusal must leave as it was: payments, refunds, the credit ledger and lots, and the audit log's size. */
+const refundState = (app: App) =>
+  storedState(app.db, {
+    billing_payments: ['id'],
+    billing_refunds: ['id'],
+    credit_ledger: ['id'],
+    credit_lots: ['id'],
+  });
 
 describe('POST /v1/admin/billing/payments/{id}/refund', () => {
   it('200: a full refund (amount omitted) refunds all, marks the payment refunded, claws back all 200 credits, audited', async () => {
@@ -250,32 +240,57 @@ describe('POST /v1/admin/billing/payments/{id}/refund', () => {
 
   it('422 invalid_request with details.refundable when the amount is more than is left; nothing changes', async () => {
     const { paymentId } = await paidPack();
-    await expectRefusal(t, () => refund(paymentId, { amount: 999, reason: 'Too much' }), 422, {
-      error: 'invalid_request',
-      details: { reason: expect.any(String), refundable: 998 },
-    });
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, { amount: 999, reason: 'Too much' }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { reason: expect.any(String), refundable: 998 },
+      },
+    );
     expect((await refund(paymentId, { amount: 500, reason: 'Part' })).statusCode).toBe(200);
-    await expectRefusal(t, () => refund(paymentId, { amount: 499, reason: 'Too much' }), 422, {
-      error: 'invalid_request',
-      details: { reason: expect.any(String), refundable: 498 },
-    });
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, { amount: 499, reason: 'Too much' }),
+      422,
+      {
+        error: 'invalid_request',
+        details: { reason: expect.any(String), refundable: 498 },
+      },
+    );
   });
 
   it('422 invalid_state for a payment already fully refunded; nothing changes', async () => {
     const { paymentId } = await paidPack();
     expect((await refund(paymentId, { reason: 'All of it' })).statusCode).toBe(200);
-    await expectRefusal(t, () => refund(paymentId, { reason: 'All of it' }), 422, {
-      error: 'invalid_state',
-      details: { reason: expect.any(String), status: 'refunded' },
-    });
-    await expectRefusal(t, () => refund(paymentId, { amount: 1, reason: 'One cent' }), 422, {
-      error: 'invalid_state',
-      details: { reason: expect.any(String), status: 'refunded' },
-    });
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, { reason: 'All of it' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: { reason: expect.any(String), status: 'refunded' },
+      },
+    );
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, { amount: 1, reason: 'One cent' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: { reason: expect.any(String), status: 'refunded' },
+      },
+    );
   });
 
   it('404 for an unknown payment', async () => {
-    await expectRefusal(t, () => refund(randomUUID(), { reason: 'Nobody' }), 404, { error: 'not_found' });
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(randomUUID(), { reason: 'Nobody' }),
+      404,
+      { error: 'not_found' },
+    );
   });
 
   it.each([
@@ -288,26 +303,46 @@ describe('POST /v1/admin/billing/payments/{id}/refund', () => {
     ['reason too long', { reason: 'x'.repeat(501) }, 'reason'],
   ])('400 (%s), nothing changes', async (_case, payload, field) => {
     const { paymentId } = await paidPack();
-    await expectRefusal(t, () => refund(paymentId, payload), 400, schemaError({ path: [field] }));
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, payload),
+      400,
+      schemaError({ path: [field] }),
+    );
   });
 
   it('400 for an unknown field and for an id that is not a uuid', async () => {
     const { paymentId } = await paidPack();
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => refundState(t),
       () => refund(paymentId, { reason: 'Extra', notify: true }),
       400,
       schemaError({ code: 'unrecognized_keys' }),
     );
-    await expectRefusal(t, () => refund('not-a-uuid', { reason: 'Bad id' }), 400, schemaError({ path: ['id'] }));
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund('not-a-uuid', { reason: 'Bad id' }),
+      400,
+      schemaError({ path: ['id'] }),
+    );
   });
 
   it('401 without a token, 403 without billing.write; nothing changes', async () => {
     const { paymentId } = await paidPack();
-    await expectRefusal(t, () => refund(paymentId, { reason: 'Nope' }, null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, { reason: 'Nope' }, null),
+      401,
+      { error: 'missing_token' },
+    );
     const forbidden = await refund(paymentId, { reason: 'Nope' }, reader);
     expect(forbidden.statusCode).toBe(403);
-    await expectRefusal(t, () => refund(paymentId, { reason: 'Nope' }, reader), 403, forbidden.json());
+    await expectRefusedUnchanged(
+      () => refundState(t),
+      () => refund(paymentId, { reason: 'Nope' }, reader),
+      403,
+      forbidden.json(),
+    );
   });
 });
 
@@ -414,24 +449,34 @@ describe('on Stripe: the refund is made there; refusals are 422, outages 503; a 
       body: stripeError('invalid_request_error', 'Charge ch_x has been charged back.', { code: 'charge_disputed' }),
       times: 1,
     });
-    await expectRefusal(s, () => refund(payment.id, { reason: 'Disputed' }, stripeStaff, s), 422, {
-      error: 'invalid_request',
-      details: {
-        reason: 'the payment provider refused the request',
-        provider_code: 'charge_disputed',
-        provider_message: 'Charge ch_x has been charged back.',
+    await expectRefusedUnchanged(
+      () => refundState(s),
+      () => refund(payment.id, { reason: 'Disputed' }, stripeStaff, s),
+      422,
+      {
+        error: 'invalid_request',
+        details: {
+          reason: 'the payment provider refused the request',
+          provider_code: 'charge_disputed',
+          provider_message: 'Charge ch_x has been charged back.',
+        },
       },
-    });
+    );
   });
 
   it('503 unavailable when Stripe fails; nothing stored', async () => {
     const payment = await stripePayment();
     stripe.behave({ kind: 'answer', status: 500, body: stripeError('api_error', 'Something went wrong on our end.') });
     try {
-      await expectRefusal(s, () => refund(payment.id, { reason: 'Outage' }, stripeStaff, s), 503, {
-        error: 'unavailable',
-        details: { reason: 'the payment provider is unavailable' },
-      });
+      await expectRefusedUnchanged(
+        () => refundState(s),
+        () => refund(payment.id, { reason: 'Outage' }, stripeStaff, s),
+        503,
+        {
+          error: 'unavailable',
+          details: { reason: 'the payment provider is unavailable' },
+        },
+      );
     } finally {
       stripe.behave({ kind: 'normal' });
     }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { storedState } from '../../../helpers/stored-state.js';
 import { startStripeServer, stripeError, type StripeServer } from '../../../helpers/stripe-server.js';
 
 /**
@@ -113,26 +114,11 @@ const eventOf = (app: TestApp, response: LightMyRequestResponse) =>
     return found[0]!;
   });
 
-async function snapshot(app: TestApp) {
-  const subscriptions = await app.db.selectFrom('billing_subscriptions').selectAll().orderBy('id').execute();
-  const tiers = await app.db.selectFrom('users').select(['id', 'tier']).orderBy('id').execute();
-  const audit = await app.db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  const outbox = await app.db
-    .selectFrom('event_outbox')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { subscriptions, tiers, audit: Number(audit.n), outbox: Number(outbox.n) };
-}
-
-async function expectRefusal(app: TestApp, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(app);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(app)).toEqual(before);
-}
+/** What a refusal must leave as it was: subscriptions, players' tiers, and the audit log's and outbox's sizes. */
+const subscriptionState = async (app: TestApp) => ({
+  ...(await storedState(app.db, { billing_subscriptions: ['id'] }, ['audit_log', 'event_outbox'])),
+  tiers: await app.db.selectFrom('users').select(['id', 'tier']).orderBy('id').execute(),
+});
 
 const ended = (status: string, cancelAtPeriodEnd = false) => ({
   error: 'invalid_state',
@@ -402,25 +388,40 @@ describe('POST /v1/admin/billing/subscriptions/{id}/cancel', () => {
   it('422 invalid_state for an ended subscription or a repeated cancel at period end; nothing changes', async () => {
     const { id } = await subscribe();
     expect((await post(cancelUrl(id), { reason: 'At period end' })).statusCode).toBe(200);
-    await expectRefusal(t, () => post(cancelUrl(id), { when: 'period_end', reason: 'Again' }), 422, {
-      error: 'invalid_state',
-      details: {
-        reason: 'the subscription is already set to cancel at the end of its period',
-        status: 'active',
-        cancel_at_period_end: true,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(id), { when: 'period_end', reason: 'Again' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: {
+          reason: 'the subscription is already set to cancel at the end of its period',
+          status: 'active',
+          cancel_at_period_end: true,
+        },
       },
-    });
+    );
     expect((await post(cancelUrl(id), { when: 'now', reason: 'At once' })).statusCode).toBe(200);
-    await expectRefusal(t, () => post(cancelUrl(id), { when: 'now', reason: 'Again' }), 422, ended('canceled', true));
-    await expectRefusal(t, () => post(cancelUrl(id), { reason: 'Again' }), 422, ended('canceled', true));
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(id), { when: 'now', reason: 'Again' }),
+      422,
+      ended('canceled', true),
+    );
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(id), { reason: 'Again' }),
+      422,
+      ended('canceled', true),
+    );
     const expired = await subscribe();
     await t.db
       .updateTable('billing_subscriptions')
       .set({ status: 'incomplete_expired' })
       .where('id', '=', expired.id)
       .execute();
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
       () => post(cancelUrl(expired.id), { when: 'now', reason: 'Expired' }),
       422,
       ended('incomplete_expired'),
@@ -430,32 +431,47 @@ describe('POST /v1/admin/billing/subscriptions/{id}/cancel', () => {
   it('422 invalid_state for a subscription of another payment provider; 422 invalid_request when the provider refuses; nothing changes', async () => {
     const { id } = await subscribe();
     await t.db.updateTable('billing_subscriptions').set({ provider: 'stripe' }).where('id', '=', id).execute();
-    await expectRefusal(t, () => post(cancelUrl(id), { reason: 'Wrong provider' }), 422, {
-      error: 'invalid_state',
-      details: {
-        reason: 'the subscription belongs to the stripe payment provider, not the configured local one',
-        provider: 'stripe',
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(id), { reason: 'Wrong provider' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: {
+          reason: 'the subscription belongs to the stripe payment provider, not the configured local one',
+          provider: 'stripe',
+        },
       },
-    });
+    );
     const gone = await subscribe();
     await t.db
       .updateTable('billing_subscriptions')
       .set({ provider_subscription_id: 'sub_local_gone' })
       .where('id', '=', gone.id)
       .execute();
-    await expectRefusal(t, () => post(cancelUrl(gone.id), { reason: 'Unknown there' }), 422, {
-      error: 'invalid_request',
-      details: {
-        reason: 'the payment provider refused the request',
-        provider_code: 'resource_missing',
-        provider_message: "No such subscription: 'sub_local_gone'",
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(gone.id), { reason: 'Unknown there' }),
+      422,
+      {
+        error: 'invalid_request',
+        details: {
+          reason: 'the payment provider refused the request',
+          provider_code: 'resource_missing',
+          provider_message: "No such subscription: 'sub_local_gone'",
+        },
       },
-    });
+    );
   });
 
   it('404, 400, 401 and 403 change nothing', async () => {
     const { id } = await subscribe();
-    await expectRefusal(t, () => post(cancelUrl(randomUUID()), { reason: 'Nobody' }), 404, { error: 'not_found' });
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(randomUUID()), { reason: 'Nobody' }),
+      404,
+      { error: 'not_found' },
+    );
     for (const [payload, issue] of [
       [{}, { path: ['reason'] }],
       [{ reason: ' ab ' }, { path: ['reason'] }],
@@ -463,19 +479,34 @@ describe('POST /v1/admin/billing/subscriptions/{id}/cancel', () => {
       [{ reason: 'Later', when: 'tomorrow' }, { path: ['when'] }],
       [{ reason: 'Extra', refund: true }, { code: 'unrecognized_keys' }],
     ] as const) {
-      await expectRefusal(t, () => post(cancelUrl(id), payload), 400, schemaError(issue));
+      await expectRefusedUnchanged(
+        () => subscriptionState(t),
+        () => post(cancelUrl(id), payload),
+        400,
+        schemaError(issue),
+      );
     }
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
       () => post(cancelUrl('not-a-uuid'), { reason: 'Bad id' }),
       400,
       schemaError({ path: ['id'] }),
     );
-    await expectRefusal(t, () => post(cancelUrl(id), { reason: 'Nope' }, null), 401, { error: 'missing_token' });
-    await expectRefusal(t, () => post(cancelUrl(id), { reason: 'Nope' }, reader), 403, {
-      error: 'forbidden',
-      details: { perm: 'billing.write' },
-    });
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(id), { reason: 'Nope' }, null),
+      401,
+      { error: 'missing_token' },
+    );
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(cancelUrl(id), { reason: 'Nope' }, reader),
+      403,
+      {
+        error: 'forbidden',
+        details: { perm: 'billing.write' },
+      },
+    );
   });
 });
 
@@ -521,56 +552,96 @@ describe('POST /v1/admin/billing/subscriptions/{id}/resume', () => {
 
   it('422 invalid_state unless live and set to cancel at period end; nothing changes', async () => {
     const { id } = await subscribe();
-    await expectRefusal(t, () => post(resumeUrl(id), { reason: 'Not canceling' }), 422, {
-      error: 'invalid_state',
-      details: {
-        reason: 'the subscription is not set to cancel at the end of its period',
-        status: 'active',
-        cancel_at_period_end: false,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(id), { reason: 'Not canceling' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: {
+          reason: 'the subscription is not set to cancel at the end of its period',
+          status: 'active',
+          cancel_at_period_end: false,
+        },
       },
-    });
+    );
     await t.db
       .updateTable('billing_subscriptions')
       .set({ status: 'unpaid', cancel_at_period_end: true })
       .where('id', '=', id)
       .execute();
-    await expectRefusal(t, () => post(resumeUrl(id), { reason: 'Unpaid' }), 422, {
-      error: 'invalid_state',
-      details: {
-        reason: 'only a trialing, active or past_due subscription can be resumed',
-        status: 'unpaid',
-        cancel_at_period_end: true,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(id), { reason: 'Unpaid' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: {
+          reason: 'only a trialing, active or past_due subscription can be resumed',
+          status: 'unpaid',
+          cancel_at_period_end: true,
+        },
       },
-    });
+    );
     const gone = await subscribe();
     expect((await post(cancelUrl(gone.id), { when: 'now', reason: 'At once' })).statusCode).toBe(200);
-    await expectRefusal(t, () => post(resumeUrl(gone.id), { reason: 'Too late' }), 422, {
-      error: 'invalid_state',
-      details: {
-        reason: 'only a trialing, active or past_due subscription can be resumed',
-        status: 'canceled',
-        cancel_at_period_end: false,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(gone.id), { reason: 'Too late' }),
+      422,
+      {
+        error: 'invalid_state',
+        details: {
+          reason: 'only a trialing, active or past_due subscription can be resumed',
+          status: 'canceled',
+          cancel_at_period_end: false,
+        },
       },
-    });
+    );
   });
 
   it('404, 400, 401 and 403 change nothing', async () => {
     const { id } = await subscribe();
     expect((await post(cancelUrl(id), { reason: 'Leaving' })).statusCode).toBe(200);
-    await expectRefusal(t, () => post(resumeUrl(randomUUID()), { reason: 'Nobody' }), 404, { error: 'not_found' });
-    await expectRefusal(t, () => post(resumeUrl(id), {}), 400, schemaError({ path: ['reason'] }));
-    await expectRefusal(t, () => post(resumeUrl(id), { reason: 'No' }), 400, schemaError({ path: ['reason'] }));
-    await expectRefusal(
-      t,
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(randomUUID()), { reason: 'Nobody' }),
+      404,
+      { error: 'not_found' },
+    );
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(id), {}),
+      400,
+      schemaError({ path: ['reason'] }),
+    );
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(id), { reason: 'No' }),
+      400,
+      schemaError({ path: ['reason'] }),
+    );
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
       () => post(resumeUrl(id), { reason: 'Resume', when: 'now' }),
       400,
       schemaError({ code: 'unrecognized_keys' }),
     );
-    await expectRefusal(t, () => post(resumeUrl(id), { reason: 'Nope' }, null), 401, { error: 'missing_token' });
-    await expectRefusal(t, () => post(resumeUrl(id), { reason: 'Nope' }, reader), 403, {
-      error: 'forbidden',
-      details: { perm: 'billing.write' },
-    });
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(id), { reason: 'Nope' }, null),
+      401,
+      { error: 'missing_token' },
+    );
+    await expectRefusedUnchanged(
+      () => subscriptionState(t),
+      () => post(resumeUrl(id), { reason: 'Nope' }, reader),
+      403,
+      {
+        error: 'forbidden',
+        details: { perm: 'billing.write' },
+      },
+    );
   });
 });
 
@@ -691,14 +762,19 @@ describe('on Stripe: cancel and resume are made there; refusals are 422, outages
       ),
       times: 1,
     });
-    await expectRefusal(s, () => post(cancelUrl(id), { reason: 'Refused' }, stripeStaff, s), 422, {
-      error: 'invalid_request',
-      details: {
-        reason: 'the payment provider refused the request',
-        provider_code: 'subscription_canceled',
-        provider_message: 'A canceled subscription can only update its cancellation_details and metadata.',
+    await expectRefusedUnchanged(
+      () => subscriptionState(s),
+      () => post(cancelUrl(id), { reason: 'Refused' }, stripeStaff, s),
+      422,
+      {
+        error: 'invalid_request',
+        details: {
+          reason: 'the payment provider refused the request',
+          provider_code: 'subscription_canceled',
+          provider_message: 'A canceled subscription can only update its cancellation_details and metadata.',
+        },
       },
-    });
+    );
     await post(cancelUrl(id), { reason: 'Leaving' }, stripeStaff, s);
     stripe.behave({
       kind: 'answer',
@@ -709,21 +785,31 @@ describe('on Stripe: cancel and resume are made there; refusals are 422, outages
       }),
       times: 1,
     });
-    await expectRefusal(s, () => post(resumeUrl(id), { reason: 'Refused' }, stripeStaff, s), 422, {
-      error: 'invalid_request',
-      details: {
-        reason: 'the payment provider refused the request',
-        provider_code: 'resource_missing',
-        provider_message: "No such subscription: 'sub_x'",
+    await expectRefusedUnchanged(
+      () => subscriptionState(s),
+      () => post(resumeUrl(id), { reason: 'Refused' }, stripeStaff, s),
+      422,
+      {
+        error: 'invalid_request',
+        details: {
+          reason: 'the payment provider refused the request',
+          provider_code: 'resource_missing',
+          provider_message: "No such subscription: 'sub_x'",
+        },
       },
-    });
+    );
   });
 
   it('simulate-renewal is not served with Stripe', async () => {
     const { id } = await stripeSubscription();
-    await expectRefusal(s, () => post(`${listUrl}/${id}/simulate-renewal`, { outcome: 'paid' }, stripeStaff, s), 404, {
-      error: 'not_found',
-    });
+    await expectRefusedUnchanged(
+      () => subscriptionState(s),
+      () => post(`${listUrl}/${id}/simulate-renewal`, { outcome: 'paid' }, stripeStaff, s),
+      404,
+      {
+        error: 'not_found',
+      },
+    );
   });
 
   it('503 unavailable when Stripe fails or cannot be reached; nothing changes', async () => {
@@ -731,8 +817,8 @@ describe('on Stripe: cancel and resume are made there; refusals are 422, outages
     const unavailable = { error: 'unavailable', details: { reason: 'the payment provider is unavailable' } };
     stripe.behave({ kind: 'answer', status: 500, body: stripeError('api_error', 'Something went wrong on our end.') });
     try {
-      await expectRefusal(
-        s,
+      await expectRefusedUnchanged(
+        () => subscriptionState(s),
         () => post(cancelUrl(id), { when: 'now', reason: 'Outage' }, stripeStaff, s),
         503,
         unavailable,
@@ -742,6 +828,11 @@ describe('on Stripe: cancel and resume are made there; refusals are 422, outages
     }
     // Last in this block: the server goes away for good.
     await stripe.close();
-    await expectRefusal(s, () => post(cancelUrl(id), { reason: 'Unreachable' }, stripeStaff, s), 503, unavailable);
+    await expectRefusedUnchanged(
+      () => subscriptionState(s),
+      () => post(cancelUrl(id), { reason: 'Unreachable' }, stripeStaff, s),
+      503,
+      unavailable,
+    );
   });
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { storedState } from '../../../helpers/stored-state.js';
 
 /**
  * The local provider's renewal simulation: its events take the same fulfilment path as Stripe's
@@ -100,24 +100,11 @@ const paymentsOf = (userId: string) =>
     .orderBy('id')
     .execute();
 
-async function snapshot() {
-  const subscriptions = await t.db.selectFrom('billing_subscriptions').selectAll().orderBy('id').execute();
-  const invoices = await t.db.selectFrom('billing_invoices').selectAll().orderBy('id').execute();
-  const payments = await t.db.selectFrom('billing_payments').selectAll().orderBy('id').execute();
-  const tiers = await t.db.selectFrom('users').select(['id', 'tier']).orderBy('id').execute();
-  const audit = await t.db
-    .selectFrom('audit_log')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return { subscriptions, invoices, payments, tiers, audit: Number(audit.n) };
-}
-
-async function expectRefusal(send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot();
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot()).toEqual(before);
-}
+/** What a refusal must leave as it was: subscriptions, invoices, payments, players' tiers, and the audit log's size. */
+const renewalState = async () => ({
+  ...(await storedState(t.db, { billing_subscriptions: ['id'], billing_invoices: ['id'], billing_payments: ['id'] })),
+  tiers: await t.db.selectFrom('users').select(['id', 'tier']).orderBy('id').execute(),
+});
 
 const plusMonth = (date: Date) => {
   const next = new Date(date);
@@ -241,7 +228,7 @@ describe('POST /v1/admin/billing/subscriptions/{id}/simulate-renewal (local prov
     expect(
       (await post(`/v1/admin/billing/subscriptions/${id}/cancel`, { when: 'now', reason: 'Gone' })).statusCode,
     ).toBe(200);
-    await expectRefusal(() => renew(id, 'paid'), 422, {
+    await expectRefusedUnchanged(renewalState, () => renew(id, 'paid'), 422, {
       error: 'invalid_state',
       details: { reason: 'the subscription has ended', status: 'canceled', cancel_at_period_end: false },
     });
@@ -251,7 +238,7 @@ describe('POST /v1/admin/billing/subscriptions/{id}/simulate-renewal (local prov
       .set({ status: 'incomplete_expired' })
       .where('id', '=', expired.id)
       .execute();
-    await expectRefusal(() => renew(expired.id, 'failed'), 422, {
+    await expectRefusedUnchanged(renewalState, () => renew(expired.id, 'failed'), 422, {
       error: 'invalid_state',
       details: { reason: 'the subscription has ended', status: 'incomplete_expired', cancel_at_period_end: false },
     });
@@ -261,7 +248,7 @@ describe('POST /v1/admin/billing/subscriptions/{id}/simulate-renewal (local prov
       .set({ provider: 'stripe' })
       .where('id', '=', elsewhere.id)
       .execute();
-    await expectRefusal(() => renew(elsewhere.id, 'paid'), 422, {
+    await expectRefusedUnchanged(renewalState, () => renew(elsewhere.id, 'paid'), 422, {
       error: 'invalid_state',
       details: {
         reason: 'the subscription belongs to the stripe payment provider, not the configured local one',
@@ -271,7 +258,7 @@ describe('POST /v1/admin/billing/subscriptions/{id}/simulate-renewal (local prov
     // Canceled at the provider while the row still says active (its event was lost).
     const stale = await subscribe();
     await t.kernel.payments.cancelSubscription(stale.providerId, 'now');
-    await expectRefusal(() => renew(stale.id, 'paid'), 422, {
+    await expectRefusedUnchanged(renewalState, () => renew(stale.id, 'paid'), 422, {
       error: 'invalid_request',
       details: {
         reason: 'the payment provider refused the request',
@@ -283,17 +270,18 @@ describe('POST /v1/admin/billing/subscriptions/{id}/simulate-renewal (local prov
 
   it('404, 400, 401 and 403 change nothing', async () => {
     const { id } = await subscribe();
-    await expectRefusal(() => renew(randomUUID(), 'paid'), 404, { error: 'not_found' });
-    await expectRefusal(() => post(renewUrl(id), {}), 400, schemaError({ path: ['outcome'] }));
-    await expectRefusal(() => renew(id, 'refunded'), 400, schemaError({ path: ['outcome'] }));
-    await expectRefusal(
+    await expectRefusedUnchanged(renewalState, () => renew(randomUUID(), 'paid'), 404, { error: 'not_found' });
+    await expectRefusedUnchanged(renewalState, () => post(renewUrl(id), {}), 400, schemaError({ path: ['outcome'] }));
+    await expectRefusedUnchanged(renewalState, () => renew(id, 'refunded'), 400, schemaError({ path: ['outcome'] }));
+    await expectRefusedUnchanged(
+      renewalState,
       () => post(renewUrl(id), { outcome: 'paid', reason: 'Extra' }),
       400,
       schemaError({ code: 'unrecognized_keys' }),
     );
-    await expectRefusal(() => renew('not-a-uuid', 'paid'), 400, schemaError({ path: ['id'] }));
-    await expectRefusal(() => renew(id, 'paid', null), 401, { error: 'missing_token' });
-    await expectRefusal(() => renew(id, 'paid', reader), 403, {
+    await expectRefusedUnchanged(renewalState, () => renew('not-a-uuid', 'paid'), 400, schemaError({ path: ['id'] }));
+    await expectRefusedUnchanged(renewalState, () => renew(id, 'paid', null), 401, { error: 'missing_token' });
+    await expectRefusedUnchanged(renewalState, () => renew(id, 'paid', reader), 403, {
       error: 'forbidden',
       details: { perm: 'billing.write' },
     });

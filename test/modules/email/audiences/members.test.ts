@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LARGE_BODY_LIMIT_BYTES } from '../../../../src/kernel/json-body.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
-import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { rowCount } from '../../../helpers/stored-state.js';
 
 /**
  * Operation 9 (setEmailAudienceMembers): `PUT /v1/admin/email/audiences/{id}/members` with the
@@ -51,20 +52,12 @@ function membersOf(id: string) {
 }
 const emailsOf = async (id: string) => (await membersOf(id)).map((m) => m.email);
 
-/** Everything a refusal must leave as it was. */
-async function snapshot(id: string) {
-  const audience = await t.db.selectFrom('email_audiences').selectAll().where('id', '=', id).executeTakeFirst();
-  const audit = await t.db.selectFrom('audit_log').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
-  return { members: await membersOf(id), audience, audit: audit.n };
-}
-
-async function expectRefusal(id: string, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const before = await snapshot(id);
-  const response = await send();
-  expect({ status: response.statusCode, body: response.json() }).toEqual({ status, body });
-  expect(await snapshot(id)).toEqual(before);
-  return response;
-}
+/** Everything a refusal must leave as it was: the audience, its members, and the audit log's size. */
+const audienceState = async (id: string) => ({
+  members: await membersOf(id),
+  audience: await t.db.selectFrom('email_audiences').selectAll().where('id', '=', id).executeTakeFirst(),
+  audit: await rowCount(t.db, 'audit_log'),
+});
 
 async function expectCount(response: LightMyRequestResponse, count: number) {
   expect({ status: response.statusCode, body: response.json() }).toEqual({ status: 200, body: { count } });
@@ -175,8 +168,8 @@ describe('the members form', () => {
     const ghost = randomUUID();
     const noEmail = randomUUID();
     await t.db.insertInto('users').values({ id: noEmail, email: null }).execute();
-    await expectRefusal(
-      id,
+    await expectRefusedUnchanged(
+      () => audienceState(id),
       () =>
         put(editor, id, {
           members: [
@@ -236,14 +229,14 @@ describe('the members form', () => {
   ])('refuses $name with 400 SchemaError, changing nothing', async ({ body, issue }) => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
-    const before = await snapshot(id);
+    const before = await audienceState(id);
     const response = await put(editor, id, body);
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json()).toEqual({
       success: false,
       error: { name: 'SchemaError', issues: expect.arrayContaining([expect.objectContaining(issue)]) },
     });
-    expect(await snapshot(id)).toEqual(before);
+    expect(await audienceState(id)).toEqual(before);
   });
 
   it('more than 50,000 items is a 400 SchemaError on members', async () => {
@@ -315,14 +308,19 @@ describe('the csv form', () => {
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
     const bad = Array.from({ length: 25 }, (_, i) => `bad-${i}`);
     const csv = ['email', 'good@example.test', ...bad, ',only a second column', `${'x'.repeat(400)}@`].join('\n');
-    await expectRefusal(id, () => put(editor, id, { csv }), 400, {
-      error: 'validation_failed',
-      details: {
-        invalid_emails: bad.slice(0, 20),
-        invalid_lines: Array.from({ length: 20 }, (_, i) => i + 3),
-        invalid_count: 27,
+    await expectRefusedUnchanged(
+      () => audienceState(id),
+      () => put(editor, id, { csv }),
+      400,
+      {
+        error: 'validation_failed',
+        details: {
+          invalid_emails: bad.slice(0, 20),
+          invalid_lines: Array.from({ length: 20 }, (_, i) => i + 3),
+          invalid_count: 27,
+        },
       },
-    });
+    );
     // A huge refused cell comes back cut.
     const response = await put(editor, id, { csv: `${'y'.repeat(1_000)}` });
     expect(response.statusCode).toBe(400);
@@ -346,10 +344,15 @@ describe('the csv form', () => {
 
     const other = await newAudience();
     await expectCount(await put(editor, other, { members: ['kept@example.test'] }), 1);
-    await expectRefusal(other, () => put(editor, other, { csv: rows(50_001).join('\n') }), 422, {
-      error: 'too_many_members',
-      details: { max: 50_000 },
-    });
+    await expectRefusedUnchanged(
+      () => audienceState(other),
+      () => put(editor, other, { csv: rows(50_001).join('\n') }),
+      422,
+      {
+        error: 'too_many_members',
+        details: { max: 50_000 },
+      },
+    );
   });
 
   it('counts after duplicates are removed: 50,001 rows with one duplicate are fine', async () => {
@@ -371,7 +374,7 @@ describe('the csv form', () => {
   it('5,000,000 characters fit the body limit however they are escaped; a body past the limit is 413', async () => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
-    const before = await snapshot(id);
+    const before = await audienceState(id);
     // Every character as \u00e9 (6 bytes, as encoders that escape all non-ASCII send it): one refused row.
     const escaped = `{"csv":"${'\\u00e9'.repeat(5_000_000)}"}`;
     expect(escaped.length).toBeLessThanOrEqual(LARGE_BODY_LIMIT_BYTES);
@@ -390,7 +393,7 @@ describe('the csv form', () => {
       status: 413,
       body: { error: 'payload_too_large' },
     });
-    expect(await snapshot(id)).toEqual(before);
+    expect(await audienceState(id)).toEqual(before);
   }, 60_000);
 });
 
@@ -443,7 +446,7 @@ describe('a csv at the 5,000,000-character bound', () => {
   it('x\\n × 2.5 M: 400 naming 20 rows and counting all, nothing stored, the event loop turning', async () => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
-    const before = await snapshot(id);
+    const before = await audienceState(id);
     const csv = 'x\n'.repeat(2_500_000);
     expect(csv).toHaveLength(5_000_000);
     const { response, uploadMs, longestPauseMs, turns, healthAnswers } = await whileUploading(id, csv);
@@ -458,7 +461,7 @@ describe('a csv at the 5,000,000-character bound', () => {
         },
       },
     });
-    expect(await snapshot(id)).toEqual(before);
+    expect(await audienceState(id)).toEqual(before);
     // Structural, not a speed bound: reading the rows is many short turns, not one long one.
     const pause = `longest pause ${longestPauseMs.toFixed(0)} ms of ${uploadMs.toFixed(0)} ms`;
     expect(longestPauseMs, pause).toBeLessThan(uploadMs / 4);
@@ -477,7 +480,12 @@ describe('a csv at the 5,000,000-character bound', () => {
     const distinct = Array.from({ length: 250_000 }, (_, i) => `u${i}@x.test`).join('\n');
     expect(distinct.length).toBeLessThanOrEqual(5_000_000);
     const tooMany = { error: 'too_many_members', details: { max: 50_000 } };
-    await expectRefusal(id, () => put(editor, id, { csv: distinct }), 422, tooMany);
+    await expectRefusedUnchanged(
+      () => audienceState(id),
+      () => put(editor, id, { csv: distinct }),
+      422,
+      tooMany,
+    );
   }, 120_000);
 });
 
@@ -499,11 +507,21 @@ describe('refusals and atomicity', () => {
   it('401 without a token; 403 forbidden without email.write', async () => {
     const id = await newAudience();
     await expectCount(await put(editor, id, { members: ['kept@example.test'] }), 1);
-    await expectRefusal(id, () => put(null, id, { members: [] }), 401, { error: 'missing_token' });
-    await expectRefusal(id, () => put(reader, id, { members: [] }), 403, {
-      error: 'forbidden',
-      details: { perm: 'email.write' },
-    });
+    await expectRefusedUnchanged(
+      () => audienceState(id),
+      () => put(null, id, { members: [] }),
+      401,
+      { error: 'missing_token' },
+    );
+    await expectRefusedUnchanged(
+      () => audienceState(id),
+      () => put(reader, id, { members: [] }),
+      403,
+      {
+        error: 'forbidden',
+        details: { perm: 'email.write' },
+      },
+    );
   });
 
   it('a failure after the old list was cleared rolls the whole replace back', async () => {
@@ -516,13 +534,13 @@ describe('refusals and atomicity', () => {
       t.db,
     );
     try {
-      const before = await snapshot(id);
+      const before = await audienceState(id);
       const response = await put(editor, id, { members: ['c@example.test', 'boom@example.test'] });
       expect({ status: response.statusCode, body: response.json() }).toEqual({
         status: 500,
         body: { error: 'internal' },
       });
-      expect(await snapshot(id)).toEqual(before);
+      expect(await audienceState(id)).toEqual(before);
     } finally {
       await sql`DROP TRIGGER fail_on_boom ON email_audience_members`.execute(t.db);
       await sql`DROP FUNCTION fail_on_boom()`.execute(t.db);
