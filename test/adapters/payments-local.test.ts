@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PaymentProviderError, WebhookSignatureError, type PaymentEvent } from '../../src/adapters/payments/index.js';
 import { LocalPaymentProvider, type LocalPrice } from '../../src/adapters/payments/local.js';
 import { rejectionOf } from '../helpers/expectations.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * The embedded default's payment provider: checkouts paid or cancelled on its page produce the
@@ -447,7 +448,10 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     expect(second.checkout(checkout.id)?.status).toBe('open');
     expect(second.payCheckout(checkout.id)).toHaveLength(1);
     // Without a flush, the pending write happens on its own shortly after.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(
+      () => provider(file).checkout(checkout.id)?.status === 'complete',
+      'the pending write to the state file',
+    );
     expect(provider(file).checkout(checkout.id)?.status).toBe('complete');
   });
 });

@@ -41,6 +41,7 @@ class MeetingIdentity implements IdentityProvider {
       if (this.#waiting.length >= 2) {
         for (const release of this.#waiting.splice(0)) release();
       } else {
+        // A bound, not a wait: a request whose partner never comes goes on instead of hanging the test.
         setTimeout(resolve, 10_000).unref();
       }
     });

@@ -4,6 +4,7 @@ import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js
 import { signToken } from '../../helpers/tokens.js';
 import { confirm, DAY, mailedCode, runJobsAt, start, stateOf, wrongCodeFor } from '../../helpers/account-deletion.js';
 import { LAST_OWNER } from '../../helpers/owners.js';
+import { clockPast } from '../../helpers/waiting.js';
 
 /**
  * The player deletes their own account: a code mailed, then confirmed; the account is refused
@@ -68,6 +69,17 @@ async function subscriber(): Promise<TestUser> {
   expect(paid.statusCode).toBe(303);
   return player;
 }
+
+/** When the user's newest mail was queued. */
+const newestMailAt = async (userId: string) =>
+  (
+    await t.db
+      .selectFrom('email_messages')
+      .select('created_at')
+      .where('user_id', '=', userId)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow()
+  ).created_at;
 
 async function startedDeletion(player: TestUser): Promise<string> {
   expect((await start(t, player)).statusCode).toBe(202);
@@ -195,7 +207,8 @@ describe('the whole flow', () => {
     const oldCode = await mailedCode(t, player.id);
     const wrong = await confirm(t, player, wrongCodeFor(oldCode));
     expect(wrong.json()).toMatchObject({ details: { attempts_left: 4 } });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The new code's mail must sort after the old one's: mailedCode reads the newest.
+    await clockPast(await newestMailAt(player.id));
     const newCode = await startedDeletion(player);
     expect((await stateOf(t, player.id)).request).toMatchObject({ status: 'pending', failed_attempts: 0 });
     if (newCode !== oldCode) {

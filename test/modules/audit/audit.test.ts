@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { auditOf } from '../../helpers/expectations.js';
+import { clockPast } from '../../helpers/waiting.js';
 
 interface Write {
   /** Index in write order (0 = oldest). */
@@ -50,8 +50,8 @@ describe('audit log', () => {
     const requestId = response.headers['x-request-id'] as string;
     if (request.requestId) expect(requestId).toBe(request.requestId);
     writes.push({ n: writes.length, actor, ip, user_agent: userAgent, request_id: requestId, ...expected });
-    // Rows a few milliseconds apart: from/to bounds taken from created_at split them cleanly.
-    await sleep(15);
+    // Rows in distinct milliseconds: from/to bounds taken from created_at split them cleanly.
+    for (const row of await auditOf(t.db, requestId)) await clockPast(row.created_at);
     return response;
   }
 

@@ -17,6 +17,7 @@ import {
   useRules,
   type App,
 } from './fixtures.js';
+import { waitFor } from '../../helpers/waiting.js';
 
 /**
  * The incident monitor on one instance, driven by `evaluate(now)` with chosen clocks: real
@@ -257,13 +258,15 @@ describe('the database failing', () => {
     ]);
     const T0 = new Date();
     // Every read session (one on the embedded database) held for 120 ms each while the probe waits for one.
+    let holding = 0;
     const holders = Array.from({ length: 3 }, () =>
       t.db.connection().execute(async (session) => {
         await sql`SELECT 1`.execute(session);
+        holding += 1;
         await sleep(120);
       }),
     );
-    await sleep(10);
+    await waitFor(() => holding > 0, 'a read session held');
     await probe(t);
     await Promise.all(holders);
     expect((await t.kernel.incidents.evaluate(seconds(T0, 1))).changed).toBeNull();
@@ -295,6 +298,7 @@ describe('the database failing', () => {
       await t.db.transaction().execute(async (trx) => {
         await sql`LOCK TABLE ops_panic_state IN ACCESS EXCLUSIVE MODE`.execute(trx);
         probing = probe(t);
+        // The probe's latency is the case under test: the lock is held this long while it waits.
         await sleep(120);
       });
       await probing;

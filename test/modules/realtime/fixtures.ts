@@ -63,6 +63,7 @@ export function openSocket(url: string, ticket?: string): RealtimeClient {
     async close() {
       if (socket.readyState === WebSocket.CLOSED) return;
       socket.close();
+      // A bound, not a wait: a close the server never answers ends the wait instead of the test.
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, WAIT_MS))]);
     },
   };
@@ -94,4 +95,14 @@ export async function connected(app: TestApp, user: TestUser, url = socketUrl(ap
   return client;
 }
 
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Until every frame the server sent this socket so far has arrived: the server answers a
+ * subscribe to the channels the socket has joined after the frames it sent before it.
+ */
+export async function caughtUp(client: RealtimeClient): Promise<void> {
+  const joined = client.frames.findLast((frame) => frame.type === 'subscribed');
+  if (joined === undefined) throw new Error('caughtUp: the socket has not joined its channels');
+  const sentBefore = client.frames.length;
+  client.send({ type: 'subscribe', channels: joined.channels });
+  await client.waitFor((frame) => frame.type === 'subscribed' && client.frames.indexOf(frame) >= sentBefore);
+}

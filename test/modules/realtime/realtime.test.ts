@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signTicket, ticketKey } from '../../../src/modules/realtime/tickets.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { closedWithin, connected, credentials, openSocket, pause, socketUrl, type RealtimeClient } from './fixtures.js';
+import {
+  caughtUp,
+  closedWithin,
+  connected,
+  credentials,
+  openSocket,
+  socketUrl,
+  type RealtimeClient,
+} from './fixtures.js';
 
 /**
  * GET /v1/me/realtime and the socket at /v1/realtime on one listening instance, with real
@@ -261,7 +269,7 @@ describe('GET /v1/realtime: channels and delivery', () => {
       at: expect.any(String),
       id: expect.any(Number),
     });
-    await pause(200);
+    await caughtUp(player);
     expect(player.frames.filter((frame) => frame.type === 'event')).toEqual([]);
   });
 
@@ -271,7 +279,7 @@ describe('GET /v1/realtime: channels and delivery', () => {
     await narrowed.waitFor((frame) => frame.type === 'subscribed' && frame.channels.length === 1);
     await publishDashboard('test.narrowed_probe');
     await auditor.waitFor((frame) => frame.name === 'test.narrowed_probe');
-    await pause(200);
+    await caughtUp(narrowed);
     expect(narrowed.frames.filter((frame) => frame.type === 'event')).toEqual([]);
   });
 
@@ -313,7 +321,7 @@ describe('GET /v1/realtime: channels and delivery', () => {
       });
       // Staff whose roles hear no alert get it only as the dashboard's own event.
       await auditor.waitFor((frame) => frame.name === 'ops.panic_changed');
-      await pause(200);
+      for (const client of [alerts, auditor, unsubscribedOperator, player]) await caughtUp(client);
       expect(alerts.frames.filter((frame) => frame.name === 'panic_mode_changed')).toHaveLength(1);
       expect(auditor.frames.some((frame) => frame.name === 'panic_mode_changed')).toBe(false);
       expect(unsubscribedOperator.frames.filter((frame) => frame.type === 'event')).toEqual([]);
@@ -366,7 +374,7 @@ describe('GET /v1/realtime: channels and delivery', () => {
     const listed = await t.request({ method: 'GET', url: '/v1/me/notifications', token: targetUser.token });
     expect(listed.json().data[0].id).toBe(frame.notification.id);
     await auditor.waitFor((f) => f.name === 'notifications.broadcast_sent');
-    await pause(200);
+    await caughtUp(bystander);
     expect(bystander.frames.filter((f) => f.type === 'notification')).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
 import { JOB_HANDLERS, type JobHandler, type JobHandlers } from '../../../src/modules/system/job-handlers.js';
 import { JobScheduler } from '../../../src/modules/system/scheduler.js';
@@ -337,22 +337,32 @@ describe('running due jobs', () => {
 describe('the poll loop', () => {
   it('runs jobs as they fall due without being called, and stops polling on stop()', async () => {
     let calls = 0;
-    const instance = new JobScheduler({ db, pollMs: 20, handlers: { tick: async () => (calls++, {}) } });
-    const job = await insertJob('tick', { next_run_at: new Date(Date.now() - 1_000) });
-    await instance.start();
+    // Its polls come from an interval the test's clock drives: stopped, none is left to come.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      await eventually(async () => expect(await runsOf(job.id)).toHaveLength(1));
+      const instance = new JobScheduler({ db, pollMs: 20, handlers: { tick: async () => (calls++, {}) } });
+      const job = await insertJob('tick', { next_run_at: new Date(Date.now() - 1_000) });
+      await instance.start();
+      try {
+        await eventually(async () => {
+          vi.advanceTimersByTime(20);
+          expect(await runsOf(job.id)).toHaveLength(1);
+        });
+        expect(calls).toBe(1);
+      } finally {
+        await instance.stop();
+      }
+      await db
+        .updateTable('scheduled_jobs')
+        .set({ next_run_at: new Date(Date.now() - 1_000) })
+        .where('id', '=', job.id)
+        .execute();
+      expect(vi.getTimerCount()).toBe(0);
+      vi.advanceTimersByTime(1_000);
       expect(calls).toBe(1);
     } finally {
-      await instance.stop();
+      vi.useRealTimers();
     }
-    await db
-      .updateTable('scheduled_jobs')
-      .set({ next_run_at: new Date(Date.now() - 1_000) })
-      .where('id', '=', job.id)
-      .execute();
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(calls).toBe(1);
   });
 
   it('schedules newly seeded jobs as soon as it starts', async () => {

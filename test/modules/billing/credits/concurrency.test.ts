@@ -256,6 +256,7 @@ describe('concurrent credit writes for one user', () => {
     const job = new JobScheduler({ db: t.db, handlers: JOB_HANDLERS, instanceId: 'waiting' })
       .runDueJobs(T)
       .finally(() => (jobDone = true));
+    // A job waiting for the lock (embedded: for the one connection) shows no sign of it: only time does.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(jobDone).toBe(false);
     release();

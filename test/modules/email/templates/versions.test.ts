@@ -404,6 +404,7 @@ describe('email templates: versions, publish, unpublish, preview and findUsableT
           settledEarly = true;
           return res;
         });
+        // A request waiting for the lock (embedded: for the one connection) shows no sign of it: only time does.
         await new Promise((resolve) => setTimeout(resolve, 150));
         expect(settledEarly).toBe(false);
         expect(
