@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PaymentProviderError, WebhookSignatureError, type PaymentEvent } from '../../src/adapters/payments/index.js';
 import { LocalPaymentProvider, type LocalPrice } from '../../src/adapters/payments/local.js';
+import { rejectionOf } from '../helpers/expectations.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * The embedded default's payment provider: checkouts paid or cancelled on its page produce the
@@ -28,16 +30,6 @@ function provider(stateFile?: string) {
     now: () => clock,
     ...(stateFile ? { stateFile } : {}),
   });
-}
-
-async function refusal(promise: Promise<unknown> | (() => unknown)): Promise<PaymentProviderError> {
-  try {
-    await (typeof promise === 'function' ? promise() : promise);
-  } catch (error) {
-    expect(error).toBeInstanceOf(PaymentProviderError);
-    return error as PaymentProviderError;
-  }
-  throw new Error('expected a PaymentProviderError');
 }
 
 const checkoutInput = (
@@ -80,7 +72,7 @@ describe('checkout', () => {
       },
     ]);
     expect(p.checkout(checkout.id)?.status).toBe('complete');
-    expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
+    expect((await rejectionOf(() => p.payCheckout(checkout.id), PaymentProviderError)).code).toBe('checkout_not_open');
   });
 
   it('the same idempotency key returns the same checkout, also when two calls race', async () => {
@@ -98,17 +90,25 @@ describe('checkout', () => {
     const p = provider();
     const customer = await p.createCustomer({ userId: 'u1', email: null, name: null });
     expect(
-      await refusal(p.createCheckout(checkoutInput(customer.id, { providerPriceId: 'price_none' }))),
+      await rejectionOf(
+        p.createCheckout(checkoutInput(customer.id, { providerPriceId: 'price_none' })),
+        PaymentProviderError,
+      ),
     ).toMatchObject({ kind: 'refused', code: 'resource_missing' });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { mode: 'subscription' })))).toMatchObject({
+    expect(
+      await rejectionOf(p.createCheckout(checkoutInput(customer.id, { mode: 'subscription' })), PaymentProviderError),
+    ).toMatchObject({
       code: 'invalid_request',
     });
     expect(
-      await refusal(
+      await rejectionOf(
         p.createCheckout(checkoutInput(customer.id, { mode: 'payment', providerPriceId: 'price_monthly' })),
+        PaymentProviderError,
       ),
     ).toMatchObject({ code: 'invalid_request' });
-    expect(await refusal(p.createCheckout(checkoutInput('cus_nobody')))).toMatchObject({ code: 'resource_missing' });
+    expect(await rejectionOf(p.createCheckout(checkoutInput('cus_nobody')), PaymentProviderError)).toMatchObject({
+      code: 'resource_missing',
+    });
   });
 
   it('ids named like Object.prototype members name nothing, before and after a restart (the fuzz suite found `toString` answering a 500)', async () => {
@@ -123,10 +123,13 @@ describe('checkout', () => {
         expect(current.checkout(id), id).toBeUndefined();
         expect(() => current.payCheckout(id), id).toThrow(PaymentProviderError);
         expect(current.dashboardObject('payment', id), id).toBeUndefined();
-        expect((await refusal(current.refundPayment({ paymentId: id, idempotencyKey: `k-${id}` }))).code).toBe(
+        expect(
+          (await rejectionOf(current.refundPayment({ paymentId: id, idempotencyKey: `k-${id}` }), PaymentProviderError))
+            .code,
+        ).toBe('resource_missing');
+        expect((await rejectionOf(current.createCheckout(checkoutInput(id)), PaymentProviderError)).code).toBe(
           'resource_missing',
         );
-        expect((await refusal(current.createCheckout(checkoutInput(id)))).code).toBe('resource_missing');
       }
       // An idempotency key named like a member is a key like any other: a fresh refund, then the same one again.
       const refund = await current.refundPayment({
@@ -157,7 +160,7 @@ describe('checkout', () => {
         metadata: { user_id: 'u1', product_id: 'p1' },
       },
     ]);
-    expect((await refusal(() => p.payCheckout(checkout.id))).code).toBe('checkout_not_open');
+    expect((await rejectionOf(() => p.payCheckout(checkout.id), PaymentProviderError)).code).toBe('checkout_not_open');
   });
 });
 
@@ -224,8 +227,12 @@ describe('subscriptions', () => {
         subscription: expect.objectContaining({ status: 'canceled' }),
       }),
     ]);
-    expect((await refusal(p.resumeSubscription(subscription.id))).code).toBe('subscription_canceled');
-    expect((await refusal(() => p.renewSubscription(subscription.id, 'paid'))).code).toBe('subscription_canceled');
+    expect((await rejectionOf(p.resumeSubscription(subscription.id), PaymentProviderError)).code).toBe(
+      'subscription_canceled',
+    );
+    expect((await rejectionOf(() => p.renewSubscription(subscription.id, 'paid'), PaymentProviderError)).code).toBe(
+      'subscription_canceled',
+    );
   });
 
   it('cancels now, and moves to another recurring price', async () => {
@@ -235,15 +242,19 @@ describe('subscriptions', () => {
       providerPriceId: 'price_yearly',
       status: 'active',
     });
-    expect((await refusal(p.changeSubscriptionPrice(subscription.id, 'price_pack', 'k2'))).code).toBe(
-      'resource_missing',
-    );
+    expect(
+      (await rejectionOf(p.changeSubscriptionPrice(subscription.id, 'price_pack', 'k2'), PaymentProviderError)).code,
+    ).toBe('resource_missing');
     expect(await p.cancelSubscription(subscription.id, 'now')).toMatchObject({
       status: 'canceled',
       canceledAt: clock.toISOString(),
     });
-    expect((await refusal(p.cancelSubscription(subscription.id, 'now'))).code).toBe('subscription_canceled');
-    expect((await refusal(p.cancelSubscription('sub_nobody', 'now'))).code).toBe('resource_missing');
+    expect((await rejectionOf(p.cancelSubscription(subscription.id, 'now'), PaymentProviderError)).code).toBe(
+      'subscription_canceled',
+    );
+    expect((await rejectionOf(p.cancelSubscription('sub_nobody', 'now'), PaymentProviderError)).code).toBe(
+      'resource_missing',
+    );
   });
 });
 
@@ -259,14 +270,16 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
       currency: 'eur',
       status: 'succeeded',
     });
-    expect((await refusal(p.refundPayment({ paymentId, amount: 699, idempotencyKey: 'r2' }))).code).toBe(
+    expect(
+      (await rejectionOf(p.refundPayment({ paymentId, amount: 699, idempotencyKey: 'r2' }), PaymentProviderError)).code,
+    ).toBe('amount_too_large');
+    expect(await p.refundPayment({ paymentId, idempotencyKey: 'r3' })).toMatchObject({ amount: 698 });
+    expect((await rejectionOf(p.refundPayment({ paymentId, idempotencyKey: 'r4' }), PaymentProviderError)).code).toBe(
       'amount_too_large',
     );
-    expect(await p.refundPayment({ paymentId, idempotencyKey: 'r3' })).toMatchObject({ amount: 698 });
-    expect((await refusal(p.refundPayment({ paymentId, idempotencyKey: 'r4' }))).code).toBe('amount_too_large');
-    expect((await refusal(p.refundPayment({ paymentId: 'pi_nobody', idempotencyKey: 'r5' }))).code).toBe(
-      'resource_missing',
-    );
+    expect(
+      (await rejectionOf(p.refundPayment({ paymentId: 'pi_nobody', idempotencyKey: 'r5' }), PaymentProviderError)).code,
+    ).toBe('resource_missing');
   });
 
   it('a refund repeated under its idempotency key answers the first refund; the key with another amount is refused', async () => {
@@ -277,7 +290,9 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     const paymentId = completed!.paymentId!;
     const first = await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'same' });
     expect(await p.refundPayment({ paymentId, amount: 300, idempotencyKey: 'same' })).toEqual(first);
-    expect(await refusal(p.refundPayment({ paymentId, amount: 200, idempotencyKey: 'same' }))).toMatchObject({
+    expect(
+      await rejectionOf(p.refundPayment({ paymentId, amount: 200, idempotencyKey: 'same' }), PaymentProviderError),
+    ).toMatchObject({
       kind: 'refused',
       code: 'idempotency_error',
     });
@@ -324,14 +339,27 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     expect(
       p.checkout((await p.createCheckout(checkoutInput(customer.id, { promotionCodeId: amount.id }))).id),
     ).toMatchObject({ subtotal: 1497, amountTotal: 1297 });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: dollars.id })))).toMatchObject({
+    expect(
+      await rejectionOf(
+        p.createCheckout(checkoutInput(customer.id, { promotionCodeId: dollars.id })),
+        PaymentProviderError,
+      ),
+    ).toMatchObject({
       code: 'coupon_currency_mismatch',
     });
-    expect(await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: off.id })))).toMatchObject({
+    expect(
+      await rejectionOf(
+        p.createCheckout(checkoutInput(customer.id, { promotionCodeId: off.id })),
+        PaymentProviderError,
+      ),
+    ).toMatchObject({
       code: 'promotion_code_inactive',
     });
     expect(
-      await refusal(p.createCheckout(checkoutInput(customer.id, { promotionCodeId: 'promo_nobody' }))),
+      await rejectionOf(
+        p.createCheckout(checkoutInput(customer.id, { promotionCodeId: 'promo_nobody' })),
+        PaymentProviderError,
+      ),
     ).toMatchObject({ code: 'resource_missing' });
   });
 
@@ -379,12 +407,15 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
       active: true,
     });
     await p.updatePromotionCode(code.id, { active: false });
-    expect((await refusal(p.updatePromotionCode('promo_nobody', { active: true }))).code).toBe('resource_missing');
+    expect(
+      (await rejectionOf(p.updatePromotionCode('promo_nobody', { active: true }), PaymentProviderError)).code,
+    ).toBe('resource_missing');
     await p.deleteCoupon(coupon.id);
     expect(
       (
-        await refusal(
+        await rejectionOf(
           p.createPromotionCode({ couponId: coupon.id, code: 'X', firstTimeTransaction: false, active: true }),
+          PaymentProviderError,
         )
       ).code,
     ).toBe('resource_missing');
@@ -417,7 +448,10 @@ describe('refunds, coupons, webhooks, links, persistence', () => {
     expect(second.checkout(checkout.id)?.status).toBe('open');
     expect(second.payCheckout(checkout.id)).toHaveLength(1);
     // Without a flush, the pending write happens on its own shortly after.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(
+      () => provider(file).checkout(checkout.id)?.status === 'complete',
+      'the pending write to the state file',
+    );
     expect(provider(file).checkout(checkout.id)?.status).toBe('complete');
   });
 });

@@ -470,6 +470,7 @@ describe('HttpRuntimeClient timeouts and unreachable runtimes', () => {
         const socket = connect({ host: '127.0.0.1', port });
         fillers.push(socket);
         connected = await new Promise<boolean>((resolve) => {
+          // A connection the full backlog drops gives no sign: only 300 ms without `connect` tells it.
           const timer = setTimeout(() => resolve(false), 300);
           const settle = (reached: boolean) => {
             clearTimeout(timer);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StorageUnavailableError } from '../../src/adapters/storage/index.js';
 import { S3Storage } from '../../src/adapters/storage/s3.js';
 import { IMAGE_BYTES } from '../helpers/images.js';
@@ -94,13 +94,17 @@ describe('S3Storage against an S3-compatible server on loopback', () => {
   });
 
   it('an expired presigned URL is refused by the store', async () => {
-    const grant = await store.presignUpload({
-      key: 'late.png',
-      contentType: 'image/png',
-      size: png.length,
-      expiresAt: new Date(Date.now() + 1_000),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // Signed on a clock ten seconds behind, valid for one second: expired by the store's clock.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() - 10_000);
+    const grant = await store
+      .presignUpload({
+        key: 'late.png',
+        contentType: 'image/png',
+        size: png.length,
+        expiresAt: new Date(Date.now() + 1_000),
+      })
+      .finally(() => vi.useRealTimers());
     const response = await fetch(grant.url, { method: 'PUT', headers: grant.headers, body: png });
     expect(response.status).toBe(403);
     expect(await store.head('late.png')).toBeNull();

@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pgliteParsers, wrapPGlite, type Database } from '../../src/db/database.js';
 import { EmbeddedVacuum, vacuumDueTables } from '../../src/db/embedded-vacuum.js';
 import { eventually } from '../helpers/app.js';
@@ -133,26 +133,34 @@ describe('embedded database vacuum', () => {
       debug: (object: object) => logged.push({ level: 'debug', object }),
       warn: (object: object) => logged.push({ level: 'warn', object }),
     };
-    const vacuum = new EmbeddedVacuum(db(), log, 50);
-    vacuum.start();
+    // Its rounds come from an interval the test's clock drives: stopped, none is left to come.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      await eventually(async () => {
-        await flushStats();
-        expect((await statsOf('timed_rows')).vacuum_count).toBe(before.vacuum_count + 1);
+      const vacuum = new EmbeddedVacuum(db(), log, 50);
+      vacuum.start();
+      try {
+        await eventually(async () => {
+          vi.advanceTimersByTime(50);
+          await flushStats();
+          expect((await statsOf('timed_rows')).vacuum_count).toBe(before.vacuum_count + 1);
+        });
+      } finally {
+        await vacuum.stop();
+      }
+      expect(logged).toContainEqual({
+        level: 'debug',
+        object: { vacuumed: ['timed_rows'], analyzed: [], ms: expect.any(Number) },
       });
-    } finally {
-      await vacuum.stop();
-    }
-    expect(logged).toContainEqual({
-      level: 'debug',
-      object: { vacuumed: ['timed_rows'], analyzed: [], ms: expect.any(Number) },
-    });
-    expect(logged.filter((entry) => entry.level === 'warn')).toEqual([]);
+      expect(logged.filter((entry) => entry.level === 'warn')).toEqual([]);
 
-    // Stopped: more dead rows stay until something vacuums them.
-    await sql`UPDATE timed_rows SET n = n + 1`.execute(db());
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await flushStats();
-    expect((await statsOf('timed_rows')).n_dead_tup).toBeGreaterThan(250);
+      // Stopped: no round is scheduled, so more dead rows stay until something vacuums them.
+      expect(vi.getTimerCount()).toBe(0);
+      await sql`UPDATE timed_rows SET n = n + 1`.execute(db());
+      vi.advanceTimersByTime(1_000);
+      await flushStats();
+      expect((await statsOf('timed_rows')).n_dead_tup).toBeGreaterThan(250);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, openPostgres, type Database } from '../../src/db/database.js';
 import type { Tables } from '../../src/db/tables.js';
 import { createTestDatabase } from '../helpers/database.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * DATABASE_POOL_SIZE bounds the sessions one instance opens for its queries, split into a read
@@ -79,7 +80,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
           db.transaction().execute((trx) => sql`SELECT pg_advisory_xact_lock(${sql.lit(LOCK)})`.execute(trx)),
         );
         try {
-          while ((await lockWaiters()) < 4) await new Promise((resolve) => setTimeout(resolve, 10));
+          await waitFor(async () => (await lockWaiters()) >= 4, 'four writes waiting on the lock');
 
           expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
           expect(await lockWaiters()).toBe(4);
@@ -119,9 +120,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
       expect(await openSessions()).toEqual(all);
 
       await Promise.all(twelve(() => read(database.db)));
+      // No idle timer waits to close a session (pg sets one per idle session unless told to keep it).
+      expect(vi.getTimerCount()).toBe(0);
       vi.advanceTimersByTime(60_000);
       vi.useRealTimers();
-      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(await openSessions()).toEqual(all);
     } finally {
       vi.useRealTimers();

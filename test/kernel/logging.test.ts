@@ -5,7 +5,7 @@ import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { captureLog, type CapturedLog } from '../helpers/captured-log.js';
 import { IMAGE_BYTES } from '../helpers/images.js';
-import { pathOf, setAvatar, startStorageApp } from '../modules/avatar-fixtures.js';
+import { pathOf, setAvatar, startStorageApp } from '../helpers/uploads.js';
 
 /** Credentials that travel in URLs (unsubscribe tokens, realtime tickets) never reach a log line. */
 

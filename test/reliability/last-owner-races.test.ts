@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdentityAccount, IdentityProvider } from '../../src/adapters/identity/index.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { auditOf, requestIdOf } from '../helpers/expectations.js';
-import { confirm, mailedCode, start } from '../modules/account-deletion-fixtures.js';
-import { activeOwners, LAST_OWNER, ownersExactly } from '../modules/last-owner-fixtures.js';
+import { confirm, mailedCode, start } from '../helpers/account-deletion.js';
+import { activeOwners, LAST_OWNER, ownersExactly } from '../helpers/owners.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 
 /**
@@ -41,6 +41,7 @@ class MeetingIdentity implements IdentityProvider {
       if (this.#waiting.length >= 2) {
         for (const release of this.#waiting.splice(0)) release();
       } else {
+        // A bound, not a wait: a request whose partner never comes goes on instead of hanging the test.
         setTimeout(resolve, 10_000).unref();
       }
     });

@@ -4,7 +4,7 @@ import { AppError } from '../../src/kernel/errors.js';
 import { retryingTransaction } from '../../src/kernel/transaction-retry.js';
 import { expireLapsedLots, spendCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
-import { expectConsistentCredits, ledgerOf } from '../modules/credits-fixtures.js';
+import { expectConsistentCredits, ledgerOf } from '../modules/billing/credits/fixtures.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 
 /**
@@ -13,7 +13,7 @@ import { RELIABILITY_FULL } from './fixtures.js';
  * embedded database they queue on its one connection and the same answers must come out).
  * Spends have no route of their own: other modules call `spendCredits` in their transaction, as
  * these tests do; grants, gift packs and refunds go through their routes; expiries through the
- * job's function. test/modules/credits-concurrency.test.ts covers one writer kind at a time on
+ * job's function. test/modules/billing/credits/concurrency.test.ts covers one writer kind at a time on
  * one instance; here they are mixed.
  */
 

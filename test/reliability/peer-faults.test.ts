@@ -14,7 +14,7 @@ import {
 import { startSmtpServer, type SmtpTestServer } from '../helpers/smtp-server.js';
 import { startStripeServer, type StripeServer } from '../helpers/stripe-server.js';
 import { TEST_JWT_SECRET } from '../helpers/tokens.js';
-import { emptyQueue, literal, messageRow, queue } from '../modules/email-delivery-fixtures.js';
+import { emptyQueue, literal, messageRow, queue } from '../modules/email/delivery/fixtures.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 /**

@@ -64,6 +64,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     proxy.pass();
     // The counters are fixed windows of a minute: a burst never straddles two of them.
     const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+    // A wait for a known instant (the next window), not a guess: the limiter's windows follow the real clock.
     if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
   });
 
@@ -167,6 +168,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
       const statuses: number[] = [];
       for (const end = Date.now() + 10_000; Date.now() < end; ) {
         statuses.push((await join(watched, ip)).statusCode);
+        // The pace of the traffic under test, not a wait for anything.
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(statuses.length).toBeGreaterThan(LIMIT * 4);

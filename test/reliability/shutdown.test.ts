@@ -9,6 +9,7 @@ import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
 import { serve, type Served } from '../cli/cli-process.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * SIGTERM to the real `serve` process while slow requests are in flight (staff identity reads,
@@ -85,8 +86,11 @@ describe('SIGTERM under load', () => {
       }
     })();
     // Every slow request has reached the identity provider: they are in flight now.
-    while (gotrue.requests.length < 1 + SLOW || proxy.connections < opened)
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(
+      () => gotrue.requests.length >= 1 + SLOW && proxy.connections >= opened,
+      'every slow request at the identity provider',
+      { timeoutMs: 10_000 },
+    );
 
     const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
       served.child.on('exit', (code) => resolve({ code, at: Date.now() })),
@@ -95,10 +99,13 @@ describe('SIGTERM under load', () => {
     served.child.kill('SIGTERM');
 
     // New connections are refused while the slow requests are still being answered.
-    while (await accepts(Number(new URL(served.base).port))) {
-      if (Date.now() - signalledAt > 5_000) throw new Error('still accepting connections 5 s after SIGTERM');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(
+      async () => !(await accepts(Number(new URL(served.base).port))),
+      'connections refused after SIGTERM',
+      {
+        intervalMs: 20,
+      },
+    );
     expect(served.child.exitCode).toBeNull();
 
     expect(await Promise.all(slow)).toEqual(Array.from({ length: SLOW }, () => 200));

@@ -9,8 +9,9 @@ import { Fulfilment } from '../../src/modules/billing/checkout/fulfilment.js';
 import { addCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { recordCheckout } from '../helpers/checkouts.js';
-import { confirm, mailedCode, start } from '../modules/account-deletion-fixtures.js';
-import { expectConsistentCredits, ledgerOf } from '../modules/credits-fixtures.js';
+import { confirm, mailedCode, start } from '../helpers/account-deletion.js';
+import { expectConsistentCredits, ledgerOf } from '../modules/billing/credits/fixtures.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * Deadlocks and serialization failures provoked for real on PostgreSQL, and interleavings that
@@ -34,16 +35,19 @@ async function connect(): Promise<pg.Client> {
 
 /** Until `count` other sessions of this database wait on a lock (the request under test is blocked where the test wants it). */
 async function whenWaitingOnLocks(observer: pg.Client, count = 1): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const { rows } = await observer.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-    );
-    if (rows[0]!.n >= count) return;
-    if (Date.now() - started > 5_000)
-      throw new Error(`no session waited on a lock within 5 s (${rows[0]!.n} of ${count})`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  let waiting = 0;
+  await waitFor(
+    async () => (waiting = await sessionsWaitingOnLocks(observer)) >= count,
+    () => `${count} sessions waiting on a lock (${waiting} were)`,
+  );
+}
+
+/** How many other sessions of this database wait on a lock now. */
+async function sessionsWaitingOnLocks(observer: pg.Client): Promise<number> {
+  const { rows } = await observer.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+  );
+  return rows[0]!.n;
 }
 
 /** Deadlocks PostgreSQL detected in this file's database so far. */
@@ -56,12 +60,14 @@ async function deadlocks(observer: pg.Client): Promise<number> {
 
 /** Until the statistics show `count` deadlocks (they are flushed a moment after the transaction ends). */
 async function whenDeadlocks(observer: pg.Client, count: number): Promise<void> {
-  const started = Date.now();
-  while ((await deadlocks(observer)) < count) {
-    if (Date.now() - started > 5_000)
-      throw new Error(`PostgreSQL counted ${await deadlocks(observer)} deadlocks, not ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let counted = 0;
+  await waitFor(
+    async () => (counted = await deadlocks(observer)) >= count,
+    () => `${count} deadlocks counted (${counted} were)`,
+    {
+      intervalMs: 50,
+    },
+  );
 }
 
 const ids: Record<string, string> = {};
@@ -263,16 +269,13 @@ async function gate(
 
 /** Until a session waits on a lock while running a statement that contains `text`. */
 async function whenStatementWaits(observer: pg.Client, text: string): Promise<void> {
-  const started = Date.now();
-  for (;;) {
+  await waitFor(async () => {
     const { rows } = await observer.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND position($1 in query) > 0`,
       [text],
     );
-    if (rows[0]!.n > 0) return;
-    if (Date.now() - started > 5_000) throw new Error(`no statement with ${text} waited within 5 s`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+    return rows[0]!.n > 0;
+  }, `a statement with ${text} waiting on a lock`);
 }
 
 describe("payment events that each write their half and look for the other's, at once", () => {
@@ -524,6 +527,7 @@ describe("an account deleted while its subscription's event is applied", () => {
         ),
       );
       await whenWaitingOnLocks(observer, 2);
+      // PostgreSQL's deadlock_timeout decides the victim: only time spent waiting moves it.
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
       await other.query('COMMIT');
 
@@ -707,23 +711,20 @@ describe('audited writes sharing a slot of the kept audit counts (migration 0040
     const deadlocksBefore = await deadlocks(observer);
     const audit = (client: pg.Client, action: string) =>
       client.query(`INSERT INTO audit_log (action, target_type, summary) VALUES ($1, 'slot-test', '{}')`, [action]);
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // a writes alpha; b writes beta (at once, or waiting behind a); then a writes beta and b alpha.
+    await a.query('BEGIN');
+    await audit(a, 'slot.alpha');
+    await b.query('BEGIN');
+    let bFirstDone = false;
+    const bFirst = audit(b, 'slot.beta').finally(() => (bFirstDone = true));
+    bFirst.catch(() => {}); // its outcome is read below
+    await waitFor(
+      async () => bFirstDone || (await sessionsWaitingOnLocks(observer)) > 0,
+      "b's first write done or waiting on a lock",
+    );
     const outcomes = await Promise.allSettled([
-      (async () => {
-        await a.query('BEGIN');
-        await audit(a, 'slot.alpha');
-        await pause(80);
-        await audit(a, 'slot.beta');
-        await a.query('COMMIT');
-      })(),
-      (async () => {
-        await b.query('BEGIN');
-        await pause(20);
-        await audit(b, 'slot.beta');
-        await pause(80);
-        await audit(b, 'slot.alpha');
-        await b.query('COMMIT');
-      })(),
+      audit(a, 'slot.beta').then(() => a.query('COMMIT')),
+      bFirst.then(() => audit(b, 'slot.alpha')).then(() => b.query('COMMIT')),
     ]);
     expect(outcomes.map((outcome) => (outcome.status === 'rejected' ? String(outcome.reason) : 'committed'))).toEqual([
       'committed',

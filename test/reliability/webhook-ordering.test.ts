@@ -5,7 +5,7 @@ import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js'
 import { balanceOf } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { recordCheckout } from '../helpers/checkouts.js';
-import { expectConsistentCredits } from '../modules/credits-fixtures.js';
+import { expectConsistentCredits } from '../modules/billing/credits/fixtures.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 
 /**

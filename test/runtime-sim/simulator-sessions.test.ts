@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RuntimeSimulator } from '../../src/runtime-sim/simulator.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * The simulator's sessions (placement, idempotent creation, stop) and the control API tests of
@@ -244,11 +245,12 @@ describe('runtime simulator control API', () => {
 
   it('close() ends held requests at once and is idempotent', async () => {
     sim.setLatency(10_000);
+    const seen = sim.requestLog().length;
     const held = fetch(`${base}/v1/health`).then(
       () => 'answered',
       () => 'failed',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => sim.requestLog().length > seen, 'the request to reach the simulator');
     const started = performance.now();
     await Promise.all([sim.close(), sim.close()]);
     await sim.close();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSocket, sendRaw, startListeningApp, type ListeningApp } from './outside.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * Clients that abort their request bodies (Node raises ECONNRESET or `aborted` while reading) are
@@ -20,14 +21,22 @@ afterAll(async () => {
 /** `count` uploads that promise 1,000 bytes, send one, and reset the connection. */
 async function abortedUploads(path: string, count: number): Promise<void> {
   const sockets = await Promise.all(Array.from({ length: count }, () => openSocket(t.port)));
+  let answered = 0;
   for (const socket of sockets) {
+    socket.once('data', () => (answered += 1));
     socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
   }
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Every upload taken in (the server waits for its body) or answered at once, before the resets.
+  await waitFor(
+    () => t.kernel.load.inFlight + answered === count,
+    () => `${count} uploads in flight or answered, not ${t.kernel.load.inFlight} + ${answered}`,
+  );
   for (const socket of sockets) socket.resetAndDestroy();
   // Until the server has seen every reset (its in-flight count is back to zero).
-  for (let waited = 0; t.kernel.load.inFlight > 0 && waited < 5_000; waited += 20)
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor(
+    () => t.kernel.load.inFlight === 0,
+    () => `no upload in flight, not ${t.kernel.load.inFlight}`,
+  );
 }
 
 describe('aborted uploads', () => {

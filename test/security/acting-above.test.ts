@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { auditOf, requestIdOf } from '../helpers/expectations.js';
+import { accessState, storedState } from '../helpers/stored-state.js';
 import { routeRecorder, servedRoutes, WRITE_METHODS, type ServedRoute } from './route-table.js';
 
 /**
@@ -150,35 +150,18 @@ const SCENARIOS: Record<string, Scenario[]> = {
 };
 
 /** Everything a write on a user or a role could change. */
-async function snapshot() {
-  const count = async (table: 'audit_log' | 'event_outbox') =>
-    Number((await t.db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
-  return {
-    // last_seen_at aside: every signed-in request touches it.
-    users: (await t.db.selectFrom('users').selectAll().orderBy('id').execute()).map((row) => ({
-      ...row,
-      last_seen_at: undefined,
-    })),
-    grants: await t.db.selectFrom('user_roles').selectAll().orderBy('user_id').orderBy('role_id').execute(),
-    roles: await t.db.selectFrom('roles').selectAll().orderBy('id').execute(),
-    permissions: await t.db
-      .selectFrom('role_permissions')
-      .selectAll()
-      .orderBy('role_id')
-      .orderBy('permission_key')
-      .execute(),
-    alerts: await t.db.selectFrom('role_alert_subscriptions').selectAll().orderBy('role_id').orderBy('alert').execute(),
-    revokedSessions: await t.db
-      .selectFrom('revoked_sessions')
-      .selectAll()
-      .orderBy('user_id')
-      .orderBy('session_id')
-      .execute(),
-    deletionRequests: await t.db.selectFrom('account_deletion_requests').selectAll().orderBy('user_id').execute(),
-    audit: await count('audit_log'),
-    events: await count('event_outbox'),
-  };
-}
+const accessWriteState = async () => ({
+  ...(await accessState(t.db)),
+  ...(await storedState(
+    t.db,
+    {
+      role_alert_subscriptions: ['role_id', 'alert'],
+      revoked_sessions: ['user_id', 'session_id'],
+      account_deletion_requests: ['user_id'],
+    },
+    ['audit_log', 'event_outbox'],
+  )),
+});
 
 async function freshTarget(): Promise<Target> {
   const user = await createUser(t.db, [PRIVILEGED, 'users.read']);
@@ -231,13 +214,14 @@ describe('no staff write on a user or a role more privileged than the caller', (
         await scenario.prepare?.(target);
         const perms = [...permsOf(route), 'users.read'];
         const caller = await createUser(t.db, perms);
-        const before = await snapshot();
+        const before = await accessWriteState();
         const response = await t.request({ ...scenario.request(target), token: caller.token });
         const body = response.body === '' ? '' : response.json();
         const answer = JSON.stringify({ status: response.statusCode, body });
         if (answer !== JSON.stringify({ status: 403, body: scenario.refusal })) wrong.push(`${label}: ${answer}`);
         if ((await auditOf(t.db, requestIdOf(response))).length > 0) wrong.push(`${label}: audited`);
-        if (JSON.stringify(await snapshot()) !== JSON.stringify(before)) wrong.push(`${label}: changed something`);
+        if (JSON.stringify(await accessWriteState()) !== JSON.stringify(before))
+          wrong.push(`${label}: changed something`);
         refused += 1;
 
         const entitled = await createUser(t.db, [...perms, PRIVILEGED]);

@@ -113,6 +113,7 @@ const changedTables = (before: Map<string, string>, after: Map<string, string>) 
 async function settle(): Promise<void> {
   let last = await fingerprint();
   for (let i = 0; i < 20; i += 1) {
+    // After-commit work has no end to wait for: the database unchanged over a poll is the sign.
     await new Promise((resolve) => setTimeout(resolve, 10));
     const now = await fingerprint();
     if (changedTables(last, now).length === 0) break;

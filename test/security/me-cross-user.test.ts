@@ -8,10 +8,10 @@ import { decodeCursor, encodeCursor } from '../../src/kernel/pagination.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { IMAGE_BYTES } from '../helpers/images.js';
 import { signToken } from '../helpers/tokens.js';
-import { putBytes, requestUpload } from '../modules/avatar-fixtures.js';
-import { uploadAttachment } from '../modules/support-fixtures.js';
-import { decide, pollDeviceCode, requestCodes } from '../modules/device-authorization-fixtures.js';
-import { seedGame, startSession, stopMine } from '../modules/game-sessions-fixtures.js';
+import { putBytes, requestUpload } from '../helpers/uploads.js';
+import { uploadAttachment } from '../modules/support/fixtures.js';
+import { decide, pollDeviceCode, requestCodes } from '../modules/device-authorization/fixtures.js';
+import { seedGame, startSession, stopMine } from '../modules/game-sessions/fixtures.js';
 import {
   documentedMeRoutes,
   namesAnObject,
@@ -185,14 +185,14 @@ const NOT_OWNED: Record<string, Record<string, { reason: string; documented?: st
     promotionCode: { reason: 'a code staff publish for any player to type (there are no per-user codes)' },
     'idempotency-key': {
       reason:
-        "a key in the sender's own key space: unique per player, so B's key sent by A is a new key of A's, answered with A's own checkout (billing-checkout-idempotency.test.ts: \"a key is one player's\")",
+        "a key in the sender's own key space: unique per player, so B's key sent by A is a new key of A's, answered with A's own checkout (billing/checkout/idempotency.test.ts: \"a key is one player's\")",
       documented: 'a key belongs to the player who sent it',
     },
   },
   'POST /v1/me/device/approve': {
     user_code: {
       reason:
-        "the code a launcher shows: the device's short-lived secret, no account's until approved (another player's decided code: device-authorization-approve.test.ts)",
+        "the code a launcher shows: the device's short-lived secret, no account's until approved (another player's decided code: device-authorization/approve.test.ts)",
     },
   },
 };

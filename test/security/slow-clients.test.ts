@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../helpers/app.js';
 import { closedByServer, openSocket, sendRaw, startListeningApp, type ListeningApp } from './outside.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * Clients too slow to finish a request, over real sockets: each is answered 408 in the service's
@@ -117,7 +118,12 @@ describe('anonymous uploads in progress', () => {
       );
     }
     // Those past the bound are refused at once; the rest hold their bodies open, and no more.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    let answered = 0;
+    for (const answer of answers) void answer.then(() => (answered += 1));
+    await waitFor(
+      () => answered >= IN_FLIGHT - ANONYMOUS_UPLOADS,
+      () => `${IN_FLIGHT - ANONYMOUS_UPLOADS} uploads refused, not ${answered}`,
+    );
     expect(t.kernel.load.inFlight).toBeLessThanOrEqual(ANONYMOUS_UPLOADS);
     const me = await sendRaw(t.port, 'GET', '/v1/me', { headers: { authorization: `Bearer ${player.token}` } });
     expect(me.status).toBe(200);

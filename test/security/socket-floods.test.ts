@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, type TestUser } from '../helpers/app.js';
-import {
-  closedWithin,
-  connected,
-  credentials,
-  openSocket,
-  socketUrl,
-  type RealtimeClient,
-} from '../modules/realtime-fixtures.js';
+import { closedWithin, credentials, openSocket, socketUrl, type RealtimeClient } from '../modules/realtime/fixtures.js';
 import { sendRaw, startListeningApp, type ListeningApp } from './outside.js';
+import { waitFor } from '../helpers/waiting.js';
 
 /**
  * Realtime sockets are connections, not requests in flight: a crowd of connected players leaves
@@ -41,6 +35,24 @@ async function connectedAll(app: ListeningApp, user: TestUser, count: number): P
   return opened;
 }
 
+/** A socket of `user` once a place is free: the server frees a closed socket's a moment after the client sees it close. */
+async function connectedOnceFree(app: ListeningApp, user: TestUser): Promise<RealtimeClient> {
+  const { ticket } = await credentials(app, user);
+  let client!: RealtimeClient;
+  await waitFor(async () => {
+    client = openSocket(socketUrl(app), ticket);
+    clients.push(client);
+    const joined = client
+      .waitFor((frame) => frame.type === 'subscribed')
+      .then(
+        () => true,
+        () => false,
+      );
+    return Promise.race([joined, client.closed.then(() => false)]);
+  }, 'a free place');
+  return client;
+}
+
 describe('a thousand connected sockets', () => {
   it('hold no request slot: the API keeps answering past an in-flight limit of fifty', async () => {
     const players = await Promise.all(Array.from({ length: PLAYERS }, () => createUser(t.db)));
@@ -65,8 +77,7 @@ describe('caps', () => {
     expect(await closedWithin(ninth)).toEqual({ code: 1008, reason: 'too many sockets for this user' });
     expect(ninth.frames).toEqual([]);
     await eight[0]!.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    clients.push(await connected(t, player));
+    await connectedOnceFree(t, player);
   });
 
   it('an instance past its cap closes a new socket with 1013 (try again later), whoever opens it', async () => {
@@ -76,7 +87,6 @@ describe('caps', () => {
     const fourth = openSocket(socketUrl(small), ticket);
     expect(await closedWithin(fourth)).toEqual({ code: 1013, reason: 'too many sockets on this instance' });
     await held[0]!.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    clients.push(await connected(small, b!));
+    await connectedOnceFree(small, b!);
   });
 });

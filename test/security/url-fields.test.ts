@@ -612,6 +612,7 @@ describe("the service never fetches a caller's URL", () => {
     // Where they are shown: the public site and store, and the player's notifications.
     for (const url of ['/v1/public/site', '/v1/public/store/games', '/v1/me/notifications'])
       await expectStatus({ method: 'GET', url, token: player.token }, 200);
+    // A fetch that never happens has no event to wait for: a while without one is the proof.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(trap.hits).toEqual([]);
   });
