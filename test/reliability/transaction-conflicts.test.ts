@@ -37,7 +37,10 @@ async function connect(): Promise<pg.Client> {
 async function whenWaitingOnLocks(observer: pg.Client, count = 1): Promise<void> {
   let waiting = 0;
   await waitFor(
-    async () => (waiting = await sessionsWaitingOnLocks(observer)) >= count,
+    async () => {
+      waiting = await sessionsWaitingOnLocks(observer);
+      return waiting >= count;
+    },
     () => `${count} sessions waiting on a lock (${waiting} were)`,
   );
 }
@@ -62,7 +65,10 @@ async function deadlocks(observer: pg.Client): Promise<number> {
 async function whenDeadlocks(observer: pg.Client, count: number): Promise<void> {
   let counted = 0;
   await waitFor(
-    async () => (counted = await deadlocks(observer)) >= count,
+    async () => {
+      counted = await deadlocks(observer);
+      return counted >= count;
+    },
     () => `${count} deadlocks counted (${counted} were)`,
     {
       intervalMs: 50,

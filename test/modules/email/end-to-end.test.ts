@@ -51,7 +51,7 @@ describe('staff mail players, players unsubscribe', () => {
     });
     await api('POST', '/v1/admin/email/templates/season-two/publish', { version: 1 });
     const ada = await createUser(t.db, [], { email: 'ada@players.test' });
-    const bob = await createUser(t.db, [], { email: 'bob@players.test' });
+    await createUser(t.db, [], { email: 'bob@players.test' });
     await t.db.updateTable('users').set({ display_name: 'Ada' }).where('id', '=', ada.id).execute();
 
     const audience = await api('POST', '/v1/admin/email/audiences', { name: 'Beta players' });

@@ -350,7 +350,7 @@ describe('stop game sessions', () => {
       const { sessionId } = await playing();
       const audits = await auditCount();
       sim.failNextRequests(10, 502);
-      let response;
+      let response: Awaited<ReturnType<typeof staffStop>>;
       try {
         response = await staffStop(staff, sessionId, { reason: 'runtime down' });
       } finally {

@@ -221,7 +221,11 @@ describe('running due jobs', () => {
 
   it('does not run a disabled job, even one whose next run has passed', async () => {
     const calls: string[] = [];
-    const handlers = { 'off-job': async () => (calls.push('off'), {}), 'on-job': async () => (calls.push('on'), {}) };
+    const recording = (name: string) => async () => {
+      calls.push(name);
+      return {};
+    };
+    const handlers = { 'off-job': recording('off'), 'on-job': recording('on') };
     const off = await insertJob('off-job', { active: false, next_run_at: at(0) });
     await insertJob('on-job', { next_run_at: at(0) });
     const before = await jobByKey('off-job');
@@ -288,7 +292,10 @@ describe('running due jobs', () => {
   it('a handler whose SQL fails is recorded too (the savepoint clears the aborted transaction), by SQLSTATE, never with the values', async () => {
     // PostgreSQL's message quotes the value: `invalid input syntax for type integer: "player@example.test"`.
     const handlers: JobHandlers = {
-      'bad-sql': async (trx) => (await sql`SELECT ${'player@example.test'}::int`.execute(trx), {}),
+      'bad-sql': async (trx) => {
+        await sql`SELECT ${'player@example.test'}::int`.execute(trx);
+        return {};
+      },
     };
     const job = await insertJob('bad-sql', { next_run_at: at(0) });
     const [run] = await scheduler(handlers).runDueJobs(at(0));
@@ -311,7 +318,12 @@ describe('running due jobs', () => {
   it('a job that missed several occurrences runs once and is scheduled after now', async () => {
     let calls = 0;
     await insertJob('late', { next_run_at: at(0) });
-    const runs = await scheduler({ late: async () => (calls++, {}) }).runDueJobs(at(DAY + 7 * MINUTE));
+    const runs = await scheduler({
+      late: async () => {
+        calls++;
+        return {};
+      },
+    }).runDueJobs(at(DAY + 7 * MINUTE));
     expect(runs).toHaveLength(1);
     expect(calls).toBe(1);
     expect((await jobByKey('late')).next_run_at).toEqual(at(DAY + 10 * MINUTE));
@@ -340,7 +352,16 @@ describe('the poll loop', () => {
     // Its polls come from an interval the test's clock drives: stopped, none is left to come.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      const instance = new JobScheduler({ db, pollMs: 20, handlers: { tick: async () => (calls++, {}) } });
+      const instance = new JobScheduler({
+        db,
+        pollMs: 20,
+        handlers: {
+          tick: async () => {
+            calls++;
+            return {};
+          },
+        },
+      });
       const job = await insertJob('tick', { next_run_at: new Date(Date.now() - 1_000) });
       await instance.start();
       try {

@@ -260,7 +260,7 @@ describe('refunds reported by the provider', () => {
       t.db,
     );
     const before = stripe.refunds.size;
-    let lost;
+    let lost: Awaited<ReturnType<typeof refund>>;
     try {
       lost = await refund(paymentId, { amount: 400, reason: 'Lost write' }, 'ticket-4711');
     } finally {
