@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { classifyingDialect } from './failures.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PgListener } from './pg-listener.js';
-import { SplitPool, poolBudget } from './split-pool.js';
+import { SplitPool, poolBudget } from '../lib/split-pool.js';
 import type { Tables } from './tables.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';

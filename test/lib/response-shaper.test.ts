@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { ResponseSerializationError } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
 import { z, type ZodTypeAny } from 'zod';
-import { createResponseSerializerCompiler } from '../../src/kernel/response-serializer.js';
-import { NOT_SHAPED, shapeOf } from '../../src/kernel/response-shaper.js';
+import { createResponseSerializerCompiler } from '../../src/lib/response-serializer.js';
+import { NOT_SHAPED, shapeOf } from '../../src/lib/response-shaper.js';
 
 /** JSON text, or what JSON.stringify threw (a BigInt under `unknown` throws for both). */
 function jsonOf(value: unknown): string | undefined {

@@ -15,7 +15,7 @@ import { isoText } from './iso-text.js';
  * A shaper only ever says "same as zod" or "not sure": when it refuses a value, the caller asks
  * zod, which either refuses it too (with zod's own issues) or shapes it. So a gap here can cost
  * speed, never correctness. The converse (accepting what zod refuses) is what the tests look for:
- * `test/kernel/response-shaper.test.ts` compares both on generated values, and every test app
+ * `test/lib/response-shaper.test.ts` compares both on generated values, and every test app
  * runs each answer through both (`verifyResponseShaping`).
  */
 export type Shaper = (value: unknown) => unknown;

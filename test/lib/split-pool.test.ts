@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { poolBudget, statementKind } from '../../src/db/split-pool.js';
+import { poolBudget, statementKind } from '../../src/lib/split-pool.js';
 
 describe('statementKind: which budget a connection is taken from', () => {
   it.each([
