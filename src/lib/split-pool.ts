@@ -1,28 +1,66 @@
-import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
-import type pg from 'pg';
+import type {
+  CompiledQuery,
+  DatabaseConnection,
+  Dialect,
+  Driver,
+  KyselyPlugin,
+  OperationNode,
+  QueryCompiler,
+  QueryId,
+  QueryResult,
+  RawBuilder,
+  SelectQueryNode,
+  TransactionSettings,
+} from 'kysely';
 
 /** What a connection is borrowed for, judged by the first statement sent on it. */
 export type StatementKind = 'read' | 'write';
 
-/** Whitespace and comments ahead of a statement's first word (the prepared marker is one). */
-const LEADING_NOISE = /^(?:\s+|\/\*[\s\S]*?\*\/|--[^\n]*(?:\n|$))*/;
-const SELECT = /^select\b/i;
-/**
- * Words that make a SELECT change something, lock rows or wait on a writer: data-modifying
- * parts, row locks (`FOR UPDATE`, `FOR SHARE`), notices, settings, sequences, advisory locks.
- */
-const WRITING_WORDS =
-  /\b(?:insert|update|delete|merge|share|pg_notify|set_config|nextval|setval|pg_(?:try_)?advisory\w*)\b/i;
+/** Raw queries their callers declared reads (`asRead`), by the id Kysely gives each query. */
+const declaredReads = new WeakSet<QueryId>();
+
+const READ_INTENT: KyselyPlugin = {
+  transformQuery({ node, queryId }) {
+    declaredReads.add(queryId);
+    return node;
+  },
+  async transformResult({ result }) {
+    return result;
+  },
+};
 
 /**
- * A plain SELECT is a read; everything else (a transaction's BEGIN, INSERT, UPDATE, a WITH that
- * may hold either, SET) is a write. A statement judged wrongly still runs correctly, since both
- * budgets open sessions on the same server: only the budget it waits in is the other one.
+ * A raw query (`sql\`…\``) its caller declares a plain read: no row lock, no change, no
+ * setting, sequence, notice or advisory lock. Raw SQL is opaque, so without this it is a write.
  */
-export function statementKind(text: string): StatementKind {
-  const start = LEADING_NOISE.exec(text)![0].length;
-  const body = start === 0 ? text : text.slice(start);
-  return SELECT.test(body) && !WRITING_WORDS.test(body) ? 'read' : 'write';
+export function asRead<O>(query: RawBuilder<O>): RawBuilder<O> {
+  return query.withPlugin(READ_INTENT);
+}
+
+/** Row locks: a SELECT holding one waits on writers and makes them wait. */
+const LOCKING_MODIFIERS = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare']);
+
+/** A SELECT built with Kysely that locks no rows and whose WITH parts are such SELECTs too. */
+function isPlainSelect(node: OperationNode): boolean {
+  if (node.kind !== 'SelectQueryNode') return false;
+  const select = node as SelectQueryNode;
+  const modifiers = [...(select.frontModifiers ?? []), ...(select.endModifiers ?? [])];
+  // A raw modifier (`modifyEnd(sql\`…\`)`) may be a lock: not judged, so not a read.
+  if (modifiers.some(({ modifier, rawModifier }) => rawModifier !== undefined || LOCKING_MODIFIERS.has(modifier ?? '')))
+    return false;
+  return (select.with?.expressions ?? []).every(({ expression }) => isPlainSelect(expression));
+}
+
+/**
+ * Judged on the query's structure as Kysely built it, never on its text: a plain SELECT, or a raw
+ * query declared a read (`asRead`), is a read; everything else (INSERT, UPDATE, DELETE, a SELECT
+ * that locks rows or has a data-modifying WITH part, raw SQL not declared) is a write. A
+ * transaction's connection is a write's (`SplitDriver.beginTransaction`). A statement judged
+ * wrongly still runs correctly, since both budgets open sessions on the same server: only the
+ * budget it waits in is the other one.
+ */
+export function statementKind(query: CompiledQuery): StatementKind {
+  return declaredReads.has(query.queryId) || isPlainSelect(query.query) ? 'read' : 'write';
 }
 
 /** How one instance's connections divide between reads and writes. */
@@ -49,62 +87,121 @@ export function poolBudget(size: number): PoolBudget | undefined {
   return { reads: size - writes, writes };
 }
 
+interface Taken {
+  driver: Driver;
+  connection: DatabaseConnection;
+}
+
 /**
- * The connection Kysely borrows: it takes a session from the read pool or the write pool only
- * when its first statement shows which (a transaction's BEGIN goes to the writes), and keeps it
- * for the rest of the loan. So a write stalled in its commit (a slow disk flush, a row lock)
- * holds write sessions only, and reads keep being answered from their own.
+ * The connection Kysely borrows: it takes one from the read driver or the write driver only when
+ * its first statement shows which (a transaction goes to the writes), and keeps it for the rest
+ * of the loan. So a write stalled in its commit (a slow disk flush, a row lock) holds write
+ * sessions only, and reads keep being answered from their own.
  */
-class LazyClient implements PostgresPoolClient {
-  readonly #pools: SplitPool;
-  #taking: Promise<pg.PoolClient> | undefined;
-  #client: pg.PoolClient | undefined;
-  #released = false;
+class LazyConnection implements DatabaseConnection {
+  readonly #drivers: SplitDriver;
+  #taking: Promise<Taken> | undefined;
 
-  constructor(pools: SplitPool) {
-    this.#pools = pools;
+  constructor(drivers: SplitDriver) {
+    this.#drivers = drivers;
   }
 
-  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
-  query<R>(cursor: never): never;
-  async query<R>(sql: string, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-    this.#taking ??= this.#pools.poolFor(statementKind(sql)).connect();
-    this.#client ??= await this.#taking;
-    return this.#client.query(sql, parameters as unknown[]) as unknown as Promise<PostgresQueryResult<R>>;
+  /** The connection of this loan, taken for `kind` if none is yet. */
+  take(kind: StatementKind): Promise<Taken> {
+    this.#taking ??= (async () => {
+      const driver = kind === 'read' ? this.#drivers.reads : this.#drivers.writes;
+      return { driver, connection: await driver.acquireConnection() };
+    })();
+    return this.#taking;
   }
 
-  release(): void {
-    if (this.#released) return;
-    this.#released = true;
-    if (this.#client !== undefined) this.#client.release();
-    // A session still being taken goes back as soon as it arrives; a failed take holds none.
-    else
-      this.#taking?.then(
-        (client) => client.release(),
-        () => {},
-      );
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { connection } = await (this.#taking ?? this.take(statementKind(query)));
+    return connection.executeQuery<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    const { connection } = await (this.#taking ?? this.take(statementKind(query)));
+    yield* connection.streamQuery<R>(query, chunkSize);
+  }
+
+  /** Gives back what the loan took; a failed take holds nothing. */
+  async release(): Promise<void> {
+    const taking = this.#taking;
+    this.#taking = undefined;
+    const taken = await taking?.catch(() => undefined);
+    if (taken !== undefined) await taken.driver.releaseConnection(taken.connection);
   }
 }
 
-/** Kysely's pool over two pg pools: one for reads, one for writes (see `LazyClient`). */
-export class SplitPool implements PostgresPool {
-  readonly reads: pg.Pool;
-  readonly writes: pg.Pool;
+type Compile = QueryCompiler['compileQuery'];
+type SavepointStep = 'savepoint' | 'rollbackToSavepoint' | 'releaseSavepoint';
 
-  constructor(reads: pg.Pool, writes: pg.Pool) {
-    this.reads = reads;
-    this.writes = writes;
+/** Kysely's driver over two drivers, one for reads and one for writes (see `LazyConnection`). */
+export class SplitDriver implements Driver {
+  constructor(
+    readonly reads: Driver,
+    readonly writes: Driver,
+  ) {}
+
+  async init(): Promise<void> {
+    await Promise.all([this.reads.init(), this.writes.init()]);
   }
 
-  poolFor(kind: StatementKind): pg.Pool {
-    return kind === 'read' ? this.reads : this.writes;
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new LazyConnection(this);
   }
 
-  async connect(): Promise<PostgresPoolClient> {
-    return new LazyClient(this);
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const taken = await (connection as LazyConnection).take('write');
+    await taken.driver.beginTransaction(taken.connection, settings);
   }
 
-  async end(): Promise<void> {
-    await Promise.all([this.reads.end(), this.writes.end()]);
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const taken = await (connection as LazyConnection).take('write');
+    await taken.driver.commitTransaction(taken.connection);
   }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const taken = await (connection as LazyConnection).take('write');
+    await taken.driver.rollbackTransaction(taken.connection);
+  }
+
+  savepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    return this.#savepointStep('savepoint', connection, name, compile);
+  }
+
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    return this.#savepointStep('rollbackToSavepoint', connection, name, compile);
+  }
+
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {
+    return this.#savepointStep('releaseSavepoint', connection, name, compile);
+  }
+
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return (connection as LazyConnection).release();
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all([this.reads.destroy(), this.writes.destroy()]);
+  }
+
+  /** Savepoints live inside a transaction, so on a connection already taken for it. */
+  async #savepointStep(step: SavepointStep, connection: DatabaseConnection, name: string, compile: Compile) {
+    const { driver, connection: taken } = await (connection as LazyConnection).take('write');
+    const run = driver[step];
+    if (run === undefined) throw new Error(`the database driver has no ${step}`);
+    await run.call(driver, taken, name, compile);
+  }
+}
+
+/** `writes` with its driver split: reads go to the connections of `reads` (both dialects of one database). */
+export function splitDialect(reads: Dialect, writes: Dialect): Dialect {
+  return {
+    createAdapter: () => writes.createAdapter(),
+    createDriver: () => new SplitDriver(reads.createDriver(), writes.createDriver()),
+    createQueryCompiler: () => writes.createQueryCompiler(),
+    createIntrospector: (db) => writes.createIntrospector(db),
+  };
 }

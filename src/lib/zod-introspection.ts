@@ -1,6 +1,6 @@
 import { z, type ZodTypeAny } from 'zod';
 
-/** A check of a zod 3 string or number: its kind (`uuid`, `int`, `min`…), and a number bound's value and inclusiveness. */
+/** A check of a zod 3 string or number: its kind (`uuid`, `int`, `min`…), a bound's value and inclusiveness. */
 export interface ZodCheck {
   readonly kind: string;
   readonly value?: unknown;
