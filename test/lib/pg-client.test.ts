@@ -24,7 +24,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('pooledClientClass', () => {
     return { client, notices, heard, listen: () => notices.add('test_channel', (payload) => heard.push(payload)) };
   }
 
-  it('hands on a notice of its own change when its statement ends out of a transaction, before it resolves', async () => {
+  it('hands on a notice of its own change when its statement ends out of a transaction, before resolving', async () => {
     const { client, heard, listen } = await connect();
     listen();
     await client.query(raiseOwnNotice('alone'));
