@@ -55,9 +55,10 @@ function isPlainSelect(node: OperationNode): boolean {
  * Judged on the query's structure as Kysely built it, never on its text: a plain SELECT, or a raw
  * query declared a read (`asRead`), is a read; everything else (INSERT, UPDATE, DELETE, a SELECT
  * that locks rows or has a data-modifying WITH part, raw SQL not declared) is a write. A
- * transaction's connection is a write's (`SplitDriver.beginTransaction`). A statement judged
- * wrongly still runs correctly, since both budgets open sessions on the same server: only the
- * budget it waits in is the other one.
+ * transaction's connection is a write's (`SplitDriver.beginTransaction`). Expressions inside a
+ * SELECT are not read: one that calls `pg_notify`, `nextval` or an advisory lock belongs in a
+ * transaction or in raw SQL. A statement judged wrongly still runs correctly, since both budgets
+ * open sessions on the same server: only the budget it waits in is the other one.
  */
 export function statementKind(query: CompiledQuery): StatementKind {
   return declaredReads.has(query.queryId) || isPlainSelect(query.query) ? 'read' : 'write';
