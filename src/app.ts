@@ -11,7 +11,7 @@ import { installOpenApi } from './kernel/openapi.js';
 import { requestIdFor } from './kernel/request-id.js';
 import type { ZodApp } from './kernel/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
-import { createResponseSerializerCompiler } from './kernel/response-serializer.js';
+import { createResponseSerializerCompiler } from './lib/response-serializer.js';
 import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/slow-clients.js';
 import { registerAlertSubscriptionRoutes } from './modules/alert-subscriptions/routes.js';
 import { registerAnnouncementsRoutes } from './modules/site/announcements/routes.js';

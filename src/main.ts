@@ -11,6 +11,7 @@ import { DataDirInUse, lockDataDir, type DataDirLock } from './data-dir-lock.js'
 import { openDatabase, type Database } from './db/database.js';
 import { EmbeddedVacuum } from './db/embedded-vacuum.js';
 import { migrate } from './db/migrate.js';
+import { asRead } from './lib/split-pool.js';
 import { createKernel } from './kernel/kernel.js';
 import {
   checkMintOptions,
@@ -210,7 +211,7 @@ function lockEmbedded(config: Config, command: string): DataDirLock {
 async function connectPostgres(config: Config, options: Parameters<typeof openDatabase>[1] = {}): Promise<Database> {
   const database = await openDatabase(config, options);
   try {
-    await sql`SELECT 1`.execute(database.db);
+    await asRead(sql`SELECT 1`).execute(database.db);
   } catch (error) {
     await database.close().catch(() => {});
     const address = databaseAddress(config.databaseUrl!);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ZodTypeAny } from 'zod';
-import { createResponseSerializerCompiler } from '../../src/kernel/response-serializer.js';
+import { createResponseSerializerCompiler } from '../../src/lib/response-serializer.js';
 import { permissionsBody, profileBody } from '../../src/modules/me/schemas.js';
 import { usersPage } from '../../src/modules/users/schemas.js';
 

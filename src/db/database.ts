@@ -2,10 +2,12 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
+import { OwnCommitNotices, pooledClientClass } from '../lib/pg-client.js';
+import { openEverySession, openFixedPool } from '../lib/pg-pool.js';
+import { poolBudget, splitDialect } from '../lib/split-pool.js';
 import { classifyingDialect } from './failures.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PgListener } from './pg-listener.js';
-import { SplitPool, poolBudget } from './split-pool.js';
 import type { Tables } from './tables.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -62,140 +64,11 @@ export interface PostgresOptions {
 /** Defaults for serving: no request waits on the database for longer than these. */
 export const STATEMENT_TIMEOUT_MS = 30_000;
 export const CONNECT_TIMEOUT_MS = 5_000;
-/**
- * How much longer than the statement timeout the client waits for an answer. The server cancels
- * a slow statement itself; this catches an answer that never arrives (a network that holds or
- * drops packets, a server that hangs), which no server-side timeout can see.
- */
-const ANSWER_GRACE_MS = 1_000;
-
-/** `/* prepared: <name> *\/` opening a query's text: run it as a named prepared statement. */
-const PREPARED_MARKER = /^\/\* prepared: ([a-z][a-z0-9_]{0,62}) \*\//;
-
-/**
- * A query marked as prepared (the principal lookup every signed-in request makes) becomes a
- * named statement: each connection parses and plans it once, not on every request (planning was
- * three quarters of its database time). Only for fixed texts with explicit columns, so a
- * migration adding columns cannot change the result of a cached plan.
- */
-function asPrepared(args: unknown[]): unknown[] {
-  const [text, values, ...rest] = args;
-  if (typeof text !== 'string') return args;
-  const name = PREPARED_MARKER.exec(text)?.[1];
-  return name === undefined ? args : [{ name, text, values }, ...rest];
-}
 
 /** SQLSTATE of the NOTICE that tells a session of its own change (migration 0041). */
 const OWN_NOTICE_CODE = 'PA001';
 /** Asks migration 0041's triggers to tell this session of its own changes. */
 const ASK_FOR_OWN_NOTICES = 'SET platform_api.own_commit_notices = on';
-
-/**
- * Handlers of the changes a pooled connection made itself, heard at the end of the writer's
- * transaction, before the writer's query resolves. A dedicated listener connection hears them
- * only a moment later, when this instance may already be answering the writer's next request.
- */
-class OwnCommitNotices {
-  readonly #handlers = new Map<string, Set<(payload: string) => void>>();
-
-  get wanted(): boolean {
-    return this.#handlers.size > 0;
-  }
-
-  add(channel: string, handler: (payload: string) => void): () => void {
-    const handlers = this.#handlers.get(channel) ?? new Set();
-    handlers.add(handler);
-    this.#handlers.set(channel, handlers);
-    return () => handlers.delete(handler);
-  }
-
-  deliver(channel: string, payload: string): void {
-    for (const handler of this.#handlers.get(channel) ?? []) handler(payload);
-  }
-}
-
-/** The transaction status each ReadyForQuery carries: idle, in a transaction, in a failed one. */
-type TransactionStatus = 'I' | 'T' | 'E';
-
-/**
- * A pooled client whose connection is thrown away when an answer is overdue: the statement may
- * still be running or its answer still on the way, and a client reused meanwhile would queue
- * every later query behind it (or wait forever on a connection that is gone).
- *
- * It also hands on the notices of its own changes (`OwnCommitNotices`). They arrive as NOTICEs
- * while the changing statement runs, so they are held until the server reports the session out
- * of its transaction: committed, or rolled back (a needless forget, which is harmless). Not
- * LISTEN: every listening session is woken for every session's NOTIFY.
- */
-class PooledClient extends pg.Client {
-  readonly #notices: OwnCommitNotices | undefined;
-  #askedForOwnNotices = false;
-  #status: TransactionStatus = 'I';
-  readonly #held: Array<[channel: string, payload: string]> = [];
-
-  constructor(config?: string | (pg.ClientConfig & { ownCommitNotices?: OwnCommitNotices })) {
-    super(config);
-    this.#notices = typeof config === 'object' ? config.ownCommitNotices : undefined;
-    // A connection lost while the client is lent out between two queries (inside a transaction,
-    // say) is an 'error' event nobody listens to: Node would make it an uncaught exception and
-    // end the process. The client is unusable from then on; its next query fails (a 503) and
-    // the pool drops it when it comes back.
-    this.on('error', () => {});
-    this.on('notice', (notice) => {
-      if (notice.code === OWN_NOTICE_CODE && notice.message !== undefined)
-        this.#held.push([notice.message, notice.detail ?? '']);
-    });
-    // Runs before the finished query's promise resolves (that goes through a microtask), so its
-    // caller's next step already finds the change forgotten.
-    (
-      this as unknown as {
-        connection: { on(event: 'readyForQuery', listener: (message: { status: TransactionStatus }) => void): void };
-      }
-    ).connection.on('readyForQuery', ({ status }) => {
-      this.#status = status;
-      if (status === 'I' && this.#held.length > 0) {
-        for (const [channel, payload] of this.#held.splice(0)) this.#notices?.deliver(channel, payload);
-      }
-    });
-  }
-
-  /** Once per connection, outside a transaction (whose rollback would undo it), ahead of the next query. */
-  #askForOwnNotices(): void {
-    if (this.#askedForOwnNotices || this.#status !== 'I' || !this.#notices?.wanted) return;
-    this.#askedForOwnNotices = true;
-    (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, ASK_FOR_OWN_NOTICES).catch(() => {
-      this.#askedForOwnNotices = false;
-    });
-  }
-
-  override query(...args: unknown[]): never {
-    this.#askForOwnNotices();
-    const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, asPrepared(args));
-    if (result instanceof Promise) {
-      return result.catch((error: unknown) => {
-        // The driver wrapper (failures.ts) reads this error as a database that did not answer.
-        if (error instanceof Error && error.message === 'Query read timeout') this.#discard();
-        throw error;
-      }) as never;
-    }
-    return result as never;
-  }
-
-  #discard(): void {
-    // end() marks the client as ending at once, so the pool drops it when Kysely hands it back
-    // (right after this error); destroying the socket frees it without waiting for the server.
-    this.end().catch(() => {});
-    (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-  }
-}
-
-/** Takes `size` sessions of the pool at once (opening them) and hands them back; the first failure is thrown. */
-async function openEverySession(pool: pg.Pool, size: number): Promise<void> {
-  const taken = await Promise.allSettled(Array.from({ length: size }, () => pool.connect()));
-  for (const result of taken) if (result.status === 'fulfilled') result.value.release();
-  const failure = taken.find((result) => result.status === 'rejected');
-  if (failure !== undefined) throw failure.reason;
-}
 
 export function openPostgres({
   connectionString,
@@ -204,40 +77,35 @@ export function openPostgres({
   connectTimeoutMs = CONNECT_TIMEOUT_MS,
 }: PostgresOptions): Database {
   const ownCommitNotices = new OwnCommitNotices();
-  /** `name`: the sessions' application_name, so pg_stat_activity tells the pools apart (the URL's own wins). */
-  const openPool = (max: number, name: string): pg.Pool => {
-    const pool = new pg.Pool({
+  const Client = pooledClientClass({
+    ownCommitNotices,
+    ownNoticeCode: OWN_NOTICE_CODE,
+    askForOwnNotices: ASK_FOR_OWN_NOTICES,
+  });
+  const types = pgTypes as pg.CustomTypesConfig;
+  const openPool = (size: number, applicationName: string) => ({
+    pool: openFixedPool({
       connectionString,
-      application_name: name,
-      // pg.Pool hands its whole config to each PooledClient it makes.
-      ...({ ownCommitNotices } as pg.PoolConfig),
-      max,
-      // A fixed-size pool: a session once open stays (pg closes one after 10 s idle by default),
-      // so a burst after a lull is not held up opening sessions while requests queue for them.
-      min: max,
-      types: pgTypes as pg.CustomTypesConfig,
-      Client: PooledClient,
-      connectionTimeoutMillis: connectTimeoutMs,
-      keepAlive: true,
-      ...(statementTimeoutMs > 0
-        ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS }
-        : {}),
-    });
-    // An idle client losing its server must not crash the process; the next checkout reconnects.
-    pool.on('error', () => {});
-    return pool;
-  };
+      applicationName,
+      size,
+      statementTimeoutMs,
+      connectTimeoutMs,
+      types,
+      Client,
+    }),
+    size,
+  });
   // Reads and writes wait for sessions of their own: a commit stalled on the disk holds writes only.
   const budget = poolBudget(poolMax);
   const pools =
     budget === undefined
-      ? [{ pool: openPool(poolMax, 'platform-api'), size: poolMax }]
-      : [
-          { pool: openPool(budget.reads, 'platform-api reads'), size: budget.reads },
-          { pool: openPool(budget.writes, 'platform-api writes'), size: budget.writes },
-        ];
-  const pool = pools.length === 1 ? pools[0]!.pool : new SplitPool(pools[0]!.pool, pools[1]!.pool);
-  const db = new Kysely<Tables>({ dialect: classifyingDialect(new PostgresDialect({ pool })) });
+      ? [openPool(poolMax, 'platform-api')]
+      : [openPool(budget.reads, 'platform-api reads'), openPool(budget.writes, 'platform-api writes')];
+  const dialect =
+    pools.length === 1
+      ? new PostgresDialect({ pool: pools[0]!.pool })
+      : splitDialect(new PostgresDialect({ pool: pools[0]!.pool }), new PostgresDialect({ pool: pools[1]!.pool }));
+  const db = new Kysely<Tables>({ dialect: classifyingDialect(dialect) });
   const listeners: PgListener[] = [];
   return {
     kind: 'postgres',
@@ -254,7 +122,7 @@ export function openPostgres({
       };
     },
     async warm() {
-      await Promise.all(pools.map(({ pool: sessions, size }) => openEverySession(sessions, size)));
+      await Promise.all(pools.map(({ pool, size }) => openEverySession(pool, size)));
     },
     async close() {
       await Promise.all(listeners.map((listener) => listener.stop()));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 
 /** Set on an answer that repeats the first one made under the same Idempotency-Key. */
 export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../db/tables.js';
+import { asRead } from '../lib/split-pool.js';
 import type { RequestContext } from './actor.js';
 import { PermissionSet } from './permissions.js';
 import type { UserCache } from './user-cache.js';
@@ -101,7 +102,7 @@ async function queryPrincipalRow(
   // Prepared (see src/db/database.ts): every signed-in request that misses the cache runs it, and
   // planning it cost more than running it. It must read none of the profile's own columns that
   // migration 0043 names: a change to those alone does not drop cached principals.
-  const { rows } = await sql<PrincipalQueryRow>`/* prepared: principal_v2 */
+  const { rows } = await asRead(sql<PrincipalQueryRow>`/* prepared: principal_v2 */
     SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
            EXISTS (
              SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
@@ -126,7 +127,7 @@ async function queryPrincipalRow(
            (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS
              grants_change_at
       FROM users u
-     WHERE u.id = ${userId}`.execute(db);
+     WHERE u.id = ${userId}`).execute(db);
   const row = rows[0];
   if (row === undefined) return undefined;
   return {

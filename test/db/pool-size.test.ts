@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, openPostgres, type Database } from '../../src/db/database.js';
 import type { Tables } from '../../src/db/tables.js';
+import { asRead } from '../../src/lib/split-pool.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { waitFor } from '../helpers/waiting.js';
 
@@ -30,8 +31,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
     }
   }
 
+  /** A plain SELECT built with Kysely: a read (src/lib/split-pool.ts judges the query, not its text). */
   const read = async (db: Kysely<Tables>) =>
-    (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(db)).rows[0]!.pid;
+    (
+      await db
+        .selectNoFrom([sql<number>`pg_backend_pid()`.as('pid'), sql`pg_sleep(0.05)`.as('slept')])
+        .executeTakeFirstOrThrow()
+    ).pid;
   const write = (db: Kysely<Tables>) => db.transaction().execute(read);
   const sessions = async (queries: Array<Promise<number>>) => new Set(await Promise.all(queries)).size;
   const twelve = <T>(make: () => T) => Array.from({ length: 12 }, make);
@@ -46,7 +52,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
 
   it('names its sessions by pool, so pg_stat_activity tells reads from writes', async () => {
     const name = async (db: Kysely<Tables>) =>
-      (await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(db)).rows[0]!.name;
+      (await asRead(sql<{ name: string }>`SELECT current_setting('application_name') AS name`).execute(db)).rows[0]!
+        .name;
     await withDatabase('10', async ({ db }) => {
       expect(await name(db)).toBe('platform-api reads');
       expect(await db.transaction().execute(name)).toBe('platform-api writes');
@@ -82,7 +89,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('DATABASE_POOL_SIZE', () => {
         try {
           await waitFor(async () => (await lockWaiters()) >= 4, 'four writes waiting on the lock');
 
-          expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(db)).rows).toEqual([{ one: 1 }]);
+          expect((await asRead(sql<{ one: number }>`SELECT 1 AS one`).execute(db)).rows).toEqual([{ one: 1 }]);
           expect(await lockWaiters()).toBe(4);
         } finally {
           // Before the pool closes, which waits for every write.

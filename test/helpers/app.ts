@@ -97,7 +97,7 @@ export async function startTestApp(
     options,
   );
   await kernel.start();
-  // Every answer of every suite is also checked against zod's own parse (src/kernel/response-serializer.ts).
+  // Every answer of every suite is also checked against zod's own parse (src/lib/response-serializer.ts).
   const app = await buildApp(kernel, { verifyResponseShaping: true, ...options });
   await app.ready();
   const events: PlatformEvent[] = [];

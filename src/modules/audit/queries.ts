@@ -1,5 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import { asRead } from '../../lib/split-pool.js';
 import { countRows, escapeLike, likePattern, offsetOf } from '../../kernel/pagination.js';
 import { auditFilters, type AuditFilters, type ListAuditQuery } from './schemas.js';
 import './tables.js';
@@ -124,10 +125,10 @@ async function countAuditEvents(db: Kysely<Tables>, filters: AuditFilters): Prom
   const match = filters.action ? actionMatch(filters.action) : undefined;
   const matching =
     match === undefined ? sql`true` : sql`counted.key ${sql.raw(match.op === 'like' ? 'LIKE' : '=')} ${match.value}`;
-  const { rows } = await sql<{ n: number }>`
+  const { rows } = await asRead(sql<{ n: number }>`
     SELECT coalesce(sum(counted.value::bigint), 0)::int AS n
       FROM audit_count_slots, jsonb_each_text(audit_count_slots.actions) AS counted
-     WHERE ${matching}`.execute(db);
+     WHERE ${matching}`).execute(db);
   return rows[0]?.n ?? 0;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../kernel/instant.js';
+import { isoDateTime } from '../../lib/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 export const auditFilters = z.object({

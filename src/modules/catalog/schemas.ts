@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
-import { httpUrlProblem } from '../../kernel/url-field.js';
+import { httpUrlProblem } from '../../lib/url-field.js';
 
 // ---- Achievement definitions (spec "Achievement definition", operation 1) ----
 

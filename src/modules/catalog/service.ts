@@ -5,7 +5,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { editAudited } from '../../kernel/audited-edit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
-import { isUniqueViolation } from '../../kernel/sql-errors.js';
+import { isUniqueViolation } from '../../lib/sql-errors.js';
 import {
   deleteAchievement,
   findAchievement,

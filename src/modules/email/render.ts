@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../kernel/html.js';
+import { escapeHtml } from '../../lib/html.js';
 
 /**
  * The template language of email: text with `{{ path }}` placeholders, nothing else. A path is

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { PanicLevel, Tables } from '../../db/tables.js';
+import { asRead } from '../../lib/split-pool.js';
 import type { SignalCount } from './signals.js';
 import type { IncidentRuleRow, Signal } from './tables.js';
 import './tables.js';
@@ -14,7 +15,7 @@ const SAMPLE_RETENTION_MS = 3_600_000;
  */
 export async function timeProbeRead(db: Kysely<Tables>): Promise<number> {
   return db.connection().execute(async (session) => {
-    await sql`SELECT 1`.execute(session);
+    await asRead(sql`SELECT 1`).execute(session);
     const started = performance.now();
     await session.selectFrom('ops_panic_state').select('level').executeTakeFirst();
     return performance.now() - started;

@@ -5,7 +5,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { AppError, conflict, forbidden, invalidRequest } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { requestFingerprint } from '../../kernel/idempotency.js';
-import { isUniqueViolation } from '../../kernel/sql-errors.js';
+import { isUniqueViolation } from '../../lib/sql-errors.js';
 import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import type { EmailCategory } from '../email/tables.js';
 import { findUsableTemplate } from '../email/templates/usable-template.js';

@@ -13,7 +13,7 @@ import {
   upsertTier,
 } from './queries.js';
 import type { ListRulesetsQuery, ListTiersQuery, UpsertRulesetInput, UpsertTierInput } from './schemas.js';
-import { canonicalJson } from '../../kernel/canonical-json.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 
 /**
  * Fields whose value differs, as audit before/after pictures (`before` null: the upsert created

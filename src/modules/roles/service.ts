@@ -6,7 +6,7 @@ import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS } from '../../kernel/permissions.js';
-import { isUniqueViolation } from '../../kernel/sql-errors.js';
+import { isUniqueViolation } from '../../lib/sql-errors.js';
 import { refusingLastOwnerLoss } from '../users/owner-guard.js';
 import { refuseActingAbove } from '../users/policy.js';
 import { OWNER_ROLE_ID } from './bootstrap.js';

@@ -1,7 +1,7 @@
 import type { GameChanges } from './queries.js';
 import { LINK_FIELDS, type GameLinks, type LinkField, type UpdateGameInput } from './schemas.js';
 import type { StoreGameRow } from './tables.js';
-import { canonicalJson } from '../../kernel/canonical-json.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 
 /** What an update asks for, split the way it is stored: row fields, and link lists per kind. */
 export interface GameChangeSet {

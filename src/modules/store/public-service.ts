@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { ChangeBus } from '../../kernel/change-bus.js';
-import { canonicalJson } from '../../kernel/canonical-json.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { SiteCache, type CachedPayload } from '../site/public/site-cache.js';

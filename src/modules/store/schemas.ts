@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
-import { httpUrl } from '../../kernel/url-field.js';
+import { httpUrl } from '../../lib/url-field.js';
 import { CONTROLLER_SUPPORT, GAME_STATUSES, GAME_TYPES } from './tables.js';
 
 /** Ids are PostgreSQL `integer`s: anything past this could never exist (and would be a 500). */

@@ -1,5 +1,5 @@
 import type { LiteralContent } from '../email/delivery/queue.js';
-import { escapeHtml } from '../../kernel/html.js';
+import { escapeHtml } from '../../lib/html.js';
 
 /**
  * The two support mails, as literal content: there is no template to publish first, and the

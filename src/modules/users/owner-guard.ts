@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import { isCheckViolation } from '../../kernel/sql-errors.js';
+import { isCheckViolation } from '../../lib/sql-errors.js';
 
 /**
  * The last-active-owner rule. The database keeps it (migration 0044: a commit that would leave no

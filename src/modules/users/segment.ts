@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
-import { isoDateTime } from '../../kernel/instant.js';
+import { isoDateTime } from '../../lib/instant.js';
 import type { Tables } from '../../db/tables.js';
 import { likePattern } from '../../kernel/pagination.js';
 

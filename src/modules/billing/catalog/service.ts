@@ -34,8 +34,8 @@ import {
   type UpdateProductInput,
 } from './schemas.js';
 import type { ProductRow } from './tables.js';
-import { canonicalJson } from '../../../kernel/canonical-json.js';
-import { isUniqueViolation } from '../../../kernel/sql-errors.js';
+import { canonicalJson } from '../../../lib/canonical-json.js';
+import { isUniqueViolation } from '../../../lib/sql-errors.js';
 
 const AUDIT_TEXT_MAX = 200;
 

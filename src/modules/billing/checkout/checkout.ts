@@ -4,7 +4,7 @@ import type { PaymentProvider, ProviderCheckout } from '../../../adapters/paymen
 import type { Tables } from '../../../db/tables.js';
 import { conflict, invalidRequest } from '../../../kernel/errors.js';
 import { OneAtATime, requestFingerprint } from '../../../kernel/idempotency.js';
-import { httpUrlProblem } from '../../../kernel/url-field.js';
+import { httpUrlProblem } from '../../../lib/url-field.js';
 import { resolveCheckoutPrice } from '../catalog/queries.js';
 import { checkoutRefusalError } from '../catalog/service.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';

@@ -5,12 +5,12 @@ import { PaymentProviderError, type PaymentEvent } from '../../../adapters/payme
 import type { LocalCheckout, LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { invalidState, notFound } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import { httpUrl, httpUrlProblem } from '../../../kernel/url-field.js';
+import { httpUrl, httpUrlProblem } from '../../../lib/url-field.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
 import { checkRedirectUrl } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
 import '../catalog/tables.js';
-import { escapeHtml } from '../../../kernel/html.js';
+import { escapeHtml } from '../../../lib/html.js';
 
 const tags = ['billing'];
 const params = z.object({ id: z.string().min(1).max(200) });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl } from '../../../kernel/url-field.js';
+import { httpUrl } from '../../../lib/url-field.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../../kernel/pagination.js';
 
 /** Operation 6's body, camelCase as the spec writes it. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, noTextFilter, pagedResponse, pageQuery } from '../../../kernel/pagination.js';
 import { LEDGER_KINDS } from './tables.js';
 

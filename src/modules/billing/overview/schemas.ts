@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 
 // Billing routes write snake_case. Money is integer minor units with a lowercase ISO 4217 currency,
 // and amounts of different currencies are never added together: every money figure sits in a row

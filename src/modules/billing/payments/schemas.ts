@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 import { noTextFilter, pageQuery, pagedResponse } from '../../../kernel/pagination.js';
 
 // Billing routes write snake_case. Money is integer minor units with a lowercase ISO 4217 currency.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 import { pagedResponse, pageQuery } from '../../../kernel/pagination.js';
 import { CAMPAIGN_STATUSES } from './tables.js';
 

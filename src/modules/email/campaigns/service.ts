@@ -6,7 +6,7 @@ import { conflict, invalidRequest, invalidState, notFound } from '../../../kerne
 import type { EventPublisher } from '../../../kernel/events.js';
 import { requestFingerprint } from '../../../kernel/idempotency.js';
 import { paged } from '../../../kernel/pagination.js';
-import { isUniqueViolation } from '../../../kernel/sql-errors.js';
+import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked, type LaunchRequest } from './launch.js';
 import {
   campaignViews,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 import { pageQuery, pagedResponse } from '../../../kernel/pagination.js';
 
 // The outbox routes write snake_case, as the rest of the email group.

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../../kernel/html.js';
+import { escapeHtml } from '../../../lib/html.js';
 
 /**
  * The small HTML pages of the unsubscribe link. They show the address the link was made for,

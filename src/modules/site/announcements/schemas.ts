@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../../kernel/instant.js';
+import { isoDateTime } from '../../../lib/instant.js';
 import { pageQuery, pagedResponse } from '../../../kernel/pagination.js';
-import { httpUrl } from '../../../kernel/url-field.js';
+import { httpUrl } from '../../../lib/url-field.js';
 
 export const SEVERITIES = ['info', 'success', 'warning', 'critical'] as const;
 export const SURFACES = ['landing', 'portal', 'all'] as const;

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
+import { asRead } from '../../../lib/split-pool.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import type { BlockView, ListBlocksQuery, UpsertBlockInput } from './schemas.js';
 import type { ContentBlocksTable } from './tables.js';
@@ -97,12 +98,12 @@ export interface LiveBlock {
 
 /** The live blocks of a surface in the locale, each slot falling back to `en` where the locale has none. */
 export async function liveBlocks(db: Kysely<Tables>, surface: string, locale: string): Promise<LiveBlock[]> {
-  const { rows } = await sql<{ slot: string; locale: string; published: unknown; sort_order: number }>`
+  const { rows } = await asRead(sql<{ slot: string; locale: string; published: unknown; sort_order: number }>`
     SELECT DISTINCT ON (slot) slot, locale, published, sort_order
       FROM content_blocks
      WHERE surface = ${surface} AND locale IN (${locale}, 'en')
        AND published IS NOT NULL AND status <> 'archived'
-     ORDER BY slot, (locale = ${locale}) DESC`.execute(db);
+     ORDER BY slot, (locale = ${locale}) DESC`).execute(db);
   return rows
     .map((row) => ({ slot: row.slot, locale: row.locale, content: row.published, sortOrder: row.sort_order }))
     .sort((a, b) => a.sortOrder - b.sortOrder || a.slot.localeCompare(b.slot));

@@ -1,5 +1,6 @@
 import type { ZodTypeAny } from 'zod';
 import { isoText } from './iso-text.js';
+import { describeSchema, type SchemaNode, type ZodCheck } from './zod-introspection.js';
 
 /**
  * A response schema compiled into one plain function that checks a value and shapes it the way
@@ -15,8 +16,9 @@ import { isoText } from './iso-text.js';
  * A shaper only ever says "same as zod" or "not sure": when it refuses a value, the caller asks
  * zod, which either refuses it too (with zod's own issues) or shapes it. So a gap here can cost
  * speed, never correctness. The converse (accepting what zod refuses) is what the tests look for:
- * `test/kernel/response-shaper.test.ts` compares both on generated values, and every test app
- * runs each answer through both (`verifyResponseShaping`).
+ * `test/lib/response-shaper.test.ts` compares both on generated values, and every test app
+ * runs each answer through both (`verifyResponseShaping`). What a schema is comes from
+ * zod-introspection.ts, the one place that reads zod's internals.
  */
 export type Shaper = (value: unknown) => unknown;
 
@@ -25,12 +27,6 @@ export const NOT_SHAPED: unique symbol = Symbol('not shaped');
 
 // zod 3's own pattern for `.uuid()` (zod/v3/types.js), so both accept the same texts.
 const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
-
-interface Check {
-  kind: string;
-  value?: number;
-  inclusive?: boolean;
-}
 
 /** The part of zod's type tag (`getParsedType`) that decides "object": not an array, date, map, set or promise. */
 function isRecordLike(value: unknown): value is Record<string, unknown> {
@@ -48,7 +44,7 @@ function byZod(schema: ZodTypeAny): Shaper {
   };
 }
 
-function numberShaper(schema: ZodTypeAny, checks: Check[]): Shaper {
+function numberShaper(schema: ZodTypeAny, checks: readonly ZodCheck[]): Shaper {
   const tests: ((value: number) => boolean)[] = [];
   for (const check of checks) {
     const bound = check.value as number;
@@ -65,7 +61,7 @@ function numberShaper(schema: ZodTypeAny, checks: Check[]): Shaper {
   };
 }
 
-function stringShaper(schema: ZodTypeAny, checks: Check[]): Shaper {
+function stringShaper(schema: ZodTypeAny, checks: readonly ZodCheck[]): Shaper {
   if (checks.length === 0) return (value) => (typeof value === 'string' ? value : NOT_SHAPED);
   if (checks.length === 1 && checks[0]!.kind === 'uuid') {
     return (value) => (typeof value === 'string' && UUID.test(value) ? value : NOT_SHAPED);
@@ -73,11 +69,10 @@ function stringShaper(schema: ZodTypeAny, checks: Check[]): Shaper {
   return byZod(schema);
 }
 
-function objectShaper(schema: ZodTypeAny): Shaper {
-  const def = schema._def;
-  const strict = def.unknownKeys === 'strict';
-  if ((def.unknownKeys !== 'strip' && !strict) || def.catchall._def.typeName !== 'ZodNever') return byZod(schema);
-  const shape = (schema as unknown as { shape: Record<string, ZodTypeAny> }).shape;
+function objectShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'object' }>): Shaper {
+  const strict = node.unknownKeys === 'strict';
+  if ((node.unknownKeys !== 'strip' && !strict) || node.hasCatchall) return byZod(schema);
+  const { shape } = node;
   const keys = Object.keys(shape);
   const fields = keys.map((key) => shapeOf(shape[key]!));
   const known = new Set(keys);
@@ -98,10 +93,9 @@ function objectShaper(schema: ZodTypeAny): Shaper {
   };
 }
 
-function arrayShaper(schema: ZodTypeAny): Shaper {
-  const def = schema._def;
-  if (def.minLength !== null || def.maxLength !== null || def.exactLength !== null) return byZod(schema);
-  const item = shapeOf(def.type);
+function arrayShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'array' }>): Shaper {
+  if (node.lengthBounded) return byZod(schema);
+  const item = shapeOf(node.element);
   return (value) => {
     if (!Array.isArray(value)) return NOT_SHAPED;
     const shaped = new Array<unknown>(value.length);
@@ -114,11 +108,10 @@ function arrayShaper(schema: ZodTypeAny): Shaper {
   };
 }
 
-function recordShaper(schema: ZodTypeAny): Shaper {
-  const def = schema._def;
-  const keyDef = def.keyType._def;
-  if (keyDef.typeName !== 'ZodString' || keyDef.checks.length > 0) return byZod(schema);
-  const item = shapeOf(def.valueType);
+function recordShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'record' }>): Shaper {
+  const key = describeSchema(node.key);
+  if (key.kind !== 'string' || key.checks.length > 0) return byZod(schema);
+  const item = shapeOf(node.value);
   return (value) => {
     if (!isRecordLike(value)) return NOT_SHAPED;
     const shaped: Record<string, unknown> = {};
@@ -139,45 +132,43 @@ function enumShaper(options: readonly string[]): Shaper {
 
 /** The shaper of one schema; parts zod knows better are left to zod. */
 export function shapeOf(schema: ZodTypeAny): Shaper {
-  const def = schema._def;
-  if (def.coerce === true) return byZod(schema);
-  switch (def.typeName) {
-    case 'ZodObject':
-      return objectShaper(schema);
-    case 'ZodArray':
-      return arrayShaper(schema);
-    case 'ZodRecord':
-      return recordShaper(schema);
-    case 'ZodString':
-      return stringShaper(schema, def.checks);
-    case 'ZodNumber':
-      return numberShaper(schema, def.checks);
-    case 'ZodBoolean':
+  const node = describeSchema(schema);
+  switch (node.kind) {
+    case 'object':
+      return objectShaper(schema, node);
+    case 'array':
+      return arrayShaper(schema, node);
+    case 'record':
+      return recordShaper(schema, node);
+    case 'string':
+      return stringShaper(schema, node.checks);
+    case 'number':
+      return numberShaper(schema, node.checks);
+    case 'boolean':
       return (value) => (typeof value === 'boolean' ? value : NOT_SHAPED);
-    case 'ZodDate':
-      if (def.checks.length > 0) return byZod(schema);
+    case 'date':
+      if (node.bounded) return byZod(schema);
       // JSON writes a valid date as its ISO text; zod refuses an invalid one.
       return (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? isoText(value) : NOT_SHAPED);
-    case 'ZodEnum':
-      return enumShaper(def.values);
-    case 'ZodLiteral': {
-      const literal = def.value;
+    case 'enum':
+      return enumShaper(node.options);
+    case 'literal': {
+      const literal = node.value;
       return (value) => (value === literal ? value : NOT_SHAPED);
     }
-    case 'ZodNull':
+    case 'null':
       return (value) => (value === null ? null : NOT_SHAPED);
-    case 'ZodUnknown':
-    case 'ZodAny':
+    case 'unknown':
       return (value) => value;
-    case 'ZodNullable': {
-      const inner = shapeOf(def.innerType);
+    case 'nullable': {
+      const inner = shapeOf(node.inner);
       return (value) => (value === null ? null : inner(value));
     }
-    case 'ZodOptional': {
-      const inner = shapeOf(def.innerType);
+    case 'optional': {
+      const inner = shapeOf(node.inner);
       return (value) => (value === undefined ? undefined : inner(value));
     }
-    default:
+    case 'other':
       return byZod(schema);
   }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoText } from '../../src/kernel/iso-text.js';
+import { isoText } from '../../src/lib/iso-text.js';
 
 // The range ECMAScript dates cover: ±100,000,000 days around the epoch.
 const LAST_VALID_TIME = 8.64e15;

@@ -1,7 +1,7 @@
 import { ResponseSerializationError } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createResponseSerializerCompiler } from '../../src/kernel/response-serializer.js';
+import { createResponseSerializerCompiler } from '../../src/lib/response-serializer.js';
 
 // A shaper with a bug: it keeps every key of the value, undocumented ones included. Passed in,
 // not mocked: the test files of a fork share loaded modules (vitest.config.ts, isolate: false).

@@ -1,0 +1,128 @@
+import pg from 'pg';
+
+/** `/* prepared: <name> *\/` opening a query's text: run it as a named prepared statement. */
+const PREPARED_MARKER = /^\/\* prepared: ([a-z][a-z0-9_]{0,62}) \*\//;
+
+/**
+ * A query marked as prepared (the principal lookup every signed-in request makes) becomes a
+ * named statement: each connection parses and plans it once, not on every request (planning was
+ * three quarters of its database time). Only for fixed texts with explicit columns, so a
+ * migration adding columns cannot change the result of a cached plan.
+ */
+function asPrepared(args: unknown[]): unknown[] {
+  const [text, values, ...rest] = args;
+  if (typeof text !== 'string') return args;
+  const name = PREPARED_MARKER.exec(text)?.[1];
+  return name === undefined ? args : [{ name, text, values }, ...rest];
+}
+
+/** pg's error for an answer that did not arrive within `query_timeout`. */
+const ANSWER_OVERDUE = 'Query read timeout';
+
+/**
+ * Handlers of the changes a pooled connection made itself, heard at the end of the writer's
+ * transaction, before the writer's query resolves. A dedicated listener connection hears them
+ * only a moment later, when this instance may already be answering the writer's next request.
+ */
+export class OwnCommitNotices {
+  readonly #handlers = new Map<string, Set<(payload: string) => void>>();
+
+  get wanted(): boolean {
+    return this.#handlers.size > 0;
+  }
+
+  add(channel: string, handler: (payload: string) => void): () => void {
+    const handlers = this.#handlers.get(channel) ?? new Set();
+    handlers.add(handler);
+    this.#handlers.set(channel, handlers);
+    return () => handlers.delete(handler);
+  }
+
+  deliver(channel: string, payload: string): void {
+    for (const handler of this.#handlers.get(channel) ?? []) handler(payload);
+  }
+}
+
+export interface PooledClientOptions {
+  /** Where the session's notices of its own changes go. */
+  ownCommitNotices: OwnCommitNotices;
+  /** The SQLSTATE of those notices: the channel in the message, the payload in the detail. */
+  ownNoticeCode: string;
+  /** The statement that asks a session for them, sent once per connection while someone listens. */
+  askForOwnNotices: string;
+}
+
+/**
+ * The `Client` class of a pg pool (pg-pool's `Client` option). Its clients:
+ *
+ * - run a query marked as prepared as a named statement (`asPrepared`);
+ * - end their connection when an answer is overdue: the statement may still be running or its
+ *   answer still on the way, and a client reused meanwhile would queue every later query behind
+ *   it (or wait forever on a connection that is gone). pg's `end()` destroys the socket at once
+ *   when a query is still under way, so the server is not waited for (test/lib/pg-client.test.ts);
+ * - hand on the notices of their own changes (`OwnCommitNotices`). They arrive as NOTICEs while
+ *   the changing statement runs, so they are held until a query ends with the server reporting
+ *   the session out of its transaction (`getTransactionStatus()` 'I'): committed, or rolled back
+ *   (a needless forget, which is harmless). Delivered before that query's promise resolves, so
+ *   its caller's next step already finds the change forgotten. Not LISTEN: every listening
+ *   session is woken for every session's NOTIFY.
+ */
+export function pooledClientClass({
+  ownCommitNotices,
+  ownNoticeCode,
+  askForOwnNotices,
+}: PooledClientOptions): typeof pg.Client {
+  const runQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
+
+  return class PooledClient extends pg.Client {
+    #askedForOwnNotices = false;
+    readonly #held: Array<[channel: string, payload: string]> = [];
+
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      // A connection lost while the client is lent out between two queries (inside a
+      // transaction, say) is an 'error' event nobody listens to: Node would make it an uncaught
+      // exception and end the process. The client is unusable from then on; its next query
+      // fails (a 503) and the pool drops it when it comes back.
+      this.on('error', () => {});
+      this.on('notice', (notice) => {
+        if (notice.code === ownNoticeCode && notice.message !== undefined)
+          this.#held.push([notice.message, notice.detail ?? '']);
+      });
+    }
+
+    /** Once per connection, outside a transaction (whose rollback would undo it), ahead of the next query. */
+    #askForOwnNotices(): void {
+      if (this.#askedForOwnNotices || this.getTransactionStatus() !== 'I' || !ownCommitNotices.wanted) return;
+      this.#askedForOwnNotices = true;
+      (runQuery.call(this, askForOwnNotices) as Promise<unknown>).catch(() => {
+        this.#askedForOwnNotices = false;
+      });
+    }
+
+    #deliverOnceOutOfTransaction(): void {
+      if (this.#held.length === 0 || this.getTransactionStatus() !== 'I') return;
+      for (const [channel, payload] of this.#held.splice(0)) ownCommitNotices.deliver(channel, payload);
+    }
+
+    override query(...args: unknown[]): never {
+      this.#askForOwnNotices();
+      const result = runQuery.apply(this, asPrepared(args));
+      if (!(result instanceof Promise)) return result as never;
+      return result.then(
+        (answer: unknown) => {
+          this.#deliverOnceOutOfTransaction();
+          return answer;
+        },
+        (error: unknown) => {
+          // The driver wrapper (src/db/failures.ts) reads this error as a database that did not
+          // answer. end() marks the client as ending at once, so the pool drops it when Kysely
+          // hands it back (right after this error).
+          if (error instanceof Error && error.message === ANSWER_OVERDUE) this.end().catch(() => {});
+          else this.#deliverOnceOutOfTransaction();
+          throw error;
+        },
+      ) as never;
+    }
+  };
+}
