@@ -113,7 +113,6 @@ class RecordingDriver implements Driver {
         log.push(`${id}: ${query.sql}`);
         return { rows: [] };
       },
-      // biome-ignore lint/correctness/useYield: a connection that streams nothing
       async *streamQuery() {},
     } as DatabaseConnection;
   }
