@@ -4,17 +4,13 @@ import pg from 'pg';
 import { join } from 'node:path';
 import { classifyingDialect } from './failures.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { PgListener } from './pg-listener.js';
+import { PgListener, type ListenHandlers } from './pg-listener.js';
 import { SplitPool, poolBudget } from './split-pool.js';
 import type { Tables } from './tables.js';
 
-export type DatabaseKind = 'pglite' | 'postgres';
+export type { ListenHandlers };
 
-/** A notification channel subscription; `onResync` runs when notifications may have been missed. */
-export interface ListenHandlers {
-  onMessage(payload: string): void;
-  onResync(): void;
-}
+export type DatabaseKind = 'pglite' | 'postgres';
 
 export interface ListenOptions {
   /**
