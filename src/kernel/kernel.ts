@@ -20,6 +20,7 @@ import { IncidentMonitor } from '../modules/incidents/monitor.js';
 import { SignalRecorder } from '../modules/incidents/signals.js';
 import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';
 import { ChangeBus } from './change-bus.js';
+import type { JobHandlers } from './jobs.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './overload.js';
@@ -65,8 +66,19 @@ export interface Kernel {
   readonly runtime: RuntimeClient;
   /** The in-process runtime simulator of the embedded default; undefined when RUNTIME_URL is set. */
   readonly runtimeSimulator: RuntimeSimulator | undefined;
+  /** Every scheduled job's handler, by key: the areas' jobs. */
+  readonly jobs: JobHandlers;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * What the kernel takes from the areas, which it does not import: the composition
+ * (src/modules/index.ts) makes it, and src/main.ts and the tests pass it to createKernel.
+ */
+export interface AreaServices {
+  /** Every scheduled job's handler, by key (jobsOf the areas). */
+  jobs: JobHandlers;
 }
 
 export interface KernelOptions {
@@ -112,6 +124,7 @@ export async function createKernel(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
+  areas: AreaServices,
   options: KernelOptions = {},
 ): Promise<Kernel> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
@@ -184,6 +197,7 @@ export async function createKernel(
       return runtime;
     },
     runtimeSimulator: simulator,
+    jobs: areas.jobs,
     async start() {
       await bus.start();
       await userChanges.start();

@@ -6,6 +6,7 @@ import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { PlatformEvent } from '../../src/kernel/events.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../src/kernel/kernel.js';
+import { AREA_SERVICES } from '../../src/modules/index.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { signToken, TEST_JWT_SECRET } from './tokens.js';
 
@@ -94,6 +95,7 @@ export async function startTestApp(
     testConfig(options.config),
     database,
     options.log ?? pino({ level: 'silent' }),
+    AREA_SERVICES,
     options,
   );
   await kernel.start();

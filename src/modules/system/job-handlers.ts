@@ -2,12 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { JobContext, JobHandlers, JobServices, JobSummary } from '../../kernel/jobs.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import { purgeDeletedAccountsJob } from '../account-deletion/purge.js';
-import { purgeDeviceAuthorizationsJob } from '../device-authorization/cleanup.js';
-import { pruneLoginSessionsJob } from '../login-sessions/retention.js';
-import { expireStorageUploadsJob, sweepOrphanObjectsJob } from '../storage/cleanup.js';
-import { expireCreditLotsJob } from '../billing/credits/ledger.js';
-import { launchScheduledCampaignsJob } from '../email/campaigns/launch.js';
 
 /** What a scheduler built by the service hands its jobs. */
 export function jobServicesOf(kernel: Kernel): JobServices {
@@ -47,19 +41,9 @@ async function pruneJobRuns(trx: Kysely<Tables>, { now }: JobContext): Promise<J
   return { deleted: Number(result.numDeletedRows) };
 }
 
-/**
- * Every job the service knows, by key. A new job: add its handler here and seed its row
- * (key, cron, description) in a migration; a row whose key is missing here fails its runs.
- */
-export const JOB_HANDLERS: JobHandlers = {
+/** The service-wide jobs (tidying the kernel's tables); each area declares its own in its module.ts. */
+export const SYSTEM_JOBS: JobHandlers = {
   'expire-role-grants': expireRoleGrants,
   'purge-event-outbox': purgeEventOutbox,
-  'expire-credit-lots': expireCreditLotsJob,
-  'launch-scheduled-campaigns': launchScheduledCampaignsJob,
-  'purge-deleted-accounts': purgeDeletedAccountsJob,
-  'purge-device-authorizations': purgeDeviceAuthorizationsJob,
-  'prune-login-sessions': pruneLoginSessionsJob,
-  'expire-storage-uploads': expireStorageUploadsJob,
-  'sweep-orphan-objects': sweepOrphanObjectsJob,
   'prune-job-runs': pruneJobRuns,
 };

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerBillingCatalogRoutes } from './routes.js';
+
+/** Billing catalog: products and prices. */
+export const billingCatalogModule = {
+  name: 'billing/catalog',
+  routes: [registerBillingCatalogRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;
