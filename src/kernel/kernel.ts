@@ -21,6 +21,7 @@ import { SignalRecorder } from '../modules/incidents/signals.js';
 import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';
 import { ChangeBus } from './change-bus.js';
 import type { JobHandlers } from './jobs.js';
+import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './overload.js';
@@ -68,6 +69,8 @@ export interface Kernel {
   readonly runtimeSimulator: RuntimeSimulator | undefined;
   /** Every scheduled job's handler, by key: the areas' jobs. */
   readonly jobs: JobHandlers;
+  /** Every permission key the areas declare, with what it allows. */
+  readonly permissions: PermissionCatalog;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -79,6 +82,8 @@ export interface Kernel {
 export interface AreaServices {
   /** Every scheduled job's handler, by key (jobsOf the areas). */
   jobs: JobHandlers;
+  /** The permission catalog (permissionsOf the areas). */
+  permissions: PermissionCatalog;
 }
 
 export interface KernelOptions {
@@ -198,6 +203,7 @@ export async function createKernel(
     },
     runtimeSimulator: simulator,
     jobs: areas.jobs,
+    permissions: areas.permissions,
     async start() {
       await bus.start();
       await userChanges.start();

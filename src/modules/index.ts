@@ -1,5 +1,6 @@
 import type { AreaServices } from '../kernel/kernel.js';
-import { jobsOf, type AreaModule } from '../kernel/module.js';
+import { jobsOf, permissionsOf, type AreaModule, type DeclaredPermissionKey } from '../kernel/module.js';
+import { PermissionCatalog } from '../kernel/permissions.js';
 import { accountDeletionModule } from './account-deletion/module.js';
 import { alertSubscriptionsModule } from './alert-subscriptions/module.js';
 import { auditModule } from './audit/module.js';
@@ -90,7 +91,18 @@ export const AREAS = [
 /** Every scheduled job's handler, by key. */
 export const JOB_HANDLERS = jobsOf(AREAS);
 
+/** Every permission key the areas declare, with what it allows. */
+export const PERMISSION_CATALOG = permissionsOf(AREAS);
+
+declare module '../kernel/permissions.js' {
+  /** `PermissionKey` is exactly the keys of the areas listed above. */
+  interface DeclaredPermissions extends Record<DeclaredPermissionKey<(typeof AREAS)[number]>, string> {}
+}
+
+export const PERMISSIONS = new PermissionCatalog(PERMISSION_CATALOG);
+
 /** What the kernel takes from the areas (createKernel's `areas`). */
 export const AREA_SERVICES: AreaServices = {
   jobs: JOB_HANDLERS,
+  permissions: PERMISSIONS,
 };
