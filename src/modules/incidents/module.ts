@@ -1,5 +1,9 @@
+import type { IncidentMonitoringParts } from '../../kernel/kernel.js';
 import type { AreaModule } from '../../kernel/module.js';
+import { IncidentMonitor } from './monitor.js';
 import { registerIncidentRoutes } from './routes.js';
+
+export type { IncidentMonitor };
 
 /** Incidents: the rules of the incident monitor, and the history of level changes. */
 export const incidentsModule = {
@@ -10,3 +14,8 @@ export const incidentsModule = {
   cacheTopics: [],
   events: ['ops.incident_rules_updated'],
 } satisfies AreaModule;
+
+/** This instance's incident monitor, which the kernel makes from its parts and runs (`kernel.incidents`). */
+export function incidentMonitor(parts: IncidentMonitoringParts): IncidentMonitor {
+  return new IncidentMonitor(parts);
+}

@@ -17,8 +17,8 @@ import {
   updateRuleState,
   type Measurement,
 } from './queries.js';
-import type { SignalRecorder } from './signals.js';
-import type { IncidentRuleRow, Signal } from './tables.js';
+import type { Signal, SignalRecorder } from '../../kernel/signals.js';
+import type { IncidentRuleRow } from './tables.js';
 
 /** How the monitor signs what it sets (`set_by`); people are named by their user id. */
 export const MONITOR_NAME = 'incident-monitor';

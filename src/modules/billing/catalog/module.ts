@@ -1,6 +1,8 @@
 import type { AreaModule } from '../../../kernel/module.js';
 import { registerBillingCatalogRoutes } from './routes.js';
 
+export { catalogPriceLookup } from './price-lookup.js';
+
 /** Billing catalog: products and prices. */
 export const billingCatalogModule = {
   name: 'billing/catalog',
