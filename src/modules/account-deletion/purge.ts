@@ -4,7 +4,7 @@ import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
-import { removeUser } from '../users/lifecycle.js';
+import { removeUser } from '../users/index.js';
 import { PURGE_BATCH } from './policy.js';
 import { lockDueAccounts } from './queries.js';
 

@@ -6,7 +6,7 @@ import { databaseFailureOf } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
-import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
+import { changePanicLevel, type PanicChangeDeps } from '../ops/index.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, valueOf, type Decision } from './evaluation.js';
 import {
   insertSamples,

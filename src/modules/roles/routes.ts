@@ -16,7 +16,7 @@ import {
   setPermissionsBody,
   updateRoleBody,
 } from './schemas.js';
-import { ACTING_ABOVE_REFUSAL } from '../users/policy.js';
+import { ACTING_ABOVE_REFUSAL } from '../users/index.js';
 import { UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
 import { RolesService } from './service.js';
 

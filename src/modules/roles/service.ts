@@ -7,8 +7,7 @@ import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import type { PermissionCatalog } from '../../kernel/permissions.js';
 import { isUniqueViolation } from '../../kernel/sql-errors.js';
-import { refusingLastOwnerLoss } from '../users/owner-guard.js';
-import { refuseActingAbove } from '../users/policy.js';
+import { refusingLastOwnerLoss, refuseActingAbove } from '../users/index.js';
 import { OWNER_ROLE_ID } from './bootstrap.js';
 import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {

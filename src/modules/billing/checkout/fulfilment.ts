@@ -4,7 +4,7 @@ import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '..
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
-import { addCredits } from '../credits/ledger.js';
+import { addCredits } from '../credits/index.js';
 import {
   fillSubscriptionPayments,
   linkInvoicePayment,
@@ -18,9 +18,7 @@ import {
   recordRefund,
   recordRefundsAwaitingPayment,
   type RecordedRefund,
-} from '../payments/refund-recording.js';
-import '../catalog/tables.js';
-import '../../plans/tables.js';
+} from '../payments/index.js';
 import { LIVE_STATUSES, type InvoiceStatus } from './tables.js';
 
 type Db = Kysely<Tables>;

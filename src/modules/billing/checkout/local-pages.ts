@@ -9,7 +9,6 @@ import { httpUrl, httpUrlProblem } from '../../../kernel/url-field.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
 import { checkRedirectUrl } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
-import '../catalog/tables.js';
 import { escapeHtml } from '../../../kernel/html.js';
 
 const tags = ['billing'];

@@ -1,5 +1,5 @@
 import type { AreaModule } from '../../../kernel/module.js';
-import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
+import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerPagesRoutes } from './routes.js';
 
 /** Site pages: versioned pages, published and unpublished. */

@@ -1,5 +1,5 @@
 import type { AreaModule } from '../../../kernel/module.js';
-import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
+import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerSiteSettingsRoutes } from './routes.js';
 
 /** Site settings: sections edited as drafts and published. */
