@@ -99,6 +99,7 @@ declare module '../kernel/permissions.js' {
   interface DeclaredPermissions extends Record<DeclaredPermissionKey<(typeof AREAS)[number]>, string> {}
 }
 
+/** The catalog the kernel holds: roles may hold its keys, GET /v1/admin/permissions lists it. */
 export const PERMISSIONS = new PermissionCatalog(PERMISSION_CATALOG);
 
 /** What the kernel takes from the areas (createKernel's `areas`). */

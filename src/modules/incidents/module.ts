@@ -5,7 +5,7 @@ import { registerIncidentRoutes } from './routes.js';
 
 export type { IncidentMonitor };
 
-/** Incidents: the rules of the incident monitor, and the history of level changes. */
+/** Incidents: the incident monitor, its rules, and the history of level changes. */
 export const incidentsModule = {
   name: 'incidents',
   routes: [registerIncidentRoutes],

@@ -2,7 +2,7 @@ import type { AreaModule } from '../../kernel/module.js';
 import { PANIC_TOPIC } from '../../kernel/maintenance.js';
 import { registerOpsRoutes } from './routes.js';
 
-/** Ops: the maintenance (panic) level, set by staff. */
+/** Ops: the maintenance (panic) level, and the one way it changes (for staff and the incident monitor). */
 export const opsModule = {
   name: 'ops',
   routes: [registerOpsRoutes],

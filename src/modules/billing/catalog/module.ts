@@ -1,6 +1,7 @@
 import type { AreaModule } from '../../../kernel/module.js';
 import { registerBillingCatalogRoutes } from './routes.js';
 
+// What the local payment provider charges (the kernel's AreaServices.priceLookup).
 export { catalogPriceLookup } from './price-lookup.js';
 
 /** Billing catalog: products and prices. */
