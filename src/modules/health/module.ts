@@ -1,7 +1,7 @@
 import type { AreaModule } from '../../kernel/module.js';
 import { registerHealthRoutes } from './routes.js';
 
-/** Health: the liveness and readiness probes. */
+/** Health: GET /health, liveness with the database state. */
 export const healthModule = {
   name: 'health',
   routes: [registerHealthRoutes],
