@@ -21,6 +21,7 @@ import {
   TokenOptionError,
   type MintOptions,
 } from './kernel/token-mint.js';
+import { AREA_SERVICES } from './modules/index.js';
 import { grantBootstrapOwners } from './modules/roles/bootstrap.js';
 import { RuntimeSimulator } from './runtime-sim/simulator.js';
 
@@ -90,7 +91,7 @@ async function serve(): Promise<void> {
   const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
   await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
 
-  const kernel = await createKernel(config, database, log, {
+  const kernel = await createKernel(config, database, log, AREA_SERVICES, {
     localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
   });
   await kernel.start();

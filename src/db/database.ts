@@ -7,16 +7,12 @@ import { openEverySession, openFixedPool } from '../lib/pg-pool.js';
 import { poolBudget, splitDialect } from '../lib/split-pool.js';
 import { classifyingDialect } from './failures.js';
 import { PGliteDialect } from './pglite-dialect.js';
-import { PgListener } from './pg-listener.js';
+import { PgListener, type ListenHandlers } from './pg-listener.js';
 import type { Tables } from './tables.js';
 
-export type DatabaseKind = 'pglite' | 'postgres';
+export type { ListenHandlers };
 
-/** A notification channel subscription; `onResync` runs when notifications may have been missed. */
-export interface ListenHandlers {
-  onMessage(payload: string): void;
-  onResync(): void;
-}
+export type DatabaseKind = 'pglite' | 'postgres';
 
 export interface ListenOptions {
   /**

@@ -1,7 +1,12 @@
 import pg from 'pg';
-import type { ListenHandlers } from './database.js';
 
 const RECONNECT_DELAY_MS = 1_000;
+
+/** A notification channel subscription; `onResync` runs when notifications may have been missed. */
+export interface ListenHandlers {
+  onMessage(payload: string): void;
+  onResync(): void;
+}
 
 /**
  * LISTEN on one channel over a dedicated connection (a pooled one would be handed to queries).

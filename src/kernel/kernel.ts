@@ -10,26 +10,50 @@ import { createIdentityProvider } from '../adapters/identity/create.js';
 import type { IdentityProvider } from '../adapters/identity/index.js';
 import { createPaymentProvider } from '../adapters/payments/create.js';
 import type { PaymentProvider } from '../adapters/payments/index.js';
+import type { LocalPrice } from '../adapters/payments/local.js';
 import { HttpRuntimeClient } from '../adapters/runtime/http.js';
 import type { RuntimeClient } from '../adapters/runtime/index.js';
 import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/simulator.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
-import { catalogPriceLookup } from '../modules/billing/catalog/price-lookup.js';
-import { IncidentMonitor } from '../modules/incidents/monitor.js';
-import { SignalRecorder } from '../modules/incidents/signals.js';
-import { tapMail, tapPayments, tapRuntime } from '../modules/incidents/taps.js';
 import { ChangeBus } from './change-bus.js';
+import type { JobHandlers } from './jobs.js';
+import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './overload.js';
 import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
+import { tapMail, tapPayments, tapRuntime } from './signal-taps.js';
+import { SignalRecorder } from './signals.js';
 import { createTokenVerifier, type TokenVerifier } from './tokens.js';
 
-/** What every module relies on, built once per process and handed to route registrations. */
-export interface Kernel {
+/** Incident monitoring as the kernel runs it: started once the runtime client exists, stopped first. */
+export interface IncidentMonitoring {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** What incident monitoring is made with: the kernel's parts it reads and acts through. */
+export interface IncidentMonitoringParts {
+  db: Kysely<Tables>;
+  bus: ChangeBus;
+  events: EventPublisher;
+  panic: PanicMonitor;
+  signals: SignalRecorder;
+  log: FastifyBaseLogger;
+  /** The runtime client, once the kernel has made it (undefined before). */
+  runtime: () => RuntimeClient | undefined;
+  /** Probe, flush and evaluate this often; 0: never on a timer (INCIDENT_MONITOR off). */
+  intervalMs: number;
+}
+
+/**
+ * What every module relies on, built once per process and handed to route registrations.
+ * `Incidents` is the incident monitor the areas lent (tests drive it through `kernel.incidents`).
+ */
+export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitoring> {
   config: Config;
   database: Database;
   db: Kysely<Tables>;
@@ -43,7 +67,7 @@ export interface Kernel {
   /** This instance's counters of the incident signals (responses, database, runtime, payments, mail). */
   signals: SignalRecorder;
   /** Sets and clears the maintenance level from the incident rules; ticks only with INCIDENT_MONITOR on. */
-  incidents: IncidentMonitor;
+  incidents: Incidents;
   limiter: RateLimiter;
   /** Requests under way in this process, and the limit past which new ones are shed (overload.ts). */
   load: InFlightLimit;
@@ -65,8 +89,27 @@ export interface Kernel {
   readonly runtime: RuntimeClient;
   /** The in-process runtime simulator of the embedded default; undefined when RUNTIME_URL is set. */
   readonly runtimeSimulator: RuntimeSimulator | undefined;
+  /** Every scheduled job's handler, by key: the areas' jobs. */
+  readonly jobs: JobHandlers;
+  /** Every permission key the areas declare, with what it allows. */
+  readonly permissions: PermissionCatalog;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * What the kernel takes from the areas, which it does not import: the composition
+ * (src/modules/index.ts) makes it, and src/main.ts and the tests pass it to createKernel.
+ */
+export interface AreaServices<Incidents extends IncidentMonitoring = IncidentMonitoring> {
+  /** Every scheduled job's handler, by key (jobsOf the areas). */
+  jobs: JobHandlers;
+  /** The permission catalog (permissionsOf the areas). */
+  permissions: PermissionCatalog;
+  /** How the local payment provider learns what a price charges, by provider price id (billing/catalog). */
+  priceLookup: (db: Kysely<Tables>) => (providerPriceId: string) => Promise<LocalPrice | null>;
+  /** Makes this instance's incident monitor (incidents). */
+  incidents: (parts: IncidentMonitoringParts) => Incidents;
 }
 
 export interface KernelOptions {
@@ -108,12 +151,13 @@ async function storedServiceSecret(db: Kysely<Tables>, name: string): Promise<st
  * Builds the kernel; nothing runs until `start()`. Async only to load the SDKs of configured
  * peers (S3, Stripe, SMTP, Redis) on demand: a start without them does not pay for them.
  */
-export async function createKernel(
+export async function createKernel<Incidents extends IncidentMonitoring>(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
+  areas: AreaServices<Incidents>,
   options: KernelOptions = {},
-): Promise<Kernel> {
+): Promise<Kernel<Incidents>> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
   const bus = new ChangeBus(database, logError('change handler failed'));
   const store = options.counterStore ?? (await counterStoreFor(config, log));
@@ -131,7 +175,7 @@ export async function createKernel(
   let emailTokenKey = configuredEmailTokenSecret(config);
   const payments = await createPaymentProvider(config, log, {
     // The local provider charges the catalog's prices and serves its pages from this service.
-    priceLookup: catalogPriceLookup(database.db),
+    priceLookup: areas.priceLookup(database.db),
     publicBaseUrl: () => publicBaseUrlOf(config),
     ...(options.localPaymentsStateFile !== undefined ? { stateFile: options.localPaymentsStateFile } : {}),
   });
@@ -141,7 +185,7 @@ export async function createKernel(
     // Read lazily: the email token key may come from the database once the kernel has started.
     serviceKey: () => kernel.emailTokenKey,
   });
-  const kernel: Kernel = {
+  const kernel: Kernel<Incidents> = {
     config,
     database,
     db: database.db,
@@ -151,7 +195,7 @@ export async function createKernel(
     userChanges,
     principals: userChanges.cache('account'),
     signals,
-    incidents: new IncidentMonitor({
+    incidents: areas.incidents({
       db: database.db,
       bus,
       events,
@@ -184,6 +228,8 @@ export async function createKernel(
       return runtime;
     },
     runtimeSimulator: simulator,
+    jobs: areas.jobs,
+    permissions: areas.permissions,
     async start() {
       await bus.start();
       await userChanges.start();

@@ -6,6 +6,8 @@ import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { PlatformEvent } from '../../src/kernel/events.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../src/kernel/kernel.js';
+import { AREA_SERVICES } from '../../src/modules/index.js';
+import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { signToken, TEST_JWT_SECRET } from './tokens.js';
 
@@ -68,7 +70,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export interface TestApp {
   app: FastifyInstance;
-  kernel: Kernel;
+  kernel: Kernel<IncidentMonitor>;
   db: Kernel['db'];
   /** Events delivered to this instance's subscribers, in order. */
   events: PlatformEvent[];
@@ -94,6 +96,7 @@ export async function startTestApp(
     testConfig(options.config),
     database,
     options.log ?? pino({ level: 'silent' }),
+    AREA_SERVICES,
     options,
   );
   await kernel.start();

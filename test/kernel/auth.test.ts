@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
-import { PERMISSION_CATALOG } from '../../src/kernel/permissions.js';
+import { PERMISSION_CATALOG } from '../../src/modules/index.js';
 import { sightingIntervalMs } from '../../src/kernel/principal.js';
 import { createTokenVerifier } from '../../src/kernel/tokens.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_KEYS } from '../../src/kernel/permissions.js';
+import { PERMISSIONS } from '../../src/modules/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 type Operation = {
@@ -117,7 +117,7 @@ describe('OpenAPI document and /docs', () => {
       const permission = /\*\*Permission:\*\* ((?:`[^`]+`(?: or )?)+)/.exec(op.description ?? '');
       expect(permission, where).not.toBeNull();
       for (const [, key] of permission![1]!.matchAll(/`([^`]+)`/g))
-        expect(PERMISSION_KEYS as readonly string[], where).toContain(key);
+        expect(PERMISSIONS.keys as readonly string[], where).toContain(key);
       for (const status of ['401', '403', '500']) expect(Object.keys(op.responses), where).toContain(status);
       expect(op.responses['403']!.description, where).toContain('details.perm');
       expect(op.responses['401']!.content!['application/json']!.schema).toMatchObject({

@@ -1,6 +1,7 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_KEYS, permText } from '../../src/kernel/permissions.js';
+import { permText } from '../../src/kernel/permissions.js';
+import { PERMISSIONS } from '../../src/modules/index.js';
 import { SECTION_WRITE_PERMISSION, SETTINGS_WRITE_PERMISSIONS } from '../../src/modules/site/settings/sections.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
 import { signToken } from '../helpers/tokens.js';
@@ -81,7 +82,7 @@ describe('the guarded surface, from the app itself', () => {
     const wrong: string[] = [];
     for (const route of admin) {
       const perms = permsOf(route);
-      if (perms.length === 0 || perms.some((key) => !(PERMISSION_KEYS as string[]).includes(key)))
+      if (perms.length === 0 || perms.some((key) => !(PERMISSIONS.keys as readonly string[]).includes(key)))
         wrong.push(`${route.route}: ${perms.join(',')}`);
       const operation = operations.get(route.route);
       if (operation === undefined) continue;
@@ -149,7 +150,7 @@ describe("signed in without the route's permission", () => {
     const wrong: string[] = [];
     for (const route of admin) {
       const perms = permsOf(route);
-      const others = PERMISSION_KEYS.filter((key) => !perms.includes(key));
+      const others = PERMISSIONS.keys.filter((key) => !perms.includes(key));
       const response = await t.request({ ...requestOf(route), token: (await holder(others)).token });
       const expected = { error: 'forbidden', details: { perm: permText(perms) } };
       if (response.statusCode !== 403 || JSON.stringify(response.json()) !== JSON.stringify(expected))

@@ -1,4 +1,4 @@
-import type { LiteralContent } from '../email/delivery/queue.js';
+import type { LiteralContent } from '../email/delivery/index.js';
 import { GRACE_PERIOD_DAYS } from './policy.js';
 
 /** The confirmation mail: literal content (no template to publish first), sent as transactional. */

@@ -3,8 +3,8 @@ import { IdentityServiceError, type IdentityProvider } from '../../adapters/iden
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import { requireServices, type JobContext, type JobSummary } from '../system/job-handlers.js';
-import { removeUser } from '../users/lifecycle.js';
+import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
+import { removeUser } from '../users/index.js';
 import { PURGE_BATCH } from './policy.js';
 import { lockDueAccounts } from './queries.js';
 

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { LIVE_STATUSES } from '../billing/checkout/fulfilment.js';
-import '../billing/checkout/tables.js';
+import { LIVE_STATUSES } from '../billing/checkout/index.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;

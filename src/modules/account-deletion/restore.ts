@@ -5,10 +5,7 @@ import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import { identityCall } from '../users/identity-calls.js';
-import { writeStatusChange } from '../users/lifecycle.js';
-import { refuseActingAbove } from '../users/policy.js';
-import { findUser, lockUser } from '../users/queries.js';
+import { identityCall, writeStatusChange, refuseActingAbove, findUser, lockUser } from '../users/index.js';
 import { lockDeletionRequest } from './queries.js';
 import './tables.js';
 

@@ -14,8 +14,7 @@ import {
   userIdParams,
 } from './schemas.js';
 import { AccountDeletionService } from './service.js';
-import { LAST_OWNER_REFUSAL } from '../users/owner-guard.js';
-import { ACTING_ABOVE_REFUSAL } from '../users/policy.js';
+import { LAST_OWNER_REFUSAL, ACTING_ABOVE_REFUSAL } from '../users/index.js';
 
 const meTags = ['me: account'];
 const staffTags = ['users'];

@@ -7,13 +7,16 @@ import type { Actor } from '../../kernel/actor.js';
 import { type AppError, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { retryingTransaction } from '../../kernel/transaction-retry.js';
-import { applyProviderSubscription } from '../billing/checkout/fulfilment.js';
-import { atProvider } from '../billing/checkout/provider-errors.js';
-import { queueEmails } from '../email/delivery/queue.js';
-import { identityCall } from '../users/identity-calls.js';
-import { writeStatusChange } from '../users/lifecycle.js';
-import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from '../users/owner-guard.js';
-import { isLastActiveOwner, lockUser } from '../users/queries.js';
+import { applyProviderSubscription, atProvider } from '../billing/checkout/index.js';
+import { queueEmails } from '../email/delivery/index.js';
+import {
+  identityCall,
+  writeStatusChange,
+  LastActiveOwnerRefusal,
+  refusingLastOwnerLoss,
+  isLastActiveOwner,
+  lockUser,
+} from '../users/index.js';
 import { hashConfirmationCode, newConfirmationCode, sameHash } from './code.js';
 import { confirmationMail } from './mail.js';
 import { CODE_TTL_MINUTES, daysAfter, GRACE_PERIOD_DAYS, MAX_WRONG_CODES, minutesAfter } from './policy.js';

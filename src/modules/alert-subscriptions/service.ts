@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { conflict, forbidden, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import { refuseActingOnRole } from '../roles/policy.js';
+import { refuseActingOnRole } from '../roles/index.js';
 import { ALERTS, ALERT_NAMES, roleAlertChannel, type AlertName } from './alerts.js';
 import { lockRoleKey, replaceSubscriptions, subscriptionsOf } from './queries.js';
 import type { SetAlertsInput } from './schemas.js';

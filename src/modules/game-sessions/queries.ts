@@ -1,8 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { keysetTimestamp, olderThan, type KeysetPosition } from '../../kernel/pagination.js';
-import '../plans/tables.js';
-import '../store/tables.js';
 import type { ListSessionsQuery } from './schemas.js';
 import { LIVE_STATUSES, type EndReason, type GameSessionRow } from './tables.js';
 

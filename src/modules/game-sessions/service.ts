@@ -12,7 +12,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { conflict, invalidState, notFound, unavailable } from '../../kernel/errors.js';
 import { cursorPaged } from '../../kernel/pagination.js';
-import { RUNTIME_RETRY_AFTER_SECONDS, runtimeFailure } from '../runtime/runtime-errors.js';
+import { RUNTIME_RETRY_AFTER_SECONDS, runtimeFailure } from '../runtime/index.js';
 import {
   findLiveSession,
   findPublishedGame,

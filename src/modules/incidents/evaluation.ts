@@ -1,6 +1,7 @@
 import type { PanicLevel } from '../../db/tables.js';
+import type { Signal } from '../../kernel/signals.js';
 import type { Measurement } from './queries.js';
-import { LATENCY_SIGNALS, type IncidentLevel, type IncidentRuleRow, type Signal } from './tables.js';
+import { LATENCY_SIGNALS, type IncidentLevel, type IncidentRuleRow } from './tables.js';
 
 /**
  * The monitor's decision, as pure functions of the clock, the level, the rules and what was

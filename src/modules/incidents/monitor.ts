@@ -6,7 +6,7 @@ import { databaseFailureOf } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
-import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
+import { changePanicLevel, type PanicChangeDeps } from '../ops/index.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, signalValue, type Decision } from './evaluation.js';
 import {
   insertSamples,
@@ -17,8 +17,8 @@ import {
   updateRuleState,
   type Measurement,
 } from './queries.js';
-import type { SignalRecorder } from './signals.js';
-import type { IncidentRuleRow, Signal } from './tables.js';
+import type { Signal, SignalRecorder } from '../../kernel/signals.js';
+import type { IncidentRuleRow } from './tables.js';
 
 /** How the monitor signs what it sets (`set_by`); people are named by their user id. */
 export const MONITOR_NAME = 'incident-monitor';

@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { PanicLevel, Tables } from '../../db/tables.js';
 import { asRead } from '../../lib/split-pool.js';
-import type { SignalCount } from './signals.js';
-import type { IncidentRuleRow, Signal } from './tables.js';
+import type { Signal, SignalCount } from '../../kernel/signals.js';
+import type { IncidentRuleRow } from './tables.js';
 import './tables.js';
 
 /** Samples older than this behind the longest window are deleted by the evaluating instance. */

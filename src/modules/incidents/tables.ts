@@ -1,15 +1,11 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { DefaultedTimestamp, NullableTimestamp, Timestamp } from '../../db/column-types.js';
 import type { PanicLevel } from '../../db/tables.js';
+import type { Signal } from '../../kernel/signals.js';
 
 /** Table types of incident monitoring (migration 0028), merged into Kysely's `Tables`. */
 
-/**
- * What the monitor watches. Ratio signals measure failures / total; `database_latency` measures
- * the mean milliseconds of the database probe.
- */
-export const SIGNALS = ['http_5xx', 'database_errors', 'database_latency', 'runtime', 'payments', 'mail'] as const;
-export type Signal = (typeof SIGNALS)[number];
+/** Signals measured as a mean of milliseconds (the database probe's); the others as failures / total. */
 export const LATENCY_SIGNALS: ReadonlySet<Signal> = new Set(['database_latency']);
 
 export const INCIDENT_LEVELS = ['degraded', 'lockdown'] as const;

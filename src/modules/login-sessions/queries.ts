@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { StaffLoginSession } from './schemas.js';
 import './tables.js';
-import '../device-authorization/tables.js';
 
 type Db = Kysely<Tables>;
 

@@ -5,7 +5,7 @@ import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { notFound } from '../../kernel/errors.js';
-import { identityCall, providerMayHoldSession } from '../users/identity-calls.js';
+import { identityCall, providerMayHoldSession } from '../users/index.js';
 import { findLiveSession, listAllSessions, listLiveSessions, revokeSession, userExists } from './queries.js';
 import type { MyLoginSession, StaffLoginSession } from './schemas.js';
 

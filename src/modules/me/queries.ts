@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { UpdateProfileInput } from './schemas.js';
-import '../email/tables.js';
 
 type Db = Kysely<Tables>;
 type ProfileColumns = Pick<UpdateProfileInput, 'display_name' | 'locale' | 'timezone'>;

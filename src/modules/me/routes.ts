@@ -43,7 +43,7 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
     (request) => {
       // The guard's principal already holds both (from its cache, usually): no query.
       const principal = principalOf(request);
-      return { permissions: principal.permissions.effectiveKeys(), roles: principal.roles };
+      return { permissions: principal.permissions.effectiveKeys(kernel.permissions), roles: principal.roles };
     },
   );
 }

@@ -3,10 +3,9 @@ import type { Tables } from '../../db/tables.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { UserCache } from '../../kernel/user-cache.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
-import { avatarUrl } from '../storage/avatars.js';
+import { avatarUrl } from '../storage/index.js';
 import { findProfile, lockUserEmail, updateProfileColumns } from './queries.js';
 import type { ProfileView, UpdateProfileInput } from './schemas.js';
-import '../email/tables.js';
 
 type Db = Kysely<Tables>;
 export type ProfileRow = NonNullable<Awaited<ReturnType<typeof findProfile>>>;

@@ -7,12 +7,11 @@ import type { EventPublisher } from '../../kernel/events.js';
 import { requestFingerprint } from '../../kernel/idempotency.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
 import { retryingTransaction } from '../../kernel/transaction-retry.js';
-import type { EmailCategory } from '../email/tables.js';
-import { findUsableTemplate } from '../email/templates/usable-template.js';
-import { matchesSegment, type UserSegment } from '../users/segment.js';
+import type { EmailCategory } from '../email/index.js';
+import { findUsableTemplate } from '../email/templates/index.js';
+import { matchesSegment, type UserSegment } from '../users/index.js';
 import type { BroadcastInput, BroadcastResult } from './schemas.js';
 import './tables.js';
-import '../email/tables.js';
 
 type Db = Kysely<Tables>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from '../../lib/instant.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, noTextFilter, pagedResponse, pageQuery } from '../../kernel/pagination.js';
 import { sitePathOrHttpUrl } from '../../lib/url-field.js';
-import { userSegmentBody } from '../users/segment.js';
+import { userSegmentBody } from '../users/index.js';
 import { NOTIFICATION_KINDS } from './tables.js';
 
 const dateTime = isoDateTime();

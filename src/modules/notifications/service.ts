@@ -5,7 +5,6 @@ import { countRows, offsetOf, paged } from '../../kernel/pagination.js';
 import { listVisible, markAllRead, markOneRead, unreadCount } from './queries.js';
 import type { BroadcastView, ListBroadcastsQuery, MyNotificationsQuery } from './schemas.js';
 import './tables.js';
-import '../email/tables.js';
 
 type Db = Kysely<Tables>;
 

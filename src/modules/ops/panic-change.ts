@@ -4,7 +4,7 @@ import { recordAudit, type AuditActor } from '../../kernel/audit.js';
 import type { ChangeBus } from '../../kernel/change-bus.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { PANIC_TOPIC, readPanicState, type PanicState } from '../../kernel/maintenance.js';
-import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/queries.js';
+import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/index.js';
 
 export interface PanicChangeDeps {
   bus: ChangeBus;

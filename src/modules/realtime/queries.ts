@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../db/tables.js';
-import type { NotificationView } from '../notifications/schemas.js';
-import '../notifications/tables.js';
+import type { NotificationView } from '../notifications/index.js';
 
 type Db = Kysely<Tables>;
 

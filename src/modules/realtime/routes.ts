@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { alertRoleKeysOf } from '../alert-subscriptions/queries.js';
+import { alertRoleKeysOf } from '../alert-subscriptions/index.js';
 import { acceptConnection } from './connection.js';
 import { issueCredentials } from './credentials.js';
 import { RealtimeHub } from './hub.js';

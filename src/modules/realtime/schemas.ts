@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { NotificationView } from '../notifications/schemas.js';
+import type { NotificationView } from '../notifications/index.js';
 
 export const realtimeCredentials = z.object({
   ticket: z

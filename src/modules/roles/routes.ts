@@ -16,7 +16,7 @@ import {
   setPermissionsBody,
   updateRoleBody,
 } from './schemas.js';
-import { ACTING_ABOVE_REFUSAL } from '../users/policy.js';
+import { ACTING_ABOVE_REFUSAL } from '../users/index.js';
 import { UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
 import { RolesService } from './service.js';
 
@@ -24,7 +24,7 @@ const noContent = { 204: z.null().describe('Done') };
 const tags = ['roles'];
 
 export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
-  const roles = new RolesService(kernel.db, kernel.events);
+  const roles = new RolesService(kernel.db, kernel.events, kernel.permissions);
 
   app.get(
     '/v1/admin/roles',

@@ -5,10 +5,9 @@ import { recordAudit, recordAuditMany } from '../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
-import { isGrantableKey, PERMISSION_CATALOG, PERMISSION_KEYS } from '../../kernel/permissions.js';
+import type { PermissionCatalog } from '../../kernel/permissions.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
-import { refusingLastOwnerLoss } from '../users/owner-guard.js';
-import { refuseActingAbove } from '../users/policy.js';
+import { refusingLastOwnerLoss, refuseActingAbove } from '../users/index.js';
 import { OWNER_ROLE_ID } from './bootstrap.js';
 import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {
@@ -44,8 +43,8 @@ function lastOwnerAmong(named: string[], owners: Set<string>): string | undefine
 }
 
 /** Checks a permission list before it is stored: every key grantable (422), none twice (409). */
-function checkGrantableKeys(keys: string[]): void {
-  const unknown = keys.filter((key) => !isGrantableKey(key));
+function checkGrantableKeys(permissions: PermissionCatalog, keys: string[]): void {
+  const unknown = keys.filter((key) => !permissions.isGrantable(key));
   if (unknown.length > 0) throw invalidRequest({ reason: 'unknown permission keys', invalid_keys: unknown });
   const seen = new Set<string>();
   const duplicate = keys.find((key) => {
@@ -70,6 +69,7 @@ export class RolesService {
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly events: EventPublisher,
+    private readonly permissions: PermissionCatalog,
   ) {}
 
   async list(query: ListRolesQuery) {
@@ -84,12 +84,13 @@ export class RolesService {
   }
 
   catalog() {
-    const resources = [...new Set(PERMISSION_KEYS.map((key) => key.split('.')[0] as string))];
+    const { keys, descriptions } = this.permissions;
+    const resources = [...new Set(keys.map((key) => key.split('.')[0] as string))];
     return {
-      data: PERMISSION_KEYS.map((key) => ({
+      data: keys.map((key) => ({
         key,
         resource: key.split('.')[0] as string,
-        description: PERMISSION_CATALOG[key],
+        description: descriptions[key],
       })),
       wildcards: ['*', ...resources.map((resource) => `${resource}.*`)],
     };
@@ -97,7 +98,7 @@ export class RolesService {
 
   async create(actor: Actor, input: CreateRoleInput): Promise<{ id: string }> {
     const keys = input.permissions ?? [];
-    checkGrantableKeys(keys);
+    checkGrantableKeys(this.permissions, keys);
     refuseUnheldRoleKeys(actor, keys);
     try {
       return await this.db.transaction().execute(async (trx) => {
@@ -154,7 +155,7 @@ export class RolesService {
         const before = await rolePermissionKeys(trx, id);
         const added = keys.filter((key) => !before.includes(key));
         const removed = before.filter((key) => !keys.includes(key));
-        checkGrantableKeys(keys);
+        checkGrantableKeys(this.permissions, keys);
         refuseUnheldRoleKeys(actor, [...before, ...keys]);
         await replaceRolePermissions(trx, id, keys);
         await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();

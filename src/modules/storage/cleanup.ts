@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { StorageUnavailableError, type StorageAdapter } from '../../adapters/storage/index.js';
 import type { Tables } from '../../db/tables.js';
-import { requireServices, type JobContext, type JobSummary } from '../system/job-handlers.js';
+import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;

@@ -4,7 +4,7 @@ import type { ChangeBus } from '../../kernel/change-bus.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
-import { SiteCache, type CachedPayload } from '../site/public/site-cache.js';
+import { SiteCache, type CachedPayload } from '../site/public/index.js';
 import { PUBLIC_STORE_CACHE_ENTRIES, PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { findPublishedGame, listPublishedGames } from './public-queries.js';
 import { publicGamesPage, type PublicGameDetail, type PublicGamesQuery } from './public-schemas.js';

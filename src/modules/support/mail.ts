@@ -1,4 +1,4 @@
-import type { LiteralContent } from '../email/delivery/queue.js';
+import type { LiteralContent } from '../email/delivery/index.js';
 import { escapeHtml } from '../../lib/html.js';
 
 /**

@@ -3,8 +3,8 @@ import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import { queueEmails } from '../email/delivery/queue.js';
-import type { SupportAttachments } from '../storage/attachments.js';
+import { queueEmails } from '../email/delivery/index.js';
+import type { SupportAttachments } from '../storage/index.js';
 import { withAttachments } from './attachment-views.js';
 import { confirmationMail } from './mail.js';
 import {

@@ -1,8 +1,7 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { SupportAttachments } from '../storage/attachments.js';
-import { avatarUploadGrant } from '../storage/schemas.js';
+import { SupportAttachments, avatarUploadGrant } from '../storage/index.js';
 import { MySupportService } from './player-service.js';
 import {
   attachmentUploadBody,

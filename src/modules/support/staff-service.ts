@@ -5,9 +5,9 @@ import { recordAudit } from '../../kernel/audit.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
-import { queueEmails } from '../email/delivery/queue.js';
+import { queueEmails } from '../email/delivery/index.js';
 import { replyMail } from './mail.js';
-import type { SupportAttachments } from '../storage/attachments.js';
+import type { SupportAttachments } from '../storage/index.js';
 import { withAttachments } from './attachment-views.js';
 import {
   findStaffTicket,

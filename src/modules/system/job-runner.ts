@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { databaseErrorSummary } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
-import type { JobHandlers, JobServices, JobSummary } from './job-handlers.js';
+import type { JobHandlers, JobServices, JobSummary } from '../../kernel/jobs.js';
 import { insertRun, recordOutcome } from './queries.js';
 import type { RunView } from './schemas.js';
 import type { JobTrigger, ScheduledJobRow } from './tables.js';

@@ -18,6 +18,7 @@ const unknownJob =
 export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
   const scheduler = new JobScheduler({
     db: kernel.db,
+    handlers: kernel.jobs,
     log: kernel.log,
     poll: kernel.config.scheduledJobs,
     services: jobServicesOf(kernel),

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Tables } from '../../db/tables.js';
 import { cronProblem, nextRunAfter } from './cron.js';
-import { JOB_HANDLERS, type JobHandlers, type JobServices } from './job-handlers.js';
+import type { JobHandlers, JobServices } from '../../kernel/jobs.js';
 import { runJob } from './job-runner.js';
 import { claimDueJob, markUnschedulable, scheduleJob, unscheduledJobs } from './queries.js';
 import type { RunView } from './schemas.js';
@@ -24,7 +24,8 @@ export interface JobSchedulerOptions {
   log?: SchedulerLog;
   /** Names this process in run records; unique per instance by default. */
   instanceId?: string;
-  handlers?: JobHandlers;
+  /** The jobs it knows (the service's: `kernel.jobs`); a job whose key is missing fails its runs. */
+  handlers: JobHandlers;
   /** What jobs may call besides the database; without them, jobs that need them fail their runs. */
   services?: JobServices;
   pollMs?: number;
@@ -61,7 +62,7 @@ export class JobScheduler {
     this.#db = options.db;
     this.#log = options.log ?? silent;
     this.instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.handlers = options.handlers ?? JOB_HANDLERS;
+    this.handlers = options.handlers;
     this.services = options.services;
     this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.#polling = options.poll ?? true;

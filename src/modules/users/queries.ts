@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { balanceOf } from '../billing/credits/ledger.js';
+import { balanceOf } from '../billing/credits/index.js';
 import { countRows, offsetOf } from '../../kernel/pagination.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
 import { LIVE_SUBSCRIPTION_STATUSES, USER_SEGMENT_FIELDS, matchesSegment, type UserSegment } from './segment.js';

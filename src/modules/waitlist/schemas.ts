@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
-import { emailAddress } from '../email/audiences/email-address.js';
+import { emailAddress } from '../email/audiences/index.js';
 
 export const joinWaitlistBody = z
   .object({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isGrantableKey, PERMISSION_KEYS, PermissionSet, permText } from '../../../src/kernel/permissions.js';
+import { PermissionSet, permText } from '../../../src/kernel/permissions.js';
+import { PERMISSIONS } from '../../../src/modules/index.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { signToken } from '../../helpers/tokens.js';
 
@@ -168,7 +169,7 @@ describe('permission resolution on routes', () => {
     const everything = await createUser(t.db, ['*']);
     const all = await t.request({ method: 'GET', url: '/v1/me/permissions', token: everything.token });
     expect(all.json()).toEqual({
-      permissions: [...PERMISSION_KEYS],
+      permissions: [...PERMISSIONS.keys],
       roles: [{ key: `test-${everything.id.slice(0, 8)}`, name: `Test role of ${everything.email}`, expires_at: null }],
     });
 
@@ -230,17 +231,16 @@ describe('PermissionSet', () => {
   });
 
   it('effectiveKeys: sorted catalog keys only, wildcards expanded, unknown grants dropped', () => {
-    expect(new PermissionSet(['*']).effectiveKeys()).toEqual([...PERMISSION_KEYS].sort());
-    expect(new PermissionSet(['ops.*', 'users.read', 'users.read']).effectiveKeys()).toEqual([
+    expect(new PermissionSet(['*']).effectiveKeys(PERMISSIONS)).toEqual([...PERMISSIONS.keys].sort());
+    expect(new PermissionSet(['ops.*', 'users.read', 'users.read']).effectiveKeys(PERMISSIONS)).toEqual([
       'ops.panic',
       'ops.read',
       'users.read',
     ]);
-    expect(new PermissionSet(['support.write', 'audit.read', 'legacy.thing', 'nope.*']).effectiveKeys()).toEqual([
-      'audit.read',
-      'support.write',
-    ]);
-    expect(new PermissionSet([]).effectiveKeys()).toEqual([]);
+    expect(
+      new PermissionSet(['support.write', 'audit.read', 'legacy.thing', 'nope.*']).effectiveKeys(PERMISSIONS),
+    ).toEqual(['audit.read', 'support.write']);
+    expect(new PermissionSet([]).effectiveKeys(PERMISSIONS)).toEqual([]);
   });
 
   it('grants: the raw grants, wildcards kept, sorted and deduplicated', () => {
@@ -252,7 +252,7 @@ describe('PermissionSet', () => {
   });
 });
 
-describe('isGrantableKey', () => {
+describe('PermissionCatalog.isGrantable', () => {
   it.each([
     { key: 'users.read', grantable: true },
     { key: 'ops.panic', grantable: true },
@@ -271,13 +271,13 @@ describe('isGrantableKey', () => {
     { key: ' users.read', grantable: false },
     { key: '', grantable: false },
   ])('$key → $grantable', ({ key, grantable }) => {
-    expect(isGrantableKey(key)).toBe(grantable);
+    expect(PERMISSIONS.isGrantable(key)).toBe(grantable);
   });
 
   it('every catalog key and every catalog resource wildcard is grantable', () => {
-    for (const key of PERMISSION_KEYS) {
-      expect(isGrantableKey(key)).toBe(true);
-      expect(isGrantableKey(`${key.split('.')[0]}.*`)).toBe(true);
+    for (const key of PERMISSIONS.keys) {
+      expect(PERMISSIONS.isGrantable(key)).toBe(true);
+      expect(PERMISSIONS.isGrantable(`${key.split('.')[0]}.*`)).toBe(true);
     }
   });
 });

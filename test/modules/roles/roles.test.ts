@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSION_CATALOG } from '../../../src/kernel/permissions.js';
+import { PERMISSION_CATALOG } from '../../../src/modules/index.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { expectRefusedUnchanged } from '../../helpers/expectations.js';
 import { storedState } from '../../helpers/stored-state.js';

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
-import { JOB_HANDLERS, type JobHandler, type JobHandlers } from '../../../src/modules/system/job-handlers.js';
+import type { JobHandler, JobHandlers } from '../../../src/kernel/jobs.js';
+import { JOB_HANDLERS } from '../../../src/modules/index.js';
 import { JobScheduler } from '../../../src/modules/system/scheduler.js';
 import { eventually } from '../../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
@@ -387,7 +388,7 @@ describe('the poll loop', () => {
   });
 
   it('schedules newly seeded jobs as soon as it starts', async () => {
-    const instance = new JobScheduler({ db });
+    const instance = new JobScheduler({ db, handlers: JOB_HANDLERS });
     const before = Date.now();
     await instance.start();
     await instance.stop();

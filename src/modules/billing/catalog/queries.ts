@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CheckoutMode } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import '../../plans/tables.js';
 import type { ListProductsQuery, PriceView, ProductView, PublicProduct } from './schemas.js';
 import type { PriceInterval, ProductKind, ProductRow } from './tables.js';
 import './tables.js';

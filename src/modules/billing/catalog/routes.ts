@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { matchesEtag } from '../../site/public/site-cache.js';
+import { matchesEtag } from '../../site/public/index.js';
 import {
   createdPriceResult,
   createPriceBody,

@@ -4,7 +4,7 @@ import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '..
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
-import { addCredits } from '../credits/ledger.js';
+import { addCredits } from '../credits/index.js';
 import {
   fillSubscriptionPayments,
   linkInvoicePayment,
@@ -18,11 +18,8 @@ import {
   recordRefund,
   recordRefundsAwaitingPayment,
   type RecordedRefund,
-} from '../payments/refund-recording.js';
-import '../catalog/tables.js';
-import '../../plans/tables.js';
-import './tables.js';
-import type { InvoiceStatus } from './tables.js';
+} from '../payments/index.js';
+import { LIVE_STATUSES, type InvoiceStatus } from './tables.js';
 
 type Db = Kysely<Tables>;
 type CheckoutCompleted = Extract<PaymentEvent, { type: 'checkout.completed' }>;
@@ -30,8 +27,6 @@ type SubscriptionEvent = Extract<PaymentEvent, { type: 'subscription.updated' | 
 type InvoiceEvent = Extract<PaymentEvent, { type: 'invoice.paid' | 'invoice.payment_failed' }>;
 type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
 
-/** Subscriptions that give their plan's tier. */
-export const LIVE_STATUSES: BillingSubscriptionStatus[] = ['trialing', 'active', 'past_due'];
 /** Ends: a later event about the subscription never brings it back from these. */
 const TERMINAL_STATUSES: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
 /** Invoice states the provider never leaves. */

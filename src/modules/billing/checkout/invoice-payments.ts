@@ -3,8 +3,7 @@ import type { ColumnType } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { DefaultedTimestamp } from '../../../db/column-types.js';
 import type { Tables } from '../../../db/tables.js';
-import { recordRefundsAwaitingPayment, type RecordedRefund } from '../payments/refund-recording.js';
-import '../catalog/tables.js';
+import { recordRefundsAwaitingPayment, type RecordedRefund } from '../payments/index.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;

@@ -9,7 +9,6 @@ import { httpUrl, httpUrlProblem } from '../../../lib/url-field.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
 import { checkRedirectUrl } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
-import '../catalog/tables.js';
 import { escapeHtml } from '../../../lib/html.js';
 
 const tags = ['billing'];

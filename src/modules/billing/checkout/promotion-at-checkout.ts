@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { invalidRequest } from '../../../kernel/errors.js';
-import '../coupons/tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;

@@ -2,11 +2,9 @@ import type { Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { offsetOf } from '../../../kernel/pagination.js';
-import { balanceOf } from '../credits/ledger.js';
-import { LIVE_STATUSES } from './fulfilment.js';
+import { balanceOf } from '../credits/index.js';
 import type { InvoiceView, MyBillingView, MyInvoicesQuery, SubscriptionView } from './schemas.js';
-import '../catalog/tables.js';
-import './tables.js';
+import { LIVE_STATUSES } from './tables.js';
 
 type Db = Kysely<Tables>;
 

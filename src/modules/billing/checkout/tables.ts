@@ -1,8 +1,12 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { DefaultedTimestamp, NullableTimestamp, Timestamp } from '../../../db/column-types.js';
 import type { CheckoutMode, PaymentProviderKind } from '../../../adapters/payments/index.js';
+import type { BillingSubscriptionStatus } from '../../../db/tables.js';
 
 /** Table types of billing's records (migration 0012), merged into Kysely's `Tables`. */
+
+/** Subscriptions that give their plan's tier. */
+export const LIVE_STATUSES: BillingSubscriptionStatus[] = ['trialing', 'active', 'past_due'];
 
 /** bigint minor units, read as a number: amounts are capped well below 2^53. */
 type Money = ColumnType<number, number, number>;

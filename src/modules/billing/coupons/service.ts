@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { PaymentProvider } from '../../../adapters/payments/index.js';
-import { atProvider as atProviderOf } from '../checkout/provider-errors.js';
+import { atProvider as atProviderOf } from '../checkout/index.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { recordAudit } from '../../../kernel/audit.js';

@@ -3,7 +3,7 @@ import { isoDateTime } from '../../../lib/instant.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { PRICE_INTERVALS } from '../catalog/schemas.js';
+import { PRICE_INTERVALS } from '../catalog/index.js';
 import { CreditGiftsService } from './gifts.js';
 import { grantHeaders } from './schemas.js';
 

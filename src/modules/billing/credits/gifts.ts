@@ -5,9 +5,7 @@ import { recordAudit } from '../../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
-import '../catalog/tables.js';
-import type { PriceInterval } from '../catalog/tables.js';
-import '../../plans/tables.js';
+import type { PriceInterval } from '../catalog/index.js';
 import { addCredits } from './ledger.js';
 
 /** Staff gifts of credit packs, and the list of what staff can hand out (tiers and packs). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../../db/tables.js';
 import { AppError, conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
-import type { JobContext, JobSummary } from '../../system/job-handlers.js';
+import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
 import type { AdditionKind, DeductionKind, LedgerKind, LedgerRow } from './tables.js';
 
 /**

@@ -1,11 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { LIVE_SUBSCRIPTION_STATUSES } from '../../users/segment.js';
+import { LIVE_SUBSCRIPTION_STATUSES } from '../../users/index.js';
 import type { DeepLinkType, OverviewInterval } from './schemas.js';
-import '../checkout/tables.js';
-import '../catalog/tables.js';
-import '../payments/tables.js';
-import '../credits/tables.js';
 
 type Db = Kysely<Tables>;
 

@@ -1,15 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, offsetOf } from '../../../kernel/pagination.js';
-import type { BillingInvoicesTable, BillingPaymentsTable } from '../checkout/tables.js';
 import type { InvoiceView, ListInvoicesQuery, ListPaymentsQuery, PaymentView, RefundView } from './schemas.js';
 import type { RefundRow } from './tables.js';
-import '../checkout/tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
-export type PaymentRow = Selectable<BillingPaymentsTable>;
-type InvoiceRow = Selectable<BillingInvoicesTable>;
+// Checkout's tables, as every area sees them in `Tables` (importing checkout would close a circle through fulfilment).
+export type PaymentRow = Selectable<Tables['billing_payments']>;
+type InvoiceRow = Selectable<Tables['billing_invoices']>;
 
 // bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite.
 

@@ -2,10 +2,9 @@ import { sql, type ColumnType, type Kysely } from 'kysely';
 import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { DefaultedTimestamp } from '../../../db/column-types.js';
 import type { Tables } from '../../../db/tables.js';
-import { clawbackPurchase } from '../credits/ledger.js';
+import { clawbackPurchase } from '../credits/index.js';
 import type { PaymentRow } from './queries.js';
 import type { RefundRow, RefundSource } from './tables.js';
-import '../checkout/tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;

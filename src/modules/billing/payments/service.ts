@@ -7,7 +7,7 @@ import { recordAudit } from '../../../kernel/audit.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
-import { atProvider } from '../checkout/provider-errors.js';
+import { atProvider } from '../checkout/index.js';
 import {
   invoiceView,
   listInvoices,

@@ -5,7 +5,7 @@ import type { AuditActor } from '../../../kernel/audit.js';
 import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidRequest, notFound } from '../../../kernel/errors.js';
 import type { Tables } from '../../../db/tables.js';
-import { syncUserTier } from '../checkout/fulfilment.js';
+import { syncUserTier } from '../checkout/index.js';
 
 /**
  * Provider calls in flight at once: enough to finish a large plan quickly, few enough not to trip provider rate limits.

@@ -2,8 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import type { ListSubscriptionsQuery, SubscriptionView } from './schemas.js';
-import '../checkout/tables.js';
-import '../catalog/tables.js';
 
 type Db = Kysely<Tables>;
 

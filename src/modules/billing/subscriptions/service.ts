@@ -7,8 +7,7 @@ import { recordAudit } from '../../../kernel/audit.js';
 import { invalidState, notFound } from '../../../kernel/errors.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
-import { applyProviderSubscription, LIVE_STATUSES, type Fulfilment } from '../checkout/fulfilment.js';
-import { atProvider } from '../checkout/provider-errors.js';
+import { applyProviderSubscription, type Fulfilment, LIVE_STATUSES, atProvider } from '../checkout/index.js';
 import {
   findSubscriptionView,
   listSubscriptions,

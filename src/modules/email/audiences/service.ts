@@ -3,7 +3,6 @@ import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidState, notFound } from '../../../kernel/errors.js';
-import '../campaigns/tables.js';
 import { paged } from '../../../kernel/pagination.js';
 import {
   invalidDetails,

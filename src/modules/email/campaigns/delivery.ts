@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { EventPublisher } from '../../../kernel/events.js';
-import type { SettledMessage } from '../delivery/dispatcher.js';
+import type { SettledMessage } from '../delivery/index.js';
 import { hasOutstanding, holdQueued, lockCampaign } from './queries.js';
 import './tables.js';
 

@@ -3,8 +3,8 @@ import type { Tables } from '../../../db/tables.js';
 import type { AuditActor } from '../../../kernel/audit.js';
 import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidState } from '../../../kernel/errors.js';
-import type { JobContext, JobSummary } from '../../system/job-handlers.js';
-import { findUsableTemplate, type UsableTemplate } from '../templates/usable-template.js';
+import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
+import { findUsableTemplate, type UsableTemplate } from '../templates/index.js';
 import { audienceSize, lockCampaign, snapshotAudience, type CampaignRow } from './queries.js';
 import './tables.js';
 

@@ -1,12 +1,11 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
-import { mailableMembers } from '../audiences/queries.js';
+import { mailableMembers } from '../audiences/index.js';
 import type { CampaignCounts, CampaignView, ListCampaignsQuery } from './schemas.js';
 import type { EmailCampaignsTable } from './tables.js';
 import './tables.js';
 import '../tables.js';
-import '../audiences/tables.js';
 
 type Db = Kysely<Tables>;
 export type CampaignRow = Selectable<EmailCampaignsTable>;

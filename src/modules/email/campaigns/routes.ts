@@ -3,7 +3,7 @@ import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
 import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../../kernel/idempotency.js';
-import { mailDispatcherFor } from '../delivery/dispatcher.js';
+import { mailDispatcherFor } from '../delivery/index.js';
 import { CampaignDelivery } from './delivery.js';
 import {
   campaignIdParams,

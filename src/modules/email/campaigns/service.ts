@@ -22,7 +22,6 @@ import {
 } from './queries.js';
 import type { CampaignView, CreateCampaignInput, ListCampaignsQuery, UpdateCampaignInput } from './schemas.js';
 import type { CampaignStatus } from './tables.js';
-import '../audiences/tables.js';
 
 type Db = Kysely<Tables>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../../kernel/pagination.js';
-import { MAX_EMAIL_LENGTH, emailAddress } from '../audiences/email-address.js';
+import { MAX_EMAIL_LENGTH, emailAddress } from '../audiences/index.js';
 
 /** Repeated `token=` keys arrive as an array: the first one counts, as a browser would send one. */
 const firstValue = (value: unknown) => (Array.isArray(value) ? value[0] : value);

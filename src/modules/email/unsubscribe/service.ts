@@ -4,7 +4,7 @@ import type { Actor } from '../../../kernel/actor.js';
 import { recordAudit } from '../../../kernel/audit.js';
 import { notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
-import { MAX_EMAIL_LENGTH } from '../audiences/email-address.js';
+import { MAX_EMAIL_LENGTH } from '../audiences/index.js';
 import { verifyUnsubscribeToken, type UnsubscribeClaims } from '../unsubscribe-token.js';
 import { deleteSuppression, findSuppression, insertSuppression, listSuppressions } from './queries.js';
 import type { AddSuppressionInput, ListSuppressionsQuery, SuppressionView } from './schemas.js';

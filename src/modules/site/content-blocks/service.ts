@@ -6,7 +6,7 @@ import type { ChangeBus } from '../../../kernel/change-bus.js';
 import { notFound } from '../../../kernel/errors.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
-import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
+import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { findBlock, listBlocks, lockBlock, toBlockView, upsertBlockDraft } from './queries.js';
 import type { ListBlocksQuery, StatusInput, UpsertBlockInput } from './schemas.js';
 

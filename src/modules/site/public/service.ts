@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { ChangeBus } from '../../../kernel/change-bus.js';
-import { activeAnnouncements, nextAnnouncementBoundary } from '../announcements/queries.js';
-import { liveBlocks } from '../content-blocks/queries.js';
-import { publishedPagesIndex } from '../pages/queries.js';
-import { publishedValues } from '../settings/queries.js';
+import { activeAnnouncements, nextAnnouncementBoundary } from '../announcements/index.js';
+import { liveBlocks } from '../content-blocks/index.js';
+import { publishedPagesIndex } from '../pages/index.js';
+import { publishedValues } from '../settings/index.js';
 import { SITE_CONFIG_TOPIC, SiteCache, type Built, type CachedPayload } from './site-cache.js';
 
 export interface SiteQuery {

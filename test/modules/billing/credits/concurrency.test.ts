@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/kernel/errors.js';
 import { addCredits, lockCreditAccount, spendCredits } from '../../../../src/modules/billing/credits/ledger.js';
-import { JOB_HANDLERS } from '../../../../src/modules/system/job-handlers.js';
+import { JOB_HANDLERS } from '../../../../src/modules/index.js';
 import { JobScheduler } from '../../../../src/modules/system/scheduler.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';

@@ -10,7 +10,7 @@ import {
   type ClawbackInput,
   type SpendCreditsInput,
 } from '../../../../src/modules/billing/credits/ledger.js';
-import { JOB_HANDLERS } from '../../../../src/modules/system/job-handlers.js';
+import { JOB_HANDLERS } from '../../../../src/modules/index.js';
 import { JobScheduler } from '../../../../src/modules/system/scheduler.js';
 import { createUser, startTestApp, type TestApp } from '../../../helpers/app.js';
 import { rejectionOf } from '../../../helpers/expectations.js';

@@ -1,8 +1,7 @@
-import { MailTransportError, type MailTransport } from '../../adapters/mail/index.js';
-import { PaymentProviderError, type PaymentProvider } from '../../adapters/payments/index.js';
-import { RuntimeUnavailableError, type RuntimeClient } from '../../adapters/runtime/index.js';
-import type { SignalRecorder } from './signals.js';
-import type { Signal } from './tables.js';
+import { MailTransportError, type MailTransport } from '../adapters/mail/index.js';
+import { PaymentProviderError, type PaymentProvider } from '../adapters/payments/index.js';
+import { RuntimeUnavailableError, type RuntimeClient } from '../adapters/runtime/index.js';
+import type { Signal, SignalRecorder } from './signals.js';
 
 /** Which errors of a call count as the outside service failing (the rest: it answered, with a refusal). */
 type FailureTest = (error: unknown) => boolean;

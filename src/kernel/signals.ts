@@ -1,5 +1,11 @@
-import { SIGNALS, type Signal } from './tables.js';
-import { databaseFailureOf } from '../../db/failures.js';
+import { databaseFailureOf } from '../db/failures.js';
+
+/**
+ * What incident monitoring watches (src/modules/incidents). Ratio signals measure failures /
+ * total; `database_latency` measures the mean milliseconds of the database probe.
+ */
+export const SIGNALS = ['http_5xx', 'database_errors', 'database_latency', 'runtime', 'payments', 'mail'] as const;
+export type Signal = (typeof SIGNALS)[number];
 
 /** What one instance saw of one signal since its last flush. */
 export interface SignalCount {

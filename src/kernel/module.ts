@@ -1,0 +1,59 @@
+import type { JobHandler, JobHandlers } from './jobs.js';
+import type { Kernel } from './kernel.js';
+import type { ZodApp } from './zod-app.js';
+
+/** Registers routes of an area on the app, with the kernel's services. */
+export type RouteRegistration = (app: ZodApp, kernel: Kernel) => void;
+
+/**
+ * One area of the service (a folder of src/modules holding code) as its module.ts describes it.
+ * The composition, src/modules/index.ts, lists every area: src/app.ts registers their routes in
+ * that order (the OpenAPI document's), their jobs make the scheduler's registry and their
+ * permission keys the catalogue.
+ */
+export interface AreaModule {
+  /** Its folder under src/modules: 'users', 'billing/credits'. */
+  readonly name: string;
+  /** Its route registrations, in order. */
+  readonly routes: readonly RouteRegistration[];
+  /** Its scheduled jobs' handlers by job key; a migration seeds each job's row (key, cron, description). */
+  readonly jobs: Readonly<Record<string, JobHandler>>;
+  /**
+   * The permission keys it declares (`<resource>.<action>`), with what each allows. A resource
+   * several areas check (`billing`, `email`, `site`) is declared by one of them.
+   */
+  readonly permissions: Readonly<Record<`${string}.${string}`, string>>;
+  /** The change-bus topics its writes invalidate: every instance's caches of them drop what they hold. */
+  readonly cacheTopics: readonly string[];
+  /** The names of the events it publishes (dashboard events and alerts). */
+  readonly events: readonly string[];
+}
+
+/** The permission keys the areas of a union declare. */
+export type DeclaredPermissionKey<Area> = Area extends { readonly permissions: infer Keys }
+  ? keyof Keys & string
+  : never;
+
+/** Every area's jobs in one registry; a key two areas claim fails the start. */
+export function jobsOf(areas: readonly AreaModule[]): JobHandlers {
+  const jobs: Record<string, JobHandler> = {};
+  for (const area of areas)
+    for (const [key, handler] of Object.entries(area.jobs)) {
+      if (Object.hasOwn(jobs, key)) throw new Error(`job "${key}" of ${area.name} is another area's already`);
+      jobs[key] = handler;
+    }
+  return jobs;
+}
+
+/** Every area's permission keys with what each allows; a key two areas declare fails the start. */
+export function permissionsOf<const Areas extends readonly AreaModule[]>(
+  areas: Areas,
+): Readonly<Record<DeclaredPermissionKey<Areas[number]>, string>> {
+  const permissions: Record<string, string> = {};
+  for (const area of areas)
+    for (const [key, description] of Object.entries(area.permissions)) {
+      if (Object.hasOwn(permissions, key)) throw new Error(`permission "${key}" of ${area.name} is declared twice`);
+      permissions[key] = description;
+    }
+  return permissions as Record<DeclaredPermissionKey<Areas[number]>, string>;
+}

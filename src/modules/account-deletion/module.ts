@@ -1,0 +1,15 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { purgeDeletedAccountsJob } from './purge.js';
+import { registerAccountDeletionRoutes } from './routes.js';
+
+/** Account deletion: a player's own deletion, staff's restore in the grace period, and the purge after it. */
+export const accountDeletionModule = {
+  name: 'account-deletion',
+  routes: [registerAccountDeletionRoutes],
+  jobs: {
+    'purge-deleted-accounts': purgeDeletedAccountsJob,
+  },
+  permissions: {},
+  cacheTopics: [],
+  events: ['users.soft_deleted', 'users.restored'],
+} satisfies AreaModule;

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerAlertSubscriptionRoutes } from './routes.js';
+
+/** Alert subscriptions: which roles hear which alerts. */
+export const alertSubscriptionsModule = {
+  name: 'alert-subscriptions',
+  routes: [registerAlertSubscriptionRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: ['roles.alerts_changed'],
+} satisfies AreaModule;

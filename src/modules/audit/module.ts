@@ -1,0 +1,14 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerAuditRoutes } from './routes.js';
+
+/** Audit: the audit log, for staff. */
+export const auditModule = {
+  name: 'audit',
+  routes: [registerAuditRoutes],
+  jobs: {},
+  permissions: {
+    'audit.read': 'Read the audit log.',
+  },
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

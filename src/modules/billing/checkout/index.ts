@@ -1,0 +1,4 @@
+/** What other areas use of checkout and fulfilment. */
+export { applyProviderSubscription, Fulfilment, syncUserTier } from './fulfilment.js';
+export { atProvider } from './provider-errors.js';
+export { LIVE_STATUSES } from './tables.js';

@@ -1,0 +1,15 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerBillingRoutes } from './routes.js';
+
+/** Checkout: players' checkouts and billing, the payment provider's webhook and its fulfilment. */
+export const checkoutModule = {
+  name: 'billing/checkout',
+  routes: [registerBillingRoutes],
+  jobs: {},
+  permissions: {
+    'billing.read': 'Read billing: payments, invoices, subscriptions, coupons, credit ledger.',
+    'billing.write': 'Change billing: refunds, cancellations, coupons, credit grants, billing and credits settings.',
+  },
+  cacheTopics: [],
+  events: ['billing.payment_refunded', 'billing.subscription_started', 'billing.credits_purchased'],
+} satisfies AreaModule;

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerBillingCouponRoutes } from './routes.js';
+
+/** Coupons: coupons and promotion codes at the payment provider. */
+export const couponsModule = {
+  name: 'billing/coupons',
+  routes: [registerBillingCouponRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

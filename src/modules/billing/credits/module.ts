@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerCreditGiftRoutes } from './gift-routes.js';
+import { expireCreditLotsJob } from './ledger.js';
+import { registerCreditRoutes } from './routes.js';
+
+/** Credits: the credit ledger, grants, gift packs and expiring lots. */
+export const creditsModule = {
+  name: 'billing/credits',
+  routes: [registerCreditRoutes, registerCreditGiftRoutes],
+  jobs: {
+    'expire-credit-lots': expireCreditLotsJob,
+  },
+  permissions: {},
+  cacheTopics: [],
+  events: ['billing.credits_granted', 'billing.credits_gifted'],
+} satisfies AreaModule;

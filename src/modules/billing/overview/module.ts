@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerBillingOverviewRoutes } from './routes.js';
+
+/** Billing overview: staff's summary of billing and deep links to the provider. */
+export const billingOverviewModule = {
+  name: 'billing/overview',
+  routes: [registerBillingOverviewRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

@@ -1,0 +1,8 @@
+/** What other areas use of payments and refunds. */
+export {
+  keepRefundForLater,
+  lockProviderPayment,
+  recordRefund,
+  recordRefundsAwaitingPayment,
+} from './refund-recording.js';
+export type { RecordedRefund } from './refund-recording.js';

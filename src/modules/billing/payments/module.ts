@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerBillingPaymentRoutes } from './routes.js';
+
+/** Payments: payments, invoices and refunds, for staff. */
+export const paymentsModule = {
+  name: 'billing/payments',
+  routes: [registerBillingPaymentRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

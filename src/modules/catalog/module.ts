@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerCatalogRoutes } from './routes.js';
+
+/** Catalog: achievements and referral rules. */
+export const catalogModule = {
+  name: 'catalog',
+  routes: [registerCatalogRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

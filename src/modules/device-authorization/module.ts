@@ -1,0 +1,15 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { purgeDeviceAuthorizationsJob } from './cleanup.js';
+import { registerDeviceAuthorizationRoutes } from './routes.js';
+
+/** Device authorization: the launcher's sign-in (RFC 8628) and the player's devices. */
+export const deviceAuthorizationModule = {
+  name: 'device-authorization',
+  routes: [registerDeviceAuthorizationRoutes],
+  jobs: {
+    'purge-device-authorizations': purgeDeviceAuthorizationsJob,
+  },
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerEmailAudienceRoutes } from './routes.js';
+
+/** Email audiences: lists of recipients. */
+export const emailAudiencesModule = {
+  name: 'email/audiences',
+  routes: [registerEmailAudienceRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

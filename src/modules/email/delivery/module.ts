@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerEmailDeliveryRoutes } from './routes.js';
+
+/** Email delivery: the outbox, and this instance's mail dispatcher. */
+export const emailDeliveryModule = {
+  name: 'email/delivery',
+  routes: [registerEmailDeliveryRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

@@ -1,0 +1,2 @@
+/** What other areas use of the email family's shared files. */
+export type { EmailCategory } from './tables.js';

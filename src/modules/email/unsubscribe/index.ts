@@ -1,0 +1,2 @@
+/** What other areas use of unsubscribe. */
+export { parseFormBody } from './form-body.js';

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerEmailUnsubscribeRoutes } from './routes.js';
+
+/** Unsubscribe: the mailed unsubscribe links, and the suppression list. */
+export const emailUnsubscribeModule = {
+  name: 'email/unsubscribe',
+  routes: [registerEmailUnsubscribeRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

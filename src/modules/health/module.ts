@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerHealthRoutes } from './routes.js';
+
+/** Health: GET /health, liveness with the database state. */
+export const healthModule = {
+  name: 'health',
+  routes: [registerHealthRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

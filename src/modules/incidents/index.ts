@@ -1,0 +1,2 @@
+/** What other areas use of incidents. */
+export { insertPanicChange, setHoldingRule, silenceFailingRules } from './queries.js';

@@ -1,0 +1,15 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { pruneLoginSessionsJob } from './retention.js';
+import { registerLoginSessionRoutes } from './routes.js';
+
+/** Login sessions: a player's sessions and their sign-out, for the player and staff. */
+export const loginSessionsModule = {
+  name: 'login-sessions',
+  routes: [registerLoginSessionRoutes],
+  jobs: {
+    'prune-login-sessions': pruneLoginSessionsJob,
+  },
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

@@ -1,0 +1,2 @@
+/** What other areas use of notifications. */
+export type { NotificationView } from './schemas.js';

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerNotificationRoutes } from './routes.js';
+
+/** Notifications: staff broadcasts, and players' in-app notifications. */
+export const notificationsModule = {
+  name: 'notifications',
+  routes: [registerNotificationRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: ['notifications.broadcast_sent'],
+} satisfies AreaModule;

@@ -1,0 +1,3 @@
+/** What other areas use of ops. */
+export { changePanicLevel } from './panic-change.js';
+export type { PanicChangeDeps } from './panic-change.js';

@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { PANIC_TOPIC } from '../../kernel/maintenance.js';
+import { registerOpsRoutes } from './routes.js';
+
+/** Ops: the maintenance (panic) level, and the one way it changes (for staff and the incident monitor). */
+export const opsModule = {
+  name: 'ops',
+  routes: [registerOpsRoutes],
+  jobs: {},
+  permissions: {
+    'ops.read': 'Read the maintenance (panic) level and operational state.',
+    'ops.panic': 'Set the maintenance (panic) level.',
+  },
+  cacheTopics: [PANIC_TOPIC],
+  events: ['panic_mode_changed', 'ops.panic_changed'],
+} satisfies AreaModule;

@@ -1,0 +1,15 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerPlansRoutes } from './routes.js';
+
+/** Plans: tiers and rulesets. */
+export const plansModule = {
+  name: 'plans',
+  routes: [registerPlansRoutes],
+  jobs: {},
+  permissions: {
+    'plans.read': 'Read plans, tiers and rulesets.',
+    'plans.write': 'Edit plans, tiers and rulesets; migrate subscribers between prices.',
+  },
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerRealtimeRoutes } from './routes.js';
+
+/** Realtime: the socket that carries events, alerts and notifications to clients. */
+export const realtimeModule = {
+  name: 'realtime',
+  routes: [registerRealtimeRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

@@ -1,0 +1,2 @@
+/** What other areas use of roles. */
+export { refuseActingOnRole, UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';

@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerRoleRoutes } from './routes.js';
+
+/** Roles: staff roles, their permission keys, and grants of roles to users. */
+export const rolesModule = {
+  name: 'roles',
+  routes: [registerRoleRoutes],
+  jobs: {},
+  permissions: {
+    'roles.read': 'List roles, their permissions and the permission catalog.',
+    'roles.write': 'Create, change and delete roles and their permission lists.',
+    'roles.assign': 'Grant roles to users and revoke them.',
+  },
+  cacheTopics: [],
+  events: ['roles.permissions_updated', 'roles.deleted', 'users.bulk_role_grant', 'users.bulk_role_revoke'],
+} satisfies AreaModule;

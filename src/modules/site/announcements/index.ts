@@ -1,0 +1,2 @@
+/** What other areas use of announcements. */
+export { activeAnnouncements, nextAnnouncementBoundary } from './queries.js';

@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import { registerAnnouncementsRoutes } from './routes.js';
+
+/** Announcements: site announcements in their time windows. */
+export const announcementsModule = {
+  name: 'site/announcements',
+  routes: [registerAnnouncementsRoutes],
+  jobs: {},
+  permissions: {
+    'announcements.read': 'Read announcements and in-app notifications.',
+    'announcements.write': 'Publish announcements and in-app notification broadcasts.',
+  },
+  cacheTopics: [SITE_CONFIG_TOPIC],
+  events: ['site.announcement_updated'],
+} satisfies AreaModule;

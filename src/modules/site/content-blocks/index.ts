@@ -1,0 +1,2 @@
+/** What other areas use of content blocks. */
+export { liveBlocks } from './queries.js';

@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import { registerContentBlockRoutes } from './routes.js';
+
+/** Content blocks: pieces of site content with a publishing status. */
+export const contentBlocksModule = {
+  name: 'site/content-blocks',
+  routes: [registerContentBlockRoutes],
+  jobs: {},
+  permissions: {
+    'content.read': 'Read content blocks and catalog entries.',
+    'content.write': 'Edit content blocks, achievements and referral rules.',
+  },
+  cacheTopics: [SITE_CONFIG_TOPIC],
+  events: ['site.content_block_updated', 'site.content_block_status_changed'],
+} satisfies AreaModule;

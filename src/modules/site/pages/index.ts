@@ -1,0 +1,2 @@
+/** What other areas use of site pages. */
+export { publishedPagesIndex } from './queries.js';

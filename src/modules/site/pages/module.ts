@@ -1,0 +1,13 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import { registerPagesRoutes } from './routes.js';
+
+/** Site pages: versioned pages, published and unpublished. */
+export const sitePagesModule = {
+  name: 'site/pages',
+  routes: [registerPagesRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [SITE_CONFIG_TOPIC],
+  events: ['site.page_published', 'site.page_unpublished'],
+} satisfies AreaModule;

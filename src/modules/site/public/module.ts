@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../../kernel/module.js';
+import { registerPublicSiteRoutes } from './routes.js';
+
+/** Public site: the site's published payload, cached until a site area invalidates it. */
+export const publicSiteModule = {
+  name: 'site/public',
+  routes: [registerPublicSiteRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

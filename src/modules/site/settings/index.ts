@@ -1,0 +1,2 @@
+/** What other areas use of site settings. */
+export { publishedValues } from './queries.js';

@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { PUBLIC_STORE_TOPIC } from './public-cache.js';
+import { registerStoreRoutes } from './routes.js';
+
+/** Store: games and their terms (genres, developers, publishers), for staff and the public. */
+export const storeModule = {
+  name: 'store',
+  routes: [registerStoreRoutes],
+  jobs: {},
+  permissions: {
+    'store.read': 'Read store games including drafts.',
+    'store.write': 'Create and edit store games.',
+  },
+  cacheTopics: [PUBLIC_STORE_TOPIC],
+  events: ['store.game_updated'],
+} satisfies AreaModule;

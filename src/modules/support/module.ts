@@ -1,0 +1,21 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerSupportRoutes } from './routes.js';
+
+/** Support: tickets players open and staff answer. */
+export const supportModule = {
+  name: 'support',
+  routes: [registerSupportRoutes],
+  jobs: {},
+  permissions: {
+    'support.read': 'Read support messages.',
+    'support.write': 'Answer and close support messages.',
+  },
+  cacheTopics: [],
+  events: [
+    'support.ticket_opened',
+    'support.ticket_message_added',
+    'support.ticket_replied',
+    'support.ticket_closed',
+    'support.ticket_reopened',
+  ],
+} satisfies AreaModule;

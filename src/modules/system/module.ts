@@ -1,0 +1,13 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { SYSTEM_JOBS } from './job-handlers.js';
+import { registerSystemRoutes } from './routes.js';
+
+/** System: scheduled jobs, their runs, and this instance's scheduler. */
+export const systemModule = {
+  name: 'system',
+  routes: [registerSystemRoutes],
+  jobs: SYSTEM_JOBS,
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;

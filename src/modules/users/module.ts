@@ -1,0 +1,16 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerUserRoutes } from './routes.js';
+
+/** Users: staff administration of accounts (list, view, ban, sign out, delete). */
+export const usersModule = {
+  name: 'users',
+  routes: [registerUserRoutes],
+  jobs: {},
+  permissions: {
+    'users.read': 'List and view user accounts.',
+    'users.write': 'Change user accounts: ban, unban, sign out, edit profile fields.',
+    'users.delete': 'Soft- or hard-delete user accounts.',
+  },
+  cacheTopics: [],
+  events: ['users.banned', 'users.unbanned', 'users.soft_deleted', 'users.hard_deleted'],
+} satisfies AreaModule;

@@ -1,0 +1,12 @@
+import type { AreaModule } from '../../kernel/module.js';
+import { registerWaitlistRoutes } from './routes.js';
+
+/** Waitlist: public sign-ups, and the list for staff. */
+export const waitlistModule = {
+  name: 'waitlist',
+  routes: [registerWaitlistRoutes],
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+} satisfies AreaModule;
