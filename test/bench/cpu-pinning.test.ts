@@ -35,12 +35,14 @@ describe.runIf(cpus().length >= 2)('pinning a process', () => {
         '-e',
         `
       process.stdin.once('data', () => { new (require('node:worker_threads').Worker)('setTimeout(() => {}, 60000)', { eval: true }); console.log('started'); });
-      setTimeout(() => {}, 60000);`,
+      setTimeout(() => {}, 60000);
+      console.log('ready');`,
       ],
       { stdio: ['pipe', 'pipe', 'inherit'] },
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // V8's platform threads exist before any script runs: once it speaks, they are there.
+      await new Promise((resolve) => child.stdout!.once('data', resolve));
       const threadsBefore = allowedCores(child.pid!).length;
       expect(threadsBefore).toBeGreaterThan(1);
       pinProcess(child.pid!, '0');
