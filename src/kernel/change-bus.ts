@@ -58,13 +58,18 @@ export class ChangeBus {
   }
 
   /**
-   * A cache-invalidation notice. Inside `transaction` this instance hears it at commit and skips
-   * the NOTIFY echo of it (marked with its origin), so every instance hears it exactly once.
+   * A cache-invalidation notice in `trx`, heard by every instance once it commits. This instance
+   * skips its NOTIFY echo (marked with its origin): whoever runs the transaction hands the topic to
+   * `deliverCommitted` right after the commit, so the writer's next read already sees the change.
    */
   async invalidate(trx: Kysely<Tables>, topic: string): Promise<void> {
-    const local = this.#invalidatedIn.get(trx);
-    await this.notify(trx, topic, local ? { origin: this.#instanceId } : null);
-    local?.add(topic);
+    await this.notify(trx, topic, { origin: this.#instanceId });
+    this.#invalidatedIn.get(trx)?.add(topic);
+  }
+
+  /** This instance's handlers hear the invalidations of a transaction that has just committed. */
+  deliverCommitted(topics: Iterable<string>): void {
+    for (const topic of topics) this.#dispatch(topic, null);
   }
 
   on(topic: string, handler: TopicHandler): () => void {

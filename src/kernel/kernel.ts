@@ -27,6 +27,7 @@ import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
 import { createTokenVerifier, type TokenVerifier } from './tokens.js';
+import { createWrites, type Writes } from './write.js';
 
 /** What every module relies on, built once per process and handed to route registrations. */
 export interface Kernel {
@@ -35,6 +36,8 @@ export interface Kernel {
   db: Kysely<Tables>;
   bus: ChangeBus;
   events: EventPublisher;
+  /** The one way a module writes: transaction, retry on conflict, audit, events, invalidations (write.ts). */
+  write: Writes;
   panic: PanicMonitor;
   /** Notices of changes to a user's rows (migration 0032): what keeps per-user caches exact. */
   userChanges: UserChanges;
@@ -147,6 +150,7 @@ export async function createKernel(
     db: database.db,
     bus,
     events,
+    write: createWrites(database.db, bus, events),
     panic,
     userChanges,
     principals: userChanges.cache('account'),
