@@ -51,6 +51,15 @@ export async function recordAuditMany(trx: Kysely<Tables>, actor: AuditActor, en
     .execute();
 }
 
+const AUDIT_TEXT_MAX = 200;
+
+/** A value as audit rows keep it, a picture rather than the document: long texts cut, `metadata` as its keys. */
+export function briefAuditValue(field: string, value: unknown): unknown {
+  if (field === 'metadata') return { keys: Object.keys((value ?? {}) as object).sort() };
+  if (typeof value === 'string' && value.length > AUDIT_TEXT_MAX) return `${value.slice(0, AUDIT_TEXT_MAX)}…`;
+  return value;
+}
+
 /** What an edit changes, as its audit row keeps it. */
 export interface AuditChanges<Field extends string> {
   before: Partial<Record<Field, unknown>>;
