@@ -129,6 +129,7 @@ export async function createKernel(
   let runtime: RuntimeClient | undefined;
   const signals = new SignalRecorder();
   const events = new EventPublisher(database.db, bus, logError('event delivery failed'));
+  const write = createWrites(database.db, bus, events);
   const panic = new PanicMonitor(database.db, bus, logError('panic state refresh failed'));
   const userChanges = new UserChanges(database);
   let emailTokenKey = configuredEmailTokenSecret(config);
@@ -150,15 +151,14 @@ export async function createKernel(
     db: database.db,
     bus,
     events,
-    write: createWrites(database.db, bus, events),
+    write,
     panic,
     userChanges,
     principals: userChanges.cache('account'),
     signals,
     incidents: new IncidentMonitor({
       db: database.db,
-      bus,
-      events,
+      write,
       panic,
       signals,
       log,
