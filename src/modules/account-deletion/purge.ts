@@ -3,6 +3,7 @@ import { IdentityServiceError, type IdentityProvider } from '../../adapters/iden
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
+import { auditedTransaction } from '../../kernel/write.js';
 import { requireServices, type JobContext, type JobSummary } from '../system/job-handlers.js';
 import { removeUser } from '../users/lifecycle.js';
 import { PURGE_BATCH } from './policy.js';
@@ -45,7 +46,7 @@ export async function purgeDeletedAccounts(
       failed++;
       continue;
     }
-    await removeUser(trx, deps.events, SERVICE, user, PURGE_REASON);
+    await removeUser(auditedTransaction(trx, SERVICE, deps.events), user, PURGE_REASON);
     purged++;
   }
   return { purged, failed };
