@@ -27,7 +27,7 @@ ${ACTING_ABOVE_REFUSAL}, 502 \`auth_service_error\` when the identity provider r
 const lastOwner = `${LAST_OWNER_REFUSAL} (two such requests at once are checked one after the other).`;
 
 export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
-  const users = new UsersService(kernel.db, kernel.identity, kernel.log);
+  const users = new UsersService(kernel.db, kernel.write, kernel.identity, kernel.log);
   const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.write, kernel.log);
 
   app.get(
