@@ -31,7 +31,7 @@ export interface Write {
 
 export type AuditedWrite = Write & AuditedTransaction;
 
-export type WriteOptions = Pick<RetryOptions, 'isolationLevel' | 'onRetry'>;
+export type WriteOptions = Pick<RetryOptions, 'isolationLevel'>;
 
 /**
  * The one way the service writes. `write(actor, async (w) => …)` runs the work in a transaction
@@ -55,11 +55,12 @@ export interface Writes {
 /**
  * The audited side of a transaction this helper does not run: a scheduled job's run, whose
  * transaction the scheduler owns. No `invalidate`: only who sees the commit can deliver that.
+ * Without `events` (a job that publishes nothing), `publish` is refused.
  */
 export function auditedTransaction(
   trx: Kysely<Tables>,
   actor: AuditActor,
-  events: EventPublisher | undefined,
+  events?: EventPublisher,
 ): AuditedTransaction {
   return {
     trx,

@@ -153,7 +153,7 @@ export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext):
     .forUpdate()
     .skipLocked()
     .execute();
-  const scheduler = auditedTransaction(trx, SCHEDULER, undefined);
+  const scheduler = auditedTransaction(trx, SCHEDULER);
   let launched = 0;
   let failed = 0;
   for (const { id } of due) {
