@@ -51,7 +51,7 @@ async function heardOn(topic: string, run: () => Promise<unknown>): Promise<numb
 }
 
 describe('write: the transaction and its retry', () => {
-  it('runs the work again after a deadlock (40P01) or a serialization failure (40001), keeping only the last attempt', async () => {
+  it('runs the work again after a deadlock (40P01) or serialization failure (40001): last attempt stands', async () => {
     for (const code of ['40P01', '40001']) {
       const player = await createUser(t.db);
       let attempts = 0;
