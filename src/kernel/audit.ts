@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { NewAuditRow, Tables } from '../db/tables.js';
 import type { RequestContext } from './actor.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 
 /** Who wrote the change: a signed-in staff member, or the service itself (`userId` null). */
 export interface AuditActor extends RequestContext {
@@ -48,4 +49,63 @@ export async function recordAuditMany(trx: Kysely<Tables>, actor: AuditActor, en
     .insertInto('audit_log')
     .values(entries.map((entry) => auditRow(actor, entry)))
     .execute();
+}
+
+const AUDIT_TEXT_MAX = 200;
+
+/** A value as audit rows keep it, a picture rather than the document: long texts cut, `metadata` as its keys. */
+export function briefAuditValue(field: string, value: unknown): unknown {
+  if (field === 'metadata') return { keys: Object.keys((value ?? {}) as object).sort() };
+  if (typeof value === 'string' && value.length > AUDIT_TEXT_MAX) return `${value.slice(0, AUDIT_TEXT_MAX)}…`;
+  return value;
+}
+
+/** What an edit changes, as its audit row keeps it. */
+export interface AuditChanges<Field extends string> {
+  before: Partial<Record<Field, unknown>>;
+  after: Partial<Record<Field, unknown>>;
+  /** The fields whose value differs, in order: none when the write would change nothing. */
+  changed: Field[];
+}
+
+export interface AuditChangesOptions<Field extends string> {
+  /** The fields to compare, in the order the pictures list them; every key of `wanted` by default. */
+  fields?: readonly Field[];
+  /** A value as the audit row shows it (a long text cut, a document as its keys); as it is by default. */
+  show?: (field: Field, value: unknown) => unknown;
+  /** Both pictures whole, changed fields or not (what some actions have always audited). */
+  whole?: boolean;
+}
+
+/** Same value: objects and arrays compare as canonical JSON, since jsonb hands keys back reordered. */
+function sameValue(stored: unknown, wanted: unknown): boolean {
+  if (typeof stored !== 'object' || typeof wanted !== 'object' || stored === null || wanted === null)
+    return stored === wanted;
+  return canonicalJson(stored) === canonicalJson(wanted);
+}
+
+/**
+ * The audit row's `before` and `after` of an edit: the stored and the wanted value of each field
+ * the edit sends (not `undefined`; `null` is a value that clears) whose value differs. A write
+ * that changes nothing should store and audit nothing (`changed` is empty), so consoles and
+ * config-as-code tools that re-apply the same values add no noise. Values are compared as stored
+ * and shown through `show`, so a cut text still counts as changed.
+ */
+export function auditChanges<Field extends string>(
+  stored: { readonly [F in Field]?: unknown },
+  wanted: { readonly [F in Field]?: unknown },
+  options: AuditChangesOptions<Field> = {},
+): AuditChanges<Field> {
+  const show = options.show ?? ((_field: Field, value: unknown) => value);
+  const fields = options.fields ?? (Object.keys(wanted) as Field[]);
+  const changes: AuditChanges<Field> = { before: {}, after: {}, changed: [] };
+  for (const field of fields) {
+    const value = wanted[field];
+    const differs = value !== undefined && !sameValue(stored[field], value);
+    if (differs) changes.changed.push(field);
+    if (!differs && !(options.whole && value !== undefined)) continue;
+    changes.before[field] = show(field, stored[field]);
+    changes.after[field] = show(field, value);
+  }
+  return changes;
 }

@@ -15,8 +15,6 @@ type TopicHandler = (data: unknown) => void;
 export class ChangeBus {
   readonly #handlers = new Map<string, Set<TopicHandler>>();
   readonly #resyncHandlers = new Set<() => void>();
-  /** Topics invalidated inside a transaction run by `transaction`, delivered here right after commit. */
-  readonly #invalidatedIn = new WeakMap<object, Set<string>>();
   readonly #instanceId = randomUUID();
   #unlisten: (() => Promise<void>) | undefined;
 
@@ -45,28 +43,17 @@ export class ChangeBus {
   }
 
   /**
-   * Runs `work` in a transaction. Topics it invalidates reach this instance's handlers as soon as
-   * it commits, so the writer's next read already sees the change; NOTIFY, which arrives a moment
-   * later on its own connection, tells the other instances (and repeats it here, harmlessly).
-   */
-  async transaction<T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
-    const topics = new Set<string>();
-    const result = await db.transaction().execute((trx) => {
-      this.#invalidatedIn.set(trx, topics);
-      return work(trx);
-    });
-    for (const topic of topics) this.#dispatch(topic, null);
-    return result;
-  }
-
-  /**
-   * A cache-invalidation notice. Inside `transaction` this instance hears it at commit and skips
-   * the NOTIFY echo of it (marked with its origin), so every instance hears it exactly once.
+   * A cache-invalidation notice in `trx`, heard by every instance once it commits. This instance
+   * skips its NOTIFY echo (marked with its origin): whoever runs the transaction hands the topic to
+   * `deliverCommitted` right after the commit, so the writer's next read already sees the change.
    */
   async invalidate(trx: Kysely<Tables>, topic: string): Promise<void> {
-    const local = this.#invalidatedIn.get(trx);
-    await this.notify(trx, topic, local ? { origin: this.#instanceId } : null);
-    local?.add(topic);
+    await this.notify(trx, topic, { origin: this.#instanceId });
+  }
+
+  /** This instance's handlers hear the invalidations of a transaction that has just committed. */
+  deliverCommitted(topics: Iterable<string>): void {
+    for (const topic of topics) this.#dispatch(topic, null);
   }
 
   on(topic: string, handler: TopicHandler): () => void {

@@ -28,6 +28,7 @@ import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore }
 import { tapMail, tapPayments, tapRuntime } from './signal-taps.js';
 import { SignalRecorder } from './signals.js';
 import { createTokenVerifier, type TokenVerifier } from './tokens.js';
+import { createWrites, type Writes } from './write.js';
 
 /** Incident monitoring as the kernel runs it: started once the runtime client exists, stopped first. */
 export interface IncidentMonitoring {
@@ -38,8 +39,7 @@ export interface IncidentMonitoring {
 /** What incident monitoring is made with: the kernel's parts it reads and acts through. */
 export interface IncidentMonitoringParts {
   db: Kysely<Tables>;
-  bus: ChangeBus;
-  events: EventPublisher;
+  write: Writes;
   panic: PanicMonitor;
   signals: SignalRecorder;
   log: FastifyBaseLogger;
@@ -59,6 +59,8 @@ export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitorin
   db: Kysely<Tables>;
   bus: ChangeBus;
   events: EventPublisher;
+  /** The one way a module writes: transaction, retry on conflict, audit, events, invalidations (write.ts). */
+  write: Writes;
   panic: PanicMonitor;
   /** Notices of changes to a user's rows (migration 0032): what keeps per-user caches exact. */
   userChanges: UserChanges;
@@ -170,6 +172,7 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
   let runtime: RuntimeClient | undefined;
   const signals = new SignalRecorder();
   const events = new EventPublisher(database.db, bus, logError('event delivery failed'));
+  const write = createWrites(database.db, bus, events);
   const panic = new PanicMonitor(database.db, bus, logError('panic state refresh failed'));
   const userChanges = new UserChanges(database);
   let emailTokenKey = configuredEmailTokenSecret(config);
@@ -191,14 +194,14 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
     db: database.db,
     bus,
     events,
+    write,
     panic,
     userChanges,
     principals: userChanges.cache('account'),
     signals,
     incidents: areas.incidents({
       db: database.db,
-      bus,
-      events,
+      write,
       panic,
       signals,
       log,

@@ -29,33 +29,42 @@ export interface RetryOptions {
 }
 
 /**
- * Runs `work` in a transaction, and again from the start (a bounded number of times, after a
- * short random pause) when PostgreSQL aborted it for a deadlock or a serialization failure.
- * Without this such an abort is a 500 for a request that did nothing wrong. When every attempt
- * conflicted, the answer is 503 `unavailable` (`details.reason: 'database_contention'`, retry
- * after a second), never a 500. `work` must be safe to run again: everything it does goes
- * through `trx` (rolled back with the attempt), or is idempotent (a provider call under an
- * idempotency key).
+ * Runs `attempt` again from the start (a bounded number of times, after a short random pause)
+ * when PostgreSQL aborted it for a deadlock or a serialization failure. Without this such an
+ * abort is a 500 for a request that did nothing wrong. When every attempt conflicted, the answer
+ * is 503 `unavailable` (`details.reason: 'database_contention'`, retry after a second), never a
+ * 500. `attempt` must be safe to run again: everything it does goes through a transaction (rolled
+ * back with the attempt), or is idempotent (a provider call under an idempotency key).
  */
-export async function retryingTransaction<DB, T>(
+export async function retryingConflicts<T>(
+  attempt: () => Promise<T>,
+  options: Omit<RetryOptions, 'isolationLevel'> = {},
+): Promise<T> {
+  const attempts = options.attempts ?? TRANSACTION_ATTEMPTS;
+  for (let made = 1; ; made += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isTransactionConflict(error)) throw error;
+      if (made >= attempts) throw unavailable({ reason: 'database_contention' }, 1);
+      options.onRetry?.(error, made);
+      // Jittered, growing: the transactions that collided should not start again in step.
+      await sleep(Math.floor(Math.random() * 20 * made) + 5);
+    }
+  }
+}
+
+/** Runs `work` in a transaction, retried as `retryingConflicts` says. */
+export function retryingTransaction<DB, T>(
   db: Kysely<DB>,
   work: (trx: Transaction<DB>) => Promise<T>,
   options: RetryOptions = {},
 ): Promise<T> {
-  const attempts = options.attempts ?? TRANSACTION_ATTEMPTS;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const builder =
-        options.isolationLevel === undefined
-          ? db.transaction()
-          : db.transaction().setIsolationLevel(options.isolationLevel);
-      return await builder.execute(work);
-    } catch (error) {
-      if (!isTransactionConflict(error)) throw error;
-      if (attempt >= attempts) throw unavailable({ reason: 'database_contention' }, 1);
-      options.onRetry?.(error, attempt);
-      // Jittered, growing: the transactions that collided should not start again in step.
-      await sleep(Math.floor(Math.random() * 20 * attempt) + 5);
-    }
-  }
+  return retryingConflicts(() => {
+    const builder =
+      options.isolationLevel === undefined
+        ? db.transaction()
+        : db.transaction().setIsolationLevel(options.isolationLevel);
+    return builder.execute(work);
+  }, options);
 }

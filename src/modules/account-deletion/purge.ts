@@ -5,6 +5,7 @@ import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
 import { removeUser } from '../users/index.js';
+import { auditedTransaction } from '../../kernel/write.js';
 import { PURGE_BATCH } from './policy.js';
 import { lockDueAccounts } from './queries.js';
 
@@ -45,7 +46,7 @@ export async function purgeDeletedAccounts(
       failed++;
       continue;
     }
-    await removeUser(trx, deps.events, SERVICE, user, PURGE_REASON);
+    await removeUser(auditedTransaction(trx, SERVICE, deps.events), user, PURGE_REASON);
     purged++;
   }
   return { purged, failed };

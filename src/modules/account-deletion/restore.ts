@@ -4,8 +4,8 @@ import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { identityCall, writeStatusChange, refuseActingAbove, findUser, lockUser } from '../users/index.js';
+import type { Writes } from '../../kernel/write.js';
 import { lockDeletionRequest } from './queries.js';
 import './tables.js';
 
@@ -24,7 +24,7 @@ export class AccountRestoreService {
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly identity: IdentityProvider,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -40,16 +40,15 @@ export class AccountRestoreService {
     // Checked before the provider is asked anything: a staff soft delete is not undone here.
     if (user.status !== 'deleted' || pending?.status !== 'confirmed') throw notSelfDeleted(user.status);
     await identityCall(this.log, actor.requestId, 'enable sign-in', () => this.identity.unbanUser(id));
-    await this.db.transaction().execute(async (trx) => {
+    await this.write(actor, async (w) => {
+      const { trx } = w;
       const locked = await lockUser(trx, id);
       if (locked === undefined) throw notFound();
       const request = await lockDeletionRequest(trx, id);
       if (locked.status !== 'deleted' || request?.status !== 'confirmed') throw notSelfDeleted(locked.status);
       const now = new Date();
       await writeStatusChange(
-        trx,
-        this.events,
-        actor,
+        w,
         locked,
         {
           to: 'active',

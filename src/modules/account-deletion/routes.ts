@@ -35,11 +35,11 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
     kernel.db,
     kernel.identity,
     kernel.payments,
-    kernel.events,
+    kernel.write,
     kernel.log,
     () => kernel.emailTokenKey,
   );
-  const restore = new AccountRestoreService(kernel.db, kernel.identity, kernel.events, kernel.log);
+  const restore = new AccountRestoreService(kernel.db, kernel.identity, kernel.write, kernel.log);
 
   app.post(
     '/v1/me/delete',

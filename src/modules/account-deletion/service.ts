@@ -5,8 +5,6 @@ import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { type AppError, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
-import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import { applyProviderSubscription, atProvider } from '../billing/checkout/index.js';
 import { queueEmails } from '../email/delivery/index.js';
 import {
@@ -17,6 +15,7 @@ import {
   isLastActiveOwner,
   lockUser,
 } from '../users/index.js';
+import type { AuditedWrite, Writes } from '../../kernel/write.js';
 import { hashConfirmationCode, newConfirmationCode, sameHash } from './code.js';
 import { confirmationMail } from './mail.js';
 import { CODE_TTL_MINUTES, daysAfter, GRACE_PERIOD_DAYS, MAX_WRONG_CODES, minutesAfter } from './policy.js';
@@ -51,13 +50,13 @@ export class AccountDeletionService {
     private readonly db: Db,
     private readonly identity: IdentityProvider,
     private readonly payments: PaymentProvider,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly log: FastifyBaseLogger,
     private readonly codeKey: () => string,
   ) {}
 
   async start(actor: Actor, input: StartDeletionInput): Promise<{ expires_at: Date }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.write(async ({ trx }) => {
       const user = await lockUser(trx, actor.userId);
       if (user === undefined) throw notFound();
       // Such a user adds an address at the identity provider first, or asks support (operation 2).
@@ -91,7 +90,7 @@ export class AccountDeletionService {
       // one of them locks it, then the user (its tier). The provider calls made again on a retry
       // (cancel at period end) are idempotent.
       return await refusingLastOwnerLoss(() =>
-        retryingTransaction(this.db, (trx) => this.softDelete(trx, actor, verdict.codeHash, verdict.reason)),
+        this.write(actor, (w) => this.softDelete(w, actor, verdict.codeHash, verdict.reason)),
       );
     } catch (error) {
       // The account stays as it was, so sign-in must too; the code still works for a retry.
@@ -112,7 +111,7 @@ export class AccountDeletionService {
    * voids the request) even though the answer is an error.
    */
   private checkCode(userId: string, code: string): Promise<CodeVerdict> {
-    return this.db.transaction().execute(async (trx): Promise<CodeVerdict> => {
+    return this.write(async ({ trx }): Promise<CodeVerdict> => {
       const request = await lockDeletionRequest(trx, userId);
       if (request === undefined || request.status === 'confirmed') return { ok: false, refusal: noRequest() };
       if (request.status === 'voided')
@@ -144,7 +143,13 @@ export class AccountDeletionService {
     });
   }
 
-  private async softDelete(trx: Db, actor: Actor, codeHash: string, reason: string | null): Promise<DeletionConfirmed> {
+  private async softDelete(
+    w: AuditedWrite,
+    actor: Actor,
+    codeHash: string,
+    reason: string | null,
+  ): Promise<DeletionConfirmed> {
+    const { trx } = w;
     const user = await lockUser(trx, actor.userId);
     if (user === undefined) throw notFound();
     if (user.status !== 'active') throw invalidState({ reason: `the account is ${user.status}`, status: user.status });
@@ -156,9 +161,7 @@ export class AccountDeletionService {
     const now = new Date();
     const hardDeleteAt = daysAfter(now, GRACE_PERIOD_DAYS);
     await writeStatusChange(
-      trx,
-      this.events,
-      actor,
+      w,
       user,
       {
         to: 'deleted',

@@ -10,7 +10,7 @@ const unknownRole = 'An unknown role id is 404 `not_found`.';
 
 /** Alert subscriptions of roles: the spec's "alert `panic_mode_changed` to subscribed roles". */
 export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): void {
-  const alerts = new AlertSubscriptionService(kernel.db, kernel.events);
+  const alerts = new AlertSubscriptionService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/alerts',

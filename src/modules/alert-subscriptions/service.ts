@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { conflict, forbidden, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { refuseActingOnRole } from '../roles/index.js';
+import type { Writes } from '../../kernel/write.js';
 import { ALERTS, ALERT_NAMES, roleAlertChannel, type AlertName } from './alerts.js';
 import { lockRoleKey, replaceSubscriptions, subscriptionsOf } from './queries.js';
 import type { SetAlertsInput } from './schemas.js';
@@ -13,7 +12,7 @@ import type { SetAlertsInput } from './schemas.js';
 export class AlertSubscriptionService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   catalog() {
@@ -43,18 +42,18 @@ export class AlertSubscriptionService {
   async set(actor: Actor, roleId: string, input: SetAlertsInput) {
     const duplicate = input.alerts.find((alert, index) => input.alerts.indexOf(alert) !== index);
     if (duplicate !== undefined) throw conflict({ reason: 'alert listed twice', alert: duplicate });
-    return this.db.transaction().execute(async (trx) => {
-      const key = await lockRoleKey(trx, roleId);
+    return this.write(actor, async (w) => {
+      const key = await lockRoleKey(w.trx, roleId);
       if (key === undefined) throw notFound();
-      await refuseActingOnRole(trx, actor, roleId);
-      const before = await subscriptionsOf(trx, roleId);
+      await refuseActingOnRole(w.trx, actor, roleId);
+      const before = await subscriptionsOf(w.trx, roleId);
       for (const alert of input.alerts.filter((name) => !before.includes(name))) {
         const readableWith = ALERTS[alert].readableWith;
         if (!actor.permissions.hasAny(readableWith)) throw forbidden({ perm: readableWith.join(' | '), alert });
       }
       const after = [...input.alerts].sort();
-      await replaceSubscriptions(trx, roleId, after);
-      await recordAudit(trx, actor, {
+      await replaceSubscriptions(w.trx, roleId, after);
+      await w.audit({
         action: 'roles.alerts.set',
         targetType: 'role',
         targetId: roleId,
@@ -62,12 +61,10 @@ export class AlertSubscriptionService {
         after: { alerts: after },
         extra: { key },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'roles.alerts_changed',
         payload: { role_id: roleId, key, alerts: after },
-        actorId: actor.userId,
-        requestId: actor.requestId,
       });
       return { role_id: roleId, channel: roleAlertChannel(key), alerts: after as AlertName[] };
     });

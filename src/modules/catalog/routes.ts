@@ -20,8 +20,8 @@ const noContent = { 204: z.null().describe('Done') };
 const tags = ['catalog'];
 
 export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
-  const achievements = new AchievementsService(kernel.db);
-  const referralRules = new ReferralRulesService(kernel.db);
+  const achievements = new AchievementsService(kernel.db, kernel.write);
+  const referralRules = new ReferralRulesService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/catalog/achievements',

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
-import { editAudited } from '../../kernel/audited-edit.js';
+import { auditChanges } from '../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
+import type { Writes } from '../../kernel/write.js';
 import {
   deleteAchievement,
   findAchievement,
@@ -26,25 +26,11 @@ import {
   type UpdateAchievementInput,
 } from './schemas.js';
 
-/**
- * The fields a write really changes, as audit before/after pictures (`undefined` = not sent;
- * `null` is a value that clears). A write that changes nothing stores nothing and audits
- * nothing, so idempotent consoles and scripts add no noise.
- */
-function diff<T extends object, K extends keyof T>(current: T, wanted: Partial<Pick<T, K>>, fields: readonly K[]) {
-  const before: Partial<Pick<T, K>> = {};
-  const after: Partial<Pick<T, K>> = {};
-  for (const field of fields) {
-    const value = wanted[field];
-    if (value === undefined || value === current[field]) continue;
-    before[field] = current[field];
-    after[field] = value;
-  }
-  return { before, after, changed: Object.keys(after).length > 0 };
-}
-
 export class AchievementsService {
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
+  ) {}
 
   async list(query: ListAchievementsQuery) {
     const { rows, total } = await listAchievements(this.db, query);
@@ -59,9 +45,9 @@ export class AchievementsService {
 
   async create(actor: Actor, input: CreateAchievementInput): Promise<{ id: string }> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const row = await insertAchievement(trx, input, actor.userId);
-        await recordAudit(trx, actor, {
+      return await this.write(actor, async (w) => {
+        const row = await insertAchievement(w.trx, input, actor.userId);
+        await w.audit({
           action: 'catalog.achievement.create',
           targetType: 'achievement',
           targetId: row.id,
@@ -81,9 +67,12 @@ export class AchievementsService {
     }
   }
 
-  /** Operation 1: omitted fields keep their value; `null` clears description and icon_path. */
+  /**
+   * Operation 1: omitted fields keep their value; `null` clears description and icon_path. Only
+   * the fields that change are written and audited; a body that changes nothing writes nothing.
+   */
   async update(actor: Actor, id: string, input: UpdateAchievementInput): Promise<void> {
-    const outcome = await editAudited(this.db, actor, {
+    const outcome = await this.write.editRow(actor, {
       table: 'catalog_achievements',
       id,
       fields: ACHIEVEMENT_FIELDS,
@@ -96,11 +85,11 @@ export class AchievementsService {
   }
 
   async delete(actor: Actor, id: string, reason: string | undefined): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const removed = await deleteAchievement(trx, id);
+    await this.write(actor, async (w) => {
+      const removed = await deleteAchievement(w.trx, id);
       if (removed === undefined) throw notFound();
       const { key, name, description, icon_path, reward_credits, is_active, sort_order } = removed;
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'catalog.achievement.delete',
         targetType: 'achievement',
         targetId: id,
@@ -121,7 +110,10 @@ const REFERRAL_FIELDS = [
 ] as const;
 
 export class ReferralRulesService {
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
+  ) {}
 
   get(): Promise<ReferralRulesView> {
     return readReferralRules(this.db);
@@ -130,25 +122,22 @@ export class ReferralRulesService {
   /**
    * Replaces the ruleset. An active programme must reward someone (422), and a change based on
    * an older `version` than the stored one is refused (409) instead of silently overwriting it.
+   * A replacement that changes nothing stores and audits nothing.
    */
   async replace(actor: Actor, input: PutReferralRulesInput): Promise<ReferralRulesView> {
     const { expected_version: expectedVersion, ...values } = input;
     if (values.is_active && values.referrer_reward_credits === 0 && values.referee_reward_credits === 0) {
       throw invalidRequest({ reason: 'an active referral programme must reward the referrer or the referee' });
     }
-    return this.db.transaction().execute(async (trx) => {
-      const current = await lockReferralRules(trx);
+    return this.write(actor, async (w) => {
+      const current = await lockReferralRules(w.trx);
       if (expectedVersion !== undefined && expectedVersion !== current.version) {
         throw conflict({ reason: 'referral rules changed since they were read', current_version: current.version });
       }
-      const { before, after, changed } = diff<ReferralRulesView, (typeof REFERRAL_FIELDS)[number]>(
-        current,
-        values,
-        REFERRAL_FIELDS,
-      );
-      if (!changed) return current;
-      const saved = await saveReferralRules(trx, values as ReferralRulesValues, actor.userId);
-      await recordAudit(trx, actor, {
+      const { before, after, changed } = auditChanges(current, values, { fields: REFERRAL_FIELDS });
+      if (changed.length === 0) return current;
+      const saved = await saveReferralRules(w.trx, values as ReferralRulesValues, actor.userId);
+      await w.audit({
         action: 'catalog.referral_rules.update',
         targetType: 'referral_rules',
         targetId: 'referral_rules',

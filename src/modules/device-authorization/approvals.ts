@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
+import type { Writes } from '../../kernel/write.js';
 import { DEVICE_CLIENTS, isKnownClient } from './clients.js';
 import { normalizeUserCode } from './codes.js';
 import {
@@ -54,6 +54,7 @@ export class DeviceApprovalService {
 
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     now?: () => Date,
   ) {
     this.now = now ?? (() => new Date());
@@ -66,8 +67,8 @@ export class DeviceApprovalService {
   async decide(actor: Actor, input: ApproveInput): Promise<DeviceRequestView> {
     const userCode = normalizeUserCode(input.user_code);
     if (userCode === undefined) throw notFound();
-    return this.db.transaction().execute(async (trx) => {
-      const row = await lockByColumn(trx, 'user_code', userCode);
+    return this.write(actor, async (w) => {
+      const row = await lockByColumn(w.trx, 'user_code', userCode);
       if (row === undefined || row.expires_at <= this.now()) throw notFound();
       if (input.action === 'inspect') return requestView(row);
       const status = DECISIONS[input.action];
@@ -80,8 +81,8 @@ export class DeviceApprovalService {
         });
       }
       const decidedAt = this.now();
-      await updateDeviceAuthorization(trx, row.id, { status, user_id: actor.userId, decided_at: decidedAt });
-      await recordAudit(trx, actor, {
+      await updateDeviceAuthorization(w.trx, row.id, { status, user_id: actor.userId, decided_at: decidedAt });
+      await w.audit({
         action: `device_authorization.${input.action}`,
         targetType: 'device_authorization',
         targetId: row.id,
@@ -100,12 +101,12 @@ export class DeviceApprovalService {
    * `revoked_sessions`, so the principal refuses its access tokens from the next request.
    */
   async revoke(actor: Actor, id: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const row = await lockApprovedDevice(trx, actor.userId, id);
+    await this.write(actor, async (w) => {
+      const row = await lockApprovedDevice(w.trx, actor.userId, id);
       if (row === undefined) throw notFound();
-      await updateDeviceAuthorization(trx, row.id, { revoked_at: this.now(), refresh_token_hash: null });
-      if (row.session_id !== null) await revokeSession(trx, actor.userId, row.session_id, actor.userId);
-      await recordAudit(trx, actor, {
+      await updateDeviceAuthorization(w.trx, row.id, { revoked_at: this.now(), refresh_token_hash: null });
+      if (row.session_id !== null) await revokeSession(w.trx, actor.userId, row.session_id, actor.userId);
+      await w.audit({
         action: 'device_authorization.revoke',
         targetType: 'device_authorization',
         targetId: row.id,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { mintToken } from '../../kernel/token-mint.js';
+import type { Writes } from '../../kernel/write.js';
 import { isKnownClient } from './clients.js';
 import { displayUserCode, hashSecret, newOpaqueSecret, newUserCode } from './codes.js';
 import { OAuthError } from './oauth-errors.js';
@@ -68,6 +69,7 @@ export class DeviceFlowService {
 
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly options: DeviceFlowOptions,
   ) {
     this.now = options.now ?? (() => new Date());
@@ -111,17 +113,13 @@ export class DeviceFlowService {
     if (input.grant_type === DEVICE_CODE_GRANT) {
       if (input.device_code === undefined) throw new OAuthError('invalid_request', 'device_code is required');
       return this.settle(
-        this.db
-          .transaction()
-          .execute((trx) => this.exchangeDeviceCode(trx, secret, input.client_id, input.device_code!, client)),
+        this.write(({ trx }) => this.exchangeDeviceCode(trx, secret, input.client_id, input.device_code!, client)),
       );
     }
     if (input.grant_type === 'refresh_token') {
       if (input.refresh_token === undefined) throw new OAuthError('invalid_request', 'refresh_token is required');
       return this.settle(
-        this.db
-          .transaction()
-          .execute((trx) => this.refresh(trx, secret, input.client_id, input.refresh_token!, client)),
+        this.write(({ trx }) => this.refresh(trx, secret, input.client_id, input.refresh_token!, client)),
       );
     }
     throw new OAuthError('unsupported_grant_type');

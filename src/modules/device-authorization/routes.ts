@@ -38,8 +38,8 @@ const JWKS_ONLY =
 export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): void {
   const { config } = kernel;
   const verificationUri = `${publicBaseUrlOf(config)}/device`;
-  const flow = new DeviceFlowService(kernel.db, { jwtSecret: config.jwtSecret, verificationUri });
-  const approvals = new DeviceApprovalService(kernel.db);
+  const flow = new DeviceFlowService(kernel.db, kernel.write, { jwtSecret: config.jwtSecret, verificationUri });
+  const approvals = new DeviceApprovalService(kernel.db, kernel.write);
 
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();

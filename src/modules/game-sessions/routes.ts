@@ -32,6 +32,7 @@ const START_DEADLINE_MARGIN_MS = 5_000;
 export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
   const sessions = new GameSessionsService({
     db: kernel.db,
+    write: kernel.write,
     runtime: () => kernel.runtime,
     startDeadlineMs: kernel.config.runtimeConnectTimeoutMs + kernel.config.runtimeTimeoutMs + START_DEADLINE_MARGIN_MS,
     warn: (details, message) => kernel.log.warn(details, message),

@@ -9,10 +9,10 @@ import {
 } from '../../adapters/runtime/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { conflict, invalidState, notFound, unavailable } from '../../kernel/errors.js';
 import { cursorPaged } from '../../kernel/pagination.js';
 import { RUNTIME_RETRY_AFTER_SECONDS, runtimeFailure } from '../runtime/index.js';
+import type { Writes } from '../../kernel/write.js';
 import {
   findLiveSession,
   findPublishedGame,
@@ -34,6 +34,7 @@ const ONE_LIVE_PER_USER = 'game_sessions_one_live_per_user';
 
 export interface GameSessionsDeps {
   db: Kysely<Tables>;
+  write: Writes;
   /** The runtime client; a getter because the kernel makes it when it starts. */
   runtime: () => RuntimeClient;
   /**
@@ -184,14 +185,14 @@ export class GameSessionsService {
     if (!isLive(session.status))
       throw invalidState({ reason: 'the session has already ended', status: session.status });
     await this.stopOnRuntime(id);
-    return this.db.transaction().execute(async (trx) => {
-      const ended = await markEnded(trx, id, { reason: 'staff_stopped', stopped_by: actor.userId });
+    return this.deps.write(actor, async (w) => {
+      const ended = await markEnded(w.trx, id, { reason: 'staff_stopped', stopped_by: actor.userId });
       if (ended === undefined) {
-        const now = await findSession(trx, id);
+        const now = await findSession(w.trx, id);
         if (now === undefined) throw notFound();
         throw invalidState({ reason: 'the session has already ended', status: now.status });
       }
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'runtime.session_stop',
         targetType: 'game_session',
         targetId: id,

@@ -6,8 +6,9 @@ import { databaseFailureOf } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
-import { changePanicLevel, type PanicChangeDeps } from '../ops/index.js';
+import { changePanicLevel } from '../ops/index.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, signalValue, type Decision } from './evaluation.js';
+import type { AuditedWrite, Writes } from '../../kernel/write.js';
 import {
   insertSamples,
   lockRules,
@@ -29,8 +30,9 @@ interface MonitorLog {
   error(object: object, message: string): void;
 }
 
-export interface IncidentMonitorOptions extends PanicChangeDeps {
+export interface IncidentMonitorOptions {
   db: Kysely<Tables>;
+  write: Writes;
   panic: PanicMonitor;
   signals: SignalRecorder;
   /** The runtime client, once the kernel has made it (undefined before). */
@@ -111,7 +113,8 @@ export class IncidentMonitor {
   /** Flushes, then evaluates every rule at `now` and changes the level when one says so. */
   async evaluate(now: Date = this.#clock()): Promise<Evaluation> {
     await this.flush(now);
-    const result = await this.#options.db.transaction().execute(async (trx): Promise<Evaluation> => {
+    const result = await this.#options.write(MONITOR_ACTOR, async (w): Promise<Evaluation> => {
+      const { trx } = w;
       const panic = await trx
         .selectFrom('ops_panic_state')
         .select(['level', 'auto'])
@@ -127,7 +130,7 @@ export class IncidentMonitor {
       const changed =
         decision === null
           ? null
-          : await this.#apply(trx, now, decision, measured.get(decision.reading.rule.window_seconds));
+          : await this.#apply(w, now, decision, measured.get(decision.reading.rule.window_seconds));
       await pruneSamples(trx, now, Math.max(0, ...rules.map((rule) => rule.window_seconds)));
       return { evaluated: true, changed };
     });
@@ -136,19 +139,19 @@ export class IncidentMonitor {
   }
 
   async #apply(
-    trx: Kysely<Tables>,
+    w: AuditedWrite,
     now: Date,
     decision: Decision,
     window: Map<Signal, Measurement> | undefined,
   ): Promise<PanicState> {
     const { rule } = decision.reading;
     // One automatic change per rule per cool-down: the acting rule's, and the one it takes over from.
-    await trx
+    await w.trx
       .updateTable('incident_rules')
       .set({ last_change_at: now })
       .where((eb) => eb.or([eb('key', '=', rule.key), eb('holding', '=', true)]))
       .execute();
-    const changed = await changePanicLevel(trx, this.#options, MONITOR_ACTOR, {
+    const changed = await changePanicLevel(w, {
       level: decision.level,
       reason: reasonOf(decision),
       setBy: MONITOR_NAME,

@@ -16,7 +16,7 @@ const READ = { perms: ['ops.read', 'ops.panic'] } as const;
  *   GET /v1/admin/ops/incidents        every level change, newest first (limit/offset)
  */
 export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
-  const incidents = new IncidentsService(kernel.db, kernel.events);
+  const incidents = new IncidentsService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/ops/incident-rules',

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
-import type { EventPublisher } from '../../kernel/events.js';
+import type { Writes } from '../../kernel/write.js';
 import { listPanicChanges, listRules } from './queries.js';
 import type { ChangesQuery, ReplaceRulesInput, RuleInput, RuleView } from './schemas.js';
 import type { IncidentRuleRow, PanicChangeRow } from './tables.js';
@@ -74,7 +73,7 @@ function changeView(row: PanicChangeRow) {
 export class IncidentsService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   async rules(): Promise<{ rules: RuleView[] }> {
@@ -86,7 +85,8 @@ export class IncidentsService {
    * monitor's state (a rule holding the level keeps holding it). Audited with before and after.
    */
   async replaceRules(actor: Actor, input: ReplaceRulesInput): Promise<{ rules: RuleView[] }> {
-    const rows = await this.db.transaction().execute(async (trx) => {
+    const rows = await this.write(actor, async (w) => {
+      const { trx } = w;
       const before = await trx.selectFrom('incident_rules').selectAll().orderBy('key').forUpdate().execute();
       const keys = input.rules.map((rule) => rule.key);
       let removal = trx.deleteFrom('incident_rules');
@@ -115,20 +115,14 @@ export class IncidentsService {
           .execute();
       }
       const after = await listRules(trx);
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'ops.incident_rules.update',
         targetType: 'incident_rules',
         targetId: 'global',
         before: before.map(settingsOf),
         after: after.map(settingsOf),
       });
-      await this.events.publish(trx, {
-        kind: 'dashboard',
-        name: 'ops.incident_rules_updated',
-        payload: { keys },
-        actorId: actor.userId,
-        requestId: actor.requestId,
-      });
+      await w.publish({ kind: 'dashboard', name: 'ops.incident_rules_updated', payload: { keys } });
       return after;
     });
     return { rules: rows.map(ruleView) };

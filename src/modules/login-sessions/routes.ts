@@ -22,7 +22,7 @@ function currentSessionOf(request: FastifyRequest): string {
  * Staff:  GET /v1/admin/users/{id}/sessions.
  */
 export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
-  const sessions = new LoginSessionsService(kernel.db, kernel.identity, kernel.log);
+  const sessions = new LoginSessionsService(kernel.db, kernel.write, kernel.identity, kernel.log);
 
   app.get(
     '/v1/me/sessions',

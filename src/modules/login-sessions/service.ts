@@ -3,9 +3,9 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { notFound } from '../../kernel/errors.js';
 import { identityCall, providerMayHoldSession } from '../users/index.js';
+import type { Writes } from '../../kernel/write.js';
 import { findLiveSession, listAllSessions, listLiveSessions, revokeSession, userExists } from './queries.js';
 import type { MyLoginSession, StaffLoginSession } from './schemas.js';
 
@@ -15,6 +15,7 @@ const MAX_LISTED = 100;
 export class LoginSessionsService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly identity: IdentityProvider,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -40,9 +41,9 @@ export class LoginSessionsService {
         this.identity.signOut(actor.userId, sessionId),
       );
     }
-    await this.db.transaction().execute(async (trx) => {
-      await revokeSession(trx, actor.userId, sessionId, actor.userId);
-      await recordAudit(trx, actor, {
+    await this.write(actor, async (w) => {
+      await revokeSession(w.trx, actor.userId, sessionId, actor.userId);
+      await w.audit({
         action: 'users.self_sign_out',
         targetType: 'user',
         targetId: actor.userId,

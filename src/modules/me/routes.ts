@@ -5,7 +5,7 @@ import { permissionsBody, profileBody, updateProfileBody } from './schemas.js';
 import { ProfileService } from './service.js';
 
 export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
-  const profiles = new ProfileService(kernel.db, kernel.storage, kernel.userChanges.cache('profile'));
+  const profiles = new ProfileService(kernel.db, kernel.write, kernel.storage, kernel.userChanges.cache('profile'));
 
   app.get(
     '/v1/me',

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import type { UserCache } from '../../kernel/user-cache.js';
+import type { Writes } from '../../kernel/write.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../storage/index.js';
 import { findProfile, lockUserEmail, updateProfileColumns } from './queries.js';
@@ -25,6 +26,7 @@ export class ProfileService {
    */
   constructor(
     private readonly db: Db,
+    private readonly write: Writes,
     private readonly storage: StorageAdapter,
     private readonly rows: UserCache<ProfileRow>,
     private readonly clock: () => Date = () => new Date(),
@@ -53,11 +55,11 @@ export class ProfileService {
       if (updated === undefined) throw notFound();
       return this.#view(updated);
     }
-    await this.db.transaction().execute(async (trx) => {
-      const user = await lockUserEmail(trx, userId);
+    await this.write(async (w) => {
+      const user = await lockUserEmail(w.trx, userId);
       if (user === undefined) throw notFound();
-      await this.#setMarketing(trx, user.email, marketing);
-      await updateProfileColumns(trx, userId, columns, this.clock());
+      await this.#setMarketing(w.trx, user.email, marketing);
+      await updateProfileColumns(w.trx, userId, columns, this.clock());
     });
     return this.get(userId);
   }

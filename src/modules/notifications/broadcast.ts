@@ -1,15 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { AppError, conflict, forbidden, invalidRequest } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { requestFingerprint } from '../../kernel/idempotency.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
-import { retryingTransaction } from '../../kernel/transaction-retry.js';
 import type { EmailCategory } from '../email/index.js';
 import { findUsableTemplate } from '../email/templates/index.js';
 import { matchesSegment, type UserSegment } from '../users/index.js';
+import type { Writes } from '../../kernel/write.js';
 import type { BroadcastInput, BroadcastResult } from './schemas.js';
 import './tables.js';
 
@@ -52,7 +50,7 @@ function answerOf(row: {
 export class BroadcastService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   /**
@@ -116,9 +114,9 @@ export class BroadcastService {
     // user banned) between those statements made the notified, the mailed and the counted three
     // different sets. REPEATABLE READ can fail with a serialization error (the template row
     // share-locked below changed after the snapshot): run again from the start, bounded.
-    return retryingTransaction(
-      this.db,
-      async (trx) => {
+    return this.write(
+      actor,
+      async ({ trx, audit, publish }) => {
         const replay = request === undefined ? undefined : await this.#replay(trx, actor, request);
         if (replay !== undefined) return replay;
         // Share-locked until commit: the version cannot be unpublished while its mail is queued.
@@ -155,7 +153,7 @@ export class BroadcastService {
           .execute();
 
         const result = answerOf({ recipients, notifications_created: created, emails_queued: queued });
-        await recordAudit(trx, actor, {
+        await audit({
           action: 'notifications.broadcast',
           targetType: 'notification_broadcast',
           targetId: broadcast.id,
@@ -170,11 +168,9 @@ export class BroadcastService {
               : { template_key: input.email!.template_key, template_version: template.version }),
           },
         });
-        await this.events.publish(trx, {
+        await publish({
           kind: 'dashboard',
           name: 'notifications.broadcast_sent',
-          actorId: actor.userId,
-          requestId: actor.requestId,
           payload: { broadcast_id: broadcast.id, ...result },
         });
         return { ...result, replayed: false };

@@ -25,7 +25,7 @@ const meTags = ['me: notifications'];
  * list with the unread count, mark one read, mark all read.
  */
 export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
-  const broadcasts = new BroadcastService(kernel.db, kernel.events);
+  const broadcasts = new BroadcastService(kernel.db, kernel.write);
   const history = new BroadcastHistory(kernel.db);
   const mine = new MyNotificationsService(kernel.db);
 

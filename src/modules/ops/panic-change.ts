@@ -1,15 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { PanicLevel, Tables } from '../../db/tables.js';
-import { recordAudit, type AuditActor } from '../../kernel/audit.js';
-import type { ChangeBus } from '../../kernel/change-bus.js';
-import type { EventPublisher } from '../../kernel/events.js';
+import type { PanicLevel } from '../../db/tables.js';
 import { PANIC_TOPIC, readPanicState, type PanicState } from '../../kernel/maintenance.js';
 import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/index.js';
-
-export interface PanicChangeDeps {
-  bus: ChangeBus;
-  events: EventPublisher;
-}
+import type { AuditedWrite } from '../../kernel/write.js';
 
 /** What the incident monitor adds to an automatic change: the rule and what it measured. */
 export interface AutomaticCause {
@@ -31,15 +23,11 @@ export interface PanicChange {
 /**
  * The one way the level changes, for a person (operation 12) and for the incident monitor alike:
  * the row, its history entry, the audit row, the alert `panic_mode_changed`, the dashboard event
- * and the cache invalidation for every instance, all in the caller's transaction.
+ * and the cache invalidation for every instance, all in the caller's write.
  * A person's `off` also silences the rules that were failing, each for its cool-down.
  */
-export async function changePanicLevel(
-  trx: Kysely<Tables>,
-  deps: PanicChangeDeps,
-  actor: AuditActor,
-  change: PanicChange,
-): Promise<PanicState> {
+export async function changePanicLevel(w: AuditedWrite, change: PanicChange): Promise<PanicState> {
+  const { trx } = w;
   const auto = change.cause !== undefined;
   const before = await trx.selectFrom('ops_panic_state').select(['level', 'reason']).forUpdate().executeTakeFirst();
   await trx
@@ -62,7 +50,7 @@ export async function changePanicLevel(
     signals: change.cause?.signals ?? null,
   });
   const cause = change.cause === undefined ? {} : { rule: change.cause.rule, measurement: change.cause.measurement };
-  await recordAudit(trx, actor, {
+  await w.audit({
     action: 'ops.panic.set',
     targetType: 'panic',
     targetId: 'global',
@@ -83,20 +71,8 @@ export async function changePanicLevel(
     auto,
     ...cause,
   };
-  await deps.events.publish(trx, {
-    kind: 'alert',
-    name: 'panic_mode_changed',
-    payload,
-    actorId: actor.userId,
-    requestId: actor.requestId,
-  });
-  await deps.events.publish(trx, {
-    kind: 'dashboard',
-    name: 'ops.panic_changed',
-    payload,
-    actorId: actor.userId,
-    requestId: actor.requestId,
-  });
-  await deps.bus.notify(trx, PANIC_TOPIC);
+  await w.publish({ kind: 'alert', name: 'panic_mode_changed', payload });
+  await w.publish({ kind: 'dashboard', name: 'ops.panic_changed', payload });
+  w.invalidate(PANIC_TOPIC);
   return after;
 }

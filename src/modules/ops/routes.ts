@@ -7,7 +7,7 @@ import { OpsService } from './service.js';
 const tags = ['ops'];
 
 export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
-  const ops = new OpsService(kernel.db, kernel.bus, kernel.events, kernel.panic);
+  const ops = new OpsService(kernel.db, kernel.write, kernel.panic);
 
   app.get(
     '/v1/admin/ops/panic',

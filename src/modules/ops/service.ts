@@ -1,17 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import type { ChangeBus } from '../../kernel/change-bus.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { readPanicState, type PanicMonitor, type PanicState } from '../../kernel/maintenance.js';
+import type { Writes } from '../../kernel/write.js';
 import { changePanicLevel } from './panic-change.js';
 import type { SetPanicInput } from './schemas.js';
 
 export class OpsService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly bus: ChangeBus,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly panic: PanicMonitor,
   ) {}
 
@@ -25,8 +23,8 @@ export class OpsService {
    * A level a person sets is never overridden by the incident monitor.
    */
   async setPanicMode(actor: Actor, input: SetPanicInput): Promise<{ panic: PanicState }> {
-    const panic = await this.db.transaction().execute((trx) =>
-      changePanicLevel(trx, { bus: this.bus, events: this.events }, actor, {
+    const panic = await this.write(actor, (w) =>
+      changePanicLevel(w, {
         level: input.level,
         reason: input.reason,
         setBy: actor.userId,

@@ -16,7 +16,7 @@ import { PlansService } from './service.js';
 const tags = ['plans'];
 
 export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
-  const plans = new PlansService(kernel.db);
+  const plans = new PlansService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/plans/rulesets',

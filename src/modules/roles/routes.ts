@@ -24,7 +24,7 @@ const noContent = { 204: z.null().describe('Done') };
 const tags = ['roles'];
 
 export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
-  const roles = new RolesService(kernel.db, kernel.events, kernel.permissions);
+  const roles = new RolesService(kernel.db, kernel.write, kernel.permissions);
 
   app.get(
     '/v1/admin/roles',

@@ -1,13 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit, recordAuditMany } from '../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import type { PermissionCatalog } from '../../kernel/permissions.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
 import { refusingLastOwnerLoss, refuseActingAbove } from '../users/index.js';
+import type { Writes } from '../../kernel/write.js';
 import { OWNER_ROLE_ID } from './bootstrap.js';
 import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {
@@ -68,7 +67,7 @@ function refuseProtected(role: { is_protected: boolean; key: string }): void {
 export class RolesService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly permissions: PermissionCatalog,
   ) {}
 
@@ -101,14 +100,14 @@ export class RolesService {
     checkGrantableKeys(this.permissions, keys);
     refuseUnheldRoleKeys(actor, keys);
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const role = await trx
+      return await this.write(actor, async (w) => {
+        const role = await w.trx
           .insertInto('roles')
           .values({ key: input.key, name: input.name, description: input.description ?? null })
           .returning(['id'])
           .executeTakeFirstOrThrow();
-        await replaceRolePermissions(trx, role.id, keys);
-        await recordAudit(trx, actor, {
+        await replaceRolePermissions(w.trx, role.id, keys);
+        await w.audit({
           action: 'roles.create',
           targetType: 'role',
           targetId: role.id,
@@ -123,20 +122,20 @@ export class RolesService {
   }
 
   async update(actor: Actor, id: string, input: UpdateRoleInput): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const current = await lockedRoleOrThrow(trx, id);
+    await this.write(actor, async (w) => {
+      const current = await lockedRoleOrThrow(w.trx, id);
       refuseProtected(current);
-      await refuseActingOnRole(trx, actor, id);
+      await refuseActingOnRole(w.trx, actor, id);
       const changes = {
         name: input.name ?? current.name,
         description: input.description === undefined ? current.description : input.description,
       };
-      await trx
+      await w.trx
         .updateTable('roles')
         .set({ ...changes, updated_at: new Date() })
         .where('id', '=', id)
         .execute();
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'roles.update',
         targetType: 'role',
         targetId: id,
@@ -149,30 +148,28 @@ export class RolesService {
   /** Operation 4: replace the role's whole permission list. */
   async setPermissions(actor: Actor, id: string, keys: string[]): Promise<void> {
     await refusingLastOwnerLoss(() =>
-      this.db.transaction().execute(async (trx) => {
-        const current = await lockedRoleOrThrow(trx, id);
+      this.write(actor, async (w) => {
+        const current = await lockedRoleOrThrow(w.trx, id);
         refuseProtected(current);
-        const before = await rolePermissionKeys(trx, id);
+        const before = await rolePermissionKeys(w.trx, id);
         const added = keys.filter((key) => !before.includes(key));
         const removed = before.filter((key) => !keys.includes(key));
         checkGrantableKeys(this.permissions, keys);
         refuseUnheldRoleKeys(actor, [...before, ...keys]);
-        await replaceRolePermissions(trx, id, keys);
-        await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
+        await replaceRolePermissions(w.trx, id, keys);
+        await w.trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
         const after = [...new Set(keys)].sort();
-        await recordAudit(trx, actor, {
+        await w.audit({
           action: 'roles.permissions_update',
           targetType: 'role',
           targetId: id,
           before: { permissions: before },
           after: { permissions: after },
         });
-        await this.events.publish(trx, {
+        await w.publish({
           kind: 'dashboard',
           name: 'roles.permissions_updated',
           payload: { role_id: id, role_key: current.key, added: added.sort(), removed },
-          actorId: actor.userId,
-          requestId: actor.requestId,
         });
       }),
     );
@@ -181,27 +178,25 @@ export class RolesService {
   /** Operation 16: a role still held by someone is not deleted (409); revoke the grants first. */
   async delete(actor: Actor, id: string, reason: string | undefined): Promise<void> {
     await refusingLastOwnerLoss(() =>
-      this.db.transaction().execute(async (trx) => {
-        const current = await lockedRoleOrThrow(trx, id);
+      this.write(actor, async (w) => {
+        const current = await lockedRoleOrThrow(w.trx, id);
         refuseProtected(current);
-        const permissions = await rolePermissionKeys(trx, id);
+        const permissions = await rolePermissionKeys(w.trx, id);
         refuseUnheldRoleKeys(actor, permissions);
-        const holders = await countActiveGrants(trx, id);
+        const holders = await countActiveGrants(w.trx, id);
         if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
-        await trx.deleteFrom('roles').where('id', '=', id).execute();
-        await recordAudit(trx, actor, {
+        await w.trx.deleteFrom('roles').where('id', '=', id).execute();
+        await w.audit({
           action: 'roles.delete',
           targetType: 'role',
           targetId: id,
           reason,
           before: { key: current.key, name: current.name, permissions },
         });
-        await this.events.publish(trx, {
+        await w.publish({
           kind: 'dashboard',
           name: 'roles.deleted',
           payload: { role_id: id, role_key: current.key },
-          actorId: actor.userId,
-          requestId: actor.requestId,
         });
       }),
     );
@@ -225,8 +220,8 @@ export class RolesService {
       throw invalidRequest({ reason: 'expires_at must be in the future' });
     }
     return refusingLastOwnerLoss(() =>
-      this.db.transaction().execute(async (trx) => {
-        const role = await findRoleByKey(trx, input.role_key);
+      this.write(actor, async (w) => {
+        const role = await findRoleByKey(w.trx, input.role_key);
         if (role === undefined) {
           return { results: input.user_ids.map((user_id) => ({ user_id, ok: false, error: FOREIGN_KEY_VIOLATION })) };
         }
@@ -234,23 +229,23 @@ export class RolesService {
         // order (a grant in list order, a revoke in index order): two at once over overlapping users
         // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
         // foreign key check only share-locks the role) free to run beside them.
-        await trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
-        refuseUnheldRoleKeys(actor, await rolePermissionKeys(trx, role.id));
+        await w.trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
+        refuseUnheldRoleKeys(actor, await rolePermissionKeys(w.trx, role.id));
 
-        const existing = await existingUserIds(trx, userIds);
+        const existing = await existingUserIds(w.trx, userIds);
         const named = userIds.filter((id) => existing.has(id));
-        await refuseActingAbove(trx, actor, named);
+        await refuseActingAbove(w.trx, actor, named);
         // The spec answers per user: the one owner whose loss would leave none keeps the role and
         // fails alone with the guard's SQLSTATE, while the others' changes go through.
         const keptOwner = takesOwnershipAway(role.id, input)
-          ? lastOwnerAmong(named, await lockedActiveOwnerIds(trx))
+          ? lastOwnerAmong(named, await lockedActiveOwnerIds(w.trx))
           : undefined;
         const targets = named.filter((id) => id !== keptOwner);
         // A revoke is audited only where a grant was really taken away; asking to revoke what a
         // user never held still answers ok (the end state holds) but changes and records nothing.
         let changed = targets;
         if (input.action === 'grant') {
-          await upsertGrants(trx, {
+          await upsertGrants(w.trx, {
             roleId: role.id,
             userIds: targets,
             grantedBy: actor.userId,
@@ -258,13 +253,11 @@ export class RolesService {
             expiresAt: input.expires_at ?? null,
           });
         } else {
-          changed = await deleteGrants(trx, role.id, targets);
+          changed = await deleteGrants(w.trx, role.id, targets);
         }
         const action = input.action === 'grant' ? 'users.role_grant' : 'users.role_revoke';
         const expiresAt = input.action === 'grant' ? (input.expires_at ?? null) : null;
-        await recordAuditMany(
-          trx,
-          actor,
+        await w.auditMany(
           changed.map((userId) => ({
             action,
             targetType: 'user',
@@ -278,7 +271,7 @@ export class RolesService {
           if (!existing.has(id)) return { user_id, ok: false, error: FOREIGN_KEY_VIOLATION };
           return id === keptOwner ? { user_id, ok: false, error: CHECK_VIOLATION } : { user_id, ok: true };
         });
-        await this.events.publish(trx, {
+        await w.publish({
           kind: 'dashboard',
           name: input.action === 'grant' ? 'users.bulk_role_grant' : 'users.bulk_role_revoke',
           payload: {
@@ -287,8 +280,6 @@ export class RolesService {
             succeeded: targets.length,
             failed: results.length - results.filter((r) => r.ok).length,
           },
-          actorId: actor.userId,
-          requestId: actor.requestId,
         });
         return { results };
       }),

@@ -31,7 +31,7 @@ const refusal = "`details` carry the runtime's `runtime_code` and `message`.";
  * game sessions.)
  */
 export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
-  const runtime = new RuntimeAdminService(kernel.db, kernel.runtime);
+  const runtime = new RuntimeAdminService(kernel.write, kernel.runtime);
 
   app.get(
     '/v1/admin/runtime/nodes',

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { RuntimeClient, RuntimeNode, RuntimePool, UpdateRuntimePoolInput } from '../../adapters/runtime/index.js';
-import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit, type AuditEntry } from '../../kernel/audit.js';
+import { auditChanges, type AuditEntry } from '../../kernel/audit.js';
+import type { Writes } from '../../kernel/write.js';
 import { callRuntime } from './runtime-errors.js';
 import type { CreatePoolInput, ListNodesQuery, UpdatePoolInput } from './schemas.js';
 
@@ -17,7 +16,7 @@ import type { CreatePoolInput, ListNodesQuery, UpdatePoolInput } from './schemas
  */
 export class RuntimeAdminService {
   constructor(
-    private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly runtime: RuntimeClient,
   ) {}
 
@@ -117,30 +116,21 @@ export class RuntimeAdminService {
    */
   async updatePool(actor: Actor, poolId: string, input: UpdatePoolInput): Promise<RuntimePool> {
     const current = await callRuntime(() => this.runtime.getPool(poolId));
-    const before: UpdateRuntimePoolInput = {};
-    const changes: UpdateRuntimePoolInput = {};
-    if (input.name !== undefined && input.name !== current.name) {
-      before.name = current.name;
-      changes.name = input.name;
-    }
-    if (input.description !== undefined && input.description !== current.description) {
-      before.description = current.description;
-      changes.description = input.description;
-    }
-    if (Object.keys(changes).length === 0) return current;
-    const pool = await callRuntime(() => this.runtime.updatePool(poolId, changes));
+    const { before, after, changed } = auditChanges(current, input, { fields: ['name', 'description'] });
+    if (changed.length === 0) return current;
+    const pool = await callRuntime(() => this.runtime.updatePool(poolId, after as UpdateRuntimePoolInput));
     await this.audit(actor, {
       action: 'runtime.pool_update',
       targetType: 'runtime_pool',
       targetId: poolId,
       before,
-      after: changes,
+      after,
     });
     return pool;
   }
 
   /** Runs only after the runtime accepted the change (it is the store of record; see above). */
   private async audit(actor: Actor, entry: AuditEntry): Promise<void> {
-    await this.db.transaction().execute((trx) => recordAudit(trx, actor, entry));
+    await this.write(actor, (w) => w.audit(entry));
   }
 }

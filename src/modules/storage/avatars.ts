@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { isStorageKey, type DownloadValidity, type StorageAdapter } from '../../adapters/storage/index.js';
 import type { Tables } from '../../db/tables.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
+import type { Writes } from '../../kernel/write.js';
 import { detectImageType, SIGNATURE_BYTES } from './image-signature.js';
 import { currentAvatarKey, findAvatarUpload, lockAvatarKey, setAvatar } from './queries.js';
 import type { AvatarUploadInput } from './schemas.js';
@@ -29,6 +30,7 @@ export async function avatarUrl(storage: StorageAdapter, key: string | null, now
 export class AvatarService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly storage: StorageAdapter,
     private readonly log: FastifyBaseLogger,
     private readonly clock: () => Date = () => new Date(),
@@ -74,9 +76,9 @@ export class AvatarService {
     if (detected !== upload.content_type)
       throw invalidRequest({ reason: 'type_mismatch', expected: upload.content_type, detected });
 
-    const previous = await this.db.transaction().execute(async (trx) => {
-      const before = await lockAvatarKey(trx, userId);
-      await setAvatar(trx, userId, key, object.size, now);
+    const previous = await this.write(async (w) => {
+      const before = await lockAvatarKey(w.trx, userId);
+      await setAvatar(w.trx, userId, key, object.size, now);
       return before;
     });
     if (previous !== null && previous !== key) {

@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
 import { isStorageKey, type StorageAdapter, type StoredObject } from '../../adapters/storage/index.js';
-import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { notFound } from '../../kernel/errors.js';
+import type { Writes } from '../../kernel/write.js';
 import { clearAvatarsUsing } from './queries.js';
 import type { ListObjectsQuery, StoredObjectView } from './schemas.js';
 import { fromStore } from './storage-calls.js';
@@ -20,7 +18,7 @@ function view(object: StoredObject): StoredObjectView {
 /** Staff browsing of the object store: list by prefix with limit/offset, and delete. */
 export class StorageBrowser {
   constructor(
-    private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly storage: StorageAdapter,
   ) {}
 
@@ -38,9 +36,9 @@ export class StorageBrowser {
     if (!isStorageKey(key)) throw notFound();
     const object = await fromStore(this.storage.head(key));
     if (object === null) throw notFound();
-    await this.db.transaction().execute(async (trx) => {
-      const avatarOf = await clearAvatarsUsing(trx, key);
-      await recordAudit(trx, actor, {
+    await this.write(actor, async (w) => {
+      const avatarOf = await clearAvatarsUsing(w.trx, key);
+      await w.audit({
         action: 'storage.object.delete',
         targetType: 'storage_object',
         targetId: key,

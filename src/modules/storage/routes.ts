@@ -30,8 +30,8 @@ const publicTags = ['storage (local store)'];
  * and, with the local store, the upload and download URLs it hands out.
  */
 export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
-  const avatars = new AvatarService(kernel.db, kernel.storage, kernel.log);
-  const browser = new StorageBrowser(kernel.db, kernel.storage);
+  const avatars = new AvatarService(kernel.db, kernel.write, kernel.storage, kernel.log);
+  const browser = new StorageBrowser(kernel.write, kernel.storage);
 
   app.post(
     '/v1/me/avatar/upload-url',

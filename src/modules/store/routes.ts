@@ -24,7 +24,7 @@ const linkRule =
  * Public: GET /v1/public/store/games, GET /v1/public/store/games/{slug}. No public writes.
  */
 export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
-  const games = new StoreGamesService(kernel.db, kernel.events, kernel.bus);
+  const games = new StoreGamesService(kernel.db, kernel.write);
   const publicStore = new PublicStoreService(kernel.db, kernel.bus);
 
   app.get(
@@ -112,7 +112,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   );
 
   for (const kind of TERM_KIND_NAMES) {
-    const terms = new StoreTermsService(kernel.db, kind, kernel.bus);
+    const terms = new StoreTermsService(kernel.db, kind, kernel.write);
     const { noun } = TERM_KINDS[kind];
     const path = `/v1/admin/store/${kind}`;
 

@@ -1,13 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
-import type { ChangeBus } from '../../kernel/change-bus.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
+import type { Writes } from '../../kernel/write.js';
 import { PUBLIC_STORE_TOPIC } from './public-cache.js';
-import { auditSummary, changedFieldNames, changesOf, normalizeIds } from './game-changes.js';
+import { changesOf, normalizeIds } from './game-changes.js';
 import {
   deleteGame,
   findGame,
@@ -62,8 +60,7 @@ async function gameOrThrow(db: Kysely<Tables>, id: number): Promise<GameView> {
 export class StoreGamesService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly events: EventPublisher,
-    private readonly bus: ChangeBus,
+    private readonly write: Writes,
   ) {}
 
   async list(query: ListGamesQuery) {
@@ -84,11 +81,11 @@ export class StoreGamesService {
     };
     return withConstraintErrors(
       () =>
-        this.bus.transaction(this.db, async (trx) => {
+        this.write(actor, async (w) => {
           // The public store pages are cached: every instance drops them once this commits.
-          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-          await refuseUnknownLinks(trx, links);
-          const id = await insertGame(trx, {
+          w.invalidate(PUBLIC_STORE_TOPIC);
+          await refuseUnknownLinks(w.trx, links);
+          const id = await insertGame(w.trx, {
             ...fields,
             summary: fields.summary ?? null,
             description: fields.description ?? null,
@@ -97,8 +94,8 @@ export class StoreGamesService {
             legal_notice: fields.legal_notice ?? null,
             content_description: fields.content_description ?? null,
           });
-          await storeLinks(trx, id, links);
-          await recordAudit(trx, actor, {
+          await storeLinks(w.trx, id, links);
+          await w.audit({
             action: 'store.game.create',
             targetType: 'store_game',
             targetId: String(id),
@@ -110,7 +107,7 @@ export class StoreGamesService {
               ...links,
             },
           });
-          return gameOrThrow(trx, id);
+          return gameOrThrow(w.trx, id);
         }),
       slugTaken(input.slug),
     );
@@ -123,35 +120,33 @@ export class StoreGamesService {
   update(actor: Actor, id: number, input: UpdateGameInput): Promise<GameView> {
     return withConstraintErrors(
       () =>
-        this.bus.transaction(this.db, async (trx) => {
+        this.write(actor, async (w) => {
           // The public store pages are cached: every instance drops them once this commits.
-          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-          const current = await lockGame(trx, id);
+          w.invalidate(PUBLIC_STORE_TOPIC);
+          const current = await lockGame(w.trx, id);
           if (current === undefined) throw gameNotFound();
-          const currentLinks = await gameLinks(trx, id);
+          const currentLinks = await gameLinks(w.trx, id);
           const requested: Partial<GameLinks> = {};
           for (const field of LINK_FIELDS)
             if (input[field] !== undefined) requested[field] = normalizeIds(input[field]);
-          await refuseUnknownLinks(trx, requested);
+          await refuseUnknownLinks(w.trx, requested);
 
           const changes = changesOf(current, currentLinks, input);
-          const changed = changedFieldNames(changes);
-          if (changed.length === 0) return gameOrThrow(trx, id);
-          await updateGame(trx, id, changes.fields);
-          await storeLinks(trx, id, changes.links);
-          const after = await gameOrThrow(trx, id);
-          await recordAudit(trx, actor, {
+          if (changes.changed.length === 0) return gameOrThrow(w.trx, id);
+          await updateGame(w.trx, id, changes.fields);
+          await storeLinks(w.trx, id, changes.links);
+          const after = await gameOrThrow(w.trx, id);
+          await w.audit({
             action: 'store.game.update',
             targetType: 'store_game',
             targetId: String(id),
-            ...auditSummary(current, currentLinks, changes),
+            before: changes.before,
+            after: changes.after,
           });
-          await this.events.publish(trx, {
+          await w.publish({
             kind: 'dashboard',
             name: 'store.game_updated',
-            payload: { game_id: id, slug: after.slug, status: after.status, changed },
-            actorId: actor.userId,
-            requestId: actor.requestId,
+            payload: { game_id: id, slug: after.slug, status: after.status, changed: changes.changed },
           });
           return after;
         }),
@@ -160,14 +155,14 @@ export class StoreGamesService {
   }
 
   async delete(actor: Actor, id: number): Promise<void> {
-    await this.bus.transaction(this.db, async (trx) => {
+    await this.write(actor, async (w) => {
       // The public store pages are cached: every instance drops them once this commits.
-      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-      const current = await lockGame(trx, id);
+      w.invalidate(PUBLIC_STORE_TOPIC);
+      const current = await lockGame(w.trx, id);
       if (current === undefined) throw gameNotFound();
-      const links = await gameLinks(trx, id);
-      await deleteGame(trx, id);
-      await recordAudit(trx, actor, {
+      const links = await gameLinks(w.trx, id);
+      await deleteGame(w.trx, id);
+      await w.audit({
         action: 'store.game.delete',
         targetType: 'store_game',
         targetId: String(id),

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
-import type { ChangeBus } from '../../kernel/change-bus.js';
+import { auditChanges } from '../../kernel/audit.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import type { Writes } from '../../kernel/write.js';
 import { PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { withConstraintErrors } from './store-errors.js';
 import { deleteTerm, findTerm, insertTerm, listTerms, lockTerm, updateTerm } from './term-queries.js';
@@ -26,7 +26,7 @@ export class StoreTermsService {
   constructor(
     private readonly db: Kysely<Tables>,
     kind: TermKind,
-    private readonly bus: ChangeBus,
+    private readonly write: Writes,
   ) {
     this.#term = TERM_KINDS[kind];
   }
@@ -43,17 +43,17 @@ export class StoreTermsService {
       throw invalidRequest({ reason: 'no slug can be made from this name; send one', name: input.name });
     return withConstraintErrors(
       () =>
-        this.bus.transaction(this.db, async (trx) => {
+        this.write(actor, async (w) => {
           // The public store pages are cached: every instance drops them once this commits.
-          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-          const id = await insertTerm(trx, term, { name: input.name, slug });
-          await recordAudit(trx, actor, {
+          w.invalidate(PUBLIC_STORE_TOPIC);
+          const id = await insertTerm(w.trx, term, { name: input.name, slug });
+          await w.audit({
             action: `store.${term.noun}.create`,
             targetType: `store_${term.noun}`,
             targetId: String(id),
             after: { name: input.name, slug },
           });
-          return this.#viewOrThrow(trx, id);
+          return this.#viewOrThrow(w.trx, id);
         }),
       takenValue(term, { name: input.name, slug }),
     );
@@ -63,26 +63,22 @@ export class StoreTermsService {
     const term = this.#term;
     return withConstraintErrors(
       () =>
-        this.bus.transaction(this.db, async (trx) => {
+        this.write(actor, async (w) => {
           // The public store pages are cached: every instance drops them once this commits.
-          await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-          const current = await lockTerm(trx, term, id);
+          w.invalidate(PUBLIC_STORE_TOPIC);
+          const current = await lockTerm(w.trx, term, id);
           if (current === undefined) throw notFound();
-          const changes = Object.fromEntries(
-            Object.entries(input).filter(
-              ([key, value]) => value !== undefined && current[key as 'name' | 'slug'] !== value,
-            ),
-          );
-          if (Object.keys(changes).length === 0) return this.#viewOrThrow(trx, id);
-          await updateTerm(trx, term, id, changes);
-          await recordAudit(trx, actor, {
+          const { before, after, changed } = auditChanges(current, input, { fields: ['name', 'slug'] });
+          if (changed.length === 0) return this.#viewOrThrow(w.trx, id);
+          await updateTerm(w.trx, term, id, after as UpdateTermInput);
+          await w.audit({
             action: `store.${term.noun}.update`,
             targetType: `store_${term.noun}`,
             targetId: String(id),
-            before: Object.fromEntries(Object.keys(changes).map((key) => [key, current[key as 'name' | 'slug']])),
-            after: changes,
+            before,
+            after,
           });
-          return this.#viewOrThrow(trx, id);
+          return this.#viewOrThrow(w.trx, id);
         }),
       takenValue(term, input),
     );
@@ -91,13 +87,13 @@ export class StoreTermsService {
   /** Games linked to it lose the link (counted in the audit row); the games stay. */
   async delete(actor: Actor, id: number): Promise<void> {
     const term = this.#term;
-    await this.bus.transaction(this.db, async (trx) => {
+    await this.write(actor, async (w) => {
       // The public store pages are cached: every instance drops them once this commits.
-      await this.bus.invalidate(trx, PUBLIC_STORE_TOPIC);
-      const current = await lockTerm(trx, term, id);
+      w.invalidate(PUBLIC_STORE_TOPIC);
+      const current = await lockTerm(w.trx, term, id);
       if (current === undefined) throw notFound();
-      const unlinked = await deleteTerm(trx, term, id);
-      await recordAudit(trx, actor, {
+      const unlinked = await deleteTerm(w.trx, term, id);
+      await w.audit({
         action: `store.${term.noun}.delete`,
         targetType: `store_${term.noun}`,
         targetId: String(id),

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { queueEmails } from '../email/delivery/index.js';
 import type { SupportAttachments } from '../storage/index.js';
+import type { Writes } from '../../kernel/write.js';
 import { withAttachments } from './attachment-views.js';
 import { confirmationMail } from './mail.js';
 import {
@@ -34,7 +34,7 @@ const forPlayer = ({
 export class MySupportService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly attachments: SupportAttachments,
   ) {}
 
@@ -44,27 +44,27 @@ export class MySupportService {
    */
   async open(actor: Actor, input: CreateTicketInput): Promise<MyTicketView> {
     const attachments = await this.attachments.check(actor.userId, input.attachment_keys ?? []);
-    const id = await this.db.transaction().execute(async (trx) => {
-      const ticket = await insertTicket(trx, {
+    const id = await this.write(async (w) => {
+      const ticket = await insertTicket(w.trx, {
         user_id: actor.userId,
         subject: input.subject,
         category: input.category,
       });
-      await this.attachments.claim(trx, actor.userId, attachments);
-      await insertMessage(trx, {
+      await this.attachments.claim(w.trx, actor.userId, attachments);
+      await insertMessage(w.trx, {
         ticket_id: ticket.id,
         author: 'player',
         author_id: actor.userId,
         body: input.message,
         attachment_keys: input.attachment_keys,
       });
-      const email = await userEmail(trx, actor.userId);
+      const email = await userEmail(w.trx, actor.userId);
       if (email !== null) {
-        await queueEmails(trx, [
+        await queueEmails(w.trx, [
           { ...confirmationMail(ticket), to_email: email, user_id: actor.userId, category: 'transactional' },
         ]);
       }
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'support.ticket_opened',
         actorId: actor.userId,
@@ -98,20 +98,20 @@ export class MySupportService {
     // Whose ticket it is comes first: attachment refusals never tell about another user's ticket.
     if ((await findMyTicket(this.db, actor.userId, id)) === undefined) throw notFound();
     const attachments = await this.attachments.check(actor.userId, input.attachment_keys ?? []);
-    await this.db.transaction().execute(async (trx) => {
-      const ticket = await lockTicket(trx, id, actor.userId);
+    await this.write(async (w) => {
+      const ticket = await lockTicket(w.trx, id, actor.userId);
       if (ticket === undefined) throw notFound();
       if (ticket.status === 'closed') throw invalidState({ status: ticket.status });
-      await this.attachments.claim(trx, actor.userId, attachments);
-      const message = await insertMessage(trx, {
+      await this.attachments.claim(w.trx, actor.userId, attachments);
+      const message = await insertMessage(w.trx, {
         ticket_id: id,
         author: 'player',
         author_id: actor.userId,
         body: input.message,
         attachment_keys: input.attachment_keys,
       });
-      await updateTicket(trx, id, { status: 'open' });
-      await this.events.publish(trx, {
+      await updateTicket(w.trx, id, { status: 'open' });
+      await w.publish({
         kind: 'dashboard',
         name: 'support.ticket_message_added',
         actorId: actor.userId,

@@ -47,8 +47,8 @@ const NOT_YOURS = "404 `not_found` for another user's ticket exactly as for an u
  */
 export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
   const attachments = new SupportAttachments(kernel.db, kernel.storage);
-  const mine = new MySupportService(kernel.db, kernel.events, attachments);
-  const desk = new SupportDeskService(kernel.db, kernel.events, attachments);
+  const mine = new MySupportService(kernel.db, kernel.write, attachments);
+  const desk = new SupportDeskService(kernel.db, kernel.write, attachments);
 
   app.post(
     '/v1/me/support/attachments/upload-url',

@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
 import { paged } from '../../kernel/pagination.js';
 import { queueEmails } from '../email/delivery/index.js';
+import type { Writes } from '../../kernel/write.js';
 import { replyMail } from './mail.js';
 import type { SupportAttachments } from '../storage/index.js';
 import { withAttachments } from './attachment-views.js';
@@ -31,7 +30,7 @@ type Db = Kysely<Tables>;
 export class SupportDeskService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly attachments: SupportAttachments,
   ) {}
 
@@ -51,22 +50,22 @@ export class SupportDeskService {
    * address.
    */
   async reply(actor: Actor, id: string, input: StaffReplyInput): Promise<StaffTicketView> {
-    await this.db.transaction().execute(async (trx) => {
-      const ticket = await this.#lockOpen(trx, id);
-      const message = await insertMessage(trx, {
+    await this.write(actor, async (w) => {
+      const ticket = await this.#lockOpen(w.trx, id);
+      const message = await insertMessage(w.trx, {
         ticket_id: id,
         author: 'staff',
         author_id: actor.userId,
         body: input.message,
       });
-      await updateTicket(trx, id, { status: 'answered' });
-      const email = await userEmail(trx, ticket.user_id);
+      await updateTicket(w.trx, id, { status: 'answered' });
+      const email = await userEmail(w.trx, ticket.user_id);
       if (email !== null) {
-        await queueEmails(trx, [
+        await queueEmails(w.trx, [
           { ...replyMail(ticket, input.message), to_email: email, user_id: ticket.user_id, category: 'transactional' },
         ]);
       }
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'support.ticket.reply',
         targetType: 'support_ticket',
         targetId: id,
@@ -74,11 +73,9 @@ export class SupportDeskService {
         after: { status: 'answered' },
         extra: { message_id: message.id, mailed: email !== null },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'support.ticket_replied',
-        actorId: actor.userId,
-        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: ticket.user_id, message_id: message.id },
       });
     });
@@ -86,10 +83,10 @@ export class SupportDeskService {
   }
 
   async close(actor: Actor, id: string, reason: string | undefined): Promise<StaffTicketView> {
-    await this.db.transaction().execute(async (trx) => {
-      const ticket = await this.#lockOpen(trx, id);
-      await updateTicket(trx, id, { status: 'closed', closed_by: actor.userId, close_reason: reason ?? null });
-      await recordAudit(trx, actor, {
+    await this.write(actor, async (w) => {
+      const ticket = await this.#lockOpen(w.trx, id);
+      await updateTicket(w.trx, id, { status: 'closed', closed_by: actor.userId, close_reason: reason ?? null });
+      await w.audit({
         action: 'support.ticket.close',
         targetType: 'support_ticket',
         targetId: id,
@@ -97,11 +94,9 @@ export class SupportDeskService {
         before: { status: ticket.status },
         after: { status: 'closed' },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'support.ticket_closed',
-        actorId: actor.userId,
-        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: ticket.user_id },
       });
     });
@@ -110,12 +105,12 @@ export class SupportDeskService {
 
   /** A closed ticket waits on staff again ('open'); its closing fields are cleared. */
   async reopen(actor: Actor, id: string, reason: string | undefined): Promise<StaffTicketView> {
-    await this.db.transaction().execute(async (trx) => {
-      const ticket = await lockTicket(trx, id);
+    await this.write(actor, async (w) => {
+      const ticket = await lockTicket(w.trx, id);
       if (ticket === undefined) throw notFound();
       if (ticket.status !== 'closed') throw invalidState({ status: ticket.status });
-      await updateTicket(trx, id, { status: 'open' });
-      await recordAudit(trx, actor, {
+      await updateTicket(w.trx, id, { status: 'open' });
+      await w.audit({
         action: 'support.ticket.reopen',
         targetType: 'support_ticket',
         targetId: id,
@@ -123,11 +118,9 @@ export class SupportDeskService {
         before: { status: 'closed', close_reason: ticket.close_reason },
         after: { status: 'open' },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'support.ticket_reopened',
-        actorId: actor.userId,
-        requestId: actor.requestId,
         payload: { ticket_id: id, user_id: ticket.user_id },
       });
     });

@@ -23,7 +23,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
     poll: kernel.config.scheduledJobs,
     services: jobServicesOf(kernel),
   });
-  const cron = new SystemCronService(kernel.db, scheduler);
+  const cron = new SystemCronService(kernel.db, kernel.write, scheduler);
   app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', async () => scheduler.stop());
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import type { Writes } from '../../kernel/write.js';
 import { cronProblem, nextRunAfter } from './cron.js';
 import { runJob } from './job-runner.js';
 import { findJob, listJobs, listRuns, lockJob, setActive } from './queries.js';
@@ -22,6 +22,7 @@ async function lockedJobOrThrow(trx: Kysely<Tables>, id: number) {
 export class SystemCronService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly scheduler: JobScheduler,
   ) {}
 
@@ -34,14 +35,14 @@ export class SystemCronService {
    * week does not fire at once for what it missed); disabling clears the next run.
    */
   async setActive(actor: Actor, id: number, active: boolean): Promise<{ ok: true }> {
-    await this.db.transaction().execute(async (trx) => {
-      const job = await lockedJobOrThrow(trx, id);
+    await this.write(actor, async (w) => {
+      const job = await lockedJobOrThrow(w.trx, id);
       let nextRunAt = job.next_run_at;
       if (job.active !== active) {
         nextRunAt = active && cronProblem(job.cron) === undefined ? nextRunAfter(job.cron, this.scheduler.now()) : null;
-        await setActive(trx, id, active, nextRunAt);
+        await setActive(w.trx, id, active, nextRunAt);
       }
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: active ? 'system.cron.enable' : 'system.cron.disable',
         targetType: TARGET_TYPE,
         targetId: String(id),
@@ -58,9 +59,9 @@ export class SystemCronService {
    * makes it wait for a scheduled run of the same job in progress rather than overlap it.
    */
   async runNow(actor: Actor, id: number): Promise<RunView> {
-    return this.db.transaction().execute(async (trx) => {
-      const job = await lockedJobOrThrow(trx, id);
-      const run = await runJob(trx, {
+    return this.write(actor, async (w) => {
+      const job = await lockedJobOrThrow(w.trx, id);
+      const run = await runJob(w.trx, {
         job,
         now: this.scheduler.now(),
         trigger: 'manual',
@@ -69,7 +70,7 @@ export class SystemCronService {
         handlers: this.scheduler.handlers,
         services: this.scheduler.services,
       });
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'system.cron.run',
         targetType: TARGET_TYPE,
         targetId: String(id),

@@ -3,9 +3,8 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables, UserRow, UserStatus } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit, type AuditActor } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
-import type { EventPublisher } from '../../kernel/events.js';
+import type { AuditedTransaction, Writes } from '../../kernel/write.js';
 import { identityCall, providerMayHoldSession } from './identity-calls.js';
 import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 import { refuseActingAbove } from './policy.js';
@@ -23,7 +22,7 @@ export class UserLifecycleService {
   constructor(
     private readonly db: Kysely<Tables>,
     private readonly identity: IdentityProvider,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -83,7 +82,8 @@ export class UserLifecycleService {
     if (input.session_id === undefined || providerMayHoldSession(input.session_id)) {
       await identityCall(this.log, actor.requestId, 'sign out user', () => this.identity.signOut(id, input.session_id));
     }
-    await this.db.transaction().execute(async (trx) => {
+    await this.write(actor, async (w) => {
+      const { trx } = w;
       if ((await lockUser(trx, id)) === undefined) throw notFound();
       if (input.session_id === undefined) {
         await trx.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', id).execute();
@@ -94,7 +94,7 @@ export class UserLifecycleService {
           .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
           .execute();
       }
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'users.sign_out',
         targetType: 'user',
         targetId: id,
@@ -127,10 +127,10 @@ export class UserLifecycleService {
     }
     await identityCall(this.log, actor.requestId, 'delete user', () => this.identity.deleteUser(id));
     await refusingLastOwnerLoss(() =>
-      this.db.transaction().execute(async (trx) => {
-        const user = await lockUser(trx, id);
+      this.write(actor, async (w) => {
+        const user = await lockUser(w.trx, id);
         if (user === undefined) throw notFound();
-        await removeUser(trx, this.events, actor, user, input.reason);
+        await removeUser(w, user, input.reason);
       }),
     );
   }
@@ -171,12 +171,12 @@ export class UserLifecycleService {
     change: { from: UserStatus[]; to: UserStatus; action: string; event: string; reason: string | null },
   ): Promise<void> {
     await refusingLastOwnerLoss(() =>
-      this.db.transaction().execute(async (trx) => {
-        const user = await lockUser(trx, id);
+      this.write(actor, async (w) => {
+        const user = await lockUser(w.trx, id);
         if (user === undefined) throw notFound();
         if (!change.from.includes(user.status))
           throw invalidState({ reason: `the user is now ${user.status}`, status: user.status });
-        await writeStatusChange(trx, this.events, actor, user, change);
+        await writeStatusChange(w, user, change);
       }),
     );
   }
@@ -184,30 +184,28 @@ export class UserLifecycleService {
 
 /**
  * Moves a user, locked by the caller, to another status with its audit row and dashboard event,
- * in the caller's transaction. Shared by the staff actions above and the player's own deletion
+ * in the caller's write. Shared by the staff actions above and the player's own deletion
  * (account-deletion), so a self-deleted account looks exactly like a staff soft delete.
  */
 export async function writeStatusChange(
-  trx: Kysely<Tables>,
-  events: EventPublisher,
-  actor: AuditActor,
+  w: AuditedTransaction,
   user: UserRow,
   change: { to: UserStatus; action: string; event: string; reason: string | null; extra?: Record<string, unknown> },
   now = new Date(),
 ): Promise<void> {
-  await trx
+  await w.trx
     .updateTable('users')
     .set({
       status: change.to,
       status_reason: change.reason,
       status_changed_at: now,
-      status_changed_by: actor.userId,
+      status_changed_by: w.actor.userId,
       deleted_at: change.to === 'deleted' ? now : null,
       updated_at: now,
     })
     .where('id', '=', user.id)
     .execute();
-  await recordAudit(trx, actor, {
+  await w.audit({
     action: change.action,
     targetType: 'user',
     targetId: user.id,
@@ -216,27 +214,16 @@ export async function writeStatusChange(
     after: { status: change.to },
     ...(change.extra ? { extra: change.extra } : {}),
   });
-  await events.publish(trx, {
-    kind: 'dashboard',
-    name: change.event,
-    payload: { user_id: user.id },
-    actorId: actor.userId,
-    requestId: actor.requestId,
-  });
+  await w.publish({ kind: 'dashboard', name: change.event, payload: { user_id: user.id } });
 }
 
 /**
- * Removes a user, locked by the caller, and everything they own, in the caller's transaction:
+ * Removes a user, locked by the caller, and everything they own, in the caller's write:
  * operation 2's hard delete, also run by the purge of self-deleted accounts (actor: the service).
  * The identity provider must have removed the account first.
  */
-export async function removeUser(
-  trx: Kysely<Tables>,
-  events: EventPublisher,
-  actor: AuditActor,
-  user: UserRow,
-  reason: string | null,
-): Promise<void> {
+export async function removeUser(w: AuditedTransaction, user: UserRow, reason: string | null): Promise<void> {
+  const { trx } = w;
   await redactAuditOf(trx, user.id);
   // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
   await trx.deleteFrom('users').where('id', '=', user.id).execute();
@@ -245,18 +232,12 @@ export async function removeUser(
     .values({ id: user.id })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
-  await recordAudit(trx, actor, {
+  await w.audit({
     action: 'users.hard_delete',
     targetType: 'user',
     targetId: user.id,
     reason,
     extra: { previous_status: user.status },
   });
-  await events.publish(trx, {
-    kind: 'dashboard',
-    name: 'users.hard_deleted',
-    payload: { user_id: user.id },
-    actorId: actor.userId,
-    requestId: actor.requestId,
-  });
+  await w.publish({ kind: 'dashboard', name: 'users.hard_deleted', payload: { user_id: user.id } });
 }

@@ -28,8 +28,8 @@ changes).`;
 const lastOwner = `${LAST_OWNER_REFUSAL} (two such requests at once are checked one after the other).`;
 
 export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
-  const users = new UsersService(kernel.db, kernel.identity, kernel.log);
-  const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.events, kernel.log);
+  const users = new UsersService(kernel.db, kernel.write, kernel.identity, kernel.log);
+  const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.write, kernel.log);
 
   app.get(
     '/v1/admin/users',

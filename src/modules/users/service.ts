@@ -3,9 +3,9 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { recordAudit } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
+import type { Writes } from '../../kernel/write.js';
 import { identityCall } from './identity-calls.js';
 import { refuseActingAbove } from './policy.js';
 import { findUser, findUserDetail, lockUser, listUsers, tierExists } from './queries.js';
@@ -15,6 +15,7 @@ import type { ListUsersQuery, UpdateUserInput, UserDetail } from './schemas.js';
 export class UsersService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly identity: IdentityProvider,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -40,7 +41,7 @@ export class UsersService {
   }
 
   async update(actor: Actor, id: string, input: UpdateUserInput): Promise<UserDetail> {
-    await this.db.transaction().execute(async (trx) => {
+    await this.write(actor, async ({ trx, audit }) => {
       const user = await lockUser(trx, id);
       if (user === undefined) throw notFound();
       await refuseActingAbove(trx, actor, [id]);
@@ -71,7 +72,7 @@ export class UsersService {
         .set({ ...changes, updated_at: new Date() })
         .where('id', '=', id)
         .execute();
-      await recordAudit(trx, actor, {
+      await audit({
         action: 'users.update',
         targetType: 'user',
         targetId: id,

@@ -28,7 +28,7 @@ const write = { perms: ['plans.write'] } as const;
 const PUBLIC_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
 export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void {
-  const catalog = new BillingCatalogService(kernel.db, kernel.payments.kind);
+  const catalog = new BillingCatalogService(kernel.db, kernel.write, kernel.payments.kind);
 
   app.get(
     '/v1/admin/plans/products',

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
+import { auditChanges, briefAuditValue } from '../../../kernel/audit.js';
 import { AppError, conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
 import {
   activePriceIn,
@@ -34,10 +34,8 @@ import {
   type UpdateProductInput,
 } from './schemas.js';
 import type { ProductRow } from './tables.js';
-import { canonicalJson } from '../../../lib/canonical-json.js';
 import { isUniqueViolation } from '../../../lib/sql-errors.js';
-
-const AUDIT_TEXT_MAX = 200;
+import type { Writes } from '../../../kernel/write.js';
 
 /** Operation 6's refusals as the spec's errors (checkout throws what `resolveCheckoutPrice` refused). */
 export function checkoutRefusalError(refusal: CheckoutRefusal): AppError {
@@ -55,13 +53,6 @@ export function checkoutRefusalError(refusal: CheckoutRefusal): AppError {
         priceIds: refusal.priceIds,
       });
   }
-}
-
-/** Audit rows keep a picture of the change, not whole documents: long texts are cut, metadata shows its keys. */
-function auditValue(field: string, value: unknown): unknown {
-  if (field === 'metadata') return { keys: Object.keys((value ?? {}) as object).sort() };
-  if (typeof value === 'string' && value.length > AUDIT_TEXT_MAX) return `${value.slice(0, AUDIT_TEXT_MAX)}…`;
-  return value;
 }
 
 type ProductField = (typeof PRODUCT_FIELDS)[number];
@@ -88,6 +79,7 @@ const activePriceExists = (currency: string, activePriceId?: string) =>
 export class BillingCatalogService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly providerKind: PaymentProviderKind,
   ) {}
 
@@ -106,13 +98,13 @@ export class BillingCatalogService {
   }
 
   async createProduct(actor: Actor, input: CreateProductInput): Promise<{ id: string }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.write(actor, async (w) => {
       const credits = input.kind === 'credit_pack' ? input.credits : null;
       const tierKey = input.kind === 'plan' ? input.tierKey : null;
-      if (tierKey !== null && !(await shareLockTier(trx, tierKey)))
+      if (tierKey !== null && !(await shareLockTier(w.trx, tierKey)))
         throw invalidRequest({ reason: 'unknown tier', tierKey });
       const id = await insertProduct(
-        trx,
+        w.trx,
         {
           kind: input.kind,
           name: input.name,
@@ -135,11 +127,13 @@ export class BillingCatalogService {
         sortOrder: input.sortOrder,
         metadata: input.metadata,
       };
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'plans.product.create',
         targetType: 'billing_product',
         targetId: id,
-        after: Object.fromEntries(Object.entries(after).map(([field, value]) => [field, auditValue(field, value)])),
+        after: Object.fromEntries(
+          Object.entries(after).map(([field, value]) => [field, briefAuditValue(field, value)]),
+        ),
       });
       return { id };
     });
@@ -147,30 +141,24 @@ export class BillingCatalogService {
 
   /** Omitted fields keep their value; `kind` never changes; a body that changes nothing writes nothing. */
   async updateProduct(actor: Actor, id: string, input: UpdateProductInput): Promise<ProductView> {
-    return this.db.transaction().execute(async (trx) => {
-      const current = await lockProduct(trx, id);
+    return this.write(actor, async (w) => {
+      const current = await lockProduct(w.trx, id);
       if (current === undefined) throw notFound();
       if (input.credits !== undefined && current.kind !== 'credit_pack')
         throw invalidRequest({ reason: 'credits apply to credit packs only', kind: current.kind });
       if (input.tierKey !== undefined && current.kind !== 'plan')
         throw invalidRequest({ reason: 'tierKey applies to plans only', kind: current.kind });
-      const changes: Record<string, unknown> = {};
-      const before: Record<string, unknown> = {};
-      const after: Record<string, unknown> = {};
-      for (const field of PRODUCT_FIELDS) {
-        const wanted = input[field];
-        const column = PRODUCT_COLUMN[field];
-        if (wanted === undefined || canonicalJson(wanted) === canonicalJson(current[column])) continue;
-        changes[column] = wanted;
-        before[field] = auditValue(field, current[column]);
-        after[field] = auditValue(field, wanted);
-      }
-      if (Object.keys(changes).length > 0) {
-        if (changes.tier_key !== undefined && !(await shareLockTier(trx, changes.tier_key as string))) {
+      const stored = Object.fromEntries(PRODUCT_FIELDS.map((field) => [field, current[PRODUCT_COLUMN[field]]]));
+      const { before, after, changed } = auditChanges(stored, input, { fields: PRODUCT_FIELDS, show: briefAuditValue });
+      if (changed.length > 0) {
+        const changes: Record<string, unknown> = Object.fromEntries(
+          changed.map((field) => [PRODUCT_COLUMN[field], input[field]]),
+        );
+        if (changes.tier_key !== undefined && !(await shareLockTier(w.trx, changes.tier_key as string))) {
           throw invalidRequest({ reason: 'unknown tier', tierKey: changes.tier_key });
         }
-        await updateProduct(trx, id, changes as ProductChanges, actor.userId);
-        await recordAudit(trx, actor, {
+        await updateProduct(w.trx, id, changes as ProductChanges, actor.userId);
+        await w.audit({
           action: 'plans.product.update',
           targetType: 'billing_product',
           targetId: id,
@@ -179,7 +167,7 @@ export class BillingCatalogService {
           extra: { kind: current.kind },
         });
       }
-      return (await findProduct(trx, id))!;
+      return (await findProduct(w.trx, id))!;
     });
   }
 
@@ -194,18 +182,18 @@ export class BillingCatalogService {
   ): Promise<{ id: string; providerPriceId: string }> {
     const interval = input.interval ?? null;
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const product = await lockProduct(trx, productId);
+      return await this.write(actor, async (w) => {
+        const product = await lockProduct(w.trx, productId);
         if (product === undefined) throw notFound();
         if (product.kind === 'plan' && interval === null)
           throw invalidRequest({ reason: 'a plan price needs an interval (month or year)', kind: product.kind });
         if (product.kind === 'credit_pack' && interval !== null)
           throw invalidRequest({ reason: 'a credit pack price is paid once and has no interval', kind: product.kind });
         const providerPriceId = input.providerPriceId ?? this.#localPriceId();
-        if (input.providerPriceId !== undefined && (await findPriceByProviderId(trx, providerPriceId)) !== undefined)
+        if (input.providerPriceId !== undefined && (await findPriceByProviderId(w.trx, providerPriceId)) !== undefined)
           throw providerPriceIdTaken(providerPriceId);
         if (input.isActive) {
-          const active = await activePriceIn(trx, productId, input.currency);
+          const active = await activePriceIn(w.trx, productId, input.currency);
           if (active !== undefined) throw activePriceExists(input.currency, active.id);
         }
         const price = {
@@ -217,8 +205,8 @@ export class BillingCatalogService {
           interval,
           is_active: input.isActive,
         };
-        const id = await insertPrice(trx, price, actor.userId);
-        await recordAudit(trx, actor, {
+        const id = await insertPrice(w.trx, price, actor.userId);
+        await w.audit({
           action: 'plans.price.create',
           targetType: 'billing_price',
           targetId: id,
@@ -247,20 +235,20 @@ export class BillingCatalogService {
   async updatePrice(actor: Actor, id: string, input: UpdatePriceInput): Promise<PriceView> {
     let currency = '';
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const known = await findPrice(trx, id);
+      return await this.write(actor, async (w) => {
+        const known = await findPrice(w.trx, id);
         if (known === undefined) throw notFound();
         // Product first, then price: the order createPrice takes them in, so the two never deadlock.
-        await lockProduct(trx, known.productId);
-        const current = (await lockPrice(trx, id))!;
+        await lockProduct(w.trx, known.productId);
+        const current = (await lockPrice(w.trx, id))!;
         currency = current.currency;
         if (current.is_active === input.isActive) return known;
         if (input.isActive) {
-          const active = await activePriceIn(trx, current.product_id, current.currency);
+          const active = await activePriceIn(w.trx, current.product_id, current.currency);
           if (active !== undefined) throw activePriceExists(current.currency, active.id);
         }
-        await setPriceActive(trx, id, input.isActive, actor.userId);
-        await recordAudit(trx, actor, {
+        await setPriceActive(w.trx, id, input.isActive, actor.userId);
+        await w.audit({
           action: 'plans.price.update',
           targetType: 'billing_price',
           targetId: id,
@@ -272,7 +260,7 @@ export class BillingCatalogService {
             currency: current.currency,
           },
         });
-        return (await findPrice(trx, id))!;
+        return (await findPrice(w.trx, id))!;
       });
     } catch (error) {
       if (isUniqueViolation(error, 'billing_prices_one_active_per_currency')) throw activePriceExists(currency);

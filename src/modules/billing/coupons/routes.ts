@@ -24,7 +24,7 @@ const PROVIDER_ERRORS =
   '`unavailable` when it cannot be reached or fails. Either way nothing is stored.';
 
 export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
-  const coupons = new BillingCouponsService(kernel.db, kernel.payments);
+  const coupons = new BillingCouponsService(kernel.db, kernel.write, kernel.payments);
 
   app.get(
     '/v1/admin/billing/coupons',

@@ -3,9 +3,9 @@ import type { PaymentProvider } from '../../../adapters/payments/index.js';
 import { atProvider as atProviderOf } from '../checkout/index.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { conflict, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
+import type { Writes } from '../../../kernel/write.js';
 import {
   codeTaken,
   couponView,
@@ -45,6 +45,7 @@ const codeConflict = (code: string) =>
 export class BillingCouponsService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly payments: PaymentProvider,
   ) {}
 
@@ -65,9 +66,9 @@ export class BillingCouponsService {
         ...(input.redeem_by !== undefined ? { redeemBy: input.redeem_by } : {}),
       }),
     );
-    return this.db.transaction().execute(async (trx) => {
+    return this.write(actor, async (w) => {
       const row = await insertCoupon(
-        trx,
+        w.trx,
         {
           provider_coupon_id: created.id,
           name: input.name,
@@ -83,7 +84,7 @@ export class BillingCouponsService {
       );
       const view = couponView(row);
       const { id: _id, created_at: _at, created_by: _by, active: _active, deleted_at: _deleted, ...after } = view;
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'billing.coupon.create',
         targetType: 'billing_coupon',
         targetId: row.id,
@@ -103,12 +104,12 @@ export class BillingCouponsService {
     const known = await findCoupon(this.db, id);
     if (known === undefined || known.deleted_at !== null) throw notFound();
     await atProvider(() => this.payments.deleteCoupon(known.provider_coupon_id));
-    await this.db.transaction().execute(async (trx) => {
-      const current = await lockCoupon(trx, id);
+    await this.write(actor, async (w) => {
+      const current = await lockCoupon(w.trx, id);
       // A concurrent delete got here first: it wrote the row and the audit.
       if (current === undefined || current.deleted_at !== null) throw notFound();
-      const deactivated = await markCouponDeleted(trx, id, actor.userId);
-      await recordAudit(trx, actor, {
+      const deactivated = await markCouponDeleted(w.trx, id, actor.userId);
+      await w.audit({
         action: 'billing.coupon.delete',
         targetType: 'billing_coupon',
         targetId: id,
@@ -137,12 +138,12 @@ export class BillingCouponsService {
       }),
     );
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const current = await lockCoupon(trx, coupon.id);
+      return await this.write(actor, async (w) => {
+        const current = await lockCoupon(w.trx, coupon.id);
         if (current === undefined || current.deleted_at !== null)
           throw notFound('not_found', { coupon_id: input.coupon_id });
         const row = await insertPromotionCode(
-          trx,
+          w.trx,
           {
             provider_promotion_code_id: created.id,
             coupon_id: coupon.id,
@@ -156,7 +157,7 @@ export class BillingCouponsService {
         );
         const view = promotionCodeView(row);
         const { id: _id, created_at: _at, updated_at: _updated, created_by: _by, ...after } = view;
-        await recordAudit(trx, actor, {
+        await w.audit({
           action: 'billing.promotion_code.create',
           targetType: 'billing_promotion_code',
           targetId: row.id,
@@ -175,12 +176,12 @@ export class BillingCouponsService {
 
   /** Only `active` changes (the provider's rule). Same value: answered as is, nothing written. */
   async updatePromotionCode(actor: Actor, id: string, input: UpdatePromotionCodeInput): Promise<PromotionCodeView> {
-    return this.db.transaction().execute(async (trx) => {
-      const current = await lockPromotionCode(trx, id);
+    return this.write(actor, async (w) => {
+      const current = await lockPromotionCode(w.trx, id);
       if (current === undefined) throw notFound();
       if (current.active === input.active) return promotionCodeView(current);
       if (input.active) {
-        const coupon = await findCoupon(trx, current.coupon_id);
+        const coupon = await findCoupon(w.trx, current.coupon_id);
         if (coupon?.deleted_at !== null)
           throw invalidState({ reason: 'the coupon of this promotion code is deleted', coupon_id: current.coupon_id });
       }
@@ -188,8 +189,8 @@ export class BillingCouponsService {
       await atProvider(() =>
         this.payments.updatePromotionCode(current.provider_promotion_code_id, { active: input.active }),
       );
-      const row = await setPromotionCodeActive(trx, id, input.active, actor.userId);
-      await recordAudit(trx, actor, {
+      const row = await setPromotionCodeActive(w.trx, id, input.active, actor.userId);
+      await w.audit({
         action: 'billing.promotion_code.update',
         targetType: 'billing_promotion_code',
         targetId: id,

@@ -82,7 +82,7 @@ export const giftablesResult = z.object({
 
 /** Staff: POST /v1/admin/billing/credits/gift-pack, GET /v1/admin/billing/giftable-tiers. */
 export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
-  const gifts = new CreditGiftsService(kernel.db, kernel.events);
+  const gifts = new CreditGiftsService(kernel.db, kernel.write);
 
   app.post(
     '/v1/admin/billing/credits/gift-pack',

@@ -1,11 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
-import { retryingTransaction } from '../../../kernel/transaction-retry.js';
 import type { PriceInterval } from '../catalog/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import { addCredits } from './ledger.js';
 
 /** Staff gifts of credit packs, and the list of what staff can hand out (tiers and packs). */
@@ -57,7 +55,7 @@ export interface Giftables {
 export class CreditGiftsService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   /**
@@ -71,7 +69,7 @@ export class CreditGiftsService {
     idempotencyKey: string | undefined,
   ): Promise<GiftPackResult & { replayed: boolean }> {
     // Retried on a deadlock or serialization failure, like grants (service.ts): all of it goes through `trx`.
-    return retryingTransaction(this.db, async (trx) => {
+    return this.write(actor, async ({ trx, audit, publish }) => {
       const product = await trx
         .selectFrom('billing_products')
         .select(['id', 'kind', 'name', 'credits', 'is_active'])
@@ -109,7 +107,7 @@ export class CreditGiftsService {
       });
       const answer = { entry_id: result.entryId, balance: result.balance, credits, replayed: result.replayed };
       if (result.replayed) return answer;
-      await recordAudit(trx, actor, {
+      await audit({
         action: 'billing.credits.gift_pack',
         targetType: 'user',
         targetId: input.user_id,
@@ -127,7 +125,7 @@ export class CreditGiftsService {
         },
         ...(idempotencyKey === undefined ? {} : { extra: { idempotency_key: idempotencyKey } }),
       });
-      await this.events.publish(trx, {
+      await publish({
         kind: 'dashboard',
         name: 'billing.credits_gifted',
         payload: {
@@ -137,8 +135,6 @@ export class CreditGiftsService {
           credits,
           entry_id: result.entryId,
         },
-        actorId: actor.userId,
-        requestId: actor.requestId,
       });
       return answer;
     });

@@ -24,7 +24,7 @@ const tags = ['billing'];
  * Gift packs and giftable tiers are in gift-routes.ts (they read the product catalog too).
  */
 export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
-  const credits = new CreditsService(kernel.db, kernel.events);
+  const credits = new CreditsService(kernel.db, kernel.write);
 
   app.post(
     '/v1/admin/billing/credits/grant',

@@ -1,11 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { invalidState } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { paged, type PageRequest } from '../../../kernel/pagination.js';
-import { retryingTransaction } from '../../../kernel/transaction-retry.js';
+import type { Writes } from '../../../kernel/write.js';
 import { addCredits } from './ledger.js';
 import { listLedger, listLots, listUserLedger } from './queries.js';
 import type { GrantCreditsInput, GrantResult, ListLedgerQuery, ListLotsQuery } from './schemas.js';
@@ -14,7 +12,7 @@ import type { GrantCreditsInput, GrantResult, ListLedgerQuery, ListLotsQuery } f
 export class CreditsService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   /**
@@ -29,7 +27,7 @@ export class CreditsService {
     // Retried on a deadlock or serialization failure: the ledger locks the user, then touches
     // lots (expiring lapsed ones), and anything locking them the other way round makes this the
     // server's victim. Everything here goes through `trx`, so running it again is safe.
-    return retryingTransaction(this.db, async (trx) => {
+    return this.write(actor, async ({ trx, audit, publish }) => {
       const result = await addCredits(trx, {
         userId: input.user_id,
         amount: input.amount,
@@ -46,7 +44,7 @@ export class CreditsService {
       });
       const answer = { entry_id: result.entryId, balance: result.balance, replayed: result.replayed };
       if (result.replayed) return answer;
-      await recordAudit(trx, actor, {
+      await audit({
         action: 'billing.credits.grant',
         targetType: 'user',
         targetId: input.user_id,
@@ -60,12 +58,10 @@ export class CreditsService {
         },
         ...(idempotencyKey === undefined ? {} : { extra: { idempotency_key: idempotencyKey } }),
       });
-      await this.events.publish(trx, {
+      await publish({
         kind: 'dashboard',
         name: 'billing.credits_granted',
         payload: { user_id: input.user_id, amount: input.amount, entry_id: result.entryId },
-        actorId: actor.userId,
-        requestId: actor.requestId,
       });
       return answer;
     });

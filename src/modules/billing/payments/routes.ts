@@ -19,7 +19,7 @@ const write = { perms: ['billing.write'] } as const;
 const FILTERS = '`user_id`, `status`, `created_from` (inclusive) and `created_to` (exclusive)';
 
 export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new BillingPaymentsService(kernel.db, kernel.payments);
+  const service = new BillingPaymentsService(kernel.db, kernel.write, kernel.payments);
 
   app.get(
     '/v1/admin/billing/payments',

@@ -3,11 +3,10 @@ import type { Kysely } from 'kysely';
 import type { PaymentProvider } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
-import { retryingTransaction } from '../../../kernel/transaction-retry.js';
 import { atProvider } from '../checkout/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import {
   invoiceView,
   listInvoices,
@@ -30,6 +29,7 @@ import type { ListInvoicesQuery, ListPaymentsQuery, RefundInput, RefundView } fr
 export class BillingPaymentsService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly payments: PaymentProvider,
   ) {}
 
@@ -52,13 +52,13 @@ export class BillingPaymentsService {
     // Retried on a deadlock (the clawback locks the user after the payment; ledger writes lock
     // users first): run again, the same total read under the lock gives the same provider key,
     // so the provider answers the refund it made instead of refunding twice.
-    return retryingTransaction(this.db, async (trx) => {
-      const payment = await lockPayment(trx, paymentId);
+    return this.write(actor, async (w) => {
+      const payment = await lockPayment(w.trx, paymentId);
       if (payment === undefined) throw notFound();
       const request =
         idempotencyKey === undefined ? undefined : { key: idempotencyKey, fingerprint: requestFingerprint(input) };
       if (request !== undefined) {
-        const earlier = await refundByRequestKey(trx, payment.id, request.key);
+        const earlier = await refundByRequestKey(w.trx, payment.id, request.key);
         if (earlier !== undefined) {
           if (earlier.request_fingerprint !== request.fingerprint)
             throw conflict({ reason: 'this idempotency key was already used for a different request' });
@@ -90,7 +90,7 @@ export class BillingPaymentsService {
         });
       }
 
-      const recorded = await recordRefund(trx, payment, {
+      const recorded = await recordRefund(w.trx, payment, {
         providerRefundId: refund.id,
         amount: refund.amount,
         reason: input.reason,
@@ -102,7 +102,7 @@ export class BillingPaymentsService {
       // that one is the answer.
       if (!recorded.recorded) return { ...refundView(recorded.row, recorded.payment), replayed: true };
       const { row, payment: updated, clawback } = recorded;
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'billing.payment.refund',
         targetType: 'billing_payment',
         targetId: payment.id,

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { PaymentProviderError, type PaymentProvider } from '../../../adapters/payments/index.js';
 import type { AuditActor } from '../../../kernel/audit.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidRequest, notFound } from '../../../kernel/errors.js';
+import type { Writes } from '../../../kernel/write.js';
 import type { Tables } from '../../../db/tables.js';
 import { syncUserTier } from '../checkout/index.js';
 
@@ -44,6 +44,7 @@ function migrationKey(subscriptionId: string, providerPriceId: string): string {
 
 export async function migratePlanSubscribers(
   db: Kysely<Tables>,
+  write: Writes,
   payments: PaymentProvider,
   actor: AuditActor,
   input: MigrateInput,
@@ -93,9 +94,9 @@ export async function migratePlanSubscribers(
     }
   });
 
-  await db.transaction().execute(async (trx) => {
+  await write(actor, async (w) => {
     if (moved.length > 0) {
-      await trx
+      await w.trx
         .updateTable('billing_subscriptions')
         .set({ product_id: to.id, provider_price_id: input.newProviderPriceId })
         .where(
@@ -104,9 +105,9 @@ export async function migratePlanSubscribers(
           moved.map((s) => s.id),
         )
         .execute();
-      for (const userId of new Set(moved.map((s) => s.user_id))) await syncUserTier(trx, userId);
+      for (const userId of new Set(moved.map((s) => s.user_id))) await syncUserTier(w.trx, userId);
     }
-    await recordAudit(trx, actor, {
+    await w.audit({
       action: 'plans.subscribers.migrate',
       targetType: 'billing_product',
       targetId: from.id,

@@ -30,7 +30,7 @@ const PROVIDER_ERRORS =
   '`provider_message`); 503 `unavailable` when it cannot be reached. Refusals change nothing.';
 
 export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new BillingSubscriptionsService(kernel.db, kernel.payments, kernel.events);
+  const service = new BillingSubscriptionsService(kernel.db, kernel.write, kernel.payments);
 
   app.get(
     '/v1/admin/billing/subscriptions',
@@ -97,6 +97,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
   if (kernel.payments instanceof LocalPaymentProvider) {
     const simulation = new RenewalSimulation(
       kernel.db,
+      kernel.write,
       kernel.payments,
       new Fulfilment(kernel.db, kernel.payments.kind, kernel.events, kernel.log),
     );
@@ -143,6 +144,6 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
         response: { 200: migrateSubscribersResult },
       },
     },
-    (request) => migratePlanSubscribers(kernel.db, kernel.payments, actorOf(request), request.body),
+    (request) => migratePlanSubscribers(kernel.db, kernel.write, kernel.payments, actorOf(request), request.body),
   );
 }

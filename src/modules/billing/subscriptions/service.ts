@@ -3,11 +3,10 @@ import type { PaymentProvider, ProviderSubscription } from '../../../adapters/pa
 import type { LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { invalidState, notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { applyProviderSubscription, type Fulfilment, LIVE_STATUSES, atProvider } from '../checkout/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import {
   findSubscriptionView,
   listSubscriptions,
@@ -63,8 +62,8 @@ function checkNotEnded(row: SubscriptionState): void {
 export class BillingSubscriptionsService {
   constructor(
     private readonly db: Db,
+    private readonly write: Writes,
     private readonly payments: PaymentProvider,
-    private readonly events: EventPublisher,
   ) {}
 
   async list(query: ListSubscriptionsQuery) {
@@ -117,19 +116,19 @@ export class BillingSubscriptionsService {
       extra: Record<string, unknown>;
     },
   ): Promise<SubscriptionView> {
-    return this.db.transaction().execute(async (trx) => {
-      const before = await lockSubscription(trx, id);
+    return this.write(actor, async (w) => {
+      const before = await lockSubscription(w.trx, id);
       if (before === undefined) throw notFound();
       checkProvider(before, this.payments);
       change.check(before);
       const answer = await atProvider(() => change.call(before), { withMessage: true });
-      await applyProviderSubscription(trx, this.payments.kind, before.user_id, answer, {
+      await applyProviderSubscription(w.trx, this.payments.kind, before.user_id, answer, {
         deleted: change.deleted(answer),
         occurredAt: new Date().toISOString(),
       });
-      const after = (await findSubscriptionView(trx, id))!;
+      const after = (await findSubscriptionView(w.trx, id))!;
       const ids = { user_id: before.user_id, provider_subscription_id: before.provider_subscription_id };
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: change.action,
         targetType: 'billing_subscription',
         targetId: id,
@@ -138,11 +137,9 @@ export class BillingSubscriptionsService {
         after: stateOf(after),
         extra: { ...change.extra, ...ids },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: change.event,
-        actorId: actor.userId,
-        requestId: actor.requestId,
         payload: {
           subscription_id: id,
           ...ids,
@@ -167,6 +164,7 @@ export class BillingSubscriptionsService {
 export class RenewalSimulation {
   constructor(
     private readonly db: Db,
+    private readonly write: Writes,
     private readonly provider: LocalPaymentProvider,
     private readonly fulfilment: Fulfilment,
   ) {}
@@ -183,19 +181,21 @@ export class RenewalSimulation {
     for (const event of events) await this.fulfilment.process(event);
     const after = await findSubscriptionView(this.db, id);
     if (after === undefined) throw notFound(); // the user was deleted meanwhile, and the subscription with them
-    await recordAudit(this.db, actor, {
-      action: 'billing.subscription.simulate_renewal',
-      targetType: 'billing_subscription',
-      targetId: id,
-      before: stateOf(before),
-      after: stateOf(after),
-      extra: {
-        outcome: input.outcome,
-        user_id: before.user_id,
-        provider_subscription_id: before.provider_subscription_id,
-        events: events.map((event) => event.type),
-      },
-    });
+    await this.write(actor, (w) =>
+      w.audit({
+        action: 'billing.subscription.simulate_renewal',
+        targetType: 'billing_subscription',
+        targetId: id,
+        before: stateOf(before),
+        after: stateOf(after),
+        extra: {
+          outcome: input.outcome,
+          user_id: before.user_id,
+          provider_subscription_id: before.provider_subscription_id,
+          events: events.map((event) => event.type),
+        },
+      }),
+    );
     return after;
   }
 }

@@ -55,7 +55,7 @@ const REPLACE_MEMBERS = [
 ].join('\n\n');
 
 export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
-  const audiences = new EmailAudiencesService(kernel.db);
+  const audiences = new EmailAudiencesService(kernel.db, kernel.write);
 
   app.get(
     BASE,

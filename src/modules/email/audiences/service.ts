@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
+import { auditChanges } from '../../../kernel/audit.js';
 import { AppError, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
+import type { Writes } from '../../../kernel/write.js';
 import {
   invalidDetails,
   MAX_AUDIENCE_MEMBERS,
@@ -44,7 +45,10 @@ const TARGET = 'email_audience';
  * Unknown audiences are 404 `not_found`, except on operation 9 where the spec names `audience`.
  */
 export class EmailAudiencesService {
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
+  ) {}
 
   async list(query: ListAudiencesQuery) {
     const { rows, total } = await listAudiences(this.db, query);
@@ -58,9 +62,9 @@ export class EmailAudiencesService {
   }
 
   async create(actor: Actor, input: CreateAudienceInput): Promise<AudienceView> {
-    const { id } = await this.db.transaction().execute(async (trx) => {
-      const row = await insertAudience(trx, input, actor.userId);
-      await recordAudit(trx, actor, {
+    const { id } = await this.write(actor, async (w) => {
+      const row = await insertAudience(w.trx, input, actor.userId);
+      await w.audit({
         action: 'email.audience.create',
         targetType: TARGET,
         targetId: row.id,
@@ -73,29 +77,24 @@ export class EmailAudiencesService {
 
   /** Replaces name and description; a body that changes nothing writes and audits nothing. */
   async update(actor: Actor, id: string, input: UpdateAudienceInput): Promise<AudienceView> {
-    await this.db.transaction().execute(async (trx) => {
-      const current = await lockAudience(trx, id);
+    await this.write(actor, async (w) => {
+      const current = await lockAudience(w.trx, id);
       if (current === undefined) throw notFound();
       const wanted = { name: input.name, description: input.description ?? null };
-      if (wanted.name === current.name && wanted.description === current.description) return;
-      await updateAudience(trx, id, input, actor.userId);
-      await recordAudit(trx, actor, {
-        action: 'email.audience.update',
-        targetType: TARGET,
-        targetId: id,
-        before: { name: current.name, description: current.description },
-        after: wanted,
-      });
+      const { before, after, changed } = auditChanges(current, wanted, { whole: true });
+      if (changed.length === 0) return;
+      await updateAudience(w.trx, id, input, actor.userId);
+      await w.audit({ action: 'email.audience.update', targetType: TARGET, targetId: id, before, after });
     });
     return this.get(id);
   }
 
   async delete(actor: Actor, id: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      if ((await lockAudience(trx, id)) === undefined) throw notFound();
-      const memberCount = await countMembers(trx, id);
-      const removed = (await deleteAudience(trx, id))!;
-      await recordAudit(trx, actor, {
+    await this.write(actor, async (w) => {
+      if ((await lockAudience(w.trx, id)) === undefined) throw notFound();
+      const memberCount = await countMembers(w.trx, id);
+      const removed = (await deleteAudience(w.trx, id))!;
+      await w.audit({
         action: 'email.audience.delete',
         targetType: TARGET,
         targetId: id,
@@ -111,12 +110,12 @@ export class EmailAudiencesService {
   }
 
   async removeMember(actor: Actor, id: string, memberId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      if ((await lockAudience(trx, id)) === undefined) throw notFound();
-      const removed = await deleteMember(trx, id, memberId);
+    await this.write(actor, async (w) => {
+      if ((await lockAudience(w.trx, id)) === undefined) throw notFound();
+      const removed = await deleteMember(w.trx, id, memberId);
       if (removed === undefined) throw notFound();
-      await touchAudience(trx, id, actor.userId);
-      await recordAudit(trx, actor, {
+      await touchAudience(w.trx, id, actor.userId);
+      await w.audit({
         action: 'email.audience.member.remove',
         targetType: TARGET,
         targetId: id,
@@ -140,12 +139,12 @@ export class EmailAudiencesService {
     // Parsing and checking addresses needs no database: done before the transaction starts (a CSV
     // is read in stretches that let other requests in, see readCsvMembers).
     const read = input.csv !== undefined ? await readCsvMembers(input.csv) : readListedMembers(input.members ?? []);
-    return this.db.transaction().execute(async (trx) => {
-      if ((await lockAudience(trx, id)) === undefined) throw notFound('audience');
-      await refuseWhileSending(trx, id);
+    return this.write(actor, async (w) => {
+      if ((await lockAudience(w.trx, id)) === undefined) throw notFound('audience');
+      await refuseWhileSending(w.trx, id);
       const { members, invalidUsers } = resolveMembers(
         read.candidates,
-        await userEmails(trx, userIdsOf(read.candidates)),
+        await userEmails(w.trx, userIdsOf(read.candidates)),
       );
       if (read.invalidRowCount > 0 || invalidUsers.length > 0) {
         throw new AppError(400, 'validation_failed', invalidDetails(read, invalidUsers));
@@ -153,10 +152,10 @@ export class EmailAudiencesService {
       if (members.length > MAX_AUDIENCE_MEMBERS) {
         throw new AppError(422, 'too_many_members', { max: MAX_AUDIENCE_MEMBERS });
       }
-      const before = await countMembers(trx, id);
-      const { removed } = await replaceMembers(trx, id, members);
-      await touchAudience(trx, id, actor.userId);
-      await recordAudit(trx, actor, {
+      const before = await countMembers(w.trx, id);
+      const { removed } = await replaceMembers(w.trx, id, members);
+      await touchAudience(w.trx, id, actor.userId);
+      await w.audit({
         action: 'email.audience.members.replace',
         targetType: TARGET,
         targetId: id,

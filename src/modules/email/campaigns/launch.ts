@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { AuditActor } from '../../../kernel/audit.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidState } from '../../../kernel/errors.js';
 import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
 import { findUsableTemplate, type UsableTemplate } from '../templates/index.js';
+import { auditedTransaction, type AuditedTransaction } from '../../../kernel/write.js';
 import { audienceSize, lockCampaign, snapshotAudience, type CampaignRow } from './queries.js';
 import './tables.js';
 
@@ -77,12 +77,12 @@ export interface LaunchRequest {
  * Idempotency-Key is written on the campaign with it.
  */
 export async function launchLocked(
-  trx: Db,
-  actor: AuditActor,
+  w: Pick<AuditedTransaction, 'trx' | 'actor' | 'audit'>,
   campaign: CampaignRow,
   now: Date,
   request?: LaunchRequest,
 ): Promise<{ recipients: number; excluded: number }> {
+  const { trx, actor } = w;
   const { audienceId, template } = await launchable(trx, campaign);
   const members = await audienceSize(trx, audienceId);
   const recipients = await snapshotAudience(
@@ -117,7 +117,7 @@ export async function launchLocked(
     })
     .where('id', '=', campaign.id)
     .execute();
-  await recordAudit(trx, actor, {
+  await w.audit({
     action: 'email.campaign.launch',
     targetType: 'email_campaign',
     targetId: campaign.id,
@@ -153,12 +153,13 @@ export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext):
     .forUpdate()
     .skipLocked()
     .execute();
+  const scheduler = auditedTransaction(trx, SCHEDULER);
   let launched = 0;
   let failed = 0;
   for (const { id } of due) {
     const campaign = (await lockCampaign(trx, id))!;
     try {
-      await launchLocked(trx, SCHEDULER, campaign, now);
+      await launchLocked(scheduler, campaign, now);
       launched += 1;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -168,7 +169,7 @@ export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext):
         .set({ status: 'failed', status_reason: `could not launch: ${reason}`, updated_at: now })
         .where('id', '=', id)
         .execute();
-      await recordAudit(trx, SCHEDULER, {
+      await scheduler.audit({
         action: 'email.campaign.launch_failed',
         targetType: 'email_campaign',
         targetId: id,

@@ -34,7 +34,7 @@ const cancelBody = z
  * failures, `sent` when done). Scheduled campaigns are launched by the `launch-scheduled-campaigns` job.
  */
 export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
-  const campaigns = new EmailCampaignsService(kernel.db, kernel.events);
+  const campaigns = new EmailCampaignsService(kernel.db, kernel.write);
   const delivery = new CampaignDelivery(kernel.events);
   const unhook = mailDispatcherFor(kernel).onSettled(delivery.onSettled);
   app.addHook('onClose', async () => unhook());

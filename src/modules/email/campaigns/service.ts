@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { requestFingerprint } from '../../../kernel/idempotency.js';
 import { paged } from '../../../kernel/pagination.js';
 import { isUniqueViolation } from '../../../lib/sql-errors.js';
+import type { AuditedWrite, Writes } from '../../../kernel/write.js';
 import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked, type LaunchRequest } from './launch.js';
 import {
   campaignViews,
@@ -40,7 +39,7 @@ type MissingCode = 'campaign' | 'not_found';
 export class EmailCampaignsService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -60,10 +59,10 @@ export class EmailCampaignsService {
    * template.
    */
   async create(actor: Actor, input: CreateCampaignInput): Promise<{ id: string }> {
-    return this.db.transaction().execute(async (trx) => {
-      const template = await campaignTemplateByKey(trx, input.template_key);
-      if (input.audience_id != null) await this.#audience(trx, input.audience_id);
-      const row = await insertCampaign(trx, {
+    return this.write(actor, async (w) => {
+      const template = await campaignTemplateByKey(w.trx, input.template_key);
+      if (input.audience_id != null) await this.#audience(w.trx, input.audience_id);
+      const row = await insertCampaign(w.trx, {
         name: input.name,
         template_id: template.id,
         audience_id: input.audience_id ?? null,
@@ -73,7 +72,7 @@ export class EmailCampaignsService {
           ? {}
           : { max_consecutive_failures: input.max_consecutive_failures }),
       });
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'email.campaign.create',
         targetType: 'email_campaign',
         targetId: row.id,
@@ -85,13 +84,13 @@ export class EmailCampaignsService {
 
   /** Edits a campaign that has not launched; a scheduled one stays scheduled. */
   async update(actor: Actor, id: string, input: UpdateCampaignInput): Promise<CampaignView> {
-    await this.db.transaction().execute(async (trx) => {
-      const campaign = await this.#locked(trx, id, 'not_found');
+    await this.write(actor, async (w) => {
+      const campaign = await this.#locked(w.trx, id, 'not_found');
       if (!isUnlaunched(campaign))
         throw invalidState({ reason: 'a campaign can be edited only before it launches', status: campaign.status });
       const template =
-        input.template_key === undefined ? undefined : await campaignTemplateByKey(trx, input.template_key);
-      if (input.audience_id != null) await this.#audience(trx, input.audience_id);
+        input.template_key === undefined ? undefined : await campaignTemplateByKey(w.trx, input.template_key);
+      if (input.audience_id != null) await this.#audience(w.trx, input.audience_id);
       const changes = {
         ...(input.name === undefined ? {} : { name: input.name }),
         ...(template === undefined ? {} : { template_id: template.id }),
@@ -101,12 +100,12 @@ export class EmailCampaignsService {
           ? {}
           : { max_consecutive_failures: input.max_consecutive_failures }),
       };
-      await trx
+      await w.trx
         .updateTable('email_campaigns')
         .set({ ...changes, updated_by: actor.userId, updated_at: this.clock() })
         .where('id', '=', id)
         .execute();
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'email.campaign.update',
         targetType: 'email_campaign',
         targetId: id,
@@ -130,12 +129,12 @@ export class EmailCampaignsService {
         : { key: idempotencyKey, fingerprint: requestFingerprint({ campaign_id: id }) };
     let replayed = false;
     try {
-      await this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
-        if (request !== undefined && (await this.#launchedUnder(trx, actor, request))) {
+      await this.#change(actor, id, 'not_found', async (w, campaign, now) => {
+        if (request !== undefined && (await this.#launchedUnder(w.trx, actor, request))) {
           replayed = true;
           return undefined;
         }
-        await launchLocked(trx, actor, campaign, now, request);
+        await launchLocked(w, campaign, now, request);
         return { event: 'email.campaign_launched' };
       });
     } catch (error) {
@@ -166,14 +165,13 @@ export class EmailCampaignsService {
 
   /** Sets (or moves) the launch time; the campaign must be able to launch now, so a mistake shows at once. */
   schedule(actor: Actor, id: string, at: string): Promise<CampaignView> {
-    return this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
+    return this.#change(actor, id, 'not_found', async (w, campaign, now) => {
       const when = new Date(at);
       if (when <= now || when.getTime() - now.getTime() > YEAR_MS)
         throw invalidRequest({ field: 'at', reason: 'must be in the future, within a year' });
-      await assertLaunchable(trx, campaign);
+      await assertLaunchable(w.trx, campaign);
       await this.#setStatus(
-        trx,
-        actor,
+        w,
         campaign,
         'scheduled',
         { scheduled_at: when, status_reason: null },
@@ -186,29 +184,23 @@ export class EmailCampaignsService {
 
   /** A scheduled campaign back to draft. */
   unschedule(actor: Actor, id: string): Promise<CampaignView> {
-    return this.#change(actor, id, 'not_found', async (trx, campaign) => {
+    return this.#change(actor, id, 'not_found', async (w, campaign) => {
       if (campaign.status !== 'scheduled')
         throw invalidState({ reason: 'only a scheduled campaign can be unscheduled', status: campaign.status });
-      await this.#setStatus(trx, actor, campaign, 'draft', { scheduled_at: null }, 'email.campaign.unschedule');
+      await this.#setStatus(w, campaign, 'draft', { scheduled_at: null }, 'email.campaign.unschedule');
       return { event: 'email.campaign_unscheduled' };
     });
   }
 
   /** Holds what is still queued; messages already handed to the transport finish. */
   pause(actor: Actor, id: string): Promise<CampaignView> {
-    return this.#change(actor, id, 'not_found', async (trx, campaign) => {
+    return this.#change(actor, id, 'not_found', async (w, campaign) => {
       if (campaign.status !== 'sending')
         throw invalidState({ reason: 'only a sending campaign can be paused', status: campaign.status });
-      const held = await holdQueued(trx, id);
-      await this.#setStatus(
-        trx,
-        actor,
-        campaign,
-        'paused',
-        { status_reason: 'paused by staff' },
-        'email.campaign.pause',
-        { held },
-      );
+      const held = await holdQueued(w.trx, id);
+      await this.#setStatus(w, campaign, 'paused', { status_reason: 'paused by staff' }, 'email.campaign.pause', {
+        held,
+      });
       return { event: 'email.campaign_paused' };
     });
   }
@@ -219,19 +211,18 @@ export class EmailCampaignsService {
    * 422 `invalid_state` from any other status.
    */
   async resume(actor: Actor, id: string): Promise<void> {
-    await this.#change(actor, id, 'campaign', async (trx, campaign, now) => {
+    await this.#change(actor, id, 'campaign', async (w, campaign, now) => {
       const stopped = campaign.status === 'failed' && campaign.launched_at !== null;
       if (campaign.status !== 'paused' && !stopped)
         throw invalidState({
           reason: 'only a paused campaign, or one stopped by delivery failures, can be resumed',
           status: campaign.status,
         });
-      const released = await releaseHeld(trx, id, now);
-      const requeued = stopped ? await requeueRetryable(trx, id, now) : 0;
-      const done = !(await hasOutstanding(trx, id));
+      const released = await releaseHeld(w.trx, id, now);
+      const requeued = stopped ? await requeueRetryable(w.trx, id, now) : 0;
+      const done = !(await hasOutstanding(w.trx, id));
       await this.#setStatus(
-        trx,
-        actor,
+        w,
         campaign,
         done ? 'sent' : 'sending',
         { status_reason: null, consecutive_failures: 0, ...(done ? { completed_at: now } : {}) },
@@ -244,13 +235,12 @@ export class EmailCampaignsService {
 
   /** Drops what is still queued; sent mail stays sent. */
   cancel(actor: Actor, id: string, reason: string | undefined): Promise<CampaignView> {
-    return this.#change(actor, id, 'not_found', async (trx, campaign, now) => {
+    return this.#change(actor, id, 'not_found', async (w, campaign, now) => {
       if (campaign.status === 'sent' || campaign.status === 'cancelled')
         throw invalidState({ reason: `a ${campaign.status} campaign cannot be cancelled`, status: campaign.status });
-      const cancelled = await cancelQueued(trx, id);
+      const cancelled = await cancelQueued(w.trx, id);
       await this.#setStatus(
-        trx,
-        actor,
+        w,
         campaign,
         'cancelled',
         { status_reason: reason ?? 'cancelled by staff', completed_at: now },
@@ -270,23 +260,21 @@ export class EmailCampaignsService {
     actor: Actor,
     id: string,
     missing: MissingCode,
-    change: (trx: Db, campaign: CampaignRow, now: Date) => Promise<{ event: string } | undefined>,
+    change: (w: AuditedWrite, campaign: CampaignRow, now: Date) => Promise<{ event: string } | undefined>,
   ): Promise<CampaignView> {
-    await this.db.transaction().execute(async (trx) => {
-      const campaign = await this.#locked(trx, id, missing);
-      const changed = await change(trx, campaign, this.clock());
+    await this.write(actor, async (w) => {
+      const campaign = await this.#locked(w.trx, id, missing);
+      const changed = await change(w, campaign, this.clock());
       if (changed === undefined) return;
       const { event } = changed;
-      const after = await trx
+      const after = await w.trx
         .selectFrom('email_campaigns')
         .select(['status', 'recipients'])
         .where('id', '=', id)
         .executeTakeFirstOrThrow();
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: event,
-        actorId: actor.userId,
-        requestId: actor.requestId,
         payload: { campaign_id: id, name: campaign.name, status: after.status, recipients: after.recipients },
       });
     });
@@ -294,8 +282,7 @@ export class EmailCampaignsService {
   }
 
   async #setStatus(
-    trx: Db,
-    actor: Actor,
+    w: AuditedWrite,
     campaign: CampaignRow,
     status: CampaignStatus,
     columns: Record<string, unknown>,
@@ -303,12 +290,12 @@ export class EmailCampaignsService {
     extra: Record<string, unknown> = {},
     reason?: string,
   ) {
-    await trx
+    await w.trx
       .updateTable('email_campaigns')
-      .set({ ...columns, status, updated_by: actor.userId, updated_at: this.clock() })
+      .set({ ...columns, status, updated_by: w.actor.userId, updated_at: this.clock() })
       .where('id', '=', campaign.id)
       .execute();
-    await recordAudit(trx, actor, {
+    await w.audit({
       action,
       targetType: 'email_campaign',
       targetId: campaign.id,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { MailTransportError, type MailTransport } from '../../../adapters/mail/index.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Kernel } from '../../../kernel/kernel.js';
+import type { Writes } from '../../../kernel/write.js';
 import type { TemplateParts } from '../render.js';
 import { composeContext, composeMessage, type ComposeContext } from './compose.js';
 import {
@@ -73,7 +74,7 @@ interface DispatcherLog {
 }
 
 export interface MailDispatcherOptions {
-  db: Kysely<Tables>;
+  write: Writes;
   transport: MailTransport;
   /** Read when a message is composed (the token key exists only once the kernel started). */
   compose: () => ComposeContext;
@@ -109,7 +110,7 @@ const asTransportError = (thrown: unknown) =>
     : new MailTransportError(thrown instanceof Error ? thrown.message : String(thrown), false);
 
 export class MailDispatcher {
-  readonly #db: Kysely<Tables>;
+  readonly #write: Writes;
   readonly #transport: MailTransport;
   readonly #compose: () => ComposeContext;
   readonly #log: DispatcherLog | undefined;
@@ -125,7 +126,7 @@ export class MailDispatcher {
   #stopping = false;
 
   constructor(options: MailDispatcherOptions) {
-    this.#db = options.db;
+    this.#write = options.write;
     this.#transport = options.transport;
     this.#compose = options.compose;
     this.#log = options.log;
@@ -279,7 +280,7 @@ export class MailDispatcher {
    */
   async #recording<T>(work: (trx: Kysely<Tables>) => Promise<{ result: T; settled: SettledMessage[] }>): Promise<T> {
     try {
-      return await this.#db.transaction().execute(async (trx) => {
+      return await this.#write(async ({ trx }) => {
         const { result, settled } = await work(trx);
         if (settled.length > 0) {
           for (const listener of this.#listeners) {
@@ -295,7 +296,7 @@ export class MailDispatcher {
     } catch (error) {
       if (!(error instanceof ListenerFailure)) throw error;
       this.#log?.error({ err: error.listenerError }, 'email settle listener failed; outcomes recorded without it');
-      return this.#db.transaction().execute(async (trx) => (await work(trx)).result);
+      return this.#write(async ({ trx }) => (await work(trx)).result);
     }
   }
 
@@ -321,10 +322,10 @@ export class MailDispatcher {
 
 export function createMailDispatcher(
   kernel: Kernel,
-  options: Partial<Omit<MailDispatcherOptions, 'db' | 'compose'>> = {},
+  options: Partial<Omit<MailDispatcherOptions, 'write' | 'compose'>> = {},
 ): MailDispatcher {
   return new MailDispatcher({
-    db: kernel.db,
+    write: kernel.write,
     transport: kernel.mail,
     compose: () => composeContext(kernel),
     ratePerSecond: kernel.config.mailRatePerSecond,

@@ -17,7 +17,7 @@ const UNKNOWN = 'An unknown id is 404 `not_found`; an id that is not a uuid is a
  * the sends in progress, before the database closes.
  */
 export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new EmailOutboxService(kernel.db, () => composeContext(kernel));
+  const service = new EmailOutboxService(kernel.db, kernel.write, () => composeContext(kernel));
   if (kernel.config.scheduledJobs) {
     const dispatcher = mailDispatcherFor(kernel);
     app.addHook('onReady', async () => dispatcher.start());

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
+import type { Writes } from '../../../kernel/write.js';
 import { contentOf, extraHeadersOf, messageIdOf, subjectOf, type ComposeContext } from './compose.js';
 import { listOutbox, lockMessage, outboxMessage, requeueMessage, templateVersion, type OutboxRow } from './queries.js';
 import type { ListOutboxQuery, OutboxMessageDetailView, OutboxMessageView } from './schemas.js';
@@ -16,6 +16,7 @@ import type { ListOutboxQuery, OutboxMessageDetailView, OutboxMessageView } from
 export class EmailOutboxService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly context: () => ComposeContext,
   ) {}
 
@@ -57,13 +58,13 @@ export class EmailOutboxService {
 
   /** A failed message back in the queue, due now, with its attempts counted afresh. */
   async retry(actor: Actor, id: string): Promise<OutboxMessageView> {
-    const row = await this.db.transaction().execute(async (trx) => {
-      const message = await lockMessage(trx, id);
+    const row = await this.write(actor, async (w) => {
+      const message = await lockMessage(w.trx, id);
       if (message === undefined) throw notFound();
       if (message.status !== 'failed')
         throw invalidState({ reason: 'only a failed message can be retried', status: message.status });
-      await requeueMessage(trx, id, new Date());
-      await recordAudit(trx, actor, {
+      await requeueMessage(w.trx, id, new Date());
+      await w.audit({
         action: 'email.message.retry',
         targetType: 'email_message',
         targetId: id,
@@ -72,7 +73,7 @@ export class EmailOutboxService {
         extra: { to_email: message.to_email, campaign_id: message.campaign_id, broadcast_id: message.broadcast_id },
       });
       // Read in the transaction: after commit the dispatcher may already be sending it.
-      return (await outboxMessage(trx, id))!;
+      return (await outboxMessage(w.trx, id))!;
     });
     return this.#view(this.context(), row);
   }

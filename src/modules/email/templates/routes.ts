@@ -32,7 +32,7 @@ const MALFORMED =
 
 export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   const publicBaseUrl = publicBaseUrlOf(kernel.config);
-  const templates = new EmailTemplatesService(kernel.db, {
+  const templates = new EmailTemplatesService(kernel.db, kernel.write, {
     unsubscribeUrl: (email) =>
       unsubscribeUrl(publicBaseUrl, signUnsubscribeToken(kernel.emailTokenKey, { email, messageId: null })),
   });

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
+import type { Writes } from '../../../kernel/write.js';
 import { renderTemplate, templateProblems, templateVariables, type TemplateParts } from '../render.js';
 import {
   countMessagesOf,
@@ -65,6 +65,7 @@ export const PREVIEW_SAMPLE_EMAIL = 'recipient@example.com';
 export class EmailTemplatesService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly links: PreviewLinks,
   ) {}
 
@@ -86,9 +87,9 @@ export class EmailTemplatesService {
   async create(actor: Actor, input: CreateTemplateInput): Promise<TemplateDetail> {
     if (input.version !== undefined) refuseMalformed(input.version);
     try {
-      await this.db.transaction().execute(async (trx) => {
+      await this.write(actor, async (w) => {
         const description = input.description ?? null;
-        const { id } = await insertTemplate(trx, {
+        const { id } = await insertTemplate(w.trx, {
           key: input.key,
           name: input.name,
           description,
@@ -96,13 +97,13 @@ export class EmailTemplatesService {
           createdBy: actor.userId,
         });
         if (input.version !== undefined)
-          await insertVersion(trx, {
+          await insertVersion(w.trx, {
             templateId: id,
             version: 1,
             ...versionValues(input.version),
             createdBy: actor.userId,
           });
-        await recordAudit(trx, actor, {
+        await w.audit({
           action: 'email.template.create',
           targetType: TARGET_TYPE,
           targetId: id,
@@ -123,15 +124,15 @@ export class EmailTemplatesService {
   }
 
   async update(actor: Actor, key: string, input: UpdateTemplateInput): Promise<TemplateDetail> {
-    await this.db.transaction().execute(async (trx) => {
-      const current = await lockedTemplateOrThrow(trx, key);
+    await this.write(actor, async (w) => {
+      const current = await lockedTemplateOrThrow(w.trx, key);
       const changes = {
         name: input.name ?? current.name,
         description: input.description === undefined ? current.description : input.description,
         category: input.category ?? current.category,
       };
-      await updateTemplate(trx, current.id, changes, actor.userId);
-      await recordAudit(trx, actor, {
+      await updateTemplate(w.trx, current.id, changes, actor.userId);
+      await w.audit({
         action: 'email.template.update',
         targetType: TARGET_TYPE,
         targetId: current.id,
@@ -150,11 +151,11 @@ export class EmailTemplatesService {
   async delete(actor: Actor, key: string): Promise<void> {
     let templateId: string | undefined;
     try {
-      await this.db.transaction().execute(async (trx) => {
-        const current = await lockedTemplateOrThrow(trx, key);
+      await this.write(actor, async (w) => {
+        const current = await lockedTemplateOrThrow(w.trx, key);
         templateId = current.id;
-        await deleteTemplate(trx, current.id);
-        await recordAudit(trx, actor, {
+        await deleteTemplate(w.trx, current.id);
+        await w.audit({
           action: 'email.template.delete',
           targetType: TARGET_TYPE,
           targetId: current.id,
@@ -180,14 +181,19 @@ export class EmailTemplatesService {
 
   /** Stores the next immutable version; nothing is published. The row lock makes concurrent adds take turns. */
   addVersion(actor: Actor, key: string, input: NewVersionInput): Promise<{ version: number }> {
-    return this.db.transaction().execute(async (trx) => {
-      const template = await lockedTemplateOrThrow(trx, key);
+    return this.write(actor, async (w) => {
+      const template = await lockedTemplateOrThrow(w.trx, key);
       refuseMalformed(input);
-      const version = await nextVersionNumber(trx, template.id);
-      await insertVersion(trx, { templateId: template.id, version, ...versionValues(input), createdBy: actor.userId });
+      const version = await nextVersionNumber(w.trx, template.id);
+      await insertVersion(w.trx, {
+        templateId: template.id,
+        version,
+        ...versionValues(input),
+        createdBy: actor.userId,
+      });
       // A new version is activity on the template (lists sort by it), though nothing is published.
-      await updateTemplate(trx, template.id, {}, actor.userId);
-      await recordAudit(trx, actor, {
+      await updateTemplate(w.trx, template.id, {}, actor.userId);
+      await w.audit({
         action: 'email.template.version',
         targetType: TARGET_TYPE,
         targetId: template.id,
@@ -208,11 +214,11 @@ export class EmailTemplatesService {
 
   /** Makes a stored version the one mail is made from (an older one rolls back). */
   publish(actor: Actor, key: string, version: number): Promise<{ version: number }> {
-    return this.db.transaction().execute(async (trx) => {
-      const current = await lockedTemplateOrThrow(trx, key);
-      if ((await findVersion(trx, current.id, version)) === undefined) throw notFound('not_found', { version });
-      await updateTemplate(trx, current.id, { published_version: version, published_at: new Date() }, actor.userId);
-      await recordAudit(trx, actor, {
+    return this.write(actor, async (w) => {
+      const current = await lockedTemplateOrThrow(w.trx, key);
+      if ((await findVersion(w.trx, current.id, version)) === undefined) throw notFound('not_found', { version });
+      await updateTemplate(w.trx, current.id, { published_version: version, published_at: new Date() }, actor.userId);
+      await w.audit({
         action: 'email.template.publish',
         targetType: TARGET_TYPE,
         targetId: current.id,
@@ -225,11 +231,11 @@ export class EmailTemplatesService {
 
   /** After this the template cannot be used; one that is not published is left as it is (nothing audited). */
   async unpublish(actor: Actor, key: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const current = await lockedTemplateOrThrow(trx, key);
+    await this.write(actor, async (w) => {
+      const current = await lockedTemplateOrThrow(w.trx, key);
       if (current.published_version === null) return;
-      await updateTemplate(trx, current.id, { published_version: null, published_at: null }, actor.userId);
-      await recordAudit(trx, actor, {
+      await updateTemplate(w.trx, current.id, { published_version: null, published_at: null }, actor.userId);
+      await w.audit({
         action: 'email.template.unpublish',
         targetType: TARGET_TYPE,
         targetId: current.id,

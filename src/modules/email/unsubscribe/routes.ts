@@ -39,7 +39,7 @@ const JSON_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-refer
 const invalidLink = () => new AppError(400, 'invalid_link');
 
 export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): void {
-  const suppressions = new SuppressionsService(kernel.db, () => kernel.emailTokenKey);
+  const suppressions = new SuppressionsService(kernel.db, kernel.write, () => kernel.emailTokenKey);
 
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
 import { notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { MAX_EMAIL_LENGTH } from '../audiences/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import { verifyUnsubscribeToken, type UnsubscribeClaims } from '../unsubscribe-token.js';
 import { deleteSuppression, findSuppression, insertSuppression, listSuppressions } from './queries.js';
 import type { AddSuppressionInput, ListSuppressionsQuery, SuppressionView } from './schemas.js';
@@ -23,6 +23,7 @@ export type UnsubscribeSource = 'one_click' | 'link';
 export class SuppressionsService {
   constructor(
     private readonly db: Kysely<Tables>,
+    private readonly write: Writes,
     private readonly tokenKey: () => string,
   ) {}
 
@@ -50,15 +51,15 @@ export class SuppressionsService {
 
   /** Adds an address by hand: `created` false (and nothing audited) when it was already suppressed. */
   async add(actor: Actor, input: AddSuppressionInput): Promise<{ suppression: SuppressionView; created: boolean }> {
-    return this.db.transaction().execute(async (trx) => {
-      const added = await insertSuppression(trx, {
+    return this.write(actor, async (w) => {
+      const added = await insertSuppression(w.trx, {
         email: input.email,
         reason: input.reason,
         source: 'staff',
         messageId: null,
       });
-      if (added === undefined) return { suppression: (await findSuppression(trx, input.email))!, created: false };
-      await recordAudit(trx, actor, {
+      if (added === undefined) return { suppression: (await findSuppression(w.trx, input.email))!, created: false };
+      await w.audit({
         action: 'email.suppression.add',
         targetType: TARGET,
         targetId: added.email,
@@ -71,10 +72,10 @@ export class SuppressionsService {
 
   /** Lets marketing mail go to the address again. */
   async remove(actor: Actor, email: string, reason: string | undefined): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const removed = await deleteSuppression(trx, email);
+    await this.write(actor, async (w) => {
+      const removed = await deleteSuppression(w.trx, email);
       if (removed === undefined) throw notFound();
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'email.suppression.remove',
         targetType: TARGET,
         targetId: removed.email,

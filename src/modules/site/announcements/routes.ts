@@ -14,7 +14,7 @@ import { AnnouncementsService } from './service.js';
 const tags = ['announcements'];
 
 export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
-  const announcements = new AnnouncementsService(kernel.db, kernel.bus, kernel.events);
+  const announcements = new AnnouncementsService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/site/announcements',

@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
-import type { ChangeBus } from '../../../kernel/change-bus.js';
+import { auditChanges } from '../../../kernel/audit.js';
 import { notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import {
   findAnnouncement,
   insertAnnouncement,
@@ -44,8 +43,7 @@ function auditPicture(fields: {
 export class AnnouncementsService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly bus: ChangeBus,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   async list(query: ListAnnouncementsQuery) {
@@ -62,30 +60,25 @@ export class AnnouncementsService {
   /** With `id`: replaces that announcement (404 if unknown); without: creates one. */
   upsert(actor: Actor, input: UpsertAnnouncementInput): Promise<{ id: string }> {
     const { id: requestedId, ...fields } = input;
-    return this.bus.transaction(this.db, async (trx) => {
+    return this.write(actor, async (w) => {
       let id: string;
       if (requestedId === undefined) {
-        ({ id } = await insertAnnouncement(trx, fields, actor.userId));
-        await recordAudit(trx, actor, {
+        ({ id } = await insertAnnouncement(w.trx, fields, actor.userId));
+        await w.audit({
           action: 'site.announcement.create',
           targetType: 'announcement',
           targetId: id,
           after: auditPicture(fields),
         });
       } else {
-        const current = await lockAnnouncement(trx, requestedId);
+        const current = await lockAnnouncement(w.trx, requestedId);
         if (current === undefined) throw notFound();
         id = requestedId;
-        await replaceAnnouncement(trx, id, fields, actor.userId);
-        await recordAudit(trx, actor, {
-          action: 'site.announcement.update',
-          targetType: 'announcement',
-          targetId: id,
-          before: auditPicture(current),
-          after: auditPicture(fields),
-        });
+        await replaceAnnouncement(w.trx, id, fields, actor.userId);
+        const { before, after } = auditChanges(auditPicture(current), auditPicture(fields), { whole: true });
+        await w.audit({ action: 'site.announcement.update', targetType: 'announcement', targetId: id, before, after });
       }
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'site.announcement_updated',
         payload: {
@@ -94,10 +87,8 @@ export class AnnouncementsService {
           surface: fields.surface,
           is_active: fields.is_active,
         },
-        actorId: actor.userId,
-        requestId: actor.requestId,
       });
-      await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+      w.invalidate(SITE_CONFIG_TOPIC);
       return { id };
     });
   }

@@ -15,7 +15,7 @@ import { ContentBlocksService } from './service.js';
 const tags = ['content blocks'];
 
 export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
-  const blocks = new ContentBlocksService(kernel.db, kernel.bus, kernel.events);
+  const blocks = new ContentBlocksService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/site/content-blocks',

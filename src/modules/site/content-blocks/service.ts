@@ -1,20 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
-import type { ChangeBus } from '../../../kernel/change-bus.js';
 import { notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import { findBlock, listBlocks, lockBlock, toBlockView, upsertBlockDraft } from './queries.js';
 import type { ListBlocksQuery, StatusInput, UpsertBlockInput } from './schemas.js';
 
 export class ContentBlocksService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly bus: ChangeBus,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   async list(query: ListBlocksQuery) {
@@ -30,30 +27,24 @@ export class ContentBlocksService {
 
   /** Operation 7: upsert the draft; the id is stable across upserts of the same block. */
   async upsert(actor: Actor, input: UpsertBlockInput): Promise<{ id: string }> {
-    return this.bus.transaction(this.db, async (trx) => {
-      const { id, created } = await upsertBlockDraft(trx, input, actor.userId);
+    return this.write(actor, async (w) => {
+      const { id, created } = await upsertBlockDraft(w.trx, input, actor.userId);
       const target = { surface: input.surface, slot: input.slot, locale: input.locale };
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: created ? 'site.content_block.create' : 'site.content_block.update',
         targetType: 'content_block',
         targetId: id,
         after: { ...target, sortOrder: input.sortOrder, draft_keys: Object.keys(input.draft).sort() },
       });
-      await this.events.publish(trx, {
-        kind: 'dashboard',
-        name: 'site.content_block_updated',
-        payload: { id, ...target, created },
-        actorId: actor.userId,
-        requestId: actor.requestId,
-      });
+      await w.publish({ kind: 'dashboard', name: 'site.content_block_updated', payload: { id, ...target, created } });
       return { id };
     });
   }
 
   /** Publish (draft goes live), archive (off the site, kept) or back to draft (unpublished). */
   async setStatus(actor: Actor, id: string, input: StatusInput) {
-    return this.bus.transaction(this.db, async (trx) => {
-      const before = await lockBlock(trx, id);
+    return this.write(actor, async (w) => {
+      const before = await lockBlock(w.trx, id);
       if (before === undefined) throw notFound();
       const now = new Date();
       const changes =
@@ -67,20 +58,20 @@ export class ContentBlocksService {
           : input.status === 'draft'
             ? { status: 'draft' as const, published: null, published_at: null, published_by: null }
             : { status: 'archived' as const };
-      const after = await trx
+      const after = await w.trx
         .updateTable('content_blocks')
         .set({ ...changes, updated_by: actor.userId, updated_at: now })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'site.content_block.status',
         targetType: 'content_block',
         targetId: id,
         before: { status: before.status },
         after: { status: after.status },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'site.content_block_status_changed',
         payload: {
@@ -91,10 +82,8 @@ export class ContentBlocksService {
           from: before.status,
           to: after.status,
         },
-        actorId: actor.userId,
-        requestId: actor.requestId,
       });
-      await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+      w.invalidate(SITE_CONFIG_TOPIC);
       return toBlockView(after);
     });
   }

@@ -33,7 +33,7 @@ const write = { perms: ['site.write'] } as const;
 const PUBLIC_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
 export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
-  const pages = new PagesService(kernel.db, kernel.bus, kernel.events);
+  const pages = new PagesService(kernel.db, kernel.write);
 
   app.post(
     '/v1/admin/site/pages',

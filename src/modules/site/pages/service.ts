@@ -1,12 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
-import type { ChangeBus } from '../../../kernel/change-bus.js';
 import { conflict, notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import type { AuditedWrite, Writes } from '../../../kernel/write.js';
 import {
   findPage,
   findVersion,
@@ -45,12 +43,17 @@ async function lockedPageOrThrow(trx: Kysely<Tables>, id: string) {
   return page;
 }
 
+/** What goes live is on the dashboard, and every instance drops its cached site payload. */
+async function announce(w: AuditedWrite, name: string, payload: Record<string, unknown>): Promise<void> {
+  await w.publish({ kind: 'dashboard', name, payload });
+  w.invalidate(SITE_CONFIG_TOPIC);
+}
+
 /** Site pages: markdown versions that are never edited, and the one that is live. */
 export class PagesService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly bus: ChangeBus,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   async list(query: ListPagesQuery) {
@@ -66,9 +69,9 @@ export class PagesService {
 
   create(actor: Actor, input: CreatePageInput): Promise<{ id: string }> {
     return refusingTakenSlug(input.slug, () =>
-      this.bus.transaction(this.db, async (trx) => {
-        const { id } = await insertPage(trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
-        await recordAudit(trx, actor, {
+      this.write(actor, async (w) => {
+        const { id } = await insertPage(w.trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
+        await w.audit({
           action: 'site.page.create',
           targetType: 'site_page',
           targetId: id,
@@ -82,30 +85,30 @@ export class PagesService {
   /** Renames or re-slugs a page; a live page's new slug and title show in the public index at once. */
   async update(actor: Actor, id: string, input: UpdatePageInput): Promise<void> {
     await refusingTakenSlug(input.slug, () =>
-      this.bus.transaction(this.db, async (trx) => {
-        const current = await lockedPageOrThrow(trx, id);
+      this.write(actor, async (w) => {
+        const current = await lockedPageOrThrow(w.trx, id);
         const changes = { slug: input.slug ?? current.slug, title: input.title ?? current.title };
-        await updatePage(trx, id, changes);
-        await recordAudit(trx, actor, {
+        await updatePage(w.trx, id, changes);
+        await w.audit({
           action: 'site.page.update',
           targetType: 'site_page',
           targetId: id,
           before: { slug: current.slug, title: current.title },
           after: changes,
         });
-        if (current.published_version !== null) await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+        if (current.published_version !== null) w.invalidate(SITE_CONFIG_TOPIC);
       }),
     );
   }
 
   /** Operation 10: stores the next immutable version; nothing goes live. */
   saveVersion(actor: Actor, id: string, input: SaveVersionInput): Promise<{ version: number }> {
-    return this.bus.transaction(this.db, async (trx) => {
-      await lockedPageOrThrow(trx, id);
-      const version = await nextVersionNumber(trx, id);
+    return this.write(actor, async (w) => {
+      await lockedPageOrThrow(w.trx, id);
+      const version = await nextVersionNumber(w.trx, id);
       const note = input.note ?? null;
-      await insertVersion(trx, { pageId: id, version, markdown: input.markdown, note, createdBy: actor.userId });
-      await recordAudit(trx, actor, {
+      await insertVersion(w.trx, { pageId: id, version, markdown: input.markdown, note, createdBy: actor.userId });
+      await w.audit({
         action: 'site.page.version',
         targetType: 'site_page',
         targetId: id,
@@ -131,36 +134,36 @@ export class PagesService {
 
   /** Makes a stored version live (any version: publishing an older one is a rollback). */
   publish(actor: Actor, id: string, version: number): Promise<{ version: number }> {
-    return this.bus.transaction(this.db, async (trx) => {
-      const current = await lockedPageOrThrow(trx, id);
-      if ((await versionExists(trx, id, version)) === undefined) throw notFound('not_found', { version });
-      await setPublished(trx, id, { version, by: actor.userId });
-      await recordAudit(trx, actor, {
+    return this.write(actor, async (w) => {
+      const current = await lockedPageOrThrow(w.trx, id);
+      if ((await versionExists(w.trx, id, version)) === undefined) throw notFound('not_found', { version });
+      await setPublished(w.trx, id, { version, by: actor.userId });
+      await w.audit({
         action: 'site.page.publish',
         targetType: 'site_page',
         targetId: id,
         before: { version: current.published_version },
         after: { version },
       });
-      await this.#announce(trx, actor, 'site.page_published', { page_id: id, slug: current.slug, version });
+      await announce(w, 'site.page_published', { page_id: id, slug: current.slug, version });
       return { version };
     });
   }
 
   /** Takes the page offline; a page that is not live is left as it is (nothing audited). */
   async unpublish(actor: Actor, id: string): Promise<void> {
-    await this.bus.transaction(this.db, async (trx) => {
-      const current = await lockedPageOrThrow(trx, id);
+    await this.write(actor, async (w) => {
+      const current = await lockedPageOrThrow(w.trx, id);
       if (current.published_version === null) return;
-      await setPublished(trx, id, null);
-      await recordAudit(trx, actor, {
+      await setPublished(w.trx, id, null);
+      await w.audit({
         action: 'site.page.unpublish',
         targetType: 'site_page',
         targetId: id,
         before: { version: current.published_version },
         after: { version: null },
       });
-      await this.#announce(trx, actor, 'site.page_unpublished', {
+      await announce(w, 'site.page_unpublished', {
         page_id: id,
         slug: current.slug,
         version: current.published_version,
@@ -172,17 +175,5 @@ export class PagesService {
     const page = await publishedPageBySlug(this.db, slug);
     if (page === undefined) throw notFound();
     return page;
-  }
-
-  /** What goes live is on the dashboard, and every instance drops its cached site payload. */
-  async #announce(trx: Kysely<Tables>, actor: Actor, name: string, payload: Record<string, unknown>): Promise<void> {
-    await this.events.publish(trx, {
-      kind: 'dashboard',
-      name,
-      payload,
-      actorId: actor.userId,
-      requestId: actor.requestId,
-    });
-    await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
   }
 }

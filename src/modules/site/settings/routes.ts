@@ -22,7 +22,7 @@ const sectionRule =
   'Unknown section: 404 `not_found`.';
 
 export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
-  const settings = new SiteSettingsService(kernel.db, kernel.bus, kernel.events);
+  const settings = new SiteSettingsService(kernel.db, kernel.write);
 
   app.get(
     '/v1/admin/site/settings',

@@ -1,12 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { recordAudit } from '../../../kernel/audit.js';
-import type { ChangeBus } from '../../../kernel/change-bus.js';
 import { forbidden, notFound } from '../../../kernel/errors.js';
-import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
+import type { Writes } from '../../../kernel/write.js';
 import { findVersion, insertPublishedVersion, listSections, listVersions, lockSection } from './queries.js';
 import { isSection, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
 import type { VersionsQuery } from './schemas.js';
@@ -31,8 +29,7 @@ function topLevelKeys(value: unknown): string[] {
 export class SiteSettingsService {
   constructor(
     private readonly db: Kysely<Tables>,
-    private readonly bus: ChangeBus,
-    private readonly events: EventPublisher,
+    private readonly write: Writes,
   ) {}
 
   async list() {
@@ -53,14 +50,14 @@ export class SiteSettingsService {
   /** Operation 3: replace the draft; nothing goes live. */
   async saveDraft(actor: Actor, section: string, draft: Record<string, unknown>): Promise<void> {
     const name = writableSection(actor, section);
-    await this.bus.transaction(this.db, async (trx) => {
-      const before = await lockSection(trx, name);
-      await trx
+    await this.write(actor, async (w) => {
+      const before = await lockSection(w.trx, name);
+      await w.trx
         .updateTable('site_settings')
         .set({ draft: JSON.stringify(draft), draft_updated_by: actor.userId, draft_updated_at: new Date() })
         .where('section', '=', name)
         .execute();
-      await recordAudit(trx, actor, {
+      await w.audit({
         action: 'site.settings.save_draft',
         targetType: 'site_settings',
         targetId: name,
@@ -94,17 +91,17 @@ export class SiteSettingsService {
   }
 
   async #publish(actor: Actor, section: SectionName, options: { note: string | null; restoredVersion: number | null }) {
-    return this.bus.transaction(this.db, async (trx) => {
-      const current = await lockSection(trx, section);
+    return this.write(actor, async (w) => {
+      const current = await lockSection(w.trx, section);
       if (current === undefined) throw notFound('not_found', { section });
       let value: unknown = current.draft;
       if (options.restoredVersion !== null) {
-        const old = await findVersion(trx, section, options.restoredVersion);
+        const old = await findVersion(w.trx, section, options.restoredVersion);
         if (old === undefined) throw notFound('not_found', { section, version: options.restoredVersion });
         value = old.value;
       }
       const version = (current.published_version ?? 0) + 1;
-      await insertPublishedVersion(trx, {
+      await insertPublishedVersion(w.trx, {
         section,
         version,
         value,
@@ -113,7 +110,7 @@ export class SiteSettingsService {
         publishedBy: actor.userId,
       });
       const action = options.restoredVersion === null ? 'site.settings.publish' : 'site.settings.rollback';
-      await recordAudit(trx, actor, {
+      await w.audit({
         action,
         targetType: 'site_settings',
         targetId: section,
@@ -121,14 +118,12 @@ export class SiteSettingsService {
         before: { version: current.published_version },
         after: { version, keys: topLevelKeys(value), restored_version: options.restoredVersion },
       });
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'site.settings_published',
         payload: { section, version, restored_version: options.restoredVersion },
-        actorId: actor.userId,
-        requestId: actor.requestId,
       });
-      await this.bus.invalidate(trx, SITE_CONFIG_TOPIC);
+      w.invalidate(SITE_CONFIG_TOPIC);
       return { version };
     });
   }
