@@ -7,9 +7,8 @@ import { invalidState, notFound } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { httpUrl, httpUrlProblem } from '../../../kernel/url-field.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { checkRedirectUrl } from './checkout.js';
+import { checkRedirectUrl, type CheckoutService } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
-import '../catalog/tables.js';
 import { escapeHtml } from '../../../kernel/html.js';
 
 const tags = ['billing'];
@@ -84,6 +83,7 @@ export function registerLocalCheckoutPages(
   kernel: Kernel,
   provider: LocalPaymentProvider,
   fulfilment: Fulfilment,
+  checkouts: CheckoutService,
 ): void {
   const checkoutOf = (id: string): LocalCheckout => {
     const checkout = provider.checkout(id);
@@ -116,18 +116,11 @@ export function registerLocalCheckoutPages(
       async (request, reply) => {
         const checkout = checkoutOf(request.params.id);
         const productId = checkout.metadata.product_id;
-        const product =
-          productId === undefined
-            ? undefined
-            : await kernel.db
-                .selectFrom('billing_products')
-                .select('name')
-                .where('id', '=', productId)
-                .executeTakeFirst();
+        const name = productId === undefined ? undefined : await checkouts.productName(productId);
         return reply
           .type('text/html; charset=utf-8')
           .header('cache-control', 'no-store')
-          .send(page(checkout, product?.name ?? checkout.providerPriceId));
+          .send(page(checkout, name ?? checkout.providerPriceId));
       },
     );
 

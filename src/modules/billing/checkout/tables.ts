@@ -1,8 +1,12 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { DefaultedTimestamp, NullableTimestamp, Timestamp } from '../../../db/column-types.js';
 import type { CheckoutMode, PaymentProviderKind } from '../../../adapters/payments/index.js';
+import type { BillingSubscriptionStatus } from '../../../db/tables.js';
 
 /** Table types of billing's records (migration 0012), merged into Kysely's `Tables`. */
+
+/** Subscriptions that give their plan's tier. */
+export const LIVE_STATUSES: BillingSubscriptionStatus[] = ['trialing', 'active', 'past_due'];
 
 /** bigint minor units, read as a number: amounts are capped well below 2^53. */
 type Money = ColumnType<number, number, number>;
@@ -65,6 +69,16 @@ export interface BillingPaymentsTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** Which payment paid which invoice, reported apart from the invoice (migration 0015). */
+export interface BillingInvoicePaymentsTable {
+  provider: PaymentProviderKind;
+  provider_invoice_id: string;
+  provider_payment_id: string;
+  amount: ColumnType<number | string, number, never>;
+  currency: string;
+  created_at: DefaultedTimestamp;
+}
+
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
 
 export interface BillingInvoicesTable {
@@ -102,6 +116,7 @@ declare module '../../../db/tables.js' {
     billing_payments: BillingPaymentsTable;
     billing_invoices: BillingInvoicesTable;
     billing_webhook_events: BillingWebhookEventsTable;
+    billing_invoice_payments: BillingInvoicePaymentsTable;
   }
   /** Columns migration 0012 adds to the subscriptions table of migration 0008. */
   interface BillingSubscriptionsTable {

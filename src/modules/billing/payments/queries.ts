@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, offsetOf } from '../../../kernel/pagination.js';
-import type { BillingInvoicesTable, BillingPaymentsTable } from '../checkout/tables.js';
+import type { BillingInvoicesTable, BillingPaymentsTable, PaymentStatus } from '../checkout/tables.js';
 import type { InvoiceView, ListInvoicesQuery, ListPaymentsQuery, PaymentView, RefundView } from './schemas.js';
-import type { RefundRow } from './tables.js';
+import type { BillingRefundsTable, RefundRow } from './tables.js';
 import '../checkout/tables.js';
 import './tables.js';
 
@@ -29,6 +30,21 @@ export function refundView(row: RefundRow, payment: PaymentRow): RefundView {
 /** Locked for the whole refund: two refunds of one payment run one after the other. */
 export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined> {
   return trx.selectFrom('billing_payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The payment under the provider's id, locked for the rest of the transaction; undefined: not recorded. */
+export function lockPaymentByProviderId(
+  trx: Db,
+  provider: PaymentProviderKind,
+  providerPaymentId: string,
+): Promise<PaymentRow | undefined> {
+  return trx
+    .selectFrom('billing_payments')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', providerPaymentId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export function refundByRequestKey(trx: Db, paymentId: string, requestKey: string): Promise<RefundRow | undefined> {
@@ -78,4 +94,124 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
     countRows(filtered),
   ]);
   return { rows, total };
+}
+
+export function refundByProviderId(trx: Db, providerRefundId: string): Promise<RefundRow | undefined> {
+  return trx
+    .selectFrom('billing_refunds')
+    .selectAll()
+    .where('provider_refund_id', '=', providerRefundId)
+    .executeTakeFirst();
+}
+
+/** The money of the payment's refunds recorded so far. */
+export async function recordedRefundTotal(trx: Db, paymentId: string): Promise<number> {
+  const sum = await trx
+    .selectFrom('billing_refunds')
+    .select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+  return Number(sum.total);
+}
+
+export function insertRefund(trx: Db, refund: Insertable<BillingRefundsTable>): Promise<RefundRow> {
+  return trx.insertInto('billing_refunds').values(refund).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Sets the payment's running refunded total and the status it gives; answers the payment as updated. */
+export function setPaymentRefunded(
+  trx: Db,
+  paymentId: string,
+  refunded: { amount: number; status: PaymentStatus },
+): Promise<PaymentRow> {
+  return trx
+    .updateTable('billing_payments')
+    .set({
+      amount_refunded: refunded.amount,
+      status: refunded.status,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Serializes, per provider payment id, "is the payment here? if not, keep the refund" with
+ * "record the payment, then the refunds kept for it". Without it a refund event and its payment's
+ * event running at once each missed the other's uncommitted row, and the refund waited forever.
+ * The refund side takes it before looking for the payment; the payment side after inserting the
+ * payment and before looking for kept refunds: whichever gets it second sees the other's commit.
+ */
+export async function lockProviderPayment(
+  trx: Db,
+  provider: PaymentProviderKind,
+  providerPaymentId: string,
+): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-payment:${provider}:${providerPaymentId}`}, 0))`.execute(
+    trx,
+  );
+}
+
+export interface ReportedRefund {
+  id: string;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  status: ProviderRefund['status'];
+  reason: string;
+}
+
+/**
+ * Keeps a refund of a payment not recorded yet (see migration 0035); its latest reported state wins. Call under
+ * lockProviderPayment.
+ */
+export async function keepRefundForLater(
+  trx: Db,
+  provider: PaymentProviderKind,
+  refund: ReportedRefund,
+  reportedAt: string,
+): Promise<void> {
+  const columns = {
+    provider_payment_id: refund.paymentId,
+    amount: refund.amount,
+    currency: refund.currency,
+    status: refund.status,
+    reason: refund.reason,
+    reported_at: reportedAt,
+  };
+  await trx
+    .insertInto('billing_refunds_awaiting_payment')
+    .values({ provider, provider_refund_id: refund.id, ...columns })
+    .onConflict((oc) =>
+      oc
+        .columns(['provider', 'provider_refund_id'])
+        .doUpdateSet(columns)
+        .where('billing_refunds_awaiting_payment.reported_at', '<=', sql<Date>`excluded.reported_at`),
+    )
+    .execute();
+}
+
+/** The refunds kept for this payment, oldest report first. */
+export function refundsAwaitingPayment(trx: Db, provider: PaymentProviderKind, providerPaymentId: string) {
+  return trx
+    .selectFrom('billing_refunds_awaiting_payment')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', providerPaymentId)
+    .orderBy('reported_at')
+    .orderBy('provider_refund_id')
+    .execute();
+}
+
+export async function forgetRefundsAwaitingPayment(
+  trx: Db,
+  provider: PaymentProviderKind,
+  providerPaymentId: string,
+): Promise<void> {
+  await trx
+    .deleteFrom('billing_refunds_awaiting_payment')
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', providerPaymentId)
+    .execute();
 }
