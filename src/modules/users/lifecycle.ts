@@ -9,7 +9,17 @@ import type { EventPublisher } from '../../kernel/events.js';
 import { identityCall, providerMayHoldSession } from './identity-calls.js';
 import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 import { refuseActingAbove } from './policy.js';
-import { findUser, isLastActiveOwner, lockUser, redactAuditOf } from './queries.js';
+import {
+  deleteUserRow,
+  endAllSessions,
+  findUser,
+  isLastActiveOwner,
+  lockUser,
+  redactAuditOf,
+  rememberErased,
+  revokeSession,
+  setStatus,
+} from './queries.js';
 import type { DeleteUserInput, SignOutUserInput } from './schemas.js';
 
 /**
@@ -85,15 +95,8 @@ export class UserLifecycleService {
     }
     await this.db.transaction().execute(async (trx) => {
       if ((await lockUser(trx, id)) === undefined) throw notFound();
-      if (input.session_id === undefined) {
-        await trx.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', id).execute();
-      } else {
-        await trx
-          .insertInto('revoked_sessions')
-          .values({ user_id: id, session_id: input.session_id, revoked_by: actor.userId })
-          .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
-          .execute();
-      }
+      if (input.session_id === undefined) await endAllSessions(trx, id);
+      else await revokeSession(trx, id, input.session_id, actor.userId);
       await recordAudit(trx, actor, {
         action: 'users.sign_out',
         targetType: 'user',
@@ -195,18 +198,7 @@ export async function writeStatusChange(
   change: { to: UserStatus; action: string; event: string; reason: string | null; extra?: Record<string, unknown> },
   now = new Date(),
 ): Promise<void> {
-  await trx
-    .updateTable('users')
-    .set({
-      status: change.to,
-      status_reason: change.reason,
-      status_changed_at: now,
-      status_changed_by: actor.userId,
-      deleted_at: change.to === 'deleted' ? now : null,
-      updated_at: now,
-    })
-    .where('id', '=', user.id)
-    .execute();
+  await setStatus(trx, user.id, { to: change.to, reason: change.reason, by: actor.userId, at: now });
   await recordAudit(trx, actor, {
     action: change.action,
     targetType: 'user',
@@ -239,12 +231,8 @@ export async function removeUser(
 ): Promise<void> {
   await redactAuditOf(trx, user.id);
   // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
-  await trx.deleteFrom('users').where('id', '=', user.id).execute();
-  await trx
-    .insertInto('erased_users')
-    .values({ id: user.id })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  await deleteUserRow(trx, user.id);
+  await rememberErased(trx, user.id);
   await recordAudit(trx, actor, {
     action: 'users.hard_delete',
     targetType: 'user',
