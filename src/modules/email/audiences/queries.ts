@@ -11,6 +11,7 @@ import type {
   UpdateAudienceInput,
 } from './schemas.js';
 import '../tables.js';
+import '../campaigns/tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
@@ -229,4 +230,15 @@ export async function replaceMembers(
   `.compile(trx),
   );
   return { removed: Number(removed.numAffectedRows ?? 0n) };
+}
+
+/** The first campaign to this audience that is under way (sending or paused); undefined: none. */
+export function campaignUnderWayTo(trx: Db, audienceId: string) {
+  return trx
+    .selectFrom('email_campaigns')
+    .select(['id', 'status'])
+    .where('audience_id', '=', audienceId)
+    .where('status', 'in', ['sending', 'paused'])
+    .orderBy('created_at')
+    .executeTakeFirst();
 }

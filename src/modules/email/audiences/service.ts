@@ -3,7 +3,6 @@ import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { recordAudit } from '../../../kernel/audit.js';
 import { AppError, invalidState, notFound } from '../../../kernel/errors.js';
-import '../campaigns/tables.js';
 import { paged } from '../../../kernel/pagination.js';
 import {
   invalidDetails,
@@ -14,6 +13,7 @@ import {
   userIdsOf,
 } from './member-list.js';
 import {
+  campaignUnderWayTo,
   countMembers,
   deleteAudience,
   deleteMember,
@@ -180,13 +180,7 @@ export class EmailAudiencesService {
  * mid-send would reasonably expect the change to reach that campaign, and it would not.
  */
 async function refuseWhileSending(trx: Kysely<Tables>, audienceId: string): Promise<void> {
-  const running = await trx
-    .selectFrom('email_campaigns')
-    .select(['id', 'status'])
-    .where('audience_id', '=', audienceId)
-    .where('status', 'in', ['sending', 'paused'])
-    .orderBy('created_at')
-    .executeTakeFirst();
+  const running = await campaignUnderWayTo(trx, audienceId);
   if (running !== undefined)
     throw invalidState({
       reason: 'a campaign to this audience is under way',

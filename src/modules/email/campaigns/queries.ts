@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import { mailableMembers } from '../audiences/queries.js';
@@ -191,4 +191,54 @@ export async function hasOutstanding(trx: Db, campaignId: string): Promise<boole
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+export async function updateCampaign(trx: Db, id: string, changes: Updateable<EmailCampaignsTable>): Promise<void> {
+  await trx.updateTable('email_campaigns').set(changes).where('id', '=', id).execute();
+}
+
+/** The campaign this staff member launched under this Idempotency-Key; undefined: none. */
+export function campaignByLaunchKey(db: Db, launchedBy: string, launchRequestKey: string) {
+  return db
+    .selectFrom('email_campaigns')
+    .select('launch_request_fingerprint')
+    .where('launched_by', '=', launchedBy)
+    .where('launch_request_key', '=', launchRequestKey)
+    .executeTakeFirst();
+}
+
+/** What a campaign's dashboard event says of it after a change. */
+export function campaignStatusAndRecipients(trx: Db, id: string) {
+  return trx
+    .selectFrom('email_campaigns')
+    .select(['status', 'recipients'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+export async function audienceExists(trx: Db, id: string): Promise<boolean> {
+  return (await trx.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+export async function templateKeyOf(trx: Db, templateId: string): Promise<string> {
+  const template = await trx
+    .selectFrom('email_templates')
+    .select('key')
+    .where('id', '=', templateId)
+    .executeTakeFirstOrThrow();
+  return template.key;
+}
+
+/** Up to `limit` scheduled campaigns due at `now`, earliest first, locked; those locked elsewhere are skipped. */
+export function lockDueCampaigns(trx: Db, now: Date, limit: number) {
+  return trx
+    .selectFrom('email_campaigns')
+    .select('id')
+    .where('status', '=', 'scheduled')
+    .where('scheduled_at', '<=', now)
+    .orderBy('scheduled_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { recordAudit } from '../../../kernel/audit.js';
@@ -9,6 +9,9 @@ import { paged } from '../../../kernel/pagination.js';
 import { isUniqueViolation } from '../../../kernel/sql-errors.js';
 import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked, type LaunchRequest } from './launch.js';
 import {
+  audienceExists,
+  campaignByLaunchKey,
+  campaignStatusAndRecipients,
   campaignViews,
   cancelQueued,
   hasOutstanding,
@@ -18,11 +21,11 @@ import {
   lockCampaign,
   releaseHeld,
   requeueRetryable,
+  updateCampaign,
   type CampaignRow,
 } from './queries.js';
 import type { CampaignView, CreateCampaignInput, ListCampaignsQuery, UpdateCampaignInput } from './schemas.js';
-import type { CampaignStatus } from './tables.js';
-import '../audiences/tables.js';
+import type { CampaignStatus, EmailCampaignsTable } from './tables.js';
 
 type Db = Kysely<Tables>;
 
@@ -102,11 +105,7 @@ export class EmailCampaignsService {
           ? {}
           : { max_consecutive_failures: input.max_consecutive_failures }),
       };
-      await trx
-        .updateTable('email_campaigns')
-        .set({ ...changes, updated_by: actor.userId, updated_at: this.clock() })
-        .where('id', '=', id)
-        .execute();
+      await updateCampaign(trx, id, { ...changes, updated_by: actor.userId, updated_at: this.clock() });
       await recordAudit(trx, actor, {
         action: 'email.campaign.update',
         targetType: 'email_campaign',
@@ -153,12 +152,7 @@ export class EmailCampaignsService {
 
   /** Whether this staff member launched with this key before; 409 when that launch was of another campaign. */
   async #launchedUnder(db: Db, actor: Actor, request: LaunchRequest): Promise<boolean> {
-    const earlier = await db
-      .selectFrom('email_campaigns')
-      .select('launch_request_fingerprint')
-      .where('launched_by', '=', actor.userId)
-      .where('launch_request_key', '=', request.key)
-      .executeTakeFirst();
+    const earlier = await campaignByLaunchKey(db, actor.userId, request.key);
     if (earlier === undefined) return false;
     if (earlier.launch_request_fingerprint !== request.fingerprint)
       throw conflict({ reason: 'this idempotency key was already used for a different request' });
@@ -278,11 +272,7 @@ export class EmailCampaignsService {
       const changed = await change(trx, campaign, this.clock());
       if (changed === undefined) return;
       const { event } = changed;
-      const after = await trx
-        .selectFrom('email_campaigns')
-        .select(['status', 'recipients'])
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
+      const after = await campaignStatusAndRecipients(trx, id);
       await this.events.publish(trx, {
         kind: 'dashboard',
         name: event,
@@ -299,16 +289,12 @@ export class EmailCampaignsService {
     actor: Actor,
     campaign: CampaignRow,
     status: CampaignStatus,
-    columns: Record<string, unknown>,
+    columns: Updateable<EmailCampaignsTable>,
     action: string,
     extra: Record<string, unknown> = {},
     reason?: string,
   ) {
-    await trx
-      .updateTable('email_campaigns')
-      .set({ ...columns, status, updated_by: actor.userId, updated_at: this.clock() })
-      .where('id', '=', campaign.id)
-      .execute();
+    await updateCampaign(trx, campaign.id, { ...columns, status, updated_by: actor.userId, updated_at: this.clock() });
     await recordAudit(trx, actor, {
       action,
       targetType: 'email_campaign',
@@ -327,7 +313,6 @@ export class EmailCampaignsService {
   }
 
   async #audience(trx: Db, id: string): Promise<void> {
-    const audience = await trx.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst();
-    if (audience === undefined) throw notFound('not_found', { audience_id: id });
+    if (!(await audienceExists(trx, id))) throw notFound('not_found', { audience_id: id });
   }
 }
