@@ -14,14 +14,19 @@ import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {
   countActiveGrants,
   deleteGrants,
+  deleteRole,
   existingUserIds,
   findRole,
   findRoleByKey,
+  insertRole,
   listRoles,
   lockedActiveOwnerIds,
   lockRole,
+  lockRoleForBulkGrants,
   rolePermissionKeys,
   replaceRolePermissions,
+  touchRole,
+  updateRole,
   upsertGrants,
 } from './queries.js';
 import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput } from './schemas.js';
@@ -97,11 +102,11 @@ export class RolesService {
     refuseUnheldRoleKeys(actor, keys);
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const role = await trx
-          .insertInto('roles')
-          .values({ key: input.key, name: input.name, description: input.description ?? null })
-          .returning(['id'])
-          .executeTakeFirstOrThrow();
+        const role = await insertRole(trx, {
+          key: input.key,
+          name: input.name,
+          description: input.description ?? null,
+        });
         await replaceRolePermissions(trx, role.id, keys);
         await recordAudit(trx, actor, {
           action: 'roles.create',
@@ -126,11 +131,7 @@ export class RolesService {
         name: input.name ?? current.name,
         description: input.description === undefined ? current.description : input.description,
       };
-      await trx
-        .updateTable('roles')
-        .set({ ...changes, updated_at: new Date() })
-        .where('id', '=', id)
-        .execute();
+      await updateRole(trx, id, changes);
       await recordAudit(trx, actor, {
         action: 'roles.update',
         targetType: 'role',
@@ -153,7 +154,7 @@ export class RolesService {
         checkGrantableKeys(keys);
         refuseUnheldRoleKeys(actor, [...before, ...keys]);
         await replaceRolePermissions(trx, id, keys);
-        await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
+        await touchRole(trx, id);
         const after = [...new Set(keys)].sort();
         await recordAudit(trx, actor, {
           action: 'roles.permissions_update',
@@ -183,7 +184,7 @@ export class RolesService {
         refuseUnheldRoleKeys(actor, permissions);
         const holders = await countActiveGrants(trx, id);
         if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
-        await trx.deleteFrom('roles').where('id', '=', id).execute();
+        await deleteRole(trx, id);
         await recordAudit(trx, actor, {
           action: 'roles.delete',
           targetType: 'role',
@@ -229,7 +230,7 @@ export class RolesService {
         // order (a grant in list order, a revoke in index order): two at once over overlapping users
         // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
         // foreign key check only share-locks the role) free to run beside them.
-        await trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
+        await lockRoleForBulkGrants(trx, role.id);
         refuseUnheldRoleKeys(actor, await rolePermissionKeys(trx, role.id));
 
         const existing = await existingUserIds(trx, userIds);
