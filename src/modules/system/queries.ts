@@ -148,3 +148,37 @@ export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQue
   ]);
   return { rows, total };
 }
+
+/** A run's handler works inside this savepoint of the run's transaction: its failure rolls back only its own work. */
+export async function beginRunSavepoint(trx: Kysely<Tables>): Promise<void> {
+  await sql`SAVEPOINT scheduled_job_run`.execute(trx);
+}
+
+export async function releaseRunSavepoint(trx: Kysely<Tables>): Promise<void> {
+  await sql`RELEASE SAVEPOINT scheduled_job_run`.execute(trx);
+}
+
+export async function rollbackToRunSavepoint(trx: Kysely<Tables>): Promise<void> {
+  await sql`ROLLBACK TO SAVEPOINT scheduled_job_run`.execute(trx);
+}
+
+// The system's own jobs (job-handlers.ts); each answers how many rows it deleted.
+
+export async function deleteGrantsExpiredBy(trx: Kysely<Tables>, now: Date): Promise<number> {
+  const result = await trx
+    .deleteFrom('user_roles')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteOutboxEventsBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
+  const result = await trx.deleteFrom('event_outbox').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteRunsStartedBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
+  const result = await trx.deleteFrom('scheduled_job_runs').where('started_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
