@@ -10,9 +10,11 @@ import { changePanicLevel, type PanicChangeDeps } from '../ops/panic-change.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, valueOf, type Decision } from './evaluation.js';
 import {
   insertSamples,
+  lockPanicStateUnlessBusy,
   lockRules,
   measureWindow,
   pruneSamples,
+  stampLevelChange,
   timeProbeRead,
   updateRuleState,
   type Measurement,
@@ -112,12 +114,7 @@ export class IncidentMonitor {
   async evaluate(now: Date = this.#clock()): Promise<Evaluation> {
     await this.flush(now);
     const result = await this.#options.db.transaction().execute(async (trx): Promise<Evaluation> => {
-      const panic = await trx
-        .selectFrom('ops_panic_state')
-        .select(['level', 'auto'])
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
+      const panic = await lockPanicStateUnlessBusy(trx);
       if (panic === undefined) return { evaluated: false, changed: null };
       const rules = await lockRules(trx);
       const measured = await measureRules(trx, now, rules);
@@ -143,11 +140,7 @@ export class IncidentMonitor {
   ): Promise<PanicState> {
     const { rule } = decision.reading;
     // One automatic change per rule per cool-down: the acting rule's, and the one it takes over from.
-    await trx
-      .updateTable('incident_rules')
-      .set({ last_change_at: now })
-      .where((eb) => eb.or([eb('key', '=', rule.key), eb('holding', '=', true)]))
-      .execute();
+    await stampLevelChange(trx, rule.key, now);
     const changed = await changePanicLevel(trx, this.#options, MONITOR_ACTOR, {
       level: decision.level,
       reason: reasonOf(decision),

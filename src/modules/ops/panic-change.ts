@@ -5,6 +5,7 @@ import type { ChangeBus } from '../../kernel/change-bus.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { PANIC_TOPIC, readPanicState, type PanicState } from '../../kernel/maintenance.js';
 import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/queries.js';
+import { lockPanicLevel, setPanicLevel } from './queries.js';
 
 export interface PanicChangeDeps {
   bus: ChangeBus;
@@ -41,11 +42,8 @@ export async function changePanicLevel(
   change: PanicChange,
 ): Promise<PanicState> {
   const auto = change.cause !== undefined;
-  const before = await trx.selectFrom('ops_panic_state').select(['level', 'reason']).forUpdate().executeTakeFirst();
-  await trx
-    .updateTable('ops_panic_state')
-    .set({ level: change.level, reason: change.reason, set_by: change.setBy, set_at: change.at, auto })
-    .execute();
+  const before = await lockPanicLevel(trx);
+  await setPanicLevel(trx, { level: change.level, reason: change.reason, setBy: change.setBy, at: change.at, auto });
   const after = await readPanicState(trx);
   const previousLevel = before?.level ?? 'off';
   await setHoldingRule(trx, change.cause?.rule ?? null);
