@@ -9,8 +9,12 @@ import { identityCall } from '../users/identity-calls.js';
 import { writeStatusChange } from '../users/lifecycle.js';
 import { refuseActingAbove } from '../users/policy.js';
 import { findUser, lockUser } from '../users/queries.js';
-import { lockDeletionRequest } from './queries.js';
-import './tables.js';
+import {
+  deleteDeletionRequest,
+  deletionRequestStatus,
+  lockDeletionRequest,
+  refuseTokensIssuedBefore,
+} from './queries.js';
 
 const notSelfDeleted = (status: string) =>
   invalidState({ reason: 'the account is not in the grace period of a deletion its owner confirmed', status });
@@ -35,13 +39,9 @@ export class AccountRestoreService {
     const user = await findUser(this.db, id);
     if (user === undefined) throw notFound();
     await refuseActingAbove(this.db, actor, [id]);
-    const pending = await this.db
-      .selectFrom('account_deletion_requests')
-      .select('status')
-      .where('user_id', '=', id)
-      .executeTakeFirst();
+    const pending = await deletionRequestStatus(this.db, id);
     // Checked before the provider is asked anything: a staff soft delete is not undone here.
-    if (user.status !== 'deleted' || pending?.status !== 'confirmed') throw notSelfDeleted(user.status);
+    if (user.status !== 'deleted' || pending !== 'confirmed') throw notSelfDeleted(user.status);
     await identityCall(this.log, actor.requestId, 'enable sign-in', () => this.identity.unbanUser(id));
     await this.db.transaction().execute(async (trx) => {
       const locked = await lockUser(trx, id);
@@ -63,8 +63,8 @@ export class AccountRestoreService {
         },
         now,
       );
-      await trx.updateTable('users').set({ tokens_valid_after: now }).where('id', '=', id).execute();
-      await trx.deleteFrom('account_deletion_requests').where('user_id', '=', id).execute();
+      await refuseTokensIssuedBefore(trx, id, now);
+      await deleteDeletionRequest(trx, id);
     });
   }
 }

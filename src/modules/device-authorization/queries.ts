@@ -126,3 +126,22 @@ export async function revokeSession(
     .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
     .execute();
 }
+
+/** Deletes codes never redeemed that expired before `expiredBefore`; answers how many. */
+export async function deleteUnredeemedCodes(trx: Kysely<Tables>, expiredBefore: Date): Promise<number> {
+  const expired = await trx
+    .deleteFrom('device_authorizations')
+    .where('redeemed_at', 'is', null)
+    .where('expires_at', '<', expiredBefore)
+    .executeTakeFirst();
+  return Number(expired.numDeletedRows);
+}
+
+/** Deletes devices revoked before `revokedBefore`; answers how many. */
+export async function deleteRevokedDevices(trx: Kysely<Tables>, revokedBefore: Date): Promise<number> {
+  const revoked = await trx
+    .deleteFrom('device_authorizations')
+    .where('revoked_at', '<', revokedBefore)
+    .executeTakeFirst();
+  return Number(revoked.numDeletedRows);
+}
