@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import type { BlockView, ListBlocksQuery, UpsertBlockInput } from './schemas.js';
@@ -86,6 +86,15 @@ export async function upsertBlockDraft(
     .returning(['id', sql<boolean>`xmax = 0`.as('created')])
     .executeTakeFirstOrThrow();
   return { id: row.id, created: row.created };
+}
+
+/** Writes the block's status change; answers the row as it is now. */
+export function updateBlock(
+  trx: Kysely<Tables>,
+  id: string,
+  changes: Updateable<ContentBlocksTable>,
+): Promise<BlockRow> {
+  return trx.updateTable('content_blocks').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 export interface LiveBlock {

@@ -7,7 +7,7 @@ import { notFound } from '../../../kernel/errors.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
-import { findBlock, listBlocks, lockBlock, toBlockView, upsertBlockDraft } from './queries.js';
+import { findBlock, listBlocks, lockBlock, toBlockView, updateBlock, upsertBlockDraft } from './queries.js';
 import type { ListBlocksQuery, StatusInput, UpsertBlockInput } from './schemas.js';
 
 export class ContentBlocksService {
@@ -67,12 +67,7 @@ export class ContentBlocksService {
           : input.status === 'draft'
             ? { status: 'draft' as const, published: null, published_at: null, published_by: null }
             : { status: 'archived' as const };
-      const after = await trx
-        .updateTable('content_blocks')
-        .set({ ...changes, updated_by: actor.userId, updated_at: now })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const after = await updateBlock(trx, id, { ...changes, updated_by: actor.userId, updated_at: now });
       await recordAudit(trx, actor, {
         action: 'site.content_block.status',
         targetType: 'content_block',

@@ -53,6 +53,18 @@ export function findVersion(db: Kysely<Tables>, section: string, version: number
     .executeTakeFirst();
 }
 
+export async function saveSectionDraft(
+  trx: Kysely<Tables>,
+  section: string,
+  draft: { json: string; by: string | null; at: Date },
+): Promise<void> {
+  await trx
+    .updateTable('site_settings')
+    .set({ draft: draft.json, draft_updated_by: draft.by, draft_updated_at: draft.at })
+    .where('section', '=', section)
+    .execute();
+}
+
 export interface PublishValues {
   section: string;
   version: number;

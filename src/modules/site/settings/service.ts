@@ -7,7 +7,14 @@ import { forbidden, notFound } from '../../../kernel/errors.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/site-cache.js';
-import { findVersion, insertPublishedVersion, listSections, listVersions, lockSection } from './queries.js';
+import {
+  findVersion,
+  insertPublishedVersion,
+  listSections,
+  listVersions,
+  lockSection,
+  saveSectionDraft,
+} from './queries.js';
 import { isSection, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
 import type { VersionsQuery } from './schemas.js';
 
@@ -55,11 +62,7 @@ export class SiteSettingsService {
     const name = writableSection(actor, section);
     await this.bus.transaction(this.db, async (trx) => {
       const before = await lockSection(trx, name);
-      await trx
-        .updateTable('site_settings')
-        .set({ draft: JSON.stringify(draft), draft_updated_by: actor.userId, draft_updated_at: new Date() })
-        .where('section', '=', name)
-        .execute();
+      await saveSectionDraft(trx, name, { json: JSON.stringify(draft), by: actor.userId, at: new Date() });
       await recordAudit(trx, actor, {
         action: 'site.settings.save_draft',
         targetType: 'site_settings',
