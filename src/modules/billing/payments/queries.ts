@@ -14,6 +14,63 @@ type InvoiceRow = Selectable<BillingInvoicesTable>;
 
 // bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite.
 
+/** Every column of a payment: the staff views answer each of them. */
+const PAYMENT_COLUMNS = [
+  'id',
+  'user_id',
+  'provider',
+  'provider_payment_id',
+  'product_id',
+  'price_id',
+  'kind',
+  'quantity',
+  'credits',
+  'amount',
+  'currency',
+  'amount_refunded',
+  'status',
+  'checkout_session_id',
+  'provider_invoice_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+const INVOICE_COLUMNS = [
+  'id',
+  'user_id',
+  'provider',
+  'provider_invoice_id',
+  'provider_subscription_id',
+  'provider_payment_id',
+  'status',
+  'amount_due',
+  'amount_paid',
+  'currency',
+  'hosted_url',
+  'period_start',
+  'period_end',
+  'created_at',
+  'last_event_at',
+] as const;
+
+/** A refund's view and its Idempotency-Key check (refundView leaves the key out of the answer). */
+const REFUND_COLUMNS = [
+  'id',
+  'payment_id',
+  'user_id',
+  'provider_refund_id',
+  'amount',
+  'currency',
+  'reason',
+  'credits_clawed_back',
+  'shortfall',
+  'actor_id',
+  'created_at',
+  'source',
+  'request_key',
+  'request_fingerprint',
+] as const;
+
 export function paymentView(row: PaymentRow): PaymentView {
   return { ...row, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded) };
 }
@@ -29,7 +86,7 @@ export function refundView(row: RefundRow, payment: PaymentRow): RefundView {
 
 /** Locked for the whole refund: two refunds of one payment run one after the other. */
 export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined> {
-  return trx.selectFrom('billing_payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return trx.selectFrom('billing_payments').select(PAYMENT_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 /** The payment under the provider's id, locked for the rest of the transaction; undefined: not recorded. */
@@ -40,7 +97,7 @@ export function lockPaymentByProviderId(
 ): Promise<PaymentRow | undefined> {
   return trx
     .selectFrom('billing_payments')
-    .selectAll()
+    .select(PAYMENT_COLUMNS)
     .where('provider', '=', provider)
     .where('provider_payment_id', '=', providerPaymentId)
     .forUpdate()
@@ -50,7 +107,7 @@ export function lockPaymentByProviderId(
 export function refundByRequestKey(trx: Db, paymentId: string, requestKey: string): Promise<RefundRow | undefined> {
   return trx
     .selectFrom('billing_refunds')
-    .selectAll()
+    .select(REFUND_COLUMNS)
     .where('payment_id', '=', paymentId)
     .where('request_key', '=', requestKey)
     .executeTakeFirst();
@@ -66,7 +123,7 @@ export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ 
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(PAYMENT_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -85,7 +142,7 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(INVOICE_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -99,7 +156,7 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
 export function refundByProviderId(trx: Db, providerRefundId: string): Promise<RefundRow | undefined> {
   return trx
     .selectFrom('billing_refunds')
-    .selectAll()
+    .select(REFUND_COLUMNS)
     .where('provider_refund_id', '=', providerRefundId)
     .executeTakeFirst();
 }
