@@ -70,14 +70,29 @@ export async function holderStanding(
   return rows[0];
 }
 
+/** What the list of a player's approved devices shows of each. */
+export type ApprovedDeviceRow = Pick<
+  DeviceAuthorizationRow,
+  'id' | 'client_id' | 'scope' | 'requester_ip' | 'decided_at' | 'redeemed_at' | 'last_used_at' | 'last_used_ip'
+>;
+
 /**
  * The caller's approved devices still in force: not revoked, session not ended elsewhere, and
  * either signed in or still able to collect their tokens.
  */
-export function listApprovedDevices(db: Kysely<Tables>, userId: string, now: Date): Promise<DeviceAuthorizationRow[]> {
+export function listApprovedDevices(db: Kysely<Tables>, userId: string, now: Date): Promise<ApprovedDeviceRow[]> {
   return db
     .selectFrom('device_authorizations as d')
-    .selectAll('d')
+    .select([
+      'd.id',
+      'd.client_id',
+      'd.scope',
+      'd.requester_ip',
+      'd.decided_at',
+      'd.redeemed_at',
+      'd.last_used_at',
+      'd.last_used_ip',
+    ])
     .where('d.user_id', '=', userId)
     .where('d.status', '=', 'approved')
     .where('d.revoked_at', 'is', null)
