@@ -11,6 +11,28 @@ import '../audiences/tables.js';
 type Db = Kysely<Tables>;
 export type CampaignRow = Selectable<EmailCampaignsTable>;
 
+/** What a campaign's view shows: every column but the failure run and the launch's request and launcher. */
+const VIEW_COLUMNS = [
+  'c.id',
+  'c.name',
+  'c.template_id',
+  'c.template_version',
+  'c.audience_id',
+  'c.vars',
+  'c.status',
+  'c.scheduled_at',
+  'c.max_consecutive_failures',
+  'c.recipients',
+  'c.excluded',
+  'c.status_reason',
+  'c.launched_at',
+  'c.completed_at',
+  'c.created_by',
+  'c.updated_by',
+  'c.created_at',
+  'c.updated_at',
+] as const;
+
 const EMPTY_COUNTS: CampaignCounts = { queued: 0, held: 0, sending: 0, sent: 0, failed: 0, skipped: 0, cancelled: 0 };
 
 /** Locked for a status change: changes of one campaign (staff, the dispatcher's outcomes, the scheduler) queue up. */
@@ -46,7 +68,7 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
       .selectFrom('email_campaigns as c')
       .innerJoin('email_templates as t', 't.id', 'c.template_id')
       .leftJoin('email_audiences as a', 'a.id', 'c.audience_id')
-      .selectAll('c')
+      .select(VIEW_COLUMNS)
       .select(['t.key as template_key', 'a.name as audience_name'])
       .where('c.id', 'in', ids)
       .execute(),
@@ -66,14 +88,7 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
       const key = count.status === 'queued' && count.held ? 'held' : count.status;
       tally[key] += count.n;
     }
-    const {
-      consecutive_failures: _failures,
-      launched_by: _launcher,
-      launch_request_key: _key,
-      launch_request_fingerprint: _fingerprint,
-      vars,
-      ...view
-    } = row;
+    const { vars, ...view } = row;
     return [
       { ...view, vars: vars as Record<string, unknown>, audience_name: row.audience_name ?? null, counts: tally },
     ];
