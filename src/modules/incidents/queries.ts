@@ -77,8 +77,32 @@ export async function pruneSamples(db: Kysely<Tables>, now: Date, longestWindowS
   await db.deleteFrom('incident_signal_samples').where('recorded_at', '<', cutoff).execute();
 }
 
+/** Every column of a rule: its view shows the settings and the monitor's state. */
+const RULE_COLUMNS = [
+  'key',
+  'signal',
+  'threshold',
+  'window_seconds',
+  'min_requests',
+  'level',
+  'auto_clear',
+  'hold_seconds',
+  'cooldown_seconds',
+  'enabled',
+  'updated_at',
+  'updated_by',
+  'holding',
+  'breached_since',
+  'healthy_since',
+  'last_change_at',
+  'silenced_until',
+  'last_evaluated_at',
+  'last_value',
+  'last_total',
+] as const;
+
 export function listRules(db: Kysely<Tables>): Promise<IncidentRuleRow[]> {
-  return db.selectFrom('incident_rules').selectAll().orderBy('key').execute();
+  return db.selectFrom('incident_rules').select(RULE_COLUMNS).orderBy('key').execute();
 }
 
 export function lockRules(trx: Kysely<Tables>): Promise<IncidentRuleRow[]> {
@@ -196,7 +220,18 @@ export async function listPanicChanges(db: Kysely<Tables>, limit: number, offset
   const [rows, count] = await Promise.all([
     db
       .selectFrom('ops_panic_changes')
-      .selectAll()
+      .select([
+        'id',
+        'created_at',
+        'level',
+        'previous_level',
+        'auto',
+        'reason',
+        'set_by',
+        'rule_key',
+        'measurement',
+        'signals',
+      ])
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)

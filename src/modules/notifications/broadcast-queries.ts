@@ -136,8 +136,22 @@ export async function broadcastIdPage(db: Db, query: ListBroadcastsQuery) {
   return { ids: rows.map((row) => row.id), total };
 }
 
+/** What the history shows of these broadcasts. */
 export function broadcastsByIds(db: Db, ids: string[]) {
-  return db.selectFrom('notification_broadcasts').selectAll().where('id', 'in', ids).execute();
+  return db
+    .selectFrom('notification_broadcasts')
+    .select([
+      'id',
+      'segment',
+      'recipients',
+      'email_template_id',
+      'email_template_version',
+      'emails_queued',
+      'created_by',
+      'created_at',
+    ])
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** The notifications of these broadcasts, each with how many of its recipients read it. */

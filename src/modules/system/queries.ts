@@ -5,8 +5,23 @@ import type { RunsQuery } from './schemas.js';
 import type { JobResult, JobTrigger, ScheduledJobRow } from './tables.js';
 import './tables.js';
 
+/** Every column of a job: its view shows each of them. */
+const JOB_COLUMNS = [
+  'id',
+  'key',
+  'cron',
+  'description',
+  'active',
+  'next_run_at',
+  'last_run_at',
+  'last_result',
+  'last_error',
+  'created_at',
+  'updated_at',
+] as const;
+
 export function listJobs(db: Kysely<Tables>) {
-  return db.selectFrom('scheduled_jobs').selectAll().orderBy('id').execute();
+  return db.selectFrom('scheduled_jobs').select(JOB_COLUMNS).orderBy('id').execute();
 }
 
 export function findJob(db: Kysely<Tables>, id: number) {
@@ -138,7 +153,18 @@ export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQue
   if (query.result !== undefined) filtered = filtered.where('result', '=', query.result);
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select([
+        'id',
+        'job_id',
+        'trigger',
+        'triggered_by',
+        'started_at',
+        'finished_at',
+        'result',
+        'error',
+        'summary',
+        'instance_id',
+      ])
       .orderBy('started_at', query.sort.direction)
       .orderBy('id', query.sort.direction)
       .limit(query.per_page)

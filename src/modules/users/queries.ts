@@ -86,7 +86,26 @@ async function countAllUsers(db: Kysely<Tables>): Promise<number> {
 }
 
 export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<UserDetail | undefined> {
-  const user = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select([
+      'id',
+      'email',
+      'display_name',
+      'provider',
+      'status',
+      'created_at',
+      'updated_at',
+      'last_seen_at',
+      'tier',
+      'metadata',
+      'status_reason',
+      'status_changed_at',
+      'status_changed_by',
+      'deleted_at',
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (user === undefined) return undefined;
   const [tier, roles, subscription, recentAudit, creditBalance] = await Promise.all([
     user.tier === null

@@ -6,6 +6,23 @@ import type { ContentBlocksTable } from './tables.js';
 
 type BlockRow = Selectable<ContentBlocksTable>;
 
+/** Every column of a block: its view shows each of them. */
+const BLOCK_COLUMNS = [
+  'id',
+  'surface',
+  'slot',
+  'locale',
+  'draft',
+  'published',
+  'status',
+  'sort_order',
+  'published_at',
+  'published_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
+] as const;
+
 const SORT_COLUMNS = { sortOrder: 'sort_order', slot: 'slot', updatedAt: 'updated_at' } as const;
 
 export function toBlockView(row: BlockRow): BlockView {
@@ -36,7 +53,7 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
   if (query.q) filtered = filtered.where('slot', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(BLOCK_COLUMNS)
       .orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -48,7 +65,7 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
 }
 
 export function findBlock(db: Kysely<Tables>, id: string) {
-  return db.selectFrom('content_blocks').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('content_blocks').select(BLOCK_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 export function lockBlock(trx: Kysely<Tables>, id: string) {

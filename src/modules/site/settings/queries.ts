@@ -4,7 +4,19 @@ import { countRows, offsetOf } from '../../../kernel/pagination.js';
 import type { VersionsQuery } from './schemas.js';
 
 export function listSections(db: Kysely<Tables>) {
-  return db.selectFrom('site_settings').selectAll().execute();
+  return db
+    .selectFrom('site_settings')
+    .select([
+      'section',
+      'draft',
+      'draft_updated_by',
+      'draft_updated_at',
+      'published_version',
+      'published_value',
+      'published_by',
+      'published_at',
+    ])
+    .execute();
 }
 
 export function lockSection(trx: Kysely<Tables>, section: string) {
