@@ -86,3 +86,19 @@ export function lockDueAccounts(trx: Db, now: Date, limit: number) {
     .skipLocked()
     .execute();
 }
+
+/** The status of the user's deletion request; undefined: none. */
+export async function deletionRequestStatus(db: Db, userId: string) {
+  return (
+    await db.selectFrom('account_deletion_requests').select('status').where('user_id', '=', userId).executeTakeFirst()
+  )?.status;
+}
+
+export async function deleteDeletionRequest(trx: Db, userId: string): Promise<void> {
+  await trx.deleteFrom('account_deletion_requests').where('user_id', '=', userId).execute();
+}
+
+/** Tokens issued before `at` are refused from the next request. */
+export async function refuseTokensIssuedBefore(trx: Db, userId: string, at: Date): Promise<void> {
+  await trx.updateTable('users').set({ tokens_valid_after: at }).where('id', '=', userId).execute();
+}

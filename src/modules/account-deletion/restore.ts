@@ -4,10 +4,14 @@ import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
-import { identityCall, writeStatusChange, refuseActingAbove, findUser, lockUser } from '../users/index.js';
 import type { Writes } from '../../kernel/write.js';
-import { lockDeletionRequest } from './queries.js';
-import './tables.js';
+import { findUser, identityCall, lockUser, refuseActingAbove, writeStatusChange } from '../users/index.js';
+import {
+  deleteDeletionRequest,
+  deletionRequestStatus,
+  lockDeletionRequest,
+  refuseTokensIssuedBefore,
+} from './queries.js';
 
 const notSelfDeleted = (status: string) =>
   invalidState({ reason: 'the account is not in the grace period of a deletion its owner confirmed', status });
@@ -32,13 +36,9 @@ export class AccountRestoreService {
     const user = await findUser(this.db, id);
     if (user === undefined) throw notFound();
     await refuseActingAbove(this.db, actor, [id]);
-    const pending = await this.db
-      .selectFrom('account_deletion_requests')
-      .select('status')
-      .where('user_id', '=', id)
-      .executeTakeFirst();
+    const pending = await deletionRequestStatus(this.db, id);
     // Checked before the provider is asked anything: a staff soft delete is not undone here.
-    if (user.status !== 'deleted' || pending?.status !== 'confirmed') throw notSelfDeleted(user.status);
+    if (user.status !== 'deleted' || pending !== 'confirmed') throw notSelfDeleted(user.status);
     await identityCall(this.log, actor.requestId, 'enable sign-in', () => this.identity.unbanUser(id));
     await this.write(actor, async (w) => {
       const { trx } = w;
@@ -59,8 +59,8 @@ export class AccountRestoreService {
         },
         now,
       );
-      await trx.updateTable('users').set({ tokens_valid_after: now }).where('id', '=', id).execute();
-      await trx.deleteFrom('account_deletion_requests').where('user_id', '=', id).execute();
+      await refuseTokensIssuedBefore(trx, id, now);
+      await deleteDeletionRequest(trx, id);
     });
   }
 }

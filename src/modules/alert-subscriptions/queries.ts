@@ -8,6 +8,10 @@ export async function roleExists(db: Db, roleId: string): Promise<boolean> {
   return (await db.selectFrom('roles').select('id').where('id', '=', roleId).executeTakeFirst()) !== undefined;
 }
 
+export async function roleKey(db: Db, roleId: string): Promise<string | undefined> {
+  return (await db.selectFrom('roles').select('key').where('id', '=', roleId).executeTakeFirst())?.key;
+}
+
 export async function subscriptionsOf(db: Db, roleId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('role_alert_subscriptions')

@@ -5,7 +5,7 @@ import { conflict, forbidden, notFound } from '../../kernel/errors.js';
 import { refuseActingOnRole } from '../roles/index.js';
 import type { Writes } from '../../kernel/write.js';
 import { ALERTS, ALERT_NAMES, roleAlertChannel, type AlertName } from './alerts.js';
-import { lockRoleKey, replaceSubscriptions, subscriptionsOf } from './queries.js';
+import { alertRoleKeysOf, lockRoleKey, replaceSubscriptions, roleKey, subscriptionsOf } from './queries.js';
 import type { SetAlertsInput } from './schemas.js';
 
 /** Which roles hear which alerts. The role's holders receive them on the role's realtime channel. */
@@ -26,11 +26,11 @@ export class AlertSubscriptionService {
   }
 
   async get(roleId: string) {
-    const key = await this.db.selectFrom('roles').select('key').where('id', '=', roleId).executeTakeFirst();
+    const key = await roleKey(this.db, roleId);
     if (key === undefined) throw notFound();
     return {
       role_id: roleId,
-      channel: roleAlertChannel(key.key),
+      channel: roleAlertChannel(key),
       alerts: (await subscriptionsOf(this.db, roleId)) as AlertName[],
     };
   }
@@ -68,5 +68,10 @@ export class AlertSubscriptionService {
       });
       return { role_id: roleId, channel: roleAlertChannel(key), alerts: after as AlertName[] };
     });
+  }
+
+  /** Keys of the user's current roles that hear at least one alert: the alert channels they may join. */
+  roleKeysHeardBy(userId: string, now: Date): Promise<string[]> {
+    return alertRoleKeysOf(this.db, userId, now);
   }
 }

@@ -1,12 +1,13 @@
 import type { Kernel } from '../../kernel/kernel.js';
-import { paged } from '../../kernel/pagination.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { auditFacets, listAuditEvents } from './queries.js';
 import { auditFacetsBody, auditFilters, auditPage, listAuditQuery } from './schemas.js';
+import { AuditLogService } from './service.js';
 
 const tags = ['audit'];
 
 export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
+  const audit = new AuditLogService(kernel.db);
+
   app.get(
     '/v1/admin/audit',
     {
@@ -18,10 +19,7 @@ export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
         response: { 200: auditPage },
       },
     },
-    async (request) => {
-      const { rows, total } = await listAuditEvents(kernel.db, request.query);
-      return paged(rows, request.query, total);
-    },
+    (request) => audit.list(request.query),
   );
 
   app.get(
@@ -35,6 +33,6 @@ export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
         response: { 200: auditFacetsBody },
       },
     },
-    (request) => auditFacets(kernel.db, request.query),
+    (request) => audit.facets(request.query),
   );
 }

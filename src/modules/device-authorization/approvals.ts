@@ -11,6 +11,7 @@ import {
   lockByColumn,
   revokeSession,
   updateDeviceAuthorization,
+  type ApprovedDeviceRow,
   type DeviceAuthorizationRow,
 } from './queries.js';
 import type { ApprovedDeviceView, ApproveInput, DeviceRequestView } from './schemas.js';
@@ -34,7 +35,7 @@ function requestView(row: DeviceAuthorizationRow): DeviceRequestView {
   };
 }
 
-function deviceView(row: DeviceAuthorizationRow): ApprovedDeviceView {
+function deviceView(row: ApprovedDeviceRow): ApprovedDeviceView {
   return {
     id: row.id,
     client_id: row.client_id,

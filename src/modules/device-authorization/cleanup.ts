@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { JobContext, JobSummary } from '../../kernel/jobs.js';
-import './tables.js';
+import { deleteRevokedDevices, deleteUnredeemedCodes } from './queries.js';
 
 const DAY_MS = 86_400_000;
 /** A launcher polling a day past expiry still hears `expired_token` rather than `invalid_grant`. */
@@ -16,14 +16,7 @@ export const REVOKED_DEVICE_KEEP_MS = 30 * DAY_MS;
  */
 export async function purgeDeviceAuthorizationsJob(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
   const expiredBefore = new Date(now.getTime() - EXPIRED_CODE_KEEP_MS);
-  const expired = await trx
-    .deleteFrom('device_authorizations')
-    .where('redeemed_at', 'is', null)
-    .where('expires_at', '<', expiredBefore)
-    .executeTakeFirst();
-  const revoked = await trx
-    .deleteFrom('device_authorizations')
-    .where('revoked_at', '<', new Date(now.getTime() - REVOKED_DEVICE_KEEP_MS))
-    .executeTakeFirst();
-  return { expired_codes: Number(expired.numDeletedRows), revoked_devices: Number(revoked.numDeletedRows) };
+  const expired = await deleteUnredeemedCodes(trx, expiredBefore);
+  const revoked = await deleteRevokedDevices(trx, new Date(now.getTime() - REVOKED_DEVICE_KEEP_MS));
+  return { expired_codes: expired, revoked_devices: revoked };
 }

@@ -70,14 +70,29 @@ export async function holderStanding(
   return rows[0];
 }
 
+/** What the list of a player's approved devices shows of each. */
+export type ApprovedDeviceRow = Pick<
+  DeviceAuthorizationRow,
+  'id' | 'client_id' | 'scope' | 'requester_ip' | 'decided_at' | 'redeemed_at' | 'last_used_at' | 'last_used_ip'
+>;
+
 /**
  * The caller's approved devices still in force: not revoked, session not ended elsewhere, and
  * either signed in or still able to collect their tokens.
  */
-export function listApprovedDevices(db: Kysely<Tables>, userId: string, now: Date): Promise<DeviceAuthorizationRow[]> {
+export function listApprovedDevices(db: Kysely<Tables>, userId: string, now: Date): Promise<ApprovedDeviceRow[]> {
   return db
     .selectFrom('device_authorizations as d')
-    .selectAll('d')
+    .select([
+      'd.id',
+      'd.client_id',
+      'd.scope',
+      'd.requester_ip',
+      'd.decided_at',
+      'd.redeemed_at',
+      'd.last_used_at',
+      'd.last_used_ip',
+    ])
     .where('d.user_id', '=', userId)
     .where('d.status', '=', 'approved')
     .where('d.revoked_at', 'is', null)
@@ -125,4 +140,23 @@ export async function revokeSession(
     .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
     .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
     .execute();
+}
+
+/** Deletes codes never redeemed that expired before `expiredBefore`; answers how many. */
+export async function deleteUnredeemedCodes(trx: Kysely<Tables>, expiredBefore: Date): Promise<number> {
+  const expired = await trx
+    .deleteFrom('device_authorizations')
+    .where('redeemed_at', 'is', null)
+    .where('expires_at', '<', expiredBefore)
+    .executeTakeFirst();
+  return Number(expired.numDeletedRows);
+}
+
+/** Deletes devices revoked before `revokedBefore`; answers how many. */
+export async function deleteRevokedDevices(trx: Kysely<Tables>, revokedBefore: Date): Promise<number> {
+  const revoked = await trx
+    .deleteFrom('device_authorizations')
+    .where('revoked_at', '<', revokedBefore)
+    .executeTakeFirst();
+  return Number(revoked.numDeletedRows);
 }

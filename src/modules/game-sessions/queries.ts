@@ -6,6 +6,24 @@ import { LIVE_STATUSES, type EndReason, type GameSessionRow } from './tables.js'
 
 type Db = Kysely<Tables>;
 
+/** Every column of a session: the staff view answers each of them. */
+const SESSION_COLUMNS = [
+  'id',
+  'user_id',
+  'game_id',
+  'game_slug',
+  'game_title',
+  'pool_id',
+  'node_id',
+  'status',
+  'end_reason',
+  'stopped_by',
+  'play_url',
+  'created_at',
+  'started_at',
+  'ended_at',
+] as const;
+
 /** A row and its keyset position (created_at to the microsecond, which a Date would lose). */
 export type PagedSessionRow = GameSessionRow & { keyset_at: string };
 
@@ -38,7 +56,7 @@ export async function planLimitsOf(db: Db, userId: string): Promise<Record<strin
 }
 
 export function findSession(db: Db, id: string) {
-  return db.selectFrom('game_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('game_sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 /**
@@ -122,7 +140,7 @@ export function markEnded(db: Db, id: string, end: { reason: EndReason; stopped_
 function pagedSessions(db: Db, limit: number, cursor: KeysetPosition | undefined) {
   let query = db
     .selectFrom('game_sessions')
-    .selectAll()
+    .select(SESSION_COLUMNS)
     .select(keysetTimestamp('game_sessions.created_at').as('keyset_at'));
   if (cursor !== undefined) query = query.where(olderThan('game_sessions.created_at', 'game_sessions.id', cursor));
   // One row beyond the page says whether another page exists.

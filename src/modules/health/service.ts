@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { asRead } from '../../lib/split-pool.js';
+import { pingDatabase } from './queries.js';
 
 /** Probing the database on every health check would make /health as slow as a query. */
 const PROBE_INTERVAL_MS = 1_000;
@@ -37,7 +37,7 @@ export class HealthService {
       timer = setTimeout(() => reject(new Error('database probe timed out')), PROBE_TIMEOUT_MS);
     });
     try {
-      await Promise.race([asRead(sql`SELECT 1`).execute(this.db), timeout]);
+      await Promise.race([pingDatabase(this.db), timeout]);
       this.#database = 'ok';
     } catch {
       this.#database = 'unreachable';

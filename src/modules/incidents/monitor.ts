@@ -11,9 +11,11 @@ import { decide, measurementOf, nextRuleState, reasonOf, readRule, signalValue, 
 import type { AuditedWrite, Writes } from '../../kernel/write.js';
 import {
   insertSamples,
+  lockPanicStateUnlessBusy,
   lockRules,
   measureWindow,
   pruneSamples,
+  stampLevelChange,
   timeProbeRead,
   updateRuleState,
   type Measurement,
@@ -115,12 +117,7 @@ export class IncidentMonitor {
     await this.flush(now);
     const result = await this.#options.write(MONITOR_ACTOR, async (w): Promise<Evaluation> => {
       const { trx } = w;
-      const panic = await trx
-        .selectFrom('ops_panic_state')
-        .select(['level', 'auto'])
-        .forUpdate()
-        .skipLocked()
-        .executeTakeFirst();
+      const panic = await lockPanicStateUnlessBusy(trx);
       if (panic === undefined) return { evaluated: false, changed: null };
       const rules = await lockRules(trx);
       const measured = await measureRules(trx, now, rules);
@@ -146,11 +143,7 @@ export class IncidentMonitor {
   ): Promise<PanicState> {
     const { rule } = decision.reading;
     // One automatic change per rule per cool-down: the acting rule's, and the one it takes over from.
-    await w.trx
-      .updateTable('incident_rules')
-      .set({ last_change_at: now })
-      .where((eb) => eb.or([eb('key', '=', rule.key), eb('holding', '=', true)]))
-      .execute();
+    await stampLevelChange(w.trx, rule.key, now);
     const changed = await changePanicLevel(w, {
       level: decision.level,
       reason: reasonOf(decision),

@@ -1,10 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { PanicLevel, Tables } from '../../db/tables.js';
-import { asRead } from '../../lib/split-pool.js';
 import type { Signal, SignalCount } from '../../kernel/signals.js';
-import type { IncidentRuleRow } from './tables.js';
-import './tables.js';
+import { asRead } from '../../lib/split-pool.js';
+import type { IncidentRuleRow, IncidentRulesTable } from './tables.js';
 
 /** Samples older than this behind the longest window are deleted by the evaluating instance. */
 const SAMPLE_RETENTION_MS = 3_600_000;
@@ -78,12 +77,80 @@ export async function pruneSamples(db: Kysely<Tables>, now: Date, longestWindowS
   await db.deleteFrom('incident_signal_samples').where('recorded_at', '<', cutoff).execute();
 }
 
+/** Every column of a rule: its view shows the settings and the monitor's state. */
+const RULE_COLUMNS = [
+  'key',
+  'signal',
+  'threshold',
+  'window_seconds',
+  'min_requests',
+  'level',
+  'auto_clear',
+  'hold_seconds',
+  'cooldown_seconds',
+  'enabled',
+  'updated_at',
+  'updated_by',
+  'holding',
+  'breached_since',
+  'healthy_since',
+  'last_change_at',
+  'silenced_until',
+  'last_evaluated_at',
+  'last_value',
+  'last_total',
+] as const;
+
 export function listRules(db: Kysely<Tables>): Promise<IncidentRuleRow[]> {
-  return db.selectFrom('incident_rules').selectAll().orderBy('key').execute();
+  return db.selectFrom('incident_rules').select(RULE_COLUMNS).orderBy('key').execute();
 }
 
 export function lockRules(trx: Kysely<Tables>): Promise<IncidentRuleRow[]> {
   return trx.selectFrom('incident_rules').selectAll().orderBy('key').forUpdate().execute();
+}
+
+/** Deletes every rule whose key is not among `keys` (all of them for none). */
+export async function deleteRulesOtherThan(trx: Kysely<Tables>, keys: string[]): Promise<void> {
+  let removal = trx.deleteFrom('incident_rules');
+  if (keys.length > 0) removal = removal.where('key', 'not in', keys);
+  await removal.execute();
+}
+
+/** Inserts the rules, or updates their settings by key; the monitor's state on a rule is kept. */
+export async function upsertRuleSettings(trx: Kysely<Tables>, rules: Insertable<IncidentRulesTable>[]): Promise<void> {
+  await trx
+    .insertInto('incident_rules')
+    .values(rules)
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet((eb) => ({
+        signal: eb.ref('excluded.signal'),
+        threshold: eb.ref('excluded.threshold'),
+        window_seconds: eb.ref('excluded.window_seconds'),
+        min_requests: eb.ref('excluded.min_requests'),
+        level: eb.ref('excluded.level'),
+        auto_clear: eb.ref('excluded.auto_clear'),
+        hold_seconds: eb.ref('excluded.hold_seconds'),
+        cooldown_seconds: eb.ref('excluded.cooldown_seconds'),
+        enabled: eb.ref('excluded.enabled'),
+        updated_at: eb.ref('excluded.updated_at'),
+        updated_by: eb.ref('excluded.updated_by'),
+      })),
+    )
+    .execute();
+}
+
+/** Stamps a level change now on this rule and on the rule holding the level. */
+export async function stampLevelChange(trx: Kysely<Tables>, ruleKey: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('incident_rules')
+    .set({ last_change_at: now })
+    .where((eb) => eb.or([eb('key', '=', ruleKey), eb('holding', '=', true)]))
+    .execute();
+}
+
+/** The level, locked for the evaluation; undefined while another instance evaluates (or the row is missing). */
+export function lockPanicStateUnlessBusy(trx: Kysely<Tables>) {
+  return trx.selectFrom('ops_panic_state').select(['level', 'auto']).forUpdate().skipLocked().executeTakeFirst();
 }
 
 export type RuleStateUpdate = Partial<
@@ -153,7 +220,18 @@ export async function listPanicChanges(db: Kysely<Tables>, limit: number, offset
   const [rows, count] = await Promise.all([
     db
       .selectFrom('ops_panic_changes')
-      .selectAll()
+      .select([
+        'id',
+        'created_at',
+        'level',
+        'previous_level',
+        'auto',
+        'reason',
+        'set_by',
+        'rule_key',
+        'measurement',
+        'signals',
+      ])
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import type { Writes } from '../../kernel/write.js';
-import { listPanicChanges, listRules } from './queries.js';
+import { deleteRulesOtherThan, listPanicChanges, listRules, lockRules, upsertRuleSettings } from './queries.js';
 import type { ChangesQuery, ReplaceRulesInput, RuleInput, RuleView } from './schemas.js';
 import type { IncidentRuleRow, PanicChangeRow } from './tables.js';
 
@@ -87,32 +87,15 @@ export class IncidentsService {
   async replaceRules(actor: Actor, input: ReplaceRulesInput): Promise<{ rules: RuleView[] }> {
     const rows = await this.write(actor, async (w) => {
       const { trx } = w;
-      const before = await trx.selectFrom('incident_rules').selectAll().orderBy('key').forUpdate().execute();
+      const before = await lockRules(trx);
       const keys = input.rules.map((rule) => rule.key);
-      let removal = trx.deleteFrom('incident_rules');
-      if (keys.length > 0) removal = removal.where('key', 'not in', keys);
-      await removal.execute();
+      await deleteRulesOtherThan(trx, keys);
       if (input.rules.length > 0) {
         const now = new Date();
-        await trx
-          .insertInto('incident_rules')
-          .values(input.rules.map((rule) => ({ ...settingsOf(rule), updated_at: now, updated_by: actor.userId })))
-          .onConflict((oc) =>
-            oc.column('key').doUpdateSet((eb) => ({
-              signal: eb.ref('excluded.signal'),
-              threshold: eb.ref('excluded.threshold'),
-              window_seconds: eb.ref('excluded.window_seconds'),
-              min_requests: eb.ref('excluded.min_requests'),
-              level: eb.ref('excluded.level'),
-              auto_clear: eb.ref('excluded.auto_clear'),
-              hold_seconds: eb.ref('excluded.hold_seconds'),
-              cooldown_seconds: eb.ref('excluded.cooldown_seconds'),
-              enabled: eb.ref('excluded.enabled'),
-              updated_at: eb.ref('excluded.updated_at'),
-              updated_by: eb.ref('excluded.updated_by'),
-            })),
-          )
-          .execute();
+        await upsertRuleSettings(
+          trx,
+          input.rules.map((rule) => ({ ...settingsOf(rule), updated_at: now, updated_by: actor.userId })),
+        );
       }
       const after = await listRules(trx);
       await w.audit({

@@ -72,3 +72,9 @@ export async function revokeSession(trx: Db, userId: string, sessionId: string, 
     .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
     .execute();
 }
+
+/** Deletes sessions last seen before `cutoff`; answers how many. */
+export async function deleteSessionsUnseenSince(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
+  const result = await trx.deleteFrom('login_sessions').where('last_seen_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { JobContext, JobSummary } from '../../kernel/jobs.js';
-import './tables.js';
+import { deleteSessionsUnseenSince } from './queries.js';
 
 /**
  * Sessions unseen for 90 days are forgotten: identity providers end idle sessions well before
@@ -11,9 +11,5 @@ import './tables.js';
 export const LOGIN_SESSION_RETENTION_MS = 90 * 86_400_000;
 
 export async function pruneLoginSessionsJob(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
-  const result = await trx
-    .deleteFrom('login_sessions')
-    .where('last_seen_at', '<', new Date(now.getTime() - LOGIN_SESSION_RETENTION_MS))
-    .executeTakeFirst();
-  return { deleted: Number(result.numDeletedRows) };
+  return { deleted: await deleteSessionsUnseenSince(trx, new Date(now.getTime() - LOGIN_SESSION_RETENTION_MS)) };
 }

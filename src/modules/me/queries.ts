@@ -46,3 +46,22 @@ export function updateProfileColumns(db: Db, userId: string, columns: ProfileCol
 export function lockUserEmail(trx: Db, userId: string) {
   return trx.selectFrom('users').select(['email']).where('id', '=', userId).forUpdate().executeTakeFirst();
 }
+
+/** Suppresses marketing mail to the address as a profile unsubscribe; an existing suppression stays as it is. */
+export async function suppressAsUnsubscribed(trx: Db, address: string): Promise<void> {
+  await trx
+    .insertInto('email_suppressions')
+    .values({ email: address, reason: 'unsubscribed', source: 'profile', message_id: null })
+    .onConflict((oc) => oc.column('email').doNothing())
+    .execute();
+}
+
+/** Why mail to the address is suppressed; undefined: it is not. */
+export async function suppressionReason(trx: Db, address: string) {
+  return (await trx.selectFrom('email_suppressions').select('reason').where('email', '=', address).executeTakeFirst())
+    ?.reason;
+}
+
+export async function liftSuppression(trx: Db, address: string): Promise<void> {
+  await trx.deleteFrom('email_suppressions').where('email', '=', address).execute();
+}

@@ -5,7 +5,14 @@ import type { UserCache } from '../../kernel/user-cache.js';
 import type { Writes } from '../../kernel/write.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../storage/index.js';
-import { findProfile, lockUserEmail, updateProfileColumns } from './queries.js';
+import {
+  findProfile,
+  liftSuppression,
+  lockUserEmail,
+  suppressAsUnsubscribed,
+  suppressionReason,
+  updateProfileColumns,
+} from './queries.js';
 import type { ProfileView, UpdateProfileInput } from './schemas.js';
 
 type Db = Kysely<Tables>;
@@ -68,26 +75,18 @@ export class ProfileService {
     if (email === null) throw invalidState({ field: 'marketing_opt_in', reason: 'the account has no email address' });
     const address = email.toLowerCase();
     if (!wanted) {
-      await trx
-        .insertInto('email_suppressions')
-        .values({ email: address, reason: 'unsubscribed', source: 'profile', message_id: null })
-        .onConflict((oc) => oc.column('email').doNothing())
-        .execute();
+      await suppressAsUnsubscribed(trx, address);
       return;
     }
-    const suppression = await trx
-      .selectFrom('email_suppressions')
-      .select('reason')
-      .where('email', '=', address)
-      .executeTakeFirst();
-    if (suppression === undefined) return;
-    if (suppression.reason !== 'unsubscribed') {
+    const suppressed = await suppressionReason(trx, address);
+    if (suppressed === undefined) return;
+    if (suppressed !== 'unsubscribed') {
       throw invalidState({
         field: 'marketing_opt_in',
         reason: 'mail to this address bounced or was reported; support can lift it',
-        suppression_reason: suppression.reason,
+        suppression_reason: suppressed,
       });
     }
-    await trx.deleteFrom('email_suppressions').where('email', '=', address).execute();
+    await liftSuppression(trx, address);
   }
 }

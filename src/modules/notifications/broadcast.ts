@@ -1,15 +1,23 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { AppError, conflict, forbidden, invalidRequest } from '../../kernel/errors.js';
 import { requestFingerprint } from '../../kernel/idempotency.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
+import type { Writes } from '../../kernel/write.js';
 import type { EmailCategory } from '../email/index.js';
 import { findUsableTemplate } from '../email/templates/index.js';
-import { matchesSegment, type UserSegment } from '../users/index.js';
-import type { Writes } from '../../kernel/write.js';
+import type { UserSegment } from '../users/index.js';
+import {
+  broadcastByRequestKey,
+  countSegmentUpTo,
+  insertBroadcast,
+  insertNotification,
+  insertSegmentRecipients,
+  queueSegmentMail,
+  setBroadcastCounts,
+} from './broadcast-queries.js';
 import type { BroadcastInput, BroadcastResult } from './schemas.js';
-import './tables.js';
 
 type Db = Kysely<Tables>;
 
@@ -92,12 +100,7 @@ export class BroadcastService {
   }
 
   async #replay(db: Db, actor: Actor, request: IdempotentRequest): Promise<BroadcastAnswer | undefined> {
-    const earlier = await db
-      .selectFrom('notification_broadcasts')
-      .select(['recipients', 'notifications_created', 'emails_queued', 'request_fingerprint'])
-      .where('created_by', '=', actor.userId)
-      .where('idempotency_key', '=', request.key)
-      .executeTakeFirst();
+    const earlier = await broadcastByRequestKey(db, actor.userId, request.key);
     if (earlier === undefined) return undefined;
     if (earlier.request_fingerprint !== request.fingerprint)
       throw conflict({ reason: 'this idempotency key was already used for a different request' });
@@ -124,19 +127,15 @@ export class BroadcastService {
           input.email === undefined ? undefined : await findUsableTemplate(trx, input.email.template_key);
         // Null only for an in-app broadcast to everyone; mail always goes to counted users.
         const recipients = toEveryone && input.email === undefined ? null : await this.#countMatches(trx, segment);
-        const broadcast = await trx
-          .insertInto('notification_broadcasts')
-          .values({
-            segment: JSON.stringify(segment),
-            recipients,
-            created_by: actor.userId,
-            email_template_id: template?.id ?? null,
-            email_template_version: template?.version ?? null,
-            idempotency_key: request?.key ?? null,
-            request_fingerprint: request?.fingerprint ?? null,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const broadcast = await insertBroadcast(trx, {
+          segment: JSON.stringify(segment),
+          recipients,
+          created_by: actor.userId,
+          email_template_id: template?.id ?? null,
+          email_template_version: template?.version ?? null,
+          idempotency_key: request?.key ?? null,
+          request_fingerprint: request?.fingerprint ?? null,
+        });
 
         const created =
           input.notification === undefined
@@ -146,11 +145,7 @@ export class BroadcastService {
           input.email === undefined || template === undefined
             ? null
             : await this.#queueEmails(trx, broadcast.id, segment, template, input.email.vars);
-        await trx
-          .updateTable('notification_broadcasts')
-          .set({ notifications_created: created, emails_queued: queued })
-          .where('id', '=', broadcast.id)
-          .execute();
+        await setBroadcastCounts(trx, broadcast.id, { notificationsCreated: created, emailsQueued: queued });
 
         const result = answerOf({ recipients, notifications_created: created, emails_queued: queued });
         await audit({
@@ -181,19 +176,11 @@ export class BroadcastService {
 
   /** How many users the segment matches, refused when none or more than the cap (counted no further than the cap). */
   async #countMatches(trx: Db, segment: UserSegment): Promise<number> {
-    const matched = trx
-      .selectFrom('users')
-      .select('users.id')
-      .where(matchesSegment(segment, { defaultStatus: 'active' }))
-      .limit(MAX_BROADCAST_RECIPIENTS + 1);
-    const row = await trx
-      .selectFrom(matched.as('m'))
-      .select(sql<number>`count(*)::int`.as('n'))
-      .executeTakeFirstOrThrow();
-    if (row.n === 0) throw new AppError(422, 'empty_segment', { segment });
-    if (row.n > MAX_BROADCAST_RECIPIENTS)
+    const matches = await countSegmentUpTo(trx, segment, MAX_BROADCAST_RECIPIENTS);
+    if (matches === 0) throw new AppError(422, 'empty_segment', { segment });
+    if (matches > MAX_BROADCAST_RECIPIENTS)
       throw new AppError(422, 'segment_too_large', { max: MAX_BROADCAST_RECIPIENTS });
-    return row.n;
+    return matches;
   }
 
   /** The notification and, for a segment, one recipient row per matched user; answers the rows made. */
@@ -203,32 +190,18 @@ export class BroadcastService {
     notification: NonNullable<BroadcastInput['notification']>,
     segment: UserSegment | null,
   ): Promise<number> {
-    const row = await trx
-      .insertInto('notifications')
-      .values({
-        broadcast_id: broadcastId,
-        audience: segment === null ? 'everyone' : 'recipients',
-        kind: notification.kind,
-        title: notification.title,
-        body: notification.body ?? null,
-        action_url: notification.action_url ?? null,
-        starts_at: notification.starts_at ?? null,
-        ends_at: notification.ends_at ?? null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const row = await insertNotification(trx, {
+      broadcast_id: broadcastId,
+      audience: segment === null ? 'everyone' : 'recipients',
+      kind: notification.kind,
+      title: notification.title,
+      body: notification.body ?? null,
+      action_url: notification.action_url ?? null,
+      starts_at: notification.starts_at ?? null,
+      ends_at: notification.ends_at ?? null,
+    });
     if (segment === null) return 1;
-    const inserted = await trx
-      .insertInto('notification_recipients')
-      .columns(['notification_id', 'user_id'])
-      .expression(
-        trx
-          .selectFrom('users')
-          .select([sql<string>`${row.id}::uuid`.as('notification_id'), 'users.id as user_id'])
-          .where(matchesSegment(segment, { defaultStatus: 'active' })),
-      )
-      .executeTakeFirst();
-    return Number(inserted.numInsertedOrUpdatedRows ?? 0);
+    return insertSegmentRecipients(trx, row.id, segment);
   }
 
   /**
@@ -243,39 +216,6 @@ export class BroadcastService {
     template: { id: string; category: EmailCategory; version: number },
     vars: Record<string, unknown>,
   ): Promise<number> {
-    let recipients = trx
-      .selectFrom('users')
-      .where(matchesSegment(segment, { defaultStatus: 'active' }))
-      .where('users.email', 'is not', null);
-    if (template.category === 'marketing') {
-      recipients = recipients.where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('email_suppressions')
-              .select(sql`1`.as('one'))
-              .whereRef('email_suppressions.email', '=', sql<string>`lower(users.email)`),
-          ),
-        ),
-      );
-    }
-    const inserted = await trx
-      .insertInto('email_messages')
-      .columns(['to_email', 'user_id', 'category', 'template_id', 'template_version', 'vars', 'broadcast_id'])
-      .expression(
-        recipients.select([
-          sql<string>`users.email`.as('to_email'),
-          'users.id as user_id',
-          sql<string>`${template.category}`.as('category'),
-          sql<string>`${template.id}::uuid`.as('template_id'),
-          sql<number>`${template.version}::int`.as('template_version'),
-          sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(vars)}::jsonb`.as(
-            'vars',
-          ),
-          sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
-        ]),
-      )
-      .executeTakeFirst();
-    return Number(inserted.numInsertedOrUpdatedRows ?? 0);
+    return queueSegmentMail(trx, { broadcastId, segment, template, vars });
   }
 }

@@ -1,10 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { notFound } from '../../kernel/errors.js';
-import { countRows, offsetOf, paged } from '../../kernel/pagination.js';
+import { paged } from '../../kernel/pagination.js';
+import {
+  broadcastIdPage,
+  broadcastsByIds,
+  mailCountsOfBroadcasts,
+  notificationsOfBroadcasts,
+} from './broadcast-queries.js';
 import { listVisible, markAllRead, markOneRead, unreadCount } from './queries.js';
 import type { BroadcastView, ListBroadcastsQuery, MyNotificationsQuery } from './schemas.js';
-import './tables.js';
 
 type Db = Kysely<Tables>;
 
@@ -43,18 +48,8 @@ export class BroadcastHistory {
   constructor(private readonly db: Db) {}
 
   async list(query: ListBroadcastsQuery) {
-    const filtered = this.db.selectFrom('notification_broadcasts');
-    const [rows, total] = await Promise.all([
-      filtered
-        .select('id')
-        .orderBy('created_at', query.sort.direction)
-        .orderBy('id', query.sort.direction)
-        .limit(query.per_page)
-        .offset(offsetOf(query))
-        .execute(),
-      countRows(filtered),
-    ]);
-    return paged(await this.#views(rows.map((row) => row.id)), query, total);
+    const { ids, total } = await broadcastIdPage(this.db, query);
+    return paged(await this.#views(ids), query, total);
   }
 
   async get(id: string): Promise<BroadcastView> {
@@ -67,36 +62,9 @@ export class BroadcastHistory {
   async #views(ids: string[]): Promise<BroadcastView[]> {
     if (ids.length === 0) return [];
     const [broadcasts, notifications, mail] = await Promise.all([
-      this.db.selectFrom('notification_broadcasts').selectAll().where('id', 'in', ids).execute(),
-      this.db
-        .selectFrom('notifications as n')
-        .select([
-          'n.id',
-          'n.broadcast_id',
-          'n.audience',
-          'n.kind',
-          'n.title',
-          'n.body',
-          'n.action_url',
-          'n.starts_at',
-          'n.ends_at',
-          'n.created_at',
-          (eb) =>
-            eb
-              .selectFrom('notification_recipients as r')
-              .select(sql<number>`count(*)::int`.as('c'))
-              .whereRef('r.notification_id', '=', 'n.id')
-              .where('r.read_at', 'is not', null)
-              .as('read_count'),
-        ])
-        .where('n.broadcast_id', 'in', ids)
-        .execute(),
-      this.db
-        .selectFrom('email_messages')
-        .select(['broadcast_id', 'status', sql<number>`count(*)::int`.as('n')])
-        .where('broadcast_id', 'in', ids)
-        .groupBy(['broadcast_id', 'status'])
-        .execute(),
+      broadcastsByIds(this.db, ids),
+      notificationsOfBroadcasts(this.db, ids),
+      mailCountsOfBroadcasts(this.db, ids),
     ]);
     const byId = new Map(broadcasts.map((row) => [row.id, row]));
     return ids.flatMap((id): BroadcastView[] => {

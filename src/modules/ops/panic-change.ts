@@ -2,6 +2,7 @@ import type { PanicLevel } from '../../db/tables.js';
 import { PANIC_TOPIC, readPanicState, type PanicState } from '../../kernel/maintenance.js';
 import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/index.js';
 import type { AuditedWrite } from '../../kernel/write.js';
+import { lockPanicLevel, setPanicLevel } from './queries.js';
 
 /** What the incident monitor adds to an automatic change: the rule and what it measured. */
 export interface AutomaticCause {
@@ -29,11 +30,8 @@ export interface PanicChange {
 export async function changePanicLevel(w: AuditedWrite, change: PanicChange): Promise<PanicState> {
   const { trx } = w;
   const auto = change.cause !== undefined;
-  const before = await trx.selectFrom('ops_panic_state').select(['level', 'reason']).forUpdate().executeTakeFirst();
-  await trx
-    .updateTable('ops_panic_state')
-    .set({ level: change.level, reason: change.reason, set_by: change.setBy, set_at: change.at, auto })
-    .execute();
+  const before = await lockPanicLevel(trx);
+  await setPanicLevel(trx, { level: change.level, reason: change.reason, setBy: change.setBy, at: change.at, auto });
   const after = await readPanicState(trx);
   const previousLevel = before?.level ?? 'off';
   await setHoldingRule(trx, change.cause?.rule ?? null);

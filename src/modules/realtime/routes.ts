@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/zod-app.js';
-import { alertRoleKeysOf } from '../alert-subscriptions/index.js';
+import { AlertSubscriptionService } from '../alert-subscriptions/index.js';
 import { acceptConnection } from './connection.js';
 import { issueCredentials } from './credentials.js';
 import { RealtimeHub } from './hub.js';
@@ -43,7 +43,11 @@ const SOCKET_DESCRIPTION = [
 export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
   // Read lazily: the email token key may come from the database once the kernel has started.
   let key: Buffer | undefined;
-  const ticketKeyNow = () => (key ??= ticketKey(kernel.emailTokenKey));
+  const ticketKeyNow = () => {
+    key ??= ticketKey(kernel.emailTokenKey);
+    return key;
+  };
+  const alerts = new AlertSubscriptionService(kernel.db, kernel.write);
 
   app.get(
     '/v1/me/realtime',
@@ -68,7 +72,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
         kernel.config,
         actor.userId,
         actor.permissions,
-        await alertRoleKeysOf(kernel.db, actor.userId, now),
+        await alerts.roleKeysHeardBy(actor.userId, now),
         now,
       );
     },

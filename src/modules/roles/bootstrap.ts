@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { recordAuditMany } from '../../kernel/audit.js';
+import { ensureUsers, grantBootstrapRole } from './queries.js';
 
 export const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
 
@@ -11,15 +12,8 @@ export const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
 export async function grantBootstrapOwners(db: Kysely<Tables>, subjects: string[]): Promise<string[]> {
   if (subjects.length === 0) return [];
   return db.transaction().execute(async (trx) => {
-    await sql`INSERT INTO users (id) SELECT unnest(${subjects}::uuid[]) ON CONFLICT (id) DO NOTHING`.execute(trx);
-    const { rows } = await sql<{ user_id: string }>`
-      INSERT INTO user_roles (user_id, role_id, reason)
-      SELECT u, ${OWNER_ROLE_ID}::uuid, 'BOOTSTRAP_OWNER'
-        FROM unnest(${subjects}::uuid[]) AS u
-      ON CONFLICT (user_id, role_id) DO UPDATE SET expires_at = NULL
-        WHERE user_roles.expires_at IS NOT NULL
-      RETURNING user_id`.execute(trx);
-    const granted = rows.map((row) => row.user_id);
+    await ensureUsers(trx, subjects);
+    const granted = await grantBootstrapRole(trx, OWNER_ROLE_ID, subjects);
     await recordAuditMany(
       trx,
       { userId: null, requestId: null, ip: null, userAgent: null },

@@ -66,6 +66,56 @@ export function lockRole(trx: Kysely<Tables>, id: string) {
   return trx.selectFrom('roles').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/** Locked NO KEY UPDATE: bulk grant requests for one role queue up, single grants (a key share) do not. */
+export async function lockRoleForBulkGrants(trx: Kysely<Tables>, id: string): Promise<void> {
+  await trx.selectFrom('roles').select('id').where('id', '=', id).forNoKeyUpdate().execute();
+}
+
+export function insertRole(trx: Kysely<Tables>, role: { key: string; name: string; description: string | null }) {
+  return trx.insertInto('roles').values(role).returning(['id']).executeTakeFirstOrThrow();
+}
+
+export async function updateRole(
+  trx: Kysely<Tables>,
+  id: string,
+  changes: { name: string; description: string | null },
+): Promise<void> {
+  await trx
+    .updateTable('roles')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Stamps the role as changed now (its permissions were replaced). */
+export async function touchRole(trx: Kysely<Tables>, id: string): Promise<void> {
+  await trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
+}
+
+export async function deleteRole(trx: Kysely<Tables>, id: string): Promise<void> {
+  await trx.deleteFrom('roles').where('id', '=', id).execute();
+}
+
+/** Makes a user row for each subject that has none (a subject that never signed in). */
+export async function ensureUsers(trx: Kysely<Tables>, subjects: string[]): Promise<void> {
+  await sql`INSERT INTO users (id) SELECT unnest(${subjects}::uuid[]) ON CONFLICT (id) DO NOTHING`.execute(trx);
+}
+
+/**
+ * Grants the role to each subject without an end, giving an expiring grant its end back; answers the
+ * subjects whose grant was made or changed (an unexpiring grant already there is left alone).
+ */
+export async function grantBootstrapRole(trx: Kysely<Tables>, roleId: string, subjects: string[]): Promise<string[]> {
+  const { rows } = await sql<{ user_id: string }>`
+      INSERT INTO user_roles (user_id, role_id, reason)
+      SELECT u, ${roleId}::uuid, 'BOOTSTRAP_OWNER'
+        FROM unnest(${subjects}::uuid[]) AS u
+      ON CONFLICT (user_id, role_id) DO UPDATE SET expires_at = NULL
+        WHERE user_roles.expires_at IS NOT NULL
+      RETURNING user_id`.execute(trx);
+  return rows.map((row) => row.user_id);
+}
+
 export function findRoleByKey(db: Kysely<Tables>, key: string) {
   return db.selectFrom('roles').selectAll().where('key', '=', key).executeTakeFirst();
 }

@@ -12,14 +12,19 @@ import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
 import {
   countActiveGrants,
   deleteGrants,
+  deleteRole,
   existingUserIds,
   findRole,
   findRoleByKey,
+  insertRole,
   listRoles,
   lockedActiveOwnerIds,
   lockRole,
+  lockRoleForBulkGrants,
   rolePermissionKeys,
   replaceRolePermissions,
+  touchRole,
+  updateRole,
   upsertGrants,
 } from './queries.js';
 import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput } from './schemas.js';
@@ -101,11 +106,11 @@ export class RolesService {
     refuseUnheldRoleKeys(actor, keys);
     try {
       return await this.write(actor, async (w) => {
-        const role = await w.trx
-          .insertInto('roles')
-          .values({ key: input.key, name: input.name, description: input.description ?? null })
-          .returning(['id'])
-          .executeTakeFirstOrThrow();
+        const role = await insertRole(w.trx, {
+          key: input.key,
+          name: input.name,
+          description: input.description ?? null,
+        });
         await replaceRolePermissions(w.trx, role.id, keys);
         await w.audit({
           action: 'roles.create',
@@ -130,11 +135,7 @@ export class RolesService {
         name: input.name ?? current.name,
         description: input.description === undefined ? current.description : input.description,
       };
-      await w.trx
-        .updateTable('roles')
-        .set({ ...changes, updated_at: new Date() })
-        .where('id', '=', id)
-        .execute();
+      await updateRole(w.trx, id, changes);
       await w.audit({
         action: 'roles.update',
         targetType: 'role',
@@ -157,7 +158,7 @@ export class RolesService {
         checkGrantableKeys(this.permissions, keys);
         refuseUnheldRoleKeys(actor, [...before, ...keys]);
         await replaceRolePermissions(w.trx, id, keys);
-        await w.trx.updateTable('roles').set({ updated_at: new Date() }).where('id', '=', id).execute();
+        await touchRole(w.trx, id);
         const after = [...new Set(keys)].sort();
         await w.audit({
           action: 'roles.permissions_update',
@@ -185,7 +186,7 @@ export class RolesService {
         refuseUnheldRoleKeys(actor, permissions);
         const holders = await countActiveGrants(w.trx, id);
         if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
-        await w.trx.deleteFrom('roles').where('id', '=', id).execute();
+        await deleteRole(w.trx, id);
         await w.audit({
           action: 'roles.delete',
           targetType: 'role',
@@ -229,7 +230,7 @@ export class RolesService {
         // order (a grant in list order, a revoke in index order): two at once over overlapping users
         // deadlocked, and PostgreSQL's victim answered 500. NO KEY UPDATE leaves single grants (whose
         // foreign key check only share-locks the role) free to run beside them.
-        await w.trx.selectFrom('roles').select('id').where('id', '=', role.id).forNoKeyUpdate().execute();
+        await lockRoleForBulkGrants(w.trx, role.id);
         refuseUnheldRoleKeys(actor, await rolePermissionKeys(w.trx, role.id));
 
         const existing = await existingUserIds(w.trx, userIds);

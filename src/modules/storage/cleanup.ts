@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { StorageUnavailableError, type StorageAdapter } from '../../adapters/storage/index.js';
 import type { Tables } from '../../db/tables.js';
 import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
-import './tables.js';
+import { avatarKeysAmong, deleteUpload, lockRetiredUploads, uploadKeysAmong } from './queries.js';
 
 type Db = Kysely<Tables>;
 
@@ -21,30 +21,11 @@ export const OWNED_PREFIXES = ['avatars/', 'support/'] as const;
 
 /** Upload intents nothing will use again: never confirmed and expired, or an avatar since replaced. */
 function retiredUploads(trx: Db, now: Date) {
-  return trx
-    .selectFrom('storage_uploads as su')
-    .select('su.key')
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('su.confirmed_at', 'is', null),
-          eb('su.expires_at', '<', new Date(now.getTime() - UPLOAD_GRACE_MS)),
-        ]),
-        eb.and([
-          eb('su.purpose', '=', 'avatar'),
-          eb('su.confirmed_at', '<', new Date(now.getTime() - RETIRED_AVATAR_KEEP_MS)),
-          eb.not(
-            eb.exists(
-              eb.selectFrom('users as u').select(sql.lit(1).as('one')).where('u.avatar_key', '=', eb.ref('su.key')),
-            ),
-          ),
-        ]),
-      ]),
-    )
-    .orderBy('su.created_at')
-    .limit(CLEANUP_BATCH)
-    .forUpdate()
-    .skipLocked();
+  const cutoffs = {
+    unconfirmedExpiredBefore: new Date(now.getTime() - UPLOAD_GRACE_MS),
+    replacedAvatarConfirmedBefore: new Date(now.getTime() - RETIRED_AVATAR_KEEP_MS),
+  };
+  return lockRetiredUploads(trx, cutoffs, CLEANUP_BATCH);
 }
 
 /**
@@ -52,11 +33,11 @@ function retiredUploads(trx: Db, now: Date) {
  * A store that does not answer leaves the rest for the next run.
  */
 export async function expireStorageUploads(trx: Db, storage: StorageAdapter, now: Date): Promise<JobSummary> {
-  const retired = await retiredUploads(trx, now).execute();
+  const retired = await retiredUploads(trx, now);
   let removed = 0;
   for (const { key } of retired) {
     if (!(await deletedOrGone(storage, key))) break;
-    await trx.deleteFrom('storage_uploads').where('key', '=', key).execute();
+    await deleteUpload(trx, key);
     removed++;
   }
   return { retired_uploads: removed, left_for_next_run: retired.length - removed };
@@ -74,8 +55,8 @@ async function deletedOrGone(storage: StorageAdapter, key: string): Promise<bool
 
 /** The keys among `keys` that an upload intent or an avatar still names. */
 async function knownKeys(trx: Db, keys: string[]): Promise<Set<string>> {
-  const intents = await trx.selectFrom('storage_uploads').select('key').where('key', 'in', keys).execute();
-  const avatars = await trx.selectFrom('users').select('avatar_key as key').where('avatar_key', 'in', keys).execute();
+  const intents = await uploadKeysAmong(trx, keys);
+  const avatars = await avatarKeysAmong(trx, keys);
   return new Set([...intents, ...avatars].map((row) => row.key).filter((key): key is string => key !== null));
 }
 

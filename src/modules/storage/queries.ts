@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { AttachmentContentType, UploadPurpose } from './tables.js';
 import './tables.js';
@@ -123,4 +123,53 @@ export async function clearAvatarsUsing(trx: Db, key: string): Promise<string[]>
     .returning('id')
     .execute();
   return rows.map((row) => row.id);
+}
+
+// The cleanup jobs (cleanup.ts).
+
+export interface RetiredUploadCutoffs {
+  /** Never confirmed and expired before this. */
+  unconfirmedExpiredBefore: Date;
+  /** An avatar confirmed before this that no user has any more. */
+  replacedAvatarConfirmedBefore: Date;
+}
+
+/** Up to `limit` retired upload intents, oldest first, locked; those locked elsewhere are skipped. */
+export function lockRetiredUploads(trx: Db, cutoffs: RetiredUploadCutoffs, limit: number) {
+  return trx
+    .selectFrom('storage_uploads as su')
+    .select('su.key')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('su.confirmed_at', 'is', null), eb('su.expires_at', '<', cutoffs.unconfirmedExpiredBefore)]),
+        eb.and([
+          eb('su.purpose', '=', 'avatar'),
+          eb('su.confirmed_at', '<', cutoffs.replacedAvatarConfirmedBefore),
+          eb.not(
+            eb.exists(
+              eb.selectFrom('users as u').select(sql.lit(1).as('one')).where('u.avatar_key', '=', eb.ref('su.key')),
+            ),
+          ),
+        ]),
+      ]),
+    )
+    .orderBy('su.created_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+export async function deleteUpload(trx: Db, key: string): Promise<void> {
+  await trx.deleteFrom('storage_uploads').where('key', '=', key).execute();
+}
+
+/** The keys among `keys` an upload intent names. */
+export function uploadKeysAmong(trx: Db, keys: string[]) {
+  return trx.selectFrom('storage_uploads').select('key').where('key', 'in', keys).execute();
+}
+
+/** The keys among `keys` a user's avatar names. */
+export function avatarKeysAmong(trx: Db, keys: string[]) {
+  return trx.selectFrom('users').select('avatar_key as key').where('avatar_key', 'in', keys).execute();
 }

@@ -17,7 +17,25 @@ function linkIdsOf(term: TermConfig) {
 function gameViews(db: Db) {
   return db
     .selectFrom('store_games')
-    .selectAll('store_games')
+    .select([
+      'store_games.id',
+      'store_games.slug',
+      'store_games.title',
+      'store_games.summary',
+      'store_games.description',
+      'store_games.game_type',
+      'store_games.status',
+      'store_games.release_date',
+      'store_games.controller_support',
+      'store_games.website',
+      'store_games.required_age',
+      'store_games.legal_notice',
+      'store_games.license_required',
+      'store_games.content_description',
+      'store_games.metadata',
+      'store_games.created_at',
+      'store_games.updated_at',
+    ])
     .select([
       linkIdsOf(TERM_KINDS.genres).as('genre_ids'),
       linkIdsOf(TERM_KINDS.developers).as('developer_ids'),

@@ -20,7 +20,10 @@ function gameCountOf(term: TermConfig) {
 }
 
 function termViews(db: Db, term: TermConfig) {
-  return db.selectFrom(termTable(term)).selectAll().select(gameCountOf(term).as('game_count'));
+  return db
+    .selectFrom(termTable(term))
+    .select(['id', 'name', 'slug', 'created_at', 'updated_at'])
+    .select(gameCountOf(term).as('game_count'));
 }
 
 export async function listTerms(

@@ -25,8 +25,10 @@ export interface MessageView {
 }
 
 const SUMMARY_COLUMNS = ['t.id', 't.subject', 't.category', 't.status', 't.created_at', 't.updated_at'] as const;
+/** What a message's view reads: every column but its ticket. */
+const MESSAGE_COLUMNS = ['id', 'author', 'author_id', 'body', 'attachment_keys', 'created_at'] as const;
 
-function messageView(row: MessageRow): MessageView {
+function messageView(row: Pick<MessageRow, (typeof MESSAGE_COLUMNS)[number]>): MessageView {
   return {
     id: row.id,
     author: row.author,
@@ -90,7 +92,7 @@ export function updateTicket(
 export async function messagesOf(db: Db, ticketId: string): Promise<MessageView[]> {
   const rows = await db
     .selectFrom('support_messages')
-    .selectAll()
+    .select(MESSAGE_COLUMNS)
     .where('ticket_id', '=', ticketId)
     .orderBy('created_at')
     .orderBy('id')

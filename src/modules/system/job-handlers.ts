@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { JobContext, JobHandlers, JobServices, JobSummary } from '../../kernel/jobs.js';
 import type { Kernel } from '../../kernel/kernel.js';
+import { deleteGrantsExpiredBy, deleteOutboxEventsBefore, deleteRunsStartedBefore } from './queries.js';
 
 /** What a scheduler built by the service hands its jobs. */
 export function jobServicesOf(kernel: Kernel): JobServices {
@@ -19,26 +20,19 @@ export const JOB_RUN_RETENTION_MS = 90 * 24 * 3_600_000;
 
 /** Expired grants already give nothing (every permission read filters them); this tidies them away. */
 async function expireRoleGrants(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
-  const result = await trx
-    .deleteFrom('user_roles')
-    .where('expires_at', 'is not', null)
-    .where('expires_at', '<=', now)
-    .executeTakeFirst();
-  return { deleted: Number(result.numDeletedRows) };
+  return { deleted: await deleteGrantsExpiredBy(trx, now) };
 }
 
 /** Events are delivered right after commit; a week of outbox is kept for inspection only. */
 async function purgeEventOutbox(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
   const cutoff = new Date(now.getTime() - OUTBOX_RETENTION_MS);
-  const result = await trx.deleteFrom('event_outbox').where('created_at', '<', cutoff).executeTakeFirst();
-  return { deleted: Number(result.numDeletedRows) };
+  return { deleted: await deleteOutboxEventsBefore(trx, cutoff) };
 }
 
 /** The history behind GET /v1/admin/system/cron/{id}/runs, past its retention. */
 async function pruneJobRuns(trx: Kysely<Tables>, { now }: JobContext): Promise<JobSummary> {
   const cutoff = new Date(now.getTime() - JOB_RUN_RETENTION_MS);
-  const result = await trx.deleteFrom('scheduled_job_runs').where('started_at', '<', cutoff).executeTakeFirst();
-  return { deleted: Number(result.numDeletedRows) };
+  return { deleted: await deleteRunsStartedBefore(trx, cutoff) };
 }
 
 /** The service-wide jobs (tidying the kernel's tables); each area declares its own in its module.ts. */

@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { databaseErrorSummary } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { JobHandlers, JobServices, JobSummary } from '../../kernel/jobs.js';
-import { insertRun, recordOutcome } from './queries.js';
+import { beginRunSavepoint, insertRun, recordOutcome, releaseRunSavepoint, rollbackToRunSavepoint } from './queries.js';
 import type { RunView } from './schemas.js';
 import type { JobTrigger, ScheduledJobRow } from './tables.js';
 
@@ -38,13 +38,13 @@ async function attempt(trx: Kysely<Tables>, request: RunRequest): Promise<Attemp
   const { job, handlers } = request;
   if (!Object.hasOwn(handlers, job.key)) return { result: 'error', error: `no handler for job key "${job.key}"` };
   const handler = handlers[job.key]!;
-  await sql`SAVEPOINT scheduled_job_run`.execute(trx);
+  await beginRunSavepoint(trx);
   try {
     const summary = await handler(trx, { now: request.now, services: request.services });
-    await sql`RELEASE SAVEPOINT scheduled_job_run`.execute(trx);
+    await releaseRunSavepoint(trx);
     return { result: 'ok', summary };
   } catch (error) {
-    await sql`ROLLBACK TO SAVEPOINT scheduled_job_run`.execute(trx);
+    await rollbackToRunSavepoint(trx);
     return { result: 'error', error: errorText(error) };
   }
 }

@@ -5,8 +5,23 @@ import type { RunsQuery } from './schemas.js';
 import type { JobResult, JobTrigger, ScheduledJobRow } from './tables.js';
 import './tables.js';
 
+/** Every column of a job: its view shows each of them. */
+const JOB_COLUMNS = [
+  'id',
+  'key',
+  'cron',
+  'description',
+  'active',
+  'next_run_at',
+  'last_run_at',
+  'last_result',
+  'last_error',
+  'created_at',
+  'updated_at',
+] as const;
+
 export function listJobs(db: Kysely<Tables>) {
-  return db.selectFrom('scheduled_jobs').selectAll().orderBy('id').execute();
+  return db.selectFrom('scheduled_jobs').select(JOB_COLUMNS).orderBy('id').execute();
 }
 
 export function findJob(db: Kysely<Tables>, id: number) {
@@ -138,7 +153,18 @@ export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQue
   if (query.result !== undefined) filtered = filtered.where('result', '=', query.result);
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select([
+        'id',
+        'job_id',
+        'trigger',
+        'triggered_by',
+        'started_at',
+        'finished_at',
+        'result',
+        'error',
+        'summary',
+        'instance_id',
+      ])
       .orderBy('started_at', query.sort.direction)
       .orderBy('id', query.sort.direction)
       .limit(query.per_page)
@@ -147,4 +173,38 @@ export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQue
     countRows(filtered),
   ]);
   return { rows, total };
+}
+
+/** A run's handler works inside this savepoint of the run's transaction: its failure rolls back only its own work. */
+export async function beginRunSavepoint(trx: Kysely<Tables>): Promise<void> {
+  await sql`SAVEPOINT scheduled_job_run`.execute(trx);
+}
+
+export async function releaseRunSavepoint(trx: Kysely<Tables>): Promise<void> {
+  await sql`RELEASE SAVEPOINT scheduled_job_run`.execute(trx);
+}
+
+export async function rollbackToRunSavepoint(trx: Kysely<Tables>): Promise<void> {
+  await sql`ROLLBACK TO SAVEPOINT scheduled_job_run`.execute(trx);
+}
+
+// The system's own jobs (job-handlers.ts); each answers how many rows it deleted.
+
+export async function deleteGrantsExpiredBy(trx: Kysely<Tables>, now: Date): Promise<number> {
+  const result = await trx
+    .deleteFrom('user_roles')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteOutboxEventsBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
+  const result = await trx.deleteFrom('event_outbox').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteRunsStartedBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
+  const result = await trx.deleteFrom('scheduled_job_runs').where('started_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

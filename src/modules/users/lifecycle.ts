@@ -8,7 +8,17 @@ import type { AuditedTransaction, Writes } from '../../kernel/write.js';
 import { identityCall, providerMayHoldSession } from './identity-calls.js';
 import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 import { refuseActingAbove } from './policy.js';
-import { findUser, isLastActiveOwner, lockUser, redactAuditOf } from './queries.js';
+import {
+  deleteUserRow,
+  endAllSessions,
+  findUser,
+  isLastActiveOwner,
+  lockUser,
+  redactAuditOf,
+  rememberErased,
+  revokeSession,
+  setStatus,
+} from './queries.js';
 import type { DeleteUserInput, SignOutUserInput } from './schemas.js';
 
 /**
@@ -85,15 +95,8 @@ export class UserLifecycleService {
     await this.write(actor, async (w) => {
       const { trx } = w;
       if ((await lockUser(trx, id)) === undefined) throw notFound();
-      if (input.session_id === undefined) {
-        await trx.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', id).execute();
-      } else {
-        await trx
-          .insertInto('revoked_sessions')
-          .values({ user_id: id, session_id: input.session_id, revoked_by: actor.userId })
-          .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
-          .execute();
-      }
+      if (input.session_id === undefined) await endAllSessions(trx, id);
+      else await revokeSession(trx, id, input.session_id, actor.userId);
       await w.audit({
         action: 'users.sign_out',
         targetType: 'user',
@@ -193,18 +196,7 @@ export async function writeStatusChange(
   change: { to: UserStatus; action: string; event: string; reason: string | null; extra?: Record<string, unknown> },
   now = new Date(),
 ): Promise<void> {
-  await w.trx
-    .updateTable('users')
-    .set({
-      status: change.to,
-      status_reason: change.reason,
-      status_changed_at: now,
-      status_changed_by: w.actor.userId,
-      deleted_at: change.to === 'deleted' ? now : null,
-      updated_at: now,
-    })
-    .where('id', '=', user.id)
-    .execute();
+  await setStatus(w.trx, user.id, { to: change.to, reason: change.reason, by: w.actor.userId, at: now });
   await w.audit({
     action: change.action,
     targetType: 'user',
@@ -226,12 +218,8 @@ export async function removeUser(w: AuditedTransaction, user: UserRow, reason: s
   const { trx } = w;
   await redactAuditOf(trx, user.id);
   // Every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
-  await trx.deleteFrom('users').where('id', '=', user.id).execute();
-  await trx
-    .insertInto('erased_users')
-    .values({ id: user.id })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  await deleteUserRow(trx, user.id);
+  await rememberErased(trx, user.id);
   await w.audit({
     action: 'users.hard_delete',
     targetType: 'user',

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Tables } from '../../db/tables.js';
+import type { Tables, UserStatus } from '../../db/tables.js';
 import { balanceOf } from '../billing/credits/index.js';
 import { countRows, offsetOf } from '../../kernel/pagination.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
@@ -86,7 +86,26 @@ async function countAllUsers(db: Kysely<Tables>): Promise<number> {
 }
 
 export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<UserDetail | undefined> {
-  const user = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select([
+      'id',
+      'email',
+      'display_name',
+      'provider',
+      'status',
+      'created_at',
+      'updated_at',
+      'last_seen_at',
+      'tier',
+      'metadata',
+      'status_reason',
+      'status_changed_at',
+      'status_changed_by',
+      'deleted_at',
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (user === undefined) return undefined;
   const [tier, roles, subscription, recentAudit, creditBalance] = await Promise.all([
     user.tier === null
@@ -210,4 +229,74 @@ export async function redactAuditOf(trx: Kysely<Tables>, userId: string): Promis
     .where('target_id', '=', userId)
     .execute();
   await trx.updateTable('audit_log').set({ ip: null, user_agent: null }).where('actor_id', '=', userId).execute();
+}
+
+export interface ProfileChanges {
+  display_name?: string | null;
+  tier?: string | null;
+  /** JSON text. */
+  metadata?: string;
+}
+
+export async function updateProfile(trx: Kysely<Tables>, id: string, changes: ProfileChanges): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Tokens issued up to now are refused from the next request. */
+export async function endAllSessions(trx: Kysely<Tables>, id: string): Promise<void> {
+  await trx.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', id).execute();
+}
+
+/** Tokens carrying this session id are refused; once per session. */
+export async function revokeSession(
+  trx: Kysely<Tables>,
+  userId: string,
+  sessionId: string,
+  revokedBy: string,
+): Promise<void> {
+  await trx
+    .insertInto('revoked_sessions')
+    .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
+    .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
+    .execute();
+}
+
+export interface StatusChange {
+  to: UserStatus;
+  reason: string | null;
+  by: string | null;
+  at: Date;
+}
+
+export async function setStatus(trx: Kysely<Tables>, id: string, change: StatusChange): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({
+      status: change.to,
+      status_reason: change.reason,
+      status_changed_at: change.at,
+      status_changed_by: change.by,
+      deleted_at: change.to === 'deleted' ? change.at : null,
+      updated_at: change.at,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Deletes the user row; every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it). */
+export async function deleteUserRow(trx: Kysely<Tables>, id: string): Promise<void> {
+  await trx.deleteFrom('users').where('id', '=', id).execute();
+}
+
+/** Remembers that this id was erased (once). */
+export async function rememberErased(trx: Kysely<Tables>, id: string): Promise<void> {
+  await trx
+    .insertInto('erased_users')
+    .values({ id })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
 }

@@ -8,7 +8,15 @@ import { paged } from '../../kernel/pagination.js';
 import type { Writes } from '../../kernel/write.js';
 import { identityCall } from './identity-calls.js';
 import { refuseActingAbove } from './policy.js';
-import { findUser, findUserDetail, lockUser, listUsers, tierExists } from './queries.js';
+import {
+  findUser,
+  findUserDetail,
+  lockUser,
+  listUsers,
+  tierExists,
+  updateProfile,
+  type ProfileChanges,
+} from './queries.js';
 import type { ListUsersQuery, UpdateUserInput, UserDetail } from './schemas.js';
 
 /** Finding and reading people, and editing their profile fields. Lifecycle changes live in lifecycle.ts. */
@@ -52,7 +60,7 @@ export class UsersService {
       }
       const before: Record<string, unknown> = {};
       const after: Record<string, unknown> = {};
-      const changes: { display_name?: string | null; tier?: string | null; metadata?: string } = {};
+      const changes: ProfileChanges = {};
       if (input.display_name !== undefined && input.display_name !== user.display_name) {
         before.display_name = user.display_name;
         after.display_name = changes.display_name = input.display_name;
@@ -67,11 +75,7 @@ export class UsersService {
         changes.metadata = JSON.stringify(input.metadata);
       }
       if (Object.keys(changes).length === 0) return; // nothing differs: no write, no audit entry
-      await trx
-        .updateTable('users')
-        .set({ ...changes, updated_at: new Date() })
-        .where('id', '=', id)
-        .execute();
+      await updateProfile(trx, id, changes);
       await audit({
         action: 'users.update',
         targetType: 'user',

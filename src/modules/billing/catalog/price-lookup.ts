@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { LocalPrice } from '../../../adapters/payments/local.js';
 import type { Tables } from '../../../db/tables.js';
+import { priceChargeByProviderId } from './queries.js';
 
 /**
  * How the local payment provider learns what a price charges: from the catalog, by provider
@@ -8,11 +9,7 @@ import type { Tables } from '../../../db/tables.js';
  */
 export function catalogPriceLookup(db: Kysely<Tables>) {
   return async (providerPriceId: string): Promise<LocalPrice | null> => {
-    const price = await db
-      .selectFrom('billing_prices')
-      .select(['unit_amount', 'currency', 'interval'])
-      .where('provider_price_id', '=', providerPriceId)
-      .executeTakeFirst();
+    const price = await priceChargeByProviderId(db, providerPriceId);
     return price === undefined
       ? null
       : { unitAmount: Number(price.unit_amount), currency: price.currency, interval: price.interval };

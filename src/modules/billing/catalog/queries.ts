@@ -156,6 +156,15 @@ export function findPriceByProviderId(trx: Kysely<Tables>, providerPriceId: stri
     .executeTakeFirst();
 }
 
+/** What a price charges, by provider price id, active or not; undefined: not in the catalog. */
+export function priceChargeByProviderId(db: Kysely<Tables>, providerPriceId: string) {
+  return db
+    .selectFrom('billing_prices')
+    .select(['unit_amount', 'currency', 'interval'])
+    .where('provider_price_id', '=', providerPriceId)
+    .executeTakeFirst();
+}
+
 export interface NewPrice {
   product_id: string;
   product_kind: ProductKind;

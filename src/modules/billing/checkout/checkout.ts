@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { PaymentProvider, ProviderCheckout } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { conflict, invalidRequest } from '../../../kernel/errors.js';
@@ -8,8 +8,18 @@ import { httpUrlProblem } from '../../../lib/url-field.js';
 import { resolveCheckoutPrice, checkoutRefusalError } from '../catalog/index.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';
 import { providerFailure } from './provider-errors.js';
-import type { CheckoutSessionBody } from './schemas.js';
-import './tables.js';
+import {
+  checkoutByRequestKey,
+  closedCheckoutCount,
+  customerContact,
+  insertCheckoutSession,
+  myBilling,
+  myInvoices,
+  productName,
+  storeCustomer,
+  storedCustomer,
+} from './queries.js';
+import type { CheckoutSessionBody, MyBillingView, MyInvoicesQuery } from './schemas.js';
 
 type Db = Kysely<Tables>;
 
@@ -58,7 +68,10 @@ export interface CheckoutAnswer {
   replayed: boolean;
 }
 
-/** Operation 6 and the billing portal: everything that sends a player to the provider's pages. */
+/**
+ * Operation 6 and the billing portal: everything that sends a player to the provider's pages; and
+ * the player's own view of their billing.
+ */
 export class CheckoutService {
   /** Keyed checkouts of one player and key, one at a time in this instance. */
   readonly #keyed = new OneAtATime();
@@ -96,12 +109,7 @@ export class CheckoutService {
    * else.
    */
   async #earlier(userId: string, request: IdempotentRequest): Promise<CheckoutAnswer | undefined> {
-    const row = await this.db
-      .selectFrom('billing_checkout_sessions')
-      .select(['provider_checkout_id', 'url', 'request_fingerprint'])
-      .where('user_id', '=', userId)
-      .where('request_key', '=', request.key)
-      .executeTakeFirst();
+    const row = await checkoutByRequestKey(this.db, userId, request.key);
     if (row === undefined) return undefined;
     if (row.request_fingerprint !== request.fingerprint)
       throw conflict({ reason: 'this idempotency key was already used for a different request' });
@@ -168,28 +176,24 @@ export class CheckoutService {
     }
     // A repeated provider key answers the checkout already recorded: keep the first row. So does
     // a racing repeat of the player's key: it waits on the key's unique index, then replays.
-    const inserted = await this.db
-      .insertInto('billing_checkout_sessions')
-      .values({
-        user_id: userId,
-        provider: this.payments.kind,
-        provider_checkout_id: checkout.id,
-        product_id: product.id,
-        price_id: price.id,
-        // The credits a pack adds are fixed here: a later catalog edit does not change what was bought.
-        mode,
-        quantity,
-        credits: mode === 'payment' ? product.credits : null,
-        success_url: body.successUrl,
-        cancel_url: body.cancelUrl,
-        promotion_code_id: promotion?.id ?? null,
-        url: checkout.url,
-        request_key: request?.key ?? null,
-        request_fingerprint: request?.fingerprint ?? null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (request !== undefined && Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+    const inserted = await insertCheckoutSession(this.db, {
+      user_id: userId,
+      provider: this.payments.kind,
+      provider_checkout_id: checkout.id,
+      product_id: product.id,
+      price_id: price.id,
+      // The credits a pack adds are fixed here: a later catalog edit does not change what was bought.
+      mode,
+      quantity,
+      credits: mode === 'payment' ? product.credits : null,
+      success_url: body.successUrl,
+      cancel_url: body.cancelUrl,
+      promotion_code_id: promotion?.id ?? null,
+      url: checkout.url,
+      request_key: request?.key ?? null,
+      request_fingerprint: request?.fingerprint ?? null,
+    });
+    if (request !== undefined && !inserted) {
       const earlier = await this.#earlier(userId, request);
       if (earlier !== undefined) return earlier;
     }
@@ -214,40 +218,33 @@ export class CheckoutService {
    */
   async ensureCustomer(userId: string): Promise<string> {
     const kind = this.payments.kind;
-    const stored = await this.#storedCustomer(userId);
+    const stored = await storedCustomer(this.db, userId);
     if (stored?.provider === kind) return stored.provider_customer_id;
-    const user = await this.db
-      .selectFrom('users')
-      .select(['email', 'display_name'])
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const user = await customerContact(this.db, userId);
     let created: { id: string };
     try {
       created = await this.payments.createCustomer({ userId, email: user.email, name: user.display_name });
     } catch (error) {
       throw providerError(error);
     }
-    await this.db
-      .insertInto('billing_customers')
-      .values({ user_id: userId, provider: kind, provider_customer_id: created.id })
-      .onConflict((oc) =>
-        oc
-          .column('user_id')
-          .doUpdateSet({ provider: kind, provider_customer_id: created.id, updated_at: sql`now()` })
-          // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
-          .where('billing_customers.provider', '<>', kind),
-      )
-      .execute();
-    const winner = await this.#storedCustomer(userId);
+    await storeCustomer(this.db, userId, kind, created.id);
+    const winner = await storedCustomer(this.db, userId);
     return winner!.provider_customer_id;
   }
 
-  #storedCustomer(userId: string) {
-    return this.db
-      .selectFrom('billing_customers')
-      .select(['provider', 'provider_customer_id'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
+  /** GET /v1/me/billing. */
+  myBilling(userId: string): Promise<MyBillingView> {
+    return myBilling(this.db, userId, this.payments.kind);
+  }
+
+  /** GET /v1/me/billing/invoices. */
+  myInvoices(userId: string, query: MyInvoicesQuery) {
+    return myInvoices(this.db, userId, query);
+  }
+
+  /** The product's name for the local provider's checkout page; undefined: no such product. */
+  productName(productId: string): Promise<string | undefined> {
+    return productName(this.db, productId);
   }
 
   /**
@@ -256,12 +253,7 @@ export class CheckoutService {
    * right after gets a fresh checkout rather than the finished one.
    */
   async #checkoutKey(userId: string, priceRowId: string, quantity: number, body: CheckoutSessionBody): Promise<string> {
-    const closed = await this.db
-      .selectFrom('billing_checkout_sessions')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('user_id', '=', userId)
-      .where('status', '<>', 'open')
-      .executeTakeFirstOrThrow();
+    const closed = await closedCheckoutCount(this.db, userId);
     const window = Math.floor(this.now().getTime() / CHECKOUT_KEY_WINDOW_MS);
     const digest = createHash('sha256')
       .update(
@@ -272,7 +264,7 @@ export class CheckoutService {
           body.successUrl,
           body.cancelUrl,
           body.promotionCode?.toUpperCase() ?? null,
-          closed.n,
+          closed,
           window,
         ]),
       )

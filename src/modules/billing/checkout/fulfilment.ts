@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '../../../adapters/payments/index.js';
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
@@ -6,20 +6,31 @@ import type { EventPublisher } from '../../../kernel/events.js';
 import { retryingTransaction } from '../../../kernel/transaction-retry.js';
 import { addCredits } from '../credits/index.js';
 import {
-  fillSubscriptionPayments,
-  linkInvoicePayment,
+  existingProductId,
+  expireOpenCheckout,
+  insertCheckoutSubscription,
+  insertPaymentOnce,
   lockInvoice,
-  settleInvoicePayments,
-} from './invoice-payments.js';
+  lockUserRow,
+  productOfProviderPrice,
+  raiseRefundedAmount,
+  setTierFromLiveSubscriptions,
+  storeEventOnce,
+  upsertReportedInvoice,
+  upsertReportedSubscription,
+  userOfCustomer,
+  userOfSubscription,
+} from './fulfilment-queries.js';
+import { fillSubscriptionPayments, linkInvoicePayment, settleInvoicePayments } from './invoice-payments.js';
 import { markCheckoutCompleted, markEventIgnored, storedCheckout } from './queries.js';
 import {
   keepRefundForLater,
+  lockPaymentByProviderId,
   lockProviderPayment,
   recordRefund,
   recordRefundsAwaitingPayment,
   type RecordedRefund,
 } from '../payments/index.js';
-import { LIVE_STATUSES, type InvoiceStatus } from './tables.js';
 
 type Db = Kysely<Tables>;
 type CheckoutCompleted = Extract<PaymentEvent, { type: 'checkout.completed' }>;
@@ -27,10 +38,6 @@ type SubscriptionEvent = Extract<PaymentEvent, { type: 'subscription.updated' | 
 type InvoiceEvent = Extract<PaymentEvent, { type: 'invoice.paid' | 'invoice.payment_failed' }>;
 type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
 
-/** Ends: a later event about the subscription never brings it back from these. */
-const TERMINAL_STATUSES: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
-/** Invoice states the provider never leaves. */
-const FINAL_INVOICE_STATUSES: InvoiceStatus[] = ['paid', 'void'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -55,18 +62,12 @@ export class Fulfilment {
     // 500 would lose the local provider's payment for good (its page does not pay twice) and
     // make Stripe redeliver hours later; the effects all go through `trx`, so a retry is safe.
     return retryingTransaction(this.db, async (trx) => {
-      const stored = await trx
-        .insertInto('billing_webhook_events')
-        .values({
-          provider: this.provider,
-          event_id: event.eventId,
-          type: event.type === 'ignored' ? event.providerType : event.type,
-          occurred_at: event.occurredAt,
-        })
-        .onConflict((oc) => oc.columns(['provider', 'event_id']).doNothing())
-        .returning('event_id')
-        .executeTakeFirst();
-      if (stored === undefined) return 'duplicate';
+      const stored = await storeEventOnce(trx, this.provider, {
+        eventId: event.eventId,
+        type: event.type === 'ignored' ? event.providerType : event.type,
+        occurredAt: event.occurredAt,
+      });
+      if (!stored) return 'duplicate';
       await this.#apply(trx, event);
       return 'processed';
     });
@@ -77,14 +78,7 @@ export class Fulfilment {
       case 'checkout.completed':
         return this.#checkoutCompleted(trx, event);
       case 'checkout.expired':
-        await trx
-          .updateTable('billing_checkout_sessions')
-          .set({ status: 'expired' })
-          .where('provider', '=', this.provider)
-          .where('provider_checkout_id', '=', event.checkoutId)
-          .where('status', '=', 'open')
-          .execute();
-        return;
+        return expireOpenCheckout(trx, this.provider, event.checkoutId);
       case 'subscription.updated':
       case 'subscription.deleted':
         return this.#subscriptionChanged(trx, event);
@@ -98,17 +92,7 @@ export class Fulfilment {
         return;
       case 'charge.refunded':
         // The money side only; taking back a refunded pack's credits belongs to the refund flow.
-        await trx
-          .updateTable('billing_payments')
-          .set((eb) => ({
-            amount_refunded: sql<number>`greatest(${eb.ref('amount_refunded')}, least(${eb.ref('amount')}, ${event.amountRefunded}))`,
-            status: sql`case when least(${eb.ref('amount')}, greatest(${eb.ref('amount_refunded')}, ${event.amountRefunded})) >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
-            updated_at: sql`now()`,
-          }))
-          .where('provider', '=', this.provider)
-          .where('provider_payment_id', '=', event.paymentId)
-          .execute();
-        return;
+        return raiseRefundedAmount(trx, this.provider, event.paymentId, event.amountRefunded);
       case 'refund.recorded':
         return this.#refundRecorded(trx, event);
       case 'ignored':
@@ -122,13 +106,7 @@ export class Fulfilment {
    */
   async #userOf(trx: Db, customerId: string | null): Promise<string | null> {
     if (customerId === null) return null;
-    const customer = await trx
-      .selectFrom('billing_customers')
-      .select('user_id')
-      .where('provider', '=', this.provider)
-      .where('provider_customer_id', '=', customerId)
-      .executeTakeFirst();
-    return customer?.user_id ?? null;
+    return (await userOfCustomer(trx, this.provider, customerId)) ?? null;
   }
 
   /**
@@ -153,13 +131,7 @@ export class Fulfilment {
   ): Promise<void> {
     // Before looking for the payment: a payment recorded at this moment then finds this refund kept.
     await lockProviderPayment(trx, this.provider, refund.paymentId);
-    const payment = await trx
-      .selectFrom('billing_payments')
-      .selectAll()
-      .where('provider', '=', this.provider)
-      .where('provider_payment_id', '=', refund.paymentId)
-      .forUpdate()
-      .executeTakeFirst();
+    const payment = await lockPaymentByProviderId(trx, this.provider, refund.paymentId);
     const reason =
       refund.reason !== null && refund.reason.trim().length >= 3
         ? refund.reason.trim().slice(0, 500)
@@ -231,19 +203,14 @@ export class Fulfilment {
     if (checkout.mode === 'subscription') {
       if (event.subscriptionId === null) return;
       // The subscription's own events carry its status and period; until one arrives, a paid checkout means active.
-      await trx
-        .insertInto('billing_subscriptions')
-        .values({
-          user_id: userId,
-          provider: this.provider,
-          provider_subscription_id: event.subscriptionId,
-          product_id: checkout.product_id,
-          provider_price_id: checkout.provider_price_id,
-          status: 'active',
-          provider_customer_id: event.customerId,
-        })
-        .onConflict((oc) => oc.columns(['provider', 'provider_subscription_id']).doNothing())
-        .execute();
+      await insertCheckoutSubscription(trx, {
+        userId,
+        provider: this.provider,
+        providerSubscriptionId: event.subscriptionId,
+        productId: checkout.product_id,
+        providerPriceId: checkout.provider_price_id,
+        providerCustomerId: event.customerId,
+      });
       await syncUserTier(trx, userId);
       await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
       await this.events.publish(trx, {
@@ -262,24 +229,19 @@ export class Fulfilment {
     const quantity = checkout.quantity;
     const credits = checkout.credits === null ? null : checkout.credits * quantity;
     const providerPaymentId = event.paymentId ?? event.checkoutId;
-    const payment = await trx
-      .insertInto('billing_payments')
-      .values({
-        user_id: userId,
-        provider: this.provider,
-        provider_payment_id: providerPaymentId,
-        product_id: checkout.product_id,
-        price_id: checkout.price_id,
-        kind: 'credit_pack',
-        quantity,
-        credits,
-        amount: event.amountTotal,
-        currency: event.currency,
-        checkout_session_id: checkout.id,
-      })
-      .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const payment = await insertPaymentOnce(trx, {
+      user_id: userId,
+      provider: this.provider,
+      provider_payment_id: providerPaymentId,
+      product_id: checkout.product_id,
+      price_id: checkout.price_id,
+      kind: 'credit_pack',
+      quantity,
+      credits,
+      amount: event.amountTotal,
+      currency: event.currency,
+      checkout_session_id: checkout.id,
+    });
     if (payment === undefined) return; // this payment was fulfilled by an earlier event
     // A checkout closed before its credits were stored (migration 0045): the payment is kept, and staff grant by hand.
     if (credits === null) return this.#ignored(trx, event, event.checkoutId, 'the checkout stored no credits');
@@ -324,55 +286,13 @@ export class Fulfilment {
     const { invoice, occurredAt } = event;
     // Before anything of the invoice is written: its payment's link may be arriving at this moment.
     await lockInvoice(trx, this.provider, invoice.id);
-    const subscription =
+    const subscriptionUser =
       invoice.subscriptionId === null
         ? undefined
-        : await trx
-            .selectFrom('billing_subscriptions')
-            .select('user_id')
-            .where('provider', '=', this.provider)
-            .where('provider_subscription_id', '=', invoice.subscriptionId)
-            .executeTakeFirst();
-    const userId = subscription?.user_id ?? (await this.#userOf(trx, invoice.customerId));
+        : await userOfSubscription(trx, this.provider, invoice.subscriptionId);
+    const userId = subscriptionUser ?? (await this.#userOf(trx, invoice.customerId));
     if (userId === null) return this.#ignored(trx, event, invoice.id, 'no known user');
-    const columns = {
-      provider_subscription_id: invoice.subscriptionId,
-      status: invoice.status,
-      amount_due: invoice.amountDue,
-      amount_paid: invoice.amountPaid,
-      currency: invoice.currency,
-      hosted_url: invoice.hostedUrl,
-      period_start: invoice.periodStart,
-      period_end: invoice.periodEnd,
-      last_event_at: occurredAt,
-      ...(paymentId === null ? {} : { provider_payment_id: paymentId }),
-    };
-    await trx
-      .insertInto('billing_invoices')
-      .values({
-        user_id: userId,
-        provider: this.provider,
-        provider_invoice_id: invoice.id,
-        created_at: invoice.createdAt,
-        ...columns,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['provider', 'provider_invoice_id'])
-          .doUpdateSet(columns)
-          .where((eb) =>
-            eb.and([
-              eb('billing_invoices.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
-              // Paid and void are final at the provider: a failure stamped the same second as the
-              // payment, delivered after it, turned a paid invoice back to open.
-              eb.or([
-                eb('billing_invoices.status', 'not in', FINAL_INVOICE_STATUSES),
-                eb(sql.ref('excluded.status'), 'in', FINAL_INVOICE_STATUSES),
-              ]),
-            ]),
-          ),
-      )
-      .execute();
+    await upsertReportedInvoice(trx, { provider: this.provider, userId, invoice, occurredAt, paymentId });
     const refunds =
       paymentId !== null
         ? await linkInvoicePayment(trx, this.provider, {
@@ -400,18 +320,10 @@ export async function applyProviderSubscription(
   subscription: ProviderSubscription,
   { deleted, occurredAt, created = false }: { deleted: boolean; occurredAt: string; created?: boolean },
 ): Promise<void> {
-  const price = await trx
-    .selectFrom('billing_prices')
-    .select('product_id')
-    .where('provider_price_id', '=', subscription.providerPriceId)
-    .executeTakeFirst();
+  const priceProduct = await productOfProviderPrice(trx, subscription.providerPriceId);
   const metadataProduct = UUID.test(subscription.metadata.product_id ?? '') ? subscription.metadata.product_id! : null;
   const productId =
-    price?.product_id ??
-    (metadataProduct === null
-      ? null
-      : ((await trx.selectFrom('billing_products').select('id').where('id', '=', metadataProduct).executeTakeFirst())
-          ?.id ?? null));
+    priceProduct ?? (metadataProduct === null ? null : ((await existingProductId(trx, metadataProduct)) ?? null));
   const status: BillingSubscriptionStatus = deleted ? 'canceled' : subscription.status;
   const columns = {
     product_id: productId,
@@ -423,38 +335,13 @@ export async function applyProviderSubscription(
     provider_customer_id: subscription.customerId,
     last_event_at: occurredAt,
   };
-  await trx
-    .insertInto('billing_subscriptions')
-    .values({ user_id: userId, provider, provider_subscription_id: subscription.id, ...columns })
-    .onConflict((oc) =>
-      oc
-        .columns(['provider', 'provider_subscription_id'])
-        // A price the catalog does not know (made at the provider by hand) keeps the product the row had.
-        .doUpdateSet({
-          ...columns,
-          product_id: sql<string | null>`coalesce(excluded.product_id, billing_subscriptions.product_id)`,
-          updated_at: sql`now()`,
-        })
-        .where((eb) =>
-          eb.and([
-            // Older than what is stored: out of order, ignored.
-            eb.or([
-              eb('billing_subscriptions.last_event_at', 'is', null),
-              eb('billing_subscriptions.last_event_at', '<=', sql<Date>`excluded.last_event_at`),
-            ]),
-            // An ended subscription stays ended, even against an update stamped the same second.
-            eb.or([
-              eb('billing_subscriptions.status', 'not in', TERMINAL_STATUSES),
-              eb(sql.ref('excluded.status'), 'in', TERMINAL_STATUSES),
-            ]),
-            // The first snapshot (created) replaces only the row a checkout made before any
-            // subscription event: Stripe stamps created and the first update the same second, and an
-            // update delivered first was rolled back to `incomplete` by the created event after it.
-            ...(created ? [eb('billing_subscriptions.last_event_at', 'is', null)] : []),
-          ]),
-        ),
-    )
-    .execute();
+  await upsertReportedSubscription(trx, {
+    provider,
+    userId,
+    providerSubscriptionId: subscription.id,
+    columns,
+    created,
+  });
   await syncUserTier(trx, userId);
   // Its invoices' payments recorded before this row existed get its plan.
   await fillSubscriptionPayments(trx, provider, subscription.id);
@@ -472,21 +359,6 @@ export async function syncUserTier(trx: Db, userId: string): Promise<void> {
   // tier without the other's change, and the last to commit wrote a tier from a world where the
   // old plan was gone and the new one not there yet: none. Taken here, the lock makes the UPDATE
   // below start (and read) after the other transaction committed.
-  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
-  await trx
-    .updateTable('users')
-    .set((eb) => ({
-      tier: eb
-        .selectFrom('billing_subscriptions as s')
-        .innerJoin('billing_products as p', 'p.id', 's.product_id')
-        .innerJoin('plan_tiers as t', 't.key', 'p.tier_key')
-        .select('p.tier_key')
-        .where('s.user_id', '=', userId)
-        .where('s.status', 'in', LIVE_STATUSES)
-        .orderBy('t.rank', 'desc')
-        .limit(1),
-      updated_at: sql`now()`,
-    }))
-    .where('id', '=', userId)
-    .execute();
+  await lockUserRow(trx, userId);
+  await setTierFromLiveSubscriptions(trx, userId);
 }

@@ -1,34 +1,21 @@
-import { sql, type Kysely } from 'kysely';
-import type { ColumnType } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
-import type { DefaultedTimestamp } from '../../../db/column-types.js';
 import type { Tables } from '../../../db/tables.js';
 import { recordRefundsAwaitingPayment, type RecordedRefund } from '../payments/index.js';
-import './tables.js';
+import {
+  fillPlanOfSubscriptionPayments,
+  insertInvoicePaymentLink,
+  insertSubscriptionPayments,
+  invoicePaymentLinks,
+  invoicePlayerAndSubscription,
+  lockInvoice,
+  lockSubscriptionPayments,
+  setInvoicePaymentWhenNone,
+  subscriptionPlan,
+  type InvoicePaymentLink,
+} from './fulfilment-queries.js';
 
 type Db = Kysely<Tables>;
-
-export interface BillingInvoicePaymentsTable {
-  provider: PaymentProviderKind;
-  provider_invoice_id: string;
-  provider_payment_id: string;
-  amount: ColumnType<number | string, number, never>;
-  currency: string;
-  created_at: DefaultedTimestamp;
-}
-
-declare module '../../../db/tables.js' {
-  interface Tables {
-    billing_invoice_payments: BillingInvoicePaymentsTable;
-  }
-}
-
-export interface InvoicePaymentLink {
-  invoiceId: string;
-  paymentId: string;
-  amount: number;
-  currency: string;
-}
 
 type RecordedProviderRefund = Extract<RecordedRefund, { recorded: true }>;
 
@@ -43,30 +30,8 @@ export async function linkInvoicePayment(
 ): Promise<RecordedProviderRefund[]> {
   if (link.amount <= 0) return [];
   await lockInvoice(trx, provider, link.invoiceId);
-  await trx
-    .insertInto('billing_invoice_payments')
-    .values({
-      provider,
-      provider_invoice_id: link.invoiceId,
-      provider_payment_id: link.paymentId,
-      amount: link.amount,
-      currency: link.currency,
-    })
-    .onConflict((oc) => oc.columns(['provider', 'provider_invoice_id', 'provider_payment_id']).doNothing())
-    .execute();
+  await insertInvoicePaymentLink(trx, provider, link);
   return settleInvoicePayments(trx, provider, link.invoiceId);
-}
-
-/**
- * Serializes the two halves of an invoice's payment: the invoice (invoice.paid) and the link
- * naming its payment (invoice_payment.paid). Each writes its half and then looks for the other;
- * delivered at once, each missed the other's uncommitted row and the payment was never recorded.
- * Taken before either writes anything of the invoice, so the second starts after the first's commit.
- */
-export async function lockInvoice(trx: Db, provider: PaymentProviderKind, invoiceId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-invoice:${provider}:${invoiceId}`}, 0))`.execute(
-    trx,
-  );
 }
 
 /**
@@ -79,55 +44,16 @@ export async function settleInvoicePayments(
   provider: PaymentProviderKind,
   invoiceId: string,
 ): Promise<RecordedProviderRefund[]> {
-  const invoice = await trx
-    .selectFrom('billing_invoices')
-    .select(['user_id', 'provider_subscription_id'])
-    .where('provider', '=', provider)
-    .where('provider_invoice_id', '=', invoiceId)
-    .executeTakeFirst();
+  const invoice = await invoicePlayerAndSubscription(trx, provider, invoiceId);
   if (invoice === undefined) return [];
-  const links = await trx
-    .selectFrom('billing_invoice_payments')
-    .select(['provider_payment_id', 'amount', 'currency'])
-    .where('provider', '=', provider)
-    .where('provider_invoice_id', '=', invoiceId)
-    .orderBy('created_at')
-    .execute();
+  const links = await invoicePaymentLinks(trx, provider, invoiceId);
   if (links.length === 0) return [];
   const plan =
     invoice.provider_subscription_id === null
       ? undefined
-      : await trx
-          .selectFrom('billing_subscriptions as s')
-          .leftJoin('billing_prices as p', 'p.provider_price_id', 's.provider_price_id')
-          .select(['s.product_id', 'p.id as price_id'])
-          .where('s.provider', '=', provider)
-          .where('s.provider_subscription_id', '=', invoice.provider_subscription_id)
-          .executeTakeFirst();
-  await trx
-    .insertInto('billing_payments')
-    .values(
-      links.map((link) => ({
-        user_id: invoice.user_id,
-        provider,
-        provider_payment_id: link.provider_payment_id,
-        product_id: plan?.product_id ?? null,
-        price_id: plan?.price_id ?? null,
-        kind: 'subscription' as const,
-        amount: Number(link.amount),
-        currency: link.currency,
-        provider_invoice_id: invoiceId,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['provider', 'provider_payment_id']).doNothing())
-    .execute();
-  await trx
-    .updateTable('billing_invoices')
-    .set({ provider_payment_id: links[0]!.provider_payment_id })
-    .where('provider', '=', provider)
-    .where('provider_invoice_id', '=', invoiceId)
-    .where('provider_payment_id', 'is', null)
-    .execute();
+      : await subscriptionPlan(trx, provider, invoice.provider_subscription_id);
+  await insertSubscriptionPayments(trx, { provider, invoiceId, userId: invoice.user_id, plan, links });
+  await setInvoicePaymentWhenNone(trx, provider, invoiceId, links[0]!.provider_payment_id);
   // The subscription row may be written at this very moment by its own event: see lockSubscriptionPayments.
   if (invoice.provider_subscription_id !== null)
     await fillSubscriptionPayments(trx, provider, invoice.provider_subscription_id);
@@ -137,20 +63,6 @@ export async function settleInvoicePayments(
     refunds.push(...(await recordRefundsAwaitingPayment(trx, provider, paymentId)));
   }
   return refunds;
-}
-
-/**
- * Serializes, per subscription, the two halves that meet in a payment's plan: recording its
- * invoices' payments and writing the subscription row. Each writes its half, then takes this and
- * fills in the plan of payments missing it: whichever takes it second sees the other's commit.
- * Without it an invoice's events and the subscription's arriving at once each missed the other's
- * uncommitted row, leaving the payment without its plan. Taken after the caller's own writes, with
- * nothing waited on while it is held but the fill, so it adds no lock-order cycle.
- */
-async function lockSubscriptionPayments(trx: Db, provider: PaymentProviderKind, subscriptionId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-subscription:${provider}:${subscriptionId}`}, 0))`.execute(
-    trx,
-  );
 }
 
 /**
@@ -164,13 +76,5 @@ export async function fillSubscriptionPayments(
   subscriptionId: string,
 ): Promise<void> {
   await lockSubscriptionPayments(trx, provider, subscriptionId);
-  await sql`
-    UPDATE billing_payments AS p
-       SET product_id = s.product_id, price_id = pr.id, updated_at = now()
-      FROM billing_invoices AS i
-      JOIN billing_subscriptions AS s ON s.provider = i.provider AND s.provider_subscription_id = i.provider_subscription_id
-      LEFT JOIN billing_prices AS pr ON pr.provider_price_id = s.provider_price_id
-     WHERE i.provider = ${provider} AND i.provider_subscription_id = ${subscriptionId}
-       AND p.provider = i.provider AND p.provider_invoice_id = i.provider_invoice_id
-       AND p.kind = 'subscription' AND p.product_id IS NULL AND s.product_id IS NOT NULL`.execute(trx);
+  await fillPlanOfSubscriptionPayments(trx, provider, subscriptionId);
 }

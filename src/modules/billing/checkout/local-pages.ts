@@ -7,7 +7,7 @@ import { invalidState, notFound } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { httpUrl, httpUrlProblem } from '../../../lib/url-field.js';
 import type { ZodApp } from '../../../kernel/zod-app.js';
-import { checkRedirectUrl } from './checkout.js';
+import { checkRedirectUrl, type CheckoutService } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
 import { escapeHtml } from '../../../lib/html.js';
 
@@ -85,6 +85,7 @@ export function registerLocalCheckoutPages(
   kernel: Kernel,
   provider: LocalPaymentProvider,
   fulfilment: Fulfilment,
+  checkouts: CheckoutService,
 ): void {
   const checkoutOf = (id: string): LocalCheckout => {
     const checkout = provider.checkout(id);
@@ -117,18 +118,11 @@ export function registerLocalCheckoutPages(
       async (request, reply) => {
         const checkout = checkoutOf(request.params.id);
         const productId = checkout.metadata.product_id;
-        const product =
-          productId === undefined
-            ? undefined
-            : await kernel.db
-                .selectFrom('billing_products')
-                .select('name')
-                .where('id', '=', productId)
-                .executeTakeFirst();
+        const name = productId === undefined ? undefined : await checkouts.productName(productId);
         return reply
           .type('text/html; charset=utf-8')
           .header('cache-control', 'no-store')
-          .send(page(checkout, product?.name ?? checkout.providerPriceId));
+          .send(page(checkout, name ?? checkout.providerPriceId));
       },
     );
 

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { invalidRequest } from '../../../kernel/errors.js';
-import './tables.js';
+import { anyPaymentOf, promotionCodeWithCoupon, promotionRedemptions } from './queries.js';
 
 type Db = Kysely<Tables>;
 
@@ -34,24 +34,7 @@ export async function promotionForCheckout(
   db: Db,
   input: { code: string; userId: string; currency: string; now: Date },
 ): Promise<CheckoutPromotion> {
-  const found = await db
-    .selectFrom('billing_promotion_codes as pc')
-    .innerJoin('billing_coupons as c', 'c.id', 'pc.coupon_id')
-    .select([
-      'pc.id',
-      'pc.provider_promotion_code_id',
-      'pc.active',
-      'pc.expires_at',
-      'pc.max_redemptions',
-      'pc.first_time_only',
-      'pc.coupon_id',
-      'c.deleted_at as coupon_deleted_at',
-      'c.redeem_by as coupon_redeem_by',
-      'c.max_redemptions as coupon_max_redemptions',
-      'c.currency as coupon_currency',
-    ])
-    .where(sql<string>`upper(pc.code)`, '=', input.code.toUpperCase())
-    .executeTakeFirst();
+  const found = await promotionCodeWithCoupon(db, input.code);
   if (found === undefined) throw refused('unknown_code');
   if (!found.active) throw refused('code_inactive');
   if (found.expires_at !== null && found.expires_at <= input.now) throw refused('code_expired');
@@ -60,19 +43,8 @@ export async function promotionForCheckout(
   if (found.coupon_currency !== null && found.coupon_currency !== input.currency) throw refused('currency_mismatch');
 
   const [redemptions, bought] = await Promise.all([
-    db
-      .selectFrom('billing_checkout_sessions as s')
-      .innerJoin('billing_promotion_codes as pc', 'pc.id', 's.promotion_code_id')
-      .select([
-        sql<number>`count(*) filter (where s.promotion_code_id = ${found.id})::int`.as('of_code'),
-        sql<number>`count(*)::int`.as('of_coupon'),
-      ])
-      .where('pc.coupon_id', '=', found.coupon_id)
-      .where('s.status', '=', 'completed')
-      .executeTakeFirstOrThrow(),
-    found.first_time_only
-      ? db.selectFrom('billing_payments').select('id').where('user_id', '=', input.userId).limit(1).executeTakeFirst()
-      : Promise.resolve(undefined),
+    promotionRedemptions(db, found.id, found.coupon_id),
+    found.first_time_only ? anyPaymentOf(db, input.userId) : Promise.resolve(undefined),
   ]);
   if (found.max_redemptions !== null && redemptions.of_code >= found.max_redemptions) throw refused('fully_redeemed');
   if (found.coupon_max_redemptions !== null && redemptions.of_coupon >= found.coupon_max_redemptions)

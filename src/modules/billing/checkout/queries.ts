@@ -1,10 +1,10 @@
-import type { Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { offsetOf } from '../../../kernel/pagination.js';
 import { balanceOf } from '../credits/index.js';
 import type { InvoiceView, MyBillingView, MyInvoicesQuery, SubscriptionView } from './schemas.js';
-import { LIVE_STATUSES } from './tables.js';
+import { LIVE_STATUSES, type BillingCheckoutSessionsTable } from './tables.js';
 
 type Db = Kysely<Tables>;
 
@@ -37,11 +37,7 @@ async function liveSubscription(db: Db, userId: string): Promise<SubscriptionVie
 
 export async function myBilling(db: Db, userId: string, provider: PaymentProviderKind): Promise<MyBillingView> {
   const [customer, subscription, user, balance] = await Promise.all([
-    db
-      .selectFrom('billing_customers')
-      .select(['provider', 'provider_customer_id'])
-      .where('user_id', '=', userId)
-      .executeTakeFirst(),
+    storedCustomer(db, userId),
     liveSubscription(db, userId),
     db.selectFrom('users').select('tier').where('id', '=', userId).executeTakeFirstOrThrow(),
     balanceOf(db, userId),
@@ -121,4 +117,119 @@ export async function markEventIgnored(trx: Db, provider: PaymentProviderKind, e
     .where('provider', '=', provider)
     .where('event_id', '=', eventId)
     .execute();
+}
+
+/** The player's customer at a provider, as stored; undefined: none yet. */
+export function storedCustomer(db: Db, userId: string) {
+  return db
+    .selectFrom('billing_customers')
+    .select(['provider', 'provider_customer_id'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Stores the player's customer; replaces only a customer at another provider, never a racing winner. */
+export async function storeCustomer(
+  db: Db,
+  userId: string,
+  provider: PaymentProviderKind,
+  providerCustomerId: string,
+): Promise<void> {
+  await db
+    .insertInto('billing_customers')
+    .values({ user_id: userId, provider, provider_customer_id: providerCustomerId })
+    .onConflict((oc) =>
+      oc
+        .column('user_id')
+        .doUpdateSet({ provider, provider_customer_id: providerCustomerId, updated_at: sql`now()` })
+        // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
+        .where('billing_customers.provider', '<>', provider),
+    )
+    .execute();
+}
+
+/** What the provider is told of a new customer. */
+export function customerContact(db: Db, userId: string) {
+  return db.selectFrom('users').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+}
+
+/** The checkout an earlier request of the player's under this Idempotency-Key made; undefined: none. */
+export function checkoutByRequestKey(db: Db, userId: string, requestKey: string) {
+  return db
+    .selectFrom('billing_checkout_sessions')
+    .select(['provider_checkout_id', 'url', 'request_fingerprint'])
+    .where('user_id', '=', userId)
+    .where('request_key', '=', requestKey)
+    .executeTakeFirst();
+}
+
+/** Records a checkout; false when a row under its provider id or the player's key is there already. */
+export async function insertCheckoutSession(
+  db: Db,
+  checkout: Insertable<BillingCheckoutSessionsTable>,
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('billing_checkout_sessions')
+    .values(checkout)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** How many of the player's checkouts are completed or expired. */
+export async function closedCheckoutCount(db: Db, userId: string): Promise<number> {
+  const closed = await db
+    .selectFrom('billing_checkout_sessions')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('user_id', '=', userId)
+    .where('status', '<>', 'open')
+    .executeTakeFirstOrThrow();
+  return closed.n;
+}
+
+export async function productName(db: Db, productId: string): Promise<string | undefined> {
+  return (await db.selectFrom('billing_products').select('name').where('id', '=', productId).executeTakeFirst())?.name;
+}
+
+// Promotion codes at checkout (promotion-at-checkout.ts).
+
+/** A promotion code (matched without case) with what of its coupon limits its use; undefined: none. */
+export function promotionCodeWithCoupon(db: Db, code: string) {
+  return db
+    .selectFrom('billing_promotion_codes as pc')
+    .innerJoin('billing_coupons as c', 'c.id', 'pc.coupon_id')
+    .select([
+      'pc.id',
+      'pc.provider_promotion_code_id',
+      'pc.active',
+      'pc.expires_at',
+      'pc.max_redemptions',
+      'pc.first_time_only',
+      'pc.coupon_id',
+      'c.deleted_at as coupon_deleted_at',
+      'c.redeem_by as coupon_redeem_by',
+      'c.max_redemptions as coupon_max_redemptions',
+      'c.currency as coupon_currency',
+    ])
+    .where(sql<string>`upper(pc.code)`, '=', code.toUpperCase())
+    .executeTakeFirst();
+}
+
+/** Completed checkouts carrying this code, and carrying any code of its coupon. */
+export function promotionRedemptions(db: Db, promotionCodeId: string, couponId: string) {
+  return db
+    .selectFrom('billing_checkout_sessions as s')
+    .innerJoin('billing_promotion_codes as pc', 'pc.id', 's.promotion_code_id')
+    .select([
+      sql<number>`count(*) filter (where s.promotion_code_id = ${promotionCodeId})::int`.as('of_code'),
+      sql<number>`count(*)::int`.as('of_coupon'),
+    ])
+    .where('pc.coupon_id', '=', couponId)
+    .where('s.status', '=', 'completed')
+    .executeTakeFirstOrThrow();
+}
+
+/** One payment of the player's, if they made any. */
+export function anyPaymentOf(db: Db, userId: string) {
+  return db.selectFrom('billing_payments').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst();
 }

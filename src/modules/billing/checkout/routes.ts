@@ -10,7 +10,6 @@ import type { ZodApp } from '../../../kernel/zod-app.js';
 import { CheckoutService } from './checkout.js';
 import { Fulfilment } from './fulfilment.js';
 import { registerLocalCheckoutPages } from './local-pages.js';
-import { myBilling, myInvoices } from './queries.js';
 import {
   checkoutSessionBody,
   checkoutSessionResult,
@@ -84,7 +83,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         response: { 200: myBillingView },
       },
     },
-    (request) => myBilling(kernel.db, actorOf(request).userId, kernel.payments.kind),
+    (request) => checkout.myBilling(actorOf(request).userId),
   );
 
   app.get(
@@ -99,7 +98,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         response: { 200: myInvoicesPage },
       },
     },
-    (request) => myInvoices(kernel.db, actorOf(request).userId, request.query),
+    (request) => checkout.myInvoices(actorOf(request).userId, request.query),
   );
 
   app.post(
@@ -168,5 +167,5 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   });
 
   if (kernel.payments instanceof LocalPaymentProvider)
-    registerLocalCheckoutPages(app, kernel, kernel.payments, fulfilment);
+    registerLocalCheckoutPages(app, kernel, kernel.payments, fulfilment, checkout);
 }

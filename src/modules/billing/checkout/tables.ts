@@ -69,6 +69,16 @@ export interface BillingPaymentsTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** Which payment paid which invoice, reported apart from the invoice (migration 0015). */
+export interface BillingInvoicePaymentsTable {
+  provider: PaymentProviderKind;
+  provider_invoice_id: string;
+  provider_payment_id: string;
+  amount: ColumnType<number | string, number, never>;
+  currency: string;
+  created_at: DefaultedTimestamp;
+}
+
 export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
 
 export interface BillingInvoicesTable {
@@ -106,6 +116,7 @@ declare module '../../../db/tables.js' {
     billing_payments: BillingPaymentsTable;
     billing_invoices: BillingInvoicesTable;
     billing_webhook_events: BillingWebhookEventsTable;
+    billing_invoice_payments: BillingInvoicePaymentsTable;
   }
   /** Columns migration 0012 adds to the subscriptions table of migration 0008. */
   interface BillingSubscriptionsTable {

@@ -10,7 +10,41 @@ type Db = Kysely<Tables>;
 /** numeric and bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite. */
 const numberOrNull = (value: string | number | null) => (value === null ? null : Number(value));
 
-export function couponView(row: CouponRow): CouponView {
+/** What a coupon's view reads. */
+const COUPON_VIEW_COLUMNS = [
+  'id',
+  'provider_coupon_id',
+  'name',
+  'percent_off',
+  'amount_off',
+  'currency',
+  'duration',
+  'duration_in_months',
+  'max_redemptions',
+  'redeem_by',
+  'deleted_at',
+  'created_by',
+  'created_at',
+] as const;
+type CouponListed = Pick<CouponRow, (typeof COUPON_VIEW_COLUMNS)[number]>;
+
+/** A promotion code's view: every column but who changed it last. */
+const PROMOTION_CODE_VIEW_COLUMNS = [
+  'id',
+  'provider_promotion_code_id',
+  'coupon_id',
+  'code',
+  'max_redemptions',
+  'expires_at',
+  'first_time_only',
+  'active',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+type PromotionCodeListed = Pick<PromotionCodeRow, (typeof PROMOTION_CODE_VIEW_COLUMNS)[number]>;
+
+export function couponView(row: CouponListed): CouponView {
   return {
     id: row.id,
     provider_coupon_id: row.provider_coupon_id,
@@ -29,19 +63,19 @@ export function couponView(row: CouponRow): CouponView {
   };
 }
 
-export function promotionCodeView(row: PromotionCodeRow): PromotionCodeView {
+export function promotionCodeView(row: PromotionCodeListed & { updated_by?: string | null }): PromotionCodeView {
   const { updated_by: _updatedBy, ...view } = row;
   return view;
 }
 
-export async function listCoupons(db: Db, query: ListCouponsQuery): Promise<{ rows: CouponRow[]; total: number }> {
+export async function listCoupons(db: Db, query: ListCouponsQuery): Promise<{ rows: CouponListed[]; total: number }> {
   let filtered = db.selectFrom('billing_coupons');
   if (query.status === 'active') filtered = filtered.where('deleted_at', 'is', null);
   if (query.status === 'deleted') filtered = filtered.where('deleted_at', 'is not', null);
   if (query.q !== undefined) filtered = filtered.where('name', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(COUPON_VIEW_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -100,14 +134,14 @@ export async function markCouponDeleted(trx: Db, id: string, actorId: string): P
 export async function listPromotionCodes(
   db: Db,
   query: ListPromotionCodesQuery,
-): Promise<{ rows: PromotionCodeRow[]; total: number }> {
+): Promise<{ rows: PromotionCodeListed[]; total: number }> {
   let filtered = db.selectFrom('billing_promotion_codes');
   if (query.coupon_id !== undefined) filtered = filtered.where('coupon_id', '=', query.coupon_id);
   if (query.active !== undefined) filtered = filtered.where('active', '=', query.active);
   if (query.q !== undefined) filtered = filtered.where('code', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(PROMOTION_CODE_VIEW_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -146,8 +180,13 @@ export function insertPromotionCode(trx: Db, code: NewPromotionCode, actorId: st
     .executeTakeFirstOrThrow();
 }
 
-export function lockPromotionCode(trx: Db, id: string): Promise<PromotionCodeRow | undefined> {
-  return trx.selectFrom('billing_promotion_codes').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+export function lockPromotionCode(trx: Db, id: string): Promise<PromotionCodeListed | undefined> {
+  return trx
+    .selectFrom('billing_promotion_codes')
+    .select(PROMOTION_CODE_VIEW_COLUMNS)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export function setPromotionCodeActive(

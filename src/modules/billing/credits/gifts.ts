@@ -5,6 +5,7 @@ import { invalidRequest, invalidState, notFound } from '../../../kernel/errors.j
 import type { PriceInterval } from '../catalog/index.js';
 import type { Writes } from '../../../kernel/write.js';
 import { addCredits } from './ledger.js';
+import { activeCreditPacks, activePlansWithPrices, productToGift, tiersByRank } from './queries.js';
 
 /** Staff gifts of credit packs, and the list of what staff can hand out (tiers and packs). */
 
@@ -70,11 +71,7 @@ export class CreditGiftsService {
   ): Promise<GiftPackResult & { replayed: boolean }> {
     // Retried on a deadlock or serialization failure, like grants (service.ts): all of it goes through `trx`.
     return this.write(actor, async ({ trx, audit, publish }) => {
-      const product = await trx
-        .selectFrom('billing_products')
-        .select(['id', 'kind', 'name', 'credits', 'is_active'])
-        .where('id', '=', input.product_id)
-        .executeTakeFirst();
+      const product = await productToGift(trx, input.product_id);
       if (product === undefined)
         throw notFound('not_found', { reason: 'no such product', product_id: input.product_id });
       if (product.kind !== 'credit_pack' || product.credits === null) {
@@ -146,39 +143,9 @@ export class CreditGiftsService {
    */
   async giftables(): Promise<Giftables> {
     const [tiers, plans, packs] = await Promise.all([
-      this.db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute(),
-      this.db
-        .selectFrom('billing_products as product')
-        .leftJoin('billing_prices as price', (join) =>
-          join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true),
-        )
-        .select([
-          'product.id',
-          'product.name',
-          'product.tier_key',
-          'price.id as price_id',
-          'price.provider_price_id',
-          'price.currency',
-          'price.unit_amount',
-          'price.interval',
-        ])
-        .where('product.kind', '=', 'plan')
-        .where('product.is_active', '=', true)
-        .orderBy('product.sort_order')
-        .orderBy('product.name')
-        .orderBy('product.id')
-        .orderBy('price.currency')
-        .orderBy('price.interval')
-        .execute(),
-      this.db
-        .selectFrom('billing_products')
-        .select(['id', 'name', 'credits'])
-        .where('kind', '=', 'credit_pack')
-        .where('is_active', '=', true)
-        .orderBy('sort_order')
-        .orderBy('name')
-        .orderBy('id')
-        .execute(),
+      tiersByRank(this.db),
+      activePlansWithPrices(this.db),
+      activeCreditPacks(this.db),
     ]);
     const byTier = new Map<string, GiftableTier>(tiers.map((tier) => [tier.key, { ...tier, products: [] }]));
     for (const row of plans) {

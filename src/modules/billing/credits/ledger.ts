@@ -1,8 +1,27 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { Tables, UserStatus } from '../../../db/tables.js';
+import type { Kysely } from 'kysely';
+import type { Tables } from '../../../db/tables.js';
 import { AppError, conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
 import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
+import {
+  balanceOf,
+  balancesOf,
+  drawFromLotsInOrder,
+  emptyLots,
+  entryByIdempotencyKey,
+  insertEntries,
+  insertEntryUnlessKeyTaken,
+  insertLot,
+  insertLotDraws,
+  lapsedLotsOf,
+  lockCreditAccount,
+  lockCreditAccountsInIdOrder,
+  lotIdOfEntry,
+  purchaseLots,
+  usersWithLapsedLots,
+  type CreditAccount,
+  type Draw,
+} from './ledger-queries.js';
 import type { AdditionKind, DeductionKind, LedgerKind, LedgerRow } from './tables.js';
 
 /**
@@ -23,10 +42,7 @@ import type { AdditionKind, DeductionKind, LedgerKind, LedgerRow } from './table
 
 type Db = Kysely<Tables>;
 
-export interface CreditAccount {
-  userId: string;
-  status: UserStatus;
-}
+export { balanceOf, lockCreditAccount, type CreditAccount };
 
 export interface LedgerWriteResult {
   entryId: number;
@@ -86,28 +102,6 @@ export interface ClawbackResult extends LedgerWriteResult {
 export const insufficientCredits = (balance: number, requested: number) =>
   new AppError(422, 'insufficient_credits', { balance, requested });
 
-/** Locks the user's credits for the rest of the transaction; undefined when there is no such user. */
-export async function lockCreditAccount(trx: Db, userId: string): Promise<CreditAccount | undefined> {
-  // NO KEY UPDATE: concurrent credit writes queue on it, while inserts elsewhere that merely
-  // reference the user (their FOR KEY SHARE check) are not held up.
-  const row = await trx
-    .selectFrom('users')
-    .select(['id', 'status'])
-    .where('id', '=', userId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-  return row === undefined ? undefined : { userId: row.id, status: row.status };
-}
-
-export async function balanceOf(db: Db, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('credit_ledger')
-    .select(sql<number>`coalesce(sum(amount), 0)::bigint`.as('balance'))
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
-  return Number(row.balance);
-}
-
 function fingerprint(operation: string, fields: Record<string, unknown>): string {
   return createHash('sha256')
     .update(JSON.stringify([operation, fields]))
@@ -117,7 +111,7 @@ function fingerprint(operation: string, fields: Record<string, unknown>): string
 /** The entry an idempotency key already wrote, if any; a different request under it is a conflict. */
 async function earlierWrite(trx: Db, key: string | undefined, print: string): Promise<LedgerRow | undefined> {
   if (key === undefined) return undefined;
-  const row = await trx.selectFrom('credit_ledger').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+  const row = await entryByIdempotencyKey(trx, key);
   if (row !== undefined && row.idempotency_fingerprint !== print) {
     throw conflict({ reason: 'this idempotency key was already used for a different request' });
   }
@@ -157,26 +151,19 @@ interface NewEntry {
 /** Inserts the entry, or (another user's write took the key meanwhile) answers that write. */
 async function insertEntry(trx: Db, entry: NewEntry): Promise<{ row?: { id: number }; earlier?: LedgerRow }> {
   const { input } = entry;
-  const row = await trx
-    .insertInto('credit_ledger')
-    .values({
-      user_id: entry.userId,
-      amount: entry.amount,
-      kind: entry.kind,
-      balance_after: entry.balanceAfter,
-      reference_type: input.referenceType ?? null,
-      reference_id: input.referenceId ?? null,
-      actor_id: input.actorId,
-      reason: input.reason ?? null,
-      details: JSON.stringify(entry.details ?? {}),
-      idempotency_key: input.idempotencyKey ?? null,
-      idempotency_fingerprint: input.idempotencyKey === undefined ? null : entry.print,
-    })
-    // A concurrent write under the same key for another user holds no lock we wait on: the
-    // unique key makes this insert wait for it and then do nothing.
-    .onConflict((oc) => oc.column('idempotency_key').doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const row = await insertEntryUnlessKeyTaken(trx, {
+    user_id: entry.userId,
+    amount: entry.amount,
+    kind: entry.kind,
+    balance_after: entry.balanceAfter,
+    reference_type: input.referenceType ?? null,
+    reference_id: input.referenceId ?? null,
+    actor_id: input.actorId,
+    reason: input.reason ?? null,
+    details: JSON.stringify(entry.details ?? {}),
+    idempotency_key: input.idempotencyKey ?? null,
+    idempotency_fingerprint: input.idempotencyKey === undefined ? null : entry.print,
+  });
   if (row !== undefined) return { row };
   return { earlier: await earlierWrite(trx, input.idempotencyKey, entry.print) };
 }
@@ -194,7 +181,7 @@ export async function addCredits(trx: Db, input: AddCreditsInput): Promise<Ledge
     reason: input.reason ?? null,
   });
   const { earlier, now } = await beginWrite(trx, input, print);
-  if (earlier !== undefined) return { ...replayOf(earlier), lotId: await lotOf(trx, earlier.id) };
+  if (earlier !== undefined) return { ...replayOf(earlier), lotId: await lotIdOfEntry(trx, earlier.id) };
   if (expiresAt !== null && expiresAt.getTime() <= now.getTime())
     throw invalidRequest({ reason: 'expires_at must be in the future' });
   const balance = (await balanceOf(trx, input.userId)) + input.amount;
@@ -207,18 +194,14 @@ export async function addCredits(trx: Db, input: AddCreditsInput): Promise<Ledge
     print,
   });
   if (written.earlier !== undefined)
-    return { ...replayOf(written.earlier), lotId: await lotOf(trx, written.earlier.id) };
-  const lot = await trx
-    .insertInto('credit_lots')
-    .values({
-      user_id: input.userId,
-      entry_id: written.row!.id,
-      amount: input.amount,
-      remaining: input.amount,
-      expires_at: expiresAt,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+    return { ...replayOf(written.earlier), lotId: await lotIdOfEntry(trx, written.earlier.id) };
+  const lot = await insertLot(trx, {
+    user_id: input.userId,
+    entry_id: written.row!.id,
+    amount: input.amount,
+    remaining: input.amount,
+    expires_at: expiresAt,
+  });
   return { entryId: written.row!.id, balance, replayed: false, lotId: lot.id };
 }
 
@@ -267,15 +250,7 @@ export async function clawbackPurchase(trx: Db, input: ClawbackInput): Promise<C
   });
   const { earlier, now } = await beginWrite(trx, input, print);
   if (earlier !== undefined) return clawbackReplay(earlier);
-  const lots = await trx
-    .selectFrom('credit_lots')
-    .innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lots.entry_id')
-    .select(['credit_lots.id', 'credit_lots.remaining'])
-    .where('credit_lots.user_id', '=', input.userId)
-    .where('credit_ledger.kind', '=', 'purchase')
-    .where('credit_ledger.reference_type', '=', input.referenceType)
-    .where('credit_ledger.reference_id', '=', input.referenceId)
-    .execute();
+  const lots = await purchaseLots(trx, input.userId, input.referenceType, input.referenceId);
   if (lots.length === 0) throw notFound('not_found', { reason: 'no credit purchase with this reference' });
   const left = lots.reduce((sum, lot) => sum + lot.remaining, 0);
   const taken = Math.min(left, input.credits);
@@ -313,44 +288,10 @@ function assertPositive(amount: number): void {
     throw invalidRequest({ reason: 'amount must be a positive integer', amount });
 }
 
-async function lotOf(trx: Db, entryId: number): Promise<number> {
-  const lot = await trx
-    .selectFrom('credit_lots')
-    .select('id')
-    .where('entry_id', '=', entryId)
-    .executeTakeFirstOrThrow();
-  return lot.id;
-}
-
-interface Draw {
-  userId: string;
-  entryId: number;
-  amount: number;
-  now: Date;
-  /** Draw only from these lots (a clawback takes from its purchase's lots). */
-  onlyLots?: number[];
-}
-
-/**
- * Takes `amount` from the user's live lots, earliest expiry first (never-expiring last), then
- * oldest, in one statement: a running total picks the lots, each is reduced, the draws recorded.
- */
+/** Takes `amount` from the user's live lots (drawFromLotsInOrder says in which order). */
 async function drawFromLots(trx: Db, draw: Draw): Promise<void> {
-  const onlyLots = draw.onlyLots === undefined ? sql`` : sql`AND id IN (${sql.join(draw.onlyLots)})`;
-  const result = await sql<{ amount: number }>`
-    WITH ordered AS (
-      SELECT id, remaining, sum(remaining) OVER (ORDER BY expires_at ASC NULLS LAST, id) - remaining AS before
-      FROM credit_lots
-      WHERE user_id = ${draw.userId} AND remaining > 0 AND (expires_at IS NULL OR expires_at > ${draw.now}) ${onlyLots}
-    ), takes AS (
-      SELECT id, least(remaining, ${draw.amount}::bigint - before)::int AS take FROM ordered WHERE before < ${draw.amount}::bigint
-    ), drained AS (
-      UPDATE credit_lots SET remaining = credit_lots.remaining - takes.take FROM takes WHERE credit_lots.id = takes.id RETURNING credit_lots.id, takes.take
-    )
-    INSERT INTO credit_lot_draws (entry_id, lot_id, amount) SELECT ${draw.entryId}::bigint, id, take FROM drained RETURNING amount`.execute(
-    trx,
-  );
-  const drawn = result.rows.reduce((sum, row) => sum + row.amount, 0);
+  const draws = await drawFromLotsInOrder(trx, draw);
+  const drawn = draws.reduce((sum, row) => sum + row.amount, 0);
   // The lots always hold the balance; if they do not, refuse rather than write a lie.
   if (drawn !== draw.amount)
     throw new Error(`credit lots of user ${draw.userId} held ${drawn} of the ${draw.amount} credits to draw`);
@@ -372,23 +313,9 @@ const EXPIRY_CHUNK = 500;
  */
 async function expireLapsedLotsOf(trx: Db, userIds: string[], now: Date): Promise<ExpirySummary> {
   if (userIds.length === 0) return { users: 0, lots: 0, credits: 0 };
-  const lapsed = await trx
-    .selectFrom('credit_lots')
-    .select(['id', 'user_id', 'remaining', 'expires_at'])
-    .where('user_id', 'in', userIds)
-    .where('remaining', '>', 0)
-    .where('expires_at', '<=', now)
-    .orderBy('user_id')
-    .orderBy('expires_at')
-    .orderBy('id')
-    .execute();
+  const lapsed = await lapsedLotsOf(trx, userIds, now);
   if (lapsed.length === 0) return { users: 0, lots: 0, credits: 0 };
-  const balances = await trx
-    .selectFrom('credit_ledger')
-    .select(['user_id', sql<number>`sum(amount)::bigint`.as('balance')])
-    .where('user_id', 'in', [...new Set(lapsed.map((lot) => lot.user_id))])
-    .groupBy('user_id')
-    .execute();
+  const balances = await balancesOf(trx, [...new Set(lapsed.map((lot) => lot.user_id))]);
   const running = new Map(balances.map((row) => [row.user_id, Number(row.balance)]));
   const entries = lapsed.map((lot) => {
     const balance = running.get(lot.user_id)! - lot.remaining;
@@ -408,27 +335,16 @@ async function expireLapsedLotsOf(trx: Db, userIds: string[], now: Date): Promis
   for (let start = 0; start < entries.length; start += EXPIRY_CHUNK) {
     const chunk = lapsed.slice(start, start + EXPIRY_CHUNK);
     // A multi-row VALUES insert takes its ids in row order, so ids follow the running balance.
-    const ids = await trx
-      .insertInto('credit_ledger')
-      .values(entries.slice(start, start + EXPIRY_CHUNK))
-      .returning(['id', 'reference_id'])
-      .execute();
+    const ids = await insertEntries(trx, entries.slice(start, start + EXPIRY_CHUNK));
     const entryOfLot = new Map(ids.map((row) => [row.reference_id, row.id]));
-    await trx
-      .insertInto('credit_lot_draws')
-      .values(
-        chunk.map((lot) => ({ entry_id: entryOfLot.get(String(lot.id))!, lot_id: lot.id, amount: lot.remaining })),
-      )
-      .execute();
-    await trx
-      .updateTable('credit_lots')
-      .set({ remaining: 0 })
-      .where(
-        'id',
-        'in',
-        chunk.map((lot) => lot.id),
-      )
-      .execute();
+    await insertLotDraws(
+      trx,
+      chunk.map((lot) => ({ entry_id: entryOfLot.get(String(lot.id))!, lot_id: lot.id, amount: lot.remaining })),
+    );
+    await emptyLots(
+      trx,
+      chunk.map((lot) => lot.id),
+    );
   }
   return { users: running.size, lots: lapsed.length, credits: lapsed.reduce((sum, lot) => sum + lot.remaining, 0) };
 }
@@ -441,27 +357,12 @@ const EXPIRY_USERS_PER_RUN = 1_000;
  * cannot deadlock) and writes their expiry entries. At most EXPIRY_USERS_PER_RUN users a call.
  */
 export async function expireLapsedLots(trx: Db, now: Date): Promise<ExpirySummary> {
-  const candidates = await trx
-    .selectFrom('credit_lots')
-    .select('user_id')
-    .distinct()
-    .where('remaining', '>', 0)
-    .where('expires_at', '<=', now)
-    .orderBy('user_id')
-    .limit(EXPIRY_USERS_PER_RUN)
-    .execute();
+  const candidates = await usersWithLapsedLots(trx, now, EXPIRY_USERS_PER_RUN);
   if (candidates.length === 0) return { users: 0, lots: 0, credits: 0 };
-  const locked = await trx
-    .selectFrom('users')
-    .select('id')
-    .where(
-      'id',
-      'in',
-      candidates.map((row) => row.user_id),
-    )
-    .orderBy('id')
-    .forNoKeyUpdate()
-    .execute();
+  const locked = await lockCreditAccountsInIdOrder(
+    trx,
+    candidates.map((row) => row.user_id),
+  );
   return expireLapsedLotsOf(
     trx,
     locked.map((row) => row.id),

@@ -121,3 +121,58 @@ export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: Lo
   ]);
   return { rows, total };
 }
+
+// Gifts of credit packs (gifts.ts).
+
+/** What a gift needs to know of a product; undefined: no such product. */
+export function productToGift(db: Db, productId: string) {
+  return db
+    .selectFrom('billing_products')
+    .select(['id', 'kind', 'name', 'credits', 'is_active'])
+    .where('id', '=', productId)
+    .executeTakeFirst();
+}
+
+/** Every plan tier, by rank. */
+export function tiersByRank(db: Db) {
+  return db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute();
+}
+
+/** Active plan products, each with its active prices (one row per price; none: one row without). */
+export function activePlansWithPrices(db: Db) {
+  return db
+    .selectFrom('billing_products as product')
+    .leftJoin('billing_prices as price', (join) =>
+      join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true),
+    )
+    .select([
+      'product.id',
+      'product.name',
+      'product.tier_key',
+      'price.id as price_id',
+      'price.provider_price_id',
+      'price.currency',
+      'price.unit_amount',
+      'price.interval',
+    ])
+    .where('product.kind', '=', 'plan')
+    .where('product.is_active', '=', true)
+    .orderBy('product.sort_order')
+    .orderBy('product.name')
+    .orderBy('product.id')
+    .orderBy('price.currency')
+    .orderBy('price.interval')
+    .execute();
+}
+
+export function activeCreditPacks(db: Db) {
+  return db
+    .selectFrom('billing_products')
+    .select(['id', 'name', 'credits'])
+    .where('kind', '=', 'credit_pack')
+    .where('is_active', '=', true)
+    .orderBy('sort_order')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}

@@ -1,6 +1,7 @@
 /** What other areas use of payments and refunds. */
 export {
   keepRefundForLater,
+  lockPaymentByProviderId,
   lockProviderPayment,
   recordRefund,
   recordRefundsAwaitingPayment,

@@ -1,8 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, offsetOf } from '../../../kernel/pagination.js';
 import type { InvoiceView, ListInvoicesQuery, ListPaymentsQuery, PaymentView, RefundView } from './schemas.js';
-import type { RefundRow } from './tables.js';
+import type { BillingRefundsTable, RefundRow } from './tables.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
@@ -11,6 +12,63 @@ export type PaymentRow = Selectable<Tables['billing_payments']>;
 type InvoiceRow = Selectable<Tables['billing_invoices']>;
 
 // bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite.
+
+/** Every column of a payment: the staff views answer each of them. */
+const PAYMENT_COLUMNS = [
+  'id',
+  'user_id',
+  'provider',
+  'provider_payment_id',
+  'product_id',
+  'price_id',
+  'kind',
+  'quantity',
+  'credits',
+  'amount',
+  'currency',
+  'amount_refunded',
+  'status',
+  'checkout_session_id',
+  'provider_invoice_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+const INVOICE_COLUMNS = [
+  'id',
+  'user_id',
+  'provider',
+  'provider_invoice_id',
+  'provider_subscription_id',
+  'provider_payment_id',
+  'status',
+  'amount_due',
+  'amount_paid',
+  'currency',
+  'hosted_url',
+  'period_start',
+  'period_end',
+  'created_at',
+  'last_event_at',
+] as const;
+
+/** A refund's view and its Idempotency-Key check (refundView leaves the key out of the answer). */
+const REFUND_COLUMNS = [
+  'id',
+  'payment_id',
+  'user_id',
+  'provider_refund_id',
+  'amount',
+  'currency',
+  'reason',
+  'credits_clawed_back',
+  'shortfall',
+  'actor_id',
+  'created_at',
+  'source',
+  'request_key',
+  'request_fingerprint',
+] as const;
 
 export function paymentView(row: PaymentRow): PaymentView {
   return { ...row, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded) };
@@ -27,13 +85,28 @@ export function refundView(row: RefundRow, payment: PaymentRow): RefundView {
 
 /** Locked for the whole refund: two refunds of one payment run one after the other. */
 export function lockPayment(trx: Db, id: string): Promise<PaymentRow | undefined> {
-  return trx.selectFrom('billing_payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  return trx.selectFrom('billing_payments').select(PAYMENT_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/** The payment under the provider's id, locked for the rest of the transaction; undefined: not recorded. */
+export function lockPaymentByProviderId(
+  trx: Db,
+  provider: PaymentProviderKind,
+  providerPaymentId: string,
+): Promise<PaymentRow | undefined> {
+  return trx
+    .selectFrom('billing_payments')
+    .select(PAYMENT_COLUMNS)
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', providerPaymentId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 export function refundByRequestKey(trx: Db, paymentId: string, requestKey: string): Promise<RefundRow | undefined> {
   return trx
     .selectFrom('billing_refunds')
-    .selectAll()
+    .select(REFUND_COLUMNS)
     .where('payment_id', '=', paymentId)
     .where('request_key', '=', requestKey)
     .executeTakeFirst();
@@ -49,7 +122,7 @@ export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ 
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(PAYMENT_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -68,7 +141,7 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(INVOICE_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -77,4 +150,124 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
     countRows(filtered),
   ]);
   return { rows, total };
+}
+
+export function refundByProviderId(trx: Db, providerRefundId: string): Promise<RefundRow | undefined> {
+  return trx
+    .selectFrom('billing_refunds')
+    .select(REFUND_COLUMNS)
+    .where('provider_refund_id', '=', providerRefundId)
+    .executeTakeFirst();
+}
+
+/** The money of the payment's refunds recorded so far. */
+export async function recordedRefundTotal(trx: Db, paymentId: string): Promise<number> {
+  const sum = await trx
+    .selectFrom('billing_refunds')
+    .select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+  return Number(sum.total);
+}
+
+export function insertRefund(trx: Db, refund: Insertable<BillingRefundsTable>): Promise<RefundRow> {
+  return trx.insertInto('billing_refunds').values(refund).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Sets the payment's running refunded total and the status it gives; answers the payment as updated. */
+export function setPaymentRefunded(
+  trx: Db,
+  paymentId: string,
+  refunded: { amount: number; status: Selectable<Tables['billing_payments']>['status'] },
+): Promise<PaymentRow> {
+  return trx
+    .updateTable('billing_payments')
+    .set({
+      amount_refunded: refunded.amount,
+      status: refunded.status,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Serializes, per provider payment id, "is the payment here? if not, keep the refund" with
+ * "record the payment, then the refunds kept for it". Without it a refund event and its payment's
+ * event running at once each missed the other's uncommitted row, and the refund waited forever.
+ * The refund side takes it before looking for the payment; the payment side after inserting the
+ * payment and before looking for kept refunds: whichever gets it second sees the other's commit.
+ */
+export async function lockProviderPayment(
+  trx: Db,
+  provider: PaymentProviderKind,
+  providerPaymentId: string,
+): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-payment:${provider}:${providerPaymentId}`}, 0))`.execute(
+    trx,
+  );
+}
+
+export interface ReportedRefund {
+  id: string;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  status: ProviderRefund['status'];
+  reason: string;
+}
+
+/**
+ * Keeps a refund of a payment not recorded yet (see migration 0035); its latest reported state wins. Call under
+ * lockProviderPayment.
+ */
+export async function keepRefundForLater(
+  trx: Db,
+  provider: PaymentProviderKind,
+  refund: ReportedRefund,
+  reportedAt: string,
+): Promise<void> {
+  const columns = {
+    provider_payment_id: refund.paymentId,
+    amount: refund.amount,
+    currency: refund.currency,
+    status: refund.status,
+    reason: refund.reason,
+    reported_at: reportedAt,
+  };
+  await trx
+    .insertInto('billing_refunds_awaiting_payment')
+    .values({ provider, provider_refund_id: refund.id, ...columns })
+    .onConflict((oc) =>
+      oc
+        .columns(['provider', 'provider_refund_id'])
+        .doUpdateSet(columns)
+        .where('billing_refunds_awaiting_payment.reported_at', '<=', sql<Date>`excluded.reported_at`),
+    )
+    .execute();
+}
+
+/** The refunds kept for this payment, oldest report first. */
+export function refundsAwaitingPayment(trx: Db, provider: PaymentProviderKind, providerPaymentId: string) {
+  return trx
+    .selectFrom('billing_refunds_awaiting_payment')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', providerPaymentId)
+    .orderBy('reported_at')
+    .orderBy('provider_refund_id')
+    .execute();
+}
+
+export async function forgetRefundsAwaitingPayment(
+  trx: Db,
+  provider: PaymentProviderKind,
+  providerPaymentId: string,
+): Promise<void> {
+  await trx
+    .deleteFrom('billing_refunds_awaiting_payment')
+    .where('provider', '=', provider)
+    .where('provider_payment_id', '=', providerPaymentId)
+    .execute();
 }

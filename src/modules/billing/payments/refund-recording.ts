@@ -1,11 +1,22 @@
-import { sql, type ColumnType, type Kysely } from 'kysely';
-import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
-import type { DefaultedTimestamp } from '../../../db/column-types.js';
+import type { Kysely } from 'kysely';
+import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { clawbackPurchase } from '../credits/index.js';
-import type { PaymentRow } from './queries.js';
+import {
+  forgetRefundsAwaitingPayment,
+  insertRefund,
+  lockPaymentByProviderId,
+  lockProviderPayment,
+  recordedRefundTotal,
+  refundByProviderId,
+  refundsAwaitingPayment,
+  setPaymentRefunded,
+  type PaymentRow,
+} from './queries.js';
 import type { RefundRow, RefundSource } from './tables.js';
-import './tables.js';
+
+// Fulfilment records refunds reported by the provider through these too.
+export { keepRefundForLater, lockPaymentByProviderId, lockProviderPayment } from './queries.js';
 
 type Db = Kysely<Tables>;
 
@@ -36,14 +47,6 @@ export type RecordedRefund =
   /** The provider's refund id was recorded before (the other path got there first): nothing changed. */
   | { recorded: false; row: RefundRow; payment: PaymentRow };
 
-export function refundByProviderId(trx: Db, providerRefundId: string): Promise<RefundRow | undefined> {
-  return trx
-    .selectFrom('billing_refunds')
-    .selectAll()
-    .where('provider_refund_id', '=', providerRefundId)
-    .executeTakeFirst();
-}
-
 /**
  * Records one refund the provider accepted, once per provider refund id, with the caller holding
  * the payment's row lock: the refund row, the pack's proportional credits taken back, and the
@@ -60,24 +63,20 @@ export async function recordRefund(trx: Db, payment: PaymentRow, refund: RefundT
   if (earlier !== undefined) return { recorded: false, row: earlier, payment };
   const recordedBefore = await recordedRefundTotal(trx, payment.id);
   const clawback = await clawBack(trx, payment, recordedBefore, refund);
-  const row = await trx
-    .insertInto('billing_refunds')
-    .values({
-      payment_id: payment.id,
-      user_id: payment.user_id,
-      provider_refund_id: refund.providerRefundId,
-      amount: refund.amount,
-      currency: payment.currency,
-      reason: refund.reason,
-      credits_clawed_back: clawback.taken,
-      shortfall: clawback.shortfall,
-      actor_id: refund.actorId,
-      source: refund.source,
-      request_key: refund.requestKey?.key ?? null,
-      request_fingerprint: refund.requestKey?.fingerprint ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertRefund(trx, {
+    payment_id: payment.id,
+    user_id: payment.user_id,
+    provider_refund_id: refund.providerRefundId,
+    amount: refund.amount,
+    currency: payment.currency,
+    reason: refund.reason,
+    credits_clawed_back: clawback.taken,
+    shortfall: clawback.shortfall,
+    actor_id: refund.actorId,
+    source: refund.source,
+    request_key: refund.requestKey?.key ?? null,
+    request_fingerprint: refund.requestKey?.fingerprint ?? null,
+  });
 
   const total = Number(payment.amount);
   // A staff refund is new money back on top of what the payment shows; a refund from an event
@@ -88,26 +87,11 @@ export async function recordRefund(trx: Db, payment: PaymentRow, refund: RefundT
       ? Number(payment.amount_refunded) + refund.amount
       : Math.max(Number(payment.amount_refunded), recordedBefore + refund.amount),
   );
-  const updated = await trx
-    .updateTable('billing_payments')
-    .set({
-      amount_refunded: refunded,
-      status: refunded >= total ? 'refunded' : 'partially_refunded',
-      updated_at: sql`now()`,
-    })
-    .where('id', '=', payment.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await setPaymentRefunded(trx, payment.id, {
+    amount: refunded,
+    status: refunded >= total ? 'refunded' : 'partially_refunded',
+  });
   return { recorded: true, row, payment: updated, clawback };
-}
-
-async function recordedRefundTotal(trx: Db, paymentId: string): Promise<number> {
-  const sum = await trx
-    .selectFrom('billing_refunds')
-    .select(sql<string>`coalesce(sum(amount), 0)`.as('total'))
-    .where('payment_id', '=', paymentId)
-    .executeTakeFirstOrThrow();
-  return Number(sum.total);
 }
 
 /** A credit pack's proportional credits back from what is left of its lots; nothing for other payments. */
@@ -130,80 +114,6 @@ async function clawBack(trx: Db, payment: PaymentRow, recordedBefore: number, re
   return { taken: result.taken, shortfall: result.shortfall };
 }
 
-export interface BillingRefundsAwaitingPaymentTable {
-  provider: PaymentProviderKind;
-  provider_refund_id: string;
-  provider_payment_id: string;
-  amount: ColumnType<number | string, number, number>;
-  currency: string;
-  status: ProviderRefund['status'];
-  reason: string;
-  reported_at: ColumnType<Date, string | Date, string | Date>;
-  created_at: DefaultedTimestamp;
-}
-
-declare module '../../../db/tables.js' {
-  interface Tables {
-    billing_refunds_awaiting_payment: BillingRefundsAwaitingPaymentTable;
-  }
-}
-
-export interface ReportedRefund {
-  id: string;
-  paymentId: string;
-  amount: number;
-  currency: string;
-  status: ProviderRefund['status'];
-  reason: string;
-}
-
-/**
- * Serializes, per provider payment id, "is the payment here? if not, keep the refund" with
- * "record the payment, then the refunds kept for it". Without it a refund event and its payment's
- * event running at once each missed the other's uncommitted row, and the refund waited forever.
- * The refund side takes it before looking for the payment; the payment side after inserting the
- * payment and before looking for kept refunds: whichever gets it second sees the other's commit.
- */
-export async function lockProviderPayment(
-  trx: Db,
-  provider: PaymentProviderKind,
-  providerPaymentId: string,
-): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-payment:${provider}:${providerPaymentId}`}, 0))`.execute(
-    trx,
-  );
-}
-
-/**
- * Keeps a refund of a payment not recorded yet (see migration 0035); its latest reported state wins. Call under
- * lockProviderPayment.
- */
-export async function keepRefundForLater(
-  trx: Db,
-  provider: PaymentProviderKind,
-  refund: ReportedRefund,
-  reportedAt: string,
-): Promise<void> {
-  const columns = {
-    provider_payment_id: refund.paymentId,
-    amount: refund.amount,
-    currency: refund.currency,
-    status: refund.status,
-    reason: refund.reason,
-    reported_at: reportedAt,
-  };
-  await trx
-    .insertInto('billing_refunds_awaiting_payment')
-    .values({ provider, provider_refund_id: refund.id, ...columns })
-    .onConflict((oc) =>
-      oc
-        .columns(['provider', 'provider_refund_id'])
-        .doUpdateSet(columns)
-        .where('billing_refunds_awaiting_payment.reported_at', '<=', sql<Date>`excluded.reported_at`),
-    )
-    .execute();
-}
-
 /**
  * Records the refunds reported before this payment (now inserted by the caller's transaction),
  * oldest first, as `recordRefund` does from the provider's event, and forgets them. A refund that
@@ -215,22 +125,9 @@ export async function recordRefundsAwaitingPayment(
   providerPaymentId: string,
 ): Promise<Array<Extract<RecordedRefund, { recorded: true }>>> {
   await lockProviderPayment(trx, provider, providerPaymentId);
-  const waiting = await trx
-    .selectFrom('billing_refunds_awaiting_payment')
-    .selectAll()
-    .where('provider', '=', provider)
-    .where('provider_payment_id', '=', providerPaymentId)
-    .orderBy('reported_at')
-    .orderBy('provider_refund_id')
-    .execute();
+  const waiting = await refundsAwaitingPayment(trx, provider, providerPaymentId);
   if (waiting.length === 0) return [];
-  let payment = await trx
-    .selectFrom('billing_payments')
-    .selectAll()
-    .where('provider', '=', provider)
-    .where('provider_payment_id', '=', providerPaymentId)
-    .forUpdate()
-    .executeTakeFirst();
+  let payment = await lockPaymentByProviderId(trx, provider, providerPaymentId);
   if (payment === undefined) return [];
   const recorded: Array<Extract<RecordedRefund, { recorded: true }>> = [];
   for (const refund of waiting) {
@@ -246,10 +143,6 @@ export async function recordRefundsAwaitingPayment(
     payment = result.payment;
     recorded.push(result);
   }
-  await trx
-    .deleteFrom('billing_refunds_awaiting_payment')
-    .where('provider', '=', provider)
-    .where('provider_payment_id', '=', providerPaymentId)
-    .execute();
+  await forgetRefundsAwaitingPayment(trx, provider, providerPaymentId);
   return recorded;
 }

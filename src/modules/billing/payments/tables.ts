@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { DefaultedTimestamp } from '../../../db/column-types.js';
 
 /** Table types of refunds (migrations 0014 and 0015), merged into Kysely's `Tables`. */
@@ -27,9 +28,23 @@ export interface BillingRefundsTable {
   created_at: DefaultedTimestamp;
 }
 
+/** Refunds reported before their payment, kept until it is recorded (migration 0035). */
+export interface BillingRefundsAwaitingPaymentTable {
+  provider: PaymentProviderKind;
+  provider_refund_id: string;
+  provider_payment_id: string;
+  amount: ColumnType<number | string, number, number>;
+  currency: string;
+  status: ProviderRefund['status'];
+  reason: string;
+  reported_at: ColumnType<Date, string | Date, string | Date>;
+  created_at: DefaultedTimestamp;
+}
+
 declare module '../../../db/tables.js' {
   interface Tables {
     billing_refunds: BillingRefundsTable;
+    billing_refunds_awaiting_payment: BillingRefundsAwaitingPaymentTable;
   }
 }
 

@@ -6,6 +6,7 @@ import { AppError, invalidRequest, notFound } from '../../../kernel/errors.js';
 import type { Writes } from '../../../kernel/write.js';
 import type { Tables } from '../../../db/tables.js';
 import { syncUserTier } from '../checkout/index.js';
+import { activePriceOfProduct, moveSubscriptions, productKindsAndTiers, subscriptionsOfProduct } from './queries.js';
 
 /**
  * Provider calls in flight at once: enough to finish a large plan quickly, few enough not to trip provider rate limits.
@@ -51,31 +52,15 @@ export async function migratePlanSubscribers(
 ): Promise<MigrateResult> {
   if (input.confirm !== true)
     throw new AppError(400, 'validation_failed', { confirm: 'must be true to migrate subscribers' });
-  const products = await db
-    .selectFrom('billing_products')
-    .select(['id', 'kind', 'tier_key'])
-    .where('id', 'in', [input.fromProductId, input.toProductId])
-    .execute();
+  const products = await productKindsAndTiers(db, [input.fromProductId, input.toProductId]);
   const from = products.find((p) => p.id === input.fromProductId);
   const to = products.find((p) => p.id === input.toProductId);
   if (!from || !to) throw notFound('not_found', { product_id: !from ? input.fromProductId : input.toProductId });
   if (to.kind !== 'plan') throw invalidRequest({ toProductId: 'must be a plan' });
-  const price = await db
-    .selectFrom('billing_prices')
-    .select('id')
-    .where('product_id', '=', to.id)
-    .where('provider_price_id', '=', input.newProviderPriceId)
-    .where('is_active', '=', true)
-    .executeTakeFirst();
+  const price = await activePriceOfProduct(db, to.id, input.newProviderPriceId);
   if (!price) throw invalidRequest({ newProviderPriceId: 'must be an active price of toProductId' });
 
-  const subscriptions = await db
-    .selectFrom('billing_subscriptions')
-    .select(['id', 'user_id', 'provider_subscription_id'])
-    .where('product_id', '=', from.id)
-    .where('status', 'in', [...MIGRATED_STATUSES])
-    .orderBy('id')
-    .execute();
+  const subscriptions = await subscriptionsOfProduct(db, from.id, MIGRATED_STATUSES);
   const moved: typeof subscriptions = [];
   const failures: { subscription_id: string; provider_code: string }[] = [];
   await eachBounded(subscriptions, MIGRATE_CONCURRENCY, async (subscription) => {
@@ -96,15 +81,11 @@ export async function migratePlanSubscribers(
 
   await write(actor, async (w) => {
     if (moved.length > 0) {
-      await w.trx
-        .updateTable('billing_subscriptions')
-        .set({ product_id: to.id, provider_price_id: input.newProviderPriceId })
-        .where(
-          'id',
-          'in',
-          moved.map((s) => s.id),
-        )
-        .execute();
+      await moveSubscriptions(
+        w.trx,
+        moved.map((s) => s.id),
+        { productId: to.id, providerPriceId: input.newProviderPriceId },
+      );
       for (const userId of new Set(moved.map((s) => s.user_id))) await syncUserTier(w.trx, userId);
     }
     await w.audit({

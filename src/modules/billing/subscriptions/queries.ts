@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Tables } from '../../../db/tables.js';
+import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import type { ListSubscriptionsQuery, SubscriptionView } from './schemas.js';
 
@@ -89,4 +89,46 @@ export function readSubscriptionState(db: Db, id: string): Promise<SubscriptionS
     .select(['id', 'user_id', 'provider', 'provider_subscription_id', 'product_id', 'status', 'cancel_at_period_end'])
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+// Moving a plan's subscribers to another price (migrate.ts).
+
+/** Kind and tier of these products (those that exist). */
+export function productKindsAndTiers(db: Db, productIds: string[]) {
+  return db.selectFrom('billing_products').select(['id', 'kind', 'tier_key']).where('id', 'in', productIds).execute();
+}
+
+/** The product's active price under this provider price id; undefined: none. */
+export function activePriceOfProduct(db: Db, productId: string, providerPriceId: string) {
+  return db
+    .selectFrom('billing_prices')
+    .select('id')
+    .where('product_id', '=', productId)
+    .where('provider_price_id', '=', providerPriceId)
+    .where('is_active', '=', true)
+    .executeTakeFirst();
+}
+
+/** The product's subscriptions in these statuses, in id order. */
+export function subscriptionsOfProduct(db: Db, productId: string, statuses: readonly BillingSubscriptionStatus[]) {
+  return db
+    .selectFrom('billing_subscriptions')
+    .select(['id', 'user_id', 'provider_subscription_id'])
+    .where('product_id', '=', productId)
+    .where('status', 'in', [...statuses])
+    .orderBy('id')
+    .execute();
+}
+
+/** Puts these subscriptions on another product and provider price. */
+export async function moveSubscriptions(
+  trx: Db,
+  subscriptionIds: string[],
+  to: { productId: string; providerPriceId: string },
+): Promise<void> {
+  await trx
+    .updateTable('billing_subscriptions')
+    .set({ product_id: to.productId, provider_price_id: to.providerPriceId })
+    .where('id', 'in', subscriptionIds)
+    .execute();
 }

@@ -230,3 +230,14 @@ export async function replaceMembers(
   );
   return { removed: Number(removed.numAffectedRows ?? 0n) };
 }
+
+/** The first campaign to this audience that is under way (sending or paused); undefined: none. */
+export function campaignUnderWayTo(trx: Db, audienceId: string) {
+  return trx
+    .selectFrom('email_campaigns')
+    .select(['id', 'status'])
+    .where('audience_id', '=', audienceId)
+    .where('status', 'in', ['sending', 'paused'])
+    .orderBy('created_at')
+    .executeTakeFirst();
+}

@@ -14,6 +14,7 @@ import {
   userIdsOf,
 } from './member-list.js';
 import {
+  campaignUnderWayTo,
   countMembers,
   deleteAudience,
   deleteMember,
@@ -178,13 +179,7 @@ export class EmailAudiencesService {
  * mid-send would reasonably expect the change to reach that campaign, and it would not.
  */
 async function refuseWhileSending(trx: Kysely<Tables>, audienceId: string): Promise<void> {
-  const running = await trx
-    .selectFrom('email_campaigns')
-    .select(['id', 'status'])
-    .where('audience_id', '=', audienceId)
-    .where('status', 'in', ['sending', 'paused'])
-    .orderBy('created_at')
-    .executeTakeFirst();
+  const running = await campaignUnderWayTo(trx, audienceId);
   if (running !== undefined)
     throw invalidState({
       reason: 'a campaign to this audience is under way',

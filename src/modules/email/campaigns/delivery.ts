@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { EventPublisher } from '../../../kernel/events.js';
 import type { SettledMessage } from '../delivery/index.js';
-import { hasOutstanding, holdQueued, lockCampaign } from './queries.js';
-import './tables.js';
+import { hasOutstanding, holdQueued, lockCampaign, updateCampaign } from './queries.js';
 
 type Db = Kysely<Tables>;
 
@@ -42,11 +41,12 @@ export class CampaignDelivery {
     if (campaign.status === 'sending' && run >= campaign.max_consecutive_failures) {
       const held = await holdQueued(trx, campaignId);
       const reason = `stopped after ${run} delivery failures in a row`;
-      await trx
-        .updateTable('email_campaigns')
-        .set({ status: 'failed', status_reason: reason, consecutive_failures: run, updated_at: now })
-        .where('id', '=', campaignId)
-        .execute();
+      await updateCampaign(trx, campaignId, {
+        status: 'failed',
+        status_reason: reason,
+        consecutive_failures: run,
+        updated_at: now,
+      });
       await this.events.publish(trx, {
         kind: 'dashboard',
         name: 'email.campaign_stopped',
@@ -55,14 +55,10 @@ export class CampaignDelivery {
       return;
     }
     const done = campaign.status === 'sending' && !(await hasOutstanding(trx, campaignId));
-    await trx
-      .updateTable('email_campaigns')
-      .set({
-        consecutive_failures: run,
-        ...(done ? { status: 'sent' as const, completed_at: now, updated_at: now } : {}),
-      })
-      .where('id', '=', campaignId)
-      .execute();
+    await updateCampaign(trx, campaignId, {
+      consecutive_failures: run,
+      ...(done ? { status: 'sent' as const, completed_at: now, updated_at: now } : {}),
+    });
     if (done)
       await this.events.publish(trx, {
         kind: 'dashboard',

@@ -3,10 +3,17 @@ import type { Tables } from '../../../db/tables.js';
 import type { AuditActor } from '../../../kernel/audit.js';
 import { AppError, invalidState } from '../../../kernel/errors.js';
 import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
-import { findUsableTemplate, type UsableTemplate } from '../templates/index.js';
 import { auditedTransaction, type AuditedTransaction } from '../../../kernel/write.js';
-import { audienceSize, lockCampaign, snapshotAudience, type CampaignRow } from './queries.js';
-import './tables.js';
+import { findUsableTemplate, type UsableTemplate } from '../templates/index.js';
+import {
+  audienceSize,
+  lockCampaign,
+  lockDueCampaigns,
+  snapshotAudience,
+  templateKeyOf,
+  updateCampaign,
+  type CampaignRow,
+} from './queries.js';
 
 type Db = Kysely<Tables>;
 
@@ -27,12 +34,7 @@ export async function campaignTemplateByKey(trx: Db, key: string): Promise<Usabl
 }
 
 async function campaignTemplate(trx: Db, templateId: string): Promise<UsableTemplate> {
-  const template = await trx
-    .selectFrom('email_templates')
-    .select('key')
-    .where('id', '=', templateId)
-    .executeTakeFirstOrThrow();
-  return campaignTemplateByKey(trx, template.key);
+  return campaignTemplateByKey(trx, await templateKeyOf(trx, templateId));
 }
 
 /**
@@ -98,25 +100,21 @@ export async function launchLocked(
   );
   if (recipients === 0) throw invalidState({ reason: 'the audience has no mailable members', members });
   const excluded = members - recipients;
-  await trx
-    .updateTable('email_campaigns')
-    .set({
-      status: 'sending',
-      template_version: template.version,
-      recipients,
-      excluded,
-      launched_at: now,
-      launched_by: actor.userId,
-      status_reason: null,
-      consecutive_failures: 0,
-      updated_at: now,
-      ...(actor.userId === null ? {} : { updated_by: actor.userId }),
-      ...(request === undefined
-        ? {}
-        : { launch_request_key: request.key, launch_request_fingerprint: request.fingerprint }),
-    })
-    .where('id', '=', campaign.id)
-    .execute();
+  await updateCampaign(trx, campaign.id, {
+    status: 'sending',
+    template_version: template.version,
+    recipients,
+    excluded,
+    launched_at: now,
+    launched_by: actor.userId,
+    status_reason: null,
+    consecutive_failures: 0,
+    updated_at: now,
+    ...(actor.userId === null ? {} : { updated_by: actor.userId }),
+    ...(request === undefined
+      ? {}
+      : { launch_request_key: request.key, launch_request_fingerprint: request.fingerprint }),
+  });
   await w.audit({
     action: 'email.campaign.launch',
     targetType: 'email_campaign',
@@ -143,16 +141,7 @@ export async function launchLocked(
  * refusal is found before any write, so the run's transaction keeps the others' launches.
  */
 export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext): Promise<JobSummary> {
-  const due = await trx
-    .selectFrom('email_campaigns')
-    .select('id')
-    .where('status', '=', 'scheduled')
-    .where('scheduled_at', '<=', now)
-    .orderBy('scheduled_at')
-    .limit(20)
-    .forUpdate()
-    .skipLocked()
-    .execute();
+  const due = await lockDueCampaigns(trx, now, 20);
   const scheduler = auditedTransaction(trx, SCHEDULER);
   let launched = 0;
   let failed = 0;
@@ -164,11 +153,11 @@ export async function launchScheduledCampaignsJob(trx: Db, { now }: JobContext):
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const reason = (error.details as { reason?: string } | undefined)?.reason ?? error.code;
-      await trx
-        .updateTable('email_campaigns')
-        .set({ status: 'failed', status_reason: `could not launch: ${reason}`, updated_at: now })
-        .where('id', '=', id)
-        .execute();
+      await updateCampaign(trx, id, {
+        status: 'failed',
+        status_reason: `could not launch: ${reason}`,
+        updated_at: now,
+      });
       await scheduler.audit({
         action: 'email.campaign.launch_failed',
         targetType: 'email_campaign',

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import { mailableMembers } from '../audiences/index.js';
@@ -9,6 +9,28 @@ import '../tables.js';
 
 type Db = Kysely<Tables>;
 export type CampaignRow = Selectable<EmailCampaignsTable>;
+
+/** What a campaign's view shows: every column but the failure run and the launch's request and launcher. */
+const VIEW_COLUMNS = [
+  'c.id',
+  'c.name',
+  'c.template_id',
+  'c.template_version',
+  'c.audience_id',
+  'c.vars',
+  'c.status',
+  'c.scheduled_at',
+  'c.max_consecutive_failures',
+  'c.recipients',
+  'c.excluded',
+  'c.status_reason',
+  'c.launched_at',
+  'c.completed_at',
+  'c.created_by',
+  'c.updated_by',
+  'c.created_at',
+  'c.updated_at',
+] as const;
 
 const EMPTY_COUNTS: CampaignCounts = { queued: 0, held: 0, sending: 0, sent: 0, failed: 0, skipped: 0, cancelled: 0 };
 
@@ -45,7 +67,7 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
       .selectFrom('email_campaigns as c')
       .innerJoin('email_templates as t', 't.id', 'c.template_id')
       .leftJoin('email_audiences as a', 'a.id', 'c.audience_id')
-      .selectAll('c')
+      .select(VIEW_COLUMNS)
       .select(['t.key as template_key', 'a.name as audience_name'])
       .where('c.id', 'in', ids)
       .execute(),
@@ -65,14 +87,7 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
       const key = count.status === 'queued' && count.held ? 'held' : count.status;
       tally[key] += count.n;
     }
-    const {
-      consecutive_failures: _failures,
-      launched_by: _launcher,
-      launch_request_key: _key,
-      launch_request_fingerprint: _fingerprint,
-      vars,
-      ...view
-    } = row;
+    const { vars, ...view } = row;
     return [
       { ...view, vars: vars as Record<string, unknown>, audience_name: row.audience_name ?? null, counts: tally },
     ];
@@ -189,4 +204,54 @@ export async function hasOutstanding(trx: Db, campaignId: string): Promise<boole
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+export async function updateCampaign(trx: Db, id: string, changes: Updateable<EmailCampaignsTable>): Promise<void> {
+  await trx.updateTable('email_campaigns').set(changes).where('id', '=', id).execute();
+}
+
+/** The campaign this staff member launched under this Idempotency-Key; undefined: none. */
+export function campaignByLaunchKey(db: Db, launchedBy: string, launchRequestKey: string) {
+  return db
+    .selectFrom('email_campaigns')
+    .select('launch_request_fingerprint')
+    .where('launched_by', '=', launchedBy)
+    .where('launch_request_key', '=', launchRequestKey)
+    .executeTakeFirst();
+}
+
+/** What a campaign's dashboard event says of it after a change. */
+export function campaignStatusAndRecipients(trx: Db, id: string) {
+  return trx
+    .selectFrom('email_campaigns')
+    .select(['status', 'recipients'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+export async function audienceExists(trx: Db, id: string): Promise<boolean> {
+  return (await trx.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+export async function templateKeyOf(trx: Db, templateId: string): Promise<string> {
+  const template = await trx
+    .selectFrom('email_templates')
+    .select('key')
+    .where('id', '=', templateId)
+    .executeTakeFirstOrThrow();
+  return template.key;
+}
+
+/** Up to `limit` scheduled campaigns due at `now`, earliest first, locked; those locked elsewhere are skipped. */
+export function lockDueCampaigns(trx: Db, now: Date, limit: number) {
+  return trx
+    .selectFrom('email_campaigns')
+    .select('id')
+    .where('status', '=', 'scheduled')
+    .where('scheduled_at', '<=', now)
+    .orderBy('scheduled_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
@@ -8,6 +8,9 @@ import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import type { AuditedWrite, Writes } from '../../../kernel/write.js';
 import { assertLaunchable, campaignTemplateByKey, isUnlaunched, launchLocked, type LaunchRequest } from './launch.js';
 import {
+  audienceExists,
+  campaignByLaunchKey,
+  campaignStatusAndRecipients,
   campaignViews,
   cancelQueued,
   hasOutstanding,
@@ -17,10 +20,11 @@ import {
   lockCampaign,
   releaseHeld,
   requeueRetryable,
+  updateCampaign,
   type CampaignRow,
 } from './queries.js';
 import type { CampaignView, CreateCampaignInput, ListCampaignsQuery, UpdateCampaignInput } from './schemas.js';
-import type { CampaignStatus } from './tables.js';
+import type { CampaignStatus, EmailCampaignsTable } from './tables.js';
 
 type Db = Kysely<Tables>;
 
@@ -100,11 +104,7 @@ export class EmailCampaignsService {
           ? {}
           : { max_consecutive_failures: input.max_consecutive_failures }),
       };
-      await w.trx
-        .updateTable('email_campaigns')
-        .set({ ...changes, updated_by: actor.userId, updated_at: this.clock() })
-        .where('id', '=', id)
-        .execute();
+      await updateCampaign(w.trx, id, { ...changes, updated_by: actor.userId, updated_at: this.clock() });
       await w.audit({
         action: 'email.campaign.update',
         targetType: 'email_campaign',
@@ -151,12 +151,7 @@ export class EmailCampaignsService {
 
   /** Whether this staff member launched with this key before; 409 when that launch was of another campaign. */
   async #launchedUnder(db: Db, actor: Actor, request: LaunchRequest): Promise<boolean> {
-    const earlier = await db
-      .selectFrom('email_campaigns')
-      .select('launch_request_fingerprint')
-      .where('launched_by', '=', actor.userId)
-      .where('launch_request_key', '=', request.key)
-      .executeTakeFirst();
+    const earlier = await campaignByLaunchKey(db, actor.userId, request.key);
     if (earlier === undefined) return false;
     if (earlier.launch_request_fingerprint !== request.fingerprint)
       throw conflict({ reason: 'this idempotency key was already used for a different request' });
@@ -267,11 +262,7 @@ export class EmailCampaignsService {
       const changed = await change(w, campaign, this.clock());
       if (changed === undefined) return;
       const { event } = changed;
-      const after = await w.trx
-        .selectFrom('email_campaigns')
-        .select(['status', 'recipients'])
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
+      const after = await campaignStatusAndRecipients(w.trx, id);
       await w.publish({
         kind: 'dashboard',
         name: event,
@@ -285,16 +276,17 @@ export class EmailCampaignsService {
     w: AuditedWrite,
     campaign: CampaignRow,
     status: CampaignStatus,
-    columns: Record<string, unknown>,
+    columns: Updateable<EmailCampaignsTable>,
     action: string,
     extra: Record<string, unknown> = {},
     reason?: string,
   ) {
-    await w.trx
-      .updateTable('email_campaigns')
-      .set({ ...columns, status, updated_by: w.actor.userId, updated_at: this.clock() })
-      .where('id', '=', campaign.id)
-      .execute();
+    await updateCampaign(w.trx, campaign.id, {
+      ...columns,
+      status,
+      updated_by: w.actor.userId,
+      updated_at: this.clock(),
+    });
     await w.audit({
       action,
       targetType: 'email_campaign',
@@ -313,7 +305,6 @@ export class EmailCampaignsService {
   }
 
   async #audience(trx: Db, id: string): Promise<void> {
-    const audience = await trx.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst();
-    if (audience === undefined) throw notFound('not_found', { audience_id: id });
+    if (!(await audienceExists(trx, id))) throw notFound('not_found', { audience_id: id });
   }
 }

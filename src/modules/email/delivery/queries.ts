@@ -1,9 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
 import type { EmailMessagesTable } from '../tables.js';
+import type { LiteralContent, NewEmail, TemplatedContent } from './new-email.js';
 import type { ListOutboxQuery } from './schemas.js';
-import '../tables.js';
 
 type Db = Kysely<Tables>;
 export type MessageRow = Selectable<EmailMessagesTable>;
@@ -96,4 +96,31 @@ export function requeueMessage(trx: Db, id: string, now: Date) {
     .where('id', '=', id)
     .where('status', '=', 'failed')
     .executeTakeFirstOrThrow();
+}
+
+const isTemplated = (email: NewEmail): email is NewEmail & TemplatedContent => 'template_id' in email;
+
+/**
+ * Inserts the messages under these ids (one each, in order) in one statement: arrays unnested
+ * server-side, so 50,000 rows are one round trip and no parameter limit applies. `now` is the
+ * send time of messages that name none.
+ */
+export async function insertMessages(trx: Db, ids: string[], emails: readonly NewEmail[], now: Date): Promise<void> {
+  const column = <T>(pick: (email: NewEmail) => T) => emails.map(pick);
+  const templated = (pick: (email: TemplatedContent) => unknown) => column((e) => (isTemplated(e) ? pick(e) : null));
+  const literal = (pick: (email: LiteralContent) => string) => column((e) => (isTemplated(e) ? null : pick(e)));
+  await sql`
+    INSERT INTO email_messages (id, to_email, category, user_id, template_id, template_version, vars, subject, html, text,
+                                campaign_id, broadcast_id, held, next_attempt_at)
+    SELECT id, to_email, category, user_id, template_id, template_version, vars::jsonb, subject, html, text,
+           campaign_id, broadcast_id, held, next_attempt_at
+    FROM unnest(
+      ${ids}::uuid[], ${column((e) => e.to_email)}::text[], ${column((e) => e.category)}::text[], ${column((e) => e.user_id ?? null)}::uuid[],
+      ${templated((e) => e.template_id)}::uuid[], ${templated((e) => e.template_version)}::integer[],
+      ${column((e) => JSON.stringify(isTemplated(e) ? (e.vars ?? {}) : {}))}::text[],
+      ${literal((e) => e.subject)}::text[], ${literal((e) => e.html)}::text[], ${literal((e) => e.text)}::text[],
+      ${column((e) => e.campaign_id ?? null)}::uuid[], ${column((e) => e.broadcast_id ?? null)}::uuid[],
+      ${column((e) => e.held ?? false)}::boolean[], ${column((e) => (e.next_attempt_at ?? now).toISOString())}::timestamptz[]
+    ) AS m(id, to_email, category, user_id, template_id, template_version, vars, subject, html, text, campaign_id, broadcast_id, held, next_attempt_at)
+  `.execute(trx);
 }

@@ -66,6 +66,16 @@ export function lockTemplate(trx: Kysely<Tables>, key: string) {
   return trx.selectFrom('email_templates').selectAll().where('key', '=', key).forUpdate().executeTakeFirst();
 }
 
+/** The template named `key`, share-locked for the rest of the transaction; undefined: none. */
+export function shareLockTemplateByKey(db: Kysely<Tables>, key: string) {
+  return db
+    .selectFrom('email_templates')
+    .select(['id', 'key', 'category', 'published_version'])
+    .where('key', '=', key)
+    .forShare()
+    .executeTakeFirst();
+}
+
 export interface NewTemplate {
   key: string;
   name: string;

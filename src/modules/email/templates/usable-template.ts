@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { invalidRequest, notFound } from '../../../kernel/errors.js';
 import type { EmailCategory } from '../tables.js';
-import '../tables.js';
+import { shareLockTemplateByKey } from './queries.js';
 
 /** A template mail can be made from now: its published version, which messages reference. */
 export interface UsableTemplate {
@@ -22,12 +22,7 @@ export interface UsableTemplate {
  * messages from it.
  */
 export async function findUsableTemplate(db: Kysely<Tables>, key: string): Promise<UsableTemplate> {
-  const row = await db
-    .selectFrom('email_templates')
-    .select(['id', 'key', 'category', 'published_version'])
-    .where('key', '=', key)
-    .forShare()
-    .executeTakeFirst();
+  const row = await shareLockTemplateByKey(db, key);
   if (row === undefined) throw notFound('not_found', { template_key: key });
   if (row.published_version === null)
     throw invalidRequest({ reason: 'the template has no published version', template_key: key });

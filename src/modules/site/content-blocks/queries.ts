@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { asRead } from '../../../lib/split-pool.js';
 import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
@@ -6,6 +6,23 @@ import type { BlockView, ListBlocksQuery, UpsertBlockInput } from './schemas.js'
 import type { ContentBlocksTable } from './tables.js';
 
 type BlockRow = Selectable<ContentBlocksTable>;
+
+/** Every column of a block: its view shows each of them. */
+const BLOCK_COLUMNS = [
+  'id',
+  'surface',
+  'slot',
+  'locale',
+  'draft',
+  'published',
+  'status',
+  'sort_order',
+  'published_at',
+  'published_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
+] as const;
 
 const SORT_COLUMNS = { sortOrder: 'sort_order', slot: 'slot', updatedAt: 'updated_at' } as const;
 
@@ -37,7 +54,7 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
   if (query.q) filtered = filtered.where('slot', 'ilike', likePattern(query.q));
   const [rows, total] = await Promise.all([
     filtered
-      .selectAll()
+      .select(BLOCK_COLUMNS)
       .orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction)
       .orderBy('id')
       .limit(query.per_page)
@@ -49,7 +66,7 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
 }
 
 export function findBlock(db: Kysely<Tables>, id: string) {
-  return db.selectFrom('content_blocks').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('content_blocks').select(BLOCK_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 export function lockBlock(trx: Kysely<Tables>, id: string) {
@@ -87,6 +104,15 @@ export async function upsertBlockDraft(
     .returning(['id', sql<boolean>`xmax = 0`.as('created')])
     .executeTakeFirstOrThrow();
   return { id: row.id, created: row.created };
+}
+
+/** Writes the block's status change; answers the row as it is now. */
+export function updateBlock(
+  trx: Kysely<Tables>,
+  id: string,
+  changes: Updateable<ContentBlocksTable>,
+): Promise<BlockRow> {
+  return trx.updateTable('content_blocks').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 export interface LiveBlock {

@@ -5,7 +5,7 @@ import { notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import type { Writes } from '../../../kernel/write.js';
-import { findBlock, listBlocks, lockBlock, toBlockView, upsertBlockDraft } from './queries.js';
+import { findBlock, listBlocks, lockBlock, toBlockView, updateBlock, upsertBlockDraft } from './queries.js';
 import type { ListBlocksQuery, StatusInput, UpsertBlockInput } from './schemas.js';
 
 export class ContentBlocksService {
@@ -58,12 +58,7 @@ export class ContentBlocksService {
           : input.status === 'draft'
             ? { status: 'draft' as const, published: null, published_at: null, published_by: null }
             : { status: 'archived' as const };
-      const after = await w.trx
-        .updateTable('content_blocks')
-        .set({ ...changes, updated_by: actor.userId, updated_at: now })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const after = await updateBlock(w.trx, id, { ...changes, updated_by: actor.userId, updated_at: now });
       await w.audit({
         action: 'site.content_block.status',
         targetType: 'content_block',

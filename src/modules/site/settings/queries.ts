@@ -4,7 +4,19 @@ import { countRows, offsetOf } from '../../../kernel/pagination.js';
 import type { VersionsQuery } from './schemas.js';
 
 export function listSections(db: Kysely<Tables>) {
-  return db.selectFrom('site_settings').selectAll().execute();
+  return db
+    .selectFrom('site_settings')
+    .select([
+      'section',
+      'draft',
+      'draft_updated_by',
+      'draft_updated_at',
+      'published_version',
+      'published_value',
+      'published_by',
+      'published_at',
+    ])
+    .execute();
 }
 
 export function lockSection(trx: Kysely<Tables>, section: string) {
@@ -51,6 +63,18 @@ export function findVersion(db: Kysely<Tables>, section: string, version: number
     .where('section', '=', section)
     .where('version', '=', version)
     .executeTakeFirst();
+}
+
+export async function saveSectionDraft(
+  trx: Kysely<Tables>,
+  section: string,
+  draft: { json: string; by: string | null; at: Date },
+): Promise<void> {
+  await trx
+    .updateTable('site_settings')
+    .set({ draft: draft.json, draft_updated_by: draft.by, draft_updated_at: draft.at })
+    .where('section', '=', section)
+    .execute();
 }
 
 export interface PublishValues {

@@ -5,7 +5,14 @@ import { forbidden, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import type { Writes } from '../../../kernel/write.js';
-import { findVersion, insertPublishedVersion, listSections, listVersions, lockSection } from './queries.js';
+import {
+  findVersion,
+  insertPublishedVersion,
+  listSections,
+  listVersions,
+  lockSection,
+  saveSectionDraft,
+} from './queries.js';
 import { isSection, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
 import type { VersionsQuery } from './schemas.js';
 
@@ -52,11 +59,7 @@ export class SiteSettingsService {
     const name = writableSection(actor, section);
     await this.write(actor, async (w) => {
       const before = await lockSection(w.trx, name);
-      await w.trx
-        .updateTable('site_settings')
-        .set({ draft: JSON.stringify(draft), draft_updated_by: actor.userId, draft_updated_at: new Date() })
-        .where('section', '=', name)
-        .execute();
+      await saveSectionDraft(w.trx, name, { json: JSON.stringify(draft), by: actor.userId, at: new Date() });
       await w.audit({
         action: 'site.settings.save_draft',
         targetType: 'site_settings',
