@@ -47,14 +47,17 @@ export async function editAudited<Field extends string>(
       : sql.join(
           sent.map(
             (field) =>
-              sql`CASE WHEN ${stored(field)} IS DISTINCT FROM ${edited(field)} THEN jsonb_build_object(${sql.lit(field)}, ${side(field)}) ELSE '{}'::jsonb END`,
+              sql`CASE WHEN ${stored(field)} IS DISTINCT FROM ${edited(field)} THEN
+                jsonb_build_object(${sql.lit(field)}, ${side(field)}) ELSE '{}'::jsonb END`,
           ),
           sql` || `,
         );
   const summaryExtra =
     summaryColumns.length === 0
       ? sql`'{}'::jsonb`
-      : sql`jsonb_build_object(${sql.join(summaryColumns.map((column) => sql`${sql.lit(column)}, ${stored(column)}`))})`;
+      : sql`jsonb_build_object(${sql.join(
+          summaryColumns.map((column) => sql`${sql.lit(column)}, ${stored(column)}`),
+        )})`;
   const assignments = [
     ...sent.map((field) => sql`${sql.ref(field)} = ${value(field)}`),
     ...Object.entries(edit.stamp).map(([column, stampValue]) => sql`${sql.ref(column)} = ${sql.val(stampValue)}`),

@@ -31,5 +31,7 @@ export function isoText(date: Date): string {
   rest -= minutes * 60_000;
   const seconds = Math.floor(rest / 1_000);
   const millis = rest - seconds * 1_000;
-  return `${TWO_DIGITS[Math.floor(year / 100)]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[millis]}Z`;
+  const century = TWO_DIGITS[Math.floor(year / 100)];
+  const calendarDay = `${century}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}`;
+  return `${calendarDay}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[millis]}Z`;
 }

@@ -297,7 +297,8 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   dashboardUrl(type: 'customer' | 'subscription' | 'invoice' | 'payment', id: string): string {
-    return `https://dashboard.stripe.com/${this.#testMode ? 'test/' : ''}${DASHBOARD_SEGMENTS[type]}/${encodeURIComponent(id)}`;
+    const mode = this.#testMode ? 'test/' : '';
+    return `https://dashboard.stripe.com/${mode}${DASHBOARD_SEGMENTS[type]}/${encodeURIComponent(id)}`;
   }
 
   /**

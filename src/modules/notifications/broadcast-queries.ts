@@ -107,9 +107,8 @@ export async function queueSegmentMail(trx: Db, { broadcastId, segment, template
         sql<string>`${template.category}`.as('category'),
         sql<string>`${template.id}::uuid`.as('template_id'),
         sql<number>`${template.version}::int`.as('template_version'),
-        sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) || ${JSON.stringify(vars)}::jsonb`.as(
-          'vars',
-        ),
+        sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) ||
+          ${JSON.stringify(vars)}::jsonb`.as('vars'),
         sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
       ]),
     )

@@ -97,8 +97,8 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
         tags: meTags,
         summary: "The caller's tickets",
         description:
-          `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` holds \`page\` ` +
-          `and \`per_page\`). ${STATUSES}`,
+          `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` holds \
+\`page\` and \`per_page\`). ${STATUSES}`,
         querystring: myTicketsQuery,
         response: { 200: myTicketsPage },
       },

@@ -287,7 +287,9 @@ export async function setStatus(trx: Kysely<Tables>, id: string, change: StatusC
     .execute();
 }
 
-/** Deletes the user row; every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it). */
+/**
+ * Deletes the user row; every table holding a user's rows references users(id) ON DELETE CASCADE (a test checks it).
+ */
 export async function deleteUserRow(trx: Kysely<Tables>, id: string): Promise<void> {
   await trx.deleteFrom('users').where('id', '=', id).execute();
 }

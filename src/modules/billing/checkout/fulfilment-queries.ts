@@ -59,8 +59,10 @@ export async function raiseRefundedAmount(
   await trx
     .updateTable('billing_payments')
     .set((eb) => ({
-      amount_refunded: sql<number>`greatest(${eb.ref('amount_refunded')}, least(${eb.ref('amount')}, ${amountRefunded}))`,
-      status: sql`case when least(${eb.ref('amount')}, greatest(${eb.ref('amount_refunded')}, ${amountRefunded})) >= ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
+      amount_refunded: sql<number>`greatest(${eb.ref('amount_refunded')}, least(${eb.ref('amount')},
+        ${amountRefunded}))`,
+      status: sql`case when least(${eb.ref('amount')}, greatest(${eb.ref('amount_refunded')}, ${amountRefunded})) >=
+        ${eb.ref('amount')} then 'refunded' else 'partially_refunded' end`,
       updated_at: sql`now()`,
     }))
     .where('provider', '=', provider)
@@ -424,9 +426,8 @@ export async function lockSubscriptionPayments(
   provider: PaymentProviderKind,
   subscriptionId: string,
 ): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-subscription:${provider}:${subscriptionId}`}, 0))`.execute(
-    trx,
-  );
+  const lockKey = `billing-subscription:${provider}:${subscriptionId}`;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
 }
 
 /** Gives the subscription's invoice payments without a plan the product and price its row now has. */
@@ -439,7 +440,8 @@ export async function fillPlanOfSubscriptionPayments(
     UPDATE billing_payments AS p
        SET product_id = s.product_id, price_id = pr.id, updated_at = now()
       FROM billing_invoices AS i
-      JOIN billing_subscriptions AS s ON s.provider = i.provider AND s.provider_subscription_id = i.provider_subscription_id
+      JOIN billing_subscriptions AS s ON s.provider = i.provider AND s.provider_subscription_id =
+        i.provider_subscription_id
       LEFT JOIN billing_prices AS pr ON pr.provider_price_id = s.provider_price_id
      WHERE i.provider = ${provider} AND i.provider_subscription_id = ${subscriptionId}
        AND p.provider = i.provider AND p.provider_invoice_id = i.provider_invoice_id

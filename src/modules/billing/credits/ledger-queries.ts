@@ -102,13 +102,14 @@ export async function drawFromLotsInOrder(trx: Db, draw: Draw): Promise<Array<{ 
       FROM credit_lots
       WHERE user_id = ${draw.userId} AND remaining > 0 AND (expires_at IS NULL OR expires_at > ${draw.now}) ${onlyLots}
     ), takes AS (
-      SELECT id, least(remaining, ${draw.amount}::bigint - before)::int AS take FROM ordered WHERE before < ${draw.amount}::bigint
+      SELECT id, least(remaining, ${draw.amount}::bigint - before)::int AS take FROM ordered WHERE before <
+        ${draw.amount}::bigint
     ), drained AS (
-      UPDATE credit_lots SET remaining = credit_lots.remaining - takes.take FROM takes WHERE credit_lots.id = takes.id RETURNING credit_lots.id, takes.take
+      UPDATE credit_lots SET remaining = credit_lots.remaining - takes.take FROM takes WHERE credit_lots.id =
+        takes.id RETURNING credit_lots.id, takes.take
     )
-    INSERT INTO credit_lot_draws (entry_id, lot_id, amount) SELECT ${draw.entryId}::bigint, id, take FROM drained RETURNING amount`.execute(
-    trx,
-  );
+    INSERT INTO credit_lot_draws (entry_id, lot_id, amount) SELECT ${draw.entryId}::bigint, id, take FROM drained
+      RETURNING amount`.execute(trx);
   return result.rows;
 }
 

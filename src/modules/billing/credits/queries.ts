@@ -78,7 +78,8 @@ export function listUserLedger(db: Db, userId: string, page: PageRequest): Promi
     .execute();
 }
 
-const liveLot = sql<boolean>`(credit_lots.remaining > 0 AND (credit_lots.expires_at IS NULL OR credit_lots.expires_at > now()))`;
+const liveLot = sql<boolean>`(credit_lots.remaining > 0 AND (credit_lots.expires_at IS NULL OR
+  credit_lots.expires_at > now()))`;
 
 function lotConditions(eb: ExpressionBuilder<Tables, 'credit_lots'>, query: ListLotsQuery): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];

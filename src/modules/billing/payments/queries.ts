@@ -204,9 +204,8 @@ export async function lockProviderPayment(
   provider: PaymentProviderKind,
   providerPaymentId: string,
 ): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`billing-payment:${provider}:${providerPaymentId}`}, 0))`.execute(
-    trx,
-  );
+  const lockKey = `billing-payment:${provider}:${providerPaymentId}`;
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
 }
 
 export interface ReportedRefund {

@@ -43,7 +43,8 @@ function refuse(reason: string, row: SubscriptionState): never {
 function checkProvider(row: SubscriptionState, provider: PaymentProvider): void {
   if (row.provider !== provider.kind)
     throw invalidState({
-      reason: `the subscription belongs to the ${row.provider} payment provider, not the configured ${provider.kind} one`,
+      reason: `the subscription belongs to the ${row.provider} payment provider, not the configured ${provider.kind} \
+one`,
       provider: row.provider,
     });
 }

@@ -110,17 +110,21 @@ export async function insertMessages(trx: Db, ids: string[], emails: readonly Ne
   const templated = (pick: (email: TemplatedContent) => unknown) => column((e) => (isTemplated(e) ? pick(e) : null));
   const literal = (pick: (email: LiteralContent) => string) => column((e) => (isTemplated(e) ? null : pick(e)));
   await sql`
-    INSERT INTO email_messages (id, to_email, category, user_id, template_id, template_version, vars, subject, html, text,
+    INSERT INTO email_messages (id, to_email, category, user_id, template_id, template_version, vars, subject, html,
+      text,
                                 campaign_id, broadcast_id, held, next_attempt_at)
     SELECT id, to_email, category, user_id, template_id, template_version, vars::jsonb, subject, html, text,
            campaign_id, broadcast_id, held, next_attempt_at
     FROM unnest(
-      ${ids}::uuid[], ${column((e) => e.to_email)}::text[], ${column((e) => e.category)}::text[], ${column((e) => e.user_id ?? null)}::uuid[],
+      ${ids}::uuid[], ${column((e) => e.to_email)}::text[], ${column((e) => e.category)}::text[],
+        ${column((e) => e.user_id ?? null)}::uuid[],
       ${templated((e) => e.template_id)}::uuid[], ${templated((e) => e.template_version)}::integer[],
       ${column((e) => JSON.stringify(isTemplated(e) ? (e.vars ?? {}) : {}))}::text[],
       ${literal((e) => e.subject)}::text[], ${literal((e) => e.html)}::text[], ${literal((e) => e.text)}::text[],
       ${column((e) => e.campaign_id ?? null)}::uuid[], ${column((e) => e.broadcast_id ?? null)}::uuid[],
-      ${column((e) => e.held ?? false)}::boolean[], ${column((e) => (e.next_attempt_at ?? now).toISOString())}::timestamptz[]
-    ) AS m(id, to_email, category, user_id, template_id, template_version, vars, subject, html, text, campaign_id, broadcast_id, held, next_attempt_at)
+      ${column((e) => e.held ?? false)}::boolean[],
+        ${column((e) => (e.next_attempt_at ?? now).toISOString())}::timestamptz[]
+    ) AS m(id, to_email, category, user_id, template_id, template_version, vars, subject, html, text, campaign_id,
+      broadcast_id, held, next_attempt_at)
   `.execute(trx);
 }
