@@ -96,8 +96,8 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
       schema: {
         tags: meTags,
         summary: "The caller's tickets",
-        description:
-          `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` holds \
+        description: `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` \
+holds \
 \`page\` and \`per_page\`). ${STATUSES}`,
         querystring: myTicketsQuery,
         response: { 200: myTicketsPage },
