@@ -17,7 +17,8 @@ export default defineConfig({
     maxWorkers: 2,
     // Files in one fork share loaded modules instead of importing the whole app again each
     // (collecting was half the run). Nothing of a test's lives in module state: each file
-    // builds its own app and database, and fake timers are restored after each test.
+    // builds its own app and database, and fake timers are restored after each test. Measured:
+    // docs/decisions/0075-test-files-share-loaded-modules.md.
     isolate: false,
     testTimeout: 20_000,
     hookTimeout: 60_000,
