@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { offsetOf } from '../../../kernel/pagination.js';
+import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import { balanceOf } from '../credits/index.js';
 import type { InvoiceView, MyBillingView, MyInvoicesQuery, SubscriptionView } from './schemas.js';
 import { LIVE_STATUSES, type BillingCheckoutSessionsTable } from './tables.js';
@@ -135,17 +136,24 @@ export async function storeCustomer(
   provider: PaymentProviderKind,
   providerCustomerId: string,
 ): Promise<void> {
-  await db
-    .insertInto('billing_customers')
-    .values({ user_id: userId, provider, provider_customer_id: providerCustomerId })
-    .onConflict((oc) =>
-      oc
-        .column('user_id')
-        .doUpdateSet({ provider, provider_customer_id: providerCustomerId, updated_at: sql`now()` })
-        // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
-        .where('billing_customers.provider', '<>', provider),
-    )
-    .execute();
+  try {
+    await db
+      .insertInto('billing_customers')
+      .values({ user_id: userId, provider, provider_customer_id: providerCustomerId })
+      .onConflict((oc) =>
+        oc
+          .column('user_id')
+          .doUpdateSet({ provider, provider_customer_id: providerCustomerId, updated_at: sql`now()` })
+          // Only a customer at another provider (the deployment switched) is replaced, never a racing winner.
+          .where('billing_customers.provider', '<>', provider),
+      )
+      .execute();
+  } catch (error) {
+    // Two first checkouts racing were given the same customer (the provider call is idempotent per
+    // player). ON CONFLICT arbitrates on user_id only, so the loser, waiting on the winner's
+    // uncommitted row, fails on the other unique index: the customer it came to store is stored.
+    if (!isUniqueViolation(error, 'billing_customers_provider_id_key')) throw error;
+  }
 }
 
 /** What the provider is told of a new customer. */
