@@ -74,7 +74,7 @@ export interface PoolBudget {
  * Share of the connections kept for writes. Writes are about a tenth of the soak's requests, but
  * each holds its session through its commit's WAL flush, and edits of one row queue on its lock
  * while holding theirs. With 4 of 10, the soak's slow requests waited for read sessions, seldom
- * for write ones (bench/README.md, seventh session).
+ * for write ones (docs/decisions/0023-split-read-and-write-pools.md).
  */
 const WRITE_SHARE = 0.4;
 

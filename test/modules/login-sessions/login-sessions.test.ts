@@ -294,7 +294,8 @@ describe('DELETE /v1/me/sessions/{sessionId}', () => {
       expect((await other.request({ method: 'GET', url: '/v1/me', token: laptop.token })).statusCode).toBe(200);
       expect((await revoke(phone.token, laptop.id)).statusCode).toBe(204);
       // The other instance answers from memory until the revocation's notice reaches it over its
-      // listener (docs/decisions.md: the window a request in flight at the commit has anyway).
+      // listener (docs/decisions/0009-user-caches-kept-exact-by-triggers.md: the window a request
+      // in flight at the commit has anyway).
       await eventually(async () => {
         const refused = await other.request({ method: 'GET', url: '/v1/me', token: laptop.token });
         expect(refused.statusCode).toBe(401);
