@@ -462,9 +462,12 @@ describe('a csv at the 5,000,000-character bound', () => {
       },
     });
     expect(await audienceState(id)).toEqual(before);
-    // Structural, not a speed bound: reading the rows is many short turns, not one long one.
+    // Structural, not a speed bound: reading the rows is many short turns, not one long one. The
+    // longest turn is the 5 MB body's JSON parse (one turn by nature); on a busy machine it was
+    // 79 ms of a 308 ms upload, so the bound is half the upload: reading 2.5 M rows in one turn
+    // would be most of it.
     const pause = `longest pause ${longestPauseMs.toFixed(0)} ms of ${uploadMs.toFixed(0)} ms`;
-    expect(longestPauseMs, pause).toBeLessThan(uploadMs / 4);
+    expect(longestPauseMs, pause).toBeLessThan(uploadMs / 2);
     expect(turns).toBeGreaterThan(20);
     expect(healthAnswers).toBeGreaterThan(20);
   }, 120_000);
