@@ -1,21 +1,19 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../db/tables.js';
-import { asRead } from '../lib/split-pool.js';
-import type { RequestContext } from './actor.js';
 import { PermissionSet } from './permissions.js';
+import {
+  insertUserOnFirstSighting,
+  queryPrincipalRow,
+  recordSighting,
+  updateEmail,
+  wasErased,
+  type ClientContext,
+  type PrincipalRow,
+  type RoleGrant,
+} from './principal-queries.js';
 import type { UserCache } from './user-cache.js';
 import type { VerifiedToken } from './tokens.js';
-
-/** Where a request comes from, as the login session records it. */
-export type ClientContext = Pick<RequestContext, 'ip' | 'userAgent'>;
-
-/** A role grant in force: unexpired. */
-export interface RoleGrant {
-  key: string;
-  name: string;
-  expires_at: Date | null;
-}
 
 /** Who is calling: the user row's state and the permissions of their unexpired role grants. */
 export interface Principal {
@@ -53,6 +51,9 @@ export function sightingIntervalMs(userId: string): number {
   for (let i = 0; i < userId.length; i += 1) hash = Math.imul(hash ^ userId.charCodeAt(i), 0x01000193);
   return LAST_SEEN_RESOLUTION_MS + ((hash >>> 0) % LAST_SEEN_SPREAD_MS);
 }
+/** Sightings older than this are due for every user; the guards in the sighting's UPDATEs. */
+const staleBefore = (now: Date) => new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS);
+
 /** The longest session id kept as it is (login_sessions' check, the revocation route's bound). */
 const MAX_SESSION_ID = 200;
 
@@ -72,73 +73,10 @@ export function loginSessionIdOf(token: VerifiedToken): string {
   return token.sessionId.length <= MAX_SESSION_ID ? token.sessionId : hashed(token.sessionId);
 }
 
-export interface PrincipalRow {
-  status: UserStatus;
-  email: string | null;
-  last_seen_at: Date | null;
-  tokens_valid_after: Date | null;
-  session_revoked: boolean;
-  /** The login session's last sighting; null when the session is new. */
-  session_last_seen_at: Date | null;
-  permissions: PermissionSet;
-  roles: RoleGrant[];
-  /** The soonest unexpired grant's expiry: the permissions change then. */
-  grants_change_at: Date | null;
-}
-
-interface PrincipalQueryRow extends Omit<PrincipalRow, 'permissions' | 'roles'> {
-  permissions: string[];
-  roles: Array<{ key: string; name: string; expires_at: string | null }>;
-}
+export type { ClientContext, PrincipalRow, RoleGrant };
 
 /** Principals of recent requests, per login session. */
 export type PrincipalRows = UserCache<PrincipalRow>;
-
-async function queryPrincipalRow(
-  db: Kysely<Tables>,
-  userId: string,
-  sessionId: string,
-): Promise<PrincipalRow | undefined> {
-  // Prepared (see src/db/database.ts): every signed-in request that misses the cache runs it, and
-  // planning it cost more than running it. It must read none of the profile's own columns that
-  // migration 0043 names: a change to those alone does not drop cached principals.
-  const { rows } = await asRead(sql<PrincipalQueryRow>`/* prepared: principal_v2 */
-    SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
-           EXISTS (
-             SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
-           ) AS session_revoked,
-           (SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = u.id AND ls.session_id =
-             ${sessionId}::text) AS session_last_seen_at,
-           COALESCE((
-             SELECT array_agg(DISTINCT rp.permission_key)
-               FROM user_roles ur
-               JOIN role_permissions rp ON rp.role_id = ur.role_id
-              WHERE ur.user_id = u.id
-                AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '{}') AS permissions,
-           COALESCE((
-             SELECT json_agg(json_build_object('key', r.key, 'name', r.name, 'expires_at', ur.expires_at) ORDER BY
-               r.key)
-               FROM user_roles ur
-               JOIN roles r ON r.id = ur.role_id
-              WHERE ur.user_id = u.id
-                AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '[]') AS roles,
-           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS
-             grants_change_at
-      FROM users u
-     WHERE u.id = ${userId}`).execute(db);
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  return {
-    ...row,
-    permissions: new PermissionSet(row.permissions),
-    roles: row.roles.map((grant) => ({
-      ...grant,
-      expires_at: grant.expires_at === null ? null : new Date(grant.expires_at),
-    })),
-  };
-}
 
 /**
  * The row from the cache, else from the database (and then cached until a grant lapses).
@@ -171,11 +109,7 @@ async function followEmail(
   now: Date,
 ): Promise<string | null> {
   if (token.email === null || token.email === row.email) return row.email;
-  await db
-    .updateTable('users')
-    .set({ email: token.email, last_seen_at: now, updated_at: now })
-    .where('id', '=', token.subject)
-    .execute();
+  await updateEmail(db, token.subject, token.email, now);
   return token.email;
 }
 
@@ -184,46 +118,6 @@ function isSessionSightingDue(row: PrincipalRow, now: Date, interval: number): b
   const seen = row.session_last_seen_at;
   if (seen === null || isSightingDue(seen, now, interval)) return true;
   return row.tokens_valid_after !== null && seen <= row.tokens_valid_after;
-}
-
-/**
- * Records a sighting in one statement (one commit, one change notice, one cache reload): the
- * user's `last_seen_at`, and the login session, inserted when new (first IP and user agent) or
- * its last sighting moved (also when it lies before a "sign out everywhere" the session has
- * outlived, so lists can tell ended sessions by their last sighting). The guards keep concurrent
- * requests from writing twice. Committed without waiting for the WAL flush (`synchronous_commit`
- * off for this transaction alone): a crash may forget the last minute's sightings, which the next
- * request records again, while every commit that notifies holds PostgreSQL's database-wide notify
- * lock for as long as its flush takes (the soak, docs/decisions/0013-sightings-spread-and-asynchronous.md).
- */
-async function recordSighting(
-  db: Kysely<Tables>,
-  userId: string,
-  sessionId: string,
-  what: { user: boolean; session: boolean },
-  tokensValidAfter: Date | null,
-  client: ClientContext,
-  now: Date,
-): Promise<void> {
-  const staleBefore = new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS);
-  const asynchronous = sql`async AS (SELECT set_config('synchronous_commit', 'off', true))`;
-  const userSighting = sql`
-    UPDATE users SET last_seen_at = ${now}
-     WHERE id = ${userId} AND (last_seen_at IS NULL OR last_seen_at < ${staleBefore})`;
-  if (!what.session) {
-    await sql`WITH ${asynchronous} ${userSighting} AND EXISTS (SELECT 1 FROM async)`.execute(db);
-    return;
-  }
-  const seenUser = what.user ? sql`, seen_user AS (${userSighting} RETURNING 1)` : sql``;
-  await sql`
-    WITH ${asynchronous}${seenUser}
-    INSERT INTO login_sessions AS ls (user_id, session_id, first_seen_at, last_seen_at, first_ip, last_ip, user_agent)
-    SELECT ${userId}::uuid, ${sessionId}::text, ${now}::timestamptz, ${now}::timestamptz, ${client.ip}::text,
-      ${client.ip}::text, ${client.userAgent}::text FROM async
-    ON CONFLICT (user_id, session_id) DO UPDATE
-       SET last_seen_at = excluded.last_seen_at, last_ip = excluded.last_ip, user_agent =
-         COALESCE(excluded.user_agent, ls.user_agent)
-     WHERE ls.last_seen_at < ${staleBefore} OR ls.last_seen_at <= ${tokensValidAfter}::timestamptz`.execute(db);
 }
 
 /**
@@ -244,11 +138,7 @@ export async function resolvePrincipal(
   let created = false;
   if (row === undefined) {
     if (await wasErased(db, token.subject)) return erasedPrincipal(token.subject, sessionId);
-    await db
-      .insertInto('users')
-      .values({ id: token.subject, email: token.email, provider: token.provider, last_seen_at: now })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    await insertUserOnFirstSighting(db, { id: token.subject, email: token.email, provider: token.provider }, now);
     row = await loadPrincipalRow(db, cache, token.subject, sessionId);
     if (row === undefined) throw new Error('user row vanished right after insert');
     created = true;
@@ -261,7 +151,16 @@ export async function resolvePrincipal(
       !created && email === row.email && (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval));
     const session = isSessionSightingDue(row, now, interval);
     if (user || session)
-      await recordSighting(db, token.subject, sessionId, { user, session }, row.tokens_valid_after, client, now);
+      await recordSighting(
+        db,
+        token.subject,
+        sessionId,
+        { user, session },
+        row.tokens_valid_after,
+        client,
+        now,
+        staleBefore(now),
+      );
     row = { ...row, email };
   }
   return {
@@ -273,11 +172,6 @@ export async function resolvePrincipal(
     sessionId,
     signedOut: isSignedOut(token, row),
   };
-}
-
-/** Only asked on a subject's first sighting (no user row), so it costs nothing on the common path. */
-async function wasErased(db: Kysely<Tables>, userId: string): Promise<boolean> {
-  return (await db.selectFrom('erased_users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
 }
 
 /** A token of an erased account: refused like a deleted one (403 `account_deleted`), and nothing is written. */
