@@ -2,17 +2,17 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ZodIssue, ZodTypeAny } from 'zod';
 import type { Config } from './config.js';
-import './kernel/fastify-types.js';
+import './kernel/http/fastify-types.js';
 import { handleError, installErrorHandling } from './kernel/errors.js';
-import { unstorableInput } from './kernel/input-guard.js';
-import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/json-body.js';
+import { unstorableInput } from './kernel/http/input-guard.js';
+import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/http/json-body.js';
 import type { Kernel } from './kernel/kernel.js';
 import { installOpenApi } from './kernel/openapi.js';
-import { requestIdFor } from './kernel/request-id.js';
-import type { ZodApp } from './kernel/zod-app.js';
+import { requestIdFor } from './kernel/http/request-id.js';
+import type { ZodApp } from './kernel/http/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { createResponseSerializerCompiler } from './lib/response-serializer.js';
-import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/slow-clients.js';
+import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/http/slow-clients.js';
 import { AREAS } from './modules/index.js';
 
 export interface BuildAppOptions {

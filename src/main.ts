@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { createLogger } from './kernel/logging.js';
+import { createLogger } from './kernel/http/logging.js';
 import { buildApp } from './app.js';
 import { ConfigError, ensureDataDir, loadConfig, redactSecrets, resolveDevSecret, type Config } from './config.js';
 import { DataDirInUse, lockDataDir, type DataDirLock } from './data-dir-lock.js';
@@ -20,7 +20,7 @@ import {
   parseTtl,
   TokenOptionError,
   type MintOptions,
-} from './kernel/token-mint.js';
+} from './kernel/auth/token-mint.js';
 import { AREA_SERVICES } from './modules/index.js';
 import { grantBootstrapOwners } from './modules/roles/bootstrap.js';
 import { RuntimeSimulator } from './runtime-sim/simulator.js';

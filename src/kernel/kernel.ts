@@ -17,16 +17,16 @@ import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/s
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import { ChangeBus } from './change-bus.js';
-import type { JobHandlers } from './jobs.js';
+import type { JobHandlers } from './areas/jobs.js';
 import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
-import { InFlightLimit } from './overload.js';
+import { InFlightLimit } from './http/overload.js';
 import type { PrincipalRows } from './principal.js';
-import { UserChanges } from './user-cache.js';
+import { UserChanges } from './auth/user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
-import { tapMail, tapPayments, tapRuntime } from './signal-taps.js';
-import { SignalRecorder } from './signals.js';
+import { tapMail, tapPayments, tapRuntime } from './areas/signal-taps.js';
+import { SignalRecorder } from './areas/signals.js';
 import { createTokenVerifier, type TokenVerifier } from './tokens.js';
 import { createWrites, type Writes } from './write.js';
 

@@ -11,8 +11,8 @@ import {
   type ClientContext,
   type PrincipalRow,
   type RoleGrant,
-} from './principal-queries.js';
-import type { UserCache } from './user-cache.js';
+} from './auth/principal-queries.js';
+import type { UserCache } from './auth/user-cache.js';
 import type { VerifiedToken } from './tokens.js';
 
 /** Who is calling: the user row's state and the permissions of their unexpired role grants. */

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, routeArea, type RouteArea } from './auth.js';
 import type { Kernel } from './kernel.js';
 import { overloaded } from './errors.js';
-import { admitRequest } from './overload.js';
+import { admitRequest } from './http/overload.js';
 import { RATE_LIMITS, type RateLimitName } from './rate-limits.js';
 
 /**

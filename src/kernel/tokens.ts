@@ -7,7 +7,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { AppError, unauthorized } from './errors.js';
-import { untextual } from './input-guard.js';
+import { untextual } from './http/input-guard.js';
 
 export const TOKEN_AUDIENCE = 'authenticated';
 const ASYMMETRIC_ALGORITHMS = [

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
 import { recordAudit, recordAuditMany, type AuditActor, type AuditEntry } from './audit.js';
-import { editAudited, type AuditedEdit, type EditOutcome } from './audited-edit.js';
+import { editAudited, type AuditedEdit, type EditOutcome } from './write/audited-edit.js';
 import type { ChangeBus } from './change-bus.js';
 import type { EventPublisher, NewEvent } from './events.js';
-import { retryingConflicts, retryingTransaction, type RetryOptions } from './transaction-retry.js';
+import { retryingConflicts, retryingTransaction, type RetryOptions } from './write/transaction-retry.js';
 
 /** The audit rows and events of a write, in the transaction it runs in. */
 export interface AuditedTransaction {

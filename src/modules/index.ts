@@ -1,5 +1,5 @@
 import type { AreaServices } from '../kernel/kernel.js';
-import { jobsOf, permissionsOf, type AreaModule, type DeclaredPermissionKey } from '../kernel/module.js';
+import { jobsOf, permissionsOf, type AreaModule, type DeclaredPermissionKey } from '../kernel/areas/module.js';
 import { PermissionCatalog } from '../kernel/permissions.js';
 import { accountDeletionModule } from './account-deletion/module.js';
 import { alertSubscriptionsModule } from './alert-subscriptions/module.js';
@@ -43,7 +43,7 @@ import { waitlistModule } from './waitlist/module.js';
 
 /**
  * Every area of the service, in the order src/app.ts registers their routes: the order of the
- * OpenAPI document. A new area: its module.ts (src/kernel/module.ts says what it describes) and a
+ * OpenAPI document. A new area: its module.ts (src/kernel/areas/module.ts says what it describes) and a
  * line here.
  */
 export const AREAS = [

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { createLogger } from '../../src/kernel/logging.js';
+import { createLogger } from '../../src/kernel/http/logging.js';
 import { Writable } from 'node:stream';
 
 export interface CapturedLog {

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ZodApp } from '../../src/kernel/zod-app.js';
+import type { ZodApp } from '../../src/kernel/http/zod-app.js';
 import {
   DEFAULT_PER_PAGE,
   likePattern,

@@ -12,7 +12,7 @@ import {
   type CounterStore,
   type RateLimitName,
 } from '../../src/kernel/rate-limits.js';
-import type { ZodApp } from '../../src/kernel/zod-app.js';
+import type { ZodApp } from '../../src/kernel/http/zod-app.js';
 import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { signToken } from '../helpers/tokens.js';

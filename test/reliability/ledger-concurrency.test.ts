@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/kernel/errors.js';
-import { retryingTransaction } from '../../src/kernel/transaction-retry.js';
+import { retryingTransaction } from '../../src/kernel/write/transaction-retry.js';
 import { expireLapsedLots, spendCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 import { expectConsistentCredits, ledgerOf } from '../modules/billing/credits/fixtures.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
-import type { ZodApp } from '../../src/kernel/zod-app.js';
+import type { ZodApp } from '../../src/kernel/http/zod-app.js';
 
 /**
  * The routes the app serves and what each declares, read from the app itself: Fastify's route

@@ -3,7 +3,7 @@ import { IdentityServiceError, type IdentityProvider } from '../../adapters/iden
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
-import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
+import { requireServices, type JobContext, type JobSummary } from '../../kernel/areas/jobs.js';
 import { removeUser } from '../users/index.js';
 import { auditedTransaction } from '../../kernel/write.js';
 import { PURGE_BATCH } from './policy.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerAlertSubscriptionRoutes } from './routes.js';
 
 /** Alert subscriptions: which roles hear which alerts. */

@@ -1,6 +1,6 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { alertCatalogBody, roleAlertsBody, roleIdParams, setAlertsBody } from './schemas.js';
 import { UNHELD_ROLE_KEYS_REFUSAL } from '../roles/index.js';
 import { AlertSubscriptionService } from './service.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerAuditRoutes } from './routes.js';
 
 /** Audit: the audit log, for staff. */

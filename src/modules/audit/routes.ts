@@ -1,5 +1,5 @@
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { auditFacetsBody, auditFilters, auditPage, listAuditQuery } from './schemas.js';
 import { AuditLogService } from './service.js';
 

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerCatalogRoutes } from './routes.js';
 
 /** Catalog: achievements and referral rules. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { mintToken } from '../../kernel/token-mint.js';
+import { mintToken } from '../../kernel/auth/token-mint.js';
 import type { Writes } from '../../kernel/write.js';
 import { isKnownClient } from './clients.js';
 import { displayUserCode, hashSecret, newOpaqueSecret, newUserCode } from './codes.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { purgeDeviceAuthorizationsJob } from './cleanup.js';
 import { registerDeviceAuthorizationRoutes } from './routes.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { publicBaseUrlOf } from '../../config.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { parseFormBody } from '../email/unsubscribe/index.js';
 import { DeviceApprovalService } from './approvals.js';
 import { DeviceFlowService, POLL_INTERVAL_SECONDS, type DeviceClientContext } from './device-flow.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerGameSessionRoutes } from './routes.js';
 
 /** Game sessions: players start and stop them on the runtime; staff watch and stop them. */

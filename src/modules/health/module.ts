@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerHealthRoutes } from './routes.js';
 
 /** Health: GET /health, liveness with the database state. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { HealthService } from './service.js';
 
 const healthBody = z.object({

@@ -1,5 +1,5 @@
 import type { PanicLevel } from '../../db/tables.js';
-import type { Signal } from '../../kernel/signals.js';
+import type { Signal } from '../../kernel/areas/signals.js';
 import type { Measurement } from './queries.js';
 import { LATENCY_SIGNALS, type IncidentLevel, type IncidentRuleRow } from './tables.js';
 

@@ -1,5 +1,5 @@
 import type { IncidentMonitoringParts } from '../../kernel/kernel.js';
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { IncidentMonitor } from './monitor.js';
 import { registerIncidentRoutes } from './routes.js';
 

@@ -20,7 +20,7 @@ import {
   updateRuleState,
   type Measurement,
 } from './queries.js';
-import type { Signal, SignalRecorder } from '../../kernel/signals.js';
+import type { Signal, SignalRecorder } from '../../kernel/areas/signals.js';
 import type { IncidentRuleRow } from './tables.js';
 
 /** How the monitor signs what it sets (`set_by`); people are named by their user id. */

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { PanicLevel, Tables } from '../../db/tables.js';
-import type { Signal, SignalCount } from '../../kernel/signals.js';
+import type { Signal, SignalCount } from '../../kernel/areas/signals.js';
 import { asRead } from '../../lib/split-pool.js';
 import type { IncidentRuleRow, IncidentRulesTable } from './tables.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../kernel/pagination.js';
 import { PANIC_LEVELS } from '../../kernel/maintenance.js';
-import { SIGNALS } from '../../kernel/signals.js';
+import { SIGNALS } from '../../kernel/areas/signals.js';
 import { INCIDENT_LEVELS, LATENCY_SIGNALS } from './tables.js';
 
 export const MAX_RULES = 50;

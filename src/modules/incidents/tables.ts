@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { DefaultedTimestamp, NullableTimestamp, Timestamp } from '../../db/column-types.js';
 import type { PanicLevel } from '../../db/tables.js';
-import type { Signal } from '../../kernel/signals.js';
+import type { Signal } from '../../kernel/areas/signals.js';
 
 /** Table types of incident monitoring (migration 0028), merged into Kysely's `Tables`. */
 

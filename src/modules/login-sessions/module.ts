@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { pruneLoginSessionsJob } from './retention.js';
 import { registerLoginSessionRoutes } from './routes.js';
 

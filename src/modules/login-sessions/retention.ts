@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import type { JobContext, JobSummary } from '../../kernel/jobs.js';
+import type { JobContext, JobSummary } from '../../kernel/areas/jobs.js';
 import { deleteSessionsUnseenSince } from './queries.js';
 
 /**

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { myLoginSessionsBody, sessionIdParams, staffLoginSessionsBody, userIdParams } from './schemas.js';
 import { LoginSessionsService } from './service.js';
 

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerMeRoutes } from './routes.js';
 
 /** Me: the signed-in player's own profile and permissions. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
-import type { UserCache } from '../../kernel/user-cache.js';
+import type { UserCache } from '../../kernel/auth/user-cache.js';
 import type { Writes } from '../../kernel/write.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../storage/index.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerNotificationRoutes } from './routes.js';
 
 /** Notifications: staff broadcasts, and players' in-app notifications. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../kernel/idempotency.js';
 import { BroadcastService } from './broadcast.js';
 import {

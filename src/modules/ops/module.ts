@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { PANIC_TOPIC } from '../../kernel/maintenance.js';
 import { registerOpsRoutes } from './routes.js';
 

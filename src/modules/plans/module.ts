@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerPlansRoutes } from './routes.js';
 
 /** Plans: tiers and rulesets. */

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerRealtimeRoutes } from './routes.js';
 
 /** Realtime: the socket that carries events, alerts and notifications to clients. */

@@ -2,7 +2,7 @@ import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { AlertSubscriptionService } from '../alert-subscriptions/index.js';
 import { acceptConnection } from './connection.js';
 import { issueCredentials } from './credentials.js';

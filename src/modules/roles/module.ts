@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerRoleRoutes } from './routes.js';
 
 /** Roles: staff roles, their permission keys, and grants of roles to users. */

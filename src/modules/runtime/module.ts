@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerRuntimeRoutes } from './routes.js';
 
 /** Runtime: staff administration of runtime nodes and pools. */

@@ -1,6 +1,6 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
   assignPoolBody,
   createPoolBody,

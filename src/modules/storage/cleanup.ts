@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { StorageUnavailableError, type StorageAdapter } from '../../adapters/storage/index.js';
 import type { Tables } from '../../db/tables.js';
-import { requireServices, type JobContext, type JobSummary } from '../../kernel/jobs.js';
+import { requireServices, type JobContext, type JobSummary } from '../../kernel/areas/jobs.js';
 import { avatarKeysAmong, deleteUpload, lockRetiredUploads, uploadKeysAmong } from './queries.js';
 
 type Db = Kysely<Tables>;

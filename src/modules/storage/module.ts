@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { expireStorageUploadsJob, sweepOrphanObjectsJob } from './cleanup.js';
 import { registerStorageRoutes } from './routes.js';
 

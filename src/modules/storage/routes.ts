@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, LocalStorage } from '../../adapters/storage/local.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { AvatarService } from './avatars.js';
 import { StorageBrowser } from './browser.js';
 import { LocalTransfers } from './local-transfers.js';

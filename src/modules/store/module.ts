@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { registerStoreRoutes } from './routes.js';
 

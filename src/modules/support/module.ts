@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerSupportRoutes } from './routes.js';
 
 /** Support: tickets players open and staff answer. */

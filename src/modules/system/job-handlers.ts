@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import type { JobContext, JobHandlers, JobServices, JobSummary } from '../../kernel/jobs.js';
+import type { JobContext, JobHandlers, JobServices, JobSummary } from '../../kernel/areas/jobs.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { deleteGrantsExpiredBy, deleteOutboxEventsBefore, deleteRunsStartedBefore } from './queries.js';
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { databaseErrorSummary } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
-import type { JobHandlers, JobServices, JobSummary } from '../../kernel/jobs.js';
+import type { JobHandlers, JobServices, JobSummary } from '../../kernel/areas/jobs.js';
 import { beginRunSavepoint, insertRun, recordOutcome, releaseRunSavepoint, rollbackToRunSavepoint } from './queries.js';
 import type { RunView } from './schemas.js';
 import type { JobTrigger, ScheduledJobRow } from './tables.js';

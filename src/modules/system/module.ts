@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { SYSTEM_JOBS } from './job-handlers.js';
 import { registerSystemRoutes } from './routes.js';
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Tables } from '../../db/tables.js';
 import { cronProblem, nextRunAfter } from './cron.js';
-import type { JobHandlers, JobServices } from '../../kernel/jobs.js';
+import type { JobHandlers, JobServices } from '../../kernel/areas/jobs.js';
 import { runJob } from './job-runner.js';
 import { claimDueJob, markUnschedulable, scheduleJob, unscheduledJobs } from './queries.js';
 import type { RunView } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerUserRoutes } from './routes.js';
 
 /** Users: staff administration of accounts (list, view, ban, sign out, delete). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { UserLifecycleService } from './lifecycle.js';
 import { LAST_OWNER_REFUSAL } from './owner-guard.js';
 import { ACTING_ABOVE_REFUSAL } from './policy.js';

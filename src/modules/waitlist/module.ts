@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../kernel/module.js';
+import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerWaitlistRoutes } from './routes.js';
 
 /** Waitlist: public sign-ups, and the list for staff. */

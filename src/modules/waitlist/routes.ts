@@ -1,5 +1,5 @@
 import type { Kernel } from '../../kernel/kernel.js';
-import type { ZodApp } from '../../kernel/zod-app.js';
+import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { joinWaitlistBody, joinWaitlistResult, listWaitlistQuery, waitlistPage } from './schemas.js';
 import { WaitlistService } from './service.js';
 

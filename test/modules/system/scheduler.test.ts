@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
-import type { JobHandler, JobHandlers } from '../../../src/kernel/jobs.js';
+import type { JobHandler, JobHandlers } from '../../../src/kernel/areas/jobs.js';
 import { JOB_HANDLERS } from '../../../src/modules/index.js';
 import { JobScheduler } from '../../../src/modules/system/scheduler.js';
 import { eventually } from '../../helpers/app.js';

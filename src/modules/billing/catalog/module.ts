@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerBillingCatalogRoutes } from './routes.js';
 
 // What the local payment provider charges (the kernel's AreaServices.priceLookup).

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '../../../adapters/payments/index.js';
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { EventPublisher } from '../../../kernel/events.js';
-import { retryingTransaction } from '../../../kernel/transaction-retry.js';
+import { retryingTransaction } from '../../../kernel/write/transaction-retry.js';
 import { addCredits } from '../credits/index.js';
 import {
   existingProductId,

@@ -6,7 +6,7 @@ import type { LocalCheckout, LocalPaymentProvider } from '../../../adapters/paym
 import { invalidState, notFound } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { httpUrl, httpUrlProblem } from '../../../lib/url-field.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { checkRedirectUrl, type CheckoutService } from './checkout.js';
 import type { Fulfilment } from './fulfilment.js';
 import { escapeHtml } from '../../../lib/html.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerBillingRoutes } from './routes.js';
 
 /** Checkout: players' checkouts and billing, the payment provider's webhook and its fulfilment. */

@@ -6,7 +6,7 @@ import { actorOf } from '../../../kernel/auth.js';
 import { AppError } from '../../../kernel/errors.js';
 import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { CheckoutService } from './checkout.js';
 import { Fulfilment } from './fulfilment.js';
 import { registerLocalCheckoutPages } from './local-pages.js';

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerBillingCouponRoutes } from './routes.js';
 
 /** Coupons: coupons and promotion codes at the payment provider. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from '../../../lib/instant.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { PRICE_INTERVALS } from '../catalog/index.js';
 import { CreditGiftsService } from './gifts.js';
 import { grantHeaders } from './schemas.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { AppError, conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
-import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
+import type { JobContext, JobSummary } from '../../../kernel/areas/jobs.js';
 import {
   balanceOf,
   balancesOf,
@@ -35,7 +35,7 @@ import type { AdditionKind, DeductionKind, LedgerKind, LedgerRow } from './table
  * lapsed lots are zeroed by an `expiry` entry. So the balance always equals the sum of what is
  * left in the lots, and never drops below zero.
  *
- * Callers run their transaction through `retryingTransaction` (src/kernel/transaction-retry.ts):
+ * Callers run their transaction through `retryingTransaction` (src/kernel/write/transaction-retry.ts):
  * the user's lock is taken first, but lots, payments and subscriptions are also locked by others
  * in other orders, and PostgreSQL resolves such a deadlock by aborting one transaction.
  */

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerCreditGiftRoutes } from './gift-routes.js';
 import { expireCreditLotsJob } from './ledger.js';
 import { registerCreditRoutes } from './routes.js';

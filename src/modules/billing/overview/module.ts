@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerBillingOverviewRoutes } from './routes.js';
 
 /** Billing overview: staff's summary of billing and deep links to the provider. */

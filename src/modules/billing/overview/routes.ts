@@ -1,5 +1,5 @@
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { deepLinkParams, deepLinkResponse, overviewQuery, overviewResponse } from './schemas.js';
 import { BillingOverviewService, MAX_PERIODS, MAX_RANGE_DAYS } from './service.js';
 

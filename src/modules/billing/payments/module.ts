@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerBillingPaymentRoutes } from './routes.js';
 
 /** Payments: payments, invoices and refunds, for staff. */

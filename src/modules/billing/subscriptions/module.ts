@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerBillingSubscriptionRoutes } from './routes.js';
 
 /** Subscriptions: staff cancel, resume and migrate subscriptions. */

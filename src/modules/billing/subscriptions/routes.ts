@@ -1,7 +1,7 @@
 import { LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { Fulfilment } from '../checkout/index.js';
 import { migratePlanSubscribers } from './migrate.js';
 import {

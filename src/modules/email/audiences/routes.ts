@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
-import { LARGE_BODY_LIMIT_BYTES } from '../../../kernel/json-body.js';
+import { LARGE_BODY_LIMIT_BYTES } from '../../../kernel/http/json-body.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   audienceIdParams,
   audiencesPage,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { AuditActor } from '../../../kernel/audit.js';
 import { AppError, invalidState } from '../../../kernel/errors.js';
-import type { JobContext, JobSummary } from '../../../kernel/jobs.js';
+import type { JobContext, JobSummary } from '../../../kernel/areas/jobs.js';
 import { auditedTransaction, type AuditedTransaction } from '../../../kernel/write.js';
 import { findUsableTemplate, type UsableTemplate } from '../templates/index.js';
 import {

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerEmailDeliveryRoutes } from './routes.js';
 
 /** Email delivery: the outbox, and this instance's mail dispatcher. */

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerEmailTemplateRoutes } from './routes.js';
 
 /** Email templates: versioned templates, published and unpublished. */

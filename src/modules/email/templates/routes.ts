@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { publicBaseUrlOf } from '../../../config.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { signUnsubscribeToken, unsubscribeUrl } from '../unsubscribe-token.js';
 import {
   createTemplateBody,

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerEmailUnsubscribeRoutes } from './routes.js';
 
 /** Unsubscribe: the mailed unsubscribe links, and the suppression list. */

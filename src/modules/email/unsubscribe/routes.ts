@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { parseFormBody } from './form-body.js';
 import { answersInJson } from './answer-kind.js';
 import { confirmPage, donePage, invalidLinkPage, maskedAddress, PAGE_HEADERS } from './pages.js';

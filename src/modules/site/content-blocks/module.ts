@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerContentBlockRoutes } from './routes.js';
 

@@ -1,4 +1,4 @@
-import type { AreaModule } from '../../../kernel/module.js';
+import type { AreaModule } from '../../../kernel/areas/module.js';
 import { registerPublicSiteRoutes } from './routes.js';
 
 /** Public site: the site's published payload, cached until a site area invalidates it. */

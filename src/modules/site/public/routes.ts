@@ -1,5 +1,5 @@
 import type { Kernel } from '../../../kernel/kernel.js';
-import type { ZodApp } from '../../../kernel/zod-app.js';
+import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { z } from 'zod';
 import { siteQuery, sitePayload } from './schemas.js';
 import { PublicSiteService } from './service.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LARGE_BODY_LIMIT_BYTES } from '../../../../src/kernel/json-body.js';
+import { LARGE_BODY_LIMIT_BYTES } from '../../../../src/kernel/http/json-body.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { auditOf, expectRefusedUnchanged, requestIdOf, schemaError } from '../../../helpers/expectations.js';
 import { rowCount } from '../../../helpers/stored-state.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Tables } from '../db/tables.js';
-import type { AuditActor } from './audit.js';
+import type { Tables } from '../../db/tables.js';
+import type { AuditActor } from '../audit.js';
 
 export interface AuditedEdit<Field extends string> {
   /** A table keyed by a uuid `id`. */

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { Tables, UserStatus } from '../db/tables.js';
-import { asRead } from '../lib/split-pool.js';
-import type { RequestContext } from './actor.js';
-import { PermissionSet } from './permissions.js';
+import type { Tables, UserStatus } from '../../db/tables.js';
+import { asRead } from '../../lib/split-pool.js';
+import type { RequestContext } from '../actor.js';
+import { PermissionSet } from '../permissions.js';
 
 // Every statement the principal sends: the request path's one read of a user, and the writes of a
 // sighting (principal.ts holds the rules deciding when each runs).

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jobsOf, permissionsOf, type AreaModule } from '../../src/kernel/module.js';
-import { AREAS } from '../../src/modules/index.js';
+import { jobsOf, permissionsOf, type AreaModule } from '../../../src/kernel/areas/module.js';
+import { AREAS } from '../../../src/modules/index.js';
 
-const MODULES_DIR = join(import.meta.dirname, '../../src/modules');
+const MODULES_DIR = join(import.meta.dirname, '../../../src/modules');
 
 /** Folders under src/modules holding code, with no folder of their own below: the areas. */
 function areaFolders(dir = MODULES_DIR, prefix = ''): string[] {

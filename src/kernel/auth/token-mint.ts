@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, type JWTPayload } from 'jose';
-import { TOKEN_AUDIENCE } from './tokens.js';
+import { TOKEN_AUDIENCE } from '../tokens.js';
 
 export interface MintOptions {
   subject: string;

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
-import { routeArea } from './auth.js';
-import { AppError } from './errors.js';
+import type { Config } from '../../config.js';
+import { routeArea } from '../auth.js';
+import { AppError } from '../errors.js';
 import { InFlightLimit } from './overload.js';
 
 /**

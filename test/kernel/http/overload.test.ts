@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 
 /**
  * Load shedding (src/kernel/overload.ts): past MAX_REQUESTS_IN_FLIGHT requests under way, a new

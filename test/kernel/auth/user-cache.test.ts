@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database, ListenHandlers } from '../../src/db/database.js';
-import { sightingIntervalMs } from '../../src/kernel/principal.js';
-import { entryAgeCapMs, USER_CHANGE_CHANNEL, UserChanges } from '../../src/kernel/user-cache.js';
-import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
-import { signToken } from '../helpers/tokens.js';
+import type { Database, ListenHandlers } from '../../../src/db/database.js';
+import { sightingIntervalMs } from '../../../src/kernel/principal.js';
+import { entryAgeCapMs, USER_CHANGE_CHANNEL, UserChanges } from '../../../src/kernel/auth/user-cache.js';
+import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { signToken } from '../../helpers/tokens.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 

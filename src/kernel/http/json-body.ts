@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parse as parseContentType } from 'content-type';
 import secureJson from 'secure-json-parse';
-import { AppError } from './errors.js';
+import { AppError } from '../errors.js';
 
 /**
  * The audience CSV route (operation 9): the spec's 5,000,000 characters inside a JSON body however

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IsolationLevel, Kysely, Transaction } from 'kysely';
-import { unavailable } from './errors.js';
+import { unavailable } from '../errors.js';
 
 /**
  * SQLSTATEs PostgreSQL answers when it aborted a transaction only because of another one running

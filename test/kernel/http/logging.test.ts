@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactUrl } from '../../src/kernel/logging.js';
-import { signUnsubscribeToken } from '../../src/modules/email/unsubscribe-token.js';
-import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
-import { captureLog, type CapturedLog } from '../helpers/captured-log.js';
-import { IMAGE_BYTES } from '../helpers/images.js';
-import { pathOf, setAvatar, startStorageApp } from '../helpers/uploads.js';
+import { redactUrl } from '../../../src/kernel/http/logging.js';
+import { signUnsubscribeToken } from '../../../src/modules/email/unsubscribe-token.js';
+import { createUser, startTestApp, type TestApp } from '../../helpers/app.js';
+import { captureLog, type CapturedLog } from '../../helpers/captured-log.js';
+import { IMAGE_BYTES } from '../../helpers/images.js';
+import { pathOf, setAvatar, startStorageApp } from '../../helpers/uploads.js';
 
 /** Credentials that travel in URLs (unsubscribe tokens, realtime tickets) never reach a log line. */
 

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, stdSerializers, type DestinationStream, type Level } from 'pino';
-import { isDatabaseError } from '../db/failures.js';
+import { isDatabaseError } from '../../db/failures.js';
 
 /**
  * Query parameters that carry a credential, wherever a URL is written down: unsubscribe tokens,

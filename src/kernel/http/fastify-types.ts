@@ -1,6 +1,6 @@
-import type { PermissionKey } from './permissions.js';
-import type { Principal } from './principal.js';
-import type { RateLimitName } from './rate-limits.js';
+import type { PermissionKey } from '../permissions.js';
+import type { Principal } from '../principal.js';
+import type { RateLimitName } from '../rate-limits.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

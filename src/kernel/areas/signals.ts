@@ -1,4 +1,4 @@
-import { databaseFailureOf } from '../db/failures.js';
+import { databaseFailureOf } from '../../db/failures.js';
 
 /**
  * What incident monitoring watches (src/modules/incidents). Ratio signals measure failures /

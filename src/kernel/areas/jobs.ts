@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { IdentityProvider } from '../adapters/identity/index.js';
-import type { StorageAdapter } from '../adapters/storage/index.js';
-import type { Tables } from '../db/tables.js';
-import type { EventPublisher } from './events.js';
+import type { IdentityProvider } from '../../adapters/identity/index.js';
+import type { StorageAdapter } from '../../adapters/storage/index.js';
+import type { Tables } from '../../db/tables.js';
+import type { EventPublisher } from '../events.js';
 
 /** The kernel's services a job may call besides its transaction (outside services, events, logs). */
 export interface JobServices {

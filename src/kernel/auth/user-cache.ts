@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.js';
+import type { Database } from '../../db/database.js';
 
 /**
  * Migration 0032's triggers notify it with a user's id, or `*` (every user), on every change to

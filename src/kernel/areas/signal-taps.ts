@@ -1,6 +1,6 @@
-import { MailTransportError, type MailTransport } from '../adapters/mail/index.js';
-import { PaymentProviderError, type PaymentProvider } from '../adapters/payments/index.js';
-import { RuntimeUnavailableError, type RuntimeClient } from '../adapters/runtime/index.js';
+import { MailTransportError, type MailTransport } from '../../adapters/mail/index.js';
+import { PaymentProviderError, type PaymentProvider } from '../../adapters/payments/index.js';
+import { RuntimeUnavailableError, type RuntimeClient } from '../../adapters/runtime/index.js';
 import type { Signal, SignalRecorder } from './signals.js';
 
 /** Which errors of a call count as the outside service failing (the rest: it answered, with a refusal). */

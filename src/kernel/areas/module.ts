@@ -1,6 +1,6 @@
 import type { JobHandler, JobHandlers } from './jobs.js';
-import type { Kernel } from './kernel.js';
-import type { ZodApp } from './zod-app.js';
+import type { Kernel } from '../kernel.js';
+import type { ZodApp } from '../http/zod-app.js';
 
 /** Registers routes of an area on the app, with the kernel's services. */
 export type RouteRegistration = (app: ZodApp, kernel: Kernel) => void;
