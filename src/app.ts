@@ -4,6 +4,7 @@ import type { ZodIssue, ZodTypeAny } from 'zod';
 import type { Config } from './config.js';
 import './kernel/http/fastify-types.js';
 import { handleError, installErrorHandling } from './kernel/errors.js';
+import { installCors } from './kernel/http/cors.js';
 import { unstorableInput } from './kernel/http/input-guard.js';
 import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/http/json-body.js';
 import type { Kernel } from './kernel/kernel.js';
@@ -81,6 +82,8 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   app.setSerializerCompiler(createResponseSerializerCompiler({ verifyResponseShaping: options.verifyResponseShaping }));
   installErrorHandling(app);
   installJsonBodyParser(app);
+  // Before the pipeline's hooks, so refusals carry the allow header too (cors.ts).
+  await installCors(app, kernel.config.corsOrigins);
   installRequestPipeline(app, kernel);
   installSlowClientGuards(app, kernel.config);
   await installOpenApi(app);

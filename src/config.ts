@@ -30,6 +30,8 @@ export interface Config {
   jwtClockSkewSeconds: number;
   bootstrapOwners: string[];
   trustProxy: TrustProxy;
+  /** Browser origins allowed to call the API (CORS); empty: no CORS headers at all. */
+  corsOrigins: string[];
   logLevel: LogLevel;
   /** Whether this instance runs due scheduled jobs (SCHEDULED_JOBS=on|off). */
   scheduledJobs: boolean;
@@ -288,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripeApiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     checkoutAllowedOrigins: origins(env, 'CHECKOUT_ALLOWED_ORIGINS'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailbox(env, 'MAIL_FROM', 'Platform <no-reply@localhost>'),
     mailRatePerSecond: integer(env, 'MAIL_RATE_PER_SECOND', 10, 1, 1000),

@@ -26,6 +26,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     jwtClockSkewSeconds: 30,
     bootstrapOwners: [],
     trustProxy: false,
+    corsOrigins: [],
     logLevel: 'silent',
     // Tests drive jobs through runDueJobs with their own clock; no timer touches their databases.
     scheduledJobs: false,
