@@ -45,6 +45,7 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
     '/v1/me/delete',
     {
       schema: {
+        operationId: 'startMyAccountDeletion',
         tags: meTags,
         summary: 'Start deleting your account',
         description:
@@ -64,6 +65,7 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
     '/v1/me/delete/confirm',
     {
       schema: {
+        operationId: 'confirmMyAccountDeletion',
         tags: meTags,
         summary: 'Confirm deleting your account',
         description:
@@ -89,6 +91,7 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
     {
       config: { perms: ['users.delete'] },
       schema: {
+        operationId: 'restoreAdminUser',
         tags: staffTags,
         summary: 'Restore an account its owner deleted',
         description:

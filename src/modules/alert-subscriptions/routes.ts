@@ -16,7 +16,12 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): vo
     '/v1/admin/alerts',
     {
       config: { perms: ['roles.read'] },
-      schema: { tags, summary: 'The alerts the service raises', response: { 200: alertCatalogBody } },
+      schema: {
+        operationId: 'listAdminAlerts',
+        tags,
+        summary: 'The alerts the service raises',
+        response: { 200: alertCatalogBody },
+      },
     },
     () => alerts.catalog(),
   );
@@ -26,6 +31,7 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): vo
     {
       config: { perms: ['roles.read'] },
       schema: {
+        operationId: 'getAdminRoleAlerts',
         tags,
         summary: 'The alerts a role hears',
         description: unknownRole,
@@ -41,6 +47,7 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): vo
     {
       config: { perms: ['roles.write'] },
       schema: {
+        operationId: 'setAdminRoleAlerts',
         tags,
         summary: 'Set the alerts a role hears',
         description:

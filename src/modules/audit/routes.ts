@@ -13,6 +13,7 @@ export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['audit.read'] },
       schema: {
+        operationId: 'listAuditEntries',
         tags,
         summary: 'The audit log, newest first',
         querystring: listAuditQuery,
@@ -27,6 +28,7 @@ export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['audit.read'] },
       schema: {
+        operationId: 'getAuditFacets',
         tags,
         summary: 'Counts by action, actor and target type over the same filters',
         querystring: auditFilters,

@@ -28,6 +28,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.read'] },
       schema: {
+        operationId: 'listCatalogAchievements',
         tags,
         summary: 'List achievement definitions',
         description:
@@ -45,6 +46,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.write'] },
       schema: {
+        operationId: 'createCatalogAchievement',
         tags,
         summary: 'Create an achievement definition',
         description:
@@ -62,6 +64,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.read'] },
       schema: {
+        operationId: 'getCatalogAchievement',
         tags,
         summary: 'Get an achievement definition',
         description: '404 `not_found` for an unknown id.',
@@ -77,8 +80,9 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.write'] },
       schema: {
+        operationId: 'updateCatalogAchievement',
         tags,
-        summary: 'Update an achievement definition (updateCatalogAchievement)',
+        summary: 'Update an achievement definition',
         description:
           'Any of `name`, `description`, `icon_path`, `reward_credits`, `is_active`, `sort_order`; at least one. ' +
           'Omitted fields keep their value; `null` clears `description` or `icon_path`. `key` cannot change ' +
@@ -100,6 +104,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.write'] },
       schema: {
+        operationId: 'deleteCatalogAchievement',
         tags,
         summary: 'Delete an achievement definition',
         description:
@@ -120,6 +125,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.read'] },
       schema: {
+        operationId: 'getCatalogReferralRules',
         tags,
         summary: 'The referral ruleset',
         description: 'One ruleset for the whole platform, with its `version` (0 until first saved).',
@@ -134,6 +140,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.write'] },
       schema: {
+        operationId: 'setCatalogReferralRules',
         tags,
         summary: 'Replace the referral ruleset',
         description:

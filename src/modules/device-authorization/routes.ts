@@ -58,6 +58,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
         errorHandler,
         schema: {
           tags: publicTags,
+          operationId: 'startDeviceAuthorization',
           summary: 'Start a device authorization (RFC 8628 section 3.1)',
           description:
             `The launcher asks for codes: \`client_id\` (\`launcher\`) and an optional \`scope\`, form-encoded or ` +
@@ -89,6 +90,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
         errorHandler,
         schema: {
           tags: publicTags,
+          operationId: 'pollDeviceToken',
           summary: 'Poll a device authorization, or refresh its tokens (RFC 8628 section 3.4)',
           description:
             `Form-encoded or JSON. With \`grant_type=${'urn:ietf:params:oauth:grant-type:device_code'}\`, ` +
@@ -130,6 +132,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
     {
       config: { rateLimit: 'deviceApprove' },
       schema: {
+        operationId: 'approveMyDevice',
         tags: meTags,
         summary: 'Inspect, approve or deny a device code',
         description:
@@ -151,6 +154,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
     '/v1/me/device-authorizations',
     {
       schema: {
+        operationId: 'listMyDeviceAuthorizations',
         tags: meTags,
         summary: "The caller's approved devices",
         description:
@@ -168,6 +172,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
     '/v1/me/device-authorizations/:id',
     {
       schema: {
+        operationId: 'revokeMyDeviceAuthorization',
         tags: meTags,
         summary: 'Revoke an approved device',
         description:

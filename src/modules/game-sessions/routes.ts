@@ -42,6 +42,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/sessions',
     {
       schema: {
+        operationId: 'startMyGameSession',
         tags,
         summary: 'Start a game session',
         description:
@@ -63,6 +64,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/sessions/stop',
     {
       schema: {
+        operationId: 'stopMyGameSession',
         tags,
         summary: "Stop the caller's game session",
         description:
@@ -81,6 +83,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/game-sessions',
     {
       schema: {
+        operationId: 'listMyGameSessions',
         tags,
         summary: "The caller's game session history",
         description: cursorRule,
@@ -96,6 +99,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'listRuntimeSessions',
         tags,
         summary: 'List game sessions',
         description: `Filters \`user_id\`, \`pool_id\`, \`status\`, \`game_id\`, combined with AND. ${cursorRule}`,
@@ -111,6 +115,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'getRuntimeSession',
         tags,
         summary: 'Get a game session',
         description: '404 `not_found`.',
@@ -126,6 +131,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: WRITE,
       schema: {
+        operationId: 'stopRuntimeSession',
         tags,
         summary: 'Stop a game session',
         description:

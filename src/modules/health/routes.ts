@@ -15,6 +15,7 @@ export function registerHealthRoutes(app: ZodApp, kernel: Kernel): void {
     '/health',
     {
       schema: {
+        operationId: 'getHealth',
         tags: ['system'],
         summary: 'Liveness, with the database state',
         description: 'Answers 200 while the process serves, at every maintenance level, without a token.',

@@ -22,7 +22,7 @@ export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/ops/incident-rules',
     {
       config: PANIC,
-      schema: { tags, summary: 'The incident rules', response: { 200: rulesBody } },
+      schema: { operationId: 'getOpsIncidentRules', tags, summary: 'The incident rules', response: { 200: rulesBody } },
     },
     () => incidents.rules(),
   );
@@ -32,6 +32,7 @@ export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: PANIC,
       schema: {
+        operationId: 'setOpsIncidentRules',
         tags,
         summary: 'Replace the incident rules',
         description:
@@ -51,6 +52,7 @@ export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'listOpsIncidents',
         tags,
         summary: 'The history of maintenance level changes',
         description:

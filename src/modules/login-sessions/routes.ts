@@ -28,6 +28,7 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/sessions',
     {
       schema: {
+        operationId: 'listMyLoginSessions',
         tags,
         summary: "The caller's login sessions",
         description:
@@ -44,6 +45,7 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/sessions/:sessionId',
     {
       schema: {
+        operationId: 'revokeMyLoginSession',
         tags,
         summary: "Revoke one of the caller's login sessions",
         description:
@@ -67,6 +69,7 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.read'] },
       schema: {
+        operationId: 'listAdminUserLoginSessions',
         tags,
         summary: "A user's login sessions",
         description:

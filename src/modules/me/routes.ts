@@ -10,7 +10,7 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/me',
     {
-      schema: { tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },
+      schema: { operationId: 'getMe', tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },
     },
     (request) => profiles.get(actorOf(request).userId),
   );
@@ -19,6 +19,7 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me',
     {
       schema: {
+        operationId: 'updateMe',
         tags: ['me'],
         summary: "Change the caller's profile",
         description:
@@ -38,7 +39,12 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/me/permissions',
     {
-      schema: { tags: ['me'], summary: "The caller's effective permissions", response: { 200: permissionsBody } },
+      schema: {
+        operationId: 'getMyPermissions',
+        tags: ['me'],
+        summary: "The caller's effective permissions",
+        response: { 200: permissionsBody },
+      },
     },
     (request) => {
       // The guard's principal already holds both (from its cache, usually): no query.

@@ -34,8 +34,9 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['announcements.write', 'email.send'] },
       schema: {
+        operationId: 'broadcastNotification',
         tags: staffTags,
-        summary: 'Broadcast a notification and/or an email (operation 19)',
+        summary: 'Broadcast a notification and/or an email',
         description:
           'Sends an in-app notification, an email from a published template, or both, to the users the `segment` ' +
           'matches (the users-list filters; empty: every active user; `status` overrides the active-only ' +
@@ -72,6 +73,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['announcements.read', 'email.read'] },
       schema: {
+        operationId: 'listNotificationBroadcasts',
         tags: staffTags,
         summary: 'List broadcasts',
         description:
@@ -90,6 +92,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['announcements.read', 'email.read'] },
       schema: {
+        operationId: 'getNotificationBroadcast',
         tags: staffTags,
         summary: 'Get a broadcast',
         description: 'One broadcast as in the list. 404 `not_found`.',
@@ -104,6 +107,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/notifications',
     {
       schema: {
+        operationId: 'listMyNotifications',
         tags: meTags,
         summary: "The caller's notifications",
         description:
@@ -121,6 +125,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/notifications/:id/read',
     {
       schema: {
+        operationId: 'markMyNotificationRead',
         tags: meTags,
         summary: 'Mark a notification read',
         description:
@@ -140,6 +145,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/notifications/read-all',
     {
       schema: {
+        operationId: 'markAllMyNotificationsRead',
         tags: meTags,
         summary: 'Mark every notification read',
         description: 'Marks every unread notification the caller sees as read; answers how many.',

@@ -13,7 +13,12 @@ export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/ops/panic',
     {
       config: { perms: ['ops.read', 'ops.panic'] },
-      schema: { tags, summary: 'The current maintenance (panic) level', response: { 200: panicStateBody } },
+      schema: {
+        operationId: 'getOpsPanicMode',
+        tags,
+        summary: 'The current maintenance (panic) level',
+        response: { 200: panicStateBody },
+      },
     },
     () => ops.current(),
   );
@@ -23,8 +28,9 @@ export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['ops.panic'] },
       schema: {
+        operationId: 'setOpsPanicMode',
         tags,
-        summary: 'Set the maintenance level (setOpsPanicMode)',
+        summary: 'Set the maintenance level',
         description:
           '`degraded` refuses new checkouts and new game sessions; `lockdown` refuses every write from ' +
           '`/v1/public` and `/v1/me` except stopping a game session. Reads, `/health` and staff routes always ' +

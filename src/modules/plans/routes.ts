@@ -23,6 +23,7 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['plans.read'] },
       schema: {
+        operationId: 'listPlanRulesets',
         tags,
         summary: 'List plan rulesets',
         description: 'Every ruleset (a small set, not paged), ordered by key, with the number of tiers using each.',
@@ -38,8 +39,9 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['plans.write'] },
       schema: {
+        operationId: 'upsertPlanRuleset',
         tags,
-        summary: 'Create or replace a ruleset (upsertPlanRuleset)',
+        summary: 'Create or replace a ruleset',
         description:
           'Upsert by `key`: a new key creates the ruleset, an existing one is replaced as a whole (omitted ' +
           '`description` clears it, omitted `limits` becomes `{}`, omitted `isActive` true). Answers the ' +
@@ -57,6 +59,7 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['plans.read'] },
       schema: {
+        operationId: 'listPlanTiers',
         tags,
         summary: 'List plan tiers',
         description:
@@ -74,8 +77,9 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['plans.write'] },
       schema: {
+        operationId: 'upsertPlanTier',
         tags,
-        summary: 'Create or replace a tier (upsertPlanTier)',
+        summary: 'Create or replace a tier',
         description:
           'Upsert by `key`; an existing tier is replaced as a whole (omitted `description` clears it). ' +
           '`rulesetKey` must name an existing ruleset: 422 `invalid_request` with `details.rulesetKey` otherwise. ' +

@@ -53,6 +53,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/realtime',
     {
       schema: {
+        operationId: 'getMyRealtimeCredentials',
         tags,
         summary: 'Realtime credentials',
         description:
@@ -95,6 +96,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
       method: 'GET',
       url: '/v1/realtime',
       schema: {
+        operationId: 'openRealtimeSocket',
         tags,
         summary: 'Realtime socket',
         description: SOCKET_DESCRIPTION,

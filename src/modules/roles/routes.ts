@@ -30,7 +30,13 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/roles',
     {
       config: { perms: ['roles.read'] },
-      schema: { tags, summary: 'List roles', querystring: listRolesQuery, response: { 200: rolesPage } },
+      schema: {
+        operationId: 'listAdminRoles',
+        tags,
+        summary: 'List roles',
+        querystring: listRolesQuery,
+        response: { 200: rolesPage },
+      },
     },
     (request) => roles.list(request.query),
   );
@@ -40,6 +46,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['roles.write'] },
       schema: {
+        operationId: 'createAdminRole',
         tags,
         summary: 'Create a role',
         description: `${UNHELD_ROLE_KEYS_REFUSAL}. A taken key is 409 \`conflict\`.`,
@@ -54,7 +61,13 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/roles/:id',
     {
       config: { perms: ['roles.read'] },
-      schema: { tags, summary: 'Get a role', params: roleIdParams, response: { 200: roleBody } },
+      schema: {
+        operationId: 'getAdminRole',
+        tags,
+        summary: 'Get a role',
+        params: roleIdParams,
+        response: { 200: roleBody },
+      },
     },
     (request) => roles.get(request.params.id),
   );
@@ -64,6 +77,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['roles.write'] },
       schema: {
+        operationId: 'updateAdminRole',
         tags,
         summary: 'Rename or describe a role',
         description: `Protected roles answer 422 \`invalid_request\`; ${UNHELD_ROLE_KEYS_REFUSAL}.`,
@@ -83,8 +97,9 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['roles.write'] },
       schema: {
+        operationId: 'setAdminRolePermissions',
         tags,
-        summary: "Replace a role's permissions (setAdminRolePermissions)",
+        summary: "Replace a role's permissions",
         description:
           `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 ` +
           `\`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack ` +
@@ -105,8 +120,9 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['roles.write'] },
       schema: {
+        operationId: 'deleteAdminRole',
         tags,
-        summary: 'Delete a role (deleteAdminRole)',
+        summary: 'Delete a role',
         description:
           `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of ` +
           `it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
@@ -125,7 +141,12 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/permissions',
     {
       config: { perms: ['roles.read'] },
-      schema: { tags, summary: 'The permission catalog', response: { 200: permissionCatalogBody } },
+      schema: {
+        operationId: 'listAdminPermissions',
+        tags,
+        summary: 'The permission catalog',
+        response: { 200: permissionCatalogBody },
+      },
     },
     () => roles.catalog(),
   );
@@ -135,8 +156,9 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['roles.assign'] },
       schema: {
+        operationId: 'bulkAssignAdminUserRoles',
         tags,
-        summary: 'Grant or revoke a role for many users (bulkAssignAdminUserRoles)',
+        summary: 'Grant or revoke a role for many users',
         description: [
           'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE:',
           '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, ' +

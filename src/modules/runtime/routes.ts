@@ -38,6 +38,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.read'] },
       schema: {
+        operationId: 'listRuntimeNodes',
         tags,
         summary: 'List runtime nodes, sorted by id',
         description: `Filter by \`pool_id\` and \`status\`. ${unreachable}`,
@@ -53,6 +54,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.read'] },
       schema: {
+        operationId: 'getRuntimeNode',
         tags,
         summary: 'Get a runtime node with its images and capacity',
         description: `${unknownNode} ${unreachable}`,
@@ -68,8 +70,9 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.write'] },
       schema: {
+        operationId: 'pullRuntimeNodeImage',
         tags,
-        summary: 'Pull an image onto a node (pullRuntimeNodeImage)',
+        summary: 'Pull an image onto a node',
         description:
           "Starts the pull; it goes on in the runtime, and the node's `images` show it `pulling`, then `ready` or " +
           '`failed`. ' +
@@ -89,6 +92,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.write'] },
       schema: {
+        operationId: 'drainRuntimeNode',
         tags,
         summary: 'Drain a node: no new sessions, running ones go on',
         description:
@@ -107,6 +111,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.write'] },
       schema: {
+        operationId: 'undrainRuntimeNode',
         tags,
         summary: 'Undrain a node: it takes new sessions again',
         description:
@@ -125,6 +130,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.write'] },
       schema: {
+        operationId: 'setRuntimeNodePool',
         tags,
         summary: 'Move a node into a pool, or out of every pool',
         description:
@@ -144,7 +150,13 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/runtime/pools',
     {
       config: { perms: ['runtime.read'] },
-      schema: { tags, summary: 'List runtime pools', description: unreachable, response: { 200: runtimePoolsBody } },
+      schema: {
+        operationId: 'listRuntimePools',
+        tags,
+        summary: 'List runtime pools',
+        description: unreachable,
+        response: { 200: runtimePoolsBody },
+      },
     },
     () => runtime.listPools(),
   );
@@ -154,6 +166,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.read'] },
       schema: {
+        operationId: 'getRuntimePool',
         tags,
         summary: 'Get a runtime pool with its node ids',
         description: `${unknownPool} ${unreachable}`,
@@ -169,6 +182,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.write'] },
       schema: {
+        operationId: 'createRuntimePool',
         tags,
         summary: 'Create a runtime pool',
         description:
@@ -186,6 +200,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['runtime.write'] },
       schema: {
+        operationId: 'updateRuntimePool',
         tags,
         summary: 'Rename or describe a runtime pool',
         description:

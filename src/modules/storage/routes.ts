@@ -38,6 +38,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { rateLimit: 'avatarUpload' },
       schema: {
+        operationId: 'createMyAvatarUploadUrl',
         tags: meTags,
         summary: 'Get an avatar upload URL',
         description:
@@ -58,6 +59,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/avatar/confirm',
     {
       schema: {
+        operationId: 'confirmMyAvatar',
         tags: meTags,
         summary: 'Make the uploaded image the avatar',
         description:
@@ -81,6 +83,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['storage.read'] },
       schema: {
+        operationId: 'listStorageObjects',
         tags: staffTags,
         summary: 'Browse stored objects',
         description:
@@ -99,6 +102,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['storage.write'] },
       schema: {
+        operationId: 'deleteStorageObject',
         tags: staffTags,
         summary: 'Delete a stored object',
         description:
@@ -130,6 +134,7 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
       {
         schema: {
           tags: publicTags,
+          operationId: 'uploadStorageObject',
           summary: 'Upload to a signed URL (local store)',
           description:
             'The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the ' +
@@ -165,6 +170,7 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
     {
       schema: {
         tags: publicTags,
+        operationId: 'downloadStorageObject',
         summary: 'Download from a signed URL (local store)',
         description:
           "The object's bytes, for `avatar_url` and other download URLs of the local store. Errors: 404 " +

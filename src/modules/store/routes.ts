@@ -32,6 +32,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'listStoreGames',
         tags,
         summary: 'List store games',
         description: 'Every status. `q` matches title or slug; filters `status`, `game_type`.',
@@ -47,6 +48,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: WRITE,
       schema: {
+        operationId: 'createStoreGame',
         tags,
         summary: 'Create a store game',
         description: `Returns the StoreGame row. A taken slug is 409 \`conflict\`. ${linkRule}`,
@@ -62,6 +64,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'getStoreGame',
         tags,
         summary: 'Get a store game',
         description: '404 `game_not_found`.',
@@ -77,8 +80,9 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: WRITE,
       schema: {
+        operationId: 'updateStoreGame',
         tags,
-        summary: 'Update a store game (updateStoreGame)',
+        summary: 'Update a store game',
         description:
           `Any game input fields; omitted fields keep their value, \`null\` clears a nullable one, \`metadata\` is ` +
           `replaced whole. An omitted link list leaves those links alone, \`[]\` clears them. Returns the StoreGame ` +
@@ -98,6 +102,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: WRITE,
       schema: {
+        operationId: 'deleteStoreGame',
         tags,
         summary: 'Delete a store game',
         description: 'Removes the game and its links; audited. 404 `game_not_found`.',
@@ -115,12 +120,14 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     const terms = new StoreTermsService(kernel.db, kind, kernel.write);
     const { noun } = TERM_KINDS[kind];
     const path = `/v1/admin/store/${kind}`;
+    const [Kinds, Noun] = [kind, noun].map((word) => word[0]!.toUpperCase() + word.slice(1));
 
     app.get(
       path,
       {
         config: READ,
         schema: {
+          operationId: `listStore${Kinds}`,
           tags,
           summary: `List ${kind}`,
           description: '`q` matches name or slug.',
@@ -136,6 +143,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
       {
         config: WRITE,
         schema: {
+          operationId: `createStore${Noun}`,
           tags,
           summary: `Create a ${noun}`,
           description:
@@ -153,6 +161,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
       {
         config: WRITE,
         schema: {
+          operationId: `renameStore${Noun}`,
           tags,
           summary: `Rename a ${noun}`,
           description: '404 `not_found`; 409 `conflict` when the name or slug is taken.',
@@ -169,6 +178,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
       {
         config: WRITE,
         schema: {
+          operationId: `deleteStore${Noun}`,
           tags,
           summary: `Delete a ${noun}`,
           description:
@@ -188,6 +198,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/public/store/games',
     {
       schema: {
+        operationId: 'listPublicStoreGames',
         tags: ['public'],
         summary: 'Published store games',
         description:
@@ -208,6 +219,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/public/store/games/:slug',
     {
       schema: {
+        operationId: 'getPublicStoreGame',
         tags: ['public'],
         summary: 'One published store game',
         description:

@@ -55,6 +55,7 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { rateLimit: 'supportAttachments' },
       schema: {
+        operationId: 'createMySupportAttachmentUploadUrl',
         tags: meTags,
         summary: 'Get a support attachment upload URL',
         description:
@@ -75,6 +76,7 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: limited,
       schema: {
+        operationId: 'createMySupportTicket',
         tags: meTags,
         summary: 'Write to support',
         description:
@@ -94,6 +96,7 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/support',
     {
       schema: {
+        operationId: 'listMySupportTickets',
         tags: meTags,
         summary: "The caller's tickets",
         description: `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` \
@@ -110,6 +113,7 @@ holds \
     '/v1/me/support/:id',
     {
       schema: {
+        operationId: 'getMySupportTicket',
         tags: meTags,
         summary: "One of the caller's tickets",
         description:
@@ -127,6 +131,7 @@ holds \
     {
       config: limited,
       schema: {
+        operationId: 'addMySupportTicketMessage',
         tags: meTags,
         summary: 'Add a message to a ticket',
         description:
@@ -146,6 +151,7 @@ holds \
     {
       config: read,
       schema: {
+        operationId: 'listSupportTickets',
         tags: staffTags,
         summary: 'List support tickets',
         description:
@@ -164,6 +170,7 @@ holds \
     {
       config: read,
       schema: {
+        operationId: 'getSupportTicket',
         tags: staffTags,
         summary: 'Get a support ticket',
         description:
@@ -181,6 +188,7 @@ holds \
     {
       config: write,
       schema: {
+        operationId: 'replySupportTicket',
         tags: staffTags,
         summary: 'Reply to a support ticket',
         description:
@@ -202,6 +210,7 @@ holds \
     {
       config: write,
       schema: {
+        operationId: 'closeSupportTicket',
         tags: staffTags,
         summary: 'Close a support ticket',
         description:
@@ -222,6 +231,7 @@ holds \
     {
       config: write,
       schema: {
+        operationId: 'reopenSupportTicket',
         tags: staffTags,
         summary: 'Reopen a support ticket',
         description:

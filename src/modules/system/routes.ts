@@ -31,7 +31,12 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/system/cron',
     {
       config: { perms: ['settings.read'] },
-      schema: { tags, summary: 'List scheduled jobs with their next and last run', response: { 200: jobsBody } },
+      schema: {
+        operationId: 'listSystemCronJobs',
+        tags,
+        summary: 'List scheduled jobs with their next and last run',
+        response: { 200: jobsBody },
+      },
     },
     () => cron.list(),
   );
@@ -41,8 +46,9 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['settings.write'] },
       schema: {
+        operationId: 'setSystemCronJobActive',
         tags,
-        summary: 'Enable or disable a scheduled job (setSystemCronJobActive)',
+        summary: 'Enable or disable a scheduled job',
         description:
           `Enabling schedules the next occurrence from now; disabling clears the next run. Audited as ` +
           `\`system.cron.enable\` / \`system.cron.disable\`. ${unknownJob}`,
@@ -59,6 +65,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['settings.write'] },
       schema: {
+        operationId: 'runSystemCronJob',
         tags,
         summary: 'Run a scheduled job now',
         description:
@@ -77,6 +84,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['settings.read'] },
       schema: {
+        operationId: 'listSystemCronJobRuns',
         tags,
         summary: "A scheduled job's run history, newest first",
         description:

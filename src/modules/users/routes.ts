@@ -36,6 +36,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.read'] },
       schema: {
+        operationId: 'listAdminUsers',
         tags,
         summary: 'List users',
         description:
@@ -54,6 +55,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.read'] },
       schema: {
+        operationId: 'getAdminUser',
         tags,
         summary: 'Get a user',
         description:
@@ -71,6 +73,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.read'] },
       schema: {
+        operationId: 'getAdminUserIdentity',
         tags,
         summary: "The identity provider's record of a user",
         description:
@@ -89,6 +92,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.write'] },
       schema: {
+        operationId: 'updateAdminUser',
         tags,
         summary: "Edit a user's display name, tier or metadata",
         description:
@@ -107,6 +111,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.write'] },
       schema: {
+        operationId: 'banAdminUser',
         tags,
         summary: 'Ban a user',
         description:
@@ -128,6 +133,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.write'] },
       schema: {
+        operationId: 'unbanAdminUser',
         tags,
         summary: 'Lift a ban',
         description: `422 \`invalid_state\` unless banned. ${guarded}`,
@@ -147,6 +153,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.write'] },
       schema: {
+        operationId: 'signOutAdminUser',
         tags,
         summary: 'Sign a user out',
         description:
@@ -168,8 +175,9 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['users.delete'] },
       schema: {
+        operationId: 'deleteAdminUser',
         tags,
-        summary: 'Delete a user (deleteAdminUser)',
+        summary: 'Delete a user',
         description:
           `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on ` +
           `(event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity ` +

@@ -13,6 +13,7 @@ export function registerWaitlistRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { rateLimit: 'waitlist' },
       schema: {
+        operationId: 'joinWaitlist',
         tags,
         summary: 'Join the waitlist',
         description:
@@ -34,6 +35,7 @@ export function registerWaitlistRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['email.read'] },
       schema: {
+        operationId: 'listWaitlistSignups',
         tags,
         summary: 'List waitlist signups',
         description:

@@ -35,6 +35,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: read,
       schema: {
+        operationId: 'listPlanProducts',
         tags,
         summary: 'List billing products',
         description:
@@ -52,6 +53,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: write,
       schema: {
+        operationId: 'createPlanProduct',
         tags,
         summary: 'Create a billing product',
         description:
@@ -70,6 +72,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: read,
       schema: {
+        operationId: 'getPlanProduct',
         tags,
         summary: 'Get a billing product',
         description: 'With all its prices. 404 `not_found` for an unknown id.',
@@ -85,6 +88,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: write,
       schema: {
+        operationId: 'updatePlanProduct',
         tags,
         summary: 'Update a billing product',
         description:
@@ -106,6 +110,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: write,
       schema: {
+        operationId: 'createPlanProductPrice',
         tags,
         summary: 'Add a price to a billing product',
         description:
@@ -127,6 +132,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: write,
       schema: {
+        operationId: 'setPlanPriceActive',
         tags,
         summary: 'Activate or deactivate a price',
         description:
@@ -146,6 +152,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
     '/v1/public/products',
     {
       schema: {
+        operationId: 'listPublicProducts',
         tags: ['public'],
         summary: 'The product catalog',
         description:

@@ -107,6 +107,7 @@ export function registerLocalCheckoutPages(
       {
         schema: {
           tags,
+          operationId: 'getLocalCheckoutPage',
           summary: 'Local provider: checkout page',
           description:
             'An HTML page with the product, the amount, and Pay and Cancel buttons. 404 `checkout` (unknown id). ' +
@@ -149,6 +150,7 @@ export function registerLocalCheckoutPages(
       {
         schema: {
           tags,
+          operationId: 'payLocalCheckout',
           summary: 'Local provider: pay a checkout',
           description:
             'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 ' +
@@ -166,6 +168,7 @@ export function registerLocalCheckoutPages(
       {
         schema: {
           tags,
+          operationId: 'cancelLocalCheckout',
           summary: 'Local provider: cancel a checkout',
           description:
             'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 ' +
@@ -182,6 +185,7 @@ export function registerLocalCheckoutPages(
       {
         schema: {
           tags,
+          operationId: 'getLocalBillingPortalPage',
           summary: 'Local provider: billing portal page',
           description:
             'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep ' +
@@ -207,6 +211,7 @@ export function registerLocalCheckoutPages(
     {
       config: { perms: ['billing.read'] },
       schema: {
+        operationId: 'getLocalBillingObject',
         tags,
         summary: 'Local provider: an object as the provider holds it',
         description:

@@ -38,8 +38,9 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/billing/checkout-session',
     {
       schema: {
+        operationId: 'createCheckoutSession',
         tags,
-        summary: 'Start a checkout (operation 6)',
+        summary: 'Start a checkout',
         description:
           'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or ' +
           'subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 ' +
@@ -75,6 +76,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/billing',
     {
       schema: {
+        operationId: 'getMyBilling',
         tags,
         summary: "The caller's billing",
         description:
@@ -90,6 +92,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/billing/invoices',
     {
       schema: {
+        operationId: 'listMyBillingInvoices',
         tags,
         summary: "The caller's invoices",
         description:
@@ -105,6 +108,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/billing/portal-session',
     {
       schema: {
+        operationId: 'createBillingPortalSession',
         tags,
         summary: 'Open the billing portal',
         description:
@@ -131,6 +135,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
       '/v1/webhooks/stripe',
       {
         schema: {
+          operationId: 'receiveStripeWebhook',
           tags,
           summary: 'Stripe webhook',
           description:

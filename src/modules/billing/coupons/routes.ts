@@ -31,6 +31,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listBillingCoupons',
         tags,
         summary: 'List coupons',
         description:
@@ -48,6 +49,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'createBillingCoupon',
         tags,
         summary: 'Create a coupon',
         description:
@@ -67,6 +69,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'deleteBillingCoupon',
         tags,
         summary: 'Delete a coupon',
         description:
@@ -88,6 +91,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listBillingPromotionCodes',
         tags,
         summary: 'List promotion codes',
         description:
@@ -105,6 +109,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'createBillingPromotionCode',
         tags,
         summary: 'Create a promotion code',
         description:
@@ -123,6 +128,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'setBillingPromotionCodeActive',
         tags,
         summary: 'Activate or deactivate a promotion code',
         description:

@@ -89,6 +89,7 @@ export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['billing.write'] },
       schema: {
+        operationId: 'giftBillingCreditPack',
         tags,
         summary: 'Gift credit packs to a user',
         description:
@@ -123,6 +124,7 @@ export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['billing.read'] },
       schema: {
+        operationId: 'listBillingGiftableTiers',
         tags,
         summary: 'What staff can hand out',
         description:

@@ -31,6 +31,7 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: WRITE,
       schema: {
+        operationId: 'grantBillingCredits',
         tags,
         summary: 'Grant credits to a user',
         description:
@@ -61,6 +62,7 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'listBillingLedger',
         tags,
         summary: 'The credit ledger of every user',
         description:
@@ -79,6 +81,7 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: READ,
       schema: {
+        operationId: 'listBillingCreditLots',
         tags,
         summary: 'Credit lots',
         description:
@@ -96,6 +99,7 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/me/billing/ledger',
     {
       schema: {
+        operationId: 'listMyBillingLedger',
         tags,
         summary: "The caller's credit ledger",
         description:

@@ -14,6 +14,7 @@ export function registerBillingOverviewRoutes(app: ZodApp, kernel: Kernel): void
     {
       config: read,
       schema: {
+        operationId: 'getBillingOverview',
         tags,
         summary: 'Billing overview',
         description:
@@ -42,6 +43,7 @@ export function registerBillingOverviewRoutes(app: ZodApp, kernel: Kernel): void
     {
       config: read,
       schema: {
+        operationId: 'getBillingDeepLink',
         tags,
         summary: 'Link to a billing record at the payment provider',
         description:

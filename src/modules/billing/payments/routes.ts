@@ -26,6 +26,7 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: read,
       schema: {
+        operationId: 'listBillingPayments',
         tags,
         summary: 'List payments',
         description:
@@ -44,6 +45,7 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: read,
       schema: {
+        operationId: 'listBillingInvoices',
         tags,
         summary: 'List invoices',
         description:
@@ -62,6 +64,7 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
     {
       config: write,
       schema: {
+        operationId: 'refundBillingPayment',
         tags,
         summary: 'Refund a payment',
         description:

@@ -37,6 +37,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
     {
       config: read,
       schema: {
+        operationId: 'listBillingSubscriptions',
         tags,
         summary: 'List subscriptions',
         description:
@@ -57,6 +58,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
     {
       config: write,
       schema: {
+        operationId: 'cancelBillingSubscription',
         tags,
         summary: 'Cancel a subscription',
         description:
@@ -79,6 +81,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
     {
       config: write,
       schema: {
+        operationId: 'resumeBillingSubscription',
         tags,
         summary: 'Resume a subscription set to cancel',
         description:
@@ -106,6 +109,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
       {
         config: write,
         schema: {
+          operationId: 'simulateBillingSubscriptionRenewal',
           tags,
           summary: 'Simulate a renewal (local payment provider only)',
           description:
@@ -131,6 +135,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
     {
       config: { perms: ['plans.write'] },
       schema: {
+        operationId: 'migratePlanSubscribers',
         tags: ['plans'],
         summary: "Migrate a plan's subscribers to a new price",
         description:

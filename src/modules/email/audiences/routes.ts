@@ -62,6 +62,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listEmailAudiences',
         tags,
         summary: 'List email audiences',
         description:
@@ -79,6 +80,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'createEmailAudience',
         tags,
         summary: 'Create an email audience',
         description:
@@ -96,6 +98,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getEmailAudience',
         tags,
         summary: 'Get an email audience',
         description: '404 `not_found` for an unknown id.',
@@ -111,6 +114,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'updateEmailAudience',
         tags,
         summary: 'Edit an email audience',
         description:
@@ -130,6 +134,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'deleteEmailAudience',
         tags,
         summary: 'Delete an email audience',
         description:
@@ -150,6 +155,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listEmailAudienceMembers',
         tags,
         summary: 'List the members of an email audience',
         description:
@@ -171,8 +177,9 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
       // The CSV's 5,000,000 characters may double in JSON escaping: this route alone takes large bodies.
       bodyLimit: LARGE_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'setEmailAudienceMembers',
         tags,
-        summary: 'Replace the members of an email audience (setEmailAudienceMembers)',
+        summary: 'Replace the members of an email audience',
         description: REPLACE_MEMBERS,
         params: audienceIdParams,
         body: replaceMembersBody,
@@ -187,6 +194,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'removeEmailAudienceMember',
         tags,
         summary: 'Remove one member from an email audience',
         description:
@@ -207,6 +215,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'countEmailAudienceRecipients',
         tags,
         summary: 'How many members of an email audience are mailable now',
         description:

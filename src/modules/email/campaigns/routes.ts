@@ -44,6 +44,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listEmailCampaigns',
         tags,
         summary: 'List campaigns',
         description:
@@ -61,8 +62,9 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'createEmailCampaign',
         tags,
-        summary: 'Create a campaign (operation 11)',
+        summary: 'Create a campaign',
         description:
           'A draft: nothing is sent until it is launched or scheduled. Errors: 404 `not_found` (unknown template, ' +
           '`details.template_key`; unknown audience, `details.audience_id`); 422 `invalid_state` (the template ' +
@@ -79,6 +81,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getEmailCampaign',
         tags,
         summary: 'Get a campaign',
         description: `With its message counts by status. ${UNKNOWN}.`,
@@ -94,6 +97,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'updateEmailCampaign',
         tags,
         summary: 'Edit a campaign before it launches',
         description:
@@ -113,6 +117,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'launchEmailCampaign',
         tags,
         summary: 'Launch a campaign now',
         description:
@@ -143,6 +148,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'scheduleEmailCampaign',
         tags,
         summary: 'Schedule a campaign',
         description:
@@ -163,6 +169,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'unscheduleEmailCampaign',
         tags,
         summary: 'Unschedule a campaign',
         description: `Back to draft. ${UNKNOWN}; 422 \`invalid_state\` unless scheduled.`,
@@ -178,6 +185,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'pauseEmailCampaign',
         tags,
         summary: 'Pause a sending campaign',
         description:
@@ -195,8 +203,9 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'resumeEmailCampaign',
         tags,
-        summary: 'Resume a campaign (operation 18)',
+        summary: 'Resume a campaign',
         description:
           'No body. A paused campaign sends on; one stopped by a run of delivery failures (`failed` after launch) ' +
           'also queues again its messages that certainly did not go out (never one that may have been delivered). ' +
@@ -217,6 +226,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'cancelEmailCampaign',
         tags,
         summary: 'Cancel a campaign',
         description:

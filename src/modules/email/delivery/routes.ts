@@ -29,6 +29,7 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listEmailOutbox',
         tags,
         summary: 'List outbound email',
         description:
@@ -52,6 +53,7 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getEmailOutboxMessage',
         tags,
         summary: 'Read one outbound message',
         description:
@@ -72,6 +74,7 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: send,
       schema: {
+        operationId: 'retryEmailOutboxMessage',
         tags,
         summary: 'Send a failed message again',
         description:

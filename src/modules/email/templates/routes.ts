@@ -42,6 +42,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listEmailTemplates',
         tags,
         summary: 'List email templates',
         description:
@@ -59,6 +60,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'createEmailTemplate',
         tags,
         summary: 'Create an email template',
         description:
@@ -77,6 +79,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getEmailTemplate',
         tags,
         summary: 'Get an email template',
         description:
@@ -94,6 +97,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
       config: write,
       schema: {
         tags,
+        operationId: 'updateEmailTemplate',
         summary: "Change a template's name, description or category",
         description:
           'At least one of `name`, `description`, `category`; omitted fields keep their value. Messages already ' +
@@ -111,6 +115,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'deleteEmailTemplate',
         tags,
         summary: 'Delete an email template',
         description:
@@ -132,6 +137,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'saveEmailTemplateVersion',
         tags,
         summary: 'Store a new template version',
         description:
@@ -150,6 +156,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getEmailTemplateVersion',
         tags,
         summary: 'One template version with its bodies',
         description: 'With the var names it reads. 404 `not_found` for an unknown template or version.',
@@ -165,6 +172,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'publishEmailTemplate',
         tags,
         summary: 'Publish a template version',
         description:
@@ -184,6 +192,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'unpublishEmailTemplate',
         tags,
         summary: 'Unpublish a template',
         description:
@@ -206,6 +215,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'previewEmailTemplate',
         tags,
         summary: 'Render a template version',
         description:

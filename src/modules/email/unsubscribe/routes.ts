@@ -56,6 +56,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         config: { rateLimit: 'unsubscribe' },
         schema: {
           tags,
+          operationId: 'getEmailUnsubscribePage',
           summary: 'Unsubscribe page (the link in every marketing mail)',
           description:
             `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a ` +
@@ -84,6 +85,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
         config: { rateLimit: 'unsubscribe' },
         schema: {
           tags,
+          operationId: 'unsubscribeEmail',
           summary: "Unsubscribe (RFC 8058 one-click, and the page's button)",
           description:
             `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when ` +
@@ -121,6 +123,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
     {
       config: { perms: ['email.read'] },
       schema: {
+        operationId: 'listEmailSuppressions',
         tags,
         summary: 'List suppressed addresses',
         description:
@@ -138,6 +141,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
     {
       config: { perms: ['email.write'] },
       schema: {
+        operationId: 'createEmailSuppression',
         tags,
         summary: 'Suppress an address',
         description:
@@ -160,6 +164,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
     {
       config: { perms: ['email.write'] },
       schema: {
+        operationId: 'deleteEmailSuppression',
         tags,
         summary: 'Remove an address from the suppression list',
         description:

@@ -21,6 +21,7 @@ export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['site.read', 'announcements.read'] },
       schema: {
+        operationId: 'listSiteAnnouncements',
         tags,
         summary: 'List announcements',
         description: '`q` matches title or body; filter by `surface` and by `active_now` (shown right now).',
@@ -36,6 +37,7 @@ export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['site.write', 'announcements.write'] },
       schema: {
+        operationId: 'upsertSiteAnnouncement',
         tags,
         summary: 'Create or replace an announcement',
         description:
@@ -55,6 +57,7 @@ export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['site.read', 'announcements.read'] },
       schema: {
+        operationId: 'getSiteAnnouncement',
         tags,
         summary: 'Get an announcement',
         description: '404 `not_found`.',

@@ -21,7 +21,13 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/site/content-blocks',
     {
       config: { perms: ['content.read', 'content.write'] },
-      schema: { tags, summary: 'List content blocks', querystring: listBlocksQuery, response: { 200: blocksPage } },
+      schema: {
+        operationId: 'listSiteContentBlocks',
+        tags,
+        summary: 'List content blocks',
+        querystring: listBlocksQuery,
+        response: { 200: blocksPage },
+      },
     },
     (request) => blocks.list(request.query),
   );
@@ -31,8 +37,9 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.write'] },
       schema: {
+        operationId: 'upsertSiteContentBlock',
         tags,
-        summary: 'Upsert a content block draft (upsertSiteContentBlock)',
+        summary: 'Upsert a content block draft',
         description:
           'The block is identified by surface, slot and locale; its id stays the same across upserts. The block ' +
           'becomes `draft`; a copy already live stays live until the block is published again.',
@@ -48,6 +55,7 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.read', 'content.write'] },
       schema: {
+        operationId: 'getSiteContentBlock',
         tags,
         summary: 'Get a content block',
         description: '404 `not_found`.',
@@ -63,6 +71,7 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: ['content.write'] },
       schema: {
+        operationId: 'setSiteContentBlockStatus',
         tags,
         summary: 'Publish, archive or unpublish a content block',
         description:

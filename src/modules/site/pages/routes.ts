@@ -40,6 +40,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'createSitePage',
         tags,
         summary: 'Create a page',
         description: 'The page starts with no versions and unpublished. A taken slug is 409 `conflict`.',
@@ -55,6 +56,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listSitePages',
         tags,
         summary: 'List pages',
         description: '`q` matches slug or title.',
@@ -70,6 +72,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getSitePage',
         tags,
         summary: 'Get a page',
         description: 'With its live and newest version numbers. 404 `not_found`.',
@@ -85,6 +88,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'updateSitePage',
         tags,
         summary: 'Rename a page or change its slug',
         description:
@@ -106,8 +110,9 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'saveSitePageVersion',
         tags,
-        summary: 'Store a new page version (saveSitePageVersion)',
+        summary: 'Store a new page version',
         description:
           'Stores the markdown as the next immutable version and returns its number; nothing goes live. 404 ' +
           '`not_found` for an unknown page.',
@@ -124,6 +129,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'listSitePageVersions',
         tags,
         summary: "A page's versions, newest first",
         description: 'Who stored each and when (markdown left out: read one version for it). 404 `not_found`.',
@@ -140,6 +146,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: read,
       schema: {
+        operationId: 'getSitePageVersion',
         tags,
         summary: 'One page version with its markdown',
         description: '404 `not_found` for an unknown page or version.',
@@ -155,6 +162,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'publishSitePage',
         tags,
         summary: 'Make a stored version live',
         description:
@@ -173,6 +181,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: write,
       schema: {
+        operationId: 'unpublishSitePage',
         tags,
         summary: 'Take a page offline',
         description: 'Its versions are kept. A page that is not live is left as it is. 404 `not_found`.',
@@ -191,6 +200,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/public/site/pages/:slug',
     {
       schema: {
+        operationId: 'getPublicSitePage',
         tags: ['public'],
         summary: 'A published page by slug',
         description:

@@ -15,6 +15,7 @@ export function registerPublicSiteRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/public/site',
     {
       schema: {
+        operationId: 'getPublicSite',
         tags: ['public'],
         summary: 'The public site configuration',
         description: 'Published state only. Carries an `ETag`; send it back in `If-None-Match` for a 304.',

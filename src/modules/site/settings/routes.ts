@@ -28,7 +28,12 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/site/settings',
     {
       config: { perms: SETTINGS_READ_PERMISSIONS },
-      schema: { tags, summary: 'Every settings section: draft and published value', response: { 200: sectionsBody } },
+      schema: {
+        operationId: 'listSiteSettings',
+        tags,
+        summary: 'Every settings section: draft and published value',
+        response: { 200: sectionsBody },
+      },
     },
     () => settings.list(),
   );
@@ -38,8 +43,9 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: SETTINGS_WRITE_PERMISSIONS },
       schema: {
+        operationId: 'saveSiteSettingsDraft',
         tags,
-        summary: 'Save a section draft (saveSiteSettingsDraft)',
+        summary: 'Save a section draft',
         description: `Nothing goes live. ${sectionRule}`,
         params: sectionParams,
         body: draftBody,
@@ -57,8 +63,9 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: SETTINGS_WRITE_PERMISSIONS },
       schema: {
+        operationId: 'publishSiteSettingsSection',
         tags,
-        summary: 'Publish a section draft (publishSiteSettingsSection)',
+        summary: 'Publish a section draft',
         description: `The draft becomes the next version, live on every instance at once. ${sectionRule}`,
         params: sectionParams,
         body: publishBody,
@@ -73,6 +80,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: SETTINGS_WRITE_PERMISSIONS },
       schema: {
+        operationId: 'rollbackSiteSettingsSection',
         tags,
         summary: 'Publish an older version again',
         description:
@@ -91,6 +99,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
     {
       config: { perms: SETTINGS_READ_PERMISSIONS },
       schema: {
+        operationId: 'listSiteSettingsVersions',
         tags,
         summary: "A section's published versions, newest first",
         params: sectionParams,

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+/** The spec's 21 operations, by the names it gives them (spec, "Operations"). */
+const SPEC_OPERATIONS: Array<[string, string, string]> = [
+  ['updateCatalogAchievement', 'PATCH', '/v1/admin/catalog/achievements/{id}'],
+  ['deleteAdminUser', 'DELETE', '/v1/admin/users/{id}'],
+  ['saveSiteSettingsDraft', 'PUT', '/v1/admin/site/settings/{section}'],
+  ['setAdminRolePermissions', 'PUT', '/v1/admin/roles/{id}/permissions'],
+  ['publishSiteSettingsSection', 'POST', '/v1/admin/site/settings/{section}/publish'],
+  ['createCheckoutSession', 'POST', '/v1/me/billing/checkout-session'],
+  ['upsertSiteContentBlock', 'PUT', '/v1/admin/site/content-blocks'],
+  ['upsertPlanRuleset', 'PUT', '/v1/admin/plans/rulesets'],
+  ['setEmailAudienceMembers', 'PUT', '/v1/admin/email/audiences/{id}/members'],
+  ['saveSitePageVersion', 'POST', '/v1/admin/site/pages/{id}/versions'],
+  ['createEmailCampaign', 'POST', '/v1/admin/email/campaigns'],
+  ['setOpsPanicMode', 'POST', '/v1/admin/ops/panic'],
+  ['upsertPlanTier', 'PUT', '/v1/admin/plans/tiers'],
+  ['bulkAssignAdminUserRoles', 'POST', '/v1/admin/users/bulk/roles'],
+  ['pullRuntimeNodeImage', 'POST', '/v1/admin/runtime/nodes/{id}/pull-image'],
+  ['deleteAdminRole', 'DELETE', '/v1/admin/roles/{id}'],
+  ['setSystemCronJobActive', 'PATCH', '/v1/admin/system/cron/{id}'],
+  ['resumeEmailCampaign', 'POST', '/v1/admin/email/campaigns/{id}/resume'],
+  ['broadcastNotification', 'POST', '/v1/admin/notifications/broadcast'],
+  ['updateStoreGame', 'PATCH', '/v1/admin/store/games/{id}'],
+  ['migratePlanSubscribers', 'POST', '/v1/admin/plans/subscribers/migrate'],
+];
+
+type Operation = { operationId?: string; summary?: string };
+
+describe('operationIds', () => {
+  let t: TestApp;
+  let operations: Array<{ method: string; path: string; op: Operation }>;
+  beforeAll(async () => {
+    t = await startTestApp();
+    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ method, path, op })),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('names every operation once, in verb-noun camelCase', () => {
+    const unnamed = operations.filter(({ op }) => op.operationId === undefined).map((o) => `${o.method} ${o.path}`);
+    expect(unnamed).toEqual([]);
+    const ids = operations.map(({ op }) => op.operationId!);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z]+[A-Z][A-Za-z0-9]*$/);
+  });
+
+  it("gives the spec's 21 operations the spec's names", () => {
+    const named = Object.fromEntries(operations.map(({ method, path, op }) => [op.operationId, `${method} ${path}`]));
+    for (const [id, method, path] of SPEC_OPERATIONS) expect(named[id], id).toBe(`${method.toLowerCase()} ${path}`);
+  });
+
+  it('keeps internal numbers and names out of summaries', () => {
+    for (const { op } of operations) {
+      expect(op.summary ?? '').not.toMatch(/\(operation \d+\)/);
+      expect(op.summary ?? '').not.toContain(`(${op.operationId})`);
+    }
+  });
+});
