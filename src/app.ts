@@ -14,7 +14,7 @@ import type { ZodApp } from './kernel/http/zod-app.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { createResponseSerializerCompiler } from './lib/response-serializer.js';
 import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/http/slow-clients.js';
-import { AREAS } from './modules/index.js';
+import { API_TAGS, AREAS } from './modules/index.js';
 
 export interface BuildAppOptions {
   /** Extra routes (tests add probe routes, e.g. for rate limits); registered after the modules. */
@@ -86,7 +86,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   await installCors(app, kernel.config.corsOrigins);
   installRequestPipeline(app, kernel);
   installSlowClientGuards(app, kernel.config);
-  await installOpenApi(app);
+  await installOpenApi(app, API_TAGS);
 
   const zodApp = app.withTypeProvider<ZodTypeProvider>();
   for (const area of AREAS) for (const register of area.routes) register(zodApp, kernel);

@@ -75,8 +75,9 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
       'the connection is closed.';
     add('408', timedOut, applicationError);
   }
+  // An open route says so, so a client generator sends it no token.
+  operation.security = area === 'open' ? [] : [{ bearerAuth: [] }];
   if (area !== 'open') {
-    operation.security = [{ bearerAuth: [] }];
     add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationError);
     add(
       '403',
@@ -118,7 +119,10 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   if (notes.length > 0) operation.description = [operation.description, ...notes].filter(Boolean).join('\n\n');
 }
 
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+export async function installOpenApi(
+  app: FastifyInstance,
+  tags: Array<{ name: string; description: string }>,
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -135,6 +139,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
           'A client too slow to send its request (headers, a body fallen silent, the whole request past its budget) ' +
           'is answered 408 `request_timeout` and its connection closed.',
       },
+      // Relative: the document is served by the instance it describes, wherever that is reached.
+      servers: [{ url: '/', description: 'The instance serving this document' }],
+      tags,
       components: {
         securitySchemes: {
           bearerAuth: {

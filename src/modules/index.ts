@@ -1,5 +1,5 @@
 import type { AreaServices } from '../kernel/kernel.js';
-import { jobsOf, permissionsOf, type AreaModule, type DeclaredPermissionKey } from '../kernel/areas/module.js';
+import { jobsOf, permissionsOf, tagsOf, type AreaModule, type DeclaredPermissionKey } from '../kernel/areas/module.js';
 import { PermissionCatalog } from '../kernel/permissions.js';
 import { accountDeletionModule } from './account-deletion/module.js';
 import { alertSubscriptionsModule } from './alert-subscriptions/module.js';
@@ -90,6 +90,9 @@ export const AREAS = [
 
 /** Every scheduled job's handler, by key. */
 export const JOB_HANDLERS = jobsOf(AREAS);
+
+/** The OpenAPI document's tags with their descriptions. */
+export const API_TAGS = tagsOf(AREAS);
 
 /** Every permission key the areas declare, with what it allows. */
 export const PERMISSION_CATALOG = permissionsOf(AREAS);

@@ -144,7 +144,7 @@ describe('OpenAPI document and /docs', () => {
         expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['401', '403']));
       }
       if (areaOf(path) === 'open') {
-        expect(op.security, where).toBeUndefined();
+        expect(op.security, where).toEqual([]);
         expect(Object.keys(op.responses), where).not.toContain('401');
         expect(Object.keys(op.responses), where).not.toContain('403');
       }

@@ -16,6 +16,11 @@ export interface AreaModule {
   readonly name: string;
   /** Its route registrations, in order. */
   readonly routes: readonly RouteRegistration[];
+  /**
+   * The OpenAPI tags it declares, with what each groups. A tag several areas' routes use
+   * (`billing`, `public`) is declared by one of them.
+   */
+  readonly tags: Readonly<Record<string, string>>;
   /** Its scheduled jobs' handlers by job key; a migration seeds each job's row (key, cron, description). */
   readonly jobs: Readonly<Record<string, JobHandler>>;
   /**
@@ -56,4 +61,15 @@ export function permissionsOf<const Areas extends readonly AreaModule[]>(
       permissions[key] = description;
     }
   return permissions as Record<DeclaredPermissionKey<Areas[number]>, string>;
+}
+
+/** The OpenAPI document's tags, in the areas' order; a tag two areas declare fails the start. */
+export function tagsOf(areas: readonly AreaModule[]): Array<{ name: string; description: string }> {
+  const tags = new Map<string, string>();
+  for (const area of areas)
+    for (const [name, description] of Object.entries(area.tags)) {
+      if (tags.has(name)) throw new Error(`tag "${name}" of ${area.name} is declared twice`);
+      tags.set(name, description);
+    }
+  return [...tags].map(([name, description]) => ({ name, description }));
 }

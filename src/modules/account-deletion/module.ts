@@ -6,6 +6,9 @@ import { registerAccountDeletionRoutes } from './routes.js';
 export const accountDeletionModule = {
   name: 'account-deletion',
   routes: [registerAccountDeletionRoutes],
+  tags: {
+    'me: account': 'Deleting your own account, confirmed by a code sent by email.',
+  },
   jobs: {
     'purge-deleted-accounts': purgeDeletedAccountsJob,
   },

@@ -5,6 +5,7 @@ import { registerAlertSubscriptionRoutes } from './routes.js';
 export const alertSubscriptionsModule = {
   name: 'alert-subscriptions',
   routes: [registerAlertSubscriptionRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

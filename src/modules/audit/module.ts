@@ -5,6 +5,9 @@ import { registerAuditRoutes } from './routes.js';
 export const auditModule = {
   name: 'audit',
   routes: [registerAuditRoutes],
+  tags: {
+    audit: 'The audit log: every staff write, with who, what, before and after.',
+  },
   jobs: {},
   permissions: {
     'audit.read': 'Read the audit log.',

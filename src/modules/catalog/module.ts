@@ -5,6 +5,9 @@ import { registerCatalogRoutes } from './routes.js';
 export const catalogModule = {
   name: 'catalog',
   routes: [registerCatalogRoutes],
+  tags: {
+    catalog: 'Achievement definitions and the referral ruleset.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -6,6 +6,10 @@ import { registerDeviceAuthorizationRoutes } from './routes.js';
 export const deviceAuthorizationModule = {
   name: 'device-authorization',
   routes: [registerDeviceAuthorizationRoutes],
+  tags: {
+    'me: devices': 'Approving and revoking devices (launchers) signed in with a device code.',
+    'device authorization': 'The device authorization grant (RFC 8628) for launchers: start and poll.',
+  },
   jobs: {
     'purge-device-authorizations': purgeDeviceAuthorizationsJob,
   },

@@ -5,6 +5,9 @@ import { registerGameSessionRoutes } from './routes.js';
 export const gameSessionsModule = {
   name: 'game-sessions',
   routes: [registerGameSessionRoutes],
+  tags: {
+    'game sessions': "Game sessions on the runtime: a player's own, and every session for staff.",
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -18,7 +18,7 @@ import { GameSessionsService } from './service.js';
 const READ = { perms: ['runtime.read'] } as const;
 const WRITE = { perms: ['runtime.write'] } as const;
 const noContent = { 204: z.null().describe('Done') };
-const tags = ['game-sessions'];
+const tags = ['game sessions'];
 const cursorRule =
   "`limit` 1..100 (default 25) and `cursor` (the previous page's `meta.next_cursor`); newest first. A cursor this " +
   'list did not return is a 400 SchemaError on `cursor`.';

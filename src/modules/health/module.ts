@@ -5,6 +5,9 @@ import { registerHealthRoutes } from './routes.js';
 export const healthModule = {
   name: 'health',
   routes: [registerHealthRoutes],
+  tags: {
+    system: 'Liveness of the service and its database, for load balancers and uptime checks.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -9,6 +9,7 @@ export type { IncidentMonitor };
 export const incidentsModule = {
   name: 'incidents',
   routes: [registerIncidentRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -6,6 +6,9 @@ import { registerLoginSessionRoutes } from './routes.js';
 export const loginSessionsModule = {
   name: 'login-sessions',
   routes: [registerLoginSessionRoutes],
+  tags: {
+    'login sessions': 'Login sessions (one per sign-in): list and revoke.',
+  },
   jobs: {
     'prune-login-sessions': pruneLoginSessionsJob,
   },

@@ -7,7 +7,7 @@ import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { myLoginSessionsBody, sessionIdParams, staffLoginSessionsBody, userIdParams } from './schemas.js';
 import { LoginSessionsService } from './service.js';
 
-const tags = ['login-sessions'];
+const tags = ['login sessions'];
 const noContent = { 204: z.null().describe('Done') };
 
 /** The login session of the request's token; the guard has resolved it on every /v1/me route. */

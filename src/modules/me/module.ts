@@ -5,6 +5,9 @@ import { registerMeRoutes } from './routes.js';
 export const meModule = {
   name: 'me',
   routes: [registerMeRoutes],
+  tags: {
+    me: "The signed-in caller's own profile and effective permissions.",
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

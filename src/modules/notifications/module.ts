@@ -5,6 +5,10 @@ import { registerNotificationRoutes } from './routes.js';
 export const notificationsModule = {
   name: 'notifications',
   routes: [registerNotificationRoutes],
+  tags: {
+    notifications: 'Broadcasts of in-app notifications (and email) to players.',
+    'me: notifications': "The caller's in-app notifications.",
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

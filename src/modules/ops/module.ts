@@ -6,6 +6,9 @@ import { registerOpsRoutes } from './routes.js';
 export const opsModule = {
   name: 'ops',
   routes: [registerOpsRoutes],
+  tags: {
+    ops: 'The maintenance (panic) level, the incident rules that set it automatically, and its history.',
+  },
   jobs: {},
   permissions: {
     'ops.read': 'Read the maintenance (panic) level and operational state.',

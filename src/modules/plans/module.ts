@@ -5,6 +5,9 @@ import { registerPlansRoutes } from './routes.js';
 export const plansModule = {
   name: 'plans',
   routes: [registerPlansRoutes],
+  tags: {
+    plans: 'Plan rulesets and tiers, billing products and their prices, and subscriber migration.',
+  },
   jobs: {},
   permissions: {
     'plans.read': 'Read plans, tiers and rulesets.',

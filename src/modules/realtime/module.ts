@@ -5,6 +5,9 @@ import { registerRealtimeRoutes } from './routes.js';
 export const realtimeModule = {
   name: 'realtime',
   routes: [registerRealtimeRoutes],
+  tags: {
+    realtime: 'Realtime credentials and the realtime socket (alerts, dashboard events, notifications).',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,9 @@ import { registerRoleRoutes } from './routes.js';
 export const rolesModule = {
   name: 'roles',
   routes: [registerRoleRoutes],
+  tags: {
+    roles: 'Roles, the permissions each grants, and the alerts each role hears; bulk role grants.',
+  },
   jobs: {},
   permissions: {
     'roles.read': 'List roles, their permissions and the permission catalog.',

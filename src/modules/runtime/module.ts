@@ -5,6 +5,9 @@ import { registerRuntimeRoutes } from './routes.js';
 export const runtimeModule = {
   name: 'runtime',
   routes: [registerRuntimeRoutes],
+  tags: {
+    runtime: 'Runtime nodes and pools: images, draining, pool membership.',
+  },
   jobs: {},
   permissions: {
     'runtime.read': 'Read runtime nodes, pools and game sessions.',

@@ -6,6 +6,11 @@ import { registerStorageRoutes } from './routes.js';
 export const storageModule = {
   name: 'storage',
   routes: [registerStorageRoutes],
+  tags: {
+    'me: avatar': 'Uploading and setting your avatar.',
+    storage: 'Stored objects: browse and delete.',
+    'storage (local store)': 'Signed upload and download URLs of the embedded object store (S3 in production).',
+  },
   jobs: {
     'expire-storage-uploads': expireStorageUploadsJob,
     'sweep-orphan-objects': sweepOrphanObjectsJob,

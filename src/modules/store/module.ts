@@ -6,6 +6,9 @@ import { registerStoreRoutes } from './routes.js';
 export const storeModule = {
   name: 'store',
   routes: [registerStoreRoutes],
+  tags: {
+    store: 'Store games and their genres, developers and publishers.',
+  },
   jobs: {},
   permissions: {
     'store.read': 'Read store games including drafts.',

@@ -5,6 +5,10 @@ import { registerSupportRoutes } from './routes.js';
 export const supportModule = {
   name: 'support',
   routes: [registerSupportRoutes],
+  tags: {
+    'me: support': "The caller's support tickets and attachments.",
+    support: 'Support tickets for staff: read, reply, close, reopen.',
+  },
   jobs: {},
   permissions: {
     'support.read': 'Read support messages.',

@@ -6,6 +6,9 @@ import { registerSystemRoutes } from './routes.js';
 export const systemModule = {
   name: 'system',
   routes: [registerSystemRoutes],
+  tags: {
+    'scheduled jobs': "The service's scheduled jobs: enable, disable, run now, run history.",
+  },
   jobs: SYSTEM_JOBS,
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,9 @@ import { registerUserRoutes } from './routes.js';
 export const usersModule = {
   name: 'users',
   routes: [registerUserRoutes],
+  tags: {
+    users: 'Player and staff accounts: search and segment, edit, ban, sign out, delete and restore.',
+  },
   jobs: {},
   permissions: {
     'users.read': 'List and view user accounts.',

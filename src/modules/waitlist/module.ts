@@ -5,6 +5,7 @@ import { registerWaitlistRoutes } from './routes.js';
 export const waitlistModule = {
   name: 'waitlist',
   routes: [registerWaitlistRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

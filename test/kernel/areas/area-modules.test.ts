@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jobsOf, permissionsOf, type AreaModule } from '../../../src/kernel/areas/module.js';
+import { jobsOf, permissionsOf, tagsOf, type AreaModule } from '../../../src/kernel/areas/module.js';
 import { AREAS } from '../../../src/modules/index.js';
 
 const MODULES_DIR = join(import.meta.dirname, '../../../src/modules');
@@ -27,6 +27,7 @@ function areaCode(area: AreaModule): string {
 const area = (name: string, parts: Partial<AreaModule> = {}): AreaModule => ({
   name,
   routes: [],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],
@@ -71,5 +72,15 @@ describe('composing areas', () => {
         area('b', { permissions: { 'a.read': 'A.' } }),
       ]),
     ).toThrow('permission "a.read" of b is declared twice');
+  });
+
+  it('tagsOf gathers every area’s tags in order and refuses a tag declared twice', () => {
+    expect(tagsOf([area('a', { tags: { alpha: 'A.' } }), area('b', { tags: { beta: 'B.' } })])).toEqual([
+      { name: 'alpha', description: 'A.' },
+      { name: 'beta', description: 'B.' },
+    ]);
+    expect(() => tagsOf([area('a', { tags: { alpha: 'A.' } }), area('b', { tags: { alpha: 'A.' } })])).toThrow(
+      'tag "alpha" of b is declared twice',
+    );
   });
 });

@@ -8,6 +8,7 @@ export { catalogPriceLookup } from './price-lookup.js';
 export const billingCatalogModule = {
   name: 'billing/catalog',
   routes: [registerBillingCatalogRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,7 @@ import { registerBillingRoutes } from './routes.js';
 export const checkoutModule = {
   name: 'billing/checkout',
   routes: [registerBillingRoutes],
+  tags: {},
   jobs: {},
   permissions: {
     'billing.read': 'Read billing: payments, invoices, subscriptions, coupons, credit ledger.',

@@ -5,6 +5,7 @@ import { registerBillingCouponRoutes } from './routes.js';
 export const couponsModule = {
   name: 'billing/coupons',
   routes: [registerBillingCouponRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -7,6 +7,10 @@ import { registerCreditRoutes } from './routes.js';
 export const creditsModule = {
   name: 'billing/credits',
   routes: [registerCreditRoutes, registerCreditGiftRoutes],
+  tags: {
+    billing:
+      'Credits, checkout, coupons and promotion codes, payments and refunds, subscriptions, and the billing overview.',
+  },
   jobs: {
     'expire-credit-lots': expireCreditLotsJob,
   },

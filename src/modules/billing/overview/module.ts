@@ -5,6 +5,7 @@ import { registerBillingOverviewRoutes } from './routes.js';
 export const billingOverviewModule = {
   name: 'billing/overview',
   routes: [registerBillingOverviewRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,7 @@ import { registerBillingPaymentRoutes } from './routes.js';
 export const paymentsModule = {
   name: 'billing/payments',
   routes: [registerBillingPaymentRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,7 @@ import { registerBillingSubscriptionRoutes } from './routes.js';
 export const subscriptionsModule = {
   name: 'billing/subscriptions',
   routes: [registerBillingSubscriptionRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,9 @@ import { registerEmailAudienceRoutes } from './routes.js';
 export const emailAudiencesModule = {
   name: 'email/audiences',
   routes: [registerEmailAudienceRoutes],
+  tags: {
+    email: 'Email audiences and their members, suppressions, the waitlist and unsubscribing.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

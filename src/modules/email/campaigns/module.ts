@@ -6,6 +6,9 @@ import { registerEmailCampaignRoutes } from './routes.js';
 export const emailCampaignsModule = {
   name: 'email/campaigns',
   routes: [registerEmailCampaignRoutes],
+  tags: {
+    'email campaigns': 'Email campaigns: compose, schedule, launch, pause, resume, cancel.',
+  },
   jobs: {
     'launch-scheduled-campaigns': launchScheduledCampaignsJob,
   },

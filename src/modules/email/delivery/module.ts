@@ -5,6 +5,9 @@ import { registerEmailDeliveryRoutes } from './routes.js';
 export const emailDeliveryModule = {
   name: 'email/delivery',
   routes: [registerEmailDeliveryRoutes],
+  tags: {
+    'email outbox': 'Every outbound email: state, content and retries.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

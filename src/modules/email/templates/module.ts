@@ -5,6 +5,9 @@ import { registerEmailTemplateRoutes } from './routes.js';
 export const emailTemplatesModule = {
   name: 'email/templates',
   routes: [registerEmailTemplateRoutes],
+  tags: {
+    'email templates': 'Email templates with versions, publishing and previews.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -5,6 +5,7 @@ import { registerEmailUnsubscribeRoutes } from './routes.js';
 export const emailUnsubscribeModule = {
   name: 'email/unsubscribe',
   routes: [registerEmailUnsubscribeRoutes],
+  tags: {},
   jobs: {},
   permissions: {},
   cacheTopics: [],

@@ -6,6 +6,9 @@ import { registerAnnouncementsRoutes } from './routes.js';
 export const announcementsModule = {
   name: 'site/announcements',
   routes: [registerAnnouncementsRoutes],
+  tags: {
+    announcements: 'Announcements shown on the site within their time windows.',
+  },
   jobs: {},
   permissions: {
     'announcements.read': 'Read announcements and in-app notifications.',

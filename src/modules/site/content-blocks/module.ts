@@ -6,6 +6,9 @@ import { registerContentBlockRoutes } from './routes.js';
 export const contentBlocksModule = {
   name: 'site/content-blocks',
   routes: [registerContentBlockRoutes],
+  tags: {
+    'content blocks': 'Content blocks of the site: drafts, publishing and archiving.',
+  },
   jobs: {},
   permissions: {
     'content.read': 'Read content blocks and catalog entries.',

@@ -6,6 +6,9 @@ import { registerPagesRoutes } from './routes.js';
 export const sitePagesModule = {
   name: 'site/pages',
   routes: [registerPagesRoutes],
+  tags: {
+    'site pages': 'Site pages in markdown, with stored versions and the live one.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [SITE_CONFIG_TOPIC],

@@ -5,6 +5,9 @@ import { registerPublicSiteRoutes } from './routes.js';
 export const publicSiteModule = {
   name: 'site/public',
   routes: [registerPublicSiteRoutes],
+  tags: {
+    public: 'Unauthenticated reads for the landing site and the store: site configuration, pages, games, products.',
+  },
   jobs: {},
   permissions: {},
   cacheTopics: [],

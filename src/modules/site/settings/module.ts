@@ -6,6 +6,9 @@ import { registerSiteSettingsRoutes } from './routes.js';
 export const siteSettingsModule = {
   name: 'site/settings',
   routes: [registerSiteSettingsRoutes],
+  tags: {
+    'site settings': 'Site settings sections: drafts, publishing, versions and rollback.',
+  },
   jobs: {},
   permissions: {
     'site.read': 'Read site settings drafts, pages and announcements.',

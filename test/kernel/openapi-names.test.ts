@@ -26,16 +26,20 @@ const SPEC_OPERATIONS: Array<[string, string, string]> = [
   ['migratePlanSubscribers', 'POST', '/v1/admin/plans/subscribers/migrate'],
 ];
 
-type Operation = { operationId?: string; summary?: string };
+type Operation = { operationId?: string; summary?: string; tags?: string[]; security?: unknown[] };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  tags: Array<{ name: string; description: string }>;
+  servers: Array<{ url: string }>;
+};
 
-describe('operationIds', () => {
+describe('the OpenAPI document names and groups every operation', () => {
   let t: TestApp;
+  let doc: Document;
   let operations: Array<{ method: string; path: string; op: Operation }>;
   beforeAll(async () => {
     t = await startTestApp();
-    const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json() as {
-      paths: Record<string, Record<string, Operation>>;
-    };
+    doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json() as Document;
     operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({ method, path, op })),
     );
@@ -60,5 +64,21 @@ describe('operationIds', () => {
       expect(op.summary ?? '').not.toMatch(/\(operation \d+\)/);
       expect(op.summary ?? '').not.toContain(`(${op.operationId})`);
     }
+  });
+
+  it('describes every tag an operation uses, and uses every tag it describes', () => {
+    const used = new Set(operations.flatMap(({ op }) => op.tags ?? []));
+    const described = doc.tags.map((tag) => tag.name);
+    expect(new Set(described)).toEqual(used);
+    expect(new Set(described).size).toBe(described.length);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/^[A-Z].{10,}\.$/);
+    for (const { method, path, op } of operations) expect(op.tags, `${method} ${path}`).toHaveLength(1);
+  });
+
+  it('marks public operations as needing no token, and names its server', () => {
+    const open = (path: string) => !path.startsWith('/v1/admin') && path !== '/v1/me' && !path.startsWith('/v1/me/');
+    for (const { method, path, op } of operations)
+      expect(op.security, `${method} ${path}`).toEqual(open(path) ? [] : [{ bearerAuth: [] }]);
+    expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 });
