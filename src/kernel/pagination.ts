@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder, type Simplify } from 'kysely';
 import { z } from 'zod';
 
 export const DEFAULT_PER_PAGE = 25;
@@ -76,6 +76,28 @@ export const noTextFilter = z
 export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQueryBuilder<DB, TB, O>): Promise<number> {
   const row = await filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
   return (row as unknown as { n: number }).n;
+}
+
+/** The rows a list answers: a `page` of `per_page`, or (lists that take them so) `limit` rows from `offset`. */
+type RowWindow = PageRequest | { limit: number; offset: number };
+
+/**
+ * One page of a list and its total, read at once. `filtered` is what gets counted; `ordered`
+ * turns it into the page's rows, columns and ORDER BY written by the list itself (each list
+ * has its own tie-break and null order), built on `filtered` or on a query with the same filter.
+ * This adds the window's LIMIT and OFFSET.
+ */
+export async function readPage<DB, TB extends keyof DB, O, PageDB, PageTB extends keyof PageDB, Row>(
+  filtered: SelectQueryBuilder<DB, TB, O>,
+  window: RowWindow,
+  ordered: (filtered: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<PageDB, PageTB, Row>,
+): Promise<{ rows: Simplify<Row>[]; total: number }> {
+  const [limit, offset] = 'per_page' in window ? [window.per_page, offsetOf(window)] : [window.limit, window.offset];
+  const [rows, total] = await Promise.all([
+    ordered(filtered).limit(limit).offset(offset).execute(),
+    countRows(filtered),
+  ]);
+  return { rows, total };
 }
 
 // Cursor pagination (the runtime session lists): `limit` and an opaque `cursor`, newest first,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { likePattern, readPage } from '../../kernel/pagination.js';
 import type {
   AchievementView,
   CreateAchievementInput,
@@ -34,19 +34,14 @@ export async function listAchievements(
     filtered = filtered.where((eb) => eb.or([eb('key', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
   if (query.is_active !== undefined) filtered = filtered.where('is_active', '=', query.is_active);
-  const [rows, total] = await Promise.all([
-    filtered
+  return readPage(filtered, query, (matching) =>
+    matching
       .select(ACHIEVEMENT_COLUMNS)
       .orderBy(query.sort.field, query.sort.direction)
       // Ties (equal sort_order, names) fall back to name then id, so pages never overlap.
       .orderBy('name')
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('id'),
+  );
 }
 
 export function findAchievement(db: Kysely<Tables>, id: string): Promise<AchievementView | undefined> {

@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import type { PanicLevel, Tables } from '../../db/tables.js';
 import type { Signal, SignalCount } from '../../kernel/areas/signals.js';
+import { readPage } from '../../kernel/pagination.js';
 import { asRead } from '../../lib/split-pool.js';
 import type { IncidentRuleRow, IncidentRulesTable } from './tables.js';
 
@@ -216,10 +217,9 @@ export async function insertPanicChange(trx: Kysely<Tables>, change: NewPanicCha
     .execute();
 }
 
-export async function listPanicChanges(db: Kysely<Tables>, limit: number, offset: number) {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('ops_panic_changes')
+export function listPanicChanges(db: Kysely<Tables>, limit: number, offset: number) {
+  return readPage(db.selectFrom('ops_panic_changes'), { limit, offset }, (changes) =>
+    changes
       .select([
         'id',
         'created_at',
@@ -233,11 +233,6 @@ export async function listPanicChanges(db: Kysely<Tables>, limit: number, offset
         'signals',
       ])
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    db.selectFrom('ops_panic_changes').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+      .orderBy('id', 'desc'),
+  );
 }

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, offsetOf } from '../../kernel/pagination.js';
+import { readPage } from '../../kernel/pagination.js';
 import type { EmailCategory } from '../email/index.js';
 import { matchesSegment, type UserSegment } from '../users/index.js';
 import type { ListBroadcastsQuery } from './schemas.js';
@@ -120,17 +120,9 @@ export async function queueSegmentMail(trx: Db, { broadcastId, segment, template
 
 /** A page of broadcast ids, in the query's order, and how many broadcasts there are. */
 export async function broadcastIdPage(db: Db, query: ListBroadcastsQuery) {
-  const filtered = db.selectFrom('notification_broadcasts');
-  const [rows, total] = await Promise.all([
-    filtered
-      .select('id')
-      .orderBy('created_at', query.sort.direction)
-      .orderBy('id', query.sort.direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+  const { rows, total } = await readPage(db.selectFrom('notification_broadcasts'), query, (broadcasts) =>
+    broadcasts.select('id').orderBy('created_at', query.sort.direction).orderBy('id', query.sort.direction),
+  );
   return { ids: rows.map((row) => row.id), total };
 }
 

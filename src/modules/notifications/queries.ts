@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import { offsetOf } from '../../kernel/pagination.js';
 import type { NotificationView } from './schemas.js';
 import './tables.js';
 
@@ -48,7 +49,7 @@ export async function listVisible(
     .orderBy('n.created_at', 'desc')
     .orderBy('n.id', 'desc')
     .limit(page.per_page)
-    .offset((page.page - 1) * page.per_page)
+    .offset(offsetOf(page))
     .execute();
   return rows.map((row) => ({
     ...row,

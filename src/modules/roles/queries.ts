@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { likePattern, readPage } from '../../kernel/pagination.js';
 import type { ListRolesQuery, RoleView } from './schemas.js';
 
 const activeGrant = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
@@ -43,17 +43,12 @@ export async function listRoles(
     const pattern = likePattern(query.q);
     filtered = filtered.where((eb) => eb.or([eb('key', 'ilike', pattern), eb('name', 'ilike', pattern)]));
   }
-  const ids = filtered.select('id');
-  const [rows, total] = await Promise.all([
+  const { rows, total } = await readPage(filtered, query, (matching) =>
     roleViews(db)
-      .where('roles.id', 'in', ids)
+      .where('roles.id', 'in', matching.select('id'))
       .orderBy(`roles.${query.sort.field}`, query.sort.direction)
-      .orderBy('roles.id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+      .orderBy('roles.id'),
+  );
   return { rows: rows as RoleView[], total };
 }
 

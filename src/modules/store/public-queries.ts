@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { likePattern, readPage } from '../../kernel/pagination.js';
 import { INT4_MAX } from './schemas.js';
 import type { PublicGameDetail, PublicGameSummary, PublicGamesQuery, TermRef } from './public-schemas.js';
 import { TERM_KINDS, type TermConfig } from './terms.js';
@@ -78,17 +78,9 @@ export async function listPublishedGames(
     field === 'release_date'
       ? sql`store_games.release_date ${sql.raw(direction)} NULLS LAST`
       : sql`store_games.title ${sql.raw(direction)}`;
-  const [rows, total] = await Promise.all([
-    withTerms(filtered)
-      .select(SUMMARY_COLUMNS)
-      .orderBy(order)
-      .orderBy('store_games.id', direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  return readPage(filtered, query, (matching) =>
+    withTerms(matching).select(SUMMARY_COLUMNS).orderBy(order).orderBy('store_games.id', direction),
+  );
 }
 
 export async function findPublishedGame(db: Db, slug: string): Promise<PublicGameDetail | undefined> {

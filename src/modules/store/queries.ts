@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { likePattern, readPage } from '../../kernel/pagination.js';
 import type { GameLinks, GameView, ListGamesQuery } from './schemas.js';
 import type { StoreGameRow, StoreGamesTable } from './tables.js';
 import { TERM_KINDS, type TermConfig } from './terms.js';
@@ -61,16 +61,12 @@ export async function listGames(db: Db, query: ListGamesQuery): Promise<{ rows: 
     field === 'release_date'
       ? sql`release_date ${sql.raw(direction)} NULLS LAST`
       : sql`${sql.ref(field)} ${sql.raw(direction)}`;
-  const [rows, total] = await Promise.all([
+  const { rows, total } = await readPage(filtered, query, (matching) =>
     gameViews(db)
-      .where('store_games.id', 'in', filtered.select('id'))
+      .where('store_games.id', 'in', matching.select('id'))
       .orderBy(order)
-      .orderBy('store_games.id', direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+      .orderBy('store_games.id', direction),
+  );
   return { rows: rows.map(asView), total };
 }
 

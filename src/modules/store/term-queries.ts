@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { likePattern, readPage } from '../../kernel/pagination.js';
 import type { ListTermsQuery, TermView } from './term-schemas.js';
 import type { TermConfig } from './terms.js';
 
@@ -36,17 +36,12 @@ export async function listTerms(
     const pattern = likePattern(query.q);
     filtered = filtered.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('slug', 'ilike', pattern)]));
   }
-  const [rows, total] = await Promise.all([
+  return readPage(filtered, query, (matching) =>
     termViews(db, term)
-      .where('id', 'in', filtered.select('id'))
+      .where('id', 'in', matching.select('id'))
       .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('id', query.sort.direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('id', query.sort.direction),
+  );
 }
 
 export function findTerm(db: Db, term: TermConfig, id: number): Promise<TermView | undefined> {

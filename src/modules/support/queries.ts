@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type InferResult, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf, type PageRequest } from '../../kernel/pagination.js';
+import { likePattern, offsetOf, type PageRequest, readPage } from '../../kernel/pagination.js';
 import type { MyTicketSummary, StaffTicketSummary, StaffTicketsQuery } from './schemas.js';
 import type {
   MessageAuthor,
@@ -131,28 +131,27 @@ function staffTickets(db: Db) {
   return db.selectFrom('support_tickets as t').innerJoin('users as u', 'u.id', 't.user_id');
 }
 
-async function staffSummaries(query: ReturnType<typeof staffTickets>): Promise<StaffTicketSummary[]> {
-  const rows = await query
-    .select([
-      ...SUMMARY_COLUMNS,
-      't.closed_at',
-      't.closed_by',
-      't.close_reason',
-      'u.id as user_id',
-      'u.email as user_email',
-      (eb) =>
-        eb
-          .selectFrom('support_messages as m')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .whereRef('m.ticket_id', '=', 't.id')
-          .as('message_count'),
-    ])
-    .execute();
-  return rows.map(({ user_id, user_email, message_count, ...ticket }) => ({
-    ...ticket,
-    user: { id: user_id, email: user_email },
-    message_count: message_count ?? 0,
-  }));
+function withStaffColumns(query: ReturnType<typeof staffTickets>) {
+  return query.select([
+    ...SUMMARY_COLUMNS,
+    't.closed_at',
+    't.closed_by',
+    't.close_reason',
+    'u.id as user_id',
+    'u.email as user_email',
+    (eb) =>
+      eb
+        .selectFrom('support_messages as m')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('m.ticket_id', '=', 't.id')
+        .as('message_count'),
+  ]);
+}
+
+type StaffSummaryRow = InferResult<ReturnType<typeof withStaffColumns>>[number];
+
+function staffSummary({ user_id, user_email, message_count, ...ticket }: StaffSummaryRow): StaffTicketSummary {
+  return { ...ticket, user: { id: user_id, email: user_email }, message_count: message_count ?? 0 };
 }
 
 export async function listStaffTickets(
@@ -164,20 +163,15 @@ export async function listStaffTickets(
   if (query.category !== undefined) filtered = filtered.where('t.category', '=', query.category);
   if (query.user_id !== undefined) filtered = filtered.where('t.user_id', '=', query.user_id);
   if (query.q !== undefined) filtered = filtered.where('t.subject', 'ilike', likePattern(query.q));
-  const [rows, total] = await Promise.all([
-    staffSummaries(
-      filtered
-        .orderBy(`t.${query.sort.field}`, query.sort.direction)
-        .orderBy('t.id', query.sort.direction)
-        .limit(query.per_page)
-        .offset(offsetOf(query)),
-    ),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  const { rows, total } = await readPage(filtered, query, (matching) =>
+    withStaffColumns(matching)
+      .orderBy(`t.${query.sort.field}`, query.sort.direction)
+      .orderBy('t.id', query.sort.direction),
+  );
+  return { rows: rows.map(staffSummary), total };
 }
 
 export async function findStaffTicket(db: Db, id: string): Promise<StaffTicketSummary | undefined> {
-  const [row] = await staffSummaries(staffTickets(db).where('t.id', '=', id));
-  return row;
+  const [row] = await withStaffColumns(staffTickets(db).where('t.id', '=', id)).execute();
+  return row && staffSummary(row);
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, offsetOf } from '../../kernel/pagination.js';
+import { readPage } from '../../kernel/pagination.js';
 import type { RunsQuery } from './schemas.js';
 import type { JobResult, JobTrigger, ScheduledJobRow } from './tables.js';
 import './tables.js';
@@ -151,8 +151,8 @@ export async function setActive(
 export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQuery) {
   let filtered = db.selectFrom('scheduled_job_runs').where('job_id', '=', jobId);
   if (query.result !== undefined) filtered = filtered.where('result', '=', query.result);
-  const [rows, total] = await Promise.all([
-    filtered
+  return readPage(filtered, query, (matching) =>
+    matching
       .select([
         'id',
         'job_id',
@@ -166,13 +166,8 @@ export async function listRuns(db: Kysely<Tables>, jobId: number, query: RunsQue
         'instance_id',
       ])
       .orderBy('started_at', query.sort.direction)
-      .orderBy('id', query.sort.direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('id', query.sort.direction),
+  );
 }
 
 /** A run's handler works inside this savepoint of the run's transaction: its failure rolls back only its own work. */

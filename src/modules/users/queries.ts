@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../db/tables.js';
 import { balanceOf } from '../billing/credits/index.js';
-import { countRows, offsetOf } from '../../kernel/pagination.js';
+import { offsetOf, readPage } from '../../kernel/pagination.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
 import { LIVE_SUBSCRIPTION_STATUSES, USER_SEGMENT_FIELDS, matchesSegment, type UserSegment } from './segment.js';
 import './tables.js';
@@ -51,23 +51,23 @@ export async function listUsers(
     email: sql`lower(users.email) ${sql.raw(direction)}`,
     created_at: sql`users.created_at ${sql.raw(direction)}`,
   };
-  const page = summaries(db)
+  const ordered = summaries(db)
     .where(matchesSegment(query, { defaultStatus: 'any' }))
     .orderBy(orderings[field])
-    .orderBy('users.id')
-    .limit(query.per_page)
-    .offset(offsetOf(query));
+    .orderBy('users.id');
   if (isWholeList(query)) {
     // The kept count rides on the page's rows: one statement, one snapshot, one round trip (the
     // soak's busiest staff page; each round trip waits for a database backend to get a core).
-    const rows = await page
+    const rows = await ordered
       .select(sql<number>`(SELECT coalesce(sum(users), 0)::int FROM user_count_slots)`.as('total'))
+      .limit(query.per_page)
+      .offset(offsetOf(query))
       .execute();
     // A page past the end has no row to carry it.
     const total = rows[0]?.total ?? (await countAllUsers(db));
     return { rows: rows.map(({ total: _total, ...row }) => row as UserSummary), total };
   }
-  const [rows, total] = await Promise.all([page.execute(), countRows(filtered)]);
+  const { rows, total } = await readPage(filtered, query, () => ordered);
   return { rows: rows as UserSummary[], total };
 }
 

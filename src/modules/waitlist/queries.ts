@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { likePattern, readPage } from '../../kernel/pagination.js';
 import type { ListWaitlistQuery, WaitlistSignupView } from './schemas.js';
 import './tables.js';
 
@@ -29,15 +29,10 @@ export async function listSignups(
   let filtered = db.selectFrom('waitlist_signups');
   if (query.q !== undefined) filtered = filtered.where('email', 'ilike', likePattern(query.q));
   if (query.source !== undefined) filtered = filtered.where('source', '=', query.source);
-  const [rows, total] = await Promise.all([
-    filtered
+  return readPage(filtered, query, (matching) =>
+    matching
       .select(['email', 'source', 'referrer', 'ip', 'created_at'])
       .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('email')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('email'),
+  );
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { CouponView, ListCouponsQuery, ListPromotionCodesQuery, PromotionCodeView } from './schemas.js';
 import type { CouponDuration, CouponRow, PromotionCodeRow } from './tables.js';
 import './tables.js';
@@ -73,17 +73,9 @@ export async function listCoupons(db: Db, query: ListCouponsQuery): Promise<{ ro
   if (query.status === 'active') filtered = filtered.where('deleted_at', 'is', null);
   if (query.status === 'deleted') filtered = filtered.where('deleted_at', 'is not', null);
   if (query.q !== undefined) filtered = filtered.where('name', 'ilike', likePattern(query.q));
-  const [rows, total] = await Promise.all([
-    filtered
-      .select(COUPON_VIEW_COLUMNS)
-      .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  return readPage(filtered, query, (matching) =>
+    matching.select(COUPON_VIEW_COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+  );
 }
 
 export function findCoupon(db: Db, id: string): Promise<CouponRow | undefined> {
@@ -139,17 +131,9 @@ export async function listPromotionCodes(
   if (query.coupon_id !== undefined) filtered = filtered.where('coupon_id', '=', query.coupon_id);
   if (query.active !== undefined) filtered = filtered.where('active', '=', query.active);
   if (query.q !== undefined) filtered = filtered.where('code', 'ilike', likePattern(query.q));
-  const [rows, total] = await Promise.all([
-    filtered
-      .select(PROMOTION_CODE_VIEW_COLUMNS)
-      .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  return readPage(filtered, query, (matching) =>
+    matching.select(PROMOTION_CODE_VIEW_COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+  );
 }
 
 /** Case-insensitive, as the unique index compares. */

@@ -1,6 +1,6 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf, type PageRequest } from '../../../kernel/pagination.js';
+import { likePattern, offsetOf, readPage, type PageRequest } from '../../../kernel/pagination.js';
 import type { LedgerEntryView, ListLedgerQuery, ListLotsQuery, LotView, MyLedgerEntryView } from './schemas.js';
 
 type Db = Kysely<Tables>;
@@ -29,31 +29,30 @@ function ledgerConditions(eb: ExpressionBuilder<Tables, 'credit_ledger'>, query:
 
 export async function listLedger(db: Db, query: ListLedgerQuery): Promise<{ rows: LedgerEntryView[]; total: number }> {
   const direction = query.sort.direction;
-  const [rows, total] = await Promise.all([
-    entries(db)
-      .where((eb) => ledgerConditions(eb, query))
-      .select([
-        'credit_ledger.id',
-        'credit_ledger.user_id',
-        'credit_ledger.amount',
-        'credit_ledger.kind',
-        'credit_ledger.balance_after',
-        'credit_ledger.reference_type',
-        'credit_ledger.reference_id',
-        'credit_ledger.actor_id',
-        'credit_ledger.reason',
-        'credit_ledger.details',
-        'credit_lots.id as lot_id',
-        'credit_lots.expires_at',
-        'credit_ledger.created_at',
-      ])
-      .orderBy('credit_ledger.created_at', direction)
-      .orderBy('credit_ledger.id', direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(db.selectFrom('credit_ledger').where((eb) => ledgerConditions(eb, query))),
-  ]);
+  const { rows, total } = await readPage(
+    db.selectFrom('credit_ledger').where((eb) => ledgerConditions(eb, query)),
+    query,
+    () =>
+      entries(db)
+        .where((eb) => ledgerConditions(eb, query))
+        .select([
+          'credit_ledger.id',
+          'credit_ledger.user_id',
+          'credit_ledger.amount',
+          'credit_ledger.kind',
+          'credit_ledger.balance_after',
+          'credit_ledger.reference_type',
+          'credit_ledger.reference_id',
+          'credit_ledger.actor_id',
+          'credit_ledger.reason',
+          'credit_ledger.details',
+          'credit_lots.id as lot_id',
+          'credit_lots.expires_at',
+          'credit_ledger.created_at',
+        ])
+        .orderBy('credit_ledger.created_at', direction)
+        .orderBy('credit_ledger.id', direction),
+  );
   return { rows: rows.map((row) => ({ ...row, details: row.details as Record<string, unknown> })), total };
 }
 
@@ -97,11 +96,10 @@ export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: Lo
     field === 'expires_at'
       ? sql`credit_lots.expires_at ${sql.raw(direction)} NULLS LAST`
       : sql`credit_lots.created_at ${sql.raw(direction)}`;
-  const [rows, total] = await Promise.all([
-    db
-      .selectFrom('credit_lots')
+  const filtered = db.selectFrom('credit_lots').where((eb) => lotConditions(eb, query));
+  return readPage(filtered, query, (lots) =>
+    lots
       .innerJoin('credit_ledger', 'credit_ledger.id', 'credit_lots.entry_id')
-      .where((eb) => lotConditions(eb, query))
       .select([
         'credit_lots.id',
         'credit_lots.user_id',
@@ -114,13 +112,8 @@ export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: Lo
         'credit_lots.created_at',
       ])
       .orderBy(order)
-      .orderBy('credit_lots.id', direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(db.selectFrom('credit_lots').where((eb) => lotConditions(eb, query))),
-  ]);
-  return { rows, total };
+      .orderBy('credit_lots.id', direction),
+  );
 }
 
 // Gifts of credit packs (gifts.ts).

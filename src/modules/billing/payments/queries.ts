@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, offsetOf } from '../../../kernel/pagination.js';
+import { readPage } from '../../../kernel/pagination.js';
 import type { InvoiceView, ListInvoicesQuery, ListPaymentsQuery, PaymentView, RefundView } from './schemas.js';
 import type { BillingRefundsTable, RefundRow } from './tables.js';
 import './tables.js';
@@ -120,17 +120,9 @@ export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ 
   if (query.product_id !== undefined) filtered = filtered.where('product_id', '=', query.product_id);
   if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
-  const [rows, total] = await Promise.all([
-    filtered
-      .select(PAYMENT_COLUMNS)
-      .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  return readPage(filtered, query, (matching) =>
+    matching.select(PAYMENT_COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+  );
 }
 
 export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ rows: InvoiceRow[]; total: number }> {
@@ -139,17 +131,9 @@ export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ 
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
   if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
-  const [rows, total] = await Promise.all([
-    filtered
-      .select(INVOICE_COLUMNS)
-      .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  return readPage(filtered, query, (matching) =>
+    matching.select(INVOICE_COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+  );
 }
 
 export function refundByProviderId(trx: Db, providerRefundId: string): Promise<RefundRow | undefined> {

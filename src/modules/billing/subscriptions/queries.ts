@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { ListSubscriptionsQuery, SubscriptionView } from './schemas.js';
 
 type Db = Kysely<Tables>;
@@ -54,18 +54,13 @@ export async function listSubscriptions(
     filtered = filtered.where('s.cancel_at_period_end', '=', query.cancel_at_period_end);
   if (query.q !== undefined) filtered = filtered.where('u.email', 'ilike', likePattern(query.q));
   const { field, direction } = query.sort;
-  const [rows, total] = await Promise.all([
-    filtered
+  return readPage(filtered, query, (matching) =>
+    matching
       .select(VIEW_COLUMNS)
       // A subscription with no known period end sorts last either way: it says nothing about renewals.
       .orderBy(`s.${field}`, (ob) => (direction === 'asc' ? ob.asc() : ob.desc()).nullsLast())
-      .orderBy('s.id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('s.id'),
+  );
 }
 
 export function findSubscriptionView(db: Db, id: string): Promise<SubscriptionView | undefined> {

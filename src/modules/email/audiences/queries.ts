@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { countRows, likePattern, readPage } from '../../../kernel/pagination.js';
 import type { MemberToStore } from './member-list.js';
 import type {
   AudienceView,
@@ -48,16 +48,9 @@ export async function listAudiences(
     field === 'name'
       ? sql`lower(email_audiences.name) ${sql.raw(direction)}`
       : sql`email_audiences.${sql.raw(field)} ${sql.raw(direction)}`;
-  const [rows, total] = await Promise.all([
-    audiences(db)
-      .where(named)
-      .orderBy(order)
-      .orderBy('email_audiences.id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(db.selectFrom('email_audiences').where(named)),
-  ]);
+  const { rows, total } = await readPage(db.selectFrom('email_audiences').where(named), query, () =>
+    audiences(db).where(named).orderBy(order).orderBy('email_audiences.id'),
+  );
   return { rows: rows as AudienceView[], total };
 }
 
@@ -141,8 +134,8 @@ export async function listMembers(
   if (query.mailable !== undefined)
     filtered = filtered.where(query.mailable ? MAILABLE : sql<boolean>`NOT ${MAILABLE}`);
   const { field, direction } = query.sort;
-  const [rows, total] = await Promise.all([
-    filtered
+  return readPage(filtered, query, (matching) =>
+    matching
       .select([
         'email_audience_members.id',
         'email_audience_members.email',
@@ -153,13 +146,8 @@ export async function listMembers(
         'email_audience_members.created_at',
       ])
       .orderBy(`email_audience_members.${field}`, direction)
-      .orderBy('email_audience_members.id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('email_audience_members.id'),
+  );
 }
 
 export function previewCount(db: Db, audienceId: string) {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { countRows, likePattern, readPage } from '../../../kernel/pagination.js';
 import { mailableMembers } from '../audiences/index.js';
 import type { CampaignCounts, CampaignView, ListCampaignsQuery } from './schemas.js';
 import type { EmailCampaignsTable } from './tables.js';
@@ -99,16 +99,9 @@ export async function listCampaignIds(db: Db, query: ListCampaignsQuery): Promis
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
   if (query.audience_id !== undefined) filtered = filtered.where('audience_id', '=', query.audience_id);
   if (query.q !== undefined) filtered = filtered.where('name', 'ilike', likePattern(query.q));
-  const [rows, total] = await Promise.all([
-    filtered
-      .select('id')
-      .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+  const { rows, total } = await readPage(filtered, query, (matching) =>
+    matching.select('id').orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+  );
   return { ids: rows.map((row) => row.id), total };
 }
 

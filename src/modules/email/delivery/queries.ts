@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { EmailMessagesTable } from '../tables.js';
 import type { LiteralContent, NewEmail, TemplatedContent } from './new-email.js';
 import type { ListOutboxQuery } from './schemas.js';
@@ -58,17 +58,12 @@ export async function listOutbox(db: Db, query: ListOutboxQuery): Promise<{ rows
   if (query.q !== undefined) filtered = filtered.where('m.to_email', 'ilike', likePattern(query.q));
   if (query.created_from !== undefined) filtered = filtered.where('m.created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('m.created_at', '<', new Date(query.created_to));
-  const [rows, total] = await Promise.all([
-    filtered
+  return readPage(filtered, query, (matching) =>
+    matching
       .select(ROW_COLUMNS)
       .orderBy(`m.${query.sort.field}`, query.sort.direction)
-      .orderBy('m.id', query.sort.direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('m.id', query.sort.direction),
+  );
 }
 
 export function outboxMessage(db: Db, id: string): Promise<OutboxRow | undefined> {

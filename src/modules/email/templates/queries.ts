@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { EmailCategory } from '../tables.js';
 import '../tables.js';
 import type { ListTemplatesQuery, TemplateSummary, VersionSummary } from './schemas.js';
@@ -44,17 +44,12 @@ export async function listTemplates(
   if (query.category !== undefined) filtered = filtered.where('category', '=', query.category);
   if (query.published !== undefined)
     filtered = filtered.where('published_version', query.published === 'true' ? 'is not' : 'is', null);
-  const [rows, total] = await Promise.all([
+  return readPage(filtered, query, (matching) =>
     templateSummaries(db)
-      .where('t.id', 'in', filtered.select('id'))
+      .where('t.id', 'in', matching.select('id'))
       .orderBy(`t.${query.sort.field}`, query.sort.direction)
-      .orderBy('t.id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('t.id'),
+  );
 }
 
 export function findTemplateSummary(db: Kysely<Tables>, key: string): Promise<TemplateSummary | undefined> {

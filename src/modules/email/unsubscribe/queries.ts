@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { SuppressionReason } from '../tables.js';
 import type { ListSuppressionsQuery, SuppressionView } from './schemas.js';
 import '../tables.js';
@@ -58,15 +58,7 @@ export async function listSuppressions(
   let filtered = db.selectFrom('email_suppressions');
   if (query.q !== undefined) filtered = filtered.where('email', 'ilike', likePattern(query.q));
   if (query.reason !== undefined) filtered = filtered.where('reason', '=', query.reason);
-  const [rows, total] = await Promise.all([
-    filtered
-      .select(COLUMNS)
-      .orderBy(query.sort.field, query.sort.direction)
-      .orderBy('email')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+  return readPage(filtered, query, (matching) =>
+    matching.select(COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('email'),
+  );
 }

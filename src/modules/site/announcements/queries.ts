@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { AnnouncementView, ListAnnouncementsQuery, UpsertAnnouncementInput } from './schemas.js';
 import type { AnnouncementSeverity, AnnouncementSurface } from './tables.js';
 import './tables.js';
@@ -46,20 +46,15 @@ export async function listAnnouncements(
   if (query.active_now !== undefined) {
     filtered = filtered.where(query.active_now === 'true' ? shownAt(now) : sql<SqlBool>`NOT ${shownAt(now)}`);
   }
-  const [rows, total] = await Promise.all([
+  return readPage(filtered, query, (matching) =>
     announcementViews(db, now)
-      .where('id', 'in', filtered.select('id'))
+      .where('id', 'in', matching.select('id'))
       // Open-ended (null) starts sort as the earliest.
       .orderBy(query.sort.field, (ob) =>
         query.sort.direction === 'asc' ? ob.asc().nullsFirst() : ob.desc().nullsLast(),
       )
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
-  return { rows, total };
+      .orderBy('id'),
+  );
 }
 
 export function findAnnouncement(db: Kysely<Tables>, id: string, now: Date): Promise<AnnouncementView | undefined> {

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { asRead } from '../../../lib/split-pool.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { BlockView, ListBlocksQuery, UpsertBlockInput } from './schemas.js';
 import type { ContentBlocksTable } from './tables.js';
 
@@ -52,16 +52,9 @@ export async function listBlocks(db: Kysely<Tables>, query: ListBlocksQuery) {
   if (query.locale) filtered = filtered.where('locale', '=', query.locale);
   if (query.status) filtered = filtered.where('status', '=', query.status);
   if (query.q) filtered = filtered.where('slot', 'ilike', likePattern(query.q));
-  const [rows, total] = await Promise.all([
-    filtered
-      .select(BLOCK_COLUMNS)
-      .orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction)
-      .orderBy('id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+  const { rows, total } = await readPage(filtered, query, (matching) =>
+    matching.select(BLOCK_COLUMNS).orderBy(SORT_COLUMNS[query.sort.field], query.sort.direction).orderBy('id'),
+  );
   return { rows: rows.map(toBlockView), total };
 }
 

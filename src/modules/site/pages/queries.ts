@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, offsetOf } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type { ListPagesQuery, PageView, VersionSummary, VersionsQuery } from './schemas.js';
 import './tables.js';
 
@@ -35,16 +35,12 @@ export async function listPages(
   if (query.published !== undefined) {
     filtered = filtered.where('published_version', query.published === 'true' ? 'is not' : 'is', null);
   }
-  const [rows, total] = await Promise.all([
+  const { rows, total } = await readPage(filtered, query, (matching) =>
     pageViews(db)
-      .where('site_pages.id', 'in', filtered.select('id'))
+      .where('site_pages.id', 'in', matching.select('id'))
       .orderBy(`site_pages.${query.sort.field}`, query.sort.direction)
-      .orderBy('site_pages.id')
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+      .orderBy('site_pages.id'),
+  );
   return { rows: rows.map(withLatest), total };
 }
 
@@ -137,15 +133,9 @@ export async function listVersions(
   pageId: string,
   query: VersionsQuery,
 ): Promise<{ rows: VersionSummary[]; total: number }> {
-  const [rows, total] = await Promise.all([
-    versionSummaries(db, pageId)
-      .orderBy('v.version', query.sort.direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(db.selectFrom('site_page_versions').where('page_id', '=', pageId)),
-  ]);
-  return { rows, total };
+  return readPage(db.selectFrom('site_page_versions').where('page_id', '=', pageId), query, () =>
+    versionSummaries(db, pageId).orderBy('v.version', query.sort.direction),
+  );
 }
 
 export function findVersion(db: Kysely<Tables>, pageId: string, version: number) {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, offsetOf } from '../../../kernel/pagination.js';
+import { readPage } from '../../../kernel/pagination.js';
 import type { VersionsQuery } from './schemas.js';
 
 export function listSections(db: Kysely<Tables>) {
@@ -35,8 +35,8 @@ export async function publishedValues(db: Kysely<Tables>): Promise<Record<string
 
 export async function listVersions(db: Kysely<Tables>, section: string, query: VersionsQuery) {
   const filtered = db.selectFrom('site_settings_versions').where('site_settings_versions.section', '=', section);
-  const [rows, total] = await Promise.all([
-    filtered
+  const { rows, total } = await readPage(filtered, query, (versions) =>
+    versions
       .leftJoin('users', 'users.id', 'site_settings_versions.published_by')
       .select([
         'site_settings_versions.version',
@@ -47,12 +47,8 @@ export async function listVersions(db: Kysely<Tables>, section: string, query: V
         'users.email as published_by_email',
         'site_settings_versions.published_at',
       ])
-      .orderBy('site_settings_versions.version', query.sort.direction)
-      .limit(query.per_page)
-      .offset(offsetOf(query))
-      .execute(),
-    countRows(filtered),
-  ]);
+      .orderBy('site_settings_versions.version', query.sort.direction),
+  );
   return { rows: rows.map((row) => ({ ...row, value: row.value as Record<string, unknown> })), total };
 }
 
