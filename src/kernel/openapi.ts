@@ -15,6 +15,12 @@ const applicationError = {
   },
 };
 
+/** The application error body whose `error` is one of a route's codes. */
+const applicationErrorOf = (codes: readonly string[]) => ({
+  ...applicationError,
+  properties: { ...applicationError.properties, error: { type: 'string', enum: [...codes] } },
+});
+
 const schemaError = {
   type: 'object',
   required: ['success', 'error'],
@@ -63,8 +69,15 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   operation.response ??= {};
   const responses = operation.response;
   const notes: string[] = [];
+  const declaredByRoute = new Set(Object.keys(responses));
+  const bodies = new Map<string, { descriptions: string[]; schemas: object[] }>();
+  // A status several causes answer (a validation 400 and a route's own 400) declares each body.
   const add = (status: string, description: string, schema: object) => {
-    if (!(status in responses)) responses[status] = { description, ...schema };
+    if (declaredByRoute.has(status)) return;
+    const body = bodies.get(status) ?? { descriptions: [], schemas: [] };
+    body.descriptions.push(description);
+    body.schemas.push(schema);
+    bodies.set(status, body);
   };
   if (route.schema && (route.schema.body || route.schema.querystring || route.schema.params || route.schema.headers)) {
     add('400', 'Validation error (SchemaError) or an application error such as `invalid_json`.', schemaError);
@@ -111,11 +124,19 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     notes.push(`**Maintenance:** refused in ${degraded ? '`degraded` and `lockdown`' : '`lockdown`'}.`);
     add('503', '`panic_mode` maintenance refusal, with `Retry-After: 30`.', panicError);
   }
+  for (const [status, codes] of Object.entries(route.config?.errors ?? {})) {
+    const listed = codes.map((code) => `\`${code}\``).join(', ');
+    add(status, `${listed}.`, applicationErrorOf(codes));
+  }
   add('500', '`internal`: a bug; quote the `x-request-id` header.', {
     type: 'object',
     required: ['error'],
     properties: { error: { const: 'internal' } },
   });
+  for (const [status, { descriptions, schemas }] of bodies) {
+    const description = descriptions.join(' Or ');
+    responses[status] = schemas.length === 1 ? { description, ...schemas[0] } : { description, anyOf: schemas };
+  }
   if (notes.length > 0) operation.description = [operation.description, ...notes].filter(Boolean).join('\n\n');
 }
 
@@ -129,6 +150,7 @@ export async function installOpenApi(
       info: {
         title: 'Platform API',
         version: '1.0.0',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Accounts, billing, site content and staff administration. Every response carries `x-request-id`. ' +
           ('Errors: `{ error, details? }`; validation errors: `{ success: false, error: { name: "SchemaError", ' +

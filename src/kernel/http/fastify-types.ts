@@ -8,6 +8,12 @@ declare module 'fastify' {
     perms?: readonly PermissionKey[];
     /** The spec limit this route counts against. */
     rateLimit?: RateLimitName;
+    /**
+     * The application errors the route's own code answers, by status: each becomes a declared
+     * response of the OpenAPI document whose `error` is one of these codes (openapi.ts). What the
+     * request path answers for every route (401, 403, 429, 503…) is declared there already.
+     */
+    errors?: Readonly<Partial<Record<400 | 402 | 404 | 409 | 410 | 413 | 415 | 422 | 502 | 503, readonly string[]>>>;
   }
 
   interface FastifyRequest {

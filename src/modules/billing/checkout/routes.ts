@@ -134,14 +134,15 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     scope.post(
       '/v1/webhooks/stripe',
       {
+        config: { errors: { 400: ['invalid_signature', 'invalid_event'] } },
         schema: {
           operationId: 'receiveStripeWebhook',
           tags,
           summary: 'Stripe webhook',
           description:
             "Stripe's event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute " +
-            'tolerance); each event id is processed once (a redelivery answers 200 and does nothing). Errors: 400 ' +
-            '`invalid_signature` (missing, wrong or too old), `invalid_event` (signed but unreadable).',
+            'tolerance); each event id is processed once (a redelivery answers 200 and does nothing). 400 ' +
+            '`invalid_signature`: missing, wrong or too old; `invalid_event`: signed but unreadable.',
           response: { 200: z.object({ received: z.literal(true) }) },
         },
       },

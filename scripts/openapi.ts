@@ -1,0 +1,50 @@
+/**
+ * Writes the OpenAPI document the service serves to openapi.json (the committed contract the SDK is
+ * built from); `--check` only compares and exits 1 when they differ. The document depends on the
+ * routes alone, so an empty in-memory database serves it.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { pgliteParsers, wrapPGlite } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+import { createKernel } from '../src/kernel/kernel.js';
+import { AREA_SERVICES } from '../src/modules/index.js';
+
+const DOCUMENT_FILE = join(import.meta.dirname, '..', 'openapi.json');
+
+/** The committed file's exact text for a document: two-space JSON and a final newline. */
+const documentText = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
+
+async function servedDocument(): Promise<unknown> {
+  const database = wrapPGlite(await PGlite.create({ parsers: pgliteParsers }));
+  await migrate(database.db);
+  const config = loadConfig({ JWT_SECRET: 'openapi-document-only-secret-0123456789', SCHEDULED_JOBS: 'off' });
+  const kernel = await createKernel(config, database, pino({ level: 'silent' }), AREA_SERVICES);
+  await kernel.start();
+  const app = await buildApp(kernel, { logger: false });
+  try {
+    const response = await app.inject({ method: 'GET', url: '/openapi.json' });
+    return response.json();
+  } finally {
+    await app.close();
+    await kernel.stop();
+    await database.close();
+  }
+}
+
+const text = documentText(await servedDocument());
+if (process.argv.includes('--check')) {
+  const committed = readFileSync(DOCUMENT_FILE, 'utf8');
+  if (committed !== text) {
+    console.error('openapi.json differs from the document the routes serve: run `npm run openapi` and commit it.');
+    process.exit(1);
+  }
+  console.log('openapi.json matches the routes.');
+} else {
+  writeFileSync(DOCUMENT_FILE, text);
+  console.log(`wrote ${DOCUMENT_FILE} (${text.length} bytes)`);
+}
