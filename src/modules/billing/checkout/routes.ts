@@ -32,7 +32,7 @@ const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
  */
 export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   const checkout = new CheckoutService(kernel.db, kernel.payments, kernel.config);
-  const fulfilment = new Fulfilment(kernel.db, kernel.payments.kind, kernel.events, kernel.log);
+  const fulfilment = new Fulfilment(kernel.write, kernel.payments.kind, kernel.log);
 
   app.post(
     '/v1/me/billing/checkout-session',
