@@ -23,6 +23,18 @@ export function idempotencyKeyHeaders(what: string) {
     .passthrough();
 }
 
+/**
+ * The body of a write made under an Idempotency-Key, without its `replayed` flag: a repeat answered
+ * with the first answer says so in the header instead, so every repeat's body is the first one's.
+ */
+export function idempotentAnswer<Answer extends { replayed: boolean }>(
+  reply: { header(name: string, value: string): unknown },
+  { replayed, ...answer }: Answer,
+): Omit<Answer, 'replayed'> {
+  if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+  return answer;
+}
+
 /** What a repeat must ask again to be answered with the first answer: the body, key order aside. */
 export function requestFingerprint(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
