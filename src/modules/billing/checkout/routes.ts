@@ -4,7 +4,7 @@ import { LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { MalformedWebhookEventError } from '../../../adapters/payments/stripe-events.js';
 import { actorOf } from '../../../kernel/auth.js';
 import { AppError } from '../../../kernel/errors.js';
-import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../../kernel/idempotency.js';
+import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { CheckoutService } from './checkout.js';
@@ -62,13 +62,12 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     async (request, reply) => {
-      const { replayed, ...answer } = await checkout.createCheckoutSession(
+      const started = await checkout.createCheckoutSession(
         actorOf(request).userId,
         request.body,
         request.headers['idempotency-key'],
       );
-      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-      return answer;
+      return idempotentAnswer(reply, started);
     },
   );
 

@@ -1,4 +1,5 @@
 import { actorOf } from '../../../kernel/auth.js';
+import { idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
@@ -88,14 +89,13 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
       },
     },
     async (request, reply) => {
-      const { replayed, ...refund } = await service.refund(
+      const refunded = await service.refund(
         actorOf(request),
         request.params.id,
         request.body,
         request.headers['idempotency-key'],
       );
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return refund;
+      return idempotentAnswer(reply, refunded);
     },
   );
 }
