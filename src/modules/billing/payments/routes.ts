@@ -1,5 +1,5 @@
 import { actorOf } from '../../../kernel/auth.js';
-import { idempotentAnswer } from '../../../kernel/idempotency.js';
+import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
@@ -9,7 +9,6 @@ import {
   listPaymentsQuery,
   paymentsBody,
   refundBody,
-  refundHeaders,
   refundResponse,
 } from './schemas.js';
 import { BillingPaymentsService } from './service.js';
@@ -83,7 +82,7 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
           '(`details.provider_code`); 503 `unavailable` when it cannot be reached. Refusals store nothing. ' +
           'Answers 200 with the refund. Audited (`billing.payment.refund`).',
         params: idParams,
-        headers: refundHeaders,
+        headers: idempotencyKeyHeaders('refund', 'refunds nothing more'),
         body: refundBody,
         response: { 200: refundResponse },
       },
