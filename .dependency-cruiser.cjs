@@ -48,6 +48,15 @@ module.exports = {
       },
     },
     {
+      name: 'one-write-path',
+      comment:
+        'Transactions retried on a conflict are run by kernel.write (src/kernel/write.ts), with their events and ' +
+        'invalidations: outside the kernel, write through it rather than through transaction-retry.ts.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/kernel/' },
+      to: { path: '/transaction-retry\\.ts$' },
+    },
+    {
       name: 'no-unresolvable',
       severity: 'error',
       comment: 'An import that does not resolve would escape every rule above.',

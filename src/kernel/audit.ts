@@ -75,6 +75,8 @@ export interface AuditChangesOptions<Field extends string> {
   show?: (field: Field, value: unknown) => unknown;
   /** Both pictures whole, changed fields or not (what some actions have always audited). */
   whole?: boolean;
+  /** Fields that count as changed whenever sent, equal or not: a document an edit has always replaced whole. */
+  alwaysChanged?: readonly NoInfer<Field>[];
 }
 
 /** Same value: objects and arrays compare as canonical JSON, since jsonb hands keys back reordered. */
@@ -101,7 +103,8 @@ export function auditChanges<Field extends string>(
   const changes: AuditChanges<Field> = { before: {}, after: {}, changed: [] };
   for (const field of fields) {
     const value = wanted[field];
-    const differs = value !== undefined && !sameValue(stored[field], value);
+    const differs =
+      value !== undefined && (options.alwaysChanged?.includes(field) === true || !sameValue(stored[field], value));
     if (differs) changes.changed.push(field);
     if (!differs && !(options.whole && value !== undefined)) continue;
     changes.before[field] = show(field, stored[field]);

@@ -5,8 +5,11 @@ import { canonicalJson } from '../lib/canonical-json.js';
 /** Set on an answer that repeats the first one made under the same Idempotency-Key. */
 export const IDEMPOTENT_REPLAY_HEADER = 'idempotent-replayed';
 
-/** The optional `Idempotency-Key` header of a write that must not happen twice; `what` names the first answer. */
-export function idempotencyKeyHeaders(what: string) {
+/**
+ * The optional `Idempotency-Key` header of a write that must not happen twice; `what` names the first answer,
+ * `nothingMore` what a repeat does not do again.
+ */
+export function idempotencyKeyHeaders(what: string, nothingMore = 'does nothing more') {
   return z
     .object({
       'idempotency-key': z
@@ -16,11 +19,23 @@ export function idempotencyKeyHeaders(what: string) {
         .optional()
         .describe(
           `Makes a retry safe: a repeat with the same key and body answers the first ${what} (header ` +
-            `\`${IDEMPOTENT_REPLAY_HEADER}: true\`) and does nothing more; the same key with another body is 409 ` +
+            `\`${IDEMPOTENT_REPLAY_HEADER}: true\`) and ${nothingMore}; the same key with another body is 409 ` +
             `\`conflict\`.`,
         ),
     })
     .passthrough();
+}
+
+/**
+ * The body of a write made under an Idempotency-Key, without its `replayed` flag: a repeat answered
+ * with the first answer says so in the header instead, so every repeat's body is the first one's.
+ */
+export function idempotentAnswer<Answer extends { replayed: boolean }>(
+  reply: { header(name: string, value: string): unknown },
+  { replayed, ...answer }: Answer,
+): Omit<Answer, 'replayed'> {
+  if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
+  return answer;
 }
 
 /** What a repeat must ask again to be answered with the first answer: the body, key order aside. */

@@ -265,4 +265,13 @@ describe('auditChanges: the before and after an audit row keeps', () => {
       changed: ['rank'],
     });
   });
+
+  it('counts the fields it is told to as changed whenever sent, equal or not', () => {
+    expect(auditChanges(stored, { limits: { a: 1, b: 2 }, rank: 1 }, { alwaysChanged: ['limits'] })).toEqual({
+      before: { limits: { a: 1, b: 2 } },
+      after: { limits: { a: 1, b: 2 } },
+      changed: ['limits'],
+    });
+    expect(auditChanges(stored, { rank: 1 }, { alwaysChanged: ['limits'] }).changed).toEqual([]);
+  });
 });

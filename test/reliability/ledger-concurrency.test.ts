@@ -62,7 +62,8 @@ type SpendOutcome = { ok: true; balance: number } | { ok: false; status: number;
 
 /** A spend as a module would make it: in its own transaction, retried on a conflict; on the instance whose turn it is. */
 function spend(userId: string, amount: number, now?: Date): Promise<SpendOutcome> {
-  return retryingTransaction(app().db, (trx) =>
+  const { write } = app().kernel;
+  return write(({ trx }) =>
     spendCredits(trx, { userId, amount, actorId: null, referenceType: 'test', referenceId: randomUUID(), now }),
   ).then(
     (result) => ({ ok: true as const, balance: result.balance }),
@@ -196,13 +197,13 @@ describe('spends, grants, gifts, expiries and refund clawbacks interleaved', () 
         for (const paymentId of payments.get(player.id)!)
           work.push(refund(paymentId, 300).then((r) => expect2xx('refund', r, ['invalid_request', 'invalid_state'])));
       }
-      for (let i = 0; i < 2; i++) work.push(retryingTransaction(app().db, (trx) => expireLapsedLots(trx, later)));
+      for (let i = 0; i < 2; i++) work.push(app().kernel.write(({ trx }) => expireLapsedLots(trx, later)));
       await Promise.all(work);
     }
     expect(unexpected).toEqual([]);
 
     // Lots lapsed since the last expiry run are settled by the next run; then everything must add up.
-    await retryingTransaction(db(), (trx) => expireLapsedLots(trx, later));
+    await apps[0]!.kernel.write(({ trx }) => expireLapsedLots(trx, later));
     for (const player of players) {
       const balance = await expectConsistentCredits(db(), player.id, later);
       const entries = await ledgerOf(db(), player.id);

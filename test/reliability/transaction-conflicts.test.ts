@@ -184,7 +184,7 @@ describe('a credit write chosen as a deadlock victim', () => {
   });
 });
 
-const fulfilment = () => new Fulfilment(t.db, 'local', t.kernel.events, t.kernel.log);
+const fulfilment = () => new Fulfilment(t.kernel.write, 'local', t.kernel.log);
 const tierOf = async (userId: string) =>
   (await t.db.selectFrom('users').select('tier').where('id', '=', userId).executeTakeFirstOrThrow()).tier;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../kernel/idempotency.js';
+import { idempotencyKeyHeaders, idempotentAnswer } from '../../kernel/idempotency.js';
 import { BroadcastService } from './broadcast.js';
 import {
   broadcastBody,
@@ -58,13 +58,8 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     async (request, reply) => {
-      const { replayed, ...answer } = await broadcasts.broadcast(
-        actorOf(request),
-        request.body,
-        request.headers['idempotency-key'],
-      );
-      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-      return answer;
+      const sent = await broadcasts.broadcast(actorOf(request), request.body, request.headers['idempotency-key']);
+      return idempotentAnswer(reply, sent);
     },
   );
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
+import { auditChanges } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import type { Writes } from '../../kernel/write.js';
@@ -18,6 +19,9 @@ import {
   type ProfileChanges,
 } from './queries.js';
 import type { ListUsersQuery, UpdateUserInput, UserDetail } from './schemas.js';
+
+/** The profile fields an edit may send, in the order its audit row lists them. */
+const PROFILE_FIELDS = ['display_name', 'tier', 'metadata'] as const;
 
 /** Finding and reading people, and editing their profile fields. Lifecycle changes live in lifecycle.ts. */
 export class UsersService {
@@ -58,23 +62,17 @@ export class UsersService {
       if (input.tier !== undefined && input.tier !== null && (await tierExists(trx, input.tier)) === undefined) {
         throw invalidRequest({ reason: 'unknown tier', tier: input.tier });
       }
-      const before: Record<string, unknown> = {};
-      const after: Record<string, unknown> = {};
+      // `metadata` sent is written and audited whole even when equal, as it always has been.
+      const { before, after, changed } = auditChanges(user, input, {
+        fields: PROFILE_FIELDS,
+        alwaysChanged: ['metadata'],
+      });
+      if (changed.length === 0) return; // nothing differs: no write, no audit entry
       const changes: ProfileChanges = {};
-      if (input.display_name !== undefined && input.display_name !== user.display_name) {
-        before.display_name = user.display_name;
-        after.display_name = changes.display_name = input.display_name;
-      }
-      if (input.tier !== undefined && input.tier !== user.tier) {
-        before.tier = user.tier;
-        after.tier = changes.tier = input.tier;
-      }
-      if (input.metadata !== undefined) {
-        before.metadata = user.metadata;
-        after.metadata = input.metadata;
-        changes.metadata = JSON.stringify(input.metadata);
-      }
-      if (Object.keys(changes).length === 0) return; // nothing differs: no write, no audit entry
+      if (input.display_name !== undefined && changed.includes('display_name'))
+        changes.display_name = input.display_name;
+      if (input.tier !== undefined && changed.includes('tier')) changes.tier = input.tier;
+      if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
       await updateProfile(trx, id, changes);
       await audit({
         action: 'users.update',

@@ -2,8 +2,7 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '../../../adapters/payments/index.js';
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
-import type { EventPublisher } from '../../../kernel/events.js';
-import { retryingTransaction } from '../../../kernel/write/transaction-retry.js';
+import type { Write, Writes } from '../../../kernel/write.js';
 import { addCredits } from '../credits/index.js';
 import {
   existingProductId,
@@ -49,9 +48,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export class Fulfilment {
   constructor(
-    private readonly db: Db,
+    private readonly write: Writes,
     private readonly provider: PaymentProviderKind,
-    private readonly events: EventPublisher,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -60,41 +58,42 @@ export class Fulfilment {
     // Retried on a deadlock or serialization failure: events lock subscription, payment and user
     // rows that staff actions and account deletion also lock, not always in the same order. A
     // 500 would lose the local provider's payment for good (its page does not pay twice) and
-    // make Stripe redeliver hours later; the effects all go through `trx`, so a retry is safe.
-    return retryingTransaction(this.db, async (trx) => {
-      const stored = await storeEventOnce(trx, this.provider, {
+    // make Stripe redeliver hours later; the effects all go through `w`, so a retry is safe.
+    return this.write(async (w) => {
+      const stored = await storeEventOnce(w.trx, this.provider, {
         eventId: event.eventId,
         type: event.type === 'ignored' ? event.providerType : event.type,
         occurredAt: event.occurredAt,
       });
       if (!stored) return 'duplicate';
-      await this.#apply(trx, event);
+      await this.#apply(w, event);
       return 'processed';
     });
   }
 
-  async #apply(trx: Db, event: PaymentEvent): Promise<void> {
+  async #apply(w: Write, event: PaymentEvent): Promise<void> {
+    const { trx } = w;
     switch (event.type) {
       case 'checkout.completed':
-        return this.#checkoutCompleted(trx, event);
+        return this.#checkoutCompleted(w, event);
       case 'checkout.expired':
         return expireOpenCheckout(trx, this.provider, event.checkoutId);
       case 'subscription.updated':
       case 'subscription.deleted':
         return this.#subscriptionChanged(trx, event);
       case 'invoice.paid':
-        return this.#invoice(trx, event, event.paymentId);
+        return this.#invoice(w, event, event.paymentId);
       case 'invoice.payment_failed':
-        return this.#invoice(trx, event, null);
+        return this.#invoice(w, event, null);
       case 'invoice.payment_linked':
         for (const recorded of await linkInvoicePayment(trx, this.provider, event.link))
-          await this.#refunded(trx, recorded, event.occurredAt);
+          await this.#refunded(w, recorded, event.occurredAt);
         return;
       case 'charge.refunded':
         // The money side only; taking back a refunded pack's credits belongs to the refund flow.
         return raiseRefundedAmount(trx, this.provider, event.paymentId, event.amountRefunded);
       case 'refund.recorded':
-        return this.#refundRecorded(trx, event);
+        return this.#refundRecorded(w, event);
       case 'ignored':
         return;
     }
@@ -126,9 +125,10 @@ export class Fulfilment {
    * a staff refund would.
    */
   async #refundRecorded(
-    trx: Db,
+    w: Write,
     { refund, occurredAt }: Extract<PaymentEvent, { type: 'refund.recorded' }>,
   ): Promise<void> {
+    const { trx } = w;
     // Before looking for the payment: a payment recorded at this moment then finds this refund kept.
     await lockProviderPayment(trx, this.provider, refund.paymentId);
     const payment = await lockPaymentByProviderId(trx, this.provider, refund.paymentId);
@@ -162,12 +162,12 @@ export class Fulfilment {
       source: 'provider',
     });
     if (!recorded.recorded) return;
-    await this.#refunded(trx, recorded, occurredAt);
+    await this.#refunded(w, recorded, occurredAt);
   }
 
   /** The dashboard event of a refund recorded from the provider's report. */
-  async #refunded(trx: Db, { row, payment, clawback }: RecordedProviderRefund, occurredAt: string): Promise<void> {
-    await this.events.publish(trx, {
+  async #refunded(w: Write, { row, payment, clawback }: RecordedProviderRefund, occurredAt: string): Promise<void> {
+    await w.publish({
       kind: 'dashboard',
       name: 'billing.payment_refunded',
       payload: {
@@ -192,7 +192,8 @@ export class Fulfilment {
    * granted the 1,000,000 credits its metadata named. What the provider charged (`amountTotal`)
    * is its own report of the money, and is recorded as such.
    */
-  async #checkoutCompleted(trx: Db, event: CheckoutCompleted): Promise<void> {
+  async #checkoutCompleted(w: Write, event: CheckoutCompleted): Promise<void> {
+    const { trx } = w;
     const checkout = await storedCheckout(trx, this.provider, event.checkoutId);
     const ignore = (reason: string) => this.#ignored(trx, event, event.checkoutId, reason);
     if (checkout === undefined) return ignore('a checkout this service did not make');
@@ -213,7 +214,7 @@ export class Fulfilment {
       });
       await syncUserTier(trx, userId);
       await fillSubscriptionPayments(trx, this.provider, event.subscriptionId);
-      await this.events.publish(trx, {
+      await w.publish({
         kind: 'dashboard',
         name: 'billing.subscription_started',
         payload: {
@@ -255,7 +256,7 @@ export class Fulfilment {
       idempotencyKey: `payment:${this.provider}:${providerPaymentId}`,
       reason: `Bought ${quantity} × ${checkout.product_name}`,
     });
-    await this.events.publish(trx, {
+    await w.publish({
       kind: 'dashboard',
       name: 'billing.credits_purchased',
       payload: {
@@ -270,7 +271,7 @@ export class Fulfilment {
     });
     // Refunds reported before this payment (their events came first) are recorded now, credits taken back.
     for (const recorded of await recordRefundsAwaitingPayment(trx, this.provider, providerPaymentId))
-      await this.#refunded(trx, recorded, event.occurredAt);
+      await this.#refunded(w, recorded, event.occurredAt);
   }
 
   async #subscriptionChanged(trx: Db, event: SubscriptionEvent): Promise<void> {
@@ -282,7 +283,8 @@ export class Fulfilment {
     await applyProviderSubscription(trx, this.provider, userId, subscription, { deleted, occurredAt, created });
   }
 
-  async #invoice(trx: Db, event: InvoiceEvent, paymentId: string | null): Promise<void> {
+  async #invoice(w: Write, event: InvoiceEvent, paymentId: string | null): Promise<void> {
+    const { trx } = w;
     const { invoice, occurredAt } = event;
     // Before anything of the invoice is written: its payment's link may be arriving at this moment.
     await lockInvoice(trx, this.provider, invoice.id);
@@ -303,7 +305,7 @@ export class Fulfilment {
           })
         : // A payment that named this invoice before it arrived (invoice_payment.paid first) is recorded now.
           await settleInvoicePayments(trx, this.provider, invoice.id);
-    for (const recorded of refunds) await this.#refunded(trx, recorded, occurredAt);
+    for (const recorded of refunds) await this.#refunded(w, recorded, occurredAt);
   }
 }
 

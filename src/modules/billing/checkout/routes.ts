@@ -4,7 +4,7 @@ import { LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { MalformedWebhookEventError } from '../../../adapters/payments/stripe-events.js';
 import { actorOf } from '../../../kernel/auth.js';
 import { AppError } from '../../../kernel/errors.js';
-import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../../kernel/idempotency.js';
+import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { CheckoutService } from './checkout.js';
@@ -32,7 +32,7 @@ const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
  */
 export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   const checkout = new CheckoutService(kernel.db, kernel.payments, kernel.config);
-  const fulfilment = new Fulfilment(kernel.db, kernel.payments.kind, kernel.events, kernel.log);
+  const fulfilment = new Fulfilment(kernel.write, kernel.payments.kind, kernel.log);
 
   app.post(
     '/v1/me/billing/checkout-session',
@@ -62,13 +62,12 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     async (request, reply) => {
-      const { replayed, ...answer } = await checkout.createCheckoutSession(
+      const started = await checkout.createCheckoutSession(
         actorOf(request).userId,
         request.body,
         request.headers['idempotency-key'],
       );
-      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-      return answer;
+      return idempotentAnswer(reply, started);
     },
   );
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../../lib/instant.js';
 import { actorOf } from '../../../kernel/auth.js';
+import { idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { PRICE_INTERVALS } from '../catalog/index.js';
@@ -109,13 +110,8 @@ export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     async (request, reply) => {
-      const { replayed, ...answer } = await gifts.giftPack(
-        actorOf(request),
-        request.body,
-        request.headers['idempotency-key'],
-      );
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).send(answer);
+      const gifted = await gifts.giftPack(actorOf(request), request.body, request.headers['idempotency-key']);
+      return reply.code(201).send(idempotentAnswer(reply, gifted));
     },
   );
 

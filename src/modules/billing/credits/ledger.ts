@@ -35,9 +35,9 @@ import type { AdditionKind, DeductionKind, LedgerKind, LedgerRow } from './table
  * lapsed lots are zeroed by an `expiry` entry. So the balance always equals the sum of what is
  * left in the lots, and never drops below zero.
  *
- * Callers run their transaction through `retryingTransaction` (src/kernel/write/transaction-retry.ts):
- * the user's lock is taken first, but lots, payments and subscriptions are also locked by others
- * in other orders, and PostgreSQL resolves such a deadlock by aborting one transaction.
+ * Callers write through `kernel.write` (src/kernel/write.ts), which runs the work again after a
+ * deadlock: the user's lock is taken first, but lots, payments and subscriptions are also locked
+ * by others in other orders, and PostgreSQL resolves such a deadlock by aborting one transaction.
  */
 
 type Db = Kysely<Tables>;

@@ -1,4 +1,5 @@
 import { actorOf } from '../../../kernel/auth.js';
+import { idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
@@ -47,13 +48,8 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     async (request, reply) => {
-      const { replayed, ...answer } = await credits.grant(
-        actorOf(request),
-        request.body,
-        request.headers['idempotency-key'],
-      );
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).send(answer);
+      const granted = await credits.grant(actorOf(request), request.body, request.headers['idempotency-key']);
+      return reply.code(201).send(idempotentAnswer(reply, granted));
     },
   );
 

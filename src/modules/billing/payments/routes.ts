@@ -1,4 +1,5 @@
 import { actorOf } from '../../../kernel/auth.js';
+import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
@@ -8,7 +9,6 @@ import {
   listPaymentsQuery,
   paymentsBody,
   refundBody,
-  refundHeaders,
   refundResponse,
 } from './schemas.js';
 import { BillingPaymentsService } from './service.js';
@@ -82,20 +82,19 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
           '(`details.provider_code`); 503 `unavailable` when it cannot be reached. Refusals store nothing. ' +
           'Answers 200 with the refund. Audited (`billing.payment.refund`).',
         params: idParams,
-        headers: refundHeaders,
+        headers: idempotencyKeyHeaders('refund', 'refunds nothing more'),
         body: refundBody,
         response: { 200: refundResponse },
       },
     },
     async (request, reply) => {
-      const { replayed, ...refund } = await service.refund(
+      const refunded = await service.refund(
         actorOf(request),
         request.params.id,
         request.body,
         request.headers['idempotency-key'],
       );
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return refund;
+      return idempotentAnswer(reply, refunded);
     },
   );
 }

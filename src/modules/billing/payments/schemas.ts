@@ -33,20 +33,6 @@ export const refundBody = z
   .strict();
 export type RefundInput = z.infer<typeof refundBody>;
 
-export const refundHeaders = z
-  .object({
-    'idempotency-key': z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe(
-        'Makes a retry safe: a repeat with the same key and body answers the first refund (header ' +
-          '`idempotent-replayed: true`) and refunds nothing more; the same key with another body is 409 `conflict`.',
-      ),
-  })
-  .passthrough();
-
 export const paymentBody = z.object({
   id: z.string().uuid(),
   user_id: z.string().uuid(),

@@ -102,7 +102,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
       kernel.db,
       kernel.write,
       kernel.payments,
-      new Fulfilment(kernel.db, kernel.payments.kind, kernel.events, kernel.log),
+      new Fulfilment(kernel.write, kernel.payments.kind, kernel.log),
     );
     app.post(
       '/v1/admin/billing/subscriptions/:id/simulate-renewal',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
-import { IDEMPOTENT_REPLAY_HEADER, idempotencyKeyHeaders } from '../../../kernel/idempotency.js';
+import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
 import { mailDispatcherFor } from '../delivery/index.js';
 import { CampaignDelivery } from './delivery.js';
 import {
@@ -133,13 +133,8 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     async (request, reply) => {
-      const { replayed, ...view } = await campaigns.launch(
-        actorOf(request),
-        request.params.id,
-        request.headers['idempotency-key'],
-      );
-      if (replayed) reply.header(IDEMPOTENT_REPLAY_HEADER, 'true');
-      return view;
+      const launched = await campaigns.launch(actorOf(request), request.params.id, request.headers['idempotency-key']);
+      return idempotentAnswer(reply, launched);
     },
   );
 

@@ -201,7 +201,7 @@ describe('the local checkout page', () => {
 });
 
 describe('processPaymentEvent', () => {
-  const fulfilment = () => new Fulfilment(t.db, 'local', t.kernel.events, t.kernel.log);
+  const fulfilment = () => new Fulfilment(t.kernel.write, 'local', t.kernel.log);
 
   it('a replayed event id is a no-op: credits added once', async () => {
     const player = await createUser(t.db);
