@@ -55,6 +55,29 @@ function expectPastTheGate(
   }
 }
 
+/**
+ * `target` (a database handle, and every query builder made from it) whose queries hand back their
+ * answers only once `hold` resolves: after the query is done and its session given back.
+ */
+function answersHeldBy<T extends object>(target: T, hold: () => Promise<void>): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(object, args);
+        if (typeof property === 'string' && property.startsWith('execute'))
+          return Promise.resolve(result).then(async (answer) => {
+            await hold();
+            return answer;
+          });
+        const isBuilder = typeof result === 'object' && result !== null && 'execute' in result;
+        return isBuilder ? answersHeldBy(result, hold) : result;
+      };
+    },
+  });
+}
+
 async function setLevel(t: TestApp, staff: TestUser, level: PanicLevel, reason = REASONS[level]) {
   const response = await t.request({
     method: 'POST',
@@ -797,32 +820,33 @@ describe('two instances on one database', () => {
   });
 
   it('a slow read begun before a change never overwrites the level read after it', async () => {
-    // A database handle whose first answer arrives late, like a safety poll stuck on a busy link.
-    // (On PostgreSQL the reads overlap on separate connections; the embedded database runs them one by one.)
-    let readDone!: () => void;
-    const firstReadDone = new Promise<void>((resolve) => {
-      readDone = resolve;
+    // A database handle whose first answer arrives late, like a safety poll stuck on a busy link:
+    // held until the test lets it go, after its session is given back, so the newer read runs
+    // meanwhile (on the embedded database too, whose one connection a held session would block).
+    let answered!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
     });
-    let delayed = false;
-    const slowDb = a.db.withPlugin({
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        if (!delayed) {
-          delayed = true;
-          readDone();
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        return args.result;
-      },
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => {
+      deliver = resolve;
+    });
+    let held = false;
+    const slowDb = answersHeldBy(a.db, async () => {
+      if (held) return;
+      held = true;
+      answered();
+      await delivered;
     });
     const monitor = new PanicMonitor(slowDb, a.kernel.bus);
-    const staleRead = monitor.refresh(); // reads 'off', answers late
-    await firstReadDone;
+    const staleRead = monitor.refresh(); // reads 'off', answers once let go
+    await firstAnswered;
     await a.db
       .updateTable('ops_panic_state')
       .set({ level: 'lockdown', reason: 'Changed meanwhile', set_by: null, set_at: new Date(), auto: true })
       .execute();
     expect((await monitor.refresh()).level).toBe('lockdown');
+    deliver();
     await staleRead;
     expect(monitor.state).toMatchObject({ level: 'lockdown', reason: 'Changed meanwhile' });
     await a.db
