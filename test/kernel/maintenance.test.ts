@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanicLevel } from '../../src/db/tables.js';
 import { PanicMonitor } from '../../src/kernel/maintenance.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { expectRefusedUnchanged } from '../helpers/expectations.js';
+import { storedState } from '../helpers/stored-state.js';
 
 /**
  * Spec "Limits → Maintenance mode" and operation 12 `setOpsPanicMode`. The gate decides by
@@ -213,37 +215,19 @@ describe('maintenance gate: each level × each kind of request', () => {
     },
   ];
 
-  /** What a refused request must leave alone: the caller's row, roles, audit and outbox. */
-  async function snapshot() {
-    return {
-      player: await t.db.selectFrom('users').selectAll().where('id', '=', player.id).executeTakeFirst(),
-      roles: (
-        await t.db
-          .selectFrom('roles')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-      audit: (
-        await t.db
-          .selectFrom('audit_log')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-      outbox: (
-        await t.db
-          .selectFrom('event_outbox')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    };
-  }
+  /** What a refused request must leave alone: the users (sightings included), roles, audit and outbox. */
+  const gateState = () =>
+    storedState(t.db, { users: ['id'], login_sessions: ['user_id', 'session_id'], roles: ['id'] }, [
+      'audit_log',
+      'event_outbox',
+    ]);
 
   beforeAll(async () => {
     t = await startTestApp();
     ops = await createUser(t.db, ['ops.panic']);
     player = await createUser(t.db);
     staff = await createUser(t.db, ['roles.write']);
-    // The player's first signed-in request writes last_seen_at; later snapshots then stay put.
+    // The player's first signed-in request records a sighting; later reads of the state then stay put.
     expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(200);
   });
   afterAll(async () => {
@@ -262,18 +246,19 @@ describe('maintenance gate: each level × each kind of request', () => {
         const token = probe.who === 'player' ? player.token : probe.who === 'staff' ? staff.token : undefined;
         const sent = probe.payload?.();
         const requestId = `maint-${level}-${++counter}`;
-        const before = await snapshot();
-        const response = await t.request({
-          method: probe.method,
-          url: probe.url,
-          token,
-          payload: sent,
-          headers: { 'x-request-id': requestId },
-        });
+        const send = () =>
+          t.request({
+            method: probe.method,
+            url: probe.url,
+            token,
+            payload: sent,
+            headers: { 'x-request-id': requestId },
+          });
         if (probe.refusedAt.includes(level)) {
+          const response = await expectRefusedUnchanged(gateState, send, 503, panicBody(level, REASONS[level]));
           expectPanicRefusal(response, level, REASONS[level], requestId);
-          expect(await snapshot()).toEqual(before);
         } else {
+          const response = await send();
           expectPastTheGate(t, probe.method, probe.url, response, requestId);
           await probe.answer?.(response, sent);
         }
@@ -701,22 +686,20 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       },
     ];
 
-    async function state() {
-      return {
-        row: await panicRow(),
-        audits: (await auditRows()).length,
-        outbox: (await outboxRows()).length,
-        events: t.events.length,
-      };
-    }
+    /** The level, the audit log and outbox, and the events this instance heard: a refusal moves none. */
+    const panicState = async () => ({
+      ...(await storedState(t.db, { ops_panic_state: ['singleton'] }, ['audit_log', 'event_outbox'])),
+      'events heard': t.events.length,
+    });
 
     it.each(invalid)('400 for $name', async ({ payload, issues }) => {
-      const before = await state();
-      const response = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ success: false, error: { name: 'SchemaError', issues } });
+      const response = await expectRefusedUnchanged(
+        panicState,
+        () => t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload }),
+        400,
+        { success: false, error: { name: 'SchemaError', issues } },
+      );
       expect(response.headers['x-request-id']).toEqual(expect.any(String));
-      expect(await state()).toEqual(before);
     });
 
     it.each([
@@ -750,17 +733,15 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       },
       { name: 'no token', perms: null, method: 'POST' as const, status: 401, body: { error: 'missing_token' } },
     ])('$status for $name ($method)', async ({ perms, method, status, body }) => {
-      const before = await state();
       const caller = perms === null ? undefined : await createUser(t.db, perms);
-      const response = await t.request({
-        method,
-        url: '/v1/admin/ops/panic',
-        token: caller?.token,
-        payload: method === 'POST' ? { level: 'lockdown', reason: 'Not allowed to' } : undefined,
-      });
-      expect(response.statusCode).toBe(status);
-      expect(response.json()).toEqual(body);
-      expect(await state()).toEqual(before);
+      const send = () =>
+        t.request({
+          method,
+          url: '/v1/admin/ops/panic',
+          token: caller?.token,
+          payload: method === 'POST' ? { level: 'lockdown', reason: 'Not allowed to' } : undefined,
+        });
+      await expectRefusedUnchanged(panicState, send, status, body);
     });
 
     it('403 comes before validation: a caller without ops.panic sending a bad body gets 403', async () => {
