@@ -14,6 +14,9 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Sessions a test app opens on PostgreSQL, reads and writes together. */
+export const TEST_POOL_SIZE = 5;
+
 let counter = 0;
 
 /** A fresh, migrated database for one test file (or one test): a clone, never shared. */
@@ -29,7 +32,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const url = databaseUrlFor(testUrl, name);
     const opened: Database[] = [];
     const open = () => {
-      const database = openPostgres({ connectionString: url, poolMax: 5 });
+      const database = openPostgres({ connectionString: url, poolMax: TEST_POOL_SIZE });
       opened.push(database);
       return database;
     };

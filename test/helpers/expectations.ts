@@ -33,6 +33,26 @@ export async function expectRefusedUnchanged(
   return response;
 }
 
+/**
+ * A refused request as `expectRefusedUnchanged` checks it, and no audit row or outbox event names
+ * its request id (where `state` compares the audit log and the outbox by size, or not at all).
+ */
+export async function expectRefusedUnrecorded(
+  db: Kernel['db'],
+  state: () => Promise<unknown>,
+  send: () => Promise<LightMyRequestResponse>,
+  status: number,
+  body: unknown,
+): Promise<LightMyRequestResponse> {
+  const response = await expectRefusedUnchanged(state, send, status, body);
+  const requestId = requestIdOf(response);
+  // A lookup by a missing id would find nothing, and prove nothing.
+  expect(requestId).toEqual(expect.stringMatching(/./));
+  expect(await auditOf(db, requestId)).toEqual([]);
+  expect(await db.selectFrom('event_outbox').selectAll().where('request_id', '=', requestId).execute()).toEqual([]);
+  return response;
+}
+
 /** The error `call` fails with, which must be an instance of `kind`. */
 export async function rejectionOf<E extends Error>(
   call: Promise<unknown> | (() => unknown),

@@ -11,6 +11,8 @@ import {
   pageQuery,
 } from '../../src/kernel/pagination.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { expectRefusedUnchanged } from '../helpers/expectations.js';
+import { storedState } from '../helpers/stored-state.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SECRET_MESSAGE = 'db password=hunter2 at postgres://admin:hunter2@db.internal/prod';
@@ -26,23 +28,13 @@ function probeRoutes(app: ZodApp) {
   }));
 }
 
-/** What a refused write must leave untouched. */
-async function snapshot(t: TestApp) {
-  const roles = await t.db
-    .selectFrom('roles')
-    .select(['id', 'key', 'name', 'description', 'updated_at'])
-    .orderBy('key')
-    .execute();
-  const permissions = await t.db
-    .selectFrom('role_permissions')
-    .selectAll()
-    .orderBy('role_id')
-    .orderBy('permission_key')
-    .execute();
-  const audit = await t.db.selectFrom('audit_log').selectAll().orderBy('created_at').execute();
-  const outbox = await t.db.selectFrom('event_outbox').selectAll().orderBy('id').execute();
-  return { roles, permissions, audit, outbox };
-}
+/** What a refused write must leave untouched: the roles with their permissions, every audit row and event. */
+const refusalState = (t: TestApp) =>
+  storedState(
+    t.db,
+    { roles: ['key'], role_permissions: ['role_id', 'permission_key'], audit_log: ['id'], event_outbox: ['id'] },
+    [],
+  );
 
 function expectRequestId(response: LightMyRequestResponse): string {
   const id = response.headers['x-request-id'];
@@ -321,12 +313,14 @@ describe('errors and request ids', () => {
     ];
 
     it.each(cases)('$name', async ({ method, url, payload, headers, issues }) => {
-      const before = await snapshot(t);
-      const response = await t.request({ method, url, payload: payload as never, headers, token: owner.token });
-      expect(response.statusCode).toBe(400);
+      const response = await expectRefusedUnchanged(
+        () => refusalState(t),
+        () => t.request({ method, url, payload: payload as never, headers, token: owner.token }),
+        400,
+        { success: false, error: { name: 'SchemaError', issues } },
+      );
       expect(response.json()).toStrictEqual({ success: false, error: { name: 'SchemaError', issues } });
       expectRequestId(response);
-      expect(await snapshot(t)).toEqual(before);
     });
   });
 
@@ -472,18 +466,14 @@ describe('errors and request ids', () => {
     ];
 
     it.each(cases)('$name → $status', async ({ headers, payload, status, body }) => {
-      const before = await snapshot(t);
-      const response = await t.request({
-        method: 'POST',
-        url: '/v1/admin/roles',
-        token: owner.token,
-        headers,
-        payload,
-      });
-      expect(response.statusCode).toBe(status);
+      const response = await expectRefusedUnchanged(
+        () => refusalState(t),
+        () => t.request({ method: 'POST', url: '/v1/admin/roles', token: owner.token, headers, payload }),
+        status,
+        body,
+      );
       expect(response.json()).toStrictEqual(body);
       expectRequestId(response);
-      expect(await snapshot(t)).toEqual(before);
     });
 
     it('just under the limit is parsed (and validated)', async () => {

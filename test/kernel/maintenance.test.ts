@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PanicLevel } from '../../src/db/tables.js';
 import { PanicMonitor } from '../../src/kernel/maintenance.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { expectRefusedUnchanged } from '../helpers/expectations.js';
+import { storedState } from '../helpers/stored-state.js';
 
 /**
  * Spec "Limits → Maintenance mode" and operation 12 `setOpsPanicMode`. The gate decides by
@@ -53,6 +55,29 @@ function expectPastTheGate(
     expect(response.statusCode).toBe(404);
     expect(body).toEqual({ error: 'not_found' });
   }
+}
+
+/**
+ * `target` (a database handle, and every query builder made from it) whose queries hand back their
+ * answers only once `hold` resolves: after the query is done and its session given back.
+ */
+function answersHeldBy<T extends object>(target: T, hold: () => Promise<void>): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(object, args);
+        if (typeof property === 'string' && property.startsWith('execute'))
+          return Promise.resolve(result).then(async (answer) => {
+            await hold();
+            return answer;
+          });
+        const isBuilder = typeof result === 'object' && result !== null && 'execute' in result;
+        return isBuilder ? answersHeldBy(result, hold) : result;
+      };
+    },
+  });
 }
 
 async function setLevel(t: TestApp, staff: TestUser, level: PanicLevel, reason = REASONS[level]) {
@@ -190,37 +215,19 @@ describe('maintenance gate: each level × each kind of request', () => {
     },
   ];
 
-  /** What a refused request must leave alone: the caller's row, roles, audit and outbox. */
-  async function snapshot() {
-    return {
-      player: await t.db.selectFrom('users').selectAll().where('id', '=', player.id).executeTakeFirst(),
-      roles: (
-        await t.db
-          .selectFrom('roles')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-      audit: (
-        await t.db
-          .selectFrom('audit_log')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-      outbox: (
-        await t.db
-          .selectFrom('event_outbox')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    };
-  }
+  /** What a refused request must leave alone: the users (sightings included), roles, audit and outbox. */
+  const gateState = () =>
+    storedState(t.db, { users: ['id'], login_sessions: ['user_id', 'session_id'], roles: ['id'] }, [
+      'audit_log',
+      'event_outbox',
+    ]);
 
   beforeAll(async () => {
     t = await startTestApp();
     ops = await createUser(t.db, ['ops.panic']);
     player = await createUser(t.db);
     staff = await createUser(t.db, ['roles.write']);
-    // The player's first signed-in request writes last_seen_at; later snapshots then stay put.
+    // The player's first signed-in request records a sighting; later reads of the state then stay put.
     expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(200);
   });
   afterAll(async () => {
@@ -239,18 +246,19 @@ describe('maintenance gate: each level × each kind of request', () => {
         const token = probe.who === 'player' ? player.token : probe.who === 'staff' ? staff.token : undefined;
         const sent = probe.payload?.();
         const requestId = `maint-${level}-${++counter}`;
-        const before = await snapshot();
-        const response = await t.request({
-          method: probe.method,
-          url: probe.url,
-          token,
-          payload: sent,
-          headers: { 'x-request-id': requestId },
-        });
+        const send = () =>
+          t.request({
+            method: probe.method,
+            url: probe.url,
+            token,
+            payload: sent,
+            headers: { 'x-request-id': requestId },
+          });
         if (probe.refusedAt.includes(level)) {
+          const response = await expectRefusedUnchanged(gateState, send, 503, panicBody(level, REASONS[level]));
           expectPanicRefusal(response, level, REASONS[level], requestId);
-          expect(await snapshot()).toEqual(before);
         } else {
+          const response = await send();
           expectPastTheGate(t, probe.method, probe.url, response, requestId);
           await probe.answer?.(response, sent);
         }
@@ -678,22 +686,20 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       },
     ];
 
-    async function state() {
-      return {
-        row: await panicRow(),
-        audits: (await auditRows()).length,
-        outbox: (await outboxRows()).length,
-        events: t.events.length,
-      };
-    }
+    /** The level, the audit log and outbox, and the events this instance heard: a refusal moves none. */
+    const panicState = async () => ({
+      ...(await storedState(t.db, { ops_panic_state: ['singleton'] }, ['audit_log', 'event_outbox'])),
+      'events heard': t.events.length,
+    });
 
     it.each(invalid)('400 for $name', async ({ payload, issues }) => {
-      const before = await state();
-      const response = await t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload });
-      expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ success: false, error: { name: 'SchemaError', issues } });
+      const response = await expectRefusedUnchanged(
+        panicState,
+        () => t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: operator.token, payload }),
+        400,
+        { success: false, error: { name: 'SchemaError', issues } },
+      );
       expect(response.headers['x-request-id']).toEqual(expect.any(String));
-      expect(await state()).toEqual(before);
     });
 
     it.each([
@@ -727,17 +733,15 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       },
       { name: 'no token', perms: null, method: 'POST' as const, status: 401, body: { error: 'missing_token' } },
     ])('$status for $name ($method)', async ({ perms, method, status, body }) => {
-      const before = await state();
       const caller = perms === null ? undefined : await createUser(t.db, perms);
-      const response = await t.request({
-        method,
-        url: '/v1/admin/ops/panic',
-        token: caller?.token,
-        payload: method === 'POST' ? { level: 'lockdown', reason: 'Not allowed to' } : undefined,
-      });
-      expect(response.statusCode).toBe(status);
-      expect(response.json()).toEqual(body);
-      expect(await state()).toEqual(before);
+      const send = () =>
+        t.request({
+          method,
+          url: '/v1/admin/ops/panic',
+          token: caller?.token,
+          payload: method === 'POST' ? { level: 'lockdown', reason: 'Not allowed to' } : undefined,
+        });
+      await expectRefusedUnchanged(panicState, send, status, body);
     });
 
     it('403 comes before validation: a caller without ops.panic sending a bad body gets 403', async () => {
@@ -797,32 +801,33 @@ describe('two instances on one database', () => {
   });
 
   it('a slow read begun before a change never overwrites the level read after it', async () => {
-    // A database handle whose first answer arrives late, like a safety poll stuck on a busy link.
-    // (On PostgreSQL the reads overlap on separate connections; the embedded database runs them one by one.)
-    let readDone!: () => void;
-    const firstReadDone = new Promise<void>((resolve) => {
-      readDone = resolve;
+    // A database handle whose first answer arrives late, like a safety poll stuck on a busy link:
+    // held until the test lets it go, after its session is given back, so the newer read runs
+    // meanwhile (on the embedded database too, whose one connection a held session would block).
+    let answered!: () => void;
+    const firstAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
     });
-    let delayed = false;
-    const slowDb = a.db.withPlugin({
-      transformQuery: (args) => args.node,
-      transformResult: async (args) => {
-        if (!delayed) {
-          delayed = true;
-          readDone();
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-        return args.result;
-      },
+    let deliver!: () => void;
+    const delivered = new Promise<void>((resolve) => {
+      deliver = resolve;
+    });
+    let held = false;
+    const slowDb = answersHeldBy(a.db, async () => {
+      if (held) return;
+      held = true;
+      answered();
+      await delivered;
     });
     const monitor = new PanicMonitor(slowDb, a.kernel.bus);
-    const staleRead = monitor.refresh(); // reads 'off', answers late
-    await firstReadDone;
+    const staleRead = monitor.refresh(); // reads 'off', answers once let go
+    await firstAnswered;
     await a.db
       .updateTable('ops_panic_state')
       .set({ level: 'lockdown', reason: 'Changed meanwhile', set_by: null, set_at: new Date(), auto: true })
       .execute();
     expect((await monitor.refresh()).level).toBe('lockdown');
+    deliver();
     await staleRead;
     expect(monitor.state).toMatchObject({ level: 'lockdown', reason: 'Changed meanwhile' });
     await a.db

@@ -7,6 +7,7 @@ import { sightingIntervalMs } from '../../../src/kernel/principal.js';
 import { entryAgeCapMs, USER_CHANGE_CHANNEL, UserChanges } from '../../../src/kernel/auth/user-cache.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { signToken } from '../../helpers/tokens.js';
+import { clockPast } from '../../helpers/waiting.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 
@@ -487,7 +488,7 @@ describe('the principal and profile caches', () => {
       permissions: ['audit.read'],
       roles: [{ key: `lapsing-${holder.id.slice(0, 8)}`, name: 'Lapsing', expires_at: expiresAt.toISOString() }],
     });
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt.getTime() - Date.now() + 50)));
+    await clockPast(expiresAt);
     expect(await permissions(a, holder.token)).toEqual({ permissions: [], roles: [] });
   });
 });

@@ -1,7 +1,8 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/waiting.js';
 
 /**
  * Load shedding (src/kernel/overload.ts): past MAX_REQUESTS_IN_FLIGHT requests under way, a new
@@ -17,6 +18,8 @@ describe('load shedding past MAX_REQUESTS_IN_FLIGHT', () => {
   let release: () => void = () => {};
   let held: Promise<void> = Promise.resolve();
   let reached = 0;
+  /** The response of the latest request the probe route held. */
+  let heldResponse: ServerResponse | undefined;
 
   const hold = () => {
     held = new Promise((resolve) => {
@@ -28,8 +31,9 @@ describe('load shedding past MAX_REQUESTS_IN_FLIGHT', () => {
     t = await startTestApp({
       config: { maxRequestsInFlight: LIMIT },
       extraRoutes: (app) => {
-        app.get('/v1/public/test-held', async () => {
+        app.get('/v1/public/test-held', async (_request, reply) => {
           reached += 1;
+          heldResponse = reply.raw;
           await held;
           return { ok: true };
         });
@@ -137,17 +141,20 @@ describe('load shedding past MAX_REQUESTS_IN_FLIGHT', () => {
     {
       hold();
       reached = 0;
+      heldResponse = undefined;
       const { port } = t.app.server.address() as AddressInfo;
       const abandoned = httpRequest({ host: '127.0.0.1', port, path: '/v1/public/test-held' });
       abandoned.on('error', () => {});
       abandoned.end();
-      await eventually(() => expect(inFlight()).toBe(1));
+      await eventually(() => expect(reached).toBe(1));
+      expect(inFlight()).toBe(1);
       abandoned.destroy();
       await eventually(() => expect(inFlight()).toBe(0));
 
       // The handler finishing later does not count it out a second time.
       release();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Its answer goes all the way out, into the closed response: nothing more happens to it.
+      await waitFor(() => heldResponse?.writableEnded === true, 'the late answer to be written');
       expect(inFlight()).toBe(0);
       expect((await t.request({ method: 'GET', url: '/v1/public/site' })).statusCode).toBe(200);
       expect(inFlight()).toBe(0);

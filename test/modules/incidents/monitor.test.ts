@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestUser } from '../../helpers/app.js';
 import {
@@ -17,12 +17,19 @@ import {
   useRules,
   type App,
 } from './fixtures.js';
-import { waitFor } from '../../helpers/waiting.js';
+import { asRead, poolBudget } from '../../../src/lib/split-pool.js';
+import { TEST_POOL_SIZE } from '../../helpers/database.js';
+import { lockWaiterOn, sessionPid, waitFor } from '../../helpers/waiting.js';
 
 /**
  * The incident monitor on one instance, driven by `evaluate(now)` with chosen clocks: real
  * signals (the runtime simulator failing, real database errors and waits), real level changes.
  */
+
+/** The latency rules' threshold (ms): a probe this slow counts as a slow database. */
+const SLOW_MS = 40;
+/** Holders enough to take every read session on PostgreSQL; on the embedded database, one holds and the rest queue. */
+const READ_SESSIONS = poolBudget(TEST_POOL_SIZE)!.reads;
 
 let t: App;
 let staff: TestUser;
@@ -247,7 +254,7 @@ describe('the database failing', () => {
       {
         key: 'db-slow',
         signal: 'database_latency',
-        threshold: 40,
+        threshold: SLOW_MS,
         window_seconds: 30,
         min_requests: 1,
         level: 'degraded',
@@ -257,20 +264,36 @@ describe('the database failing', () => {
       },
     ]);
     const T0 = new Date();
-    // Every read session (one on the embedded database) held for 120 ms each while the probe waits for one.
+    // Every read session (one on the embedded database) taken by a read (a raw query not declared
+    // one would take a write session) and held until the probe has waited for one.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let holding = 0;
-    const holders = Array.from({ length: 3 }, () =>
+    const holders = Array.from({ length: READ_SESSIONS }, () =>
       t.db.connection().execute(async (session) => {
-        await sql`SELECT 1`.execute(session);
+        await asRead(sql`SELECT 1`).execute(session);
         holding += 1;
-        await sleep(120);
+        await released;
       }),
     );
     await waitFor(() => holding > 0, 'a read session held');
-    await probe(t);
-    await Promise.all(holders);
+    const probeBegan = performance.now();
+    let probed = false;
+    const probing = probe(t).then(() => {
+      probed = true;
+    });
+    // Latency is time, and nothing but the clock shows this wait: the probe waits for a session
+    // past the rule's threshold, which it would reach if the wait were counted.
+    await waitFor(() => performance.now() - probeBegan > SLOW_MS, `the probe to wait ${SLOW_MS} ms for a session`, {
+      intervalMs: 1,
+    });
+    expect(probed).toBe(false);
+    release();
+    await Promise.all([probing, ...holders]);
     expect((await t.kernel.incidents.evaluate(seconds(T0, 1))).changed).toBeNull();
-    expect((await ruleRow(t, 'db-slow')).last_value).toBeLessThan(40);
+    expect((await ruleRow(t, 'db-slow')).last_value).toBeLessThan(SLOW_MS);
   });
 
   // On the embedded database a held lock holds its one connection: the probe waits for the
@@ -282,7 +305,7 @@ describe('the database failing', () => {
         {
           key: 'db-slow',
           signal: 'database_latency',
-          threshold: 40,
+          threshold: SLOW_MS,
           window_seconds: 30,
           min_requests: 1,
           level: 'degraded',
@@ -298,8 +321,9 @@ describe('the database failing', () => {
       await t.db.transaction().execute(async (trx) => {
         await sql`LOCK TABLE ops_panic_state IN ACCESS EXCLUSIVE MODE`.execute(trx);
         probing = probe(t);
-        // The probe's latency is the case under test: the lock is held this long while it waits.
-        await sleep(120);
+        // The probe's latency is the case under test: the lock is held until the probe has waited
+        // long enough for the mean of the two probes to reach the threshold.
+        await lockWaiterOn(t.db, await sessionPid(trx), 'the probe to wait on the lock', 2 * SLOW_MS);
       });
       await probing;
       const tripped = await t.kernel.incidents.evaluate(seconds(T0, 1));
@@ -307,7 +331,7 @@ describe('the database failing', () => {
       expect(tripped.changed!.reason).toMatch(
         /^Incident rule db-slow: database_latency mean \d+ ms over 30 s \(2 probes\), at or above 40 ms$/,
       );
-      expect((await ruleRow(t, 'db-slow')).last_value).toBeGreaterThanOrEqual(40);
+      expect((await ruleRow(t, 'db-slow')).last_value).toBeGreaterThanOrEqual(SLOW_MS);
     },
   );
 });

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_CATALOG } from '../../../src/modules/index.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
-import { expectRefusedUnchanged } from '../../helpers/expectations.js';
+import { expectRefusedUnrecorded, requestIdOf } from '../../helpers/expectations.js';
 import { storedState } from '../../helpers/stored-state.js';
 
 /**
@@ -44,12 +44,6 @@ async function call(
     headers: { 'user-agent': USER_AGENT },
     ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
   });
-}
-
-function requestIdOf(response: LightMyRequestResponse): string {
-  const id = response.headers['x-request-id'];
-  if (typeof id !== 'string' || id.length === 0) throw new Error('response carries no x-request-id');
-  return id;
 }
 
 /** A role made straight in the database (setup, not under test). */
@@ -155,12 +149,8 @@ async function expectEvent(
 }
 
 /** A refusal: exact status and body, nothing stored; and no audit row or event names its request. */
-async function expectRefusal(t: TestApp, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) {
-  const response = await expectRefusedUnchanged(() => rolesState(t.db), send, status, body);
-  expect(await auditRowsOf(t.db, requestIdOf(response))).toEqual([]);
-  expect(await outboxRowsOf(t.db, requestIdOf(response))).toEqual([]);
-  return response;
-}
+const expectRefusal = (t: TestApp, send: () => Promise<LightMyRequestResponse>, status: number, body: unknown) =>
+  expectRefusedUnrecorded(t.db, () => rolesState(t.db), send, status, body);
 
 // Validation bodies (spec "Errors": 400 SchemaError with zod's issues).
 const schemaError = (...issues: unknown[]) => ({ success: false, error: { name: 'SchemaError', issues } });

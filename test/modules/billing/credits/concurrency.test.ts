@@ -5,6 +5,7 @@ import { addCredits, lockCreditAccount, spendCredits } from '../../../../src/mod
 import { JOB_HANDLERS } from '../../../../src/modules/index.js';
 import { JobScheduler } from '../../../../src/modules/system/scheduler.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
+import { lockWaiterOn, sendingNoticed, sessionPid, waitFor } from '../../../helpers/waiting.js';
 import { expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';
 
 /**
@@ -244,20 +245,24 @@ describe('concurrent credit writes for one user', () => {
     let spent!: () => void;
     const spentInFlight = new Promise<void>((resolve) => (spent = resolve));
     // A spend at T settles the lapsed lot itself (uncommitted), and holds the user until the gate opens.
+    let writer: number | undefined;
     const write = t.db.transaction().execute(async (trx) => {
       await lockCreditAccount(trx, player.id);
       const result = await spendCredits(trx, { userId: player.id, amount: 5, actorId: null, now: T });
+      if (t.kernel.database.kind === 'postgres') writer = await sessionPid(trx);
       spent();
       await gate;
       return result;
     });
     await spentInFlight;
     let jobDone = false;
-    const job = new JobScheduler({ db: t.db, handlers: JOB_HANDLERS, instanceId: 'waiting' })
+    const jobDb = sendingNoticed(t.db);
+    const job = new JobScheduler({ db: jobDb.db, handlers: JOB_HANDLERS, instanceId: 'waiting' })
       .runDueJobs(T)
       .finally(() => (jobDone = true));
-    // A job waiting for the lock (embedded: for the one connection) shows no sign of it: only time does.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The job waits on the user's lock; on the embedded database, for the one connection the write holds.
+    if (writer === undefined) await waitFor(jobDb.sent, 'the expiry job to ask for the connection');
+    else await lockWaiterOn(t.db, writer, "the expiry job to wait on the user's lock");
     expect(jobDone).toBe(false);
     release();
 

@@ -4,6 +4,7 @@ import { verifyUnsubscribeToken } from '../../../../src/modules/email/unsubscrib
 import { findUsableTemplate } from '../../../../src/modules/email/templates/usable-template.js';
 import { createUser, startTestApp, type TestUser } from '../../../helpers/app.js';
 import { auditOf, requestIdOf, schemaError } from '../../../helpers/expectations.js';
+import { lockWaiterOn, sessionPid } from '../../../helpers/waiting.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
 
@@ -404,8 +405,10 @@ describe('email templates: versions, publish, unpublish, preview and findUsableT
           settledEarly = true;
           return res;
         });
-        // A request waiting for the lock (embedded: for the one connection) shows no sign of it: only time does.
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        // The request waits on the template's lock; on the embedded database the transaction holds
+        // the one connection, where no sign of the wait shows, and the request cannot go on either.
+        if (t.kernel.database.kind === 'postgres')
+          await lockWaiterOn(t.db, await sessionPid(trx), "the unpublish to wait on the template's lock");
         expect(settledEarly).toBe(false);
         expect(
           (
