@@ -9,11 +9,11 @@ import {
   listApprovedDevices,
   lockApprovedDevice,
   lockByColumn,
-  revokeSession,
   updateDeviceAuthorization,
   type ApprovedDeviceRow,
   type DeviceAuthorizationRow,
 } from './queries.js';
+import { revokeSession } from '../login-sessions/index.js';
 import type { ApprovedDeviceView, ApproveInput, DeviceRequestView } from './schemas.js';
 
 const DECISIONS = { approve: 'approved', deny: 'denied' } as const;

@@ -129,19 +129,6 @@ export function lockApprovedDevice(
     .executeTakeFirst();
 }
 
-export async function revokeSession(
-  trx: Kysely<Tables>,
-  userId: string,
-  sessionId: string,
-  revokedBy: string,
-): Promise<void> {
-  await trx
-    .insertInto('revoked_sessions')
-    .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
-    .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
-    .execute();
-}
-
 /** Deletes codes never redeemed that expired before `expiredBefore`; answers how many. */
 export async function deleteUnredeemedCodes(trx: Kysely<Tables>, expiredBefore: Date): Promise<number> {
   const expired = await trx

@@ -16,9 +16,9 @@ import {
   lockUser,
   redactAuditOf,
   rememberErased,
-  revokeSession,
   setStatus,
 } from './queries.js';
+import { revokeSession } from '../login-sessions/index.js';
 import type { DeleteUserInput, SignOutUserInput } from './schemas.js';
 
 /**

@@ -250,21 +250,6 @@ export async function updateProfile(trx: Kysely<Tables>, id: string, changes: Pr
 export async function endAllSessions(trx: Kysely<Tables>, id: string): Promise<void> {
   await trx.updateTable('users').set({ tokens_valid_after: new Date() }).where('id', '=', id).execute();
 }
-
-/** Tokens carrying this session id are refused; once per session. */
-export async function revokeSession(
-  trx: Kysely<Tables>,
-  userId: string,
-  sessionId: string,
-  revokedBy: string,
-): Promise<void> {
-  await trx
-    .insertInto('revoked_sessions')
-    .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
-    .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
-    .execute();
-}
-
 export interface StatusChange {
   to: UserStatus;
   reason: string | null;
