@@ -83,6 +83,21 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     add('400', 'Validation error (SchemaError) or an application error such as `invalid_json`.', schemaError);
   }
   if (route.schema?.body) {
+    add(
+      '400',
+      'A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`.',
+      applicationErrorOf(['invalid_json', 'invalid_content_length', 'invalid_content_type']),
+    );
+    add(
+      '413',
+      '`payload_too_large`: the body is larger than the route takes.',
+      applicationErrorOf(['payload_too_large']),
+    );
+    add(
+      '415',
+      '`unsupported_media_type`: a body in a media type or charset the route does not take.',
+      applicationErrorOf(['unsupported_media_type']),
+    );
     const timedOut =
       '`request_timeout`: the body fell silent or the request took longer than its budget; ' +
       'the connection is closed.';
@@ -124,6 +139,12 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     notes.push(`**Maintenance:** refused in ${degraded ? '`degraded` and `lockdown`' : '`lockdown`'}.`);
     add('503', '`panic_mode` maintenance refusal, with `Retry-After: 30`.', panicError);
   }
+  add(
+    '503',
+    '`unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; ' +
+      '`database_unavailable`, retry after 5 s), with `Retry-After`.',
+    applicationErrorOf(['unavailable']),
+  );
   for (const [status, codes] of Object.entries(route.config?.errors ?? {})) {
     const listed = codes.map((code) => `\`${code}\``).join(', ');
     add(status, `${listed}.`, applicationErrorOf(codes));
@@ -178,7 +199,8 @@ export async function installOpenApi(
     transform: (input) => {
       const transformed = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]);
       const schema = transformed.schema as RouteSchema;
-      if (!schema.hide && input.route) describeKernelBehaviour(input.route as RouteOptions, schema);
+      if (schema !== undefined && !schema.hide && input.route)
+        describeKernelBehaviour(input.route as RouteOptions, schema);
       return transformed;
     },
   });

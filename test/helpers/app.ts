@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -8,6 +9,7 @@ import type { PlatformEvent } from '../../src/kernel/events.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../src/kernel/kernel.js';
 import { AREA_SERVICES } from '../../src/modules/index.js';
 import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
+import { checkAnswersAgainstContract } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { signToken, TEST_JWT_SECRET } from './tokens.js';
 
@@ -103,6 +105,9 @@ export async function startTestApp(
   await kernel.start();
   // Every answer of every suite is also checked against zod's own parse (src/lib/response-serializer.ts).
   const app = await buildApp(kernel, { verifyResponseShaping: true, ...options });
+  // …and against the OpenAPI document: a status it does not declare, or a body its schema refuses,
+  // fails the request's test (contract.ts).
+  const violations = checkAnswersAgainstContract(app);
   await app.ready();
   const events: PlatformEvent[] = [];
   kernel.events.subscribe((event) => events.push(event));
@@ -112,13 +117,32 @@ export async function startTestApp(
     db: kernel.db,
     events,
     testDatabase,
-    request({ token, headers, ...rest }) {
-      return app.inject({ ...rest, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    async request({ token, headers, ...rest }) {
+      const response = await app.inject({
+        ...rest,
+        headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      });
+      const violation = violations.get(String(response.headers['x-request-id']));
+      if (violation !== undefined && process.env.CONTRACT_RECORD) {
+        appendFileSync(
+          process.env.CONTRACT_RECORD,
+          `${JSON.stringify({ violation, body: response.body.slice(0, 300) })}\n`,
+        );
+        violations.delete(String(response.headers['x-request-id']));
+      } else if (violation !== undefined) {
+        violations.delete(String(response.headers['x-request-id']));
+        throw new Error(`contract: ${violation}`);
+      }
+      return response;
     },
     async close() {
+      // Answers got through `app.inject` directly are checked too.
+      const unreported = process.env.CONTRACT_RECORD ? [] : [...violations.values()];
+      violations.clear();
       await app.close();
       await kernel.stop();
       await testDatabase?.drop();
+      if (unreported.length > 0) throw new Error(`contract:\n${unreported.join('\n')}`);
     },
   };
 }

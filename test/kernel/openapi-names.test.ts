@@ -26,7 +26,14 @@ const SPEC_OPERATIONS: Array<[string, string, string]> = [
   ['migratePlanSubscribers', 'POST', '/v1/admin/plans/subscribers/migrate'],
 ];
 
-type Operation = { operationId?: string; summary?: string; tags?: string[]; security?: unknown[] };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown[];
+  responses: Record<string, unknown>;
+};
 type Document = {
   paths: Record<string, Record<string, Operation>>;
   tags: Array<{ name: string; description: string }>;
@@ -80,5 +87,15 @@ describe('the OpenAPI document names and groups every operation', () => {
     for (const { method, path, op } of operations)
       expect(op.security, `${method} ${path}`).toEqual(open(path) ? [] : [{ bearerAuth: [] }]);
     expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+  });
+
+  it('declares every status its prose names, and a 404 wherever a path names a resource', () => {
+    for (const { method, path, op } of operations) {
+      const where = `${method} ${path}`;
+      // "404 `not_found`", "409 `conflict` when…": a status followed by a code in backticks.
+      for (const [, status] of (op.description ?? '').matchAll(/\b([1-5]\d\d) `/g))
+        expect(Object.keys(op.responses), `${where} names ${status}`).toContain(status);
+      if (path.includes('{')) expect(Object.keys(op.responses), where).toContain('404');
+    }
   });
 });

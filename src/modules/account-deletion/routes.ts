@@ -44,6 +44,7 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
   app.post(
     '/v1/me/delete',
     {
+      config: { errors: { 422: ['invalid_request', 'invalid_state'] } },
       schema: {
         operationId: 'startMyAccountDeletion',
         tags: meTags,
@@ -64,6 +65,7 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
   app.post(
     '/v1/me/delete/confirm',
     {
+      config: { errors: { 422: ['invalid_request', 'invalid_state'], 502: ['auth_service_error'] } },
       schema: {
         operationId: 'confirmMyAccountDeletion',
         tags: meTags,
@@ -89,7 +91,10 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
   app.post(
     '/v1/admin/users/:id/restore',
     {
-      config: { perms: ['users.delete'] },
+      config: {
+        perms: ['users.delete'],
+        errors: { 404: ['not_found'], 422: ['invalid_state'], 502: ['auth_service_error'] },
+      },
       schema: {
         operationId: 'restoreAdminUser',
         tags: staffTags,

@@ -29,7 +29,7 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): vo
   app.get(
     '/v1/admin/roles/:id/alerts',
     {
-      config: { perms: ['roles.read'] },
+      config: { perms: ['roles.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getAdminRoleAlerts',
         tags,
@@ -45,7 +45,7 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): vo
   app.put(
     '/v1/admin/roles/:id/alerts',
     {
-      config: { perms: ['roles.write'] },
+      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'setAdminRoleAlerts',
         tags,

@@ -44,7 +44,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/catalog/achievements',
     {
-      config: { perms: ['content.write'] },
+      config: { perms: ['content.write'], errors: { 409: ['conflict'] } },
       schema: {
         operationId: 'createCatalogAchievement',
         tags,
@@ -62,7 +62,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/catalog/achievements/:id',
     {
-      config: { perms: ['content.read'] },
+      config: { perms: ['content.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getCatalogAchievement',
         tags,
@@ -78,7 +78,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/catalog/achievements/:id',
     {
-      config: { perms: ['content.write'] },
+      config: { perms: ['content.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'updateCatalogAchievement',
         tags,
@@ -102,7 +102,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/admin/catalog/achievements/:id',
     {
-      config: { perms: ['content.write'] },
+      config: { perms: ['content.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'deleteCatalogAchievement',
         tags,
@@ -138,7 +138,7 @@ export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     '/v1/admin/catalog/referral-rules',
     {
-      config: { perms: ['content.write'] },
+      config: { perms: ['content.write'], errors: { 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'setCatalogReferralRules',
         tags,

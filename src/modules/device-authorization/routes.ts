@@ -130,7 +130,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
   app.post(
     '/v1/me/device/approve',
     {
-      config: { rateLimit: 'deviceApprove' },
+      config: { errors: { 404: ['not_found'], 422: ['invalid_state'] }, rateLimit: 'deviceApprove' },
       schema: {
         operationId: 'approveMyDevice',
         tags: meTags,
@@ -171,6 +171,7 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): 
   app.delete(
     '/v1/me/device-authorizations/:id',
     {
+      config: { errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'revokeMyDeviceAuthorization',
         tags: meTags,

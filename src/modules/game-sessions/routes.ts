@@ -41,6 +41,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/sessions',
     {
+      config: { errors: { 404: ['game_not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'startMyGameSession',
         tags,
@@ -63,6 +64,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/sessions/stop',
     {
+      config: { errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'stopMyGameSession',
         tags,
@@ -113,7 +115,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/runtime/sessions/:id',
     {
-      config: READ,
+      config: { ...READ, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getRuntimeSession',
         tags,
@@ -129,7 +131,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/runtime/sessions/:id/stop',
     {
-      config: WRITE,
+      config: { ...WRITE, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'stopRuntimeSession',
         tags,

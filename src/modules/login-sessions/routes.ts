@@ -44,6 +44,7 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/me/sessions/:sessionId',
     {
+      config: { errors: { 404: ['not_found'], 502: ['auth_service_error'] } },
       schema: {
         operationId: 'revokeMyLoginSession',
         tags,
@@ -67,7 +68,7 @@ export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/users/:id/sessions',
     {
-      config: { perms: ['users.read'] },
+      config: { perms: ['users.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'listAdminUserLoginSessions',
         tags,

@@ -18,6 +18,7 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/me',
     {
+      config: { errors: { 422: ['invalid_state'] } },
       schema: {
         operationId: 'updateMe',
         tags: ['me'],

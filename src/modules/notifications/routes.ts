@@ -32,7 +32,14 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/notifications/broadcast',
     {
-      config: { perms: ['announcements.write', 'email.send'] },
+      config: {
+        errors: {
+          404: ['not_found'],
+          409: ['conflict'],
+          422: ['empty_segment', 'invalid_request', 'segment_too_large'],
+        },
+        perms: ['announcements.write', 'email.send'],
+      },
       schema: {
         operationId: 'broadcastNotification',
         tags: staffTags,
@@ -85,7 +92,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/notifications/broadcasts/:id',
     {
-      config: { perms: ['announcements.read', 'email.read'] },
+      config: { perms: ['announcements.read', 'email.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getNotificationBroadcast',
         tags: staffTags,
@@ -119,6 +126,7 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/notifications/:id/read',
     {
+      config: { errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'markMyNotificationRead',
         tags: meTags,

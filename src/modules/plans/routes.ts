@@ -75,7 +75,7 @@ export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     '/v1/admin/plans/tiers',
     {
-      config: { perms: ['plans.write'] },
+      config: { perms: ['plans.write'], errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'upsertPlanTier',
         tags,

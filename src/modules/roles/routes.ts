@@ -44,7 +44,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/roles',
     {
-      config: { perms: ['roles.write'] },
+      config: { perms: ['roles.write'], errors: { 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'createAdminRole',
         tags,
@@ -60,7 +60,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/roles/:id',
     {
-      config: { perms: ['roles.read'] },
+      config: { perms: ['roles.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getAdminRole',
         tags,
@@ -75,7 +75,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/roles/:id',
     {
-      config: { perms: ['roles.write'] },
+      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'updateAdminRole',
         tags,
@@ -95,7 +95,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     '/v1/admin/roles/:id/permissions',
     {
-      config: { perms: ['roles.write'] },
+      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'setAdminRolePermissions',
         tags,
@@ -118,7 +118,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/admin/roles/:id',
     {
-      config: { perms: ['roles.write'] },
+      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'deleteAdminRole',
         tags,
@@ -154,7 +154,7 @@ export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/users/bulk/roles',
     {
-      config: { perms: ['roles.assign'] },
+      config: { perms: ['roles.assign'], errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'bulkAssignAdminUserRoles',
         tags,

@@ -52,7 +52,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/runtime/nodes/:id',
     {
-      config: { perms: ['runtime.read'] },
+      config: { perms: ['runtime.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getRuntimeNode',
         tags,
@@ -68,7 +68,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/runtime/nodes/:id/pull-image',
     {
-      config: { perms: ['runtime.write'] },
+      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'pullRuntimeNodeImage',
         tags,
@@ -90,7 +90,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/runtime/nodes/:id/drain',
     {
-      config: { perms: ['runtime.write'] },
+      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'drainRuntimeNode',
         tags,
@@ -109,7 +109,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/runtime/nodes/:id/undrain',
     {
-      config: { perms: ['runtime.write'] },
+      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'undrainRuntimeNode',
         tags,
@@ -128,7 +128,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     '/v1/admin/runtime/nodes/:id/pool',
     {
-      config: { perms: ['runtime.write'] },
+      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'setRuntimeNodePool',
         tags,
@@ -164,7 +164,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/runtime/pools/:id',
     {
-      config: { perms: ['runtime.read'] },
+      config: { perms: ['runtime.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getRuntimePool',
         tags,
@@ -180,7 +180,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/runtime/pools',
     {
-      config: { perms: ['runtime.write'] },
+      config: { perms: ['runtime.write'], errors: { 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'createRuntimePool',
         tags,
@@ -198,7 +198,7 @@ export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/runtime/pools/:id',
     {
-      config: { perms: ['runtime.write'] },
+      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'updateRuntimePool',
         tags,

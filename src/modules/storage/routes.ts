@@ -58,6 +58,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/avatar/confirm',
     {
+      config: { errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'confirmMyAvatar',
         tags: meTags,
@@ -100,7 +101,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/admin/storage/objects',
     {
-      config: { perms: ['storage.write'] },
+      config: { perms: ['storage.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'deleteStorageObject',
         tags: staffTags,

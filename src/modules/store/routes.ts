@@ -46,7 +46,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/store/games',
     {
-      config: WRITE,
+      config: { ...WRITE, errors: { 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'createStoreGame',
         tags,
@@ -62,7 +62,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/store/games/:id',
     {
-      config: READ,
+      config: { ...READ, errors: { 404: ['game_not_found'] } },
       schema: {
         operationId: 'getStoreGame',
         tags,
@@ -78,7 +78,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/store/games/:id',
     {
-      config: WRITE,
+      config: { ...WRITE, errors: { 404: ['game_not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'updateStoreGame',
         tags,
@@ -100,7 +100,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/admin/store/games/:id',
     {
-      config: WRITE,
+      config: { ...WRITE, errors: { 404: ['game_not_found'] } },
       schema: {
         operationId: 'deleteStoreGame',
         tags,
@@ -141,7 +141,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     app.post(
       path,
       {
-        config: WRITE,
+        config: { ...WRITE, errors: { 409: ['conflict'], 422: ['invalid_request'] } },
         schema: {
           operationId: `createStore${Noun}`,
           tags,
@@ -159,7 +159,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     app.patch(
       `${path}/:id`,
       {
-        config: WRITE,
+        config: { ...WRITE, errors: { 404: ['not_found'], 409: ['conflict'] } },
         schema: {
           operationId: `renameStore${Noun}`,
           tags,
@@ -176,7 +176,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
     app.delete(
       `${path}/:id`,
       {
-        config: WRITE,
+        config: { ...WRITE, errors: { 404: ['not_found'] } },
         schema: {
           operationId: `deleteStore${Noun}`,
           tags,
@@ -218,6 +218,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/public/store/games/:slug',
     {
+      config: { errors: { 404: ['game_not_found'] } },
       schema: {
         operationId: 'getPublicStoreGame',
         tags: ['public'],

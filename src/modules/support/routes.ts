@@ -74,7 +74,7 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/support',
     {
-      config: limited,
+      config: { ...limited, errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'createMySupportTicket',
         tags: meTags,
@@ -112,6 +112,7 @@ holds \
   app.get(
     '/v1/me/support/:id',
     {
+      config: { errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getMySupportTicket',
         tags: meTags,
@@ -129,7 +130,7 @@ holds \
   app.post(
     '/v1/me/support/:id/messages',
     {
-      config: limited,
+      config: { ...limited, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
       schema: {
         operationId: 'addMySupportTicketMessage',
         tags: meTags,
@@ -168,7 +169,7 @@ holds \
   app.get(
     '/v1/admin/support/tickets/:id',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getSupportTicket',
         tags: staffTags,
@@ -186,7 +187,7 @@ holds \
   app.post(
     '/v1/admin/support/tickets/:id/reply',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'replySupportTicket',
         tags: staffTags,
@@ -208,7 +209,7 @@ holds \
   app.post(
     '/v1/admin/support/tickets/:id/close',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'closeSupportTicket',
         tags: staffTags,
@@ -229,7 +230,7 @@ holds \
   app.post(
     '/v1/admin/support/tickets/:id/reopen',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'reopenSupportTicket',
         tags: staffTags,

@@ -44,7 +44,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/system/cron/:id',
     {
-      config: { perms: ['settings.write'] },
+      config: { perms: ['settings.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'setSystemCronJobActive',
         tags,
@@ -63,7 +63,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/system/cron/:id/run',
     {
-      config: { perms: ['settings.write'] },
+      config: { perms: ['settings.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'runSystemCronJob',
         tags,
@@ -82,7 +82,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/system/cron/:id/runs',
     {
-      config: { perms: ['settings.read'] },
+      config: { perms: ['settings.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'listSystemCronJobRuns',
         tags,

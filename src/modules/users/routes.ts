@@ -53,7 +53,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/users/:id',
     {
-      config: { perms: ['users.read'] },
+      config: { perms: ['users.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getAdminUser',
         tags,
@@ -71,7 +71,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/users/:id/identity',
     {
-      config: { perms: ['users.read'] },
+      config: { perms: ['users.read'], errors: { 404: ['not_found'], 502: ['auth_service_error'] } },
       schema: {
         operationId: 'getAdminUserIdentity',
         tags,
@@ -90,7 +90,7 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/users/:id',
     {
-      config: { perms: ['users.write'] },
+      config: { perms: ['users.write'], errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
       schema: {
         operationId: 'updateAdminUser',
         tags,
@@ -109,7 +109,10 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/users/:id/ban',
     {
-      config: { perms: ['users.write'] },
+      config: {
+        errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'], 502: ['auth_service_error'] },
+        perms: ['users.write'],
+      },
       schema: {
         operationId: 'banAdminUser',
         tags,
@@ -131,7 +134,10 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/users/:id/unban',
     {
-      config: { perms: ['users.write'] },
+      config: {
+        errors: { 404: ['not_found'], 422: ['invalid_state'], 502: ['auth_service_error'] },
+        perms: ['users.write'],
+      },
       schema: {
         operationId: 'unbanAdminUser',
         tags,
@@ -151,7 +157,10 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/users/:id/sign-out',
     {
-      config: { perms: ['users.write'] },
+      config: {
+        perms: ['users.write'],
+        errors: { 404: ['not_found'], 422: ['invalid_request'], 502: ['auth_service_error'] },
+      },
       schema: {
         operationId: 'signOutAdminUser',
         tags,
@@ -173,7 +182,10 @@ export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/admin/users/:id',
     {
-      config: { perms: ['users.delete'] },
+      config: {
+        errors: { 404: ['not_found'], 422: ['invalid_request'], 502: ['auth_service_error'] },
+        perms: ['users.delete'],
+      },
       schema: {
         operationId: 'deleteAdminUser',
         tags,

@@ -282,12 +282,12 @@ describe('the OpenAPI document', () => {
     const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
     for (const path of ['/v1/public/device/code', '/v1/public/device/token']) {
       const op = doc.paths[path].post;
-      expect(op.security, path).toBeUndefined();
+      expect(op.security, path).toEqual([]);
       // The code route's limit answers 429; the token route's answers OAuth's 400 `slow_down` instead.
       expect(Object.keys(op.responses).sort(), path).toEqual(
         path === '/v1/public/device/code'
-          ? ['200', '400', '408', '429', '500', '503']
-          : ['200', '400', '408', '500', '503'],
+          ? ['200', '400', '408', '413', '415', '429', '500', '503']
+          : ['200', '400', '408', '413', '415', '500', '503'],
       );
       expect(op.responses['400'].content['application/json'].schema, path).toMatchObject({
         properties: { error: { type: 'string' }, interval: { type: 'integer' } },

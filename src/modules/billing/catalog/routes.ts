@@ -51,7 +51,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
   app.post(
     '/v1/admin/plans/products',
     {
-      config: write,
+      config: { ...write, errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'createPlanProduct',
         tags,
@@ -70,7 +70,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
   app.get(
     '/v1/admin/plans/products/:id',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getPlanProduct',
         tags,
@@ -86,7 +86,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
   app.patch(
     '/v1/admin/plans/products/:id',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'updatePlanProduct',
         tags,
@@ -108,7 +108,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
   app.post(
     '/v1/admin/plans/products/:id/prices',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'createPlanProductPrice',
         tags,
@@ -130,7 +130,7 @@ export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void 
   app.patch(
     '/v1/admin/plans/prices/:id',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'setPlanPriceActive',
         tags,

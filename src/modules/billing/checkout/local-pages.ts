@@ -105,6 +105,7 @@ export function registerLocalCheckoutPages(
     scope.get(
       '/v1/public/billing/local/checkout/:id',
       {
+        config: { errors: { 404: ['checkout'] } },
         schema: {
           tags,
           operationId: 'getLocalCheckoutPage',
@@ -148,6 +149,7 @@ export function registerLocalCheckoutPages(
     scope.post(
       '/v1/public/billing/local/checkout/:id/pay',
       {
+        config: { errors: { 404: ['checkout'], 422: ['invalid_state'] } },
         schema: {
           tags,
           operationId: 'payLocalCheckout',
@@ -166,6 +168,7 @@ export function registerLocalCheckoutPages(
     scope.post(
       '/v1/public/billing/local/checkout/:id/cancel',
       {
+        config: { errors: { 404: ['checkout'], 422: ['invalid_state'] } },
         schema: {
           tags,
           operationId: 'cancelLocalCheckout',
@@ -183,6 +186,7 @@ export function registerLocalCheckoutPages(
     scope.get(
       '/v1/public/billing/local/portal',
       {
+        config: { errors: { 422: ['invalid_request'] } },
         schema: {
           tags,
           operationId: 'getLocalBillingPortalPage',
@@ -209,7 +213,7 @@ export function registerLocalCheckoutPages(
   app.get(
     '/v1/admin/billing/local/dashboard/:type/:id',
     {
-      config: { perms: ['billing.read'] },
+      config: { perms: ['billing.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getLocalBillingObject',
         tags,

@@ -37,6 +37,13 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/billing/checkout-session',
     {
+      config: {
+        errors: {
+          404: ['product'],
+          409: ['conflict'],
+          422: ['invalid_request', 'price_mismatch', 'product_has_no_price'],
+        },
+      },
       schema: {
         operationId: 'createCheckoutSession',
         tags,
@@ -106,6 +113,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/me/billing/portal-session',
     {
+      config: { errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'createBillingPortalSession',
         tags,

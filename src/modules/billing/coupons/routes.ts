@@ -47,7 +47,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/billing/coupons',
     {
-      config: write,
+      config: { ...write, errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'createBillingCoupon',
         tags,
@@ -67,7 +67,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     '/v1/admin/billing/coupons/:id',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'deleteBillingCoupon',
         tags,
@@ -107,7 +107,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/billing/promotion-codes',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'createBillingPromotionCode',
         tags,
@@ -126,7 +126,7 @@ export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/billing/promotion-codes/:id',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'setBillingPromotionCodeActive',
         tags,

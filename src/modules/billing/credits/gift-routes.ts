@@ -88,7 +88,10 @@ export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/billing/credits/gift-pack',
     {
-      config: { perms: ['billing.write'] },
+      config: {
+        errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request', 'invalid_state'] },
+        perms: ['billing.write'],
+      },
       schema: {
         operationId: 'giftBillingCreditPack',
         tags,

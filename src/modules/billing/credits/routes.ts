@@ -30,7 +30,10 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/billing/credits/grant',
     {
-      config: WRITE,
+      config: {
+        ...WRITE,
+        errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request', 'invalid_state'] },
+      },
       schema: {
         operationId: 'grantBillingCredits',
         tags,

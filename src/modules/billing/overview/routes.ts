@@ -12,7 +12,7 @@ export function registerBillingOverviewRoutes(app: ZodApp, kernel: Kernel): void
   app.get(
     '/v1/admin/billing/overview',
     {
-      config: read,
+      config: { ...read, errors: { 422: ['invalid_request'] } },
       schema: {
         operationId: 'getBillingOverview',
         tags,
@@ -41,7 +41,7 @@ export function registerBillingOverviewRoutes(app: ZodApp, kernel: Kernel): void
   app.get(
     '/v1/admin/billing/deep-link/:type/:id',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'getBillingDeepLink',
         tags,

@@ -62,7 +62,10 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
   app.post(
     '/v1/admin/billing/payments/:id/refund',
     {
-      config: write,
+      config: {
+        ...write,
+        errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request', 'invalid_state'] },
+      },
       schema: {
         operationId: 'refundBillingPayment',
         tags,

@@ -56,7 +56,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
   app.post(
     '/v1/admin/billing/subscriptions/:id/cancel',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
       schema: {
         operationId: 'cancelBillingSubscription',
         tags,
@@ -79,7 +79,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
   app.post(
     '/v1/admin/billing/subscriptions/:id/resume',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
       schema: {
         operationId: 'resumeBillingSubscription',
         tags,
@@ -107,7 +107,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
     app.post(
       '/v1/admin/billing/subscriptions/:id/simulate-renewal',
       {
-        config: write,
+        config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
         schema: {
           operationId: 'simulateBillingSubscriptionRenewal',
           tags,
@@ -133,7 +133,10 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
   app.post(
     '/v1/admin/plans/subscribers/migrate',
     {
-      config: { perms: ['plans.write'] },
+      config: {
+        errors: { 400: ['validation_failed'], 404: ['not_found'], 422: ['invalid_request'] },
+        perms: ['plans.write'],
+      },
       schema: {
         operationId: 'migratePlanSubscribers',
         tags: ['plans'],

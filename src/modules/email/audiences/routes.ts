@@ -96,7 +96,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     `${BASE}/:id`,
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getEmailAudience',
         tags,
@@ -112,7 +112,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     `${BASE}/:id`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'updateEmailAudience',
         tags,
@@ -132,7 +132,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     `${BASE}/:id`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'deleteEmailAudience',
         tags,
@@ -153,7 +153,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     `${BASE}/:id/members`,
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'listEmailAudienceMembers',
         tags,
@@ -173,7 +173,15 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     `${BASE}/:id/members`,
     {
-      config: write,
+      config: {
+        ...write,
+        errors: {
+          400: ['validation_failed'],
+          404: ['audience'],
+          413: ['payload_too_large'],
+          422: ['invalid_state', 'too_many_members'],
+        },
+      },
       // The CSV's 5,000,000 characters may double in JSON escaping: this route alone takes large bodies.
       bodyLimit: LARGE_BODY_LIMIT_BYTES,
       schema: {
@@ -192,7 +200,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     `${BASE}/:id/members/:memberId`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'removeEmailAudienceMember',
         tags,
@@ -213,7 +221,7 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     `${BASE}/:id/preview-count`,
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'countEmailAudienceRecipients',
         tags,

@@ -60,7 +60,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'createEmailCampaign',
         tags,
@@ -79,7 +79,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/email/campaigns/:id',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getEmailCampaign',
         tags,
@@ -95,7 +95,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/email/campaigns/:id',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'updateEmailCampaign',
         tags,
@@ -115,7 +115,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns/:id/launch',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'launchEmailCampaign',
         tags,
@@ -141,7 +141,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns/:id/schedule',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
       schema: {
         operationId: 'scheduleEmailCampaign',
         tags,
@@ -162,7 +162,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns/:id/unschedule',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'unscheduleEmailCampaign',
         tags,
@@ -178,7 +178,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns/:id/pause',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'pauseEmailCampaign',
         tags,
@@ -196,7 +196,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns/:id/resume',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['campaign'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'resumeEmailCampaign',
         tags,
@@ -219,7 +219,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/campaigns/:id/cancel',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'cancelEmailCampaign',
         tags,

@@ -51,7 +51,7 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/email/outbox/:id',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getEmailOutboxMessage',
         tags,
@@ -72,7 +72,7 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/email/outbox/:id/retry',
     {
-      config: send,
+      config: { ...send, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
       schema: {
         operationId: 'retryEmailOutboxMessage',
         tags,

@@ -58,7 +58,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     base,
     {
-      config: write,
+      config: { ...write, errors: { 409: ['conflict'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'createEmailTemplate',
         tags,
@@ -77,7 +77,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     `${base}/:key`,
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getEmailTemplate',
         tags,
@@ -94,7 +94,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     `${base}/:key`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         tags,
         operationId: 'updateEmailTemplate',
@@ -113,7 +113,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.delete(
     `${base}/:key`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'deleteEmailTemplate',
         tags,
@@ -135,7 +135,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     `${base}/:key/versions`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'saveEmailTemplateVersion',
         tags,
@@ -154,7 +154,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     `${base}/:key/versions/:version`,
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getEmailTemplateVersion',
         tags,
@@ -170,7 +170,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     `${base}/:key/publish`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'publishEmailTemplate',
         tags,
@@ -190,13 +190,13 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     `${base}/:key/unpublish`,
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'unpublishEmailTemplate',
         tags,
         summary: 'Unpublish a template',
         description:
-          'Campaigns and broadcasts can no longer use it (422 `invalid_request` there) until a version is ' +
+          'Campaigns and broadcasts can no longer use it (they refuse it with `invalid_request`) until a version is ' +
           'published again; its versions are kept. A template that is not published is left as it is. 404 ' +
           '`not_found`. Audited (`email.template.unpublish`).',
         params: keyParams,
@@ -213,7 +213,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     `${base}/:key/preview`,
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'], 422: ['invalid_request'] } },
       schema: {
         operationId: 'previewEmailTemplate',
         tags,

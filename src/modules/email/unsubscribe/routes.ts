@@ -82,7 +82,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
     scope.post(
       UNSUBSCRIBE,
       {
-        config: { rateLimit: 'unsubscribe' },
+        config: { errors: { 413: ['payload_too_large'] }, rateLimit: 'unsubscribe' },
         schema: {
           tags,
           operationId: 'unsubscribeEmail',
@@ -162,7 +162,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
   app.delete(
     `${SUPPRESSIONS}/:email`,
     {
-      config: { perms: ['email.write'] },
+      config: { perms: ['email.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'deleteEmailSuppression',
         tags,

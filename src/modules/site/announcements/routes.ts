@@ -35,7 +35,7 @@ export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     '/v1/admin/site/announcements',
     {
-      config: { perms: ['site.write', 'announcements.write'] },
+      config: { perms: ['site.write', 'announcements.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'upsertSiteAnnouncement',
         tags,
@@ -55,7 +55,7 @@ export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/site/announcements/:id',
     {
-      config: { perms: ['site.read', 'announcements.read'] },
+      config: { perms: ['site.read', 'announcements.read'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getSiteAnnouncement',
         tags,

@@ -53,7 +53,7 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/site/content-blocks/:id',
     {
-      config: { perms: ['content.read', 'content.write'] },
+      config: { perms: ['content.read', 'content.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getSiteContentBlock',
         tags,
@@ -69,7 +69,7 @@ export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/content-blocks/:id/status',
     {
-      config: { perms: ['content.write'] },
+      config: { perms: ['content.write'], errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'setSiteContentBlockStatus',
         tags,

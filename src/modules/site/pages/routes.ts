@@ -38,7 +38,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/pages',
     {
-      config: write,
+      config: { ...write, errors: { 409: ['conflict'] } },
       schema: {
         operationId: 'createSitePage',
         tags,
@@ -70,7 +70,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/site/pages/:id',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getSitePage',
         tags,
@@ -86,7 +86,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.patch(
     '/v1/admin/site/pages/:id',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'] } },
       schema: {
         operationId: 'updateSitePage',
         tags,
@@ -108,7 +108,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/pages/:id/versions',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'saveSitePageVersion',
         tags,
@@ -127,7 +127,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/site/pages/:id/versions',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'listSitePageVersions',
         tags,
@@ -144,7 +144,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/site/pages/:id/versions/:version',
     {
-      config: read,
+      config: { ...read, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getSitePageVersion',
         tags,
@@ -160,7 +160,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/pages/:id/publish',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'publishSitePage',
         tags,
@@ -179,7 +179,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/pages/:id/unpublish',
     {
-      config: write,
+      config: { ...write, errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'unpublishSitePage',
         tags,
@@ -199,6 +199,7 @@ export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/public/site/pages/:slug',
     {
+      config: { errors: { 404: ['not_found'] } },
       schema: {
         operationId: 'getPublicSitePage',
         tags: ['public'],

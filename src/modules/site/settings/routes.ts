@@ -41,7 +41,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
   app.put(
     '/v1/admin/site/settings/:section',
     {
-      config: { perms: SETTINGS_WRITE_PERMISSIONS },
+      config: { errors: { 404: ['not_found'] }, perms: SETTINGS_WRITE_PERMISSIONS },
       schema: {
         operationId: 'saveSiteSettingsDraft',
         tags,
@@ -61,7 +61,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/settings/:section/publish',
     {
-      config: { perms: SETTINGS_WRITE_PERMISSIONS },
+      config: { errors: { 404: ['not_found'] }, perms: SETTINGS_WRITE_PERMISSIONS },
       schema: {
         operationId: 'publishSiteSettingsSection',
         tags,
@@ -78,7 +78,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
   app.post(
     '/v1/admin/site/settings/:section/rollback',
     {
-      config: { perms: SETTINGS_WRITE_PERMISSIONS },
+      config: { errors: { 404: ['not_found'] }, perms: SETTINGS_WRITE_PERMISSIONS },
       schema: {
         operationId: 'rollbackSiteSettingsSection',
         tags,
@@ -97,7 +97,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
   app.get(
     '/v1/admin/site/settings/:section/versions',
     {
-      config: { perms: SETTINGS_READ_PERMISSIONS },
+      config: { errors: { 404: ['not_found'] }, perms: SETTINGS_READ_PERMISSIONS },
       schema: {
         operationId: 'listSiteSettingsVersions',
         tags,
