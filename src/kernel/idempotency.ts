@@ -20,7 +20,7 @@ export function idempotencyKeyHeaders(what: string) {
             `\`conflict\`.`,
         ),
     })
-    .passthrough();
+    .loose();
 }
 
 /** What a repeat must ask again to be answered with the first answer: the body, key order aside. */
