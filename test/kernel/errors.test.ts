@@ -21,7 +21,7 @@ function probeRoutes(app: ZodApp) {
     throw new Error(SECRET_MESSAGE);
   });
   app.post('/test/limited', { config: { rateLimit: 'deviceCode' } }, async () => ({ ok: true }));
-  app.get('/test/needs-header', { schema: { headers: z.object({ 'x-tenant': z.string().uuid() }) } }, async () => ({
+  app.get('/test/needs-header', { schema: { headers: z.object({ 'x-tenant': z.guid() }) } }, async () => ({
     ok: true,
   }));
 }
@@ -215,6 +215,8 @@ describe('errors and request ids', () => {
   });
 
   describe('validation errors (400 SchemaError)', () => {
+    // zod's issues whole, as zod 4 writes them (docs/decisions/0001-zod-3-for-validation.md).
+    const GUID = '/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/';
     const cases: Array<{
       name: string;
       method: 'GET' | 'POST';
@@ -230,19 +232,20 @@ describe('errors and request ids', () => {
         payload: { key: 'Bad Key', name: '' },
         issues: [
           {
-            code: 'invalid_string',
-            validation: 'regex',
+            code: 'invalid_format',
+            format: 'regex',
+            origin: 'string',
+            pattern: '/^[a-z][a-z0-9_.-]{0,47}$/',
             path: ['key'],
             message: 'key must match ^[a-z][a-z0-9_.-]{0,47}$',
           },
           {
             code: 'too_small',
             path: ['name'],
-            message: 'String must contain at least 1 character(s)',
+            message: 'Too small: expected string to have >=1 characters',
             minimum: 1,
-            type: 'string',
+            origin: 'string',
             inclusive: true,
-            exact: false,
           },
         ],
       },
@@ -256,7 +259,7 @@ describe('errors and request ids', () => {
             code: 'unrecognized_keys',
             keys: ['is_protected'],
             path: [],
-            message: "Unrecognized key(s) in object: 'is_protected'",
+            message: 'Unrecognized key: "is_protected"',
           },
         ],
       },
@@ -270,9 +273,8 @@ describe('errors and request ids', () => {
           {
             code: 'invalid_type',
             expected: 'object',
-            received: 'null',
             path: [],
-            message: 'Expected object, received null',
+            message: 'Invalid input: expected object, received null',
           },
         ],
       },
@@ -284,11 +286,10 @@ describe('errors and request ids', () => {
           {
             code: 'too_big',
             path: ['per_page'],
-            message: 'Number must be less than or equal to 100',
+            message: 'Too big: expected number to be <=100',
             maximum: 100,
-            type: 'number',
+            origin: 'number',
             inclusive: true,
-            exact: false,
           },
         ],
       },
@@ -298,8 +299,10 @@ describe('errors and request ids', () => {
         url: '/v1/admin/roles?sort=bogus:asc',
         issues: [
           {
-            code: 'invalid_string',
-            validation: 'regex',
+            code: 'invalid_format',
+            format: 'regex',
+            origin: 'string',
+            pattern: '/^(key|name|created_at):(asc|desc)$/',
             path: ['sort'],
             message: 'sort must be one of key:asc|key:desc, name:asc|name:desc, created_at:asc|created_at:desc',
           },
@@ -309,14 +312,32 @@ describe('errors and request ids', () => {
         name: 'params',
         method: 'GET',
         url: '/v1/admin/roles/not-a-uuid',
-        issues: [{ code: 'invalid_string', validation: 'uuid', path: ['id'], message: 'Invalid uuid' }],
+        issues: [
+          {
+            code: 'invalid_format',
+            format: 'guid',
+            origin: 'string',
+            pattern: GUID,
+            path: ['id'],
+            message: 'Invalid GUID',
+          },
+        ],
       },
       {
         name: 'headers',
         method: 'GET',
         url: '/test/needs-header',
         headers: { 'x-tenant': 'nope' },
-        issues: [{ code: 'invalid_string', validation: 'uuid', path: ['x-tenant'], message: 'Invalid uuid' }],
+        issues: [
+          {
+            code: 'invalid_format',
+            format: 'guid',
+            origin: 'string',
+            pattern: GUID,
+            path: ['x-tenant'],
+            message: 'Invalid GUID',
+          },
+        ],
       },
     ];
 
