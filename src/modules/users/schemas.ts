@@ -72,7 +72,9 @@ export const userDetail = userSummary
       ),
     credit_balance: z.number().int().describe("The sum of the user's credit ledger."),
     recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),
-  });
+  })
+  // A named component of the OpenAPI document (`#/components/schemas/User`), referenced where it is answered.
+  .meta({ id: 'User' });
 export type UserDetail = z.infer<typeof userDetail>;
 
 export const identityAccountBody = z.object({
