@@ -215,7 +215,7 @@ describe('errors and request ids', () => {
   });
 
   describe('validation errors (400 SchemaError)', () => {
-    // zod's issues whole, as zod 4 writes them (docs/decisions/0001-zod-3-for-validation.md).
+    // zod's issues whole, as zod 4 writes them (docs/decisions/0076-zod-4.md).
     const GUID = '/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/';
     const cases: Array<{
       name: string;
