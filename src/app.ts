@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ZodIssue, ZodTypeAny } from 'zod';
+import type { z } from 'zod';
 import type { Config } from './config.js';
 import './kernel/http/fastify-types.js';
 import { handleError, installErrorHandling } from './kernel/errors.js';
@@ -25,8 +25,8 @@ export interface BuildAppOptions {
 }
 
 /** Zod validation whose verdict keeps each zod issue, so the 400 body shows zod's own fields. */
-function zodValidatorCompiler({ schema }: { schema: ZodTypeAny }) {
-  const refused = (issue: ZodIssue) => ({
+function zodValidatorCompiler({ schema }: { schema: z.ZodType }) {
+  const refused = (issue: z.core.$ZodIssue) => ({
     error: [{ params: { issue }, message: issue.message, keyword: issue.code, instancePath: '', schemaPath: '' }],
   });
   return (data: unknown) => {

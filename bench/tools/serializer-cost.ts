@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ZodTypeAny } from 'zod';
+import type { z } from 'zod';
 import { createResponseSerializerCompiler } from '../../src/lib/response-serializer.js';
 import { permissionsBody, profileBody } from '../../src/modules/me/schemas.js';
 import { usersPage } from '../../src/modules/users/schemas.js';
@@ -45,7 +45,7 @@ function microsecondsPerCall(write: () => string): number {
   return best;
 }
 
-function compare(name: string, schema: ZodTypeAny, value: unknown) {
+function compare(name: string, schema: z.ZodType, value: unknown) {
   const compiled = createResponseSerializerCompiler()({ schema, method: 'GET', url: name });
   const byZod = () => JSON.stringify(schema.parse(value));
   if (compiled(value) !== byZod()) throw new Error(`${name}: the two serializers disagree`);

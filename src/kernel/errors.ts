@@ -1,6 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ZodIssue } from 'zod';
+import type { z } from 'zod';
 import { databaseFailureOf } from '../db/failures.js';
 
 /**
@@ -53,13 +53,13 @@ export function applicationErrorBody(code: string, details?: unknown): { error: 
 }
 
 /** The spec's validation body, produced for body, query, params and headers alike. */
-export function schemaErrorBody(issues: ZodIssue[]) {
+export function schemaErrorBody(issues: z.core.$ZodIssue[]) {
   return { success: false as const, error: { name: 'SchemaError' as const, issues } };
 }
 
 /** A validator's verdict carries the zod issue itself so the body shows zod's own fields. */
 export interface ZodValidationEntry {
-  params: { issue: ZodIssue };
+  params: { issue: z.core.$ZodIssue };
   message: string;
 }
 

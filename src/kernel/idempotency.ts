@@ -23,7 +23,7 @@ export function idempotencyKeyHeaders(what: string, nothingMore = 'does nothing 
             `\`conflict\`.`,
         ),
     })
-    .passthrough();
+    .loose();
 }
 
 /**

@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { routeArea } from './auth.js';
 import { isRefusedAt } from './maintenance.js';
 import { RATE_LIMITS } from './rate-limits.js';
@@ -161,6 +162,71 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   if (notes.length > 0) operation.description = [operation.description, ...notes].filter(Boolean).join('\n\n');
 }
 
+/** Marks an operation whose body may be left out, for `withOptionalBodies` (an `x-` key: swagger copies it over). */
+const OPTIONAL_BODY = 'x-optional-body';
+
+/** Whether the route's body schema takes no body at all (`.optional()`, `.nullish()`). */
+function bodyMayBeAbsent(route: RouteOptions): boolean {
+  const body = route.schema?.body;
+  return body instanceof z.core.$ZodType && z.safeParse(body, undefined).success;
+}
+
+/** The parts of the document read here. */
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, unknown> };
+}
+type Operation = { requestBody?: { required?: boolean }; [OPTIONAL_BODY]?: boolean };
+
+/**
+ * @fastify/swagger writes `requestBody.required: true` for every route with a body schema; a body
+ * the route's schema lets a client leave out is said to be optional instead.
+ */
+function withOptionalBodies(document: OpenApiDocument): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item) as Operation[]) {
+      if (typeof operation !== 'object' || operation === null || !operation[OPTIONAL_BODY]) continue;
+      delete operation[OPTIONAL_BODY];
+      if (operation.requestBody) operation.requestBody.required = false;
+    }
+  }
+}
+
+const SCHEMA_REF = '#/components/schemas/';
+
+/** The component schemas `value` refers to by `$ref`, directly. */
+function schemaRefsIn(value: unknown, into: string[] = []): string[] {
+  if (Array.isArray(value)) for (const each of value) schemaRefsIn(each, into);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, each] of Object.entries(value)) {
+      if (key === '$ref' && typeof each === 'string' && each.startsWith(SCHEMA_REF))
+        into.push(each.slice(SCHEMA_REF.length));
+      else schemaRefsIn(each, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * The component schemas of the zod schemas registered with an id (`.meta({ id: 'User' })`), less
+ * those no operation reaches: fastify-type-provider-zod writes each registered schema twice, as an
+ * answer (`User`) and as a request body (`UserInput`), whether or not a route takes it as one.
+ */
+function withNamedSchemas(document: OpenApiDocument): OpenApiDocument {
+  const own = new Set(Object.keys(document.components?.schemas ?? {}));
+  const named = jsonSchemaTransformObject({ openapiObject: document } as never) as OpenApiDocument;
+  const schemas = named.components?.schemas ?? {};
+  const reached = new Set<string>();
+  const pending = schemaRefsIn(named.paths);
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (reached.has(name)) continue;
+    reached.add(name);
+    schemaRefsIn(schemas[name], pending);
+  }
+  for (const name of Object.keys(schemas)) if (!own.has(name) && !reached.has(name)) delete schemas[name];
+  return named;
+}
+
 export async function installOpenApi(
   app: FastifyInstance,
   tags: Array<{ name: string; description: string }>,
@@ -199,9 +265,17 @@ export async function installOpenApi(
     transform: (input) => {
       const transformed = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]);
       const schema = transformed.schema as RouteSchema;
-      if (schema !== undefined && !schema.hide && input.route)
-        describeKernelBehaviour(input.route as RouteOptions, schema);
+      if (!schema.hide && input.route) {
+        const route = input.route as RouteOptions;
+        describeKernelBehaviour(route, schema);
+        if (bodyMayBeAbsent(route)) (schema as Operation)[OPTIONAL_BODY] = true;
+      }
       return transformed;
+    },
+    transformObject: (input) => {
+      const document = withNamedSchemas((input as { openapiObject: OpenApiDocument }).openapiObject);
+      withOptionalBodies(document);
+      return document;
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

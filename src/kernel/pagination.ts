@@ -38,7 +38,7 @@ export interface PageRequest {
 
 export const pageMeta = z.object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int() });
 
-export function pagedResponse<T extends z.ZodTypeAny>(item: T) {
+export function pagedResponse<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), meta: pageMeta });
 }
 
@@ -69,7 +69,8 @@ export function likePattern(q: string): string {
  * answered every row, and read as a wildcard match nobody had escaped.
  */
 export const noTextFilter = z
-  .undefined({ message: 'this list has no text filter: leave q out' })
+  .never({ error: 'this list has no text filter: leave q out' })
+  .optional()
   .describe('Not supported by this list: any value is refused.');
 
 /** The total of a paged list: the same filtered query, counted. */
@@ -120,7 +121,7 @@ function isKeysetTimestamp(text: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString() === millis;
 }
 
-const cursorPayload = z.object({ t: z.string().refine(isKeysetTimestamp), i: z.string().uuid() }).strict();
+const cursorPayload = z.object({ t: z.string().refine(isKeysetTimestamp), i: z.guid() }).strict();
 
 export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify({ t: position.created_at, i: position.id }), 'utf8').toString('base64url');
@@ -152,8 +153,7 @@ export const cursorPageQuery = z.object({
     .transform((value, ctx): KeysetPosition | undefined => {
       if (value === undefined) return undefined;
       const position = decodeCursor(value);
-      if (position === undefined)
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'cursor is not one this list returned' });
+      if (position === undefined) ctx.addIssue({ code: 'custom', message: 'cursor is not one this list returned' });
       return position;
     })
     .describe('Opaque: the `meta.next_cursor` of the previous page.'),
@@ -169,7 +169,7 @@ export const cursorMeta = z.object({
   next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
 });
 
-export function cursorPagedResponse<T extends z.ZodTypeAny>(item: T) {
+export function cursorPagedResponse<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), meta: cursorMeta });
 }
 

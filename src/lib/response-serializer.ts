@@ -1,5 +1,6 @@
 import { ResponseSerializationError } from 'fastify-type-provider-zod';
-import type { ZodTypeAny } from 'zod';
+import { z } from 'zod';
+import type { AnySchema } from './zod-introspection.js';
 import { NOT_SHAPED, shapeOf, type Shaper } from './response-shaper.js';
 
 interface SerializerRoute {
@@ -20,14 +21,15 @@ export interface ResponseSerializerOptions {
    * How a schema becomes a shaper (response-shaper.ts's `shapeOf` unless given). A test passes a
    * deliberately wrong one to prove that the verifying mode catches a shaper that disagrees with zod.
    */
-  compileShaper?: (schema: ZodTypeAny) => Shaper;
+  compileShaper?: (schema: AnySchema) => Shaper;
 }
 
 /** Fastify's route schema may be the zod schema itself or `{ properties: schema }`. */
-function zodSchemaOf(schema: unknown): ZodTypeAny {
-  if (typeof schema === 'object' && schema !== null) {
-    if ('safeParse' in schema) return schema as ZodTypeAny;
-    if ('properties' in schema) return (schema as { properties: ZodTypeAny }).properties;
+function zodSchemaOf(schema: unknown): AnySchema {
+  if (schema instanceof z.core.$ZodType) return schema;
+  if (typeof schema === 'object' && schema !== null && 'properties' in schema) {
+    const { properties } = schema as { properties: unknown };
+    if (properties instanceof z.core.$ZodType) return properties;
   }
   throw new Error(`a response schema must be a zod schema: ${JSON.stringify(schema)}`);
 }
@@ -44,7 +46,7 @@ export function createResponseSerializerCompiler(options: ResponseSerializerOpti
     const schema = zodSchemaOf(routeSchema);
     const shape = compileShaper(schema);
     const byZod = (data: unknown): string => {
-      const result = schema.safeParse(data);
+      const result = z.safeParse(schema, data);
       if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
       return JSON.stringify(result.data);
     };
@@ -55,7 +57,7 @@ export function createResponseSerializerCompiler(options: ResponseSerializerOpti
     if (!options.verifyResponseShaping) return serialize;
     return (data: unknown): string => {
       const shaped = shape(data);
-      const result = schema.safeParse(data);
+      const result = z.safeParse(schema, data);
       if (shaped === NOT_SHAPED && !result.success)
         throw new ResponseSerializationError(method, url, { cause: result.error });
       const text = shaped === NOT_SHAPED ? undefined : JSON.stringify(shaped);

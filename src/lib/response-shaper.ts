@@ -1,90 +1,138 @@
-import type { ZodTypeAny } from 'zod';
+import { z } from 'zod';
 import { isoText } from './iso-text.js';
-import { describeSchema, type SchemaNode, type ZodCheck } from './zod-introspection.js';
+import { type AnySchema, describeSchema, type SchemaNode, type ZodCheck } from './zod-introspection.js';
 
 /**
  * A response schema compiled into one plain function that checks a value and shapes it the way
  * zod's `parse` would (shape keys in shape order, undocumented keys dropped, dates as their ISO
  * text), so `JSON.stringify` of its result is byte for byte the JSON of zod's result.
  *
- * Why: zod 3's `safeParse` builds a context, a status and an issue list for every field of every
- * row. Over an 11 KB page of users that was most of the serializer's cost, and the serializer was
- * 11 % of the service's busy time under load (bench/README.md). The response schemas use a small
- * part of zod (objects, arrays, records, primitives, enums, nullable and optional, a few checks);
- * those are compiled here. Anything else is left to zod itself, for that part of the value only.
+ * Why: zod's `safeParse` builds a payload and an issue list for every field of every row. Over an
+ * 11 KB page of users that was most of the serializer's cost, and the serializer was 11 % of the
+ * service's busy time under load (bench/README.md). zod 4's parse is about three times faster than
+ * zod 3's; the shaper still takes half its time on a page of users (docs/decisions/0076-zod-4.md).
+ * The response schemas use a small part of zod (objects, arrays, records, primitives, enums,
+ * nullable and optional, a few checks); those are compiled here. Anything else is left to zod
+ * itself, for that part of the value only.
  *
  * A shaper only ever says "same as zod" or "not sure": when it refuses a value, the caller asks
  * zod, which either refuses it too (with zod's own issues) or shapes it. So a gap here can cost
  * speed, never correctness. The converse (accepting what zod refuses) is what the tests look for:
  * `test/lib/response-shaper.test.ts` compares both on generated values, and every test app
  * runs each answer through both (`verifyResponseShaping`). What a schema is comes from
- * zod-introspection.ts, the one place that reads zod's internals.
+ * zod-introspection.ts, the one place that reads zod's definitions.
  */
 export type Shaper = (value: unknown) => unknown;
 
 /** What a shaper returns for a value zod might refuse; never a value of any response. */
 export const NOT_SHAPED: unique symbol = Symbol('not shaped');
 
-// zod 3's own pattern for `.uuid()` (zod/v3/types.js), so both accept the same texts.
-const UUID = /^[0-9a-fA-F]{8}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{4}\b-[0-9a-fA-F]{12}$/i;
+/** zod's test for an object (`util.isObject`): anything but null and arrays, dates and maps included. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
-/** The part of zod's type tag (`getParsedType`) that decides "object": not an array, date, map, set or promise. */
-function isRecordLike(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  if (value instanceof Date || value instanceof Map || value instanceof Set) return false;
-  const { then, catch: onCatch } = value as { then?: unknown; catch?: unknown };
-  return !(typeof then === 'function' && typeof onCatch === 'function');
+/**
+ * zod's test for a record (`util.isPlainObject`): an object whose constructor is Object's (or one
+ * with no constructor, or a non-function one), not a class instance nor a boxed primitive.
+ */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isObject(value)) return false;
+  const maker = value.constructor;
+  if (maker === undefined || typeof maker !== 'function') return true;
+  const prototype: unknown = maker.prototype;
+  return isObject(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
+}
+
+/** Whether an enumerable own symbol key is on `value`: a record of string keys refuses it. */
+function hasEnumerableSymbol(value: object): boolean {
+  for (const symbol of Object.getOwnPropertySymbols(value)) {
+    if (Object.prototype.propertyIsEnumerable.call(value, symbol)) return true;
+  }
+  return false;
 }
 
 /** Leaves the value to zod: its result if it accepts, else NOT_SHAPED. */
-function byZod(schema: ZodTypeAny): Shaper {
+function byZod(schema: AnySchema): Shaper {
   return (value) => {
-    const result = schema.safeParse(value);
+    const result = z.safeParse(schema, value);
     return result.success ? result.data : NOT_SHAPED;
   };
 }
 
-function numberShaper(schema: ZodTypeAny, checks: readonly ZodCheck[]): Shaper {
+/** zod's `number_format` checks compiled here: `.int()` (a safe integer) and float64 (any finite number). */
+const NUMBER_FORMATS: Record<string, (value: number) => boolean> = {
+  safeint: Number.isSafeInteger,
+  float64: () => true,
+};
+
+function numberShaper(schema: AnySchema, checks: readonly ZodCheck[]): Shaper {
   const tests: ((value: number) => boolean)[] = [];
   for (const check of checks) {
-    const bound = check.value as number;
-    if (check.kind === 'int') tests.push(Number.isInteger);
-    else if (check.kind === 'min') tests.push(check.inclusive ? (value) => value >= bound : (value) => value > bound);
-    else if (check.kind === 'max') tests.push(check.inclusive ? (value) => value <= bound : (value) => value < bound);
-    else if (check.kind === 'finite') tests.push(Number.isFinite);
+    const bound = check.value;
+    const format = check.kind === 'number_format' ? NUMBER_FORMATS[check.format ?? ''] : undefined;
+    if (format !== undefined) tests.push(format);
+    else if (check.kind === 'greater_than' && typeof bound === 'number')
+      tests.push(check.inclusive ? (value) => value >= bound : (value) => value > bound);
+    else if (check.kind === 'less_than' && typeof bound === 'number')
+      tests.push(check.inclusive ? (value) => value <= bound : (value) => value < bound);
     else return byZod(schema);
   }
   return (value) => {
-    if (typeof value !== 'number' || Number.isNaN(value)) return NOT_SHAPED;
+    // zod 4's numbers are finite: NaN and the infinities are refused by `z.number()` itself.
+    if (typeof value !== 'number' || !Number.isFinite(value)) return NOT_SHAPED;
     for (const test of tests) if (!test(value)) return NOT_SHAPED;
     return value;
   };
 }
 
-function stringShaper(schema: ZodTypeAny, checks: readonly ZodCheck[]): Shaper {
+/** String formats that are zod's pattern and nothing more (`z.guid()`, `z.uuid()`), tested with zod's own pattern. */
+const PATTERN_FORMATS = new Set(['guid', 'uuid']);
+
+function stringShaper(schema: AnySchema, checks: readonly ZodCheck[]): Shaper {
   if (checks.length === 0) return (value) => (typeof value === 'string' ? value : NOT_SHAPED);
-  if (checks.length === 1 && checks[0]!.kind === 'uuid') {
-    return (value) => (typeof value === 'string' && UUID.test(value) ? value : NOT_SHAPED);
+  const patterns: RegExp[] = [];
+  for (const check of checks) {
+    const isPatternFormat = check.kind === 'string_format' && PATTERN_FORMATS.has(check.format ?? '');
+    if (!isPatternFormat || !(check.pattern instanceof RegExp) || check.pattern.global || check.pattern.sticky)
+      return byZod(schema);
+    patterns.push(check.pattern);
   }
-  return byZod(schema);
+  return (value) => {
+    if (typeof value !== 'string') return NOT_SHAPED;
+    for (const pattern of patterns) if (!pattern.test(value)) return NOT_SHAPED;
+    return value;
+  };
 }
 
-function objectShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'object' }>): Shaper {
+/** Whether zod lets an object leave this field's key out: `.optional()`, also under `.nullable()`. */
+function mayBeAbsent(schema: AnySchema): boolean {
+  const node = describeSchema(schema);
+  if (node.kind === 'optional') return true;
+  return node.kind === 'nullable' && mayBeAbsent(node.inner);
+}
+
+function objectShaper(schema: AnySchema, node: Extract<SchemaNode, { kind: 'object' }>): Shaper {
   const strict = node.unknownKeys === 'strict';
   if ((node.unknownKeys !== 'strip' && !strict) || node.hasCatchall) return byZod(schema);
   const { shape } = node;
-  const keys = Object.keys(shape);
+  const known = new Set(Object.keys(shape));
+  // zod never reads nor writes a "__proto__" field (writing it would set the prototype instead).
+  const keys = Object.keys(shape).filter((key) => key !== '__proto__');
   const fields = keys.map((key) => shapeOf(shape[key]!));
-  const known = new Set(keys);
+  const optional = keys.map((key) => mayBeAbsent(shape[key]!));
   return (value) => {
-    if (!isRecordLike(value)) return NOT_SHAPED;
+    if (!isObject(value)) return NOT_SHAPED;
     const shaped: Record<string, unknown> = {};
     for (let index = 0; index < keys.length; index++) {
       const key = keys[index]!;
       const field = fields[index]!(value[key]);
       if (field === NOT_SHAPED) return NOT_SHAPED;
-      // zod keeps a key whose value is undefined; JSON drops it either way.
-      if (field !== undefined) shaped[key] = field;
+      if (field === undefined) {
+        // zod refuses an absent key unless its schema allows absence, even where it takes undefined
+        // (`z.unknown()`); a present key whose value is undefined it keeps, and JSON drops either way.
+        if (!optional[index] && !(key in value)) return NOT_SHAPED;
+      } else shaped[key] = field;
     }
     if (strict) {
       for (const key in value) if (!known.has(key)) return NOT_SHAPED;
@@ -93,7 +141,7 @@ function objectShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'obj
   };
 }
 
-function arrayShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'array' }>): Shaper {
+function arrayShaper(schema: AnySchema, node: Extract<SchemaNode, { kind: 'array' }>): Shaper {
   if (node.lengthBounded) return byZod(schema);
   const item = shapeOf(node.element);
   return (value) => {
@@ -108,14 +156,15 @@ function arrayShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'arra
   };
 }
 
-function recordShaper(schema: ZodTypeAny, node: Extract<SchemaNode, { kind: 'record' }>): Shaper {
+function recordShaper(schema: AnySchema, node: Extract<SchemaNode, { kind: 'record' }>): Shaper {
   const key = describeSchema(node.key);
   if (key.kind !== 'string' || key.checks.length > 0) return byZod(schema);
   const item = shapeOf(node.value);
   return (value) => {
-    if (!isRecordLike(value)) return NOT_SHAPED;
+    // zod reads a record's own enumerable keys; a symbol among them is no string key: refused.
+    if (!isPlainObject(value) || hasEnumerableSymbol(value)) return NOT_SHAPED;
     const shaped: Record<string, unknown> = {};
-    for (const key in value) {
+    for (const key of Object.keys(value)) {
       const element = item(value[key]);
       if (element === NOT_SHAPED) return NOT_SHAPED;
       // zod never copies a "__proto__" key (it would set the prototype instead).
@@ -131,7 +180,7 @@ function enumShaper(options: readonly string[]): Shaper {
 }
 
 /** The shaper of one schema; parts zod knows better are left to zod. */
-export function shapeOf(schema: ZodTypeAny): Shaper {
+export function shapeOf(schema: AnySchema): Shaper {
   const node = describeSchema(schema);
   switch (node.kind) {
     case 'object':
@@ -153,8 +202,9 @@ export function shapeOf(schema: ZodTypeAny): Shaper {
     case 'enum':
       return enumShaper(node.options);
     case 'literal': {
-      const literal = node.value;
-      return (value) => (value === literal ? value : NOT_SHAPED);
+      // zod asks a Set, as here: the same equality (SameValueZero).
+      const literals = new Set(node.values);
+      return (value) => (literals.has(value) ? value : NOT_SHAPED);
     }
     case 'null':
       return (value) => (value === null ? null : NOT_SHAPED);
@@ -165,6 +215,8 @@ export function shapeOf(schema: ZodTypeAny): Shaper {
       return (value) => (value === null ? null : inner(value));
     }
     case 'optional': {
+      // An optional default (`.default(x).optional()`) gives x for undefined: zod alone knows which do.
+      if (describeSchema(node.inner).kind === 'other') return byZod(schema);
       const inner = shapeOf(node.inner);
       return (value) => (value === undefined ? undefined : inner(value));
     }

@@ -39,15 +39,25 @@ export function httpUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** An absolute http(s) URL (OpenAPI `format: uri`); `max` is the field's bound where the spec gives one. */
+/**
+ * An absolute http(s) URL (OpenAPI `format: uri`); `max` is the field's bound where the spec gives one.
+ * Not zod 4's `.url()`: that check trims the value and drops its tabs and line breaks before the
+ * checks after it see it, so ` https://x/` would pass them and be stored trimmed. Its issue is
+ * written here as `.url()` writes it.
+ */
 export function httpUrl(options: { max?: number } = {}) {
   const text = options.max === undefined ? z.string() : z.string().max(options.max);
-  return text.url(NOT_A_URL).superRefine((value, context) => {
-    const problem = httpUrlProblem(value);
-    // An unparsable value already has `.url()`'s issue: one message is enough.
-    const saidAlready = problem === NOT_A_URL && !URL.canParse(value);
-    if (problem !== undefined && !saidAlready) context.addIssue({ code: 'custom', message: problem });
-  });
+  return text
+    .superRefine((value, context) => {
+      const parsable = URL.canParse(value);
+      if (!parsable) context.addIssue({ code: 'invalid_format', format: 'url', message: NOT_A_URL });
+      const problem = httpUrlProblem(value);
+      // An unparsable value already has the issue above: one message is enough.
+      if (problem !== undefined && !(problem === NOT_A_URL && !parsable)) {
+        context.addIssue({ code: 'custom', message: problem });
+      }
+    })
+    .meta({ format: 'uri' });
 }
 
 /** A path of this site (one leading slash), as a link opened inside the player's app; undefined when it is one. */

@@ -88,53 +88,52 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /** An empty query value (`?pool_id=`) means no filter. */
 const blankAsAbsent = (value: unknown) => (value === '' ? undefined : value);
+/** One message for a missing value, another (or zod's own) for a value of the wrong type. */
+function whenMissing(required: string, wrongType?: string) {
+  return { error: (issue: { input?: unknown }) => (issue.input === undefined ? required : wrongType) };
+}
 const nodeFilter = z.object({
   pool_id: z.preprocess(blankAsAbsent, z.string().max(200).optional()),
   status: z.preprocess(blankAsAbsent, z.enum(['ready', 'draining', 'offline']).optional()),
 });
 const pullBody = z.object(
   // The reference itself is judged by imageReferenceProblem, whose messages say what to fix.
-  { image: z.string({ required_error: 'is required', invalid_type_error: 'must be a string' }) },
-  { required_error: 'a JSON object body is required' },
+  { image: z.string(whenMissing('is required', 'must be a string')) },
+  whenMissing('a JSON object body is required'),
 );
 const assignPoolBody = z.object(
-  { pool_id: z.string({ required_error: 'is required (null for no pool)' }).min(1).max(200).nullable() },
-  { required_error: 'a JSON object body is required' },
+  { pool_id: z.string(whenMissing('is required (null for no pool)')).min(1).max(200).nullable() },
+  whenMissing('a JSON object body is required'),
 );
 const poolName = z.string().min(1, 'must be 1 to 100 characters').max(100, 'must be 1 to 100 characters');
 const poolDescription = z.string().max(500, 'must be at most 500 characters').nullable();
 const createPoolBody = z.object(
   {
     id: z
-      .string({ required_error: 'is required' })
+      .string(whenMissing('is required'))
       .regex(POOL_ID, 'must be 1 to 63 lowercase letters, digits or "-", starting with a letter or digit'),
     name: poolName,
     description: poolDescription.optional(),
   },
-  { required_error: 'a JSON object body is required' },
+  whenMissing('a JSON object body is required'),
 );
 const updatePoolBody = z.object(
   { name: poolName.optional(), description: poolDescription.optional() },
-  { required_error: 'a JSON object body is required' },
+  whenMissing('a JSON object body is required'),
 );
 const createSessionBody = z.object(
   {
-    id: z
-      .string({ required_error: 'is required' })
-      .regex(SESSION_ID, 'must be 1 to 200 letters, digits, ".", "_" or "-"'),
-    user_id: z.string({ required_error: 'is required' }).min(1).max(200),
-    game: z.object(
-      { id: z.number().int().positive(), slug: z.string().min(1).max(200) },
-      { required_error: 'is required' },
-    ),
+    id: z.string(whenMissing('is required')).regex(SESSION_ID, 'must be 1 to 200 letters, digits, ".", "_" or "-"'),
+    user_id: z.string(whenMissing('is required')).min(1).max(200),
+    game: z.object({ id: z.number().int().positive(), slug: z.string().min(1).max(200) }, whenMissing('is required')),
     pool_id: z.string().min(1).max(200).nullable().default(null),
-    limits: z.record(z.unknown()).default({}),
+    limits: z.record(z.string(), z.unknown()).default({}),
   },
-  { required_error: 'a JSON object body is required' },
+  whenMissing('a JSON object body is required'),
 );
 
 /** The body or query parsed, or a 422 with `code` naming the first problem (`field: why`). */
-function parse<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown, code: string): T {
+function parse<T>(schema: z.ZodType<T, unknown>, value: unknown, code: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -568,7 +568,7 @@ describe('HttpRuntimeClient against answers outside the contract', () => {
       status: 200,
       body: '{"id":"p"}',
       call: (c: HttpRuntimeClient) => c.getPool('p'),
-      message: 'runtime getPool: unreadable answer (200): name: Required',
+      message: 'runtime getPool: unreadable answer (200): name: Invalid input: expected string, received undefined',
     },
     {
       name: 'a 404 without an error body (a wrong base URL)',

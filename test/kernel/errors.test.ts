@@ -23,7 +23,7 @@ function probeRoutes(app: ZodApp) {
     throw new Error(SECRET_MESSAGE);
   });
   app.post('/test/limited', { config: { rateLimit: 'deviceCode' } }, async () => ({ ok: true }));
-  app.get('/test/needs-header', { schema: { headers: z.object({ 'x-tenant': z.string().uuid() }) } }, async () => ({
+  app.get('/test/needs-header', { schema: { headers: z.object({ 'x-tenant': z.guid() }) } }, async () => ({
     ok: true,
   }));
 }
@@ -207,6 +207,8 @@ describe('errors and request ids', () => {
   });
 
   describe('validation errors (400 SchemaError)', () => {
+    // zod's issues whole, as zod 4 writes them (docs/decisions/0076-zod-4.md).
+    const GUID = '/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/';
     const cases: Array<{
       name: string;
       method: 'GET' | 'POST';
@@ -222,19 +224,20 @@ describe('errors and request ids', () => {
         payload: { key: 'Bad Key', name: '' },
         issues: [
           {
-            code: 'invalid_string',
-            validation: 'regex',
+            code: 'invalid_format',
+            format: 'regex',
+            origin: 'string',
+            pattern: '/^[a-z][a-z0-9_.-]{0,47}$/',
             path: ['key'],
             message: 'key must match ^[a-z][a-z0-9_.-]{0,47}$',
           },
           {
             code: 'too_small',
             path: ['name'],
-            message: 'String must contain at least 1 character(s)',
+            message: 'Too small: expected string to have >=1 characters',
             minimum: 1,
-            type: 'string',
+            origin: 'string',
             inclusive: true,
-            exact: false,
           },
         ],
       },
@@ -248,7 +251,7 @@ describe('errors and request ids', () => {
             code: 'unrecognized_keys',
             keys: ['is_protected'],
             path: [],
-            message: "Unrecognized key(s) in object: 'is_protected'",
+            message: 'Unrecognized key: "is_protected"',
           },
         ],
       },
@@ -262,9 +265,8 @@ describe('errors and request ids', () => {
           {
             code: 'invalid_type',
             expected: 'object',
-            received: 'null',
             path: [],
-            message: 'Expected object, received null',
+            message: 'Invalid input: expected object, received null',
           },
         ],
       },
@@ -276,11 +278,10 @@ describe('errors and request ids', () => {
           {
             code: 'too_big',
             path: ['per_page'],
-            message: 'Number must be less than or equal to 100',
+            message: 'Too big: expected number to be <=100',
             maximum: 100,
-            type: 'number',
+            origin: 'number',
             inclusive: true,
-            exact: false,
           },
         ],
       },
@@ -290,8 +291,10 @@ describe('errors and request ids', () => {
         url: '/v1/admin/roles?sort=bogus:asc',
         issues: [
           {
-            code: 'invalid_string',
-            validation: 'regex',
+            code: 'invalid_format',
+            format: 'regex',
+            origin: 'string',
+            pattern: '/^(key|name|created_at):(asc|desc)$/',
             path: ['sort'],
             message: 'sort must be one of key:asc|key:desc, name:asc|name:desc, created_at:asc|created_at:desc',
           },
@@ -301,14 +304,32 @@ describe('errors and request ids', () => {
         name: 'params',
         method: 'GET',
         url: '/v1/admin/roles/not-a-uuid',
-        issues: [{ code: 'invalid_string', validation: 'uuid', path: ['id'], message: 'Invalid uuid' }],
+        issues: [
+          {
+            code: 'invalid_format',
+            format: 'guid',
+            origin: 'string',
+            pattern: GUID,
+            path: ['id'],
+            message: 'Invalid GUID',
+          },
+        ],
       },
       {
         name: 'headers',
         method: 'GET',
         url: '/test/needs-header',
         headers: { 'x-tenant': 'nope' },
-        issues: [{ code: 'invalid_string', validation: 'uuid', path: ['x-tenant'], message: 'Invalid uuid' }],
+        issues: [
+          {
+            code: 'invalid_format',
+            format: 'guid',
+            origin: 'string',
+            pattern: GUID,
+            path: ['x-tenant'],
+            message: 'Invalid GUID',
+          },
+        ],
       },
     ];
 

@@ -7,15 +7,24 @@ type Operation = {
   description?: string;
   security?: unknown[];
   parameters?: Array<{ in: string; name: string; required?: boolean; schema: Record<string, unknown> }>;
-  requestBody?: { content: Record<string, { schema: Record<string, any> }> };
+  requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, any> }> };
   responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, any> }> }>;
 };
 type OpenApi = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, unknown> };
+  components: { securitySchemes: Record<string, unknown>; schemas?: Record<string, Record<string, any>> };
 };
+
+/** Every JSON object in `value` (schemas and everything else), depth first. */
+function* objectsIn(value: unknown): Generator<Record<string, unknown>> {
+  if (Array.isArray(value)) for (const each of value) yield* objectsIn(each);
+  else if (typeof value === 'object' && value !== null) {
+    yield value as Record<string, unknown>;
+    for (const each of Object.values(value)) yield* objectsIn(each);
+  }
+}
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -217,6 +226,56 @@ describe('OpenAPI document and /docs', () => {
       required: ['level', 'reason'],
       properties: { level: { enum: ['off', 'degraded', 'lockdown'] }, reason: { minLength: 3, maxLength: 500 } },
     });
+  });
+
+  it('an optional body is optional: no `anyOf` with `{ not: {} }`, and `required: false` where a route takes no body', () => {
+    for (const object of objectsIn(doc)) {
+      const branches = Array.isArray(object.anyOf) ? (object.anyOf as unknown[]) : [];
+      expect(branches.some((branch) => JSON.stringify(branch) === '{"not":{}}')).toBe(false);
+    }
+    const bodies = operations.filter(({ op }) => op.requestBody !== undefined);
+    const optional = bodies
+      .filter(({ op }) => op.requestBody!.required === false)
+      .map(({ method, path }) => `${method} ${path}`);
+    expect(optional).toEqual(
+      expect.arrayContaining(['post /v1/me/delete', 'post /v1/admin/support/tickets/{id}/close']),
+    );
+    expect(optional.length).toBeLessThan(bodies.length);
+    expect(doc.paths['/v1/admin/roles']!.post!.requestBody!.required).toBe(true);
+    for (const { method, path, op } of bodies) {
+      expect(typeof op.requestBody!.required, `${method} ${path}`).toBe('boolean');
+      expect(op, `${method} ${path}`).not.toHaveProperty('x-optional-body');
+    }
+  });
+
+  it('writes exclusive bounds as numbers (OpenAPI 3.1), never as booleans', () => {
+    const bounds = [...objectsIn(doc.paths)].flatMap((object) =>
+      ['exclusiveMinimum', 'exclusiveMaximum'].filter((key) => key in object).map((key) => object[key]),
+    );
+    expect(bounds.length).toBeGreaterThan(0);
+    for (const bound of bounds) expect(typeof bound).toBe('number');
+    const coupon = doc.paths['/v1/admin/billing/coupons']!.post!.requestBody!.content['application/json']!.schema;
+    expect(coupon.properties.percent_off).toMatchObject({ type: 'number', exclusiveMinimum: 0, maximum: 100 });
+  });
+
+  it('a zod schema registered with an id is one component schema, referenced by `$ref` where it is answered', () => {
+    const user = doc.components.schemas?.User;
+    expect(user).toMatchObject({
+      type: 'object',
+      properties: { id: { format: 'uuid' }, roles: { type: 'array' }, credit_balance: { type: 'integer' } },
+    });
+    expect(user!.required).toEqual(expect.arrayContaining(['id', 'email', 'roles', 'recent_audit']));
+    for (const method of ['get', 'patch']) {
+      expect(
+        doc.paths['/v1/admin/users/{id}']![method]!.responses['200']!.content!['application/json']!.schema,
+      ).toEqual({ $ref: '#/components/schemas/User' });
+    }
+    // Written once: no unused request-side twin (`UserInput`), and no operation copies it inline.
+    expect(doc.components.schemas).not.toHaveProperty('UserInput');
+    const inlineCopies = [...objectsIn(doc.paths)].filter(
+      (object) => JSON.stringify(object.properties) === JSON.stringify(user!.properties),
+    );
+    expect(inlineCopies).toEqual([]);
   });
 
   it("a rate limit is documented with the refusal its route gives: 429, or the device token's 400 slow_down", () => {

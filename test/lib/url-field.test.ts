@@ -28,6 +28,14 @@ describe('the URL fields', () => {
     expect(httpUrl({ max: 10 }).safeParse('https://x.example/long').success).toBe(false);
   });
 
+  it("httpUrl refuses surrounding spaces and line breaks rather than trimming them (as zod 4's .url() would)", () => {
+    for (const value of [' https://x.example/', 'https://x.example/\n', 'https://x.exa\tmple/']) {
+      expect(httpUrl().safeParse(value).error?.issues).toEqual([
+        expect.objectContaining({ code: 'custom', message: expect.stringContaining('must not contain spaces') }),
+      ]);
+    }
+  });
+
   it('sitePathOrHttpUrl takes a path of the site or an absolute URL, not a path that leaves it', () => {
     const link = sitePathOrHttpUrl({ max: 200 });
     expect(link.safeParse('/rewards?tab=new').success).toBe(true);

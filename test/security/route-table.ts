@@ -222,8 +222,10 @@ export function schemaIssues(body: unknown): Array<{ code: string; path: Array<s
   if (top?.name !== 'SchemaError' || !Array.isArray(top.issues)) return [];
   const all: Array<{ code: string; path: Array<string | number>; keys?: string[] }> = [];
   const visit = (issue: any, prefix: Array<string | number>) => {
-    all.push({ ...issue, path: [...prefix, ...(issue.path ?? [])] });
-    for (const branch of issue.unionErrors ?? []) for (const inner of branch.issues ?? []) visit(inner, prefix);
+    const path = [...prefix, ...(issue.path ?? [])];
+    all.push({ ...issue, path });
+    // zod 4 lists a union's branches as arrays of issues whose paths start at the union.
+    for (const branch of issue.errors ?? []) for (const inner of branch) visit(inner, path);
   };
   for (const issue of top.issues) visit(issue, []);
   return all;

@@ -32,9 +32,9 @@ const goTrueUser = z.object({
   email: z.string().nullish(),
   app_metadata: z
     .object({ providers: z.array(z.string()).optional(), provider: z.string().optional() })
-    .passthrough()
+    .loose()
     .nullish(),
-  identities: z.array(z.object({ provider: z.string() }).passthrough()).nullish(),
+  identities: z.array(z.object({ provider: z.string() }).loose()).nullish(),
   banned_until: z.string().nullish(),
   email_confirmed_at: z.string().nullish(),
   last_sign_in_at: z.string().nullish(),

@@ -26,7 +26,7 @@ const objectId = z.string().min(1);
 /** An id, or the object itself when the request expanded it. */
 const expandable = z.union([objectId, z.object({ id: objectId }).transform((object) => object.id)]);
 const metadata = z
-  .record(z.string())
+  .record(z.string(), z.string())
   .nullish()
   .transform((value) => value ?? {});
 const seconds = z.number().int();
@@ -195,7 +195,7 @@ const envelope = z.object({
   id: objectId,
   type: z.string().min(1),
   created: seconds,
-  data: z.object({ object: z.record(z.unknown()) }),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
 /** Turns a verified Stripe event into a PaymentEvent; throws MalformedWebhookEventError if it does not read. */
@@ -212,7 +212,7 @@ export function toPaymentEvent(event: unknown): PaymentEvent {
   const { id: eventId, type, created, data } = parsedEnvelope.data;
   const base = { eventId, occurredAt: instant(created) };
   const ignored: PaymentEvent = { type: 'ignored', ...base, providerType: type };
-  const read = <T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>): T => {
+  const read = <T>(schema: z.ZodType<T, unknown>): T => {
     const parsed = schema.safeParse(data.object);
     if (!parsed.success) throw new MalformedWebhookEventError(eventId, type, issuesOf(parsed.error));
     return parsed.data;

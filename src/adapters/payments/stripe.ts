@@ -304,11 +304,7 @@ export class StripePaymentProvider implements PaymentProvider {
   /**
    * One SDK call (with the SDK's own retries) whose answer must read as `answer`; failures are mapped and logged once.
    */
-  async #call<T>(
-    operation: Operation,
-    answer: z.ZodType<T, z.ZodTypeDef, unknown>,
-    request: () => Promise<unknown>,
-  ): Promise<T> {
+  async #call<T>(operation: Operation, answer: z.ZodType<T, unknown>, request: () => Promise<unknown>): Promise<T> {
     const started = performance.now();
     let body: unknown;
     try {

@@ -53,7 +53,7 @@ interface RuntimeCall<T> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH';
   path: string;
   body?: unknown;
-  answer: z.ZodType<T, z.ZodTypeDef, unknown>;
+  answer: z.ZodType<T, unknown>;
   /** Safe to send again: the runtime ends in the same state however often it arrives. */
   idempotent: boolean;
 }
@@ -353,7 +353,7 @@ function retryDelay(retryIndex: number): number {
 
 function readJson<T>(
   text: string,
-  schema: z.ZodType<T, z.ZodTypeDef, unknown>,
+  schema: z.ZodType<T, unknown>,
 ): { ok: true; value: T } | { ok: false; problem: string } {
   let json: unknown;
   try {

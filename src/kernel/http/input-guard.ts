@@ -1,4 +1,4 @@
-import type { ZodIssue } from 'zod';
+import type { z } from 'zod';
 
 /**
  * How deep a request's JSON may nest. Far past any body this service documents (free-form
@@ -26,7 +26,10 @@ export function untextual(value: string): string | undefined {
  * columns silently got U+FFFD), in a value or a key (checked on what the schema let through, so a
  * field the route ignores is ignored). Iterative: the walk itself cannot overflow.
  */
-export function unstorableInput(data: unknown, check: { depth?: boolean; text?: boolean }): ZodIssue | undefined {
+export function unstorableInput(
+  data: unknown,
+  check: { depth?: boolean; text?: boolean },
+): z.core.$ZodIssue | undefined {
   const pending: Array<{ value: unknown; path: Array<string | number> }> = [{ value: data, path: [] }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value, path } = next;

@@ -37,7 +37,7 @@ export const deletionConfirmed = z.object({
 });
 export type DeletionConfirmed = z.infer<typeof deletionConfirmed>;
 
-export const userIdParams = z.object({ id: z.string().uuid() });
+export const userIdParams = z.object({ id: z.guid() });
 
 export const restoreAccountBody = z
   .object({

@@ -3,7 +3,7 @@ import { ALERT_NAMES } from './alerts.js';
 
 export const alertName = z.enum(ALERT_NAMES);
 
-export const roleIdParams = z.object({ id: z.string().uuid() });
+export const roleIdParams = z.object({ id: z.guid() });
 
 export const setAlertsBody = z
   .object({
@@ -16,7 +16,7 @@ export const setAlertsBody = z
 export type SetAlertsInput = z.infer<typeof setAlertsBody>;
 
 export const roleAlertsBody = z.object({
-  role_id: z.string().uuid(),
+  role_id: z.guid(),
   channel: z.string().describe("The realtime channel the role's holders join: `alerts:<role key>`."),
   alerts: z.array(alertName),
 });

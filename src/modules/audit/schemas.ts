@@ -3,7 +3,7 @@ import { isoDateTime } from '../../lib/instant.js';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 
 export const auditFilters = z.object({
-  actor_id: z.string().uuid().optional(),
+  actor_id: z.guid().optional(),
   action: z.string().min(1).max(100).optional().describe('Exact action, or a prefix ending in `*` (e.g. `roles.*`).'),
   target_type: z.string().min(1).max(50).optional(),
   target_id: z.string().min(1).max(200).optional(),
@@ -13,11 +13,13 @@ export const auditFilters = z.object({
 });
 export type AuditFilters = z.infer<typeof auditFilters>;
 
-export const listAuditQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).merge(auditFilters);
+export const listAuditQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend(
+  auditFilters.shape,
+);
 export type ListAuditQuery = z.infer<typeof listAuditQuery>;
 
 export const auditEventBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   created_at: z.date(),
   actor_id: z.string().nullable(),
   actor_email: z.string().nullable(),
@@ -28,7 +30,7 @@ export const auditEventBody = z.object({
   ip: z.string().nullable(),
   user_agent: z.string().nullable(),
   reason: z.string().nullable(),
-  summary: z.record(z.unknown()),
+  summary: z.record(z.string(), z.unknown()),
 });
 export const auditPage = pagedResponse(auditEventBody);
 

@@ -22,10 +22,10 @@ const iconPath = z
 const rewardCredits = z.number().int().min(0).max(1_000_000);
 const sortOrder = z.number().int().min(-10_000).max(10_000);
 
-export const achievementIdParams = z.object({ id: z.string().uuid() });
+export const achievementIdParams = z.object({ id: z.guid() });
 
 export const achievementBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   key: z.string(),
   name: z.string(),
   description: z.string().nullable(),
@@ -33,8 +33,8 @@ export const achievementBody = z.object({
   reward_credits: z.number().int(),
   is_active: z.boolean(),
   sort_order: z.number().int(),
-  created_by: z.string().uuid().nullable(),
-  updated_by: z.string().uuid().nullable(),
+  created_by: z.guid().nullable(),
+  updated_by: z.guid().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
@@ -82,10 +82,7 @@ export const ACHIEVEMENT_FIELDS = [
 export const updateAchievementBody = z
   .object({
     // Named so the refusal points at `key` with a reason, not at an anonymous unknown field.
-    key: z
-      .never({ invalid_type_error: 'key is immutable after creation' })
-      .optional()
-      .describe('Refused: a key cannot change.'),
+    key: z.never({ error: 'key is immutable after creation' }).optional().describe('Refused: a key cannot change.'),
     name: name.optional(),
     description: description.optional(),
     icon_path: iconPath.optional(),
@@ -95,7 +92,7 @@ export const updateAchievementBody = z
   })
   .strict()
   .refine((body) => ACHIEVEMENT_FIELDS.some((field) => body[field] !== undefined), {
-    message: `provide at least one of ${ACHIEVEMENT_FIELDS.join(', ')}`,
+    error: `provide at least one of ${ACHIEVEMENT_FIELDS.join(', ')}`,
   });
 export type UpdateAchievementInput = Omit<z.infer<typeof updateAchievementBody>, 'key'>;
 
@@ -103,7 +100,7 @@ export const deleteAchievementQuery = z.object({
   reason: z.string().max(300).optional().describe('Kept in the audit row.'),
 });
 
-export const idResult = z.object({ id: z.string().uuid() });
+export const idResult = z.object({ id: z.guid() });
 
 // ---- Referral rules: one ruleset for the whole platform ----
 
@@ -127,7 +124,7 @@ export const referralRulesBody = z.object({
     .describe('Referrer rewards granted at most this many times; null: no cap.'),
   is_active: z.boolean(),
   version: z.number().int().describe('Rises by one with every saved change; 0 until first saved.'),
-  updated_by: z.string().uuid().nullable(),
+  updated_by: z.guid().nullable(),
   updated_at: z.date().nullable().describe('Null until first saved.'),
 });
 export type ReferralRulesView = z.infer<typeof referralRulesBody>;

@@ -98,7 +98,7 @@ export const deviceRequestView = z.object({
 export type DeviceRequestView = z.infer<typeof deviceRequestView>;
 
 export const approvedDeviceView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   client_id: z.string(),
   client_name: z.string(),
   scope: z.string().nullable(),
@@ -111,4 +111,4 @@ export const approvedDeviceView = z.object({
 export type ApprovedDeviceView = z.infer<typeof approvedDeviceView>;
 
 export const approvedDevicesList = z.object({ data: z.array(approvedDeviceView) });
-export const deviceAuthorizationParams = z.object({ id: z.string().uuid() });
+export const deviceAuthorizationParams = z.object({ id: z.guid() });

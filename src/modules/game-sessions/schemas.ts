@@ -8,7 +8,7 @@ export type StartSessionInput = z.infer<typeof startSessionBody>;
 /** Spec, Authentication 8: a session start returns exactly these three fields. */
 export const startedSessionBody = z
   .object({
-    session_id: z.string().uuid(),
+    session_id: z.guid(),
     play_url: z.string(),
     member_token: z.string().describe('Hand it to the player client; the service keeps no copy.'),
   })
@@ -17,7 +17,7 @@ export type StartedSession = z.infer<typeof startedSessionBody>;
 
 /** A session as the player sees their own history: no infrastructure, no staff ids. */
 export const mySessionBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   game_id: z.number().int().nullable().describe('Null once the game was deleted from the store.'),
   game_slug: z.string(),
   game_title: z.string(),
@@ -32,14 +32,10 @@ export type MySessionView = z.infer<typeof mySessionBody>;
 
 /** A session as staff see it. */
 export const gameSessionBody = mySessionBody.extend({
-  user_id: z.string().uuid(),
+  user_id: z.guid(),
   pool_id: z.string().nullable(),
   node_id: z.string().nullable(),
-  stopped_by: z
-    .string()
-    .uuid()
-    .nullable()
-    .describe('The player (user_stopped) or staff member (staff_stopped) who stopped it.'),
+  stopped_by: z.guid().nullable().describe('The player (user_stopped) or staff member (staff_stopped) who stopped it.'),
 });
 export type GameSessionView = z.infer<typeof gameSessionBody>;
 
@@ -48,7 +44,7 @@ export type MySessionsQuery = z.infer<typeof mySessionsQuery>;
 export const mySessionsPage = cursorPagedResponse(mySessionBody);
 
 export const listSessionsQuery = cursorPageQuery.extend({
-  user_id: z.string().uuid().optional(),
+  user_id: z.guid().optional(),
   pool_id: z.string().min(1).max(200).optional(),
   status: z.enum(GAME_SESSION_STATUSES).optional(),
   game_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
@@ -56,7 +52,7 @@ export const listSessionsQuery = cursorPageQuery.extend({
 export type ListSessionsQuery = z.infer<typeof listSessionsQuery>;
 export const sessionsPage = cursorPagedResponse(gameSessionBody);
 
-export const sessionIdParams = z.object({ id: z.string().uuid() });
+export const sessionIdParams = z.object({ id: z.guid() });
 
 export const staffStopBody = z
   .object({ reason: z.string().max(500).optional().describe('Kept in the audit row.') })

@@ -55,7 +55,7 @@ const ruleInput = z
     const latency = LATENCY_SIGNALS.has(rule.signal);
     if (latency ? rule.threshold < 1 : rule.threshold <= 0 || rule.threshold > 1) {
       ctx.addIssue({
-        code: z.ZodIssueCode.custom,
+        code: 'custom',
         path: ['threshold'],
         message: latency ? 'a latency threshold is at least 1 ms' : 'a ratio threshold is above 0 and at most 1',
       });
@@ -73,7 +73,7 @@ export const replaceRulesBody = z
     body.rules.forEach((rule, index) => {
       if (seen.has(rule.key))
         ctx.addIssue({
-          code: z.ZodIssueCode.custom,
+          code: 'custom',
           path: ['rules', index, 'key'],
           message: `key "${rule.key}" appears twice`,
         });
@@ -116,7 +116,7 @@ export const changesQuery = z.object({
 export type ChangesQuery = z.infer<typeof changesQuery>;
 
 export const changeBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   created_at: z.date(),
   level: z.enum(PANIC_LEVELS),
   previous_level: z.enum(PANIC_LEVELS),
@@ -125,13 +125,13 @@ export const changeBody = z.object({
   set_by: z.string().nullable().describe("A staff member's user id, or `incident-monitor`."),
   rule_key: z.string().nullable().describe('The incident rule behind an automatic change.'),
   measurement: z
-    .record(z.unknown())
+    .record(z.string(), z.unknown())
     .nullable()
     .describe(
       'What the rule measured: `signal`, `value`, `threshold`, `total`, `failures`, `window_seconds`, `min_requests`.',
     ),
   signals: z
-    .record(z.unknown())
+    .record(z.string(), z.unknown())
     .nullable()
     .describe("Every signal over the rule's window: `{ value, total, failures }` each."),
 });

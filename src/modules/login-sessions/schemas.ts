@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** The bound of a session id in a path: the same as staff sign-out's `session_id`. */
 export const sessionIdParams = z.object({ sessionId: z.string().min(1).max(200) });
-export const userIdParams = z.object({ id: z.string().uuid() });
+export const userIdParams = z.object({ id: z.guid() });
 
 const sessionFields = {
   session_id: z
@@ -19,8 +19,7 @@ const sessionFields = {
   first_ip: z.string().nullable().describe('The client address of the first request.'),
   user_agent: z.string().nullable().describe('The latest user agent (up to 512 characters).'),
   device_authorization_id: z
-    .string()
-    .uuid()
+    .guid()
     .nullable()
     .describe('The launcher sign-in (device authorization) the session came from; null for any other sign-in.'),
 };

@@ -13,7 +13,7 @@ function isTimeZone(value: string): boolean {
 }
 
 export const profileBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   email: z.string().nullable(),
   display_name: z.string().nullable(),
   provider: z.string().nullable(),
@@ -61,7 +61,7 @@ export const updateProfileBody = z
       ),
   })
   .strict()
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'change at least one field' });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'change at least one field' });
 export type UpdateProfileInput = z.infer<typeof updateProfileBody>;
 
 export const permissionsBody = z.object({

@@ -31,7 +31,7 @@ export const broadcastBody = z
       .object({
         template_key: z.string().min(1).max(100),
         vars: z
-          .record(z.unknown())
+          .record(z.string(), z.unknown())
           .default({})
           .describe(
             'Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.',
@@ -42,7 +42,7 @@ export const broadcastBody = z
   })
   .strict()
   .refine((body) => body.notification !== undefined || body.email !== undefined, {
-    message: 'provide notification or email (or both)',
+    error: 'provide notification or email (or both)',
     path: ['notification'],
   });
 export type BroadcastInput = z.infer<typeof broadcastBody>;
@@ -68,7 +68,7 @@ export const broadcastResult = z.object({
 export type BroadcastResult = z.infer<typeof broadcastResult>;
 
 export const notificationView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   kind: z.enum(NOTIFICATION_KINDS),
   title: z.string(),
   body: z.string().nullable(),
@@ -101,12 +101,12 @@ export const myNotificationsPage = z.object({
   }),
 });
 
-export const notificationIdParams = z.object({ id: z.string().uuid() });
+export const notificationIdParams = z.object({ id: z.guid() });
 export const markedResult = z.object({ marked: z.number().int() });
 
 export const broadcastView = z.object({
-  id: z.string().uuid(),
-  segment: z.record(z.unknown()),
+  id: z.guid(),
+  segment: z.record(z.string(), z.unknown()),
   recipients: z.number().int().nullable(),
   notification: notificationView
     .omit({ read: true, read_at: true })
@@ -114,7 +114,7 @@ export const broadcastView = z.object({
     .nullable(),
   email: z
     .object({
-      template_id: z.string().uuid().nullable(),
+      template_id: z.guid().nullable(),
       template_version: z.number().int().nullable(),
       queued: z.number().int(),
       sent: z.number().int(),
@@ -122,7 +122,7 @@ export const broadcastView = z.object({
       skipped: z.number().int(),
     })
     .nullable(),
-  created_by: z.string().uuid().nullable(),
+  created_by: z.guid().nullable(),
   created_at: z.date(),
 });
 export type BroadcastView = z.infer<typeof broadcastView>;

@@ -20,7 +20,7 @@ export const upsertRulesetBody = z
     name,
     description: description.optional().describe('Omitted: no description.'),
     limits: z
-      .record(z.unknown())
+      .record(z.string(), z.unknown())
       .default({})
       .describe('Free-form, read by the session service (for example `pool_id`, `max_fps`).'),
     isActive: z.boolean().default(true),
@@ -29,14 +29,14 @@ export const upsertRulesetBody = z
 export type UpsertRulesetInput = z.infer<typeof upsertRulesetBody>;
 
 export const rulesetBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   key: z.string(),
   name: z.string(),
   description: z.string().nullable(),
-  limits: z.record(z.unknown()),
+  limits: z.record(z.string(), z.unknown()),
   isActive: z.boolean(),
   tierCount: z.number().int().describe('Tiers using this ruleset.'),
-  updatedBy: z.string().uuid().nullable(),
+  updatedBy: z.guid().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });
@@ -68,13 +68,13 @@ export const upsertTierBody = z
 export type UpsertTierInput = z.infer<typeof upsertTierBody>;
 
 export const tierBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   key: z.string(),
   name: z.string(),
   rank: z.number().int(),
   rulesetKey: z.string(),
   description: z.string().nullable(),
-  updatedBy: z.string().uuid().nullable(),
+  updatedBy: z.guid().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });
@@ -86,4 +86,4 @@ export const listTiersQuery = z.object({
 });
 export type ListTiersQuery = z.infer<typeof listTiersQuery>;
 
-export const idResult = z.object({ id: z.string().uuid() });
+export const idResult = z.object({ id: z.guid() });

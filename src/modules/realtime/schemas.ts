@@ -7,8 +7,7 @@ export const realtimeCredentials = z.object({
     .describe(
       'Opaque, signed; admits connections to `url` until `expires_at` (60 s). It names the caller and `channels` only.',
     ),
-  expires_at: z
-    .string()
+  expires_at: z.iso
     .datetime()
     .describe('When the ticket stops admitting new connections; an open connection stays open.'),
   url: z.string().describe('The WebSocket endpoint: connect to `<url>?ticket=<ticket>`.'),

@@ -5,10 +5,10 @@ import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 export const roleKey = z.string().regex(/^[a-z][a-z0-9_.-]{0,47}$/, 'key must match ^[a-z][a-z0-9_.-]{0,47}$');
 export const permissionKeys = z.array(z.string().min(1).max(100)).max(200);
 
-export const roleIdParams = z.object({ id: z.string().uuid() });
+export const roleIdParams = z.object({ id: z.guid() });
 
 export const roleBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   key: z.string(),
   name: z.string(),
   description: z.string().nullable(),
@@ -40,14 +40,14 @@ export const updateRoleBody = z
     description: z.string().max(500).nullable().optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
+  .refine((body) => Object.keys(body).length > 0, { error: 'provide at least one of name, description' });
 export type UpdateRoleInput = z.infer<typeof updateRoleBody>;
 
 export const setPermissionsBody = z.object({ keys: permissionKeys }).strict();
 
 export const deleteRoleQuery = z.object({ reason: z.string().max(300).optional() });
 
-export const idResult = z.object({ id: z.string().uuid() });
+export const idResult = z.object({ id: z.guid() });
 
 export const permissionCatalogBody = z.object({
   data: z.array(z.object({ key: z.string(), resource: z.string(), description: z.string() })),
@@ -56,7 +56,7 @@ export const permissionCatalogBody = z.object({
 
 export const bulkRolesBody = z
   .object({
-    user_ids: z.array(z.string().uuid()).min(1).max(500),
+    user_ids: z.array(z.guid()).min(1).max(500),
     role_key: z.string().min(1).max(48),
     action: z.enum(['grant', 'revoke']),
     expires_at: isoDateTime().optional(),
@@ -66,5 +66,5 @@ export const bulkRolesBody = z
 export type BulkRolesInput = z.infer<typeof bulkRolesBody>;
 
 export const bulkResultsBody = z.object({
-  results: z.array(z.object({ user_id: z.string().uuid(), ok: z.boolean(), error: z.string().optional() })),
+  results: z.array(z.object({ user_id: z.guid(), ok: z.boolean(), error: z.string().optional() })),
 });

@@ -93,5 +93,5 @@ export const updatePoolBody = z
     description: poolDescription.optional(),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, description' });
+  .refine((body) => Object.keys(body).length > 0, { error: 'provide at least one of name, description' });
 export type UpdatePoolInput = z.infer<typeof updatePoolBody>;

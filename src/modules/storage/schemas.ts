@@ -27,7 +27,9 @@ export type AvatarUploadInput = z.infer<typeof avatarUploadBody>;
 export const avatarUploadGrant = z.object({
   upload_url: z.string().describe('Where to PUT the bytes: valid for this key, content type and size only.'),
   method: z.literal('PUT'),
-  headers: z.record(z.string()).describe('Headers the upload must carry exactly (the signature covers them).'),
+  headers: z
+    .record(z.string(), z.string())
+    .describe('Headers the upload must carry exactly (the signature covers them).'),
   key: z.string().describe('The object key to pass to the confirmation.'),
   max_size: z.number().int().describe('The declared size: the most bytes the upload may carry.'),
   expires_at: z.date().describe('The URL and the upload intent expire together, 10 minutes after issue.'),

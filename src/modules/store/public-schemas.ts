@@ -41,7 +41,7 @@ export const publicGameDetail = publicGameSummary.extend({
   website: z.string().nullable(),
   legal_notice: z.string().nullable(),
   content_description: z.string().nullable(),
-  metadata: z.record(z.unknown()),
+  metadata: z.record(z.string(), z.unknown()),
 });
 export type PublicGameDetail = z.infer<typeof publicGameDetail>;
 

@@ -19,8 +19,7 @@ const gameFields = {
   description: z.string().max(20000).nullable(),
   game_type: z.enum(GAME_TYPES),
   status: z.enum(GAME_STATUSES),
-  release_date: z
-    .string()
+  release_date: z.iso
     .date('release_date must be a date YYYY-MM-DD')
     // Year 0000 passes the pattern but is no date PostgreSQL can store.
     .refine((value) => !value.startsWith('0000-'), 'release_date must be a date YYYY-MM-DD')
@@ -33,7 +32,7 @@ const gameFields = {
   license_required: z.boolean(),
   content_description: z.string().max(5000).nullable(),
   metadata: z
-    .record(z.unknown())
+    .record(z.string(), z.unknown())
     .describe('Free-form object; shown on the public store page once the game is published.'),
   genre_ids: linkIds.describe(
     'Genre ids, at most 50; the links are replaced by exactly this list (repeats count once).',
@@ -89,7 +88,7 @@ export const gameBody = z.object({
   legal_notice: z.string().nullable(),
   license_required: z.boolean(),
   content_description: z.string().nullable(),
-  metadata: z.record(z.unknown()),
+  metadata: z.record(z.string(), z.unknown()),
   genre_ids: z.array(z.number().int()),
   developer_ids: z.array(z.number().int()),
   publisher_ids: z.array(z.number().int()),

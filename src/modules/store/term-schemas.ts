@@ -22,7 +22,7 @@ export const updateTermBody = z
     slug: termSlug.optional().describe('Slugs are in public URLs: renaming keeps the slug unless you send one.'),
   })
   .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'provide at least one of name, slug' });
+  .refine((body) => Object.keys(body).length > 0, { error: 'provide at least one of name, slug' });
 export type UpdateTermInput = z.infer<typeof updateTermBody>;
 
 export const termBody = z.object({

@@ -42,7 +42,7 @@ const attachmentView = z.object({
   url: z.string().describe('A signed download URL, valid at least an hour.'),
 });
 
-export const ticketIdParams = z.object({ id: z.string().uuid() });
+export const ticketIdParams = z.object({ id: z.guid() });
 
 export const createTicketBody = z
   .object({
@@ -86,7 +86,7 @@ export const reopenBody = z
   .nullish();
 
 const messageView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   author: z.enum(['player', 'staff']),
   message: z.string(),
   attachment_keys: z.array(z.string()),
@@ -96,7 +96,7 @@ const messageView = z.object({
 
 /** What the player sees of a ticket: never which staff member answered or why it was closed. */
 const myTicketSummary = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   subject: z.string(),
   category: z.enum(SUPPORT_CATEGORIES),
   status: z.enum(TICKET_STATUSES),
@@ -120,17 +120,17 @@ export const myTicketsPage = z.object({
 });
 
 const staffTicketSummary = myTicketSummary.extend({
-  user: z.object({ id: z.string().uuid(), email: z.string().nullable() }),
+  user: z.object({ id: z.guid(), email: z.string().nullable() }),
   message_count: z.number().int(),
   closed_at: z.date().nullable(),
-  closed_by: z.string().uuid().nullable(),
+  closed_by: z.guid().nullable(),
   close_reason: z.string().nullable(),
 });
 export type StaffTicketSummary = z.infer<typeof staffTicketSummary>;
 export const staffTicketView = staffTicketSummary.extend({
   messages: z.array(
     messageView.extend({
-      author_id: z.string().uuid().nullable().describe('The player, or the staff member who replied.'),
+      author_id: z.guid().nullable().describe('The player, or the staff member who replied.'),
     }),
   ),
 });
@@ -143,6 +143,6 @@ export const staffTicketsQuery = pageQuery(['created_at', 'updated_at'], {
 }).extend({
   status: z.enum(TICKET_STATUSES).optional(),
   category: z.enum(SUPPORT_CATEGORIES).optional(),
-  user_id: z.string().uuid().optional(),
+  user_id: z.guid().optional(),
 });
 export type StaffTicketsQuery = z.infer<typeof staffTicketsQuery>;

@@ -31,7 +31,7 @@ export const runBody = z.object({
   finished_at: z.date(),
   result: z.enum(['ok', 'error']),
   error: z.string().nullable(),
-  summary: z.record(z.unknown()).describe('What the run did, e.g. `{ deleted: 3 }`.'),
+  summary: z.record(z.string(), z.unknown()).describe('What the run did, e.g. `{ deleted: 3 }`.'),
   instance_id: z.string().describe('The service instance that ran it.'),
 });
 export type RunView = z.infer<typeof runBody>;

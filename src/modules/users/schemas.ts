@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../kernel/pagination.js';
 import { USER_STATUSES, userSegmentQueryFields } from './segment.js';
 
-export const userIdParams = z.object({ id: z.string().uuid() });
+export const userIdParams = z.object({ id: z.guid() });
 
 export const listUsersQuery = pageQuery(['created_at', 'last_seen_at', 'email'], {
   field: 'created_at',
@@ -11,7 +11,7 @@ export const listUsersQuery = pageQuery(['created_at', 'last_seen_at', 'email'],
 export type ListUsersQuery = z.infer<typeof listUsersQuery>;
 
 export const userSummary = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   email: z.string().nullable(),
   display_name: z.string().nullable(),
   provider: z.string().nullable(),
@@ -27,20 +27,20 @@ export type UserSummary = z.infer<typeof userSummary>;
 export const usersPage = pagedResponse(userSummary);
 
 const roleGrant = z.object({
-  role_id: z.string().uuid(),
+  role_id: z.guid(),
   key: z.string(),
   name: z.string(),
   expires_at: z.date().nullable(),
-  granted_by: z.string().uuid().nullable(),
+  granted_by: z.guid().nullable(),
   reason: z.string().nullable(),
   granted_at: z.date(),
 });
 
 const subscriptionSummary = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   provider: z.string(),
   status: z.string(),
-  product_id: z.string().uuid().nullable(),
+  product_id: z.guid().nullable(),
   provider_price_id: z.string().nullable(),
   cancel_at_period_end: z.boolean(),
   current_period_end: z.date().nullable(),
@@ -48,29 +48,33 @@ const subscriptionSummary = z.object({
 });
 
 const auditEntry = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   created_at: z.date(),
   action: z.string(),
-  actor_id: z.string().uuid().nullable(),
+  actor_id: z.guid().nullable(),
   reason: z.string().nullable(),
 });
 
-export const userDetail = userSummary.omit({ roles: true }).extend({
-  metadata: z.record(z.unknown()),
-  status_reason: z.string().nullable().describe('The reason given with the last ban, unban or deletion.'),
-  status_changed_at: z.date().nullable(),
-  status_changed_by: z.string().uuid().nullable(),
-  tier_detail: z.object({ key: z.string(), name: z.string(), rank: z.number().int() }).nullable(),
-  roles: z.array(roleGrant).describe('Unexpired role grants.'),
-  subscription: subscriptionSummary
-    .nullable()
-    .describe(
-      'The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never ' +
-        'subscribed.',
-    ),
-  credit_balance: z.number().int().describe("The sum of the user's credit ledger."),
-  recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),
-});
+export const userDetail = userSummary
+  .omit({ roles: true })
+  .extend({
+    metadata: z.record(z.string(), z.unknown()),
+    status_reason: z.string().nullable().describe('The reason given with the last ban, unban or deletion.'),
+    status_changed_at: z.date().nullable(),
+    status_changed_by: z.guid().nullable(),
+    tier_detail: z.object({ key: z.string(), name: z.string(), rank: z.number().int() }).nullable(),
+    roles: z.array(roleGrant).describe('Unexpired role grants.'),
+    subscription: subscriptionSummary
+      .nullable()
+      .describe(
+        'The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never ' +
+          'subscribed.',
+      ),
+    credit_balance: z.number().int().describe("The sum of the user's credit ledger."),
+    recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),
+  })
+  // A named component of the OpenAPI document (`#/components/schemas/User`), referenced where it is answered.
+  .meta({ id: 'User' });
 export type UserDetail = z.infer<typeof userDetail>;
 
 export const identityAccountBody = z.object({
@@ -87,12 +91,12 @@ export const updateUserBody = z
   .object({
     display_name: z.string().trim().min(1).max(100).nullable().optional(),
     tier: z.string().min(1).max(32).nullable().optional().describe('An existing plan tier key; null removes the tier.'),
-    metadata: z.record(z.unknown()).optional().describe('Replaces the whole metadata object.'),
+    metadata: z.record(z.string(), z.unknown()).optional().describe('Replaces the whole metadata object.'),
     reason: z.string().max(500).optional().describe('Kept in the audit entry.'),
   })
   .strict()
   .refine((body) => body.display_name !== undefined || body.tier !== undefined || body.metadata !== undefined, {
-    message: 'provide at least one of display_name, tier, metadata',
+    error: 'provide at least one of display_name, tier, metadata',
   });
 export type UpdateUserInput = z.infer<typeof updateUserBody>;
 

@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { auditOf } from '../../helpers/expectations.js';
 import { clockPast } from '../../helpers/waiting.js';
@@ -400,17 +401,24 @@ describe('audit log', () => {
       {
         name: 'actor_id not a uuid',
         query: 'actor_id=alice',
-        issue: { code: 'invalid_string', validation: 'uuid', path: ['actor_id'], message: 'Invalid uuid' },
+        issue: {
+          code: 'invalid_format',
+          format: 'guid',
+          origin: 'string',
+          pattern: String(z.regexes.guid),
+          path: ['actor_id'],
+          message: 'Invalid GUID',
+        },
       },
       {
         name: 'from not a date-time',
         query: 'from=yesterday',
-        issue: { code: 'invalid_string', validation: 'datetime', path: ['from'], message: 'Invalid datetime' },
+        issue: { code: 'invalid_format', format: 'datetime', path: ['from'], message: 'Invalid ISO datetime' },
       },
       {
         name: 'to a date without time',
         query: 'to=2024-01-01',
-        issue: { code: 'invalid_string', validation: 'datetime', path: ['to'], message: 'Invalid datetime' },
+        issue: { code: 'invalid_format', format: 'datetime', path: ['to'], message: 'Invalid ISO datetime' },
       },
       {
         name: 'empty action',
@@ -418,11 +426,10 @@ describe('audit log', () => {
         issue: {
           code: 'too_small',
           path: ['action'],
-          message: 'String must contain at least 1 character(s)',
+          message: 'Too small: expected string to have >=1 characters',
           minimum: 1,
-          type: 'string',
+          origin: 'string',
           inclusive: true,
-          exact: false,
         },
       },
     ];

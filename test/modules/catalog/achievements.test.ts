@@ -157,17 +157,17 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
       {
         name: 'a key with a capital',
         body: { key: 'Wins', name: 'x' },
-        issue: { path: ['key'], code: 'invalid_string' },
+        issue: { path: ['key'], code: 'invalid_format' },
       },
       {
         name: 'a key starting with a digit',
         body: { key: '1win', name: 'x' },
-        issue: { path: ['key'], code: 'invalid_string' },
+        issue: { path: ['key'], code: 'invalid_format' },
       },
       {
         name: 'a 65-character key',
         body: { key: `a${'b'.repeat(64)}`, name: 'x' },
-        issue: { path: ['key'], code: 'invalid_string' },
+        issue: { path: ['key'], code: 'invalid_format' },
       },
       { name: 'no key', body: { name: 'x' }, issue: { path: ['key'], code: 'invalid_type' } },
       { name: 'an empty name', body: { key: 'k', name: '' }, issue: { path: ['name'], code: 'too_small', minimum: 1 } },
@@ -199,7 +199,7 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
       {
         name: 'fractional reward_credits',
         body: { key: 'k', name: 'x', reward_credits: 1.5 },
-        issue: { path: ['reward_credits'], code: 'invalid_type', expected: 'integer' },
+        issue: { path: ['reward_credits'], code: 'invalid_type', expected: 'int' },
       },
       {
         name: 'sort_order under -10000',
@@ -266,7 +266,7 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
       const malformed = await call(t, reader, 'GET', `${BASE}/42`);
       expect({ status: malformed.statusCode, body: malformed.json() }).toEqual({
         status: 400,
-        body: schemaError({ path: ['id'], validation: 'uuid' }),
+        body: schemaError({ path: ['id'], format: 'guid' }),
       });
     });
   });
@@ -464,7 +464,7 @@ describe('catalog achievements: create, get, update (operation 1), delete', () =
         () => achievementState(t.db),
         () => call(t, editor, 'PATCH', `${BASE}/not-a-uuid`, { name: 'x' }),
         400,
-        schemaError({ path: ['id'], validation: 'uuid' }),
+        schemaError({ path: ['id'], format: 'guid' }),
       );
     });
   });

@@ -215,12 +215,12 @@ describe('referral rules', () => {
     {
       name: 'fractional credits',
       body: { ...FULL, referee_reward_credits: 2.5 },
-      issue: { path: ['referee_reward_credits'], code: 'invalid_type', expected: 'integer' },
+      issue: { path: ['referee_reward_credits'], code: 'invalid_type', expected: 'int' },
     },
     {
       name: 'an unknown qualifying_event',
       body: { ...FULL, qualifying_event: 'first_login' },
-      issue: { path: ['qualifying_event'], code: 'invalid_enum_value' },
+      issue: { path: ['qualifying_event'], code: 'invalid_value' },
     },
     {
       name: 'qualify_within_days 0',

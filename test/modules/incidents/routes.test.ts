@@ -248,13 +248,13 @@ describe('PUT /v1/admin/ops/incident-rules', () => {
       name: 'an unknown signal',
       body: { rules: [{ ...runtimeRule(), signal: 'cpu' }] },
       path: ['rules', 0, 'signal'],
-      code: 'invalid_enum_value',
+      code: 'invalid_value',
     },
     {
       name: 'the level off',
       body: { rules: [{ ...runtimeRule(), level: 'off' }] },
       path: ['rules', 0, 'level'],
-      code: 'invalid_enum_value',
+      code: 'invalid_value',
     },
     {
       name: 'a window under 5 s',
@@ -267,7 +267,7 @@ describe('PUT /v1/admin/ops/incident-rules', () => {
       name: 'a bad key',
       body: { rules: [runtimeRule({ key: 'Runtime' })] },
       path: ['rules', 0, 'key'],
-      code: 'invalid_string',
+      code: 'invalid_format',
     },
     {
       name: 'an unknown field',

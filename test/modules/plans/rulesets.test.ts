@@ -154,19 +154,19 @@ describe('PUT /v1/admin/plans/rulesets (operation 8)', () => {
     {
       name: 'a 49-character key',
       body: { key: `a${'b'.repeat(48)}`, name: 'x' },
-      issue: { path: ['key'], code: 'invalid_string' },
+      issue: { path: ['key'], code: 'invalid_format' },
     },
     {
       name: 'a key with a dot',
       body: { key: 'pro.plus', name: 'x' },
-      issue: { path: ['key'], code: 'invalid_string' },
+      issue: { path: ['key'], code: 'invalid_format' },
     },
     {
       name: 'a key starting with a digit',
       body: { key: '1pro', name: 'x' },
-      issue: { path: ['key'], code: 'invalid_string' },
+      issue: { path: ['key'], code: 'invalid_format' },
     },
-    { name: 'a key with a capital', body: { key: 'Pro', name: 'x' }, issue: { path: ['key'], code: 'invalid_string' } },
+    { name: 'a key with a capital', body: { key: 'Pro', name: 'x' }, issue: { path: ['key'], code: 'invalid_format' } },
     { name: 'no key', body: { name: 'x' }, issue: { path: ['key'], code: 'invalid_type' } },
     { name: 'no name', body: { key: 'pro' }, issue: { path: ['name'], code: 'invalid_type' } },
     { name: 'an empty name', body: { key: 'pro', name: '' }, issue: { path: ['name'], code: 'too_small', minimum: 1 } },
@@ -183,12 +183,12 @@ describe('PUT /v1/admin/plans/rulesets (operation 8)', () => {
     {
       name: 'limits that are an array',
       body: { key: 'pro', name: 'x', limits: [1] },
-      issue: { path: ['limits'], code: 'invalid_type', expected: 'object' },
+      issue: { path: ['limits'], code: 'invalid_type', expected: 'record' },
     },
     {
       name: 'limits that are a string',
       body: { key: 'pro', name: 'x', limits: 'fast' },
-      issue: { path: ['limits'], code: 'invalid_type', expected: 'object' },
+      issue: { path: ['limits'], code: 'invalid_type', expected: 'record' },
     },
     {
       name: 'a non-boolean isActive',

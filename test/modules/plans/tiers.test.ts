@@ -173,17 +173,17 @@ describe('plan tiers', () => {
       {
         name: 'a 33-character key',
         body: { ...valid, key: `a${'b'.repeat(32)}` },
-        issue: { path: ['key'], code: 'invalid_string' },
+        issue: { path: ['key'], code: 'invalid_format' },
       },
       {
         name: 'a key with a dot',
         body: { ...valid, key: 'gold.plus' },
-        issue: { path: ['key'], code: 'invalid_string' },
+        issue: { path: ['key'], code: 'invalid_format' },
       },
       {
         name: 'a key starting with a dash',
         body: { ...valid, key: '-gold' },
-        issue: { path: ['key'], code: 'invalid_string' },
+        issue: { path: ['key'], code: 'invalid_format' },
       },
       { name: 'an empty name', body: { ...valid, name: '' }, issue: { path: ['name'], code: 'too_small', minimum: 1 } },
       {
@@ -195,7 +195,7 @@ describe('plan tiers', () => {
       {
         name: 'a fractional rank',
         body: { ...valid, rank: 1.5 },
-        issue: { path: ['rank'], code: 'invalid_type', expected: 'integer' },
+        issue: { path: ['rank'], code: 'invalid_type', expected: 'int' },
       },
       {
         name: 'a rank past the integer range',

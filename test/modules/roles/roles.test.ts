@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { PERMISSION_CATALOG } from '../../../src/modules/index.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { expectRefusedUnrecorded, requestIdOf } from '../../helpers/expectations.js';
@@ -154,41 +155,48 @@ const expectRefusal = (t: TestApp, send: () => Promise<LightMyRequestResponse>, 
 
 // Validation bodies (spec "Errors": 400 SchemaError with zod's issues).
 const schemaError = (...issues: unknown[]) => ({ success: false, error: { name: 'SchemaError', issues } });
-const tooBig = (path: (string | number)[], maximum: number, type: 'string' | 'array' | 'number', message: string) => ({
+const tooBig = (
+  path: (string | number)[],
+  maximum: number,
+  origin: 'string' | 'array' | 'number',
+  message: string,
+) => ({
   code: 'too_big',
   maximum,
-  type,
+  origin,
   inclusive: true,
-  exact: false,
   message,
   path,
 });
-const tooSmall = (path: (string | number)[], minimum: number, type: 'string' | 'array', message: string) => ({
+const tooSmall = (path: (string | number)[], minimum: number, origin: 'string' | 'array', message: string) => ({
   code: 'too_small',
   minimum,
-  type,
+  origin,
   inclusive: true,
-  exact: false,
   message,
   path,
 });
 const badKey = {
-  validation: 'regex',
-  code: 'invalid_string',
+  format: 'regex',
+  code: 'invalid_format',
+  origin: 'string',
+  pattern: '/^[a-z][a-z0-9_.-]{0,47}$/',
   message: 'key must match ^[a-z][a-z0-9_.-]{0,47}$',
   path: ['key'],
 };
 const badUuid = (path: (string | number)[]) => ({
-  validation: 'uuid',
-  code: 'invalid_string',
-  message: 'Invalid uuid',
+  format: 'guid',
+  code: 'invalid_format',
+  origin: 'string',
+  pattern: String(z.regexes.guid),
+  message: 'Invalid GUID',
   path,
 });
 const unrecognized = (...keys: string[]) => ({
   code: 'unrecognized_keys',
   keys,
   path: [],
-  message: `Unrecognized key(s) in object: ${keys.map((k) => `'${k}'`).join(', ')}`,
+  message: `Unrecognized key${keys.length > 1 ? 's' : ''}: ${keys.map((k) => `"${k}"`).join(', ')}`,
 });
 
 const forbiddenBody = (perm: string) => ({ error: 'forbidden', details: { perm } });
@@ -334,26 +342,34 @@ describe('GET /v1/admin/roles', () => {
   });
 
   const sortMessage = 'sort must be one of key:asc|key:desc, name:asc|name:desc, created_at:asc|created_at:desc';
+  const badSort = {
+    format: 'regex',
+    code: 'invalid_format',
+    origin: 'string',
+    pattern: '/^(key|name|created_at):(asc|desc)$/',
+    message: sortMessage,
+    path: ['sort'],
+  };
   it.each([
     {
       name: 'a field outside the allow-list',
       query: 'sort=email:asc',
-      issue: { validation: 'regex', code: 'invalid_string', message: sortMessage, path: ['sort'] },
+      issue: badSort,
     },
     {
       name: 'a bad direction',
       query: 'sort=key:up',
-      issue: { validation: 'regex', code: 'invalid_string', message: sortMessage, path: ['sort'] },
+      issue: badSort,
     },
     {
       name: 'a bare field',
       query: 'sort=key',
-      issue: { validation: 'regex', code: 'invalid_string', message: sortMessage, path: ['sort'] },
+      issue: badSort,
     },
     {
       name: 'per_page over 100',
       query: 'per_page=101',
-      issue: tooBig(['per_page'], 100, 'number', 'Number must be less than or equal to 100'),
+      issue: tooBig(['per_page'], 100, 'number', 'Too big: expected number to be <=100'),
     },
     {
       name: 'page 0',
@@ -361,10 +377,9 @@ describe('GET /v1/admin/roles', () => {
       issue: {
         code: 'too_small',
         minimum: 1,
-        type: 'number',
+        origin: 'number',
         inclusive: true,
-        exact: false,
-        message: 'Number must be greater than or equal to 1',
+        message: 'Too small: expected number to be >=1',
         path: ['page'],
       },
     },
@@ -610,27 +625,27 @@ describe('roles module', () => {
       {
         name: 'an empty name',
         body: { key: 'fine', name: '' },
-        issue: tooSmall(['name'], 1, 'string', 'String must contain at least 1 character(s)'),
+        issue: tooSmall(['name'], 1, 'string', 'Too small: expected string to have >=1 characters'),
       },
       {
         name: 'a blank name',
         body: { key: 'fine', name: '   ' },
-        issue: tooSmall(['name'], 1, 'string', 'String must contain at least 1 character(s)'),
+        issue: tooSmall(['name'], 1, 'string', 'Too small: expected string to have >=1 characters'),
       },
       {
         name: 'a 101-character name',
         body: { key: 'fine', name: 'n'.repeat(101) },
-        issue: tooBig(['name'], 100, 'string', 'String must contain at most 100 character(s)'),
+        issue: tooBig(['name'], 100, 'string', 'Too big: expected string to have <=100 characters'),
       },
       {
         name: 'a 501-character description',
         body: { key: 'fine', name: 'x', description: 'd'.repeat(501) },
-        issue: tooBig(['description'], 500, 'string', 'String must contain at most 500 character(s)'),
+        issue: tooBig(['description'], 500, 'string', 'Too big: expected string to have <=500 characters'),
       },
       {
         name: '201 permissions',
         body: { key: 'fine', name: 'x', permissions: Array(201).fill('users.read') },
-        issue: tooBig(['permissions'], 200, 'array', 'Array must contain at most 200 element(s)'),
+        issue: tooBig(['permissions'], 200, 'array', 'Too big: expected array to have <=200 items'),
       },
       {
         name: 'an unknown body field',
@@ -640,7 +655,12 @@ describe('roles module', () => {
       {
         name: 'a missing name',
         body: { key: 'fine' },
-        issue: { code: 'invalid_type', expected: 'string', received: 'undefined', path: ['name'], message: 'Required' },
+        issue: {
+          code: 'invalid_type',
+          expected: 'string',
+          path: ['name'],
+          message: 'Invalid input: expected string, received undefined',
+        },
       },
     ];
     it.each(validationCases)('400 SchemaError for $name; nothing stored', async ({ body, issue }) => {
@@ -846,7 +866,7 @@ describe('roles module', () => {
         id: () => OWNER_ROLE_ID,
         body: { name: 'n'.repeat(101) },
         status: 400,
-        response: schemaError(tooBig(['name'], 100, 'string', 'String must contain at most 100 character(s)')),
+        response: schemaError(tooBig(['name'], 100, 'string', 'Too big: expected string to have <=100 characters')),
       },
     ])('$status for $name', async ({ id, body, status, response }) => {
       const writer = await createUser(t.db, ['roles.write']);
@@ -1044,14 +1064,14 @@ describe('roles module', () => {
         held: ['*'],
         keys: Array(201).fill('users.read'),
         status: 400,
-        body: schemaError(tooBig(['keys'], 200, 'array', 'Array must contain at most 200 element(s)')),
+        body: schemaError(tooBig(['keys'], 200, 'array', 'Too big: expected array to have <=200 items')),
       },
       {
         name: '400 for an empty key',
         held: ['*'],
         keys: [''],
         status: 400,
-        body: schemaError(tooSmall(['keys', 0], 1, 'string', 'String must contain at least 1 character(s)')),
+        body: schemaError(tooSmall(['keys', 0], 1, 'string', 'Too small: expected string to have >=1 characters')),
       },
       {
         name: '400 for keys that are not a list',
@@ -1061,9 +1081,8 @@ describe('roles module', () => {
         body: schemaError({
           code: 'invalid_type',
           expected: 'array',
-          received: 'string',
           path: ['keys'],
-          message: 'Expected array, received string',
+          message: 'Invalid input: expected array, received string',
         }),
       },
     ])('$name; a refusal changes nothing', async ({ held, keys, status, body }) => {
@@ -1189,7 +1208,7 @@ describe('roles module', () => {
         id: () => OWNER_ROLE_ID,
         query: `?reason=${'r'.repeat(301)}`,
         status: 400,
-        body: schemaError(tooBig(['reason'], 300, 'string', 'String must contain at most 300 character(s)')),
+        body: schemaError(tooBig(['reason'], 300, 'string', 'Too big: expected string to have <=300 characters')),
       },
       { name: '400 for a non-uuid id', id: () => 'owner', query: '', status: 400, body: schemaError(badUuid(['id'])) },
     ])('$name; nothing changes', async ({ id, query, status, body }) => {
@@ -1552,12 +1571,12 @@ describe('roles module', () => {
       {
         name: 'no users',
         body: { user_ids: [], role_key: 'x', action: 'grant' },
-        issue: tooSmall(['user_ids'], 1, 'array', 'Array must contain at least 1 element(s)'),
+        issue: tooSmall(['user_ids'], 1, 'array', 'Too small: expected array to have >=1 items'),
       },
       {
         name: '501 users',
         body: { user_ids: Array.from({ length: 501 }, () => validUser), role_key: 'x', action: 'grant' },
-        issue: tooBig(['user_ids'], 500, 'array', 'Array must contain at most 500 element(s)'),
+        issue: tooBig(['user_ids'], 500, 'array', 'Too big: expected array to have <=500 items'),
       },
       {
         name: 'a non-uuid user id',
@@ -1567,33 +1586,32 @@ describe('roles module', () => {
       {
         name: 'an empty role_key',
         body: { user_ids: [validUser], role_key: '', action: 'grant' },
-        issue: tooSmall(['role_key'], 1, 'string', 'String must contain at least 1 character(s)'),
+        issue: tooSmall(['role_key'], 1, 'string', 'Too small: expected string to have >=1 characters'),
       },
       {
         name: 'a 49-character role_key',
         body: { user_ids: [validUser], role_key: 'r'.repeat(49), action: 'grant' },
-        issue: tooBig(['role_key'], 48, 'string', 'String must contain at most 48 character(s)'),
+        issue: tooBig(['role_key'], 48, 'string', 'Too big: expected string to have <=48 characters'),
       },
       {
         name: 'an unknown action',
         body: { user_ids: [validUser], role_key: 'x', action: 'toggle' },
         issue: {
-          received: 'toggle',
-          code: 'invalid_enum_value',
-          options: ['grant', 'revoke'],
+          code: 'invalid_value',
+          values: ['grant', 'revoke'],
           path: ['action'],
-          message: "Invalid enum value. Expected 'grant' | 'revoke', received 'toggle'",
+          message: 'Invalid option: expected one of "grant"|"revoke"',
         },
       },
       {
         name: 'an expires_at that is not a date-time',
         body: { user_ids: [validUser], role_key: 'x', action: 'grant', expires_at: 'tomorrow' },
-        issue: { code: 'invalid_string', validation: 'datetime', message: 'Invalid datetime', path: ['expires_at'] },
+        issue: { code: 'invalid_format', format: 'datetime', message: 'Invalid ISO datetime', path: ['expires_at'] },
       },
       {
         name: 'a 301-character reason',
         body: { user_ids: [validUser], role_key: 'x', action: 'grant', reason: 'r'.repeat(301) },
-        issue: tooBig(['reason'], 300, 'string', 'String must contain at most 300 character(s)'),
+        issue: tooBig(['reason'], 300, 'string', 'Too big: expected string to have <=300 characters'),
       },
       {
         name: 'an unknown body field',

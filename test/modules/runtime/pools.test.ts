@@ -164,9 +164,9 @@ describe('runtime pool administration', () => {
     });
 
     it.each([
-      ['an id with capitals', { id: 'EU', name: 'x' }, { path: ['id'], code: 'invalid_string' }],
-      ['an id starting with "-"', { id: '-eu', name: 'x' }, { path: ['id'], code: 'invalid_string' }],
-      ['an id of 64 characters', { id: 'a'.repeat(64), name: 'x' }, { path: ['id'], code: 'invalid_string' }],
+      ['an id with capitals', { id: 'EU', name: 'x' }, { path: ['id'], code: 'invalid_format' }],
+      ['an id starting with "-"', { id: '-eu', name: 'x' }, { path: ['id'], code: 'invalid_format' }],
+      ['an id of 64 characters', { id: 'a'.repeat(64), name: 'x' }, { path: ['id'], code: 'invalid_format' }],
       ['no id', { name: 'x' }, { path: ['id'], code: 'invalid_type' }],
       ['an empty name', { id: 'fresh', name: '' }, { path: ['name'], code: 'too_small' }],
       ['a blank name', { id: 'fresh', name: '   ' }, { path: ['name'], code: 'too_small' }],

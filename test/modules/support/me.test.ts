@@ -197,7 +197,7 @@ describe('POST /v1/me/support', () => {
     {
       name: 'a subject with a line break',
       body: { ...VALID, subject: 'Hi\r\nBcc: x@example.test' },
-      issue: { path: ['subject'], validation: 'regex' },
+      issue: { path: ['subject'], format: 'regex' },
     },
     {
       name: 'a message over 10000',
@@ -207,7 +207,7 @@ describe('POST /v1/me/support', () => {
     {
       name: 'an unknown category',
       body: { ...VALID, category: 'love-letters' },
-      issue: { path: ['category'], code: 'invalid_enum_value' },
+      issue: { path: ['category'], code: 'invalid_value' },
     },
     {
       name: 'six attachments',
@@ -217,7 +217,7 @@ describe('POST /v1/me/support', () => {
     {
       name: 'a key outside the pattern',
       body: { ...VALID, attachment_keys: ['../etc passwd'] },
-      issue: { path: ['attachment_keys', 0], validation: 'regex' },
+      issue: { path: ['attachment_keys', 0], format: 'regex' },
     },
     {
       name: 'a repeated key',

@@ -176,7 +176,7 @@ describe('scheduled job routes', () => {
     const invalid: Array<[string, string | number, unknown, object]> = [
       ['id 0', 0, { active: false }, { code: 'too_small', path: ['id'], minimum: 1 }],
       ['a negative id', -3, { active: false }, { code: 'too_small', path: ['id'] }],
-      ['a fractional id', '1.5', { active: false }, { code: 'invalid_type', path: ['id'], expected: 'integer' }],
+      ['a fractional id', '1.5', { active: false }, { code: 'invalid_type', path: ['id'], expected: 'int' }],
       ['a non-numeric id', 'abc', { active: false }, { code: 'invalid_type', path: ['id'], expected: 'number' }],
       [
         'an id past the integer range',
@@ -184,13 +184,8 @@ describe('scheduled job routes', () => {
         { active: false },
         { code: 'too_big', path: ['id'], maximum: MAX_INT },
       ],
-      ['no active', 1, {}, { code: 'invalid_type', path: ['active'], expected: 'boolean', received: 'undefined' }],
-      [
-        'a non-boolean active',
-        1,
-        { active: 'false' },
-        { code: 'invalid_type', path: ['active'], expected: 'boolean', received: 'string' },
-      ],
+      ['no active', 1, {}, { code: 'invalid_type', path: ['active'], expected: 'boolean' }],
+      ['a non-boolean active', 1, { active: 'false' }, { code: 'invalid_type', path: ['active'], expected: 'boolean' }],
       ['an unknown field', 1, { active: false, cron: '* * * * *' }, { code: 'unrecognized_keys', keys: ['cron'] }],
     ];
     it.each(invalid)('400 SchemaError for %s, changing nothing', async (_name, id, payload, issue) => {
@@ -386,8 +381,8 @@ describe('scheduled job routes', () => {
 
     it.each([
       ['per_page over 100', '?per_page=101', { code: 'too_big', path: ['per_page'] }],
-      ['an unknown result', '?result=maybe', { code: 'invalid_enum_value', path: ['result'] }],
-      ['an unknown sort', '?sort=id:asc', { code: 'invalid_string', path: ['sort'] }],
+      ['an unknown result', '?result=maybe', { code: 'invalid_value', path: ['result'] }],
+      ['an unknown sort', '?sort=id:asc', { code: 'invalid_format', path: ['sort'] }],
     ])('400 SchemaError for %s', async (_name, query, issue) => {
       const res = await history(reader, 1, query);
       expect(res.statusCode).toBe(400);

@@ -71,7 +71,7 @@ describe('POST /v1/public/waitlist', () => {
   });
 
   it.each([
-    { name: 'an invalid address', body: { email: 'not-an-address' }, issue: { path: ['email'], validation: 'email' } },
+    { name: 'an invalid address', body: { email: 'not-an-address' }, issue: { path: ['email'], format: 'email' } },
     { name: 'no address', body: { source: 'x' }, issue: { path: ['email'], code: 'invalid_type' } },
     {
       name: 'a source over 100',

@@ -27,16 +27,16 @@ const tierKey = z
   .describe('Key of an existing plan tier (422 `invalid_request` otherwise): what subscribers get.');
 const sortOrder = z.number().int().min(-10_000).max(10_000);
 const metadata = z
-  .record(z.unknown())
+  .record(z.string(), z.unknown())
   .refine((value) => JSON.stringify(value).length <= MAX_METADATA_CHARS, {
-    message: `metadata must be at most ${MAX_METADATA_CHARS} characters as JSON`,
+    error: `metadata must be at most ${MAX_METADATA_CHARS} characters as JSON`,
   })
   .describe('Free-form, for staff tools; never shown publicly.');
 /** Named so the refusal says why instead of pointing at an anonymous unknown field. */
-const immutable = (message: string) => z.never({ invalid_type_error: message }).optional();
+const immutable = (message: string) => z.never({ error: message }).optional();
 
-export const productIdParams = z.object({ id: z.string().uuid() });
-export const priceIdParams = z.object({ id: z.string().uuid() });
+export const productIdParams = z.object({ id: z.guid() });
+export const priceIdParams = z.object({ id: z.guid() });
 
 const productCommonFields = {
   name,
@@ -75,7 +75,7 @@ export const updateProductBody = z
   })
   .strict()
   .refine((body) => PRODUCT_FIELDS.some((field) => body[field] !== undefined), {
-    message: `provide at least one of ${PRODUCT_FIELDS.join(', ')}`,
+    error: `provide at least one of ${PRODUCT_FIELDS.join(', ')}`,
   });
 export type UpdateProductInput = Omit<z.infer<typeof updateProductBody>, 'kind'>;
 
@@ -133,8 +133,8 @@ export const updatePriceBody = z
 export type UpdatePriceInput = Pick<z.infer<typeof updatePriceBody>, 'isActive'>;
 
 export const priceBody = z.object({
-  id: z.string().uuid(),
-  productId: z.string().uuid(),
+  id: z.guid(),
+  productId: z.guid(),
   providerPriceId: z.string(),
   currency: z.string(),
   unitAmount: z.number().int(),
@@ -146,7 +146,7 @@ export const priceBody = z.object({
 export type PriceView = z.infer<typeof priceBody>;
 
 export const productBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   kind: z.enum(PRODUCT_KINDS),
   name: z.string(),
   description: z.string().nullable(),
@@ -154,17 +154,17 @@ export const productBody = z.object({
   tierKey: z.string().nullable().describe('Plans; null for credit packs.'),
   isActive: z.boolean(),
   sortOrder: z.number().int(),
-  metadata: z.record(z.unknown()),
+  metadata: z.record(z.string(), z.unknown()),
   prices: z.array(priceBody).describe('Every price, active first, then by currency, newest first.'),
-  updatedBy: z.string().uuid().nullable(),
+  updatedBy: z.guid().nullable(),
   createdAt: z.date(),
   updatedAt: z.date(),
 });
 export type ProductView = z.infer<typeof productBody>;
 export const productsBody = z.object({ data: z.array(productBody) });
 
-export const idResult = z.object({ id: z.string().uuid() });
-export const createdPriceResult = z.object({ id: z.string().uuid(), providerPriceId: z.string() });
+export const idResult = z.object({ id: z.guid() });
+export const createdPriceResult = z.object({ id: z.guid(), providerPriceId: z.string() });
 
 export const publicPrice = z.object({
   priceId: z.string().describe("Pass as operation 6's `priceId`."),
@@ -174,7 +174,7 @@ export const publicPrice = z.object({
 });
 
 export const publicProduct = z.object({
-  id: z.string().uuid().describe("Pass as operation 6's `productId`."),
+  id: z.guid().describe("Pass as operation 6's `productId`."),
   kind: z.enum(PRODUCT_KINDS),
   name: z.string(),
   description: z.string().nullable(),

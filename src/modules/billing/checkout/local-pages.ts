@@ -232,7 +232,7 @@ export function registerLocalCheckoutPages(
             provider: z.literal('local'),
             type: z.string(),
             id: z.string(),
-            object: z.record(z.unknown()),
+            object: z.record(z.string(), z.unknown()),
           }),
         },
       },

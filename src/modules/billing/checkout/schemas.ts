@@ -5,7 +5,7 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../../kernel/pagination.js';
 /** Operation 6's body, camelCase as the spec writes it. */
 export const checkoutSessionBody = z
   .object({
-    productId: z.string().uuid().optional(),
+    productId: z.guid().optional(),
     priceId: z.string().min(1).optional(),
     successUrl: httpUrl(),
     cancelUrl: httpUrl(),
@@ -21,7 +21,7 @@ export const checkoutSessionBody = z
   })
   .strict()
   .refine((body) => body.productId !== undefined || body.priceId !== undefined, {
-    message: 'provide productId or priceId',
+    error: 'provide productId or priceId',
     path: ['productId'],
   });
 export type CheckoutSessionBody = z.infer<typeof checkoutSessionBody>;
@@ -32,9 +32,9 @@ export const portalSessionBody = z.object({ return_url: httpUrl() }).strict();
 export const portalSessionResult = z.object({ url: z.string() });
 
 const subscriptionView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   status: z.string(),
-  product_id: z.string().uuid().nullable(),
+  product_id: z.guid().nullable(),
   product_name: z.string().nullable(),
   tier_key: z.string().nullable(),
   provider_price_id: z.string().nullable(),
@@ -56,7 +56,7 @@ export const myBillingView = z.object({
 export type MyBillingView = z.infer<typeof myBillingView>;
 
 export const invoiceView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   provider_invoice_id: z.string(),
   status: z.string(),
   amount_due: z.number().int(),

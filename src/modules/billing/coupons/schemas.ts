@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery, pagedResponse } from '../../../kernel/pagination.js';
+import { offsetDateTime } from '../../../lib/instant.js';
 
 // Billing routes write snake_case. Coupon terms mirror what the payment provider accepts.
 
@@ -11,13 +12,9 @@ const MAX_REDEMPTIONS = 1_000_000_000;
 /** Two decimals at most: the provider (and the numeric(5,2) column) keeps no more. */
 const hasAtMostTwoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9;
 const future = (value: string) => Date.parse(value) > Date.now();
-const futureInstant = (field: string) =>
-  z
-    .string()
-    .datetime({ offset: true })
-    .refine(future, { message: `${field} must be in the future` });
+const futureInstant = (field: string) => offsetDateTime.refine(future, { error: `${field} must be in the future` });
 
-export const idParams = z.object({ id: z.string().uuid() });
+export const idParams = z.object({ id: z.guid() });
 
 export const createCouponBody = z
   .object({
@@ -26,7 +23,7 @@ export const createCouponBody = z
       .number()
       .gt(0)
       .max(100)
-      .refine(hasAtMostTwoDecimals, { message: 'percent_off takes at most two decimals' })
+      .refine(hasAtMostTwoDecimals, { error: 'percent_off takes at most two decimals' })
       .optional(),
     amount_off: z.number().int().min(1).max(MAX_AMOUNT_OFF).optional().describe('Minor units of `currency`.'),
     currency: z
@@ -50,21 +47,21 @@ export const createCouponBody = z
   .superRefine((body, ctx) => {
     if ((body.percent_off === undefined) === (body.amount_off === undefined)) {
       ctx.addIssue({
-        code: z.ZodIssueCode.custom,
+        code: 'custom',
         path: ['percent_off'],
         message: 'exactly one of percent_off and amount_off is required',
       });
     }
     if ((body.amount_off === undefined) !== (body.currency === undefined)) {
       ctx.addIssue({
-        code: z.ZodIssueCode.custom,
+        code: 'custom',
         path: ['currency'],
         message: 'currency goes with amount_off, and only with it',
       });
     }
     if ((body.duration === 'repeating') !== (body.duration_in_months !== undefined)) {
       ctx.addIssue({
-        code: z.ZodIssueCode.custom,
+        code: 'custom',
         path: ['duration_in_months'],
         message: 'duration_in_months is required when duration is repeating, and only then',
       });
@@ -81,7 +78,7 @@ export const listCouponsQuery = pageQuery(['created_at', 'name'], { field: 'crea
 export type ListCouponsQuery = z.infer<typeof listCouponsQuery>;
 
 export const couponBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   provider_coupon_id: z.string(),
   name: z.string(),
   percent_off: z.number().nullable(),
@@ -93,7 +90,7 @@ export const couponBody = z.object({
   redeem_by: z.date().nullable(),
   active: z.boolean().describe('False once deleted.'),
   deleted_at: z.date().nullable(),
-  created_by: z.string().uuid().nullable(),
+  created_by: z.guid().nullable(),
   created_at: z.date(),
 });
 export type CouponView = z.infer<typeof couponBody>;
@@ -107,7 +104,7 @@ export const createPromotionCodeBody = z
       .string()
       .regex(PROMOTION_CODE_PATTERN, 'code must be 3..50 letters, digits, `_` or `-`, starting with a letter or digit')
       .describe('Unique whatever its case.'),
-    coupon_id: z.string().uuid().describe('A coupon of this service that is not deleted (404 `not_found` otherwise).'),
+    coupon_id: z.guid().describe('A coupon of this service that is not deleted (404 `not_found` otherwise).'),
     max_redemptions: z.number().int().min(1).max(MAX_REDEMPTIONS).optional(),
     expires_at: futureInstant('expires_at').optional(),
     first_time_only: z.boolean().default(false).describe("Only for a customer's first purchase."),
@@ -124,21 +121,21 @@ export const listPromotionCodesQuery = pageQuery(['created_at', 'code'], {
   field: 'created_at',
   direction: 'desc',
 }).extend({
-  coupon_id: z.string().uuid().optional(),
+  coupon_id: z.guid().optional(),
   active: booleanQuery.optional(),
 });
 export type ListPromotionCodesQuery = z.infer<typeof listPromotionCodesQuery>;
 
 export const promotionCodeBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   provider_promotion_code_id: z.string(),
-  coupon_id: z.string().uuid(),
+  coupon_id: z.guid(),
   code: z.string(),
   max_redemptions: z.number().int().nullable(),
   expires_at: z.date().nullable(),
   first_time_only: z.boolean(),
   active: z.boolean(),
-  created_by: z.string().uuid().nullable(),
+  created_by: z.guid().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });

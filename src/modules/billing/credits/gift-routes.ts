@@ -14,11 +14,8 @@ export const MAX_GIFT_QUANTITY = 99;
 
 export const giftPackBody = z
   .object({
-    user_id: z.string().uuid(),
-    product_id: z
-      .string()
-      .uuid()
-      .describe('An active credit pack (see `GET /v1/admin/billing/giftable-tiers`, `packs`).'),
+    user_id: z.guid(),
+    product_id: z.guid().describe('An active credit pack (see `GET /v1/admin/billing/giftable-tiers`, `packs`).'),
     quantity: z
       .number()
       .int()
@@ -44,7 +41,7 @@ export const giftPackResult = z.object({
 });
 
 const giftablePrice = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   provider_price_id: z.string(),
   currency: z.string(),
   unit_amount: z.number().int().describe('Minor units of the currency.'),
@@ -61,7 +58,7 @@ export const giftablesResult = z.object({
         products: z
           .array(
             z.object({
-              id: z.string().uuid(),
+              id: z.guid(),
               name: z.string(),
               prices: z.array(giftablePrice).describe('Active prices, by currency then interval.'),
             }),
@@ -73,7 +70,7 @@ export const giftablesResult = z.object({
   packs: z
     .array(
       z.object({
-        id: z.string().uuid(),
+        id: z.guid(),
         name: z.string(),
         credits: z.number().int().describe('Credits one pack adds.'),
       }),

@@ -9,7 +9,7 @@ export const MAX_GRANT = 1_000_000;
 
 export const grantCreditsBody = z
   .object({
-    user_id: z.string().uuid(),
+    user_id: z.guid(),
     amount: z.number().int().min(1).max(MAX_GRANT),
     reason: z
       .string()
@@ -35,7 +35,7 @@ export const grantHeaders = z
           'key with another body is 409 `conflict`.',
       ),
   })
-  .passthrough();
+  .loose();
 
 export const grantResult = z.object({
   entry_id: z.number().int(),
@@ -46,16 +46,16 @@ export type GrantResult = z.infer<typeof grantResult>;
 /** A ledger entry as staff see it. */
 export const ledgerEntryView = z.object({
   id: z.number().int(),
-  user_id: z.string().uuid(),
+  user_id: z.guid(),
   amount: z.number().int().describe('Signed: additions positive, deductions negative.'),
   kind: z.enum(LEDGER_KINDS),
   balance_after: z.number().int().describe("The user's balance right after this entry."),
   reference_type: z.string().nullable(),
   reference_id: z.string().nullable(),
-  actor_id: z.string().uuid().nullable().describe('The staff member who made the entry; null: the service.'),
+  actor_id: z.guid().nullable().describe('The staff member who made the entry; null: the service.'),
   reason: z.string().nullable(),
   details: z
-    .record(z.unknown())
+    .record(z.string(), z.unknown())
     .describe("A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`."),
   lot_id: z.number().int().nullable().describe('The lot an addition made; null for deductions.'),
   expires_at: z.date().nullable().describe('When the lot of an addition lapses; null: never, or a deduction.'),
@@ -64,7 +64,7 @@ export const ledgerEntryView = z.object({
 export type LedgerEntryView = z.infer<typeof ledgerEntryView>;
 
 export const listLedgerQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({
-  user_id: z.string().uuid().optional(),
+  user_id: z.guid().optional(),
   kind: z.enum(LEDGER_KINDS).optional(),
   reference_type: z.string().min(1).max(100).optional(),
   reference_id: z.string().min(1).max(200).optional(),
@@ -76,7 +76,7 @@ export const ledgerPage = pagedResponse(ledgerEntryView);
 
 export const lotView = z.object({
   id: z.number().int(),
-  user_id: z.string().uuid(),
+  user_id: z.guid(),
   entry_id: z.number().int().describe('The addition that made the lot.'),
   kind: z.enum(LEDGER_KINDS).describe('The kind of that addition.'),
   amount: z.number().int(),
@@ -90,7 +90,7 @@ export type LotView = z.infer<typeof lotView>;
 export const listLotsQuery = pageQuery(['created_at', 'expires_at'], { field: 'created_at', direction: 'desc' }).extend(
   {
     q: noTextFilter,
-    user_id: z.string().uuid().optional(),
+    user_id: z.guid().optional(),
     active: z
       .enum(['true', 'false'])
       .transform((value) => value === 'true')

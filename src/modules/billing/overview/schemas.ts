@@ -47,7 +47,7 @@ const revenue = z.object({
 });
 
 const planRow = z.object({
-  product_id: z.string().uuid().nullable().describe('Null for subscriptions whose product is unknown to the catalog.'),
+  product_id: z.guid().nullable().describe('Null for subscriptions whose product is unknown to the catalog.'),
   name: z.string().nullable(),
   tier_key: z.string().nullable(),
   live: count.describe('Trialing, active or past_due subscriptions.'),
@@ -102,15 +102,12 @@ export type CreditsView = z.infer<typeof credits>;
 
 export const deepLinkParams = z.object({
   type: z.enum(DEEP_LINK_TYPES),
-  id: z
-    .string()
-    .uuid()
-    .describe('Our id: the user id for `customer`, else the id of the subscription, invoice or payment.'),
+  id: z.guid().describe('Our id: the user id for `customer`, else the id of the subscription, invoice or payment.'),
 });
 
 export const deepLinkResponse = z.object({
   type: z.enum(DEEP_LINK_TYPES),
-  id: z.string().uuid(),
+  id: z.guid(),
   provider: z.enum(PROVIDERS),
   provider_id: z.string().describe("The provider's id of the object (Stripe: `cus_…`, `sub_…`, `in_…`, `pi_…`)."),
   url: z.string().describe("The object's page in the provider's dashboard."),

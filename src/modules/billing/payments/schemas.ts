@@ -12,7 +12,7 @@ const PROVIDERS = ['local', 'stripe'] as const;
 /** The payment amount column's own ceiling (bigint), kept inside exact JSON numbers. */
 const MAX_AMOUNT = 999_999_999_999;
 
-export const idParams = z.object({ id: z.string().uuid() });
+export const idParams = z.object({ id: z.guid() });
 
 export const refundBody = z
   .object({
@@ -34,12 +34,12 @@ export const refundBody = z
 export type RefundInput = z.infer<typeof refundBody>;
 
 export const paymentBody = z.object({
-  id: z.string().uuid(),
-  user_id: z.string().uuid(),
+  id: z.guid(),
+  user_id: z.guid(),
   provider: z.enum(PROVIDERS),
   provider_payment_id: z.string(),
-  product_id: z.string().uuid().nullable(),
-  price_id: z.string().uuid().nullable(),
+  product_id: z.guid().nullable(),
+  price_id: z.guid().nullable(),
   kind: z.enum(PAYMENT_KINDS),
   quantity: z.number().int(),
   credits: z
@@ -51,7 +51,7 @@ export const paymentBody = z.object({
   currency: z.string(),
   amount_refunded: z.number().int(),
   status: z.enum(PAYMENT_STATUSES),
-  checkout_session_id: z.string().uuid().nullable(),
+  checkout_session_id: z.guid().nullable(),
   provider_invoice_id: z.string().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
@@ -60,9 +60,9 @@ export type PaymentView = z.infer<typeof paymentBody>;
 export const paymentsBody = pagedResponse(paymentBody);
 
 export const refundResponse = z.object({
-  id: z.string().uuid(),
-  payment_id: z.string().uuid(),
-  user_id: z.string().uuid(),
+  id: z.guid(),
+  payment_id: z.guid(),
+  user_id: z.guid(),
   provider_refund_id: z.string(),
   amount: z.number().int(),
   currency: z.string(),
@@ -72,11 +72,7 @@ export const refundResponse = z.object({
     .number()
     .int()
     .describe('Credits this refund covered that were already spent or expired, so could not be taken back.'),
-  actor_id: z
-    .string()
-    .uuid()
-    .nullable()
-    .describe('The staff member; null for a refund made at the provider (its dashboard).'),
+  actor_id: z.guid().nullable().describe('The staff member; null for a refund made at the provider (its dashboard).'),
   source: z
     .enum(['staff', 'provider'])
     .describe('`staff`: made through this service; `provider`: made at the provider, recorded from its event.'),
@@ -86,7 +82,7 @@ export const refundResponse = z.object({
 export type RefundView = z.infer<typeof refundResponse>;
 
 const createdRange = {
-  user_id: z.string().uuid().optional(),
+  user_id: z.guid().optional(),
   created_from: dateTime.optional().describe('Inclusive lower bound of created_at.'),
   created_to: dateTime.optional().describe('Exclusive upper bound of created_at.'),
 };
@@ -97,14 +93,14 @@ export const listPaymentsQuery = pageQuery(['created_at', 'amount'], { field: 'c
     ...createdRange,
     status: z.enum(PAYMENT_STATUSES).optional(),
     kind: z.enum(PAYMENT_KINDS).optional(),
-    product_id: z.string().uuid().optional(),
+    product_id: z.guid().optional(),
   },
 );
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 export const invoiceBody = z.object({
-  id: z.string().uuid(),
-  user_id: z.string().uuid(),
+  id: z.guid(),
+  user_id: z.guid(),
   provider: z.enum(PROVIDERS),
   provider_invoice_id: z.string(),
   provider_subscription_id: z.string().nullable(),

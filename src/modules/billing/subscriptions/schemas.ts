@@ -4,8 +4,8 @@ import { pageQuery, pagedResponse } from '../../../kernel/pagination.js';
 /** Operation 21 body (camelCase like the rest of the plans group). */
 export const migrateSubscribersBody = z
   .object({
-    fromProductId: z.string().uuid(),
-    toProductId: z.string().uuid(),
+    fromProductId: z.guid(),
+    toProductId: z.guid(),
     newProviderPriceId: z.string().min(1),
     confirm: z.boolean(),
   })
@@ -34,7 +34,7 @@ const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 't
 const reason = z.string().trim().min(3).max(500).describe('Why: kept in the audit log.');
 
 export const subscriptionIdParams = z.object({
-  id: z.string().uuid().describe("The subscription's id in this service (not the provider's)."),
+  id: z.guid().describe("The subscription's id in this service (not the provider's)."),
 });
 
 export const listSubscriptionsQuery = pageQuery(['created_at', 'current_period_end'], {
@@ -42,8 +42,8 @@ export const listSubscriptionsQuery = pageQuery(['created_at', 'current_period_e
   direction: 'desc',
 }).extend({
   status: z.enum(SUBSCRIPTION_STATUSES).optional(),
-  product_id: z.string().uuid().optional(),
-  user_id: z.string().uuid().optional(),
+  product_id: z.guid().optional(),
+  user_id: z.guid().optional(),
   cancel_at_period_end: booleanQuery
     .optional()
     .describe('`true`: only those set to end at the end of their period; `false`: only the others.'),
@@ -51,15 +51,14 @@ export const listSubscriptionsQuery = pageQuery(['created_at', 'current_period_e
 export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsQuery>;
 
 export const subscriptionBody = z.object({
-  id: z.string().uuid(),
-  user_id: z.string().uuid(),
+  id: z.guid(),
+  user_id: z.guid(),
   user_email: z.string().nullable().describe("The subscriber's email; null when the user has none."),
   provider: z.string().describe('`local` or `stripe`.'),
   provider_subscription_id: z.string(),
   provider_customer_id: z.string().nullable(),
   product_id: z
-    .string()
-    .uuid()
+    .guid()
     .nullable()
     .describe("The plan; null when the provider's price matches no product of the catalog."),
   product_name: z.string().nullable(),

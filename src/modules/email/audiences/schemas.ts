@@ -7,8 +7,8 @@ import { emailAddress } from './email-address.js';
 export const MAX_MEMBERS_PER_REQUEST = 50_000;
 export const MAX_CSV_LENGTH = 5_000_000;
 
-export const audienceIdParams = z.object({ id: z.string().uuid() });
-export const memberParams = z.object({ id: z.string().uuid(), memberId: z.string().uuid() });
+export const audienceIdParams = z.object({ id: z.guid() });
+export const memberParams = z.object({ id: z.guid(), memberId: z.guid() });
 
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(500).nullable().optional().describe('Omitted or null: no description.');
@@ -21,12 +21,12 @@ export const updateAudienceBody = z.object({ name, description }).strict();
 export type UpdateAudienceInput = z.infer<typeof updateAudienceBody>;
 
 export const audienceView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   name: z.string(),
   description: z.string().nullable(),
   member_count: z.number().int().describe('Members on the list now (mailable or not).'),
-  created_by: z.string().uuid().nullable(),
-  updated_by: z.string().uuid().nullable(),
+  created_by: z.guid().nullable(),
+  updated_by: z.guid().nullable(),
   created_at: z.date(),
   updated_at: z.date().describe('Changed by an edit and by every member change.'),
 });
@@ -49,11 +49,10 @@ export const listMembersQuery = pageQuery(['email', 'created_at'], { field: 'ema
 export type ListMembersQuery = z.infer<typeof listMembersQuery>;
 
 export const memberView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   email: z.string(),
   user_id: z
-    .string()
-    .uuid()
+    .guid()
     .nullable()
     .describe(
       'The account behind the address: given as a `user_id` member, or the account with this address at import.',
@@ -89,12 +88,12 @@ export const previewCountView = z.object({
 /** Spec "Email audience members": an address, `{ user_id, email? }` or `{ email }`. */
 const memberObject = z
   .object({
-    user_id: z.string().uuid().optional(),
+    user_id: z.guid().optional(),
     email: emailAddress.optional(),
   })
   .strict()
   .refine((member) => member.user_id !== undefined || member.email !== undefined, {
-    message: 'a member object needs user_id or email',
+    error: 'a member object needs user_id or email',
   });
 
 export const memberInput = z.union([emailAddress, memberObject]);
@@ -120,7 +119,7 @@ export const replaceMembersBody = z
   })
   .strict()
   .refine((body) => (body.members === undefined) !== (body.csv === undefined), {
-    message: 'send either members or csv',
+    error: 'send either members or csv',
   });
 export type ReplaceMembersInput = z.infer<typeof replaceMembersBody>;
 

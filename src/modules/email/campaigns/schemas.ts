@@ -22,13 +22,12 @@ export const createCampaignBody = z
     name: z.string().min(1).max(200),
     template_key: templateKey,
     audience_id: z
-      .string()
-      .uuid()
+      .guid()
       .nullable()
       .optional()
       .describe('The audience to send to; may be set later, but a campaign without one cannot launch.'),
     vars: z
-      .record(z.unknown())
+      .record(z.string(), z.unknown())
       .default({})
       .describe(
         'Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.',
@@ -42,12 +41,12 @@ export const updateCampaignBody = z
   .object({
     name: z.string().min(1).max(200).optional(),
     template_key: templateKey.optional(),
-    audience_id: z.string().uuid().nullable().optional(),
-    vars: z.record(z.unknown()).optional(),
+    audience_id: z.guid().nullable().optional(),
+    vars: z.record(z.string(), z.unknown()).optional(),
     max_consecutive_failures: maxFailures.optional(),
   })
   .strict()
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { message: 'change at least one field' });
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'change at least one field' });
 export type UpdateCampaignInput = z.infer<typeof updateCampaignBody>;
 
 export const scheduleCampaignBody = z
@@ -56,8 +55,8 @@ export const scheduleCampaignBody = z
   })
   .strict();
 
-export const campaignIdParams = z.object({ id: z.string().uuid() });
-export const createdCampaign = z.object({ id: z.string().uuid() });
+export const campaignIdParams = z.object({ id: z.guid() });
+export const createdCampaign = z.object({ id: z.guid() });
 
 export const campaignCounts = z.object({
   queued: z.number().int().describe('Waiting to be sent (not held).'),
@@ -71,14 +70,14 @@ export const campaignCounts = z.object({
 export type CampaignCounts = z.infer<typeof campaignCounts>;
 
 export const campaignView = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   name: z.string(),
-  template_id: z.string().uuid(),
+  template_id: z.guid(),
   template_key: z.string(),
   template_version: z.number().int().nullable().describe('Fixed at launch; null before.'),
-  audience_id: z.string().uuid().nullable(),
+  audience_id: z.guid().nullable(),
   audience_name: z.string().nullable(),
-  vars: z.record(z.unknown()),
+  vars: z.record(z.string(), z.unknown()),
   status: z.enum(CAMPAIGN_STATUSES),
   status_reason: z.string().nullable(),
   scheduled_at: z.date().nullable(),
@@ -92,8 +91,8 @@ export const campaignView = z.object({
   counts: campaignCounts,
   launched_at: z.date().nullable(),
   completed_at: z.date().nullable(),
-  created_by: z.string().uuid().nullable(),
-  updated_by: z.string().uuid().nullable(),
+  created_by: z.guid().nullable(),
+  updated_by: z.guid().nullable(),
   created_at: z.date(),
   updated_at: z.date(),
 });
@@ -105,6 +104,6 @@ export const listCampaignsQuery = pageQuery(['created_at', 'updated_at', 'name']
   direction: 'desc',
 }).extend({
   status: z.enum(CAMPAIGN_STATUSES).optional(),
-  audience_id: z.string().uuid().optional(),
+  audience_id: z.guid().optional(),
 });
 export type ListCampaignsQuery = z.infer<typeof listCampaignsQuery>;

@@ -8,15 +8,15 @@ const dateTime = isoDateTime();
 export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'skipped', 'cancelled'] as const;
 const CATEGORIES = ['marketing', 'transactional'] as const;
 
-export const idParams = z.object({ id: z.string().uuid() });
+export const idParams = z.object({ id: z.guid() });
 
 export const listOutboxQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' })
   .extend({
     status: z.enum(MESSAGE_STATUSES).optional(),
     category: z.enum(CATEGORIES).optional(),
-    campaign_id: z.string().uuid().optional(),
-    broadcast_id: z.string().uuid().optional(),
-    user_id: z.string().uuid().optional(),
+    campaign_id: z.guid().optional(),
+    broadcast_id: z.guid().optional(),
+    user_id: z.guid().optional(),
     created_from: dateTime.optional().describe('Inclusive lower bound of created_at.'),
     created_to: dateTime.optional().describe('Exclusive upper bound of created_at.'),
   })
@@ -24,21 +24,21 @@ export const listOutboxQuery = pageQuery(['created_at'], { field: 'created_at', 
 export type ListOutboxQuery = z.infer<typeof listOutboxQuery>;
 
 export const outboxMessage = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   to_email: z.string(),
-  user_id: z.string().uuid().nullable(),
+  user_id: z.guid().nullable(),
   category: z
     .enum(CATEGORIES)
     .describe(
       '`marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is ' +
         'sent regardless.',
     ),
-  template_id: z.string().uuid().nullable().describe('Null for a message with literal content.'),
+  template_id: z.guid().nullable().describe('Null for a message with literal content.'),
   template_key: z.string().nullable(),
   template_version: z.number().int().nullable().describe('The version fixed when the message was queued.'),
   subject: z.string().describe('As sent (templated messages are rendered with their vars).'),
-  campaign_id: z.string().uuid().nullable(),
-  broadcast_id: z.string().uuid().nullable(),
+  campaign_id: z.guid().nullable(),
+  broadcast_id: z.guid().nullable(),
   status: z
     .enum(MESSAGE_STATUSES)
     .describe(
@@ -70,7 +70,7 @@ export const outboxPage = pagedResponse(outboxMessage);
 
 export const outboxMessageDetail = outboxMessage.extend({
   vars: z
-    .record(z.unknown())
+    .record(z.string(), z.unknown())
     .describe(
       'The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the ' +
         'service adds).',
@@ -80,7 +80,7 @@ export const outboxMessageDetail = outboxMessage.extend({
   html: z.string(),
   text: z.string(),
   headers: z
-    .record(z.string())
+    .record(z.string(), z.string())
     .describe(
       'Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and ' +
         'List-Unsubscribe-Post.',

@@ -27,7 +27,7 @@ const category = z
   );
 
 export const keyParams = z.object({ key: templateKey });
-export const versionParams = z.object({ key: templateKey, version: z.coerce.number().pipe(versionNumber) });
+export const versionParams = z.object({ key: templateKey, version: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 const placeholderHelp =
   'Placeholders: `{{ name }}`, `{{ a.b }}`, `{{ name | "default" }}`; values are HTML-escaped in `html`.';
@@ -71,7 +71,7 @@ export const updateTemplateBody = z
   })
   .strict()
   .refine((body) => body.name !== undefined || body.description !== undefined || body.category !== undefined, {
-    message: 'provide at least one of name, description, category',
+    error: 'provide at least one of name, description, category',
   });
 export type UpdateTemplateInput = z.infer<typeof updateTemplateBody>;
 
@@ -83,7 +83,7 @@ export const previewBody = z
   .object({
     version: versionNumber.optional().describe('Default: the published version, else the newest.'),
     vars: z
-      .record(z.unknown())
+      .record(z.string(), z.unknown())
       .default({})
       .describe('The message vars; `email` and `unsubscribe_url` get sample values unless given.'),
   })
@@ -94,7 +94,7 @@ export type PreviewInput = z.infer<typeof previewBody>;
 export const versionResult = z.object({ version: z.number().int() });
 
 export const templateSummary = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   key: z.string(),
   name: z.string(),
   description: z.string().nullable(),

@@ -28,7 +28,7 @@ export const unsubscribeBody = z
         '`One-Click` from a mail provider (RFC 8058); recorded as source `one_click`, anything else as `link`.',
       ),
   })
-  .passthrough()
+  .loose()
   .nullable(); // Fastify validates a missing body as null
 
 export const htmlPage = z.string().describe('text/html');
@@ -68,7 +68,7 @@ export const suppressionView = z.object({
   email: z.string(),
   reason: z.enum(SUPPRESSION_REASONS),
   source: z.string().describe('`one_click` or `link` (the unsubscribe link), `staff`, `smtp`.'),
-  message_id: z.string().uuid().nullable().describe('The message whose link or bounce caused it, when known.'),
+  message_id: z.guid().nullable().describe('The message whose link or bounce caused it, when known.'),
   created_at: z.date(),
 });
 export type SuppressionView = z.infer<typeof suppressionView>;

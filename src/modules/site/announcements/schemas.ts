@@ -10,7 +10,7 @@ export const SURFACES = ['landing', 'portal', 'all'] as const;
 const actionUrl = httpUrl({ max: 2000 });
 const instant = isoDateTime();
 
-export const announcementIdParams = z.object({ id: z.string().uuid() });
+export const announcementIdParams = z.object({ id: z.guid() });
 
 /**
  * The whole announcement (PUT replaces it): with `id` that announcement is updated, without one
@@ -18,11 +18,7 @@ export const announcementIdParams = z.object({ id: z.string().uuid() });
  */
 export const upsertAnnouncementBody = z
   .object({
-    id: z
-      .string()
-      .uuid()
-      .optional()
-      .describe('Update this announcement (404 `not_found` if unknown); omit to create one.'),
+    id: z.guid().optional().describe('Update this announcement (404 `not_found` if unknown); omit to create one.'),
     title: z.string().trim().min(1).max(200),
     body: z.string().max(4000).default(''),
     severity: z.enum(SEVERITIES).default('info'),
@@ -38,14 +34,14 @@ export const upsertAnnouncementBody = z
   .strict()
   .refine(
     (body) => body.starts_at === null || body.ends_at === null || Date.parse(body.ends_at) > Date.parse(body.starts_at),
-    { message: 'ends_at must be after starts_at', path: ['ends_at'] },
+    { error: 'ends_at must be after starts_at', path: ['ends_at'] },
   );
 export type UpsertAnnouncementInput = z.infer<typeof upsertAnnouncementBody>;
 
-export const idResult = z.object({ id: z.string().uuid() });
+export const idResult = z.object({ id: z.guid() });
 
 export const announcementBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   title: z.string(),
   body: z.string(),
   severity: z.enum(SEVERITIES),

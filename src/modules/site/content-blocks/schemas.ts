@@ -13,14 +13,14 @@ export const upsertBlockBody = z
     surface: z.enum(SURFACES),
     slot,
     locale: locale.default('en'),
-    draft: z.record(z.unknown()),
+    draft: z.record(z.string(), z.unknown()),
     sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
   })
   .strict();
 export type UpsertBlockInput = z.infer<typeof upsertBlockBody>;
 
-export const blockIdParams = z.object({ id: z.string().uuid() });
-export const idResult = z.object({ id: z.string().uuid() });
+export const blockIdParams = z.object({ id: z.guid() });
+export const idResult = z.object({ id: z.guid() });
 
 export const statusBody = z
   .object({
@@ -35,12 +35,12 @@ export const statusBody = z
 export type StatusInput = z.infer<typeof statusBody>;
 
 export const blockBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   surface: z.enum(SURFACES),
   slot: z.string(),
   locale: z.string(),
-  draft: z.record(z.unknown()),
-  published: z.record(z.unknown()).nullable().describe('What the public site shows; null when not live.'),
+  draft: z.record(z.string(), z.unknown()),
+  published: z.record(z.string(), z.unknown()).nullable().describe('What the public site shows; null when not live.'),
   status: z.enum(BLOCK_STATUSES),
   sortOrder: z.number().int(),
   hasUnpublishedChanges: z.boolean(),

@@ -10,8 +10,8 @@ const versionNumber = z.number().int().min(1).max(2_147_483_647);
 export const pageSlug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,127}$/, 'slug must match ^[a-z0-9][a-z0-9-]{0,127}$');
 export const pageTitle = z.string().trim().min(1).max(200);
 
-export const pageIdParams = z.object({ id: z.string().uuid() });
-export const versionParams = z.object({ id: z.string().uuid(), version: z.coerce.number().pipe(versionNumber) });
+export const pageIdParams = z.object({ id: z.guid() });
+export const versionParams = z.object({ id: z.guid(), version: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 export const createPageBody = z.object({ slug: pageSlug, title: pageTitle }).strict();
 export type CreatePageInput = z.infer<typeof createPageBody>;
@@ -20,7 +20,7 @@ export const updatePageBody = z
   .object({ slug: pageSlug.optional(), title: pageTitle.optional() })
   .strict()
   .refine((body) => body.slug !== undefined || body.title !== undefined, {
-    message: 'provide at least one of slug, title',
+    error: 'provide at least one of slug, title',
   });
 export type UpdatePageInput = z.infer<typeof updatePageBody>;
 
@@ -37,11 +37,11 @@ export const publishBody = z.object({ version: versionNumber }).strict();
 /** No fields; a missing body reaches validation as null. */
 export const emptyBody = z.object({}).strict().nullish();
 
-export const idResult = z.object({ id: z.string().uuid() });
+export const idResult = z.object({ id: z.guid() });
 export const versionResult = z.object({ version: z.number().int() });
 
 export const pageBody = z.object({
-  id: z.string().uuid(),
+  id: z.guid(),
   slug: z.string(),
   title: z.string(),
   published_version: z.number().int().nullable().describe('The live version; null while unpublished.'),

@@ -14,14 +14,14 @@ export const sitePayload = z.object({
   surface: z.enum(['landing', 'portal']),
   locale: z.string(),
   settings: z
-    .record(z.unknown())
+    .record(z.string(), z.unknown())
     .describe('Every published settings section by name; unpublished sections are absent.'),
   content_blocks: z
     .array(
       z.object({
         slot: z.string(),
         locale: z.string().describe('The requested locale, or `en` where the slot has no block in it.'),
-        content: z.record(z.unknown()),
+        content: z.record(z.string(), z.unknown()),
         sortOrder: z.number().int(),
       }),
     )
@@ -29,7 +29,7 @@ export const sitePayload = z.object({
   announcements: z
     .array(
       z.object({
-        id: z.string().uuid(),
+        id: z.guid(),
         title: z.string(),
         body: z.string(),
         severity: z.enum(['info', 'success', 'warning', 'critical']),

@@ -4,7 +4,7 @@ import { noTextFilter, pageQuery, pagedResponse } from '../../../kernel/paginati
 /** Any string: an unknown section is a 404 `not_found` (spec), not a validation error. */
 export const sectionParams = z.object({ section: z.string().min(1).max(64) });
 
-export const draftBody = z.object({ draft: z.record(z.unknown()) }).strict();
+export const draftBody = z.object({ draft: z.record(z.string(), z.unknown()) }).strict();
 /** The body is optional: Fastify hands a missing body to validation as null. */
 export const publishBody = z
   .object({ note: z.string().max(500).optional() })
@@ -22,11 +22,11 @@ export const versionResult = z.object({ version: z.number().int() });
 export const sectionBody = z.object({
   section: z.string(),
   write_permission: z.string(),
-  draft: z.record(z.unknown()),
+  draft: z.record(z.string(), z.unknown()),
   draft_updated_by: z.string().nullable(),
   draft_updated_at: z.date().nullable(),
   published_version: z.number().int().nullable(),
-  published_value: z.record(z.unknown()).nullable(),
+  published_value: z.record(z.string(), z.unknown()).nullable(),
   published_by: z.string().nullable(),
   published_at: z.date().nullable(),
   has_unpublished_changes: z.boolean(),
@@ -39,7 +39,7 @@ export const versionsQuery = pageQuery(['version'], { field: 'version', directio
 export type VersionsQuery = z.infer<typeof versionsQuery>;
 export const versionBody = z.object({
   version: z.number().int(),
-  value: z.record(z.unknown()),
+  value: z.record(z.string(), z.unknown()),
   note: z.string().nullable(),
   restored_version: z.number().int().nullable(),
   published_by: z.string().nullable(),

@@ -244,12 +244,12 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
     {
       name: 'a four-letter currency',
       body: { ...valid, currency: 'usdd' },
-      issue: { path: ['currency'], code: 'invalid_string' },
+      issue: { path: ['currency'], code: 'invalid_format' },
     },
     {
       name: 'a currency with digits',
       body: { ...valid, currency: 'us1' },
-      issue: { path: ['currency'], code: 'invalid_string' },
+      issue: { path: ['currency'], code: 'invalid_format' },
     },
     { name: 'no currency', body: { unitAmount: 100 }, issue: { path: ['currency'], code: 'invalid_type' } },
     {
@@ -260,7 +260,7 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
     {
       name: 'a fractional amount',
       body: { ...valid, unitAmount: 9.99 },
-      issue: { path: ['unitAmount'], code: 'invalid_type', expected: 'integer' },
+      issue: { path: ['unitAmount'], code: 'invalid_type', expected: 'int' },
     },
     {
       name: 'an amount past the cap',
@@ -275,22 +275,22 @@ describe('POST /v1/admin/plans/products/{id}/prices', () => {
     {
       name: 'an empty providerPriceId',
       body: { ...valid, providerPriceId: '' },
-      issue: { path: ['providerPriceId'], code: 'invalid_string' },
+      issue: { path: ['providerPriceId'], code: 'invalid_format' },
     },
     {
       name: 'a providerPriceId with a space',
       body: { ...valid, providerPriceId: 'price 1' },
-      issue: { path: ['providerPriceId'], code: 'invalid_string' },
+      issue: { path: ['providerPriceId'], code: 'invalid_format' },
     },
     {
       name: 'a 256-character providerPriceId',
       body: { ...valid, providerPriceId: 'p'.repeat(256) },
-      issue: { path: ['providerPriceId'], code: 'invalid_string' },
+      issue: { path: ['providerPriceId'], code: 'invalid_format' },
     },
     {
       name: 'a weekly interval',
       body: { ...valid, interval: 'week' },
-      issue: { path: ['interval'], code: 'invalid_enum_value' },
+      issue: { path: ['interval'], code: 'invalid_value' },
     },
     {
       name: 'a snake_case field',

@@ -202,7 +202,7 @@ describe('the members form', () => {
     {
       name: 'an invalid address',
       body: { members: ['ok@example.test', 'not-an-address'] },
-      issue: { path: ['members', 1], code: 'invalid_string', validation: 'email' },
+      issue: { path: ['members', 1], code: 'invalid_format', format: 'email' },
     },
     {
       name: 'an address over 320 characters',
@@ -506,7 +506,7 @@ describe('refusals and atomicity', () => {
       expect(await auditOf(t.db, requestIdOf(response))).toEqual([]);
     }
     const malformed = await put(editor, 'not-a-uuid', { members: [] });
-    expect(malformed.json()).toEqual(schemaError({ path: ['id'], code: 'invalid_string' }));
+    expect(malformed.json()).toEqual(schemaError({ path: ['id'], code: 'invalid_format' }));
   });
 
   it('401 without a token; 403 forbidden without email.write', async () => {
