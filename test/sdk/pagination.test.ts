@@ -15,7 +15,7 @@ let staff: TestUser;
 
 beforeAll(async () => {
   t = await startListeningApp();
-  staff = await createUser(t.db, ['users.read', 'ops.panic', 'plans.write', 'roles.read']);
+  staff = await createUser(t.db, ['users.read', 'ops.panic', 'plans.write', 'roles.read', 'billing.write']);
 });
 afterAll(async () => {
   await t.close();
@@ -101,6 +101,22 @@ describe('paginate', () => {
       { limit: '4' },
       { limit: '4', offset: '4' },
     ]);
+  });
+
+  it('offset pages without a total `{ data, meta: { page, per_page } }`: a short page is the last', async () => {
+    const player = await createUser(t.db);
+    const admin = createPlatformClient({ baseUrl: t.baseUrl, token: () => staff.token });
+    for (const amount of [10, 20, 30]) {
+      await unwrap(
+        admin.POST('/v1/admin/billing/credits/grant', { body: { user_id: player.id, amount, reason: 'sdk pages' } }),
+      );
+    }
+    const { client, sent } = recordingClient(t, { token: () => player.token });
+
+    const entries = await collect(paginate(client, '/v1/me/billing/ledger', { params: { query: { per_page: 2 } } }));
+
+    expect(entries.map((entry) => entry.amount).sort()).toEqual([10, 20, 30]);
+    expect(sent.map((request) => request.url.searchParams.get('page'))).toEqual([null, '2']);
   });
 
   it('a bare array: the public products, in one request', async () => {
