@@ -159,5 +159,6 @@ describe('the @platform-api/sdk package', () => {
       (error: { stdout: string }) => error,
     );
     expect(result.stdout).toBe('');
-  });
+    // A whole tsc run: seconds alone, several times that on a loaded CI machine.
+  }, 60_000);
 });
