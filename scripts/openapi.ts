@@ -1,7 +1,8 @@
 /**
  * Writes the OpenAPI document the service serves to openapi.json (the committed contract the SDK is
- * built from); `--check` only compares and exits 1 when they differ. The document depends on the
- * routes alone, so an empty in-memory database serves it.
+ * built from) and the SDK's sources generated from it (scripts/sdk-sources.ts); `--check` only
+ * compares and exits 1 when any differs. The document depends on the routes alone, so an empty
+ * in-memory database serves it.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { pgliteParsers, wrapPGlite } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { createKernel } from '../src/kernel/kernel.js';
 import { AREA_SERVICES } from '../src/modules/index.js';
+import { committedSdkSources, sdkSources, writeSdkSources } from './sdk-sources.js';
 
 const DOCUMENT_FILE = join(import.meta.dirname, '..', 'openapi.json');
 
@@ -36,15 +38,28 @@ async function servedDocument(): Promise<unknown> {
   }
 }
 
-const text = documentText(await servedDocument());
+const document = await servedDocument();
+const text = documentText(document);
 if (process.argv.includes('--check')) {
   const committed = readFileSync(DOCUMENT_FILE, 'utf8');
   if (committed !== text) {
     console.error('openapi.json differs from the document the routes serve: run `npm run openapi` and commit it.');
     process.exit(1);
   }
-  console.log('openapi.json matches the routes.');
+  const fresh = await sdkSources(document);
+  const stale = Object.entries(committedSdkSources()).filter(
+    ([name, source]) => fresh[name as keyof typeof fresh] !== source,
+  );
+  if (stale.length > 0) {
+    console.error(
+      `sdk/src (${stale.map(([name]) => name).join(', ')}) differs: run \`npm run openapi\` and commit it.`,
+    );
+    process.exit(1);
+  }
+  console.log('openapi.json and the SDK sources match the routes.');
 } else {
   writeFileSync(DOCUMENT_FILE, text);
   console.log(`wrote ${DOCUMENT_FILE} (${text.length} bytes)`);
+  await writeSdkSources(document);
+  console.log('wrote sdk/src/schema.d.ts and sdk/src/operations.ts');
 }

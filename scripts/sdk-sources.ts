@@ -1,0 +1,104 @@
+/**
+ * The SDK's generated sources, made from an OpenAPI document: `sdk/src/schema.d.ts` (openapi-typescript's
+ * types of every path, operation and schema) and `sdk/src/operations.ts` (what the client must know at run
+ * time: which operations take no token and which take an `Idempotency-Key`). `npm run openapi` writes them
+ * with openapi.json; run alone (`npm run sdk:generate`) this writes them from the committed openapi.json.
+ * test/sdk/generated.test.ts fails when the committed files differ from a fresh generation.
+ */
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = join(import.meta.dirname, '..');
+export const SDK_SOURCE_FILES = {
+  schema: join(ROOT, 'sdk/src/schema.d.ts'),
+  operations: join(ROOT, 'sdk/src/operations.ts'),
+} as const;
+
+type SdkSources = Record<keyof typeof SDK_SOURCE_FILES, string>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+interface Operation {
+  security?: unknown[];
+  parameters?: Array<{ $ref?: string; in?: string; name?: string }>;
+}
+interface Document {
+  security?: unknown[];
+  paths?: Record<
+    string,
+    Partial<Record<(typeof METHODS)[number], Operation>> & { parameters?: Operation['parameters'] }
+  >;
+  components?: { parameters?: Record<string, { in?: string; name?: string }> };
+}
+
+/** A parameter itself, or the component parameter its `$ref` names. */
+function resolveParameter(document: Document, parameter: { $ref?: string; in?: string; name?: string }) {
+  const prefix = '#/components/parameters/';
+  if (parameter.$ref?.startsWith(prefix)) return document.components?.parameters?.[parameter.$ref.slice(prefix.length)];
+  return parameter;
+}
+
+/** `METHOD /path/{param}` of every operation matching `test`, in the document's order. */
+function operationKeys(
+  document: Document,
+  test: (operation: Operation, pathParameters: Operation['parameters']) => boolean,
+) {
+  const keys: string[] = [];
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (operation !== undefined && test(operation, item.parameters)) keys.push(`${method.toUpperCase()} ${path}`);
+    }
+  }
+  return keys;
+}
+
+function operationsSource(document: Document): string {
+  // No security requirement at all (an empty list) means no token; `[{}]` would mean an optional one.
+  const open = operationKeys(document, (operation) => (operation.security ?? document.security ?? []).length === 0);
+  const idempotent = operationKeys(document, (operation, pathParameters) =>
+    [...(pathParameters ?? []), ...(operation.parameters ?? [])].some((parameter) => {
+      const resolved = resolveParameter(document, parameter);
+      return resolved?.in === 'header' && resolved.name?.toLowerCase() === 'idempotency-key';
+    }),
+  );
+  const set = (keys: string[]) => `new Set([\n${keys.map((key) => `  '${key}',\n`).join('')}])`;
+  return [
+    '// Generated from openapi.json by scripts/sdk-sources.ts (`npm run openapi`): do not edit.',
+    '',
+    '/** Operations that take no token (`security: []`): the client asks its token provider nothing for them. */',
+    `export const OPEN_OPERATIONS: ReadonlySet<string> = ${set(open)};`,
+    '',
+    '/** Operations that accept an `Idempotency-Key` header: the client makes one when the caller gives none. */',
+    `export const IDEMPOTENCY_KEY_OPERATIONS: ReadonlySet<string> = ${set(idempotent)};`,
+    '',
+  ].join('\n');
+}
+
+/** The generated files' exact text for this document. */
+export async function sdkSources(document: unknown): Promise<SdkSources> {
+  // openapi-typescript may annotate the object it walks: it gets a copy.
+  const types = await openapiTS(structuredClone(document) as OpenAPI3, { silent: true });
+  return { schema: `${COMMENT_HEADER}${astToString(types)}`, operations: operationsSource(document as Document) };
+}
+
+/** The generated files as committed, for a comparison with `sdkSources`. */
+export function committedSdkSources(): SdkSources {
+  return {
+    schema: readFileSync(SDK_SOURCE_FILES.schema, 'utf8'),
+    operations: readFileSync(SDK_SOURCE_FILES.operations, 'utf8'),
+  };
+}
+
+export async function writeSdkSources(document: unknown): Promise<void> {
+  const sources = await sdkSources(document);
+  writeFileSync(SDK_SOURCE_FILES.schema, sources.schema);
+  writeFileSync(SDK_SOURCE_FILES.operations, sources.operations);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await writeSdkSources(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')));
+  console.log(`wrote ${SDK_SOURCE_FILES.schema} and ${SDK_SOURCE_FILES.operations}`);
+}
