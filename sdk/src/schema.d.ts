@@ -2563,7 +2563,7 @@ export interface paths {
         put?: never;
         /**
          * Unpublish a template
-         * @description Campaigns and broadcasts can no longer use it (422 `invalid_request` there) until a version is published again; its versions are kept. A template that is not published is left as it is. 404 `not_found`. Audited (`email.template.unpublish`).
+         * @description Campaigns and broadcasts can no longer use it (they refuse it with `invalid_request`) until a version is published again; its versions are kept. A template that is not published is left as it is. 404 `not_found`. Audited (`email.template.unpublish`).
          *
          *     **Permission:** `email.write`.
          */
@@ -3929,7 +3929,74 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        User: {
+            /** Format: uuid */
+            id: string;
+            email: string | null;
+            display_name: string | null;
+            provider: string | null;
+            /** @enum {string} */
+            status: "active" | "banned" | "deleted";
+            /** @description Plan tier key; null: no tier. */
+            tier: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            last_seen_at: string | null;
+            deleted_at: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description The reason given with the last ban, unban or deletion. */
+            status_reason: string | null;
+            status_changed_at: string | null;
+            status_changed_by: string | null;
+            tier_detail: {
+                key: string;
+                name: string;
+                rank: number;
+            } | null;
+            /** @description Unexpired role grants. */
+            roles: {
+                /** Format: uuid */
+                role_id: string;
+                key: string;
+                name: string;
+                expires_at: string | null;
+                granted_by: string | null;
+                reason: string | null;
+                /** Format: date-time */
+                granted_at: string;
+            }[];
+            /** @description The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed. */
+            subscription: {
+                /** Format: uuid */
+                id: string;
+                provider: string;
+                status: string;
+                product_id: string | null;
+                provider_price_id: string | null;
+                cancel_at_period_end: boolean;
+                current_period_end: string | null;
+                /** Format: date-time */
+                created_at: string;
+            } | null;
+            /** @description The sum of the user's credit ledger. */
+            credit_balance: number;
+            /** @description The latest audit entries about this user, newest first (at most 20). */
+            recent_audit: {
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                created_at: string;
+                action: string;
+                actor_id: string | null;
+                reason: string | null;
+            }[];
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -3973,6 +4040,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getMe: {
@@ -4008,9 +4089,7 @@ export interface operations {
                         marketing_opt_in: boolean;
                         /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         last_seen_at: string | null;
-                        /** Format: date-time */
                         profile_updated_at: string | null;
                     };
                 };
@@ -4052,6 +4131,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4101,14 +4194,12 @@ export interface operations {
                         marketing_opt_in: boolean;
                         /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         last_seen_at: string | null;
-                        /** Format: date-time */
                         profile_updated_at: string | null;
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,6 +4217,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4171,6 +4267,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -4183,7 +4321,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4195,6 +4333,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4221,7 +4364,6 @@ export interface operations {
                         roles: {
                             key: string;
                             name: string;
-                            /** Format: date-time */
                             expires_at: string | null;
                         }[];
                     };
@@ -4264,6 +4406,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4375,6 +4531,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createAdminRole: {
@@ -4407,7 +4577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4425,6 +4595,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4470,6 +4645,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -4479,6 +4710,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4568,6 +4813,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -4577,6 +4836,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4600,9 +4873,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -4653,6 +4924,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -4662,6 +4975,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4690,11 +5017,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4712,6 +5037,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4743,6 +5073,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -4757,6 +5101,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -4766,6 +5152,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4793,11 +5193,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4815,6 +5213,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4846,6 +5249,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -4860,6 +5277,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -4869,6 +5342,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4940,6 +5427,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     bulkAssignAdminUserRoles: {
@@ -4979,7 +5480,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4997,6 +5498,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5042,6 +5548,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5051,6 +5599,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5118,6 +5680,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5198,6 +5774,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5207,6 +5797,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5245,7 +5849,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5263,6 +5867,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5294,6 +5903,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -5308,6 +5931,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5317,6 +5982,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5373,9 +6052,7 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
-                            /** Format: date-time */
                             last_seen_at: string | null;
-                            /** Format: date-time */
                             deleted_at: string | null;
                         }[];
                         meta: {
@@ -5447,6 +6124,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getAdminUser: {
@@ -5466,81 +6157,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string | null;
-                        display_name: string | null;
-                        provider: string | null;
-                        /** @enum {string} */
-                        status: "active" | "banned" | "deleted";
-                        /** @description Plan tier key; null: no tier. */
-                        tier: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        last_seen_at: string | null;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description The reason given with the last ban, unban or deletion. */
-                        status_reason: string | null;
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: uuid */
-                        status_changed_by: string | null;
-                        tier_detail: {
-                            key: string;
-                            name: string;
-                            rank: number;
-                        } | null;
-                        /** @description Unexpired role grants. */
-                        roles: {
-                            /** Format: uuid */
-                            role_id: string;
-                            key: string;
-                            name: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** Format: uuid */
-                            granted_by: string | null;
-                            reason: string | null;
-                            /** Format: date-time */
-                            granted_at: string;
-                        }[];
-                        /** @description The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed. */
-                        subscription: {
-                            /** Format: uuid */
-                            id: string;
-                            provider: string;
-                            status: string;
-                            /** Format: uuid */
-                            product_id: string | null;
-                            provider_price_id: string | null;
-                            cancel_at_period_end: boolean;
-                            /** Format: date-time */
-                            current_period_end: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        } | null;
-                        /** @description The sum of the user's credit ledger. */
-                        credit_balance: number;
-                        /** @description The latest audit entries about this user, newest first (at most 20). */
-                        recent_audit: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            action: string;
-                            /** Format: uuid */
-                            actor_id: string | null;
-                            reason: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
@@ -5592,6 +6209,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5601,6 +6232,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5633,11 +6278,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5655,6 +6298,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5686,6 +6334,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -5700,6 +6362,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5709,6 +6413,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5745,84 +6477,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string | null;
-                        display_name: string | null;
-                        provider: string | null;
-                        /** @enum {string} */
-                        status: "active" | "banned" | "deleted";
-                        /** @description Plan tier key; null: no tier. */
-                        tier: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** Format: date-time */
-                        last_seen_at: string | null;
-                        /** Format: date-time */
-                        deleted_at: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description The reason given with the last ban, unban or deletion. */
-                        status_reason: string | null;
-                        /** Format: date-time */
-                        status_changed_at: string | null;
-                        /** Format: uuid */
-                        status_changed_by: string | null;
-                        tier_detail: {
-                            key: string;
-                            name: string;
-                            rank: number;
-                        } | null;
-                        /** @description Unexpired role grants. */
-                        roles: {
-                            /** Format: uuid */
-                            role_id: string;
-                            key: string;
-                            name: string;
-                            /** Format: date-time */
-                            expires_at: string | null;
-                            /** Format: uuid */
-                            granted_by: string | null;
-                            reason: string | null;
-                            /** Format: date-time */
-                            granted_at: string;
-                        }[];
-                        /** @description The most recent live (trialing, active, past-due) subscription, else the most recent one; null: never subscribed. */
-                        subscription: {
-                            /** Format: uuid */
-                            id: string;
-                            provider: string;
-                            status: string;
-                            /** Format: uuid */
-                            product_id: string | null;
-                            provider_price_id: string | null;
-                            cancel_at_period_end: boolean;
-                            /** Format: date-time */
-                            current_period_end: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        } | null;
-                        /** @description The sum of the user's credit ledger. */
-                        credit_balance: number;
-                        /** @description The latest audit entries about this user, newest first (at most 20). */
-                        recent_audit: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            action: string;
-                            /** Format: uuid */
-                            actor_id: string | null;
-                            reason: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5840,6 +6498,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5871,6 +6534,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -5885,6 +6562,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5894,6 +6613,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -5976,6 +6709,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -5985,6 +6732,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6012,11 +6787,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6034,6 +6807,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6065,6 +6843,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -6079,6 +6871,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -6088,6 +6922,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6115,11 +6977,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6137,6 +6997,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6168,6 +7033,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -6182,6 +7061,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -6191,6 +7112,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6220,11 +7169,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6242,6 +7189,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6273,6 +7225,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -6287,6 +7253,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -6296,6 +7304,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6367,6 +7403,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     setOpsPanicMode: {
@@ -6405,7 +7455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6423,6 +7473,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6468,6 +7523,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -6477,6 +7560,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6600,6 +7697,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getAuditFacets: {
@@ -6708,6 +7819,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     listCatalogAchievements: {
@@ -6743,9 +7868,7 @@ export interface operations {
                             reward_credits: number;
                             is_active: boolean;
                             sort_order: number;
-                            /** Format: uuid */
                             created_by: string | null;
-                            /** Format: uuid */
                             updated_by: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -6821,6 +7944,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createCatalogAchievement: {
@@ -6860,7 +7997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6878,6 +8015,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6923,6 +8065,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -6932,6 +8116,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -6964,9 +8162,7 @@ export interface operations {
                         reward_credits: number;
                         is_active: boolean;
                         sort_order: number;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -7024,6 +8220,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -7033,6 +8243,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7057,9 +8281,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -7110,6 +8332,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -7119,6 +8355,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7153,11 +8403,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7175,6 +8423,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7206,6 +8459,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -7220,6 +8487,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -7229,6 +8524,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7266,12 +8575,8 @@ export interface operations {
                         is_active: boolean;
                         /** @description Rises by one with every saved change; 0 until first saved. */
                         version: number;
-                        /** Format: uuid */
                         updated_by: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Null until first saved.
-                         */
+                        /** @description Null until first saved. */
                         updated_at: string | null;
                     };
                 };
@@ -7313,6 +8618,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7366,17 +8685,13 @@ export interface operations {
                         is_active: boolean;
                         /** @description Rises by one with every saved change; 0 until first saved. */
                         version: number;
-                        /** Format: uuid */
                         updated_by: string | null;
-                        /**
-                         * Format: date-time
-                         * @description Null until first saved.
-                         */
+                        /** @description Null until first saved. */
                         updated_at: string | null;
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7394,6 +8709,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7439,6 +8759,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -7448,6 +8824,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7484,7 +8874,6 @@ export interface operations {
                             isActive: boolean;
                             /** @description Tiers using this ruleset. */
                             tierCount: number;
-                            /** Format: uuid */
                             updatedBy: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7552,6 +8941,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7597,7 +9000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7615,6 +9018,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7660,6 +9068,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -7669,6 +9105,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7701,7 +9151,6 @@ export interface operations {
                             rank: number;
                             rulesetKey: string;
                             description: string | null;
-                            /** Format: uuid */
                             updatedBy: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -7772,6 +9221,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     upsertPlanTier: {
@@ -7802,11 +9265,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7824,6 +9285,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7869,6 +9335,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -7878,6 +9386,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -7928,15 +9450,13 @@ export interface operations {
                                 providerPriceId: string;
                                 currency: string;
                                 unitAmount: number;
-                                /** @enum {string|null} */
-                                interval: "month" | "year" | null;
+                                interval: ("month" | "year") | null;
                                 isActive: boolean;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
-                            /** Format: uuid */
                             updatedBy: string | null;
                             /** Format: date-time */
                             createdAt: string;
@@ -8004,6 +9524,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8078,7 +9612,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8096,6 +9630,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8141,6 +9680,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -8150,6 +9731,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8197,15 +9792,13 @@ export interface operations {
                             providerPriceId: string;
                             currency: string;
                             unitAmount: number;
-                            /** @enum {string|null} */
-                            interval: "month" | "year" | null;
+                            interval: ("month" | "year") | null;
                             isActive: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
-                        /** Format: uuid */
                         updatedBy: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -8263,6 +9856,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -8272,6 +9879,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8339,15 +9960,13 @@ export interface operations {
                             providerPriceId: string;
                             currency: string;
                             unitAmount: number;
-                            /** @enum {string|null} */
-                            interval: "month" | "year" | null;
+                            interval: ("month" | "year") | null;
                             isActive: boolean;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
-                        /** Format: uuid */
                         updatedBy: string | null;
                         /** Format: date-time */
                         createdAt: string;
@@ -8356,7 +9975,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8374,6 +9993,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8405,6 +10029,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -8419,6 +10057,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -8428,6 +10108,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8451,11 +10145,8 @@ export interface operations {
                     currency: string;
                     /** @description Minor units of the currency (cents); 0 is free. */
                     unitAmount: number;
-                    /**
-                     * @description Billing period: required for a plan, absent for a credit pack (422 `invalid_request` otherwise).
-                     * @enum {string|null}
-                     */
-                    interval?: "month" | "year" | null;
+                    /** @description Billing period: required for a plan, absent for a credit pack (422 `invalid_request` otherwise). */
+                    interval?: ("month" | "year") | null;
                     /** @default true */
                     isActive?: boolean;
                 };
@@ -8475,7 +10166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8493,6 +10184,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8524,6 +10220,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -8538,6 +10248,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -8547,6 +10313,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8587,8 +10367,7 @@ export interface operations {
                         providerPriceId: string;
                         currency: string;
                         unitAmount: number;
-                        /** @enum {string|null} */
-                        interval: "month" | "year" | null;
+                        interval: ("month" | "year") | null;
                         isActive: boolean;
                         /** Format: date-time */
                         createdAt: string;
@@ -8597,7 +10376,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8615,6 +10394,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8646,6 +10430,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -8660,6 +10458,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -8669,6 +10509,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8712,8 +10566,7 @@ export interface operations {
                             currency: string;
                             /** @description Minor units. */
                             unitAmount: number;
-                            /** @enum {string|null} */
-                            interval: "month" | "year" | null;
+                            interval: ("month" | "year") | null;
                         }[];
                     }[];
                 };
@@ -8723,9 +10576,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
@@ -8736,6 +10587,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8764,14 +10629,12 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             draft_updated_by: string | null;
-                            /** Format: date-time */
                             draft_updated_at: string | null;
                             published_version: number | null;
                             published_value: {
                                 [key: string]: unknown;
                             } | null;
                             published_by: string | null;
-                            /** Format: date-time */
                             published_at: string | null;
                             has_unpublished_changes: boolean;
                         }[];
@@ -8818,6 +10681,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     saveSiteSettingsDraft: {
@@ -8844,11 +10721,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8866,6 +10741,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8897,6 +10777,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -8911,6 +10805,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -8920,6 +10842,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8934,11 +10870,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     note?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -8953,7 +10889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8971,6 +10907,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9002,6 +10943,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -9016,6 +10971,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9025,6 +11008,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9059,7 +11056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9077,6 +11074,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9108,6 +11110,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -9122,6 +11138,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9131,6 +11175,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9229,6 +11287,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9238,6 +11310,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9365,6 +11451,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createStoreGame: {
@@ -9391,14 +11491,12 @@ export interface operations {
                      * @enum {string}
                      */
                     status?: "draft" | "published" | "hidden";
-                    /** Format: date */
                     release_date?: string | null;
                     /**
                      * @default none
                      * @enum {string}
                      */
                     controller_support?: "none" | "partial" | "full";
-                    /** Format: uri */
                     website?: string | null;
                     /** @default 0 */
                     required_age?: number;
@@ -9470,7 +11568,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9488,6 +11586,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9533,6 +11636,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9542,6 +11701,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9645,6 +11818,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `game_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "game_not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9654,6 +11841,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9675,9 +11876,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -9728,6 +11927,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `game_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "game_not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9737,6 +11950,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9762,11 +11989,9 @@ export interface operations {
                     game_type?: "app" | "game" | "launcher";
                     /** @enum {string} */
                     status?: "draft" | "published" | "hidden";
-                    /** Format: date */
                     release_date?: string | null;
                     /** @enum {string} */
                     controller_support?: "none" | "partial" | "full";
-                    /** Format: uri */
                     website?: string | null;
                     required_age?: number;
                     legal_notice?: string | null;
@@ -9824,7 +12049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9842,6 +12067,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -9873,6 +12103,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `game_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "game_not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -9887,6 +12131,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -9896,6 +12196,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10002,6 +12316,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createStoreGenre: {
@@ -10040,7 +12368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10058,6 +12386,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10103,6 +12436,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10112,6 +12501,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10133,9 +12536,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -10186,6 +12587,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10195,6 +12610,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10238,7 +12667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10256,6 +12685,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10287,6 +12721,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -10301,6 +12749,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10310,6 +12800,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10416,6 +12920,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createStoreDeveloper: {
@@ -10454,7 +12972,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10472,6 +12990,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10517,6 +13040,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10526,6 +13105,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10547,9 +13140,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -10600,6 +13191,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10609,6 +13214,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10652,7 +13271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10670,6 +13289,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10701,6 +13325,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -10715,6 +13353,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10724,6 +13404,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10830,6 +13524,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createStorePublisher: {
@@ -10868,7 +13576,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10886,6 +13594,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10931,6 +13644,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -10940,6 +13709,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -10961,9 +13744,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -11014,6 +13795,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -11023,6 +13818,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11066,7 +13875,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11084,6 +13893,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11115,6 +13929,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -11129,6 +13957,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -11138,6 +14008,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11237,6 +14121,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getPublicStoreGame: {
@@ -11315,6 +14213,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `game_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "game_not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -11324,6 +14236,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11372,7 +14298,6 @@ export interface operations {
                             status: "draft" | "published" | "archived";
                             sortOrder: number;
                             hasUnpublishedChanges: boolean;
-                            /** Format: date-time */
                             publishedAt: string | null;
                             publishedBy: string | null;
                             updatedBy: string | null;
@@ -11450,6 +14375,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     upsertSiteContentBlock: {
@@ -11488,7 +14427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11506,6 +14445,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11551,6 +14495,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -11560,6 +14532,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11600,7 +14586,6 @@ export interface operations {
                         status: "draft" | "published" | "archived";
                         sortOrder: number;
                         hasUnpublishedChanges: boolean;
-                        /** Format: date-time */
                         publishedAt: string | null;
                         publishedBy: string | null;
                         updatedBy: string | null;
@@ -11660,6 +14645,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -11669,6 +14668,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11719,7 +14732,6 @@ export interface operations {
                         status: "draft" | "published" | "archived";
                         sortOrder: number;
                         hasUnpublishedChanges: boolean;
-                        /** Format: date-time */
                         publishedAt: string | null;
                         publishedBy: string | null;
                         updatedBy: string | null;
@@ -11730,7 +14742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11748,6 +14760,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11779,6 +14796,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -11793,6 +14824,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -11802,6 +14861,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11837,7 +14910,6 @@ export interface operations {
                             title: string;
                             /** @description The live version; null while unpublished. */
                             published_version: number | null;
-                            /** Format: date-time */
                             published_at: string | null;
                             published_by: string | null;
                             /** @description The newest stored version; null before the first save. */
@@ -11917,6 +14989,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createSitePage: {
@@ -11947,7 +15033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11965,6 +15051,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12010,6 +15101,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12019,6 +15152,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12048,7 +15195,6 @@ export interface operations {
                         title: string;
                         /** @description The live version; null while unpublished. */
                         published_version: number | null;
-                        /** Format: date-time */
                         published_at: string | null;
                         published_by: string | null;
                         /** @description The newest stored version; null before the first save. */
@@ -12110,6 +15256,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12119,6 +15279,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12147,11 +15321,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12169,6 +15341,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12200,6 +15377,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -12214,6 +15405,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12223,6 +15456,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12321,6 +15568,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12330,6 +15591,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12364,7 +15639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12382,6 +15657,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12413,6 +15693,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -12427,6 +15721,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12436,6 +15758,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12523,6 +15859,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12532,6 +15882,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12565,7 +15929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12583,6 +15947,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12614,6 +15983,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -12628,6 +16011,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12637,6 +16048,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12651,9 +16076,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | (Record<string, never> | null);
+                "application/json": Record<string, never> | null;
             };
         };
         responses: {
@@ -12662,11 +16087,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12684,6 +16107,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12715,6 +16143,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -12729,6 +16171,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12738,6 +16208,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12776,9 +16260,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -12801,6 +16283,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -12810,6 +16306,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12850,9 +16360,7 @@ export interface operations {
                             /** @enum {string} */
                             surface: "landing" | "portal" | "all";
                             action_url: string | null;
-                            /** Format: date-time */
                             starts_at: string | null;
-                            /** Format: date-time */
                             ends_at: string | null;
                             is_active: boolean;
                             /** @description Active and inside its window at the time of the read: shown on the public site. */
@@ -12933,6 +16441,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     upsertSiteAnnouncement: {
@@ -12964,19 +16486,14 @@ export interface operations {
                      * @enum {string}
                      */
                     surface?: "landing" | "portal" | "all";
-                    /**
-                     * Format: uri
-                     * @default null
-                     */
+                    /** @default null */
                     action_url?: string | null;
                     /**
-                     * Format: date-time
                      * @description Shown from this instant; null: at once.
                      * @default null
                      */
                     starts_at?: string | null;
                     /**
-                     * Format: date-time
                      * @description Shown until this instant (exclusive); null: until switched off.
                      * @default null
                      */
@@ -13002,7 +16519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13020,6 +16537,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13051,6 +16573,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -13065,6 +16601,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13074,6 +16638,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13106,9 +16684,7 @@ export interface operations {
                         /** @enum {string} */
                         surface: "landing" | "portal" | "all";
                         action_url: string | null;
-                        /** Format: date-time */
                         starts_at: string | null;
-                        /** Format: date-time */
                         ends_at: string | null;
                         is_active: boolean;
                         /** @description Active and inside its window at the time of the read: shown on the public site. */
@@ -13171,6 +16747,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13180,6 +16770,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13250,9 +16854,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -13287,6 +16889,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     listSystemCronJobs: {
@@ -13313,15 +16929,10 @@ export interface operations {
                             cron: string;
                             description: string;
                             active: boolean;
-                            /**
-                             * Format: date-time
-                             * @description Null while disabled.
-                             */
+                            /** @description Null while disabled. */
                             next_run_at: string | null;
-                            /** Format: date-time */
                             last_run_at: string | null;
-                            /** @enum {string|null} */
-                            last_result: "ok" | "error" | null;
+                            last_result: ("ok" | "error") | null;
                             last_error: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -13371,6 +16982,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     setSystemCronJobActive: {
@@ -13402,7 +17027,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13420,6 +17045,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13451,6 +17081,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -13465,6 +17109,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13474,6 +17146,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13568,6 +17254,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13577,6 +17277,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13685,6 +17399,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13694,6 +17422,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13734,10 +17476,7 @@ export interface operations {
                             first_ip: string | null;
                             /** @description The latest user agent (up to 512 characters). */
                             user_agent: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The launcher sign-in (device authorization) the session came from; null for any other sign-in.
-                             */
+                            /** @description The launcher sign-in (device authorization) the session came from; null for any other sign-in. */
                             device_authorization_id: string | null;
                             /** @description The session of the token making this request. */
                             current: boolean;
@@ -13785,6 +17524,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     startMyGameSession: {
@@ -13817,7 +17570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13835,6 +17588,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13861,6 +17619,20 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `game_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "game_not_found";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13880,6 +17652,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13892,7 +17706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13904,6 +17718,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13923,9 +17742,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
             401: {
@@ -13955,6 +17772,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -13964,6 +17795,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13998,14 +17843,11 @@ export interface operations {
                             game_title: string;
                             /** @enum {string} */
                             status: "starting" | "active" | "ended" | "failed";
-                            /** @enum {string|null} */
-                            end_reason: "user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed" | null;
+                            end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
                             play_url: string | null;
                             /** Format: date-time */
                             created_at: string;
-                            /** Format: date-time */
                             started_at: string | null;
-                            /** Format: date-time */
                             ended_at: string | null;
                         }[];
                         meta: {
@@ -14077,6 +17919,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     listRuntimeSessions: {
@@ -14112,23 +17968,17 @@ export interface operations {
                             game_title: string;
                             /** @enum {string} */
                             status: "starting" | "active" | "ended" | "failed";
-                            /** @enum {string|null} */
-                            end_reason: "user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed" | null;
+                            end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
                             play_url: string | null;
                             /** Format: date-time */
                             created_at: string;
-                            /** Format: date-time */
                             started_at: string | null;
-                            /** Format: date-time */
                             ended_at: string | null;
                             /** Format: uuid */
                             user_id: string;
                             pool_id: string | null;
                             node_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The player (user_stopped) or staff member (staff_stopped) who stopped it.
-                             */
+                            /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
                             stopped_by: string | null;
                         }[];
                         meta: {
@@ -14200,6 +18050,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getRuntimeSession: {
@@ -14228,23 +18092,17 @@ export interface operations {
                         game_title: string;
                         /** @enum {string} */
                         status: "starting" | "active" | "ended" | "failed";
-                        /** @enum {string|null} */
-                        end_reason: "user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed" | null;
+                        end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
                         play_url: string | null;
                         /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         started_at: string | null;
-                        /** Format: date-time */
                         ended_at: string | null;
                         /** Format: uuid */
                         user_id: string;
                         pool_id: string | null;
                         node_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The player (user_stopped) or staff member (staff_stopped) who stopped it.
-                         */
+                        /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
                         stopped_by: string | null;
                     };
                 };
@@ -14298,6 +18156,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -14307,6 +18179,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14321,12 +18207,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     /** @description Kept in the audit row. */
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -14345,28 +18231,22 @@ export interface operations {
                         game_title: string;
                         /** @enum {string} */
                         status: "starting" | "active" | "ended" | "failed";
-                        /** @enum {string|null} */
-                        end_reason: "user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed" | null;
+                        end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
                         play_url: string | null;
                         /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         started_at: string | null;
-                        /** Format: date-time */
                         ended_at: string | null;
                         /** Format: uuid */
                         user_id: string;
                         pool_id: string | null;
                         node_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The player (user_stopped) or staff member (staff_stopped) who stopped it.
-                         */
+                        /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
                         stopped_by: string | null;
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14384,6 +18264,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14410,6 +18295,20 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14429,6 +18328,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -14438,6 +18379,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14554,6 +18509,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getRuntimeNode: {
@@ -14652,6 +18621,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -14661,6 +18644,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14695,7 +18692,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14713,6 +18710,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14744,6 +18746,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -14758,6 +18774,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -14767,6 +18839,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14781,11 +18867,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -14825,7 +18911,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14843,6 +18929,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14874,6 +18965,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -14888,6 +18993,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -14897,6 +19044,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -14911,11 +19072,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -14955,7 +19116,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14973,6 +19134,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15004,6 +19170,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -15018,6 +19198,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -15027,6 +19249,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15087,7 +19323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15105,6 +19341,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15136,6 +19377,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -15150,6 +19405,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -15159,6 +19456,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15233,6 +19544,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createRuntimePool: {
@@ -15270,7 +19595,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15288,6 +19613,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15333,6 +19663,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -15342,6 +19728,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15425,6 +19825,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -15434,6 +19848,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15475,7 +19903,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15493,6 +19921,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15524,6 +19957,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -15538,6 +19985,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -15547,6 +20036,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15592,7 +20095,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15610,6 +20113,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15641,6 +20149,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -15655,6 +20177,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -15664,6 +20242,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -15710,10 +20302,7 @@ export interface operations {
                             balance_after: number;
                             reference_type: string | null;
                             reference_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The staff member who made the entry; null: the service.
-                             */
+                            /** @description The staff member who made the entry; null: the service. */
                             actor_id: string | null;
                             reason: string | null;
                             /** @description A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`. */
@@ -15722,10 +20311,7 @@ export interface operations {
                             };
                             /** @description The lot an addition made; null for deductions. */
                             lot_id: number | null;
-                            /**
-                             * Format: date-time
-                             * @description When the lot of an addition lapses; null: never, or a deduction.
-                             */
+                            /** @description When the lot of an addition lapses; null: never, or a deduction. */
                             expires_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -15799,6 +20385,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     listBillingCreditLots: {
@@ -15841,7 +20441,6 @@ export interface operations {
                             kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
                             amount: number;
                             remaining: number;
-                            /** Format: date-time */
                             expires_at: string | null;
                             /** @description Something is left and it has not lapsed. */
                             active: boolean;
@@ -15917,6 +20516,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     listMyBillingLedger: {
@@ -15949,10 +20562,7 @@ export interface operations {
                             reference_type: string | null;
                             reference_id: string | null;
                             reason: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the lot of an addition lapses; null: never, or a deduction.
-                             */
+                            /** @description When the lot of an addition lapses; null: never, or a deduction. */
                             expires_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -16025,6 +20635,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     giftBillingCreditPack: {
@@ -16078,7 +20702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16096,6 +20720,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16127,6 +20756,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -16141,6 +20784,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -16150,6 +20849,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16189,8 +20902,7 @@ export interface operations {
                                     currency: string;
                                     /** @description Minor units of the currency. */
                                     unit_amount: number;
-                                    /** @enum {string|null} */
-                                    interval: "month" | "year" | null;
+                                    interval: ("month" | "year") | null;
                                 }[];
                             }[];
                         }[];
@@ -16245,6 +20957,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createCheckoutSession: {
@@ -16286,7 +21012,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16304,6 +21030,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16335,6 +21066,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `product`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "product";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -16344,6 +21089,62 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `price_mismatch`, `product_has_no_price`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "price_mismatch" | "product_has_no_price";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16361,7 +21162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16373,6 +21174,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16401,7 +21207,6 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             status: string;
-                            /** Format: uuid */
                             product_id: string | null;
                             product_name: string | null;
                             tier_key: string | null;
@@ -16452,6 +21257,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16557,6 +21376,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createBillingPortalSession: {
@@ -16586,7 +21419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16604,6 +21437,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16649,6 +21487,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -16661,7 +21541,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16673,6 +21553,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16756,6 +21641,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -16765,6 +21664,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -16805,13 +21718,10 @@ export interface operations {
                             duration: "once" | "repeating" | "forever";
                             duration_in_months: number | null;
                             max_redemptions: number | null;
-                            /** Format: date-time */
                             redeem_by: string | null;
                             /** @description False once deleted. */
                             active: boolean;
-                            /** Format: date-time */
                             deleted_at: string | null;
-                            /** Format: uuid */
                             created_by: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -16885,6 +21795,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createBillingCoupon: {
@@ -16935,20 +21859,17 @@ export interface operations {
                         duration: "once" | "repeating" | "forever";
                         duration_in_months: number | null;
                         max_redemptions: number | null;
-                        /** Format: date-time */
                         redeem_by: string | null;
                         /** @description False once deleted. */
                         active: boolean;
-                        /** Format: date-time */
                         deleted_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16966,6 +21887,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17011,6 +21937,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -17020,6 +21988,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17041,9 +22023,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -17094,6 +22074,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -17103,6 +22111,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17139,11 +22161,9 @@ export interface operations {
                             coupon_id: string;
                             code: string;
                             max_redemptions: number | null;
-                            /** Format: date-time */
                             expires_at: string | null;
                             first_time_only: boolean;
                             active: boolean;
-                            /** Format: uuid */
                             created_by: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -17219,6 +22239,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createBillingPromotionCode: {
@@ -17266,11 +22300,9 @@ export interface operations {
                         coupon_id: string;
                         code: string;
                         max_redemptions: number | null;
-                        /** Format: date-time */
                         expires_at: string | null;
                         first_time_only: boolean;
                         active: boolean;
-                        /** Format: uuid */
                         created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -17279,7 +22311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17297,6 +22329,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17328,6 +22365,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -17342,6 +22393,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -17351,6 +22458,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17387,11 +22508,9 @@ export interface operations {
                         coupon_id: string;
                         code: string;
                         max_redemptions: number | null;
-                        /** Format: date-time */
                         expires_at: string | null;
                         first_time_only: boolean;
                         active: boolean;
-                        /** Format: uuid */
                         created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -17400,7 +22519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17418,6 +22537,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17449,6 +22573,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -17463,6 +22601,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -17472,6 +22652,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17515,9 +22709,7 @@ export interface operations {
                             /** @enum {string} */
                             provider: "local" | "stripe";
                             provider_payment_id: string;
-                            /** Format: uuid */
                             product_id: string | null;
-                            /** Format: uuid */
                             price_id: string | null;
                             /** @enum {string} */
                             kind: "credit_pack" | "subscription";
@@ -17529,7 +22721,6 @@ export interface operations {
                             amount_refunded: number;
                             /** @enum {string} */
                             status: "succeeded" | "partially_refunded" | "refunded";
-                            /** Format: uuid */
                             checkout_session_id: string | null;
                             provider_invoice_id: string | null;
                             /** Format: date-time */
@@ -17606,6 +22797,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     listBillingInvoices: {
@@ -17652,9 +22857,7 @@ export interface operations {
                             amount_paid: number;
                             currency: string;
                             hosted_url: string | null;
-                            /** Format: date-time */
                             period_start: string | null;
-                            /** Format: date-time */
                             period_end: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -17730,6 +22933,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     refundBillingPayment: {
@@ -17776,10 +22993,7 @@ export interface operations {
                         credits_clawed_back: number;
                         /** @description Credits this refund covered that were already spent or expired, so could not be taken back. */
                         shortfall: number;
-                        /**
-                         * Format: uuid
-                         * @description The staff member; null for a refund made at the provider (its dashboard).
-                         */
+                        /** @description The staff member; null for a refund made at the provider (its dashboard). */
                         actor_id: string | null;
                         /**
                          * @description `staff`: made through this service; `provider`: made at the provider, recorded from its event.
@@ -17797,9 +23011,7 @@ export interface operations {
                             /** @enum {string} */
                             provider: "local" | "stripe";
                             provider_payment_id: string;
-                            /** Format: uuid */
                             product_id: string | null;
-                            /** Format: uuid */
                             price_id: string | null;
                             /** @enum {string} */
                             kind: "credit_pack" | "subscription";
@@ -17811,7 +23023,6 @@ export interface operations {
                             amount_refunded: number;
                             /** @enum {string} */
                             status: "succeeded" | "partially_refunded" | "refunded";
-                            /** Format: uuid */
                             checkout_session_id: string | null;
                             provider_invoice_id: string | null;
                             /** Format: date-time */
@@ -17822,7 +23033,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17840,6 +23051,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17871,6 +23087,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -17885,6 +23115,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -17894,6 +23180,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17936,10 +23236,7 @@ export interface operations {
                             provider: string;
                             provider_subscription_id: string;
                             provider_customer_id: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The plan; null when the provider's price matches no product of the catalog.
-                             */
+                            /** @description The plan; null when the provider's price matches no product of the catalog. */
                             product_id: string | null;
                             product_name: string | null;
                             provider_price_id: string | null;
@@ -17950,15 +23247,9 @@ export interface operations {
                             status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
                             /** @description True: the subscription ends at `current_period_end` instead of renewing. */
                             cancel_at_period_end: boolean;
-                            /**
-                             * Format: date-time
-                             * @description When the period paid for ends (next renewal).
-                             */
+                            /** @description When the period paid for ends (next renewal). */
                             current_period_end: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When it was canceled, or set to cancel at period end.
-                             */
+                            /** @description When it was canceled, or set to cancel at period end. */
                             canceled_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -18034,6 +23325,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     cancelBillingSubscription: {
@@ -18078,10 +23383,7 @@ export interface operations {
                         provider: string;
                         provider_subscription_id: string;
                         provider_customer_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The plan; null when the provider's price matches no product of the catalog.
-                         */
+                        /** @description The plan; null when the provider's price matches no product of the catalog. */
                         product_id: string | null;
                         product_name: string | null;
                         provider_price_id: string | null;
@@ -18092,15 +23394,9 @@ export interface operations {
                         status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
                         /** @description True: the subscription ends at `current_period_end` instead of renewing. */
                         cancel_at_period_end: boolean;
-                        /**
-                         * Format: date-time
-                         * @description When the period paid for ends (next renewal).
-                         */
+                        /** @description When the period paid for ends (next renewal). */
                         current_period_end: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was canceled, or set to cancel at period end.
-                         */
+                        /** @description When it was canceled, or set to cancel at period end. */
                         canceled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -18109,7 +23405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18127,6 +23423,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18158,6 +23459,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -18172,6 +23487,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -18181,6 +23538,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18222,10 +23593,7 @@ export interface operations {
                         provider: string;
                         provider_subscription_id: string;
                         provider_customer_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The plan; null when the provider's price matches no product of the catalog.
-                         */
+                        /** @description The plan; null when the provider's price matches no product of the catalog. */
                         product_id: string | null;
                         product_name: string | null;
                         provider_price_id: string | null;
@@ -18236,15 +23604,9 @@ export interface operations {
                         status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
                         /** @description True: the subscription ends at `current_period_end` instead of renewing. */
                         cancel_at_period_end: boolean;
-                        /**
-                         * Format: date-time
-                         * @description When the period paid for ends (next renewal).
-                         */
+                        /** @description When the period paid for ends (next renewal). */
                         current_period_end: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was canceled, or set to cancel at period end.
-                         */
+                        /** @description When it was canceled, or set to cancel at period end. */
                         canceled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -18253,7 +23615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18271,6 +23633,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18302,6 +23669,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -18316,6 +23697,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -18325,6 +23748,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18369,10 +23806,7 @@ export interface operations {
                         provider: string;
                         provider_subscription_id: string;
                         provider_customer_id: string | null;
-                        /**
-                         * Format: uuid
-                         * @description The plan; null when the provider's price matches no product of the catalog.
-                         */
+                        /** @description The plan; null when the provider's price matches no product of the catalog. */
                         product_id: string | null;
                         product_name: string | null;
                         provider_price_id: string | null;
@@ -18383,15 +23817,9 @@ export interface operations {
                         status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
                         /** @description True: the subscription ends at `current_period_end` instead of renewing. */
                         cancel_at_period_end: boolean;
-                        /**
-                         * Format: date-time
-                         * @description When the period paid for ends (next renewal).
-                         */
+                        /** @description When the period paid for ends (next renewal). */
                         current_period_end: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When it was canceled, or set to cancel at period end.
-                         */
+                        /** @description When it was canceled, or set to cancel at period end. */
                         canceled_at: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -18400,7 +23828,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18418,6 +23846,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18449,6 +23882,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -18463,6 +23910,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -18472,6 +23961,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18510,7 +24013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. Or `validation_failed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18528,6 +24031,16 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    } | {
+                        /** @enum {string} */
+                        error: "validation_failed";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18559,6 +24072,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -18573,6 +24100,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -18582,6 +24151,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18659,10 +24242,7 @@ export interface operations {
                             cancel_at_period_end: number;
                             /** @description Live subscriptions now, by plan: most live first, then by name. */
                             active_by_plan: {
-                                /**
-                                 * Format: uuid
-                                 * @description Null for subscriptions whose product is unknown to the catalog.
-                                 */
+                                /** @description Null for subscriptions whose product is unknown to the catalog. */
                                 product_id: string | null;
                                 name: string | null;
                                 tier_key: string | null;
@@ -18752,6 +24332,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -18761,6 +24355,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18848,6 +24456,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -18857,6 +24493,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -18896,26 +24546,20 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             to_email: string;
-                            /** Format: uuid */
                             user_id: string | null;
                             /**
                              * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
                              * @enum {string}
                              */
                             category: "marketing" | "transactional";
-                            /**
-                             * Format: uuid
-                             * @description Null for a message with literal content.
-                             */
+                            /** @description Null for a message with literal content. */
                             template_id: string | null;
                             template_key: string | null;
                             /** @description The version fixed when the message was queued. */
                             template_version: number | null;
                             /** @description As sent (templated messages are rendered with their vars). */
                             subject: string;
-                            /** Format: uuid */
                             campaign_id: string | null;
-                            /** Format: uuid */
                             broadcast_id: string | null;
                             /**
                              * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
@@ -18932,16 +24576,12 @@ export interface operations {
                             next_attempt_at: string;
                             /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
                             last_error: string | null;
-                            /**
-                             * @description What delivered it: `outbox` (the embedded default) records and sends nothing.
-                             * @enum {string|null}
-                             */
-                            transport: "smtp" | "outbox" | null;
+                            /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
+                            transport: ("smtp" | "outbox") | null;
                             /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
                             transport_message_id: string | null;
                             /** Format: date-time */
                             created_at: string;
-                            /** Format: date-time */
                             sent_at: string | null;
                         }[];
                         meta: {
@@ -19013,6 +24653,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getEmailOutboxMessage: {
@@ -19036,26 +24690,20 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         to_email: string;
-                        /** Format: uuid */
                         user_id: string | null;
                         /**
                          * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
                          * @enum {string}
                          */
                         category: "marketing" | "transactional";
-                        /**
-                         * Format: uuid
-                         * @description Null for a message with literal content.
-                         */
+                        /** @description Null for a message with literal content. */
                         template_id: string | null;
                         template_key: string | null;
                         /** @description The version fixed when the message was queued. */
                         template_version: number | null;
                         /** @description As sent (templated messages are rendered with their vars). */
                         subject: string;
-                        /** Format: uuid */
                         campaign_id: string | null;
-                        /** Format: uuid */
                         broadcast_id: string | null;
                         /**
                          * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
@@ -19072,16 +24720,12 @@ export interface operations {
                         next_attempt_at: string;
                         /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
                         last_error: string | null;
-                        /**
-                         * @description What delivered it: `outbox` (the embedded default) records and sends nothing.
-                         * @enum {string|null}
-                         */
-                        transport: "smtp" | "outbox" | null;
+                        /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
+                        transport: ("smtp" | "outbox") | null;
                         /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
                         transport_message_id: string | null;
                         /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         sent_at: string | null;
                         /** @description The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the service adds). */
                         vars: {
@@ -19148,6 +24792,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -19157,6 +24815,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19183,26 +24855,20 @@ export interface operations {
                         /** Format: uuid */
                         id: string;
                         to_email: string;
-                        /** Format: uuid */
                         user_id: string | null;
                         /**
                          * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
                          * @enum {string}
                          */
                         category: "marketing" | "transactional";
-                        /**
-                         * Format: uuid
-                         * @description Null for a message with literal content.
-                         */
+                        /** @description Null for a message with literal content. */
                         template_id: string | null;
                         template_key: string | null;
                         /** @description The version fixed when the message was queued. */
                         template_version: number | null;
                         /** @description As sent (templated messages are rendered with their vars). */
                         subject: string;
-                        /** Format: uuid */
                         campaign_id: string | null;
-                        /** Format: uuid */
                         broadcast_id: string | null;
                         /**
                          * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
@@ -19219,16 +24885,12 @@ export interface operations {
                         next_attempt_at: string;
                         /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
                         last_error: string | null;
-                        /**
-                         * @description What delivered it: `outbox` (the embedded default) records and sends nothing.
-                         * @enum {string|null}
-                         */
-                        transport: "smtp" | "outbox" | null;
+                        /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
+                        transport: ("smtp" | "outbox") | null;
                         /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
                         transport_message_id: string | null;
                         /** Format: date-time */
                         created_at: string;
-                        /** Format: date-time */
                         sent_at: string | null;
                     };
                 };
@@ -19282,6 +24944,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -19291,6 +24981,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19334,7 +25038,6 @@ export interface operations {
                             category: "marketing" | "transactional";
                             /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
                             published_version: number | null;
-                            /** Format: date-time */
                             published_at: string | null;
                             /** @description The newest stored version; null before the first. */
                             latest_version: number | null;
@@ -19414,6 +25117,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createEmailTemplate: {
@@ -19466,7 +25183,6 @@ export interface operations {
                         category: "marketing" | "transactional";
                         /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
                         published_version: number | null;
-                        /** Format: date-time */
                         published_at: string | null;
                         /** @description The newest stored version; null before the first. */
                         latest_version: number | null;
@@ -19503,7 +25219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19521,6 +25237,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19566,6 +25287,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -19575,6 +25352,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19610,7 +25401,6 @@ export interface operations {
                         category: "marketing" | "transactional";
                         /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
                         published_version: number | null;
-                        /** Format: date-time */
                         published_at: string | null;
                         /** @description The newest stored version; null before the first. */
                         latest_version: number | null;
@@ -19696,6 +25486,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -19705,6 +25509,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19726,9 +25544,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -19779,6 +25595,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -19788,6 +25632,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19836,7 +25694,6 @@ export interface operations {
                         category: "marketing" | "transactional";
                         /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
                         published_version: number | null;
-                        /** Format: date-time */
                         published_at: string | null;
                         /** @description The newest stored version; null before the first. */
                         latest_version: number | null;
@@ -19873,7 +25730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19891,6 +25748,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19922,6 +25784,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -19936,6 +25812,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -19945,6 +25849,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -19983,7 +25901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20001,6 +25919,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20032,6 +25955,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -20046,6 +25983,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20055,6 +26034,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20142,6 +26135,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20151,6 +26158,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20184,7 +26205,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20202,6 +26223,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20233,6 +26259,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -20247,6 +26287,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20256,6 +26324,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20270,9 +26352,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | (Record<string, never> | null);
+                "application/json": Record<string, never> | null;
             };
         };
         responses: {
@@ -20281,11 +26363,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20303,6 +26383,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20334,6 +26419,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -20343,6 +26442,34 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20360,6 +26487,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     previewEmailTemplate: {
@@ -20371,9 +26512,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     /** @description Default: the published version, else the newest. */
                     version?: number;
                     /**
@@ -20383,7 +26524,7 @@ export interface operations {
                     vars?: {
                         [key: string]: unknown;
                     };
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -20403,7 +26544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20421,6 +26562,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20452,6 +26598,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -20466,6 +26626,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20475,6 +26677,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20508,9 +26724,7 @@ export interface operations {
                             description: string | null;
                             /** @description Members on the list now (mailable or not). */
                             member_count: number;
-                            /** Format: uuid */
                             created_by: string | null;
-                            /** Format: uuid */
                             updated_by: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -20589,6 +26803,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createEmailAudience: {
@@ -20621,9 +26849,7 @@ export interface operations {
                         description: string | null;
                         /** @description Members on the list now (mailable or not). */
                         member_count: number;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -20635,7 +26861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20653,6 +26879,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20698,6 +26929,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20707,6 +26966,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20736,9 +27009,7 @@ export interface operations {
                         description: string | null;
                         /** @description Members on the list now (mailable or not). */
                         member_count: number;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -20799,6 +27070,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20808,6 +27093,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20845,9 +27144,7 @@ export interface operations {
                         description: string | null;
                         /** @description Members on the list now (mailable or not). */
                         member_count: number;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -20859,7 +27156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20877,6 +27174,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20908,6 +27210,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -20922,6 +27238,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -20931,6 +27275,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -20952,9 +27310,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -21005,6 +27361,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21014,6 +27384,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21048,18 +27432,11 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             email: string;
-                            /**
-                             * Format: uuid
-                             * @description The account behind the address: given as a `user_id` member, or the account with this address at import.
-                             */
+                            /** @description The account behind the address: given as a `user_id` member, or the account with this address at import. */
                             user_id: string | null;
-                            /** @enum {string|null} */
-                            user_status: "active" | "banned" | "deleted" | null;
-                            /**
-                             * @description Why the address gets no marketing mail; null: not suppressed.
-                             * @enum {string|null}
-                             */
-                            suppression_reason: "unsubscribed" | "bounced" | "complained" | "manual" | null;
+                            user_status: ("active" | "banned" | "deleted") | null;
+                            /** @description Why the address gets no marketing mail; null: not suppressed. */
+                            suppression_reason: ("unsubscribed" | "bounced" | "complained" | "manual") | null;
                             /** @description Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account. */
                             mailable: boolean;
                             /**
@@ -21125,6 +27502,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21134,6 +27525,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21176,7 +27581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. Or `validation_failed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21194,6 +27599,16 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    } | {
+                        /** @enum {string} */
+                        error: "validation_failed";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21225,6 +27640,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `audience`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "audience";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -21239,6 +27668,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`, `too_many_members`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state" | "too_many_members";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21248,6 +27719,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21270,9 +27755,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -21323,6 +27806,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21332,6 +27829,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21415,6 +27926,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21424,6 +27949,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21461,7 +28000,6 @@ export interface operations {
                             template_key: string;
                             /** @description Fixed at launch; null before. */
                             template_version: number | null;
-                            /** Format: uuid */
                             audience_id: string | null;
                             audience_name: string | null;
                             vars: {
@@ -21470,7 +28008,6 @@ export interface operations {
                             /** @enum {string} */
                             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                             status_reason: string | null;
-                            /** Format: date-time */
                             scheduled_at: string | null;
                             max_consecutive_failures: number;
                             /** @description Members snapshotted at launch. */
@@ -21489,13 +28026,9 @@ export interface operations {
                                 skipped: number;
                                 cancelled: number;
                             };
-                            /** Format: date-time */
                             launched_at: string | null;
-                            /** Format: date-time */
                             completed_at: string | null;
-                            /** Format: uuid */
                             created_by: string | null;
-                            /** Format: uuid */
                             updated_by: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -21571,6 +28104,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createEmailCampaign: {
@@ -21586,10 +28133,7 @@ export interface operations {
                     name: string;
                     /** @description An email template's key (`^[a-z][a-z0-9-]{1,63}$`). */
                     template_key: string;
-                    /**
-                     * Format: uuid
-                     * @description The audience to send to; may be set later, but a campaign without one cannot launch.
-                     */
+                    /** @description The audience to send to; may be set later, but a campaign without one cannot launch. */
                     audience_id?: string | null;
                     /**
                      * @description Template variables for every recipient; each also gets `display_name`, `email` and `unsubscribe_url`.
@@ -21616,7 +28160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21634,6 +28178,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21665,6 +28214,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -21679,6 +28242,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21688,6 +28293,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21719,7 +28338,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -21728,7 +28346,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -21747,13 +28364,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -21811,6 +28424,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21820,6 +28447,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21840,7 +28481,6 @@ export interface operations {
                     name?: string;
                     /** @description An email template's key (`^[a-z][a-z0-9-]{1,63}$`). */
                     template_key?: string;
-                    /** Format: uuid */
                     audience_id?: string | null;
                     vars?: {
                         [key: string]: unknown;
@@ -21866,7 +28506,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -21875,7 +28514,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -21894,13 +28532,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -21909,7 +28543,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21927,6 +28561,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -21958,6 +28597,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -21972,6 +28625,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -21981,6 +28676,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22015,7 +28724,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -22024,7 +28732,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -22043,13 +28750,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -22107,6 +28810,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -22116,6 +28861,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22157,7 +28916,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -22166,7 +28924,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -22185,13 +28942,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -22200,7 +28953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22218,6 +28971,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22249,6 +29007,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -22263,6 +29035,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -22272,6 +29086,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22303,7 +29131,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -22312,7 +29139,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -22331,13 +29157,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -22395,6 +29217,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -22404,6 +29254,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22435,7 +29299,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -22444,7 +29307,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -22463,13 +29325,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -22527,6 +29385,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -22536,6 +29422,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22557,9 +29457,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -22610,6 +29508,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `campaign`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "campaign";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -22619,6 +29545,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22633,11 +29573,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -22656,7 +29596,6 @@ export interface operations {
                         template_key: string;
                         /** @description Fixed at launch; null before. */
                         template_version: number | null;
-                        /** Format: uuid */
                         audience_id: string | null;
                         audience_name: string | null;
                         vars: {
@@ -22665,7 +29604,6 @@ export interface operations {
                         /** @enum {string} */
                         status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
                         status_reason: string | null;
-                        /** Format: date-time */
                         scheduled_at: string | null;
                         max_consecutive_failures: number;
                         /** @description Members snapshotted at launch. */
@@ -22684,13 +29622,9 @@ export interface operations {
                             skipped: number;
                             cancelled: number;
                         };
-                        /** Format: date-time */
                         launched_at: string | null;
-                        /** Format: date-time */
                         completed_at: string | null;
-                        /** Format: uuid */
                         created_by: string | null;
-                        /** Format: uuid */
                         updated_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -22699,7 +29633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22717,6 +29651,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22743,6 +29682,20 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22762,6 +29715,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -22771,6 +29766,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22804,10 +29813,7 @@ export interface operations {
                             reason: "unsubscribed" | "bounced" | "complained" | "manual";
                             /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
                             source: string;
-                            /**
-                             * Format: uuid
-                             * @description The message whose link or bounce caused it, when known.
-                             */
+                            /** @description The message whose link or bounce caused it, when known. */
                             message_id: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -22881,6 +29887,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createEmailSuppression: {
@@ -22919,10 +29939,7 @@ export interface operations {
                         reason: "unsubscribed" | "bounced" | "complained" | "manual";
                         /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
                         source: string;
-                        /**
-                         * Format: uuid
-                         * @description The message whose link or bounce caused it, when known.
-                         */
+                        /** @description The message whose link or bounce caused it, when known. */
                         message_id: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -22941,17 +29958,14 @@ export interface operations {
                         reason: "unsubscribed" | "bounced" | "complained" | "manual";
                         /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
                         source: string;
-                        /**
-                         * Format: uuid
-                         * @description The message whose link or bounce caused it, when known.
-                         */
+                        /** @description The message whose link or bounce caused it, when known. */
                         message_id: string | null;
                         /** Format: date-time */
                         created_at: string;
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22969,6 +29983,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23014,6 +30033,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -23023,6 +30070,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23047,9 +30108,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -23100,6 +30159,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -23109,6 +30182,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23146,7 +30233,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23164,6 +30251,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23176,6 +30268,34 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23207,7 +30327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23219,6 +30339,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23324,6 +30449,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     broadcastNotification: {
@@ -23413,7 +30552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23431,6 +30570,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23462,6 +30606,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -23476,6 +30634,62 @@ export interface operations {
                     };
                 };
             };
+            /** @description `conflict`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `empty_segment`, `invalid_request`, `segment_too_large`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "empty_segment" | "invalid_request" | "segment_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -23485,6 +30699,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23527,9 +30755,7 @@ export interface operations {
                                 title: string;
                                 body: string | null;
                                 action_url: string | null;
-                                /** Format: date-time */
                                 starts_at: string | null;
-                                /** Format: date-time */
                                 ends_at: string | null;
                                 /** Format: date-time */
                                 created_at: string;
@@ -23538,7 +30764,6 @@ export interface operations {
                                 read_count: number;
                             } | null;
                             email: {
-                                /** Format: uuid */
                                 template_id: string | null;
                                 template_version: number | null;
                                 queued: number;
@@ -23546,7 +30771,6 @@ export interface operations {
                                 failed: number;
                                 skipped: number;
                             } | null;
-                            /** Format: uuid */
                             created_by: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -23620,6 +30844,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getNotificationBroadcast: {
@@ -23654,9 +30892,7 @@ export interface operations {
                             title: string;
                             body: string | null;
                             action_url: string | null;
-                            /** Format: date-time */
                             starts_at: string | null;
-                            /** Format: date-time */
                             ends_at: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -23665,7 +30901,6 @@ export interface operations {
                             read_count: number;
                         } | null;
                         email: {
-                            /** Format: uuid */
                             template_id: string | null;
                             template_version: number | null;
                             queued: number;
@@ -23673,7 +30908,6 @@ export interface operations {
                             failed: number;
                             skipped: number;
                         } | null;
-                        /** Format: uuid */
                         created_by: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -23729,6 +30963,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -23738,6 +30986,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -23772,14 +31034,11 @@ export interface operations {
                             title: string;
                             body: string | null;
                             action_url: string | null;
-                            /** Format: date-time */
                             starts_at: string | null;
-                            /** Format: date-time */
                             ends_at: string | null;
                             /** Format: date-time */
                             created_at: string;
                             read: boolean;
-                            /** Format: date-time */
                             read_at: string | null;
                         }[];
                         meta: {
@@ -23852,6 +31111,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     markMyNotificationRead: {
@@ -23870,9 +31143,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -23923,6 +31194,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -23935,7 +31220,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -23947,6 +31232,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24012,7 +31302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24024,6 +31314,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24077,7 +31372,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24095,6 +31390,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24140,6 +31440,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `rate_limited`, with `Retry-After` seconds. */
             429: {
                 headers: {
@@ -24166,7 +31494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24178,6 +31506,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24286,6 +31619,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createMySupportTicket: {
@@ -24352,7 +31699,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24370,6 +31717,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24415,6 +31767,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `rate_limited`, with `Retry-After` seconds. */
             429: {
                 headers: {
@@ -24441,7 +31835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24453,6 +31847,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24562,6 +31961,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -24571,6 +31984,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24639,7 +32066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24657,6 +32084,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24688,6 +32120,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -24697,6 +32143,48 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24728,7 +32216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -24740,6 +32228,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24790,9 +32283,7 @@ export interface operations {
                                 email: string | null;
                             };
                             message_count: number;
-                            /** Format: date-time */
                             closed_at: string | null;
-                            /** Format: uuid */
                             closed_by: string | null;
                             close_reason: string | null;
                         }[];
@@ -24865,6 +32356,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getSupportTicket: {
@@ -24905,9 +32410,7 @@ export interface operations {
                             email: string | null;
                         };
                         message_count: number;
-                        /** Format: date-time */
                         closed_at: string | null;
-                        /** Format: uuid */
                         closed_by: string | null;
                         close_reason: string | null;
                         messages: {
@@ -24928,10 +32431,7 @@ export interface operations {
                             }[];
                             /** Format: date-time */
                             created_at: string;
-                            /**
-                             * Format: uuid
-                             * @description The player, or the staff member who replied.
-                             */
+                            /** @description The player, or the staff member who replied. */
                             author_id: string | null;
                         }[];
                     };
@@ -24986,6 +32486,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -24995,6 +32509,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25044,9 +32572,7 @@ export interface operations {
                             email: string | null;
                         };
                         message_count: number;
-                        /** Format: date-time */
                         closed_at: string | null;
-                        /** Format: uuid */
                         closed_by: string | null;
                         close_reason: string | null;
                         messages: {
@@ -25067,16 +32593,13 @@ export interface operations {
                             }[];
                             /** Format: date-time */
                             created_at: string;
-                            /**
-                             * Format: uuid
-                             * @description The player, or the staff member who replied.
-                             */
+                            /** @description The player, or the staff member who replied. */
                             author_id: string | null;
                         }[];
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25094,6 +32617,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25125,6 +32653,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -25139,6 +32681,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -25148,6 +32732,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25162,12 +32760,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     /** @description Why: kept on the ticket and in the audit log; never shown to the player. */
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -25198,9 +32796,7 @@ export interface operations {
                             email: string | null;
                         };
                         message_count: number;
-                        /** Format: date-time */
                         closed_at: string | null;
-                        /** Format: uuid */
                         closed_by: string | null;
                         close_reason: string | null;
                         messages: {
@@ -25221,16 +32817,13 @@ export interface operations {
                             }[];
                             /** Format: date-time */
                             created_at: string;
-                            /**
-                             * Format: uuid
-                             * @description The player, or the staff member who replied.
-                             */
+                            /** @description The player, or the staff member who replied. */
                             author_id: string | null;
                         }[];
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25248,6 +32841,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25279,6 +32877,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -25293,6 +32905,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -25302,6 +32956,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25316,12 +32984,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     /** @description Kept in the audit log. */
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -25352,9 +33020,7 @@ export interface operations {
                             email: string | null;
                         };
                         message_count: number;
-                        /** Format: date-time */
                         closed_at: string | null;
-                        /** Format: uuid */
                         closed_by: string | null;
                         close_reason: string | null;
                         messages: {
@@ -25375,16 +33041,13 @@ export interface operations {
                             }[];
                             /** Format: date-time */
                             created_at: string;
-                            /**
-                             * Format: uuid
-                             * @description The player, or the staff member who replied.
-                             */
+                            /** @description The player, or the staff member who replied. */
                             author_id: string | null;
                         }[];
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25402,6 +33065,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25433,6 +33101,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -25442,6 +33124,48 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25459,6 +33183,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     startMyAccountDeletion: {
@@ -25468,12 +33206,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": unknown | ({
+                "application/json": {
                     /** @description Why you leave (optional); kept with the account until it is erased. */
                     reason?: string;
-                } | null);
+                } | null;
             };
         };
         responses: {
@@ -25492,7 +33230,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25510,6 +33248,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25555,6 +33298,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -25567,7 +33352,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25579,6 +33364,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25620,7 +33410,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25638,6 +33428,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25683,6 +33478,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`, `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -25695,7 +33532,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -25707,6 +33558,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25735,11 +33591,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25757,6 +33611,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25788,6 +33647,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -25802,6 +33675,48 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -25811,6 +33726,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25886,6 +33829,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     createMyAvatarUploadUrl: {
@@ -25936,7 +33893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25954,6 +33911,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25999,6 +33961,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `rate_limited`, with `Retry-After` seconds. */
             429: {
                 headers: {
@@ -26025,7 +34015,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26037,6 +34027,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26070,7 +34065,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26088,6 +34083,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26119,6 +34119,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -26128,6 +34142,48 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26145,7 +34201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26157,6 +34213,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26261,6 +34322,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     deleteStorageObject: {
@@ -26280,9 +34355,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -26333,6 +34406,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -26342,6 +34429,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26426,6 +34527,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     revokeMyLoginSession: {
@@ -26444,9 +34559,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -26497,6 +34610,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -26509,7 +34636,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `auth_service_error`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "auth_service_error";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26521,6 +34662,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26563,15 +34709,9 @@ export interface operations {
                             first_ip: string | null;
                             /** @description The latest user agent (up to 512 characters). */
                             user_agent: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The launcher sign-in (device authorization) the session came from; null for any other sign-in.
-                             */
+                            /** @description The launcher sign-in (device authorization) the session came from; null for any other sign-in. */
                             device_authorization_id: string | null;
-                            /**
-                             * Format: date-time
-                             * @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives.
-                             */
+                            /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
                             revoked_at: string | null;
                         }[];
                     };
@@ -26626,6 +34766,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -26635,6 +34789,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26684,7 +34852,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26702,6 +34870,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26733,6 +34906,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
             408: {
                 headers: {
@@ -26742,6 +34929,48 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26773,7 +35002,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26785,6 +35014,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -26816,10 +35050,7 @@ export interface operations {
                             approved_at: string;
                             /** @description The device has exchanged its code for tokens (false: approved, not yet collected). */
                             signed_in: boolean;
-                            /**
-                             * Format: date-time
-                             * @description The last time it got tokens (code exchange or refresh).
-                             */
+                            /** @description The last time it got tokens (code exchange or refresh). */
                             last_used_at: string | null;
                             /** @description The address the device asked from. */
                             ip: string | null;
@@ -26868,6 +35099,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     revokeMyDeviceAuthorization: {
@@ -26886,9 +35131,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -26939,6 +35182,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -26951,7 +35208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -26963,6 +35220,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27003,21 +35265,12 @@ export interface operations {
                             state: {
                                 /** @description This rule set the current automatic level. */
                                 holding: boolean;
-                                /** Format: date-time */
                                 breached_since: string | null;
-                                /** Format: date-time */
                                 healthy_since: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Its last automatic change (trip or clear).
-                                 */
+                                /** @description Its last automatic change (trip or clear). */
                                 last_change_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Set by a person's `off` during an incident.
-                                 */
+                                /** @description Set by a person's `off` during an incident. */
                                 silenced_until: string | null;
-                                /** Format: date-time */
                                 last_evaluated_at: string | null;
                                 last_value: number | null;
                                 last_total: number | null;
@@ -27063,6 +35316,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27132,21 +35399,12 @@ export interface operations {
                             state: {
                                 /** @description This rule set the current automatic level. */
                                 holding: boolean;
-                                /** Format: date-time */
                                 breached_since: string | null;
-                                /** Format: date-time */
                                 healthy_since: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Its last automatic change (trip or clear).
-                                 */
+                                /** @description Its last automatic change (trip or clear). */
                                 last_change_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description Set by a person's `off` during an incident.
-                                 */
+                                /** @description Set by a person's `off` during an incident. */
                                 silenced_until: string | null;
-                                /** Format: date-time */
                                 last_evaluated_at: string | null;
                                 last_value: number | null;
                                 last_total: number | null;
@@ -27155,7 +35413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27173,6 +35431,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27218,6 +35481,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -27227,6 +35518,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27344,6 +35649,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     receiveStripeWebhook: {
@@ -27393,6 +35712,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     getLocalCheckoutPage: {
@@ -27436,6 +35769,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `checkout`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "checkout";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -27445,6 +35792,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27466,9 +35827,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -27491,6 +35850,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `checkout`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "checkout";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -27503,7 +35890,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27515,6 +35902,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27536,9 +35928,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -27561,6 +35951,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `checkout`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "checkout";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_state`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_state";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -27573,7 +35991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27585,6 +36003,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27631,6 +36054,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -27640,6 +36077,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27701,6 +36152,20 @@ export interface operations {
                     "application/json": {
                         /** @enum {unknown} */
                         error: "internal";
+                    };
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27776,6 +36241,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `rate_limited`, with `Retry-After` seconds. */
             429: {
                 headers: {
@@ -27802,7 +36295,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -27814,6 +36307,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27836,9 +36334,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -27885,6 +36381,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
         };
     };
     uploadStorageObject: {
@@ -27907,9 +36417,7 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": "null";
-                };
+                content?: never;
             };
             /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
             400: {
@@ -27992,7 +36500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -28004,6 +36512,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -28083,6 +36596,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `rate_limited`, with `Retry-After` seconds. */
             429: {
                 headers: {
@@ -28109,7 +36650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -28121,6 +36662,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -28202,6 +36748,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
             500: {
                 headers: {
@@ -28214,7 +36788,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. */
+            /** @description `panic_mode` maintenance refusal, with `Retry-After: 30`. Or `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -28226,6 +36800,11 @@ export interface operations {
                         /** @enum {unknown} */
                         level: "degraded" | "lockdown";
                         reason: string | null;
+                    } | {
+                        /** @enum {string} */
+                        error: "unavailable";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };

@@ -76,6 +76,8 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   const add = (status: string, description: string, schema: object) => {
     if (declaredByRoute.has(status)) return;
     const body = bodies.get(status) ?? { descriptions: [], schemas: [] };
+    // The same body from two causes (the kernel's 413 and a route's own) is declared once.
+    if (body.schemas.some((known) => JSON.stringify(known) === JSON.stringify(schema))) return;
     body.descriptions.push(description);
     body.schemas.push(schema);
     bodies.set(status, body);
