@@ -4199,7 +4199,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4219,7 +4219,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4470,7 +4470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4577,7 +4577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4597,7 +4597,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4764,7 +4764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4875,7 +4875,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4893,6 +4893,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -4938,6 +4943,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `conflict`. */
             409: {
                 headers: {
@@ -4947,6 +4966,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5019,7 +5066,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5039,7 +5086,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5195,7 +5242,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5215,7 +5262,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5480,7 +5527,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5500,7 +5547,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5725,7 +5772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5849,7 +5896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5869,7 +5916,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6063,7 +6110,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6160,7 +6207,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6280,7 +6327,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6300,7 +6347,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6480,7 +6527,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6500,7 +6547,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6660,7 +6707,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6789,7 +6836,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6809,7 +6856,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6979,7 +7026,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6999,7 +7046,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7171,7 +7218,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7191,7 +7238,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7455,7 +7502,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7475,7 +7522,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7636,7 +7683,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7758,7 +7805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7883,7 +7930,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7997,7 +8044,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8017,7 +8064,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8171,7 +8218,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8283,7 +8330,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8301,6 +8348,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -8341,6 +8393,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8405,7 +8499,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8425,7 +8519,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8691,7 +8785,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8711,7 +8805,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8883,7 +8977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9000,7 +9094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9020,7 +9114,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9160,7 +9254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9267,7 +9361,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9287,7 +9381,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9466,7 +9560,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9612,7 +9706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9632,7 +9726,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9807,7 +9901,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9975,7 +10069,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9995,7 +10089,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10166,7 +10260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10186,7 +10280,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10376,7 +10470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10396,7 +10490,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10723,7 +10817,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10743,7 +10837,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10889,7 +10983,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10909,7 +11003,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11056,7 +11150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11076,7 +11170,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11238,7 +11332,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11390,7 +11484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11568,7 +11662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11588,7 +11682,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11769,7 +11863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11878,7 +11972,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11896,6 +11990,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -11936,6 +12035,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "game_not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12049,7 +12190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12069,7 +12210,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12255,7 +12396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12368,7 +12509,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12388,7 +12529,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12538,7 +12679,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12556,6 +12697,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -12596,6 +12742,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12667,7 +12855,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12687,7 +12875,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12859,7 +13047,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12972,7 +13160,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12992,7 +13180,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13142,7 +13330,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13160,6 +13348,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13200,6 +13393,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13271,7 +13506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13291,7 +13526,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13463,7 +13698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13576,7 +13811,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13596,7 +13831,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13746,7 +13981,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13764,6 +13999,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -13804,6 +14044,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13875,7 +14157,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13895,7 +14177,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14088,7 +14370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14192,7 +14474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14314,7 +14596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14427,7 +14709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14447,7 +14729,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14596,7 +14878,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14742,7 +15024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14762,7 +15044,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14928,7 +15210,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15033,7 +15315,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15053,7 +15335,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15207,7 +15489,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15323,7 +15605,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15343,7 +15625,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15519,7 +15801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15639,7 +15921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15659,7 +15941,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15810,7 +16092,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15929,7 +16211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15949,7 +16231,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16089,7 +16371,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16109,7 +16391,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16262,7 +16544,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16380,7 +16662,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16519,7 +16801,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16539,7 +16821,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16698,7 +16980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16856,7 +17138,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17027,7 +17309,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17047,7 +17329,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17205,7 +17487,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17223,6 +17505,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -17263,6 +17550,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17350,7 +17679,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17570,7 +17899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17590,7 +17919,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17744,6 +18073,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
             401: {
                 headers: {
@@ -17781,6 +18124,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17858,7 +18243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17989,7 +18374,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18107,7 +18492,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18246,7 +18631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18266,7 +18651,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18448,7 +18833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18572,7 +18957,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18692,7 +19077,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18712,7 +19097,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18911,7 +19296,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18931,7 +19316,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19116,7 +19501,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19136,7 +19521,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19323,7 +19708,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19343,7 +19728,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19595,7 +19980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19615,7 +20000,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19776,7 +20161,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19903,7 +20288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19923,7 +20308,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20095,7 +20480,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20115,7 +20500,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20324,7 +20709,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20455,7 +20840,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20574,7 +20959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20702,7 +21087,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20722,7 +21107,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21012,7 +21397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21032,7 +21417,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21315,7 +21700,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21419,7 +21804,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21439,7 +21824,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21592,7 +21977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21734,7 +22119,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21869,7 +22254,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21889,7 +22274,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22025,7 +22410,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22043,6 +22428,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -22083,6 +22473,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22178,7 +22610,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22311,7 +22743,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22331,7 +22763,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22519,7 +22951,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22539,7 +22971,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22736,7 +23168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22872,7 +23304,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23033,7 +23465,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23053,7 +23485,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23264,7 +23696,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23405,7 +23837,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23425,7 +23857,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23615,7 +24047,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23635,7 +24067,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23828,7 +24260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23848,7 +24280,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24013,7 +24445,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. Or `validation_failed`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). Or `validation_failed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24033,7 +24465,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     } | {
@@ -24283,7 +24715,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24407,7 +24839,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24592,7 +25024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24743,7 +25175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24895,7 +25327,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24913,6 +25345,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -24953,6 +25390,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25056,7 +25535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25219,7 +25698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25239,7 +25718,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25437,7 +25916,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25546,7 +26025,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25564,6 +26043,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -25609,6 +26093,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `conflict`. */
             409: {
                 headers: {
@@ -25618,6 +26116,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25730,7 +26256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25750,7 +26276,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25901,7 +26427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25921,7 +26447,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26086,7 +26612,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26205,7 +26731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26225,7 +26751,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26365,7 +26891,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26385,7 +26911,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26544,7 +27070,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26564,7 +27090,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26742,7 +27268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26861,7 +27387,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26881,7 +27407,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27021,7 +27547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27156,7 +27682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27176,7 +27702,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27312,7 +27838,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27330,6 +27856,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27370,6 +27901,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27453,7 +28026,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27581,7 +28154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. Or `validation_failed`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). Or `validation_failed`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27601,7 +28174,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     } | {
@@ -27757,7 +28330,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27775,6 +28348,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -27815,6 +28393,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27877,7 +28497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28043,7 +28663,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28160,7 +28780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28180,7 +28800,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28375,7 +28995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28543,7 +29163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28563,7 +29183,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28761,7 +29381,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28779,6 +29399,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -28824,6 +29449,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `conflict`. */
             409: {
                 headers: {
@@ -28833,6 +29472,34 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "conflict";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28953,7 +29620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28973,7 +29640,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29168,7 +29835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29186,6 +29853,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -29226,6 +29898,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29336,7 +30050,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29354,6 +30068,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -29394,6 +30113,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29459,7 +30220,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29477,6 +30238,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -29517,6 +30283,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "campaign";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29633,7 +30441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29653,7 +30461,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29826,7 +30634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29965,7 +30773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29985,7 +30793,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30110,7 +30918,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30128,6 +30936,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -30168,6 +30981,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30233,7 +31088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30253,7 +31108,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30388,7 +31243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30552,7 +31407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30572,7 +31427,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30783,7 +31638,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30914,7 +31769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31050,7 +31905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31145,7 +32000,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31163,6 +32018,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -31203,6 +32063,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31262,6 +32164,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
             /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
             401: {
                 headers: {
@@ -31285,6 +32201,48 @@ export interface operations {
                     "application/json": {
                         /** @description Stable error code. */
                         error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31372,7 +32330,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31392,7 +32350,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31558,7 +32516,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31699,7 +32657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31719,7 +32677,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31912,7 +32870,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32066,7 +33024,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32086,7 +33044,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32295,7 +33253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32437,7 +33395,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32599,7 +33557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32619,7 +33577,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32823,7 +33781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32843,7 +33801,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33047,7 +34005,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33067,7 +34025,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33230,7 +34188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33250,7 +34208,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33410,7 +34368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33430,7 +34388,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33593,7 +34551,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33613,7 +34571,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33893,7 +34851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33913,7 +34871,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34065,7 +35023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34085,7 +35043,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34261,7 +35219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34357,7 +35315,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34375,6 +35333,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -34415,6 +35378,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34470,7 +35475,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34561,7 +35566,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34579,6 +35584,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -34619,6 +35629,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34717,7 +35769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34852,7 +35904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34872,7 +35924,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35133,7 +36185,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35151,6 +36203,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -35191,6 +36248,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35413,7 +36512,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. Or A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35433,7 +36532,7 @@ export interface operations {
                         };
                     } | {
                         /** @enum {string} */
-                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type";
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35588,7 +36687,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35686,7 +36785,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_signature`, `invalid_event`. */
+            /** @description A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). Or `invalid_signature`, `invalid_event`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35694,7 +36793,54 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    } | {
+                        /** @enum {string} */
                         error: "invalid_signature" | "invalid_event";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35748,7 +36894,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35829,7 +36975,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35847,6 +36993,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -35859,6 +37010,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "checkout";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35930,7 +37123,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35948,6 +37141,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -35960,6 +37158,48 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "checkout";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "payload_too_large";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "unsupported_media_type";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36033,7 +37273,7 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36336,7 +37576,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36419,7 +37659,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Validation error (SchemaError) or an application error such as `invalid_json`. */
+            /** @description Validation error (SchemaError): `issues` name each refused field. Or A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36437,6 +37677,11 @@ export interface operations {
                                 message: string;
                             }[];
                         };
+                    } | {
+                        /** @enum {string} */
+                        error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
                     };
                 };
             };
@@ -36448,6 +37693,20 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Stable error code. */
+                        error: string;
+                        /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
                 };

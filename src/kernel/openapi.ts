@@ -59,6 +59,8 @@ const panicError = {
   },
 };
 
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /** A Fastify route schema after the zod transform: `response` is keyed by status code. */
 type RouteSchema = { description?: string; response?: Record<string, unknown>; security?: unknown[]; hide?: boolean };
 
@@ -83,13 +85,15 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     bodies.set(status, body);
   };
   if (route.schema && (route.schema.body || route.schema.querystring || route.schema.params || route.schema.headers)) {
-    add('400', 'Validation error (SchemaError) or an application error such as `invalid_json`.', schemaError);
+    add('400', 'Validation error (SchemaError): `issues` name each refused field.', schemaError);
   }
-  if (route.schema?.body) {
+  // Any request that may carry a body meets the body parser, whether or not the route reads one.
+  if (methods.some((method) => BODY_METHODS.has(method))) {
     add(
       '400',
-      'A body that is not JSON (`invalid_json`), or a malformed `Content-Length` or `Content-Type`.',
-      applicationErrorOf(['invalid_json', 'invalid_content_length', 'invalid_content_type']),
+      'A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the ' +
+        'server could not read (`bad_request`).',
+      applicationErrorOf(['invalid_json', 'invalid_content_length', 'invalid_content_type', 'bad_request']),
     );
     add(
       '413',
@@ -266,8 +270,9 @@ export async function installOpenApi(
     },
     transform: (input) => {
       const transformed = jsonSchemaTransform(input as Parameters<typeof jsonSchemaTransform>[0]);
-      const schema = transformed.schema as RouteSchema;
-      if (!schema.hide && input.route) {
+      // A route without a schema (a test's probe) is listed as it is.
+      const schema = transformed.schema as RouteSchema | undefined;
+      if (schema !== undefined && !schema.hide && input.route) {
         const route = input.route as RouteOptions;
         describeKernelBehaviour(route, schema);
         if (bodyMayBeAbsent(route)) (schema as Operation)[OPTIONAL_BODY] = true;
