@@ -4101,8 +4101,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4115,8 +4115,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4232,8 +4232,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4246,8 +4246,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4260,8 +4260,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4376,8 +4376,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4390,8 +4390,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4498,8 +4498,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4512,8 +4512,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4610,8 +4610,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4624,8 +4624,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4638,8 +4638,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4792,8 +4792,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4806,8 +4806,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4908,8 +4908,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4922,8 +4922,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -4950,8 +4950,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5099,8 +5099,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5113,8 +5113,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5141,8 +5141,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5275,8 +5275,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5289,8 +5289,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5317,8 +5317,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5441,8 +5441,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5455,8 +5455,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5560,8 +5560,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5574,8 +5574,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5588,8 +5588,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5697,8 +5697,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5711,8 +5711,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5800,8 +5800,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5814,8 +5814,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5929,8 +5929,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5943,8 +5943,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -5971,8 +5971,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6138,8 +6138,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6152,8 +6152,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6235,8 +6235,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6249,8 +6249,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6360,8 +6360,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6374,8 +6374,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6402,8 +6402,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6560,8 +6560,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6574,8 +6574,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6602,8 +6602,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6735,8 +6735,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6749,8 +6749,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6869,8 +6869,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6883,8 +6883,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -6911,8 +6911,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7059,8 +7059,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7073,8 +7073,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7101,8 +7101,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7251,8 +7251,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7265,8 +7265,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7293,8 +7293,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7417,8 +7417,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7431,8 +7431,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7535,8 +7535,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7549,8 +7549,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7563,8 +7563,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7711,8 +7711,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7725,8 +7725,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7833,8 +7833,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7847,8 +7847,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7958,8 +7958,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -7972,8 +7972,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8077,8 +8077,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8091,8 +8091,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8105,8 +8105,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8246,8 +8246,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8260,8 +8260,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8363,8 +8363,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8377,8 +8377,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8405,8 +8405,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8532,8 +8532,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8546,8 +8546,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8574,8 +8574,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8682,8 +8682,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8696,8 +8696,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8818,8 +8818,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8832,8 +8832,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -8846,8 +8846,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9005,8 +9005,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9019,8 +9019,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9127,8 +9127,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9141,8 +9141,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9155,8 +9155,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9282,8 +9282,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9296,8 +9296,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9394,8 +9394,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9408,8 +9408,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9422,8 +9422,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9588,8 +9588,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9602,8 +9602,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9739,8 +9739,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9753,8 +9753,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9767,8 +9767,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9929,8 +9929,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -9943,8 +9943,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10102,8 +10102,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10116,8 +10116,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10144,8 +10144,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10293,8 +10293,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10307,8 +10307,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10335,8 +10335,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10503,8 +10503,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10517,8 +10517,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10545,8 +10545,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10742,8 +10742,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10756,8 +10756,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10850,8 +10850,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10864,8 +10864,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -10892,8 +10892,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11016,8 +11016,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11030,8 +11030,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11058,8 +11058,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11183,8 +11183,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11197,8 +11197,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11225,8 +11225,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11360,8 +11360,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11374,8 +11374,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11512,8 +11512,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11526,8 +11526,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11695,8 +11695,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11709,8 +11709,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11723,8 +11723,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11891,8 +11891,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -11905,8 +11905,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12005,8 +12005,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12019,8 +12019,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12047,8 +12047,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12223,8 +12223,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12237,8 +12237,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12265,8 +12265,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12424,8 +12424,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12438,8 +12438,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12542,8 +12542,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12556,8 +12556,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12570,8 +12570,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12712,8 +12712,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12726,8 +12726,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12754,8 +12754,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12888,8 +12888,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12902,8 +12902,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -12930,8 +12930,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13075,8 +13075,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13089,8 +13089,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13193,8 +13193,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13207,8 +13207,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13221,8 +13221,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13363,8 +13363,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13377,8 +13377,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13405,8 +13405,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13539,8 +13539,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13553,8 +13553,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13581,8 +13581,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13726,8 +13726,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13740,8 +13740,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13844,8 +13844,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13858,8 +13858,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -13872,8 +13872,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14014,8 +14014,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14028,8 +14028,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14056,8 +14056,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14190,8 +14190,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14204,8 +14204,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14232,8 +14232,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14624,8 +14624,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14638,8 +14638,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14742,8 +14742,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14756,8 +14756,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14770,8 +14770,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14906,8 +14906,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -14920,8 +14920,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15057,8 +15057,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15071,8 +15071,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15099,8 +15099,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15238,8 +15238,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15252,8 +15252,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15348,8 +15348,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15362,8 +15362,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15376,8 +15376,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15517,8 +15517,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15531,8 +15531,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15638,8 +15638,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15652,8 +15652,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15680,8 +15680,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15829,8 +15829,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15843,8 +15843,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15954,8 +15954,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15968,8 +15968,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -15996,8 +15996,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16120,8 +16120,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16134,8 +16134,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16244,8 +16244,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16258,8 +16258,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16286,8 +16286,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16404,8 +16404,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16418,8 +16418,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16446,8 +16446,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16690,8 +16690,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16704,8 +16704,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16834,8 +16834,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16848,8 +16848,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -16876,8 +16876,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17008,8 +17008,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17022,8 +17022,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17231,8 +17231,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17245,8 +17245,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17342,8 +17342,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17356,8 +17356,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17384,8 +17384,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17520,8 +17520,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17534,8 +17534,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17562,8 +17562,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17707,8 +17707,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17721,8 +17721,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17820,8 +17820,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17834,8 +17834,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17932,8 +17932,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17946,8 +17946,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -17974,8 +17974,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18094,8 +18094,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18108,8 +18108,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18136,8 +18136,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18271,8 +18271,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18285,8 +18285,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18402,8 +18402,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18416,8 +18416,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18520,8 +18520,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18534,8 +18534,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18664,8 +18664,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18678,8 +18678,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18706,8 +18706,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18861,8 +18861,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18875,8 +18875,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18985,8 +18985,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -18999,8 +18999,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19110,8 +19110,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19124,8 +19124,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19152,8 +19152,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19329,8 +19329,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19343,8 +19343,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19371,8 +19371,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19534,8 +19534,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19548,8 +19548,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19576,8 +19576,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19741,8 +19741,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19755,8 +19755,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19783,8 +19783,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19896,8 +19896,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -19910,8 +19910,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20013,8 +20013,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20027,8 +20027,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20041,8 +20041,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20189,8 +20189,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20203,8 +20203,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20321,8 +20321,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20335,8 +20335,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20363,8 +20363,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20513,8 +20513,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20527,8 +20527,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20555,8 +20555,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20737,8 +20737,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20751,8 +20751,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20868,8 +20868,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20882,8 +20882,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -20987,8 +20987,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21001,8 +21001,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21120,8 +21120,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21134,8 +21134,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21162,8 +21162,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21309,8 +21309,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21323,8 +21323,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21430,8 +21430,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21444,8 +21444,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21472,8 +21472,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21612,8 +21612,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21626,8 +21626,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21728,8 +21728,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21742,8 +21742,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21837,8 +21837,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21851,8 +21851,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -21865,8 +21865,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22005,8 +22005,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22019,8 +22019,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22147,8 +22147,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22161,8 +22161,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22287,8 +22287,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22301,8 +22301,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22315,8 +22315,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22443,8 +22443,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22457,8 +22457,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22485,8 +22485,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22638,8 +22638,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22652,8 +22652,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22776,8 +22776,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22790,8 +22790,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22818,8 +22818,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22984,8 +22984,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -22998,8 +22998,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23026,8 +23026,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23196,8 +23196,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23210,8 +23210,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23332,8 +23332,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23346,8 +23346,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23498,8 +23498,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23512,8 +23512,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23540,8 +23540,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23724,8 +23724,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23738,8 +23738,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23870,8 +23870,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23884,8 +23884,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -23912,8 +23912,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24080,8 +24080,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24094,8 +24094,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24122,8 +24122,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24293,8 +24293,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24307,8 +24307,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24335,8 +24335,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24483,8 +24483,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24497,8 +24497,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24525,8 +24525,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24743,8 +24743,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24757,8 +24757,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24867,8 +24867,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -24881,8 +24881,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25052,8 +25052,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25066,8 +25066,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25203,8 +25203,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25217,8 +25217,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25360,8 +25360,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25374,8 +25374,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25402,8 +25402,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25563,8 +25563,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25577,8 +25577,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25731,8 +25731,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25745,8 +25745,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25759,8 +25759,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25944,8 +25944,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -25958,8 +25958,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26058,8 +26058,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26072,8 +26072,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26100,8 +26100,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26289,8 +26289,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26303,8 +26303,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26331,8 +26331,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26460,8 +26460,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26474,8 +26474,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26502,8 +26502,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26640,8 +26640,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26654,8 +26654,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26764,8 +26764,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26778,8 +26778,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26806,8 +26806,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26924,8 +26924,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26938,8 +26938,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -26966,8 +26966,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27103,8 +27103,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27117,8 +27117,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27145,8 +27145,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27296,8 +27296,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27310,8 +27310,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27420,8 +27420,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27434,8 +27434,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27448,8 +27448,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27575,8 +27575,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27589,8 +27589,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27715,8 +27715,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27729,8 +27729,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27757,8 +27757,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27871,8 +27871,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27885,8 +27885,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -27913,8 +27913,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28054,8 +28054,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28068,8 +28068,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28192,8 +28192,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28206,8 +28206,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28234,8 +28234,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28363,8 +28363,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28377,8 +28377,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28405,8 +28405,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28525,8 +28525,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28539,8 +28539,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28691,8 +28691,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28705,8 +28705,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28813,8 +28813,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28827,8 +28827,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -28855,8 +28855,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29023,8 +29023,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29037,8 +29037,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29196,8 +29196,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29210,8 +29210,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29238,8 +29238,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29414,8 +29414,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29428,8 +29428,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29456,8 +29456,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29653,8 +29653,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29667,8 +29667,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29695,8 +29695,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29868,8 +29868,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29882,8 +29882,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -29910,8 +29910,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30083,8 +30083,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30097,8 +30097,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30125,8 +30125,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30253,8 +30253,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30267,8 +30267,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30295,8 +30295,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30474,8 +30474,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30488,8 +30488,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30516,8 +30516,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30662,8 +30662,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30676,8 +30676,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30806,8 +30806,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30820,8 +30820,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30834,8 +30834,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30951,8 +30951,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30965,8 +30965,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -30993,8 +30993,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31121,8 +31121,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31163,8 +31163,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31271,8 +31271,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31285,8 +31285,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31440,8 +31440,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31454,8 +31454,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31482,8 +31482,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31666,8 +31666,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31680,8 +31680,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31797,8 +31797,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31811,8 +31811,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31933,8 +31933,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -31947,8 +31947,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32033,8 +32033,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32047,8 +32047,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32075,8 +32075,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32185,8 +32185,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32199,8 +32199,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32213,8 +32213,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32363,8 +32363,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32377,8 +32377,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32391,8 +32391,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32433,8 +32433,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32544,8 +32544,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32558,8 +32558,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32690,8 +32690,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32704,8 +32704,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32718,8 +32718,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32774,8 +32774,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32898,8 +32898,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -32912,8 +32912,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33057,8 +33057,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33071,8 +33071,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33099,8 +33099,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33155,8 +33155,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33281,8 +33281,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33295,8 +33295,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33423,8 +33423,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33437,8 +33437,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33590,8 +33590,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33604,8 +33604,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33632,8 +33632,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33814,8 +33814,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33828,8 +33828,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -33856,8 +33856,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34038,8 +34038,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34052,8 +34052,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34080,8 +34080,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34221,8 +34221,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34235,8 +34235,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34249,8 +34249,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34401,8 +34401,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34415,8 +34415,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34429,8 +34429,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34584,8 +34584,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34598,8 +34598,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34626,8 +34626,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34754,8 +34754,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34768,8 +34768,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34884,8 +34884,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34898,8 +34898,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34912,8 +34912,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -34954,8 +34954,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35056,8 +35056,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35070,8 +35070,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35098,8 +35098,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35247,8 +35247,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35261,8 +35261,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35348,8 +35348,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35362,8 +35362,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35390,8 +35390,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35599,8 +35599,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35613,8 +35613,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35641,8 +35641,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35797,8 +35797,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35811,8 +35811,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35937,8 +35937,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35951,8 +35951,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -35979,8 +35979,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36035,8 +36035,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36118,8 +36118,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36132,8 +36132,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36218,8 +36218,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36232,8 +36232,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36260,8 +36260,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36385,8 +36385,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36399,8 +36399,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36545,8 +36545,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36559,8 +36559,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36573,8 +36573,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36715,8 +36715,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "missing_token" | "invalid_token" | "invalid_audience";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36729,8 +36729,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "forbidden";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -36811,8 +36811,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37022,8 +37022,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37170,8 +37170,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37376,8 +37376,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37474,8 +37474,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37516,8 +37516,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37704,8 +37704,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37848,8 +37848,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -37890,8 +37890,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "rate_limited";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
@@ -38000,8 +38000,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Stable error code. */
-                        error: string;
+                        /** @enum {string} */
+                        error: "request_timeout";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };

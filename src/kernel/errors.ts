@@ -46,7 +46,9 @@ export const unavailable = (details?: unknown, retryAfterSeconds = 5) =>
 export const overloaded = () => unavailable({ reason: 'overloaded' }, 1);
 /** 502 `auth_service_error`: the identity provider refused or failed a call this route needed. */
 export const authServiceError = (details?: unknown) => new AppError(502, 'auth_service_error', details);
-export const unauthorized = (code: 'missing_token' | 'invalid_token' | 'invalid_audience') => new AppError(401, code);
+/** Every code a 401 carries (the OpenAPI document declares these). */
+export const UNAUTHORIZED_CODES = ['missing_token', 'invalid_token', 'invalid_audience'] as const;
+export const unauthorized = (code: (typeof UNAUTHORIZED_CODES)[number]) => new AppError(401, code);
 
 export function applicationErrorBody(code: string, details?: unknown): { error: string; details?: unknown } {
   return details === undefined ? { error: code } : { error: code, details };

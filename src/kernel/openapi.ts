@@ -4,6 +4,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { routeArea } from './auth.js';
+import { UNAUTHORIZED_CODES } from './errors.js';
 import { isRefusedAt } from './maintenance.js';
 import { RATE_LIMITS } from './rate-limits.js';
 
@@ -108,19 +109,19 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     const timedOut =
       '`request_timeout`: the body fell silent or the request took longer than its budget; ' +
       'the connection is closed.';
-    add('408', timedOut, applicationError);
+    add('408', timedOut, applicationErrorOf(['request_timeout']));
   }
   // An open route says so, so a client generator sends it no token.
   operation.security = area === 'open' ? [] : [{ bearerAuth: [] }];
   if (area !== 'open') {
-    add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationError);
+    add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationErrorOf(UNAUTHORIZED_CODES));
     add(
       '403',
       area === 'admin'
         ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted ' +
             '(`details.reason`).'
         : '`forbidden`: the account is banned or deleted (`details.reason`).',
-      applicationError,
+      applicationErrorOf(['forbidden']),
     );
   }
   const perms = route.config?.perms;
@@ -133,12 +134,13 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     notes.push(`**Rate limit:** ${rule.limit} per ${rule.windowSeconds} s per ${rule.keyedBy}.`);
     // A limit may answer in its route's own dialect (OAuth's 400 `slow_down`), never both.
     const refusal = 'refusal' in rule ? rule.refusal : undefined;
-    if (refusal === undefined) add('429', '`rate_limited`, with `Retry-After` seconds.', applicationError);
+    if (refusal === undefined)
+      add('429', '`rate_limited`, with `Retry-After` seconds.', applicationErrorOf(['rate_limited']));
     else
       add(
         String(refusal.status),
         `\`${refusal.error}\` past the rate limit, with \`Retry-After\` seconds.`,
-        applicationError,
+        applicationErrorOf([refusal.error]),
       );
   }
   if (methods.some((m) => isRefusedAt('lockdown', m, url))) {
