@@ -4,61 +4,9 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { routeArea } from './auth.js';
-import { UNAUTHORIZED_CODES } from './errors.js';
 import { isRefusedAt } from './maintenance.js';
 import { RATE_LIMITS } from './rate-limits.js';
-
-const applicationError = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: { type: 'string', description: 'Stable error code.' },
-    details: { description: 'Structured detail; omitted when there is none.' },
-  },
-};
-
-/** The application error body whose `error` is one of a route's codes. */
-const applicationErrorOf = (codes: readonly string[]) => ({
-  ...applicationError,
-  properties: { ...applicationError.properties, error: { type: 'string', enum: [...codes] } },
-});
-
-const schemaError = {
-  type: 'object',
-  required: ['success', 'error'],
-  properties: {
-    success: { const: false },
-    error: {
-      type: 'object',
-      required: ['name', 'issues'],
-      properties: {
-        name: { const: 'SchemaError' },
-        issues: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['code', 'path', 'message'],
-            properties: {
-              code: { type: 'string' },
-              path: { type: 'array', items: { type: ['string', 'number'] } },
-              message: { type: 'string' },
-            },
-          },
-        },
-      },
-    },
-  },
-};
-
-const panicError = {
-  type: 'object',
-  required: ['error', 'level', 'reason'],
-  properties: {
-    error: { const: 'panic_mode' },
-    level: { enum: ['degraded', 'lockdown'] },
-    reason: { type: ['string', 'null'] },
-  },
-};
+import { applicationErrorOf, ERROR_BODIES, withNamedBodies } from './openapi-bodies.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -86,7 +34,7 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     bodies.set(status, body);
   };
   if (route.schema && (route.schema.body || route.schema.querystring || route.schema.params || route.schema.headers)) {
-    add('400', 'Validation error (SchemaError): `issues` name each refused field.', schemaError);
+    add('400', 'Validation error (SchemaError): `issues` name each refused field.', ERROR_BODIES.validation);
   }
   // Any request that may carry a body meets the body parser, whether or not the route reads one.
   if (methods.some((method) => BODY_METHODS.has(method))) {
@@ -94,34 +42,30 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
       '400',
       'A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the ' +
         'server could not read (`bad_request`).',
-      applicationErrorOf(['invalid_json', 'invalid_content_length', 'invalid_content_type', 'bad_request']),
+      ERROR_BODIES.malformedBody,
     );
-    add(
-      '413',
-      '`payload_too_large`: the body is larger than the route takes.',
-      applicationErrorOf(['payload_too_large']),
-    );
+    add('413', '`payload_too_large`: the body is larger than the route takes.', ERROR_BODIES.payloadTooLarge);
     add(
       '415',
       '`unsupported_media_type`: a body in a media type or charset the route does not take.',
-      applicationErrorOf(['unsupported_media_type']),
+      ERROR_BODIES.unsupportedMediaType,
     );
     const timedOut =
       '`request_timeout`: the body fell silent or the request took longer than its budget; ' +
       'the connection is closed.';
-    add('408', timedOut, applicationErrorOf(['request_timeout']));
+    add('408', timedOut, ERROR_BODIES.requestTimeout);
   }
   // An open route says so, so a client generator sends it no token.
   operation.security = area === 'open' ? [] : [{ bearerAuth: [] }];
   if (area !== 'open') {
-    add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', applicationErrorOf(UNAUTHORIZED_CODES));
+    add('401', '`missing_token`, `invalid_token` or `invalid_audience`.', ERROR_BODIES.unauthorized);
     add(
       '403',
       area === 'admin'
         ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted ' +
             '(`details.reason`).'
         : '`forbidden`: the account is banned or deleted (`details.reason`).',
-      applicationErrorOf(['forbidden']),
+      ERROR_BODIES.forbidden,
     );
   }
   const perms = route.config?.perms;
@@ -134,8 +78,7 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
     notes.push(`**Rate limit:** ${rule.limit} per ${rule.windowSeconds} s per ${rule.keyedBy}.`);
     // A limit may answer in its route's own dialect (OAuth's 400 `slow_down`), never both.
     const refusal = 'refusal' in rule ? rule.refusal : undefined;
-    if (refusal === undefined)
-      add('429', '`rate_limited`, with `Retry-After` seconds.', applicationErrorOf(['rate_limited']));
+    if (refusal === undefined) add('429', '`rate_limited`, with `Retry-After` seconds.', ERROR_BODIES.rateLimited);
     else
       add(
         String(refusal.status),
@@ -146,25 +89,21 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
   if (methods.some((m) => isRefusedAt('lockdown', m, url))) {
     const degraded = methods.some((m) => isRefusedAt('degraded', m, url));
     notes.push(`**Maintenance:** refused in ${degraded ? '`degraded` and `lockdown`' : '`lockdown`'}.`);
-    add('503', '`panic_mode` maintenance refusal, with `Retry-After: 30`.', panicError);
+    add('503', '`panic_mode` maintenance refusal, with `Retry-After: 30`.', ERROR_BODIES.maintenance);
   }
   add(
     '503',
     '`unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; ' +
       '`database_unavailable`, retry after 5 s), with `Retry-After`.',
-    applicationErrorOf(['unavailable']),
+    ERROR_BODIES.unavailable,
   );
   for (const [status, codes] of Object.entries(route.config?.errors ?? {})) {
     const listed = codes.map((code) => `\`${code}\``).join(', ');
     add(status, `${listed}.`, applicationErrorOf(codes));
   }
-  add('500', '`internal`: a bug; quote the `x-request-id` header.', {
-    type: 'object',
-    required: ['error'],
-    properties: { error: { const: 'internal' } },
-  });
+  add('500', '`internal`: a bug; quote the `x-request-id` header.', ERROR_BODIES.internal);
   for (const [status, { descriptions, schemas }] of bodies) {
-    const description = descriptions.join(' Or ');
+    const description = descriptions.join(' ');
     responses[status] = schemas.length === 1 ? { description, ...schemas[0] } : { description, anyOf: schemas };
   }
   if (notes.length > 0) operation.description = [operation.description, ...notes].filter(Boolean).join('\n\n');
@@ -284,6 +223,7 @@ export async function installOpenApi(
     transformObject: (input) => {
       const document = withNamedSchemas((input as { openapiObject: OpenApiDocument }).openapiObject);
       withOptionalBodies(document);
+      withNamedBodies(document as Parameters<typeof withNamedBodies>[0]);
       return document;
     },
   });

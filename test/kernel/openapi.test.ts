@@ -129,12 +129,12 @@ describe('OpenAPI document and /docs', () => {
         expect(PERMISSIONS.keys as readonly string[], where).toContain(key);
       for (const status of ['401', '403', '500']) expect(Object.keys(op.responses), where).toContain(status);
       expect(op.responses['403']!.description, where).toContain('details.perm');
-      expect(op.responses['401']!.content!['application/json']!.schema).toMatchObject({
-        required: ['error'],
-        properties: { error: { type: 'string' } },
+      // The request path's refusals are named components, one type for every client.
+      expect(op.responses['401']!.content!['application/json']!.schema).toEqual({
+        $ref: '#/components/schemas/UnauthorizedError',
       });
-      expect(op.responses['500']!.content!['application/json']!.schema).toMatchObject({
-        properties: { error: { enum: ['internal'] } },
+      expect(op.responses['500']!.content!['application/json']!.schema).toEqual({
+        $ref: '#/components/schemas/InternalError',
       });
     }
   });
@@ -166,8 +166,15 @@ describe('OpenAPI document and /docs', () => {
       if (!takesInput) continue;
       expect(op.responses['400'], `${method} ${path}`).toBeDefined();
     }
-    const schema = doc.paths['/v1/admin/roles/{id}']!.get!.responses['400']!.content!['application/json']!.schema;
-    expect(schema).toMatchObject({
+    expect(doc.paths['/v1/admin/roles/{id}']!.get!.responses['400']!.content!['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/ValidationError',
+    });
+    expect(doc.components.schemas!.UnauthorizedError).toMatchObject({
+      required: ['error'],
+      properties: { error: { enum: ['missing_token', 'invalid_token', 'invalid_audience'] } },
+    });
+    expect(doc.components.schemas!.InternalError).toMatchObject({ properties: { error: { enum: ['internal'] } } });
+    expect(doc.components.schemas!.ValidationError).toMatchObject({
       required: ['success', 'error'],
       properties: {
         success: { enum: [false] },

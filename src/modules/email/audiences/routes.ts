@@ -178,7 +178,6 @@ export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
         errors: {
           400: ['validation_failed'],
           404: ['audience'],
-          413: ['payload_too_large'],
           422: ['invalid_state', 'too_many_members'],
         },
       },

@@ -82,7 +82,7 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): voi
     scope.post(
       UNSUBSCRIBE,
       {
-        config: { errors: { 413: ['payload_too_large'] }, rateLimit: 'unsubscribe' },
+        config: { rateLimit: 'unsubscribe' },
         schema: {
           tags,
           operationId: 'unsubscribeEmail',
