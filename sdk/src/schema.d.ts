@@ -3930,6 +3930,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Where this page sits: its number, its size, and how many rows match. */
+        PageMeta: {
+            page: number;
+            per_page: number;
+            total: number;
+        };
+        /** @description A cursor-paged list: its page size and where the next page starts. */
+        CursorPageMeta: {
+            limit: number;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         User: {
             /** Format: uuid */
             id: string;
@@ -4435,11 +4447,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -5649,11 +5657,7 @@ export interface operations {
                             last_seen_at: string | null;
                             deleted_at: string | null;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -6814,11 +6818,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -7001,11 +7001,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9529,11 +9525,7 @@ export interface operations {
                             /** Format: date-time */
                             published_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9651,11 +9643,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -10353,11 +10341,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -10824,11 +10808,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -11295,11 +11275,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -11787,11 +11763,7 @@ export interface operations {
                                 name: string;
                             }[];
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -11973,11 +11945,7 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -12427,11 +12395,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -12858,11 +12822,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -13489,11 +13449,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -14258,11 +14214,7 @@ export interface operations {
                             /** @description The service instance that ran it. */
                             instance_id: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -14680,11 +14632,7 @@ export interface operations {
                             started_at: string | null;
                             ended_at: string | null;
                         }[];
-                        meta: {
-                            limit: number;
-                            /** @description Pass as `cursor` for the next page; null on the last page. */
-                            next_cursor: string | null;
-                        };
+                        meta: components["schemas"]["CursorPageMeta"];
                     };
                 };
             };
@@ -14781,11 +14729,7 @@ export interface operations {
                             /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
                             stopped_by: string | null;
                         }[];
-                        meta: {
-                            limit: number;
-                            /** @description Pass as `cursor` for the next page; null on the last page. */
-                            next_cursor: string | null;
-                        };
+                        meta: components["schemas"]["CursorPageMeta"];
                     };
                 };
             };
@@ -16548,11 +16492,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -16649,11 +16589,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17610,11 +17546,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17971,11 +17903,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18399,11 +18327,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18505,11 +18429,7 @@ export interface operations {
                             /** Format: date-time */
                             last_event_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18817,11 +18737,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -19855,11 +19771,7 @@ export interface operations {
                             created_at: string;
                             sent_at: string | null;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20256,11 +20168,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -21549,11 +21457,7 @@ export interface operations {
                              */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -22097,11 +22001,7 @@ export interface operations {
                              */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -22574,11 +22474,7 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -24085,11 +23981,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -24513,11 +24405,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -24828,11 +24716,7 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -26010,11 +25894,7 @@ export interface operations {
                             closed_by: string | null;
                             close_reason: string | null;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };

@@ -36,7 +36,10 @@ export interface PageRequest {
   per_page: number;
 }
 
-export const pageMeta = z.object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int() });
+export const pageMeta = z
+  .object({ page: z.number().int(), per_page: z.number().int(), total: z.number().int() })
+  // A named component of the OpenAPI document: every offset-paged list's `meta`.
+  .meta({ id: 'PageMeta', description: 'Where this page sits: its number, its size, and how many rows match.' });
 
 export function pagedResponse<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), meta: pageMeta });
@@ -164,10 +167,12 @@ export interface CursorPageRequest {
   cursor?: KeysetPosition | undefined;
 }
 
-export const cursorMeta = z.object({
-  limit: z.number().int(),
-  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
-});
+export const cursorMeta = z
+  .object({
+    limit: z.number().int(),
+    next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  })
+  .meta({ id: 'CursorPageMeta', description: 'A cursor-paged list: its page size and where the next page starts.' });
 
 export function cursorPagedResponse<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), meta: cursorMeta });
