@@ -3942,6 +3942,207 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
         };
+        /** @description One audited staff write: who, what, on which target, before and after. */
+        AuditEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            actor_id: string | null;
+            actor_email: string | null;
+            action: string;
+            target_type: string | null;
+            target_id: string | null;
+            request_id: string | null;
+            ip: string | null;
+            user_agent: string | null;
+            reason: string | null;
+            summary: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description An email campaign: template, audience, state and delivery counts. */
+        EmailCampaign: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            template_id: string;
+            template_key: string;
+            /** @description Fixed at launch; null before. */
+            template_version: number | null;
+            audience_id: string | null;
+            audience_name: string | null;
+            vars: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
+            status_reason: string | null;
+            scheduled_at: string | null;
+            max_consecutive_failures: number;
+            /** @description Members snapshotted at launch. */
+            recipients: number | null;
+            /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
+            excluded: number | null;
+            counts: {
+                /** @description Waiting to be sent (not held). */
+                queued: number;
+                /** @description Waiting, held while the campaign is paused or stopped. */
+                held: number;
+                sending: number;
+                sent: number;
+                failed: number;
+                /** @description Unsubscribed between launch and send. */
+                skipped: number;
+                cancelled: number;
+            };
+            launched_at: string | null;
+            completed_at: string | null;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A game session on the runtime, as staff see it. */
+        GameSession: {
+            /** Format: uuid */
+            id: string;
+            /** @description Null once the game was deleted from the store. */
+            game_id: number | null;
+            game_slug: string;
+            game_title: string;
+            /** @enum {string} */
+            status: "starting" | "active" | "ended" | "failed";
+            end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
+            play_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            ended_at: string | null;
+            /** Format: uuid */
+            user_id: string;
+            pool_id: string | null;
+            node_id: string | null;
+            /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
+            stopped_by: string | null;
+        };
+        /** @description A login session (one sign-in), as staff see it. */
+        LoginSession: {
+            /** @description The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own). */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description The first request the service saw from this session.
+             */
+            first_seen_at: string;
+            /**
+             * Format: date-time
+             * @description The latest request, to within 90 s (it moves once every 60 to 90 s, not on every request).
+             */
+            last_seen_at: string;
+            /** @description The client address of the latest request (as of `last_seen_at`). */
+            ip: string | null;
+            /** @description The client address of the first request. */
+            first_ip: string | null;
+            /** @description The latest user agent (up to 512 characters). */
+            user_agent: string | null;
+            /** @description The launcher sign-in (device authorization) the session came from; null for any other sign-in. */
+            device_authorization_id: string | null;
+            /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
+            revoked_at: string | null;
+        };
+        /** @description A role: its permissions and how many users hold it. */
+        Role: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            /** @description Built-in roles cannot be changed or deleted. */
+            protected: boolean;
+            permissions: string[];
+            /** @description Users holding an unexpired grant of this role. */
+            member_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An announcement and the window it shows in. */
+        Announcement: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            body: string;
+            /** @enum {string} */
+            severity: "info" | "success" | "warning" | "critical";
+            /** @enum {string} */
+            surface: "landing" | "portal" | "all";
+            action_url: string | null;
+            starts_at: string | null;
+            ends_at: string | null;
+            is_active: boolean;
+            /** @description Active and inside its window at the time of the read: shown on the public site. */
+            active_now: boolean;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A site page: its slug, title and live version. */
+        SitePage: {
+            /** Format: uuid */
+            id: string;
+            slug: string;
+            title: string;
+            /** @description The live version; null while unpublished. */
+            published_version: number | null;
+            published_at: string | null;
+            published_by: string | null;
+            /** @description The newest stored version; null before the first save. */
+            latest_version: number | null;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A store game with its links to genres, developers and publishers. */
+        StoreGame: {
+            id: number;
+            slug: string;
+            title: string;
+            summary: string | null;
+            description: string | null;
+            /** @enum {string} */
+            game_type: "app" | "game" | "launcher";
+            /** @enum {string} */
+            status: "draft" | "published" | "hidden";
+            /** @description YYYY-MM-DD */
+            release_date: string | null;
+            /** @enum {string} */
+            controller_support: "none" | "partial" | "full";
+            website: string | null;
+            required_age: number;
+            legal_notice: string | null;
+            license_required: boolean;
+            content_description: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            genre_ids: number[];
+            developer_ids: number[];
+            publisher_ids: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         User: {
             /** Format: uuid */
             id: string;
@@ -4431,22 +4632,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            key: string;
-                            name: string;
-                            description: string | null;
-                            /** @description Built-in roles cannot be changed or deleted. */
-                            protected: boolean;
-                            permissions: string[];
-                            /** @description Users holding an unexpired grant of this role. */
-                            member_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Role"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -4647,22 +4833,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        key: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Built-in roles cannot be changed or deleted. */
-                        protected: boolean;
-                        permissions: string[];
-                        /** @description Users holding an unexpired grant of this role. */
-                        member_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Role"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -6800,24 +6971,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            actor_id: string | null;
-                            actor_email: string | null;
-                            action: string;
-                            target_type: string | null;
-                            target_id: string | null;
-                            request_id: string | null;
-                            ip: string | null;
-                            user_agent: string | null;
-                            reason: string | null;
-                            summary: {
-                                [key: string]: unknown;
-                            };
-                        }[];
+                        data: components["schemas"]["AuditEntry"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -9613,36 +9767,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            slug: string;
-                            title: string;
-                            summary: string | null;
-                            description: string | null;
-                            /** @enum {string} */
-                            game_type: "app" | "game" | "launcher";
-                            /** @enum {string} */
-                            status: "draft" | "published" | "hidden";
-                            /** @description YYYY-MM-DD */
-                            release_date: string | null;
-                            /** @enum {string} */
-                            controller_support: "none" | "partial" | "full";
-                            website: string | null;
-                            required_age: number;
-                            legal_notice: string | null;
-                            license_required: boolean;
-                            content_description: string | null;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            genre_ids: number[];
-                            developer_ids: number[];
-                            publisher_ids: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["StoreGame"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -9763,36 +9888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        slug: string;
-                        title: string;
-                        summary: string | null;
-                        description: string | null;
-                        /** @enum {string} */
-                        game_type: "app" | "game" | "launcher";
-                        /** @enum {string} */
-                        status: "draft" | "published" | "hidden";
-                        /** @description YYYY-MM-DD */
-                        release_date: string | null;
-                        /** @enum {string} */
-                        controller_support: "none" | "partial" | "full";
-                        website: string | null;
-                        required_age: number;
-                        legal_notice: string | null;
-                        license_required: boolean;
-                        content_description: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        genre_ids: number[];
-                        developer_ids: number[];
-                        publisher_ids: number[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreGame"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -9914,36 +10010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        slug: string;
-                        title: string;
-                        summary: string | null;
-                        description: string | null;
-                        /** @enum {string} */
-                        game_type: "app" | "game" | "launcher";
-                        /** @enum {string} */
-                        status: "draft" | "published" | "hidden";
-                        /** @description YYYY-MM-DD */
-                        release_date: string | null;
-                        /** @enum {string} */
-                        controller_support: "none" | "partial" | "full";
-                        website: string | null;
-                        required_age: number;
-                        legal_notice: string | null;
-                        license_required: boolean;
-                        content_description: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        genre_ids: number[];
-                        developer_ids: number[];
-                        publisher_ids: number[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreGame"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -10161,36 +10228,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        slug: string;
-                        title: string;
-                        summary: string | null;
-                        description: string | null;
-                        /** @enum {string} */
-                        game_type: "app" | "game" | "launcher";
-                        /** @enum {string} */
-                        status: "draft" | "published" | "hidden";
-                        /** @description YYYY-MM-DD */
-                        release_date: string | null;
-                        /** @enum {string} */
-                        controller_support: "none" | "partial" | "full";
-                        website: string | null;
-                        required_age: number;
-                        legal_notice: string | null;
-                        license_required: boolean;
-                        content_description: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        genre_ids: number[];
-                        developer_ids: number[];
-                        publisher_ids: number[];
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreGame"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -12378,23 +12416,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            slug: string;
-                            title: string;
-                            /** @description The live version; null while unpublished. */
-                            published_version: number | null;
-                            published_at: string | null;
-                            published_by: string | null;
-                            /** @description The newest stored version; null before the first save. */
-                            latest_version: number | null;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["SitePage"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -12579,23 +12601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        slug: string;
-                        title: string;
-                        /** @description The live version; null while unpublished. */
-                        published_version: number | null;
-                        published_at: string | null;
-                        published_by: string | null;
-                        /** @description The newest stored version; null before the first save. */
-                        latest_version: number | null;
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["SitePage"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -13427,28 +13433,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            title: string;
-                            body: string;
-                            /** @enum {string} */
-                            severity: "info" | "success" | "warning" | "critical";
-                            /** @enum {string} */
-                            surface: "landing" | "portal" | "all";
-                            action_url: string | null;
-                            starts_at: string | null;
-                            ends_at: string | null;
-                            is_active: boolean;
-                            /** @description Active and inside its window at the time of the read: shown on the public site. */
-                            active_now: boolean;
-                            created_by: string | null;
-                            updated_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Announcement"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -13667,28 +13652,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        title: string;
-                        body: string;
-                        /** @enum {string} */
-                        severity: "info" | "success" | "warning" | "critical";
-                        /** @enum {string} */
-                        surface: "landing" | "portal" | "all";
-                        action_url: string | null;
-                        starts_at: string | null;
-                        ends_at: string | null;
-                        is_active: boolean;
-                        /** @description Active and inside its window at the time of the read: shown on the public site. */
-                        active_now: boolean;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Announcement"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -14707,28 +14671,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description Null once the game was deleted from the store. */
-                            game_id: number | null;
-                            game_slug: string;
-                            game_title: string;
-                            /** @enum {string} */
-                            status: "starting" | "active" | "ended" | "failed";
-                            end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
-                            play_url: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            started_at: string | null;
-                            ended_at: string | null;
-                            /** Format: uuid */
-                            user_id: string;
-                            pool_id: string | null;
-                            node_id: string | null;
-                            /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
-                            stopped_by: string | null;
-                        }[];
+                        data: components["schemas"]["GameSession"][];
                         meta: components["schemas"]["CursorPageMeta"];
                     };
                 };
@@ -14797,28 +14740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Null once the game was deleted from the store. */
-                        game_id: number | null;
-                        game_slug: string;
-                        game_title: string;
-                        /** @enum {string} */
-                        status: "starting" | "active" | "ended" | "failed";
-                        end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
-                        play_url: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        started_at: string | null;
-                        ended_at: string | null;
-                        /** Format: uuid */
-                        user_id: string;
-                        pool_id: string | null;
-                        node_id: string | null;
-                        /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
-                        stopped_by: string | null;
-                    };
+                    "application/json": components["schemas"]["GameSession"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -14906,28 +14828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Null once the game was deleted from the store. */
-                        game_id: number | null;
-                        game_slug: string;
-                        game_title: string;
-                        /** @enum {string} */
-                        status: "starting" | "active" | "ended" | "failed";
-                        end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
-                        play_url: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        started_at: string | null;
-                        ended_at: string | null;
-                        /** Format: uuid */
-                        user_id: string;
-                        pool_id: string | null;
-                        node_id: string | null;
-                        /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
-                        stopped_by: string | null;
-                    };
+                    "application/json": components["schemas"]["GameSession"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -22430,50 +22331,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /** Format: uuid */
-                            template_id: string;
-                            template_key: string;
-                            /** @description Fixed at launch; null before. */
-                            template_version: number | null;
-                            audience_id: string | null;
-                            audience_name: string | null;
-                            vars: {
-                                [key: string]: unknown;
-                            };
-                            /** @enum {string} */
-                            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                            status_reason: string | null;
-                            scheduled_at: string | null;
-                            max_consecutive_failures: number;
-                            /** @description Members snapshotted at launch. */
-                            recipients: number | null;
-                            /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                            excluded: number | null;
-                            counts: {
-                                /** @description Waiting to be sent (not held). */
-                                queued: number;
-                                /** @description Waiting, held while the campaign is paused or stopped. */
-                                held: number;
-                                sending: number;
-                                sent: number;
-                                failed: number;
-                                /** @description Unsubscribed between launch and send. */
-                                skipped: number;
-                                cancelled: number;
-                            };
-                            launched_at: string | null;
-                            completed_at: string | null;
-                            created_by: string | null;
-                            updated_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["EmailCampaign"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -22684,50 +22542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -22822,50 +22637,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -22990,50 +22762,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -23179,50 +22908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -23344,50 +23030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -23509,50 +23152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -23800,50 +23400,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** Format: uuid */
-                        template_id: string;
-                        template_key: string;
-                        /** @description Fixed at launch; null before. */
-                        template_version: number | null;
-                        audience_id: string | null;
-                        audience_name: string | null;
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        /** @enum {string} */
-                        status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "cancelled" | "failed";
-                        status_reason: string | null;
-                        scheduled_at: string | null;
-                        max_consecutive_failures: number;
-                        /** @description Members snapshotted at launch. */
-                        recipients: number | null;
-                        /** @description Members left out at launch (unsubscribed, banned or deleted accounts). */
-                        excluded: number | null;
-                        counts: {
-                            /** @description Waiting to be sent (not held). */
-                            queued: number;
-                            /** @description Waiting, held while the campaign is paused or stopped. */
-                            held: number;
-                            sending: number;
-                            sent: number;
-                            failed: number;
-                            /** @description Unsubscribed between launch and send. */
-                            skipped: number;
-                            cancelled: number;
-                        };
-                        launched_at: string | null;
-                        completed_at: string | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailCampaign"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -27724,30 +27281,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** @description The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own). */
-                            session_id: string;
-                            /**
-                             * Format: date-time
-                             * @description The first request the service saw from this session.
-                             */
-                            first_seen_at: string;
-                            /**
-                             * Format: date-time
-                             * @description The latest request, to within 90 s (it moves once every 60 to 90 s, not on every request).
-                             */
-                            last_seen_at: string;
-                            /** @description The client address of the latest request (as of `last_seen_at`). */
-                            ip: string | null;
-                            /** @description The client address of the first request. */
-                            first_ip: string | null;
-                            /** @description The latest user agent (up to 512 characters). */
-                            user_agent: string | null;
-                            /** @description The launcher sign-in (device authorization) the session came from; null for any other sign-in. */
-                            device_authorization_id: string | null;
-                            /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
-                            revoked_at: string | null;
-                        }[];
+                        data: components["schemas"]["LoginSession"][];
                     };
                 };
             };

@@ -18,20 +18,22 @@ export const listAuditQuery = pageQuery(['created_at'], { field: 'created_at', d
 );
 export type ListAuditQuery = z.infer<typeof listAuditQuery>;
 
-export const auditEventBody = z.object({
-  id: z.guid(),
-  created_at: z.date(),
-  actor_id: z.string().nullable(),
-  actor_email: z.string().nullable(),
-  action: z.string(),
-  target_type: z.string().nullable(),
-  target_id: z.string().nullable(),
-  request_id: z.string().nullable(),
-  ip: z.string().nullable(),
-  user_agent: z.string().nullable(),
-  reason: z.string().nullable(),
-  summary: z.record(z.string(), z.unknown()),
-});
+export const auditEventBody = z
+  .object({
+    id: z.guid(),
+    created_at: z.date(),
+    actor_id: z.string().nullable(),
+    actor_email: z.string().nullable(),
+    action: z.string(),
+    target_type: z.string().nullable(),
+    target_id: z.string().nullable(),
+    request_id: z.string().nullable(),
+    ip: z.string().nullable(),
+    user_agent: z.string().nullable(),
+    reason: z.string().nullable(),
+    summary: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'AuditEntry', description: 'One audited staff write: who, what, on which target, before and after.' });
 export const auditPage = pagedResponse(auditEventBody);
 
 const facet = z.array(z.object({ value: z.string().nullable(), count: z.number().int() }));

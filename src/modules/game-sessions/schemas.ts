@@ -31,12 +31,17 @@ export const mySessionBody = z.object({
 export type MySessionView = z.infer<typeof mySessionBody>;
 
 /** A session as staff see it. */
-export const gameSessionBody = mySessionBody.extend({
-  user_id: z.guid(),
-  pool_id: z.string().nullable(),
-  node_id: z.string().nullable(),
-  stopped_by: z.guid().nullable().describe('The player (user_stopped) or staff member (staff_stopped) who stopped it.'),
-});
+export const gameSessionBody = mySessionBody
+  .extend({
+    user_id: z.guid(),
+    pool_id: z.string().nullable(),
+    node_id: z.string().nullable(),
+    stopped_by: z
+      .guid()
+      .nullable()
+      .describe('The player (user_stopped) or staff member (staff_stopped) who stopped it.'),
+  })
+  .meta({ id: 'GameSession', description: 'A game session on the runtime, as staff see it.' });
 export type GameSessionView = z.infer<typeof gameSessionBody>;
 
 export const mySessionsQuery = cursorPageQuery;

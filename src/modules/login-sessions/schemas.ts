@@ -31,15 +31,17 @@ export const myLoginSession = z.object({
 export type MyLoginSession = z.infer<typeof myLoginSession>;
 export const myLoginSessionsBody = z.object({ data: z.array(myLoginSession) });
 
-export const staffLoginSession = z.object({
-  ...sessionFields,
-  revoked_at: z
-    .date()
-    .nullable()
-    .describe(
-      'When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null ' +
-        'while it lives.',
-    ),
-});
+export const staffLoginSession = z
+  .object({
+    ...sessionFields,
+    revoked_at: z
+      .date()
+      .nullable()
+      .describe(
+        'When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null ' +
+          'while it lives.',
+      ),
+  })
+  .meta({ id: 'LoginSession', description: 'A login session (one sign-in), as staff see it.' });
 export type StaffLoginSession = z.infer<typeof staffLoginSession>;
 export const staffLoginSessionsBody = z.object({ data: z.array(staffLoginSession) });

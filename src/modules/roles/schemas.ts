@@ -7,17 +7,19 @@ export const permissionKeys = z.array(z.string().min(1).max(100)).max(200);
 
 export const roleIdParams = z.object({ id: z.guid() });
 
-export const roleBody = z.object({
-  id: z.guid(),
-  key: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  protected: z.boolean().describe('Built-in roles cannot be changed or deleted.'),
-  permissions: z.array(z.string()),
-  member_count: z.number().int().describe('Users holding an unexpired grant of this role.'),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const roleBody = z
+  .object({
+    id: z.guid(),
+    key: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    protected: z.boolean().describe('Built-in roles cannot be changed or deleted.'),
+    permissions: z.array(z.string()),
+    member_count: z.number().int().describe('Users holding an unexpired grant of this role.'),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'Role', description: 'A role: its permissions and how many users hold it.' });
 export type RoleView = z.infer<typeof roleBody>;
 
 export const listRolesQuery = pageQuery(['key', 'name', 'created_at'], { field: 'key', direction: 'asc' });

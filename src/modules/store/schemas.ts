@@ -73,28 +73,30 @@ export type LinkField = (typeof LINK_FIELDS)[number];
 export type GameLinks = Record<LinkField, number[]>;
 
 /** The StoreGame row, with the ids it links to. */
-export const gameBody = z.object({
-  id: z.number().int(),
-  slug: z.string(),
-  title: z.string(),
-  summary: z.string().nullable(),
-  description: z.string().nullable(),
-  game_type: z.enum(GAME_TYPES),
-  status: z.enum(GAME_STATUSES),
-  release_date: z.string().nullable().describe('YYYY-MM-DD'),
-  controller_support: z.enum(CONTROLLER_SUPPORT),
-  website: z.string().nullable(),
-  required_age: z.number().int(),
-  legal_notice: z.string().nullable(),
-  license_required: z.boolean(),
-  content_description: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-  genre_ids: z.array(z.number().int()),
-  developer_ids: z.array(z.number().int()),
-  publisher_ids: z.array(z.number().int()),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const gameBody = z
+  .object({
+    id: z.number().int(),
+    slug: z.string(),
+    title: z.string(),
+    summary: z.string().nullable(),
+    description: z.string().nullable(),
+    game_type: z.enum(GAME_TYPES),
+    status: z.enum(GAME_STATUSES),
+    release_date: z.string().nullable().describe('YYYY-MM-DD'),
+    controller_support: z.enum(CONTROLLER_SUPPORT),
+    website: z.string().nullable(),
+    required_age: z.number().int(),
+    legal_notice: z.string().nullable(),
+    license_required: z.boolean(),
+    content_description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    genre_ids: z.array(z.number().int()),
+    developer_ids: z.array(z.number().int()),
+    publisher_ids: z.array(z.number().int()),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'StoreGame', description: 'A store game with its links to genres, developers and publishers.' });
 export type GameView = z.infer<typeof gameBody>;
 
 export const GAME_SORT_FIELDS = ['title', 'created_at', 'updated_at', 'release_date'] as const;

@@ -69,33 +69,35 @@ export const campaignCounts = z.object({
 });
 export type CampaignCounts = z.infer<typeof campaignCounts>;
 
-export const campaignView = z.object({
-  id: z.guid(),
-  name: z.string(),
-  template_id: z.guid(),
-  template_key: z.string(),
-  template_version: z.number().int().nullable().describe('Fixed at launch; null before.'),
-  audience_id: z.guid().nullable(),
-  audience_name: z.string().nullable(),
-  vars: z.record(z.string(), z.unknown()),
-  status: z.enum(CAMPAIGN_STATUSES),
-  status_reason: z.string().nullable(),
-  scheduled_at: z.date().nullable(),
-  max_consecutive_failures: z.number().int(),
-  recipients: z.number().int().nullable().describe('Members snapshotted at launch.'),
-  excluded: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Members left out at launch (unsubscribed, banned or deleted accounts).'),
-  counts: campaignCounts,
-  launched_at: z.date().nullable(),
-  completed_at: z.date().nullable(),
-  created_by: z.guid().nullable(),
-  updated_by: z.guid().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const campaignView = z
+  .object({
+    id: z.guid(),
+    name: z.string(),
+    template_id: z.guid(),
+    template_key: z.string(),
+    template_version: z.number().int().nullable().describe('Fixed at launch; null before.'),
+    audience_id: z.guid().nullable(),
+    audience_name: z.string().nullable(),
+    vars: z.record(z.string(), z.unknown()),
+    status: z.enum(CAMPAIGN_STATUSES),
+    status_reason: z.string().nullable(),
+    scheduled_at: z.date().nullable(),
+    max_consecutive_failures: z.number().int(),
+    recipients: z.number().int().nullable().describe('Members snapshotted at launch.'),
+    excluded: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Members left out at launch (unsubscribed, banned or deleted accounts).'),
+    counts: campaignCounts,
+    launched_at: z.date().nullable(),
+    completed_at: z.date().nullable(),
+    created_by: z.guid().nullable(),
+    updated_by: z.guid().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'EmailCampaign', description: 'An email campaign: template, audience, state and delivery counts.' });
 export type CampaignView = z.infer<typeof campaignView>;
 export const campaignsPage = pagedResponse(campaignView);
 

@@ -40,22 +40,24 @@ export type UpsertAnnouncementInput = z.infer<typeof upsertAnnouncementBody>;
 
 export const idResult = z.object({ id: z.guid() });
 
-export const announcementBody = z.object({
-  id: z.guid(),
-  title: z.string(),
-  body: z.string(),
-  severity: z.enum(SEVERITIES),
-  surface: z.enum(SURFACES),
-  action_url: z.string().nullable(),
-  starts_at: z.date().nullable(),
-  ends_at: z.date().nullable(),
-  is_active: z.boolean(),
-  active_now: z.boolean().describe('Active and inside its window at the time of the read: shown on the public site.'),
-  created_by: z.string().nullable(),
-  updated_by: z.string().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const announcementBody = z
+  .object({
+    id: z.guid(),
+    title: z.string(),
+    body: z.string(),
+    severity: z.enum(SEVERITIES),
+    surface: z.enum(SURFACES),
+    action_url: z.string().nullable(),
+    starts_at: z.date().nullable(),
+    ends_at: z.date().nullable(),
+    is_active: z.boolean(),
+    active_now: z.boolean().describe('Active and inside its window at the time of the read: shown on the public site.'),
+    created_by: z.string().nullable(),
+    updated_by: z.string().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'Announcement', description: 'An announcement and the window it shows in.' });
 export type AnnouncementView = z.infer<typeof announcementBody>;
 export const announcementsPage = pagedResponse(announcementBody);
 

@@ -40,18 +40,20 @@ export const emptyBody = z.object({}).strict().nullish();
 export const idResult = z.object({ id: z.guid() });
 export const versionResult = z.object({ version: z.number().int() });
 
-export const pageBody = z.object({
-  id: z.guid(),
-  slug: z.string(),
-  title: z.string(),
-  published_version: z.number().int().nullable().describe('The live version; null while unpublished.'),
-  published_at: z.date().nullable(),
-  published_by: z.string().nullable(),
-  latest_version: z.number().int().nullable().describe('The newest stored version; null before the first save.'),
-  created_by: z.string().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const pageBody = z
+  .object({
+    id: z.guid(),
+    slug: z.string(),
+    title: z.string(),
+    published_version: z.number().int().nullable().describe('The live version; null while unpublished.'),
+    published_at: z.date().nullable(),
+    published_by: z.string().nullable(),
+    latest_version: z.number().int().nullable().describe('The newest stored version; null before the first save.'),
+    created_by: z.string().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'SitePage', description: 'A site page: its slug, title and live version.' });
 export type PageView = z.infer<typeof pageBody>;
 export const pagesPage = pagedResponse(pageBody);
 
