@@ -96,7 +96,9 @@ interface Document {
 
 /** Moves every named body under components.schemas and puts a `$ref` where it stood. */
 export function withNamedBodies(document: Document): void {
-  const schemas = ((document.components ??= {}).schemas ??= {});
+  document.components ??= {};
+  document.components.schemas ??= {};
+  const schemas = document.components.schemas;
   const referenced = (node: Node): Node => {
     const { [COMPONENT]: name, description: _description, ...schema } = node;
     if (typeof name !== 'string') return node;
