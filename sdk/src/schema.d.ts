@@ -3961,6 +3961,212 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description A coupon at the payment provider. */
+        Coupon: {
+            /** Format: uuid */
+            id: string;
+            provider_coupon_id: string;
+            name: string;
+            percent_off: number | null;
+            amount_off: number | null;
+            currency: string | null;
+            /** @enum {string} */
+            duration: "once" | "repeating" | "forever";
+            duration_in_months: number | null;
+            max_redemptions: number | null;
+            redeem_by: string | null;
+            /** @description False once deleted. */
+            active: boolean;
+            deleted_at: string | null;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A promotion code of a coupon. */
+        PromotionCode: {
+            /** Format: uuid */
+            id: string;
+            provider_promotion_code_id: string;
+            /** Format: uuid */
+            coupon_id: string;
+            code: string;
+            max_redemptions: number | null;
+            expires_at: string | null;
+            first_time_only: boolean;
+            active: boolean;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One entry of a credit ledger. */
+        LedgerEntry: {
+            id: number;
+            /** Format: uuid */
+            user_id: string;
+            /** @description Signed: additions positive, deductions negative. */
+            amount: number;
+            /** @enum {string} */
+            kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
+            /** @description The user's balance right after this entry. */
+            balance_after: number;
+            reference_type: string | null;
+            reference_id: string | null;
+            /** @description The staff member who made the entry; null: the service. */
+            actor_id: string | null;
+            reason: string | null;
+            /** @description A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`. */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description The lot an addition made; null for deductions. */
+            lot_id: number | null;
+            /** @description When the lot of an addition lapses; null: never, or a deduction. */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A lot of credits: what is left of it and when it expires. */
+        CreditLot: {
+            id: number;
+            /** Format: uuid */
+            user_id: string;
+            /** @description The addition that made the lot. */
+            entry_id: number;
+            /**
+             * @description The kind of that addition.
+             * @enum {string}
+             */
+            kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
+            amount: number;
+            remaining: number;
+            expires_at: string | null;
+            /** @description Something is left and it has not lapsed. */
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description A payment, with what it bought and its refunds. */
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            provider_payment_id: string;
+            product_id: string | null;
+            price_id: string | null;
+            /** @enum {string} */
+            kind: "credit_pack" | "subscription";
+            quantity: number;
+            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
+            credits: number | null;
+            amount: number;
+            currency: string;
+            amount_refunded: number;
+            /** @enum {string} */
+            status: "succeeded" | "partially_refunded" | "refunded";
+            checkout_session_id: string | null;
+            provider_invoice_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An invoice from the payment provider. */
+        Invoice: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            provider_invoice_id: string;
+            provider_subscription_id: string | null;
+            provider_payment_id: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            amount_due: number;
+            amount_paid: number;
+            currency: string;
+            hosted_url: string | null;
+            period_start: string | null;
+            period_end: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_event_at: string;
+        };
+        /** @description A subscription: its plan, state and period. */
+        Subscription: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @description The subscriber's email; null when the user has none. */
+            user_email: string | null;
+            /** @description `local` or `stripe`. */
+            provider: string;
+            provider_subscription_id: string;
+            provider_customer_id: string | null;
+            /** @description The plan; null when the provider's price matches no product of the catalog. */
+            product_id: string | null;
+            product_name: string | null;
+            provider_price_id: string | null;
+            /**
+             * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
+             * @enum {string}
+             */
+            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
+            /** @description True: the subscription ends at `current_period_end` instead of renewing. */
+            cancel_at_period_end: boolean;
+            /** @description When the period paid for ends (next renewal). */
+            current_period_end: string | null;
+            /** @description When it was canceled, or set to cancel at period end. */
+            canceled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description An email audience: who it selects and how many it holds. */
+        EmailAudience: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string | null;
+            /** @description Members on the list now (mailable or not). */
+            member_count: number;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Changed by an edit and by every member change.
+             */
+            updated_at: string;
+        };
+        /** @description A member of an email audience, with whether mail can reach them now. */
+        EmailAudienceMember: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            /** @description The account behind the address: given as a `user_id` member, or the account with this address at import. */
+            user_id: string | null;
+            user_status: ("active" | "banned" | "deleted") | null;
+            /** @description Why the address gets no marketing mail; null: not suppressed. */
+            suppression_reason: ("unsubscribed" | "bounced" | "complained" | "manual") | null;
+            /** @description Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account. */
+            mailable: boolean;
+            /**
+             * Format: date-time
+             * @description When the address joined the list (kept across replaces that keep it).
+             */
+            created_at: string;
+        };
         /** @description An email campaign: template, audience, state and delivery counts. */
         EmailCampaign: {
             /** Format: uuid */
@@ -3999,6 +4205,73 @@ export interface components {
             };
             launched_at: string | null;
             completed_at: string | null;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One outbound email: its state, attempts and transport. */
+        OutboxMessage: {
+            /** Format: uuid */
+            id: string;
+            to_email: string;
+            user_id: string | null;
+            /**
+             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
+             * @enum {string}
+             */
+            category: "marketing" | "transactional";
+            /** @description Null for a message with literal content. */
+            template_id: string | null;
+            template_key: string | null;
+            /** @description The version fixed when the message was queued. */
+            template_version: number | null;
+            /** @description As sent (templated messages are rendered with their vars). */
+            subject: string;
+            campaign_id: string | null;
+            broadcast_id: string | null;
+            /**
+             * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
+            /** @description Queued but not picked up (a paused campaign). */
+            held: boolean;
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When a queued message is due.
+             */
+            next_attempt_at: string;
+            /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
+            last_error: string | null;
+            /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
+            transport: ("smtp" | "outbox") | null;
+            /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
+            transport_message_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+        };
+        /** @description An email template as lists show it. */
+        EmailTemplateSummary: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            /**
+             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
+             * @enum {string}
+             */
+            category: "marketing" | "transactional";
+            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
+            published_version: number | null;
+            published_at: string | null;
+            /** @description The newest stored version; null before the first. */
+            latest_version: number | null;
             created_by: string | null;
             updated_by: string | null;
             /** Format: date-time */
@@ -4054,6 +4327,42 @@ export interface components {
             /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
             revoked_at: string | null;
         };
+        /** @description A broadcast of notifications and email, with its counts. */
+        Broadcast: {
+            /** Format: uuid */
+            id: string;
+            segment: {
+                [key: string]: unknown;
+            };
+            recipients: number | null;
+            notification: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "info" | "success" | "warning" | "billing" | "social" | "system";
+                title: string;
+                body: string | null;
+                action_url: string | null;
+                starts_at: string | null;
+                ends_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @enum {string} */
+                audience: "everyone" | "recipients";
+                read_count: number;
+            } | null;
+            email: {
+                template_id: string | null;
+                template_version: number | null;
+                queued: number;
+                sent: number;
+                failed: number;
+                skipped: number;
+            } | null;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** @description A role: its permissions and how many users hold it. */
         Role: {
             /** Format: uuid */
@@ -4093,6 +4402,33 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description A content block: its draft, live value and state. */
+        ContentBlock: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            surface: "landing" | "portal";
+            slot: string;
+            locale: string;
+            draft: {
+                [key: string]: unknown;
+            };
+            /** @description What the public site shows; null when not live. */
+            published: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            sortOrder: number;
+            hasUnpublishedChanges: boolean;
+            publishedAt: string | null;
+            publishedBy: string | null;
+            updatedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description A site page: its slug, title and live version. */
         SitePage: {
@@ -4142,6 +4478,54 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description A support ticket as staff lists show it. */
+        SupportTicketSummary: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            /** @enum {string} */
+            category: "account" | "billing" | "technical" | "abuse" | "other";
+            /** @enum {string} */
+            status: "open" | "answered" | "closed";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last activity: a message, a close or a reopen.
+             */
+            updated_at: string;
+            user: {
+                /** Format: uuid */
+                id: string;
+                email: string | null;
+            };
+            message_count: number;
+            closed_at: string | null;
+            closed_by: string | null;
+            close_reason: string | null;
+        };
+        /** @description One run of a scheduled job. */
+        CronJobRun: {
+            id: number;
+            job_id: number;
+            /** @enum {string} */
+            trigger: "schedule" | "manual";
+            /** @description The staff member who asked for a manual run. */
+            triggered_by: string | null;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string;
+            /** @enum {string} */
+            result: "ok" | "error";
+            error: string | null;
+            /** @description What the run did, e.g. `{ deleted: 3 }`. */
+            summary: {
+                [key: string]: unknown;
+            };
+            /** @description The service instance that ran it. */
+            instance_id: string;
         };
         User: {
             /** Format: uuid */
@@ -11957,32 +12341,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            surface: "landing" | "portal";
-                            slot: string;
-                            locale: string;
-                            draft: {
-                                [key: string]: unknown;
-                            };
-                            /** @description What the public site shows; null when not live. */
-                            published: {
-                                [key: string]: unknown;
-                            } | null;
-                            /** @enum {string} */
-                            status: "draft" | "published" | "archived";
-                            sortOrder: number;
-                            hasUnpublishedChanges: boolean;
-                            publishedAt: string | null;
-                            publishedBy: string | null;
-                            updatedBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["ContentBlock"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -12161,32 +12520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        surface: "landing" | "portal";
-                        slot: string;
-                        locale: string;
-                        draft: {
-                            [key: string]: unknown;
-                        };
-                        /** @description What the public site shows; null when not live. */
-                        published: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** @enum {string} */
-                        status: "draft" | "published" | "archived";
-                        sortOrder: number;
-                        hasUnpublishedChanges: boolean;
-                        publishedAt: string | null;
-                        publishedBy: string | null;
-                        updatedBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["ContentBlock"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -12277,32 +12611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        surface: "landing" | "portal";
-                        slot: string;
-                        locale: string;
-                        draft: {
-                            [key: string]: unknown;
-                        };
-                        /** @description What the public site shows; null when not live. */
-                        published: {
-                            [key: string]: unknown;
-                        } | null;
-                        /** @enum {string} */
-                        status: "draft" | "published" | "archived";
-                        sortOrder: number;
-                        hasUnpublishedChanges: boolean;
-                        publishedAt: string | null;
-                        publishedBy: string | null;
-                        updatedBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["ContentBlock"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -14021,27 +14330,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        job_id: number;
-                        /** @enum {string} */
-                        trigger: "schedule" | "manual";
-                        /** @description The staff member who asked for a manual run. */
-                        triggered_by: string | null;
-                        /** Format: date-time */
-                        started_at: string;
-                        /** Format: date-time */
-                        finished_at: string;
-                        /** @enum {string} */
-                        result: "ok" | "error";
-                        error: string | null;
-                        /** @description What the run did, e.g. `{ deleted: 3 }`. */
-                        summary: {
-                            [key: string]: unknown;
-                        };
-                        /** @description The service instance that ran it. */
-                        instance_id: string;
-                    };
+                    "application/json": components["schemas"]["CronJobRun"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -14157,27 +14446,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            job_id: number;
-                            /** @enum {string} */
-                            trigger: "schedule" | "manual";
-                            /** @description The staff member who asked for a manual run. */
-                            triggered_by: string | null;
-                            /** Format: date-time */
-                            started_at: string;
-                            /** Format: date-time */
-                            finished_at: string;
-                            /** @enum {string} */
-                            result: "ok" | "error";
-                            error: string | null;
-                            /** @description What the run did, e.g. `{ deleted: 3 }`. */
-                            summary: {
-                                [key: string]: unknown;
-                            };
-                            /** @description The service instance that ran it. */
-                            instance_id: string;
-                        }[];
+                        data: components["schemas"]["CronJobRun"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -16367,32 +16636,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            /** Format: uuid */
-                            user_id: string;
-                            /** @description Signed: additions positive, deductions negative. */
-                            amount: number;
-                            /** @enum {string} */
-                            kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
-                            /** @description The user's balance right after this entry. */
-                            balance_after: number;
-                            reference_type: string | null;
-                            reference_id: string | null;
-                            /** @description The staff member who made the entry; null: the service. */
-                            actor_id: string | null;
-                            reason: string | null;
-                            /** @description A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`. */
-                            details: {
-                                [key: string]: unknown;
-                            };
-                            /** @description The lot an addition made; null for deductions. */
-                            lot_id: number | null;
-                            /** @description When the lot of an addition lapses; null: never, or a deduction. */
-                            expires_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["LedgerEntry"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -16471,25 +16715,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            /** Format: uuid */
-                            user_id: string;
-                            /** @description The addition that made the lot. */
-                            entry_id: number;
-                            /**
-                             * @description The kind of that addition.
-                             * @enum {string}
-                             */
-                            kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
-                            amount: number;
-                            remaining: number;
-                            expires_at: string | null;
-                            /** @description Something is left and it has not lapsed. */
-                            active: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["CreditLot"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -17427,26 +17653,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            provider_coupon_id: string;
-                            name: string;
-                            percent_off: number | null;
-                            amount_off: number | null;
-                            currency: string | null;
-                            /** @enum {string} */
-                            duration: "once" | "repeating" | "forever";
-                            duration_in_months: number | null;
-                            max_redemptions: number | null;
-                            redeem_by: string | null;
-                            /** @description False once deleted. */
-                            active: boolean;
-                            deleted_at: string | null;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["Coupon"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -17534,26 +17741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        provider_coupon_id: string;
-                        name: string;
-                        percent_off: number | null;
-                        amount_off: number | null;
-                        currency: string | null;
-                        /** @enum {string} */
-                        duration: "once" | "repeating" | "forever";
-                        duration_in_months: number | null;
-                        max_redemptions: number | null;
-                        redeem_by: string | null;
-                        /** @description False once deleted. */
-                        active: boolean;
-                        deleted_at: string | null;
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Coupon"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -17787,23 +17975,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            provider_promotion_code_id: string;
-                            /** Format: uuid */
-                            coupon_id: string;
-                            code: string;
-                            max_redemptions: number | null;
-                            expires_at: string | null;
-                            first_time_only: boolean;
-                            active: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["PromotionCode"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -17892,23 +18064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        provider_promotion_code_id: string;
-                        /** Format: uuid */
-                        coupon_id: string;
-                        code: string;
-                        max_redemptions: number | null;
-                        expires_at: string | null;
-                        first_time_only: boolean;
-                        active: boolean;
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["PromotionCode"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -18050,23 +18206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        provider_promotion_code_id: string;
-                        /** Format: uuid */
-                        coupon_id: string;
-                        code: string;
-                        max_redemptions: number | null;
-                        expires_at: string | null;
-                        first_time_only: boolean;
-                        active: boolean;
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["PromotionCode"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -18201,33 +18341,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            user_id: string;
-                            /** @enum {string} */
-                            provider: "local" | "stripe";
-                            provider_payment_id: string;
-                            product_id: string | null;
-                            price_id: string | null;
-                            /** @enum {string} */
-                            kind: "credit_pack" | "subscription";
-                            quantity: number;
-                            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
-                            credits: number | null;
-                            amount: number;
-                            currency: string;
-                            amount_refunded: number;
-                            /** @enum {string} */
-                            status: "succeeded" | "partially_refunded" | "refunded";
-                            checkout_session_id: string | null;
-                            provider_invoice_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Payment"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -18307,29 +18421,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            user_id: string;
-                            /** @enum {string} */
-                            provider: "local" | "stripe";
-                            provider_invoice_id: string;
-                            provider_subscription_id: string | null;
-                            provider_payment_id: string | null;
-                            /** @enum {string} */
-                            status: "draft" | "open" | "paid" | "void" | "uncollectible";
-                            amount_due: number;
-                            amount_paid: number;
-                            currency: string;
-                            hosted_url: string | null;
-                            period_start: string | null;
-                            period_end: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            last_event_at: string;
-                        }[];
+                        data: components["schemas"]["Invoice"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -18434,34 +18526,7 @@ export interface operations {
                         source: "staff" | "provider";
                         /** Format: date-time */
                         created_at: string;
-                        /** @description The payment after the refund. */
-                        payment: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            user_id: string;
-                            /** @enum {string} */
-                            provider: "local" | "stripe";
-                            provider_payment_id: string;
-                            product_id: string | null;
-                            price_id: string | null;
-                            /** @enum {string} */
-                            kind: "credit_pack" | "subscription";
-                            quantity: number;
-                            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
-                            credits: number | null;
-                            amount: number;
-                            currency: string;
-                            amount_refunded: number;
-                            /** @enum {string} */
-                            status: "succeeded" | "partially_refunded" | "refunded";
-                            checkout_session_id: string | null;
-                            provider_invoice_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        payment: components["schemas"]["Payment"];
                     };
                 };
             };
@@ -18607,37 +18672,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            user_id: string;
-                            /** @description The subscriber's email; null when the user has none. */
-                            user_email: string | null;
-                            /** @description `local` or `stripe`. */
-                            provider: string;
-                            provider_subscription_id: string;
-                            provider_customer_id: string | null;
-                            /** @description The plan; null when the provider's price matches no product of the catalog. */
-                            product_id: string | null;
-                            product_name: string | null;
-                            provider_price_id: string | null;
-                            /**
-                             * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
-                             * @enum {string}
-                             */
-                            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
-                            /** @description True: the subscription ends at `current_period_end` instead of renewing. */
-                            cancel_at_period_end: boolean;
-                            /** @description When the period paid for ends (next renewal). */
-                            current_period_end: string | null;
-                            /** @description When it was canceled, or set to cancel at period end. */
-                            canceled_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Subscription"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -18720,37 +18755,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** @description The subscriber's email; null when the user has none. */
-                        user_email: string | null;
-                        /** @description `local` or `stripe`. */
-                        provider: string;
-                        provider_subscription_id: string;
-                        provider_customer_id: string | null;
-                        /** @description The plan; null when the provider's price matches no product of the catalog. */
-                        product_id: string | null;
-                        product_name: string | null;
-                        provider_price_id: string | null;
-                        /**
-                         * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
-                         * @enum {string}
-                         */
-                        status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
-                        /** @description True: the subscription ends at `current_period_end` instead of renewing. */
-                        cancel_at_period_end: boolean;
-                        /** @description When the period paid for ends (next renewal). */
-                        current_period_end: string | null;
-                        /** @description When it was canceled, or set to cancel at period end. */
-                        canceled_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -18880,37 +18885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** @description The subscriber's email; null when the user has none. */
-                        user_email: string | null;
-                        /** @description `local` or `stripe`. */
-                        provider: string;
-                        provider_subscription_id: string;
-                        provider_customer_id: string | null;
-                        /** @description The plan; null when the provider's price matches no product of the catalog. */
-                        product_id: string | null;
-                        product_name: string | null;
-                        provider_price_id: string | null;
-                        /**
-                         * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
-                         * @enum {string}
-                         */
-                        status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
-                        /** @description True: the subscription ends at `current_period_end` instead of renewing. */
-                        cancel_at_period_end: boolean;
-                        /** @description When the period paid for ends (next renewal). */
-                        current_period_end: string | null;
-                        /** @description When it was canceled, or set to cancel at period end. */
-                        canceled_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -19043,37 +19018,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        /** @description The subscriber's email; null when the user has none. */
-                        user_email: string | null;
-                        /** @description `local` or `stripe`. */
-                        provider: string;
-                        provider_subscription_id: string;
-                        provider_customer_id: string | null;
-                        /** @description The plan; null when the provider's price matches no product of the catalog. */
-                        product_id: string | null;
-                        product_name: string | null;
-                        provider_price_id: string | null;
-                        /**
-                         * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
-                         * @enum {string}
-                         */
-                        status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
-                        /** @description True: the subscription ends at `current_period_end` instead of renewing. */
-                        cancel_at_period_end: boolean;
-                        /** @description When the period paid for ends (next renewal). */
-                        current_period_end: string | null;
-                        /** @description When it was canceled, or set to cancel at period end. */
-                        canceled_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Subscription"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -19630,48 +19575,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            to_email: string;
-                            user_id: string | null;
-                            /**
-                             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
-                             * @enum {string}
-                             */
-                            category: "marketing" | "transactional";
-                            /** @description Null for a message with literal content. */
-                            template_id: string | null;
-                            template_key: string | null;
-                            /** @description The version fixed when the message was queued. */
-                            template_version: number | null;
-                            /** @description As sent (templated messages are rendered with their vars). */
-                            subject: string;
-                            campaign_id: string | null;
-                            broadcast_id: string | null;
-                            /**
-                             * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
-                             * @enum {string}
-                             */
-                            status: "queued" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
-                            /** @description Queued but not picked up (a paused campaign). */
-                            held: boolean;
-                            attempts: number;
-                            /**
-                             * Format: date-time
-                             * @description When a queued message is due.
-                             */
-                            next_attempt_at: string;
-                            /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
-                            last_error: string | null;
-                            /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
-                            transport: ("smtp" | "outbox") | null;
-                            /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
-                            transport_message_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            sent_at: string | null;
-                        }[];
+                        data: components["schemas"]["OutboxMessage"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -19875,48 +19779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        to_email: string;
-                        user_id: string | null;
-                        /**
-                         * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
-                         * @enum {string}
-                         */
-                        category: "marketing" | "transactional";
-                        /** @description Null for a message with literal content. */
-                        template_id: string | null;
-                        template_key: string | null;
-                        /** @description The version fixed when the message was queued. */
-                        template_version: number | null;
-                        /** @description As sent (templated messages are rendered with their vars). */
-                        subject: string;
-                        campaign_id: string | null;
-                        broadcast_id: string | null;
-                        /**
-                         * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
-                         * @enum {string}
-                         */
-                        status: "queued" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
-                        /** @description Queued but not picked up (a paused campaign). */
-                        held: boolean;
-                        attempts: number;
-                        /**
-                         * Format: date-time
-                         * @description When a queued message is due.
-                         */
-                        next_attempt_at: string;
-                        /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
-                        last_error: string | null;
-                        /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
-                        transport: ("smtp" | "outbox") | null;
-                        /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
-                        transport_message_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        sent_at: string | null;
-                    };
+                    "application/json": components["schemas"]["OutboxMessage"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -20046,29 +19909,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            key: string;
-                            name: string;
-                            description: string | null;
-                            /**
-                             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
-                             * @enum {string}
-                             */
-                            category: "marketing" | "transactional";
-                            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
-                            published_version: number | null;
-                            published_at: string | null;
-                            /** @description The newest stored version; null before the first. */
-                            latest_version: number | null;
-                            created_by: string | null;
-                            updated_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["EmailTemplateSummary"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -21341,23 +21182,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            /** @description Members on the list now (mailable or not). */
-                            member_count: number;
-                            created_by: string | null;
-                            updated_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Changed by an edit and by every member change.
-                             */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["EmailAudience"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -21432,23 +21257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Members on the list now (mailable or not). */
-                        member_count: number;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Changed by an edit and by every member change.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailAudience"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -21542,23 +21351,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Members on the list now (mailable or not). */
-                        member_count: number;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Changed by an edit and by every member change.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailAudience"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -21647,23 +21440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        /** @description Members on the list now (mailable or not). */
-                        member_count: number;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Changed by an edit and by every member change.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["EmailAudience"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -21885,23 +21662,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string;
-                            /** @description The account behind the address: given as a `user_id` member, or the account with this address at import. */
-                            user_id: string | null;
-                            user_status: ("active" | "banned" | "deleted") | null;
-                            /** @description Why the address gets no marketing mail; null: not suppressed. */
-                            suppression_reason: ("unsubscribed" | "bounced" | "complained" | "manual") | null;
-                            /** @description Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account. */
-                            mailable: boolean;
-                            /**
-                             * Format: date-time
-                             * @description When the address joined the list (kept across replaces that keep it).
-                             */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["EmailAudienceMember"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -24238,41 +23999,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            segment: {
-                                [key: string]: unknown;
-                            };
-                            recipients: number | null;
-                            notification: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @enum {string} */
-                                kind: "info" | "success" | "warning" | "billing" | "social" | "system";
-                                title: string;
-                                body: string | null;
-                                action_url: string | null;
-                                starts_at: string | null;
-                                ends_at: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @enum {string} */
-                                audience: "everyone" | "recipients";
-                                read_count: number;
-                            } | null;
-                            email: {
-                                template_id: string | null;
-                                template_version: number | null;
-                                queued: number;
-                                sent: number;
-                                failed: number;
-                                skipped: number;
-                            } | null;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["Broadcast"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -24341,41 +24068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        segment: {
-                            [key: string]: unknown;
-                        };
-                        recipients: number | null;
-                        notification: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "info" | "success" | "warning" | "billing" | "social" | "system";
-                            title: string;
-                            body: string | null;
-                            action_url: string | null;
-                            starts_at: string | null;
-                            ends_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @enum {string} */
-                            audience: "everyone" | "recipients";
-                            read_count: number;
-                        } | null;
-                        email: {
-                            template_id: string | null;
-                            template_version: number | null;
-                            queued: number;
-                            sent: number;
-                            failed: number;
-                            skipped: number;
-                        } | null;
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Broadcast"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -25426,31 +25119,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            subject: string;
-                            /** @enum {string} */
-                            category: "account" | "billing" | "technical" | "abuse" | "other";
-                            /** @enum {string} */
-                            status: "open" | "answered" | "closed";
-                            /** Format: date-time */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description Last activity: a message, a close or a reopen.
-                             */
-                            updated_at: string;
-                            user: {
-                                /** Format: uuid */
-                                id: string;
-                                email: string | null;
-                            };
-                            message_count: number;
-                            closed_at: string | null;
-                            closed_by: string | null;
-                            close_reason: string | null;
-                        }[];
+                        data: components["schemas"]["SupportTicketSummary"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };

@@ -104,27 +104,29 @@ export const myNotificationsPage = z.object({
 export const notificationIdParams = z.object({ id: z.guid() });
 export const markedResult = z.object({ marked: z.number().int() });
 
-export const broadcastView = z.object({
-  id: z.guid(),
-  segment: z.record(z.string(), z.unknown()),
-  recipients: z.number().int().nullable(),
-  notification: notificationView
-    .omit({ read: true, read_at: true })
-    .extend({ audience: z.enum(['everyone', 'recipients']), read_count: z.number().int() })
-    .nullable(),
-  email: z
-    .object({
-      template_id: z.guid().nullable(),
-      template_version: z.number().int().nullable(),
-      queued: z.number().int(),
-      sent: z.number().int(),
-      failed: z.number().int(),
-      skipped: z.number().int(),
-    })
-    .nullable(),
-  created_by: z.guid().nullable(),
-  created_at: z.date(),
-});
+export const broadcastView = z
+  .object({
+    id: z.guid(),
+    segment: z.record(z.string(), z.unknown()),
+    recipients: z.number().int().nullable(),
+    notification: notificationView
+      .omit({ read: true, read_at: true })
+      .extend({ audience: z.enum(['everyone', 'recipients']), read_count: z.number().int() })
+      .nullable(),
+    email: z
+      .object({
+        template_id: z.guid().nullable(),
+        template_version: z.number().int().nullable(),
+        queued: z.number().int(),
+        sent: z.number().int(),
+        failed: z.number().int(),
+        skipped: z.number().int(),
+      })
+      .nullable(),
+    created_by: z.guid().nullable(),
+    created_at: z.date(),
+  })
+  .meta({ id: 'Broadcast', description: 'A broadcast of notifications and email, with its counts.' });
 export type BroadcastView = z.infer<typeof broadcastView>;
 export const broadcastsPage = pagedResponse(broadcastView);
 export const listBroadcastsQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({

@@ -119,13 +119,15 @@ export const myTicketsPage = z.object({
   meta: z.object({ page: z.number().int(), per_page: z.number().int() }),
 });
 
-const staffTicketSummary = myTicketSummary.extend({
-  user: z.object({ id: z.guid(), email: z.string().nullable() }),
-  message_count: z.number().int(),
-  closed_at: z.date().nullable(),
-  closed_by: z.guid().nullable(),
-  close_reason: z.string().nullable(),
-});
+const staffTicketSummary = myTicketSummary
+  .extend({
+    user: z.object({ id: z.guid(), email: z.string().nullable() }),
+    message_count: z.number().int(),
+    closed_at: z.date().nullable(),
+    closed_by: z.guid().nullable(),
+    close_reason: z.string().nullable(),
+  })
+  .meta({ id: 'SupportTicketSummary', description: 'A support ticket as staff lists show it.' });
 export type StaffTicketSummary = z.infer<typeof staffTicketSummary>;
 export const staffTicketView = staffTicketSummary.extend({
   messages: z.array(

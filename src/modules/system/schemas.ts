@@ -22,18 +22,20 @@ export const jobBody = z.object({
 });
 export const jobsBody = z.object({ data: z.array(jobBody) });
 
-export const runBody = z.object({
-  id: z.number().int(),
-  job_id: z.number().int(),
-  trigger: z.enum(['schedule', 'manual']),
-  triggered_by: z.string().nullable().describe('The staff member who asked for a manual run.'),
-  started_at: z.date(),
-  finished_at: z.date(),
-  result: z.enum(['ok', 'error']),
-  error: z.string().nullable(),
-  summary: z.record(z.string(), z.unknown()).describe('What the run did, e.g. `{ deleted: 3 }`.'),
-  instance_id: z.string().describe('The service instance that ran it.'),
-});
+export const runBody = z
+  .object({
+    id: z.number().int(),
+    job_id: z.number().int(),
+    trigger: z.enum(['schedule', 'manual']),
+    triggered_by: z.string().nullable().describe('The staff member who asked for a manual run.'),
+    started_at: z.date(),
+    finished_at: z.date(),
+    result: z.enum(['ok', 'error']),
+    error: z.string().nullable(),
+    summary: z.record(z.string(), z.unknown()).describe('What the run did, e.g. `{ deleted: 3 }`.'),
+    instance_id: z.string().describe('The service instance that ran it.'),
+  })
+  .meta({ id: 'CronJobRun', description: 'One run of a scheduled job.' });
 export type RunView = z.infer<typeof runBody>;
 
 export const runsQuery = pageQuery(['started_at'], { field: 'started_at', direction: 'desc' }).extend({

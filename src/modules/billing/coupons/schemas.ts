@@ -77,22 +77,24 @@ export const listCouponsQuery = pageQuery(['created_at', 'name'], { field: 'crea
 });
 export type ListCouponsQuery = z.infer<typeof listCouponsQuery>;
 
-export const couponBody = z.object({
-  id: z.guid(),
-  provider_coupon_id: z.string(),
-  name: z.string(),
-  percent_off: z.number().nullable(),
-  amount_off: z.number().int().nullable(),
-  currency: z.string().nullable(),
-  duration: z.enum(COUPON_DURATIONS),
-  duration_in_months: z.number().int().nullable(),
-  max_redemptions: z.number().int().nullable(),
-  redeem_by: z.date().nullable(),
-  active: z.boolean().describe('False once deleted.'),
-  deleted_at: z.date().nullable(),
-  created_by: z.guid().nullable(),
-  created_at: z.date(),
-});
+export const couponBody = z
+  .object({
+    id: z.guid(),
+    provider_coupon_id: z.string(),
+    name: z.string(),
+    percent_off: z.number().nullable(),
+    amount_off: z.number().int().nullable(),
+    currency: z.string().nullable(),
+    duration: z.enum(COUPON_DURATIONS),
+    duration_in_months: z.number().int().nullable(),
+    max_redemptions: z.number().int().nullable(),
+    redeem_by: z.date().nullable(),
+    active: z.boolean().describe('False once deleted.'),
+    deleted_at: z.date().nullable(),
+    created_by: z.guid().nullable(),
+    created_at: z.date(),
+  })
+  .meta({ id: 'Coupon', description: 'A coupon at the payment provider.' });
 export type CouponView = z.infer<typeof couponBody>;
 export const couponsBody = pagedResponse(couponBody);
 
@@ -126,18 +128,20 @@ export const listPromotionCodesQuery = pageQuery(['created_at', 'code'], {
 });
 export type ListPromotionCodesQuery = z.infer<typeof listPromotionCodesQuery>;
 
-export const promotionCodeBody = z.object({
-  id: z.guid(),
-  provider_promotion_code_id: z.string(),
-  coupon_id: z.guid(),
-  code: z.string(),
-  max_redemptions: z.number().int().nullable(),
-  expires_at: z.date().nullable(),
-  first_time_only: z.boolean(),
-  active: z.boolean(),
-  created_by: z.guid().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const promotionCodeBody = z
+  .object({
+    id: z.guid(),
+    provider_promotion_code_id: z.string(),
+    coupon_id: z.guid(),
+    code: z.string(),
+    max_redemptions: z.number().int().nullable(),
+    expires_at: z.date().nullable(),
+    first_time_only: z.boolean(),
+    active: z.boolean(),
+    created_by: z.guid().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'PromotionCode', description: 'A promotion code of a coupon.' });
 export type PromotionCodeView = z.infer<typeof promotionCodeBody>;
 export const promotionCodesBody = pagedResponse(promotionCodeBody);

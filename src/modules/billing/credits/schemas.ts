@@ -44,23 +44,25 @@ export const grantResult = z.object({
 export type GrantResult = z.infer<typeof grantResult>;
 
 /** A ledger entry as staff see it. */
-export const ledgerEntryView = z.object({
-  id: z.number().int(),
-  user_id: z.guid(),
-  amount: z.number().int().describe('Signed: additions positive, deductions negative.'),
-  kind: z.enum(LEDGER_KINDS),
-  balance_after: z.number().int().describe("The user's balance right after this entry."),
-  reference_type: z.string().nullable(),
-  reference_id: z.string().nullable(),
-  actor_id: z.guid().nullable().describe('The staff member who made the entry; null: the service.'),
-  reason: z.string().nullable(),
-  details: z
-    .record(z.string(), z.unknown())
-    .describe("A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`."),
-  lot_id: z.number().int().nullable().describe('The lot an addition made; null for deductions.'),
-  expires_at: z.date().nullable().describe('When the lot of an addition lapses; null: never, or a deduction.'),
-  created_at: z.date(),
-});
+export const ledgerEntryView = z
+  .object({
+    id: z.number().int(),
+    user_id: z.guid(),
+    amount: z.number().int().describe('Signed: additions positive, deductions negative.'),
+    kind: z.enum(LEDGER_KINDS),
+    balance_after: z.number().int().describe("The user's balance right after this entry."),
+    reference_type: z.string().nullable(),
+    reference_id: z.string().nullable(),
+    actor_id: z.guid().nullable().describe('The staff member who made the entry; null: the service.'),
+    reason: z.string().nullable(),
+    details: z
+      .record(z.string(), z.unknown())
+      .describe("A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`."),
+    lot_id: z.number().int().nullable().describe('The lot an addition made; null for deductions.'),
+    expires_at: z.date().nullable().describe('When the lot of an addition lapses; null: never, or a deduction.'),
+    created_at: z.date(),
+  })
+  .meta({ id: 'LedgerEntry', description: 'One entry of a credit ledger.' });
 export type LedgerEntryView = z.infer<typeof ledgerEntryView>;
 
 export const listLedgerQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({
@@ -74,17 +76,19 @@ export const listLedgerQuery = pageQuery(['created_at'], { field: 'created_at', 
 export type ListLedgerQuery = z.infer<typeof listLedgerQuery>;
 export const ledgerPage = pagedResponse(ledgerEntryView);
 
-export const lotView = z.object({
-  id: z.number().int(),
-  user_id: z.guid(),
-  entry_id: z.number().int().describe('The addition that made the lot.'),
-  kind: z.enum(LEDGER_KINDS).describe('The kind of that addition.'),
-  amount: z.number().int(),
-  remaining: z.number().int(),
-  expires_at: z.date().nullable(),
-  active: z.boolean().describe('Something is left and it has not lapsed.'),
-  created_at: z.date(),
-});
+export const lotView = z
+  .object({
+    id: z.number().int(),
+    user_id: z.guid(),
+    entry_id: z.number().int().describe('The addition that made the lot.'),
+    kind: z.enum(LEDGER_KINDS).describe('The kind of that addition.'),
+    amount: z.number().int(),
+    remaining: z.number().int(),
+    expires_at: z.date().nullable(),
+    active: z.boolean().describe('Something is left and it has not lapsed.'),
+    created_at: z.date(),
+  })
+  .meta({ id: 'CreditLot', description: 'A lot of credits: what is left of it and when it expires.' });
 export type LotView = z.infer<typeof lotView>;
 
 export const listLotsQuery = pageQuery(['created_at', 'expires_at'], { field: 'created_at', direction: 'desc' }).extend(

@@ -33,29 +33,31 @@ export const refundBody = z
   .strict();
 export type RefundInput = z.infer<typeof refundBody>;
 
-export const paymentBody = z.object({
-  id: z.guid(),
-  user_id: z.guid(),
-  provider: z.enum(PROVIDERS),
-  provider_payment_id: z.string(),
-  product_id: z.guid().nullable(),
-  price_id: z.guid().nullable(),
-  kind: z.enum(PAYMENT_KINDS),
-  quantity: z.number().int(),
-  credits: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Credits the payment added (credit packs: credits × quantity); null for subscriptions.'),
-  amount: z.number().int(),
-  currency: z.string(),
-  amount_refunded: z.number().int(),
-  status: z.enum(PAYMENT_STATUSES),
-  checkout_session_id: z.guid().nullable(),
-  provider_invoice_id: z.string().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const paymentBody = z
+  .object({
+    id: z.guid(),
+    user_id: z.guid(),
+    provider: z.enum(PROVIDERS),
+    provider_payment_id: z.string(),
+    product_id: z.guid().nullable(),
+    price_id: z.guid().nullable(),
+    kind: z.enum(PAYMENT_KINDS),
+    quantity: z.number().int(),
+    credits: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Credits the payment added (credit packs: credits × quantity); null for subscriptions.'),
+    amount: z.number().int(),
+    currency: z.string(),
+    amount_refunded: z.number().int(),
+    status: z.enum(PAYMENT_STATUSES),
+    checkout_session_id: z.guid().nullable(),
+    provider_invoice_id: z.string().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'Payment', description: 'A payment, with what it bought and its refunds.' });
 export type PaymentView = z.infer<typeof paymentBody>;
 export const paymentsBody = pagedResponse(paymentBody);
 
@@ -98,23 +100,25 @@ export const listPaymentsQuery = pageQuery(['created_at', 'amount'], { field: 'c
 );
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
-export const invoiceBody = z.object({
-  id: z.guid(),
-  user_id: z.guid(),
-  provider: z.enum(PROVIDERS),
-  provider_invoice_id: z.string(),
-  provider_subscription_id: z.string().nullable(),
-  provider_payment_id: z.string().nullable(),
-  status: z.enum(INVOICE_STATUSES),
-  amount_due: z.number().int(),
-  amount_paid: z.number().int(),
-  currency: z.string(),
-  hosted_url: z.string().nullable(),
-  period_start: z.date().nullable(),
-  period_end: z.date().nullable(),
-  created_at: z.date(),
-  last_event_at: z.date(),
-});
+export const invoiceBody = z
+  .object({
+    id: z.guid(),
+    user_id: z.guid(),
+    provider: z.enum(PROVIDERS),
+    provider_invoice_id: z.string(),
+    provider_subscription_id: z.string().nullable(),
+    provider_payment_id: z.string().nullable(),
+    status: z.enum(INVOICE_STATUSES),
+    amount_due: z.number().int(),
+    amount_paid: z.number().int(),
+    currency: z.string(),
+    hosted_url: z.string().nullable(),
+    period_start: z.date().nullable(),
+    period_end: z.date().nullable(),
+    created_at: z.date(),
+    last_event_at: z.date(),
+  })
+  .meta({ id: 'Invoice', description: 'An invoice from the payment provider.' });
 export type InvoiceView = z.infer<typeof invoiceBody>;
 export const invoicesBody = pagedResponse(invoiceBody);
 

@@ -50,30 +50,32 @@ export const listSubscriptionsQuery = pageQuery(['created_at', 'current_period_e
 });
 export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsQuery>;
 
-export const subscriptionBody = z.object({
-  id: z.guid(),
-  user_id: z.guid(),
-  user_email: z.string().nullable().describe("The subscriber's email; null when the user has none."),
-  provider: z.string().describe('`local` or `stripe`.'),
-  provider_subscription_id: z.string(),
-  provider_customer_id: z.string().nullable(),
-  product_id: z
-    .guid()
-    .nullable()
-    .describe("The plan; null when the provider's price matches no product of the catalog."),
-  product_name: z.string().nullable(),
-  provider_price_id: z.string().nullable(),
-  status: z
-    .enum(SUBSCRIPTION_STATUSES)
-    .describe("trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final."),
-  cancel_at_period_end: z
-    .boolean()
-    .describe('True: the subscription ends at `current_period_end` instead of renewing.'),
-  current_period_end: z.date().nullable().describe('When the period paid for ends (next renewal).'),
-  canceled_at: z.date().nullable().describe('When it was canceled, or set to cancel at period end.'),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const subscriptionBody = z
+  .object({
+    id: z.guid(),
+    user_id: z.guid(),
+    user_email: z.string().nullable().describe("The subscriber's email; null when the user has none."),
+    provider: z.string().describe('`local` or `stripe`.'),
+    provider_subscription_id: z.string(),
+    provider_customer_id: z.string().nullable(),
+    product_id: z
+      .guid()
+      .nullable()
+      .describe("The plan; null when the provider's price matches no product of the catalog."),
+    product_name: z.string().nullable(),
+    provider_price_id: z.string().nullable(),
+    status: z
+      .enum(SUBSCRIPTION_STATUSES)
+      .describe("trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final."),
+    cancel_at_period_end: z
+      .boolean()
+      .describe('True: the subscription ends at `current_period_end` instead of renewing.'),
+    current_period_end: z.date().nullable().describe('When the period paid for ends (next renewal).'),
+    canceled_at: z.date().nullable().describe('When it was canceled, or set to cancel at period end.'),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'Subscription', description: 'A subscription: its plan, state and period.' });
 export type SubscriptionView = z.infer<typeof subscriptionBody>;
 export const subscriptionsBody = pagedResponse(subscriptionBody);
 

@@ -20,16 +20,18 @@ export type CreateAudienceInput = z.infer<typeof createAudienceBody>;
 export const updateAudienceBody = z.object({ name, description }).strict();
 export type UpdateAudienceInput = z.infer<typeof updateAudienceBody>;
 
-export const audienceView = z.object({
-  id: z.guid(),
-  name: z.string(),
-  description: z.string().nullable(),
-  member_count: z.number().int().describe('Members on the list now (mailable or not).'),
-  created_by: z.guid().nullable(),
-  updated_by: z.guid().nullable(),
-  created_at: z.date(),
-  updated_at: z.date().describe('Changed by an edit and by every member change.'),
-});
+export const audienceView = z
+  .object({
+    id: z.guid(),
+    name: z.string(),
+    description: z.string().nullable(),
+    member_count: z.number().int().describe('Members on the list now (mailable or not).'),
+    created_by: z.guid().nullable(),
+    updated_by: z.guid().nullable(),
+    created_at: z.date(),
+    updated_at: z.date().describe('Changed by an edit and by every member change.'),
+  })
+  .meta({ id: 'EmailAudience', description: 'An email audience: who it selects and how many it holds.' });
 export type AudienceView = z.infer<typeof audienceView>;
 export const audiencesPage = pagedResponse(audienceView);
 
@@ -48,27 +50,32 @@ export const listMembersQuery = pageQuery(['email', 'created_at'], { field: 'ema
 });
 export type ListMembersQuery = z.infer<typeof listMembersQuery>;
 
-export const memberView = z.object({
-  id: z.guid(),
-  email: z.string(),
-  user_id: z
-    .guid()
-    .nullable()
-    .describe(
-      'The account behind the address: given as a `user_id` member, or the account with this address at import.',
-    ),
-  user_status: z.enum(['active', 'banned', 'deleted']).nullable(),
-  suppression_reason: z
-    .enum(['unsubscribed', 'bounced', 'complained', 'manual'])
-    .nullable()
-    .describe('Why the address gets no marketing mail; null: not suppressed.'),
-  mailable: z
-    .boolean()
-    .describe(
-      'Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account.',
-    ),
-  created_at: z.date().describe('When the address joined the list (kept across replaces that keep it).'),
-});
+export const memberView = z
+  .object({
+    id: z.guid(),
+    email: z.string(),
+    user_id: z
+      .guid()
+      .nullable()
+      .describe(
+        'The account behind the address: given as a `user_id` member, or the account with this address at import.',
+      ),
+    user_status: z.enum(['active', 'banned', 'deleted']).nullable(),
+    suppression_reason: z
+      .enum(['unsubscribed', 'bounced', 'complained', 'manual'])
+      .nullable()
+      .describe('Why the address gets no marketing mail; null: not suppressed.'),
+    mailable: z
+      .boolean()
+      .describe(
+        'Marketing mail would go to this member now: not suppressed, and not the address of a banned or deleted account.',
+      ),
+    created_at: z.date().describe('When the address joined the list (kept across replaces that keep it).'),
+  })
+  .meta({
+    id: 'EmailAudienceMember',
+    description: 'A member of an email audience, with whether mail can reach them now.',
+  });
 export type MemberView = z.infer<typeof memberView>;
 export const membersPage = pagedResponse(memberView);
 

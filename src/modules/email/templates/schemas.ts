@@ -93,24 +93,26 @@ export type PreviewInput = z.infer<typeof previewBody>;
 
 export const versionResult = z.object({ version: z.number().int() });
 
-export const templateSummary = z.object({
-  id: z.guid(),
-  key: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  category,
-  published_version: z
-    .number()
-    .int()
-    .nullable()
-    .describe('The version mail is sent with; null while unpublished (the template cannot be used).'),
-  published_at: z.date().nullable(),
-  latest_version: z.number().int().nullable().describe('The newest stored version; null before the first.'),
-  created_by: z.string().nullable(),
-  updated_by: z.string().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const templateSummary = z
+  .object({
+    id: z.guid(),
+    key: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    category,
+    published_version: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The version mail is sent with; null while unpublished (the template cannot be used).'),
+    published_at: z.date().nullable(),
+    latest_version: z.number().int().nullable().describe('The newest stored version; null before the first.'),
+    created_by: z.string().nullable(),
+    updated_by: z.string().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'EmailTemplateSummary', description: 'An email template as lists show it.' });
 export type TemplateSummary = z.infer<typeof templateSummary>;
 export const templatesPage = pagedResponse(templateSummary);
 

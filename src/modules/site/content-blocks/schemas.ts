@@ -34,22 +34,24 @@ export const statusBody = z
   .strict();
 export type StatusInput = z.infer<typeof statusBody>;
 
-export const blockBody = z.object({
-  id: z.guid(),
-  surface: z.enum(SURFACES),
-  slot: z.string(),
-  locale: z.string(),
-  draft: z.record(z.string(), z.unknown()),
-  published: z.record(z.string(), z.unknown()).nullable().describe('What the public site shows; null when not live.'),
-  status: z.enum(BLOCK_STATUSES),
-  sortOrder: z.number().int(),
-  hasUnpublishedChanges: z.boolean(),
-  publishedAt: z.date().nullable(),
-  publishedBy: z.string().nullable(),
-  updatedBy: z.string().nullable(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-});
+export const blockBody = z
+  .object({
+    id: z.guid(),
+    surface: z.enum(SURFACES),
+    slot: z.string(),
+    locale: z.string(),
+    draft: z.record(z.string(), z.unknown()),
+    published: z.record(z.string(), z.unknown()).nullable().describe('What the public site shows; null when not live.'),
+    status: z.enum(BLOCK_STATUSES),
+    sortOrder: z.number().int(),
+    hasUnpublishedChanges: z.boolean(),
+    publishedAt: z.date().nullable(),
+    publishedBy: z.string().nullable(),
+    updatedBy: z.string().nullable(),
+    createdAt: z.date(),
+    updatedAt: z.date(),
+  })
+  .meta({ id: 'ContentBlock', description: 'A content block: its draft, live value and state.' });
 export type BlockView = z.infer<typeof blockBody>;
 
 export const listBlocksQuery = pageQuery(['sortOrder', 'slot', 'updatedAt'], {
