@@ -3961,6 +3961,56 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description The id of what was made or stored. */
+        IdResult: {
+            /** Format: uuid */
+            id: string;
+        };
+        /** @description The version stored, published or made live again. */
+        VersionResult: {
+            version: number;
+        };
+        /** @description A price of a billing product. */
+        Price: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            productId: string;
+            providerPriceId: string;
+            currency: string;
+            unitAmount: number;
+            interval: ("month" | "year") | null;
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A billing product (a plan or a credit pack) with its prices. */
+        Product: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "credit_pack" | "plan";
+            name: string;
+            description: string | null;
+            /** @description Credit packs; null for plans. */
+            credits: number | null;
+            /** @description Plans; null for credit packs. */
+            tierKey: string | null;
+            isActive: boolean;
+            sortOrder: number;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Every price, active first, then by currency, newest first. */
+            prices: components["schemas"]["Price"][];
+            updatedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description A coupon at the payment provider. */
         Coupon: {
             /** Format: uuid */
@@ -4075,6 +4125,34 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A refund: the amount, the credits clawed back, and the payment after it. */
+        Refund: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            payment_id: string;
+            /** Format: uuid */
+            user_id: string;
+            provider_refund_id: string;
+            amount: number;
+            currency: string;
+            reason: string;
+            /** @description Credits taken back from what was left of the pack. */
+            credits_clawed_back: number;
+            /** @description Credits this refund covered that were already spent or expired, so could not be taken back. */
+            shortfall: number;
+            /** @description The staff member; null for a refund made at the provider (its dashboard). */
+            actor_id: string | null;
+            /**
+             * @description `staff`: made through this service; `provider`: made at the provider, recorded from its event.
+             * @enum {string}
+             */
+            source: "staff" | "provider";
+            /** Format: date-time */
+            created_at: string;
+            /** @description The payment after the refund. */
+            payment: components["schemas"]["Payment"];
+        };
         /** @description An invoice from the payment provider. */
         Invoice: {
             /** Format: uuid */
@@ -4130,6 +4208,62 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description An achievement definition: its key, name, icon and the credits it rewards. */
+        Achievement: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            icon_path: string | null;
+            reward_credits: number;
+            is_active: boolean;
+            sort_order: number;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description The referral ruleset: what inviting and being invited earn, and when. */
+        ReferralRules: {
+            /** @description Credits the inviting user receives per qualified referral. */
+            referrer_reward_credits: number;
+            /** @description Credits the invited user receives when they qualify. */
+            referee_reward_credits: number;
+            /**
+             * @description `signup`: the referee signs up; `first_purchase`: the referee completes a first payment.
+             * @enum {string}
+             */
+            qualifying_event: "signup" | "first_purchase";
+            /** @description Days after signup the referee has to qualify; null: no limit. */
+            qualify_within_days: number | null;
+            /** @description Referrer rewards granted at most this many times; null: no cap. */
+            max_rewards_per_referrer: number | null;
+            is_active: boolean;
+            /** @description Rises by one with every saved change; 0 until first saved. */
+            version: number;
+            updated_by: string | null;
+            /** @description Null until first saved. */
+            updated_at: string | null;
+        };
+        /** @description A device authorization request: which client asks, for what scope, and its state. */
+        DeviceRequest: {
+            client_id: string;
+            client_name: string;
+            scope: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The address the device asked from. */
+            ip: string | null;
+            /** @description The device's User-Agent. */
+            user_agent: string | null;
+            /** @enum {string} */
+            status: "pending" | "approved" | "denied";
         };
         /** @description An email audience: who it selects and how many it holds. */
         EmailAudience: {
@@ -4255,6 +4389,62 @@ export interface components {
             created_at: string;
             sent_at: string | null;
         };
+        /** @description One outbound email with the variables it was rendered from. */
+        OutboxMessageDetail: {
+            /** Format: uuid */
+            id: string;
+            to_email: string;
+            user_id: string | null;
+            /**
+             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
+             * @enum {string}
+             */
+            category: "marketing" | "transactional";
+            /** @description Null for a message with literal content. */
+            template_id: string | null;
+            template_key: string | null;
+            /** @description The version fixed when the message was queued. */
+            template_version: number | null;
+            /** @description As sent (templated messages are rendered with their vars). */
+            subject: string;
+            campaign_id: string | null;
+            broadcast_id: string | null;
+            /**
+             * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
+             * @enum {string}
+             */
+            status: "queued" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
+            /** @description Queued but not picked up (a paused campaign). */
+            held: boolean;
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When a queued message is due.
+             */
+            next_attempt_at: string;
+            /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
+            last_error: string | null;
+            /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
+            transport: ("smtp" | "outbox") | null;
+            /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
+            transport_message_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+            /** @description The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the service adds). */
+            vars: {
+                [key: string]: unknown;
+            };
+            from: string;
+            /** @description The Message-ID header, the same on every attempt. */
+            message_id: string;
+            html: string;
+            text: string;
+            /** @description Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and List-Unsubscribe-Post. */
+            headers: {
+                [key: string]: string;
+            };
+        };
         /** @description An email template as lists show it. */
         EmailTemplateSummary: {
             /** Format: uuid */
@@ -4278,6 +4468,68 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One version of an email template, with its bodies. */
+        EmailTemplateVersion: {
+            version: number;
+            subject: string;
+            note: string | null;
+            is_published: boolean;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            html: string;
+            text: string;
+            /** @description The var names its placeholders read (top-level names), sorted. */
+            variables: string[];
+        };
+        /** @description An email template with its versions and the published one. */
+        EmailTemplate: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            /**
+             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
+             * @enum {string}
+             */
+            category: "marketing" | "transactional";
+            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
+            published_version: number | null;
+            published_at: string | null;
+            /** @description The newest stored version; null before the first. */
+            latest_version: number | null;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Every version, newest first, without bodies. */
+            versions: {
+                version: number;
+                subject: string;
+                note: string | null;
+                is_published: boolean;
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            /** @description The published version with its bodies; null while unpublished. */
+            published: components["schemas"]["EmailTemplateVersion"] | null;
+        };
+        /** @description A suppressed address: why, and since when. */
+        Suppression: {
+            email: string;
+            /** @enum {string} */
+            reason: "unsubscribed" | "bounced" | "complained" | "manual";
+            /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
+            source: string;
+            /** @description The message whose link or bounce caused it, when known. */
+            message_id: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description A game session on the runtime, as staff see it. */
         GameSession: {
@@ -4327,6 +4579,48 @@ export interface components {
             /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
             revoked_at: string | null;
         };
+        /** @description The caller's own profile. */
+        Profile: {
+            /** Format: uuid */
+            id: string;
+            email: string | null;
+            display_name: string | null;
+            provider: string | null;
+            /** @enum {string} */
+            status: "active" | "banned" | "deleted";
+            /** @description The plan tier the caller's subscription gives; null without one. */
+            tier: string | null;
+            locale: string | null;
+            timezone: string | null;
+            /** @description A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null without one. */
+            avatar_url: string | null;
+            /** @description Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's link), and for an account without an address. */
+            marketing_opt_in: boolean;
+            /** Format: date-time */
+            created_at: string;
+            last_seen_at: string | null;
+            profile_updated_at: string | null;
+        };
+        /** @description A presigned upload: where and how to PUT the bytes, and until when. */
+        UploadGrant: {
+            /** @description Where to PUT the bytes: valid for this key, content type and size only. */
+            upload_url: string;
+            /** @constant */
+            method: "PUT";
+            /** @description Headers the upload must carry exactly (the signature covers them). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The object key to pass to the confirmation. */
+            key: string;
+            /** @description The declared size: the most bytes the upload may carry. */
+            max_size: number;
+            /**
+             * Format: date-time
+             * @description The URL and the upload intent expire together, 10 minutes after issue.
+             */
+            expires_at: string;
+        };
         /** @description A broadcast of notifications and email, with its counts. */
         Broadcast: {
             /** Format: uuid */
@@ -4363,6 +4657,16 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /** @description The maintenance (panic) level: why, who set it and when, and whether it was set automatically. */
+        MaintenanceState: {
+            /** @enum {string} */
+            level: "off" | "degraded" | "lockdown";
+            reason: string | null;
+            set_by: string | null;
+            set_at: string | null;
+            /** @description True when set automatically by incident monitoring. */
+            auto: boolean;
+        };
         /** @description A role: its permissions and how many users hold it. */
         Role: {
             /** Format: uuid */
@@ -4378,6 +4682,46 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A runtime node: its pool, state, capacity and images. */
+        RuntimeNode: {
+            id: string;
+            pool_id: string | null;
+            /**
+             * @description `draining`: takes no new sessions, running ones go on.
+             * @enum {string}
+             */
+            status: "ready" | "draining" | "offline";
+            region: string | null;
+            /** @description Session slots: how many the node runs at once, how many are taken. */
+            capacity: {
+                slots: number;
+                used: number;
+            };
+            images: {
+                image: string;
+                /** @enum {string} */
+                status: "pulling" | "ready" | "failed";
+                /** @description Why the last pull failed; null otherwise. */
+                error: string | null;
+                /** @description ISO 8601 date-time */
+                updated_at: string;
+            }[];
+            /** @description ISO 8601 date-time */
+            created_at: string;
+            /** @description ISO 8601 date-time */
+            updated_at: string;
+        };
+        /** @description A runtime pool and its nodes. */
+        RuntimePool: {
+            id: string;
+            name: string;
+            description: string | null;
+            node_ids: string[];
+            /** @description ISO 8601 date-time */
+            created_at: string;
+            /** @description ISO 8601 date-time */
             updated_at: string;
         };
         /** @description An announcement and the window it shows in. */
@@ -4448,6 +4792,108 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description One version of a page, with its markdown. */
+        SitePageVersion: {
+            version: number;
+            note: string | null;
+            /** @description Characters of markdown; read the version itself for the text. */
+            markdown_length: number;
+            /** @description This version is the live one. */
+            is_published: boolean;
+            created_by: string | null;
+            created_by_email: string | null;
+            /** Format: date-time */
+            created_at: string;
+            markdown: string;
+        };
+        /** @description A published page: its markdown and version. */
+        PublicSitePage: {
+            slug: string;
+            title: string;
+            /** @description As stored; render it on the client. */
+            markdown: string;
+            version: number;
+            /** Format: date-time */
+            published_at: string;
+        };
+        /** @description The public site of a surface in a locale: settings, content blocks, announcements and pages. */
+        PublicSite: {
+            /** @enum {string} */
+            surface: "landing" | "portal";
+            locale: string;
+            /** @description Every published settings section by name; unpublished sections are absent. */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @description Live blocks of the surface, ordered by sortOrder then slot. */
+            content_blocks: {
+                slot: string;
+                /** @description The requested locale, or `en` where the slot has no block in it. */
+                locale: string;
+                content: {
+                    [key: string]: unknown;
+                };
+                sortOrder: number;
+            }[];
+            /** @description Active announcements for the surface now, most severe first. */
+            announcements: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                body: string;
+                /** @enum {string} */
+                severity: "info" | "success" | "warning" | "critical";
+                /** @enum {string} */
+                surface: "landing" | "portal" | "all";
+                action_url: string | null;
+                starts_at: string | null;
+                ends_at: string | null;
+            }[];
+            /** @description Published pages; read one with GET /v1/public/site/pages/{slug}. */
+            pages: {
+                slug: string;
+                title: string;
+                version: number;
+                published_at: string;
+            }[];
+        };
+        /** @description A published store game, as the store shows it. */
+        PublicStoreGame: {
+            id: number;
+            slug: string;
+            title: string;
+            summary: string | null;
+            /** @enum {string} */
+            game_type: "app" | "game" | "launcher";
+            /** @description YYYY-MM-DD */
+            release_date: string | null;
+            /** @enum {string} */
+            controller_support: "none" | "partial" | "full";
+            required_age: number;
+            license_required: boolean;
+            genres: {
+                id: number;
+                slug: string;
+                name: string;
+            }[];
+            developers: {
+                id: number;
+                slug: string;
+                name: string;
+            }[];
+            publishers: {
+                id: number;
+                slug: string;
+                name: string;
+            }[];
+            description: string | null;
+            website: string | null;
+            legal_notice: string | null;
+            content_description: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
         /** @description A store game with its links to genres, developers and publishers. */
         StoreGame: {
             id: number;
@@ -4479,6 +4925,55 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A genre, developer or publisher, with how many games link to it. */
+        StoreTerm: {
+            id: number;
+            name: string;
+            slug: string;
+            /** @description Games linked to it, whatever their status. */
+            game_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One of the caller's support tickets, with its messages. */
+        MySupportTicket: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            /** @enum {string} */
+            category: "account" | "billing" | "technical" | "abuse" | "other";
+            /** @enum {string} */
+            status: "open" | "answered" | "closed";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last activity: a message, a close or a reopen.
+             */
+            updated_at: string;
+            /** @description Oldest first; the first is the player's opening message. */
+            messages: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                author: "player" | "staff";
+                message: string;
+                attachment_keys: string[];
+                /** @description The files of `attachment_keys`, with download URLs. */
+                attachments: {
+                    key: string;
+                    /** @enum {string} */
+                    content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
+                    size: number | null;
+                    /** @description A signed download URL, valid at least an hour. */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                created_at: string;
+            }[];
+        };
         /** @description A support ticket as staff lists show it. */
         SupportTicketSummary: {
             /** Format: uuid */
@@ -4505,6 +5000,72 @@ export interface components {
             closed_by: string | null;
             close_reason: string | null;
         };
+        /** @description A support ticket with its messages, as staff see it. */
+        SupportTicket: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            /** @enum {string} */
+            category: "account" | "billing" | "technical" | "abuse" | "other";
+            /** @enum {string} */
+            status: "open" | "answered" | "closed";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last activity: a message, a close or a reopen.
+             */
+            updated_at: string;
+            user: {
+                /** Format: uuid */
+                id: string;
+                email: string | null;
+            };
+            message_count: number;
+            closed_at: string | null;
+            closed_by: string | null;
+            close_reason: string | null;
+            messages: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                author: "player" | "staff";
+                message: string;
+                attachment_keys: string[];
+                /** @description The files of `attachment_keys`, with download URLs. */
+                attachments: {
+                    key: string;
+                    /** @enum {string} */
+                    content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
+                    size: number | null;
+                    /** @description A signed download URL, valid at least an hour. */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                created_at: string;
+                /** @description The player, or the staff member who replied. */
+                author_id: string | null;
+            }[];
+        };
+        /** @description A scheduled job: its schedule, state, and next and last run. */
+        CronJob: {
+            id: number;
+            /** @description The handler that does the work. */
+            key: string;
+            /** @description Five fields (minute hour day-of-month month day-of-week), in UTC. */
+            cron: string;
+            description: string;
+            active: boolean;
+            /** @description Null while disabled. */
+            next_run_at: string | null;
+            last_run_at: string | null;
+            last_result: ("ok" | "error") | null;
+            last_error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description One run of a scheduled job. */
         CronJobRun: {
             id: number;
@@ -4527,6 +5088,7 @@ export interface components {
             /** @description The service instance that ran it. */
             instance_id: string;
         };
+        /** @description A user account as staff see it: status, roles, subscription, credits and recent audit. */
         User: {
             /** Format: uuid */
             id: string;
@@ -4592,6 +5154,16 @@ export interface components {
                 actor_id: string | null;
                 reason: string | null;
             }[];
+        };
+        /** @description The identity provider's record of a user. */
+        IdentityAccount: {
+            id: string;
+            email: string | null;
+            providers: string[];
+            banned_until: string | null;
+            email_confirmed_at: string | null;
+            last_sign_in_at: string | null;
+            created_at: string | null;
         };
         InternalError: {
             /** @enum {unknown} */
@@ -4684,7 +5256,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The service answers; `database` says whether its database does. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4727,33 +5299,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The caller's own profile. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string | null;
-                        display_name: string | null;
-                        provider: string | null;
-                        /** @enum {string} */
-                        status: "active" | "banned" | "deleted";
-                        /** @description The plan tier the caller's subscription gives; null without one. */
-                        tier: string | null;
-                        locale: string | null;
-                        timezone: string | null;
-                        /** @description A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null without one. */
-                        avatar_url: string | null;
-                        /** @description Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's link), and for an account without an address. */
-                        marketing_opt_in: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        last_seen_at: string | null;
-                        profile_updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
@@ -4814,33 +5366,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The caller's own profile. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        email: string | null;
-                        display_name: string | null;
-                        provider: string | null;
-                        /** @enum {string} */
-                        status: "active" | "banned" | "deleted";
-                        /** @description The plan tier the caller's subscription gives; null without one. */
-                        tier: string | null;
-                        locale: string | null;
-                        timezone: string | null;
-                        /** @description A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null without one. */
-                        avatar_url: string | null;
-                        /** @description Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's link), and for an account without an address. */
-                        marketing_opt_in: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        last_seen_at: string | null;
-                        profile_updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -4940,7 +5472,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The caller's effective permissions and the roles they come from. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5009,7 +5541,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a role: its permissions and how many users hold it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5086,16 +5618,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -5211,7 +5740,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A role: its permissions and how many users hold it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5693,7 +6222,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every permission staff can be granted, and the grantable wildcards. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5769,7 +6298,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description One result per user, in the order given: `ok`, or the `error` that refused it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5882,7 +6411,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every alert the service raises, and the permissions that may hear it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5947,7 +6476,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The alerts a role's holders hear, and the channel they hear them on. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6041,7 +6570,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The alerts a role's holders hear, and the channel they hear them on. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6186,7 +6715,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6274,7 +6803,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A user account as staff see it: status, roles, subscription, credits and recent audit. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6514,7 +7043,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A user account as staff see it: status, roles, subscription, credits and recent audit. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6636,21 +7165,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The identity provider's record of a user. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        email: string | null;
-                        providers: string[];
-                        banned_until: string | null;
-                        email_confirmed_at: string | null;
-                        last_sign_in_at: string | null;
-                        created_at: string | null;
-                    };
+                    "application/json": components["schemas"]["IdentityAccount"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -7159,21 +7680,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The maintenance (panic) level: why, who set it and when, and whether it was set automatically. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        level: "off" | "degraded" | "lockdown";
-                        reason: string | null;
-                        set_by: string | null;
-                        set_at: string | null;
-                        /** @description True when set automatically by incident monitoring. */
-                        auto: boolean;
-                    };
+                    "application/json": components["schemas"]["MaintenanceState"];
                 };
             };
             /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
@@ -7231,22 +7744,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The maintenance level now in force. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        panic: {
-                            /** @enum {string} */
-                            level: "off" | "degraded" | "lockdown";
-                            reason: string | null;
-                            set_by: string | null;
-                            set_at: string | null;
-                            /** @description True when set automatically by incident monitoring. */
-                            auto: boolean;
-                        };
+                        panic: components["schemas"]["MaintenanceState"];
                     };
                 };
             };
@@ -7348,7 +7853,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one audited staff write: who, what, on which target, before and after. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7428,7 +7933,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Counts by action, actor and target type over the filtered audit log. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7515,30 +8020,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: an achievement definition: its key, name, icon and the credits it rewards. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            key: string;
-                            name: string;
-                            description: string | null;
-                            icon_path: string | null;
-                            reward_credits: number;
-                            is_active: boolean;
-                            sort_order: number;
-                            created_by: string | null;
-                            updated_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["Achievement"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -7615,16 +8104,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -7726,29 +8212,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An achievement definition: its key, name, icon and the credits it rewards. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        key: string;
-                        name: string;
-                        description: string | null;
-                        icon_path: string | null;
-                        reward_credits: number;
-                        is_active: boolean;
-                        sort_order: number;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Achievement"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -8049,33 +8519,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The referral ruleset: what inviting and being invited earn, and when. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Credits the inviting user receives per qualified referral. */
-                        referrer_reward_credits: number;
-                        /** @description Credits the invited user receives when they qualify. */
-                        referee_reward_credits: number;
-                        /**
-                         * @description `signup`: the referee signs up; `first_purchase`: the referee completes a first payment.
-                         * @enum {string}
-                         */
-                        qualifying_event: "signup" | "first_purchase";
-                        /** @description Days after signup the referee has to qualify; null: no limit. */
-                        qualify_within_days: number | null;
-                        /** @description Referrer rewards granted at most this many times; null: no cap. */
-                        max_rewards_per_referrer: number | null;
-                        is_active: boolean;
-                        /** @description Rises by one with every saved change; 0 until first saved. */
-                        version: number;
-                        updated_by: string | null;
-                        /** @description Null until first saved. */
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["ReferralRules"];
                 };
             };
             /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
@@ -8141,33 +8591,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The referral ruleset: what inviting and being invited earn, and when. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Credits the inviting user receives per qualified referral. */
-                        referrer_reward_credits: number;
-                        /** @description Credits the invited user receives when they qualify. */
-                        referee_reward_credits: number;
-                        /**
-                         * @description `signup`: the referee signs up; `first_purchase`: the referee completes a first payment.
-                         * @enum {string}
-                         */
-                        qualifying_event: "signup" | "first_purchase";
-                        /** @description Days after signup the referee has to qualify; null: no limit. */
-                        qualify_within_days: number | null;
-                        /** @description Referrer rewards granted at most this many times; null: no cap. */
-                        max_rewards_per_referrer: number | null;
-                        is_active: boolean;
-                        /** @description Rises by one with every saved change; 0 until first saved. */
-                        version: number;
-                        updated_by: string | null;
-                        /** @description Null until first saved. */
-                        updated_at: string | null;
-                    };
+                    "application/json": components["schemas"]["ReferralRules"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -8284,7 +8714,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The plan rulesets. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8387,16 +8817,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -8485,7 +8912,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The plan tiers. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8687,51 +9114,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every billing product, with its prices. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "credit_pack" | "plan";
-                            name: string;
-                            description: string | null;
-                            /** @description Credit packs; null for plans. */
-                            credits: number | null;
-                            /** @description Plans; null for credit packs. */
-                            tierKey: string | null;
-                            isActive: boolean;
-                            sortOrder: number;
-                            metadata: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Every price, active first, then by currency, newest first. */
-                            prices: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                productId: string;
-                                providerPriceId: string;
-                                currency: string;
-                                unitAmount: number;
-                                interval: ("month" | "year") | null;
-                                isActive: boolean;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            updatedBy: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["Product"][];
                     };
                 };
             };
@@ -8839,16 +9229,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -8950,50 +9337,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A billing product (a plan or a credit pack) with its prices. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "credit_pack" | "plan";
-                        name: string;
-                        description: string | null;
-                        /** @description Credit packs; null for plans. */
-                        credits: number | null;
-                        /** @description Plans; null for credit packs. */
-                        tierKey: string | null;
-                        isActive: boolean;
-                        sortOrder: number;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Every price, active first, then by currency, newest first. */
-                        prices: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            productId: string;
-                            providerPriceId: string;
-                            currency: string;
-                            unitAmount: number;
-                            interval: ("month" | "year") | null;
-                            isActive: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        updatedBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -9088,50 +9438,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A billing product (a plan or a credit pack) with its prices. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @enum {string} */
-                        kind: "credit_pack" | "plan";
-                        name: string;
-                        description: string | null;
-                        /** @description Credit packs; null for plans. */
-                        credits: number | null;
-                        /** @description Plans; null for credit packs. */
-                        tierKey: string | null;
-                        isActive: boolean;
-                        sortOrder: number;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Every price, active first, then by currency, newest first. */
-                        prices: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            productId: string;
-                            providerPriceId: string;
-                            currency: string;
-                            unitAmount: number;
-                            interval: ("month" | "year") | null;
-                            isActive: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            updatedAt: string;
-                        }[];
-                        updatedBy: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Product"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -9262,7 +9575,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The new price's id, here and at the payment provider. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -9412,27 +9725,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A price of a billing product. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        productId: string;
-                        providerPriceId: string;
-                        currency: string;
-                        unitAmount: number;
-                        interval: ("month" | "year") | null;
-                        isActive: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["Price"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -9546,7 +9845,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every product on sale, with its active prices. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9616,7 +9915,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every settings section, with its draft and published value. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9699,7 +9998,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Saved */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -9811,15 +10110,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version stored, published or made live again. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["VersionResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -9928,15 +10225,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version stored, published or made live again. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["VersionResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -10044,7 +10339,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10144,7 +10439,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a store game with its links to genres, developers and publishers. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10266,7 +10561,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A store game with its links to genres, developers and publishers. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -10388,7 +10683,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A store game with its links to genres, developers and publishers. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10606,7 +10901,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A store game with its links to genres, developers and publishers. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -10745,24 +11040,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a genre, developer or publisher, with how many games link to it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            name: string;
-                            slug: string;
-                            /** @description Games linked to it, whatever their status. */
-                            game_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["StoreTerm"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -10831,23 +11116,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A genre, developer or publisher, with how many games link to it. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        slug: string;
-                        /** @description Games linked to it, whatever their status. */
-                        game_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreTerm"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -11077,23 +11352,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A genre, developer or publisher, with how many games link to it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        slug: string;
-                        /** @description Games linked to it, whatever their status. */
-                        game_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreTerm"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -11212,24 +11477,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a genre, developer or publisher, with how many games link to it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            name: string;
-                            slug: string;
-                            /** @description Games linked to it, whatever their status. */
-                            game_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["StoreTerm"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -11298,23 +11553,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A genre, developer or publisher, with how many games link to it. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        slug: string;
-                        /** @description Games linked to it, whatever their status. */
-                        game_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreTerm"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -11544,23 +11789,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A genre, developer or publisher, with how many games link to it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        slug: string;
-                        /** @description Games linked to it, whatever their status. */
-                        game_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreTerm"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -11679,24 +11914,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a genre, developer or publisher, with how many games link to it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            name: string;
-                            slug: string;
-                            /** @description Games linked to it, whatever their status. */
-                            game_count: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["StoreTerm"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -11765,23 +11990,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A genre, developer or publisher, with how many games link to it. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        slug: string;
-                        /** @description Games linked to it, whatever their status. */
-                        game_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreTerm"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -12011,23 +12226,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A genre, developer or publisher, with how many games link to it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        slug: string;
-                        /** @description Games linked to it, whatever their status. */
-                        game_count: number;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["StoreTerm"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -12149,7 +12354,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12229,48 +12434,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A published store game, as the store shows it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: number;
-                        slug: string;
-                        title: string;
-                        summary: string | null;
-                        /** @enum {string} */
-                        game_type: "app" | "game" | "launcher";
-                        /** @description YYYY-MM-DD */
-                        release_date: string | null;
-                        /** @enum {string} */
-                        controller_support: "none" | "partial" | "full";
-                        required_age: number;
-                        license_required: boolean;
-                        genres: {
-                            id: number;
-                            slug: string;
-                            name: string;
-                        }[];
-                        developers: {
-                            id: number;
-                            slug: string;
-                            name: string;
-                        }[];
-                        publishers: {
-                            id: number;
-                            slug: string;
-                            name: string;
-                        }[];
-                        description: string | null;
-                        website: string | null;
-                        legal_notice: string | null;
-                        content_description: string | null;
-                        metadata: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PublicStoreGame"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -12334,7 +12504,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a content block: its draft, live value and state. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12417,16 +12587,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -12514,7 +12681,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A content block: its draft, live value and state. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12605,7 +12772,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A content block: its draft, live value and state. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12718,7 +12885,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a site page: its slug, title and live version. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12793,16 +12960,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -12904,7 +13068,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A site page: its slug, title and live version. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13118,7 +13282,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13220,15 +13384,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version stored, published or made live again. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["VersionResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -13331,25 +13493,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One version of a page, with its markdown. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                        note: string | null;
-                        /** @description Characters of markdown; read the version itself for the text. */
-                        markdown_length: number;
-                        /** @description This version is the live one. */
-                        is_published: boolean;
-                        created_by: string | null;
-                        created_by_email: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        markdown: string;
-                    };
+                    "application/json": components["schemas"]["SitePageVersion"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -13430,15 +13580,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version stored, published or made live again. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["VersionResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -13650,21 +13798,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A published page: its markdown and version. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        slug: string;
-                        title: string;
-                        /** @description As stored; render it on the client. */
-                        markdown: string;
-                        version: number;
-                        /** Format: date-time */
-                        published_at: string;
-                    };
+                    "application/json": components["schemas"]["PublicSitePage"];
                 };
             };
             /** @description Not modified */
@@ -13735,7 +13875,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: an announcement and the window it shows in. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13844,16 +13984,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -13955,7 +14092,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An announcement and the window it shows in. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14037,52 +14174,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The public site of a surface in a locale: settings, content blocks, announcements and pages. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        surface: "landing" | "portal";
-                        locale: string;
-                        /** @description Every published settings section by name; unpublished sections are absent. */
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        /** @description Live blocks of the surface, ordered by sortOrder then slot. */
-                        content_blocks: {
-                            slot: string;
-                            /** @description The requested locale, or `en` where the slot has no block in it. */
-                            locale: string;
-                            content: {
-                                [key: string]: unknown;
-                            };
-                            sortOrder: number;
-                        }[];
-                        /** @description Active announcements for the surface now, most severe first. */
-                        announcements: {
-                            /** Format: uuid */
-                            id: string;
-                            title: string;
-                            body: string;
-                            /** @enum {string} */
-                            severity: "info" | "success" | "warning" | "critical";
-                            /** @enum {string} */
-                            surface: "landing" | "portal" | "all";
-                            action_url: string | null;
-                            starts_at: string | null;
-                            ends_at: string | null;
-                        }[];
-                        /** @description Published pages; read one with GET /v1/public/site/pages/{slug}. */
-                        pages: {
-                            slug: string;
-                            title: string;
-                            version: number;
-                            published_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["PublicSite"];
                 };
             };
             /** @description Not modified */
@@ -14130,31 +14228,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every scheduled job, with its next and last run. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: number;
-                            /** @description The handler that does the work. */
-                            key: string;
-                            /** @description Five fields (minute hour day-of-month month day-of-week), in UTC. */
-                            cron: string;
-                            description: string;
-                            active: boolean;
-                            /** @description Null while disabled. */
-                            next_run_at: string | null;
-                            last_run_at: string | null;
-                            last_result: ("ok" | "error") | null;
-                            last_error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["CronJob"][];
                     };
                 };
             };
@@ -14213,7 +14294,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The change is stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14324,7 +14405,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One run of a scheduled job. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14439,7 +14520,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one run of a scheduled job. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14521,7 +14602,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The caller's login sessions. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14608,7 +14689,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The new game session: where to play, and the member token. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -14842,7 +14923,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta.next_cursor` leads to the next page. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -14933,7 +15014,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta.next_cursor` leads to the next page. Each: a game session on the runtime, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15003,7 +15084,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A game session on the runtime, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15091,7 +15172,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A game session on the runtime, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15214,41 +15295,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every runtime node, sorted by id. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            pool_id: string | null;
-                            /**
-                             * @description `draining`: takes no new sessions, running ones go on.
-                             * @enum {string}
-                             */
-                            status: "ready" | "draining" | "offline";
-                            region: string | null;
-                            /** @description Session slots: how many the node runs at once, how many are taken. */
-                            capacity: {
-                                slots: number;
-                                used: number;
-                            };
-                            images: {
-                                image: string;
-                                /** @enum {string} */
-                                status: "pulling" | "ready" | "failed";
-                                /** @description Why the last pull failed; null otherwise. */
-                                error: string | null;
-                                /** @description ISO 8601 date-time */
-                                updated_at: string;
-                            }[];
-                            /** @description ISO 8601 date-time */
-                            created_at: string;
-                            /** @description ISO 8601 date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["RuntimeNode"][];
                     };
                 };
             };
@@ -15310,40 +15364,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A runtime node: its pool, state, capacity and images. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        pool_id: string | null;
-                        /**
-                         * @description `draining`: takes no new sessions, running ones go on.
-                         * @enum {string}
-                         */
-                        status: "ready" | "draining" | "offline";
-                        region: string | null;
-                        /** @description Session slots: how many the node runs at once, how many are taken. */
-                        capacity: {
-                            slots: number;
-                            used: number;
-                        };
-                        images: {
-                            image: string;
-                            /** @enum {string} */
-                            status: "pulling" | "ready" | "failed";
-                            /** @description Why the last pull failed; null otherwise. */
-                            error: string | null;
-                            /** @description ISO 8601 date-time */
-                            updated_at: string;
-                        }[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimeNode"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -15424,7 +15451,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Whether the runtime accepted the pull. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15569,40 +15596,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A runtime node: its pool, state, capacity and images. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        pool_id: string | null;
-                        /**
-                         * @description `draining`: takes no new sessions, running ones go on.
-                         * @enum {string}
-                         */
-                        status: "ready" | "draining" | "offline";
-                        region: string | null;
-                        /** @description Session slots: how many the node runs at once, how many are taken. */
-                        capacity: {
-                            slots: number;
-                            used: number;
-                        };
-                        images: {
-                            image: string;
-                            /** @enum {string} */
-                            status: "pulling" | "ready" | "failed";
-                            /** @description Why the last pull failed; null otherwise. */
-                            error: string | null;
-                            /** @description ISO 8601 date-time */
-                            updated_at: string;
-                        }[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimeNode"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -15724,40 +15724,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A runtime node: its pool, state, capacity and images. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        pool_id: string | null;
-                        /**
-                         * @description `draining`: takes no new sessions, running ones go on.
-                         * @enum {string}
-                         */
-                        status: "ready" | "draining" | "offline";
-                        region: string | null;
-                        /** @description Session slots: how many the node runs at once, how many are taken. */
-                        capacity: {
-                            slots: number;
-                            used: number;
-                        };
-                        images: {
-                            image: string;
-                            /** @enum {string} */
-                            status: "pulling" | "ready" | "failed";
-                            /** @description Why the last pull failed; null otherwise. */
-                            error: string | null;
-                            /** @description ISO 8601 date-time */
-                            updated_at: string;
-                        }[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimeNode"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -15881,40 +15854,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A runtime node: its pool, state, capacity and images. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        pool_id: string | null;
-                        /**
-                         * @description `draining`: takes no new sessions, running ones go on.
-                         * @enum {string}
-                         */
-                        status: "ready" | "draining" | "offline";
-                        region: string | null;
-                        /** @description Session slots: how many the node runs at once, how many are taken. */
-                        capacity: {
-                            slots: number;
-                            used: number;
-                        };
-                        images: {
-                            image: string;
-                            /** @enum {string} */
-                            status: "pulling" | "ready" | "failed";
-                            /** @description Why the last pull failed; null otherwise. */
-                            error: string | null;
-                            /** @description ISO 8601 date-time */
-                            updated_at: string;
-                        }[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimeNode"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -16028,23 +15974,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every runtime pool. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            node_ids: string[];
-                            /** @description ISO 8601 date-time */
-                            created_at: string;
-                            /** @description ISO 8601 date-time */
-                            updated_at: string;
-                        }[];
+                        data: components["schemas"]["RuntimePool"][];
                     };
                 };
             };
@@ -16103,22 +16040,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A runtime pool and its nodes. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        node_ids: string[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimePool"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -16234,22 +16162,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A runtime pool and its nodes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        node_ids: string[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimePool"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -16331,22 +16250,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A runtime pool and its nodes. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        description: string | null;
-                        node_ids: string[];
-                        /** @description ISO 8601 date-time */
-                        created_at: string;
-                        /** @description ISO 8601 date-time */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["RuntimePool"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -16478,7 +16388,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The ledger entry made and the user's balance after it. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -16629,7 +16539,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one entry of a credit ledger. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16708,7 +16618,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a lot of credits: what is left of it and when it expires. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16779,7 +16689,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the caller's credit ledger, newest first; `meta` gives the page and its size. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16892,7 +16802,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The ledger entry made, the credits added and the balance after. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -17032,7 +16942,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The tiers and credit packs staff may give. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17137,7 +17047,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The checkout session: its id, and the URL to send the player to. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17274,7 +17184,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The caller's billing: provider, subscription, tier and credit balance. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17351,7 +17261,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the caller's invoices, newest first; `meta` gives the page and its size. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17441,7 +17351,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The billing portal URL to send the player to. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17552,7 +17462,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The object as the local provider holds it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17646,7 +17556,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a coupon at the payment provider. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17735,7 +17645,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A coupon at the payment provider. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -17968,7 +17878,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a promotion code of a coupon. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18058,7 +17968,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A promotion code of a coupon. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -18200,7 +18110,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A promotion code of a coupon. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18334,7 +18244,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a payment, with what it bought and its refunds. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18414,7 +18324,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: an invoice from the payment provider. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18496,38 +18406,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A refund: the amount, the credits clawed back, and the payment after it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        payment_id: string;
-                        /** Format: uuid */
-                        user_id: string;
-                        provider_refund_id: string;
-                        amount: number;
-                        currency: string;
-                        reason: string;
-                        /** @description Credits taken back from what was left of the pack. */
-                        credits_clawed_back: number;
-                        /** @description Credits this refund covered that were already spent or expired, so could not be taken back. */
-                        shortfall: number;
-                        /** @description The staff member; null for a refund made at the provider (its dashboard). */
-                        actor_id: string | null;
-                        /**
-                         * @description `staff`: made through this service; `provider`: made at the provider, recorded from its event.
-                         * @enum {string}
-                         */
-                        source: "staff" | "provider";
-                        /** Format: date-time */
-                        created_at: string;
-                        payment: components["schemas"]["Payment"];
-                    };
+                    "application/json": components["schemas"]["Refund"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -18665,7 +18550,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a subscription: its plan, state and period. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18749,7 +18634,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A subscription: its plan, state and period. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -18879,7 +18764,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A subscription: its plan, state and period. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19012,7 +18897,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A subscription: its plan, state and period. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19143,7 +19028,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description How many subscriptions moved, and how many failed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19279,7 +19164,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Revenue, subscriptions and credits over the range. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19450,7 +19335,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Where the billing record is at the payment provider. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19568,7 +19453,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one outbound email: its state, attempts and transport. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19638,67 +19523,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One outbound email with the variables it was rendered from. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        to_email: string;
-                        user_id: string | null;
-                        /**
-                         * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` is sent regardless.
-                         * @enum {string}
-                         */
-                        category: "marketing" | "transactional";
-                        /** @description Null for a message with literal content. */
-                        template_id: string | null;
-                        template_key: string | null;
-                        /** @description The version fixed when the message was queued. */
-                        template_version: number | null;
-                        /** @description As sent (templated messages are rendered with their vars). */
-                        subject: string;
-                        campaign_id: string | null;
-                        broadcast_id: string | null;
-                        /**
-                         * @description `queued` → `sending` → `sent`, `failed` (refused, out of attempts, or `interrupted` mid-send and never resent) or back to `queued` for a retry; `skipped` (suppressed address); `cancelled`.
-                         * @enum {string}
-                         */
-                        status: "queued" | "sending" | "sent" | "failed" | "skipped" | "cancelled";
-                        /** @description Queued but not picked up (a paused campaign). */
-                        held: boolean;
-                        attempts: number;
-                        /**
-                         * Format: date-time
-                         * @description When a queued message is due.
-                         */
-                        next_attempt_at: string;
-                        /** @description Why it failed, is being retried, or was skipped: `suppressed`, `interrupted`, or the mail server's answer. */
-                        last_error: string | null;
-                        /** @description What delivered it: `outbox` (the embedded default) records and sends nothing. */
-                        transport: ("smtp" | "outbox") | null;
-                        /** @description The transport's reference (SMTP: the server's final reply, naming its queue entry). */
-                        transport_message_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        sent_at: string | null;
-                        /** @description The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the service adds). */
-                        vars: {
-                            [key: string]: unknown;
-                        };
-                        from: string;
-                        /** @description The Message-ID header, the same on every attempt. */
-                        message_id: string;
-                        html: string;
-                        text: string;
-                        /** @description Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and List-Unsubscribe-Post. */
-                        headers: {
-                            [key: string]: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["OutboxMessageDetail"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -19773,7 +19604,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One outbound email: its state, attempts and transport. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19902,7 +19733,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: an email template as lists show it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19992,59 +19823,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email template with its versions and the published one. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        key: string;
-                        name: string;
-                        description: string | null;
-                        /**
-                         * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
-                         * @enum {string}
-                         */
-                        category: "marketing" | "transactional";
-                        /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
-                        published_version: number | null;
-                        published_at: string | null;
-                        /** @description The newest stored version; null before the first. */
-                        latest_version: number | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description Every version, newest first, without bodies. */
-                        versions: {
-                            version: number;
-                            subject: string;
-                            note: string | null;
-                            is_published: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                        /** @description The published version with its bodies; null while unpublished. */
-                        published: {
-                            version: number;
-                            subject: string;
-                            note: string | null;
-                            is_published: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            html: string;
-                            text: string;
-                            /** @description The var names its placeholders read (top-level names), sorted. */
-                            variables: string[];
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplate"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -20160,59 +19945,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An email template with its versions and the published one. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        key: string;
-                        name: string;
-                        description: string | null;
-                        /**
-                         * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
-                         * @enum {string}
-                         */
-                        category: "marketing" | "transactional";
-                        /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
-                        published_version: number | null;
-                        published_at: string | null;
-                        /** @description The newest stored version; null before the first. */
-                        latest_version: number | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description Every version, newest first, without bodies. */
-                        versions: {
-                            version: number;
-                            subject: string;
-                            note: string | null;
-                            is_published: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                        /** @description The published version with its bodies; null while unpublished. */
-                        published: {
-                            version: number;
-                            subject: string;
-                            note: string | null;
-                            is_published: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            html: string;
-                            text: string;
-                            /** @description The var names its placeholders read (top-level names), sorted. */
-                            variables: string[];
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplate"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -20420,59 +20159,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email template with its versions and the published one. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        key: string;
-                        name: string;
-                        description: string | null;
-                        /**
-                         * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
-                         * @enum {string}
-                         */
-                        category: "marketing" | "transactional";
-                        /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
-                        published_version: number | null;
-                        published_at: string | null;
-                        /** @description The newest stored version; null before the first. */
-                        latest_version: number | null;
-                        created_by: string | null;
-                        updated_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        updated_at: string;
-                        /** @description Every version, newest first, without bodies. */
-                        versions: {
-                            version: number;
-                            subject: string;
-                            note: string | null;
-                            is_published: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                        /** @description The published version with its bodies; null while unpublished. */
-                        published: {
-                            version: number;
-                            subject: string;
-                            note: string | null;
-                            is_published: boolean;
-                            created_by: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            html: string;
-                            text: string;
-                            /** @description The var names its placeholders read (top-level names), sorted. */
-                            variables: string[];
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["EmailTemplate"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -20585,15 +20278,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version stored, published or made live again. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["VersionResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -20710,25 +20401,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One version of an email template, with its bodies. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                        subject: string;
-                        note: string | null;
-                        is_published: boolean;
-                        created_by: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        html: string;
-                        text: string;
-                        /** @description The var names its placeholders read (top-level names), sorted. */
-                        variables: string[];
-                    };
+                    "application/json": components["schemas"]["EmailTemplateVersion"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -20809,15 +20488,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version stored, published or made live again. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        version: number;
-                    };
+                    "application/json": components["schemas"]["VersionResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -21043,7 +20720,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The version rendered with the given variables. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21175,7 +20852,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: an email audience: who it selects and how many it holds. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21251,7 +20928,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email audience: who it selects and how many it holds. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -21345,7 +21022,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An email audience: who it selects and how many it holds. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21434,7 +21111,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email audience: who it selects and how many it holds. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21655,7 +21332,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a member of an email audience, with whether mail can reach them now. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21753,7 +21430,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description How many members the audience holds now. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -21990,7 +21667,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description How many members a campaign launched now would mail, and why the others would not be. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22085,7 +21762,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: an email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22172,16 +21849,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The id of what was made or stored. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                    };
+                    "application/json": components["schemas"]["IdResult"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -22297,7 +21971,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22392,7 +22066,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22517,7 +22191,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22663,7 +22337,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22785,7 +22459,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -22907,7 +22581,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -23155,7 +22829,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description An email campaign: template, audience, state and delivery counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -23281,24 +22955,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a suppressed address: why, and since when. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            email: string;
-                            /** @enum {string} */
-                            reason: "unsubscribed" | "bounced" | "complained" | "manual";
-                            /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
-                            source: string;
-                            /** @description The message whose link or bounce caused it, when known. */
-                            message_id: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["Suppression"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
@@ -23374,42 +23038,22 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A suppressed address: why, and since when. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        email: string;
-                        /** @enum {string} */
-                        reason: "unsubscribed" | "bounced" | "complained" | "manual";
-                        /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
-                        source: string;
-                        /** @description The message whose link or bounce caused it, when known. */
-                        message_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Suppression"];
                 };
             };
-            /** @description Default Response */
+            /** @description A suppressed address: why, and since when. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        email: string;
-                        /** @enum {string} */
-                        reason: "unsubscribed" | "bounced" | "complained" | "manual";
-                        /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
-                        source: string;
-                        /** @description The message whose link or bounce caused it, when known. */
-                        message_id: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["Suppression"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -23615,7 +23259,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted, whether the address is new or already on the list. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -23708,7 +23352,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -23841,7 +23485,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description How many users the broadcast reached, and what it made for them. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -23992,7 +23636,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a broadcast of notifications and email, with its counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24062,7 +23706,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A broadcast of notifications and email, with its counts. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24146,7 +23790,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the caller's notifications, newest first; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24339,7 +23983,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description How many notifications were marked read. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24445,31 +24089,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A presigned upload: where and how to PUT the bytes, and until when. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Where to PUT the bytes: valid for this key, content type and size only. */
-                        upload_url: string;
-                        /** @enum {string} */
-                        method: "PUT";
-                        /** @description Headers the upload must carry exactly (the signature covers them). */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        /** @description The object key to pass to the confirmation. */
-                        key: string;
-                        /** @description The declared size: the most bytes the upload may carry. */
-                        max_size: number;
-                        /**
-                         * Format: date-time
-                         * @description The URL and the upload intent expire together, 10 minutes after issue.
-                         */
-                        expires_at: string;
-                    };
+                    "application/json": components["schemas"]["UploadGrant"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -24567,7 +24193,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the caller's support tickets; `meta` gives the page and its size. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24664,48 +24290,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description One of the caller's support tickets, with its messages. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        /** @description Oldest first; the first is the player's opening message. */
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["MySupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -24816,48 +24407,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One of the caller's support tickets, with its messages. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        /** @description Oldest first; the first is the player's opening message. */
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["MySupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -24940,48 +24496,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description One of the caller's support tickets, with its messages. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        /** @description Oldest first; the first is the player's opening message. */
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["MySupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -25112,7 +24633,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a support ticket as staff lists show it. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -25182,58 +24703,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A support ticket with its messages, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string | null;
-                        };
-                        message_count: number;
-                        closed_at: string | null;
-                        closed_by: string | null;
-                        close_reason: string | null;
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description The player, or the staff member who replied. */
-                            author_id: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. */
@@ -25314,58 +24790,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A support ticket with its messages, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string | null;
-                        };
-                        message_count: number;
-                        closed_at: string | null;
-                        closed_by: string | null;
-                        close_reason: string | null;
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description The player, or the staff member who replied. */
-                            author_id: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -25488,58 +24919,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A support ticket with its messages, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string | null;
-                        };
-                        message_count: number;
-                        closed_at: string | null;
-                        closed_by: string | null;
-                        close_reason: string | null;
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description The player, or the staff member who replied. */
-                            author_id: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -25662,58 +25048,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A support ticket with its messages, as staff see it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        subject: string;
-                        /** @enum {string} */
-                        category: "account" | "billing" | "technical" | "abuse" | "other";
-                        /** @enum {string} */
-                        status: "open" | "answered" | "closed";
-                        /** Format: date-time */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description Last activity: a message, a close or a reopen.
-                         */
-                        updated_at: string;
-                        user: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string | null;
-                        };
-                        message_count: number;
-                        closed_at: string | null;
-                        closed_by: string | null;
-                        close_reason: string | null;
-                        messages: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            author: "player" | "staff";
-                            message: string;
-                            attachment_keys: string[];
-                            /** @description The files of `attachment_keys`, with download URLs. */
-                            attachments: {
-                                key: string;
-                                /** @enum {string} */
-                                content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                                size: number | null;
-                                /** @description A signed download URL, valid at least an hour. */
-                                url: string;
-                            }[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description The player, or the staff member who replied. */
-                            author_id: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SupportTicket"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -25834,7 +25175,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A confirmation code was mailed to the account's address; it works until `expires_at`. */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -25953,7 +25294,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The account is deleted: when, and when it is erased for good. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26225,7 +25566,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A one-time ticket, and the URL and channels to connect to. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26305,31 +25646,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A presigned upload: where and how to PUT the bytes, and until when. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Where to PUT the bytes: valid for this key, content type and size only. */
-                        upload_url: string;
-                        /** @enum {string} */
-                        method: "PUT";
-                        /** @description Headers the upload must carry exactly (the signature covers them). */
-                        headers: {
-                            [key: string]: string;
-                        };
-                        /** @description The object key to pass to the confirmation. */
-                        key: string;
-                        /** @description The declared size: the most bytes the upload may carry. */
-                        max_size: number;
-                        /**
-                         * Format: date-time
-                         * @description The URL and the upload intent expire together, 10 minutes after issue.
-                         */
-                        expires_at: string;
-                    };
+                    "application/json": components["schemas"]["UploadGrant"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -26431,7 +25754,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The new avatar's public URL. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26560,7 +25883,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of the stored objects under `meta.prefix`. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -26943,7 +26266,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The user's login sessions. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27036,27 +26359,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description A device authorization request: which client asks, for what scope, and its state. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        client_id: string;
-                        client_name: string;
-                        scope: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** Format: date-time */
-                        expires_at: string;
-                        /** @description The address the device asked from. */
-                        ip: string | null;
-                        /** @description The device's User-Agent. */
-                        user_agent: string | null;
-                        /** @enum {string} */
-                        status: "pending" | "approved" | "denied";
-                    };
+                    "application/json": components["schemas"]["DeviceRequest"];
                 };
             };
             /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
@@ -27179,7 +26488,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The devices the caller approved. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27358,7 +26667,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The incident rules in force. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27474,7 +26783,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The incident rules in force. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27600,7 +26909,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page of maintenance level changes, newest first; `meta` says where it sits. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27695,7 +27004,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The event was received. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28110,7 +27419,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The unsubscribe page (text/html) for a browser; for an API client, whose link it is. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28193,7 +27502,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Unsubscribed: the confirmation page (text/html) for a browser, JSON for an API client. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28464,7 +27773,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The device code to poll with, and the user code to show (RFC 8628 section 3.2). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -28584,7 +27893,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The device's tokens (RFC 8628 section 3.5). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { routeArea } from './auth.js';
 import { isRefusedAt } from './maintenance.js';
 import { RATE_LIMITS } from './rate-limits.js';
+import { withAnswerDescriptions } from './openapi-answers.js';
 import { applicationErrorOf, ERROR_BODIES, withNamedBodies } from './openapi-bodies.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -224,6 +225,7 @@ export async function installOpenApi(
       const document = withNamedSchemas((input as { openapiObject: OpenApiDocument }).openapiObject);
       withOptionalBodies(document);
       withNamedBodies(document as Parameters<typeof withNamedBodies>[0]);
+      withAnswerDescriptions(document);
       return document;
     },
   });

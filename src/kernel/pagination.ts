@@ -41,8 +41,20 @@ export const pageMeta = z
   // A named component of the OpenAPI document: every offset-paged list's `meta`.
   .meta({ id: 'PageMeta', description: 'Where this page sits: its number, its size, and how many rows match.' });
 
+/** The one list envelope, described by its items: `data`, and `meta` saying where the page sits. */
 export function pagedResponse<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), meta: pageMeta });
+  return z
+    .object({ data: z.array(item), meta: pageMeta })
+    .describe(listDescription(item, '`meta` says where it sits.'));
+}
+
+function listDescription(item: z.ZodType, meta: string): string {
+  const page = `One page of the list in \`data\`; ${meta}`;
+  return item.description === undefined ? page : `${page} Each: ${lowerFirst(item.description)}`;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 export function offsetOf({ page, per_page }: PageRequest): number {
@@ -175,7 +187,9 @@ export const cursorMeta = z
   .meta({ id: 'CursorPageMeta', description: 'A cursor-paged list: its page size and where the next page starts.' });
 
 export function cursorPagedResponse<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), meta: cursorMeta });
+  return z
+    .object({ data: z.array(item), meta: cursorMeta })
+    .describe(listDescription(item, '`meta.next_cursor` leads to the next page.'));
 }
 
 /** The created_at column as keyset text: a JS Date would drop its microseconds and skip rows. */

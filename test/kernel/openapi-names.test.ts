@@ -98,4 +98,12 @@ describe('the OpenAPI document names and groups every operation', () => {
       if (path.includes('{')) expect(Object.keys(op.responses), where).toContain('404');
     }
   });
+
+  it('says what every answer carries, never "Default Response"', () => {
+    for (const { method, path, op } of operations)
+      for (const [status, response] of Object.entries(op.responses))
+        expect((response as { description: string }).description, `${method} ${path} ${status}`).not.toMatch(
+          /^(Default Response)?$/,
+        );
+  });
 });

@@ -14,9 +14,11 @@ export const startDeletionBody = z
   .strict();
 export type StartDeletionInput = z.infer<typeof startDeletionBody>;
 
-export const deletionStarted = z.object({
-  expires_at: z.date().describe('When the mailed code stops working.'),
-});
+export const deletionStarted = z
+  .object({
+    expires_at: z.date().describe('When the mailed code stops working.'),
+  })
+  .describe("A confirmation code was mailed to the account's address; it works until `expires_at`.");
 
 export const confirmDeletionBody = z
   .object({
@@ -29,12 +31,14 @@ export const confirmDeletionBody = z
   .strict();
 export type ConfirmDeletionInput = z.infer<typeof confirmDeletionBody>;
 
-export const deletionConfirmed = z.object({
-  deleted_at: z.date().describe('When the account was deleted (it is refused from now on).'),
-  hard_delete_at: z
-    .date()
-    .describe('When the account and its data are erased for good, unless support restores it before.'),
-});
+export const deletionConfirmed = z
+  .object({
+    deleted_at: z.date().describe('When the account was deleted (it is refused from now on).'),
+    hard_delete_at: z
+      .date()
+      .describe('When the account and its data are erased for good, unless support restores it before.'),
+  })
+  .describe('The account is deleted: when, and when it is erased for good.');
 export type DeletionConfirmed = z.infer<typeof deletionConfirmed>;
 
 export const userIdParams = z.object({ id: z.guid() });

@@ -15,12 +15,16 @@ export const setAlertsBody = z
   .strict();
 export type SetAlertsInput = z.infer<typeof setAlertsBody>;
 
-export const roleAlertsBody = z.object({
-  role_id: z.guid(),
-  channel: z.string().describe("The realtime channel the role's holders join: `alerts:<role key>`."),
-  alerts: z.array(alertName),
-});
+export const roleAlertsBody = z
+  .object({
+    role_id: z.guid(),
+    channel: z.string().describe("The realtime channel the role's holders join: `alerts:<role key>`."),
+    alerts: z.array(alertName),
+  })
+  .describe("The alerts a role's holders hear, and the channel they hear them on.");
 
-export const alertCatalogBody = z.object({
-  data: z.array(z.object({ name: alertName, description: z.string(), readable_with: z.array(z.string()) })),
-});
+export const alertCatalogBody = z
+  .object({
+    data: z.array(z.object({ name: alertName, description: z.string(), readable_with: z.array(z.string()) })),
+  })
+  .describe('Every alert the service raises, and the permissions that may hear it.');

@@ -37,9 +37,11 @@ export const auditEventBody = z
 export const auditPage = pagedResponse(auditEventBody);
 
 const facet = z.array(z.object({ value: z.string().nullable(), count: z.number().int() }));
-export const auditFacetsBody = z.object({
-  total: z.number().int(),
-  actions: facet,
-  actors: z.array(z.object({ value: z.string().nullable(), email: z.string().nullable(), count: z.number().int() })),
-  target_types: facet,
-});
+export const auditFacetsBody = z
+  .object({
+    total: z.number().int(),
+    actions: facet,
+    actors: z.array(z.object({ value: z.string().nullable(), email: z.string().nullable(), count: z.number().int() })),
+    target_types: facet,
+  })
+  .describe('Counts by action, actor and target type over the filtered audit log.');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
@@ -8,7 +9,6 @@ import {
   achievementsPage,
   createAchievementBody,
   deleteAchievementQuery,
-  idResult,
   listAchievementsQuery,
   putReferralRulesBody,
   referralRulesBody,

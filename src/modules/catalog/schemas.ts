@@ -24,20 +24,25 @@ const sortOrder = z.number().int().min(-10_000).max(10_000);
 
 export const achievementIdParams = z.object({ id: z.guid() });
 
-export const achievementBody = z.object({
-  id: z.guid(),
-  key: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  icon_path: z.string().nullable(),
-  reward_credits: z.number().int(),
-  is_active: z.boolean(),
-  sort_order: z.number().int(),
-  created_by: z.guid().nullable(),
-  updated_by: z.guid().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const achievementBody = z
+  .object({
+    id: z.guid(),
+    key: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    icon_path: z.string().nullable(),
+    reward_credits: z.number().int(),
+    is_active: z.boolean(),
+    sort_order: z.number().int(),
+    created_by: z.guid().nullable(),
+    updated_by: z.guid().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({
+    id: 'Achievement',
+    description: 'An achievement definition: its key, name, icon and the credits it rewards.',
+  });
 export type AchievementView = z.infer<typeof achievementBody>;
 
 export const listAchievementsQuery = pageQuery(['sort_order', 'name', 'created_at'], {
@@ -100,33 +105,33 @@ export const deleteAchievementQuery = z.object({
   reason: z.string().max(300).optional().describe('Kept in the audit row.'),
 });
 
-export const idResult = z.object({ id: z.guid() });
-
 // ---- Referral rules: one ruleset for the whole platform ----
 
 export const QUALIFYING_EVENTS = ['signup', 'first_purchase'] as const;
 
-export const referralRulesBody = z.object({
-  referrer_reward_credits: z.number().int().describe('Credits the inviting user receives per qualified referral.'),
-  referee_reward_credits: z.number().int().describe('Credits the invited user receives when they qualify.'),
-  qualifying_event: z
-    .enum(QUALIFYING_EVENTS)
-    .describe('`signup`: the referee signs up; `first_purchase`: the referee completes a first payment.'),
-  qualify_within_days: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Days after signup the referee has to qualify; null: no limit.'),
-  max_rewards_per_referrer: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Referrer rewards granted at most this many times; null: no cap.'),
-  is_active: z.boolean(),
-  version: z.number().int().describe('Rises by one with every saved change; 0 until first saved.'),
-  updated_by: z.guid().nullable(),
-  updated_at: z.date().nullable().describe('Null until first saved.'),
-});
+export const referralRulesBody = z
+  .object({
+    referrer_reward_credits: z.number().int().describe('Credits the inviting user receives per qualified referral.'),
+    referee_reward_credits: z.number().int().describe('Credits the invited user receives when they qualify.'),
+    qualifying_event: z
+      .enum(QUALIFYING_EVENTS)
+      .describe('`signup`: the referee signs up; `first_purchase`: the referee completes a first payment.'),
+    qualify_within_days: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Days after signup the referee has to qualify; null: no limit.'),
+    max_rewards_per_referrer: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Referrer rewards granted at most this many times; null: no cap.'),
+    is_active: z.boolean(),
+    version: z.number().int().describe('Rises by one with every saved change; 0 until first saved.'),
+    updated_by: z.guid().nullable(),
+    updated_at: z.date().nullable().describe('Null until first saved.'),
+  })
+  .meta({ id: 'ReferralRules', description: 'The referral ruleset: what inviting and being invited earn, and when.' });
 export type ReferralRulesView = z.infer<typeof referralRulesBody>;
 
 const credits = z.number().int().min(0).max(1_000_000);

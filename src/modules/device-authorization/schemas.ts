@@ -21,22 +21,24 @@ const scope = z
 export const deviceCodeBody = z.object({ client_id: clientId, scope: scope.optional() });
 export type DeviceCodeInput = z.infer<typeof deviceCodeBody>;
 
-export const deviceCodeResult = z.object({
-  device_code: z
-    .string()
-    .describe("The launcher's secret for polling (43 characters, 32 random bytes); stored only hashed."),
-  user_code: z
-    .string()
-    .describe('What the player types: 8 letters shown `XXXX-XXXX`, accepted in any case, with or without the dash.'),
-  verification_uri: z
-    .string()
-    .describe("`<PUBLIC_BASE_URL>/device`: the site's page where a signed-in player enters the code."),
-  verification_uri_complete: z
-    .string()
-    .describe('The same page with `?user_code=XXXX-XXXX` (for a QR code or a link).'),
-  expires_in: z.number().int().describe('Seconds the codes live: 600.'),
-  interval: z.number().int().describe('Seconds to wait between polls: 5.'),
-});
+export const deviceCodeResult = z
+  .object({
+    device_code: z
+      .string()
+      .describe("The launcher's secret for polling (43 characters, 32 random bytes); stored only hashed."),
+    user_code: z
+      .string()
+      .describe('What the player types: 8 letters shown `XXXX-XXXX`, accepted in any case, with or without the dash.'),
+    verification_uri: z
+      .string()
+      .describe("`<PUBLIC_BASE_URL>/device`: the site's page where a signed-in player enters the code."),
+    verification_uri_complete: z
+      .string()
+      .describe('The same page with `?user_code=XXXX-XXXX` (for a QR code or a link).'),
+    expires_in: z.number().int().describe('Seconds the codes live: 600.'),
+    interval: z.number().int().describe('Seconds to wait between polls: 5.'),
+  })
+  .describe('The device code to poll with, and the user code to show (RFC 8628 section 3.2).');
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -52,18 +54,20 @@ export const tokenBody = z.object({
 });
 export type TokenInput = z.infer<typeof tokenBody>;
 
-export const tokenResult = z.object({
-  access_token: z
-    .string()
-    .describe(
-      "An HS256 JWT like the identity provider's (`aud: authenticated`, `sub` = the player, a `session_id` of " +
-        'this device).',
-    ),
-  token_type: z.literal('Bearer'),
-  expires_in: z.number().int().describe('Seconds the access token lives: 3600.'),
-  refresh_token: z.string().describe('Opaque; one use: each refresh answers a new one and the old one dies.'),
-  scope: z.string().optional().describe('The scope asked for, when one was.'),
-});
+export const tokenResult = z
+  .object({
+    access_token: z
+      .string()
+      .describe(
+        "An HS256 JWT like the identity provider's (`aud: authenticated`, `sub` = the player, a `session_id` of " +
+          'this device).',
+      ),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().describe('Seconds the access token lives: 3600.'),
+    refresh_token: z.string().describe('Opaque; one use: each refresh answers a new one and the old one dies.'),
+    scope: z.string().optional().describe('The scope asked for, when one was.'),
+  })
+  .describe("The device's tokens (RFC 8628 section 3.5).");
 
 export const oauthErrorBody = z.object({
   error: z.string(),
@@ -85,16 +89,21 @@ export const approveBody = z
   .strict();
 export type ApproveInput = z.infer<typeof approveBody>;
 
-export const deviceRequestView = z.object({
-  client_id: z.string(),
-  client_name: z.string(),
-  scope: z.string().nullable(),
-  created_at: z.date(),
-  expires_at: z.date(),
-  ip: z.string().nullable().describe('The address the device asked from.'),
-  user_agent: z.string().nullable().describe("The device's User-Agent."),
-  status: z.enum(['pending', 'approved', 'denied']),
-});
+export const deviceRequestView = z
+  .object({
+    client_id: z.string(),
+    client_name: z.string(),
+    scope: z.string().nullable(),
+    created_at: z.date(),
+    expires_at: z.date(),
+    ip: z.string().nullable().describe('The address the device asked from.'),
+    user_agent: z.string().nullable().describe("The device's User-Agent."),
+    status: z.enum(['pending', 'approved', 'denied']),
+  })
+  .meta({
+    id: 'DeviceRequest',
+    description: 'A device authorization request: which client asks, for what scope, and its state.',
+  });
 export type DeviceRequestView = z.infer<typeof deviceRequestView>;
 
 export const approvedDeviceView = z.object({
@@ -110,5 +119,7 @@ export const approvedDeviceView = z.object({
 });
 export type ApprovedDeviceView = z.infer<typeof approvedDeviceView>;
 
-export const approvedDevicesList = z.object({ data: z.array(approvedDeviceView) });
+export const approvedDevicesList = z
+  .object({ data: z.array(approvedDeviceView) })
+  .describe('The devices the caller approved.');
 export const deviceAuthorizationParams = z.object({ id: z.guid() });

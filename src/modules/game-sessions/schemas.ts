@@ -12,7 +12,8 @@ export const startedSessionBody = z
     play_url: z.string(),
     member_token: z.string().describe('Hand it to the player client; the service keeps no copy.'),
   })
-  .strict();
+  .strict()
+  .describe('The new game session: where to play, and the member token.');
 export type StartedSession = z.infer<typeof startedSessionBody>;
 
 /** A session as the player sees their own history: no infrastructure, no staff ids. */

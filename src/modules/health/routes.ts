@@ -3,10 +3,12 @@ import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { HealthService } from './service.js';
 
-const healthBody = z.object({
-  status: z.literal('ok'),
-  database: z.enum(['ok', 'unreachable']),
-});
+const healthBody = z
+  .object({
+    status: z.literal('ok'),
+    database: z.enum(['ok', 'unreachable']),
+  })
+  .describe('The service answers; `database` says whether its database does.');
 
 export function registerHealthRoutes(app: ZodApp, kernel: Kernel): void {
   const health = new HealthService(kernel.db);

@@ -107,7 +107,7 @@ export const ruleBody = z.object({
   }),
 });
 export type RuleView = z.infer<typeof ruleBody>;
-export const rulesBody = z.object({ rules: z.array(ruleBody) });
+export const rulesBody = z.object({ rules: z.array(ruleBody) }).describe('The incident rules in force.');
 
 export const changesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
@@ -135,7 +135,9 @@ export const changeBody = z.object({
     .nullable()
     .describe("Every signal over the rule's window: `{ value, total, failures }` each."),
 });
-export const changesPage = z.object({
-  data: z.array(changeBody),
-  meta: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
-});
+export const changesPage = z
+  .object({
+    data: z.array(changeBody),
+    meta: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
+  })
+  .describe('One page of maintenance level changes, newest first; `meta` says where it sits.');

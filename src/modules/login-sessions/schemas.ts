@@ -29,7 +29,7 @@ export const myLoginSession = z.object({
   current: z.boolean().describe('The session of the token making this request.'),
 });
 export type MyLoginSession = z.infer<typeof myLoginSession>;
-export const myLoginSessionsBody = z.object({ data: z.array(myLoginSession) });
+export const myLoginSessionsBody = z.object({ data: z.array(myLoginSession) }).describe("The caller's login sessions.");
 
 export const staffLoginSession = z
   .object({
@@ -44,4 +44,6 @@ export const staffLoginSession = z
   })
   .meta({ id: 'LoginSession', description: 'A login session (one sign-in), as staff see it.' });
 export type StaffLoginSession = z.infer<typeof staffLoginSession>;
-export const staffLoginSessionsBody = z.object({ data: z.array(staffLoginSession) });
+export const staffLoginSessionsBody = z
+  .object({ data: z.array(staffLoginSession) })
+  .describe("The user's login sessions.");

@@ -12,32 +12,34 @@ function isTimeZone(value: string): boolean {
   }
 }
 
-export const profileBody = z.object({
-  id: z.guid(),
-  email: z.string().nullable(),
-  display_name: z.string().nullable(),
-  provider: z.string().nullable(),
-  status: z.enum(['active', 'banned', 'deleted']),
-  tier: z.string().nullable().describe("The plan tier the caller's subscription gives; null without one."),
-  locale: z.string().nullable(),
-  timezone: z.string().nullable(),
-  avatar_url: z
-    .string()
-    .nullable()
-    .describe(
-      "A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null " +
-        'without one.',
-    ),
-  marketing_opt_in: z
-    .boolean()
-    .describe(
-      "Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's " +
-        'link), and for an account without an address.',
-    ),
-  created_at: z.date(),
-  last_seen_at: z.date().nullable(),
-  profile_updated_at: z.date().nullable(),
-});
+export const profileBody = z
+  .object({
+    id: z.guid(),
+    email: z.string().nullable(),
+    display_name: z.string().nullable(),
+    provider: z.string().nullable(),
+    status: z.enum(['active', 'banned', 'deleted']),
+    tier: z.string().nullable().describe("The plan tier the caller's subscription gives; null without one."),
+    locale: z.string().nullable(),
+    timezone: z.string().nullable(),
+    avatar_url: z
+      .string()
+      .nullable()
+      .describe(
+        "A short-lived download URL of the caller's avatar (the same within an hour, valid at least an hour); null " +
+          'without one.',
+      ),
+    marketing_opt_in: z
+      .boolean()
+      .describe(
+        "Whether marketing mail reaches the caller's address: false once they unsubscribed (here or from a mail's " +
+          'link), and for an account without an address.',
+      ),
+    created_at: z.date(),
+    last_seen_at: z.date().nullable(),
+    profile_updated_at: z.date().nullable(),
+  })
+  .meta({ id: 'Profile', description: "The caller's own profile." });
 export type ProfileView = z.infer<typeof profileBody>;
 
 export const updateProfileBody = z
@@ -64,7 +66,9 @@ export const updateProfileBody = z
   .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'change at least one field' });
 export type UpdateProfileInput = z.infer<typeof updateProfileBody>;
 
-export const permissionsBody = z.object({
-  permissions: z.array(z.string()).describe('Effective permission keys, wildcards expanded, sorted.'),
-  roles: z.array(z.object({ key: z.string(), name: z.string(), expires_at: z.date().nullable() })),
-});
+export const permissionsBody = z
+  .object({
+    permissions: z.array(z.string()).describe('Effective permission keys, wildcards expanded, sorted.'),
+    roles: z.array(z.object({ key: z.string(), name: z.string(), expires_at: z.date().nullable() })),
+  })
+  .describe("The caller's effective permissions and the roles they come from.");

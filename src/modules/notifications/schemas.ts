@@ -47,24 +47,26 @@ export const broadcastBody = z
   });
 export type BroadcastInput = z.infer<typeof broadcastBody>;
 
-export const broadcastResult = z.object({
-  recipients: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Users the segment matched; null for an in-app broadcast to everyone.'),
-  notification: z
-    .object({ created: z.number().int() })
-    .nullable()
-    .describe('Null when not requested; else the rows made (1 for everyone, one per recipient otherwise).'),
-  email: z
-    .object({ queued: z.number().int() })
-    .nullable()
-    .describe(
-      'Null when not requested; else the messages queued (recipients with an address, less unsubscribed ones for ' +
-        'marketing mail).',
-    ),
-});
+export const broadcastResult = z
+  .object({
+    recipients: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Users the segment matched; null for an in-app broadcast to everyone.'),
+    notification: z
+      .object({ created: z.number().int() })
+      .nullable()
+      .describe('Null when not requested; else the rows made (1 for everyone, one per recipient otherwise).'),
+    email: z
+      .object({ queued: z.number().int() })
+      .nullable()
+      .describe(
+        'Null when not requested; else the messages queued (recipients with an address, less unsubscribed ones for ' +
+          'marketing mail).',
+      ),
+  })
+  .describe('How many users the broadcast reached, and what it made for them.');
 export type BroadcastResult = z.infer<typeof broadcastResult>;
 
 export const notificationView = z.object({
@@ -92,17 +94,19 @@ export const myNotificationsQuery = z.object({
 });
 export type MyNotificationsQuery = z.infer<typeof myNotificationsQuery>;
 
-export const myNotificationsPage = z.object({
-  data: z.array(notificationView),
-  meta: z.object({
-    page: z.number().int(),
-    per_page: z.number().int(),
-    unread: z.number().int().describe('Unread notifications showing now, across all pages.'),
-  }),
-});
+export const myNotificationsPage = z
+  .object({
+    data: z.array(notificationView),
+    meta: z.object({
+      page: z.number().int(),
+      per_page: z.number().int(),
+      unread: z.number().int().describe('Unread notifications showing now, across all pages.'),
+    }),
+  })
+  .describe("One page of the caller's notifications, newest first; `meta` says where it sits.");
 
 export const notificationIdParams = z.object({ id: z.guid() });
-export const markedResult = z.object({ marked: z.number().int() });
+export const markedResult = z.object({ marked: z.number().int() }).describe('How many notifications were marked read.');
 
 export const broadcastView = z
   .object({

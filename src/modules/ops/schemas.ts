@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import { PANIC_LEVELS } from '../../kernel/maintenance.js';
 
-export const panicStateBody = z.object({
-  level: z.enum(PANIC_LEVELS),
-  reason: z.string().nullable(),
-  set_by: z.string().nullable(),
-  set_at: z.string().nullable(),
-  auto: z.boolean().describe('True when set automatically by incident monitoring.'),
-});
+export const panicStateBody = z
+  .object({
+    level: z.enum(PANIC_LEVELS),
+    reason: z.string().nullable(),
+    set_by: z.string().nullable(),
+    set_at: z.string().nullable(),
+    auto: z.boolean().describe('True when set automatically by incident monitoring.'),
+  })
+  .meta({
+    id: 'MaintenanceState',
+    description: 'The maintenance (panic) level: why, who set it and when, and whether it was set automatically.',
+  });
 
 export const setPanicBody = z
   .object({
@@ -17,4 +22,4 @@ export const setPanicBody = z
   .strict();
 export type SetPanicInput = z.infer<typeof setPanicBody>;
 
-export const panicResult = z.object({ panic: panicStateBody });
+export const panicResult = z.object({ panic: panicStateBody }).describe('The maintenance level now in force.');

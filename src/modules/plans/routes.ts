@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
-  idResult,
   listRulesetsQuery,
   listTiersQuery,
   rulesetsBody,

@@ -41,7 +41,7 @@ export const rulesetBody = z.object({
   updatedAt: z.date(),
 });
 export type RulesetView = z.infer<typeof rulesetBody>;
-export const rulesetsBody = z.object({ data: z.array(rulesetBody) });
+export const rulesetsBody = z.object({ data: z.array(rulesetBody) }).describe('The plan rulesets.');
 
 export const listRulesetsQuery = z.object({
   isActive: z
@@ -79,11 +79,9 @@ export const tierBody = z.object({
   updatedAt: z.date(),
 });
 export type TierView = z.infer<typeof tierBody>;
-export const tiersBody = z.object({ data: z.array(tierBody) });
+export const tiersBody = z.object({ data: z.array(tierBody) }).describe('The plan tiers.');
 
 export const listTiersQuery = z.object({
   rulesetKey: z.string().min(1).max(48).optional().describe('Only the tiers of this ruleset.'),
 });
 export type ListTiersQuery = z.infer<typeof listTiersQuery>;
-
-export const idResult = z.object({ id: z.guid() });

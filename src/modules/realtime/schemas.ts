@@ -1,23 +1,25 @@
 import { z } from 'zod';
 import type { NotificationView } from '../notifications/index.js';
 
-export const realtimeCredentials = z.object({
-  ticket: z
-    .string()
-    .describe(
-      'Opaque, signed; admits connections to `url` until `expires_at` (60 s). It names the caller and `channels` only.',
-    ),
-  expires_at: z.iso
-    .datetime()
-    .describe('When the ticket stops admitting new connections; an open connection stays open.'),
-  url: z.string().describe('The WebSocket endpoint: connect to `<url>?ticket=<ticket>`.'),
-  channels: z
-    .array(z.string())
-    .describe(
-      'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or ' +
-        '`ops.panic`.',
-    ),
-});
+export const realtimeCredentials = z
+  .object({
+    ticket: z
+      .string()
+      .describe(
+        'Opaque, signed; admits connections to `url` until `expires_at` (60 s). It names the caller and `channels` only.',
+      ),
+    expires_at: z.iso
+      .datetime()
+      .describe('When the ticket stops admitting new connections; an open connection stays open.'),
+    url: z.string().describe('The WebSocket endpoint: connect to `<url>?ticket=<ticket>`.'),
+    channels: z
+      .array(z.string())
+      .describe(
+        'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or ' +
+          '`ops.panic`.',
+      ),
+  })
+  .describe('A one-time ticket, and the URL and channels to connect to.');
 export type RealtimeCredentials = z.infer<typeof realtimeCredentials>;
 
 // Nothing fails here: a bad ticket (even a repeated parameter) must reach the socket and be closed with 1008, not

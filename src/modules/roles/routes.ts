@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
@@ -7,7 +8,6 @@ import {
   bulkRolesBody,
   createRoleBody,
   deleteRoleQuery,
-  idResult,
   listRolesQuery,
   permissionCatalogBody,
   roleBody,

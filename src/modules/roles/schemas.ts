@@ -49,12 +49,12 @@ export const setPermissionsBody = z.object({ keys: permissionKeys }).strict();
 
 export const deleteRoleQuery = z.object({ reason: z.string().max(300).optional() });
 
-export const idResult = z.object({ id: z.guid() });
-
-export const permissionCatalogBody = z.object({
-  data: z.array(z.object({ key: z.string(), resource: z.string(), description: z.string() })),
-  wildcards: z.array(z.string()).describe('Grantable wildcards: `*` and `<resource>.*`.'),
-});
+export const permissionCatalogBody = z
+  .object({
+    data: z.array(z.object({ key: z.string(), resource: z.string(), description: z.string() })),
+    wildcards: z.array(z.string()).describe('Grantable wildcards: `*` and `<resource>.*`.'),
+  })
+  .describe('Every permission staff can be granted, and the grantable wildcards.');
 
 export const bulkRolesBody = z
   .object({
@@ -67,6 +67,8 @@ export const bulkRolesBody = z
   .strict();
 export type BulkRolesInput = z.infer<typeof bulkRolesBody>;
 
-export const bulkResultsBody = z.object({
-  results: z.array(z.object({ user_id: z.guid(), ok: z.boolean(), error: z.string().optional() })),
-});
+export const bulkResultsBody = z
+  .object({
+    results: z.array(z.object({ user_id: z.guid(), ok: z.boolean(), error: z.string().optional() })),
+  })
+  .describe('One result per user, in the order given: `ok`, or the `error` that refused it.');

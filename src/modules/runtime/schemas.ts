@@ -23,29 +23,35 @@ export const runtimeNodeImageBody = z.object({
   updated_at: timestamp,
 });
 
-export const runtimeNodeBody = z.object({
-  id: z.string(),
-  pool_id: z.string().nullable(),
-  status: runtimeNodeStatus.describe('`draining`: takes no new sessions, running ones go on.'),
-  region: z.string().nullable(),
-  capacity: z
-    .object({ slots: z.number().int(), used: z.number().int() })
-    .describe('Session slots: how many the node runs at once, how many are taken.'),
-  images: z.array(runtimeNodeImageBody),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export const runtimeNodesBody = z.object({ data: z.array(runtimeNodeBody) });
+export const runtimeNodeBody = z
+  .object({
+    id: z.string(),
+    pool_id: z.string().nullable(),
+    status: runtimeNodeStatus.describe('`draining`: takes no new sessions, running ones go on.'),
+    region: z.string().nullable(),
+    capacity: z
+      .object({ slots: z.number().int(), used: z.number().int() })
+      .describe('Session slots: how many the node runs at once, how many are taken.'),
+    images: z.array(runtimeNodeImageBody),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'RuntimeNode', description: 'A runtime node: its pool, state, capacity and images.' });
+export const runtimeNodesBody = z
+  .object({ data: z.array(runtimeNodeBody) })
+  .describe('Every runtime node, sorted by id.');
 
-export const runtimePoolBody = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  node_ids: z.array(z.string()),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export const runtimePoolsBody = z.object({ data: z.array(runtimePoolBody) });
+export const runtimePoolBody = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    node_ids: z.array(z.string()),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'RuntimePool', description: 'A runtime pool and its nodes.' });
+export const runtimePoolsBody = z.object({ data: z.array(runtimePoolBody) }).describe('Every runtime pool.');
 
 export const listNodesQuery = z.object({
   pool_id: z.string().min(1).max(200).optional(),
@@ -54,9 +60,11 @@ export const listNodesQuery = z.object({
 export type ListNodesQuery = z.infer<typeof listNodesQuery>;
 
 export const pullImageBody = z.object({ image: z.string().min(1).max(500) }).strict();
-export const pullImageResult = z.object({
-  ok: z.boolean().describe('The runtime accepted the pull; it goes on in the background.'),
-});
+export const pullImageResult = z
+  .object({
+    ok: z.boolean().describe('The runtime accepted the pull; it goes on in the background.'),
+  })
+  .describe('Whether the runtime accepted the pull.');
 
 const reason = z.string().max(500);
 

@@ -24,16 +24,18 @@ export const avatarUploadBody = z
   .strict();
 export type AvatarUploadInput = z.infer<typeof avatarUploadBody>;
 
-export const avatarUploadGrant = z.object({
-  upload_url: z.string().describe('Where to PUT the bytes: valid for this key, content type and size only.'),
-  method: z.literal('PUT'),
-  headers: z
-    .record(z.string(), z.string())
-    .describe('Headers the upload must carry exactly (the signature covers them).'),
-  key: z.string().describe('The object key to pass to the confirmation.'),
-  max_size: z.number().int().describe('The declared size: the most bytes the upload may carry.'),
-  expires_at: z.date().describe('The URL and the upload intent expire together, 10 minutes after issue.'),
-});
+export const avatarUploadGrant = z
+  .object({
+    upload_url: z.string().describe('Where to PUT the bytes: valid for this key, content type and size only.'),
+    method: z.literal('PUT'),
+    headers: z
+      .record(z.string(), z.string())
+      .describe('Headers the upload must carry exactly (the signature covers them).'),
+    key: z.string().describe('The object key to pass to the confirmation.'),
+    max_size: z.number().int().describe('The declared size: the most bytes the upload may carry.'),
+    expires_at: z.date().describe('The URL and the upload intent expire together, 10 minutes after issue.'),
+  })
+  .meta({ id: 'UploadGrant', description: 'A presigned upload: where and how to PUT the bytes, and until when.' });
 
 export const avatarConfirmBody = z
   .object({
@@ -41,14 +43,16 @@ export const avatarConfirmBody = z
   })
   .strict();
 
-export const avatarConfirmed = z.object({
-  avatar_url: z
-    .string()
-    .describe(
-      'A signed download URL of the new avatar, valid for at least an hour (the same URL within each hour, so ' +
-        'caches keep it).',
-    ),
-});
+export const avatarConfirmed = z
+  .object({
+    avatar_url: z
+      .string()
+      .describe(
+        'A signed download URL of the new avatar, valid for at least an hour (the same URL within each hour, so ' +
+          'caches keep it).',
+      ),
+  })
+  .describe("The new avatar's public URL.");
 
 export const listObjectsQuery = z.object({
   prefix: z
@@ -81,10 +85,12 @@ export const storedObjectView = z.object({
 });
 export type StoredObjectView = z.infer<typeof storedObjectView>;
 
-export const objectsPage = z.object({
-  data: z.array(storedObjectView),
-  meta: z.object({ prefix: z.string(), limit: z.number().int(), offset: z.number().int() }),
-});
+export const objectsPage = z
+  .object({
+    data: z.array(storedObjectView),
+    meta: z.object({ prefix: z.string(), limit: z.number().int(), offset: z.number().int() }),
+  })
+  .describe('One page of the stored objects under `meta.prefix`.');
 
 export const objectKeyQuery = z.object({
   key: z.string().min(1).max(MAX_KEY_LENGTH).describe('The object key (it may contain `/`).'),

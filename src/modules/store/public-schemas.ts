@@ -36,13 +36,15 @@ export const publicGameSummary = z.object({
 });
 export type PublicGameSummary = z.infer<typeof publicGameSummary>;
 
-export const publicGameDetail = publicGameSummary.extend({
-  description: z.string().nullable(),
-  website: z.string().nullable(),
-  legal_notice: z.string().nullable(),
-  content_description: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-});
+export const publicGameDetail = publicGameSummary
+  .extend({
+    description: z.string().nullable(),
+    website: z.string().nullable(),
+    legal_notice: z.string().nullable(),
+    content_description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'PublicStoreGame', description: 'A published store game, as the store shows it.' });
 export type PublicGameDetail = z.infer<typeof publicGameDetail>;
 
 export const publicGamesPage = pagedResponse(publicGameSummary);

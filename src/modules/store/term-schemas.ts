@@ -25,14 +25,16 @@ export const updateTermBody = z
   .refine((body) => Object.keys(body).length > 0, { error: 'provide at least one of name, slug' });
 export type UpdateTermInput = z.infer<typeof updateTermBody>;
 
-export const termBody = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  slug: z.string(),
-  game_count: z.number().int().describe('Games linked to it, whatever their status.'),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
+export const termBody = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    game_count: z.number().int().describe('Games linked to it, whatever their status.'),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'StoreTerm', description: 'A genre, developer or publisher, with how many games link to it.' });
 export type TermView = z.infer<typeof termBody>;
 
 export const listTermsQuery = pageQuery(['name', 'created_at'], { field: 'name', direction: 'asc' });

@@ -104,9 +104,11 @@ const myTicketSummary = z.object({
   updated_at: z.date().describe('Last activity: a message, a close or a reopen.'),
 });
 export type MyTicketSummary = z.infer<typeof myTicketSummary>;
-export const myTicketView = myTicketSummary.extend({
-  messages: z.array(messageView).describe("Oldest first; the first is the player's opening message."),
-});
+export const myTicketView = myTicketSummary
+  .extend({
+    messages: z.array(messageView).describe("Oldest first; the first is the player's opening message."),
+  })
+  .meta({ id: 'MySupportTicket', description: "One of the caller's support tickets, with its messages." });
 export type MyTicketView = z.infer<typeof myTicketView>;
 
 export const myTicketsQuery = z.object({
@@ -114,10 +116,12 @@ export const myTicketsQuery = z.object({
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type MyTicketsQuery = z.infer<typeof myTicketsQuery>;
-export const myTicketsPage = z.object({
-  data: z.array(myTicketSummary),
-  meta: z.object({ page: z.number().int(), per_page: z.number().int() }),
-});
+export const myTicketsPage = z
+  .object({
+    data: z.array(myTicketSummary),
+    meta: z.object({ page: z.number().int(), per_page: z.number().int() }),
+  })
+  .describe("One page of the caller's support tickets; `meta` gives the page and its size.");
 
 const staffTicketSummary = myTicketSummary
   .extend({
@@ -129,13 +133,15 @@ const staffTicketSummary = myTicketSummary
   })
   .meta({ id: 'SupportTicketSummary', description: 'A support ticket as staff lists show it.' });
 export type StaffTicketSummary = z.infer<typeof staffTicketSummary>;
-export const staffTicketView = staffTicketSummary.extend({
-  messages: z.array(
-    messageView.extend({
-      author_id: z.guid().nullable().describe('The player, or the staff member who replied.'),
-    }),
-  ),
-});
+export const staffTicketView = staffTicketSummary
+  .extend({
+    messages: z.array(
+      messageView.extend({
+        author_id: z.guid().nullable().describe('The player, or the staff member who replied.'),
+      }),
+    ),
+  })
+  .meta({ id: 'SupportTicket', description: 'A support ticket with its messages, as staff see it.' });
 export type StaffTicketView = z.infer<typeof staffTicketView>;
 export const staffTicketsPage = pagedResponse(staffTicketSummary);
 

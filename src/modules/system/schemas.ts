@@ -5,22 +5,26 @@ import { noTextFilter, pageQuery, pagedResponse } from '../../kernel/pagination.
 export const jobIdParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 
 export const setActiveBody = z.object({ active: z.boolean() }).strict();
-export const okResult = z.object({ ok: z.literal(true) });
+export const okResult = z.object({ ok: z.literal(true) }).describe('The change is stored.');
 
-export const jobBody = z.object({
-  id: z.number().int(),
-  key: z.string().describe('The handler that does the work.'),
-  cron: z.string().describe('Five fields (minute hour day-of-month month day-of-week), in UTC.'),
-  description: z.string(),
-  active: z.boolean(),
-  next_run_at: z.date().nullable().describe('Null while disabled.'),
-  last_run_at: z.date().nullable(),
-  last_result: z.enum(['ok', 'error']).nullable(),
-  last_error: z.string().nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-});
-export const jobsBody = z.object({ data: z.array(jobBody) });
+export const jobBody = z
+  .object({
+    id: z.number().int(),
+    key: z.string().describe('The handler that does the work.'),
+    cron: z.string().describe('Five fields (minute hour day-of-month month day-of-week), in UTC.'),
+    description: z.string(),
+    active: z.boolean(),
+    next_run_at: z.date().nullable().describe('Null while disabled.'),
+    last_run_at: z.date().nullable(),
+    last_result: z.enum(['ok', 'error']).nullable(),
+    last_error: z.string().nullable(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: 'CronJob', description: 'A scheduled job: its schedule, state, and next and last run.' });
+export const jobsBody = z
+  .object({ data: z.array(jobBody) })
+  .describe('Every scheduled job, with its next and last run.');
 
 export const runBody = z
   .object({

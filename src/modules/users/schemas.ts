@@ -74,18 +74,23 @@ export const userDetail = userSummary
     recent_audit: z.array(auditEntry).describe('The latest audit entries about this user, newest first (at most 20).'),
   })
   // A named component of the OpenAPI document (`#/components/schemas/User`), referenced where it is answered.
-  .meta({ id: 'User' });
+  .meta({
+    id: 'User',
+    description: 'A user account as staff see it: status, roles, subscription, credits and recent audit.',
+  });
 export type UserDetail = z.infer<typeof userDetail>;
 
-export const identityAccountBody = z.object({
-  id: z.string(),
-  email: z.string().nullable(),
-  providers: z.array(z.string()),
-  banned_until: z.string().nullable(),
-  email_confirmed_at: z.string().nullable(),
-  last_sign_in_at: z.string().nullable(),
-  created_at: z.string().nullable(),
-});
+export const identityAccountBody = z
+  .object({
+    id: z.string(),
+    email: z.string().nullable(),
+    providers: z.array(z.string()),
+    banned_until: z.string().nullable(),
+    email_confirmed_at: z.string().nullable(),
+    last_sign_in_at: z.string().nullable(),
+    created_at: z.string().nullable(),
+  })
+  .meta({ id: 'IdentityAccount', description: "The identity provider's record of a user." });
 
 export const updateUserBody = z
   .object({

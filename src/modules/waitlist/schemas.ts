@@ -11,7 +11,9 @@ export const joinWaitlistBody = z
   .strict();
 export type JoinWaitlistInput = z.infer<typeof joinWaitlistBody>;
 
-export const joinWaitlistResult = z.object({ ok: z.literal(true) });
+export const joinWaitlistResult = z
+  .object({ ok: z.literal(true) })
+  .describe('Accepted, whether the address is new or already on the list.');
 
 export const waitlistSignupView = z.object({
   email: z.string(),

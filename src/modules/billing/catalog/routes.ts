@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { idResult } from '../../../kernel/answers.js';
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
@@ -8,7 +9,6 @@ import {
   createdPriceResult,
   createPriceBody,
   createProductBody,
-  idResult,
   listProductsQuery,
   priceBody,
   priceIdParams,

@@ -132,39 +132,46 @@ export const updatePriceBody = z
   .strict();
 export type UpdatePriceInput = Pick<z.infer<typeof updatePriceBody>, 'isActive'>;
 
-export const priceBody = z.object({
-  id: z.guid(),
-  productId: z.guid(),
-  providerPriceId: z.string(),
-  currency: z.string(),
-  unitAmount: z.number().int(),
-  interval: z.enum(PRICE_INTERVALS).nullable(),
-  isActive: z.boolean(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-});
+export const priceBody = z
+  .object({
+    id: z.guid(),
+    productId: z.guid(),
+    providerPriceId: z.string(),
+    currency: z.string(),
+    unitAmount: z.number().int(),
+    interval: z.enum(PRICE_INTERVALS).nullable(),
+    isActive: z.boolean(),
+    createdAt: z.date(),
+    updatedAt: z.date(),
+  })
+  .meta({ id: 'Price', description: 'A price of a billing product.' });
 export type PriceView = z.infer<typeof priceBody>;
 
-export const productBody = z.object({
-  id: z.guid(),
-  kind: z.enum(PRODUCT_KINDS),
-  name: z.string(),
-  description: z.string().nullable(),
-  credits: z.number().int().nullable().describe('Credit packs; null for plans.'),
-  tierKey: z.string().nullable().describe('Plans; null for credit packs.'),
-  isActive: z.boolean(),
-  sortOrder: z.number().int(),
-  metadata: z.record(z.string(), z.unknown()),
-  prices: z.array(priceBody).describe('Every price, active first, then by currency, newest first.'),
-  updatedBy: z.guid().nullable(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-});
+export const productBody = z
+  .object({
+    id: z.guid(),
+    kind: z.enum(PRODUCT_KINDS),
+    name: z.string(),
+    description: z.string().nullable(),
+    credits: z.number().int().nullable().describe('Credit packs; null for plans.'),
+    tierKey: z.string().nullable().describe('Plans; null for credit packs.'),
+    isActive: z.boolean(),
+    sortOrder: z.number().int(),
+    metadata: z.record(z.string(), z.unknown()),
+    prices: z.array(priceBody).describe('Every price, active first, then by currency, newest first.'),
+    updatedBy: z.guid().nullable(),
+    createdAt: z.date(),
+    updatedAt: z.date(),
+  })
+  .meta({ id: 'Product', description: 'A billing product (a plan or a credit pack) with its prices.' });
 export type ProductView = z.infer<typeof productBody>;
-export const productsBody = z.object({ data: z.array(productBody) });
+export const productsBody = z
+  .object({ data: z.array(productBody) })
+  .describe('Every billing product, with its prices.');
 
-export const idResult = z.object({ id: z.guid() });
-export const createdPriceResult = z.object({ id: z.guid(), providerPriceId: z.string() });
+export const createdPriceResult = z
+  .object({ id: z.guid(), providerPriceId: z.string() })
+  .describe("The new price's id, here and at the payment provider.");
 
 export const publicPrice = z.object({
   priceId: z.string().describe("Pass as operation 6's `priceId`."),
@@ -183,4 +190,4 @@ export const publicProduct = z.object({
   prices: z.array(publicPrice).describe('Active prices, by currency.'),
 });
 export type PublicProduct = z.infer<typeof publicProduct>;
-export const publicProductsBody = z.array(publicProduct);
+export const publicProductsBody = z.array(publicProduct).describe('Every product on sale, with its active prices.');

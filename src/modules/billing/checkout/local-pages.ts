@@ -228,12 +228,14 @@ export function registerLocalCheckoutPages(
           id: z.string().min(1).max(200),
         }),
         response: {
-          200: z.object({
-            provider: z.literal('local'),
-            type: z.string(),
-            id: z.string(),
-            object: z.record(z.string(), z.unknown()),
-          }),
+          200: z
+            .object({
+              provider: z.literal('local'),
+              type: z.string(),
+              id: z.string(),
+              object: z.record(z.string(), z.unknown()),
+            })
+            .describe('The object as the local provider holds it.'),
         },
       },
     },

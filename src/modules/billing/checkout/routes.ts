@@ -150,7 +150,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
             "Stripe's event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute " +
             'tolerance); each event id is processed once (a redelivery answers 200 and does nothing). 400 ' +
             '`invalid_signature`: missing, wrong or too old; `invalid_event`: signed but unreadable.',
-          response: { 200: z.object({ received: z.literal(true) }) },
+          response: { 200: z.object({ received: z.literal(true) }).describe('The event was received.') },
         },
       },
       async (request) => {

@@ -26,10 +26,14 @@ export const checkoutSessionBody = z
   });
 export type CheckoutSessionBody = z.infer<typeof checkoutSessionBody>;
 
-export const checkoutSessionResult = z.object({ url: z.string().nullable(), id: z.string() });
+export const checkoutSessionResult = z
+  .object({ url: z.string().nullable(), id: z.string() })
+  .describe('The checkout session: its id, and the URL to send the player to.');
 
 export const portalSessionBody = z.object({ return_url: httpUrl() }).strict();
-export const portalSessionResult = z.object({ url: z.string() });
+export const portalSessionResult = z
+  .object({ url: z.string() })
+  .describe('The billing portal URL to send the player to.');
 
 const subscriptionView = z.object({
   id: z.guid(),
@@ -44,15 +48,17 @@ const subscriptionView = z.object({
 });
 export type SubscriptionView = z.infer<typeof subscriptionView>;
 
-export const myBillingView = z.object({
-  provider: z.enum(['local', 'stripe']),
-  /** The caller's customer id at the provider; null until the first checkout. */
-  customer_id: z.string().nullable(),
-  /** The live (trialing, active or past due) subscription; null when none. */
-  subscription: subscriptionView.nullable(),
-  tier: z.string().nullable(),
-  credit_balance: z.number().int(),
-});
+export const myBillingView = z
+  .object({
+    provider: z.enum(['local', 'stripe']),
+    /** The caller's customer id at the provider; null until the first checkout. */
+    customer_id: z.string().nullable(),
+    /** The live (trialing, active or past due) subscription; null when none. */
+    subscription: subscriptionView.nullable(),
+    tier: z.string().nullable(),
+    credit_balance: z.number().int(),
+  })
+  .describe("The caller's billing: provider, subscription, tier and credit balance.");
 export type MyBillingView = z.infer<typeof myBillingView>;
 
 export const invoiceView = z.object({
@@ -75,7 +81,9 @@ export const myInvoicesQuery = z.object({
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type MyInvoicesQuery = z.infer<typeof myInvoicesQuery>;
-export const myInvoicesPage = z.object({
-  data: z.array(invoiceView),
-  meta: z.object({ page: z.number().int(), per_page: z.number().int() }).strict(),
-});
+export const myInvoicesPage = z
+  .object({
+    data: z.array(invoiceView),
+    meta: z.object({ page: z.number().int(), per_page: z.number().int() }).strict(),
+  })
+  .describe("One page of the caller's invoices, newest first; `meta` gives the page and its size.");

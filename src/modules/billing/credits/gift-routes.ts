@@ -34,11 +34,13 @@ export const giftPackBody = z
   })
   .strict();
 
-export const giftPackResult = z.object({
-  entry_id: z.number().int(),
-  balance: z.number().int().describe("The user's balance right after this gift."),
-  credits: z.number().int().describe("Credits added: the pack's credits × quantity."),
-});
+export const giftPackResult = z
+  .object({
+    entry_id: z.number().int(),
+    balance: z.number().int().describe("The user's balance right after this gift."),
+    credits: z.number().int().describe("Credits added: the pack's credits × quantity."),
+  })
+  .describe('The ledger entry made, the credits added and the balance after.');
 
 const giftablePrice = z.object({
   id: z.guid(),
@@ -48,35 +50,37 @@ const giftablePrice = z.object({
   interval: z.enum(PRICE_INTERVALS).nullable(),
 });
 
-export const giftablesResult = z.object({
-  tiers: z
-    .array(
-      z.object({
-        key: z.string(),
-        name: z.string(),
-        rank: z.number().int(),
-        products: z
-          .array(
-            z.object({
-              id: z.guid(),
-              name: z.string(),
-              prices: z.array(giftablePrice).describe('Active prices, by currency then interval.'),
-            }),
-          )
-          .describe('Active plan products selling this tier, by sort order then name; empty when none does.'),
-      }),
-    )
-    .describe('Every plan tier, lowest rank first.'),
-  packs: z
-    .array(
-      z.object({
-        id: z.guid(),
-        name: z.string(),
-        credits: z.number().int().describe('Credits one pack adds.'),
-      }),
-    )
-    .describe('Active credit packs, by sort order then name: what `product_id` of a gift pack may name.'),
-});
+export const giftablesResult = z
+  .object({
+    tiers: z
+      .array(
+        z.object({
+          key: z.string(),
+          name: z.string(),
+          rank: z.number().int(),
+          products: z
+            .array(
+              z.object({
+                id: z.guid(),
+                name: z.string(),
+                prices: z.array(giftablePrice).describe('Active prices, by currency then interval.'),
+              }),
+            )
+            .describe('Active plan products selling this tier, by sort order then name; empty when none does.'),
+        }),
+      )
+      .describe('Every plan tier, lowest rank first.'),
+    packs: z
+      .array(
+        z.object({
+          id: z.guid(),
+          name: z.string(),
+          credits: z.number().int().describe('Credits one pack adds.'),
+        }),
+      )
+      .describe('Active credit packs, by sort order then name: what `product_id` of a gift pack may name.'),
+  })
+  .describe('The tiers and credit packs staff may give.');
 
 /** Staff: POST /v1/admin/billing/credits/gift-pack, GET /v1/admin/billing/giftable-tiers. */
 export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {

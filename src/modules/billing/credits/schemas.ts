@@ -37,10 +37,12 @@ export const grantHeaders = z
   })
   .loose();
 
-export const grantResult = z.object({
-  entry_id: z.number().int(),
-  balance: z.number().int().describe("The user's balance right after this grant."),
-});
+export const grantResult = z
+  .object({
+    entry_id: z.number().int(),
+    balance: z.number().int().describe("The user's balance right after this grant."),
+  })
+  .describe("The ledger entry made and the user's balance after it.");
 export type GrantResult = z.infer<typeof grantResult>;
 
 /** A ledger entry as staff see it. */
@@ -128,7 +130,9 @@ export const myLedgerQuery = z.object({
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type MyLedgerQuery = z.infer<typeof myLedgerQuery>;
-export const myLedgerPage = z.object({
-  data: z.array(myLedgerEntryView),
-  meta: z.object({ page: z.number().int(), per_page: z.number().int() }).strict(),
-});
+export const myLedgerPage = z
+  .object({
+    data: z.array(myLedgerEntryView),
+    meta: z.object({ page: z.number().int(), per_page: z.number().int() }).strict(),
+  })
+  .describe("One page of the caller's credit ledger, newest first; `meta` gives the page and its size.");

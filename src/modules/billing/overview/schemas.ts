@@ -86,14 +86,16 @@ const credits = z.object({
   outstanding: minor.describe('Balance of every user together now, whatever the range.'),
 });
 
-export const overviewResponse = z.object({
-  range: z.object({ from: z.date(), to: z.date(), interval: z.enum(OVERVIEW_INTERVALS) }),
-  revenue,
-  subscriptions,
-  credits: credits.describe(
-    'Ledger movements in the range (all positive except `adjusted`), and the outstanding balance now.',
-  ),
-});
+export const overviewResponse = z
+  .object({
+    range: z.object({ from: z.date(), to: z.date(), interval: z.enum(OVERVIEW_INTERVALS) }),
+    revenue,
+    subscriptions,
+    credits: credits.describe(
+      'Ledger movements in the range (all positive except `adjusted`), and the outstanding balance now.',
+    ),
+  })
+  .describe('Revenue, subscriptions and credits over the range.');
 export type OverviewView = z.infer<typeof overviewResponse>;
 export type RevenueRow = z.infer<typeof revenue>['by_currency'][number];
 export type PeriodRevenueRow = z.infer<typeof revenue>['by_period'][number];
@@ -105,11 +107,13 @@ export const deepLinkParams = z.object({
   id: z.guid().describe('Our id: the user id for `customer`, else the id of the subscription, invoice or payment.'),
 });
 
-export const deepLinkResponse = z.object({
-  type: z.enum(DEEP_LINK_TYPES),
-  id: z.guid(),
-  provider: z.enum(PROVIDERS),
-  provider_id: z.string().describe("The provider's id of the object (Stripe: `cus_…`, `sub_…`, `in_…`, `pi_…`)."),
-  url: z.string().describe("The object's page in the provider's dashboard."),
-});
+export const deepLinkResponse = z
+  .object({
+    type: z.enum(DEEP_LINK_TYPES),
+    id: z.guid(),
+    provider: z.enum(PROVIDERS),
+    provider_id: z.string().describe("The provider's id of the object (Stripe: `cus_…`, `sub_…`, `in_…`, `pi_…`)."),
+    url: z.string().describe("The object's page in the provider's dashboard."),
+  })
+  .describe('Where the billing record is at the payment provider.');
 export type DeepLinkView = z.infer<typeof deepLinkResponse>;

@@ -61,26 +61,28 @@ export const paymentBody = z
 export type PaymentView = z.infer<typeof paymentBody>;
 export const paymentsBody = pagedResponse(paymentBody);
 
-export const refundResponse = z.object({
-  id: z.guid(),
-  payment_id: z.guid(),
-  user_id: z.guid(),
-  provider_refund_id: z.string(),
-  amount: z.number().int(),
-  currency: z.string(),
-  reason: z.string(),
-  credits_clawed_back: z.number().int().describe('Credits taken back from what was left of the pack.'),
-  shortfall: z
-    .number()
-    .int()
-    .describe('Credits this refund covered that were already spent or expired, so could not be taken back.'),
-  actor_id: z.guid().nullable().describe('The staff member; null for a refund made at the provider (its dashboard).'),
-  source: z
-    .enum(['staff', 'provider'])
-    .describe('`staff`: made through this service; `provider`: made at the provider, recorded from its event.'),
-  created_at: z.date(),
-  payment: paymentBody.describe('The payment after the refund.'),
-});
+export const refundResponse = z
+  .object({
+    id: z.guid(),
+    payment_id: z.guid(),
+    user_id: z.guid(),
+    provider_refund_id: z.string(),
+    amount: z.number().int(),
+    currency: z.string(),
+    reason: z.string(),
+    credits_clawed_back: z.number().int().describe('Credits taken back from what was left of the pack.'),
+    shortfall: z
+      .number()
+      .int()
+      .describe('Credits this refund covered that were already spent or expired, so could not be taken back.'),
+    actor_id: z.guid().nullable().describe('The staff member; null for a refund made at the provider (its dashboard).'),
+    source: z
+      .enum(['staff', 'provider'])
+      .describe('`staff`: made through this service; `provider`: made at the provider, recorded from its event.'),
+    created_at: z.date(),
+    payment: paymentBody.describe('The payment after the refund.'),
+  })
+  .meta({ id: 'Refund', description: 'A refund: the amount, the credits clawed back, and the payment after it.' });
 export type RefundView = z.infer<typeof refundResponse>;
 
 const createdRange = {

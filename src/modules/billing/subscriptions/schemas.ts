@@ -11,11 +11,13 @@ export const migrateSubscribersBody = z
   })
   .strict();
 
-export const migrateSubscribersResult = z.object({
-  migrated: z.number().int(),
-  failed: z.number().int(),
-  total: z.number().int(),
-});
+export const migrateSubscribersResult = z
+  .object({
+    migrated: z.number().int(),
+    failed: z.number().int(),
+    total: z.number().int(),
+  })
+  .describe('How many subscriptions moved, and how many failed.');
 
 // The staff subscription routes sit with the other /v1/admin/billing routes: snake_case.
 

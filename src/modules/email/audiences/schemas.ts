@@ -79,18 +79,20 @@ export const memberView = z
 export type MemberView = z.infer<typeof memberView>;
 export const membersPage = pagedResponse(memberView);
 
-export const previewCountView = z.object({
-  total: z.number().int().describe('Every member.'),
-  mailable: z.number().int().describe('Members a campaign launched now would mail: neither of the next two.'),
-  suppressed: z
-    .number()
-    .int()
-    .describe('Members whose address is on the suppression list (unsubscribed, bounced, complained, manual).'),
-  deleted_users: z
-    .number()
-    .int()
-    .describe('Members whose account is deleted or banned. A member can be both suppressed and this.'),
-});
+export const previewCountView = z
+  .object({
+    total: z.number().int().describe('Every member.'),
+    mailable: z.number().int().describe('Members a campaign launched now would mail: neither of the next two.'),
+    suppressed: z
+      .number()
+      .int()
+      .describe('Members whose address is on the suppression list (unsubscribed, bounced, complained, manual).'),
+    deleted_users: z
+      .number()
+      .int()
+      .describe('Members whose account is deleted or banned. A member can be both suppressed and this.'),
+  })
+  .describe('How many members a campaign launched now would mail, and why the others would not be.');
 
 /** Spec "Email audience members": an address, `{ user_id, email? }` or `{ email }`. */
 const memberObject = z
@@ -130,6 +132,8 @@ export const replaceMembersBody = z
   });
 export type ReplaceMembersInput = z.infer<typeof replaceMembersBody>;
 
-export const replaceMembersResult = z.object({
-  count: z.number().int().describe('Members on the list now, after duplicates were removed.'),
-});
+export const replaceMembersResult = z
+  .object({
+    count: z.number().int().describe('Members on the list now, after duplicates were removed.'),
+  })
+  .describe('How many members the audience holds now.');

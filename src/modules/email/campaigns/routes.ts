@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idResult } from '../../../kernel/answers.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
@@ -10,7 +11,6 @@ import {
   campaignsPage,
   campaignView,
   createCampaignBody,
-  createdCampaign,
   listCampaignsQuery,
   scheduleCampaignBody,
   updateCampaignBody,
@@ -70,7 +70,7 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
           '`details.template_key`; unknown audience, `details.audience_id`); 422 `invalid_state` (the template ' +
           'has no published version). Audited (`email.campaign.create`).',
         body: createCampaignBody,
-        response: { 201: createdCampaign },
+        response: { 201: idResult },
       },
     },
     async (request, reply) => reply.code(201).send(await campaigns.create(actorOf(request), request.body)),

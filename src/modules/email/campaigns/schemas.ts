@@ -56,7 +56,6 @@ export const scheduleCampaignBody = z
   .strict();
 
 export const campaignIdParams = z.object({ id: z.guid() });
-export const createdCampaign = z.object({ id: z.guid() });
 
 export const campaignCounts = z.object({
   queued: z.number().int().describe('Waiting to be sent (not held).'),

@@ -70,22 +70,24 @@ export const outboxMessage = z
 export type OutboxMessageView = z.infer<typeof outboxMessage>;
 export const outboxPage = pagedResponse(outboxMessage);
 
-export const outboxMessageDetail = outboxMessage.extend({
-  vars: z
-    .record(z.string(), z.unknown())
-    .describe(
-      'The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the ' +
-        'service adds).',
-    ),
-  from: z.string(),
-  message_id: z.string().describe('The Message-ID header, the same on every attempt.'),
-  html: z.string(),
-  text: z.string(),
-  headers: z
-    .record(z.string(), z.string())
-    .describe(
-      'Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and ' +
-        'List-Unsubscribe-Post.',
-    ),
-});
+export const outboxMessageDetail = outboxMessage
+  .extend({
+    vars: z
+      .record(z.string(), z.unknown())
+      .describe(
+        'The variables a templated message is rendered with (besides `email` and `unsubscribe_url`, which the ' +
+          'service adds).',
+      ),
+    from: z.string(),
+    message_id: z.string().describe('The Message-ID header, the same on every attempt.'),
+    html: z.string(),
+    text: z.string(),
+    headers: z
+      .record(z.string(), z.string())
+      .describe(
+        'Every header the service sets: From, To, Subject, Message-ID and, for marketing mail, List-Unsubscribe and ' +
+          'List-Unsubscribe-Post.',
+      ),
+  })
+  .meta({ id: 'OutboxMessageDetail', description: 'One outbound email with the variables it was rendered from.' });
 export type OutboxMessageDetailView = z.infer<typeof outboxMessageDetail>;

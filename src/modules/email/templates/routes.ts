@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { versionResult } from '../../../kernel/answers.js';
 import { publicBaseUrlOf } from '../../../config.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
@@ -18,7 +19,6 @@ import {
   updateTemplateBody,
   versionBody,
   versionParams,
-  versionResult,
 } from './schemas.js';
 import { EmailTemplatesService } from './service.js';
 

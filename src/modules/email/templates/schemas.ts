@@ -91,8 +91,6 @@ export const previewBody = z
   .nullish();
 export type PreviewInput = z.infer<typeof previewBody>;
 
-export const versionResult = z.object({ version: z.number().int() });
-
 export const templateSummary = z
   .object({
     id: z.guid(),
@@ -138,23 +136,29 @@ export const versionSummary = z.object({
 });
 export type VersionSummary = z.infer<typeof versionSummary>;
 
-export const versionBody = versionSummary.extend({
-  html: z.string(),
-  text: z.string(),
-  variables: z.array(z.string()).describe('The var names its placeholders read (top-level names), sorted.'),
-});
+export const versionBody = versionSummary
+  .extend({
+    html: z.string(),
+    text: z.string(),
+    variables: z.array(z.string()).describe('The var names its placeholders read (top-level names), sorted.'),
+  })
+  .meta({ id: 'EmailTemplateVersion', description: 'One version of an email template, with its bodies.' });
 export type VersionView = z.infer<typeof versionBody>;
 
-export const templateDetail = templateSummary.extend({
-  versions: z.array(versionSummary).describe('Every version, newest first, without bodies.'),
-  published: versionBody.nullable().describe('The published version with its bodies; null while unpublished.'),
-});
+export const templateDetail = templateSummary
+  .extend({
+    versions: z.array(versionSummary).describe('Every version, newest first, without bodies.'),
+    published: versionBody.nullable().describe('The published version with its bodies; null while unpublished.'),
+  })
+  .meta({ id: 'EmailTemplate', description: 'An email template with its versions and the published one.' });
 export type TemplateDetail = z.infer<typeof templateDetail>;
 
-export const previewResult = z.object({
-  version: z.number().int(),
-  subject: z.string(),
-  html: z.string(),
-  text: z.string(),
-  variables: z.array(z.string()).describe('The var names the version reads, sorted.'),
-});
+export const previewResult = z
+  .object({
+    version: z.number().int(),
+    subject: z.string(),
+    html: z.string(),
+    text: z.string(),
+    variables: z.array(z.string()).describe('The var names the version reads, sorted.'),
+  })
+  .describe('The version rendered with the given variables.');

@@ -39,8 +39,12 @@ export const unsubscribeLinkView = z.object({ email: maskedEmail });
 /** POST for an API client: done (the same answer a second time: whether it was already is not said). */
 export const unsubscribedView = z.object({ email: maskedEmail, unsubscribed: z.literal(true) });
 /** A browser gets the page, an API client the JSON. */
-export const linkAnswer = z.union([htmlPage, unsubscribeLinkView]);
-export const unsubscribedAnswer = z.union([htmlPage, unsubscribedView]);
+export const linkAnswer = z
+  .union([htmlPage, unsubscribeLinkView])
+  .describe('The unsubscribe page (text/html) for a browser; for an API client, whose link it is.');
+export const unsubscribedAnswer = z
+  .union([htmlPage, unsubscribedView])
+  .describe('Unsubscribed: the confirmation page (text/html) for a browser, JSON for an API client.');
 
 /**
  * A 400 is the "link not valid" page, or (for a body that is not a form at all, e.g. a JSON
@@ -64,13 +68,15 @@ export const invalidLinkPageAnswer = z
 const SUPPRESSION_REASONS = ['unsubscribed', 'bounced', 'complained', 'manual'] as const;
 const STAFF_REASONS = ['manual', 'bounced', 'complained'] as const;
 
-export const suppressionView = z.object({
-  email: z.string(),
-  reason: z.enum(SUPPRESSION_REASONS),
-  source: z.string().describe('`one_click` or `link` (the unsubscribe link), `staff`, `smtp`.'),
-  message_id: z.guid().nullable().describe('The message whose link or bounce caused it, when known.'),
-  created_at: z.date(),
-});
+export const suppressionView = z
+  .object({
+    email: z.string(),
+    reason: z.enum(SUPPRESSION_REASONS),
+    source: z.string().describe('`one_click` or `link` (the unsubscribe link), `staff`, `smtp`.'),
+    message_id: z.guid().nullable().describe('The message whose link or bounce caused it, when known.'),
+    created_at: z.date(),
+  })
+  .meta({ id: 'Suppression', description: 'A suppressed address: why, and since when.' });
 export type SuppressionView = z.infer<typeof suppressionView>;
 export const suppressionsPage = pagedResponse(suppressionView);
 

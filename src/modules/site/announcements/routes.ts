@@ -1,11 +1,11 @@
 import { actorOf } from '../../../kernel/auth.js';
+import { idResult } from '../../../kernel/answers.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   announcementBody,
   announcementIdParams,
   announcementsPage,
-  idResult,
   listAnnouncementsQuery,
   upsertAnnouncementBody,
 } from './schemas.js';

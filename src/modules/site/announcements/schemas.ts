@@ -38,8 +38,6 @@ export const upsertAnnouncementBody = z
   );
 export type UpsertAnnouncementInput = z.infer<typeof upsertAnnouncementBody>;
 
-export const idResult = z.object({ id: z.guid() });
-
 export const announcementBody = z
   .object({
     id: z.guid(),

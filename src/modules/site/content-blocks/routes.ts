@@ -1,15 +1,8 @@
 import { actorOf } from '../../../kernel/auth.js';
+import { idResult } from '../../../kernel/answers.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
-import {
-  blockBody,
-  blockIdParams,
-  blocksPage,
-  idResult,
-  listBlocksQuery,
-  statusBody,
-  upsertBlockBody,
-} from './schemas.js';
+import { blockBody, blockIdParams, blocksPage, listBlocksQuery, statusBody, upsertBlockBody } from './schemas.js';
 import { ContentBlocksService } from './service.js';
 
 const tags = ['content blocks'];

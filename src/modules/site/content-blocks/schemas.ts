@@ -20,7 +20,6 @@ export const upsertBlockBody = z
 export type UpsertBlockInput = z.infer<typeof upsertBlockBody>;
 
 export const blockIdParams = z.object({ id: z.guid() });
-export const idResult = z.object({ id: z.guid() });
 
 export const statusBody = z
   .object({

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { idResult, versionResult } from '../../../kernel/answers.js';
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
@@ -7,7 +8,6 @@ import { matchesEtag } from '../public/index.js';
 import {
   createPageBody,
   emptyBody,
-  idResult,
   listPagesQuery,
   pageBody,
   pageIdParams,
@@ -19,7 +19,6 @@ import {
   updatePageBody,
   versionBody,
   versionParams,
-  versionResult,
   versionsPage,
   versionsQuery,
 } from './schemas.js';

@@ -37,9 +37,6 @@ export const publishBody = z.object({ version: versionNumber }).strict();
 /** No fields; a missing body reaches validation as null. */
 export const emptyBody = z.object({}).strict().nullish();
 
-export const idResult = z.object({ id: z.guid() });
-export const versionResult = z.object({ version: z.number().int() });
-
 export const pageBody = z
   .object({
     id: z.guid(),
@@ -76,7 +73,9 @@ export const versionSummary = z.object({
 });
 export type VersionSummary = z.infer<typeof versionSummary>;
 export const versionsPage = pagedResponse(versionSummary);
-export const versionBody = versionSummary.extend({ markdown: z.string() });
+export const versionBody = versionSummary
+  .extend({ markdown: z.string() })
+  .meta({ id: 'SitePageVersion', description: 'One version of a page, with its markdown.' });
 
 export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' }).extend({
   q: noTextFilter,
@@ -85,10 +84,12 @@ export type VersionsQuery = z.infer<typeof versionsQuery>;
 
 /** Anything that is not a stored slug is simply unknown (404), so only the length is checked. */
 export const publicPageParams = z.object({ slug: z.string().min(1).max(200) });
-export const publicPageBody = z.object({
-  slug: z.string(),
-  title: z.string(),
-  markdown: z.string().describe('As stored; render it on the client.'),
-  version: z.number().int(),
-  published_at: z.date(),
-});
+export const publicPageBody = z
+  .object({
+    slug: z.string(),
+    title: z.string(),
+    markdown: z.string().describe('As stored; render it on the client.'),
+    version: z.number().int(),
+    published_at: z.date(),
+  })
+  .meta({ id: 'PublicSitePage', description: 'A published page: its markdown and version.' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { versionResult } from '../../../kernel/answers.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
@@ -8,7 +9,6 @@ import {
   rollbackBody,
   sectionParams,
   sectionsBody,
-  versionResult,
   versionsPage,
   versionsQuery,
 } from './schemas.js';
@@ -49,7 +49,7 @@ export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
         description: `Nothing goes live. ${sectionRule}`,
         params: sectionParams,
         body: draftBody,
-        response: { 204: z.null() },
+        response: { 204: z.null().describe('Saved') },
       },
     },
     async (request, reply) => {

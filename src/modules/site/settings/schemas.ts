@@ -17,8 +17,6 @@ export const rollbackBody = z
   })
   .strict();
 
-export const versionResult = z.object({ version: z.number().int() });
-
 export const sectionBody = z.object({
   section: z.string(),
   write_permission: z.string(),
@@ -31,7 +29,9 @@ export const sectionBody = z.object({
   published_at: z.date().nullable(),
   has_unpublished_changes: z.boolean(),
 });
-export const sectionsBody = z.object({ data: z.array(sectionBody) });
+export const sectionsBody = z
+  .object({ data: z.array(sectionBody) })
+  .describe('Every settings section, with its draft and published value.');
 
 export const versionsQuery = pageQuery(['version'], { field: 'version', direction: 'desc' }).extend({
   q: noTextFilter,
