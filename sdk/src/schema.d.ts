@@ -3961,12 +3961,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description The id of what was made or stored. */
+        /**
+         * @description The id of what was made or stored.
+         * @example {
+         *       "id": "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+         *     }
+         */
         IdResult: {
             /** Format: uuid */
             id: string;
         };
-        /** @description The version stored, published or made live again. */
+        /**
+         * @description The version stored, published or made live again.
+         * @example {
+         *       "version": 4
+         *     }
+         */
         VersionResult: {
             version: number;
         };
@@ -4894,7 +4904,38 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description A store game with its links to genres, developers and publishers. */
+        /**
+         * @description A store game with its links to genres, developers and publishers.
+         * @example {
+         *       "id": 42,
+         *       "slug": "starfall",
+         *       "title": "Starfall",
+         *       "summary": "A co-op space shooter for up to four players.",
+         *       "description": null,
+         *       "game_type": "game",
+         *       "status": "published",
+         *       "release_date": "2026-10-15",
+         *       "controller_support": "full",
+         *       "website": "https://starfall.example",
+         *       "required_age": 12,
+         *       "legal_notice": null,
+         *       "license_required": false,
+         *       "content_description": "Fantasy violence",
+         *       "metadata": {},
+         *       "genre_ids": [
+         *         3,
+         *         7
+         *       ],
+         *       "developer_ids": [
+         *         11
+         *       ],
+         *       "publisher_ids": [
+         *         4
+         *       ],
+         *       "created_at": "2026-09-01T10:00:00.000Z",
+         *       "updated_at": "2026-11-27T18:04:12.000Z"
+         *     }
+         */
         StoreGame: {
             id: number;
             slug: string;
@@ -6084,6 +6125,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "keys": [
+                 *         "users.read",
+                 *         "support.*",
+                 *         "audit.read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     keys: string[];
                 };
@@ -6286,6 +6336,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_ids": [
+                 *         "0f8b6c2e-1d3a-4b5c-8e7f-9a0b1c2d3e4f",
+                 *         "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d"
+                 *       ],
+                 *       "role_key": "beta-tester",
+                 *       "action": "grant",
+                 *       "expires_at": "2027-03-01T00:00:00Z",
+                 *       "reason": "Winter beta cohort"
+                 *     }
+                 */
                 "application/json": {
                     user_ids: string[];
                     role_key: string;
@@ -6304,6 +6366,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "user_id": "0f8b6c2e-1d3a-4b5c-8e7f-9a0b1c2d3e4f",
+                     *           "ok": true
+                     *         },
+                     *         {
+                     *           "user_id": "6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d",
+                     *           "ok": false,
+                     *           "error": "23503"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         results: {
                             /** Format: uuid */
@@ -6884,6 +6961,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "Account closure requested by the player (ticket 4812).",
+                 *       "hard": false
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                     /**
@@ -7736,6 +7819,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "level": "degraded",
+                 *       "reason": "Payment provider outage: checkout paused."
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     level: "off" | "degraded" | "lockdown";
@@ -7750,6 +7839,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "panic": {
+                     *         "level": "degraded",
+                     *         "reason": "Payment provider outage: checkout paused.",
+                     *         "set_by": "3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a",
+                     *         "set_at": "2026-11-27T18:04:12.000Z",
+                     *         "auto": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         panic: components["schemas"]["MaintenanceState"];
                     };
@@ -8402,6 +8502,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "First Victory",
+                 *       "reward_credits": 150,
+                 *       "is_active": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description Refused: a key cannot change. */
                     key?: unknown;
@@ -8798,6 +8905,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "standard",
+                 *       "name": "Standard",
+                 *       "description": "1080p at 60 fps on the shared pool.",
+                 *       "limits": {
+                 *         "pool_id": "eu-shared",
+                 *         "max_fps": 60
+                 *       },
+                 *       "isActive": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description Identifies the ruleset: an existing key is updated, a new one created. */
                     key: string;
@@ -8992,6 +9111,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "gold",
+                 *       "name": "Gold",
+                 *       "rank": 2,
+                 *       "rulesetKey": "standard",
+                 *       "description": "Priority queue, 1440p."
+                 *     }
+                 */
                 "application/json": {
                     /** @description Identifies the tier: an existing key is updated, a new one created. */
                     key: string;
@@ -9990,6 +10118,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "draft": {
+                 *         "site_name": "Nimbus Play",
+                 *         "support_email": "help@nimbusplay.example",
+                 *         "default_locale": "en"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     draft: {
                         [key: string]: unknown;
@@ -10104,6 +10241,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "note": "New support address"
+                 *     }
+                 */
                 "application/json": {
                     note?: string;
                 } | null;
@@ -10870,6 +11012,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "published",
+                 *       "summary": "A co-op space shooter for up to four players.",
+                 *       "genre_ids": [
+                 *         3,
+                 *         7
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     slug?: string;
                     title?: string;
@@ -12572,6 +12724,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "surface": "landing",
+                 *       "slot": "hero.title",
+                 *       "locale": "en",
+                 *       "draft": {
+                 *         "text": "Play anywhere. Own nothing but the fun.",
+                 *         "cta": {
+                 *           "label": "Start free",
+                 *           "href": "/signup"
+                 *         }
+                 *       },
+                 *       "sortOrder": 0
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     surface: "landing" | "portal";
@@ -13377,6 +13544,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "markdown": "# Terms of service\n\nThese terms apply from 1 January 2027.",
+                 *       "note": "2027 terms"
+                 *     }
+                 */
                 "application/json": {
                     markdown: string;
                     note?: string;
@@ -14288,6 +14461,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
                 "application/json": {
                     active: boolean;
                 };
@@ -14300,6 +14478,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
@@ -15445,6 +15628,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "image": "registry.nimbusplay.example/games/starfall:1.4.2"
+                 *     }
+                 */
                 "application/json": {
                     image: string;
                 };
@@ -15457,6 +15645,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description The runtime accepted the pull; it goes on in the background. */
                         ok: boolean;
@@ -17032,6 +17225,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "5b0c3f9e-7d4a-4c8e-9f1a-2e6b8d3c4a71",
+                 *       "successUrl": "https://play.nimbusplay.example/billing/done",
+                 *       "cancelUrl": "https://play.nimbusplay.example/billing",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     productId?: string;
@@ -17053,6 +17254,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8",
+                     *       "id": "cs_test_a1B2c3D4e5F6g7H8"
+                     *     }
+                     */
                     "application/json": {
                         url: string | null;
                         id: string;
@@ -19017,6 +19224,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fromProductId": "5b0c3f9e-7d4a-4c8e-9f1a-2e6b8d3c4a71",
+                 *       "toProductId": "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b",
+                 *       "newProviderPriceId": "price_1QgH2kLmN3oP4qR5",
+                 *       "confirm": true
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     fromProductId: string;
@@ -19034,6 +19249,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "migrated": 998,
+                     *       "failed": 2,
+                     *       "total": 1000
+                     *     }
+                     */
                     "application/json": {
                         migrated: number;
                         failed: number;
@@ -21436,6 +21658,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "count": 3
+                     *     }
+                     */
                     "application/json": {
                         /** @description Members on the list now, after duplicates were removed. */
                         count: number;
@@ -21830,6 +22057,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Winter sale 2026",
+                 *       "template_key": "winter-sale",
+                 *       "audience_id": "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f",
+                 *       "vars": {
+                 *         "discount_percent": 30,
+                 *         "ends_on": "2026-12-31"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description An email template's key (`^[a-z][a-z0-9-]{1,63}$`). */
@@ -23430,6 +23668,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "segment": {
+                 *         "tier": "gold",
+                 *         "has_subscription": true
+                 *       },
+                 *       "notification": {
+                 *         "kind": "billing",
+                 *         "title": "Your winter bonus is here",
+                 *         "body": "500 credits were added to your balance.",
+                 *         "action_url": "/billing"
+                 *       },
+                 *       "email": {
+                 *         "template_key": "winter-bonus",
+                 *         "vars": {
+                 *           "credits": 500
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The users-list filters; empty means every active user (`status` overrides the active-only default).
@@ -23491,6 +23749,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "recipients": 1250,
+                     *       "notification": {
+                     *         "created": 1250
+                     *       },
+                     *       "email": {
+                     *         "queued": 1190
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Users the segment matched; null for an in-app broadcast to everyone. */
                         recipients: number | null;

@@ -1,30 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-
-/** The spec's 21 operations, by the names it gives them (spec, "Operations"). */
-const SPEC_OPERATIONS: Array<[string, string, string]> = [
-  ['updateCatalogAchievement', 'PATCH', '/v1/admin/catalog/achievements/{id}'],
-  ['deleteAdminUser', 'DELETE', '/v1/admin/users/{id}'],
-  ['saveSiteSettingsDraft', 'PUT', '/v1/admin/site/settings/{section}'],
-  ['setAdminRolePermissions', 'PUT', '/v1/admin/roles/{id}/permissions'],
-  ['publishSiteSettingsSection', 'POST', '/v1/admin/site/settings/{section}/publish'],
-  ['createCheckoutSession', 'POST', '/v1/me/billing/checkout-session'],
-  ['upsertSiteContentBlock', 'PUT', '/v1/admin/site/content-blocks'],
-  ['upsertPlanRuleset', 'PUT', '/v1/admin/plans/rulesets'],
-  ['setEmailAudienceMembers', 'PUT', '/v1/admin/email/audiences/{id}/members'],
-  ['saveSitePageVersion', 'POST', '/v1/admin/site/pages/{id}/versions'],
-  ['createEmailCampaign', 'POST', '/v1/admin/email/campaigns'],
-  ['setOpsPanicMode', 'POST', '/v1/admin/ops/panic'],
-  ['upsertPlanTier', 'PUT', '/v1/admin/plans/tiers'],
-  ['bulkAssignAdminUserRoles', 'POST', '/v1/admin/users/bulk/roles'],
-  ['pullRuntimeNodeImage', 'POST', '/v1/admin/runtime/nodes/{id}/pull-image'],
-  ['deleteAdminRole', 'DELETE', '/v1/admin/roles/{id}'],
-  ['setSystemCronJobActive', 'PATCH', '/v1/admin/system/cron/{id}'],
-  ['resumeEmailCampaign', 'POST', '/v1/admin/email/campaigns/{id}/resume'],
-  ['broadcastNotification', 'POST', '/v1/admin/notifications/broadcast'],
-  ['updateStoreGame', 'PATCH', '/v1/admin/store/games/{id}'],
-  ['migratePlanSubscribers', 'POST', '/v1/admin/plans/subscribers/migrate'],
-];
+import { SPEC_OPERATIONS } from '../helpers/spec-operations.js';
 
 type Operation = {
   operationId?: string;

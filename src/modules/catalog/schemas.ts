@@ -98,7 +98,8 @@ export const updateAchievementBody = z
   .strict()
   .refine((body) => ACHIEVEMENT_FIELDS.some((field) => body[field] !== undefined), {
     error: `provide at least one of ${ACHIEVEMENT_FIELDS.join(', ')}`,
-  });
+  })
+  .meta({ examples: [{ name: 'First Victory', reward_credits: 150, is_active: true }] });
 export type UpdateAchievementInput = Omit<z.infer<typeof updateAchievementBody>, 'key'>;
 
 export const deleteAchievementQuery = z.object({

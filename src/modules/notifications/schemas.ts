@@ -44,6 +44,20 @@ export const broadcastBody = z
   .refine((body) => body.notification !== undefined || body.email !== undefined, {
     error: 'provide notification or email (or both)',
     path: ['notification'],
+  })
+  .meta({
+    examples: [
+      {
+        segment: { tier: 'gold', has_subscription: true },
+        notification: {
+          kind: 'billing',
+          title: 'Your winter bonus is here',
+          body: '500 credits were added to your balance.',
+          action_url: '/billing',
+        },
+        email: { template_key: 'winter-bonus', vars: { credits: 500 } },
+      },
+    ],
   });
 export type BroadcastInput = z.infer<typeof broadcastBody>;
 
@@ -66,7 +80,8 @@ export const broadcastResult = z
           'marketing mail).',
       ),
   })
-  .describe('How many users the broadcast reached, and what it made for them.');
+  .describe('How many users the broadcast reached, and what it made for them.')
+  .meta({ examples: [{ recipients: 1250, notification: { created: 1250 }, email: { queued: 1190 } }] });
 export type BroadcastResult = z.infer<typeof broadcastResult>;
 
 export const notificationView = z.object({

@@ -19,7 +19,23 @@ export const setPanicBody = z
     level: z.enum(PANIC_LEVELS),
     reason: z.string().trim().min(3).max(500),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ level: 'degraded', reason: 'Payment provider outage: checkout paused.' }] });
 export type SetPanicInput = z.infer<typeof setPanicBody>;
 
-export const panicResult = z.object({ panic: panicStateBody }).describe('The maintenance level now in force.');
+export const panicResult = z
+  .object({ panic: panicStateBody })
+  .describe('The maintenance level now in force.')
+  .meta({
+    examples: [
+      {
+        panic: {
+          level: 'degraded',
+          reason: 'Payment provider outage: checkout paused.',
+          set_by: '3d2c1b0a-9f8e-4d7c-8b6a-5f4e3d2c1b0a',
+          set_at: new Date('2026-11-27T18:04:12.000Z'),
+          auto: false,
+        },
+      },
+    ],
+  });

@@ -25,7 +25,18 @@ export const upsertRulesetBody = z
       .describe('Free-form, read by the session service (for example `pool_id`, `max_fps`).'),
     isActive: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        key: 'standard',
+        name: 'Standard',
+        description: '1080p at 60 fps on the shared pool.',
+        limits: { pool_id: 'eu-shared', max_fps: 60 },
+        isActive: true,
+      },
+    ],
+  });
 export type UpsertRulesetInput = z.infer<typeof upsertRulesetBody>;
 
 export const rulesetBody = z.object({
@@ -64,7 +75,10 @@ export const upsertTierBody = z
     rulesetKey: z.string().min(1).max(48).describe('Key of an existing ruleset (422 `invalid_request` otherwise).'),
     description: description.optional().describe('Omitted: no description.'),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [{ key: 'gold', name: 'Gold', rank: 2, rulesetKey: 'standard', description: 'Priority queue, 1440p.' }],
+  });
 export type UpsertTierInput = z.infer<typeof upsertTierBody>;
 
 export const tierBody = z.object({

@@ -45,7 +45,10 @@ export const updateRoleBody = z
   .refine((body) => Object.keys(body).length > 0, { error: 'provide at least one of name, description' });
 export type UpdateRoleInput = z.infer<typeof updateRoleBody>;
 
-export const setPermissionsBody = z.object({ keys: permissionKeys }).strict();
+export const setPermissionsBody = z
+  .object({ keys: permissionKeys })
+  .strict()
+  .meta({ examples: [{ keys: ['users.read', 'support.*', 'audit.read'] }] });
 
 export const deleteRoleQuery = z.object({ reason: z.string().max(300).optional() });
 
@@ -64,11 +67,32 @@ export const bulkRolesBody = z
     expires_at: isoDateTime().optional(),
     reason: z.string().max(300).optional(),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        user_ids: ['0f8b6c2e-1d3a-4b5c-8e7f-9a0b1c2d3e4f', '6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d'],
+        role_key: 'beta-tester',
+        action: 'grant',
+        expires_at: '2027-03-01T00:00:00Z',
+        reason: 'Winter beta cohort',
+      },
+    ],
+  });
 export type BulkRolesInput = z.infer<typeof bulkRolesBody>;
 
 export const bulkResultsBody = z
   .object({
     results: z.array(z.object({ user_id: z.guid(), ok: z.boolean(), error: z.string().optional() })),
   })
-  .describe('One result per user, in the order given: `ok`, or the `error` that refused it.');
+  .describe('One result per user, in the order given: `ok`, or the `error` that refused it.')
+  .meta({
+    examples: [
+      {
+        results: [
+          { user_id: '0f8b6c2e-1d3a-4b5c-8e7f-9a0b1c2d3e4f', ok: true },
+          { user_id: '6a7b8c9d-0e1f-4a2b-8c3d-4e5f6a7b8c9d', ok: false, error: '23503' },
+        ],
+      },
+    ],
+  });

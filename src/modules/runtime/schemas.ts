@@ -59,12 +59,16 @@ export const listNodesQuery = z.object({
 });
 export type ListNodesQuery = z.infer<typeof listNodesQuery>;
 
-export const pullImageBody = z.object({ image: z.string().min(1).max(500) }).strict();
+export const pullImageBody = z
+  .object({ image: z.string().min(1).max(500) })
+  .strict()
+  .meta({ examples: [{ image: 'registry.nimbusplay.example/games/starfall:1.4.2' }] });
 export const pullImageResult = z
   .object({
     ok: z.boolean().describe('The runtime accepted the pull; it goes on in the background.'),
   })
-  .describe('Whether the runtime accepted the pull.');
+  .describe('Whether the runtime accepted the pull.')
+  .meta({ examples: [{ ok: true }] });
 
 const reason = z.string().max(500);
 

@@ -65,7 +65,13 @@ export const createGameBody = z
 export type CreateGameInput = z.infer<typeof createGameBody>;
 
 /** Operation 20: any input field; omitted fields (and link arrays) stay as they are. */
-export const updateGameBody = z.object(gameFields).partial().strict();
+export const updateGameBody = z
+  .object(gameFields)
+  .partial()
+  .strict()
+  .meta({
+    examples: [{ status: 'published', summary: 'A co-op space shooter for up to four players.', genre_ids: [3, 7] }],
+  });
 export type UpdateGameInput = z.infer<typeof updateGameBody>;
 
 export const LINK_FIELDS = ['genre_ids', 'developer_ids', 'publisher_ids'] as const;
@@ -96,7 +102,34 @@ export const gameBody = z
     created_at: z.date(),
     updated_at: z.date(),
   })
-  .meta({ id: 'StoreGame', description: 'A store game with its links to genres, developers and publishers.' });
+  .meta({
+    id: 'StoreGame',
+    description: 'A store game with its links to genres, developers and publishers.',
+    examples: [
+      {
+        id: 42,
+        slug: 'starfall',
+        title: 'Starfall',
+        summary: 'A co-op space shooter for up to four players.',
+        description: null,
+        game_type: 'game',
+        status: 'published',
+        release_date: '2026-10-15',
+        controller_support: 'full',
+        website: 'https://starfall.example',
+        required_age: 12,
+        legal_notice: null,
+        license_required: false,
+        content_description: 'Fantasy violence',
+        metadata: {},
+        genre_ids: [3, 7],
+        developer_ids: [11],
+        publisher_ids: [4],
+        created_at: new Date('2026-09-01T10:00:00.000Z'),
+        updated_at: new Date('2026-11-27T18:04:12.000Z'),
+      },
+    ],
+  });
 export type GameView = z.infer<typeof gameBody>;
 
 export const GAME_SORT_FIELDS = ['title', 'created_at', 'updated_at', 'release_date'] as const;

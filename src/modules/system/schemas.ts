@@ -4,8 +4,14 @@ import { noTextFilter, pageQuery, pagedResponse } from '../../kernel/pagination.
 /** Job ids are PostgreSQL integers: 1 up to 2^31 - 1 (a larger number is a 400, never a 500). */
 export const jobIdParams = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 
-export const setActiveBody = z.object({ active: z.boolean() }).strict();
-export const okResult = z.object({ ok: z.literal(true) }).describe('The change is stored.');
+export const setActiveBody = z
+  .object({ active: z.boolean() })
+  .strict()
+  .meta({ examples: [{ active: false }] });
+export const okResult = z
+  .object({ ok: z.literal(true) })
+  .describe('The change is stored.')
+  .meta({ examples: [{ ok: true }] });
 
 export const jobBody = z
   .object({

@@ -131,5 +131,6 @@ export const deleteUserBody = z
       .default(false)
       .describe('true: remove the user and every row that belongs to them, irreversibly.'),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [{ reason: 'Account closure requested by the player (ticket 4812).', hard: false }] });
 export type DeleteUserInput = z.infer<typeof deleteUserBody>;

@@ -23,12 +23,30 @@ export const checkoutSessionBody = z
   .refine((body) => body.productId !== undefined || body.priceId !== undefined, {
     error: 'provide productId or priceId',
     path: ['productId'],
+  })
+  .meta({
+    examples: [
+      {
+        productId: '5b0c3f9e-7d4a-4c8e-9f1a-2e6b8d3c4a71',
+        successUrl: 'https://play.nimbusplay.example/billing/done',
+        cancelUrl: 'https://play.nimbusplay.example/billing',
+        quantity: 2,
+      },
+    ],
   });
 export type CheckoutSessionBody = z.infer<typeof checkoutSessionBody>;
 
 export const checkoutSessionResult = z
   .object({ url: z.string().nullable(), id: z.string() })
-  .describe('The checkout session: its id, and the URL to send the player to.');
+  .describe('The checkout session: its id, and the URL to send the player to.')
+  .meta({
+    examples: [
+      {
+        url: 'https://checkout.stripe.com/c/pay/cs_test_a1B2c3D4e5F6g7H8',
+        id: 'cs_test_a1B2c3D4e5F6g7H8',
+      },
+    ],
+  });
 
 export const portalSessionBody = z.object({ return_url: httpUrl() }).strict();
 export const portalSessionResult = z

@@ -9,7 +9,17 @@ export const migrateSubscribersBody = z
     newProviderPriceId: z.string().min(1),
     confirm: z.boolean(),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        fromProductId: '5b0c3f9e-7d4a-4c8e-9f1a-2e6b8d3c4a71',
+        toProductId: '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b',
+        newProviderPriceId: 'price_1QgH2kLmN3oP4qR5',
+        confirm: true,
+      },
+    ],
+  });
 
 export const migrateSubscribersResult = z
   .object({
@@ -17,7 +27,8 @@ export const migrateSubscribersResult = z
     failed: z.number().int(),
     total: z.number().int(),
   })
-  .describe('How many subscriptions moved, and how many failed.');
+  .describe('How many subscriptions moved, and how many failed.')
+  .meta({ examples: [{ migrated: 998, failed: 2, total: 1000 }] });
 
 // The staff subscription routes sit with the other /v1/admin/billing routes: snake_case.
 

@@ -129,6 +129,18 @@ export const replaceMembersBody = z
   .strict()
   .refine((body) => (body.members === undefined) !== (body.csv === undefined), {
     error: 'send either members or csv',
+  })
+  .meta({
+    examples: [
+      {
+        members: [
+          'ada@example.com',
+          { user_id: '0f8b6c2e-1d3a-4b5c-8e7f-9a0b1c2d3e4f' },
+          { email: 'grace@example.com' },
+        ],
+      },
+      { csv: 'email\r\nada@example.com\r\n"grace@example.com"\r\n' },
+    ],
   });
 export type ReplaceMembersInput = z.infer<typeof replaceMembersBody>;
 
@@ -136,4 +148,5 @@ export const replaceMembersResult = z
   .object({
     count: z.number().int().describe('Members on the list now, after duplicates were removed.'),
   })
-  .describe('How many members the audience holds now.');
+  .describe('How many members the audience holds now.')
+  .meta({ examples: [{ count: 3 }] });

@@ -34,7 +34,17 @@ export const createCampaignBody = z
       ),
     max_consecutive_failures: maxFailures.optional(),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        name: 'Winter sale 2026',
+        template_key: 'winter-sale',
+        audience_id: '7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+        vars: { discount_percent: 30, ends_on: '2026-12-31' },
+      },
+    ],
+  });
 export type CreateCampaignInput = z.infer<typeof createCampaignBody>;
 
 export const updateCampaignBody = z

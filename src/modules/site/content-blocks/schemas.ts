@@ -16,7 +16,18 @@ export const upsertBlockBody = z
     draft: z.record(z.string(), z.unknown()),
     sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [
+      {
+        surface: 'landing',
+        slot: 'hero.title',
+        locale: 'en',
+        draft: { text: 'Play anywhere. Own nothing but the fun.', cta: { label: 'Start free', href: '/signup' } },
+        sortOrder: 0,
+      },
+    ],
+  });
 export type UpsertBlockInput = z.infer<typeof upsertBlockBody>;
 
 export const blockIdParams = z.object({ id: z.guid() });

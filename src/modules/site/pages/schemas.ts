@@ -30,7 +30,10 @@ export const saveVersionBody = z
     markdown: z.string().min(1).max(MAX_MARKDOWN_CHARS),
     note: z.string().max(MAX_NOTE_CHARS).optional(),
   })
-  .strict();
+  .strict()
+  .meta({
+    examples: [{ markdown: '# Terms of service\n\nThese terms apply from 1 January 2027.', note: '2027 terms' }],
+  });
 export type SaveVersionInput = z.infer<typeof saveVersionBody>;
 
 export const publishBody = z.object({ version: versionNumber }).strict();

@@ -4,12 +4,18 @@ import { noTextFilter, pageQuery, pagedResponse } from '../../../kernel/paginati
 /** Any string: an unknown section is a 404 `not_found` (spec), not a validation error. */
 export const sectionParams = z.object({ section: z.string().min(1).max(64) });
 
-export const draftBody = z.object({ draft: z.record(z.string(), z.unknown()) }).strict();
+export const draftBody = z
+  .object({ draft: z.record(z.string(), z.unknown()) })
+  .strict()
+  .meta({
+    examples: [{ draft: { site_name: 'Nimbus Play', support_email: 'help@nimbusplay.example', default_locale: 'en' } }],
+  });
 /** The body is optional: Fastify hands a missing body to validation as null. */
 export const publishBody = z
   .object({ note: z.string().max(500).optional() })
   .strict()
-  .nullish();
+  .nullish()
+  .meta({ examples: [{ note: 'New support address' }] });
 export const rollbackBody = z
   .object({
     version: z.number().int().min(1),
