@@ -147,7 +147,7 @@ async function serve(): Promise<void> {
       log,
       delayMs: config.shutdownDelayMs,
       timeoutMs: config.shutdownTimeoutMs,
-      then: [
+      closeAfter: [
         ['vacuum', async () => vacuum?.stop()],
         ['kernel', () => kernel.stop()],
         ['database', () => database.close()],

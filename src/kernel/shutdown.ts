@@ -18,7 +18,7 @@ export interface DrainParts {
   /** SHUTDOWN_TIMEOUT_MS: the bound on finishing in-flight work once the listener is closed. */
   timeoutMs: number;
   /** What closes once the HTTP side has (vacuum, kernel, database), in order, each with its name. */
-  then: Array<[name: string, close: () => Promise<void>]>;
+  closeAfter: Array<[name: string, close: () => Promise<void>]>;
 }
 
 /** `drained`: every step finished in time; `cut`: the timeout ended connections or left a step unfinished. */
@@ -32,7 +32,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * 2. the listener closes (new connections refused); realtime sockets close with 1001; in-flight
  *    requests finish, each keep-alive connection ending as soon as it falls idle; then the app's
  *    onClose hooks wait for the scheduled job being run and the mail being sent;
- * 3. the rest closes (`then`: vacuum, kernel, database).
+ * 3. the rest closes (`closeAfter`: vacuum, kernel, database).
  * Steps 2 and 3 are bounded by `timeoutMs`: past it every remaining connection is ended, and
  * what is still unfinished CUT_GRACE_MS later is left (the caller exits non-zero).
  */
@@ -62,7 +62,7 @@ export async function drainAndStop(parts: DrainParts): Promise<DrainOutcome> {
 
   const closing = (async () => {
     await app.close();
-    for (const [name, close] of parts.then) {
+    for (const [name, close] of parts.closeAfter) {
       step = name;
       await close();
     }

@@ -6,7 +6,8 @@ export const healthModule = {
   name: 'health',
   routes: [registerHealthRoutes],
   tags: {
-    system: 'Liveness and readiness of the service and its dependencies, for load balancers, orchestrators and uptime checks.',
+    system:
+      'Liveness and readiness of the service and its dependencies, for load balancers, orchestrators and uptime checks.',
   },
   jobs: {},
   permissions: {},

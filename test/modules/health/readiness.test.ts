@@ -73,7 +73,10 @@ describe('health probes', () => {
     expect(ready.statusCode).toBe(503);
     expect(ready.json()).toEqual({
       error: 'not_ready',
-      details: { failing: ['database', 'migrations'], checks: { ...allOk, database: 'unreachable', migrations: 'unknown' } },
+      details: {
+        failing: ['database', 'migrations'],
+        checks: { ...allOk, database: 'unreachable', migrations: 'unknown' },
+      },
     });
     expect((await t.request({ method: 'GET', url: '/health/live' })).statusCode).toBe(200);
     // The database's own listeners cannot unlisten from a closed database: what is left is closed as it can be.
