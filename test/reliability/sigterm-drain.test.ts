@@ -45,7 +45,8 @@ describe('SIGTERM drain', () => {
       SHUTDOWN_TIMEOUT_MS: '10000',
       LOG_LEVEL: 'info',
     });
-  }, 60_000);
+    // A start under a loaded machine (the whole suite beside it) can take most of a minute.
+  }, 120_000);
   afterAll(async () => {
     if (served?.child.exitCode === null) served.child.kill('SIGKILL');
     await proxy?.close();
@@ -110,5 +111,63 @@ describe('SIGTERM drain', () => {
     expect(stderr).not.toMatch(/unhandled|uncaught/i);
     expect(`${stdout}${stderr}`).toMatch(/draining: readiness answers 503/);
     expect(`${stdout}${stderr}`).toMatch(/"msg":"drained"/);
+  }, 60_000);
+});
+
+describe('SIGTERM drain past SHUTDOWN_TIMEOUT_MS', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pa-drain-cut-'));
+  const owner = randomUUID();
+  let gotrue: GoTrueServer;
+  let proxy: TcpProxy;
+  let served: Served;
+
+  beforeAll(async () => {
+    const serviceKey = `service-${randomUUID()}`;
+    gotrue = await startGoTrueServer({ serviceKey, jwtSecret: TEST_JWT_SECRET });
+    gotrue.addUser({ id: owner });
+    proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
+    served = await serve({
+      DATA_DIR: dataDir,
+      JWT_SECRET: TEST_JWT_SECRET,
+      BOOTSTRAP_OWNER: owner,
+      IDENTITY_ADMIN_URL: proxy.via(gotrue.url),
+      IDENTITY_SERVICE_KEY: serviceKey,
+      IDENTITY_TIMEOUT_MS: '10000',
+      INCIDENT_MONITOR: 'off',
+      SHUTDOWN_TIMEOUT_MS: '500',
+    });
+    // A start under a loaded machine (the whole suite beside it) can take most of a minute.
+  }, 120_000);
+  afterAll(async () => {
+    if (served?.child.exitCode === null) served.child.kill('SIGKILL');
+    await proxy?.close();
+    await gotrue?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a request still running at the timeout is cut, and the process exits 1 saying so', async () => {
+    const token = await signToken({ sub: owner, email: 'owner@example.test' });
+    proxy.latency(PEER_LATENCY_MS * 2);
+    const asked = gotrue.requests.length;
+    const slow = fetch(`${served.base}/v1/admin/users/${owner}/identity`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then(
+      (response) => response.status,
+      (error: Error) => `failed: ${error.message}`,
+    );
+    await waitFor(() => gotrue.requests.length > asked, 'the slow request at the identity provider', {
+      timeoutMs: 10_000,
+    });
+    const signalledAt = Date.now();
+    served.child.kill('SIGTERM');
+
+    expect(await slow).toMatch(/^failed/);
+    await waitFor(() => served.child.exitCode !== null, 'the process to exit', { timeoutMs: 10_000 });
+    expect(served.child.exitCode).toBe(1);
+    // The timeout, then at most the grace for what remains: nothing waits for the slow peer.
+    expect(Date.now() - signalledAt).toBeLessThan(PEER_LATENCY_MS * 2);
+    // pino writes every level to stdout.
+    expect(served.output().stdout).toMatch(/"msg":"drain timed out: ending every remaining connection"/);
+    expect(served.output().stderr).not.toMatch(/unhandled|uncaught/i);
   }, 60_000);
 });
