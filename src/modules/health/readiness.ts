@@ -72,7 +72,7 @@ export class ReadinessService {
   #probing: Promise<Probed> | undefined;
 
   constructor(private readonly deps: ReadinessDependencies) {
-    this.#now = deps.now ?? Date.now;
+    this.#now = deps.now ?? (() => Date.now());
     this.#expected = deps.expectedMigrations ?? migrationsOfThisBuild;
   }
 
