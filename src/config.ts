@@ -95,6 +95,13 @@ export interface Config {
   realtimeMaxSockets: number;
   /** Realtime sockets one user may hold open on one instance. */
   realtimeMaxSocketsPerUser: number;
+  /**
+   * After SIGTERM, how long the instance keeps serving with `/health/ready` at 503 before it stops
+   * accepting: the time a load balancer needs to see the probe fail and send traffic elsewhere.
+   */
+  shutdownDelayMs: number;
+  /** After the listener closes, how long in-flight work may take before it is cut and the process exits 1. */
+  shutdownTimeoutMs: number;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -316,6 +323,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxAnonymousUploads: integer(env, 'MAX_ANONYMOUS_UPLOADS', 100, 0, 100_000),
     realtimeMaxSockets: integer(env, 'REALTIME_MAX_SOCKETS', 10_000, 1, 1_000_000),
     realtimeMaxSocketsPerUser: integer(env, 'REALTIME_MAX_SOCKETS_PER_USER', 8, 1, 1_000),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
   };
   if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
     const headers = config.requestHeadersTimeoutSeconds;

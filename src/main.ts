@@ -13,6 +13,7 @@ import { EmbeddedVacuum } from './db/embedded-vacuum.js';
 import { migrate } from './db/migrate.js';
 import { asRead } from './lib/split-pool.js';
 import { createKernel } from './kernel/kernel.js';
+import { drainAndStop } from './kernel/shutdown.js';
 import {
   checkMintOptions,
   mintToken,
@@ -41,7 +42,9 @@ Run "platform-api <command> --help" for a command's options.`,
 Applies pending migrations, grants BOOTSTRAP_OWNER the owner role, and serves on HOST:PORT.
 With the embedded database and no JWT_SECRET/JWKS_URL it prints a ready owner token (a
 development mode: NODE_ENV=production requires DATABASE_URL and JWT_SECRET or JWKS_URL).
-SIGTERM/SIGINT stop accepting, finish in-flight requests (up to 10 s) and exit 0.`,
+SIGTERM/SIGINT turn /health/ready to 503, serve on for SHUTDOWN_DELAY_MS, stop accepting, and
+finish in-flight work (requests, realtime sockets closed with 1001, the running job, mail being
+sent) within SHUTDOWN_TIMEOUT_MS (10 s): exit 0, or 1 when the timeout had to cut work short.`,
   migrate: `Usage: platform-api migrate
 
 Applies pending migrations to DATABASE_URL (or the embedded database in DATA_DIR) and exits.
@@ -62,8 +65,6 @@ node-1 and node-2 unless --no-seed. Image pulls take --pull-delay-ms; an image w
 contains "does-not-exist" fails. SIGTERM/SIGINT stop it.`,
 };
 
-const SHUTDOWN_GRACE_MS = 10_000;
-const IDLE_SWEEP_MS = 50;
 const DEV_OWNER_TOKEN_TTL_SECONDS = 12 * 3_600;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -140,23 +141,19 @@ async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const grace = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
-    grace.unref();
-    // close() ends the connections idle at that moment only; a keep-alive connection whose
-    // in-flight request finishes later would stay open (and close() wait) for the whole grace.
-    // Ending each one as soon as it falls idle lets the process exit once the last answer is sent.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
-    sweep.unref();
-    try {
-      await app.close();
-      await vacuum?.stop();
-      await kernel.stop();
-      await database.close();
-    } finally {
-      clearTimeout(grace);
-      clearInterval(sweep);
-      process.exit(0);
-    }
+    const outcome = await drainAndStop({
+      app,
+      drain: kernel.drain,
+      log,
+      delayMs: config.shutdownDelayMs,
+      timeoutMs: config.shutdownTimeoutMs,
+      closeAfter: [
+        ['vacuum', async () => vacuum?.stop()],
+        ['kernel', () => kernel.stop()],
+        ['database', () => database.close()],
+      ],
+    });
+    process.exit(outcome === 'drained' ? 0 : 1);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -81,6 +81,8 @@ describe('loadConfig', () => {
       maxAnonymousUploads: 100,
       realtimeMaxSockets: 10_000,
       realtimeMaxSocketsPerUser: 8,
+      shutdownDelayMs: 0,
+      shutdownTimeoutMs: 10_000,
     } satisfies Config);
   });
 
@@ -133,6 +135,8 @@ describe('loadConfig', () => {
       MAX_ANONYMOUS_UPLOADS: '0',
       REALTIME_MAX_SOCKETS: '500',
       REALTIME_MAX_SOCKETS_PER_USER: '3',
+      SHUTDOWN_DELAY_MS: '5000',
+      SHUTDOWN_TIMEOUT_MS: '30000',
       DATABASE_POOL_SIZE: '30',
     });
     expect(config).toStrictEqual({
@@ -185,6 +189,8 @@ describe('loadConfig', () => {
       maxAnonymousUploads: 0,
       realtimeMaxSockets: 500,
       realtimeMaxSocketsPerUser: 3,
+      shutdownDelayMs: 5_000,
+      shutdownTimeoutMs: 30_000,
     } satisfies Config);
   });
 
@@ -219,6 +225,9 @@ describe('loadConfig', () => {
     { env: { MAX_ANONYMOUS_UPLOADS: 'many' }, setting: 'MAX_ANONYMOUS_UPLOADS' },
     { env: { REALTIME_MAX_SOCKETS: '0' }, setting: 'REALTIME_MAX_SOCKETS' },
     { env: { REALTIME_MAX_SOCKETS_PER_USER: '0' }, setting: 'REALTIME_MAX_SOCKETS_PER_USER' },
+    { env: { SHUTDOWN_DELAY_MS: '120001' }, setting: 'SHUTDOWN_DELAY_MS' },
+    { env: { SHUTDOWN_TIMEOUT_MS: '99' }, setting: 'SHUTDOWN_TIMEOUT_MS' },
+    { env: { SHUTDOWN_TIMEOUT_MS: '10s' }, setting: 'SHUTDOWN_TIMEOUT_MS' },
     { env: { DATABASE_POOL_SIZE: '0' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_POOL_SIZE: '1001' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },

@@ -3,6 +3,8 @@
 /** Operations that take no token (`security: []`): the client asks its token provider nothing for them. */
 export const OPEN_OPERATIONS: ReadonlySet<string> = new Set([
   'GET /health',
+  'GET /health/live',
+  'GET /health/ready',
   'GET /v1/public/products',
   'GET /v1/public/store/games',
   'GET /v1/public/store/games/{slug}',

@@ -24,6 +24,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe: the process answers
+         * @description Answers 200 whenever the process can answer at all, whatever its database or peers are doing: an orchestrator restarts an instance whose liveness probe fails. Open (no token), never rate-limited, never refused by a maintenance level or load shedding, and not counted in the incident signals.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe: this instance can take traffic
+         * @description Answers 200 when the database answers, every migration this build carries is applied, Redis answers (when `REDIS_URL` is set) and the instance is not draining. Otherwise 503 `not_ready`, with `details.failing` naming the parts at fault (`database`, `migrations`, `redis`, `draining`) and `details.checks` the state of each (the 200 body's `checks`). From SIGTERM on it answers 503 (`draining`) while the work in flight finishes. The dependency checks run at most once a second; answers within that second share the result. Open (no token), never rate-limited, never refused by a maintenance level or load shedding, and not counted in the incident signals.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -4564,6 +4604,37 @@ export interface components {
             /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
             stopped_by: string | null;
         };
+        /** @description The process answers: its event loop turns and it serves HTTP. */
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        /** @description The state of each part readiness depends on. */
+        ReadinessChecks: {
+            /**
+             * @description The database answered a query within 2 s.
+             * @enum {string}
+             */
+            database: "ok" | "unreachable";
+            /**
+             * @description Every migration this build carries is applied; `unknown` while the database does not answer.
+             * @enum {string}
+             */
+            migrations: "ok" | "pending" | "unknown";
+            /**
+             * @description The rate-limit store (`REDIS_URL`) answered a PING within its budget; `not_configured` without one.
+             * @enum {string}
+             */
+            redis: "ok" | "unreachable" | "not_configured";
+            /** @description The instance received SIGTERM and is finishing its work before it stops. */
+            draining: boolean;
+        };
+        /** @description This instance can take traffic: every part it depends on answers. */
+        Readiness: {
+            /** @constant */
+            status: "ready";
+            checks: components["schemas"]["ReadinessChecks"];
+        };
         /** @description A login session (one sign-in), as staff see it. */
         LoginSession: {
             /** @description The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own). */
@@ -5327,6 +5398,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers: its event loop turns and it serves HTTP. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This instance can take traffic: every part it depends on answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. `not_ready`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"] | {
+                        /** @enum {string} */
+                        error: "not_ready";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
                 };
             };
         };

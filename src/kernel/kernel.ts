@@ -17,6 +17,7 @@ import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/s
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
 import { ChangeBus } from './change-bus.js';
+import { DrainState } from './drain.js';
 import type { JobHandlers } from './areas/jobs.js';
 import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
@@ -73,6 +74,8 @@ export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitorin
   limiter: RateLimiter;
   /** Requests under way in this process, and the limit past which new ones are shed (overload.ts). */
   load: InFlightLimit;
+  /** Set on SIGTERM: readiness turns 503 while in-flight work finishes (shutdown.ts). */
+  drain: DrainState;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
@@ -209,6 +212,7 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
       intervalMs: config.incidentMonitor ? config.incidentEvaluateSeconds * 1_000 : 0,
     }),
     load: new InFlightLimit(config.maxRequestsInFlight),
+    drain: new DrainState(),
     limiter: new RateLimiter(store, (error) =>
       log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
     ),

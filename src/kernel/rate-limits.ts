@@ -37,6 +37,8 @@ export interface CounterStore {
   increment(key: string, windowMs: number): Promise<WindowCount>;
   /** Resolves once counting works, or after a bounded wait if it cannot yet (then requests fail open). */
   ready?(): Promise<void>;
+  /** A store outside the process (Redis): resolves when it answers now, rejects otherwise. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -183,6 +185,24 @@ export class RedisCounterStore implements CounterStore {
     if (onReady !== undefined) this.redis.off('ready', onReady);
   }
 
+  /**
+   * Resolves when Redis answers a PING within the count's budget; rejects otherwise (readiness
+   * asks this: counts fail open, so nothing else would show that Redis is gone).
+   */
+  async ping(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const pinging = this.redis.ping();
+    pinging.catch(() => {});
+    const overdue = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+    });
+    try {
+      await Promise.race([pinging, overdue]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     this.redis.disconnect();
@@ -195,6 +215,14 @@ export class RateLimiter {
     private readonly onStoreError: (error: unknown) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Whether the shared counter store answers: undefined when counts live in this process (no
+   * REDIS_URL: nothing outside to ask), else a promise that rejects when it does not answer.
+   */
+  probeStore(): Promise<void> | undefined {
+    return this.store.ping?.();
+  }
 
   /**
    * Counts one request of `subject` against the named limit; throws the refusal past the limit.

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, routeArea, type RouteArea } from './auth.js';
 import type { Kernel } from './kernel.js';
 import { overloaded } from './errors.js';
+import { isHealthRoute } from './http/health-routes.js';
 import { admitRequest } from './http/overload.js';
 import { RATE_LIMITS, type RateLimitName } from './rate-limits.js';
 
@@ -23,14 +24,15 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
   });
 
   // Incident signals, counted in memory (the monitor flushes them): this service's own 5xx
-  // ratio, and requests that ended on a failing database. `/health` polling would dilute the ratio.
+  // ratio, and requests that ended on a failing database. Health probes would dilute the ratio
+  // (and a readiness 503 is already a report of a failure counted elsewhere).
   // Callback hooks, not async ones: every answer runs them, and a promise each is measurable (bench/).
   app.addHook('onError', (_request, _reply, error, done) => {
     kernel.signals.recordRequestError(error);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.routeOptions.url !== '/health') kernel.signals.recordResponse(reply.statusCode);
+    if (!isHealthRoute(request.routeOptions.url)) kernel.signals.recordResponse(reply.statusCode);
     done();
   });
 

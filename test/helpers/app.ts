@@ -67,6 +67,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxAnonymousUploads: 100,
     realtimeMaxSockets: 10_000,
     realtimeMaxSocketsPerUser: 8,
+    shutdownDelayMs: 0,
+    shutdownTimeoutMs: 10_000,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isHealthRoute } from './health-routes.js';
 
 /**
  * Load shedding by the number of requests under way in this process. Past capacity, work
@@ -12,8 +13,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * it stays at one turn's work whatever the backlog (the soak,
  * docs/decisions/0020-overload-shed-by-requests-in-flight.md).
  *
- * `/health` is always admitted: a load balancer that saw it fail would take the instance out
- * and pile its load onto the others.
+ * The health routes are always admitted: a load balancer that saw them fail would take the
+ * instance out and pile its load onto the others (health-routes.ts).
  */
 export class InFlightLimit {
   #inFlight = 0;
@@ -66,10 +67,10 @@ const isUpgrade = (request: IncomingMessage) => (request as IncomingMessage & { 
 
 /**
  * Admits a request into the count (until its response is sent or abandoned, or its connection
- * is upgraded) or says it must be refused. `/health` is admitted uncounted.
+ * is upgraded) or says it must be refused. The health routes are admitted uncounted.
  */
 export function admitRequest(limit: InFlightLimit, request: FastifyRequest, reply: FastifyReply): boolean {
-  if (limit.max === 0 || request.routeOptions.url === '/health') return true;
+  if (limit.max === 0 || isHealthRoute(request.routeOptions.url)) return true;
   if (!limit.tryEnter()) return false;
   if (isUpgrade(request.raw)) limit.countUntilUpgraded(request.raw, reply.raw);
   // 'close' comes once per response, whether sent or abandoned by the client.

@@ -1,12 +1,13 @@
 import type { AreaModule } from '../../kernel/areas/module.js';
 import { registerHealthRoutes } from './routes.js';
 
-/** Health: GET /health, liveness with the database state. */
+/** Health: GET /health (liveness with the database state), /health/live and /health/ready for probes. */
 export const healthModule = {
   name: 'health',
   routes: [registerHealthRoutes],
   tags: {
-    system: 'Liveness of the service and its database, for load balancers and uptime checks.',
+    system:
+      'Liveness and readiness of the service and its dependencies, for load balancers, orchestrators and uptime checks.',
   },
   jobs: {},
   permissions: {},

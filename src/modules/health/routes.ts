@@ -1,29 +1,75 @@
-import { z } from 'zod';
+import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
+import { ReadinessService } from './readiness.js';
+import { healthBody, livenessBody, readinessBody } from './schemas.js';
 import { HealthService } from './service.js';
 
-const healthBody = z
-  .object({
-    status: z.literal('ok'),
-    database: z.enum(['ok', 'unreachable']),
-  })
-  .describe('The service answers; `database` says whether its database does.');
+const tags = ['system'];
+const ALWAYS_ANSWERED =
+  'Open (no token), never rate-limited, never refused by a maintenance level or load shedding, and not counted ' +
+  'in the incident signals.';
 
 export function registerHealthRoutes(app: ZodApp, kernel: Kernel): void {
   const health = new HealthService(kernel.db);
+  const readiness = new ReadinessService({
+    db: kernel.db,
+    drain: kernel.drain,
+    probeRedis: () => kernel.limiter.probeStore(),
+  });
 
   app.get(
     '/health',
     {
       schema: {
         operationId: 'getHealth',
-        tags: ['system'],
+        tags,
         summary: 'Liveness, with the database state',
         description: 'Answers 200 while the process serves, at every maintenance level, without a token.',
         response: { 200: healthBody },
       },
     },
     () => health.status(),
+  );
+
+  app.get(
+    '/health/live',
+    {
+      schema: {
+        operationId: 'getLiveness',
+        tags,
+        summary: 'Liveness probe: the process answers',
+        description:
+          'Answers 200 whenever the process can answer at all, whatever its database or peers are doing: an ' +
+          `orchestrator restarts an instance whose liveness probe fails. ${ALWAYS_ANSWERED}`,
+        response: { 200: livenessBody },
+      },
+    },
+    () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/health/ready',
+    {
+      config: { errors: { 503: ['not_ready'] } },
+      schema: {
+        operationId: 'getReadiness',
+        tags,
+        summary: 'Readiness probe: this instance can take traffic',
+        description:
+          'Answers 200 when the database answers, every migration this build carries is applied, Redis answers ' +
+          '(when `REDIS_URL` is set) and the instance is not draining. Otherwise 503 `not_ready`, with ' +
+          '`details.failing` naming the parts at fault (`database`, `migrations`, `redis`, `draining`) and ' +
+          "`details.checks` the state of each (the 200 body's `checks`). From SIGTERM on it answers 503 " +
+          '(`draining`) while the work in flight finishes. The dependency checks run at most once a second; ' +
+          `answers within that second share the result. ${ALWAYS_ANSWERED}`,
+        response: { 200: readinessBody },
+      },
+    },
+    async () => {
+      const { ready, failing, checks } = await readiness.check();
+      if (!ready) throw new AppError(503, 'not_ready', { failing, checks });
+      return { status: 'ready' as const, checks };
+    },
   );
 }
