@@ -215,6 +215,20 @@ async function main(): Promise<number> {
   const context = await makeContext(service.baseUrl, options.sizes, jwtSecret);
 
   const scenarios = SCENARIOS.filter((s) => selected(options, s.name));
+  let floorSql: FloorSqlCheck | undefined;
+  if (database.serviceUrl !== undefined && scenarios.some((scenario) => scenario.floor !== 'fastify')) {
+    log('capturing the statements the service sends (statement log) to check the same-work floors…');
+    floorSql = await checkFloorSql(database.serviceUrl, serviceSettings, context);
+    if (floorSql.error === undefined)
+      for (const route of floorSql.differing)
+        log(
+          `\nfloor SQL differs for ${route}; the service now sends (put this in bench/floor-statements.ts):\n` +
+            (floorSql.captured[route] ?? [])
+              .map((statement) => `${statement.sql}\n  -- ${statement.parameters ?? ''}`)
+              .join('\n'),
+        );
+  }
+
   const floors = await startFloors(database.serviceUrl, scenarios, context, loadSettings);
   log(
     `floors (each in its own process): node:http, bare Fastify` +
@@ -256,20 +270,6 @@ async function main(): Promise<number> {
   const serviceLogTail = service.logTail();
   const { peakRssMb: servicePeak } = await service.stop();
   const peakRssMb = Math.max(servicePeak, prepared.earlierPeakRssMb);
-
-  let floorSql: FloorSqlCheck | undefined;
-  if (database.serviceUrl !== undefined && floors.sameWorkRoutes.length > 0) {
-    log('capturing the statements the service sends (statement log) to check the same-work floors…');
-    floorSql = await checkFloorSql(database.serviceUrl, serviceSettings, context);
-    if (floorSql.error === undefined)
-      for (const route of floorSql.differing)
-        log(
-          `\nfloor SQL differs for ${route}; the service now sends (put this in bench/floor-statements.ts):\n` +
-            (floorSql.captured[route] ?? [])
-              .map((statement) => `${statement.sql}\n  -- ${statement.parameters ?? ''}`)
-              .join('\n'),
-        );
-  }
 
   const rows: Row[] = [
     ...floors.names.flatMap((name) => [
