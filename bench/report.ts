@@ -177,11 +177,12 @@ function cell(value: number | null, digits: number, suffix = ''): string {
   return value === null || Number.isNaN(value) ? '' : `${value.toFixed(digits)}${suffix}`;
 }
 
-/** autocannon measures latency in whole milliseconds, so 0 means under one. */
+/** autocannon measures latency in whole milliseconds, so its 0 means under one; wrk in microseconds. */
 function milliseconds(value: number | null): string {
   if (value === null) return '';
   if (value >= 1_000) return `${(value / 1_000).toFixed(2)} s`;
-  return value < 1 ? '<1 ms' : `${Math.round(value)} ms`;
+  if (value === 0) return '<1 ms';
+  return value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`;
 }
 
 /** `service+database` CPU; under 10 ms with a decimal, else whole milliseconds or seconds. */

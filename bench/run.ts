@@ -6,10 +6,9 @@ import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { makeContext, openDatabase } from './context.js';
 import { createCpuMeter, type CpuMeter } from './cpu-usage.js';
 import { checkFloorSql, floorSqlRow, type FloorSqlCheck } from './floor-sql-check.js';
-import type { FloorRoute } from './floor-statements.js';
-import { startFloor, type FloorServer } from './floors.js';
+import { floorName, startFloors } from './floors.js';
 import { prepareLoad, type LoadResult, type LoadSettings } from './load.js';
-import { measureWarm, type Measured } from './measure.js';
+import { measureWarm } from './measure.js';
 import { readOptions, selected } from './options.js';
 import {
   bulkRow,
@@ -67,98 +66,6 @@ async function runScenario(
   } finally {
     await scenario.after?.(context);
   }
-}
-
-const SAME_WORK_LABEL: Record<FloorRoute, string> = {
-  users: 'same-work users list',
-  audit: 'same-work audit list',
-  achievement: 'same-work achievement PATCH',
-};
-
-/** The floor row a scenario's ratio is taken against. */
-function floorName(floor: Scenario['floor']): string {
-  return floor === 'fastify' ? 'bare Fastify' : SAME_WORK_LABEL[floor];
-}
-
-interface Floors {
-  /** The floors measured, in the table's order. */
-  names: string[];
-  /** The status each floor's answers must carry (the achievement PATCH's 204). */
-  expectedStatus: Map<string, number>;
-  sameWorkRoutes: FloorRoute[];
-  /** One measured run of every floor (warm-up first), by name. */
-  measure(): Promise<Map<string, Measured>>;
-  stop(): Promise<void>;
-}
-
-/**
- * node:http and bare Fastify answer a constant body; on PostgreSQL the same-work server answers
- * the selected database scenarios' own requests (the same LoadRequest, tokens and all, which it
- * ignores), its CPU counted with the bench database's backends as the service's is.
- */
-async function startFloors(
-  databaseUrl: string | undefined,
-  scenarios: Scenario[],
-  context: BenchContext,
-  settings: LoadSettings,
-): Promise<Floors> {
-  const servers: FloorServer[] = [];
-  const loads: {
-    name: string;
-    server: FloorServer;
-    cpu: CpuMeter;
-    request: Parameters<typeof prepareLoad>[1];
-    expectedStatus: number;
-  }[] = [];
-  const constant = { method: 'GET', path: '/' } as const;
-  for (const [name, kind] of [
-    ['node:http', 'nodeHttp'],
-    ['bare Fastify', 'fastify'],
-  ] as const) {
-    const server = await startFloor(kind);
-    servers.push(server);
-    loads.push({
-      name,
-      server,
-      cpu: await createCpuMeter(server.pid, undefined),
-      request: constant,
-      expectedStatus: 200,
-    });
-  }
-  const sameWork = scenarios.filter((scenario) => scenario.floor !== 'fastify');
-  const sameWorkRoutes = databaseUrl === undefined ? [] : sameWork.map((scenario) => scenario.floor as FloorRoute);
-  if (databaseUrl !== undefined && sameWork.length > 0) {
-    const server = await startFloor('sameWork', [databaseUrl]);
-    servers.push(server);
-    const cpu = await createCpuMeter(server.pid, databaseUrl);
-    for (const scenario of sameWork)
-      loads.push({
-        name: SAME_WORK_LABEL[scenario.floor as FloorRoute],
-        server,
-        cpu,
-        request: scenario.request(context),
-        expectedStatus: scenario.expectedStatus,
-      });
-  }
-  // Each floor load keeps numbering its requests across runs, as a scenario's does (writes never repeat).
-  const prepared = loads.map((load) => ({ ...load, load: prepareLoad(load.server.baseUrl, load.request, settings) }));
-  return {
-    names: loads.map((load) => load.name),
-    expectedStatus: new Map(loads.map((load) => [load.name, load.expectedStatus])),
-    sameWorkRoutes,
-    async measure() {
-      const measured = new Map<string, Measured>();
-      for (const { name, load, cpu } of prepared) {
-        log(`  floor: ${name}…`);
-        measured.set(name, await measureWarm(load, cpu));
-      }
-      return measured;
-    },
-    async stop() {
-      for (const meter of new Set(prepared.map((load) => load.cpu))) await meter.close();
-      for (const server of servers) await server.stop();
-    },
-  };
 }
 
 async function main(): Promise<number> {
@@ -229,7 +136,7 @@ async function main(): Promise<number> {
         );
   }
 
-  const floors = await startFloors(database.serviceUrl, scenarios, context, loadSettings);
+  const floors = await startFloors(database.serviceUrl, scenarios, context, loadSettings, log);
   log(
     `floors (each in its own process): node:http, bare Fastify` +
       `${database.kind === 'postgres' ? ', same-work node:http + pg' : ' (the same-work floors need PostgreSQL)'}; ` +
