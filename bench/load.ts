@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { runWrk, type RawRequest } from './wrk.js';
 
 /** What replaces the path, headers (merged) or body of one request. */
 export interface RequestChange {
@@ -26,7 +27,11 @@ export interface LoadRequest {
   vary?: (n: number) => RequestChange;
 }
 
+/** `wrk` when installed (C, light on CPU); autocannon otherwise (the bench prints a note). */
+export type LoadGenerator = 'wrk' | 'autocannon';
+
 export interface LoadSettings {
+  generator: LoadGenerator;
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
@@ -39,6 +44,8 @@ export interface LoadResult {
   /** Answers by status code, plus `errors` (connection failures) and `timeouts` when there were any. */
   statuses: Record<string, number>;
   total: number;
+  /** CPU milliseconds of a generator in a process of its own (wrk); autocannon's show in this process. */
+  generatorCpuMs?: number;
 }
 
 /** A request without an answer after this long counts as a timeout (the soak uses the same bound). */
@@ -90,6 +97,45 @@ export function requestSequence(request: LoadRequest): (n: number) => autocannon
   };
 }
 
+/**
+ * wrk sends requests written out beforehand, so a `vary` load gets this many, numbered on from
+ * the previous run's; they repeat after that within one run (about two runs' worth of the
+ * slowest write at its rate).
+ */
+const VARIED_REQUESTS_PER_RUN = 20_000;
+
+function wrkRequests(request: LoadRequest, next: () => number): RawRequest[] {
+  const sequence = requestSequence(request);
+  const count = request.vary !== undefined ? VARIED_REQUESTS_PER_RUN : (request.variants?.length ?? 1);
+  return Array.from({ length: count }, (_, i) => {
+    const params = sequence(request.vary !== undefined ? next() : i);
+    return {
+      method: params.method ?? 'GET',
+      path: params.path ?? '/',
+      headers: (params.headers ?? {}) as Record<string, string>,
+      ...(typeof params.body === 'string' ? { body: params.body } : {}),
+    };
+  });
+}
+
+async function runWithWrk(
+  baseUrl: string,
+  request: LoadRequest,
+  connections: number,
+  seconds: number,
+  next: () => number,
+): Promise<LoadResult> {
+  const result = await runWrk(baseUrl, wrkRequests(request, next), connections, seconds, REQUEST_TIMEOUT_SECONDS);
+  return {
+    requestsPerSecond: result.total / result.seconds,
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
+    statuses: result.statuses,
+    total: result.total,
+    generatorCpuMs: result.cpuMs,
+  };
+}
+
 /** `next` numbers requests across the warm-up and the measured run, so `vary` never repeats itself. */
 function run(
   baseUrl: string,
@@ -129,9 +175,14 @@ export function prepareLoad(baseUrl: string, request: LoadRequest, settings: Loa
   const next = () => n++;
   return {
     async warmUp() {
-      if (settings.warmupSeconds > 0) await run(baseUrl, request, settings.connections, settings.warmupSeconds, next);
+      if (settings.warmupSeconds <= 0) return;
+      if (settings.generator === 'wrk')
+        await runWithWrk(baseUrl, request, settings.connections, settings.warmupSeconds, next);
+      else await run(baseUrl, request, settings.connections, settings.warmupSeconds, next);
     },
     async measure() {
+      if (settings.generator === 'wrk')
+        return runWithWrk(baseUrl, request, settings.connections, settings.durationSeconds, next);
       const result = await run(baseUrl, request, settings.connections, settings.durationSeconds, next);
       const statuses: Record<string, number> = {};
       for (const [code, { count }] of Object.entries(result.statusCodeStats)) statuses[code] = count;

@@ -9,8 +9,8 @@ export interface CpuPerRequest {
   /** PostgreSQL backends of the bench database; null on the embedded database (it is inside the service). */
   database: number | null;
   /**
-   * The load generator (this process) while measuring, in cores: near 1, the rate is autocannon's limit, not the
-   * server's.
+   * The load generator (this process, and wrk's when wrk drives the load) while measuring, in cores: near 1, the
+   * rate is the generator's limit, not the server's.
    */
   loadGeneratorCores: number;
 }
@@ -38,7 +38,8 @@ export async function measureWarm(load: Load, cpu: CpuMeter, memory?: RssMonitor
     cpu: {
       service: perRequest(used.serviceMs),
       database: used.databaseMs === null ? null : perRequest(used.databaseMs),
-      loadGeneratorCores: used.loadGeneratorMs / 1_000 / seconds,
+      // This process (autocannon, or idle while wrk runs) plus wrk's own process.
+      loadGeneratorCores: (used.loadGeneratorMs + (result.generatorCpuMs ?? 0)) / 1_000 / seconds,
     },
   };
 }

@@ -1,17 +1,18 @@
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startBaseline } from './baseline.js';
 import { BULK_OPERATIONS, measureBulkOperation } from './bulk-operations.js';
 import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
 import { makeContext, openDatabase } from './context.js';
 import { createCpuMeter, type CpuMeter } from './cpu-usage.js';
+import { checkFloorSql, floorSqlRow, type FloorSqlCheck } from './floor-sql-check.js';
+import { floorName, startFloors } from './floors.js';
 import { prepareLoad, type LoadResult, type LoadSettings } from './load.js';
 import { measureWarm } from './measure.js';
 import { readOptions, selected } from './options.js';
 import {
-  baselineRow,
   bulkRow,
+  floorRow,
   peakRssRow,
   printTable,
   scenarioRow,
@@ -24,9 +25,10 @@ import {
 import { sourceState } from './source-state.js';
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
 import { measureUploadProbe, UPLOAD_PROBES, uploadProbeRow, type UploadProbeOutcome } from './upload-probe.js';
-import type { RunningService } from './service-process.js';
+import type { RunningService, ServiceSettings } from './service-process.js';
 import { prepareService } from './startup.js';
 import { newJwtSecret } from './tokens.js';
+import { wrkAvailable } from './wrk.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -56,7 +58,8 @@ async function runScenario(
     return {
       name: scenario.name,
       expectedStatus: scenario.expectedStatus,
-      ...(scenario.target ? { target: scenario.target } : {}),
+      floor: scenario.floor,
+      minRatio: scenario.minRatio,
       ...measured,
       problem: statusProblem(scenario, measured.result),
     };
@@ -71,6 +74,7 @@ async function main(): Promise<number> {
   const started = new Date();
   const loadAverageAtStart = loadavg();
   const loadSettings: LoadSettings = {
+    generator: wrkAvailable() ? 'wrk' : 'autocannon',
     connections: options.connections,
     warmupSeconds: options.warmupSeconds,
     durationSeconds: options.durationSeconds,
@@ -79,6 +83,12 @@ async function main(): Promise<number> {
     `platform-api bench (${options.quick ? 'quick' : 'full'}), ${cpus().length} cores, Node ${process.version}, ` +
       `load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`,
   );
+
+  if (loadSettings.generator === 'autocannon')
+    log(
+      'note: wrk is not installed (apt-get install wrk); autocannon drives the load, and on the cheap routes its ' +
+        'own CPU (the gen column) may be what limits the rate',
+    );
 
   // Others may commit while a run goes on: the numbers belong to what was built, so note it now.
   const source = sourceState();
@@ -96,41 +106,60 @@ async function main(): Promise<number> {
   const profileDir = options.cpuProfile
     ? join(import.meta.dirname, 'results', 'profiles', started.toISOString().replace(/:/g, '-'))
     : undefined;
+  const serviceSettings: ServiceSettings = {
+    dataDir: database.dataDir,
+    databaseUrl: database.serviceUrl,
+    redisUrl: options.redisUrl,
+    jwtSecret,
+  };
   const prepared = await prepareService(
     database,
-    {
-      dataDir: database.dataDir,
-      databaseUrl: database.serviceUrl,
-      redisUrl: options.redisUrl,
-      jwtSecret,
-      ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
-    },
+    { ...serviceSettings, ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }) },
     options.sizes,
     log,
   );
   const { service } = prepared;
   const context = await makeContext(service.baseUrl, options.sizes, jwtSecret);
 
-  const baseline = await startBaseline();
-  const baselineCpu = await createCpuMeter(baseline.pid, undefined);
-  const measureBaseline = () =>
-    measureWarm(prepareLoad(baseline.baseUrl, { method: 'GET', path: '/' }, loadSettings), baselineCpu);
+  const scenarios = SCENARIOS.filter((s) => selected(options, s.name));
+  let floorSql: FloorSqlCheck | undefined;
+  if (database.serviceUrl !== undefined && scenarios.some((scenario) => scenario.floor !== 'fastify')) {
+    log('capturing the statements the service sends (statement log) to check the same-work floors…');
+    floorSql = await checkFloorSql(database.serviceUrl, serviceSettings, context);
+    if (floorSql.error === undefined)
+      for (const route of floorSql.differing)
+        log(
+          `\nfloor SQL differs for ${route}; the service now sends (put this in bench/floor-statements.ts):\n` +
+            (floorSql.captured[route] ?? [])
+              .map((statement) => `${statement.sql}\n  -- ${statement.parameters ?? ''}`)
+              .join('\n'),
+        );
+  }
+
+  const floors = await startFloors(database.serviceUrl, scenarios, context, loadSettings, log);
   log(
-    `baseline (node:http in its own process), ${loadSettings.connections} connections, ` +
+    `floors (each in its own process): node:http, bare Fastify` +
+      `${database.kind === 'postgres' ? ', same-work node:http + pg' : ' (the same-work floors need PostgreSQL)'}; ` +
+      `${loadSettings.generator}, ${loadSettings.connections} connections, ` +
       `${loadSettings.warmupSeconds} s warm-up + ${loadSettings.durationSeconds} s each…`,
   );
-  const baselineBefore = await measureBaseline();
+  const floorsBefore = await floors.measure();
 
   const cpu = await createCpuMeter(service.pid, database.serviceUrl);
   const outcomes: ScenarioOutcome[] = [];
-  for (const scenario of SCENARIOS.filter((s) => selected(options, s.name))) {
+  for (const scenario of scenarios) {
     log(`  ${scenario.name}…`);
     outcomes.push(await runScenario(scenario, context, service, cpu, loadSettings));
   }
   // Measured again after the scenarios: the machine is shared, so its capacity drifts; ratios use the mean.
-  const baselineAfter = await measureBaseline();
-  await baseline.stop();
-  const baselineRps = (baselineBefore.result.requestsPerSecond + baselineAfter.result.requestsPerSecond) / 2;
+  const floorsAfter = await floors.measure();
+  await floors.stop();
+  const meanRps = (name: string) => {
+    const runs = [floorsBefore.get(name), floorsAfter.get(name)];
+    if (runs.some((run) => run === undefined)) return null;
+    return runs.reduce((sum, run) => sum + run!.result.requestsPerSecond, 0) / runs.length;
+  };
+  const nodeHttpRps = meanRps('node:http')!;
 
   const bulk: BulkOutcome[] = [];
   for (const operation of BULK_OPERATIONS.filter((o) => selected(options, o.name))) {
@@ -143,7 +172,6 @@ async function main(): Promise<number> {
     uploads.push(await measureUploadProbe(probe, context, cpu, service.memory, service.pid));
   }
   await cpu.close();
-  await baselineCpu.close();
 
   const serviceLogLines = service.logLines();
   const serviceLogTail = service.logTail();
@@ -151,13 +179,16 @@ async function main(): Promise<number> {
   const peakRssMb = Math.max(servicePeak, prepared.earlierPeakRssMb);
 
   const rows: Row[] = [
-    baselineRow(baselineBefore, 'baseline: node:http (before)'),
-    baselineRow(baselineAfter, 'baseline: node:http (after)'),
-    ...outcomes.map((outcome) => scenarioRow(outcome, baselineRps)),
+    ...floors.names.flatMap((name) => [
+      floorRow(floorsBefore.get(name)!, `floor: ${name} (before)`, floors.expectedStatus.get(name)),
+      floorRow(floorsAfter.get(name)!, `floor: ${name} (after)`, floors.expectedStatus.get(name)),
+    ]),
+    ...outcomes.map((outcome) => scenarioRow(outcome, meanRps(floorName(outcome.floor)), nodeHttpRps)),
     ...bulk.map(bulkRow),
     ...uploads.map(uploadProbeRow),
     ...prepared.startups.map(startupRow),
     peakRssRow(peakRssMb),
+    ...(floorSql === undefined ? [] : [floorSqlRow(floorSql)]),
   ];
   log('');
   printTable(rows, log);
@@ -184,7 +215,14 @@ async function main(): Promise<number> {
         bulkRepeats: options.bulkRepeats,
         sizes: options.sizes,
         seedSeconds: prepared.seedSeconds,
-        baseline: { before: baselineBefore, after: baselineAfter, meanRequestsPerSecond: baselineRps },
+        generator: loadSettings.generator,
+        floors: Object.fromEntries(
+          floors.names.map((name) => [
+            name,
+            { before: floorsBefore.get(name), after: floorsAfter.get(name), meanRequestsPerSecond: meanRps(name) },
+          ]),
+        ),
+        ...(floorSql === undefined ? {} : { floorSql }),
         scenarios: outcomes,
         bulkOperations: bulk,
         uploadProbes: uploads,

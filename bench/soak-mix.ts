@@ -57,7 +57,7 @@ export function soakMix(context: BenchContext): MixKind[] {
       name,
       weight,
       expectedStatus: scenario.expectedStatus,
-      ...(scenario.target?.maxP99Ms === undefined ? {} : { maxP99Ms: scenario.target.maxP99Ms }),
+      ...(scenario.soakMaxP99Ms === undefined ? {} : { maxP99Ms: scenario.soakMaxP99Ms }),
       at: requestSequence(scenario.request(context)),
     };
   });
