@@ -2023,7 +2023,7 @@ export interface paths {
         };
         /**
          * The caller's invoices
-         * @description The caller's own invoices, newest first; paged without a total (`meta` holds `page` and `per_page`).
+         * @description The caller's own invoices, newest first; `meta.total` counts them all.
          */
         get: operations["listMyBillingInvoices"];
         put?: never;
@@ -3135,7 +3135,7 @@ export interface paths {
         };
         /**
          * The caller's notifications
-         * @description In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within their time window), newest first, with read state. Paged without a total; `meta.unread` counts every unread one. `unread=true` lists only unread ones.
+         * @description In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within their time window), newest first, with read state. `meta.total` counts the ones listed (with `unread=true`, only unread ones), `meta.unread` every unread one.
          */
         get: operations["listMyNotifications"];
         put?: never;
@@ -3223,7 +3223,7 @@ export interface paths {
         };
         /**
          * The caller's tickets
-         * @description The caller's tickets, newest first, without their messages. Paged without a total (`meta` holds `page` and `per_page`). Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it).
+         * @description The caller's tickets, newest first, without their messages; `meta.total` counts them all. Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it).
          */
         get: operations["listMySupportTickets"];
         put?: never;
@@ -3721,7 +3721,7 @@ export interface paths {
         };
         /**
          * The history of maintenance level changes
-         * @description Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and manual changes, newest first. `limit` 1..100 (default 25), `offset` from 0; `meta.total` counts them all.
+         * @description Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and manual changes, newest first (`sort=created_at:asc` for oldest first); `meta.total` counts them all. `limit` and `offset`, which this list took before it paged with `page` and `per_page`, are refused (400 SchemaError).
          *
          *     **Permission:** `ops.read` or `ops.panic` (any one).
          */
@@ -17620,7 +17620,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the caller's invoices, newest first; `meta` gives the page and its size. */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one of the caller's invoices. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -17640,10 +17640,7 @@ export interface operations {
                             period_end: string | null;
                             created_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -24211,7 +24208,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the caller's notifications, newest first; `meta` says where it sits. */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one of the caller's notifications, with its read state. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24236,6 +24233,7 @@ export interface operations {
                         meta: {
                             page: number;
                             per_page: number;
+                            total: number;
                             /** @description Unread notifications showing now, across all pages. */
                             unread: number;
                         };
@@ -24614,7 +24612,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the caller's support tickets; `meta` gives the page and its size. */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: one of the caller's support tickets, without its messages. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -24637,10 +24635,7 @@ export interface operations {
                              */
                             updated_at: string;
                         }[];
-                        meta: {
-                            page: number;
-                            per_page: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -27321,8 +27316,15 @@ export interface operations {
     listOpsIncidents: {
         parameters: {
             query?: {
-                limit?: number;
-                offset?: number;
+                page?: number;
+                per_page?: number;
+                /** @description Not supported by this list: any value is refused. */
+                q?: unknown;
+                sort?: string;
+                /** @description No longer taken (use `page` and `per_page`): any value is refused. */
+                limit?: unknown;
+                /** @description No longer taken (use `page` and `per_page`): any value is refused. */
+                offset?: unknown;
             };
             header?: never;
             path?: never;
@@ -27330,7 +27332,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of maintenance level changes, newest first; `meta` says where it sits. */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a change of the maintenance level, automatic or by a person. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -27361,11 +27363,7 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                         }[];
-                        meta: {
-                            limit: number;
-                            offset: number;
-                            total: number;
-                        };
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };

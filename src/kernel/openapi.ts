@@ -194,7 +194,12 @@ export async function installOpenApi(
           '`details.reason` `overloaded` (too many requests or anonymous uploads under way, or no database ' +
           'session free in time; retry after 1 s) or `database_unavailable` (retry after 5 s). ' +
           'A client too slow to send its request (headers, a body fallen silent, the whole request past its budget) ' +
-          'is answered 408 `request_timeout` and its connection closed.',
+          'is answered 408 `request_timeout` and its connection closed.\n\n' +
+          'Paged lists answer `{ data, meta }` with `meta` a `PageMeta` (`page`, `per_page`, `total`; asked for ' +
+          'with `page` and `per_page`), to which a list may add list-wide counts such as `unread`. The spec fixes ' +
+          'a few other shapes: `CursorPageMeta` (`limit`, `next_cursor`) for the runtime session lists, no total ' +
+          "for the player's credit ledger, `limit` and `offset` for storage browsing and a bare array for the " +
+          'public products, while small bounded sets such as runtime nodes or cron jobs answer `{ data }` alone.',
       },
       // Relative: the document is served by the instance it describes, wherever that is reached.
       servers: [{ url: '/', description: 'The instance serving this document' }],

@@ -41,11 +41,15 @@ export const pageMeta = z
   // A named component of the OpenAPI document: every offset-paged list's `meta`.
   .meta({ id: 'PageMeta', description: 'Where this page sits: its number, its size, and how many rows match.' });
 
-/** The one list envelope, described by its items: `data`, and `meta` saying where the page sits. */
-export function pagedResponse<T extends z.ZodType>(item: T) {
-  return z
-    .object({ data: z.array(item), meta: pageMeta })
-    .describe(listDescription(item, '`meta` says where it sits.'));
+/**
+ * The one list envelope, described by its items: `data`, and `meta` saying where the page sits.
+ * A list with list-wide counts adds them to `meta` by passing `pageMeta.extend({ … })`.
+ */
+export function pagedResponse<T extends z.ZodType, M extends z.ZodType<z.infer<typeof pageMeta>> = typeof pageMeta>(
+  item: T,
+  meta: M = pageMeta as unknown as M,
+) {
+  return z.object({ data: z.array(item), meta }).describe(listDescription(item, '`meta` says where it sits.'));
 }
 
 function listDescription(item: z.ZodType, meta: string): string {
@@ -94,23 +98,19 @@ export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQuer
   return (row as unknown as { n: number }).n;
 }
 
-/** The rows a list answers: a `page` of `per_page`, or (lists that take them so) `limit` rows from `offset`. */
-type RowWindow = PageRequest | { limit: number; offset: number };
-
 /**
  * One page of a list and its total, read at once. `filtered` is what gets counted; `ordered`
  * turns it into the page's rows, columns and ORDER BY written by the list itself (each list
  * has its own tie-break and null order), built on `filtered` or on a query with the same filter.
- * This adds the window's LIMIT and OFFSET.
+ * This adds the page's LIMIT and OFFSET.
  */
 export async function readPage<DB, TB extends keyof DB, O, PageDB, PageTB extends keyof PageDB, Row>(
   filtered: SelectQueryBuilder<DB, TB, O>,
-  window: RowWindow,
+  page: PageRequest,
   ordered: (filtered: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<PageDB, PageTB, Row>,
 ): Promise<{ rows: Simplify<Row>[]; total: number }> {
-  const [limit, offset] = 'per_page' in window ? [window.per_page, offsetOf(window)] : [window.limit, window.offset];
   const [rows, total] = await Promise.all([
-    ordered(filtered).limit(limit).offset(offset).execute(),
+    ordered(filtered).limit(page.per_page).offset(offsetOf(page)).execute(),
     countRows(filtered),
   ]);
   return { rows, total };

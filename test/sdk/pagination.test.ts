@@ -1,24 +1,39 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatformClient, PlatformApiError, paginate, unwrap } from '../../sdk/src/index.js';
+import type { LocalStorage } from '../../src/adapters/storage/local.js';
 import { createUser, type TestUser } from '../helpers/app.js';
 import { type ListeningApp, recordingClient, startListeningApp } from './fixtures.js';
 
 /**
  * `paginate` over each list shape the API answers, against the real service: offset pages with a
- * total, cursor pages, limit/offset with a total, and a bare array. Each asserts the items and the
- * requests it took to read them.
+ * total (the list envelope), cursor pages, offset pages without a total, limit/offset, and a bare
+ * array. Each asserts the items and the requests it took to read them.
  */
 
 let t: ListeningApp;
 let staff: TestUser;
+let storageDir: string;
 
 beforeAll(async () => {
-  t = await startListeningApp();
-  staff = await createUser(t.db, ['users.read', 'ops.panic', 'plans.write', 'roles.read', 'billing.write']);
+  storageDir = mkdtempSync(join(tmpdir(), 'pa-sdk-pages-'));
+  t = await startListeningApp({ config: { storageDir } });
+  staff = await createUser(t.db, [
+    'users.read',
+    'ops.panic',
+    'plans.write',
+    'roles.read',
+    'billing.write',
+    'storage.read',
+  ]);
 });
 afterAll(async () => {
   await t.close();
+  rmSync(storageDir, { recursive: true, force: true });
 });
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -86,7 +101,7 @@ describe('paginate', () => {
     expect(queries[2]!.cursor).not.toBe(queries[1]!.cursor);
   });
 
-  it('limit/offset `{ data, meta: { limit, offset, total } }`: every maintenance level change', async () => {
+  it('the list envelope on a list that paged with limit/offset before: every maintenance level change', async () => {
     const admin = createPlatformClient({ baseUrl: t.baseUrl, token: () => staff.token });
     const levels = ['degraded', 'off', 'lockdown', 'off', 'degraded', 'off'] as const;
     for (const level of levels) {
@@ -94,13 +109,32 @@ describe('paginate', () => {
     }
     const { client, sent } = recordingClient(t, { token: () => staff.token });
 
-    const changes = await collect(paginate(client, '/v1/admin/ops/incidents', { params: { query: { limit: 4 } } }));
+    const changes = await collect(
+      paginate(client, '/v1/admin/ops/incidents', { params: { query: { per_page: 4, sort: 'created_at:asc' } } }),
+    );
 
-    expect(changes).toHaveLength(levels.length);
+    expect(changes.map((change) => change.level)).toEqual([...levels]);
+    // 4 + 2: the total says the second page is the last.
     expect(sent.map((request) => Object.fromEntries(request.url.searchParams))).toEqual([
-      { limit: '4' },
-      { limit: '4', offset: '4' },
+      { per_page: '4', sort: 'created_at:asc' },
+      { per_page: '4', sort: 'created_at:asc', page: '2' },
     ]);
+  });
+
+  it('limit/offset `{ data, meta: { prefix, limit, offset } }`: every stored object under a prefix', async () => {
+    const store = t.kernel.storage as LocalStorage;
+    const keys = ['sdk-pages/a.txt', 'sdk-pages/b.txt', 'sdk-pages/c.txt', 'sdk-pages/d.txt', 'sdk-pages/e.txt'];
+    for (const key of keys) await store.write(key, Readable.from([Buffer.from(key)]), 100);
+    await store.write('elsewhere/f.txt', Readable.from([Buffer.from('f')]), 100);
+    const { client, sent } = recordingClient(t, { token: () => staff.token });
+
+    const objects = await collect(
+      paginate(client, '/v1/admin/storage/objects', { params: { query: { prefix: 'sdk-pages/', limit: 2 } } }),
+    );
+
+    expect(objects.map((object) => object.key)).toEqual(keys);
+    // No total: 2 + 2 + 1, and the short third page is the last.
+    expect(sent.map((request) => request.url.searchParams.get('offset'))).toEqual([null, '2', '4']);
   });
 
   it('offset pages without a total `{ data, meta: { page, per_page } }`: a short page is the last', async () => {

@@ -5,6 +5,7 @@ import type { Signal, SignalCount } from '../../kernel/areas/signals.js';
 import { readPage } from '../../kernel/pagination.js';
 import { asRead } from '../../lib/split-pool.js';
 import type { IncidentRuleRow, IncidentRulesTable } from './tables.js';
+import type { ChangesQuery } from './schemas.js';
 
 /** Samples older than this behind the longest window are deleted by the evaluating instance. */
 const SAMPLE_RETENTION_MS = 3_600_000;
@@ -217,8 +218,9 @@ export async function insertPanicChange(trx: Kysely<Tables>, change: NewPanicCha
     .execute();
 }
 
-export function listPanicChanges(db: Kysely<Tables>, limit: number, offset: number) {
-  return readPage(db.selectFrom('ops_panic_changes'), { limit, offset }, (changes) =>
+export function listPanicChanges(db: Kysely<Tables>, query: ChangesQuery) {
+  const { direction } = query.sort;
+  return readPage(db.selectFrom('ops_panic_changes'), query, (changes) =>
     changes
       .select([
         'id',
@@ -232,7 +234,7 @@ export function listPanicChanges(db: Kysely<Tables>, limit: number, offset: numb
         'measurement',
         'signals',
       ])
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc'),
+      .orderBy('created_at', direction)
+      .orderBy('id', direction),
   );
 }

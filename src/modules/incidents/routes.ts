@@ -13,7 +13,7 @@ const READ = { perms: ['ops.read', 'ops.panic'] } as const;
  * ticks on every instance); these routes edit its rules and show what it and people changed.
  *   GET /v1/admin/ops/incident-rules   the rules, with the monitor's state of each
  *   PUT /v1/admin/ops/incident-rules   replace the list
- *   GET /v1/admin/ops/incidents        every level change, newest first (limit/offset)
+ *   GET /v1/admin/ops/incidents        every level change, newest first (page/per_page)
  */
 export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
   const incidents = new IncidentsService(kernel.db, kernel.write);
@@ -57,8 +57,9 @@ export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
         summary: 'The history of maintenance level changes',
         description:
           'Automatic (`auto: true`, `set_by: "incident-monitor"`, with the rule and the signals it measured) and ' +
-          'manual changes, newest first. `limit` 1..100 (default 25), `offset` from 0; `meta.total` counts them ' +
-          'all.',
+          'manual changes, newest first (`sort=created_at:asc` for oldest first); `meta.total` counts them all. ' +
+          '`limit` and `offset`, which this list took before it paged with `page` and `per_page`, are refused ' +
+          '(400 SchemaError).',
         querystring: changesQuery,
         response: { 200: changesPage },
       },

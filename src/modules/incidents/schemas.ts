@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../kernel/pagination.js';
+import { noTextFilter, pagedResponse, pageQuery } from '../../kernel/pagination.js';
 import { PANIC_LEVELS } from '../../kernel/maintenance.js';
 import { SIGNALS } from '../../kernel/areas/signals.js';
 import { INCIDENT_LEVELS, LATENCY_SIGNALS } from './tables.js';
@@ -109,35 +109,44 @@ export const ruleBody = z.object({
 export type RuleView = z.infer<typeof ruleBody>;
 export const rulesBody = z.object({ rules: z.array(ruleBody) }).describe('The incident rules in force.');
 
-export const changesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+/**
+ * Unknown query parameters are dropped like on every list, so `limit` and `offset`, which this
+ * list took before it paged like the others, are refused by name: ignored, they would answer the
+ * first page again and again to a client still sending them.
+ */
+const pagedByPage = (name: string) =>
+  z
+    .never({ error: `this list pages with page and per_page: leave ${name} out` })
+    .optional()
+    .describe('No longer taken (use `page` and `per_page`): any value is refused.');
+
+export const changesQuery = pageQuery(['created_at'], { field: 'created_at', direction: 'desc' }).extend({
+  q: noTextFilter,
+  limit: pagedByPage('limit'),
+  offset: pagedByPage('offset'),
 });
 export type ChangesQuery = z.infer<typeof changesQuery>;
 
-export const changeBody = z.object({
-  id: z.guid(),
-  created_at: z.date(),
-  level: z.enum(PANIC_LEVELS),
-  previous_level: z.enum(PANIC_LEVELS),
-  auto: z.boolean(),
-  reason: z.string().nullable(),
-  set_by: z.string().nullable().describe("A staff member's user id, or `incident-monitor`."),
-  rule_key: z.string().nullable().describe('The incident rule behind an automatic change.'),
-  measurement: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .describe(
-      'What the rule measured: `signal`, `value`, `threshold`, `total`, `failures`, `window_seconds`, `min_requests`.',
-    ),
-  signals: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .describe("Every signal over the rule's window: `{ value, total, failures }` each."),
-});
-export const changesPage = z
+export const changeBody = z
   .object({
-    data: z.array(changeBody),
-    meta: z.object({ limit: z.number().int(), offset: z.number().int(), total: z.number().int() }),
+    id: z.guid(),
+    created_at: z.date(),
+    level: z.enum(PANIC_LEVELS),
+    previous_level: z.enum(PANIC_LEVELS),
+    auto: z.boolean(),
+    reason: z.string().nullable(),
+    set_by: z.string().nullable().describe("A staff member's user id, or `incident-monitor`."),
+    rule_key: z.string().nullable().describe('The incident rule behind an automatic change.'),
+    measurement: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe(
+        'What the rule measured: `signal`, `value`, `threshold`, `total`, `failures`, `window_seconds`, `min_requests`.',
+      ),
+    signals: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe("Every signal over the rule's window: `{ value, total, failures }` each."),
   })
-  .describe('One page of maintenance level changes, newest first; `meta` says where it sits.');
+  .describe('A change of the maintenance level, automatic or by a person.');
+export const changesPage = pagedResponse(changeBody);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
+import { paged } from '../../kernel/pagination.js';
 import type { Writes } from '../../kernel/write.js';
 import { deleteRulesOtherThan, listPanicChanges, listRules, lockRules, upsertRuleSettings } from './queries.js';
 import type { ChangesQuery, ReplaceRulesInput, RuleInput, RuleView } from './schemas.js';
@@ -112,7 +113,7 @@ export class IncidentsService {
   }
 
   async changes(query: ChangesQuery) {
-    const { rows, total } = await listPanicChanges(this.db, query.limit, query.offset);
-    return { data: rows.map(changeView), meta: { limit: query.limit, offset: query.offset, total } };
+    const { rows, total } = await listPanicChanges(this.db, query);
+    return paged(rows.map(changeView), query, total);
   }
 }

@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { offsetOf } from '../../kernel/pagination.js';
+import { readPage } from '../../kernel/pagination.js';
 import type { NotificationView } from './schemas.js';
 import './tables.js';
 
@@ -26,36 +26,37 @@ function visibleTo(db: Db, userId: string, now: Date) {
     );
 }
 
+/** One page of what the user sees, newest first, and how many that is in all. */
 export async function listVisible(
   db: Db,
   userId: string,
   now: Date,
   page: { page: number; per_page: number; unreadOnly: boolean },
-): Promise<NotificationView[]> {
-  let query = visibleTo(db, userId, now);
-  if (page.unreadOnly) query = query.where('r.read_at', 'is', null);
-  const rows = await query
-    .select([
-      'n.id',
-      'n.kind',
-      'n.title',
-      'n.body',
-      'n.action_url',
-      'n.starts_at',
-      'n.ends_at',
-      'n.created_at',
-      'r.read_at',
-    ])
-    .orderBy('n.created_at', 'desc')
-    .orderBy('n.id', 'desc')
-    .limit(page.per_page)
-    .offset(offsetOf(page))
-    .execute();
-  return rows.map((row) => ({
+): Promise<{ rows: NotificationView[]; total: number }> {
+  let shown = visibleTo(db, userId, now);
+  if (page.unreadOnly) shown = shown.where('r.read_at', 'is', null);
+  const { rows, total } = await readPage(shown, page, (matching) =>
+    matching
+      .select([
+        'n.id',
+        'n.kind',
+        'n.title',
+        'n.body',
+        'n.action_url',
+        'n.starts_at',
+        'n.ends_at',
+        'n.created_at',
+        'r.read_at',
+      ])
+      .orderBy('n.created_at', 'desc')
+      .orderBy('n.id', 'desc'),
+  );
+  const views = rows.map((row) => ({
     ...row,
     read_at: row.read_at ?? null,
     read: row.read_at !== null && row.read_at !== undefined,
   }));
+  return { rows: views, total };
 }
 
 export async function unreadCount(db: Db, userId: string, now: Date): Promise<number> {

@@ -114,8 +114,8 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
         summary: "The caller's notifications",
         description:
           'In-app notifications the caller sees now (broadcasts to everyone, and those sent to the caller, within ' +
-          'their time window), newest first, with read state. Paged without a total; `meta.unread` counts every ' +
-          'unread one. `unread=true` lists only unread ones.',
+          'their time window), newest first, with read state. `meta.total` counts the ones listed (with ' +
+          '`unread=true`, only unread ones), `meta.unread` every unread one.',
         querystring: myNotificationsQuery,
         response: { 200: myNotificationsPage },
       },

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { isoDateTime } from '../../lib/instant.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, noTextFilter, pagedResponse, pageQuery } from '../../kernel/pagination.js';
+import {
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  noTextFilter,
+  pagedResponse,
+  pageMeta,
+  pageQuery,
+} from '../../kernel/pagination.js';
 import { sitePathOrHttpUrl } from '../../lib/url-field.js';
 import { userSegmentBody } from '../users/index.js';
 import { NOTIFICATION_KINDS } from './tables.js';
@@ -84,18 +91,20 @@ export const broadcastResult = z
   .meta({ examples: [{ recipients: 1250, notification: { created: 1250 }, email: { queued: 1190 } }] });
 export type BroadcastResult = z.infer<typeof broadcastResult>;
 
-export const notificationView = z.object({
-  id: z.guid(),
-  kind: z.enum(NOTIFICATION_KINDS),
-  title: z.string(),
-  body: z.string().nullable(),
-  action_url: z.string().nullable(),
-  starts_at: z.date().nullable(),
-  ends_at: z.date().nullable(),
-  created_at: z.date(),
-  read: z.boolean(),
-  read_at: z.date().nullable(),
-});
+export const notificationView = z
+  .object({
+    id: z.guid(),
+    kind: z.enum(NOTIFICATION_KINDS),
+    title: z.string(),
+    body: z.string().nullable(),
+    action_url: z.string().nullable(),
+    starts_at: z.date().nullable(),
+    ends_at: z.date().nullable(),
+    created_at: z.date(),
+    read: z.boolean(),
+    read_at: z.date().nullable(),
+  })
+  .describe("One of the caller's notifications, with its read state.");
 export type NotificationView = z.infer<typeof notificationView>;
 
 export const myNotificationsQuery = z.object({
@@ -109,16 +118,10 @@ export const myNotificationsQuery = z.object({
 });
 export type MyNotificationsQuery = z.infer<typeof myNotificationsQuery>;
 
-export const myNotificationsPage = z
-  .object({
-    data: z.array(notificationView),
-    meta: z.object({
-      page: z.number().int(),
-      per_page: z.number().int(),
-      unread: z.number().int().describe('Unread notifications showing now, across all pages.'),
-    }),
-  })
-  .describe("One page of the caller's notifications, newest first; `meta` says where it sits.");
+export const myNotificationsPage = pagedResponse(
+  notificationView,
+  pageMeta.extend({ unread: z.number().int().describe('Unread notifications showing now, across all pages.') }),
+);
 
 export const notificationIdParams = z.object({ id: z.guid() });
 export const markedResult = z.object({ marked: z.number().int() }).describe('How many notifications were marked read.');

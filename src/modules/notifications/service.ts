@@ -22,7 +22,7 @@ export class MyNotificationsService {
 
   async list(userId: string, query: MyNotificationsQuery) {
     const now = this.clock();
-    const [data, unread] = await Promise.all([
+    const [{ rows, total }, unread] = await Promise.all([
       listVisible(this.db, userId, now, {
         page: query.page,
         per_page: query.per_page,
@@ -30,7 +30,8 @@ export class MyNotificationsService {
       }),
       unreadCount(this.db, userId, now),
     ]);
-    return { data, meta: { page: query.page, per_page: query.per_page, unread } };
+    const page = paged(rows, query, total);
+    return { ...page, meta: { ...page.meta, unread } };
   }
 
   /** 404 for a notification the caller does not see, whether or not it exists. */

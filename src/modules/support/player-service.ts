@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
+import { paged } from '../../kernel/pagination.js';
 import { queueEmails } from '../email/delivery/index.js';
 import type { SupportAttachments } from '../storage/index.js';
 import type { Writes } from '../../kernel/write.js';
@@ -77,8 +78,8 @@ export class MySupportService {
   }
 
   async list(userId: string, query: MyTicketsQuery) {
-    const data = await listMyTickets(this.db, userId, query);
-    return { data, meta: { page: query.page, per_page: query.per_page } };
+    const { rows, total } = await listMyTickets(this.db, userId, query);
+    return paged(rows, query, total);
   }
 
   async get(userId: string, id: string): Promise<MyTicketView> {

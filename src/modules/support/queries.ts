@@ -1,6 +1,6 @@
 import { sql, type InferResult, type Kysely, type Selectable } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { likePattern, offsetOf, type PageRequest, readPage } from '../../kernel/pagination.js';
+import { likePattern, type PageRequest, readPage } from '../../kernel/pagination.js';
 import type { MyTicketSummary, StaffTicketSummary, StaffTicketsQuery } from './schemas.js';
 import type {
   MessageAuthor,
@@ -114,17 +114,11 @@ export function findMyTicket(db: Db, userId: string, id: string): Promise<MyTick
     .executeTakeFirst();
 }
 
-/** The caller's tickets, newest first; no total (as the player's ledger and notifications). */
-export function listMyTickets(db: Db, userId: string, page: PageRequest): Promise<MyTicketSummary[]> {
-  return db
-    .selectFrom('support_tickets as t')
-    .select(SUMMARY_COLUMNS)
-    .where('t.user_id', '=', userId)
-    .orderBy('t.created_at', 'desc')
-    .orderBy('t.id', 'desc')
-    .limit(page.per_page)
-    .offset(offsetOf(page))
-    .execute();
+/** The caller's tickets, newest first, and how many they have (the (user_id, created_at) index serves both). */
+export function listMyTickets(db: Db, userId: string, page: PageRequest) {
+  return readPage(db.selectFrom('support_tickets as t').where('t.user_id', '=', userId), page, (mine) =>
+    mine.select(SUMMARY_COLUMNS).orderBy('t.created_at', 'desc').orderBy('t.id', 'desc'),
+  );
 }
 
 function staffTickets(db: Db) {

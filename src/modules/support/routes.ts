@@ -99,9 +99,8 @@ export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
         operationId: 'listMySupportTickets',
         tags: meTags,
         summary: "The caller's tickets",
-        description: `The caller's tickets, newest first, without their messages. Paged without a total (\`meta\` \
-holds \
-\`page\` and \`per_page\`). ${STATUSES}`,
+        description: `The caller's tickets, newest first, without their messages; \`meta.total\` counts \
+them all. ${STATUSES}`,
         querystring: myTicketsQuery,
         response: { 200: myTicketsPage },
       },

@@ -95,14 +95,16 @@ const messageView = z.object({
 });
 
 /** What the player sees of a ticket: never which staff member answered or why it was closed. */
-const myTicketSummary = z.object({
-  id: z.guid(),
-  subject: z.string(),
-  category: z.enum(SUPPORT_CATEGORIES),
-  status: z.enum(TICKET_STATUSES),
-  created_at: z.date(),
-  updated_at: z.date().describe('Last activity: a message, a close or a reopen.'),
-});
+const myTicketSummary = z
+  .object({
+    id: z.guid(),
+    subject: z.string(),
+    category: z.enum(SUPPORT_CATEGORIES),
+    status: z.enum(TICKET_STATUSES),
+    created_at: z.date(),
+    updated_at: z.date().describe('Last activity: a message, a close or a reopen.'),
+  })
+  .describe("One of the caller's support tickets, without its messages.");
 export type MyTicketSummary = z.infer<typeof myTicketSummary>;
 export const myTicketView = myTicketSummary
   .extend({
@@ -116,12 +118,7 @@ export const myTicketsQuery = z.object({
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type MyTicketsQuery = z.infer<typeof myTicketsQuery>;
-export const myTicketsPage = z
-  .object({
-    data: z.array(myTicketSummary),
-    meta: z.object({ page: z.number().int(), per_page: z.number().int() }),
-  })
-  .describe("One page of the caller's support tickets; `meta` gives the page and its size.");
+export const myTicketsPage = pagedResponse(myTicketSummary);
 
 const staffTicketSummary = myTicketSummary
   .extend({

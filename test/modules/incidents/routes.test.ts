@@ -293,7 +293,7 @@ describe('PUT /v1/admin/ops/incident-rules', () => {
 describe('GET /v1/admin/ops/incidents', () => {
   beforeEach(async () => resetIncidents(t));
 
-  it('lists manual and automatic changes newest first, with the signals behind the automatic ones; limit and offset page it', async () => {
+  it('lists manual and automatic changes newest first, with the signals behind the automatic ones', async () => {
     const manual = await t.request({
       method: 'POST',
       url: '/v1/admin/ops/panic',
@@ -317,7 +317,7 @@ describe('GET /v1/admin/ops/incidents', () => {
       const response = await getIncidents('', user.token);
       expect(response.statusCode).toBe(200);
       const body = response.json();
-      expect(body.meta).toEqual({ limit: 25, offset: 0, total: 3 });
+      expect(body.meta).toEqual({ page: 1, per_page: 25, total: 3 });
       expect(body.data).toEqual([
         {
           id: expect.any(String),
@@ -368,12 +368,34 @@ describe('GET /v1/admin/ops/incidents', () => {
         },
       ]);
     }
-    const page = await getIncidents('?limit=1&offset=1', reader.token);
-    expect(page.json()).toMatchObject({ data: [{ reason: 'Drill over' }], meta: { limit: 1, offset: 1, total: 3 } });
-    expect((await getIncidents('?offset=3', reader.token)).json()).toEqual({
+  });
+
+  it('pages with `page` and `per_page`: the same total on every page; past the last, no rows; `sort` turns it round', async () => {
+    for (const [level, reason] of [
+      ['degraded', 'first'],
+      ['lockdown', 'second'],
+      ['off', 'third'],
+    ] as const) {
+      const set = await t.request({
+        method: 'POST',
+        url: '/v1/admin/ops/panic',
+        token: operator.token,
+        payload: { level, reason },
+      });
+      expect(set.statusCode).toBe(200);
+    }
+    const reasons = (body: { data: { reason: string }[] }) => body.data.map((change) => change.reason);
+
+    const first = (await getIncidents('?per_page=2', reader.token)).json();
+    const second = (await getIncidents('?per_page=2&page=2', reader.token)).json();
+    expect([reasons(first), first.meta]).toEqual([['third', 'second'], { page: 1, per_page: 2, total: 3 }]);
+    expect([reasons(second), second.meta]).toEqual([['first'], { page: 2, per_page: 2, total: 3 }]);
+    expect((await getIncidents('?per_page=2&page=3', reader.token)).json()).toEqual({
       data: [],
-      meta: { limit: 25, offset: 3, total: 3 },
+      meta: { page: 3, per_page: 2, total: 3 },
     });
+    const oldest = (await getIncidents('?sort=created_at:asc&per_page=2', reader.token)).json();
+    expect(reasons(oldest)).toEqual(['first', 'second']);
   });
 
   it('401 missing_token; 403 forbidden naming either permission', async () => {
@@ -387,10 +409,15 @@ describe('GET /v1/admin/ops/incidents', () => {
   });
 
   for (const [query, path, code] of [
-    ['?limit=0', 'limit', 'too_small'],
-    ['?limit=101', 'limit', 'too_big'],
-    ['?offset=-1', 'offset', 'too_small'],
-    ['?limit=ten', 'limit', 'invalid_type'],
+    ['?page=0', 'page', 'too_small'],
+    ['?per_page=0', 'per_page', 'too_small'],
+    ['?per_page=101', 'per_page', 'too_big'],
+    ['?per_page=ten', 'per_page', 'invalid_type'],
+    ['?sort=level:asc', 'sort', 'invalid_format'],
+    ['?q=lockdown', 'q', 'invalid_type'],
+    // The parameters this list took before it paged like the others: refused, not ignored.
+    ['?limit=10', 'limit', 'invalid_type'],
+    ['?offset=0', 'offset', 'invalid_type'],
   ] as const) {
     it(`400 SchemaError for ${query}`, async () => {
       const response = await getIncidents(query, reader.token);
@@ -401,4 +428,16 @@ describe('GET /v1/admin/ops/incidents', () => {
       });
     });
   }
+
+  it('names `page` and `per_page` when refusing `limit` and `offset`', async () => {
+    const response = await getIncidents('?limit=10&offset=20', reader.token);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.issues).toEqual([
+      expect.objectContaining({ path: ['limit'], message: 'this list pages with page and per_page: leave limit out' }),
+      expect.objectContaining({
+        path: ['offset'],
+        message: 'this list pages with page and per_page: leave offset out',
+      }),
+    ]);
+  });
 });

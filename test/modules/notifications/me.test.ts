@@ -78,7 +78,7 @@ describe('GET /v1/me/notifications', () => {
     const response = await list(ada);
     expect(response.statusCode).toBe(200);
     expect(titles(response)).toEqual(['everyone-new', 'for-ada', 'everyone-old']);
-    expect(response.json().meta).toEqual({ page: 1, per_page: 25, unread: 3 });
+    expect(response.json().meta).toEqual({ page: 1, per_page: 25, total: 3, unread: 3 });
     expect(response.json().data[1]).toEqual({
       id: ids['for-ada'],
       kind: 'info',
@@ -92,7 +92,19 @@ describe('GET /v1/me/notifications', () => {
       read_at: null,
     });
     expect(titles(await list(bob))).toEqual(['everyone-new', 'for-bob', 'everyone-old']);
-    expect(titles(await list(ada, '?per_page=2&page=2'))).toEqual(['everyone-old']);
+  });
+
+  it('pages in the list envelope: the same total and unread count on every page; past the last, no rows', async () => {
+    const first = await list(ada, '?per_page=2');
+    const second = await list(ada, '?per_page=2&page=2');
+    expect(titles(first)).toEqual(['everyone-new', 'for-ada']);
+    expect(first.json().meta).toEqual({ page: 1, per_page: 2, total: 3, unread: 3 });
+    expect(titles(second)).toEqual(['everyone-old']);
+    expect(second.json().meta).toEqual({ page: 2, per_page: 2, total: 3, unread: 3 });
+    expect((await list(ada, '?per_page=2&page=3')).json()).toEqual({
+      data: [],
+      meta: { page: 3, per_page: 2, total: 3, unread: 3 },
+    });
   });
 
   it('400 for a bad page or unread value; 401 without a token', async () => {
@@ -113,8 +125,11 @@ describe('marking read', () => {
     expect((await read(user, ids['everyone-old']!)).statusCode).toBe(204);
     const again = (await list(user)).json().data.find((n: { id: string }) => n.id === ids['everyone-old']);
     expect(again.read_at).toBe(first.read_at);
-    expect((await list(user)).json().meta.unread).toBe(1);
-    expect(titles(await list(user, '?unread=true'))).toEqual(['everyone-new']);
+    // `total` counts what the list shows; `unread` every unread one, whatever the filter.
+    expect((await list(user)).json().meta).toEqual({ page: 1, per_page: 25, total: 2, unread: 1 });
+    const unreadOnly = await list(user, '?unread=true');
+    expect(titles(unreadOnly)).toEqual(['everyone-new']);
+    expect(unreadOnly.json().meta).toEqual({ page: 1, per_page: 25, total: 1, unread: 1 });
     // Another user's read state is untouched.
     const other = await createUser(t.db);
     expect((await list(other)).json().meta.unread).toBe(2);

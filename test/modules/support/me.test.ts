@@ -243,7 +243,7 @@ describe('POST /v1/me/support', () => {
 });
 
 describe('GET /v1/me/support and /v1/me/support/{id}', () => {
-  it("lists only the caller's tickets, newest first, paged without a total", async () => {
+  it("lists only the caller's tickets, newest first; `meta.total` counts the caller's own", async () => {
     const player = await createUser(t.db);
     const first = await ticketOf(player, { ...VALID, subject: 'first' });
     const second = await ticketOf(player, { ...VALID, subject: 'second', category: 'account' });
@@ -269,11 +269,20 @@ describe('GET /v1/me/support and /v1/me/support/{id}', () => {
           updated_at: expect.any(String),
         },
       ],
-      meta: { page: 1, per_page: 25 },
+      meta: { page: 1, per_page: 25, total: 2 },
     });
-    const page2 = await t.request({ method: 'GET', url: `${ME}?per_page=1&page=2`, token: player.token });
-    expect(page2.json()).toEqual({ data: [expect.objectContaining({ id: first.id })], meta: { page: 2, per_page: 1 } });
-    expect((await t.request({ method: 'GET', url: `${ME}?per_page=101`, token: player.token })).statusCode).toBe(400);
+    const page = (query: string) => t.request({ method: 'GET', url: `${ME}?${query}`, token: player.token });
+    expect((await page('per_page=1')).json()).toEqual({
+      data: [expect.objectContaining({ id: second.id })],
+      meta: { page: 1, per_page: 1, total: 2 },
+    });
+    expect((await page('per_page=1&page=2')).json()).toEqual({
+      data: [expect.objectContaining({ id: first.id })],
+      meta: { page: 2, per_page: 1, total: 2 },
+    });
+    // Past the last page: nothing, and still the total.
+    expect((await page('per_page=1&page=3')).json()).toEqual({ data: [], meta: { page: 3, per_page: 1, total: 2 } });
+    expect((await page('per_page=101')).statusCode).toBe(400);
     expect((await t.request({ method: 'GET', url: ME })).json()).toEqual({ error: 'missing_token' });
   });
 

@@ -4,6 +4,7 @@ import type { PaymentProvider, ProviderCheckout } from '../../../adapters/paymen
 import type { Tables } from '../../../db/tables.js';
 import { conflict, invalidRequest } from '../../../kernel/errors.js';
 import { OneAtATime, requestFingerprint } from '../../../kernel/idempotency.js';
+import { paged } from '../../../kernel/pagination.js';
 import { httpUrlProblem } from '../../../lib/url-field.js';
 import { resolveCheckoutPrice, checkoutRefusalError } from '../catalog/index.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';
@@ -238,8 +239,9 @@ export class CheckoutService {
   }
 
   /** GET /v1/me/billing/invoices. */
-  myInvoices(userId: string, query: MyInvoicesQuery) {
-    return myInvoices(this.db, userId, query);
+  async myInvoices(userId: string, query: MyInvoicesQuery) {
+    const { rows, total } = await myInvoices(this.db, userId, query);
+    return paged(rows, query, total);
   }
 
   /** The product's name for the local provider's checkout page; undefined: no such product. */

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import { offsetOf } from '../../../kernel/pagination.js';
+import { readPage } from '../../../kernel/pagination.js';
 import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import { balanceOf } from '../credits/index.js';
 import type { InvoiceView, MyBillingView, MyInvoicesQuery, SubscriptionView } from './schemas.js';
@@ -53,32 +53,33 @@ export async function myBilling(db: Db, userId: string, provider: PaymentProvide
   };
 }
 
+/** The caller's invoices, newest first, and how many they have (the (user_id, created_at) index serves both). */
 export async function myInvoices(
   db: Db,
   userId: string,
   query: MyInvoicesQuery,
-): Promise<{ data: InvoiceView[]; meta: { page: number; per_page: number } }> {
-  const rows = await db
-    .selectFrom('billing_invoices')
-    .select([
-      'id',
-      'provider_invoice_id',
-      'status',
-      'amount_due',
-      'amount_paid',
-      'currency',
-      'hosted_url',
-      'period_start',
-      'period_end',
-      'created_at',
-    ])
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .limit(query.per_page)
-    .offset(offsetOf(query))
-    .execute();
-  const data = rows.map((row) => ({
+): Promise<{ rows: InvoiceView[]; total: number }> {
+  const { rows, total } = await readPage(
+    db.selectFrom('billing_invoices').where('user_id', '=', userId),
+    query,
+    (mine) =>
+      mine
+        .select([
+          'id',
+          'provider_invoice_id',
+          'status',
+          'amount_due',
+          'amount_paid',
+          'currency',
+          'hosted_url',
+          'period_start',
+          'period_end',
+          'created_at',
+        ])
+        .orderBy('created_at', 'desc')
+        .orderBy('id'),
+  );
+  const views = rows.map((row) => ({
     ...row,
     amount_due: Number(row.amount_due),
     amount_paid: Number(row.amount_paid),
@@ -86,7 +87,7 @@ export async function myInvoices(
     period_end: iso(row.period_end),
     created_at: row.created_at.toISOString(),
   }));
-  return { data, meta: { page: query.page, per_page: query.per_page } };
+  return { rows: views, total };
 }
 
 /** The checkout this service made under the provider's checkout id, as fulfilment reads it; undefined: none. */

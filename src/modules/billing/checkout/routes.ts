@@ -101,8 +101,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         operationId: 'listMyBillingInvoices',
         tags,
         summary: "The caller's invoices",
-        description:
-          "The caller's own invoices, newest first; paged without a total (`meta` holds `page` and `per_page`).",
+        description: "The caller's own invoices, newest first; `meta.total` counts them all.",
         querystring: myInvoicesQuery,
         response: { 200: myInvoicesPage },
       },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { httpUrl } from '../../../lib/url-field.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../../kernel/pagination.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse } from '../../../kernel/pagination.js';
 
 /** Operation 6's body, camelCase as the spec writes it. */
 export const checkoutSessionBody = z
@@ -79,29 +79,26 @@ export const myBillingView = z
   .describe("The caller's billing: provider, subscription, tier and credit balance.");
 export type MyBillingView = z.infer<typeof myBillingView>;
 
-export const invoiceView = z.object({
-  id: z.guid(),
-  provider_invoice_id: z.string(),
-  status: z.string(),
-  amount_due: z.number().int(),
-  amount_paid: z.number().int(),
-  currency: z.string(),
-  hosted_url: z.string().nullable(),
-  period_start: z.string().nullable(),
-  period_end: z.string().nullable(),
-  created_at: z.string(),
-});
+export const invoiceView = z
+  .object({
+    id: z.guid(),
+    provider_invoice_id: z.string(),
+    status: z.string(),
+    amount_due: z.number().int(),
+    amount_paid: z.number().int(),
+    currency: z.string(),
+    hosted_url: z.string().nullable(),
+    period_start: z.string().nullable(),
+    period_end: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .describe("One of the caller's invoices.");
 export type InvoiceView = z.infer<typeof invoiceView>;
 
-/** Spec "Pagination": user lists page without a total. */
+/** The caller's invoices: `page` and `per_page` (no text filter, no sort: newest first). */
 export const myInvoicesQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 export type MyInvoicesQuery = z.infer<typeof myInvoicesQuery>;
-export const myInvoicesPage = z
-  .object({
-    data: z.array(invoiceView),
-    meta: z.object({ page: z.number().int(), per_page: z.number().int() }).strict(),
-  })
-  .describe("One page of the caller's invoices, newest first; `meta` gives the page and its size.");
+export const myInvoicesPage = pagedResponse(invoiceView);

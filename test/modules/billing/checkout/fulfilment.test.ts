@@ -171,7 +171,7 @@ describe('the local checkout page', () => {
     expect(view.subscription.current_period_end).not.toBeNull();
     const invoices = (await t.request({ method: 'GET', url: '/v1/me/billing/invoices', token: player.token })).json();
     expect(invoices.data).toMatchObject([{ status: 'paid', amount_paid: 999, currency: 'usd' }]);
-    expect(invoices.meta).toEqual({ page: 1, per_page: 25 });
+    expect(invoices.meta).toEqual({ page: 1, per_page: 25, total: 1 });
     expect(
       await t.db.selectFrom('billing_payments').select(['kind', 'amount']).where('user_id', '=', player.id).execute(),
     ).toEqual([{ kind: 'subscription', amount: expect.anything() }]);
