@@ -81,6 +81,8 @@ describe('loadConfig', () => {
       maxAnonymousUploads: 100,
       realtimeMaxSockets: 10_000,
       realtimeMaxSocketsPerUser: 8,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     } satisfies Config);
   });
 
@@ -133,6 +135,8 @@ describe('loadConfig', () => {
       MAX_ANONYMOUS_UPLOADS: '0',
       REALTIME_MAX_SOCKETS: '500',
       REALTIME_MAX_SOCKETS_PER_USER: '3',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
       DATABASE_POOL_SIZE: '30',
     });
     expect(config).toStrictEqual({
@@ -185,6 +189,8 @@ describe('loadConfig', () => {
       maxAnonymousUploads: 0,
       realtimeMaxSockets: 500,
       realtimeMaxSocketsPerUser: 3,
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
     } satisfies Config);
   });
 
@@ -219,6 +225,11 @@ describe('loadConfig', () => {
     { env: { MAX_ANONYMOUS_UPLOADS: 'many' }, setting: 'MAX_ANONYMOUS_UPLOADS' },
     { env: { REALTIME_MAX_SOCKETS: '0' }, setting: 'REALTIME_MAX_SOCKETS' },
     { env: { REALTIME_MAX_SOCKETS_PER_USER: '0' }, setting: 'REALTIME_MAX_SOCKETS_PER_USER' },
+    { env: { METRICS_PORT: '0' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_PORT: '65536' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_PORT: 'ninety' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_PORT: '8080' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_HOST: 'bad host' }, setting: 'METRICS_HOST' },
     { env: { DATABASE_POOL_SIZE: '0' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_POOL_SIZE: '1001' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
@@ -283,6 +294,17 @@ describe('loadConfig', () => {
     const message = refusalOf(env);
     expect(message.startsWith(`${setting}: `)).toBe(true);
     expect(message).not.toContain('\n');
+  });
+
+  it('METRICS_PORT: unset is off, 1-65535 is a port of its own', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '1' }).metricsPort).toBe(1);
+    expect(loadConfig({ METRICS_PORT: '65535' }).metricsPort).toBe(65535);
+    expect(refusalOf({ METRICS_PORT: '0' })).toBe('METRICS_PORT: must be an integer from 1 to 65535, got 0');
+    expect(refusalOf({ METRICS_PORT: '9464', PORT: '9464' })).toBe(
+      'METRICS_PORT: must differ from PORT (9464): metrics have a listener of their own',
+    );
+    expect(refusalOf({ METRICS_HOST: 'a b' })).toBe('METRICS_HOST: "a b" is not a host name or address');
   });
 
   it('a malformed value never echoes a secret', () => {

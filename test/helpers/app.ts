@@ -67,6 +67,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxAnonymousUploads: 100,
     realtimeMaxSockets: 10_000,
     realtimeMaxSocketsPerUser: 8,
+    metricsPort: undefined,
+    metricsHost: '127.0.0.1',
     ...overrides,
   };
 }
