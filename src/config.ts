@@ -341,7 +341,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   // One port cannot be both: the metrics would share the public listener, which is what they must not do.
   if (config.metricsPort !== undefined && config.metricsPort === config.port) {
-    throw new ConfigError('METRICS_PORT', `must differ from PORT (${config.port}): metrics have a listener of their own`);
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${config.port}): metrics have a listener of their own`,
+    );
   }
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);

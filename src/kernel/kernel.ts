@@ -22,6 +22,7 @@ import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './http/overload.js';
+import { Metrics } from './metrics/metrics.js';
 import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './auth/user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
@@ -73,6 +74,8 @@ export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitorin
   limiter: RateLimiter;
   /** Requests under way in this process, and the limit past which new ones are shed (overload.ts). */
   load: InFlightLimit;
+  /** This instance's Prometheus metrics (metrics/); undefined when METRICS_PORT is unset: nothing is measured. */
+  metrics: Metrics | undefined;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
@@ -209,6 +212,10 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
       intervalMs: config.incidentMonitor ? config.incidentEvaluateSeconds * 1_000 : 0,
     }),
     load: new InFlightLimit(config.maxRequestsInFlight),
+    metrics:
+      config.metricsPort === undefined
+        ? undefined
+        : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }),
     limiter: new RateLimiter(store, (error) =>
       log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
     ),
