@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolUsage } from '../../db/database.js';
+import type { JobOutcome } from '../areas/jobs.js';
 import type { PanicLevel } from '../../db/tables.js';
 import { PANIC_LEVELS, type PanicState } from '../maintenance.js';
 import { RATE_LIMITS, type RateLimitName } from '../rate-limits.js';
@@ -41,6 +42,7 @@ export class Metrics {
   /** The histogram's child per method, route and status class: no label hashing per request. */
   readonly #requestSeries = new Map<string, Histogram.Internal<RequestLabels>>();
   readonly #refusals: Counter<'reason' | 'rule' | 'level'>;
+  readonly #jobRuns: Histogram<'job' | 'outcome'>;
   #inFlight = 0;
 
   constructor(sources: MetricSources) {
@@ -93,6 +95,16 @@ export class Metrics {
       },
     });
 
+    this.#jobRuns = new Histogram({
+      name: 'scheduled_job_run_duration_seconds',
+      help:
+        'Scheduled job runs made by this instance (scheduled or run by staff), by job key and outcome ' +
+        '(ok, or error: the handler threw and its work was rolled back), with the time each took.',
+      labelNames: ['job', 'outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers,
+    });
+
     const poolGauge = (name: string, help: string, read: (usage: PoolUsage) => number) =>
       new Gauge({
         name,
@@ -120,6 +132,10 @@ export class Metrics {
       'Queries waiting for a free PostgreSQL session of the pool now.',
       (usage) => usage.waiting,
     );
+  }
+
+  jobRan(job: string, outcome: JobOutcome, seconds: number): void {
+    this.#jobRuns.observe({ job, outcome }, seconds);
   }
 
   requestStarted(): void {

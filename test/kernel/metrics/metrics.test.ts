@@ -6,6 +6,8 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MetricsListener } from '../../../src/kernel/metrics/listener.js';
 import { RATE_LIMITS } from '../../../src/kernel/rate-limits.js';
+import { jobServicesOf } from '../../../src/modules/system/job-handlers.js';
+import { JobScheduler } from '../../../src/modules/system/scheduler.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { closedPort } from '../../helpers/ports.js';
 import { connectionError, samplesOf, scrape, sampleValue, type Scrape } from './scrape.js';
@@ -79,6 +81,7 @@ describe('metrics on METRICS_PORT', () => {
       database_pool_connections_in_use: 'gauge',
       database_pool_connections_idle: 'gauge',
       database_pool_waiting_queries: 'gauge',
+      scheduled_job_run_duration_seconds: 'histogram',
     });
     // prom-client's process metrics, on this instance's registry: event-loop delay, GC, memory.
     expect(scraped.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
@@ -248,6 +251,49 @@ describe('metrics on METRICS_PORT', () => {
     for (const sample of [...inUse, ...idle]) expect(sample.value).toBeGreaterThanOrEqual(0);
     // Idle ones: the test app has answered and gone quiet, so its pools hold sessions open and free.
     expect(idle.reduce((sum, sample) => sum + sample.value, 0)).toBeGreaterThan(0);
+  });
+
+  it('times scheduled job runs by job and outcome, scheduled or run by staff', async () => {
+    const operator = await createUser(t.db, ['settings.write']);
+    const job = await t.db
+      .selectFrom('scheduled_jobs')
+      .select(['id', 'key'])
+      .where('key', '=', 'expire-credit-lots')
+      .executeTakeFirstOrThrow();
+    const labels = (outcome: string) => ({ job: job.key, outcome });
+    const before = await scrape(metricsPort);
+    expect(samplesOf(before, 'scheduled_job_run_duration_seconds_count', { job: job.key })).toEqual([]);
+
+    const manual = await fetch(`${api}/v1/admin/system/cron/${job.id}/run`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operator.token}` },
+    });
+    expect(manual.status).toBe(200);
+    expect(await manual.json()).toMatchObject({ job_id: job.id, trigger: 'manual', result: 'ok' });
+
+    // Scheduled runs, at a time only this job is due (the others' next runs are after the start).
+    const at = new Date(Date.now() - 86_400_000);
+    const makeDue = () =>
+      t.db.updateTable('scheduled_jobs').set({ next_run_at: at }).where('id', '=', job.id).execute();
+    const scheduler = (handlers = t.kernel.jobs) =>
+      new JobScheduler({ db: t.db, handlers, services: jobServicesOf(t.kernel), poll: false, instanceId: 'metrics' });
+    await makeDue();
+    expect(await scheduler().runDueJobs(at)).toMatchObject([{ job_id: job.id, result: 'ok' }]);
+    await makeDue();
+    const failing = {
+      ...t.kernel.jobs,
+      [job.key]: async () => {
+        throw new Error('the store is away');
+      },
+    };
+    expect(await scheduler(failing).runDueJobs(at)).toMatchObject([{ job_id: job.id, result: 'error' }]);
+
+    const scraped = await scrape(metricsPort);
+    expect(sampleValue(scraped, 'scheduled_job_run_duration_seconds_count', labels('ok'))).toBe(2);
+    expect(sampleValue(scraped, 'scheduled_job_run_duration_seconds_count', labels('error'))).toBe(1);
+    expect(sampleValue(scraped, 'scheduled_job_run_duration_seconds_sum', labels('ok'))).toBeGreaterThanOrEqual(0);
+    const stored = await t.db.selectFrom('scheduled_job_runs').select('result').where('job_id', '=', job.id).execute();
+    expect(stored.map((run) => run.result).sort()).toEqual(['error', 'ok', 'ok']);
   });
 
   it('serves the metrics on their own port only', async () => {
