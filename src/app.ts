@@ -11,6 +11,7 @@ import type { Kernel } from './kernel/kernel.js';
 import { installOpenApi } from './kernel/openapi.js';
 import { requestIdFor } from './kernel/http/request-id.js';
 import type { ZodApp } from './kernel/http/zod-app.js';
+import { installMetrics } from './kernel/metrics/install.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { createResponseSerializerCompiler } from './lib/response-serializer.js';
 import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/http/slow-clients.js';
@@ -82,6 +83,8 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   app.setSerializerCompiler(createResponseSerializerCompiler({ verifyResponseShaping: options.verifyResponseShaping }));
   installErrorHandling(app);
   installJsonBodyParser(app);
+  // First of the request hooks, so requests the ones below answer early are measured too.
+  installMetrics(app, kernel);
   // Before the pipeline's hooks, so refusals carry the allow header too (cors.ts).
   await installCors(app, kernel.config.corsOrigins);
   installRequestPipeline(app, kernel);

@@ -102,6 +102,10 @@ export interface Config {
   shutdownDelayMs: number;
   /** After the listener closes, how long in-flight work may take before it is cut and the process exits 1. */
   shutdownTimeoutMs: number;
+  /** Port of the Prometheus listener (`GET /metrics`), apart from the API's; absent: no metrics at all. */
+  metricsPort: number | undefined;
+  /** Address of the Prometheus listener. */
+  metricsHost: string;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -129,6 +133,18 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be an integer from ${min} to ${max}, got ${raw}`);
   return value;
+}
+
+/** An integer setting with no default: unset means the feature it configures is off. */
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return present(env, name) === undefined ? undefined : integer(env, name, min, min, max);
+}
+
+/** HOST's rule: a name or an address, nothing a listener could not bind. */
+function hostSetting(env: Env, name: string, fallback: string): string {
+  const host = present(env, name) ?? fallback;
+  if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError(name, `"${host}" is not a host name or address`);
+  return host;
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -264,9 +280,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('JWT_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
   }
   const jwksUrl = url(env, 'JWKS_URL', ['http:', 'https:']);
-  const host = present(env, 'HOST') ?? '0.0.0.0';
+  const host = hostSetting(env, 'HOST', '0.0.0.0');
   const dataDir = resolve(present(env, 'DATA_DIR') ?? './data');
-  if (!/^[A-Za-z0-9.:-]+$/.test(host)) throw new ConfigError('HOST', `"${host}" is not a host name or address`);
 
   const config: Config = {
     port: integer(env, 'PORT', 8080, 0, 65535),
@@ -325,10 +340,20 @@ export function loadConfig(env: Env = process.env): Config {
     realtimeMaxSocketsPerUser: integer(env, 'REALTIME_MAX_SOCKETS_PER_USER', 8, 1, 1_000),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 120_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    metricsPort: optionalInteger(env, 'METRICS_PORT', 1, 65_535),
+    // Loopback unless said otherwise: the numbers describe the service's inside, not for the internet.
+    metricsHost: hostSetting(env, 'METRICS_HOST', '127.0.0.1'),
   };
   if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
     const headers = config.requestHeadersTimeoutSeconds;
     throw new ConfigError('REQUEST_TIMEOUT_SECONDS', `must be at least REQUEST_HEADERS_TIMEOUT_SECONDS (${headers})`);
+  }
+  // One port cannot be both: the metrics would share the public listener, which is what they must not do.
+  if (config.metricsPort !== undefined && config.metricsPort === config.port) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${config.port}): metrics have a listener of their own`,
+    );
   }
   if (config.emailTokenSecret !== undefined && config.emailTokenSecret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError('EMAIL_TOKEN_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);

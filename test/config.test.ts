@@ -83,6 +83,8 @@ describe('loadConfig', () => {
       realtimeMaxSocketsPerUser: 8,
       shutdownDelayMs: 0,
       shutdownTimeoutMs: 10_000,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     } satisfies Config);
   });
 
@@ -137,6 +139,8 @@ describe('loadConfig', () => {
       REALTIME_MAX_SOCKETS_PER_USER: '3',
       SHUTDOWN_DELAY_MS: '5000',
       SHUTDOWN_TIMEOUT_MS: '30000',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
       DATABASE_POOL_SIZE: '30',
     });
     expect(config).toStrictEqual({
@@ -191,6 +195,8 @@ describe('loadConfig', () => {
       realtimeMaxSocketsPerUser: 3,
       shutdownDelayMs: 5_000,
       shutdownTimeoutMs: 30_000,
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
     } satisfies Config);
   });
 
@@ -228,6 +234,11 @@ describe('loadConfig', () => {
     { env: { SHUTDOWN_DELAY_MS: '120001' }, setting: 'SHUTDOWN_DELAY_MS' },
     { env: { SHUTDOWN_TIMEOUT_MS: '99' }, setting: 'SHUTDOWN_TIMEOUT_MS' },
     { env: { SHUTDOWN_TIMEOUT_MS: '10s' }, setting: 'SHUTDOWN_TIMEOUT_MS' },
+    { env: { METRICS_PORT: '0' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_PORT: '65536' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_PORT: 'ninety' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_PORT: '8080' }, setting: 'METRICS_PORT' },
+    { env: { METRICS_HOST: 'bad host' }, setting: 'METRICS_HOST' },
     { env: { DATABASE_POOL_SIZE: '0' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_POOL_SIZE: '1001' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
@@ -292,6 +303,17 @@ describe('loadConfig', () => {
     const message = refusalOf(env);
     expect(message.startsWith(`${setting}: `)).toBe(true);
     expect(message).not.toContain('\n');
+  });
+
+  it('METRICS_PORT: unset is off, 1-65535 is a port of its own', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '1' }).metricsPort).toBe(1);
+    expect(loadConfig({ METRICS_PORT: '65535' }).metricsPort).toBe(65535);
+    expect(refusalOf({ METRICS_PORT: '0' })).toBe('METRICS_PORT: must be an integer from 1 to 65535, got 0');
+    expect(refusalOf({ METRICS_PORT: '9464', PORT: '9464' })).toBe(
+      'METRICS_PORT: must differ from PORT (9464): metrics have a listener of their own',
+    );
+    expect(refusalOf({ METRICS_HOST: 'a b' })).toBe('METRICS_HOST: "a b" is not a host name or address');
   });
 
   it('a malformed value never echoes a secret', () => {

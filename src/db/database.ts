@@ -23,6 +23,18 @@ export interface ListenOptions {
   atOwnCommit?: boolean;
 }
 
+/** One connection pool's sessions at this moment (metrics). */
+export interface PoolUsage {
+  /** `reads` and `writes` (split pools), or `all` (a pool of one connection for everything). */
+  pool: 'reads' | 'writes' | 'all';
+  /** Sessions lent to a query or transaction now. */
+  inUse: number;
+  /** Open sessions waiting in the pool. */
+  idle: number;
+  /** Queries waiting for a session to be free. */
+  waiting: number;
+}
+
 export interface Database {
   readonly kind: DatabaseKind;
   readonly db: Kysely<Tables>;
@@ -32,6 +44,11 @@ export interface Database {
    * an instance's first requests do not queue behind new sessions being forked and authenticated.
    */
   warm(): Promise<void>;
+  /**
+   * The pools' sessions now (PostgreSQL). The embedded database has no pool: one session in
+   * this process, whose queue PGlite keeps to itself; it reports none.
+   */
+  poolUsage(): PoolUsage[];
   close(): Promise<void>;
 }
 
@@ -79,7 +96,8 @@ export function openPostgres({
     askForOwnNotices: ASK_FOR_OWN_NOTICES,
   });
   const types = pgTypes as pg.CustomTypesConfig;
-  const openPool = (size: number, applicationName: string) => ({
+  const openPool = (size: number, applicationName: string, name: PoolUsage['pool']) => ({
+    name,
     pool: openFixedPool({
       connectionString,
       applicationName,
@@ -95,8 +113,11 @@ export function openPostgres({
   const budget = poolBudget(poolMax);
   const pools =
     budget === undefined
-      ? [openPool(poolMax, 'platform-api')]
-      : [openPool(budget.reads, 'platform-api reads'), openPool(budget.writes, 'platform-api writes')];
+      ? [openPool(poolMax, 'platform-api', 'all')]
+      : [
+          openPool(budget.reads, 'platform-api reads', 'reads'),
+          openPool(budget.writes, 'platform-api writes', 'writes'),
+        ];
   const dialect =
     pools.length === 1
       ? new PostgresDialect({ pool: pools[0]!.pool })
@@ -120,6 +141,14 @@ export function openPostgres({
     async warm() {
       await Promise.all(pools.map(({ pool, size }) => openEverySession(pool, size)));
     },
+    poolUsage() {
+      return pools.map(({ name, pool }) => ({
+        pool: name,
+        inUse: pool.totalCount - pool.idleCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+      }));
+    },
     async close() {
       await Promise.all(listeners.map((listener) => listener.stop()));
       await db.destroy();
@@ -139,6 +168,7 @@ export function wrapPGlite(pglite: PGlite, ownsInstance = true): Database {
       return pglite.listen(channel, (payload) => handlers.onMessage(payload));
     },
     async warm() {},
+    poolUsage: () => [],
     async close() {
       await db.destroy();
       if (ownsInstance) await pglite.close();

@@ -23,6 +23,7 @@ import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './http/overload.js';
+import { Metrics } from './metrics/metrics.js';
 import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './auth/user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
@@ -76,6 +77,8 @@ export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitorin
   load: InFlightLimit;
   /** Set on SIGTERM: readiness turns 503 while in-flight work finishes (shutdown.ts). */
   drain: DrainState;
+  /** This instance's Prometheus metrics (metrics/); undefined when METRICS_PORT is unset: nothing is measured. */
+  metrics: Metrics | undefined;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
@@ -213,6 +216,10 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
     }),
     load: new InFlightLimit(config.maxRequestsInFlight),
     drain: new DrainState(),
+    metrics:
+      config.metricsPort === undefined
+        ? undefined
+        : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }),
     limiter: new RateLimiter(store, (error) =>
       log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
     ),

@@ -26,6 +26,17 @@ export const RATE_LIMITS = {
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
 
+/** The refusal past a limit (429 `rate_limited`, or the rule's own), naming the rule it hit (metrics). */
+export class RateLimitedError extends AppError {
+  constructor(
+    readonly rule: RateLimitName,
+    refusal: { status: number; error: string },
+    retryAfterSeconds: string,
+  ) {
+    super(refusal.status, refusal.error, undefined, { 'retry-after': retryAfterSeconds });
+  }
+}
+
 export interface WindowCount {
   count: number;
   /** Milliseconds until this window closes. */
@@ -242,6 +253,6 @@ export class RateLimiter {
     if (counted.count <= rule.limit) return;
     const retryAfter = String(Math.max(1, Math.ceil(counted.resetInMs / 1_000)));
     const refusal = rule.refusal ?? { status: 429, error: 'rate_limited' };
-    throw new AppError(refusal.status, refusal.error, undefined, { 'retry-after': retryAfter });
+    throw new RateLimitedError(name, refusal, retryAfter);
   }
 }

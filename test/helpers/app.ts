@@ -69,6 +69,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     realtimeMaxSocketsPerUser: 8,
     shutdownDelayMs: 0,
     shutdownTimeoutMs: 10_000,
+    metricsPort: undefined,
+    metricsHost: '127.0.0.1',
     ...overrides,
   };
 }

@@ -199,9 +199,11 @@ describe('OpenAPI document and /docs', () => {
       },
     });
     expect(Object.keys(create.responses)).toContain('201');
-    expect(create.responses['201']!.content!['application/json']!.schema).toMatchObject({
-      properties: { id: { format: 'uuid' } },
+    // The created id is the shared `IdResult` component, referenced.
+    expect(create.responses['201']!.content!['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/IdResult',
     });
+    expect(doc.components.schemas!.IdResult).toMatchObject({ properties: { id: { format: 'uuid' } } });
 
     expect(doc.paths['/v1/admin/roles/{id}']!.get!.parameters).toEqual([
       expect.objectContaining({

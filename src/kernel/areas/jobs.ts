@@ -10,7 +10,12 @@ export interface JobServices {
   events: EventPublisher;
   storage: StorageAdapter;
   log: { info(object: object, message: string): void; warn(object: object, message: string): void };
+  /** Counts a finished run (metrics), once its transaction has committed; absent when nothing is measured. */
+  recordRun?: (job: string, outcome: JobOutcome, seconds: number) => void;
 }
+
+/** How a run ended: its handler returned (`ok`) or threw (`error`, its work rolled back). */
+export type JobOutcome = 'ok' | 'error';
 
 export interface JobContext {
   /** The scheduler's clock at the start of the run: handlers measure ages against it, not now(). */

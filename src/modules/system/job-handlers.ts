@@ -6,7 +6,14 @@ import { deleteGrantsExpiredBy, deleteOutboxEventsBefore, deleteRunsStartedBefor
 
 /** What a scheduler built by the service hands its jobs. */
 export function jobServicesOf(kernel: Kernel): JobServices {
-  return { identity: kernel.identity, events: kernel.events, storage: kernel.storage, log: kernel.log };
+  const { metrics } = kernel;
+  return {
+    identity: kernel.identity,
+    events: kernel.events,
+    storage: kernel.storage,
+    log: kernel.log,
+    ...(metrics === undefined ? {} : { recordRun: metrics.jobRan.bind(metrics) }),
+  };
 }
 
 const OUTBOX_RETENTION_MS = 7 * 24 * 3_600_000;

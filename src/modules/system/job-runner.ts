@@ -75,3 +75,8 @@ export async function runJob(trx: Kysely<Tables>, request: RunRequest): Promise<
   });
   return { ...run, summary: run.summary as Record<string, unknown> };
 }
+
+/** Counts a committed run (metrics): by job key and outcome, with the time its handler took. */
+export function recordRun(services: JobServices | undefined, key: string, run: RunView): void {
+  services?.recordRun?.(key, run.result, (run.finished_at.getTime() - run.started_at.getTime()) / 1_000);
+}

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Tables } from '../../db/tables.js';
 import { cronProblem, nextRunAfter } from './cron.js';
 import type { JobHandlers, JobServices } from '../../kernel/areas/jobs.js';
-import { runJob } from './job-runner.js';
+import { recordRun, runJob } from './job-runner.js';
 import { claimDueJob, markUnschedulable, scheduleJob, unscheduledJobs } from './queries.js';
 import type { RunView } from './schemas.js';
 import type { ScheduledJobRow } from './tables.js';
@@ -102,13 +102,14 @@ export class JobScheduler {
     const runs: RunView[] = [];
     // Each run moves its job's next_run_at past `now`, so the loop ends once no job is due.
     while (!this.#stopping) {
-      const run = await this.#db.transaction().execute(async (trx) => {
+      const ran = await this.#db.transaction().execute(async (trx) => {
         const job = await claimDueJob(trx, now);
-        return job === undefined ? undefined : runJob(trx, this.#request(job, now));
+        return job === undefined ? undefined : { key: job.key, run: await runJob(trx, this.#request(job, now)) };
       });
-      if (run === undefined) break;
-      runs.push(run);
-      this.#logRun(run);
+      if (ran === undefined) break;
+      runs.push(ran.run);
+      this.#logRun(ran.run);
+      recordRun(this.services, ran.key, ran.run);
     }
     return runs;
   }

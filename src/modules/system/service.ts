@@ -5,7 +5,7 @@ import { notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import type { Writes } from '../../kernel/write.js';
 import { cronProblem, nextRunAfter } from './cron.js';
-import { runJob } from './job-runner.js';
+import { recordRun, runJob } from './job-runner.js';
 import { findJob, listJobs, listRuns, lockJob, setActive } from './queries.js';
 import type { JobScheduler } from './scheduler.js';
 import type { RunsQuery, RunView } from './schemas.js';
@@ -59,7 +59,7 @@ export class SystemCronService {
    * makes it wait for a scheduled run of the same job in progress rather than overlap it.
    */
   async runNow(actor: Actor, id: number): Promise<RunView> {
-    return this.write(actor, async (w) => {
+    const { key, run } = await this.write(actor, async (w) => {
       const job = await lockedJobOrThrow(w.trx, id);
       const run = await runJob(w.trx, {
         job,
@@ -76,8 +76,10 @@ export class SystemCronService {
         targetId: String(id),
         extra: { key: job.key, run_id: run.id, result: run.result, summary: run.summary, error: run.error },
       });
-      return run;
+      return { key: job.key, run };
     });
+    recordRun(this.scheduler.services, key, run);
+    return run;
   }
 
   async runs(id: number, query: RunsQuery) {

@@ -506,6 +506,7 @@ describe('UserCache', () => {
       return async () => {};
     },
     async warm() {},
+    poolUsage: () => [],
     async close() {},
   } satisfies Database;
   // Each entry's age cap is drawn; the tests say which draw comes next (0: the full 2 min).

@@ -1,0 +1,165 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolUsage } from '../../db/database.js';
+import type { JobOutcome } from '../areas/jobs.js';
+import type { PanicLevel } from '../../db/tables.js';
+import { PANIC_LEVELS, type PanicState } from '../maintenance.js';
+import { RATE_LIMITS, type RateLimitName } from '../rate-limits.js';
+
+/** What the metrics read at scrape time rather than count as it happens. */
+export interface MetricSources {
+  /** The maintenance level this instance enforces, and whether the incident rules set it. */
+  maintenance: () => PanicState;
+  /** The database pools' sessions now (none on the embedded database). */
+  databasePools: () => PoolUsage[];
+}
+
+/** A request refused before its work: the label values of `http_refusals_total`. */
+export type Refusal =
+  | { reason: 'rate_limit'; rule: RateLimitName }
+  | { reason: 'maintenance'; level: Exclude<PanicLevel, 'off'> }
+  | { reason: 'overload' };
+
+/** The route label of a request no route matched: one value for every unknown path, never the path. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** `status_class` by the status's first digit (index 1 to 5). */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
+
+/** Seconds; from a cached answer (a few ms) to the request timeout's order (60 s by default). */
+const REQUEST_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+type RequestLabels = 'method' | 'route' | 'status_class';
+
+/**
+ * This instance's Prometheus metrics, on a registry of its own (never prom-client's global one):
+ * two apps in one process (the tests, a second instance) each count their own. Every label value
+ * comes from a closed set: route patterns as declared (`/v1/admin/users/:id`), never a raw path
+ * or id; rule names; levels; status classes.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requestDuration: Histogram<RequestLabels>;
+  /** The histogram's child per method, route and status class: no label hashing per request. */
+  readonly #requestSeries = new Map<string, Histogram.Internal<RequestLabels>>();
+  readonly #refusals: Counter<'reason' | 'rule' | 'level'>;
+  readonly #jobRuns: Histogram<'job' | 'outcome'>;
+  #inFlight = 0;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    this.#requestDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from a request arriving to its answer sent, by method, matched route pattern and status class.',
+      labelNames: ['method', 'route', 'status_class'],
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+
+    const requests = this;
+    new Gauge({
+      name: 'http_requests_in_flight',
+      help: 'Requests this instance has received and not yet answered (or seen abandoned).',
+      registers,
+      collect() {
+        this.set(requests.#inFlight);
+      },
+    });
+
+    this.#refusals = new Counter({
+      name: 'http_refusals_total',
+      help:
+        'Requests refused before their work: reason rate_limit (by rule), maintenance (by level) ' +
+        'or overload (too many requests in flight, anonymous uploads, or no database session free).',
+      labelNames: ['reason', 'rule', 'level'],
+      registers,
+    });
+    // Every series exists from the start at 0, so an alert on its rate needs no absent() guard.
+    for (const rule of Object.keys(RATE_LIMITS)) this.#refusals.inc({ reason: 'rate_limit', rule }, 0);
+    for (const level of ['degraded', 'lockdown']) this.#refusals.inc({ reason: 'maintenance', level }, 0);
+    this.#refusals.inc({ reason: 'overload' }, 0);
+
+    new Gauge({
+      name: 'platform_maintenance_level',
+      help:
+        'The maintenance level this instance enforces (0 off, 1 degraded, 2 lockdown), under the source ' +
+        'that set it: manual (staff) or automatic (the incident rules); the other source reads 0.',
+      labelNames: ['source'],
+      registers,
+      collect() {
+        const { level, auto } = sources.maintenance();
+        const value = PANIC_LEVELS.indexOf(level);
+        this.set({ source: 'manual' }, auto ? 0 : value);
+        this.set({ source: 'automatic' }, auto ? value : 0);
+      },
+    });
+
+    this.#jobRuns = new Histogram({
+      name: 'scheduled_job_run_duration_seconds',
+      help:
+        'Scheduled job runs made by this instance (scheduled or run by staff), by job key and outcome ' +
+        '(ok, or error: the handler threw and its work was rolled back), with the time each took.',
+      labelNames: ['job', 'outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers,
+    });
+
+    const poolGauge = (name: string, help: string, read: (usage: PoolUsage) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers,
+        collect() {
+          // Pools are fixed for the life of the instance; reset anyway so a series never outlives its pool.
+          this.reset();
+          for (const usage of sources.databasePools()) this.set({ pool: usage.pool }, read(usage));
+        },
+      });
+    poolGauge(
+      'database_pool_connections_in_use',
+      'PostgreSQL sessions lent to a query or transaction now, by pool (reads, writes, or all).',
+      (usage) => usage.inUse,
+    );
+    poolGauge(
+      'database_pool_connections_idle',
+      'Open PostgreSQL sessions free in the pool now.',
+      (usage) => usage.idle,
+    );
+    poolGauge(
+      'database_pool_waiting_queries',
+      'Queries waiting for a free PostgreSQL session of the pool now.',
+      (usage) => usage.waiting,
+    );
+  }
+
+  jobRan(job: string, outcome: JobOutcome, seconds: number): void {
+    this.#jobRuns.observe({ job, outcome }, seconds);
+  }
+
+  requestStarted(): void {
+    this.#inFlight += 1;
+  }
+
+  requestEnded(): void {
+    this.#inFlight -= 1;
+  }
+
+  /** `route` is the matched route pattern, undefined when no route matched. */
+  requestAnswered(method: string, route: string | undefined, status: number, seconds: number): void {
+    const routeLabel = route ?? UNMATCHED_ROUTE;
+    const statusClass = STATUS_CLASSES[(status / 100) | 0] ?? 'other';
+    const key = `${method} ${routeLabel} ${statusClass}`;
+    let series = this.#requestSeries.get(key);
+    if (series === undefined) {
+      series = this.#requestDuration.labels(method, routeLabel, statusClass);
+      this.#requestSeries.set(key, series);
+    }
+    series.observe(seconds);
+  }
+
+  refused(refusal: Refusal): void {
+    this.#refusals.inc(refusal);
+  }
+}
