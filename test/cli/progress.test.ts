@@ -10,7 +10,12 @@ function stream(isTTY: boolean) {
 
 function clock() {
   let now = 1_000;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('Progress', () => {
