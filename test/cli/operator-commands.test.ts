@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
@@ -46,6 +46,7 @@ describe('operator commands on a database', () => {
     } else {
       settings = { DATA_DIR: dataDir, JWT_SECRET: SECRET };
       // The suite's migrated template, laid into DATA_DIR: what "migrate" makes, without its minute.
+      mkdirSync(dataDir, { recursive: true });
       const pglite = await PGlite.create(join(dataDir, 'pglite'), {
         loadDataDir: new Blob([readFileSync(inject('pgliteDump')!)]),
       });
