@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
+import { asRead } from '../lib/split-pool.js';
 import type { Tables } from './tables.js';
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -68,4 +69,47 @@ export async function migrate(db: Kysely<Tables>, files = readMigrations()): Pro
       await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.execute(connection);
     }
   });
+}
+
+export interface AppliedMigration {
+  name: string;
+  appliedAt: Date;
+  /** False when the file of this name now holds other SQL than was applied (migrate refuses to go on). */
+  unchanged: boolean;
+}
+
+export interface MigrationStatus {
+  /** Migrations recorded in schema_migrations whose file this release has, in order. */
+  applied: AppliedMigration[];
+  /** Files of this release not applied yet, in the order migrate would apply them. */
+  pending: MigrationFile[];
+  /** Recorded migrations this release has no file for: the database was migrated by a newer release. */
+  unknown: Array<{ name: string; appliedAt: Date }>;
+}
+
+/**
+ * What `migrate` would find: the applied, the pending and the unknown migrations. Reads only,
+ * takes no lock, and creates nothing (a database never migrated has every file pending).
+ */
+export async function migrationStatus(db: Kysely<Tables>, files = readMigrations()): Promise<MigrationStatus> {
+  const { rows } = await asRead(
+    sql<{ present: boolean }>`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`,
+  ).execute(db);
+  const recorded = rows[0]?.present
+    ? await db.selectFrom('schema_migrations').select(['name', 'checksum', 'applied_at']).orderBy('name').execute()
+    : [];
+  const byName = new Map(recorded.map((row) => [row.name, row]));
+  const known = new Set(files.map((file) => file.name));
+  const applied: AppliedMigration[] = [];
+  const pending: MigrationFile[] = [];
+  for (const file of files) {
+    const row = byName.get(file.name);
+    if (row === undefined) pending.push(file);
+    else
+      applied.push({ name: file.name, appliedAt: new Date(row.applied_at), unchanged: row.checksum === file.checksum });
+  }
+  const unknown = recorded
+    .filter((row) => !known.has(row.name))
+    .map((row) => ({ name: row.name, appliedAt: new Date(row.applied_at) }));
+  return { applied, pending, unknown };
 }

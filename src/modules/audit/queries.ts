@@ -162,3 +162,67 @@ export async function auditFacets(db: Kysely<Tables>, filters: AuditFilters) {
   ]);
   return { total, actions, actors, target_types: targetTypes };
 }
+
+/** Where an export stopped: the last row's exact time (microseconds, as text) and id. */
+export interface AuditExportCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** The export's window: from `since` (inclusive) to `until` (exclusive), each an ISO 8601 time with its zone. */
+export interface AuditExportRange {
+  since: string | undefined;
+  until: string;
+}
+
+/** created_at to the microsecond, in UTC: what a cursor resumes from exactly (a JS Date keeps milliseconds only). */
+const exactCreatedAt = sql<string>`to_char(audit_log.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+function inRange(eb: ExpressionBuilder<Tables, 'audit_log'>, range: AuditExportRange): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [eb('audit_log.created_at', '<', sql<Date>`${range.until}::timestamptz`)];
+  if (range.since !== undefined)
+    conditions.push(eb('audit_log.created_at', '>=', sql<Date>`${range.since}::timestamptz`));
+  return eb.and(conditions);
+}
+
+/**
+ * The next `limit` entries of the window after `after`, oldest first: a keyset read on
+ * audit_log_created_idx, so each batch costs the same however far the export has gone and no
+ * batch holds more than `limit` rows in memory.
+ */
+export function auditExportBatch(
+  db: Kysely<Tables>,
+  range: AuditExportRange,
+  after: AuditExportCursor | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('audit_log')
+    .leftJoin('users', 'users.id', 'audit_log.actor_id')
+    .select([
+      'audit_log.id',
+      exactCreatedAt.as('created_at'),
+      'audit_log.actor_id',
+      'users.email as actor_email',
+      'audit_log.action',
+      'audit_log.target_type',
+      'audit_log.target_id',
+      'audit_log.request_id',
+      'audit_log.ip',
+      'audit_log.user_agent',
+      'audit_log.reason',
+      'audit_log.summary',
+    ])
+    .where((eb) => inRange(eb, range));
+  if (after !== undefined) {
+    query = query.where(
+      sql<boolean>`(audit_log.created_at, audit_log.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`,
+    );
+  }
+  return query.orderBy('audit_log.created_at').orderBy('audit_log.id').limit(limit).execute();
+}
+
+/** How many entries the window holds (for a progress bar's end). */
+export function countAuditExport(db: Kysely<Tables>, range: AuditExportRange): Promise<number> {
+  return countRows(db.selectFrom('audit_log').where((eb) => inRange(eb, range)));
+}

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { recordAuditMany } from '../../kernel/audit.js';
-import { ensureUsers, grantBootstrapRole } from './queries.js';
+import { ensureUsers, grantUnexpiringRole } from './queries.js';
 
 export const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
 
@@ -13,7 +13,7 @@ export async function grantBootstrapOwners(db: Kysely<Tables>, subjects: string[
   if (subjects.length === 0) return [];
   return db.transaction().execute(async (trx) => {
     await ensureUsers(trx, subjects);
-    const granted = await grantBootstrapRole(trx, OWNER_ROLE_ID, subjects);
+    const granted = await grantUnexpiringRole(trx, OWNER_ROLE_ID, subjects, 'BOOTSTRAP_OWNER');
     await recordAuditMany(
       trx,
       { userId: null, requestId: null, ip: null, userAgent: null },

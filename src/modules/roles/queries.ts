@@ -100,15 +100,74 @@ export async function ensureUsers(trx: Kysely<Tables>, subjects: string[]): Prom
  * Grants the role to each subject without an end, giving an expiring grant its end back; answers the
  * subjects whose grant was made or changed (an unexpiring grant already there is left alone).
  */
-export async function grantBootstrapRole(trx: Kysely<Tables>, roleId: string, subjects: string[]): Promise<string[]> {
+export async function grantUnexpiringRole(
+  trx: Kysely<Tables>,
+  roleId: string,
+  subjects: string[],
+  reason: string,
+): Promise<string[]> {
   const { rows } = await sql<{ user_id: string }>`
       INSERT INTO user_roles (user_id, role_id, reason)
-      SELECT u, ${roleId}::uuid, 'BOOTSTRAP_OWNER'
+      SELECT u, ${roleId}::uuid, ${reason}
         FROM unnest(${subjects}::uuid[]) AS u
       ON CONFLICT (user_id, role_id) DO UPDATE SET expires_at = NULL
         WHERE user_roles.expires_at IS NOT NULL
       RETURNING user_id`.execute(trx);
   return rows.map((row) => row.user_id);
+}
+
+/** Every role with how many hold it now and how many permission keys it grants, by key. */
+export function roleSummaries(db: Kysely<Tables>) {
+  return db
+    .selectFrom('roles')
+    .select((eb) => [
+      'roles.key',
+      'roles.name',
+      'roles.is_protected as protected',
+      eb
+        .selectFrom('user_roles')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('user_roles.role_id', '=', 'roles.id')
+        .where(activeGrant)
+        .as('member_count'),
+      eb
+        .selectFrom('role_permissions')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('role_permissions.role_id', '=', 'roles.id')
+        .as('permission_count'),
+    ])
+    .orderBy('roles.key')
+    .execute();
+}
+
+/** Everyone granted the role, expired grants included (flagged), oldest grant first. */
+export function roleMembers(db: Kysely<Tables>, roleId: string) {
+  return db
+    .selectFrom('user_roles')
+    .innerJoin('users', 'users.id', 'user_roles.user_id')
+    .select([
+      'user_roles.user_id',
+      'users.email',
+      'users.status',
+      'user_roles.created_at as granted_at',
+      'user_roles.expires_at',
+      'user_roles.reason',
+      sql<boolean>`NOT ${activeGrant}`.as('expired'),
+    ])
+    .where('user_roles.role_id', '=', roleId)
+    .orderBy('user_roles.created_at')
+    .orderBy('user_roles.user_id')
+    .execute();
+}
+
+/** One user's grant of one role, expired or not. */
+export function findGrant(db: Kysely<Tables>, userId: string, roleId: string) {
+  return db
+    .selectFrom('user_roles')
+    .select(['expires_at'])
+    .where('user_id', '=', userId)
+    .where('role_id', '=', roleId)
+    .executeTakeFirst();
 }
 
 export function findRoleByKey(db: Kysely<Tables>, key: string) {

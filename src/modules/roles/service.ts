@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
+import type { AuditActor } from '../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import type { PermissionCatalog } from '../../kernel/permissions.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
-import { refusingLastOwnerLoss, refuseActingAbove } from '../users/index.js';
+import { lockUser, refusingLastOwnerLoss, refuseActingAbove } from '../users/index.js';
 import type { Writes } from '../../kernel/write.js';
 import { OWNER_ROLE_ID } from './bootstrap.js';
 import { refuseActingOnRole, refuseUnheldRoleKeys } from './policy.js';
@@ -14,8 +15,10 @@ import {
   deleteGrants,
   deleteRole,
   existingUserIds,
+  findGrant,
   findRole,
   findRoleByKey,
+  grantUnexpiringRole,
   insertRole,
   listRoles,
   lockedActiveOwnerIds,
@@ -23,11 +26,19 @@ import {
   lockRoleForBulkGrants,
   rolePermissionKeys,
   replaceRolePermissions,
+  roleMembers,
+  roleSummaries,
   touchRole,
   updateRole,
   upsertGrants,
 } from './queries.js';
 import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput } from './schemas.js';
+
+/** What granting the owner role did: granted (or an expiring grant made unexpiring), nothing, or no such user. */
+export type OwnerGrantOutcome =
+  | { outcome: 'granted'; previousExpiresAt: Date | null }
+  | { outcome: 'already_owner' }
+  | { outcome: 'no_such_user' };
 
 /** SQLSTATE foreign_key_violation: the per-user error of a bulk action on a user (or role) that does not exist. */
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -85,6 +96,59 @@ export class RolesService {
     const role = await findRole(this.db, id);
     if (role === undefined) throw notFound();
     return role;
+  }
+
+  /** Every role with its member and permission counts, by key (the operator's `roles list`). */
+  summaries() {
+    return roleSummaries(this.db);
+  }
+
+  /** A role by key with its permission keys and everyone granted it; undefined when no role has the key. */
+  async describe(key: string) {
+    const role = await findRoleByKey(this.db, key);
+    if (role === undefined) return undefined;
+    const [permissions, members] = await Promise.all([
+      rolePermissionKeys(this.db, role.id),
+      roleMembers(this.db, role.id),
+    ]);
+    return {
+      key: role.key,
+      name: role.name,
+      description: role.description,
+      protected: role.is_protected,
+      permissions,
+      members,
+    };
+  }
+
+  /**
+   * The owner role for one user, without an end, by someone who holds no token: the operator at
+   * the command line, trusted as BOOTSTRAP_OWNER is (the audit row names no actor id; `operator`
+   * says where from). The grant and its audit row commit together; a user already owning the
+   * role without an end changes and records nothing.
+   */
+  async grantOwner(operator: AuditActor, userId: string, reason: string): Promise<OwnerGrantOutcome> {
+    return this.write(operator, async (w) => {
+      const user = await lockUser(w.trx, userId);
+      if (user === undefined) return { outcome: 'no_such_user' } as const;
+      const previous = await findGrant(w.trx, userId, OWNER_ROLE_ID);
+      const granted = await grantUnexpiringRole(w.trx, OWNER_ROLE_ID, [userId], reason);
+      if (granted.length === 0) return { outcome: 'already_owner' } as const;
+      const previousExpiresAt = previous?.expires_at == null ? null : new Date(previous.expires_at);
+      await w.audit({
+        action: 'users.role_grant',
+        targetType: 'user',
+        targetId: userId,
+        reason,
+        extra: {
+          role_key: 'owner',
+          role_id: OWNER_ROLE_ID,
+          expires_at: null,
+          ...(previousExpiresAt === null ? {} : { previous_expires_at: previousExpiresAt.toISOString() }),
+        },
+      });
+      return { outcome: 'granted', previousExpiresAt } as const;
+    });
   }
 
   catalog() {

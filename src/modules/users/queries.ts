@@ -287,3 +287,14 @@ export async function rememberErased(trx: Kysely<Tables>, id: string): Promise<v
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
 }
+
+/** Users whose email is this one, ignoring case (users_email_lower_idx; an email may be on more than one row). */
+export function findUsersByEmail(db: Kysely<Tables>, email: string, limit: number) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'status'])
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+}
