@@ -33,6 +33,8 @@ export interface Config {
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers at all. */
   corsOrigins: string[];
   logLevel: LogLevel;
+  /** `pretty` lines for a person, `json` for collectors; `auto`: pretty on a terminal outside production. */
+  logFormat: LogFormat;
   /** Whether this instance runs due scheduled jobs (SCHEDULED_JOBS=on|off). */
   scheduledJobs: boolean;
   production: boolean;
@@ -232,6 +234,17 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be on or off, got "${raw}"`);
 }
 
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+function logFormat(env: Env): LogFormat {
+  const raw = present(env, 'LOG_FORMAT') ?? 'auto';
+  if (!(LOG_FORMATS as readonly string[]).includes(raw)) {
+    throw new ConfigError('LOG_FORMAT', `must be one of ${LOG_FORMATS.join(', ')}, got "${raw}"`);
+  }
+  return raw as LogFormat;
+}
+
 function logLevel(env: Env): LogLevel {
   const raw = present(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
@@ -298,6 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapOwners: bootstrapOwners(env),
     trustProxy: trustProxy(env),
     logLevel: logLevel(env),
+    logFormat: logFormat(env),
     scheduledJobs: onOff(env, 'SCHEDULED_JOBS', true),
     production: env.NODE_ENV === 'production',
     identityAdminUrl: url(env, 'IDENTITY_ADMIN_URL', ['http:', 'https:']),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createLogger } from './kernel/http/logging.js';
+import { createLogger, prettyDestination, prettyLogs } from './kernel/http/logging.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, redactSecrets, resolveDevSecret, type Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -85,7 +85,10 @@ function devOwnerSubject(dataDir: string): string {
 
 async function serve(): Promise<void> {
   const config = resolveDevSecret(loadConfig());
-  const log = createLogger(config.logLevel);
+  const log = createLogger(
+    config.logLevel,
+    prettyLogs(config.logFormat, config.production) ? prettyDestination() : undefined,
+  );
   let database: Database;
   if (config.databaseUrl !== undefined) {
     await migratePostgres(config);

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       bootstrapOwners: [],
       trustProxy: false,
       logLevel: 'info',
+      logFormat: 'auto',
       scheduledJobs: true,
       production: false,
       identityAdminUrl: undefined,
@@ -102,6 +103,7 @@ describe('loadConfig', () => {
       BOOTSTRAP_OWNER: `${OWNER_A}, ${OWNER_B},${OWNER_A.toLowerCase()}`,
       TRUST_PROXY: '1',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'json',
       SCHEDULED_JOBS: 'off',
       NODE_ENV: 'production',
       IDENTITY_ADMIN_URL: 'https://auth.example.test/auth/v1',
@@ -158,6 +160,7 @@ describe('loadConfig', () => {
       bootstrapOwners: [OWNER_A.toLowerCase(), OWNER_B],
       trustProxy: 1,
       logLevel: 'debug',
+      logFormat: 'json',
       scheduledJobs: false,
       production: true,
       identityAdminUrl: 'https://auth.example.test/auth/v1',
@@ -212,6 +215,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe('x'.repeat(32));
     for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    for (const format of ['auto', 'json', 'pretty']) expect(loadConfig({ LOG_FORMAT: format }).logFormat).toBe(format);
   });
 
   const malformed: Array<{ env: Record<string, string>; setting: string }> = [
@@ -221,6 +225,7 @@ describe('loadConfig', () => {
     { env: { PORT: '80.5' }, setting: 'PORT' },
     { env: { HOST: 'bad host' }, setting: 'HOST' },
     { env: { LOG_LEVEL: 'verbose' }, setting: 'LOG_LEVEL' },
+    { env: { LOG_FORMAT: 'text' }, setting: 'LOG_FORMAT' },
     { env: { SCHEDULED_JOBS: 'sometimes' }, setting: 'SCHEDULED_JOBS' },
     { env: { INCIDENT_MONITOR: 'maybe' }, setting: 'INCIDENT_MONITOR' },
     { env: { INCIDENT_EVALUATE_SECONDS: '0' }, setting: 'INCIDENT_EVALUATE_SECONDS' },

@@ -44,6 +44,7 @@ const SETTINGS: Array<[name: string, show: (config: Config) => Shown]> = [
   ['REALTIME_MAX_SOCKETS', (c) => String(c.realtimeMaxSockets)],
   ['REALTIME_MAX_SOCKETS_PER_USER', (c) => String(c.realtimeMaxSocketsPerUser)],
   ['LOG_LEVEL', (c) => c.logLevel],
+  ['LOG_FORMAT', (c) => c.logFormat],
   ['IDENTITY_ADMIN_URL', (c) => maskedUrl(c.identityAdminUrl)],
   ['IDENTITY_SERVICE_KEY', (c) => masked(c.identityServiceKey)],
   ['IDENTITY_TIMEOUT_MS', (c) => String(c.identityTimeoutMs)],

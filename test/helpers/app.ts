@@ -30,6 +30,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     trustProxy: false,
     corsOrigins: [],
     logLevel: 'silent',
+    logFormat: 'json',
     // Tests drive jobs through runDueJobs with their own clock; no timer touches their databases.
     scheduledJobs: false,
     production: false,

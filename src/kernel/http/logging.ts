@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, stdSerializers, type DestinationStream, type Level } from 'pino';
+import pinoPretty from 'pino-pretty';
+import type { LogFormat } from '../../config.js';
 import { isDatabaseError } from '../../db/failures.js';
 
 /**
@@ -49,7 +51,9 @@ const DATABASE_ERROR_FIELDS = [
  * its SQLSTATE, table, column and constraint, and its stack without the message line.
  */
 export function serializeError(error: unknown): unknown {
-  if (!isDatabaseError(error) || !(error instanceof Error)) return stdSerializers.err(error as Error);
+  // Something thrown that is no Error (a library's plain object, a string) still says what it was.
+  if (!(error instanceof Error)) return thrownValue(error);
+  if (!isDatabaseError(error)) return stdSerializers.errWithCause(error);
   const fields = error as unknown as Record<string, unknown>;
   const shown: Record<string, unknown> = { type: 'DatabaseError' };
   for (const field of DATABASE_ERROR_FIELDS) if (typeof fields[field] === 'string') shown[field] = fields[field];
@@ -58,6 +62,41 @@ export function serializeError(error: unknown): unknown {
     .filter((line) => /^\s+at /.test(line))
     .join('\n');
   return shown;
+}
+
+function thrownValue(value: unknown): { type: string; message: string } {
+  const type =
+    value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'Object') : typeof value;
+  if (typeof value === 'object' && value !== null) {
+    const { message } = value as { message?: unknown };
+    if (typeof message === 'string') return { type, message };
+    try {
+      return { type, message: JSON.stringify(value).slice(0, 500) };
+    } catch {
+      return { type, message: String(value) };
+    }
+  }
+  return { type, message: String(value) };
+}
+
+/**
+ * Whether log lines are for a person: `pretty` or `json` as configured; `auto` chooses pretty only
+ * on a terminal outside production (a collector reading a pipe gets JSON).
+ */
+export function prettyLogs(format: LogFormat, production: boolean, terminal = process.stdout.isTTY === true): boolean {
+  if (format !== 'auto') return format === 'pretty';
+  return terminal && !production;
+}
+
+/** Lines a person reads (pino-pretty), written synchronously like pino's own stdout. */
+export function prettyDestination(output: NodeJS.WritableStream = process.stdout): DestinationStream {
+  return pinoPretty({
+    destination: output,
+    sync: true,
+    colorize: output === process.stdout && process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  });
 }
 
 interface LoggedRequest {

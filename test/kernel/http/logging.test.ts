@@ -1,6 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactUrl } from '../../../src/kernel/http/logging.js';
+import { PassThrough } from 'node:stream';
+import {
+  createLogger,
+  prettyDestination,
+  prettyLogs,
+  redactUrl,
+  serializeError,
+} from '../../../src/kernel/http/logging.js';
 import { signUnsubscribeToken } from '../../../src/modules/email/unsubscribe-token.js';
 import { createUser, startTestApp, type TestApp } from '../../helpers/app.js';
 import { captureLog, type CapturedLog } from '../../helpers/captured-log.js';
@@ -120,5 +127,58 @@ describe('what reaches the log', () => {
       expect.objectContaining({ type: 'DatabaseError', code: '22P02' }),
     ]);
     expect(captured.text()).not.toContain('player@example.test');
+  });
+});
+
+describe('log lines a person can read', () => {
+  const linesOf = async (write: (log: ReturnType<typeof createLogger>) => void): Promise<string> => {
+    const output = new PassThrough();
+    const chunks: Buffer[] = [];
+    output.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const log = createLogger('info', prettyDestination(output));
+    write(log);
+    await new Promise((resolve) => setImmediate(resolve));
+    return Buffer.concat(chunks).toString('utf8');
+  };
+
+  it('are pretty on a terminal outside production, JSON everywhere else, and as LOG_FORMAT says when set', () => {
+    expect(prettyLogs('auto', false, true)).toBe(true);
+    expect(prettyLogs('auto', true, true)).toBe(false);
+    expect(prettyLogs('auto', false, false)).toBe(false);
+    expect(prettyLogs('pretty', true, false)).toBe(true);
+    expect(prettyLogs('json', false, true)).toBe(false);
+  });
+
+  it('pretty output is text, not JSON, and still censors credentials', async () => {
+    const text = await linesOf((log) =>
+      log.info({ headers: { authorization: 'Bearer s3cr3t-token' } }, 'rate-limit store is back'),
+    );
+    expect(text).toContain('rate-limit store is back');
+    expect(text).toContain('INFO');
+    expect(() => JSON.parse(text)).toThrow();
+    expect(text).not.toContain('s3cr3t-token');
+  });
+});
+
+describe('errors in log lines', () => {
+  it('carry their type, message and cause', () => {
+    const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6390'), { code: 'ECONNREFUSED' });
+    const shown = serializeError(new TypeError('could not count', { cause })) as Record<string, unknown>;
+    expect(shown).toMatchObject({ type: 'TypeError', message: 'could not count' });
+    expect(shown.cause).toMatchObject({
+      type: 'Error',
+      message: 'connect ECONNREFUSED 127.0.0.1:6390',
+      code: 'ECONNREFUSED',
+    });
+  });
+
+  it('thrown values that are no Error still say what they were, never an empty "Object"', () => {
+    expect(serializeError({ message: 'Connection is closed.', command: 'EVAL' })).toEqual({
+      type: 'Object',
+      message: 'Connection is closed.',
+    });
+    expect(serializeError({ status: 'end' })).toEqual({ type: 'Object', message: '{"status":"end"}' });
+    expect(serializeError('timeout')).toEqual({ type: 'string', message: 'timeout' });
+    expect(serializeError(null)).toEqual({ type: 'null', message: 'null' });
   });
 });
