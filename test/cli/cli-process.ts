@@ -47,13 +47,18 @@ export function serve(settings: Record<string, string>): Promise<Served> {
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    let started = false;
+    const exitedEarly = (code: number | null) => reject(new Error(`serve exited ${code}: ${stderr}`));
+    child.on('exit', exitedEarly);
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
+      if (started) return;
       // The whole banner: the listening line is written together with what follows it.
       const base = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
       if (base === undefined || !stdout.includes('API reference:')) return;
-      child.removeAllListeners('exit');
+      started = true;
+      // Only this listener: a test's own 'exit' listener, added later, must hear the exit.
+      child.off('exit', exitedEarly);
       resolve({
         child,
         base,
