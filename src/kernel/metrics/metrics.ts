@@ -134,6 +134,21 @@ export class Metrics {
     );
   }
 
+  /**
+   * A gauge an area reads at scrape time (the kernel imports no area, so an area registers what
+   * only it knows, such as its open sockets). Its name says its unit; it has no labels.
+   */
+  readAtScrape(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
   jobRan(job: string, outcome: JobOutcome, seconds: number): void {
     this.#jobRuns.observe({ job, outcome }, seconds);
   }

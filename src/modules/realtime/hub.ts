@@ -53,6 +53,11 @@ export function admits(standing: AccountStanding | undefined, issuedAt: Date): b
  */
 export class RealtimeHub {
   readonly #connections = new Set<Connection>();
+
+  /** Sockets open on this instance now. */
+  get connections(): number {
+    return this.#connections.size;
+  }
   /** Sockets holding a place (admitted or still being checked), in all and by user; freed when each closes. */
   #places = 0;
   readonly #placesByUser = new Map<string, number>();

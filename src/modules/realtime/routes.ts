@@ -84,6 +84,11 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
       perInstance: kernel.config.realtimeMaxSockets,
       perUser: kernel.config.realtimeMaxSocketsPerUser,
     });
+    kernel.metrics?.readAtScrape(
+      'realtime_connections',
+      'Realtime WebSockets open on this instance now.',
+      () => hub.connections,
+    );
     // Added before the plugin's own preClose (which closes without a code): clients hear 1001 "going away".
     scope.addHook('preClose', (done) => {
       hub.close();

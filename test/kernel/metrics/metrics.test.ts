@@ -10,6 +10,7 @@ import { jobServicesOf } from '../../../src/modules/system/job-handlers.js';
 import { JobScheduler } from '../../../src/modules/system/scheduler.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
 import { closedPort } from '../../helpers/ports.js';
+import { connected } from '../../modules/realtime/fixtures.js';
 import { connectionError, samplesOf, scrape, sampleValue, type Scrape } from './scrape.js';
 
 /**
@@ -82,6 +83,7 @@ describe('metrics on METRICS_PORT', () => {
       database_pool_connections_idle: 'gauge',
       database_pool_waiting_queries: 'gauge',
       scheduled_job_run_duration_seconds: 'histogram',
+      realtime_connections: 'gauge',
     });
     // prom-client's process metrics, on this instance's registry: event-loop delay, GC, memory.
     expect(scraped.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');
@@ -294,6 +296,17 @@ describe('metrics on METRICS_PORT', () => {
     expect(sampleValue(scraped, 'scheduled_job_run_duration_seconds_sum', labels('ok'))).toBeGreaterThanOrEqual(0);
     const stored = await t.db.selectFrom('scheduled_job_runs').select('result').where('job_id', '=', job.id).execute();
     expect(stored.map((run) => run.result).sort()).toEqual(['error', 'ok', 'ok']);
+  });
+
+  it('counts the realtime sockets open now', async () => {
+    expect(sampleValue(await scrape(metricsPort), 'realtime_connections')).toBe(0);
+    const first = await connected(t, staff);
+    const second = await connected(t, ops);
+    expect(sampleValue(await scrape(metricsPort), 'realtime_connections')).toBe(2);
+    await first.close();
+    await eventually(async () => expect(sampleValue(await scrape(metricsPort), 'realtime_connections')).toBe(1));
+    await second.close();
+    await eventually(async () => expect(sampleValue(await scrape(metricsPort), 'realtime_connections')).toBe(0));
   });
 
   it('serves the metrics on their own port only', async () => {
