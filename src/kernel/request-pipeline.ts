@@ -66,7 +66,12 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
     }
     const area = routeArea(path);
     const limitName = request.routeOptions.config.rateLimit;
-    if (area === 'open' && limitName === undefined) return done();
+    if (area === 'open') {
+      if (limitName === undefined) return done();
+      // A flood past an open route's limit is refused here, before any promise (rate-limits.ts).
+      const refusal = kernel.limiter.knownRefusal(limitName, `ip:${request.ip}`);
+      if (refusal !== undefined) return done(refusal);
+    }
     guard(request, area, limitName).then(() => done(), done);
   });
 }

@@ -168,6 +168,38 @@ function limiterSuite(name: string, makeStore: (now: () => number) => CounterSto
 
 limiterSuite('RateLimiter on MemoryCounterStore', (now) => new MemoryCounterStore(now));
 
+describe('RateLimiter: a used-up window is remembered', () => {
+  it('refuses the rest of the window without asking the store, then counts again in the next', async () => {
+    let now = T0 + 15_000;
+    const clock = () => now;
+    const memory = new MemoryCounterStore(clock);
+    let asked = 0;
+    const store: CounterStore = {
+      increment: (key, windowMs) => {
+        asked += 1;
+        return memory.increment(key, windowMs);
+      },
+      close: () => memory.close(),
+    };
+    const limiter = new RateLimiter(store, () => {}, clock);
+    const subject = `ip:${randomUUID()}`;
+    for (let i = 0; i < 6; i += 1) await outcome(limiter.consume('waitlist', subject));
+    expect(asked).toBe(6);
+    expect(limiter.knownRefusal('waitlist', subject)?.toBody()).toEqual({ error: 'rate_limited' });
+    now = T0 + 50_000;
+    expect(await outcome(limiter.consume('waitlist', subject))).toEqual(refused('10'));
+    expect(limiter.knownRefusal('waitlist', subject)?.headers).toEqual({ 'retry-after': '10' });
+    expect(asked).toBe(6);
+    // Another subject, and the same subject on another limit, are not refused by it.
+    expect(limiter.knownRefusal('waitlist', `ip:${randomUUID()}`)).toBeUndefined();
+    expect(limiter.knownRefusal('unsubscribe', subject)).toBeUndefined();
+    now = T0 + MINUTE;
+    expect(limiter.knownRefusal('waitlist', subject)).toBeUndefined();
+    expect(await outcome(limiter.consume('waitlist', subject))).toBeNull();
+    expect(asked).toBe(7);
+  });
+});
+
 describe.runIf(WITH_REDIS)('Redis', () => {
   // One prefix per run: parallel runs and leftovers never meet.
   const prefix = `platform-api-test:${process.pid}:${randomUUID()}:`;
