@@ -92,6 +92,7 @@ export class PanicMonitor {
   #unsubscribe: Array<() => void> = [];
   #readsStarted = 0;
   #newestApplied = 0;
+  #refusal: PanicModeError | undefined;
 
   constructor(
     private readonly db: Kysely<Tables>,
@@ -124,13 +125,20 @@ export class PanicMonitor {
     if (read > this.#newestApplied) {
       this.#newestApplied = read;
       this.#state = state;
+      this.#refusal = undefined;
     }
     return this.#state;
   }
 
-  /** Throws the 503 when the current level refuses a request to this route (the router's match). */
-  check(method: string, routePath: string): void {
-    const { level, reason } = this.#state;
-    if (isRefusedAt(level, method, routePath)) throw new PanicModeError(level, reason);
+  /**
+   * The 503 when the current level refuses a request to this route (the router's match), else
+   * undefined. One refusal per applied state, answered to every request it refuses: a flood in
+   * lockdown allocates no error each (its body and headers never change while the state stays).
+   */
+  refusal(method: string, routePath: string): PanicModeError | undefined {
+    const { level } = this.#state;
+    if (level === 'off' || !isRefusedAt(level, method, routePath)) return undefined;
+    this.#refusal ??= new PanicModeError(level, this.#state.reason);
+    return this.#refusal;
   }
 }

@@ -58,12 +58,8 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
     // Every rule below decides on the route the router matched, never on the raw URL.
     const path = request.routeOptions.url;
     if (path === undefined) return done(); // unknown route: the not-found handler answers 404
-    try {
-      kernel.panic.check(request.method, path);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
+    const panicRefusal = kernel.panic.refusal(request.method, path);
+    if (panicRefusal !== undefined) return done(panicRefusal);
     const area = routeArea(path);
     const limitName = request.routeOptions.config.rateLimit;
     if (area === 'open') {

@@ -20,6 +20,17 @@ export type ProfileRow = NonNullable<Awaited<ReturnType<typeof findProfile>>>;
 /** The one entry a user has in the profile cache. */
 const PROFILE = 'profile';
 
+/** A profile as the cache keeps it: the answer without its avatar URL, and the key to sign one from. */
+interface CachedProfile {
+  view: ProfileView;
+  avatarKey: string | null;
+}
+
+function cachedProfile({ avatar_key: avatarKey, ...profile }: ProfileRow): CachedProfile {
+  // Frozen: every read of this entry answers with this very object.
+  return { view: Object.freeze({ ...profile, avatar_url: null }), avatarKey };
+}
+
 /**
  * The caller's own profile. The marketing preference is the suppression list itself (what
  * unsubscribe links write), so a link and this setting never disagree: opting out suppresses the
@@ -35,19 +46,27 @@ export class ProfileService {
     private readonly db: Db,
     private readonly write: Writes,
     private readonly storage: StorageAdapter,
-    private readonly rows: UserCache<ProfileRow>,
+    private readonly rows: UserCache<CachedProfile>,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
   async get(userId: string): Promise<ProfileView> {
-    const profile = await this.rows.through(userId, PROFILE, () => findProfile(this.db, userId));
+    const profile = await this.rows.through(userId, PROFILE, async () => {
+      const row = await findProfile(this.db, userId);
+      return row === undefined ? undefined : cachedProfile(row);
+    });
     if (profile === undefined) throw notFound();
-    return this.#view(profile);
+    return this.#answer(profile);
   }
 
-  /** The avatar URL is signed on each answer, never stored or cached. */
-  async #view({ avatar_key: avatarKey, ...profile }: ProfileRow): Promise<ProfileView> {
-    return { ...profile, avatar_url: await avatarUrl(this.storage, avatarKey, this.clock()) };
+  /**
+   * Without an avatar the cached answer itself goes out (nothing changes an answer once made: a
+   * copy per read was the largest cost of our own in `/v1/me`'s profile); with one, the URL is
+   * signed for this answer.
+   */
+  #answer({ view, avatarKey }: CachedProfile): ProfileView | Promise<ProfileView> {
+    if (avatarKey === null) return view;
+    return avatarUrl(this.storage, avatarKey, this.clock()).then((url) => ({ ...view, avatar_url: url }));
   }
 
   /**
@@ -60,7 +79,7 @@ export class ProfileService {
     if (marketing === undefined) {
       const updated = await updateProfileColumns(this.db, userId, columns, this.clock());
       if (updated === undefined) throw notFound();
-      return this.#view(updated);
+      return this.#answer(cachedProfile(updated));
     }
     await this.write(async (w) => {
       const user = await lockUserEmail(w.trx, userId);
