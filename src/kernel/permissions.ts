@@ -37,14 +37,21 @@ export class PermissionCatalog {
 /** The effective permissions of one user, answering questions about keys and grants. */
 export class PermissionSet {
   readonly #granted: ReadonlySet<string>;
+  /** Worked out once: a held set answers every request of its holder while it is cached. */
+  readonly #everything: boolean;
+  readonly #wholeResources: ReadonlySet<string>;
+  #effective: { catalog: PermissionCatalog; keys: PermissionKey[] } | undefined;
 
   constructor(granted: Iterable<string>) {
     this.#granted = new Set(granted);
+    this.#everything = this.#granted.has('*');
+    this.#wholeResources = new Set([...this.#granted].filter((key) => key.endsWith('.*')).map(resourceOf));
   }
 
   /** Does the holder have this concrete key (directly or through a wildcard)? */
   has(key: string): boolean {
-    return this.#granted.has('*') || this.#granted.has(key) || this.#granted.has(`${resourceOf(key)}.*`);
+    if (this.#everything || this.#granted.has(key)) return true;
+    return this.#wholeResources.size > 0 && this.#wholeResources.has(resourceOf(key));
   }
 
   /** Does the holder cover everything a grantable key gives (so may pass it on)? */
@@ -58,9 +65,13 @@ export class PermissionSet {
     return keys.some((key) => this.has(key));
   }
 
-  /** The catalog keys this set grants, sorted: what `GET /v1/me/permissions` shows. */
+  /** The catalog keys this set grants, sorted: what `GET /v1/me/permissions` shows. Worked out once, frozen, shared. */
   effectiveKeys(catalog: PermissionCatalog): PermissionKey[] {
-    return catalog.keys.filter((key) => this.has(key));
+    if (this.#effective?.catalog !== catalog) {
+      const keys = catalog.keys.filter((key) => this.has(key));
+      this.#effective = { catalog, keys: Object.freeze(keys) as PermissionKey[] };
+    }
+    return this.#effective.keys;
   }
 
   /** The raw grants (with wildcards), sorted. */

@@ -161,7 +161,7 @@ export async function resolvePrincipal(
         now,
         staleBefore(now),
       );
-    row = { ...row, email };
+    if (email !== row.email) row = { ...row, email };
   }
   return {
     userId: token.subject,
