@@ -35,6 +35,11 @@ export interface BenchOptions {
   only: string[];
   /** Use dist/ as it is (profiling rounds); a results run always builds. */
   skipBuild: boolean;
+  /**
+   * Service instances of the scale-out step (bench/instances.ts); 1: no such step. Two by default
+   * on a full PostgreSQL run (the embedded database is one process's).
+   */
+  instances: number;
 }
 
 export const FULL_SIZES: SeedSizes = {
@@ -57,12 +62,14 @@ function tenth(sizes: SeedSizes): SeedSizes {
   ) as unknown as SeedSizes;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--cpu-prof] [--only name[,name…]] [--skip-build]
+const USAGE = `Usage: npm run bench -- [--quick] [--cpu-prof] [--only name[,name…]] [--skip-build] [--instances N]
 
   --quick     every scenario for about a second on a tenth of the data (CI: proves the bench runs)
   --cpu-prof  run the service with node --cpu-prof (profiles in bench/results/profiles/)
   --only      run only scenarios/bulk operations whose name contains one of these; writes no results file
   --skip-build  use dist/ as it is (with --only, for profiling rounds)
+  --instances N the scale-out step: a few scenarios again on N instances sharing the database and the
+              connections (PostgreSQL only; default 2 on a full run, 1 = none)
 
 Environment: BENCH_DATABASE_URL (PostgreSQL server, e.g. postgres://postgres@127.0.0.1:5432/postgres;
 unset: the embedded database), BENCH_REDIS_URL (optional, passed to the service as REDIS_URL).`;
@@ -75,6 +82,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       'cpu-prof': { type: 'boolean', default: false },
       only: { type: 'string' },
       'skip-build': { type: 'boolean', default: false },
+      instances: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -83,12 +91,17 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     process.exit(0);
   }
   const quick = values.quick;
+  const databaseUrl = env.BENCH_DATABASE_URL?.trim() || undefined;
+  const instances =
+    values.instances === undefined ? (databaseUrl !== undefined && !quick ? 2 : 1) : Number(values.instances);
+  if (!Number.isInteger(instances) || instances < 1 || instances > 8) throw new Error('--instances takes 1 to 8');
+  if (instances > 1 && databaseUrl === undefined) throw new Error('--instances needs PostgreSQL (BENCH_DATABASE_URL)');
   if (values['skip-build'] && values.only === undefined) {
     throw new Error('--skip-build is for profiling rounds with --only: a results run measures what it just built');
   }
   return {
     quick,
-    databaseUrl: env.BENCH_DATABASE_URL?.trim() || undefined,
+    databaseUrl,
     redisUrl: env.BENCH_REDIS_URL?.trim() || undefined,
     warmupSeconds: quick ? 0.5 : 2,
     durationSeconds: quick ? 1 : 8,
@@ -104,6 +117,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
             .map((name) => name.trim())
             .filter(Boolean),
     skipBuild: values['skip-build'],
+    instances,
   };
 }
 

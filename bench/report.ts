@@ -62,7 +62,7 @@ const median = (values: number[]) => {
   return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
 };
 
-function statusMix(statuses: Record<string, number>): string {
+export function statusMix(statuses: Record<string, number>): string {
   return Object.entries(statuses)
     .map(([code, count]) => `${code}×${count}`)
     .join(' ');

@@ -9,6 +9,13 @@ import { checkFloorSql, floorSqlRow, type FloorSqlCheck } from './floor-sql-chec
 import { floorName, startFloors } from './floors.js';
 import { prepareLoad, type LoadResult, type LoadSettings } from './load.js';
 import { measureWarm } from './measure.js';
+import {
+  measureScaleOut,
+  SCALE_OUT_SCENARIOS,
+  scaleOutRow,
+  startExtraInstances,
+  type ScaleOutOutcome,
+} from './instances.js';
 import { readOptions, selected } from './options.js';
 import {
   bulkRow,
@@ -154,6 +161,28 @@ async function main(): Promise<number> {
   // Measured again after the scenarios: the machine is shared, so its capacity drifts; ratios use the mean.
   const floorsAfter = await floors.measure();
   await floors.stop();
+
+  const scaledOut: ScaleOutOutcome[] = [];
+  const scaleOutScenarios = outcomes.filter((outcome) =>
+    (SCALE_OUT_SCENARIOS as readonly string[]).includes(outcome.name),
+  );
+  if (options.instances > 1 && scaleOutScenarios.length > 0) {
+    log(
+      `scale-out: ${options.instances} instances on the one database, ${loadSettings.connections} connections shared…`,
+    );
+    const extra = await startExtraInstances(serviceSettings, options.instances);
+    try {
+      for (const single of scaleOutScenarios) {
+        log(`  ${single.name} on ${options.instances} instances…`);
+        const scenario = scenarios.find((each) => each.name === single.name)!;
+        scaledOut.push(
+          await measureScaleOut(scenario, single, context, [service, ...extra], database.serviceUrl, loadSettings),
+        );
+      }
+    } finally {
+      for (const instance of extra) await instance.stop();
+    }
+  }
   const meanRps = (name: string) => {
     const runs = [floorsBefore.get(name), floorsAfter.get(name)];
     if (runs.some((run) => run === undefined)) return null;
@@ -184,6 +213,7 @@ async function main(): Promise<number> {
       floorRow(floorsAfter.get(name)!, `floor: ${name} (after)`, floors.expectedStatus.get(name)),
     ]),
     ...outcomes.map((outcome) => scenarioRow(outcome, meanRps(floorName(outcome.floor)), nodeHttpRps)),
+    ...scaledOut.map(scaleOutRow),
     ...bulk.map(bulkRow),
     ...uploads.map(uploadProbeRow),
     ...prepared.startups.map(startupRow),
