@@ -221,7 +221,6 @@ export class Metrics {
       labelNames: [label],
       registers: [this.registry],
       async collect() {
-        this.reset();
         let counts: Partial<Record<Value, number>>;
         try {
           counts = await withTimeout(
@@ -232,6 +231,8 @@ export class Metrics {
         } catch (error) {
           if (!failing) log.warn({ err: error, metric: name }, 'metric left out of scrapes: its query failed');
           failing = true;
+          // After the wait, not before: a scrape answered meanwhile keeps the values it read.
+          this.reset();
           return;
         }
         if (failing) log.info({ metric: name }, 'metric read again');
