@@ -110,6 +110,36 @@ describe('mail outbox', () => {
   });
 });
 
+describe('mail outbox, a sender that died mid-send', () => {
+  it('counts the message failed once its lease ran out (never sent again)', async () => {
+    const count = async () =>
+      sampleValue(await scrape(metricsPort), 'email_outbox_outcomes_total', { outcome: 'failed' })!;
+    const before = await count();
+    const message = await t.db
+      .insertInto('email_messages')
+      .values({
+        to_email: `lost-${randomUUID().slice(0, 8)}@example.test`,
+        category: 'transactional',
+        subject: 'Receipt',
+        html: '<p>Receipt</p>',
+        text: 'Receipt',
+        status: 'sending',
+        attempts: 1,
+        lease_until: new Date(Date.now() - 60_000),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(await mailDispatcherFor(t.kernel).runOnce()).toMatchObject({ interrupted: 1, claimed: 0 });
+    expect(await count()).toBe(before + 1);
+    const row = await t.db
+      .selectFrom('email_messages')
+      .select(['status', 'last_error'])
+      .where('id', '=', message.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'failed', last_error: 'interrupted' });
+  });
+});
+
 describe('campaign messages', () => {
   const states = (scraped: Scrape) => byLabel(scraped, 'email_campaign_messages', 'state');
 
