@@ -219,7 +219,7 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
     metrics:
       config.metricsPort === undefined
         ? undefined
-        : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }),
+        : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }, log),
     limiter: new RateLimiter(store, (error) =>
       log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
     ),

@@ -13,6 +13,27 @@ export interface MetricSources {
   databasePools: () => PoolUsage[];
 }
 
+/** Where the metrics say what went wrong reading a scrape-time query (a warn, once per failing spell). */
+export interface MetricsLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+/** Label names to every value each may take: a counter's series, fixed when it is declared. */
+export type LabelValues = Readonly<Record<string, readonly string[]>>;
+
+/** One value per label, each from the label's declared values. */
+export type LabelsOf<Labels extends LabelValues> = { [Name in keyof Labels]: Labels[Name][number] };
+
+/** Adds `by` (1 unless given) to the series of these label values. */
+export type Count<Labels extends LabelValues> = (labels: LabelsOf<Labels>, by?: number) => void;
+
+/**
+ * The longest a scrape waits for one area's query: a database slow or away leaves that gauge out
+ * of the scrape rather than holding it (Prometheus gives up on a scrape after 10 s by default).
+ */
+export const SCRAPE_QUERY_TIMEOUT_MS = 2_000;
+
 /** A request refused before its work: the label values of `http_refusals_total`. */
 export type Refusal =
   | { reason: 'rate_limit'; rule: RateLimitName }
@@ -43,9 +64,14 @@ export class Metrics {
   readonly #requestSeries = new Map<string, Histogram.Internal<RequestLabels>>();
   readonly #refusals: Counter<'reason' | 'rule' | 'level'>;
   readonly #jobRuns: Histogram<'job' | 'outcome'>;
+  /** Counters the areas declared, by name: declaring one again (a second dispatcher of a kernel) returns it. */
+  readonly #areaCounters = new Map<string, Count<LabelValues>>();
   #inFlight = 0;
 
-  constructor(sources: MetricSources) {
+  constructor(
+    sources: MetricSources,
+    private readonly log: MetricsLog,
+  ) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
 
@@ -149,6 +175,73 @@ export class Metrics {
     });
   }
 
+  /**
+   * A counter an area increments (the kernel imports no area, so an area declares what only it
+   * counts, such as its mail outcomes). Every label's values are declared here, so the series are
+   * bounded and each exists from the start at 0 (an alert on its rate needs no `absent()`); a
+   * value outside them does not type-check. Its name ends in `_total`.
+   */
+  counter<const Labels extends LabelValues>(name: string, help: string, labels: Labels): Count<Labels> {
+    const declared = this.#areaCounters.get(name);
+    if (declared !== undefined) return declared as Count<Labels>;
+    const counter = new Counter({ name, help, labelNames: Object.keys(labels), registers: [this.registry] });
+    for (const series of everyCombination(labels)) counter.inc(series, 0);
+    const count: Count<Labels> = (values, by = 1) => counter.inc(values as Record<string, string>, by);
+    this.#areaCounters.set(name, count as Count<LabelValues>);
+    return count;
+  }
+
+  /**
+   * A gauge an area reads with a query at scrape time, by one label whose values are declared here:
+   * each is present in every scrape that read it (0 when the query counted none), and a value the
+   * query returns outside them is dropped. One query runs at a time (a scrape meanwhile waits for
+   * the same one); one that fails or takes longer than SCRAPE_QUERY_TIMEOUT_MS leaves the gauge out
+   * of that scrape, which still answers, and is logged once until the query reads again. The query
+   * should be one cheap, bounded statement: it runs on every scrape.
+   */
+  queryAtScrape<const Value extends string>(
+    name: string,
+    help: string,
+    label: string,
+    values: readonly Value[],
+    query: () => Promise<Partial<Record<Value, number>>>,
+  ): void {
+    const log = this.log;
+    let running: Promise<Partial<Record<Value, number>>> | undefined;
+    const read = () => {
+      running ??= query().finally(() => {
+        running = undefined;
+      });
+      return running;
+    };
+    let failing = false;
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      async collect() {
+        let counts: Partial<Record<Value, number>>;
+        try {
+          counts = await withTimeout(
+            read(),
+            SCRAPE_QUERY_TIMEOUT_MS,
+            `${name}: no answer within ${SCRAPE_QUERY_TIMEOUT_MS} ms`,
+          );
+        } catch (error) {
+          if (!failing) log.warn({ err: error, metric: name }, 'metric left out of scrapes: its query failed');
+          failing = true;
+          // After the wait, not before: a scrape answered meanwhile keeps the values it read.
+          this.reset();
+          return;
+        }
+        if (failing) log.info({ metric: name }, 'metric read again');
+        failing = false;
+        for (const value of values) this.set({ [label]: value }, counts[value] ?? 0);
+      },
+    });
+  }
+
   jobRan(job: string, outcome: JobOutcome, seconds: number): void {
     this.#jobRuns.observe({ job, outcome }, seconds);
   }
@@ -177,4 +270,21 @@ export class Metrics {
   refused(refusal: Refusal): void {
     this.#refusals.inc(refusal);
   }
+}
+
+/** Every combination of one value per label (one series each). */
+function everyCombination(labels: LabelValues): Record<string, string>[] {
+  let combinations: Record<string, string>[] = [{}];
+  for (const [name, values] of Object.entries(labels))
+    combinations = combinations.flatMap((partial) => values.map((value) => ({ ...partial, [name]: value })));
+  return combinations;
+}
+
+/** `work`, or a rejection after `ms` (the work itself goes on; its result is then dropped). */
+function withTimeout<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

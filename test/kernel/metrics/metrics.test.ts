@@ -84,6 +84,11 @@ describe('metrics on METRICS_PORT', () => {
       database_pool_waiting_queries: 'gauge',
       scheduled_job_run_duration_seconds: 'histogram',
       realtime_connections: 'gauge',
+      // The areas' (area-metrics.test.ts).
+      email_outbox_outcomes_total: 'counter',
+      email_outbox_depth: 'gauge',
+      email_campaign_messages: 'gauge',
+      payment_webhook_deliveries_total: 'counter',
     });
     // prom-client's process metrics, on this instance's registry: event-loop delay, GC, memory.
     expect(scraped.types.get('nodejs_eventloop_lag_seconds')).toBe('gauge');

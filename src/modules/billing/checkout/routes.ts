@@ -19,6 +19,7 @@ import {
   portalSessionBody,
   portalSessionResult,
 } from './schemas.js';
+import { webhookDeliveryCounter } from './webhook-metrics.js';
 
 const tags = ['billing'];
 
@@ -33,6 +34,7 @@ const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
 export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
   const checkout = new CheckoutService(kernel.db, kernel.payments, kernel.config);
   const fulfilment = new Fulfilment(kernel.write, kernel.payments.kind, kernel.log);
+  const countDelivery = webhookDeliveryCounter(kernel);
 
   app.post(
     '/v1/me/billing/checkout-session',
@@ -161,6 +163,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         } catch (error) {
           if (error instanceof WebhookSignatureError) {
             request.log.warn({ reason: error.message }, 'stripe webhook refused: bad signature');
+            countDelivery(undefined, 'invalid_signature');
             throw new AppError(400, 'invalid_signature');
           }
           if (error instanceof MalformedWebhookEventError) {
@@ -168,11 +171,20 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
               { event_id: error.eventId, event_type: error.eventType, reason: error.message },
               'stripe webhook event unreadable',
             );
+            countDelivery(undefined, 'invalid_event');
             throw new AppError(400, 'invalid_event');
           }
+          countDelivery(undefined, 'error');
           throw error;
         }
-        await fulfilment.process(event);
+        let outcome: 'processed' | 'duplicate';
+        try {
+          outcome = await fulfilment.process(event);
+        } catch (error) {
+          countDelivery(event, 'error');
+          throw error;
+        }
+        countDelivery(event, outcome);
         return { received: true as const };
       },
     );

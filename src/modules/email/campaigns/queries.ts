@@ -94,6 +94,27 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
   });
 }
 
+/** A campaign whose messages are still going out or waiting on staff: sending, paused, or stopped after failures. */
+const UNDER_WAY = sql<boolean>`c.status IN ('sending', 'paused') OR (c.status = 'failed' AND c.launched_at IS NOT NULL)`;
+
+/**
+ * The messages of every campaign under way, by status (queued ones held apart): read at every
+ * scrape (metrics), so bounded by the campaigns under way through the (campaign_id, status)
+ * index, never by the history of finished ones.
+ */
+export async function messagesOfCampaignsUnderWay(db: Db): Promise<CampaignCounts> {
+  const counts = await db
+    .selectFrom('email_campaigns as c')
+    .innerJoin('email_messages as m', 'm.campaign_id', 'c.id')
+    .select(['m.status', 'm.held', sql<number>`count(*)::int`.as('n')])
+    .where(UNDER_WAY)
+    .groupBy(['m.status', 'm.held'])
+    .execute();
+  const tally = { ...EMPTY_COUNTS };
+  for (const count of counts) tally[count.status === 'queued' && count.held ? 'held' : count.status] += count.n;
+  return tally;
+}
+
 export async function listCampaignIds(db: Db, query: ListCampaignsQuery): Promise<{ ids: string[]; total: number }> {
   let filtered = db.selectFrom('email_campaigns');
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);

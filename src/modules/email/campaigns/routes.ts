@@ -7,6 +7,7 @@ import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempot
 import { mailDispatcherFor } from '../delivery/index.js';
 import { CampaignDelivery } from './delivery.js';
 import {
+  campaignCounts,
   campaignIdParams,
   campaignsPage,
   campaignView,
@@ -38,6 +39,14 @@ export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
   const delivery = new CampaignDelivery(kernel.events);
   const unhook = mailDispatcherFor(kernel).onSettled(delivery.onSettled);
   app.addHook('onClose', async () => unhook());
+  kernel.metrics?.queryAtScrape(
+    'email_campaign_messages',
+    'Messages of the campaigns under way (sending, paused, or stopped after failures; shared by every instance) by ' +
+      'state: queued, held (by a pause or a stop), sending, sent, failed, skipped (suppressed) or cancelled.',
+    'state',
+    campaignCounts.keyof().options,
+    () => campaigns.messagesUnderWay(),
+  );
 
   app.get(
     '/v1/admin/email/campaigns',

@@ -18,12 +18,19 @@ import {
   insertCampaign,
   listCampaignIds,
   lockCampaign,
+  messagesOfCampaignsUnderWay,
   releaseHeld,
   requeueRetryable,
   updateCampaign,
   type CampaignRow,
 } from './queries.js';
-import type { CampaignView, CreateCampaignInput, ListCampaignsQuery, UpdateCampaignInput } from './schemas.js';
+import type {
+  CampaignCounts,
+  CampaignView,
+  CreateCampaignInput,
+  ListCampaignsQuery,
+  UpdateCampaignInput,
+} from './schemas.js';
 import type { CampaignStatus, EmailCampaignsTable } from './tables.js';
 
 type Db = Kysely<Tables>;
@@ -56,6 +63,11 @@ export class EmailCampaignsService {
     const [view] = await campaignViews(this.db, [id]);
     if (view === undefined) throw notFound();
     return view;
+  }
+
+  /** The messages of every campaign under way, by state (metrics read it at each scrape). */
+  messagesUnderWay(): Promise<CampaignCounts> {
+    return messagesOfCampaignsUnderWay(this.db);
   }
 
   /**

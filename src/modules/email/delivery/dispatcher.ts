@@ -52,6 +52,15 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
+/**
+ * What became of a message the dispatcher settled (metrics): `sent` (the transport took it),
+ * `failed` for good (refused permanently, attempts exhausted, interrupted mid-send, template
+ * missing), `retrying` (this attempt failed, queued again) or `skipped` (marketing mail to a
+ * suppressed address).
+ */
+export const MAIL_OUTCOMES = ['sent', 'failed', 'retrying', 'skipped'] as const;
+export type MailOutcome = (typeof MAIL_OUTCOMES)[number];
+
 export interface DispatchRound {
   /** Leases found expired and failed as 'interrupted'. */
   interrupted: number;
@@ -84,6 +93,8 @@ export interface MailDispatcherOptions {
   idlePollMs?: number;
   concurrency?: number;
   sendDeadlineMs?: number;
+  /** Counts outcomes once recorded (committed); absent when nothing is measured. */
+  countOutcome?: (outcome: MailOutcome, messages: number) => void;
 }
 
 /** A listener failed: the outcomes are recorded again without listeners rather than lost. */
@@ -121,6 +132,7 @@ export class MailDispatcher {
   readonly #sendDeadlineMs: number;
   readonly #leaseMs: number;
   readonly #listeners: SettleListener[] = [];
+  readonly #countOutcome: (outcome: MailOutcome, messages: number) => void;
   #timer: NodeJS.Timeout | undefined;
   #round: Promise<void> | undefined;
   #stopping = false;
@@ -135,6 +147,7 @@ export class MailDispatcher {
     this.#idlePollMs = options.idlePollMs ?? DEFAULT_IDLE_POLL_MS;
     this.#concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.#sendDeadlineMs = options.sendDeadlineMs ?? DEFAULT_SEND_DEADLINE_MS;
+    this.#countOutcome = options.countOutcome ?? (() => {});
     // Sends may start during a window twice as long as pacing the batch needs (at least a
     // minute, for slow servers); then a send's deadline and the recording still fit. What has
     // not started by then goes back to the queue.
@@ -184,6 +197,7 @@ export class MailDispatcher {
       const settled = await failExpiredLeases(trx, now);
       return { result: settled.length, settled };
     });
+    this.#count('failed', round.interrupted);
     const leaseUntil = new Date(now.getTime() + this.#leaseMs);
     // The template versions are read in the claiming transaction: if that fails, nothing is claimed.
     const { claimed, versions } = await this.#recording(async (trx) => {
@@ -192,6 +206,7 @@ export class MailDispatcher {
       return { result: { claimed, versions: await templateVersionsOf(trx, claimed) }, settled: skipped };
     });
     round.claimed = claimed.length;
+    this.#count('skipped', round.skipped);
     if (claimed.length === 0) return round;
 
     const started = performance.now();
@@ -224,14 +239,24 @@ export class MailDispatcher {
             { message_id: claim.id, outcome: outcome.status },
             'email outcome not recorded: the claim had expired',
           );
-        } else if (outcome.status === 'sent') round.sent += 1;
-        else if (outcome.status === 'failed') round.failed += 1;
-        else if (outcome.status === 'queued') round.retrying += 1;
-        else round.released += 1;
+        } else if (outcome.status === 'sent') {
+          round.sent += 1;
+          this.#count('sent', 1);
+        } else if (outcome.status === 'failed') {
+          round.failed += 1;
+          this.#count('failed', 1);
+        } else if (outcome.status === 'queued') {
+          round.retrying += 1;
+          this.#count('retrying', 1);
+        } else round.released += 1;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.#concurrency, claimed.length) }, worker));
     return round;
+  }
+
+  #count(outcome: MailOutcome, messages: number): void {
+    if (messages > 0) this.#countOutcome(outcome, messages);
   }
 
   async #attempt(
@@ -324,12 +349,20 @@ export function createMailDispatcher(
   kernel: Kernel,
   options: Partial<Omit<MailDispatcherOptions, 'write' | 'compose'>> = {},
 ): MailDispatcher {
+  const count = kernel.metrics?.counter(
+    'email_outbox_outcomes_total',
+    'Outbox messages this instance settled, by outcome: sent (the transport took it), failed for good (refused ' +
+      'permanently, attempts exhausted, interrupted mid-send), retrying (an attempt failed, queued again) or skipped ' +
+      '(marketing mail to a suppressed address).',
+    { outcome: MAIL_OUTCOMES },
+  );
   return new MailDispatcher({
     write: kernel.write,
     transport: kernel.mail,
     compose: () => composeContext(kernel),
     ratePerSecond: kernel.config.mailRatePerSecond,
     log: kernel.log,
+    ...(count === undefined ? {} : { countOutcome: (outcome, messages) => count({ outcome }, messages) }),
     ...options,
   });
 }

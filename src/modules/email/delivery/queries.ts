@@ -123,3 +123,19 @@ export async function insertMessages(trx: Db, ids: string[], emails: readonly Ne
       broadcast_id, held, next_attempt_at)
   `.execute(trx);
 }
+
+/**
+ * The messages waiting to be sent (queued, not held by a paused campaign): due now, or deferred to
+ * a later attempt. Read at every scrape (metrics): one count over the dispatcher's own partial
+ * index (the predicate written as the index's, so the planner uses it), the queue and no history.
+ */
+export async function outboxDepth(db: Db, now: Date): Promise<{ due: number; deferred: number }> {
+  return db
+    .selectFrom('email_messages')
+    .select([
+      sql<number>`count(*) FILTER (WHERE next_attempt_at <= ${now})::int`.as('due'),
+      sql<number>`count(*) FILTER (WHERE next_attempt_at > ${now})::int`.as('deferred'),
+    ])
+    .where(sql<boolean>`status = 'queued' AND NOT held`)
+    .executeTakeFirstOrThrow();
+}

@@ -23,6 +23,14 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('onClose', async () => dispatcher.stop());
   }
+  kernel.metrics?.queryAtScrape(
+    'email_outbox_depth',
+    'Messages waiting in the outbox (shared by every instance): due (to be sent now) or deferred (a retry waiting ' +
+      'out its backoff); held messages of paused campaigns are not waiting.',
+    'state',
+    ['due', 'deferred'],
+    () => service.depth(),
+  );
 
   app.get(
     '/v1/admin/email/outbox',

@@ -5,7 +5,15 @@ import { invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import type { Writes } from '../../../kernel/write.js';
 import { contentOf, extraHeadersOf, messageIdOf, subjectOf, type ComposeContext } from './compose.js';
-import { listOutbox, lockMessage, outboxMessage, requeueMessage, templateVersion, type OutboxRow } from './queries.js';
+import {
+  listOutbox,
+  lockMessage,
+  outboxDepth,
+  outboxMessage,
+  requeueMessage,
+  templateVersion,
+  type OutboxRow,
+} from './queries.js';
 import type { ListOutboxQuery, OutboxMessageDetailView, OutboxMessageView } from './schemas.js';
 
 /**
@@ -28,6 +36,11 @@ export class EmailOutboxService {
       query,
       total,
     );
+  }
+
+  /** The messages waiting to be sent, due now or deferred (metrics read it at each scrape). */
+  depth(): Promise<{ due: number; deferred: number }> {
+    return outboxDepth(this.db, new Date());
   }
 
   async get(id: string): Promise<OutboxMessageDetailView> {
