@@ -73,26 +73,33 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Runs a command to its exit, its stdout and stderr collected together. */
+export function runCollecting(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
 /** Runs a command to completion (the build, the migrate command); throws with its output on failure. */
-export function runToCompletion(
+export async function runToCompletion(
   label: string,
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`${label} failed (exit ${code}):\n${output.trim().split('\n').slice(-30).join('\n')}`));
-    });
-  });
+  const { code, output } = await runCollecting(command, args, env);
+  if (code !== 0)
+    throw new Error(`${label} failed (exit ${code}):\n${output.trim().split('\n').slice(-30).join('\n')}`);
 }

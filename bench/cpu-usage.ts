@@ -20,20 +20,6 @@ export function processCpuMs(pid: number): number | undefined {
 }
 
 /**
- * Milliseconds a process's main thread (for Node.js: the event loop) has run on a CPU and has
- * waited on a run queue for one (/proc/<pid>/schedstat); undefined once it is gone or without
- * schedstats. Waiting means the machine had no free core: on a shared machine, other work.
- */
-export function mainThreadSchedMs(pid: number): { runMs: number; waitMs: number } | undefined {
-  try {
-    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
-    return run === undefined || wait === undefined ? undefined : { runMs: run / 1e6, waitMs: wait / 1e6 };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * Where a scenario's CPU went: the service process, and (on PostgreSQL) the server backends
  * serving the bench database. Divided by the requests answered, this says whether a slow route
  * is slow in Node.js or in its queries. The machine is shared, so CPU time is steadier than rates.

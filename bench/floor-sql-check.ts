@@ -1,5 +1,5 @@
 import { FLOOR_STATEMENTS, type FloorRoute } from './floor-statements.js';
-import type { Row } from './report.js';
+import { judgedRow, type Row } from './report.js';
 import type { BenchContext } from './scenarios.js';
 import { benchUuid } from './seed/fixtures.js';
 import type { ServiceSettings } from './service-process.js';
@@ -92,19 +92,10 @@ export function floorSqlRow(check: FloorSqlCheck): Row {
   else if (check.notChecked !== null) statuses = `not checked: ${check.notChecked}`;
   else if (check.differing.length === 0) statuses = 'the service sends what floor-statements.ts holds';
   else statuses = `differs: ${check.differing.join(', ')} (the captured text is printed above)`;
-  return {
+  return judgedRow({
     scenario: 'same-work floors: SQL still the service’s',
-    requestsPerSecond: null,
-    p50Ms: null,
-    p99Ms: null,
-    floor: '',
-    ratio: null,
-    nodeHttpRatio: null,
-    peakRssMb: null,
-    cpuMs: null,
-    loadGeneratorCores: null,
     target: 'same statements',
     met: check.notChecked !== null ? '-' : check.differing.length === 0 ? 'yes' : 'FAILED',
     statuses,
-  };
+  });
 }

@@ -54,6 +54,22 @@ export interface Row {
   statuses: string;
 }
 
+/** A row that is not a load run: the fields given, every other figure empty. */
+export function judgedRow(fields: Pick<Row, 'scenario' | 'target' | 'met' | 'statuses'> & Partial<Row>): Row {
+  return {
+    requestsPerSecond: null,
+    p50Ms: null,
+    p99Ms: null,
+    floor: '',
+    ratio: null,
+    nodeHttpRatio: null,
+    peakRssMb: null,
+    cpuMs: null,
+    loadGeneratorCores: null,
+    ...fields,
+  };
+}
+
 /** Issue 31: peak RSS on PostgreSQL. */
 export const PEAK_RSS_TARGET_MB = 250;
 
@@ -119,58 +135,37 @@ export function scenarioRow(outcome: ScenarioOutcome, floorRps: number | null, n
 export function bulkRow({ timing, peakRssMb, cpuMsPerRun }: BulkOutcome): Row {
   const slowest = timing.seconds.length === 0 ? null : Math.max(...timing.seconds) * 1_000;
   const typical = timing.seconds.length === 0 ? null : median(timing.seconds) * 1_000;
-  return {
+  return judgedRow({
     scenario: timing.name,
-    requestsPerSecond: null,
     p50Ms: typical,
     p99Ms: slowest,
-    floor: '',
-    ratio: null,
-    nodeHttpRatio: null,
     peakRssMb,
     cpuMs: cpuMsPerRun,
-    loadGeneratorCores: null,
     target: `≤ ${timing.targetSeconds} s`,
     met:
       timing.problem !== null ? 'FAILED' : typical !== null && typical <= timing.targetSeconds * 1_000 ? 'yes' : 'NO',
     statuses: timing.problem ?? `200×${timing.seconds.length}`,
-  };
+  });
 }
 
 export function startupRow(outcome: StartupOutcome): Row {
-  return {
+  return judgedRow({
     scenario: outcome.name,
-    requestsPerSecond: null,
     p50Ms: outcome.ms,
-    p99Ms: null,
-    floor: '',
-    ratio: null,
-    nodeHttpRatio: null,
-    peakRssMb: null,
-    cpuMs: null,
-    loadGeneratorCores: null,
     target: `≤ ${outcome.targetMs / 1_000} s`,
     met: outcome.ms <= outcome.targetMs ? 'yes' : 'NO',
     statuses: '',
-  };
+  });
 }
 
 export function peakRssRow(peakRssMb: number): Row {
-  return {
+  return judgedRow({
     scenario: 'peak RSS over the whole run',
-    requestsPerSecond: null,
-    p50Ms: null,
-    p99Ms: null,
-    floor: '',
-    ratio: null,
-    nodeHttpRatio: null,
     peakRssMb,
-    cpuMs: null,
-    loadGeneratorCores: null,
     target: `≤ ${PEAK_RSS_TARGET_MB} MB`,
     met: peakRssMb <= PEAK_RSS_TARGET_MB ? 'yes' : 'NO',
     statuses: '',
-  };
+  });
 }
 
 function cell(value: number | null, digits: number, suffix = ''): string {

@@ -31,7 +31,12 @@ import {
 } from './report.js';
 import { sourceState } from './source-state.js';
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
-import { measureUploadProbe, UPLOAD_PROBES, uploadProbeRow, type UploadProbeOutcome } from './upload-probe.js';
+import {
+  measureUploadAtBound,
+  UPLOADS_AT_BOUND,
+  uploadAtBoundRow,
+  type UploadAtBoundOutcome,
+} from './upload-at-bound.js';
 import type { RunningService, ServiceSettings } from './service-process.js';
 import { prepareService } from './startup.js';
 import { newJwtSecret } from './tokens.js';
@@ -195,10 +200,10 @@ async function main(): Promise<number> {
     log(`  ${operation.name}…`);
     bulk.push(await measureBulkOperation(operation, context, cpu, service.memory, options.bulkRepeats));
   }
-  const uploads: UploadProbeOutcome[] = [];
-  for (const probe of UPLOAD_PROBES.filter((p) => selected(options, p.name))) {
-    log(`  /health during ${probe.name}…`);
-    uploads.push(await measureUploadProbe(probe, context, cpu, service.memory, service.pid));
+  const uploads: UploadAtBoundOutcome[] = [];
+  for (const upload of UPLOADS_AT_BOUND.filter((p) => selected(options, p.name))) {
+    log(`  /health during ${upload.name}…`);
+    uploads.push(await measureUploadAtBound(upload, context, cpu, service.memory, service.pid));
   }
   await cpu.close();
 
@@ -215,7 +220,7 @@ async function main(): Promise<number> {
     ...outcomes.map((outcome) => scenarioRow(outcome, meanRps(floorName(outcome.floor)), nodeHttpRps)),
     ...scaledOut.map(scaleOutRow),
     ...bulk.map(bulkRow),
-    ...uploads.map(uploadProbeRow),
+    ...uploads.map(uploadAtBoundRow),
     ...prepared.startups.map(startupRow),
     peakRssRow(peakRssMb),
     ...(floorSql === undefined ? [] : [floorSqlRow(floorSql)]),
@@ -255,7 +260,7 @@ async function main(): Promise<number> {
         ...(floorSql === undefined ? {} : { floorSql }),
         scenarios: outcomes,
         bulkOperations: bulk,
-        uploadProbes: uploads,
+        uploadsAtBound: uploads,
         startups: prepared.startups,
         peakRssMb,
         serviceLogLines,

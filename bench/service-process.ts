@@ -15,13 +15,7 @@ export interface ServiceSettings {
   jwtSecret: string;
   /** Directory for `node --cpu-prof` output; unset: no profile. */
   cpuProfileDir?: string;
-  /** File the service appends its own per-second view to (`service-probe.mjs`); unset: no probe. */
-  probeFile?: string;
-  /** DATABASE_POOL_SIZE; unset: the service's default. */
-  databasePoolSize?: number;
 }
-
-const PROBE = join(import.meta.dirname, 'service-probe.mjs');
 
 /**
  * The environment of a production start (README "Configuration"), built from scratch so a
@@ -44,8 +38,6 @@ export function productionEnv(settings: ServiceSettings, port: number): NodeJS.P
     env.DATABASE_URL = settings.databaseUrl;
   }
   if (settings.redisUrl !== undefined) env.REDIS_URL = settings.redisUrl;
-  if (settings.probeFile !== undefined) env.SERVICE_PROBE_FILE = settings.probeFile;
-  if (settings.databasePoolSize !== undefined) env.DATABASE_POOL_SIZE = String(settings.databasePoolSize);
   return env;
 }
 
@@ -65,10 +57,7 @@ export interface RunningService {
 /** Runs the compiled service (`node dist/main.js serve`) and waits for /health to answer 200. */
 export async function startService(settings: ServiceSettings): Promise<RunningService> {
   const port = await freePort();
-  const nodeArgs = [
-    ...(settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir]),
-    ...(settings.probeFile === undefined ? [] : ['--import', PROBE]),
-  ];
+  const nodeArgs = settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir];
   const started = performance.now();
   const child = spawnChild('service', process.execPath, [...nodeArgs, ENTRY, 'serve'], productionEnv(settings, port));
   const baseUrl = `http://127.0.0.1:${port}`;

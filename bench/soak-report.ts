@@ -39,10 +39,6 @@ export interface PhaseRecord {
   cpu: CpuCores | null;
   /** The machine's 1/5/15-minute load average when the stretch ended. */
   loadAverage: number[];
-  /**
-   * Share of the stretch the service's event loop was ready to run but waited for a core (other work on the machine).
-   */
-  serviceCpuWait: number | null;
 }
 
 export interface PhaseSummary extends StretchSummary {
@@ -52,7 +48,6 @@ export interface PhaseSummary extends StretchSummary {
   rss: RssStats | null;
   cpu: CpuCores | null;
   loadAverage: number[];
-  serviceCpuWait: number | null;
 }
 
 export function summarizePhase(kinds: MixKind[], phase: PhaseRecord): PhaseSummary {
@@ -66,7 +61,6 @@ export function summarizePhase(kinds: MixKind[], phase: PhaseRecord): PhaseSumma
     rss: rssStats(phase.rssMb),
     cpu: phase.cpu,
     loadAverage: phase.loadAverage,
-    serviceCpuWait: phase.serviceCpuWait,
   };
 }
 
@@ -178,12 +172,7 @@ function answerMix(answers: Record<string, number>): string {
 }
 
 /** The closed-loop run that sets the rate: per kind of request, and the whole. */
-export function maxRateTable(
-  summary: StretchSummary,
-  seconds: number,
-  cpu: CpuCores | null,
-  serviceCpuWait: number | null,
-): string {
+export function maxRateTable(summary: StretchSummary, seconds: number, cpu: CpuCores | null): string {
   const header = ['request', 'requests', 'req/s', 'errors', 'p50', 'p99', 'answers'];
   const line = (
     name: string,
@@ -209,8 +198,7 @@ export function maxRateTable(
     cpu === null
       ? ''
       : `\nCPU: service ${cores(cpu.service)} + database ${cores(cpu.database) || '–'} cores, generator ` +
-        `${cores(cpu.loadGenerator)}` +
-        `${serviceCpuWait === null ? '' : `; the service's event loop waited for a core ${percent(serviceCpuWait, 0)} of the time`}`;
+        `${cores(cpu.loadGenerator)}`;
   return formatTable(header, lines, (column) => column > 0 && column < 6) + cpuLine;
 }
 
@@ -231,7 +219,6 @@ export function minutesTable(phases: PhaseSummary[], kinds: MixKind[]): string {
     'svc',
     'db',
     'gen',
-    'svc wait',
     'load avg',
   ];
   const lines = phases.map((phase) => [
@@ -248,7 +235,6 @@ export function minutesTable(phases: PhaseSummary[], kinds: MixKind[]): string {
     cores(phase.cpu?.service),
     cores(phase.cpu?.database),
     cores(phase.cpu?.loadGenerator),
-    phase.serviceCpuWait === null ? '' : percent(phase.serviceCpuWait, 0),
     phase.loadAverage.length === 0 ? '' : phase.loadAverage[0]!.toFixed(1),
   ]);
   return formatTable(header, lines, (column) => column > 0);

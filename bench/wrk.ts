@@ -1,7 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCollecting } from './child-process.js';
 import { onCleanup } from './cleanup.js';
 
 /**
@@ -71,7 +72,7 @@ function requestFile(host: string, requests: RawRequest[]): string {
  * Runs wrk for `seconds` (whole seconds, at least one: wrk's unit) with `connections` keep-alive
  * connections on one thread, sending `requests` in turn.
  */
-export function runWrk(
+export async function runWrk(
   baseUrl: string,
   requests: RawRequest[],
   connections: number,
@@ -92,44 +93,29 @@ export function runWrk(
     '--',
     file,
   ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      rmSync(file, { force: true });
-      const line = output.split('\n').find((text) => text.startsWith('WRK_RESULT '));
-      if (code !== 0 || line === undefined) {
-        reject(new Error(`wrk ${args.join(' ')} failed (exit ${code}):\n${output.trim()}`));
-        return;
-      }
-      const parsed = JSON.parse(line.slice('WRK_RESULT '.length)) as {
-        statuses: Record<string, number>;
-        durationUs: number;
-        p50Us: number;
-        p99Us: number;
-        errors: { connect: number; read: number; write: number; timeout: number };
-        cpuTicks: number;
-      };
-      const statuses = { ...parsed.statuses };
-      const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
-      const socketErrors = parsed.errors.connect + parsed.errors.read + parsed.errors.write;
-      if (socketErrors > 0) statuses.errors = socketErrors;
-      if (parsed.errors.timeout > 0) statuses.timeouts = parsed.errors.timeout;
-      resolve({
-        statuses,
-        total,
-        seconds: parsed.durationUs / 1e6,
-        p50Ms: parsed.p50Us / 1_000,
-        p99Ms: parsed.p99Us / 1_000,
-        cpuMs: (parsed.cpuTicks * 1_000) / TICKS_PER_SECOND,
-      });
-    });
-  });
+  const { code, output } = await runCollecting('wrk', args).finally(() => rmSync(file, { force: true }));
+  const line = output.split('\n').find((text) => text.startsWith('WRK_RESULT '));
+  if (code !== 0 || line === undefined)
+    throw new Error(`wrk ${args.join(' ')} failed (exit ${code}):\n${output.trim()}`);
+  const parsed = JSON.parse(line.slice('WRK_RESULT '.length)) as {
+    statuses: Record<string, number>;
+    durationUs: number;
+    p50Us: number;
+    p99Us: number;
+    errors: { connect: number; read: number; write: number; timeout: number };
+    cpuTicks: number;
+  };
+  const statuses = { ...parsed.statuses };
+  const total = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+  const socketErrors = parsed.errors.connect + parsed.errors.read + parsed.errors.write;
+  if (socketErrors > 0) statuses.errors = socketErrors;
+  if (parsed.errors.timeout > 0) statuses.timeouts = parsed.errors.timeout;
+  return {
+    statuses,
+    total,
+    seconds: parsed.durationUs / 1e6,
+    p50Ms: parsed.p50Us / 1_000,
+    p99Ms: parsed.p99Us / 1_000,
+    cpuMs: (parsed.cpuTicks * 1_000) / TICKS_PER_SECOND,
+  };
 }

@@ -23,7 +23,6 @@ function minute(label: string, rssMb: number[]): PhaseSummary {
     rssMb,
     cpu: null,
     loadAverage: [],
-    serviceCpuWait: null,
   });
 }
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CpuMeter } from './cpu-usage.js';
 import { call, expectStatus, type HttpAnswer } from './http-client.js';
 import { readMemory, type RssMonitor } from './memory.js';
-import type { CpuSplit, Row } from './report.js';
+import { judgedRow, type CpuSplit, type Row } from './report.js';
 import type { BenchContext } from './scenarios.js';
 import { benchUser } from './seed/fixtures.js';
 import { outsiderEmail } from './seed/email.js';
@@ -13,14 +13,14 @@ import type { SeedSizes } from './options.js';
  * asked over and over, one request at a time: the slowest `/health` answer is how long the
  * upload held the event loop. Issue 28 item 5: 2.5 M invalid rows blocked it for 8–13 s.
  */
-export interface UploadProbe {
+export interface UploadAtBound {
   name: string;
   /** The CSV; `--quick` sizes make a tenth of the bound. */
   csv(sizes: SeedSizes): string;
   check(answer: HttpAnswer, sizes: SeedSizes): string | null;
 }
 
-export interface UploadProbeOutcome {
+export interface UploadAtBoundOutcome {
   name: string;
   csvCharacters: number;
   status: number;
@@ -91,7 +91,7 @@ function expectAnswer(answer: HttpAnswer, status: number, expected: Record<strin
   return null;
 }
 
-export const UPLOAD_PROBES: UploadProbe[] = [
+export const UPLOADS_AT_BOUND: UploadAtBound[] = [
   {
     name: 'op 9 at the bound: 2.5 M refused rows (x\\n each)',
     csv: (sizes) => 'x\n'.repeat(boundFor(sizes) / 2),
@@ -121,7 +121,7 @@ export const UPLOAD_PROBES: UploadProbe[] = [
   },
 ];
 
-/** A fresh audience per probe: the bulk operations' audience keeps its shape. */
+/** A fresh audience per upload: the bulk operations' audience keeps its shape. */
 async function newAudience(context: BenchContext, name: string): Promise<string> {
   const answer = await expectStatus(context.baseUrl, 201, {
     method: 'POST',
@@ -132,15 +132,15 @@ async function newAudience(context: BenchContext, name: string): Promise<string>
   return (answer.body as { id: string }).id;
 }
 
-export async function measureUploadProbe(
-  probe: UploadProbe,
+export async function measureUploadAtBound(
+  bound: UploadAtBound,
   context: BenchContext,
   cpu: CpuMeter,
   memory: RssMonitor,
   pid: number,
-): Promise<UploadProbeOutcome> {
-  const audienceId = await newAudience(context, probe.name);
-  const csv = probe.csv(context.sizes);
+): Promise<UploadAtBoundOutcome> {
+  const audienceId = await newAudience(context, bound.name);
+  const csv = bound.csv(context.sizes);
   const endMemory = memory.window();
   const cpuWindow = await cpu.window();
   let finished = false;
@@ -172,7 +172,7 @@ export async function measureUploadProbe(
   const peakRssMb = endMemory();
   await sleep(1_000);
   return {
-    name: probe.name,
+    name: bound.name,
     csvCharacters: csv.length,
     status: answer.status,
     uploadMs: answer.ms,
@@ -182,7 +182,7 @@ export async function measureUploadProbe(
     rssAfterMb: readMemory(pid)?.rssMb ?? null,
     cpuMs: { service: used.serviceMs, database: used.databaseMs },
     problem:
-      probe.check(answer, context.sizes) ??
+      bound.check(answer, context.sizes) ??
       healthProblem ??
       (healthMs.length === 0 ? 'no /health answer during the upload' : null),
   };
@@ -194,26 +194,21 @@ const percentile = (values: number[], share: number) => {
 };
 
 /** p50 and p99 are the `/health` answers'; the statuses column names the upload and its time. */
-export function uploadProbeRow(outcome: UploadProbeOutcome): Row {
+export function uploadAtBoundRow(outcome: UploadAtBoundOutcome): Row {
   const slowest = outcome.healthMs.length === 0 ? null : Math.max(...outcome.healthMs);
   let met: Row['met'] = 'FAILED';
   if (outcome.problem === null) met = slowest !== null && slowest <= HEALTH_DURING_UPLOAD_TARGET_MS ? 'yes' : 'NO';
   const rssAfter = outcome.rssAfterMb?.toFixed(0) ?? '?';
   const upload = `PUT ${outcome.status} in ${(outcome.uploadMs / 1_000).toFixed(2)} s, RSS after ${rssAfter} MB`;
   const loopOnly = `no-database 401 slowest ${Math.round(Math.max(...outcome.loopOnlyMs))} ms`;
-  return {
+  return judgedRow({
     scenario: `/health during ${outcome.name}`,
-    requestsPerSecond: null,
     p50Ms: percentile(outcome.healthMs, 0.5),
     p99Ms: slowest,
-    floor: '',
-    ratio: null,
-    nodeHttpRatio: null,
     peakRssMb: outcome.peakRssMb,
     cpuMs: outcome.cpuMs,
-    loadGeneratorCores: null,
     target: `slowest ≤ ${HEALTH_DURING_UPLOAD_TARGET_MS} ms`,
     met,
     statuses: outcome.problem ?? `${upload}; /health 200×${outcome.healthMs.length}; ${loopOnly}`,
-  };
+  });
 }
