@@ -5,7 +5,7 @@ import { RssMonitor } from './memory.js';
 
 const ENTRY = join(import.meta.dirname, '..', 'dist', 'main.js');
 const HEALTH_POLL_MS = 10;
-const START_TIMEOUT_MS = 60_000;
+const START_TIMEOUT_MS = 180_000;
 
 export interface ServiceSettings {
   dataDir: string;

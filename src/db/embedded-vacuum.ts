@@ -32,7 +32,7 @@ const THRESHOLD_OPTIONS = [
  * vacuum past `autovacuum_vacuum_insert_threshold` + `_scale_factor` × rows (vacuum), or rows
  * changed since the last analyze past `autovacuum_analyze_threshold` + `_scale_factor` × rows
  * (analyze only). A table's own settings (migration 0038 sets audit_log's) come before the
- * server's. Also used by the soak's stand-in for a server with autovacuum off (bench/soak-vacuum.ts).
+ * server's.
  */
 export const DUE_TABLES_SQL = `
   WITH tables AS (
