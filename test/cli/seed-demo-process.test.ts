@@ -53,7 +53,7 @@ describe('platform-api seed', () => {
       expect(run.stdout).toMatch(/^Demo data set written: \d+ items made\.\n/);
       expect(run.stdout).toMatch(/\n {2}players +50 +0\n/);
       // Progress on stderr, plain lines off a terminal, and a last line with the time taken.
-      expect(run.stderr).toMatch(/seed --demo: 8 steps in [\d.]+ s\n$/);
+      expect(run.stderr).toMatch(/seed --demo: 9 steps in [\d.]+ s\n$/);
       // The local payment provider's state is kept where serve keeps it: its subscriptions outlive the command.
       expect(existsSync(join(dataDir, 'local-payments.json'))).toBe(true);
     },

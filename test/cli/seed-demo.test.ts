@@ -105,6 +105,7 @@ describe('seed --demo', () => {
       'billing products': 5,
       'email campaigns': 2,
       'support tickets': 10,
+      'banned players': 2,
       // Every player's welcome credits, and six goodwill grants.
       'credit grants': DEMO_PLAYER_COUNT + 6,
     });
@@ -122,6 +123,8 @@ describe('seed --demo', () => {
     expect(all.meta.total).toBe(DEMO_PLAYER_COUNT + DEMO_STAFF.length);
     const ana = all.data.find((user: { email: string }) => user.email === 'ana.silva.demo@example.com');
     expect(ana).toMatchObject({ display_name: 'Ana Silva', status: 'active' });
+    const banned = await get('/v1/admin/users?status=banned');
+    expect(banned.meta.total).toBe(2);
 
     const subscribed = await get('/v1/admin/users?has_subscription=true&per_page=100');
     expect(subscribed.meta.total).toBe(made(first).subscriptions);

@@ -2,7 +2,7 @@ import type { Kernel } from '../../kernel/kernel.js';
 import { seedBilling } from './billing-step.js';
 import { Tally, type SeedContext } from './context.js';
 import { deliverQueuedMail, seedEmail } from './email-step.js';
-import { seedPeople } from './people-step.js';
+import { banTroublemakers, seedPeople } from './people-step.js';
 import { demoPlayers } from './people.js';
 import { SeededRandom } from './random.js';
 import { seedSessions } from './sessions-step.js';
@@ -22,6 +22,7 @@ const STEPS: Array<[name: string, run: (context: SeedContext) => Promise<void>]>
   ['email', seedEmail],
   ['support', seedSupport],
   ['runtime and sessions', seedSessions],
+  ['bans', banTroublemakers],
   ['mail delivery', deliverQueuedMail],
 ];
 

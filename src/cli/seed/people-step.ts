@@ -1,8 +1,9 @@
 import { AREA_SERVICES } from '../../modules/index.js';
 import { RolesService } from '../../modules/roles/service.js';
+import { UserLifecycleService } from '../../modules/users/lifecycle.js';
 import { staffActor, type SeedContext } from './context.js';
 import { DEMO_OWNER, DEMO_ROLES, DEMO_STAFF } from './people.js';
-import { holdsRole, insertMissingUsers, roleIdByKey } from './queries.js';
+import { everAudited, holdsRole, insertMissingUsers, roleIdByKey } from './queries.js';
 
 const DAY_MS = 86_400_000;
 
@@ -60,5 +61,27 @@ export async function seedPeople(context: SeedContext): Promise<void> {
       if (!results[0]?.ok) throw new Error(`could not grant ${staff.role} to ${staff.email}: ${results[0]?.error}`);
     }
     tally.count('role grants', !held);
+  }
+}
+
+const BAN_REASON = 'Cheating in Vortex Arena (reported by players)';
+
+/**
+ * Two players banned by the admin once they have played and paid (the last step before the mail
+ * goes out), as the console would: the status filter and the unban flow have someone to show. Only with the local identity provider: a real one (GoTrue) has no
+ * account for a demo player to ban. Keyed on the ban's audit row, so an unbanned demo player
+ * stays unbanned.
+ */
+export async function banTroublemakers(context: SeedContext): Promise<void> {
+  const { kernel, tally, players } = context;
+  if (kernel.identity.kind !== 'local') {
+    tally.skipped('banned players', 'the identity provider is GoTrue: it has no demo accounts to ban');
+    return;
+  }
+  const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.write, kernel.log);
+  for (const player of players.slice(-2)) {
+    const banned = await everAudited(kernel.db, 'users.ban', player.id);
+    tally.count('banned players', !banned);
+    if (!banned) await lifecycle.ban(staffActor(context, 'marcus.admin.demo@example.com'), player.id, BAN_REASON);
   }
 }

@@ -54,6 +54,18 @@ export async function holdsRole(db: Db, userId: string, roleId: string): Promise
   return row !== undefined;
 }
 
+/** Whether an audit row records this action on this target (what the seed did once, even if undone since). */
+export async function everAudited(db: Db, action: string, targetId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select('id')
+    .where('action', '=', action)
+    .where('target_id', '=', targetId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function hasKey(
   db: Db,
   table: 'plan_rulesets' | 'plan_tiers' | 'catalog_achievements' | 'email_templates',
