@@ -63,10 +63,9 @@ const PRODUCTS: DemoProduct[] = [
 
 const WELCOME_CREDITS = 250;
 
-/** Rulesets and tiers, then the products with their prices. Answers product ids by demo key. */
-async function seedCatalog(context: SeedContext): Promise<Map<string, string>> {
+/** Rulesets and tiers. */
+async function seedPlans(context: SeedContext): Promise<void> {
   const { kernel, tally } = context;
-  const actor = staffActor(context, BILLING);
   const admin = staffActor(context, 'marcus.admin.demo@example.com');
   const plans = new PlansService(kernel.db, kernel.write);
   for (const ruleset of RULESETS) {
@@ -79,7 +78,15 @@ async function seedCatalog(context: SeedContext): Promise<Map<string, string>> {
     tally.count('plan tiers', !exists);
     if (!exists) await plans.upsertTier(admin, upsertTierBody.parse(tier));
   }
+}
 
+/**
+ * The products with their prices, on the local provider (which makes its own price ids). Answers
+ * product ids by demo key.
+ */
+async function seedProducts(context: SeedContext): Promise<Map<string, string>> {
+  const { kernel, tally } = context;
+  const actor = staffActor(context, BILLING);
   const catalog = new BillingCatalogService(kernel.db, kernel.write, kernel.payments.kind);
   const ids = new Map<string, string>();
   for (const item of PRODUCTS) {
@@ -129,23 +136,30 @@ async function buy(context: SeedContext, player: DemoPlayer, productId: string, 
 }
 
 /**
- * The plans and packs on sale; with the local payment provider, subscriptions and pack purchases
- * by a share of the players; every player's welcome credits, and a few goodwill grants.
+ * The plan tiers; with the local payment provider, the plans and packs on sale, and
+ * subscriptions and pack purchases by a share of the players; every player's welcome credits, and a few goodwill grants.
  */
 export async function seedBilling(context: SeedContext): Promise<void> {
   const { kernel, tally, players, random } = context;
-  const products = await seedCatalog(context);
+  await seedPlans(context);
 
+  // Drawn whatever the provider, so the draws after these are the same on every configuration.
+  const purchases = players.flatMap((player) => {
+    const draw = random.next();
+    const plan = draw < 0.16 ? 'plus-monthly' : draw < 0.26 ? 'pro-monthly' : draw < 0.3 ? 'pro-yearly' : undefined;
+    const pack = random.chance(0.15) ? random.pick(['credits-500', 'credits-1500']) : undefined;
+    return [
+      ...(plan === undefined ? [] : [{ player, demoKey: plan, kind: 'subscriptions' }]),
+      ...(pack === undefined ? [] : [{ player, demoKey: pack, kind: 'credit pack purchases' }]),
+    ];
+  });
   if (kernel.payments.kind === 'local') {
-    for (const player of players) {
-      const draw = random.next();
-      const plan = draw < 0.16 ? 'plus-monthly' : draw < 0.26 ? 'pro-monthly' : draw < 0.3 ? 'pro-yearly' : undefined;
-      const pack = random.chance(0.15) ? random.pick(['credits-500', 'credits-1500']) : undefined;
-      if (plan !== undefined) tally.count('subscriptions', await buy(context, player, products.get(plan)!, plan));
-      if (pack !== undefined)
-        tally.count('credit pack purchases', await buy(context, player, products.get(pack)!, pack));
-    }
+    const products = await seedProducts(context);
+    for (const { player, demoKey, kind } of purchases)
+      tally.count(kind, await buy(context, player, products.get(demoKey)!, demoKey));
   } else {
+    // A Stripe price is made in Stripe's dashboard first: the demo has none to name, so nothing to sell.
+    tally.skipped('billing products', 'the payment provider is Stripe: products need its price ids');
     tally.skipped('subscriptions', 'the payment provider is Stripe: the demo buys only on the local provider');
   }
 
