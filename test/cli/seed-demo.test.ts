@@ -6,6 +6,7 @@ import { DEMO_PLAYER_COUNT, seedDemo } from '../../src/cli/seed/demo.js';
 import { DEMO_OWNER, DEMO_STAFF } from '../../src/cli/seed/people.js';
 import { CommandFailure, UsageError } from '../../src/cli/errors.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startStripeServer, type StripeServer } from '../helpers/stripe-server.js';
 import { signToken } from '../helpers/tokens.js';
 
 /**
@@ -227,6 +228,50 @@ describe('seed --demo', () => {
       expect(await rowCounts()).toEqual(before);
       const found = Object.fromEntries(second.entries().map((entry) => [entry.kind, entry.existing]));
       expect(found).toMatchObject({ players: DEMO_PLAYER_COUNT, 'store games': 20, 'support tickets': 10 });
+    },
+    SLOW,
+  );
+});
+
+describe('seed --demo with Stripe and SMTP configured', () => {
+  const secretKey = 'sk_test_seeddemo';
+  let stripe: StripeServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    stripe = await startStripeServer({ secretKey });
+    t = await startTestApp({
+      config: {
+        stripeSecretKey: secretKey,
+        stripeWebhookSecret: 'whsec_seeddemo',
+        stripeApiBase: stripe.url,
+        // Nothing listens on port 1: the seed must not hand demo mail to a real server.
+        smtpUrl: 'smtp://127.0.0.1:1',
+      },
+    });
+  }, SLOW);
+  afterAll(async () => {
+    await t?.close();
+    await stripe?.close();
+  });
+
+  it(
+    'sells nothing (Stripe prices need its own ids), leaves the mail queued, and makes the rest',
+    async () => {
+      const tally = await seedDemo(t.kernel, { userAgent: USER_AGENT });
+      const skipped = Object.fromEntries(tally.entries().map((entry) => [entry.kind, entry.skipped]));
+      expect(skipped['billing products']).toMatch(/Stripe/);
+      expect(skipped.subscriptions).toMatch(/Stripe/);
+      expect(skipped['mail delivered']).toMatch(/SMTP_URL/);
+      expect(made(tally)).toMatchObject({ players: DEMO_PLAYER_COUNT, 'plan tiers': 3, 'email campaigns': 2 });
+      expect(stripe.requests).toEqual([]);
+      const campaign = await t.db
+        .selectFrom('email_campaigns')
+        .select('status')
+        .where('name', '=', 'Demo: November newsletter')
+        .executeTakeFirstOrThrow();
+      expect(campaign.status).toBe('sending');
+      expect((await seedDemo(t.kernel, { userAgent: USER_AGENT })).totalCreated).toBe(0);
     },
     SLOW,
   );
