@@ -109,7 +109,6 @@ export const DEMO_STAFF: DemoStaff[] = [
 
 /** Who the seed acts as where a service needs a signed-in staff member: the demo owner. */
 export const DEMO_OWNER = DEMO_STAFF[0]!;
-export const DEMO_SUPPORT_AGENT = DEMO_STAFF[2]!;
 
 export interface DemoPlayer {
   id: string;
