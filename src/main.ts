@@ -22,6 +22,7 @@ import { CommandFailure, StartError, UsageError } from './cli/errors.js';
 import { MIGRATE_USAGE, migrateCommand } from './cli/migrate.js';
 import { ROLES } from './cli/roles.js';
 import { RUNTIME_SIM_USAGE, runtimeSimulatorCommand } from './cli/runtime-sim.js';
+import { SEED_USAGE, seedCommand } from './cli/seed.js';
 import { TOKEN_USAGE, tokenCommand } from './cli/token.js';
 import { USERS } from './cli/users.js';
 
@@ -49,6 +50,7 @@ const COMMANDS: Record<string, Command | CommandGroup> = {
   users: USERS,
   roles: ROLES,
   audit: AUDIT,
+  seed: { summary: 'write the demo data set (--demo), idempotently', usage: SEED_USAGE, run: seedCommand },
 };
 
 function mainUsage(): string {

@@ -76,8 +76,8 @@ function databaseAddress(databaseUrl: string): string {
 }
 
 /** The database an operator command reads or writes: PostgreSQL (one connection is enough) or the locked embedded one. */
-export function openForCommand(config: Config, command: string): Promise<Database> {
-  if (config.databaseUrl !== undefined) return connectPostgres(config, { poolMax: 1 });
+export function openForCommand(config: Config, command: string, poolMax = 1): Promise<Database> {
+  if (config.databaseUrl !== undefined) return connectPostgres(config, { poolMax });
   return openEmbedded(config, command);
 }
 
@@ -85,14 +85,15 @@ export function openForCommand(config: Config, command: string): Promise<Databas
  * Runs `work` on the database of an operator command, closed (and the embedded lock released)
  * whatever happens. Unless `anySchema`, a database with pending migrations is refused: a command
  * of this release reading an older schema would fail on a missing table halfway through.
+ * PostgreSQL gets `poolMax` connections (one unless the command runs a kernel).
  */
 export async function withDatabase<T>(
   config: Config,
   command: string,
   work: (database: Database) => Promise<T>,
-  options: { anySchema?: boolean } = {},
+  options: { anySchema?: boolean; poolMax?: number } = {},
 ): Promise<T> {
-  const database = await openForCommand(config, command);
+  const database = await openForCommand(config, command, options.poolMax);
   try {
     if (!options.anySchema) {
       const { pending } = await migrationStatus(database.db);
