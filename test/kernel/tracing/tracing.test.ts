@@ -159,6 +159,26 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     });
   });
 
+  it("records the request's call to the runtime service as a client span of its server span", async () => {
+    const operator = await createUser(t.db, ['runtime.read']);
+    const { response, traceId } = await tracedGet('/v1/admin/runtime/nodes', operator.token);
+    expect(response.status).toBe(200);
+    const server = await eventually(() => serverSpanOf(receiver.spans(), traceId));
+    const call = await eventually(() => {
+      const found = receiver.spans().find((span) => span.traceId === traceId && span.name === 'GET listNodes');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(call).toMatchObject({ parentSpanId: server.spanId, kind: SPAN_KIND.client });
+    expect(call.attributes).toMatchObject({
+      'peer.service': 'runtime',
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+      'server.address': '127.0.0.1',
+    });
+    expect(String(call.attributes['url.full'])).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/nodes$/);
+  });
+
   it("writes the request's trace_id and span_id into each of its log lines", async () => {
     const { response, traceId } = await tracedGet(`/v1/admin/users/${staff.id}`, staff.token);
     expect(response.status).toBe(200);
