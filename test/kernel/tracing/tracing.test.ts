@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { tracesUrl } from '../../../src/kernel/tracing/tracing.js';
 import { captureLog, type CapturedLog } from '../../helpers/captured-log.js';
 import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer } from '../../helpers/jwks-server.js';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.js';
@@ -228,5 +229,13 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT unset', () => {
     expect(response.status).toBe(200);
     expect(logged.lines().length).toBeGreaterThan(0);
     expect(logged.text()).not.toContain('trace_id');
+  });
+});
+
+describe('the OTLP traces URL under OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it('appends /v1/traces to the base, whatever its path', () => {
+    expect(tracesUrl('http://collector:4318')).toBe('http://collector:4318/v1/traces');
+    expect(tracesUrl('http://collector:4318/')).toBe('http://collector:4318/v1/traces');
+    expect(tracesUrl('https://otel.example/tenant-1/')).toBe('https://otel.example/tenant-1/v1/traces');
   });
 });
