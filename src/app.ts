@@ -12,6 +12,7 @@ import { installOpenApi } from './kernel/openapi.js';
 import { requestIdFor } from './kernel/http/request-id.js';
 import type { ZodApp } from './kernel/http/zod-app.js';
 import { installMetrics } from './kernel/metrics/install.js';
+import { traceRequests } from './kernel/tracing/http.js';
 import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { createResponseSerializerCompiler } from './lib/response-serializer.js';
 import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/http/slow-clients.js';
@@ -79,6 +80,8 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
       return handleError(error, request, reply);
     },
   });
+  // Around Fastify's handler, and the first request hook: everything a request does is in its span.
+  if (kernel.tracing !== undefined) traceRequests(app, kernel.tracing.tracer);
   app.setValidatorCompiler(zodValidatorCompiler as never);
   app.setSerializerCompiler(createResponseSerializerCompiler({ verifyResponseShaping: options.verifyResponseShaping }));
   installErrorHandling(app);

@@ -108,6 +108,13 @@ export interface Config {
   metricsPort: number | undefined;
   /** Address of the Prometheus listener. */
   metricsHost: string;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: the OTLP/HTTP collector traces are exported to (`/v1/traces` under
+   * it); absent: no tracing at all.
+   */
+  otelEndpoint: string | undefined;
+  /** OTEL_SERVICE_NAME: the `service.name` of the exported spans. */
+  otelServiceName: string;
 }
 
 /** A setting that stops the start; the message is one line naming the setting. */
@@ -357,6 +364,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort: optionalInteger(env, 'METRICS_PORT', 1, 65_535),
     // Loopback unless said otherwise: the numbers describe the service's inside, not for the internet.
     metricsHost: hostSetting(env, 'METRICS_HOST', '127.0.0.1'),
+    otelEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+    otelServiceName: present(env, 'OTEL_SERVICE_NAME') ?? 'platform-api',
   };
   if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
     const headers = config.requestHeadersTimeoutSeconds;
@@ -494,7 +503,7 @@ const SECRET_SETTINGS = [
   'STORAGE_S3_SECRET_ACCESS_KEY',
 ];
 /** URL settings that may carry a password. */
-const CREDENTIAL_URL_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL'];
+const CREDENTIAL_URL_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
 /** Shorter values are not worth hiding, and would blank out unrelated text (a port, a word). */
 const MIN_REDACTED_LENGTH = 4;
 

@@ -90,6 +90,7 @@ async function serve(): Promise<void> {
   const log = createLogger(
     config.logLevel,
     prettyLogs(config.logFormat, config.production) ? prettyDestination() : undefined,
+    { traced: config.otelEndpoint !== undefined },
   );
   let database: Database;
   if (config.databaseUrl !== undefined) {

@@ -86,6 +86,8 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 10_000,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      otelEndpoint: undefined,
+      otelServiceName: 'platform-api',
     } satisfies Config);
   });
 
@@ -143,6 +145,8 @@ describe('loadConfig', () => {
       SHUTDOWN_TIMEOUT_MS: '30000',
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: 'platform-api-eu',
       DATABASE_POOL_SIZE: '30',
     });
     expect(config).toStrictEqual({
@@ -200,6 +204,8 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 30_000,
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
+      otelEndpoint: 'http://collector:4318',
+      otelServiceName: 'platform-api-eu',
     } satisfies Config);
   });
 
@@ -240,6 +246,8 @@ describe('loadConfig', () => {
     { env: { SHUTDOWN_TIMEOUT_MS: '99' }, setting: 'SHUTDOWN_TIMEOUT_MS' },
     { env: { SHUTDOWN_TIMEOUT_MS: '10s' }, setting: 'SHUTDOWN_TIMEOUT_MS' },
     { env: { METRICS_PORT: '0' }, setting: 'METRICS_PORT' },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, setting: 'OTEL_EXPORTER_OTLP_ENDPOINT' },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }, setting: 'OTEL_EXPORTER_OTLP_ENDPOINT' },
     { env: { METRICS_PORT: '65536' }, setting: 'METRICS_PORT' },
     { env: { METRICS_PORT: 'ninety' }, setting: 'METRICS_PORT' },
     { env: { METRICS_PORT: '8080' }, setting: 'METRICS_PORT' },
@@ -319,6 +327,20 @@ describe('loadConfig', () => {
       'METRICS_PORT: must differ from PORT (9464): metrics have a listener of their own',
     );
     expect(refusalOf({ METRICS_HOST: 'a b' })).toBe('METRICS_HOST: "a b" is not a host name or address');
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT: unset is no tracing; an http(s) URL; OTEL_SERVICE_NAME defaults', () => {
+    expect(loadConfig({}).otelEndpoint).toBeUndefined();
+    expect(loadConfig({}).otelServiceName).toBe('platform-api');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example:4318' }).otelEndpoint).toBe(
+      'https://otel.example:4318',
+    );
+    expect(refusalOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel.example' })).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT: is not a valid URL',
+    );
+    expect(refusalOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://otel.example:4317' })).toBe(
+      'OTEL_EXPORTER_OTLP_ENDPOINT: must use http or https, got grpc',
+    );
   });
 
   it('a malformed value never echoes a secret', () => {

@@ -68,6 +68,8 @@ const SETTINGS: Array<[name: string, show: (config: Config) => Shown]> = [
   ['STORAGE_S3_ENDPOINT', (c) => maskedUrl(c.storageS3Endpoint)],
   ['STORAGE_S3_ACCESS_KEY_ID', (c) => masked(c.storageS3AccessKeyId)],
   ['STORAGE_S3_SECRET_ACCESS_KEY', (c) => masked(c.storageS3SecretAccessKey)],
+  ['OTEL_EXPORTER_OTLP_ENDPOINT', (c) => maskedUrl(c.otelEndpoint)],
+  ['OTEL_SERVICE_NAME', (c) => c.otelServiceName],
 ];
 
 const MASK = '***';

@@ -7,6 +7,7 @@ import type {
   QueryResult,
   TransactionSettings,
 } from 'kysely';
+import { inStatementSpan } from './statement-spans.js';
 
 /**
  * How a database call failed, when the failure is the database's or the pool's rather than the
@@ -103,11 +104,12 @@ async function classified<T>(call: Promise<T>): Promise<T> {
   }
 }
 
+/** Every statement passes here: classified when it fails, and in its span when traced (statement-spans.ts). */
 class ClassifyingConnection implements DatabaseConnection {
   constructor(readonly inner: DatabaseConnection) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return classified(this.inner.executeQuery<R>(query));
+    return inStatementSpan(query, () => classified(this.inner.executeQuery<R>(query)));
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -135,15 +137,15 @@ class ClassifyingDriver implements Driver {
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    return classified(this.inner.beginTransaction(innerOf(connection), settings));
+    return inStatementSpan('BEGIN', () => classified(this.inner.beginTransaction(innerOf(connection), settings)));
   }
 
   commitTransaction(connection: DatabaseConnection): Promise<void> {
-    return classified(this.inner.commitTransaction(innerOf(connection)));
+    return inStatementSpan('COMMIT', () => classified(this.inner.commitTransaction(innerOf(connection))));
   }
 
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return classified(this.inner.rollbackTransaction(innerOf(connection)));
+    return inStatementSpan('ROLLBACK', () => classified(this.inner.rollbackTransaction(innerOf(connection))));
   }
 
   savepoint(connection: DatabaseConnection, name: string, compile: Compile): Promise<void> {

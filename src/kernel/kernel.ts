@@ -24,6 +24,7 @@ import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './http/overload.js';
 import { Metrics } from './metrics/metrics.js';
+import { startTracing, type Tracing } from './tracing/tracing.js';
 import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './auth/user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
@@ -79,6 +80,8 @@ export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitorin
   drain: DrainState;
   /** This instance's Prometheus metrics (metrics/); undefined when METRICS_PORT is unset: nothing is measured. */
   metrics: Metrics | undefined;
+  /** OpenTelemetry traces (tracing/); undefined when OTEL_EXPORTER_OTLP_ENDPOINT is unset: no span is made. */
+  tracing: Tracing | undefined;
   tokens: TokenVerifier;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
@@ -129,6 +132,8 @@ export interface KernelOptions {
   localPaymentsStateFile?: string;
   /** Tunes the in-process runtime simulator (tests shorten image pulls, seed nodes). */
   runtimeSimulator?: Partial<RuntimeSimulatorOptions>;
+  /** How long ended spans wait for their batch's export (tests shorten it). */
+  traceExportDelayMs?: number;
 }
 
 /** ioredis is loaded only with REDIS_URL (about 0.2 s of a start otherwise spent for nothing). */
@@ -167,6 +172,9 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
   options: KernelOptions = {},
 ): Promise<Kernel<Incidents>> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
+  // First, so the adapters made below find their spans on.
+  const tracing =
+    config.otelEndpoint === undefined ? undefined : startTracing(config, { exportDelayMs: options.traceExportDelayMs });
   const bus = new ChangeBus(database, logError('change handler failed'));
   const store = options.counterStore ?? (await counterStoreFor(config, log));
   // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
@@ -220,6 +228,7 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
       config.metricsPort === undefined
         ? undefined
         : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }, log),
+    tracing,
     limiter: new RateLimiter(store, (error) =>
       log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
     ),
@@ -275,6 +284,8 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
       await userChanges.stop();
       await bus.stop();
       await store.close();
+      // Last, so the spans of stopping are exported too.
+      await tracing?.shutdown();
     },
   };
   return kernel;

@@ -1,5 +1,12 @@
 import type { Redis } from 'ioredis';
+import { ATTR_DB_OPERATION_NAME, ATTR_DB_SYSTEM_NAME } from '@opentelemetry/semantic-conventions';
+import { inClientSpan } from '../lib/spans.js';
 import { AppError } from './errors.js';
+
+/** The Redis commands' spans (tracing on): a count is one EVAL of INCREMENT_SCRIPT; keys are not shown. */
+const REDIS_COUNT = { [ATTR_DB_SYSTEM_NAME]: 'redis', [ATTR_DB_OPERATION_NAME]: 'EVAL' };
+const REDIS_PING = { [ATTR_DB_SYSTEM_NAME]: 'redis', [ATTR_DB_OPERATION_NAME]: 'PING' };
+const WITHIN_TRACE = { withinTrace: true };
 
 export interface RateLimit {
   limit: number;
@@ -155,7 +162,7 @@ export class RedisCounterStore implements CounterStore {
     // A late answer (or error) of an abandoned count is dropped, never left unhandled.
     counting.catch(() => {});
     try {
-      const count = await Promise.race([counting, overdue]);
+      const count = await inClientSpan('EVAL', REDIS_COUNT, () => Promise.race([counting, overdue]), WITHIN_TRACE);
       this.#answering();
       return { count, resetInMs: windowEnd - now };
     } catch (error) {
@@ -208,7 +215,7 @@ export class RedisCounterStore implements CounterStore {
       timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
     });
     try {
-      await Promise.race([pinging, overdue]);
+      await inClientSpan('PING', REDIS_PING, () => Promise.race([pinging, overdue]), WITHIN_TRACE);
     } finally {
       clearTimeout(timer);
     }

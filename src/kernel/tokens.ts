@@ -1,5 +1,6 @@
 import {
   createRemoteJWKSet,
+  customFetch,
   decodeProtectedHeader,
   errors as joseErrors,
   jwtVerify,
@@ -8,6 +9,7 @@ import {
 } from 'jose';
 import { AppError, unauthorized } from './errors.js';
 import { untextual } from './http/input-guard.js';
+import { inHttpClientSpan, recordHttpStatus, traceHeaders } from '../lib/spans.js';
 
 export const TOKEN_AUDIENCE = 'authenticated';
 const ASYMMETRIC_ALGORITHMS = [
@@ -130,6 +132,16 @@ class VerifiedTokens {
  * the JWKS only. So an HS256 token is refused when only a JWKS is configured, and an
  * "asymmetric" header never gets checked with the HMAC secret (no algorithm confusion).
  */
+/** The key set's fetch, in a client span of the identity provider when traced. */
+function fetchKeySet(url: string, init: { headers: Headers; method: 'GET'; redirect: 'manual'; signal: AbortSignal }) {
+  const { pathname } = new URL(url);
+  return inHttpClientSpan(`GET ${pathname}`, 'identity', 'GET', url, async (span) => {
+    const response = await fetch(url, { ...init, headers: traceHeaders(init.headers) });
+    recordHttpStatus(span, response.status);
+    return response;
+  });
+}
+
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   // Imported once: handed raw bytes, jose imports the key again on every verification (about a
   // fifth of a signed-in request's CPU in the bench profile).
@@ -151,6 +163,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       : createRemoteJWKSet(new URL(options.jwksUrl), {
           cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
           timeoutDuration: 5_000,
+          [customFetch]: fetchKeySet,
         });
   const common = {
     audience: TOKEN_AUDIENCE,

@@ -72,6 +72,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     shutdownTimeoutMs: 10_000,
     metricsPort: undefined,
     metricsHost: '127.0.0.1',
+    otelEndpoint: undefined,
+    otelServiceName: 'platform-api',
     ...overrides,
   };
 }

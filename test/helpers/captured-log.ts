@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { createLogger } from '../../src/kernel/http/logging.js';
+import { createLogger, type LoggerOptions } from '../../src/kernel/http/logging.js';
 import { Writable } from 'node:stream';
 
 export interface CapturedLog {
@@ -10,8 +10,11 @@ export interface CapturedLog {
   text(): string;
 }
 
-/** The service's logger at `trace`, keeping every line in memory, for asserting what reaches the log. */
-export function captureLog(): CapturedLog {
+/**
+ * The service's logger at `trace`, keeping every line in memory, for asserting what reaches the
+ * log; `options` as the service's (`traced`: lines carry the active span's ids).
+ */
+export function captureLog(options: LoggerOptions = {}): CapturedLog {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -19,6 +22,6 @@ export function captureLog(): CapturedLog {
       done();
     },
   });
-  const log = createLogger('trace', sink);
+  const log = createLogger('trace', sink, options);
   return { log, lines: () => [...lines], text: () => lines.join('\n') };
 }

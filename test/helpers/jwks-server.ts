@@ -53,6 +53,8 @@ export interface JwksServer {
   url: string;
   /** How many times the key set was fetched. */
   readonly hits: number;
+  /** The `traceparent` header of each fetch (undefined when it had none). */
+  readonly traceparents: Array<string | undefined>;
   /** Replace the published keys (key rotation). */
   publish(keys: SigningKey[]): void;
   close(): Promise<void>;
@@ -62,12 +64,15 @@ export interface JwksServer {
 export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
   let published = keys;
   let hits = 0;
+  const traceparents: Array<string | undefined> = [];
   const server: Server = createServer((request, response) => {
     if (request.url !== '/.well-known/jwks.json') {
       response.writeHead(404).end();
       return;
     }
     hits += 1;
+    const traceparent = request.headers.traceparent;
+    traceparents.push(Array.isArray(traceparent) ? traceparent[0] : traceparent);
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ keys: published.map((key) => key.publicJwk) }));
   });
@@ -78,6 +83,7 @@ export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
     get hits() {
       return hits;
     },
+    traceparents,
     publish(next) {
       published = next;
     },

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { IdentityServiceError, type IdentityAccount, type IdentityProvider } from './index.js';
+import { inHttpClientSpan, recordHttpStatus, traceHeaders } from '../../lib/spans.js';
 
 /**
  * The identity provider as a GoTrue (Supabase Auth) server: its admin HTTP API, called with the
@@ -174,15 +175,20 @@ export class GoTrueIdentityProvider implements IdentityProvider {
       apikey: this.#serviceKey,
     };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
+    const url = `${this.#baseUrl}${call.path}`;
     try {
-      const response = await fetch(`${this.#baseUrl}${call.path}`, {
-        method: call.method,
-        headers,
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(this.#timeoutMs),
+      // Named by the route template (`PUT /admin/users/{id}`): a user's id is no span name.
+      return await inHttpClientSpan(call.route, 'identity', call.method, url, async (span) => {
+        const response = await fetch(url, {
+          method: call.method,
+          headers: traceHeaders(headers),
+          body: call.body === undefined ? undefined : JSON.stringify(call.body),
+          signal: AbortSignal.timeout(this.#timeoutMs),
+        });
+        const text = await response.text();
+        recordHttpStatus(span, response.status);
+        return { status: response.status, body: parseJson(text), durationMs: elapsed(started) };
       });
-      const text = await response.text();
-      return { status: response.status, body: parseJson(text), durationMs: elapsed(started) };
     } catch (error) {
       throw this.#failed(call, null, elapsed(started), this.#networkProblem(error));
     }

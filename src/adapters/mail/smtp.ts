@@ -1,4 +1,7 @@
 import nodemailer, { type NodemailerError, type SMTPPoolOptions, type Transporter } from 'nodemailer';
+import type { Attributes } from '@opentelemetry/api';
+import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
+import { inClientSpan, PEER_SERVICE } from '../../lib/spans.js';
 import { MailTransportError, type MailMessage, type MailTransport } from './index.js';
 
 /**
@@ -94,6 +97,8 @@ export class SmtpTransport implements MailTransport {
   readonly endpoint: string;
   readonly #transporter: Transporter;
   readonly #redact: (text: string) => string;
+  /** Who each send's span names as its peer. */
+  readonly #peer: Attributes;
   readonly #sendTimeoutMs: number;
 
   constructor(options: SmtpTransportOptions) {
@@ -101,6 +106,7 @@ export class SmtpTransport implements MailTransport {
     const endpoint = parseSmtpUrl(options.url);
     this.endpoint = `${endpoint.secure ? 'smtps' : 'smtp'}://${endpoint.host}:${endpoint.port}`;
     this.#redact = credentialRedactor(options.url);
+    this.#peer = { [PEER_SERVICE]: 'smtp', [ATTR_SERVER_ADDRESS]: endpoint.host, [ATTR_SERVER_PORT]: endpoint.port };
     this.#sendTimeoutMs = settings.sendTimeoutMs;
     const pool: SMTPPoolOptions & { pool: true } = {
       pool: true,
@@ -124,16 +130,19 @@ export class SmtpTransport implements MailTransport {
 
   async send(message: MailMessage): Promise<{ transportMessageId: string }> {
     try {
-      const info = await this.#transporter.sendMail({
-        from: message.from,
-        to: message.to,
-        subject: message.subject,
-        html: message.html,
-        text: message.text,
-        headers: message.headers,
-        messageId: message.messageId,
-        signal: AbortSignal.timeout(this.#sendTimeoutMs),
-      });
+      // No trace header travels in the message: mail is no request of this trace's.
+      const info = await inClientSpan('smtp send', this.#peer, () =>
+        this.#transporter.sendMail({
+          from: message.from,
+          to: message.to,
+          subject: message.subject,
+          html: message.html,
+          text: message.text,
+          headers: message.headers,
+          messageId: message.messageId,
+          signal: AbortSignal.timeout(this.#sendTimeoutMs),
+        }),
+      );
       // The server's final reply ("250 2.0.0 Ok: queued as 4F3…") names its queue entry: what an
       // operator greps the mail server's logs for.
       const response =

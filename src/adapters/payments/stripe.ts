@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import Stripe from 'stripe';
+import { trace } from '@opentelemetry/api';
+import { inClientSpan, PEER_SERVICE, recordHttpStatus, traceHeaders } from '../../lib/spans.js';
 import { z } from 'zod';
 import {
   PaymentProviderError,
@@ -308,7 +310,8 @@ export class StripePaymentProvider implements PaymentProvider {
     const started = performance.now();
     let body: unknown;
     try {
-      body = await request();
+      // The SDK's own retries are in this span; its HTTP client (objectAnswersOnly) sends the trace headers.
+      body = await inClientSpan(`stripe ${operation}`, { [PEER_SERVICE]: 'stripe' }, () => request());
     } catch (error) {
       throw this.#mapped(operation, error, elapsed(started));
     }
@@ -410,13 +413,24 @@ export class StripePaymentProvider implements PaymentProvider {
  * The SDK takes every answer's JSON to be an object. Valid JSON that is not one (`null`, a
  * string: what a proxy may answer) makes it throw outside its promise chain, so the call would
  * never settle and the rejection would go unhandled. Such a body is refused here as unreadable,
- * which the SDK reports as it does any other unreadable answer.
+ * which the SDK reports as it does any other unreadable answer. Each request also carries the
+ * trace headers of its call's span, and the span its status (tracing on).
  */
 function objectAnswersOnly(inner: Stripe.HttpClient): Stripe.HttpClient {
   return {
     getClientName: () => inner.getClientName(),
-    makeRequest: async (...args) => {
-      const response = await inner.makeRequest(...args);
+    makeRequest: async (host, port, path, method, headers, requestData, protocol, timeout) => {
+      const response = await inner.makeRequest(
+        host,
+        port,
+        path,
+        method,
+        traceHeaders(headers as Record<string, string>),
+        requestData,
+        protocol,
+        timeout,
+      );
+      recordHttpStatus(trace.getActiveSpan(), response.getStatusCode());
       const dispose = response.dispose;
       return {
         getStatusCode: () => response.getStatusCode(),

@@ -29,6 +29,7 @@ import {
   pullAcceptedSchema,
   sessionSchema,
 } from './wire.js';
+import { inHttpClientSpan, recordHttpStatus, traceHeaders } from '../../lib/spans.js';
 
 export interface HttpRuntimeClientOptions {
   baseUrl: string;
@@ -273,21 +274,33 @@ export class HttpRuntimeClient implements RuntimeClient {
     });
     let answer: HttpAnswer;
     try {
-      answer = await exchange({
-        method: call.method,
-        origin: this.base,
-        path: `${this.basePath}${call.path}`,
-        headers: {
-          authorization: this.#authorization,
-          accept: 'application/json',
-          'user-agent': 'platform-api',
-          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+      const path = `${this.basePath}${call.path}`;
+      // One span per attempt, named by the operation: its path may hold a node's or session's id.
+      answer = await inHttpClientSpan(
+        `${call.method} ${call.operation}`,
+        'runtime',
+        call.method,
+        new URL(path, this.base),
+        async (span) => {
+          const answered = await exchange({
+            method: call.method,
+            origin: this.base,
+            path,
+            headers: traceHeaders({
+              authorization: this.#authorization,
+              accept: 'application/json',
+              'user-agent': 'platform-api',
+              ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+            }),
+            body: call.body === undefined ? undefined : JSON.stringify(call.body),
+            connectTimeoutMs: this.connectTimeoutMs,
+            timeoutMs: this.timeoutMs,
+            agent: this.agent,
+          });
+          recordHttpStatus(span, answered.status);
+          return answered;
         },
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        connectTimeoutMs: this.connectTimeoutMs,
-        timeoutMs: this.timeoutMs,
-        agent: this.agent,
-      });
+      );
     } catch (error) {
       if (!(error instanceof TransportFailure)) throw error;
       const staleSocket =

@@ -8,6 +8,7 @@ import {
   type _Object,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { edgesTraced, inClientSpan, PEER_SERVICE, traceHeaders } from '../../lib/spans.js';
 import {
   MAX_LIST_OFFSET,
   StorageUnavailableError,
@@ -56,6 +57,18 @@ export class S3Storage implements StorageAdapter {
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 2,
     });
+    // Added only with tracing on, and last, after signing (unsigned, which S3 allows): a presigned
+    // URL (made before this step) must not require the client to send this request's traceparent.
+    if (edgesTraced()) {
+      this.#client.middlewareStack.add(
+        (next) => (args) => {
+          const { headers } = args.request as { headers?: Record<string, string> };
+          if (headers !== undefined) traceHeaders(headers);
+          return next(args);
+        },
+        { step: 'deserialize', name: 'traceHeaders' },
+      );
+    }
   }
 
   /** Where the store is, for the start-up log line: no credentials. */
@@ -154,16 +167,21 @@ export class S3Storage implements StorageAdapter {
    */
   async #call<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
-      return await run();
+      return await this.#inSpan(operation, run);
     } catch (error) {
       throw unavailable(operation, error);
     }
   }
 
+  /** One call in its client span (the SDK's retry included); the SDK's requests carry its trace headers. */
+  #inSpan<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return inClientSpan(`s3 ${operation}`, { [PEER_SERVICE]: 's3', 'aws.s3.bucket': this.#bucket }, run);
+  }
+
   /** A call about one object: null when there is none. */
   async #find<T>(operation: string, run: () => Promise<T>): Promise<T | null> {
     try {
-      return await run();
+      return await this.#inSpan(operation, run);
     } catch (error) {
       const { status, name } = describe(error);
       if (status === 404 || name === 'NotFound' || name === 'NoSuchKey') return null;

@@ -3,6 +3,7 @@ import { pino, stdSerializers, type DestinationStream, type Level } from 'pino';
 import pinoPretty from 'pino-pretty';
 import type { LogFormat } from '../../config.js';
 import { isDatabaseError } from '../../db/failures.js';
+import { traceFields } from '../tracing/log-fields.js';
 
 /**
  * Query parameters that carry a credential, wherever a URL is written down: unsubscribe tokens,
@@ -107,14 +108,24 @@ interface LoggedRequest {
   socket?: { remotePort?: number };
 }
 
+export interface LoggerOptions {
+  /** Tracing is on: each line written inside a span carries `trace_id` and `span_id` (none otherwise). */
+  traced?: boolean;
+}
+
 /**
  * The service's logger: pino JSON, with the authorization and cookie headers censored should
  * anyone log them, a request shown by method, URL (credentials in its query censored), host and
  * client address only, and database errors without the values they were raised on.
  */
-export function createLogger(level: Level | 'silent', destination?: DestinationStream): FastifyBaseLogger {
+export function createLogger(
+  level: Level | 'silent',
+  destination?: DestinationStream,
+  { traced = false }: LoggerOptions = {},
+): FastifyBaseLogger {
   const options = {
     level,
+    ...(traced ? { mixin: traceFields } : {}),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'],
       censor: '[redacted]',

@@ -1,0 +1,133 @@
+import {
+  context,
+  defaultTextMapSetter,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
+
+/**
+ * The spans of the service's own edges (statements, Redis commands, calls to other services),
+ * made by hand with the OpenTelemetry API (decision 0082). `tracer` is set while tracing is on
+ * (OTEL_EXPORTER_OTLP_ENDPOINT, src/kernel/tracing/); off, every helper here is the bare call it
+ * wraps: no span, not even the API's no-op one.
+ */
+let tracer: Tracer | undefined;
+
+/** Turns the spans of this module on (a tracer) or off (undefined); the kernel's tracing does it. */
+export function traceEdgesWith(next: Tracer | undefined): void {
+  tracer = next;
+}
+
+/** Whether the edges' spans are on (to skip preparing a span's attributes when they are not). */
+export function edgesTraced(): boolean {
+  return tracer !== undefined;
+}
+
+export interface ClientSpanOptions {
+  /**
+   * Only inside a trace already begun (a request's): statements and Redis commands run by timers
+   * alone would each start a trace of one span.
+   */
+  withinTrace?: boolean;
+  kind?: SpanKind;
+}
+
+/**
+ * Runs `call` inside a span of the call this service makes (a client span, active while it runs,
+ * so the trace headers of `traceHeaders` name it). A failure marks the span an error, its type
+ * only: messages can quote what was sent (an address, a row's values).
+ */
+export function inClientSpan<T>(
+  name: string,
+  attributes: Attributes,
+  call: (span: Span | undefined) => Promise<T>,
+  options: ClientSpanOptions = {},
+): Promise<T> {
+  if (tracer === undefined) return call(undefined);
+  if (options.withinTrace === true && trace.getSpan(context.active()) === undefined) return call(undefined);
+  return tracer.startActiveSpan(name, { kind: options.kind ?? SpanKind.CLIENT, attributes }, async (span) => {
+    try {
+      return await call(span);
+    } catch (error) {
+      markFailed(span, errorType(error));
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The span says the operation failed, and how (a SQLSTATE, an error's name, an HTTP status). */
+export function markFailed(span: Span, type: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setAttribute(ATTR_ERROR_TYPE, type);
+}
+
+/** What kind of failure a thrown value is, without its message: its code (SQLSTATE, errno) or its class. */
+export function errorType(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return typeof error;
+  const { code } = error as { code?: unknown };
+  if (typeof code === 'string' && code !== '') return code;
+  return error instanceof Error ? error.name : (error.constructor?.name ?? 'Object');
+}
+
+const HEADERS_SETTER = { set: (carrier: Headers, key: string, value: string) => carrier.set(key, value) };
+
+/**
+ * `headers` with the W3C trace context of the active span added (`traceparent`, `tracestate`):
+ * the peer's spans join this trace. Unchanged when tracing is off.
+ */
+export function traceHeaders<H extends Record<string, string> | Headers>(headers: H): H {
+  if (tracer === undefined) return headers;
+  if (headers instanceof Headers) propagation.inject(context.active(), headers, HEADERS_SETTER);
+  else propagation.inject(context.active(), headers, defaultTextMapSetter);
+  return headers;
+}
+
+/** Which service a call goes to (`identity`, `runtime`, `stripe`, `smtp`, `s3`), on each outbound span. */
+export const PEER_SERVICE = 'peer.service';
+
+/**
+ * Runs one HTTP exchange with another service inside its client span, named `name` (the method
+ * and the route template, never a path holding ids), with the method, peer and URL without its
+ * query as attributes. `call` sends `traceHeaders` and reports the status with `recordHttpStatus`.
+ */
+export function inHttpClientSpan<T>(
+  name: string,
+  peer: string,
+  method: string,
+  url: URL | string,
+  call: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  if (tracer === undefined) return call(undefined);
+  const target = typeof url === 'string' ? new URL(url) : url;
+  const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
+  const attributes: Attributes = {
+    [PEER_SERVICE]: peer,
+    [ATTR_HTTP_REQUEST_METHOD]: method,
+    [ATTR_SERVER_ADDRESS]: target.hostname,
+    [ATTR_SERVER_PORT]: port,
+    [ATTR_URL_FULL]: `${target.origin}${target.pathname}`,
+  };
+  return inClientSpan(name, attributes, call);
+}
+
+/** An HTTP client call's answer on its span: its status, and 4xx/5xx mark it failed (OTel's HTTP rules). */
+export function recordHttpStatus(span: Span | undefined, status: number): void {
+  if (span === undefined) return;
+  span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
+  if (status >= 400) markFailed(span, String(status));
+}
