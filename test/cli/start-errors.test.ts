@@ -169,7 +169,8 @@ describe('start errors name their setting', () => {
       for (const entry of embedded) await runCase(entry);
     };
     await Promise.all([embeddedChain(), ...others.map(runCase)]);
-  }, 120_000);
+    // migrate on a missing DATA_DIR pays a whole initdb: most of a minute on a loaded machine.
+  }, 300_000);
   afterAll(async () => {
     occupied?.server.close();
     await postgres?.drop();
