@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +11,7 @@ import {
   resolveDevSecret,
   type Config,
 } from '../src/config.js';
+import { cliInProcess } from './cli/command-line.js';
 import { createUser, startTestApp } from './helpers/app.js';
 
 const SECRET = 'cli-test-secret-0123456789-abcdefghijklmnop';
@@ -594,55 +594,11 @@ describe('CLI', () => {
   let dir: string;
   const runs = new Map<string, Run>();
 
-  /**
-   * `npx tsx src/main.ts …` as a child process, with none of this shell's settings leaking in.
-   * Node loads tsx itself (`--import tsx`): one process per run instead of tsx's two.
-   */
-  function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-    const clean: Record<string, string> = {};
-    for (const [key, value] of Object.entries(process.env)) {
-      if (
-        value !== undefined &&
-        ![
-          'PORT',
-          'HOST',
-          'DATA_DIR',
-          'DATABASE_URL',
-          'REDIS_URL',
-          'JWT_SECRET',
-          'JWKS_URL',
-          'BOOTSTRAP_OWNER',
-          'TRUST_PROXY',
-          'LOG_LEVEL',
-          'JWT_CLOCK_SKEW',
-          'SCHEDULED_JOBS',
-          'NODE_ENV',
-        ].includes(key)
-      )
-        clean[key] = value;
-    }
+  /** `platform-api …` run by the CLI's dispatcher in this process (test/cli/command-line.ts). */
+  async function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
     const startedAt = Math.floor(Date.now() / 1000);
-    return new Promise((done, fail) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/main.ts', ...args],
-        {
-          cwd: resolve(import.meta.dirname, '..'),
-          env: { ...clean, DATA_DIR: join(dir, 'data'), ...env },
-          timeout: 90_000,
-        },
-        (error, stdout, stderr) => {
-          if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out`));
-          done({
-            code: error ? (typeof error.code === 'number' ? error.code : -1) : 0,
-            stdout,
-            stderr,
-            startedAt,
-            finishedAt: Math.ceil(Date.now() / 1000),
-          });
-        },
-      );
-    });
+    const run = await cliInProcess(args, { DATA_DIR: join(dir, 'data'), ...env });
+    return { ...run, startedAt, finishedAt: Math.ceil(Date.now() / 1000) };
   }
 
   const SUB = '6f1c1c57-3333-4000-8000-00000000000c';
@@ -662,7 +618,6 @@ describe('CLI', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pa-cli-'));
-    // In parallel: each child pays the TypeScript loader's start-up once.
     const results = await Promise.all(
       Object.entries(commands).map(async ([name, [args, env]]) => [name, await cli(args, env)] as const),
     );
@@ -688,7 +643,7 @@ describe('CLI', () => {
       role: 'authenticated',
       app_metadata: { provider: 'github' },
     });
-    // Minted while the child ran: exp is now + 300 s for some "now" inside that run.
+    // Minted while the command ran: exp is now + 300 s for some "now" inside that run.
     expect(payload.exp!).toBeGreaterThanOrEqual(startedAt + 300);
     expect(payload.exp!).toBeLessThanOrEqual(finishedAt + 300);
     expect(payload.exp! - payload.iat!).toBe(300);

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { stringify } from 'csv-stringify';
 import { loadConfig } from '../config.js';
 import { AuditLogService } from '../modules/audit/service.js';
-import type { CommandGroup } from './command.js';
+import type { CommandGroup, CommandIo } from './command.js';
 import { withDatabase } from './database.js';
 import { UsageError } from './errors.js';
 import { Progress } from './progress.js';
@@ -80,7 +80,7 @@ function isClosedPipe(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
 }
 
-async function exportAudit(args: string[]): Promise<void> {
+async function exportAudit(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -99,12 +99,12 @@ async function exportAudit(args: string[]): Promise<void> {
     throw new UsageError('--since must not be after --until', AUDIT_EXPORT_USAGE);
   const batchSize = batchSizeOption(values['batch-size']);
 
-  await withDatabase(loadConfig(), 'audit export', async (database) => {
+  await withDatabase(loadConfig(io.env), 'audit export', async (database) => {
     const audit = new AuditLogService(database.db);
     const range = { since, until };
     // A bar needs the end: counted only for a terminal, where someone watches it.
-    const total = process.stderr.isTTY ? await audit.countExport(range) : undefined;
-    const progress = new Progress(process.stderr, 'audit export', { total });
+    const total = io.stderr.isTTY ? await audit.countExport(range) : undefined;
+    const progress = new Progress(io.stderr, 'audit export', { total });
     async function* entries() {
       for await (const batch of audit.exportBatches(range, batchSize)) {
         yield* batch;
@@ -113,7 +113,7 @@ async function exportAudit(args: string[]): Promise<void> {
     }
     try {
       // stdout is not ended: the process goes on writing (the error line, if any) and exits itself.
-      await pipeline(Readable.from(entries()), formatter(format), process.stdout, { end: false });
+      await pipeline(Readable.from(entries()), formatter(format), io.stdout, { end: false });
     } catch (error) {
       if (!isClosedPipe(error)) throw error;
     }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, publicBaseUrlOf, redactSecrets, type Config } from '../config.js';
-import type { CommandGroup } from './command.js';
+import type { CommandGroup, CommandIo } from './command.js';
 
 export const CONFIG_CHECK_USAGE = `Usage: platform-api config check [--json]
 
@@ -11,8 +11,6 @@ listener, no database connection, nothing written to DATA_DIR. Prints every effe
 (secrets, keys and URL passwords as ***) and what production still needs, then exits 0. An
 invalid setting prints the same "Configuration error: ..." line as serve and exits 1.
 --json prints { settings: { NAME: { value, source } }, production_needs: [{ setting, need }] }.`;
-
-type Env = Record<string, string | undefined>;
 
 /** How a setting's effective value is shown. */
 type Shown = string | undefined;
@@ -156,7 +154,7 @@ interface SettingView {
   source: 'environment' | 'default';
 }
 
-function settingViews(config: Config, env: Env): Record<string, SettingView> {
+function settingViews(config: Config, env: CommandIo['env']): Record<string, SettingView> {
   const views: Record<string, SettingView> = {};
   for (const [name, show] of SETTINGS) {
     const given = env[name] !== undefined && env[name]!.trim() !== '';
@@ -193,7 +191,8 @@ function textReport(config: Config, settings: Record<string, SettingView>, needs
   return `${lines.join('\n')}\n`;
 }
 
-export async function configCheckCommand(args: string[], env: Env = process.env): Promise<void> {
+export async function configCheckCommand(args: string[], io: CommandIo): Promise<void> {
+  const env = io.env;
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
   // The same reading as serve's, so the same error; no dev secret is made, nothing touches DATA_DIR.
   const config = loadConfig(env);
@@ -203,7 +202,7 @@ export async function configCheckCommand(args: string[], env: Env = process.env)
     ? `${JSON.stringify({ settings, production_needs: needs }, null, 2)}\n`
     : textReport(config, settings, needs);
   // A second guard: whatever a value above quoted, no configured credential is printed.
-  process.stdout.write(redactSecrets(report, env));
+  io.stdout.write(redactSecrets(report, env));
 }
 
 export const CONFIG: CommandGroup = {
@@ -212,7 +211,7 @@ export const CONFIG: CommandGroup = {
     check: {
       summary: 'validate the environment, show the effective settings (secrets masked) and what production needs',
       usage: CONFIG_CHECK_USAGE,
-      run: (args) => configCheckCommand(args),
+      run: configCheckCommand,
     },
   },
 };

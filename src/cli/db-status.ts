@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { migrationStatus, type MigrationStatus } from '../db/migrate.js';
-import type { CommandGroup } from './command.js';
+import type { CommandGroup, CommandIo } from './command.js';
 import { withDatabase } from './database.js';
 
 export const DB_STATUS_USAGE = `Usage: platform-api db status [--json]
@@ -44,13 +44,13 @@ function asText(status: MigrationStatus): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function dbStatusCommand(args: string[]): Promise<void> {
+export async function dbStatusCommand(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   const status = await withDatabase(config, 'db status', (database) => migrationStatus(database.db), {
     anySchema: true,
   });
-  process.stdout.write(values.json ? `${JSON.stringify(asJson(status), null, 2)}\n` : asText(status));
+  io.stdout.write(values.json ? `${JSON.stringify(asJson(status), null, 2)}\n` : asText(status));
 }
 
 export const DB: CommandGroup = {

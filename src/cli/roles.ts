@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { AREA_SERVICES } from '../modules/index.js';
 import { RolesService } from '../modules/roles/service.js';
-import type { CommandGroup } from './command.js';
+import type { CommandGroup, CommandIo } from './command.js';
 import { withDatabase } from './database.js';
 import { CommandFailure, UsageError } from './errors.js';
 import { commandWrites } from './services.js';
@@ -25,10 +25,10 @@ function rolesService(database: Parameters<typeof commandWrites>[0]): RolesServi
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
-async function list(args: string[]): Promise<void> {
+async function list(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
-  const roles = await withDatabase(loadConfig(), 'roles list', (database) => rolesService(database).summaries());
-  if (values.json) return void process.stdout.write(`${JSON.stringify(roles, null, 2)}\n`);
+  const roles = await withDatabase(loadConfig(io.env), 'roles list', (database) => rolesService(database).summaries());
+  if (values.json) return void io.stdout.write(`${JSON.stringify(roles, null, 2)}\n`);
   const rows = roles.map((role) => [
     role.key,
     role.name,
@@ -36,10 +36,10 @@ async function list(args: string[]): Promise<void> {
     String(role.permission_count),
     role.protected ? 'protected' : '',
   ]);
-  process.stdout.write(table(['KEY', 'NAME', 'MEMBERS', 'PERMISSIONS', ''], rows));
+  io.stdout.write(table(['KEY', 'NAME', 'MEMBERS', 'PERMISSIONS', ''], rows));
 }
 
-async function show(args: string[]): Promise<void> {
+async function show(args: string[], io: CommandIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -47,7 +47,7 @@ async function show(args: string[]): Promise<void> {
   });
   if (positionals.length !== 1) throw new UsageError('give one role key', ROLES_SHOW_USAGE);
   const key = positionals[0]!;
-  const role = await withDatabase(loadConfig(), 'roles show', (database) => rolesService(database).describe(key));
+  const role = await withDatabase(loadConfig(io.env), 'roles show', (database) => rolesService(database).describe(key));
   if (role === undefined) throw new CommandFailure(`no role has the key "${key}" (see "platform-api roles list")`);
   const members = role.members.map((m) => ({
     user_id: m.user_id,
@@ -59,7 +59,7 @@ async function show(args: string[]): Promise<void> {
     expired: m.expired,
   }));
   if (values.json) {
-    return void process.stdout.write(`${JSON.stringify({ ...role, members }, null, 2)}\n`);
+    return void io.stdout.write(`${JSON.stringify({ ...role, members }, null, 2)}\n`);
   }
   const lines = [
     `${role.key}: ${role.name}${role.protected ? ' (protected)' : ''}`,
@@ -70,8 +70,8 @@ async function show(args: string[]): Promise<void> {
     '',
     `Members (${members.filter((m) => !m.expired).length} active, ${members.length} granted):`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  if (members.length === 0) return void process.stdout.write('  (none)\n');
+  io.stdout.write(`${lines.join('\n')}\n`);
+  if (members.length === 0) return void io.stdout.write('  (none)\n');
   const rows = members.map((m) => [
     m.user_id,
     m.email ?? '',
@@ -80,7 +80,7 @@ async function show(args: string[]): Promise<void> {
     m.expired ? `expired ${m.expires_at}` : (m.expires_at ?? 'never'),
     m.reason ?? '',
   ]);
-  process.stdout.write(table(['USER', 'EMAIL', 'STATUS', 'GRANTED', 'ENDS', 'REASON'], rows, '  '));
+  io.stdout.write(table(['USER', 'EMAIL', 'STATUS', 'GRANTED', 'ENDS', 'REASON'], rows, '  '));
 }
 
 export const ROLES: CommandGroup = {

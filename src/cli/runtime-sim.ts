@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.js';
 import { RuntimeSimulator } from '../runtime-sim/simulator.js';
+import type { CommandIo } from './command.js';
 import { UsageError } from './errors.js';
 
 export const RUNTIME_SIM_USAGE = `Usage: platform-api runtime-sim [--host 127.0.0.1] [--port 8090] [--pull-delay-ms 1500] [--no-seed]
@@ -11,7 +12,7 @@ during development. Clients authenticate with RUNTIME_API_KEY, read from the env
 node-1 and node-2 unless --no-seed. Image pulls take --pull-delay-ms; an image whose reference
 contains "does-not-exist" fails. SIGTERM/SIGINT stop it.`;
 
-export async function runtimeSimulatorCommand(args: string[]): Promise<void> {
+export async function runtimeSimulatorCommand(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -23,7 +24,7 @@ export async function runtimeSimulatorCommand(args: string[]): Promise<void> {
   });
   const port = integerOption(values.port, '--port', 0, 65_535);
   const pullDelayMs = integerOption(values['pull-delay-ms'], '--pull-delay-ms', 0, 3_600_000);
-  const apiKey = process.env.RUNTIME_API_KEY;
+  const apiKey = io.env.RUNTIME_API_KEY;
   if (apiKey === undefined || apiKey === '')
     throw new ConfigError(
       'RUNTIME_API_KEY',
@@ -32,7 +33,7 @@ export async function runtimeSimulatorCommand(args: string[]): Promise<void> {
 
   const simulator = new RuntimeSimulator({ apiKey, pullDelayMs, seed: !values['no-seed'] });
   const url = await simulator.listen(values.host, port);
-  process.stdout.write(
+  io.stdout.write(
     `Runtime simulator listening on ${url} ` +
       `(${values['no-seed'] ? 'empty' : 'seeded: pool default, nodes node-1 and node-2'})\n`,
   );

@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { createLogger } from '../kernel/http/logging.js';
 import { createKernel } from '../kernel/kernel.js';
 import { AREA_SERVICES } from '../modules/index.js';
+import type { CommandIo } from './command.js';
 import { withDatabase } from './database.js';
 import { CommandFailure, UsageError } from './errors.js';
 import { Progress } from './progress.js';
@@ -51,7 +52,7 @@ function report(tally: Tally): string {
   return `${summary}\n\n${table(['KIND', 'MADE', 'ALREADY THERE', ''], rows, '  ')}`;
 }
 
-export async function seedCommand(args: string[]): Promise<void> {
+export async function seedCommand(args: string[], io: CommandIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -59,14 +60,14 @@ export async function seedCommand(args: string[]): Promise<void> {
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`, SEED_USAGE);
   if (!values.demo) throw new UsageError('say which data set: --demo (the only one)', SEED_USAGE);
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   if (config.production && !values.force)
     throw new CommandFailure(
       'refused: NODE_ENV=production. Demo players and owners do not belong in a live deployment; ' +
         'add --force if this really is a demo instance',
     );
   const log = createLogger(config.logLevel);
-  const progress = new Progress(process.stderr, 'seed --demo', { total: DEMO_SEED_STEPS });
+  const progress = new Progress(io.stderr, 'seed --demo', { total: DEMO_SEED_STEPS });
   const tally = await withDatabase(
     config,
     'seed --demo',
@@ -88,5 +89,5 @@ export async function seedCommand(args: string[]): Promise<void> {
     { poolMax: 4 },
   );
   progress.done('steps');
-  process.stdout.write(report(tally));
+  io.stdout.write(report(tally));
 }

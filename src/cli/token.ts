@@ -8,6 +8,7 @@ import {
   TokenOptionError,
   type MintOptions,
 } from '../kernel/auth/token-mint.js';
+import type { CommandIo } from './command.js';
 import { UsageError } from './errors.js';
 
 export const TOKEN_USAGE = `Usage: platform-api token --sub <uuid> [--email e] [--ttl 1h] [--claim k=v ...]
@@ -19,7 +20,7 @@ repeat; dotted keys nest (app_metadata.provider=github) and JSON values are pars
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function tokenCommand(args: string[]): Promise<void> {
+export async function tokenCommand(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -43,9 +44,9 @@ export async function tokenCommand(args: string[]): Promise<void> {
     if (error instanceof TokenOptionError) throw new UsageError(error.message, TOKEN_USAGE);
     throw error;
   }
-  const config = resolveDevSecret(loadConfig());
+  const config = resolveDevSecret(loadConfig(io.env));
   if (config.jwtSecret === undefined)
     throw new ConfigError('JWT_SECRET', 'not set; the token command signs HS256 tokens with it');
   const minted = await mintToken(config.jwtSecret, options);
-  process.stdout.write(`${minted}\n`);
+  io.stdout.write(`${minted}\n`);
 }

@@ -5,7 +5,7 @@ import { findUser, findUsersByEmail } from '../modules/users/index.js';
 import { RolesService } from '../modules/roles/service.js';
 import { AREA_SERVICES } from '../modules/index.js';
 import { withDatabase } from './database.js';
-import type { CommandGroup } from './command.js';
+import type { CommandGroup, CommandIo } from './command.js';
 import { CommandFailure, UsageError } from './errors.js';
 import { commandWrites, operatorActor } from './services.js';
 
@@ -36,7 +36,7 @@ async function resolveUser(database: Database, ref: string): Promise<{ id: strin
   return users[0]!;
 }
 
-async function grantOwner(args: string[]): Promise<void> {
+async function grantOwner(args: string[], io: CommandIo): Promise<void> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { reason: { type: 'string' } } });
   if (positionals.length !== 1) throw new UsageError('give one user id or email', GRANT_OWNER_USAGE);
   const ref = positionals[0]!;
@@ -45,7 +45,7 @@ async function grantOwner(args: string[]): Promise<void> {
   const reason = values.reason?.trim() || DEFAULT_REASON;
   if (reason.length > REASON_MAX)
     throw new UsageError(`--reason is longer than ${REASON_MAX} characters`, GRANT_OWNER_USAGE);
-  const config = loadConfig();
+  const config = loadConfig(io.env);
   const message = await withDatabase(config, 'users grant-owner', async (database) => {
     const user = await resolveUser(database, ref);
     const roles = new RolesService(database.db, commandWrites(database), AREA_SERVICES.permissions);
@@ -59,7 +59,7 @@ async function grantOwner(args: string[]): Promise<void> {
         : ` (their grant ending ${result.previousExpiresAt.toISOString()} no longer ends)`;
     return `Granted the owner role to ${who}${was}; audited as users.role_grant.`;
   });
-  process.stdout.write(`${message}\n`);
+  io.stdout.write(`${message}\n`);
 }
 
 export const USERS: CommandGroup = {

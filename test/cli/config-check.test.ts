@@ -2,12 +2,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli } from './cli-process.js';
+import { cliInProcess } from './command-line.js';
 
 /**
  * `platform-api config check` (issue 32, part 4): the environment validated as serve reads it,
  * without starting anything; the effective settings with every credential masked; what
- * production still needs. Runs the real CLI.
+ * production still needs. Runs the CLI's dispatcher in this process (test/cli/entry-point.test.ts
+ * runs the process itself).
  */
 
 const SECRET = 'config-check-secret-0123456789-abcdefghij';
@@ -52,7 +53,7 @@ describe('config check', () => {
 
   it('on the development defaults: valid, every setting with its default, all of production to do, nothing made', async () => {
     const dataDir = join(dir, 'never-made');
-    const run = await cli(['config', 'check'], { DATA_DIR: dataDir });
+    const run = await cliInProcess(['config', 'check'], { DATA_DIR: dataDir });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(run.stdout.startsWith('Configuration is valid.\n\nEffective settings:\n')).toBe(true);
     expect(run.stdout).toMatch(/\n {2}PORT +8080 {2}\(default\)\n/);
@@ -74,10 +75,10 @@ describe('config check', () => {
     }
     // No listener, no database, no dev secret: DATA_DIR is not even made.
     expect(existsSync(dataDir)).toBe(false);
-  }, 120_000);
+  });
 
   it('a production configuration: every credential masked, URLs keep their host, nothing more needed', async () => {
-    const run = await cli(['config', 'check', '--json'], { ...PRODUCTION, DATA_DIR: join(dir, 'prod') });
+    const run = await cliInProcess(['config', 'check', '--json'], { ...PRODUCTION, DATA_DIR: join(dir, 'prod') });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     for (const secret of NEVER_SHOWN) expect(run.stdout).not.toContain(secret);
     const report = JSON.parse(run.stdout) as {
@@ -97,12 +98,12 @@ describe('config check', () => {
     expect(report.settings.PORT).toEqual({ value: '8080', source: 'default' });
     expect(report.settings.NODE_ENV).toEqual({ value: 'production', source: 'environment' });
 
-    const text = await cli(['config', 'check'], { ...PRODUCTION, DATA_DIR: join(dir, 'prod') });
+    const text = await cliInProcess(['config', 'check'], { ...PRODUCTION, DATA_DIR: join(dir, 'prod') });
     expect(text.code).toBe(0);
     expect(text.stdout.startsWith('Configuration is valid (NODE_ENV=production).\n')).toBe(true);
     expect(text.stdout.endsWith('\nProduction needs nothing more.\n')).toBe(true);
     for (const secret of NEVER_SHOWN) expect(text.stdout).not.toContain(secret);
-  }, 120_000);
+  });
 
   it('an invalid setting: the same one line as serve, exit 1, no credential', async () => {
     const cases: Record<string, string>[] = [
@@ -115,25 +116,25 @@ describe('config check', () => {
       },
     ];
     for (const env of cases) {
-      const [check, serve] = await Promise.all([cli(['config', 'check'], env), cli(['serve'], env)]);
+      const [check, serve] = await Promise.all([cliInProcess(['config', 'check'], env), cliInProcess(['serve'], env)]);
       expect(check.stderr.startsWith('Configuration error: ')).toBe(true);
       expect(check).toEqual({ code: 1, stdout: '', stderr: serve.stderr });
       expect(serve.code).toBe(1);
       expect(check.stderr).not.toContain(PASSWORD);
     }
-  }, 120_000);
+  });
 
   it('--help prints the usage; an unknown option is a usage error', async () => {
-    const help = await cli(['config', 'check', '--help'], {});
+    const help = await cliInProcess(['config', 'check', '--help'], {});
     expect(help.code).toBe(0);
     expect(help.stdout.startsWith('Usage: platform-api config check [--json]\n')).toBe(true);
-    const group = await cli(['config'], {});
+    const group = await cliInProcess(['config'], {});
     expect(group.code).toBe(1);
     expect(group.stderr.startsWith('"config" needs a subcommand\n\nUsage: platform-api config <subcommand>')).toBe(
       true,
     );
-    const unknown = await cli(['config', 'check', '--verbose'], {});
+    const unknown = await cliInProcess(['config', 'check', '--verbose'], {});
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("Unknown option '--verbose'");
-  }, 120_000);
+  });
 });

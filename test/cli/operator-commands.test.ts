@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { PGlite } from '@electric-sql/pglite';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPGlite } from '../../src/db/database.js';
 import { readMigrations } from '../../src/db/migrate.js';
 import type { Tables } from '../../src/db/tables.js';
+import { prepareDataDir } from '../helpers/data-dir.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { cli } from './cli-process.js';
+import { cliInProcess } from './command-line.js';
 
 /**
  * The operator's commands that read or change the database (issue 32, part 4): db status,
- * users grant-owner, roles list/show and audit export, run as the real CLI against a real
- * embedded data directory, or on the PostgreSQL run (TEST_DATABASE_URL) a PostgreSQL database.
+ * users grant-owner, roles list/show and audit export, run by the CLI's dispatcher in this process
+ * against a real embedded data directory, or on the PostgreSQL run (TEST_DATABASE_URL) a
+ * PostgreSQL database. test/cli/entry-point.test.ts runs a database command as its own process.
  */
 
 const SECRET = 'operator-commands-secret-0123456789-abcdef';
@@ -45,12 +46,7 @@ describe('operator commands on a database', () => {
       settings = { DATABASE_URL: postgres.url!, JWT_SECRET: SECRET };
     } else {
       settings = { DATA_DIR: dataDir, JWT_SECRET: SECRET };
-      // The suite's migrated template, laid into DATA_DIR: what "migrate" makes, without its minute.
-      mkdirSync(dataDir, { recursive: true });
-      const pglite = await PGlite.create(join(dataDir, 'pglite'), {
-        loadDataDir: new Blob([readFileSync(inject('pgliteDump')!)]),
-      });
-      await pglite.close();
+      await prepareDataDir(dataDir);
     }
   }, SLOW);
   afterAll(async () => {
@@ -62,15 +58,13 @@ describe('operator commands on a database', () => {
     'db status on a database never migrated: every file pending; other commands refused',
     async () => {
       const fresh = { DATA_DIR: join(dir, 'fresh'), JWT_SECRET: SECRET };
-      // An empty cluster made here, where its initdb has no 90 s limit (a loaded machine took 77 s).
-      mkdirSync(fresh.DATA_DIR, { recursive: true });
-      await (await PGlite.create(join(fresh.DATA_DIR, 'pglite'))).close();
+      await prepareDataDir(fresh.DATA_DIR, 'empty');
       const files = readMigrations().map((file) => file.name);
-      const status = await cli(['db', 'status', '--json'], fresh);
+      const status = await cliInProcess(['db', 'status', '--json'], fresh);
       expect({ code: status.code, stderr: status.stderr }).toEqual({ code: 0, stderr: '' });
       expect(JSON.parse(status.stdout)).toEqual({ applied: [], pending: files, unknown: [] });
 
-      const roles = await cli(['roles', 'list'], fresh);
+      const roles = await cliInProcess(['roles', 'list'], fresh);
       expect(roles).toEqual({
         code: 1,
         stdout: '',
@@ -86,7 +80,7 @@ describe('operator commands on a database', () => {
     'db status on a migrated database: every file applied, one changed and one unknown flagged',
     async () => {
       const files = readMigrations().map((file) => file.name);
-      const status = await cli(['db', 'status', '--json'], settings);
+      const status = await cliInProcess(['db', 'status', '--json'], settings);
       expect(status.code, status.stderr).toBe(0);
       const report = JSON.parse(status.stdout);
       expect(report.applied.map((m: { name: string }) => m.name)).toEqual(files);
@@ -105,7 +99,7 @@ describe('operator commands on a database', () => {
         return row.checksum;
       });
       try {
-        const text = await cli(['db', 'status'], settings);
+        const text = await cliInProcess(['db', 'status'], settings);
         expect(text.code, text.stderr).toBe(0);
         expect(text.stdout).toMatch(new RegExp(`\\n  ${first}  \\S+Z  CHANGED since applied\\n`));
         expect(text.stdout).toContain('Pending: 0\n');
@@ -182,7 +176,10 @@ describe('operator commands on a database', () => {
     it(
       'grants by email (any case) with its audit row; a second run changes and records nothing',
       async () => {
-        const run = await cli(['users', 'grant-owner', 'ADA@example.COM', '--reason', 'on-call handover'], settings);
+        const run = await cliInProcess(
+          ['users', 'grant-owner', 'ADA@example.COM', '--reason', 'on-call handover'],
+          settings,
+        );
         expect(run).toEqual({
           code: 0,
           stdout: `Granted the owner role to ${ada} (ada@example.com); audited as users.role_grant.\n`,
@@ -212,7 +209,7 @@ describe('operator commands on a database', () => {
         });
         expect(audit!.user_agent).toMatch(/^platform-api users grant-owner \(\S+@\S+\)$/);
 
-        const again = await cli(['users', 'grant-owner', ada], settings);
+        const again = await cliInProcess(['users', 'grant-owner', ada], settings);
         expect(again).toEqual({
           code: 0,
           stdout: `${ada} (ada@example.com) already holds the owner role: nothing changed.\n`,
@@ -226,7 +223,7 @@ describe('operator commands on a database', () => {
     it(
       'an expiring owner grant loses its end, audited with the end it had',
       async () => {
-        const run = await cli(['users', 'grant-owner', expiring.toUpperCase()], settings);
+        const run = await cliInProcess(['users', 'grant-owner', expiring.toUpperCase()], settings);
         expect(run.code, run.stderr).toBe(0);
         expect(run.stdout).toBe(
           `Granted the owner role to ${expiring} (exp@example.com) ` +
@@ -256,11 +253,11 @@ describe('operator commands on a database', () => {
             (await db.selectFrom('audit_log').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()).n,
         );
         const missingId = randomUUID();
-        // One after another: the embedded database takes one process at a time.
-        const noEmail = await cli(['users', 'grant-owner', 'nobody@example.com'], settings);
-        const noId = await cli(['users', 'grant-owner', missingId], settings);
-        const twins = await cli(['users', 'grant-owner', 'twin@example.com'], settings);
-        const neither = await cli(['users', 'grant-owner', 'bob'], settings);
+        // One after another: the embedded database is opened by one command at a time.
+        const noEmail = await cliInProcess(['users', 'grant-owner', 'nobody@example.com'], settings);
+        const noId = await cliInProcess(['users', 'grant-owner', missingId], settings);
+        const twins = await cliInProcess(['users', 'grant-owner', 'twin@example.com'], settings);
+        const neither = await cliInProcess(['users', 'grant-owner', 'bob'], settings);
         expect(noEmail).toEqual({
           code: 1,
           stdout: '',
@@ -290,30 +287,30 @@ describe('operator commands on a database', () => {
     it(
       'roles list and roles show: counts, permissions and members',
       async () => {
-        const list = await cli(['roles', 'list', '--json'], settings);
+        const list = await cliInProcess(['roles', 'list', '--json'], settings);
         expect(list.code, list.stderr).toBe(0);
         expect(JSON.parse(list.stdout)).toEqual([
           { key: 'owner', name: 'Owner', protected: true, member_count: 3, permission_count: 1 },
           { key: 'support', name: 'Support', protected: false, member_count: 1, permission_count: 2 },
         ]);
-        const text = await cli(['roles', 'list'], settings);
+        const text = await cliInProcess(['roles', 'list'], settings);
         expect(text.stdout).toBe(
           'KEY      NAME     MEMBERS  PERMISSIONS\n' +
             'owner    Owner    3        1            protected\n' +
             'support  Support  1        2\n',
         );
 
-        const show = await cli(['roles', 'show', 'support'], settings);
+        const show = await cliInProcess(['roles', 'show', 'support'], settings);
         expect(show.code, show.stderr).toBe(0);
         expect(show.stdout).toContain(
           'support: Support\n\nPermissions (2):\n  support.write\n  users.read\n\nMembers (1 active, 1 granted):\n',
         );
         expect(show.stdout).toMatch(new RegExp(`\\n {2}${ada} +ada@example\\.com +active +\\S+Z +never +helpdesk\\n$`));
-        const owner = JSON.parse((await cli(['roles', 'show', 'owner', '--json'], settings)).stdout);
+        const owner = JSON.parse((await cliInProcess(['roles', 'show', 'owner', '--json'], settings)).stdout);
         expect(owner.permissions).toEqual(['*']);
         expect(owner.members.map((m: { user_id: string }) => m.user_id).sort()).toEqual([ada, expiring, twin1].sort());
 
-        const missing = await cli(['roles', 'show', 'nosuch'], settings);
+        const missing = await cliInProcess(['roles', 'show', 'nosuch'], settings);
         expect(missing).toEqual({
           code: 1,
           stdout: '',
@@ -360,7 +357,7 @@ describe('operator commands on a database', () => {
     it(
       'jsonl in batches: every entry of the window once, oldest first, exact times; progress on stderr',
       async () => {
-        const run = await cli(['audit', 'export', ...window, '--batch-size', '4'], settings);
+        const run = await cliInProcess(['audit', 'export', ...window, '--batch-size', '4'], settings);
         expect(run.code, run.stderr).toBe(0);
         const lines = run.stdout
           .trimEnd()
@@ -391,7 +388,10 @@ describe('operator commands on a database', () => {
     it(
       'csv: a header, quoted fields, formulas defused, summary as JSON',
       async () => {
-        const run = await cli(['audit', 'export', ...window, '--format', 'csv', '--batch-size', '5'], settings);
+        const run = await cliInProcess(
+          ['audit', 'export', ...window, '--format', 'csv', '--batch-size', '5'],
+          settings,
+        );
         expect(run.code, run.stderr).toBe(0);
         const [header, first] = run.stdout.split('\n');
         expect(header).toBe(
@@ -411,9 +411,9 @@ describe('operator commands on a database', () => {
       'usage errors: exit 1 with the usage, nothing on stdout',
       async () => {
         const [format, since, order] = await Promise.all([
-          cli(['audit', 'export', '--format', 'xml'], settings),
-          cli(['audit', 'export', '--since', '2020-03-01T00:00:00'], settings),
-          cli(['audit', 'export', '--since', '2021-01-01', '--until', '2020-01-01'], settings),
+          cliInProcess(['audit', 'export', '--format', 'xml'], settings),
+          cliInProcess(['audit', 'export', '--since', '2020-03-01T00:00:00'], settings),
+          cliInProcess(['audit', 'export', '--since', '2021-01-01', '--until', '2020-01-01'], settings),
         ]);
         const usage = 'Usage: platform-api audit export';
         expect(format.stderr.startsWith(`--format must be jsonl or csv, got "xml"\n\n${usage}`)).toBe(true);

@@ -1,8 +1,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cliInProcess } from './command-line.js';
 
-/** `platform-api runtime-sim`: the simulator as its own process, keyed from the environment. */
+/**
+ * `platform-api runtime-sim`: the simulator as its own process, keyed from the environment; its
+ * refusals and usage run by the CLI's dispatcher in this process.
+ */
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const KEY = 'cli-runtime-sim-key-71c4';
@@ -102,32 +106,28 @@ describe('platform-api runtime-sim', () => {
   }, 30_000);
 
   it('refuses to start without RUNTIME_API_KEY, with one line naming it', async () => {
-    const run = start(['--port', '0'], { RUNTIME_API_KEY: undefined });
-    expect(await run.exited).toBe(1);
-    expect(run.stdout()).toBe('');
-    expect(run.stderr().trim().split('\n')).toEqual([
+    const run = await cliInProcess(['runtime-sim', '--port', '0'], {});
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^Configuration error: RUNTIME_API_KEY: must be set/),
     ]);
-  }, 30_000);
+  });
 
   it('refuses a bad --port with the usage text', async () => {
-    const run = start(['--port', '70000'], { RUNTIME_API_KEY: KEY });
-    expect(await run.exited).toBe(1);
-    expect(run.stderr()).toContain('--port must be an integer from 0 to 65535');
-    expect(run.stderr()).toContain('Usage: platform-api runtime-sim');
-  }, 30_000);
+    const run = await cliInProcess(['runtime-sim', '--port', '70000'], { RUNTIME_API_KEY: KEY });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--port must be an integer from 0 to 65535');
+    expect(run.stderr).toContain('Usage: platform-api runtime-sim');
+  });
 
   it('is listed in the main --help and has its own', async () => {
-    const help = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--help'], { cwd: ROOT });
-    let text = '';
-    help.stdout.on('data', (chunk) => (text += chunk));
-    await new Promise((resolve) => help.on('exit', resolve));
-    expect(text).toMatch(/^ {2}runtime-sim +serve the runtime simulator alone/m);
+    const help = await cliInProcess(['--help'], {});
+    expect(help.stdout).toMatch(/^ {2}runtime-sim +serve the runtime simulator alone/m);
 
-    const own = start(['--help'], { RUNTIME_API_KEY: undefined });
-    expect(await own.exited).toBe(0);
-    expect(own.stdout()).toContain(
+    const own = await cliInProcess(['runtime-sim', '--help'], {});
+    expect(own.code).toBe(0);
+    expect(own.stdout).toContain(
       'Usage: platform-api runtime-sim [--host 127.0.0.1] [--port 8090] [--pull-delay-ms 1500] [--no-seed]',
     );
-  }, 30_000);
+  });
 });

@@ -17,6 +17,8 @@ import { signToken } from '../helpers/tokens.js';
 
 const USER_AGENT = 'platform-api seed --demo (test@localhost)';
 const SLOW = 120_000;
+/** The command on this process's own environment (vi.stubEnv changes it) and streams. */
+const processIo = { env: process.env, stdout: process.stdout, stderr: process.stderr };
 
 /** Rows of every table the seed writes to: a second run must leave each count as it was. */
 const TABLES = [
@@ -279,9 +281,9 @@ describe('seed --demo with Stripe and SMTP configured', () => {
 
 describe('seed command arguments', () => {
   it('without --demo: a usage error naming the one data set', async () => {
-    await expect(seedCommand([])).rejects.toThrow(UsageError);
-    await expect(seedCommand([])).rejects.toThrow('--demo');
-    await expect(seedCommand(['--demo', 'extra'])).rejects.toThrow('unexpected argument "extra"');
+    await expect(seedCommand([], processIo)).rejects.toThrow(UsageError);
+    await expect(seedCommand([], processIo)).rejects.toThrow('--demo');
+    await expect(seedCommand(['--demo', 'extra'], processIo)).rejects.toThrow('unexpected argument "extra"');
   });
 
   it('refuses NODE_ENV=production before touching the database, unless --force', async () => {
@@ -290,10 +292,12 @@ describe('seed command arguments', () => {
     vi.stubEnv('DATABASE_URL', 'postgres://nobody@127.0.0.1:1/none');
     vi.stubEnv('JWT_SECRET', 'seed-demo-test-secret-0123456789-abcdefghij');
     try {
-      const refusal = seedCommand(['--demo']);
+      const refusal = seedCommand(['--demo'], processIo);
       await expect(refusal).rejects.toThrow(CommandFailure);
-      await expect(seedCommand(['--demo'])).rejects.toThrow(/NODE_ENV=production.*--force/);
-      await expect(seedCommand(['--demo', '--force'])).rejects.toThrow(/DATABASE_URL: cannot use the database/);
+      await expect(seedCommand(['--demo'], processIo)).rejects.toThrow(/NODE_ENV=production.*--force/);
+      await expect(seedCommand(['--demo', '--force'], processIo)).rejects.toThrow(
+        /DATABASE_URL: cannot use the database/,
+      );
     } finally {
       vi.unstubAllEnvs();
     }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,10 +12,12 @@ async function serveEmbedded(dataDir: string) {
 }
 
 describe('platform-api serve on the embedded default', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pa-serve-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const dir = mkdtempSync(join(tmpdir(), 'pa-serve-'));
+  // Missing, parents included: serve makes it, its database with it.
+  const dataDir = join(dir, 'missing', 'data');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('prints an owner token that works on /v1/admin/roles, keeps its secret, and stops cleanly on SIGTERM', async () => {
+  it('makes a missing DATA_DIR, prints an owner token that works on /v1/admin/roles, keeps its secret, and stops cleanly on SIGTERM', async () => {
     const first = await serveEmbedded(dataDir);
     expect(first.output().stdout).toContain(
       `curl -H "Authorization: Bearer ${first.token}" ${first.base}/v1/admin/roles`,
@@ -29,6 +31,7 @@ describe('platform-api serve on the embedded default', () => {
 
     const health = await fetch(`${first.base}/health`);
     expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
+    expect(existsSync(join(dataDir, 'pglite'))).toBe(true);
 
     // The dev secret is made once, readable by the owner only.
     expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);

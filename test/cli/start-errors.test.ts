@@ -5,14 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareDataDir } from '../helpers/data-dir.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { cli, serve, type CliRun } from './cli-process.js';
+import { serve, type CliRun } from './cli-process.js';
+import { cliInProcess } from './command-line.js';
 
 /**
  * What an operator sees when a start goes wrong (issue 28, items 14, 15 and 17): one line naming
  * the setting at fault, exit 1, nothing on stdout, never a token or a credential. Each case runs
- * the real CLI; on the PostgreSQL run (TEST_DATABASE_URL) the cases that touch a database run on
- * a PostgreSQL database as well.
+ * the CLI's dispatcher in this process, as main.ts runs it (test/cli/entry-point.test.ts runs the
+ * process itself; test/cli/serve.test.ts serves from a DATA_DIR serve made); on the PostgreSQL run
+ * (TEST_DATABASE_URL) the cases that touch a database run on a PostgreSQL database as well.
  */
 
 const SECRET = 'start-errors-secret-0123456789-abcdefghij';
@@ -47,9 +50,8 @@ describe('start errors name their setting', () => {
   const runs = new Map<string, CliRun>();
   type Case = { args: string[]; env: Record<string, string>; stderr?: string };
   let table: Record<string, Case> = {};
-  /** The embedded cases' DATA_DIR: missing until the first of them, `serve`, makes it. */
-  const embeddedDir = () => join(dir, 'missing-serve', 'a', 'b');
-  let firstServe: { health: unknown; exitCode: number | null; pgliteMade: boolean };
+  /** The embedded cases' DATA_DIR: a migrated database, as the starts that fail find it. */
+  const embeddedDir = () => join(dir, 'embedded');
 
   /** Each case: the command, its settings, and (for refusals) the exact stderr. */
   const cases = (): Record<string, Case> => {
@@ -156,26 +158,18 @@ describe('start errors name their setting', () => {
     occupied = await occupiedPort();
     if (ON_POSTGRES) postgres = await createTestDatabase();
     table = cases();
-    // A few at a time (each child pays the TypeScript loader's start-up; the machine is shared).
-    // The embedded cases share one DATA_DIR, so they run one after another (the lock would
-    // refuse the second).
+    await prepareDataDir(embeddedDir());
+    // The embedded cases share one DATA_DIR, so they run one after another: in one process the
+    // lock cannot tell two of them apart, and two PGlite instances on one directory destroy it.
     const entries = Object.entries(table);
     const embedded = entries.filter(([, { env }]) => env.DATA_DIR === embeddedDir());
-    const queue = entries.filter((entry) => !embedded.includes(entry));
-    const worker = async (own: Array<[string, Case]>) => {
-      for (let next = own.shift(); next !== undefined; next = own.shift()) {
-        const [name, { args, env }] = next;
-        runs.set(name, await cli(args, env));
-      }
-    };
+    const others = entries.filter((entry) => !embedded.includes(entry));
+    const runCase = async ([name, { args, env }]: [string, Case]) => runs.set(name, await cliInProcess(args, env));
     const embeddedChain = async () => {
-      const served = await serve({ DATA_DIR: embeddedDir(), JWT_SECRET: SECRET });
-      const health = await (await fetch(`${served.base}/health`)).json();
-      const pgliteMade = existsSync(join(embeddedDir(), 'pglite'));
-      firstServe = { health, pgliteMade, exitCode: await served.stop() };
-      await worker(embedded);
+      for (const entry of embedded) await runCase(entry);
     };
-    await Promise.all([embeddedChain(), worker(queue), worker(queue)]);
+    await Promise.all([embeddedChain(), ...others.map(runCase)]);
+    // migrate on a missing DATA_DIR pays a whole initdb: most of a minute on a loaded machine.
   }, 300_000);
   afterAll(async () => {
     occupied?.server.close();
@@ -210,7 +204,7 @@ describe('start errors name their setting', () => {
 
   it('a failed listen on the embedded database lets go of DATA_DIR: no lock left, the next start works', async () => {
     expect(readdirSync(join(embeddedDir(), 'lock'))).toEqual([]);
-    const migrated = await cli(['migrate'], { DATA_DIR: embeddedDir(), JWT_SECRET: SECRET });
+    const migrated = await cliInProcess(['migrate'], { DATA_DIR: embeddedDir(), JWT_SECRET: SECRET });
     expect(migrated).toEqual({ code: 0, stdout: 'Database is up to date.\n', stderr: '' });
   }, 60_000);
 
@@ -250,10 +244,6 @@ describe('start errors name their setting', () => {
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/^Applied: 0001_kernel\.sql, /);
     expect(existsSync(join(dir, 'missing', 'a', 'b', 'pglite'))).toBe(true);
-  });
-
-  it('serve makes a DATA_DIR that does not exist, parents included, and serves from it', () => {
-    expect(firstServe).toEqual({ health: { status: 'ok', database: 'ok' }, pgliteMade: true, exitCode: 0 });
   });
 
   it.runIf(ON_POSTGRES)(

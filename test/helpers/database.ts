@@ -51,7 +51,6 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const dump = inject('pgliteDump');
-  if (!dump) throw new Error('global setup provided no database');
   const pglite = await PGlite.create({ loadDataDir: new Blob([readFileSync(dump)]), parsers: pgliteParsers });
   const database = wrapPGlite(pglite);
   return {

@@ -12,16 +12,26 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** PostgreSQL run: the migrated template database each test file clones. */
     pgTemplate: string | null;
-    /** PGlite run: a dump of a migrated database each test file loads. */
-    pgliteDump: string | null;
+    /**
+     * A dump of a migrated embedded database: each test file's database on the PGlite run, and
+     * on either run the DATA_DIR a CLI or process test starts from (test/helpers/data-dir.ts).
+     */
+    pgliteDump: string;
+    /** A dump of an embedded database never migrated (an initialised cluster, no table of ours). */
+    pgliteEmptyDump: string;
   }
 }
 
 /**
- * Migrates once per run: a template database on PostgreSQL (TEST_DATABASE_URL), or a PGlite
- * data-dir dump otherwise. Test files then start from a copy in well under a second.
+ * Migrates once per run: a template database on PostgreSQL (TEST_DATABASE_URL), and a PGlite
+ * data-dir dump on either run. Test files then start from a copy in well under a second.
  */
 export default async function setup(project: TestProject) {
+  const dir = mkdtempSync(join(tmpdir(), 'pa-test-'));
+  const dumps = await embeddedDumps(dir);
+  project.provide('pgliteDump', dumps.migrated);
+  project.provide('pgliteEmptyDump', dumps.empty);
+  const removeDumps = () => rmSync(dir, { recursive: true, force: true });
   const testUrl = process.env.TEST_DATABASE_URL;
   if (testUrl) {
     const template = `pa_test_tmpl_${process.pid}_${Date.now()}`;
@@ -32,8 +42,8 @@ export default async function setup(project: TestProject) {
     await migrate(database.db);
     await database.close();
     project.provide('pgTemplate', template);
-    project.provide('pgliteDump', null);
     return async () => {
+      removeDumps();
       // Clones left by a crashed file are dropped too, so a run never leaves databases behind.
       const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
         `${template.replace('tmpl', 'f')}%`,
@@ -43,15 +53,22 @@ export default async function setup(project: TestProject) {
       await admin.end();
     };
   }
-  const dir = mkdtempSync(join(tmpdir(), 'pa-test-'));
+  project.provide('pgTemplate', null);
+  return removeDumps;
+}
+
+/** One embedded cluster, dumped before and after migrating: the initdb (seconds) is paid once. */
+async function embeddedDumps(dir: string): Promise<{ empty: string; migrated: string }> {
   const pglite = await PGlite.create({ parsers: pgliteParsers });
   const database = wrapPGlite(pglite);
+  const dump = async (name: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()));
+    return file;
+  };
+  const empty = await dump('empty.tar');
   await migrate(database.db);
-  const dump = await pglite.dumpDataDir('none');
-  const file = join(dir, 'migrated.tar');
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  const migrated = await dump('migrated.tar');
   await database.close();
-  project.provide('pgTemplate', null);
-  project.provide('pgliteDump', file);
-  return () => rmSync(dir, { recursive: true, force: true });
+  return { empty, migrated };
 }

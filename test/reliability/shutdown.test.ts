@@ -1,15 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';
-import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
-import { serve, type Served } from '../cli/cli-process.js';
-import { RELIABILITY_FULL } from './fixtures.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 import { waitFor } from '../helpers/waiting.js';
+import { RELIABILITY_FULL } from './fixtures.js';
+import { serveBehindIdentity, type ServedBehindIdentity } from './serve-behind-identity.js';
 
 /**
  * SIGTERM to the real `serve` process while slow requests are in flight (staff identity reads,
@@ -35,37 +28,15 @@ function accepts(port: number): Promise<boolean> {
 }
 
 describe('SIGTERM under load', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pa-shutdown-'));
-  const owner = randomUUID();
-  let gotrue: GoTrueServer;
-  let proxy: TcpProxy;
-  let served: Served;
-
+  let fixture: ServedBehindIdentity;
   beforeAll(async () => {
-    const serviceKey = `service-${randomUUID()}`;
-    gotrue = await startGoTrueServer({ serviceKey, jwtSecret: TEST_JWT_SECRET });
-    gotrue.addUser({ id: owner });
-    proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
-    served = await serve({
-      DATA_DIR: dataDir,
-      JWT_SECRET: TEST_JWT_SECRET,
-      BOOTSTRAP_OWNER: owner,
-      IDENTITY_ADMIN_URL: proxy.via(gotrue.url),
-      IDENTITY_SERVICE_KEY: serviceKey,
-      IDENTITY_TIMEOUT_MS: '8000',
-      INCIDENT_MONITOR: 'off',
-    });
-  }, 60_000);
-  afterAll(async () => {
-    if (served?.child.exitCode === null) served.child.kill('SIGKILL');
-    await proxy?.close();
-    await gotrue?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+    fixture = await serveBehindIdentity({ IDENTITY_TIMEOUT_MS: '8000' });
+  }, 120_000);
+  afterAll(() => fixture?.close());
 
   it('in-flight slow requests complete, new connections are refused, and the process exits 0 within 10 s', async () => {
-    const token = await signToken({ sub: owner, email: 'owner@example.test' });
-    const headers = { authorization: `Bearer ${token}` };
+    const { served, gotrue, proxy, owner } = fixture;
+    const headers = await fixture.ownerHeaders();
     expect((await fetch(`${served.base}/v1/admin/users/${owner}/identity`, { headers })).status).toBe(200);
 
     proxy.latency(PEER_LATENCY_MS);

@@ -1,14 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGoTrueServer, type GoTrueServer } from '../helpers/gotrue-server.js';
-import { signToken, TEST_JWT_SECRET } from '../helpers/tokens.js';
 import { waitFor } from '../helpers/waiting.js';
-import { serve, type Served } from '../cli/cli-process.js';
 import { closedWithin, openSocket } from '../modules/realtime/fixtures.js';
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { serveBehindIdentity, type ServedBehindIdentity } from './serve-behind-identity.js';
 
 /**
  * SIGTERM to the real `serve` process (embedded database in a temp DATA_DIR, a free port) with a
@@ -22,41 +15,21 @@ const PEER_LATENCY_MS = 1_500;
 const SHUTDOWN_DELAY_MS = 800;
 
 describe('SIGTERM drain', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pa-drain-'));
-  const owner = randomUUID();
-  let gotrue: GoTrueServer;
-  let proxy: TcpProxy;
-  let served: Served;
-
+  let fixture: ServedBehindIdentity;
   beforeAll(async () => {
-    const serviceKey = `service-${randomUUID()}`;
-    gotrue = await startGoTrueServer({ serviceKey, jwtSecret: TEST_JWT_SECRET });
-    gotrue.addUser({ id: owner });
-    proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
-    served = await serve({
-      DATA_DIR: dataDir,
-      JWT_SECRET: TEST_JWT_SECRET,
-      BOOTSTRAP_OWNER: owner,
-      IDENTITY_ADMIN_URL: proxy.via(gotrue.url),
-      IDENTITY_SERVICE_KEY: serviceKey,
+    fixture = await serveBehindIdentity({
       IDENTITY_TIMEOUT_MS: '10000',
-      INCIDENT_MONITOR: 'off',
       SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
       SHUTDOWN_TIMEOUT_MS: '10000',
       LOG_LEVEL: 'info',
     });
     // A start under a loaded machine (the whole suite beside it) can take most of a minute.
   }, 120_000);
-  afterAll(async () => {
-    if (served?.child.exitCode === null) served.child.kill('SIGKILL');
-    await proxy?.close();
-    await gotrue?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture?.close());
 
   it('readiness turns 503 first, the in-flight request completes 200, the socket closes 1001, exit 0', async () => {
-    const token = await signToken({ sub: owner, email: 'owner@example.test' });
-    const headers = { authorization: `Bearer ${token}` };
+    const { served, gotrue, proxy, owner } = fixture;
+    const headers = await fixture.ownerHeaders();
     const ready = await fetch(`${served.base}/health/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({ status: 'ready', checks: { draining: false } });
@@ -115,42 +88,19 @@ describe('SIGTERM drain', () => {
 });
 
 describe('SIGTERM drain past SHUTDOWN_TIMEOUT_MS', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pa-drain-cut-'));
-  const owner = randomUUID();
-  let gotrue: GoTrueServer;
-  let proxy: TcpProxy;
-  let served: Served;
-
+  let fixture: ServedBehindIdentity;
   beforeAll(async () => {
-    const serviceKey = `service-${randomUUID()}`;
-    gotrue = await startGoTrueServer({ serviceKey, jwtSecret: TEST_JWT_SECRET });
-    gotrue.addUser({ id: owner });
-    proxy = await startTcpProxy({ port: Number(new URL(gotrue.url).port) });
-    served = await serve({
-      DATA_DIR: dataDir,
-      JWT_SECRET: TEST_JWT_SECRET,
-      BOOTSTRAP_OWNER: owner,
-      IDENTITY_ADMIN_URL: proxy.via(gotrue.url),
-      IDENTITY_SERVICE_KEY: serviceKey,
-      IDENTITY_TIMEOUT_MS: '10000',
-      INCIDENT_MONITOR: 'off',
-      SHUTDOWN_TIMEOUT_MS: '500',
-    });
+    fixture = await serveBehindIdentity({ IDENTITY_TIMEOUT_MS: '10000', SHUTDOWN_TIMEOUT_MS: '500' });
     // A start under a loaded machine (the whole suite beside it) can take most of a minute.
   }, 120_000);
-  afterAll(async () => {
-    if (served?.child.exitCode === null) served.child.kill('SIGKILL');
-    await proxy?.close();
-    await gotrue?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture?.close());
 
   it('a request still running at the timeout is cut, and the process exits 1 saying so', async () => {
-    const token = await signToken({ sub: owner, email: 'owner@example.test' });
+    const { served, gotrue, proxy, owner } = fixture;
     proxy.latency(PEER_LATENCY_MS * 2);
     const asked = gotrue.requests.length;
     const slow = fetch(`${served.base}/v1/admin/users/${owner}/identity`, {
-      headers: { authorization: `Bearer ${token}` },
+      headers: await fixture.ownerHeaders(),
     }).then(
       (response) => response.status,
       (error: Error) => `failed: ${error.message}`,
