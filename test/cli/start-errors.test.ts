@@ -162,9 +162,13 @@ describe('start errors name their setting', () => {
     // The embedded cases share one DATA_DIR, so they run one after another: in one process the
     // lock cannot tell two of them apart, and two PGlite instances on one directory destroy it.
     const entries = Object.entries(table);
-    const embedded = entries.filter(([, { env }]) => env.DATA_DIR === embeddedDir());
-    const others = entries.filter((entry) => !embedded.includes(entry));
+    // The PostgreSQL cases first, one at a time: an embedded database opening in this process holds
+    // its event loop for seconds, and a connection's 5 s timer would fire before its socket is read.
+    const onPostgres = entries.filter(([, { env }]) => env.DATABASE_URL !== undefined);
+    const embedded = entries.filter(([, { env }]) => env.DATA_DIR === embeddedDir() && env.DATABASE_URL === undefined);
+    const others = entries.filter((entry) => !embedded.includes(entry) && !onPostgres.includes(entry));
     const runCase = async ([name, { args, env }]: [string, Case]) => runs.set(name, await cliInProcess(args, env));
+    for (const entry of onPostgres) await runCase(entry);
     const embeddedChain = async () => {
       for (const entry of embedded) await runCase(entry);
     };
