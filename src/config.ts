@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -115,7 +116,18 @@ export interface Config {
   otelEndpoint: string | undefined;
   /** OTEL_SERVICE_NAME: the `service.name` of the exported spans. */
   otelServiceName: string;
+  /** The built staff console served at /admin (`index.html`, `assets/`); default: the package's `console/dist`. */
+  consoleDir: string;
+  /** GoTrue's base URL as the staff's browsers reach it: the console signs staff in there (with the anon key). */
+  consoleGotrueUrl: string | undefined;
+  /** GoTrue's public anon key, handed to the console with the URL (both or neither). */
+  consoleGotrueAnonKey: string | undefined;
 }
+
+/** The package's own directory: this file is src/config.ts under tsx and dist/config.js once built. */
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where `npm run build` puts the console (Vite's outDir). */
+export const DEFAULT_CONSOLE_DIR = join(PACKAGE_DIR, 'console', 'dist');
 
 /** A setting that stops the start; the message is one line naming the setting. */
 export class ConfigError extends Error {
@@ -366,6 +378,9 @@ export function loadConfig(env: Env = process.env): Config {
     metricsHost: hostSetting(env, 'METRICS_HOST', '127.0.0.1'),
     otelEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     otelServiceName: present(env, 'OTEL_SERVICE_NAME') ?? 'platform-api',
+    consoleDir: resolve(present(env, 'CONSOLE_DIR') ?? DEFAULT_CONSOLE_DIR),
+    consoleGotrueUrl: url(env, 'CONSOLE_GOTRUE_URL', ['http:', 'https:']),
+    consoleGotrueAnonKey: present(env, 'CONSOLE_GOTRUE_ANON_KEY'),
   };
   if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
     const headers = config.requestHeadersTimeoutSeconds;
@@ -395,6 +410,13 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('RUNTIME_API_KEY', 'must be set when RUNTIME_URL is set');
   }
   checkStorage(config);
+  // The console needs both to sign staff in at GoTrue; one alone is a half-made configuration.
+  if (config.consoleGotrueUrl !== undefined && config.consoleGotrueAnonKey === undefined) {
+    throw new ConfigError('CONSOLE_GOTRUE_ANON_KEY', 'must be set when CONSOLE_GOTRUE_URL is set');
+  }
+  if (config.consoleGotrueAnonKey !== undefined && config.consoleGotrueUrl === undefined) {
+    throw new ConfigError('CONSOLE_GOTRUE_URL', 'must be set when CONSOLE_GOTRUE_ANON_KEY is set');
+  }
   // Production never runs the embedded development mode: no made-up secret, no printed owner token.
   if (config.production && databaseUrl === undefined) {
     throw new ConfigError(

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ConfigError,
   configuredEmailTokenSecret,
+  DEFAULT_CONSOLE_DIR,
   loadConfig,
   redactSecrets,
   resolveDevSecret,
@@ -88,6 +89,9 @@ describe('loadConfig', () => {
       metricsHost: '127.0.0.1',
       otelEndpoint: undefined,
       otelServiceName: 'platform-api',
+      consoleDir: DEFAULT_CONSOLE_DIR,
+      consoleGotrueUrl: undefined,
+      consoleGotrueAnonKey: undefined,
     } satisfies Config);
   });
 
@@ -148,6 +152,9 @@ describe('loadConfig', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
       OTEL_SERVICE_NAME: 'platform-api-eu',
       DATABASE_POOL_SIZE: '30',
+      CONSOLE_DIR: 'var/console',
+      CONSOLE_GOTRUE_URL: 'https://auth.example.test/auth/v1',
+      CONSOLE_GOTRUE_ANON_KEY: 'anon-key',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -206,6 +213,9 @@ describe('loadConfig', () => {
       metricsHost: '0.0.0.0',
       otelEndpoint: 'http://collector:4318',
       otelServiceName: 'platform-api-eu',
+      consoleDir: resolve('var/console'),
+      consoleGotrueUrl: 'https://auth.example.test/auth/v1',
+      consoleGotrueAnonKey: 'anon-key',
     } satisfies Config);
   });
 
@@ -340,6 +350,20 @@ describe('loadConfig', () => {
     );
     expect(refusalOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://otel.example:4317' })).toBe(
       'OTEL_EXPORTER_OTLP_ENDPOINT: must use http or https, got grpc',
+    );
+  });
+
+  it("CONSOLE_DIR defaults to the package's console/dist; CONSOLE_GOTRUE_URL and its anon key come together", () => {
+    expect(DEFAULT_CONSOLE_DIR).toBe(resolve(import.meta.dirname, '..', 'console', 'dist'));
+    expect(loadConfig({ CONSOLE_DIR: 'built/console' }).consoleDir).toBe(resolve('built/console'));
+    expect(refusalOf({ CONSOLE_GOTRUE_URL: 'https://auth.example.test' })).toBe(
+      'CONSOLE_GOTRUE_ANON_KEY: must be set when CONSOLE_GOTRUE_URL is set',
+    );
+    expect(refusalOf({ CONSOLE_GOTRUE_ANON_KEY: 'anon-key' })).toBe(
+      'CONSOLE_GOTRUE_URL: must be set when CONSOLE_GOTRUE_ANON_KEY is set',
+    );
+    expect(refusalOf({ CONSOLE_GOTRUE_URL: 'auth.example.test', CONSOLE_GOTRUE_ANON_KEY: 'k' })).toBe(
+      'CONSOLE_GOTRUE_URL: is not a valid URL',
     );
   });
 

@@ -12,6 +12,8 @@ export const OPEN_OPERATIONS: ReadonlySet<string> = new Set([
   'GET /v1/public/site',
   'POST /v1/public/waitlist',
   'GET /v1/public/storage/download',
+  'GET /v1/console/config',
+  'POST /v1/console/sign-in',
   'POST /v1/webhooks/stripe',
   'GET /v1/public/billing/local/checkout/{id}',
   'POST /v1/public/billing/local/checkout/{id}/pay',

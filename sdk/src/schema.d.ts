@@ -3734,6 +3734,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/console/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the staff console needs at start
+         * @description How staff sign in: `dev_link` in the embedded development mode (a one-time link printed by `serve`), `gotrue` with the URL and public anon key of the identity provider when `CONSOLE_GOTRUE_URL` and `CONSOLE_GOTRUE_ANON_KEY` are set, else `token` (paste an access token). No token needed.
+         */
+        get: operations["getConsoleConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/console/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a printed sign-in code for a token
+         * @description The embedded development mode only (the config's `signIn.method` is `dev_link`; elsewhere 404 `not_found`). `code` is the part after `#code=` of the link `serve` prints: single-use, valid 10 minutes. Answers an access token of the development owner, valid 12 h. An unknown, used or expired code is 401 `invalid_sign_in_code`; the code is never logged or echoed.
+         *
+         *     **Rate limit:** 10 per 60 s per ip.
+         */
+        post: operations["signInToConsole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/stripe": {
         parameters: {
             query?: never;
@@ -4060,6 +4102,35 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description What the staff console needs to know at start. */
+        ConsoleConfig: {
+            signIn: {
+                /** @constant */
+                method: "dev_link";
+            } | {
+                /** @constant */
+                method: "gotrue";
+                /** @description GoTrue's base URL as the browser reaches it (`CONSOLE_GOTRUE_URL`). */
+                url: string;
+                /** @description GoTrue's public anon key (`CONSOLE_GOTRUE_ANON_KEY`), sent as its `apikey`. */
+                anonKey: string;
+            } | {
+                /** @constant */
+                method: "token";
+            };
+        };
+        /** @description A signed-in console session. */
+        ConsoleSession: {
+            /** @description The development owner's access token: send it as `Authorization: Bearer`. */
+            accessToken: string;
+            /** @constant */
+            tokenType: "Bearer";
+            /**
+             * Format: date-time
+             * @description When the token expires (12 h after the exchange); sign in again after it.
+             */
+            expiresAt: string;
         };
         /** @description A coupon at the payment provider. */
         Coupon: {
@@ -27392,6 +27463,162 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getConsoleConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the staff console needs to know at start. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleConfig"];
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    signInToConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The code of the printed link (after `#code=`). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A signed-in console session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["MalformedBodyError"];
+                };
+            };
+            /** @description `invalid_sign_in_code`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_sign_in_code";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` seconds. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description `internal`: a bug; quote the `x-request-id` header. */

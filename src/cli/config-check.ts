@@ -68,6 +68,9 @@ const SETTINGS: Array<[name: string, show: (config: Config) => Shown]> = [
   ['STORAGE_S3_SECRET_ACCESS_KEY', (c) => masked(c.storageS3SecretAccessKey)],
   ['OTEL_EXPORTER_OTLP_ENDPOINT', (c) => maskedUrl(c.otelEndpoint)],
   ['OTEL_SERVICE_NAME', (c) => c.otelServiceName],
+  ['CONSOLE_DIR', (c) => c.consoleDir],
+  ['CONSOLE_GOTRUE_URL', (c) => maskedUrl(c.consoleGotrueUrl)],
+  ['CONSOLE_GOTRUE_ANON_KEY', (c) => c.consoleGotrueAnonKey],
 ];
 
 const MASK = '***';

@@ -7,6 +7,7 @@ import { loadConfig, resolveDevSecret, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { EmbeddedVacuum } from '../db/embedded-vacuum.js';
 import { migrate } from '../db/migrate.js';
+import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS } from '../kernel/auth/dev-sign-in.js';
 import { mintToken } from '../kernel/auth/token-mint.js';
 import { createLogger, prettyDestination, prettyLogs } from '../kernel/http/logging.js';
 import { createKernel } from '../kernel/kernel.js';
@@ -26,7 +27,6 @@ SIGTERM/SIGINT turn /health/ready to 503, serve on for SHUTDOWN_DELAY_MS, stop a
 finish in-flight work (requests, realtime sockets closed with 1001, the running job, mail being
 sent) within SHUTDOWN_TIMEOUT_MS (10 s): exit 0, or 1 when the timeout had to cut work short.`;
 
-const DEV_OWNER_TOKEN_TTL_SECONDS = 12 * 3_600;
 /** The embedded default's owner: one subject kept in DATA_DIR, so its tokens survive restarts. */
 function devOwnerSubject(dataDir: string): string {
   const file = join(dataDir, 'dev-owner');
@@ -63,6 +63,7 @@ export async function serveCommand(io: CommandIo): Promise<void> {
 
   const kernel = await createKernel(config, database, log, AREA_SERVICES, {
     localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
+    devOwner,
   });
   await kernel.start();
   const app = await buildApp(kernel);
@@ -89,10 +90,18 @@ export async function serveCommand(io: CommandIo): Promise<void> {
       `(${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
     `API reference: ${base}/docs`,
   ];
+  // The code rides in the fragment: browsers never send it, so no access log or proxy sees it.
+  const signInCode = kernel.devSignIn?.issue();
+  if (signInCode === undefined) lines.push(`Staff console: ${base}/admin`);
+  else
+    lines.push(
+      `Staff console: ${base}/admin/sign-in#code=${signInCode}`,
+      '  (signs in once, within 10 minutes; restart for a new link)',
+    );
   if (devOwner !== undefined && config.jwtSecret !== undefined) {
     const token = await mintToken(config.jwtSecret, {
       subject: devOwner,
-      email: 'owner@localhost',
+      email: DEV_OWNER_EMAIL,
       ttlSeconds: DEV_OWNER_TOKEN_TTL_SECONDS,
     });
     lines.push(

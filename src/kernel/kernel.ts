@@ -27,6 +27,7 @@ import { Metrics } from './metrics/metrics.js';
 import { startTracing, type Tracing } from './tracing/tracing.js';
 import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './auth/user-cache.js';
+import { DevSignInCodes } from './auth/dev-sign-in.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
 import { tapMail, tapPayments, tapRuntime } from './areas/signal-taps.js';
 import { SignalRecorder } from './areas/signals.js';
@@ -83,6 +84,11 @@ export interface Kernel<Incidents extends IncidentMonitoring = IncidentMonitorin
   /** OpenTelemetry traces (tracing/); undefined when OTEL_EXPORTER_OTLP_ENDPOINT is unset: no span is made. */
   tracing: Tracing | undefined;
   tokens: TokenVerifier;
+  /**
+   * The development owner's one-time console sign-in codes: only in the embedded development mode
+   * (a made-up secret, `jwtSecretSource: 'generated'`) with its owner given; undefined otherwise.
+   */
+  devSignIn: DevSignInCodes | undefined;
   log: FastifyBaseLogger;
   identity: IdentityProvider;
   /** The payment provider: Stripe when STRIPE_SECRET_KEY is set, else the local provider. */
@@ -134,6 +140,8 @@ export interface KernelOptions {
   runtimeSimulator?: Partial<RuntimeSimulatorOptions>;
   /** How long ended spans wait for their batch's export (tests shorten it). */
   traceExportDelayMs?: number;
+  /** The embedded development mode's owner (`serve` keeps it in DATA_DIR): console sign-in codes sign it in. */
+  devOwner?: string;
 }
 
 /** ioredis is loaded only with REDIS_URL (about 0.2 s of a start otherwise spent for nothing). */
@@ -237,6 +245,10 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
       jwksUrl: config.jwksUrl,
       clockSkewSeconds: config.jwtClockSkewSeconds,
     }),
+    devSignIn:
+      config.jwtSecretSource === 'generated' && options.devOwner !== undefined
+        ? new DevSignInCodes(options.devOwner)
+        : undefined,
     log,
     identity: options.identity ?? createIdentityProvider(config, log),
     payments: tapPayments(payments, signals),

@@ -29,6 +29,8 @@ export const RATE_LIMITS = {
   avatarUpload: { limit: 20, windowSeconds: 3_600, keyedBy: 'user' },
   waitlist: { limit: 5, windowSeconds: 60, keyedBy: 'ip' },
   unsubscribe: { limit: 30, windowSeconds: 60, keyedBy: 'ip' },
+  // The development console's code exchange: a person clicking a link, now and then a retry.
+  consoleSignIn: { limit: 10, windowSeconds: 60, keyedBy: 'ip' },
 } as const satisfies Record<string, RateLimit>;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;

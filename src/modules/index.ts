@@ -6,6 +6,7 @@ import { alertSubscriptionsModule } from './alert-subscriptions/module.js';
 import { auditModule } from './audit/module.js';
 import { billingCatalogModule, catalogPriceLookup } from './billing/catalog/module.js';
 import { checkoutModule } from './billing/checkout/module.js';
+import { consoleModule } from './console/module.js';
 import { couponsModule } from './billing/coupons/module.js';
 import { creditsModule } from './billing/credits/module.js';
 import { billingOverviewModule } from './billing/overview/module.js';
@@ -86,6 +87,7 @@ export const AREAS = [
   loginSessionsModule,
   deviceAuthorizationModule,
   incidentsModule,
+  consoleModule,
 ] as const satisfies readonly AreaModule[];
 
 /** Every scheduled job's handler, by key. */

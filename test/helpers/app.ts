@@ -74,6 +74,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     metricsHost: '127.0.0.1',
     otelEndpoint: undefined,
     otelServiceName: 'platform-api',
+    // No console built there: the console's own tests write one to a temp dir.
+    consoleDir: '/nonexistent/console',
+    consoleGotrueUrl: undefined,
+    consoleGotrueAnonKey: undefined,
     ...overrides,
   };
 }

@@ -13,7 +13,9 @@ declare module 'fastify' {
      * response of the OpenAPI document whose `error` is one of these codes (openapi.ts). What the
      * request path answers for every route (401, 403, 429, 503…) is declared there already.
      */
-    errors?: Readonly<Partial<Record<400 | 402 | 404 | 409 | 410 | 413 | 415 | 422 | 502 | 503, readonly string[]>>>;
+    errors?: Readonly<
+      Partial<Record<400 | 401 | 402 | 404 | 409 | 410 | 413 | 415 | 422 | 502 | 503, readonly string[]>>
+    >;
   }
 
   interface FastifyRequest {
