@@ -4,11 +4,25 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serve } from './cli-process.js';
 
-/** `platform-api serve` as a newcomer runs it: the embedded default, nothing configured; its printed token. */
+/** `platform-api serve` as a newcomer runs it: the embedded default, nothing configured; its printed token and link. */
 async function serveEmbedded(dataDir: string) {
   const served = await serve({ DATA_DIR: dataDir });
-  const token = /curl -H "Authorization: Bearer (\S+)" /.exec(served.output().stdout)?.[1];
-  return { ...served, token };
+  const stdout = served.output().stdout;
+  const token = /curl -H "Authorization: Bearer (\S+)" /.exec(stdout)?.[1];
+  const signInCode = /^Staff console: http:\/\/127\.0\.0\.1:\d+\/admin\/sign-in#code=([A-Za-z0-9_-]{43})$/m.exec(
+    stdout,
+  )?.[1];
+  return { ...served, token, signInCode };
+}
+
+/** The console's exchange of a printed code, as the browser makes it. */
+async function exchange(base: string, code: string | undefined) {
+  const response = await fetch(`${base}/v1/console/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  return { status: response.status, body: (await response.json()) as { accessToken?: string; error?: string } };
 }
 
 describe('platform-api serve on the embedded default', () => {
@@ -17,7 +31,7 @@ describe('platform-api serve on the embedded default', () => {
   const dataDir = join(dir, 'missing', 'data');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('makes a missing DATA_DIR, prints an owner token that works on /v1/admin/roles, keeps its secret, and stops cleanly on SIGTERM', async () => {
+  it('makes a missing DATA_DIR, prints an owner token and a one-time console link that work on /v1/admin/roles, keeps its secret, and stops cleanly on SIGTERM', async () => {
     const first = await serveEmbedded(dataDir);
     expect(first.output().stdout).toContain(
       `curl -H "Authorization: Bearer ${first.token}" ${first.base}/v1/admin/roles`,
@@ -33,6 +47,16 @@ describe('platform-api serve on the embedded default', () => {
     expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
     expect(existsSync(join(dataDir, 'pglite'))).toBe(true);
 
+    // The printed console link's code buys an owner token, once.
+    expect(first.output().stdout).toContain(`Staff console: ${first.base}/admin/sign-in#code=${first.signInCode}\n`);
+    const signedIn = await exchange(first.base, first.signInCode);
+    expect(signedIn.status).toBe(200);
+    const asOwner = await fetch(`${first.base}/v1/admin/roles`, {
+      headers: { authorization: `Bearer ${signedIn.body.accessToken}` },
+    });
+    expect(asOwner.status).toBe(200);
+    expect((await exchange(first.base, first.signInCode)).body).toEqual({ error: 'invalid_sign_in_code' });
+
     // The dev secret is made once, readable by the owner only.
     expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
     expect(await first.stop()).toBe(0);
@@ -44,6 +68,10 @@ describe('platform-api serve on the embedded default', () => {
     });
     expect(again.status).toBe(200);
     expect(((await again.json()) as { permissions: string[] }).permissions).toContain('roles.write');
+    // Codes live in the serving process: a restart prints a new link, and the old one is gone with it.
+    expect(second.signInCode).not.toBe(first.signInCode);
+    expect((await exchange(second.base, first.signInCode)).status).toBe(401);
+    expect((await exchange(second.base, second.signInCode)).status).toBe(200);
     expect(await second.stop()).toBe(0);
   }, 90_000);
 });
