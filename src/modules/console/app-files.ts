@@ -33,7 +33,7 @@ function fileInside(root: string, path: string): boolean {
  * directory (a `..` or `.` segment, an empty one, a backslash, a NUL) is nothing at all, never the
  * app; dotfiles are never files.
  */
-export function consoleTarget(root: string, rest: string): Target {
+function consoleTarget(root: string, rest: string): Target {
   const trimmed = rest.endsWith('/') ? rest.slice(0, -1) : rest;
   if (trimmed === '') return { kind: 'app' };
   if (/[\\\0]/.test(trimmed)) return { kind: 'missing' };

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleContentPolicy } from '../../../src/modules/console/content-policy.js';
 import { createUser, startTestApp, type TestUser } from '../../helpers/app.js';
 import { sendRaw, startListeningApp, type ListeningApp } from '../../security/outside.js';
 
@@ -122,6 +123,9 @@ describe('the console at /admin, from a built directory', () => {
     expect(plain.headers['content-security-policy']).toContain(
       "connect-src 'self' ws://console.example.test:8443; frame-ancestors",
     );
+    expect(
+      consoleContentPolicy({ consoleGotrueUrl: undefined }, { host: 'admin.example.test', protocol: 'https' }),
+    ).toBe(POLICY.replace('ws://localhost:80', 'wss://admin.example.test'));
     const odd = await get('/admin', { host: "evil.test; script-src 'unsafe-inline'" });
     expect(odd.statusCode).toBe(200);
     expect(odd.headers['content-security-policy']).toContain("connect-src 'self'; frame-ancestors");
