@@ -1,7 +1,8 @@
 /**
  * The SDK's generated sources, made from an OpenAPI document: `sdk/src/schema.d.ts` (openapi-typescript's
  * types of every path, operation and schema) and `sdk/src/operations.ts` (what the client must know at run
- * time: which operations take no token and which take an `Idempotency-Key`). `npm run openapi` writes them
+ * time: which operations take no token and which take an `Idempotency-Key`) and `sdk/src/request-fields.ts` (the
+ * bounds of every request body's fields, for forms that check what the service will check). `npm run openapi` writes them
  * with openapi.json; run alone (`npm run sdk:generate`) this writes them from the committed openapi.json.
  * test/sdk/generated.test.ts fails when the committed files differ from a fresh generation.
  */
@@ -14,6 +15,7 @@ const ROOT = join(import.meta.dirname, '..');
 export const SDK_SOURCE_FILES = {
   schema: join(ROOT, 'sdk/src/schema.d.ts'),
   operations: join(ROOT, 'sdk/src/operations.ts'),
+  requestFields: join(ROOT, 'sdk/src/request-fields.ts'),
 } as const;
 
 type SdkSources = Record<keyof typeof SDK_SOURCE_FILES, string>;
@@ -22,6 +24,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 interface Operation {
   security?: unknown[];
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
   parameters?: Array<{ $ref?: string; in?: string; name?: string }>;
 }
 interface Document {
@@ -30,7 +33,25 @@ interface Document {
     string,
     Partial<Record<(typeof METHODS)[number], Operation>> & { parameters?: Operation['parameters'] }
   >;
-  components?: { parameters?: Record<string, { in?: string; name?: string }> };
+  components?: { parameters?: Record<string, { in?: string; name?: string }>; schemas?: Record<string, JsonSchema> };
+}
+
+/** The part of JSON Schema a request body's bounds are read from. */
+interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  format?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  pattern?: string;
+  maxItems?: number;
 }
 
 /** A parameter itself, or the component parameter its `$ref` names. */
@@ -77,11 +98,85 @@ function operationsSource(document: Document): string {
   ].join('\n');
 }
 
+/** A schema itself, or the component its `$ref` names. */
+function resolveSchema(document: Document, schema: JsonSchema | undefined): JsonSchema | undefined {
+  const prefix = '#/components/schemas/';
+  if (schema?.$ref?.startsWith(prefix))
+    return resolveSchema(document, document.components?.schemas?.[schema.$ref.slice(prefix.length)]);
+  return schema;
+}
+
+const BOUNDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'format', 'pattern'] as const;
+
+/** One field's rule: its type and bounds; a nullable field (`anyOf` with null) is read from its other branch. */
+function fieldRule(document: Document, schema: JsonSchema, required: boolean): Record<string, unknown> {
+  let field = resolveSchema(document, schema) ?? {};
+  const branches = (field.anyOf ?? []).map((branch) => resolveSchema(document, branch) ?? {});
+  const nullable =
+    branches.some((branch) => branch.type === 'null') || (Array.isArray(field.type) && field.type.includes('null'));
+  if (branches.length > 0) field = branches.find((branch) => branch.type !== 'null') ?? field;
+  const type = Array.isArray(field.type) ? field.type.find((each) => each !== 'null') : field.type;
+  const rule: Record<string, unknown> = {};
+  if (type !== undefined) rule.type = type;
+  if (required) rule.required = true;
+  if (nullable) rule.nullable = true;
+  for (const bound of BOUNDS)
+    if (field[bound] !== undefined && Math.abs(Number(field[bound])) !== 9007199254740991) rule[bound] = field[bound];
+  if (field.enum !== undefined) rule.enum = field.enum;
+  return rule;
+}
+
+function requestFieldsSource(document: Document): string {
+  const operations: Record<string, Record<string, Record<string, unknown>>> = {};
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      let body = resolveSchema(document, item[method]?.requestBody?.content?.['application/json']?.schema);
+      // An optional body (`anyOf` an object and null) is read from its object.
+      body = body?.anyOf?.map((branch) => resolveSchema(document, branch)).find((branch) => branch?.properties) ?? body;
+      if (body?.properties === undefined || Object.keys(body.properties).length === 0) continue;
+      const required = new Set(body.required ?? []);
+      operations[`${method.toUpperCase()} ${path}`] = Object.fromEntries(
+        Object.entries(body.properties).map(([name, schema]) => [
+          name,
+          fieldRule(document, schema, required.has(name)),
+        ]),
+      );
+    }
+  }
+  return [
+    '// Generated from openapi.json by scripts/sdk-sources.ts (`npm run openapi`): do not edit.',
+    '',
+    "/** A request body field's type and bounds, as the service checks them. */",
+    'export interface FieldRule {',
+    '  type?: string;',
+    '  required?: true;',
+    '  nullable?: true;',
+    '  minLength?: number;',
+    '  maxLength?: number;',
+    '  minimum?: number;',
+    '  maximum?: number;',
+    '  minItems?: number;',
+    '  maxItems?: number;',
+    '  format?: string;',
+    '  pattern?: string;',
+    '  enum?: readonly unknown[];',
+    '}',
+    '',
+    '/** The top-level fields of every JSON request body, by `METHOD /path`: forms check them before sending. */',
+    `export const REQUEST_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = ${JSON.stringify(operations, null, 2)};`,
+    '',
+  ].join('\n');
+}
+
 /** The generated files' exact text for this document. */
 export async function sdkSources(document: unknown): Promise<SdkSources> {
   // openapi-typescript may annotate the object it walks: it gets a copy.
   const types = await openapiTS(structuredClone(document) as OpenAPI3, { silent: true });
-  return { schema: `${COMMENT_HEADER}${astToString(types)}`, operations: operationsSource(document as Document) };
+  return {
+    schema: `${COMMENT_HEADER}${astToString(types)}`,
+    operations: operationsSource(document as Document),
+    requestFields: requestFieldsSource(document as Document),
+  };
 }
 
 /** The generated files as committed, for a comparison with `sdkSources`. */
@@ -89,6 +184,7 @@ export function committedSdkSources(): SdkSources {
   return {
     schema: readFileSync(SDK_SOURCE_FILES.schema, 'utf8'),
     operations: readFileSync(SDK_SOURCE_FILES.operations, 'utf8'),
+    requestFields: readFileSync(SDK_SOURCE_FILES.requestFields, 'utf8'),
   };
 }
 
@@ -96,9 +192,10 @@ export async function writeSdkSources(document: unknown): Promise<void> {
   const sources = await sdkSources(document);
   writeFileSync(SDK_SOURCE_FILES.schema, sources.schema);
   writeFileSync(SDK_SOURCE_FILES.operations, sources.operations);
+  writeFileSync(SDK_SOURCE_FILES.requestFields, sources.requestFields);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await writeSdkSources(JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')));
-  console.log(`wrote ${SDK_SOURCE_FILES.schema} and ${SDK_SOURCE_FILES.operations}`);
+  console.log(`wrote ${Object.values(SDK_SOURCE_FILES).join(', ')}`);
 }

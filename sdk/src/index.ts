@@ -36,5 +36,6 @@ export {
   type RealtimeSocketConstructor,
   type SubscribedFrame,
 } from './realtime.js';
+export { type FieldRule, REQUEST_FIELDS } from './request-fields.js';
 export type { Fetch, RetryOptions } from './retry.js';
 export type { components, operations, paths } from './schema.js';

@@ -6,7 +6,7 @@ import { committedSdkSources, sdkSources } from '../../scripts/sdk-sources.js';
 const DOCUMENT = join(import.meta.dirname, '../../openapi.json');
 
 describe("the SDK's generated sources", () => {
-  it('sdk/src/schema.d.ts and sdk/src/operations.ts are what openapi.json generates (run `npm run openapi`)', async () => {
+  it('sdk/src/schema.d.ts, operations.ts and request-fields.ts are what openapi.json generates (run `npm run openapi`)', async () => {
     const fresh = await sdkSources(JSON.parse(readFileSync(DOCUMENT, 'utf8')));
     const committed = committedSdkSources();
     // Compared file by file, as text: a failure names the stale file, not a 1 MB diff.
