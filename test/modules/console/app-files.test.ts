@@ -33,7 +33,8 @@ function writeConsoleBuild(): { dir: string; consoleDir: string } {
 
 const POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: https:; font-src 'self'; " +
-  "connect-src 'self' ws://localhost:80; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; " +
+  "connect-src 'self' ws://localhost:80 ws://platform.test; frame-ancestors 'none'; base-uri 'none'; " +
+  "form-action 'self'; " +
   "object-src 'none'";
 
 function expectConsoleHeaders(headers: Record<string, unknown>, policy = POLICY) {
@@ -118,17 +119,23 @@ describe('the console at /admin, from a built directory', () => {
     },
   );
 
-  it('the policy names the asked host for the realtime socket (wss: behind https), and only a plain host', async () => {
+  it('the policy names the asked host and PUBLIC_BASE_URL for the realtime socket (wss: behind https), and only a plain host', async () => {
     const plain = await get('/admin', { host: 'console.example.test:8443' });
     expect(plain.headers['content-security-policy']).toContain(
-      "connect-src 'self' ws://console.example.test:8443; frame-ancestors",
+      "connect-src 'self' ws://console.example.test:8443 ws://platform.test; frame-ancestors",
     );
-    expect(
-      consoleContentPolicy({ consoleGotrueUrl: undefined }, { host: 'admin.example.test', protocol: 'https' }),
-    ).toBe(POLICY.replace('ws://localhost:80', 'wss://admin.example.test'));
+    const behindHttps = { consoleGotrueUrl: undefined, publicBaseUrl: 'https://admin.example.test', port: 8080 };
+    expect(consoleContentPolicy(behindHttps, { host: 'admin.example.test', protocol: 'https' })).toBe(
+      POLICY.replace('ws://localhost:80 ws://platform.test', 'wss://admin.example.test'),
+    );
+    // The ticket's socket is named by PUBLIC_BASE_URL (`localhost` when unset) even when the browser asked another host.
+    const development = { consoleGotrueUrl: undefined, publicBaseUrl: undefined, port: 8080 };
+    expect(consoleContentPolicy(development, { host: '127.0.0.1:8080', protocol: 'http' })).toContain(
+      "connect-src 'self' ws://127.0.0.1:8080 ws://localhost:8080;",
+    );
     const odd = await get('/admin', { host: "evil.test; script-src 'unsafe-inline'" });
     expect(odd.statusCode).toBe(200);
-    expect(odd.headers['content-security-policy']).toContain("connect-src 'self'; frame-ancestors");
+    expect(odd.headers['content-security-policy']).toContain("connect-src 'self' ws://platform.test; frame-ancestors");
     expect(odd.headers['content-security-policy']).not.toContain('unsafe-inline');
   });
 

@@ -225,7 +225,7 @@ describe('console config with GoTrue', () => {
     });
     const page = await t.request({ method: 'GET', url: '/admin' });
     expect(page.headers['content-security-policy']).toContain(
-      "connect-src 'self' ws://localhost:80 https://auth.example.test;",
+      "connect-src 'self' ws://localhost:80 ws://platform.test https://auth.example.test;",
     );
     expect((await signIn(t, { code: 'x' })).statusCode).toBe(404);
   });

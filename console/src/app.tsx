@@ -1,0 +1,106 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { lazy, type ReactNode, Suspense, useEffect, useSyncExternalStore } from 'react';
+import { RouterProvider } from 'react-aria-components';
+import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter';
+import { isSignedOut } from './api/client';
+import { LiveProvider } from './api/realtime';
+import { sessionStore } from './api/session';
+import { Layout } from './shell/layout';
+import { SignInPage } from './sign-in/sign-in-page';
+import { ErrorBoundary } from './ui/error-boundary';
+import { Toasts } from './ui/toasts';
+
+// Screens load when first opened: the shell stays small (the build check holds it to its budget).
+const HomePage = lazy(() => import('./screens/home'));
+const UsersPage = lazy(() => import('./screens/users/users-list'));
+const UserPage = lazy(() => import('./screens/users/user-page'));
+const RolesPage = lazy(() => import('./screens/roles/roles-list'));
+const RolePage = lazy(() => import('./screens/roles/role-page'));
+const MaintenancePage = lazy(() => import('./screens/operations/maintenance'));
+const JobsPage = lazy(() => import('./screens/operations/jobs'));
+const AuditLogPage = lazy(() => import('./screens/operations/audit-log'));
+const SettingsSectionsPage = lazy(() => import('./screens/site/settings-sections'));
+const SettingsSectionPage = lazy(() => import('./screens/site/settings-section'));
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refused call shows its refusal at once; a 401 ends the session (api/client.ts) instead.
+      retry: (count, error) => !isSignedOut(error) && count < 1,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+function useSession() {
+  return useSyncExternalStore(sessionStore.subscribe, sessionStore.get);
+}
+
+/** Pages that need a session: without one, sign-in, then back to the same page. */
+function SignedIn({ children }: { children: (session: NonNullable<ReturnType<typeof useSession>>) => ReactNode }) {
+  const session = useSession();
+  const [location] = useLocation();
+  const search = useSearch();
+  if (session === undefined) {
+    const next = `${location}${search === '' ? '' : `?${search}`}`;
+    return <Redirect to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
+  }
+  return <>{children(session)}</>;
+}
+
+function Routes() {
+  const [location, navigate] = useLocation();
+  useEffect(() => {
+    document.documentElement.lang = 'en';
+  }, []);
+  return (
+    <RouterProvider navigate={(path) => navigate(path)}>
+      <Switch>
+        <Route path="/sign-in" component={SignInPage} />
+        <Route>
+          <SignedIn>
+            {(session) => (
+              <LiveProvider key={session.subject}>
+                <Layout session={session}>
+                  <ErrorBoundary resetKey={location}>
+                    <Suspense fallback={<p className="loading">Loading…</p>}>
+                      <Switch>
+                        <Route path="/" component={HomePage} />
+                        <Route path="/users" component={UsersPage} />
+                        <Route path="/users/:id">{(params) => <UserPage id={params.id} />}</Route>
+                        <Route path="/roles" component={RolesPage} />
+                        <Route path="/roles/:id">{(params) => <RolePage id={params.id} />}</Route>
+                        <Route path="/operations" component={MaintenancePage} />
+                        <Route path="/operations/jobs" component={JobsPage} />
+                        <Route path="/operations/audit" component={AuditLogPage} />
+                        <Route path="/site" component={SettingsSectionsPage} />
+                        <Route path="/site/settings/:section">
+                          {(params) => <SettingsSectionPage name={params.section} />}
+                        </Route>
+                        <Route>
+                          <h1>Not found</h1>
+                          <p>The console has no page at this address.</p>
+                        </Route>
+                      </Switch>
+                    </Suspense>
+                  </ErrorBoundary>
+                </Layout>
+              </LiveProvider>
+            )}
+          </SignedIn>
+        </Route>
+      </Switch>
+    </RouterProvider>
+  );
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Router base="/admin">
+        <Routes />
+      </Router>
+      <Toasts />
+    </QueryClientProvider>
+  );
+}

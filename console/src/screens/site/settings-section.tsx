@@ -1,0 +1,214 @@
+import { unwrap } from '@platform-api/sdk';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button } from 'react-aria-components';
+import { Link } from 'wouter';
+import { api } from '../../api/client';
+import { ruleOf } from '../../api/field-rules';
+import { usePermissions } from '../../api/permissions';
+import { Confirm } from '../../ui/confirm';
+import { DataTable, Pager } from '../../ui/data-table';
+import { ProblemNote } from '../../ui/problem-note';
+import { Time } from '../../ui/time';
+import { notify } from '../../ui/toasts';
+import { type Draft, DraftFields } from './draft-fields';
+import { SECTIONS_QUERY_KEY, type Section, useSections } from './settings-sections';
+
+const show = (value: unknown) =>
+  value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
+
+/** One settings section: its draft edited field by field, compared with what is live, published, and rolled back. */
+export default function SettingsSectionPage({ name }: { name: string }) {
+  const sections = useSections();
+  if (sections.error !== null) return <ProblemNote error={sections.error} />;
+  const section = sections.data?.data.find((each) => each.section === name);
+  if (sections.data === undefined) return <p className="loading">Loading…</p>;
+  if (section === undefined)
+    return (
+      <section className="stack">
+        <Link href="/site">← Site</Link>
+        <p>There is no settings section named {name}.</p>
+      </section>
+    );
+  return (
+    <SectionEditor key={`${section.draft_updated_at ?? ''}-${section.published_version ?? ''}`} section={section} />
+  );
+}
+
+function SectionEditor({ section }: { section: Section }) {
+  const permissions = usePermissions();
+  const queryClient = useQueryClient();
+  const canWrite = permissions.can(section.write_permission);
+  const [draft, setDraft] = useState<Draft>(section.draft as Draft);
+  const path = { params: { path: { section: section.section } } };
+  const live = (section.published_value ?? {}) as Draft;
+  const saved = JSON.stringify(draft) === JSON.stringify(section.draft);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: SECTIONS_QUERY_KEY }),
+      queryClient.invalidateQueries({ queryKey: ['site', 'versions', section.section] }),
+    ]);
+  const fields = [...new Set([...Object.keys(live), ...Object.keys(draft)])];
+
+  return (
+    <section className="stack">
+      <Link href="/site">← Site</Link>
+      <header className="page-header">
+        <h1>Settings: {section.section}</h1>
+        <span className="status">
+          {section.published_version === null ? 'never published' : `live v${section.published_version}`}
+        </span>
+      </header>
+      {canWrite ? null : <p className="hint">Editing this section needs {section.write_permission}.</p>}
+      <section className="stack" aria-labelledby="draft-heading">
+        <h2 id="draft-heading">Draft</h2>
+        <DraftFields draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
+        <div className="button-row">
+          <Button
+            className="btn btn-primary"
+            isDisabled={!canWrite || saved}
+            onPress={async () => {
+              try {
+                await unwrap(api.PUT('/v1/admin/site/settings/{section}', { ...path, body: { draft } }));
+                notify.success('Draft saved');
+                await refresh();
+              } catch (error) {
+                notify.failure('Could not save the draft', error);
+              }
+            }}
+          >
+            Save draft
+          </Button>
+          <Button className="btn" isDisabled={saved} onPress={() => setDraft(section.draft as Draft)}>
+            Undo changes
+          </Button>
+          <Confirm
+            trigger="Publish…"
+            isDisabled={!canWrite || !saved || !section.has_unpublished_changes}
+            disabledReason={
+              !canWrite ? `Needs ${section.write_permission}` : !saved ? 'Save the draft first' : undefined
+            }
+            title={`Publish ${section.section}?`}
+            consequence="The saved draft becomes the live version every site and app reads within seconds."
+            confirmLabel="Publish"
+            reason={ruleOf('POST /v1/admin/site/settings/{section}/publish', 'note')}
+            onConfirm={async (note) => {
+              try {
+                const answer = await unwrap(
+                  api.POST('/v1/admin/site/settings/{section}/publish', { ...path, body: note === '' ? {} : { note } }),
+                );
+                notify.success(`${section.section} v${answer.version} is live`);
+                await refresh();
+              } catch (error) {
+                notify.failure('Could not publish', error);
+                throw error;
+              }
+            }}
+          />
+        </div>
+      </section>
+      <section className="stack" aria-labelledby="compare-heading">
+        <h2 id="compare-heading">Draft and live compared</h2>
+        <DataTable
+          label="Draft and live compared"
+          items={fields.map((field) => ({ id: field, live: live[field], draft: draft[field] }))}
+          emptyText="Both are empty."
+          columns={[
+            { id: 'field', name: 'Field', isRowHeader: true, render: (row) => <code>{row.id}</code> },
+            { id: 'live', name: 'Live', render: (row) => show(row.live) },
+            { id: 'draft', name: 'Draft', render: (row) => show(row.draft) },
+            {
+              id: 'changed',
+              name: 'Changed',
+              render: (row) => (JSON.stringify(row.live) === JSON.stringify(row.draft) ? '' : 'changed'),
+            },
+          ]}
+        />
+      </section>
+      <Versions section={section} canWrite={canWrite} onChanged={refresh} />
+    </section>
+  );
+}
+
+const VERSIONS_PER_PAGE = 10;
+
+function Versions({
+  section,
+  canWrite,
+  onChanged,
+}: {
+  section: Section;
+  canWrite: boolean;
+  onChanged: () => Promise<unknown>;
+}) {
+  const [page, setPage] = useState(1);
+  const versions = useQuery({
+    queryKey: ['site', 'versions', section.section, page],
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/admin/site/settings/{section}/versions', {
+          params: { path: { section: section.section }, query: { page, per_page: VERSIONS_PER_PAGE } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section className="stack" aria-labelledby="versions-heading">
+      <h2 id="versions-heading">Versions</h2>
+      {versions.error === null ? null : <ProblemNote error={versions.error} />}
+      <DataTable
+        label="Versions"
+        items={(versions.data?.data ?? []).map((version) => ({ ...version, id: version.version }))}
+        emptyText={versions.isPending ? 'Loading…' : 'Never published.'}
+        columns={[
+          { id: 'version', name: 'Version', isRowHeader: true, render: (version) => `v${version.version}` },
+          { id: 'when', name: 'Published', render: (version) => <Time value={version.published_at} /> },
+          { id: 'by', name: 'By', render: (version) => version.published_by_email ?? version.published_by ?? '' },
+          {
+            id: 'note',
+            name: 'Note',
+            render: (version) =>
+              `${version.note ?? ''}${version.restored_version === null ? '' : ` (restores v${version.restored_version})`}`,
+          },
+          {
+            id: 'rollback',
+            name: 'Rollback',
+            render: (version) =>
+              version.version === section.published_version ? (
+                'live'
+              ) : (
+                <Confirm
+                  trigger={`Roll back to v${version.version}…`}
+                  triggerClassName="btn btn-quiet"
+                  isDisabled={!canWrite}
+                  disabledReason={canWrite ? undefined : `Needs ${section.write_permission}`}
+                  title={`Roll ${section.section} back to v${version.version}?`}
+                  consequence={`The live value becomes v${version.version}'s again, as a new version; the draft is kept.`}
+                  confirmLabel="Roll back"
+                  reason={ruleOf('POST /v1/admin/site/settings/{section}/rollback', 'note')}
+                  onConfirm={async (note) => {
+                    try {
+                      const answer = await unwrap(
+                        api.POST('/v1/admin/site/settings/{section}/rollback', {
+                          params: { path: { section: section.section } },
+                          body: { version: version.version, ...(note === '' ? {} : { note }) },
+                        }),
+                      );
+                      notify.success(`${section.section} v${answer.version} is live (v${version.version} restored)`);
+                      await onChanged();
+                    } catch (error) {
+                      notify.failure('Could not roll back', error);
+                      throw error;
+                    }
+                  }}
+                />
+              ),
+          },
+        ]}
+      />
+      {versions.data === undefined ? null : (
+        <Pager page={page} perPage={VERSIONS_PER_PAGE} total={versions.data.meta.total ?? 0} onPage={setPage} />
+      )}
+    </section>
+  );
+}

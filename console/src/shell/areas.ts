@@ -1,0 +1,17 @@
+/** The console's areas and the permissions that let a staff member read each (any one of them). */
+export interface Area {
+  path: string;
+  label: string;
+  readWith: string[];
+}
+
+export const AREAS: Area[] = [
+  { path: '/', label: 'Home', readWith: [] },
+  { path: '/users', label: 'Users', readWith: ['users.read'] },
+  { path: '/roles', label: 'Roles', readWith: ['roles.read'] },
+  { path: '/operations', label: 'Operations', readWith: ['ops.read', 'ops.panic', 'settings.read', 'audit.read'] },
+  { path: '/site', label: 'Site', readWith: ['site.read', 'settings.read', 'billing.read'] },
+];
+
+export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>
+  area.readWith.length === 0 || can(...area.readWith);

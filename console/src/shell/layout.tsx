@@ -1,0 +1,54 @@
+import { useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { Button } from 'react-aria-components';
+import { Link, useLocation } from 'wouter';
+import { usePermissions } from '../api/permissions';
+import { sessionStore, type Session } from '../api/session';
+import { AREAS, areaVisible } from './areas';
+import { MaintenanceBanner } from './maintenance-banner';
+
+const isCurrent = (path: string, location: string) =>
+  path === '/' ? location === '/' : location === path || location.startsWith(`${path}/`);
+
+/** Every signed-in page: the header with the areas this staff member may read, the banner, the page. */
+export function Layout({ session, children }: { session: Session; children: ReactNode }) {
+  const permissions = usePermissions();
+  const [location] = useLocation();
+  const queryClient = useQueryClient();
+  const signOut = () => {
+    sessionStore.end();
+    queryClient.clear();
+  };
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Platform console</span>
+        <nav aria-label="Areas" className="areas">
+          {AREAS.filter((area) => areaVisible(area, permissions.can)).map((area) => (
+            <Link
+              key={area.path}
+              href={area.path}
+              className="area-link"
+              aria-current={isCurrent(area.path, location) ? 'page' : undefined}
+            >
+              {area.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="account">
+          <span className="account-email">{session.email ?? session.subject}</span>
+          <Button className="btn btn-quiet" onPress={signOut}>
+            Sign out
+          </Button>
+        </div>
+      </header>
+      <MaintenanceBanner permissions={permissions} />
+      <main id="main" className="page" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}
