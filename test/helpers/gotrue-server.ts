@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 
 /**
  * A GoTrue (Supabase Auth) server on loopback, speaking the routes the `gotrue` identity provider
@@ -75,6 +75,10 @@ export interface GoTrueServer {
   addSession(userId: string): string;
   sessionsOf(userId: string): string[];
   behave(behaviour: GoTrueBehaviour): void;
+  /** Lets the user sign in with this password (`POST /token?grant_type=password`). */
+  setPassword(userId: string, password: string): void;
+  /** Magic links `POST /otp` would have mailed, newest last: open `link` to sign in. */
+  readonly sentLinks: Array<{ email: string; link: string }>;
   close(): Promise<void>;
 }
 
@@ -84,6 +88,10 @@ export interface GoTrueServerOptions {
   jwtSecret: string;
   /** Where GoTrue is mounted, as behind Supabase's gateway (`/auth/v1`). */
   prefix?: string;
+  /** The public key browsers send as `apikey` on the sign-in routes (`/token`, `/otp`, `/verify`). */
+  anonKey?: string;
+  /** Life of the access tokens `/token` issues (GoTrue's JWT_EXP; default 3600). */
+  accessTokenSeconds?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -101,14 +109,121 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
   const sockets = new Set<Socket>();
   let behaviour: GoTrueBehaviour = { kind: 'normal' };
   const secret = new TextEncoder().encode(options.jwtSecret);
+  const passwords = new Map<string, string>();
+  /** Refresh token → the session it renews; each is used once (GoTrue rotates them). */
+  const refreshTokens = new Map<string, { userId: string; sessionId: string }>();
+  /** One-time magic-link tokens → the email and where the link returns. */
+  const linkTokens = new Map<string, { userId: string; redirectTo: string }>();
+  const sentLinks: Array<{ email: string; link: string }> = [];
+  let base = '';
 
+  /** GoTrue answers browsers on its sign-in routes (its CORS middleware allows every origin). */
+  const cors = (request: IncomingMessage): Record<string, string> =>
+    request.headers.origin === undefined
+      ? {}
+      : {
+          'access-control-allow-origin': request.headers.origin,
+          'access-control-allow-headers': 'apikey, authorization, content-type, x-client-info',
+          'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+        };
+  let corsHeaders: Record<string, string> = {};
   const send = (response: ServerResponse, status: number, body: unknown) => {
     if (status === 204) {
-      response.writeHead(204).end();
+      response.writeHead(204, corsHeaders).end();
       return;
     }
-    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    response.writeHead(status, { 'content-type': 'application/json', ...corsHeaders }).end(JSON.stringify(body));
   };
+
+  /** A session's tokens as GoTrue's `/token` gives them: a signed access token and a fresh refresh token. */
+  async function sessionTokens(user: GoTrueUser, sessionId: string) {
+    const lifetime = options.accessTokenSeconds ?? 3600;
+    const now = Math.floor(Date.now() / 1000);
+    const accessToken = await new SignJWT({
+      email: user.email,
+      role: 'authenticated',
+      session_id: sessionId,
+      aud: 'authenticated',
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuedAt(now)
+      .setExpirationTime(now + lifetime)
+      .sign(secret);
+    const refreshToken = randomUUID().replace(/-/g, '');
+    refreshTokens.set(refreshToken, { userId: user.id, sessionId });
+    return {
+      access_token: accessToken,
+      token_type: 'bearer',
+      expires_in: lifetime,
+      expires_at: now + lifetime,
+      refresh_token: refreshToken,
+      user,
+    };
+  }
+
+  /** `/token`, `/otp` and `/verify`: what a browser signing in calls, with the anon key. */
+  async function signInRoute(
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    url: URL,
+    body: unknown,
+  ) {
+    const fields = (body ?? {}) as Record<string, unknown>;
+    const grantType = url.searchParams.get('grant_type');
+    if (path === '/token' && grantType === 'password') {
+      const user = [...users.values()].find((each) => each.email === fields.email);
+      if (user === undefined || passwords.get(user.id) !== fields.password)
+        return send(response, 400, goTrueError(400, 'invalid_credentials', 'Invalid login credentials'));
+      const sessionId = randomUUID();
+      sessions.set(sessionId, user.id);
+      return send(response, 200, await sessionTokens(user, sessionId));
+    }
+    if (path === '/token' && grantType === 'refresh_token') {
+      const held = refreshTokens.get(String(fields.refresh_token));
+      const user = held === undefined ? undefined : users.get(held.userId);
+      if (held === undefined || user === undefined || !sessions.has(held.sessionId))
+        return send(
+          response,
+          400,
+          goTrueError(400, 'refresh_token_not_found', 'Invalid Refresh Token: Refresh Token Not Found'),
+        );
+      refreshTokens.delete(String(fields.refresh_token));
+      return send(response, 200, await sessionTokens(user, held.sessionId));
+    }
+    if (path === '/otp') {
+      const user = [...users.values()].find((each) => each.email === fields.email);
+      // GoTrue answers the same whether or not the account exists (no account enumeration).
+      if (user !== undefined) {
+        const token = randomUUID();
+        linkTokens.set(token, { userId: user.id, redirectTo: url.searchParams.get('redirect_to') ?? '' });
+        sentLinks.push({ email: user.email, link: `${base}/verify?token=${token}&type=magiclink` });
+      }
+      return send(response, 200, {});
+    }
+    if (path === '/verify' && request.method === 'GET') {
+      const held = linkTokens.get(url.searchParams.get('token') ?? '');
+      const user = held === undefined ? undefined : users.get(held.userId);
+      if (held === undefined || user === undefined)
+        return send(response, 403, goTrueError(403, 'otp_expired', 'Email link is invalid or has expired'));
+      linkTokens.delete(url.searchParams.get('token') ?? '');
+      const sessionId = randomUUID();
+      sessions.set(sessionId, user.id);
+      // The redirect carries the session in its fragment, as GoTrue's implicit flow does.
+      const tokens = await sessionTokens(user, sessionId);
+      const fragment = new URLSearchParams({
+        access_token: String(tokens.access_token),
+        refresh_token: String(tokens.refresh_token),
+        expires_in: String(tokens.expires_in),
+        token_type: 'bearer',
+        type: 'magiclink',
+      });
+      response.writeHead(303, { location: `${held.redirectTo}#${fragment}` }).end();
+      return;
+    }
+    return send(response, 404, goTrueError(404, 'unknown', 'Not found'));
+  }
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const raw = await readBody(request);
@@ -132,7 +247,13 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     if (!url.pathname.startsWith(`${prefix}/`))
       return send(response, 404, { message: 'no Route matched with those values' });
     const path = url.pathname.slice(prefix.length);
+    corsHeaders = cors(request);
+    if (request.method === 'OPTIONS') return send(response, 204, null);
+    if (path === '/verify') return signInRoute(request, response, path, url, recorded.body);
     // The gateway in front of GoTrue checks `apikey`; GoTrue itself checks the bearer.
+    const apikey = request.headers.apikey;
+    if ((path === '/token' || path === '/otp') && options.anonKey !== undefined && apikey === options.anonKey)
+      return signInRoute(request, response, path, url, recorded.body);
     if (!recorded.apikeyIsServiceKey) return send(response, 401, { message: 'Invalid API key' });
 
     const adminUser = /^\/admin\/users\/([^/]+)$/.exec(path);
@@ -233,6 +354,7 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  base = `http://127.0.0.1:${port}${prefix}`;
 
   return {
     url: `http://127.0.0.1:${port}${prefix}`,
@@ -283,6 +405,10 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     behave(next) {
       behaviour = next;
     },
+    setPassword(userId, password) {
+      passwords.set(userId, password);
+    },
+    sentLinks,
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const socket of sockets) socket.destroy();

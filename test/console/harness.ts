@@ -1,0 +1,178 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { seedDemo } from '../../src/cli/seed/demo.js';
+import type { Config } from '../../src/config.js';
+import { DEMO_STAFF } from '../../src/cli/seed/people.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { closedPort } from '../helpers/ports.js';
+import { signToken } from '../helpers/tokens.js';
+
+/**
+ * The console's browser tests: the console built by Vite as `npm run build` builds it, served by
+ * the real service (in this process, on a loopback port, on a database of the suite seeded with
+ * `seed --demo`), driven in Debian's Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium; .ci/run
+ * installs it) through what a staff member does.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+export const ARTIFACTS = join(ROOT, 'test-artifacts', 'console');
+export const SIZES = {
+  desktop: { width: 1280, height: 800 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+/** Builds the console into a directory of its own (about two seconds). */
+export function buildConsole(): string {
+  const outDir = mkdtempSync(join(tmpdir(), 'console-build-'));
+  const vite = join(ROOT, 'console', 'node_modules', 'vite', 'bin', 'vite.js');
+  execFileSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error'], {
+    cwd: join(ROOT, 'console'),
+    // The suite runs with NODE_ENV=test, which would give React's development build.
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return outDir;
+}
+
+export interface ConsoleService {
+  t: TestApp;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  browser: Browser;
+  /** A new browser window (its own sessionStorage), at the given size. */
+  window(size?: keyof typeof SIZES): Promise<{ context: BrowserContext; page: Page }>;
+  /** A token for a demo staff member, by role key (`owner`, `demo-support-agent`, …). */
+  tokenFor(role: string): Promise<string>;
+  /** The demo's active players who hold no role, by email: each test takes its own. */
+  players(): Promise<Array<{ id: string; email: string; display_name: string | null }>>;
+  close(): Promise<void>;
+}
+
+export const staffWithRole = (role: string) => {
+  const staff = DEMO_STAFF.find((member) => member.role === role);
+  if (staff === undefined) throw new Error(`no demo staff member has ${role}`);
+  return staff;
+};
+
+export interface ConsoleServiceOptions {
+  /** Seed the demo data set (default true); the sign-in tests need only the staff they make. */
+  seed?: boolean;
+  config?: Partial<Config>;
+  /** The embedded development mode's owner: with `jwtSecretSource: 'generated'`, sign-in links work. */
+  devOwner?: string;
+}
+
+/** The service with the console (and the demo data), listening, and a headless Chromium. */
+export async function startConsoleService(options: ConsoleServiceOptions = {}): Promise<ConsoleService> {
+  const consoleDir = buildConsole();
+  const port = await closedPort();
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({
+    config: { consoleDir, port, publicBaseUrl: origin, ...options.config },
+    devOwner: options.devOwner,
+  });
+  if (options.seed !== false) await seedDemo(t.kernel, { userAgent: 'console browser tests' });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return {
+    t,
+    origin,
+    browser,
+    async window(size = 'desktop') {
+      const context = await browser.newContext({ viewport: SIZES[size], timezoneId: 'Europe/Berlin', locale: 'en-GB' });
+      const page = await context.newPage();
+      watchForViolations(page);
+      return { context, page };
+    },
+    tokenFor(role) {
+      const staff = staffWithRole(role);
+      return signToken({ sub: staff.id, email: staff.email });
+    },
+    async players() {
+      const rows = await t.db
+        .selectFrom('users')
+        .select(['id', 'email', 'display_name'])
+        .where('status', '=', 'active')
+        .where('email', 'like', '%.demo@example.com')
+        .where(
+          'id',
+          'not in',
+          DEMO_STAFF.map((staff) => staff.id),
+        )
+        .where((eb) =>
+          eb.not(
+            eb.exists(eb.selectFrom('user_roles').select('user_id').whereRef('user_roles.user_id', '=', 'users.id')),
+          ),
+        )
+        .orderBy('email')
+        .execute();
+      return rows.map((row) => ({ ...row, email: row.email ?? '' }));
+    },
+    async close() {
+      await browser.close();
+      await t.close();
+      rmSync(consoleDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A page's own failures fail its test: an uncaught error, or a Content-Security-Policy refusal
+ * (the console must run under the strict policy the service sends).
+ */
+function watchForViolations(page: Page): void {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    else if (message.text().startsWith('console screen failed')) problems.push(message.text());
+  });
+  (page as Page & { problems: string[] }).problems = problems;
+}
+
+export const pageProblems = (page: Page): string[] => (page as Page & { problems?: string[] }).problems ?? [];
+
+/** Signs in through the sign-in page's token form, as a staff member would paste one. */
+export async function signInWithToken(page: Page, origin: string, token: string, path = '/admin/'): Promise<void> {
+  await page.goto(`${origin}${path}`);
+  await page.getByLabel('Access token').fill(token);
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown; failureSummary?: string }>;
+}
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA rules). */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  // Evaluated by the browser's debugging protocol, which the page's CSP does not govern.
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })" +
+      '.then((result) => result.violations)',
+  )) as AxeViolation[];
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/** Screenshots of the page at both sizes, into test-artifacts/console/<name>-<size>.png. */
+export async function screenshotBothSizes(page: Page, name: string): Promise<void> {
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    await page.setViewportSize(viewport);
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${size}.png`), fullPage: true });
+  }
+  await page.setViewportSize(SIZES.desktop);
+}

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PLAYER_COUNT } from '../../src/cli/seed/demo.js';
+import { signToken } from '../helpers/tokens.js';
+import {
+  type ConsoleService,
+  pageProblems,
+  screenshotBothSizes,
+  seriousViolations,
+  signInWithToken,
+  staffWithRole,
+  startConsoleService,
+} from './harness.js';
+
+/**
+ * The console's Home and Users screens in Chromium, against the real service on the demo data:
+ * what a staff member does, what it stores, and an accessibility check and screenshots of each.
+ */
+
+const SLOW = 180_000;
+
+describe('the staff console: Home and Users', () => {
+  let service: ConsoleService;
+
+  beforeAll(async () => {
+    service = await startConsoleService();
+  }, SLOW);
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  async function playerByEmail(email: string) {
+    return service.t.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+  }
+
+  it('signs the owner in, shows Home with the headline counts and the live feed, and passes axe', async () => {
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'));
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Areas' });
+    await expect(nav.getByRole('link', { name: 'Users' }).isVisible()).resolves.toBe(true);
+    // Counts by status from the users list's totals: 50 players and 8 staff, two players banned.
+    await page.getByRole('link', { name: /\d+ banned/ }).waitFor();
+    await expect(page.getByRole('link', { name: /\d+ banned/ }).textContent()).resolves.toMatch(/^2\s*banned$/);
+    await page.getByText('Connected: staff actions appear here').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'home');
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('finds a player by email, bans them with a reason, and the ban is stored and audited', async () => {
+    const player = await playerByEmail('ana.silva.demo@example.com');
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/users');
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    await page.getByLabel('Search email or name').fill('ana.silva.demo');
+    await page.getByLabel('Search email or name').press('Enter');
+    const row = page.getByRole('row', { name: /ana\.silva\.demo@example\.com/ });
+    await row.waitFor();
+    await expect(page.getByRole('row').count()).resolves.toBe(2);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'users');
+    await row.getByRole('rowheader').click();
+
+    await page.getByRole('heading', { name: 'Ana Silva', level: 1 }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'user');
+    await page.getByRole('button', { name: 'Ban…' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByLabel('Reason').fill('Chargeback fraud on three purchases');
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Ban' }).click();
+    await page.getByText('ana.silva.demo@example.com is banned').waitFor();
+    await page.getByRole('button', { name: 'Unban…' }).waitFor();
+
+    const stored = await playerByEmail('ana.silva.demo@example.com');
+    expect(stored.status).toBe('banned');
+    const audit = await service.t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'users.ban')
+      .where('target_id', '=', player.id)
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ actor_id: staffWithRole('owner').id, reason: 'Chargeback fraud on three purchases' });
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('a too-short reason is refused in the form, before any call, from the bounds the API publishes', async () => {
+    const player = (await service.players())[1]!;
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
+    await page.getByRole('button', { name: 'Ban…' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByLabel('Reason').fill('no');
+    await dialog.getByRole('button', { name: 'Ban' }).click();
+    // The browser's own check of minlength=3 (REQUEST_FIELDS): the dialog stays, nothing is sent.
+    const tooShort = await dialog
+      .getByLabel('Reason')
+      .evaluate((input) => (input as unknown as { validity: { tooShort: boolean } }).validity.tooShort);
+    expect(tooShort).toBe(true);
+    expect((await playerByEmail(player.email)).status).toBe('active');
+    await context.close();
+  });
+
+  it('grants a role with an expiry from the user page, and the player then holds its permissions', async () => {
+    const player = (await service.players())[2]!;
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
+    await page.getByRole('heading', { name: 'Roles', level: 2 }).waitFor();
+    await page.getByRole('button', { name: /Role to grant/ }).click();
+    await page.getByRole('option', { name: 'Marketing' }).click();
+    await page.getByLabel('Expires (optional)').fill('2030-01-31T18:00');
+    await page.getByRole('button', { name: 'Grant…' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByLabel('Reason').fill('Covering the newsletter in January');
+    await dialog.getByRole('button', { name: 'Grant' }).click();
+    await page.getByText('Role demo-marketing granted').waitFor();
+    await page.getByRole('listitem').filter({ hasText: 'demo-marketing' }).getByText(/until/).waitFor();
+
+    const permissions = await service.t.request({
+      method: 'GET',
+      url: '/v1/me/permissions',
+      token: await signToken({ sub: player.id, email: player.email ?? undefined }),
+    });
+    expect(permissions.json().permissions).toContain('email.send');
+    const grant = await service.t.db
+      .selectFrom('user_roles')
+      .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+      .select(['user_roles.expires_at', 'user_roles.reason'])
+      .where('user_roles.user_id', '=', player.id)
+      .where('roles.key', '=', 'demo-marketing')
+      .executeTakeFirstOrThrow();
+    // 18:00 in Berlin (the window's time zone) is 17:00 UTC in January.
+    expect(new Date(grant.expires_at as unknown as string).toISOString()).toBe('2030-01-31T17:00:00.000Z');
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('a support agent sees only their areas; actions they may not take are disabled and name the permission', async () => {
+    const player = (await service.players())[3]!;
+    const { page, context } = await service.window();
+    await signInWithToken(
+      page,
+      service.origin,
+      await service.tokenFor('demo-support-agent'),
+      `/admin/users/${player.id}`,
+    );
+    await page.getByRole('heading', { name: 'Account', level: 2 }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Areas' });
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Home', 'Users']);
+    await expect(page.getByRole('button', { name: 'Ban…' }).isDisabled()).resolves.toBe(true);
+    await page.getByText('Needs users.write').first().waitFor();
+    await page.getByText('Granting roles needs roles.assign.').waitFor();
+    // No billing.read: the credit ledger is not there at all.
+    await expect(page.getByRole('heading', { name: 'Credits' }).count()).resolves.toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('an ended session returns to sign-in, and signing in again returns to the same page', async () => {
+    const { page, context } = await service.window();
+    const staff = staffWithRole('owner');
+    const shortLived = await signToken({ sub: staff.id, email: staff.email, expiresIn: 18 });
+    await signInWithToken(page, service.origin, shortLived, '/admin/users?status=banned');
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    // The console treats a token within 10 s of its end as ended: this one, 8 s after it was made.
+    await page.waitForURL(/\/admin\/sign-in\?next=/, { timeout: 15_000 });
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/users?status=banned');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'sign-in');
+    await page.getByLabel('Access token').fill(await service.tokenFor('owner'));
+    await page.getByRole('button', { name: 'Sign in with token' }).click();
+    await page.waitForURL(/\/admin\/users\?status=banned$/);
+    await page.getByRole('row').filter({ hasText: 'banned' }).first().waitFor();
+    await context.close();
+  }, 40_000);
+
+  it('grants a role to a selection of users at once and shows the result of each', async () => {
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/users?q=demo%40example.com');
+    await page.getByRole('row').nth(3).waitFor();
+    const rows = page.getByRole('row');
+    // What a person clicks: the drawn box, inside the checkbox's label.
+    await rows.nth(1).locator('label.checkbox').click();
+    await rows.nth(2).locator('label.checkbox').click();
+    const bar = page.getByRole('region', { name: 'Selected users' });
+    await bar.getByText('2 selected').waitFor();
+    await bar.getByRole('button', { name: /Role/ }).first().click();
+    await page.getByRole('option', { name: 'Support agent' }).click();
+    await bar.getByRole('button', { name: 'Grant role…' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Grant' }).click();
+    await page.getByText('Results of the last bulk change').waitFor();
+    await expect(
+      page
+        .getByRole('listitem')
+        .filter({ hasText: /: done$/ })
+        .count(),
+    ).resolves.toBe(2);
+    expect(DEMO_PLAYER_COUNT).toBeGreaterThan(2);
+    await context.close();
+  });
+});
