@@ -21,6 +21,8 @@ const JobsPage = lazy(() => import('./screens/operations/jobs'));
 const AuditLogPage = lazy(() => import('./screens/operations/audit-log'));
 const SettingsSectionsPage = lazy(() => import('./screens/site/settings-sections'));
 const SettingsSectionPage = lazy(() => import('./screens/site/settings-section'));
+const ContentBlocksPage = lazy(() => import('./screens/site/content-blocks'));
+const AnnouncementsPage = lazy(() => import('./screens/site/announcements'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -74,6 +76,8 @@ function Routes() {
                         <Route path="/operations/jobs" component={JobsPage} />
                         <Route path="/operations/audit" component={AuditLogPage} />
                         <Route path="/site" component={SettingsSectionsPage} />
+                        <Route path="/site/content-blocks" component={ContentBlocksPage} />
+                        <Route path="/site/announcements" component={AnnouncementsPage} />
                         <Route path="/site/settings/:section">
                           {(params) => <SettingsSectionPage name={params.section} />}
                         </Route>

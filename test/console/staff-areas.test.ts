@@ -212,6 +212,45 @@ describe('the staff console: Roles, Operations and Site', () => {
     await context.close();
   });
 
+  it('drafts and publishes a content block, then makes and shows an announcement', { timeout: 60_000 }, async () => {
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/site/content-blocks');
+    await page.getByRole('heading', { name: 'Content blocks' }).waitFor();
+    await page.getByRole('row').nth(1).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'content-blocks');
+    await page.getByRole('button', { name: 'New block…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Slot').fill('winter-sale');
+    await dialog.getByRole('textbox', { name: 'title', exact: true }).fill('Winter sale: 30% off every pack');
+    await dialog.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Block winter-sale saved as a draft').waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'winter-sale' });
+    await row.getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('winter-sale: published').waitFor();
+    const site = await service.t.request({ method: 'GET', url: '/v1/public/site' });
+    expect(JSON.stringify(site.json())).toContain('Winter sale: 30% off every pack');
+
+    await page.getByRole('link', { name: 'Announcements' }).click();
+    await page.getByRole('button', { name: 'New announcement…' }).click();
+    const form = page.getByRole('dialog');
+    await form.getByLabel('Title').fill('Servers move on Sunday');
+    await form.getByLabel('Text').fill('Expect a short pause at 03:00.');
+    expect(await seriousViolations(page)).toEqual([]);
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('Announcement created').waitFor();
+    await page.getByRole('row').filter({ hasText: 'Servers move on Sunday' }).getByText('showing').waitFor();
+    await screenshotBothSizes(page, 'announcements');
+    const stored = await service.t.db
+      .selectFrom('announcements')
+      .selectAll()
+      .where('title', '=', 'Servers move on Sunday')
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ body: 'Expect a short pause at 03:00.', severity: 'info', surface: 'all' });
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it('a content editor sees Home and Site only, and the sections they may not write are read-only', async () => {
     const { page, context } = await service.window();
     await signInWithToken(

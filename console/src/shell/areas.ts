@@ -10,7 +10,11 @@ export const AREAS: Area[] = [
   { path: '/users', label: 'Users', readWith: ['users.read'] },
   { path: '/roles', label: 'Roles', readWith: ['roles.read'] },
   { path: '/operations', label: 'Operations', readWith: ['ops.read', 'ops.panic', 'settings.read', 'audit.read'] },
-  { path: '/site', label: 'Site', readWith: ['site.read', 'settings.read', 'billing.read'] },
+  {
+    path: '/site',
+    label: 'Site',
+    readWith: ['site.read', 'settings.read', 'billing.read', 'content.read', 'content.write', 'announcements.read'],
+  },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

@@ -22,7 +22,7 @@ interface TextInputProps {
   description?: string;
   /** The service's own verdict on this field (a validation issue), shown beneath it. */
   error?: string;
-  type?: 'text' | 'email' | 'password' | 'search' | 'number' | 'datetime-local';
+  type?: 'text' | 'email' | 'password' | 'search' | 'number' | 'url' | 'datetime-local';
   isRequired?: boolean;
   minLength?: number;
   maxLength?: number;

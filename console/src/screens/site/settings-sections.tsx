@@ -1,7 +1,8 @@
 import { type paths, unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'wouter';
+import { Link, Redirect } from 'wouter';
 import { api } from '../../api/client';
+import { usePermissions } from '../../api/permissions';
 import { DataTable } from '../../ui/data-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
@@ -12,13 +13,22 @@ export type Section =
 
 export const SECTIONS_QUERY_KEY = ['site', 'settings'];
 
-export function useSections() {
-  return useQuery({ queryKey: SECTIONS_QUERY_KEY, queryFn: () => unwrap(api.GET('/v1/admin/site/settings')) });
+export function useSections(enabled = true) {
+  return useQuery({ queryKey: SECTIONS_QUERY_KEY, queryFn: () => unwrap(api.GET('/v1/admin/site/settings')), enabled });
 }
 
 /** Every settings section: what is live, and whether its draft holds unpublished changes. */
 export default function SettingsSectionsPage() {
-  const sections = useSections();
+  const permissions = usePermissions();
+  const sections = useSections(permissions.can('site.read', 'settings.read', 'billing.read'));
+  // Site is also the area of staff who edit content blocks or announcements only.
+  if (permissions.data !== undefined && !permissions.can('site.read', 'settings.read', 'billing.read'))
+    return (
+      <Redirect
+        to={permissions.can('content.read', 'content.write') ? '/site/content-blocks' : '/site/announcements'}
+        replace
+      />
+    );
   return (
     <section className="stack">
       <h1>Site</h1>

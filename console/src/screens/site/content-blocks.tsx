@@ -1,0 +1,272 @@
+import { type ListBody, type ListItem, unwrap } from '@platform-api/sdk';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Dialog, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import { api } from '../../api/client';
+import { ruleOf } from '../../api/field-rules';
+import { usePermissions } from '../../api/permissions';
+import { describeProblem } from '../../api/problems';
+import { presentValues, useSearchState } from '../../api/search-state';
+import { DataTable, Pager } from '../../ui/data-table';
+import { ChoiceInput, TextInput } from '../../ui/fields';
+import { ProblemNote } from '../../ui/problem-note';
+import { Time } from '../../ui/time';
+import { notify } from '../../ui/toasts';
+import { type Draft, DraftFields } from './draft-fields';
+import { SiteNav } from './site-nav';
+
+type Block = ListItem<ListBody<'/v1/admin/site/content-blocks'>>;
+type Status = 'draft' | 'published' | 'archived';
+
+const PER_PAGE = 25;
+const UPSERT = 'PUT /v1/admin/site/content-blocks';
+const SURFACES = [
+  { id: 'landing', label: 'Landing site' },
+  { id: 'portal', label: 'Player portal' },
+];
+/** What each status change does, as the confirmation says it. */
+const STATUS_ACTIONS: Record<Status, string> = {
+  published: 'Publish',
+  archived: 'Archive',
+  draft: 'Unpublish',
+};
+
+/** Content blocks per surface and locale: their drafts, and publishing, archiving and unpublishing. */
+export default function ContentBlocksPage() {
+  const permissions = usePermissions();
+  const canWrite = permissions.can('content.write');
+  const [filters, setFilters] = useSearchState(['surface', 'locale', 'status', 'page'] as const);
+  const [editing, setEditing] = useState<Block | 'new' | undefined>();
+  const page = Number(filters.page || '1');
+  const query = {
+    ...(presentValues({ surface: filters.surface, locale: filters.locale, status: filters.status }) as {
+      surface?: 'landing' | 'portal';
+      locale?: string;
+      status?: Status;
+    }),
+    sort: 'sortOrder:asc',
+    page,
+    per_page: PER_PAGE,
+  };
+  const blocks = useQuery({
+    queryKey: ['site', 'content-blocks', query],
+    queryFn: () => unwrap(api.GET('/v1/admin/site/content-blocks', { params: { query } })),
+    placeholderData: keepPreviousData,
+  });
+
+  return (
+    <section className="stack">
+      <h1>Site</h1>
+      <SiteNav />
+      <header className="page-header">
+        <h2>Content blocks</h2>
+        <Button className="btn btn-primary" isDisabled={!canWrite} onPress={() => setEditing('new')}>
+          New block…
+        </Button>
+        {canWrite ? null : <span className="hint">Needs content.write</span>}
+      </header>
+      <div className="filters">
+        <ChoiceInput
+          label="Surface"
+          value={filters.surface}
+          choices={[{ id: '', label: 'Any' }, ...SURFACES]}
+          onChange={(surface) => setFilters({ surface })}
+        />
+        <TextInput
+          label="Locale"
+          value={filters.locale}
+          maxLength={16}
+          onChange={(locale) => setFilters({ locale: locale.trim() })}
+        />
+        <ChoiceInput
+          label="Status"
+          value={filters.status}
+          choices={[
+            { id: '', label: 'Any' },
+            ...(['draft', 'published', 'archived'] as const).map((id) => ({ id, label: id })),
+          ]}
+          onChange={(status) => setFilters({ status })}
+        />
+      </div>
+      {blocks.error === null ? null : <ProblemNote error={blocks.error} />}
+      <DataTable
+        label="Content blocks"
+        items={blocks.data?.data ?? []}
+        onRowAction={(id) => setEditing(blocks.data?.data.find((block) => block.id === id))}
+        emptyText={blocks.isPending ? 'Loading…' : 'No content blocks.'}
+        columns={[
+          { id: 'slot', name: 'Slot', isRowHeader: true, render: (block) => <code>{block.slot}</code> },
+          { id: 'surface', name: 'Surface', render: (block) => block.surface },
+          { id: 'locale', name: 'Locale', render: (block) => block.locale },
+          {
+            id: 'status',
+            name: 'Status',
+            render: (block) => `${block.status}${block.hasUnpublishedChanges ? ' (unpublished changes)' : ''}`,
+          },
+          { id: 'published', name: 'Published', render: (block) => <Time value={block.publishedAt} /> },
+          {
+            id: 'actions',
+            name: 'Status change',
+            render: (block) => <StatusButtons block={block} canWrite={canWrite} />,
+          },
+        ]}
+      />
+      {blocks.data === undefined ? null : (
+        <Pager
+          page={page}
+          perPage={PER_PAGE}
+          total={blocks.data.meta.total ?? 0}
+          onPage={(next) => setFilters({ page: String(next) })}
+        />
+      )}
+      {editing === undefined ? null : (
+        <BlockDialog
+          block={editing === 'new' ? undefined : editing}
+          canWrite={canWrite}
+          onClose={() => setEditing(undefined)}
+        />
+      )}
+    </section>
+  );
+}
+
+function StatusButtons({ block, canWrite }: { block: Block; canWrite: boolean }) {
+  const queryClient = useQueryClient();
+  const next = (['published', 'archived', 'draft'] as const).filter(
+    (status) => status !== block.status || (status === 'published' && block.hasUnpublishedChanges),
+  );
+  return (
+    <span className="button-row">
+      {next.map((status) => (
+        <Button
+          key={status}
+          className="btn btn-quiet"
+          isDisabled={!canWrite}
+          onPress={async () => {
+            try {
+              await unwrap(
+                api.POST('/v1/admin/site/content-blocks/{id}/status', {
+                  params: { path: { id: block.id } },
+                  body: { status },
+                }),
+              );
+              notify.success(`${block.slot}: ${status}`);
+              await queryClient.invalidateQueries({ queryKey: ['site', 'content-blocks'] });
+            } catch (error) {
+              notify.failure(`Could not change ${block.slot}`, error);
+            }
+          }}
+        >
+          {STATUS_ACTIONS[status]}
+        </Button>
+      ))}
+    </span>
+  );
+}
+
+function BlockDialog({
+  block,
+  canWrite,
+  onClose,
+}: {
+  block: Block | undefined;
+  canWrite: boolean;
+  onClose: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const [surface, setSurface] = useState<string>(block?.surface ?? 'landing');
+  const [slot, setSlot] = useState(block?.slot ?? '');
+  const [locale, setLocale] = useState(block?.locale ?? 'en');
+  const [sortOrder, setSortOrder] = useState(String(block?.sortOrder ?? 0));
+  const [draft, setDraft] = useState<Draft>((block?.draft as Draft | undefined) ?? { title: '' });
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const slotRule = ruleOf(UPSERT, 'slot');
+
+  return (
+    <ModalOverlay className="overlay" isOpen onOpenChange={(open) => (open ? null : onClose())} isDismissable={!busy}>
+      <Modal className="modal modal-wide">
+        <Dialog className="dialog">
+          <Form
+            validationErrors={fields}
+            onSubmit={async (event) => {
+              event.preventDefault();
+              setBusy(true);
+              setFields({});
+              try {
+                await unwrap(
+                  api.PUT('/v1/admin/site/content-blocks', {
+                    body: {
+                      surface: surface as 'landing' | 'portal',
+                      slot: slot.trim(),
+                      locale: locale.trim(),
+                      draft,
+                      sortOrder: Number(sortOrder),
+                    },
+                  }),
+                );
+                notify.success(`Block ${slot.trim()} saved as a draft`);
+                await queryClient.invalidateQueries({ queryKey: ['site', 'content-blocks'] });
+                onClose();
+              } catch (error) {
+                setFields(describeProblem(error).fields);
+                notify.failure('Could not save the block', error);
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            <Heading slot="title">{block === undefined ? 'New content block' : `Block ${block.slot}`}</Heading>
+            <div className="inline-form">
+              <ChoiceInput label="Surface" value={surface} choices={SURFACES} onChange={setSurface} />
+              <TextInput
+                label="Slot"
+                name="slot"
+                value={slot}
+                onChange={setSlot}
+                isRequired
+                pattern={
+                  slotRule.pattern === undefined
+                    ? undefined
+                    : { source: slotRule.pattern, hint: 'Lower-case letters, digits, _ . - ; starting with a letter.' }
+                }
+                error={fields.slot}
+              />
+              <TextInput
+                label="Locale"
+                name="locale"
+                value={locale}
+                onChange={setLocale}
+                maxLength={ruleOf(UPSERT, 'locale').maxLength}
+                error={fields.locale}
+              />
+              <TextInput
+                label="Order"
+                name="sortOrder"
+                type="number"
+                value={sortOrder}
+                onChange={setSortOrder}
+                minimum={ruleOf(UPSERT, 'sortOrder').minimum}
+                maximum={ruleOf(UPSERT, 'sortOrder').maximum}
+                error={fields.sortOrder}
+              />
+            </div>
+            <h3>Draft</h3>
+            <DraftFields draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
+            <p className="hint">
+              Saving keeps it a draft (upserted by surface, slot and locale); publish it from the list.
+            </p>
+            <div className="dialog-actions">
+              <Button className="btn" onPress={onClose} isDisabled={busy}>
+                Cancel
+              </Button>
+              <Button type="submit" className="btn btn-primary" isDisabled={busy || !canWrite}>
+                Save draft
+              </Button>
+            </div>
+          </Form>
+        </Dialog>
+      </Modal>
+    </ModalOverlay>
+  );
+}
