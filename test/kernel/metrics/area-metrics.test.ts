@@ -190,15 +190,7 @@ describe('payment webhook deliveries', () => {
       expect(sample.value).toBe(0);
     }
 
-    const expired = stripeEvent('checkout.session.expired', {
-      id: `cs_${randomUUID().replaceAll('-', '')}`,
-      mode: 'payment',
-      payment_status: 'unpaid',
-      customer: null,
-      amount_total: null,
-      currency: null,
-      metadata: {},
-    });
+    const expired = checkoutExpired();
     expect((await deliver(expired)).statusCode).toBe(200);
     // A redelivery of the same event.
     expect((await deliver(expired)).statusCode).toBe(200);
@@ -234,15 +226,7 @@ describe('payment webhook deliveries', () => {
   });
 
   it('counts a delivery whose handling failed as "error" (500, nothing stored), and its redelivery as processed', async () => {
-    const expired = stripeEvent('checkout.session.expired', {
-      id: `cs_${randomUUID().replaceAll('-', '')}`,
-      mode: 'payment',
-      payment_status: 'unpaid',
-      customer: null,
-      amount_total: null,
-      currency: null,
-      metadata: {},
-    });
+    const expired = checkoutExpired();
     const count = async (outcome: string) =>
       deliveries(await scrape(metricsPort), 'checkout.expired', outcome) ?? Number.NaN;
     const before = { error: await count('error'), processed: await count('processed') };
@@ -283,6 +267,18 @@ async function launchCampaign(members: string[]): Promise<string> {
   await publishedTemplate(t.db, key);
   return launchedCampaign(t, staff, { templateKey: key, members });
 }
+
+/** Stripe's event of an unpaid checkout (one this service never made) expiring. */
+const checkoutExpired = () =>
+  stripeEvent('checkout.session.expired', {
+    id: `cs_${randomUUID().replaceAll('-', '')}`,
+    mode: 'payment',
+    payment_status: 'unpaid',
+    customer: null,
+    amount_total: null,
+    currency: null,
+    metadata: {},
+  });
 
 /** One delivery, signed at the moment it is sent (with the endpoint's secret unless told). */
 const deliver = (event: StripeTestEvent, secret = WEBHOOK_SECRET) => deliverStripeEvent(t, event, secret);
