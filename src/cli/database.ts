@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { ensureDataDir, type Config } from '../config.js';
@@ -41,6 +42,20 @@ export async function openEmbedded(config: Config, command: string): Promise<Dat
       lock.release();
     },
   };
+}
+
+/**
+ * Refuses, creating nothing, a DATA_DIR that holds no embedded database: opening one there would
+ * make it (initdb), which a command that only reads must not do.
+ */
+export function requireEmbeddedDatabase(config: Config): void {
+  const where = join(config.dataDir, 'pglite');
+  // initdb writes PG_VERSION first thing; a cluster without it is no database.
+  if (!existsSync(join(where, 'PG_VERSION'))) {
+    throw new CommandFailure(
+      `no embedded database in ${where} (DATA_DIR): nothing to read. "platform-api migrate" or serve makes one`,
+    );
+  }
 }
 
 function lockEmbedded(config: Config, command: string): DataDirLock {

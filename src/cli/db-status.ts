@@ -2,13 +2,13 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { migrationStatus, type MigrationStatus } from '../db/migrate.js';
 import type { CommandGroup, CommandIo } from './command.js';
-import { withDatabase } from './database.js';
+import { requireEmbeddedDatabase, withDatabase } from './database.js';
 
 export const DB_STATUS_USAGE = `Usage: platform-api db status [--json]
 
 Lists the migrations applied to DATABASE_URL (or the embedded database in DATA_DIR), with when,
 and those pending, in the order "migrate" would apply them. Reads only: nothing is applied or
-created. Flags a migration whose file changed after it was applied (migrate refuses to go on)
+created (a DATA_DIR without an embedded database is reported, exit 1). Flags a migration whose file changed after it was applied (migrate refuses to go on)
 and one recorded by a newer release. The embedded database is refused while a serve holds
 DATA_DIR. Exits 0 once read, pending migrations or not; 1 if the database cannot be read.
 --json prints { applied: [{ name, applied_at, changed }], pending: [name], unknown: [{ name, applied_at }] }.`;
@@ -47,6 +47,7 @@ function asText(status: MigrationStatus): string {
 export async function dbStatusCommand(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
   const config = loadConfig(io.env);
+  if (config.databaseUrl === undefined) requireEmbeddedDatabase(config);
   const status = await withDatabase(config, 'db status', (database) => migrationStatus(database.db), {
     anySchema: true,
   });

@@ -259,8 +259,7 @@ export class RateLimiter {
   /** The refusal of a subject whose window this limiter already saw used up, or undefined (then count). */
   knownRefusal(name: RateLimitName, subject: string): RateLimitedError | undefined {
     const now = this.now();
-    const closesAt = this.#exhausted.get(this.#windowKey(name, subject, now));
-    return closesAt !== undefined && closesAt > now ? refusalOf(name, closesAt - now) : undefined;
+    return this.#knownRefusalOf(name, this.#windowKey(name, subject, now), now);
   }
 
   /**
@@ -268,11 +267,12 @@ export class RateLimiter {
    * A store outage lets the request through (logged): counters are not worth an outage.
    */
   async consume(name: RateLimitName, subject: string): Promise<void> {
-    const known = this.knownRefusal(name, subject);
+    const now = this.now();
+    // One key for the check and the count: built once per counted request.
+    const key = this.#windowKey(name, subject, now);
+    const known = this.#knownRefusalOf(name, key, now);
     if (known !== undefined) throw known;
     const rule: RateLimit = RATE_LIMITS[name];
-    const now = this.now();
-    const key = this.#windowKey(name, subject, now);
     let counted: WindowCount;
     try {
       counted = await this.store.increment(key, rule.windowSeconds * 1_000);
@@ -283,6 +283,11 @@ export class RateLimiter {
     if (counted.count <= rule.limit) return;
     this.#remember(key, now + counted.resetInMs, now);
     throw refusalOf(name, counted.resetInMs);
+  }
+
+  #knownRefusalOf(name: RateLimitName, key: string, now: number): RateLimitedError | undefined {
+    const closesAt = this.#exhausted.get(key);
+    return closesAt !== undefined && closesAt > now ? refusalOf(name, closesAt - now) : undefined;
   }
 
   #windowKey(name: RateLimitName, subject: string, now: number): string {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
@@ -75,6 +75,24 @@ describe('operator commands on a database', () => {
     },
     SLOW,
   );
+
+  it('db status where DATA_DIR holds no database: says so, exits 1 and creates nothing', async () => {
+    const missing = join(dir, 'missing', 'data');
+    const bare = join(dir, 'bare');
+    mkdirSync(bare);
+    for (const where of [missing, bare]) {
+      const status = await cliInProcess(['db', 'status'], { DATA_DIR: where, JWT_SECRET: SECRET });
+      expect(status).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `db status: no embedded database in ${join(where, 'pglite')} (DATA_DIR): nothing to read. ` +
+          '"platform-api migrate" or serve makes one\n',
+      });
+    }
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
+    expect(readdirSync(bare)).toEqual([]);
+  });
 
   it(
     'db status on a migrated database: every file applied, one changed and one unknown flagged',

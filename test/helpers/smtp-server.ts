@@ -34,6 +34,11 @@ export interface SmtpTestServer {
   connections: number;
   /** Decides each recipient: a refusal, or undefined to accept. */
   refuse: (recipient: string) => SmtpRefusal | undefined;
+  /**
+   * Awaited once a message's data has arrived, before the server answers it: a test makes the
+   * server slow by returning a promise it settles later. Answers at once by default.
+   */
+  beforeAnswer: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -97,6 +102,7 @@ export async function startSmtpServer(options: SmtpTestServerOptions = {}): Prom
     received: [],
     connections: 0,
     refuse: () => undefined,
+    beforeAnswer: async () => {},
     close: async () => {},
   };
   const server = new SMTPServer({
@@ -129,8 +135,10 @@ export async function startSmtpServer(options: SmtpTestServerOptions = {}): Prom
           from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
         };
-        state.received.push({ envelope, user: session.user as string | undefined, raw, ...parseMail(raw) });
-        callback(null, `Ok: queued as Q${state.received.length}`);
+        void state.beforeAnswer().then(() => {
+          state.received.push({ envelope, user: session.user as string | undefined, raw, ...parseMail(raw) });
+          callback(null, `Ok: queued as Q${state.received.length}`);
+        });
       });
     },
   });

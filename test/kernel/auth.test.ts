@@ -5,7 +5,8 @@ import { SignJWT } from 'jose';
 import { PERMISSION_CATALOG } from '../../src/modules/index.js';
 import { sightingIntervalMs } from '../../src/kernel/principal.js';
 import { createTokenVerifier } from '../../src/kernel/tokens.js';
-import { createUser, startTestApp, type TestApp } from '../helpers/app.js';
+import { createUser, startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectRefusedUnchanged } from '../helpers/expectations.js';
 import {
   makeSigningKey,
@@ -106,12 +107,25 @@ const bearer = async (token: Promise<string> | string, sub?: string) => ({
   sub,
 });
 
+// One database for the file: each describe below runs its own app (its own token settings) on it,
+// one after another, and every case uses fresh subjects. A database per app was most of the
+// file's time.
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.drop();
+});
+const appOnTheDatabase = async (options: TestAppOptions = {}) =>
+  startTestApp({ ...options, database: await database.openAnother() });
+
 // One app (HS256 secret only) serves the refusal table, the users and the permission scenarios:
 // every case uses fresh subjects, so they do not interfere.
 describe('with the HS256 secret', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await appOnTheDatabase();
   });
   afterAll(async () => {
     await t.close();
@@ -534,7 +548,7 @@ describe('authentication with a JWKS only (ES256 and RS256)', () => {
       makeSigningKey('ES256'),
     ]);
     jwks = await startJwksServer([es256, rs256]);
-    t = await startTestApp({ config: { jwtSecret: undefined, jwtSecretSource: 'none', jwksUrl: jwks.url } });
+    t = await appOnTheDatabase({ config: { jwtSecret: undefined, jwtSecretSource: 'none', jwksUrl: jwks.url } });
   });
   afterAll(async () => {
     await t.close();
@@ -691,7 +705,7 @@ describe('authentication with both the HS256 secret and a JWKS', () => {
   beforeAll(async () => {
     es256 = await makeSigningKey('ES256');
     jwks = await startJwksServer([es256]);
-    t = await startTestApp({ config: { jwksUrl: jwks.url } });
+    t = await appOnTheDatabase({ config: { jwksUrl: jwks.url } });
   });
   afterAll(async () => {
     await t.close();
@@ -776,7 +790,7 @@ describe('JWKS key rotation: an unknown kid refetches the key set at most once p
       makeSigningKey('ES256', 'key-3'),
     ]);
     jwks = await startJwksServer([first]);
-    t = await startTestApp({ config: { jwtSecret: undefined, jwtSecretSource: 'none', jwksUrl: jwks.url } });
+    t = await appOnTheDatabase({ config: { jwtSecret: undefined, jwtSecretSource: 'none', jwksUrl: jwks.url } });
   });
   afterAll(async () => {
     await t.close();

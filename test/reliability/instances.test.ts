@@ -4,6 +4,7 @@ import { openPostgres, type Database } from '../../src/db/database.js';
 import { createMailDispatcher, type MailDispatcher } from '../../src/modules/email/delivery/dispatcher.js';
 import { CampaignDelivery } from '../../src/modules/email/campaigns/delivery.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { draftCampaign, publishedTemplate } from '../helpers/campaigns.js';
 import { startSmtpServer, type SmtpTestServer } from '../helpers/smtp-server.js';
 import { RELIABILITY_FULL } from './fixtures.js';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
@@ -36,35 +37,7 @@ describe(`a campaign on ${INSTANCES} instances`, () => {
         await startTestApp({ database: await first.testDatabase!.openAnother(), config: { smtpUrl: smtp.url } }),
       );
     staff = await createUser(first.db, ['email.read', 'email.write', 'email.send']);
-    const template = await first.db
-      .insertInto('email_templates')
-      .values({
-        key: 'multi-instance',
-        name: 'Multi',
-        description: null,
-        category: 'marketing',
-        created_by: null,
-        updated_by: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await first.db
-      .insertInto('email_template_versions')
-      .values({
-        template_id: template.id,
-        version: 1,
-        subject: 'News',
-        html: '<p>News</p><a href="{{unsubscribe_url}}">Unsubscribe</a>',
-        text: 'News {{unsubscribe_url}}',
-        note: null,
-        created_by: null,
-      })
-      .execute();
-    await first.db
-      .updateTable('email_templates')
-      .set({ published_version: 1, published_at: new Date() })
-      .where('id', '=', template.id)
-      .execute();
+    await publishedTemplate(first.db, 'multi-instance');
   });
   afterAll(async () => {
     for (const app of apps.reverse()) await app.close();
@@ -74,23 +47,7 @@ describe(`a campaign on ${INSTANCES} instances`, () => {
   it('launched on every instance at once: one launch; every instance dispatching at once: each recipient mailed exactly once', async () => {
     const [first] = apps as [TestApp];
     const members = Array.from({ length: RECIPIENTS }, (_, i) => `m${i}-${randomUUID().slice(0, 6)}@example.test`);
-    const audience = await first.db
-      .insertInto('email_audiences')
-      .values({ name: 'Everyone', description: null, created_by: null, updated_by: null })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await first.db
-      .insertInto('email_audience_members')
-      .values(members.map((email) => ({ audience_id: audience.id, email, user_id: null })))
-      .execute();
-    const made = await first.request({
-      method: 'POST',
-      url: '/v1/admin/email/campaigns',
-      token: staff.token,
-      payload: { name: 'Everyone', template_key: 'multi-instance', audience_id: audience.id },
-    });
-    expect(made.statusCode, made.body).toBe(201);
-    const id = made.json().id as string;
+    const id = await draftCampaign(first, staff, { templateKey: 'multi-instance', members, name: 'Everyone' });
 
     const launches = await Promise.all(
       apps.map((app) =>

@@ -1,3 +1,4 @@
+import { PGlite } from '@electric-sql/pglite';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ export interface ServedBehindIdentity {
   gotrue: GoTrueServer;
   /** Between the service and the identity provider: `proxy.latency(ms)` makes identity reads slow. */
   proxy: TcpProxy;
+  /** The served DATA_DIR (its database at DATA_DIR/pglite), readable once the process has exited. */
+  dataDir: string;
   /** BOOTSTRAP_OWNER, a user the identity provider knows. */
   owner: string;
   /** The owner's bearer header. */
@@ -25,9 +28,13 @@ export interface ServedBehindIdentity {
  * The real `serve` process on a migrated embedded DATA_DIR, its identity provider reached through
  * a proxy a test slows down: the staff identity read (`/v1/admin/users/:id/identity`) then stays
  * in flight while the test sends SIGTERM. `settings` add to the serve's environment. The embedded
- * database on both runs: what is tested is the process, not the store.
+ * database on both runs: what is tested is the process, not the store. `beforeServe` writes to the
+ * migrated database before the process opens it (work waiting for the instance when it starts).
  */
-export async function serveBehindIdentity(settings: Record<string, string>): Promise<ServedBehindIdentity> {
+export async function serveBehindIdentity(
+  settings: Record<string, string>,
+  beforeServe?: (db: PGlite) => Promise<unknown>,
+): Promise<ServedBehindIdentity> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pa-shutdown-'));
   const owner = randomUUID();
   const serviceKey = `service-${randomUUID()}`;
@@ -43,6 +50,10 @@ export async function serveBehindIdentity(settings: Record<string, string>): Pro
   };
   try {
     await prepareDataDir(dataDir);
+    if (beforeServe !== undefined) {
+      const db = await PGlite.create(join(dataDir, 'pglite'));
+      await beforeServe(db).finally(() => db.close());
+    }
     served = await serve({
       DATA_DIR: dataDir,
       JWT_SECRET: TEST_JWT_SECRET,
@@ -58,6 +69,7 @@ export async function serveBehindIdentity(settings: Record<string, string>): Pro
   }
   return {
     served,
+    dataDir,
     gotrue,
     proxy,
     owner,

@@ -8,6 +8,7 @@ import type { PaymentEvent, ProviderSubscription } from '../../src/adapters/paym
 import { Fulfilment } from '../../src/modules/billing/checkout/fulfilment.js';
 import { addCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
+import { publishedTemplate } from '../helpers/campaigns.js';
 import { recordCheckout } from '../helpers/checkouts.js';
 import { confirm, mailedCode, start } from '../helpers/account-deletion.js';
 import { expectConsistentCredits, ledgerOf } from '../modules/billing/credits/fixtures.js';
@@ -559,35 +560,7 @@ describe('a broadcast under REPEATABLE READ', () => {
   let staff: TestUser;
   beforeAll(async () => {
     staff = await createUser(t.db, ['roles.write', 'roles.assign', 'users.read', 'email.send', 'announcements.write']);
-    const template = await t.db
-      .insertInto('email_templates')
-      .values({
-        key: 'tc-news',
-        name: 'News',
-        description: null,
-        category: 'transactional',
-        created_by: null,
-        updated_by: null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await t.db
-      .insertInto('email_template_versions')
-      .values({
-        template_id: template.id,
-        version: 1,
-        subject: 'News',
-        html: '<p>News</p>',
-        text: 'News',
-        note: null,
-        created_by: null,
-      })
-      .execute();
-    await t.db
-      .updateTable('email_templates')
-      .set({ published_version: 1, published_at: new Date() })
-      .where('id', '=', template.id)
-      .execute();
+    await publishedTemplate(t.db, 'tc-news', { category: 'transactional', html: '<p>News</p>', text: 'News' });
   });
 
   async function roleWithHolders(key: string, count: number): Promise<TestUser[]> {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalPaymentProvider } from '../../src/adapters/payments/local.js';
 import { balanceOf } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { deliverStripeEvent, stripeEvent, type StripeTestEvent } from '../helpers/stripe-events.js';
 import { recordCheckout } from '../helpers/checkouts.js';
 import { expectConsistentCredits } from '../modules/billing/credits/fixtures.js';
 import { RELIABILITY_FULL } from './fixtures.js';
@@ -93,30 +93,10 @@ const db = () => apps[0]!.db;
 const uid = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 const BASE = Math.floor(Date.now() / 1000);
 
-interface StripeEvent {
-  id: string;
-  payload: string;
-}
-
-function event(type: string, object: object, created: number): StripeEvent {
-  const id = uid('evt');
-  return {
-    id,
-    payload: JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created, type, data: { object } }),
-  };
-}
+const event = (type: string, object: object, created: number) => stripeEvent(type, object, { id: uid('evt'), created });
 
 /** Posts one signed delivery, on the instance `counter` picks (both take deliveries). */
-function deliver(stripeEvent: StripeEvent) {
-  const app = apps[counter++ % apps.length]!;
-  const header = Stripe.webhooks.generateTestHeaderString({ payload: stripeEvent.payload, secret: WEBHOOK_SECRET });
-  return app.request({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    payload: stripeEvent.payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-  });
-}
+const deliver = (signed: StripeTestEvent) => deliverStripeEvent(apps[counter++ % apps.length]!, signed, WEBHOOK_SECRET);
 
 function shuffled<T>(items: T[]): T[] {
   const copy = [...items];
@@ -128,14 +108,14 @@ function shuffled<T>(items: T[]): T[] {
 }
 
 /** Every event `copies` times, shuffled, all at once; every delivery must be acknowledged with 200. */
-async function storm(events: StripeEvent[], copies = COPIES): Promise<void> {
+async function storm(events: StripeTestEvent[], copies = COPIES): Promise<void> {
   const deliveries = shuffled(events.flatMap((e) => Array.from({ length: copies }, () => e)));
   const responses = await Promise.all(deliveries.map((e) => deliver(e)));
   expect(responses.filter((r) => r.statusCode !== 200).map((r) => `${r.statusCode} ${r.body}`)).toEqual([]);
 }
 
 /** One by one, in this order, each once. */
-async function inOrder(events: StripeEvent[]): Promise<void> {
+async function inOrder(events: StripeTestEvent[]): Promise<void> {
   for (const e of events) {
     const response = await deliver(e);
     expect(response.statusCode, response.body).toBe(200);

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailDispatcherFor } from '../../../src/modules/email/delivery/index.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { launchedCampaign, publishedTemplate } from '../../helpers/campaigns.js';
 import { closedPort } from '../../helpers/ports.js';
 import { startSmtpServer, type SmtpTestServer } from '../../helpers/smtp-server.js';
+import { deliverStripeEvent, stripeEvent, type StripeTestEvent } from '../../helpers/stripe-events.js';
 import { samplesOf, sampleValue, scrape, type Scrape } from './scrape.js';
 
 /**
@@ -188,15 +190,7 @@ describe('payment webhook deliveries', () => {
       expect(sample.value).toBe(0);
     }
 
-    const expired = stripeEvent('checkout.session.expired', {
-      id: `cs_${randomUUID().replaceAll('-', '')}`,
-      mode: 'payment',
-      payment_status: 'unpaid',
-      customer: null,
-      amount_total: null,
-      currency: null,
-      metadata: {},
-    });
+    const expired = checkoutExpired();
     expect((await deliver(expired)).statusCode).toBe(200);
     // A redelivery of the same event.
     expect((await deliver(expired)).statusCode).toBe(200);
@@ -230,6 +224,38 @@ describe('payment webhook deliveries', () => {
       .execute();
     expect(stored).toHaveLength(1);
   });
+
+  it('counts a delivery whose handling failed as "error" (500, nothing stored), and its redelivery as processed', async () => {
+    const expired = checkoutExpired();
+    const count = async (outcome: string) =>
+      deliveries(await scrape(metricsPort), 'checkout.expired', outcome) ?? Number.NaN;
+    const before = { error: await count('error'), processed: await count('processed') };
+    const storedIds = () =>
+      t.db.selectFrom('billing_webhook_events').select('event_id').where('event_id', '=', expired.id).execute();
+    // The database refuses to store this event (as a full disk or a lost connection would): the
+    // transaction of the event and its effects fails as a whole.
+    await sql`CREATE FUNCTION webhook_event_refused() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused by the database'; END $$`.execute(t.db);
+    await sql`CREATE TRIGGER webhook_event_refused BEFORE INSERT ON billing_webhook_events FOR EACH ROW
+      WHEN (NEW.event_id = ${sql.lit(expired.id)}) EXECUTE FUNCTION webhook_event_refused()`.execute(t.db);
+    let failed: Awaited<ReturnType<typeof deliver>>;
+    try {
+      failed = await deliver(expired);
+    } finally {
+      await sql`DROP TRIGGER webhook_event_refused ON billing_webhook_events`.execute(t.db);
+      await sql`DROP FUNCTION webhook_event_refused()`.execute(t.db);
+    }
+    // Stripe delivers again later what was not answered 2xx.
+    expect(failed.statusCode).toBe(500);
+    expect(await count('error')).toBe(before.error + 1);
+    expect(await count('processed')).toBe(before.processed);
+    expect(await storedIds()).toEqual([]);
+
+    expect((await deliver(expired)).statusCode).toBe(200);
+    expect(await count('error')).toBe(before.error + 1);
+    expect(await count('processed')).toBe(before.processed + 1);
+    expect(await storedIds()).toEqual([{ event_id: expired.id }]);
+  });
 });
 
 const post = (path: string) =>
@@ -238,73 +264,21 @@ const post = (path: string) =>
 /** A published marketing template, an audience of these addresses and a campaign of both, launched; its id. */
 async function launchCampaign(members: string[]): Promise<string> {
   const key = `metrics-${randomUUID().slice(0, 8)}`;
-  const template = await t.db
-    .insertInto('email_templates')
-    .values({ key, name: 'News', description: null, category: 'marketing', created_by: null, updated_by: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.db
-    .insertInto('email_template_versions')
-    .values({
-      template_id: template.id,
-      version: 1,
-      subject: 'News',
-      html: '<p>News</p><a href="{{unsubscribe_url}}">Unsubscribe</a>',
-      text: 'News {{unsubscribe_url}}',
-      note: null,
-      created_by: null,
-    })
-    .execute();
-  await t.db
-    .updateTable('email_templates')
-    .set({ published_version: 1, published_at: new Date() })
-    .where('id', '=', template.id)
-    .execute();
-  const audience = await t.db
-    .insertInto('email_audiences')
-    .values({ name: 'Players', description: null, created_by: null, updated_by: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.db
-    .insertInto('email_audience_members')
-    .values(members.map((email) => ({ audience_id: audience.id, email, user_id: null })))
-    .execute();
-  const made = await t.request({
-    method: 'POST',
-    url: '/v1/admin/email/campaigns',
-    token: staff.token,
-    payload: { name: 'News', template_key: key, audience_id: audience.id, vars: {} },
-  });
-  expect(made.statusCode, made.body).toBe(201);
-  const id = made.json().id as string;
-  const launched = await post(`${id}/launch`);
-  expect(launched.statusCode, launched.body).toBe(200);
-  return id;
+  await publishedTemplate(t.db, key);
+  return launchedCampaign(t, staff, { templateKey: key, members });
 }
 
-/** An event as Stripe sends it: its id and body. */
-function stripeEvent(type: string, object: unknown) {
-  const id = `evt_${randomUUID().replaceAll('-', '')}`;
-  const payload = JSON.stringify({
-    id,
-    object: 'event',
-    api_version: '2026-10-28.endive',
-    created: Math.floor(Date.now() / 1000),
-    type,
-    data: { object },
-    livemode: false,
-    pending_webhooks: 1,
+/** Stripe's event of an unpaid checkout (one this service never made) expiring. */
+const checkoutExpired = () =>
+  stripeEvent('checkout.session.expired', {
+    id: `cs_${randomUUID().replaceAll('-', '')}`,
+    mode: 'payment',
+    payment_status: 'unpaid',
+    customer: null,
+    amount_total: null,
+    currency: null,
+    metadata: {},
   });
-  return { id, payload };
-}
 
 /** One delivery, signed at the moment it is sent (with the endpoint's secret unless told). */
-function deliver(event: { payload: string }, secret = WEBHOOK_SECRET) {
-  const header = Stripe.webhooks.generateTestHeaderString({ payload: event.payload, secret });
-  return t.request({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    payload: event.payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-  });
-}
+const deliver = (event: StripeTestEvent, secret = WEBHOOK_SECRET) => deliverStripeEvent(t, event, secret);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp } from '../../../helpers/app.js';
+import { deliverStripeEvent, stripeEvent } from '../../../helpers/stripe-events.js';
 import { startStripeServer, type StripeServer } from '../../../helpers/stripe-server.js';
 
 /**
@@ -56,25 +56,7 @@ afterAll(async () => {
   await stripe.close();
 });
 
-function deliver(type: string, object: object) {
-  const payload = JSON.stringify({
-    id: `evt_${randomBytes(8).toString('hex')}`,
-    object: 'event',
-    api_version: '2026-10-28.endive',
-    created: Math.floor(Date.now() / 1000),
-    type,
-    data: { object },
-  });
-  return t.request({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    payload,
-    headers: {
-      'content-type': 'application/json',
-      'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret }),
-    },
-  });
-}
+const deliver = (type: string, object: object) => deliverStripeEvent(t, stripeEvent(type, object), webhookSecret);
 
 /** A subscriber whose renewal invoice Stripe has paid. */
 async function renewal() {

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLog, type CapturedLog } from '../../../helpers/captured-log.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { startStripeServer, type StripeServer } from '../../../helpers/stripe-server.js';
+import { deliverStripeEvent, stripeEvent, type StripeTestEvent } from '../../../helpers/stripe-events.js';
 
 /**
  * Stripe signs every event of the account, whoever made the checkout it is about: a payment link,
@@ -52,34 +52,8 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-/** An event as Stripe sends it to the endpoint: its id and body. */
-function stripeEvent(type: string, object: unknown) {
-  const id = `evt_${randomUUID().replaceAll('-', '')}`;
-  return {
-    id,
-    payload: JSON.stringify({
-      id,
-      object: 'event',
-      api_version: '2026-10-28.endive',
-      created: Math.floor(Date.now() / 1000),
-      type,
-      data: { object },
-      livemode: false,
-      pending_webhooks: 1,
-    }),
-  };
-}
-
 /** One delivery, signed with the endpoint's secret at the moment it is sent. */
-function deliver(event: { payload: string }) {
-  const header = Stripe.webhooks.generateTestHeaderString({ payload: event.payload, secret: WEBHOOK_SECRET });
-  return t.request({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    payload: event.payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-  });
-}
+const deliver = (event: StripeTestEvent) => deliverStripeEvent(t, event, WEBHOOK_SECRET);
 
 const ignoredLines = () =>
   log

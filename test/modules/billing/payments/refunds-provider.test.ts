@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import Stripe from 'stripe';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, balanceOf } from '../../../../src/modules/billing/credits/ledger.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
+import { deliverStripeEvent, stripeEvent } from '../../../helpers/stripe-events.js';
 import { auditOf, requestIdOf } from '../../../helpers/expectations.js';
 import { startStripeServer, type StripeServer } from '../../../helpers/stripe-server.js';
 
@@ -70,23 +69,8 @@ async function paidPack(
   return { player, paymentId, intent };
 }
 
-function deliver(type: string, object: object, eventId = `evt_${randomBytes(8).toString('hex')}`) {
-  const payload = JSON.stringify({
-    id: eventId,
-    object: 'event',
-    api_version: '2026-10-28.endive',
-    created: Math.floor(Date.now() / 1000),
-    type,
-    data: { object },
-  });
-  const header = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
-  return t.request({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    payload,
-    headers: { 'content-type': 'application/json', 'stripe-signature': header },
-  });
-}
+const deliver = (type: string, object: object, eventId?: string) =>
+  deliverStripeEvent(t, stripeEvent(type, object, eventId === undefined ? {} : { id: eventId }), webhookSecret);
 
 const refundObject = (id: string, intent: string, amount: number, extra: object = {}) => ({
   id,

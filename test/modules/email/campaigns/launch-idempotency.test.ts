@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
+import { draftCampaign, publishedTemplate } from '../../../helpers/campaigns.js';
 import { auditOf, requestIdOf } from '../../../helpers/expectations.js';
 
 /**
@@ -19,66 +20,20 @@ beforeAll(async () => {
   t = await startTestApp();
   staff = await createUser(t.db, ['email.read', 'email.write', 'email.send']);
   otherStaff = await createUser(t.db, ['email.read', 'email.write', 'email.send']);
-  const row = await t.db
-    .insertInto('email_templates')
-    .values({
-      key: 'idem-news',
-      name: 'News',
-      description: null,
-      category: 'marketing',
-      created_by: null,
-      updated_by: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.db
-    .insertInto('email_template_versions')
-    .values({
-      template_id: row.id,
-      version: 1,
-      subject: 'Hi',
-      html: '<p>{{offer}}</p>',
-      text: '{{offer}}',
-      note: null,
-      created_by: null,
-    })
-    .execute();
-  await t.db
-    .updateTable('email_templates')
-    .set({ published_version: 1, published_at: new Date() })
-    .where('id', '=', row.id)
-    .execute();
+  await publishedTemplate(t.db, 'idem-news', { subject: 'Hi', html: '<p>{{offer}}</p>', text: '{{offer}}' });
 });
 afterAll(async () => {
   await t.close();
 });
 
 /** A draft campaign to `members` fresh addresses. */
-async function campaign(members = 3): Promise<string> {
-  const audience = await t.db
-    .insertInto('email_audiences')
-    .values({ name: 'Players', description: null, created_by: null, updated_by: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.db
-    .insertInto('email_audience_members')
-    .values(
-      Array.from({ length: members }, (_, i) => ({
-        audience_id: audience.id,
-        email: `m${i}-${randomUUID().slice(0, 8)}@example.test`,
-        user_id: null,
-      })),
-    )
-    .execute();
-  const made = await t.request({
-    method: 'POST',
-    url: '/v1/admin/email/campaigns',
-    token: staff.token,
-    payload: { name: 'Season 2', template_key: 'idem-news', audience_id: audience.id, vars: { offer: 'Season 2' } },
+const campaign = (members = 3) =>
+  draftCampaign(t, staff, {
+    templateKey: 'idem-news',
+    members: Array.from({ length: members }, (_, i) => `m${i}-${randomUUID().slice(0, 8)}@example.test`),
+    name: 'Season 2',
+    vars: { offer: 'Season 2' },
   });
-  expect(made.statusCode, made.body).toBe(201);
-  return made.json().id;
-}
 
 const launch = (id: string, key: string, user = staff) =>
   t.request({

@@ -5,6 +5,7 @@ import { CampaignDelivery } from '../../../../src/modules/email/campaigns/delive
 import { launchScheduledCampaignsJob } from '../../../../src/modules/email/campaigns/launch.js';
 import { signUnsubscribeToken } from '../../../../src/modules/email/unsubscribe-token.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
+import { draftCampaign, publishedTemplate } from '../../../helpers/campaigns.js';
 import { auditOf, requestIdOf } from '../../../helpers/expectations.js';
 import { startSmtpServer, type SmtpTestServer } from '../../../helpers/smtp-server.js';
 
@@ -24,35 +25,12 @@ beforeAll(async () => {
   smtp = await startSmtpServer();
   t = await startTestApp({ config: { smtpUrl: smtp.url, publicBaseUrl: 'https://api.example.test' } });
   staff = await createUser(t.db, ['email.read', 'email.write', 'email.send']);
-  const row = await t.db
-    .insertInto('email_templates')
-    .values({
-      key: 'launch-news',
-      name: 'Launch news',
-      description: null,
-      category: 'marketing',
-      created_by: null,
-      updated_by: null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.db
-    .insertInto('email_template_versions')
-    .values({
-      template_id: row.id,
-      version: 1,
-      subject: 'Hi {{display_name | "player"}}',
-      html: '<p>{{offer}}</p><a href="{{unsubscribe_url}}">Unsubscribe</a>',
-      text: '{{offer}} {{unsubscribe_url}}',
-      note: null,
-      created_by: null,
-    })
-    .execute();
-  await t.db
-    .updateTable('email_templates')
-    .set({ published_version: 1, published_at: new Date() })
-    .where('id', '=', row.id)
-    .execute();
+  await publishedTemplate(t.db, 'launch-news', {
+    name: 'Launch news',
+    subject: 'Hi {{display_name | "player"}}',
+    html: '<p>{{offer}}</p><a href="{{unsubscribe_url}}">Unsubscribe</a>',
+    text: '{{offer}} {{unsubscribe_url}}',
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -70,31 +48,8 @@ function dispatcher(): MailDispatcher {
   return made;
 }
 
-async function campaign(members: string[], extra: object = {}): Promise<string> {
-  const audience = await t.db
-    .insertInto('email_audiences')
-    .values({ name: 'Players', description: null, created_by: null, updated_by: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await t.db
-    .insertInto('email_audience_members')
-    .values(members.map((email) => ({ audience_id: audience.id, email, user_id: null })))
-    .execute();
-  const made = await t.request({
-    method: 'POST',
-    url: '/v1/admin/email/campaigns',
-    token: staff.token,
-    payload: {
-      name: 'Launch',
-      template_key: 'launch-news',
-      audience_id: audience.id,
-      vars: { offer: 'Season 2' },
-      ...extra,
-    },
-  });
-  expect(made.statusCode, made.body).toBe(201);
-  return made.json().id;
-}
+const campaign = (members: string[], extra: object = {}) =>
+  draftCampaign(t, staff, { templateKey: 'launch-news', members, name: 'Launch', vars: { offer: 'Season 2' }, extra });
 
 const addresses = (n: number) => Array.from({ length: n }, (_, i) => `p${i}-${randomUUID().slice(0, 6)}@example.test`);
 const post = (path: string) =>

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Kernel } from '../../../../src/kernel/kernel.js';
 import { queueEmails, type NewEmail } from '../../../../src/modules/email/delivery/queue.js';
+import { publishedTemplate } from '../../../helpers/campaigns.js';
 
 /** Templates, queued messages and row reads for the email delivery tests. */
 
@@ -19,21 +20,8 @@ export async function createTemplate(
   parts: { subject: string; html: string; text: string },
 ): Promise<TemplateVersionFixture> {
   const key = `t-${randomUUID().slice(0, 8)}`;
-  const template = await db
-    .insertInto('email_templates')
-    .values({ key, name: `Template ${key}` })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db
-    .insertInto('email_template_versions')
-    .values({ template_id: template.id, version: 1, ...parts, note: null, created_by: null })
-    .execute();
-  await db
-    .updateTable('email_templates')
-    .set({ published_version: 1, published_at: new Date() })
-    .where('id', '=', template.id)
-    .execute();
-  return { id: template.id, version: 1, key };
+  const id = await publishedTemplate(db, key, { name: `Template ${key}`, ...parts });
+  return { id, version: 1, key };
 }
 
 /** A draft campaign row for messages to belong to (email_messages.campaign_id is a foreign key). */
