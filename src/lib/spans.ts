@@ -70,6 +70,19 @@ export function inClientSpan<T>(
   });
 }
 
+/**
+ * Runs `work` inside a span of this service's own work (a scheduled job's run), active while it
+ * runs: the root of a trace of its own when nothing is traced around it, else a child. Off, the
+ * bare call. `work` records its outcome on the span itself (it may end in failure without throwing).
+ */
+export function inInternalSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  return inClientSpan(name, attributes, work, { kind: SpanKind.INTERNAL });
+}
+
 /** The span says the operation failed, and how (a SQLSTATE, an error's name, an HTTP status). */
 export function markFailed(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
