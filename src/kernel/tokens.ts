@@ -141,7 +141,6 @@ type KeySetFetch = (
 
 /** The key set's fetch, in a client span of the identity provider when traced, measured on `meter`. */
 function keySetFetch(meter: PeerCallMeter | undefined): KeySetFetch {
-  const metered = { meter, operation: 'fetchKeySet' };
   return (url, init) => {
     const { pathname } = new URL(url);
     return inHttpClientSpan(
@@ -154,7 +153,8 @@ function keySetFetch(meter: PeerCallMeter | undefined): KeySetFetch {
         recordHttpStatus(exchange, response.status);
         return response;
       },
-      metered,
+      meter,
+      'fetchKeySet',
     );
   };
 }

@@ -145,7 +145,7 @@ export function httpOutcome(status: number | undefined): PeerCallOutcome {
 /**
  * Runs one HTTP exchange with another service inside its client span, named `name` (the method
  * and the route template, never a path holding ids), with the method, peer and URL without its
- * query as attributes, and measured on `metered.meter` as `metered.operation`. `call` sends
+ * query as attributes, and measured on `meter` as `operation`. `call` sends
  * `traceHeaders` and reports the status with `recordHttpStatus`. With tracing and metrics off,
  * it is the bare call.
  */
@@ -155,16 +155,15 @@ export function inHttpClientSpan<T>(
   method: string,
   url: URL | string,
   call: (exchange: HttpExchange | undefined) => Promise<T>,
-  metered?: { meter: PeerCallMeter | undefined; operation: string },
+  meter?: PeerCallMeter,
+  operation = name,
 ): Promise<T> {
-  const meter = metered?.meter;
   if (tracer === undefined && meter === undefined) return call(undefined);
   const spanned =
     tracer === undefined
       ? (run: (span: Span | undefined) => Promise<T>) => run(undefined)
       : (run: (span: Span | undefined) => Promise<T>) => inClientSpan(name, httpAttributes(peer, method, url), run);
   if (meter === undefined) return spanned((span) => call({ span, status: undefined }));
-  const operation = metered?.operation ?? name;
   const started = performance.now();
   return spanned(async (span) => {
     const exchange: HttpExchange = { span, status: undefined };

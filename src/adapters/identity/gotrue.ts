@@ -182,7 +182,6 @@ export class GoTrueIdentityProvider implements IdentityProvider {
     const url = `${this.#baseUrl}${call.path}`;
     try {
       // Named by the route template (`PUT /admin/users/{id}`): a user's id is no span name.
-      const metered = { meter: this.#meter, operation: call.operation };
       return await inHttpClientSpan(
         call.route,
         'identity',
@@ -199,7 +198,8 @@ export class GoTrueIdentityProvider implements IdentityProvider {
           recordHttpStatus(exchange, response.status);
           return { status: response.status, body: parseJson(text), durationMs: elapsed(started) };
         },
-        metered,
+        this.#meter,
+        call.operation,
       );
     } catch (error) {
       throw this.#failed(call, null, elapsed(started), this.#networkProblem(error));

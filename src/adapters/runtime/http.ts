@@ -304,7 +304,8 @@ export class HttpRuntimeClient implements RuntimeClient {
           recordHttpStatus(measured, answered.status);
           return answered;
         },
-        { meter: this.#meter, operation: call.operation },
+        this.#meter,
+        call.operation,
       );
     } catch (error) {
       if (!(error instanceof TransportFailure)) throw error;
