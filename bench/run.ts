@@ -30,6 +30,7 @@ import {
   type ScenarioOutcome,
 } from './report.js';
 import { sourceState } from './source-state.js';
+import { measureTracingCost, TRACING_COST_NAME, tracingCostRows, type TracingCostOutcome } from './tracing-cost.js';
 import { SCENARIOS, type BenchContext, type Scenario } from './scenarios.js';
 import {
   measureUploadAtBound,
@@ -212,6 +213,12 @@ async function main(): Promise<number> {
   const { peakRssMb: servicePeak } = await service.stop();
   const peakRssMb = Math.max(servicePeak, prepared.earlierPeakRssMb);
 
+  let tracingCost: TracingCostOutcome | undefined;
+  if (selected(options, TRACING_COST_NAME)) {
+    log(`  ${TRACING_COST_NAME} (a fresh instance each)…`);
+    tracingCost = await measureTracingCost(serviceSettings, context, loadSettings);
+  }
+
   const rows: Row[] = [
     ...floors.names.flatMap((name) => [
       floorRow(floorsBefore.get(name)!, `floor: ${name} (before)`, floors.expectedStatus.get(name)),
@@ -223,6 +230,7 @@ async function main(): Promise<number> {
     ...uploads.map(uploadAtBoundRow),
     ...prepared.startups.map(startupRow),
     peakRssRow(peakRssMb),
+    ...(tracingCost === undefined ? [] : tracingCostRows(tracingCost)),
     ...(floorSql === undefined ? [] : [floorSqlRow(floorSql)]),
   ];
   log('');
@@ -263,6 +271,7 @@ async function main(): Promise<number> {
         uploadsAtBound: uploads,
         startups: prepared.startups,
         peakRssMb,
+        ...(tracingCost === undefined ? {} : { tracingCost }),
         serviceLogLines,
         rows,
       },

@@ -15,6 +15,8 @@ export interface ServiceSettings {
   jwtSecret: string;
   /** Directory for `node --cpu-prof` output; unset: no profile. */
   cpuProfileDir?: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: traces exported there; unset: tracing off, as in production by default. */
+  otelEndpoint?: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export function productionEnv(settings: ServiceSettings, port: number): NodeJS.P
     env.DATABASE_URL = settings.databaseUrl;
   }
   if (settings.redisUrl !== undefined) env.REDIS_URL = settings.redisUrl;
+  if (settings.otelEndpoint !== undefined) env.OTEL_EXPORTER_OTLP_ENDPOINT = settings.otelEndpoint;
   return env;
 }
 

@@ -198,6 +198,10 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
   const panic = new PanicMonitor(database.db, bus, logError('panic state refresh failed'));
   const userChanges = new UserChanges(database);
   let emailTokenKey = configuredEmailTokenSecret(config);
+  const metrics =
+    config.metricsPort === undefined
+      ? undefined
+      : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }, log);
   const payments = await createPaymentProvider(config, log, {
     // The local provider charges the catalog's prices and serves its pages from this service.
     priceLookup: areas.priceLookup(database.db),
@@ -232,10 +236,7 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
     }),
     load: new InFlightLimit(config.maxRequestsInFlight),
     drain: new DrainState(),
-    metrics:
-      config.metricsPort === undefined
-        ? undefined
-        : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }, log),
+    metrics,
     tracing,
     limiter: new RateLimiter(store, (error) =>
       log.warn({ err: error }, 'rate-limit store unavailable; request let through'),
@@ -244,14 +245,15 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
       jwtSecret: config.jwtSecret,
       jwksUrl: config.jwksUrl,
       clockSkewSeconds: config.jwtClockSkewSeconds,
+      meter: metrics?.peerCalls('identity'),
     }),
     devSignIn:
       config.jwtSecretSource === 'generated' && options.devOwner !== undefined
         ? new DevSignInCodes(options.devOwner)
         : undefined,
     log,
-    identity: options.identity ?? createIdentityProvider(config, log),
-    payments: tapPayments(payments, signals),
+    identity: options.identity ?? createIdentityProvider(config, log, metrics?.peerCalls('identity')),
+    payments: tapPayments(payments, signals, metrics?.peerCalls('payments')),
     mail: tapMail(mail, signals),
     storage,
     get emailTokenKey(): string {
@@ -280,6 +282,7 @@ export async function createKernel<Incidents extends IncidentMonitoring>(
         connectTimeoutMs: config.runtimeConnectTimeoutMs,
         timeoutMs: config.runtimeTimeoutMs,
         log,
+        meter: metrics?.peerCalls('runtime'),
       });
       runtime = tapRuntime(http, signals);
       kernel.incidents.start();

@@ -9,7 +9,7 @@ import {
 } from 'jose';
 import { AppError, unauthorized } from './errors.js';
 import { untextual } from './http/input-guard.js';
-import { inHttpClientSpan, recordHttpStatus, traceHeaders } from '../lib/spans.js';
+import { inHttpClientSpan, recordHttpStatus, traceHeaders, type PeerCallMeter } from '../lib/spans.js';
 
 export const TOKEN_AUDIENCE = 'authenticated';
 const ASYMMETRIC_ALGORITHMS = [
@@ -40,6 +40,8 @@ export interface TokenVerifierOptions {
   jwtSecret: string | undefined;
   jwksUrl: string | undefined;
   clockSkewSeconds: number;
+  /** Where each fetch of the key set is measured, as the identity provider's `fetchKeySet` (metrics on). */
+  meter?: PeerCallMeter | undefined;
 }
 
 export interface TokenVerifier {
@@ -132,14 +134,29 @@ class VerifiedTokens {
  * the JWKS only. So an HS256 token is refused when only a JWKS is configured, and an
  * "asymmetric" header never gets checked with the HMAC secret (no algorithm confusion).
  */
-/** The key set's fetch, in a client span of the identity provider when traced. */
-function fetchKeySet(url: string, init: { headers: Headers; method: 'GET'; redirect: 'manual'; signal: AbortSignal }) {
-  const { pathname } = new URL(url);
-  return inHttpClientSpan(`GET ${pathname}`, 'identity', 'GET', url, async (span) => {
-    const response = await fetch(url, { ...init, headers: traceHeaders(init.headers) });
-    recordHttpStatus(span, response.status);
-    return response;
-  });
+type KeySetFetch = (
+  url: string,
+  init: { headers: Headers; method: 'GET'; redirect: 'manual'; signal: AbortSignal },
+) => Promise<Response>;
+
+/** The key set's fetch, in a client span of the identity provider when traced, measured on `meter`. */
+function keySetFetch(meter: PeerCallMeter | undefined): KeySetFetch {
+  return (url, init) => {
+    const { pathname } = new URL(url);
+    return inHttpClientSpan(
+      `GET ${pathname}`,
+      'identity',
+      'GET',
+      url,
+      async (exchange) => {
+        const response = await fetch(url, { ...init, headers: traceHeaders(init.headers) });
+        recordHttpStatus(exchange, response.status);
+        return response;
+      },
+      meter,
+      'fetchKeySet',
+    );
+  };
 }
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
@@ -163,7 +180,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       : createRemoteJWKSet(new URL(options.jwksUrl), {
           cooldownDuration: JWKS_REFETCH_COOLDOWN_MS,
           timeoutDuration: 5_000,
-          [customFetch]: fetchKeySet,
+          [customFetch]: keySetFetch(options.meter),
         });
   const common = {
     audience: TOKEN_AUDIENCE,

@@ -70,6 +70,19 @@ export function inClientSpan<T>(
   });
 }
 
+/**
+ * Runs `work` inside a span of this service's own work (a scheduled job's run), active while it
+ * runs: the root of a trace of its own when nothing is traced around it, else a child. Off, the
+ * bare call. `work` records its outcome on the span itself (it may end in failure without throwing).
+ */
+export function inInternalSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+): Promise<T> {
+  return inClientSpan(name, attributes, work, { kind: SpanKind.INTERNAL });
+}
+
 /** The span says the operation failed, and how (a SQLSTATE, an error's name, an HTTP status). */
 export function markFailed(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
@@ -101,32 +114,96 @@ export function traceHeaders<H extends Record<string, string> | Headers>(headers
 export const PEER_SERVICE = 'peer.service';
 
 /**
+ * How one call to another service ended, as its metric counts it: `ok` (it answered yes),
+ * `refused` (it answered no: a 4xx, a declined card), `failed` (it answered with a failure: a 5xx, an
+ * unreadable answer) or `unreachable` (no answer: connection refused or reset, timed out).
+ */
+export type PeerCallOutcome = 'ok' | 'refused' | 'failed' | 'unreachable';
+
+/**
+ * Where a kernel measures the calls to one peer (its metrics, src/kernel/metrics/): an adapter is
+ * handed one when metrics are on, undefined when off. Spans are this module's (process-wide);
+ * measures are a kernel's, so two apps in one process each count their own adapters' calls.
+ */
+export interface PeerCallMeter {
+  /** One call ended. `operation` is a name from the adapter's closed set, never a path or an id. */
+  called(operation: string, outcome: PeerCallOutcome, seconds: number): void;
+}
+
+/** An HTTP exchange under way: its span (tracing on), and the status it was answered with, once read. */
+export interface HttpExchange {
+  readonly span: Span | undefined;
+  status: number | undefined;
+}
+
+/** A call's outcome class by its HTTP status, or by having none. */
+export function httpOutcome(status: number | undefined): PeerCallOutcome {
+  if (status === undefined) return 'unreachable';
+  return status >= 500 ? 'failed' : status >= 400 ? 'refused' : 'ok';
+}
+
+/**
  * Runs one HTTP exchange with another service inside its client span, named `name` (the method
  * and the route template, never a path holding ids), with the method, peer and URL without its
- * query as attributes. `call` sends `traceHeaders` and reports the status with `recordHttpStatus`.
+ * query as attributes, and measured on `meter` as `operation`. `call` sends
+ * `traceHeaders` and reports the status with `recordHttpStatus`. With tracing and metrics off,
+ * it is the bare call.
  */
 export function inHttpClientSpan<T>(
   name: string,
   peer: string,
   method: string,
   url: URL | string,
-  call: (span: Span | undefined) => Promise<T>,
+  call: (exchange: HttpExchange | undefined) => Promise<T>,
+  meter?: PeerCallMeter,
+  operation = name,
 ): Promise<T> {
-  if (tracer === undefined) return call(undefined);
+  if (tracer === undefined && meter === undefined) return call(undefined);
+  const spanned =
+    tracer === undefined
+      ? (run: (span: Span | undefined) => Promise<T>) => run(undefined)
+      : (run: (span: Span | undefined) => Promise<T>) => inClientSpan(name, httpAttributes(peer, method, url), run);
+  if (meter === undefined) return spanned((span) => call({ span, status: undefined }));
+  const started = performance.now();
+  return spanned(async (span) => {
+    const exchange: HttpExchange = { span, status: undefined };
+    let outcome: PeerCallOutcome = 'unreachable';
+    try {
+      const result = await call(exchange);
+      outcome = httpOutcome(exchange.status);
+      return result;
+    } catch (error) {
+      // Thrown once answered (its body cut short or unreadable): it answered and failed, it was reached.
+      const { status } = exchange;
+      outcome = status === undefined ? 'unreachable' : status >= 400 ? httpOutcome(status) : 'failed';
+      throw error;
+    } finally {
+      meter.called(operation, outcome, (performance.now() - started) / 1_000);
+    }
+  });
+}
+
+function httpAttributes(peer: string, method: string, url: URL | string): Attributes {
   const target = typeof url === 'string' ? new URL(url) : url;
   const port = target.port === '' ? (target.protocol === 'https:' ? 443 : 80) : Number(target.port);
-  const attributes: Attributes = {
+  return {
     [PEER_SERVICE]: peer,
     [ATTR_HTTP_REQUEST_METHOD]: method,
     [ATTR_SERVER_ADDRESS]: target.hostname,
     [ATTR_SERVER_PORT]: port,
     [ATTR_URL_FULL]: `${target.origin}${target.pathname}`,
   };
-  return inClientSpan(name, attributes, call);
 }
 
-/** An HTTP client call's answer on its span: its status, and 4xx/5xx mark it failed (OTel's HTTP rules). */
-export function recordHttpStatus(span: Span | undefined, status: number): void {
+/** An HTTP exchange's answer: its status, on its span (4xx/5xx mark it failed, OTel's HTTP rules) and for its measure. */
+export function recordHttpStatus(exchange: HttpExchange | undefined, status: number): void {
+  if (exchange === undefined) return;
+  exchange.status = status;
+  recordSpanHttpStatus(exchange.span, status);
+}
+
+/** An HTTP status on a span made elsewhere (the Stripe SDK's requests, inside the call's span). */
+export function recordSpanHttpStatus(span: Span | undefined, status: number): void {
   if (span === undefined) return;
   span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
   if (status >= 400) markFailed(span, String(status));

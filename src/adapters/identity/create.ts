@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { PeerCallMeter } from '../../lib/spans.js';
 import { GoTrueIdentityProvider } from './gotrue.js';
 import type { IdentityConfig, IdentityProvider } from './index.js';
 import { LocalIdentityProvider } from './local.js';
@@ -8,8 +9,12 @@ export interface IdentityProviderConfig extends IdentityConfig {
   jwtSecret: string | undefined;
 }
 
-/** `gotrue` when an admin URL is configured, else `local`. */
-export function createIdentityProvider(config: IdentityProviderConfig, log: FastifyBaseLogger): IdentityProvider {
+/** `gotrue` when an admin URL is configured, else `local`; GoTrue's calls measured on `meter` when given. */
+export function createIdentityProvider(
+  config: IdentityProviderConfig,
+  log: FastifyBaseLogger,
+  meter?: PeerCallMeter,
+): IdentityProvider {
   if (config.identityAdminUrl === undefined) return new LocalIdentityProvider();
   // Config loading refuses an admin URL without a key; this guards callers that build config by hand.
   if (config.identityServiceKey === undefined)
@@ -26,5 +31,6 @@ export function createIdentityProvider(config: IdentityProviderConfig, log: Fast
     timeoutMs: config.identityTimeoutMs,
     jwtSecret: config.jwtSecret,
     log,
+    meter,
   });
 }

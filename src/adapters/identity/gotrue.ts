@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { IdentityServiceError, type IdentityAccount, type IdentityProvider } from './index.js';
-import { inHttpClientSpan, recordHttpStatus, traceHeaders } from '../../lib/spans.js';
+import { inHttpClientSpan, recordHttpStatus, traceHeaders, type PeerCallMeter } from '../../lib/spans.js';
 
 /**
  * The identity provider as a GoTrue (Supabase Auth) server: its admin HTTP API, called with the
@@ -77,6 +77,8 @@ export interface GoTrueIdentityProviderOptions {
    * for the user its bearer token names.
    */
   jwtSecret?: string | undefined;
+  /** Where each call is measured, by operation and outcome (metrics on). */
+  meter?: PeerCallMeter | undefined;
 }
 
 export class GoTrueIdentityProvider implements IdentityProvider {
@@ -86,12 +88,14 @@ export class GoTrueIdentityProvider implements IdentityProvider {
   readonly #timeoutMs: number;
   readonly #log: FastifyBaseLogger;
   readonly #jwtSecret: Uint8Array | undefined;
+  readonly #meter: PeerCallMeter | undefined;
 
   constructor(options: GoTrueIdentityProviderOptions) {
     this.#baseUrl = options.adminUrl.replace(/\/+$/, '');
     this.#serviceKey = options.serviceKey;
     this.#timeoutMs = options.timeoutMs;
     this.#log = options.log;
+    this.#meter = options.meter;
     this.#jwtSecret = options.jwtSecret === undefined ? undefined : new TextEncoder().encode(options.jwtSecret);
   }
 
@@ -178,17 +182,25 @@ export class GoTrueIdentityProvider implements IdentityProvider {
     const url = `${this.#baseUrl}${call.path}`;
     try {
       // Named by the route template (`PUT /admin/users/{id}`): a user's id is no span name.
-      return await inHttpClientSpan(call.route, 'identity', call.method, url, async (span) => {
-        const response = await fetch(url, {
-          method: call.method,
-          headers: traceHeaders(headers),
-          body: call.body === undefined ? undefined : JSON.stringify(call.body),
-          signal: AbortSignal.timeout(this.#timeoutMs),
-        });
-        const text = await response.text();
-        recordHttpStatus(span, response.status);
-        return { status: response.status, body: parseJson(text), durationMs: elapsed(started) };
-      });
+      return await inHttpClientSpan(
+        call.route,
+        'identity',
+        call.method,
+        url,
+        async (exchange) => {
+          const response = await fetch(url, {
+            method: call.method,
+            headers: traceHeaders(headers),
+            body: call.body === undefined ? undefined : JSON.stringify(call.body),
+            signal: AbortSignal.timeout(this.#timeoutMs),
+          });
+          const text = await response.text();
+          recordHttpStatus(exchange, response.status);
+          return { status: response.status, body: parseJson(text), durationMs: elapsed(started) };
+        },
+        this.#meter,
+        call.operation,
+      );
     } catch (error) {
       throw this.#failed(call, null, elapsed(started), this.#networkProblem(error));
     }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import Stripe from 'stripe';
 import { trace } from '@opentelemetry/api';
-import { inClientSpan, PEER_SERVICE, recordHttpStatus, traceHeaders } from '../../lib/spans.js';
+import { inClientSpan, PEER_SERVICE, recordSpanHttpStatus, traceHeaders } from '../../lib/spans.js';
 import { z } from 'zod';
 import {
   PaymentProviderError,
@@ -430,7 +430,7 @@ function objectAnswersOnly(inner: Stripe.HttpClient): Stripe.HttpClient {
         protocol,
         timeout,
       );
-      recordHttpStatus(trace.getActiveSpan(), response.getStatusCode());
+      recordSpanHttpStatus(trace.getActiveSpan(), response.getStatusCode());
       const dispose = response.dispose;
       return {
         getStatusCode: () => response.getStatusCode(),

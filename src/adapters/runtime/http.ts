@@ -29,7 +29,7 @@ import {
   pullAcceptedSchema,
   sessionSchema,
 } from './wire.js';
-import { inHttpClientSpan, recordHttpStatus, traceHeaders } from '../../lib/spans.js';
+import { inHttpClientSpan, recordHttpStatus, traceHeaders, type PeerCallMeter } from '../../lib/spans.js';
 
 export interface HttpRuntimeClientOptions {
   baseUrl: string;
@@ -41,6 +41,8 @@ export interface HttpRuntimeClientOptions {
   log: FastifyBaseLogger;
   /** Extra attempts of an idempotent call after a connection failure or a 5xx (default 2). */
   retries?: number;
+  /** Where each attempt is measured, by operation and outcome (metrics on). */
+  meter?: PeerCallMeter | undefined;
 }
 
 /** Pauses before the 1st, 2nd, … retry; later retries keep tripling up to the cap. */
@@ -79,6 +81,7 @@ export class HttpRuntimeClient implements RuntimeClient {
   private readonly connectTimeoutMs: number;
   private readonly timeoutMs: number;
   private readonly log: FastifyBaseLogger;
+  readonly #meter: PeerCallMeter | undefined;
 
   constructor(options: HttpRuntimeClientOptions) {
     const base = new URL(options.baseUrl);
@@ -91,6 +94,7 @@ export class HttpRuntimeClient implements RuntimeClient {
     this.connectTimeoutMs = options.connectTimeoutMs;
     this.timeoutMs = options.timeoutMs;
     this.log = options.log;
+    this.#meter = options.meter;
     const agentOptions = { keepAlive: true, timeout: IDLE_SOCKET_MS };
     this.agent = base.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   }
@@ -281,7 +285,7 @@ export class HttpRuntimeClient implements RuntimeClient {
         'runtime',
         call.method,
         new URL(path, this.base),
-        async (span) => {
+        async (measured) => {
           const answered = await exchange({
             method: call.method,
             origin: this.base,
@@ -297,9 +301,11 @@ export class HttpRuntimeClient implements RuntimeClient {
             timeoutMs: this.timeoutMs,
             agent: this.agent,
           });
-          recordHttpStatus(span, answered.status);
+          recordHttpStatus(measured, answered.status);
           return answered;
         },
+        this.#meter,
+        call.operation,
       );
     } catch (error) {
       if (!(error instanceof TransportFailure)) throw error;

@@ -1,6 +1,7 @@
 import { MailTransportError, type MailTransport } from '../../adapters/mail/index.js';
 import { PaymentProviderError, type PaymentProvider } from '../../adapters/payments/index.js';
 import { RuntimeUnavailableError, type RuntimeClient } from '../../adapters/runtime/index.js';
+import type { PeerCallMeter, PeerCallOutcome } from '../../lib/spans.js';
 import type { Signal, SignalRecorder } from './signals.js';
 
 /** Which errors of a call count as the outside service failing (the rest: it answered, with a refusal). */
@@ -68,15 +69,54 @@ const PAYMENT_CALLS = [
   'updatePromotionCode',
 ] as const satisfies ReadonlyArray<keyof PaymentProvider>;
 
-/** Payment provider errors: unreachable, 5xx, rate-limited after retries. A declined card is an answer. */
-export function tapPayments<T extends PaymentProvider>(payments: T, signals: SignalRecorder): T {
+/** A payment call's outcome class: refused (a declined card, an unknown id), failed, or no answer at all. */
+function paymentOutcome(error: unknown): PeerCallOutcome {
+  if (!(error instanceof PaymentProviderError)) return 'failed';
+  if (error.kind === 'refused') return 'refused';
+  return error.status === null ? 'unreachable' : 'failed';
+}
+
+/**
+ * Payment provider errors: unreachable, 5xx, rate-limited after retries. A declined card is an answer.
+ * With a `meter` (metrics on), each call is also measured by method and outcome: here, not in the
+ * adapters, because both providers pass here (the local one has no HTTP exchange to wrap, and
+ * Stripe's SDK retries inside one call).
+ */
+export function tapPayments<T extends PaymentProvider>(payments: T, signals: SignalRecorder, meter?: PeerCallMeter): T {
+  const measured = meter === undefined ? payments : metered(payments, PAYMENT_CALLS, meter);
   return tapped(
-    payments,
+    measured,
     'payments',
     PAYMENT_CALLS,
     (error) => error instanceof PaymentProviderError && error.kind === 'unavailable',
     signals,
   );
+}
+
+/** The adapter with the named async methods measured on `meter`, by method name and outcome. */
+function metered<T extends object>(adapter: T, methods: ReadonlyArray<keyof T>, meter: PeerCallMeter): T {
+  const measured = new Set<PropertyKey>(methods);
+  return new Proxy(adapter, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (!measured.has(property)) return method.bind(target);
+      const operation = String(property);
+      return async (...args: unknown[]) => {
+        const started = performance.now();
+        let outcome: PeerCallOutcome = 'ok';
+        try {
+          return await method.apply(target, args);
+        } catch (error) {
+          outcome = paymentOutcome(error);
+          throw error;
+        } finally {
+          meter.called(operation, outcome, (performance.now() - started) / 1_000);
+        }
+      };
+    },
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolUsage } from '../../db/database.js';
+import type { PeerCallMeter, PeerCallOutcome } from '../../lib/spans.js';
 import type { JobOutcome } from '../areas/jobs.js';
 import type { PanicLevel } from '../../db/tables.js';
 import { PANIC_LEVELS, type PanicState } from '../maintenance.js';
@@ -51,6 +52,12 @@ const REQUEST_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 
 type RequestLabels = 'method' | 'route' | 'status_class';
 
+/** The services whose calls are measured, each call by operation and outcome (`peer_call_duration_seconds`). */
+export type Peer = 'identity' | 'runtime' | 'payments';
+
+/** Seconds; from a loopback answer (a ms) to the peers' time limits (10 s to 80 s with Stripe's retries). */
+const PEER_CALL_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
 /**
  * This instance's Prometheus metrics, on a registry of its own (never prom-client's global one):
  * two apps in one process (the tests, a second instance) each count their own. Every label value
@@ -64,6 +71,7 @@ export class Metrics {
   readonly #requestSeries = new Map<string, Histogram.Internal<RequestLabels>>();
   readonly #refusals: Counter<'reason' | 'rule' | 'level'>;
   readonly #jobRuns: Histogram<'job' | 'outcome'>;
+  readonly #peerCalls: Histogram<'peer' | 'operation' | 'outcome'>;
   /** Counters the areas declared, by name: declaring one again (a second dispatcher of a kernel) returns it. */
   readonly #areaCounters = new Map<string, Count<LabelValues>>();
   #inFlight = 0;
@@ -128,6 +136,17 @@ export class Metrics {
         '(ok, or error: the handler threw and its work was rolled back), with the time each took.',
       labelNames: ['job', 'outcome'],
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers,
+    });
+
+    this.#peerCalls = new Histogram({
+      name: 'peer_call_duration_seconds',
+      help:
+        'Calls this instance made to another service, by peer (identity, runtime, payments), operation and ' +
+        'outcome (ok; refused: it answered no, a 4xx; failed: it answered with a failure, a 5xx; unreachable: no ' +
+        'answer), with the time each took. An HTTP peer is counted per attempt, the payment provider per call.',
+      labelNames: ['peer', 'operation', 'outcome'],
+      buckets: PEER_CALL_DURATION_BUCKETS,
       registers,
     });
 
@@ -240,6 +259,26 @@ export class Metrics {
         for (const value of values) this.set({ [label]: value }, counts[value] ?? 0);
       },
     });
+  }
+
+  /**
+   * The door an adapter measures its calls through (src/lib/spans.ts: the same wrapper makes their
+   * spans). Operation names come from each adapter's closed set; the series are made as calls happen.
+   */
+  peerCalls(peer: Peer): PeerCallMeter {
+    const histogram = this.#peerCalls;
+    const series = new Map<string, Histogram.Internal<'peer' | 'operation' | 'outcome'>>();
+    return {
+      called(operation: string, outcome: PeerCallOutcome, seconds: number) {
+        const key = `${operation} ${outcome}`;
+        let child = series.get(key);
+        if (child === undefined) {
+          child = histogram.labels(peer, operation, outcome);
+          series.set(key, child);
+        }
+        child.observe(seconds);
+      },
+    };
   }
 
   jobRan(job: string, outcome: JobOutcome, seconds: number): void {

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { databaseErrorSummary } from '../../db/failures.js';
+import { errorType, inInternalSpan, markFailed } from '../../lib/spans.js';
 import type { Tables } from '../../db/tables.js';
 import type { JobHandlers, JobServices, JobSummary } from '../../kernel/areas/jobs.js';
 import { beginRunSavepoint, insertRun, recordOutcome, releaseRunSavepoint, rollbackToRunSavepoint } from './queries.js';
@@ -22,7 +23,8 @@ export interface RunRequest {
   nextRunAt?: Date | null;
 }
 
-type Attempt = { result: 'ok'; summary: JobSummary } | { result: 'error'; error: string };
+/** `type`: what kind of failure it was (a SQLSTATE, an error's class), for the run's span. */
+type Attempt = { result: 'ok'; summary: JobSummary } | { result: 'error'; error: string; type: string };
 
 /** Why the run failed, as staff read it; a database error names its SQLSTATE and table, never the values. */
 function errorText(error: unknown): string {
@@ -36,7 +38,8 @@ function errorText(error: unknown): string {
  */
 async function attempt(trx: Kysely<Tables>, request: RunRequest): Promise<Attempt> {
   const { job, handlers } = request;
-  if (!Object.hasOwn(handlers, job.key)) return { result: 'error', error: `no handler for job key "${job.key}"` };
+  if (!Object.hasOwn(handlers, job.key))
+    return { result: 'error', error: `no handler for job key "${job.key}"`, type: 'no_handler' };
   const handler = handlers[job.key]!;
   await beginRunSavepoint(trx);
   try {
@@ -45,12 +48,31 @@ async function attempt(trx: Kysely<Tables>, request: RunRequest): Promise<Attemp
     return { result: 'ok', summary };
   } catch (error) {
     await rollbackToRunSavepoint(trx);
-    return { result: 'error', error: errorText(error) };
+    return { result: 'error', error: errorText(error), type: errorType(error) };
   }
 }
 
-/** Runs one job in `trx` (which holds the job's row lock) and records the run and the outcome. */
-export async function runJob(trx: Kysely<Tables>, request: RunRequest): Promise<RunView> {
+/**
+ * Runs one job in `trx` (which holds the job's row lock) and records the run and the outcome,
+ * inside a span named after the job (tracing on): a trace's root when the scheduler runs it, a
+ * child of the request's span when staff do. Its statements are its children.
+ */
+export function runJob(trx: Kysely<Tables>, request: RunRequest): Promise<RunView> {
+  const { job, trigger } = request;
+  return inInternalSpan(`job ${job.key}`, { [JOB_KEY]: job.key, [JOB_TRIGGER]: trigger }, async (span) => {
+    const run = await recordedRun(trx, request);
+    span?.setAttribute(JOB_OUTCOME, run.outcome.result);
+    if (span !== undefined && run.outcome.result === 'error') markFailed(span, run.outcome.type);
+    return run.view;
+  });
+}
+
+/** The span attributes of a job's run: its key, what started it (`schedule`, `manual`) and how it ended. */
+const JOB_KEY = 'job.key';
+const JOB_TRIGGER = 'job.trigger';
+const JOB_OUTCOME = 'job.outcome';
+
+async function recordedRun(trx: Kysely<Tables>, request: RunRequest): Promise<{ view: RunView; outcome: Attempt }> {
   const started = performance.now();
   const outcome = await attempt(trx, request);
   // Times follow the scheduler's clock, so a test's chosen clock yields a consistent record.
@@ -73,7 +95,7 @@ export async function runJob(trx: Kysely<Tables>, request: RunRequest): Promise<
     lastError: error,
     nextRunAt: request.nextRunAt,
   });
-  return { ...run, summary: run.summary as Record<string, unknown> };
+  return { view: { ...run, summary: run.summary as Record<string, unknown> }, outcome };
 }
 
 /** Counts a committed run (metrics): by job key and outcome, with the time its handler took. */

@@ -83,6 +83,8 @@ describe('metrics on METRICS_PORT', () => {
       database_pool_connections_idle: 'gauge',
       database_pool_waiting_queries: 'gauge',
       scheduled_job_run_duration_seconds: 'histogram',
+      // peer-calls.test.ts.
+      peer_call_duration_seconds: 'histogram',
       realtime_connections: 'gauge',
       // The areas' (area-metrics.test.ts).
       email_outbox_outcomes_total: 'counter',
