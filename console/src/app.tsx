@@ -23,6 +23,8 @@ const SettingsSectionsPage = lazy(() => import('./screens/site/settings-sections
 const SettingsSectionPage = lazy(() => import('./screens/site/settings-section'));
 const ContentBlocksPage = lazy(() => import('./screens/site/content-blocks'));
 const AnnouncementsPage = lazy(() => import('./screens/site/announcements'));
+const PagesPage = lazy(() => import('./screens/site/pages-list'));
+const PageDetail = lazy(() => import('./screens/site/page-detail'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -78,6 +80,8 @@ function Routes() {
                         <Route path="/site" component={SettingsSectionsPage} />
                         <Route path="/site/content-blocks" component={ContentBlocksPage} />
                         <Route path="/site/announcements" component={AnnouncementsPage} />
+                        <Route path="/site/pages" component={PagesPage} />
+                        <Route path="/site/pages/:id">{(params) => <PageDetail id={params.id} />}</Route>
                         <Route path="/site/settings/:section">
                           {(params) => <SettingsSectionPage name={params.section} />}
                         </Route>

@@ -1,0 +1,224 @@
+import { unwrap } from '@platform-api/sdk';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Button, Form } from 'react-aria-components';
+import { Link } from 'wouter';
+import { api } from '../../api/client';
+import { ruleOf } from '../../api/field-rules';
+import { usePermissions } from '../../api/permissions';
+import { describeProblem } from '../../api/problems';
+import { Confirm } from '../../ui/confirm';
+import { DataTable, Pager } from '../../ui/data-table';
+import { TextInput } from '../../ui/fields';
+import { ProblemNote } from '../../ui/problem-note';
+import { Time } from '../../ui/time';
+import { notify } from '../../ui/toasts';
+import { MarkdownPreview } from './markdown-preview';
+
+const VERSIONS_PER_PAGE = 10;
+const NEW_VERSION = 'POST /v1/admin/site/pages/{id}/versions';
+
+/** One page: a new version written beside its preview, its versions, publishing one (or an older one back), unpublishing. */
+export default function PageDetail({ id }: { id: string }) {
+  const permissions = usePermissions();
+  const queryClient = useQueryClient();
+  const canWrite = permissions.can('site.write');
+  const path = { params: { path: { id } } };
+  const page = useQuery({
+    queryKey: ['site', 'page', id],
+    queryFn: () => unwrap(api.GET('/v1/admin/site/pages/{id}', path)),
+  });
+  const [versionsPage, setVersionsPage] = useState(1);
+  const versions = useQuery({
+    queryKey: ['site', 'page', id, 'versions', versionsPage],
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/admin/site/pages/{id}/versions', {
+          params: { path: { id }, query: { page: versionsPage, per_page: VERSIONS_PER_PAGE } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const [previewed, setPreviewed] = useState<number | undefined>();
+  const preview = useQuery({
+    queryKey: ['site', 'page', id, 'version', previewed],
+    enabled: previewed !== undefined,
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/admin/site/pages/{id}/versions/{version}', { params: { path: { id, version: previewed ?? 0 } } }),
+      ),
+  });
+  const [markdown, setMarkdown] = useState('');
+  const [note, setNote] = useState('');
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const refresh = () =>
+    queryClient
+      .invalidateQueries({ queryKey: ['site', 'page'] })
+      .then(() => queryClient.invalidateQueries({ queryKey: ['site', 'pages'] }));
+
+  if (page.error !== null)
+    return (
+      <section className="stack">
+        <Link href="/site/pages">← Pages</Link>
+        <ProblemNote error={page.error} />
+      </section>
+    );
+  if (page.data === undefined) return <p className="loading">Loading…</p>;
+  const current = page.data;
+  const publish = (version: number) => async () => {
+    try {
+      await unwrap(api.POST('/v1/admin/site/pages/{id}/publish', { ...path, body: { version } }));
+      notify.success(`/${current.slug} v${version} is live`);
+      await refresh();
+    } catch (error) {
+      notify.failure('Could not publish', error);
+      throw error;
+    }
+  };
+
+  return (
+    <section className="stack">
+      <Link href="/site/pages">← Pages</Link>
+      <header className="page-header">
+        <h1>{current.title}</h1>
+        <code>/{current.slug}</code>
+        <span className="status">
+          {current.published_version === null ? 'unpublished' : `live v${current.published_version}`}
+        </span>
+      </header>
+      {canWrite ? null : <p className="hint">Editing pages needs site.write.</p>}
+      <section className="stack" aria-labelledby="new-version">
+        <h2 id="new-version">New version</h2>
+        <Form
+          className="editor"
+          validationErrors={fields}
+          onSubmit={async (event) => {
+            event.preventDefault();
+            setFields({});
+            try {
+              const made = await unwrap(
+                api.POST('/v1/admin/site/pages/{id}/versions', {
+                  ...path,
+                  body: { markdown, ...(note.trim() === '' ? {} : { note: note.trim() }) },
+                }),
+              );
+              notify.success(`v${made.version} saved (not live until published)`);
+              setMarkdown('');
+              setNote('');
+              await refresh();
+            } catch (error) {
+              setFields(describeProblem(error).fields);
+              notify.failure('Could not save the version', error);
+            }
+          }}
+        >
+          <div className="editor-panes">
+            <TextInput
+              label="Markdown"
+              name="markdown"
+              value={markdown}
+              onChange={setMarkdown}
+              isRequired
+              maxLength={ruleOf(NEW_VERSION, 'markdown').maxLength}
+              multiline
+              error={fields.markdown}
+            />
+            <div className="stack-tight">
+              <span className="field-label">Preview</span>
+              <MarkdownPreview markdown={markdown} label="Preview of the new version" />
+            </div>
+          </div>
+          <TextInput
+            label="Note (optional)"
+            name="note"
+            value={note}
+            onChange={setNote}
+            maxLength={ruleOf(NEW_VERSION, 'note').maxLength}
+          />
+          <Button type="submit" className="btn btn-primary" isDisabled={!canWrite || markdown.trim() === ''}>
+            Save version
+          </Button>
+        </Form>
+      </section>
+      <section className="stack" aria-labelledby="page-versions">
+        <h2 id="page-versions">Versions</h2>
+        {versions.error === null ? null : <ProblemNote error={versions.error} />}
+        <DataTable
+          label="Versions"
+          items={(versions.data?.data ?? []).map((version) => ({ ...version, id: version.version }))}
+          emptyText={versions.isPending ? 'Loading…' : 'No versions yet.'}
+          columns={[
+            { id: 'version', name: 'Version', isRowHeader: true, render: (version) => `v${version.version}` },
+            { id: 'note', name: 'Note', render: (version) => version.note ?? '' },
+            { id: 'by', name: 'By', render: (version) => version.created_by_email ?? '' },
+            { id: 'when', name: 'Saved', render: (version) => <Time value={version.created_at} /> },
+            {
+              id: 'actions',
+              name: 'Actions',
+              render: (version) => (
+                <span className="button-row">
+                  <Button className="btn btn-quiet" onPress={() => setPreviewed(version.version)}>
+                    Preview
+                  </Button>
+                  {version.is_published ? (
+                    <span>live</span>
+                  ) : (
+                    <Confirm
+                      trigger={
+                        current.published_version !== null && version.version < current.published_version
+                          ? 'Roll back to this…'
+                          : 'Publish…'
+                      }
+                      triggerClassName="btn btn-quiet"
+                      isDisabled={!canWrite}
+                      disabledReason={canWrite ? undefined : 'Needs site.write'}
+                      title={`Publish v${version.version} of /${current.slug}?`}
+                      consequence="This version becomes the page every site shows, at once."
+                      confirmLabel="Publish"
+                      onConfirm={publish(version.version)}
+                    />
+                  )}
+                </span>
+              ),
+            },
+          ]}
+        />
+        {versions.data === undefined ? null : (
+          <Pager
+            page={versionsPage}
+            perPage={VERSIONS_PER_PAGE}
+            total={versions.data.meta.total ?? 0}
+            onPage={setVersionsPage}
+          />
+        )}
+        {preview.data === undefined || previewed === undefined ? null : (
+          <section className="stack" aria-labelledby="version-preview">
+            <h3 id="version-preview">Preview of v{preview.data.version}</h3>
+            <MarkdownPreview markdown={preview.data.markdown} label={`Preview of v${preview.data.version}`} />
+          </section>
+        )}
+      </section>
+      {current.published_version === null ? null : (
+        <Confirm
+          trigger="Unpublish…"
+          destructive
+          isDisabled={!canWrite}
+          disabledReason={canWrite ? undefined : 'Needs site.write'}
+          title={`Unpublish /${current.slug}?`}
+          consequence="The page disappears from every site (its address answers not found); its versions stay."
+          confirmLabel="Unpublish"
+          onConfirm={async () => {
+            try {
+              await unwrap(api.POST('/v1/admin/site/pages/{id}/unpublish', { ...path, body: {} }));
+              notify.success(`/${current.slug} is unpublished`);
+              await refresh();
+            } catch (error) {
+              notify.failure('Could not unpublish', error);
+              throw error;
+            }
+          }}
+        />
+      )}
+    </section>
+  );
+}
