@@ -158,6 +158,59 @@ describe('the staff console: Home and Users', () => {
     await context.close();
   });
 
+  it('a list refreshes itself when a dashboard event says its data changed', async () => {
+    const player = (await service.players())[4]!;
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/users?status=banned');
+    await page.getByRole('row').filter({ hasText: 'banned' }).first().waitFor();
+    await expect(page.getByRole('row').filter({ hasText: player.email }).count()).resolves.toBe(0);
+    // Another staff member bans the player elsewhere: the users.banned event reaches this page.
+    const answer = await service.t.request({
+      method: 'POST',
+      url: `/v1/admin/users/${player.id}/ban`,
+      token: await service.tokenFor('demo-admin'),
+      payload: { reason: 'Banned from another desk' },
+    });
+    expect(answer.statusCode, answer.body).toBe(204);
+    await page.getByRole('row').filter({ hasText: player.email }).waitFor({ timeout: 3_000 });
+    await context.close();
+  });
+
+  it('works with the keyboard alone: to a user from the area links, the search and the table', async () => {
+    const player = (await service.players())[5]!;
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'));
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    // The skip link comes first, then the brand's areas: Tab to Users and follow it.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Skip to content');
+    for (let step = 0; step < 10; step += 1) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate('document.activeElement.textContent')) === 'Users') break;
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    for (let step = 0; step < 10; step += 1) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate('document.activeElement.getAttribute("placeholder")')) === 'Press Enter to search')
+        break;
+    }
+    await page.keyboard.type(player.email);
+    await page.keyboard.press('Enter');
+    await page.getByRole('row').filter({ hasText: player.email }).waitFor();
+    await expect(page.getByRole('row').count()).resolves.toBe(2);
+    // Into the table: its rows take the arrow keys, and Enter opens the user.
+    for (let step = 0; step < 12; step += 1) {
+      await page.keyboard.press('Tab');
+      const role = await page.evaluate('document.activeElement.getAttribute("role")');
+      if (role === 'row' || role === 'gridcell' || role === 'rowheader' || role === 'columnheader') break;
+    }
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: player.display_name ?? player.email, level: 1 }).waitFor();
+    await context.close();
+  });
+
   it('an ended session returns to sign-in, and signing in again returns to the same page', async () => {
     const { page, context } = await service.window();
     const staff = staffWithRole('owner');
