@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -53,7 +53,8 @@ function consoleTarget(root: string, rest: string): Target {
 const notBuilt = () =>
   new AppError(503, 'unavailable', {
     reason: 'console_not_built',
-    message: 'The staff console is not built: run `npm run build` (it writes console/dist, or set CONSOLE_DIR).',
+    message:
+      'The staff console is not built: run `npm run build` (it writes console/dist, or set CONSOLE_DIR) and restart.',
   });
 
 /**
@@ -64,7 +65,10 @@ const notBuilt = () =>
 export function registerConsoleFiles(app: ZodApp, kernel: Kernel): void {
   const root = resolve(kernel.config.consoleDir);
   // Only reply.sendFile (@fastify/send: ETag, Last-Modified, 304, ranges); the routes below choose the file.
-  app.register(fastifyStatic, { serve: false, root });
+  // Without the directory (a clone not yet built, the tests) the plugin would log a warning at every
+  // start; nothing can be sent from it then anyway, so /admin answers 503 until a build and a restart.
+  const built = existsSync(root);
+  if (built) app.register(fastifyStatic, { serve: false, root });
 
   const secure = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.headers({
@@ -83,7 +87,7 @@ export function registerConsoleFiles(app: ZodApp, kernel: Kernel): void {
       reply.header('cache-control', target.immutable ? IMMUTABLE : REVALIDATE);
       return reply.sendFile(target.path, root, sendOptions);
     }
-    if (!fileInside(root, join(root, 'index.html'))) throw notBuilt();
+    if (!built || !fileInside(root, join(root, 'index.html'))) throw notBuilt();
     reply.header('cache-control', REVALIDATE);
     return reply.sendFile('index.html', root, sendOptions);
   };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleContentPolicy } from '../../../src/modules/console/content-policy.js';
 import { createUser, startTestApp, type TestUser } from '../../helpers/app.js';
+import { captureLog } from '../../helpers/captured-log.js';
 import { sendRaw, startListeningApp, type ListeningApp } from '../../security/outside.js';
 
 type App = Awaited<ReturnType<typeof startTestApp>>;
@@ -231,11 +232,17 @@ describe('the console at /admin, from a built directory', () => {
 describe('the console before it is built', () => {
   let t: App;
   let dir: string;
+  const captured = captureLog();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pa-console-unbuilt-'));
     // The service starts without it.
-    t = await startTestApp({ config: { consoleDir: join(dir, 'dist') } });
+    t = await startTestApp({ config: { consoleDir: join(dir, 'dist') }, log: captured.log });
+  });
+
+  it('starts without a warning (a fresh clone runs its tests unbuilt)', () => {
+    const warnings = captured.lines().filter((line) => (JSON.parse(line) as { level: number }).level >= 40);
+    expect(warnings).toEqual([]);
   });
   afterAll(async () => {
     await t?.close();
@@ -249,7 +256,8 @@ describe('the console before it is built', () => {
       error: 'unavailable',
       details: {
         reason: 'console_not_built',
-        message: 'The staff console is not built: run `npm run build` (it writes console/dist, or set CONSOLE_DIR).',
+        message:
+          'The staff console is not built: run `npm run build` (it writes console/dist, or set CONSOLE_DIR) and restart.',
       },
     });
     expect(response.headers['content-security-policy']).toBe(POLICY);
