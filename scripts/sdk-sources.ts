@@ -43,6 +43,7 @@ interface JsonSchema {
   properties?: Record<string, JsonSchema>;
   required?: string[];
   anyOf?: JsonSchema[];
+  items?: JsonSchema;
   enum?: unknown[];
   format?: string;
   minLength?: number;
@@ -135,12 +136,16 @@ function requestFieldsSource(document: Document): string {
       body = body?.anyOf?.map((branch) => resolveSchema(document, branch)).find((branch) => branch?.properties) ?? body;
       if (body?.properties === undefined || Object.keys(body.properties).length === 0) continue;
       const required = new Set(body.required ?? []);
-      operations[`${method.toUpperCase()} ${path}`] = Object.fromEntries(
-        Object.entries(body.properties).map(([name, schema]) => [
-          name,
-          fieldRule(document, schema, required.has(name)),
-        ]),
-      );
+      const rules: Record<string, Record<string, unknown>> = {};
+      for (const [name, schema] of Object.entries(body.properties)) {
+        rules[name] = fieldRule(document, schema, required.has(name));
+        // A list of objects (incident rules, audience members): each item's fields as `name[].field`.
+        const items = resolveSchema(document, resolveSchema(document, schema)?.items);
+        const itemRequired = new Set(items?.required ?? []);
+        for (const [field, itemSchema] of Object.entries(items?.properties ?? {}))
+          rules[`${name}[].${field}`] = fieldRule(document, itemSchema, itemRequired.has(field));
+      }
+      operations[`${method.toUpperCase()} ${path}`] = rules;
     }
   }
   return [
@@ -162,7 +167,7 @@ function requestFieldsSource(document: Document): string {
     '  enum?: readonly unknown[];',
     '}',
     '',
-    '/** The top-level fields of every JSON request body, by `METHOD /path`: forms check them before sending. */',
+    '/** The fields of every JSON request body, by `METHOD /path` (a list\'s items as `name[].field`): forms check them first. */',
     `export const REQUEST_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = ${JSON.stringify(operations, null, 2)};`,
     '',
   ].join('\n');

@@ -16,7 +16,7 @@ export interface FieldRule {
   enum?: readonly unknown[];
 }
 
-/** The top-level fields of every JSON request body, by `METHOD /path`: forms check them before sending. */
+/** The fields of every JSON request body, by `METHOD /path` (a list's items as `name[].field`): forms check them first. */
 export const REQUEST_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = {
   "PATCH /v1/me": {
     "display_name": {
@@ -1559,6 +1559,68 @@ export const REQUEST_FIELDS: Readonly<Record<string, Readonly<Record<string, Fie
       "type": "array",
       "required": true,
       "maxItems": 50
+    },
+    "rules[].key": {
+      "type": "string",
+      "required": true,
+      "pattern": "^[a-z][a-z0-9_-]{0,47}$"
+    },
+    "rules[].signal": {
+      "type": "string",
+      "required": true,
+      "enum": [
+        "http_5xx",
+        "database_errors",
+        "database_latency",
+        "runtime",
+        "payments",
+        "mail"
+      ]
+    },
+    "rules[].threshold": {
+      "type": "number",
+      "required": true,
+      "minimum": 0,
+      "maximum": 600000
+    },
+    "rules[].window_seconds": {
+      "type": "integer",
+      "required": true,
+      "minimum": 5,
+      "maximum": 3600
+    },
+    "rules[].min_requests": {
+      "type": "integer",
+      "required": true,
+      "minimum": 1,
+      "maximum": 1000000
+    },
+    "rules[].level": {
+      "type": "string",
+      "required": true,
+      "enum": [
+        "degraded",
+        "lockdown"
+      ]
+    },
+    "rules[].auto_clear": {
+      "type": "boolean",
+      "required": true
+    },
+    "rules[].hold_seconds": {
+      "type": "integer",
+      "required": true,
+      "minimum": 0,
+      "maximum": 86400
+    },
+    "rules[].cooldown_seconds": {
+      "type": "integer",
+      "required": true,
+      "minimum": 0,
+      "maximum": 86400
+    },
+    "rules[].enabled": {
+      "type": "boolean"
     }
   },
   "POST /v1/console/sign-in": {

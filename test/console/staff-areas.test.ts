@@ -122,6 +122,45 @@ describe('the staff console: Roles, Operations and Site', () => {
     await watcher.context.close();
   });
 
+  it('adds an incident rule and changes its threshold, bounded by the API', { timeout: 60_000 }, async () => {
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/operations');
+    await page.getByRole('heading', { name: 'Incident rules' }).waitFor();
+    await page.getByRole('button', { name: 'New rule…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Key').fill('checkout-failures');
+    await dialog.getByRole('button', { name: /Signal/ }).click();
+    await page.getByRole('option', { name: 'payments' }).click();
+    await dialog.getByLabel(/^Threshold/).fill('0.25');
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save rule' }).click();
+    await page.getByText('Rule checkout-failures saved').waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'checkout-failures' });
+    await row.getByText('payments ≥ 0.25').waitFor();
+
+    await row.getByRole('button', { name: 'Edit' }).click();
+    // Past the API's maximum: the browser refuses it from the published bound, nothing is sent.
+    await dialog.getByLabel(/^Threshold/).fill('700000');
+    await dialog.getByRole('button', { name: 'Save rule' }).click();
+    const overMax = await dialog
+      .getByLabel(/^Threshold/)
+      .evaluate((input) => (input as unknown as { validity: { rangeOverflow: boolean } }).validity.rangeOverflow);
+    expect(overMax).toBe(true);
+    await dialog.getByLabel(/^Threshold/).fill('0.4');
+    await dialog.getByRole('button', { name: 'Save rule' }).click();
+    await page.getByText('Rule checkout-failures saved').first().waitFor();
+    await row.getByText('payments ≥ 0.4').waitFor();
+    const stored = await service.t.db
+      .selectFrom('incident_rules')
+      .selectAll()
+      .where('key', '=', 'checkout-failures')
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ signal: 'payments', level: 'degraded' });
+    expect(Number(stored.threshold)).toBe(0.4);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it('runs a scheduled job now and shows the run in its history', { timeout: 60_000 }, async () => {
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/operations/jobs');
@@ -181,6 +220,9 @@ describe('the staff console: Roles, Operations and Site', () => {
   it('edits, publishes and rolls back a settings section, and the public site follows', async () => {
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/site');
+    await page.getByRole('link', { name: 'support' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'site');
     await page.getByRole('link', { name: 'support' }).click();
     await page.getByRole('heading', { name: 'Settings: support' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
@@ -257,6 +299,9 @@ describe('the staff console: Roles, Operations and Site', () => {
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/site/pages');
     await page.getByRole('heading', { name: 'Pages', level: 2 }).waitFor();
+    await page.getByRole('row').nth(1).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'pages');
     await page.getByRole('button', { name: 'New page…' }).click();
     await page.getByRole('dialog').getByLabel('Address').fill('press-kit');
     await page.getByRole('dialog').getByLabel('Title').fill('Press kit');

@@ -2,6 +2,8 @@ import { REQUEST_FIELDS } from '@platform-api/sdk';
 
 export interface InputRule {
   required: boolean;
+  /** The API takes whole numbers only. */
+  integer: boolean;
   minLength?: number;
   maxLength?: number;
   minimum?: number;
@@ -20,6 +22,7 @@ export function ruleOf(operation: string, field: string): InputRule {
   if (rule === undefined) throw new Error(`the API has no field ${field} in ${operation}`);
   return {
     required: rule.required === true,
+    integer: rule.type === 'integer',
     minLength: rule.minLength,
     maxLength: rule.maxLength,
     minimum: rule.minimum,

@@ -28,6 +28,8 @@ interface TextInputProps {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  /** Whole numbers only (the API's `integer`); other numbers take any fraction. */
+  integer?: boolean;
   /** The API's regular expression for the value, and what to say when it does not match. */
   pattern?: { source: string; hint: string };
   multiline?: boolean;
@@ -57,7 +59,15 @@ export function TextInput(props: TextInputProps) {
       autoFocus={props.autoFocus}
     >
       <Label>{props.label}</Label>
-      {props.multiline ? <TextArea rows={3} /> : <Input min={props.minimum} max={props.maximum} />}
+      {props.multiline ? (
+        <TextArea rows={3} />
+      ) : (
+        <Input
+          min={props.minimum}
+          max={props.maximum}
+          step={props.type === 'number' ? (props.integer ? 1 : 'any') : undefined}
+        />
+      )}
       {props.description === undefined ? null : <Text slot="description">{props.description}</Text>}
       <FieldError>{props.error}</FieldError>
     </TextField>

@@ -1,13 +1,14 @@
-import { type paths, unwrap } from '@platform-api/sdk';
+import { isPlatformApiError, type paths, type SchemaIssue, unwrap } from '@platform-api/sdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Switch } from 'react-aria-components';
+import { useState } from 'react';
+import { Button, Switch } from 'react-aria-components';
 import { api } from '../../api/client';
+import { Confirm } from '../../ui/confirm';
 import { DataTable } from '../../ui/data-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { notify } from '../../ui/toasts';
+import { IncidentRuleDialog, NEW_RULE, type RuleInput } from './incident-rule-dialog';
 
-type RuleInput =
-  paths['/v1/admin/ops/incident-rules']['put']['requestBody']['content']['application/json']['rules'][number];
 type Rule =
   paths['/v1/admin/ops/incident-rules']['get']['responses'][200]['content']['application/json']['rules'][number];
 
@@ -25,32 +26,64 @@ const inputOf = (rule: Rule): RuleInput => ({
   enabled: rule.enabled,
 });
 
-/** Incident rules that set and clear the level automatically: each can be turned on and off. */
+/** The service's issues about the rule at `index` of the list, by its field (`rules.2.threshold` → `threshold`). */
+function issuesOfRule(error: unknown, index: number): Record<string, string> {
+  if (!isPlatformApiError(error) || error.problem.kind !== 'validation') return {};
+  const fields: Record<string, string> = {};
+  for (const issue of error.problem.issues as SchemaIssue[]) {
+    const [list, at, name] = issue.path;
+    if (list === 'rules' && at === index && typeof name === 'string') fields[name] ??= issue.message;
+  }
+  return fields;
+}
+
+/** Incident rules that set and clear the level automatically: turned on and off, edited, added, removed. */
 export function IncidentRules() {
   const queryClient = useQueryClient();
   const rules = useQuery({
     queryKey: ['ops', 'incident-rules'],
     queryFn: () => unwrap(api.GET('/v1/admin/ops/incident-rules')),
   });
-  const setEnabled = async (key: string, enabled: boolean) => {
-    const current = rules.data?.rules ?? [];
+  const [editing, setEditing] = useState<{ index: number; rule: RuleInput } | undefined>();
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const current = (rules.data?.rules ?? []).map(inputOf);
+
+  /** The whole list goes back to the service (the PUT replaces it); a refusal is reported and rethrown. */
+  const save = async (next: RuleInput[], done: string, index?: number) => {
     try {
-      const answer = await unwrap(
-        api.PUT('/v1/admin/ops/incident-rules', {
-          body: {
-            rules: current.map((rule) => ({ ...inputOf(rule), enabled: rule.key === key ? enabled : rule.enabled })),
-          },
-        }),
-      );
+      const answer = await unwrap(api.PUT('/v1/admin/ops/incident-rules', { body: { rules: next } }));
       queryClient.setQueryData(['ops', 'incident-rules'], answer);
-      notify.success(`Rule ${key} ${enabled ? 'enabled' : 'disabled'}`);
+      notify.success(done);
     } catch (error) {
-      notify.failure(`Could not change rule ${key}`, error);
+      if (index !== undefined) setFieldErrors(issuesOfRule(error, index));
+      notify.failure('Could not save the incident rules', error);
+      throw error;
     }
   };
+  const setEnabled = (key: string, enabled: boolean) =>
+    save(
+      current.map((rule) => (rule.key === key ? { ...rule, enabled } : rule)),
+      `Rule ${key} ${enabled ? 'enabled' : 'disabled'}`,
+    ).catch(() => {});
+  const remove = (key: string) =>
+    save(
+      current.filter((rule) => rule.key !== key),
+      `Rule ${key} removed`,
+    );
   return (
     <section className="stack" aria-labelledby="rules-heading">
-      <h2 id="rules-heading">Incident rules</h2>
+      <header className="page-header">
+        <h2 id="rules-heading">Incident rules</h2>
+        <Button
+          className="btn"
+          onPress={() => {
+            setFieldErrors({});
+            setEditing({ index: current.length, rule: NEW_RULE });
+          }}
+        >
+          New rule…
+        </Button>
+      </header>
       {rules.error === null ? null : <ProblemNote error={rules.error} />}
       <DataTable
         label="Incident rules"
@@ -67,6 +100,32 @@ export function IncidentRules() {
           { id: 'level', name: 'Sets', render: (rule) => `${rule.level}${rule.auto_clear ? ', clears itself' : ''}` },
           { id: 'state', name: 'Now', render: (rule) => (rule.state.holding ? 'holding the level' : 'quiet') },
           {
+            id: 'edit',
+            name: 'Change',
+            render: (rule) => (
+              <span className="button-row">
+                <Button
+                  className="btn btn-quiet"
+                  onPress={() => {
+                    setFieldErrors({});
+                    setEditing({ index: current.findIndex((each) => each.key === rule.key), rule: inputOf(rule) });
+                  }}
+                >
+                  Edit
+                </Button>
+                <Confirm
+                  trigger="Remove…"
+                  triggerClassName="btn btn-quiet"
+                  destructive
+                  title={`Remove rule ${rule.key}?`}
+                  consequence={`Incident monitoring stops watching ${rule.signal} for it; a level it holds stays until changed.`}
+                  confirmLabel="Remove"
+                  onConfirm={() => remove(rule.key)}
+                />
+              </span>
+            ),
+          },
+          {
             id: 'enabled',
             name: 'Enabled',
             render: (rule) => (
@@ -82,6 +141,22 @@ export function IncidentRules() {
           },
         ]}
       />
+      {editing === undefined ? null : (
+        <IncidentRuleDialog
+          rule={editing.rule}
+          isNew={editing.index === current.length}
+          fieldErrors={fieldErrors}
+          onClose={() => setEditing(undefined)}
+          onSave={async (rule) => {
+            const next = [...current];
+            next[editing.index] = rule;
+            await save(next, `Rule ${rule.key} saved`, editing.index).then(
+              () => setEditing(undefined),
+              () => {},
+            );
+          }}
+        />
+      )}
     </section>
   );
 }

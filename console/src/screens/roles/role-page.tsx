@@ -158,7 +158,7 @@ function RoleEditor({ role }: { role: RoleDetail }) {
           title={`Delete ${role.name}?`}
           consequence={`${role.member_count} ${role.member_count === 1 ? 'member loses' : 'members lose'} its ${role.permissions.length} permissions on their next token. The role and its grants are gone for good.`}
           confirmLabel="Delete role"
-          reason={{ required: false, maxLength: 300 }}
+          reason={{ required: false, integer: false, maxLength: 300 }}
           onConfirm={async (reason) => {
             try {
               await unwrap(

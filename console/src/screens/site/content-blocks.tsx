@@ -248,6 +248,7 @@ function BlockDialog({
                 onChange={setSortOrder}
                 minimum={ruleOf(UPSERT, 'sortOrder').minimum}
                 maximum={ruleOf(UPSERT, 'sortOrder').maximum}
+                integer={ruleOf(UPSERT, 'sortOrder').integer}
                 error={fields.sortOrder}
               />
             </div>

@@ -107,6 +107,7 @@ function GrantCredits({ userId }: { userId: string }) {
         isRequired
         minimum={GRANT.amount.minimum}
         maximum={GRANT.amount.maximum}
+        integer={GRANT.amount.integer}
         error={fields.amount}
       />
       <TextInput
