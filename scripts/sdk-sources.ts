@@ -167,7 +167,7 @@ function requestFieldsSource(document: Document): string {
     '  enum?: readonly unknown[];',
     '}',
     '',
-    '/** The fields of every JSON request body, by `METHOD /path` (a list\'s items as `name[].field`): forms check them first. */',
+    "/** The fields of every JSON request body, by `METHOD /path` (a list's items as `name[].field`): forms check them first. */",
     `export const REQUEST_FIELDS: Readonly<Record<string, Readonly<Record<string, FieldRule>>>> = ${JSON.stringify(operations, null, 2)};`,
     '',
   ].join('\n');
