@@ -158,6 +158,69 @@ describe('the staff console: Home and Users', () => {
     await context.close();
   });
 
+  it('grants credits, signs a user out everywhere, deletes, is refused a restore, and deletes for good', {
+    timeout: 60_000,
+  }, async () => {
+    const player = (await service.players())[6]!;
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
+    await page.getByRole('heading', { name: 'Credits', level: 2 }).waitFor();
+    await page.getByRole('spinbutton', { name: 'Credits' }).fill('75');
+    await page.getByLabel('Reason').fill('Sorry for the outage on Friday');
+    await page.getByRole('button', { name: 'Grant credits' }).click();
+    await page.getByText('75 credits granted').waitFor();
+    await page.getByRole('row').filter({ hasText: 'Sorry for the outage on Friday' }).getByText('+75').waitFor();
+    const ledger = await service.t.db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('user_id', '=', player.id)
+      .where('reason', '=', 'Sorry for the outage on Friday')
+      .executeTakeFirstOrThrow();
+    expect(ledger).toMatchObject({ amount: 75, kind: 'grant' });
+
+    await page.getByRole('button', { name: 'Sign out everywhere…' }).click();
+    await page.getByRole('alertdialog').getByLabel('Reason').fill('Account shared with a stranger');
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText(`${player.email} is signed out everywhere`).waitFor();
+
+    await page.getByRole('button', { name: 'Delete…', exact: true }).click();
+    await page.getByRole('alertdialog').getByLabel('Reason').fill('Asked to close the account');
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await page.getByText(`${player.email} is deleted`).waitFor();
+    // Restore undoes a deletion the player asked for, in its grace period; a staff deletion is
+    // refused by the service, and the console shows the refusal as a sentence.
+    await page.getByRole('button', { name: 'Restore…' }).click();
+    await page.getByRole('alertdialog').getByLabel('Reason').fill('Changed their mind');
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
+    await page.getByText('Could not restore').waitFor();
+    await page.getByText(/It is not in a state that allows this\. \(request /).waitFor();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
+    expect((await playerByEmail(player.email)).status).toBe('deleted');
+
+    await page.getByRole('button', { name: 'Delete for good…' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByText('This cannot be undone').waitFor();
+    await dialog.getByLabel('Reason').fill('Erasure request under GDPR art. 17');
+    // The typed confirmation holds the button until the word is typed exactly.
+    await expect(dialog.getByRole('button', { name: 'Delete for good' }).isDisabled()).resolves.toBe(true);
+    await dialog.getByLabel('Type DELETE to confirm').fill('DELETE');
+    await dialog.getByRole('button', { name: 'Delete for good' }).click();
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    const gone = await service.t.db.selectFrom('users').select('id').where('id', '=', player.id).executeTakeFirst();
+    expect(gone).toBeUndefined();
+    const audited = await service.t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target_id', '=', player.id)
+      .orderBy('created_at')
+      .execute();
+    expect(audited.map((row) => row.action)).toEqual(
+      expect.arrayContaining(['users.sign_out', 'users.soft_delete', 'users.hard_delete']),
+    );
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it('a list refreshes itself when a dashboard event says its data changed', async () => {
     const player = (await service.players())[4]!;
     const { page, context } = await service.window();

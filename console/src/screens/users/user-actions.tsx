@@ -111,7 +111,7 @@ export function UserActions({
             isDisabled={deleteMissing !== undefined}
             disabledReason={deleteMissing}
             title={`Restore ${name}?`}
-            consequence="The account is active again."
+            consequence="Within the grace period of a deletion the player asked for, the account is active again and the purge is called off. A deletion by staff is not undone here: the service refuses it."
             confirmLabel="Restore"
             reason={ruleOf('POST /v1/admin/users/{id}/restore', 'reason')}
             onConfirm={(reason) =>
