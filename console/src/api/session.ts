@@ -108,9 +108,13 @@ function scheduleRenewal(): void {
 }
 
 export const sessionStore = {
+  /**
+   * The session, or undefined once a session that cannot be renewed has reached its end. Pure (React
+   * reads it while rendering): the timer of `scheduleRenewal` is what ends the session and tells.
+   */
   get(): Session | undefined {
     if (current !== undefined && current.renewal === undefined && current.expiresAt - EXPIRY_MARGIN_MS <= Date.now())
-      sessionStore.end();
+      return undefined;
     return current;
   },
   /** The token to send now: renewed first when it is about to end. */
