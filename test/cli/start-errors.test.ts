@@ -259,8 +259,9 @@ describe('start errors name their setting', () => {
       try {
         expect((await fetch(`${served.base}/health`)).status).toBe(200);
         const { stdout, stderr } = served.output();
+        // The console's address without a sign-in link: production signs staff in at the identity provider.
         const banner =
-          /^Platform API listening on http:\/\/127\.0\.0\.1:\d+ \(PostgreSQL\)\nAPI reference: \S+\/docs\n$/;
+          /^Platform API listening on http:\/\/127\.0\.0\.1:\d+ \(PostgreSQL\)\nAPI reference: \S+\/docs\nStaff console: \S+\/admin\n$/;
         expect(stdout).toMatch(banner);
         expect(`${stdout}${stderr}`).not.toMatch(/token|Bearer|eyJ/);
         expect(existsSync(join(dataDir, 'dev-owner'))).toBe(false);
