@@ -1,8 +1,8 @@
+import { isPlatformApiError } from '@platform-api/sdk';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, type ReactNode, Suspense, useEffect, useSyncExternalStore } from 'react';
 import { RouterProvider } from 'react-aria-components';
 import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter';
-import { isSignedOut } from './api/client';
 import { LiveProvider } from './api/realtime';
 import { sessionStore } from './api/session';
 import { Layout } from './shell/layout';
@@ -29,8 +29,9 @@ const PageDetail = lazy(() => import('./screens/site/page-detail'));
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      // A refused call shows its refusal at once; a 401 ends the session (api/client.ts) instead.
-      retry: (count, error) => !isSignedOut(error) && count < 1,
+      // A refusal (4xx) shows at once, and a 401 ends the session (api/client.ts); only a failure
+      // of the network or the service (5xx) is tried once more.
+      retry: (count, error) => count < 1 && !(isPlatformApiError(error) && error.status < 500),
       refetchOnWindowFocus: false,
     },
   },

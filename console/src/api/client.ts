@@ -1,4 +1,4 @@
-import { createPlatformClient, isPlatformApiError } from '@platform-api/sdk';
+import { createPlatformClient } from '@platform-api/sdk';
 import { sessionStore } from './session';
 
 /** The API of the service that serves the console: the same origin, so no CORS and one CSP source. */
@@ -14,5 +14,3 @@ api.use({
     return undefined;
   },
 });
-
-export const isSignedOut = (error: unknown) => isPlatformApiError(error) && error.status === 401;
