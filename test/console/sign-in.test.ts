@@ -60,8 +60,15 @@ describe('console sign-in at the identity provider', () => {
     await page.getByRole('link', { name: 'Home' }).click();
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
 
+    // Signing out ends the session at the provider too: its refresh token renews nothing more.
+    expect(gotrue.sessionsOf(staff.id)).toHaveLength(1);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/admin\/sign-in/);
+    await expect.poll(() => gotrue.sessionsOf(staff.id).length).toBe(0);
+    const logouts = gotrue.requests.filter(
+      (request) => request.method === 'POST' && request.path === '/logout?scope=local',
+    );
+    expect(logouts).toHaveLength(1);
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });

@@ -254,6 +254,9 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
     const apikey = request.headers.apikey;
     if ((path === '/token' || path === '/otp') && options.anonKey !== undefined && apikey === options.anonKey)
       return signInRoute(request, response, path, url, recorded.body);
+    // A browser signs its own session out with the anon key and its access token.
+    if (path === '/logout' && request.method === 'POST' && options.anonKey !== undefined && apikey === options.anonKey)
+      return logout(response, bearer, url.searchParams.get('scope'));
     if (!recorded.apikeyIsServiceKey) return send(response, 401, { message: 'Invalid API key' });
 
     const adminUser = /^\/admin\/users\/([^/]+)$/.exec(path);

@@ -58,6 +58,17 @@ export async function sendMagicLink(settings: GoTrueSettings, email: string, red
   await call(settings, `/otp?redirect_to=${encodeURIComponent(redirectTo)}`, { email, create_user: false });
 }
 
+/**
+ * Ends the session at the identity provider (`POST /logout`, this session only), so its refresh
+ * token renews nothing more. Best effort: a provider that cannot be reached leaves the local sign-out standing.
+ */
+export async function signOutAt(settings: GoTrueSettings, accessToken: string): Promise<void> {
+  await fetch(endpoint(settings, '/logout?scope=local'), {
+    method: 'POST',
+    headers: { apikey: settings.anonKey, authorization: `Bearer ${accessToken}` },
+  }).catch(() => undefined);
+}
+
 /** The tokens a magic link's redirect carries in the fragment (`#access_token=…&refresh_token=…`). */
 export function tokensFromFragment(fragment: string): GoTrueTokens | undefined {
   const values = new URLSearchParams(fragment.replace(/^#/, ''));

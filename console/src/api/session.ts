@@ -1,4 +1,4 @@
-import { type GoTrueSettings, refreshTokens } from './gotrue';
+import { type GoTrueSettings, refreshTokens, signOutAt } from './gotrue';
 
 /**
  * The signed-in staff member's session: the access token and when it stops working, kept in this
@@ -136,6 +136,12 @@ export const sessionStore = {
     current = undefined;
     globalThis.sessionStorage?.removeItem(STORAGE_KEY);
     notify();
+  },
+  /** The staff member signs out: at the identity provider too, when the session came from it. */
+  async signOut(): Promise<void> {
+    const session = current;
+    sessionStore.end();
+    if (session?.renewal !== undefined) await signOutAt(session.renewal, session.accessToken);
   },
   /** After a reload: renew on time again. */
   resume(): void {

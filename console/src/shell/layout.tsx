@@ -16,7 +16,7 @@ export function Layout({ session, children }: { session: Session; children: Reac
   const [location] = useLocation();
   const queryClient = useQueryClient();
   const signOut = () => {
-    sessionStore.end();
+    void sessionStore.signOut();
     queryClient.clear();
   };
   return (
