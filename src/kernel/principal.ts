@@ -5,12 +5,14 @@ import { PermissionSet } from './permissions.js';
 import {
   insertUserOnFirstSighting,
   queryPrincipalRow,
+  queryUserAccess,
   recordSighting,
   updateEmail,
   wasErased,
   type ClientContext,
   type PrincipalRow,
   type RoleGrant,
+  type UserAccess,
 } from './auth/principal-queries.js';
 import type { UserCache } from './auth/user-cache.js';
 import type { VerifiedToken } from './tokens.js';
@@ -73,7 +75,8 @@ export function loginSessionIdOf(token: VerifiedToken): string {
   return token.sessionId.length <= MAX_SESSION_ID ? token.sessionId : hashed(token.sessionId);
 }
 
-export type { ClientContext, PrincipalRow, RoleGrant };
+export type { ClientContext, PrincipalRow, RoleGrant, UserAccess };
+export { queryUserAccess };
 
 /** Principals of recent requests, per login session. */
 export type PrincipalRows = UserCache<PrincipalRow>;

@@ -144,3 +144,52 @@ export async function recordSighting(
 export async function wasErased(db: Kysely<Tables>, userId: string): Promise<boolean> {
   return (await db.selectFrom('erased_users').select('id').where('id', '=', userId).executeTakeFirst()) !== undefined;
 }
+
+/** What a user may do now, read for many users at once (what a long-lived connection re-checks). */
+export interface UserAccess {
+  status: UserStatus;
+  /** "Sign out everywhere" instant: credentials issued before it no longer admit. */
+  tokensValidAfter: Date | null;
+  permissions: PermissionSet;
+  /** The soonest unexpired grant's expiry: the permissions change then. */
+  grantsChangeAt: Date | null;
+}
+
+/**
+ * The access of each of these users (a missing user is absent from the map), as `queryPrincipalRow`
+ * reads it. One statement: callers keep `userIds` to a few thousand.
+ */
+export async function queryUserAccess(
+  db: Kysely<Tables>,
+  userIds: readonly string[],
+): Promise<Map<string, UserAccess>> {
+  const access = new Map<string, UserAccess>();
+  if (userIds.length === 0) return access;
+  const { rows } = await asRead(sql<{
+    id: string;
+    status: UserStatus;
+    tokens_valid_after: Date | null;
+    permissions: string[];
+    grants_change_at: Date | null;
+  }>`
+    SELECT u.id, u.status, u.tokens_valid_after,
+           COALESCE((
+             SELECT array_agg(DISTINCT rp.permission_key)
+               FROM user_roles ur
+               JOIN role_permissions rp ON rp.role_id = ur.role_id
+              WHERE ur.user_id = u.id
+                AND (ur.expires_at IS NULL OR ur.expires_at > now())
+           ), '{}') AS permissions,
+           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS
+             grants_change_at
+      FROM users u
+     WHERE u.id IN (${sql.join(userIds)})`).execute(db);
+  for (const row of rows)
+    access.set(row.id, {
+      status: row.status,
+      tokensValidAfter: row.tokens_valid_after,
+      permissions: new PermissionSet(row.permissions),
+      grantsChangeAt: row.grants_change_at,
+    });
+  return access;
+}

@@ -52,6 +52,7 @@ interface Forgetter {
  */
 export class UserChanges {
   readonly #caches = new Map<Forgetter, CachedRows>();
+  readonly #listeners = new Set<(who: string) => void>();
   #unlisten: (() => Promise<void>) | undefined;
 
   constructor(
@@ -78,6 +79,15 @@ export class UserChanges {
     this.#forget(EVERYONE);
   }
 
+  /**
+   * Hears every account notice (a user id, or `*` for everyone; profile-only notices are not
+   * passed on): for state that is not a cache, such as the channels an open socket may stay in.
+   */
+  onAccountChange(listener: (who: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** A cache of rows about one user each, kept exact by these notices. */
   cache<Row>(rows: CachedRows): UserCache<Row> {
     const cache = new UserCache<Row>(this.clock, this.random);
@@ -91,6 +101,7 @@ export class UserChanges {
     for (const [cache, rows] of this.#caches) {
       if (!profileOnly || rows === 'profile') cache.forget(who);
     }
+    if (!profileOnly) for (const listener of this.#listeners) listener(who);
   }
 }
 

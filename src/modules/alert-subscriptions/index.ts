@@ -1,4 +1,4 @@
 /** What other areas use of the alert subscriptions of roles. */
 export { roleAlertChannel } from './alerts.js';
 export { AlertSubscriptionService } from './service.js';
-export { alertRoleKeysOf, roleKeysSubscribedTo } from './queries.js';
+export { alertRoleKeysOf, alertRoleKeysOfUsers, roleKeysSubscribedTo } from './queries.js';

@@ -55,6 +55,31 @@ export async function alertRoleKeysOf(db: Db, userId: string, now: Date): Promis
   return rows.map((row) => row.key);
 }
 
+/** `alertRoleKeysOf` for many users at once: each user's keys, sorted (a user with none is absent). */
+export async function alertRoleKeysOfUsers(
+  db: Db,
+  userIds: readonly string[],
+  now: Date,
+): Promise<Map<string, string[]>> {
+  const keys = new Map<string, string[]>();
+  if (userIds.length === 0) return keys;
+  const rows = await db
+    .selectFrom('user_roles as ur')
+    .innerJoin('roles as r', 'r.id', 'ur.role_id')
+    .select(['ur.user_id', 'r.key'])
+    .where('ur.user_id', 'in', userIds)
+    .where((eb) => eb.or([eb('ur.expires_at', 'is', null), eb('ur.expires_at', '>', now)]))
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('role_alert_subscriptions as s').select(sql.lit(1).as('one')).whereRef('s.role_id', '=', 'r.id'),
+      ),
+    )
+    .orderBy('r.key')
+    .execute();
+  for (const row of rows) keys.set(row.user_id, [...(keys.get(row.user_id) ?? []), row.key]);
+  return keys;
+}
+
 /** Keys of the roles subscribed to an alert. */
 export async function roleKeysSubscribedTo(db: Db, alert: string): Promise<string[]> {
   const rows = await db

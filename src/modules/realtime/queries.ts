@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Tables, UserStatus } from '../../db/tables.js';
+import type { Tables } from '../../db/tables.js';
+import { queryUserAccess, type UserAccess } from '../../kernel/principal.js';
+import { alertRoleKeysOfUsers } from '../alert-subscriptions/index.js';
 import type { NotificationView } from '../notifications/index.js';
 
 type Db = Kysely<Tables>;
@@ -7,30 +9,29 @@ type Db = Kysely<Tables>;
 /** Large enough to be one query for most instances, small enough to stay far from the bind-parameter cap. */
 const IDS_PER_QUERY = 1_000;
 
-export interface AccountStanding {
-  status: UserStatus;
-  /** "Sign out everywhere" instant: tickets issued before it no longer admit. */
-  tokensValidAfter: Date | null;
-}
-
 function chunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += IDS_PER_QUERY) out.push(items.slice(i, i + IDS_PER_QUERY));
   return out;
 }
 
-/** Status of each of these users (a missing user is absent from the map). */
-export async function accountStandings(db: Db, userIds: readonly string[]): Promise<Map<string, AccountStanding>> {
-  const standings = new Map<string, AccountStanding>();
+/** What an open socket of the user may stay in: the account's state, its permissions and its roles' alerts. */
+export interface SocketAccess extends UserAccess {
+  /** Keys of the user's current roles that hear alerts (their `alerts:<key>` channels). */
+  alertRoleKeys: readonly string[];
+}
+
+/**
+ * The access of each of these users (a missing user is absent from the map): two statements per
+ * thousand users, so a role edit re-checks every socket of an instance in a few round trips.
+ */
+export async function socketAccess(db: Db, userIds: readonly string[], now: Date): Promise<Map<string, SocketAccess>> {
+  const access = new Map<string, SocketAccess>();
   for (const ids of chunks(userIds)) {
-    const rows = await db
-      .selectFrom('users')
-      .select(['id', 'status', 'tokens_valid_after'])
-      .where('id', 'in', ids)
-      .execute();
-    for (const row of rows) standings.set(row.id, { status: row.status, tokensValidAfter: row.tokens_valid_after });
+    const [users, alertKeys] = await Promise.all([queryUserAccess(db, ids), alertRoleKeysOfUsers(db, ids, now)]);
+    for (const [id, user] of users) access.set(id, { ...user, alertRoleKeys: alertKeys.get(id) ?? [] });
   }
-  return standings;
+  return access;
 }
 
 export interface DeliveredNotification {

@@ -21,7 +21,7 @@ const SOCKET_DESCRIPTION = [
     'may open several sockets during its 60 s life; an open socket outlives its ticket.',
   'The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The ' +
     'client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered ' +
-    '`subscribed`); a channel the ticket does not allow is refused with `{ "type": "error", "error": ' +
+    '`subscribed`); a channel the socket may not join is refused with `{ "type": "error", "error": ' +
     '"channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", ' +
     '"error": "invalid_message" }`.',
   'Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for ' +
@@ -30,7 +30,18 @@ const SOCKET_DESCRIPTION = [
     '{ id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast ' +
     'reaches the user. Events published on any instance reach sockets on every instance.',
   'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 ' +
-    'once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.',
+    '`account refused` once its user is banned, deleted or signed out everywhere, and with 1001 when the service ' +
+    'shuts down.',
+  'A socket stays only in the channels its user may join now: when a role is revoked, a grant expires, or a ' +
+    "role's permissions or alert subscriptions change, the socket leaves the channels no longer allowed and is told " +
+    'with `channel_not_allowed` naming them, then `subscribed` with what it still has; a ticket issued before such ' +
+    'a change joins only what is allowed when it connects.',
+  [
+    'What a socket may send: a burst of 20 frames (pings and pongs count), then 10 a second, else it is closed',
+    'with 1008 `too many frames`; 5 unreadable frames in its life, the sixth closes it with 1008 `too many invalid',
+    'messages`; frames of at most 16 KiB (1009 past it). A client that leaves more than 256 KiB of frames unread is',
+    'closed with 1008 `too much unread output`.',
+  ].join(' '),
   [
     'Caps: one instance holds at most `REALTIME_MAX_SOCKETS` sockets (default 10,000), and at most',
     "`REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user's cap is closed with 1008",
@@ -80,7 +91,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
   );
 
   void app.register(async (scope) => {
-    const hub = new RealtimeHub(kernel.db, kernel.events, kernel.log, {
+    const hub = new RealtimeHub(kernel.db, kernel.events, kernel.userChanges, kernel.log, {
       perInstance: kernel.config.realtimeMaxSockets,
       perUser: kernel.config.realtimeMaxSocketsPerUser,
     });
@@ -120,7 +131,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
       wsHandler: (socket, request) => {
         // An open socket is no request in flight: it has caps of its own (the hub's places).
         kernel.load.upgraded(request.raw);
-        return acceptConnection(hub, kernel.db, ticketKeyNow(), socket, (request.query as { ticket?: string }).ticket);
+        return acceptConnection(hub, ticketKeyNow(), socket, (request.query as { ticket?: string }).ticket);
       },
     });
   });

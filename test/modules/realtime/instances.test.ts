@@ -105,6 +105,27 @@ it('a panic alert set on A reaches the socket of a subscribed role on B', async 
   }
 });
 
+it("a role revoked through A takes the dashboard from the staff member's socket on B at once", async () => {
+  const auditor = await createUser(a.db, ['audit.read']);
+  const owner = await createUser(a.db, ['*']);
+  const onB = await connected(a, auditor, socketUrl(b));
+  clients.push(onB);
+  const revoked = await a.request({
+    method: 'POST',
+    url: '/v1/admin/users/bulk/roles',
+    token: owner.token,
+    payload: { user_ids: [auditor.id], role_key: `test-${auditor.id.slice(0, 8)}`, action: 'revoke' },
+  });
+  expect(revoked.statusCode, revoked.body).toBe(200);
+  // Well before B's next heartbeat (25 s): B heard the change notice.
+  expect(await onB.waitFor((frame) => frame.type === 'error', 2_000)).toEqual({
+    type: 'error',
+    error: 'channel_not_allowed',
+    channels: ['dashboard'],
+  });
+  expect(onB.frames.at(-1)).toEqual({ type: 'subscribed', channels: [`user:${auditor.id}`] });
+});
+
 it('closing an instance closes its sockets with 1001 (going away)', async () => {
   const closing = b.close();
   bClosed = true;
