@@ -3450,8 +3450,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore an account its owner deleted
-         * @description Within the grace period of a self-deletion: the identity provider enables sign-in again, the account is active (tokens issued before now stay refused: the player signs in anew), and the purge is called off. Subscriptions stay set to end with their period. Audit `users.self_delete_cancel`, event `users.restored`. Errors: 404 `not_found`; 403 `forbidden` when the user holds a permission you do not (`details.perm` names one, `details.missing` all); 422 `invalid_state` unless the account is in that grace period (a staff soft delete is not undone here); 502 `auth_service_error` (nothing changes).
+         * Restore a deleted account within its grace period
+         * @description Undoes a soft delete while the user's `deletion.restorable_until` (`GET /v1/admin/users/{id}`) is ahead. A self-deletion (until its purge): the identity provider enables sign-in again, the account is active, the purge is called off; subscriptions stay set to end with their period; audit `users.self_delete_cancel`. A staff soft delete (operation 2; for 30 days): the account is back to the status it had (active, or banned), the identity provider not asked; audit `users.restore`. Either way tokens issued before now stay refused (the player signs in anew), and the event is `users.restored`. Errors: 404 `not_found`; 403 `forbidden` when the user holds a permission you do not (`details.perm` names one, `details.missing` all); 422 `invalid_state` when the account is not deleted, or its grace period has ended (`details.deleted_by`, `details.restorable_until`); 502 `auth_service_error` (a self-deletion; nothing changes).
          *
          *     **Permission:** `users.delete`.
          */
@@ -5299,6 +5299,16 @@ export interface components {
             status_reason: string | null;
             status_changed_at: string | null;
             status_changed_by: string | null;
+            /** @description Which kind of deletion holds the account; null unless its status is `deleted`. */
+            deletion: {
+                /**
+                 * @description `self`: the player confirmed their own deletion (`POST /v1/me/delete/confirm`); `staff`: a soft delete (operation 2).
+                 * @enum {string}
+                 */
+                by: "self" | "staff";
+                /** @description Until when `POST /v1/admin/users/{id}/restore` brings the account back: a self-deletion is erased then; a staff deletion stays, no longer restorable. Null: no deletion time recorded, not restorable. */
+                restorable_until: string | null;
+            } | null;
             tier_detail: {
                 key: string;
                 name: string;

@@ -99,26 +99,31 @@ async function exportAudit(args: string[], io: CommandIo): Promise<void> {
     throw new UsageError('--since must not be after --until', AUDIT_EXPORT_USAGE);
   const batchSize = batchSizeOption(values['batch-size']);
 
-  await withDatabase(loadConfig(io.env), 'audit export', async (database) => {
-    const audit = new AuditLogService(database.db);
-    const range = { since, until };
-    // A bar needs the end: counted only for a terminal, where someone watches it.
-    const total = io.stderr.isTTY ? await audit.countExport(range) : undefined;
-    const progress = new Progress(io.stderr, 'audit export', { total });
-    async function* entries() {
-      for await (const batch of audit.exportBatches(range, batchSize)) {
-        yield* batch;
-        progress.add(batch.length);
+  await withDatabase(
+    loadConfig(io.env),
+    'audit export',
+    async (database) => {
+      const audit = new AuditLogService(database.db);
+      const range = { since, until };
+      // A bar needs the end: counted only for a terminal, where someone watches it.
+      const total = io.stderr.isTTY ? await audit.countExport(range) : undefined;
+      const progress = new Progress(io.stderr, 'audit export', { total });
+      async function* entries() {
+        for await (const batch of audit.exportBatches(range, batchSize)) {
+          yield* batch;
+          progress.add(batch.length);
+        }
       }
-    }
-    try {
-      // stdout is not ended: the process goes on writing (the error line, if any) and exits itself.
-      await pipeline(Readable.from(entries()), formatter(format), io.stdout, { end: false });
-    } catch (error) {
-      if (!isClosedPipe(error)) throw error;
-    }
-    progress.done('entries');
-  });
+      try {
+        // stdout is not ended: the process goes on writing (the error line, if any) and exits itself.
+        await pipeline(Readable.from(entries()), formatter(format), io.stdout, { end: false });
+      } catch (error) {
+        if (!isClosedPipe(error)) throw error;
+      }
+      progress.done('entries');
+    },
+    { readOnly: true },
+  );
 }
 
 export const AUDIT: CommandGroup = {

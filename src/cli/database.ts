@@ -44,11 +44,8 @@ export async function openEmbedded(config: Config, command: string): Promise<Dat
   };
 }
 
-/**
- * Refuses, creating nothing, a DATA_DIR that holds no embedded database: opening one there would
- * make it (initdb), which a command that only reads must not do.
- */
-export function requireEmbeddedDatabase(config: Config): void {
+/** Refuses, creating nothing, a DATA_DIR that holds no embedded database. */
+function requireEmbeddedDatabase(config: Config): void {
   const where = join(config.dataDir, 'pglite');
   // initdb writes PG_VERSION first thing; a cluster without it is no database.
   if (!existsSync(join(where, 'PG_VERSION'))) {
@@ -96,26 +93,47 @@ export function openForCommand(config: Config, command: string, poolMax = 1): Pr
   return openEmbedded(config, command);
 }
 
+/** What a command does with the database it opens. */
+export interface DatabaseUse {
+  /**
+   * Reads only: a DATA_DIR without an embedded database is refused before anything is made there
+   * (opening one would initdb a new database, which a reader must not do).
+   */
+  readOnly?: boolean;
+  /**
+   * Pending migrations: refused (the default: a command of this release on an older schema would
+   * fail on a missing table halfway through), read as they are (`db status`), or applied first,
+   * `onApplied` told which.
+   */
+  pending?: 'refuse' | 'read' | 'apply';
+  onApplied?: (applied: string[]) => void;
+  /** PostgreSQL connections (one unless the command runs a kernel). */
+  poolMax?: number;
+}
+
 /**
  * Runs `work` on the database of an operator command, closed (and the embedded lock released)
- * whatever happens. Unless `anySchema`, a database with pending migrations is refused: a command
- * of this release reading an older schema would fail on a missing table halfway through.
- * PostgreSQL gets `poolMax` connections (one unless the command runs a kernel).
+ * whatever happens, after applying `use`'s rules.
  */
 export async function withDatabase<T>(
   config: Config,
   command: string,
   work: (database: Database) => Promise<T>,
-  options: { anySchema?: boolean; poolMax?: number } = {},
+  use: DatabaseUse = {},
 ): Promise<T> {
-  const database = await openForCommand(config, command, options.poolMax);
+  const pending = use.pending ?? 'refuse';
+  if (use.readOnly && config.databaseUrl === undefined) requireEmbeddedDatabase(config);
+  // PostgreSQL migrates on a connection of its own, without the statement timeout.
+  if (pending === 'apply' && config.databaseUrl !== undefined) reportApplied(await migratePostgres(config), use);
+  const database = await openForCommand(config, command, use.poolMax);
   try {
-    if (!options.anySchema) {
-      const { pending } = await migrationStatus(database.db);
-      if (pending.length > 0) {
+    if (pending === 'apply' && database.kind === 'pglite') reportApplied(await migrate(database.db), use);
+    if (pending === 'refuse') {
+      const { pending: files } = await migrationStatus(database.db);
+      if (files.length > 0) {
         throw new CommandFailure(
-          `the database has ${pending.length} pending migration${pending.length === 1 ? '' : 's'} ` +
-            `(${pending[0]!.name}${pending.length > 1 ? ', …' : ''}): run "platform-api migrate" first`,
+          `the database has ${files.length} pending migration${files.length === 1 ? '' : 's'} ` +
+            `(${files[0]!.name}${files.length > 1 ? ', …' : ''}): run "platform-api migrate" first`,
         );
       }
     }
@@ -123,4 +141,8 @@ export async function withDatabase<T>(
   } finally {
     await database.close();
   }
+}
+
+function reportApplied(applied: string[], use: DatabaseUse): void {
+  if (applied.length > 0) use.onApplied?.(applied);
 }

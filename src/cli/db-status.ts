@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { migrationStatus, type MigrationStatus } from '../db/migrate.js';
 import type { CommandGroup, CommandIo } from './command.js';
-import { requireEmbeddedDatabase, withDatabase } from './database.js';
+import { withDatabase } from './database.js';
 
 export const DB_STATUS_USAGE = `Usage: platform-api db status [--json]
 
@@ -47,9 +47,9 @@ function asText(status: MigrationStatus): string {
 export async function dbStatusCommand(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
   const config = loadConfig(io.env);
-  if (config.databaseUrl === undefined) requireEmbeddedDatabase(config);
   const status = await withDatabase(config, 'db status', (database) => migrationStatus(database.db), {
-    anySchema: true,
+    readOnly: true,
+    pending: 'read',
   });
   io.stdout.write(values.json ? `${JSON.stringify(asJson(status), null, 2)}\n` : asText(status));
 }

@@ -27,7 +27,9 @@ const iso = (value: Date | string | null) => (value === null ? null : new Date(v
 
 async function list(args: string[], io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
-  const roles = await withDatabase(loadConfig(io.env), 'roles list', (database) => rolesService(database).summaries());
+  const roles = await withDatabase(loadConfig(io.env), 'roles list', (database) => rolesService(database).summaries(), {
+    readOnly: true,
+  });
   if (values.json) return void io.stdout.write(`${JSON.stringify(roles, null, 2)}\n`);
   const rows = roles.map((role) => [
     role.key,
@@ -47,7 +49,14 @@ async function show(args: string[], io: CommandIo): Promise<void> {
   });
   if (positionals.length !== 1) throw new UsageError('give one role key', ROLES_SHOW_USAGE);
   const key = positionals[0]!;
-  const role = await withDatabase(loadConfig(io.env), 'roles show', (database) => rolesService(database).describe(key));
+  const role = await withDatabase(
+    loadConfig(io.env),
+    'roles show',
+    (database) => rolesService(database).describe(key),
+    {
+      readOnly: true,
+    },
+  );
   if (role === undefined) throw new CommandFailure(`no role has the key "${key}" (see "platform-api roles list")`);
   const members = role.members.map((m) => ({
     user_id: m.user_id,

@@ -32,7 +32,8 @@ ${table(
   DEMO_STAFF.map((staff) => [staff.role, staff.email, staff.id]),
   '  ',
 ).trimEnd()}
-Refused when NODE_ENV=production unless --force: demo players and owners do not belong in a
+Pending migrations are applied first, and said so on stderr: on a fresh DATA_DIR it is the only
+command needed. Refused when NODE_ENV=production unless --force: demo players and owners do not belong in a
 live deployment. Exits 0 when the data set is there; 1 otherwise.`;
 
 /** One line per kind: made now, found already there, or why this configuration has none. */
@@ -85,8 +86,17 @@ export async function seedCommand(args: string[], io: CommandIo): Promise<void> 
         await kernel.stop();
       }
     },
-    // The kernel's writes, its change listener and the checkout's reads may each want a connection.
-    { poolMax: 4 },
+    {
+      // A newcomer's first command may be this one: the schema is brought up to date first.
+      pending: 'apply',
+      onApplied: (applied) =>
+        io.stderr.write(
+          `seed --demo: applied ${applied.length} pending migration${applied.length === 1 ? '' : 's'} first ` +
+            `(${applied[0]}${applied.length > 1 ? ', …' : ''})\n`,
+        ),
+      // The kernel's writes, its change listener and the checkout's reads may each want a connection.
+      poolMax: 4,
+    },
   );
   progress.done('steps');
   io.stdout.write(report(tally));

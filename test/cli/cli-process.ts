@@ -18,9 +18,9 @@ export function cliEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** `platform-api <args>` as a child process, to its end. Node loads tsx itself: one process per run. */
-export function cli(args: string[], settings: Record<string, string>): Promise<CliRun> {
+export function cli(args: string[], settings: Record<string, string>, timeoutMs = 90_000): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const options = { cwd: ROOT, env: cliEnv(settings), timeout: 90_000 };
+    const options = { cwd: ROOT, env: cliEnv(settings), timeout: timeoutMs };
     execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], options, (error, stdout, stderr) => {
       if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out: ${stderr}`));
       done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });

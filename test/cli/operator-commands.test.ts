@@ -76,22 +76,30 @@ describe('operator commands on a database', () => {
     SLOW,
   );
 
-  it('db status where DATA_DIR holds no database: says so, exits 1 and creates nothing', async () => {
+  it('every read-only command where DATA_DIR holds no database: says so, exits 1 and creates nothing', async () => {
     const missing = join(dir, 'missing', 'data');
     const bare = join(dir, 'bare');
     mkdirSync(bare);
-    for (const where of [missing, bare]) {
-      const status = await cliInProcess(['db', 'status'], { DATA_DIR: where, JWT_SECRET: SECRET });
-      expect(status).toEqual({
-        code: 1,
-        stdout: '',
-        stderr:
-          `db status: no embedded database in ${join(where, 'pglite')} (DATA_DIR): nothing to read. ` +
-          '"platform-api migrate" or serve makes one\n',
-      });
+    const readOnly = [
+      ['db', 'status'],
+      ['roles', 'list'],
+      ['roles', 'show', 'owner'],
+      ['audit', 'export'],
+    ];
+    for (const args of readOnly) {
+      for (const where of [missing, bare]) {
+        const run = await cliInProcess(args, { DATA_DIR: where, JWT_SECRET: SECRET });
+        expect(run, args.join(' ')).toEqual({
+          code: 1,
+          stdout: '',
+          stderr:
+            `${args.slice(0, 2).join(' ')}: no embedded database in ${join(where, 'pglite')} (DATA_DIR): ` +
+            'nothing to read. "platform-api migrate" or serve makes one\n',
+        });
+      }
+      expect(existsSync(join(dir, 'missing')), args.join(' ')).toBe(false);
+      expect(readdirSync(bare), args.join(' ')).toEqual([]);
     }
-    expect(existsSync(join(dir, 'missing'))).toBe(false);
-    expect(readdirSync(bare)).toEqual([]);
   });
 
   it(

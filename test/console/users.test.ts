@@ -158,7 +158,7 @@ describe('the staff console: Home and Users', () => {
     await context.close();
   });
 
-  it('grants credits, signs a user out everywhere, deletes, is refused a restore, and deletes for good', {
+  it('grants credits, signs a user out everywhere, deletes, restores, and deletes for good', {
     timeout: 60_000,
   }, async () => {
     const player = (await service.players())[6]!;
@@ -187,15 +187,13 @@ describe('the staff console: Home and Users', () => {
     await page.getByRole('alertdialog').getByLabel('Reason').fill('Asked to close the account');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText(`${player.email} is deleted`).waitFor();
-    // Restore undoes a deletion the player asked for, in its grace period; a staff deletion is
-    // refused by the service, and the console shows the refusal as a sentence.
+    // Restore undoes a staff deletion too, within its grace period.
     await page.getByRole('button', { name: 'Restore…' }).click();
-    await page.getByRole('alertdialog').getByLabel('Reason').fill('Changed their mind');
+    await page.getByRole('alertdialog').getByLabel('Reason').fill('Deleted the wrong account');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
-    await page.getByText('Could not restore').waitFor();
-    await page.getByText(/It is not in a state that allows this\. \(request /).waitFor();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel' }).click();
-    expect((await playerByEmail(player.email)).status).toBe('deleted');
+    await page.getByText(`${player.email} is restored`).waitFor();
+    expect((await playerByEmail(player.email)).status).toBe('active');
+    await page.getByRole('button', { name: 'Delete…', exact: true }).waitFor();
 
     await page.getByRole('button', { name: 'Delete for good…' }).click();
     const dialog = page.getByRole('alertdialog');
@@ -215,7 +213,7 @@ describe('the staff console: Home and Users', () => {
       .orderBy('created_at')
       .execute();
     expect(audited.map((row) => row.action)).toEqual(
-      expect.arrayContaining(['users.sign_out', 'users.soft_delete', 'users.hard_delete']),
+      expect.arrayContaining(['users.sign_out', 'users.soft_delete', 'users.restore', 'users.hard_delete']),
     );
     expect(pageProblems(page)).toEqual([]);
     await context.close();

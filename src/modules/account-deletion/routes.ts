@@ -98,14 +98,17 @@ export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void
       schema: {
         operationId: 'restoreAdminUser',
         tags: staffTags,
-        summary: 'Restore an account its owner deleted',
+        summary: 'Restore a deleted account within its grace period',
         description:
-          `Within the grace period of a self-deletion: the identity provider enables sign-in again, the account is ` +
-          `active (tokens issued before now stay refused: the player signs in anew), and the purge is called off. ` +
-          `Subscriptions stay set to end with their period. Audit \`users.self_delete_cancel\`, event ` +
-          `\`users.restored\`. Errors: 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_state\` unless the ` +
-          `account is in that grace period (a staff soft delete is not undone here); 502 \`auth_service_error\` ` +
-          `(nothing changes).`,
+          `Undoes a soft delete while the user's \`deletion.restorable_until\` (\`GET /v1/admin/users/{id}\`) is ` +
+          `ahead. A self-deletion (until its purge): the identity provider enables sign-in again, the account is ` +
+          `active, the purge is called off; subscriptions stay set to end with their period; audit ` +
+          `\`users.self_delete_cancel\`. A staff soft delete (operation 2; for ${GRACE_PERIOD_DAYS} days): the ` +
+          `account is back to the status it had (active, or banned), the identity provider not asked; audit ` +
+          `\`users.restore\`. Either way tokens issued before now stay refused (the player signs in anew), and the ` +
+          `event is \`users.restored\`. Errors: 404 \`not_found\`; ${ACTING_ABOVE_REFUSAL}; 422 \`invalid_state\` ` +
+          `when the account is not deleted, or its grace period has ended (\`details.deleted_by\`, ` +
+          `\`details.restorable_until\`); 502 \`auth_service_error\` (a self-deletion; nothing changes).`,
         params: userIdParams,
         body: restoreAccountBody,
         response: { 204: z.null().describe('Restored') },

@@ -22,6 +22,7 @@ export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
     log: kernel.log,
     poll: kernel.config.scheduledJobs,
     services: jobServicesOf(kernel),
+    drain: kernel.drain,
   });
   const cron = new SystemCronService(kernel.db, kernel.write, scheduler);
   app.addHook('onReady', async () => scheduler.start());

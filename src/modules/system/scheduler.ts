@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Tables } from '../../db/tables.js';
+import type { DrainState } from '../../kernel/drain.js';
 import { cronProblem, nextRunAfter } from './cron.js';
 import type { JobHandlers, JobServices } from '../../kernel/areas/jobs.js';
 import { recordRun, runJob } from './job-runner.js';
@@ -32,6 +33,8 @@ export interface JobSchedulerOptions {
   /** False: start() only schedules new jobs; due jobs run on other instances (or by runDueJobs). */
   poll?: boolean;
   clock?: () => Date;
+  /** The instance's drain: once it begins, no job starts (the one running finishes). */
+  drain?: DrainState;
 }
 
 /** The next run after `now`, or null (with the reason when the expression is unusable). */
@@ -54,6 +57,7 @@ export class JobScheduler {
   readonly #pollMs: number;
   readonly #polling: boolean;
   readonly #clock: () => Date;
+  readonly #drain: DrainState | undefined;
   #timer: NodeJS.Timeout | undefined;
   #tick: Promise<void> | undefined;
   #stopping = false;
@@ -67,6 +71,7 @@ export class JobScheduler {
     this.#pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.#polling = options.poll ?? true;
     this.#clock = options.clock ?? (() => new Date());
+    this.#drain = options.drain;
   }
 
   now(): Date {
@@ -101,7 +106,9 @@ export class JobScheduler {
     await this.scheduleNewJobs(now);
     const runs: RunView[] = [];
     // Each run moves its job's next_run_at past `now`, so the loop ends once no job is due.
-    while (!this.#stopping) {
+    // Checked before each claim: the app's close hooks run only after SHUTDOWN_DELAY_MS, and a job
+    // started meanwhile could outlast the drain's timeout.
+    while (!this.#stopping && this.#drain?.draining !== true) {
       const ran = await this.#db.transaction().execute(async (trx) => {
         const job = await claimDueJob(trx, now);
         return job === undefined ? undefined : { key: job.key, run: await runJob(trx, this.#request(job, now)) };
@@ -148,7 +155,7 @@ export class JobScheduler {
 
   /** One poll at a time: a slow run delays the next poll instead of overlapping it. */
   #poll(): void {
-    if (this.#tick !== undefined) return;
+    if (this.#tick !== undefined || this.#drain?.draining) return;
     this.#tick = this.runDueJobs()
       .then(() => undefined)
       .catch((error: unknown) => this.#log.error({ err: error }, 'scheduled jobs poll failed'))

@@ -1,8 +1,16 @@
 /** What other areas use of users. */
+export { daysAfter, deletionOf, GRACE_PERIOD_DAYS, type Deletion } from './deletion.js';
 export { identityCall, providerMayHoldSession } from './identity-calls.js';
 export { removeUser, writeStatusChange } from './lifecycle.js';
 export { LAST_OWNER_REFUSAL, LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 export { ACTING_ABOVE_REFUSAL, refuseActingAbove } from './policy.js';
-export { findUser, findUsersByEmail, isLastActiveOwner, lockUser } from './queries.js';
+export {
+  findUser,
+  findUsersByEmail,
+  isLastActiveOwner,
+  lockUser,
+  selfDeletionOf,
+  statusBeforeSoftDelete,
+} from './queries.js';
 export { LIVE_SUBSCRIPTION_STATUSES, matchesSegment, userSegmentBody } from './segment.js';
 export type { UserSegment } from './segment.js';

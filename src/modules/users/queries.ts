@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../db/tables.js';
 import { balanceOf } from '../billing/credits/index.js';
 import { offsetOf, readPage } from '../../kernel/pagination.js';
+import { deletionOf } from './deletion.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
 import { LIVE_SUBSCRIPTION_STATUSES, USER_SEGMENT_FIELDS, matchesSegment, type UserSegment } from './segment.js';
 import './tables.js';
@@ -107,7 +108,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
     .where('id', '=', id)
     .executeTakeFirst();
   if (user === undefined) return undefined;
-  const [tier, roles, subscription, recentAudit, creditBalance] = await Promise.all([
+  const [tier, roles, subscription, recentAudit, creditBalance, selfDeletion] = await Promise.all([
     user.tier === null
       ? undefined
       : db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).where('key', '=', user.tier).executeTakeFirst(),
@@ -154,6 +155,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
       .limit(RECENT_AUDIT_LIMIT)
       .execute(),
     balanceOf(db, id),
+    user.status === 'deleted' ? selfDeletionOf(db, id) : undefined,
   ]);
   return {
     id: user.id,
@@ -170,12 +172,40 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
     status_reason: user.status_reason,
     status_changed_at: user.status_changed_at,
     status_changed_by: user.status_changed_by,
+    deletion: deletionOf(user, selfDeletion),
     tier_detail: tier ?? null,
     roles,
     subscription: subscription ?? null,
     credit_balance: creditBalance,
     recent_audit: recentAudit,
   };
+}
+
+/** The player's own deletion request (the account-deletion area's row): which kind a deletion is. */
+export function selfDeletionOf(db: Kysely<Tables>, userId: string) {
+  return db
+    .selectFrom('account_deletion_requests')
+    .select(['status', 'hard_delete_at'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/**
+ * The status a user had before staff soft-deleted them, as that deletion's audit row keeps it
+ * (`before.status`); undefined when no such row is left.
+ */
+export async function statusBeforeSoftDelete(db: Kysely<Tables>, userId: string): Promise<UserStatus | undefined> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select(sql<UserStatus | null>`summary->'before'->>'status'`.as('status'))
+    .where('target_type', '=', 'user')
+    .where('target_id', '=', userId)
+    .where('action', '=', 'users.soft_delete')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.status ?? undefined;
 }
 
 /** The user row locked for the rest of the transaction: lifecycle changes on one user queue up. */

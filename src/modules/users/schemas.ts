@@ -62,6 +62,25 @@ export const userDetail = userSummary
     status_reason: z.string().nullable().describe('The reason given with the last ban, unban or deletion.'),
     status_changed_at: z.date().nullable(),
     status_changed_by: z.guid().nullable(),
+    deletion: z
+      .object({
+        by: z
+          .enum(['self', 'staff'])
+          .describe(
+            '`self`: the player confirmed their own deletion (`POST /v1/me/delete/confirm`); `staff`: a soft ' +
+              'delete (operation 2).',
+          ),
+        restorable_until: z
+          .date()
+          .nullable()
+          .describe(
+            'Until when `POST /v1/admin/users/{id}/restore` brings the account back: a self-deletion is erased ' +
+              'then; a staff deletion stays, no longer restorable. Null: no deletion time recorded, not ' +
+              'restorable.',
+          ),
+      })
+      .nullable()
+      .describe('Which kind of deletion holds the account; null unless its status is `deleted`.'),
     tier_detail: z.object({ key: z.string(), name: z.string(), rank: z.number().int() }).nullable(),
     roles: z.array(roleGrant).describe('Unexpired role grants.'),
     subscription: subscriptionSummary

@@ -323,6 +323,11 @@ describe("POST /v1/admin/users/{id}/restore (the grace period's way back)", () =
   it('restores a self-deleted account: active, old tokens refused, not purged', async () => {
     const player = await createUser(t.db);
     const confirmed = await confirm(t, player, await startedDeletion(player));
+    // The admin answer tells this deletion from a staff one, and until when it can be undone.
+    const reader = await createUser(t.db, ['users.read']);
+    const detail = async () =>
+      (await t.request({ method: 'GET', url: `/v1/admin/users/${player.id}`, token: reader.token })).json();
+    expect((await detail()).deletion).toEqual({ by: 'self', restorable_until: confirmed.json().hard_delete_at });
     const restored = await t.request({
       method: 'POST',
       url: `/v1/admin/users/${player.id}/restore`,
@@ -334,8 +339,18 @@ describe("POST /v1/admin/users/{id}/restore (the grace period's way back)", () =
     expect(state.user).toMatchObject({ status: 'active', deleted_at: null, status_reason: 'changed their mind' });
     expect(state.request).toBeUndefined();
     expect(await auditOf(t.db, requestIdOf(restored))).toMatchObject([
-      { action: 'users.self_delete_cancel', actor_id: staff.id, target_id: player.id },
+      {
+        action: 'users.self_delete_cancel',
+        actor_id: staff.id,
+        target_id: player.id,
+        summary: {
+          before: { status: 'deleted' },
+          after: { status: 'active' },
+          hard_delete_at: confirmed.json().hard_delete_at,
+        },
+      },
     ]);
+    expect((await detail()).deletion).toBeNull();
     await eventually(() => expect(eventsOf('users.restored', player.id)).toHaveLength(1));
     expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(401);
     // Days past the other tests' runs, so the job is due again.
@@ -343,7 +358,39 @@ describe("POST /v1/admin/users/{id}/restore (the grace period's way back)", () =
     expect((await stateOf(t, player.id)).user).toMatchObject({ status: 'active' });
   });
 
-  it('refuses 404 unknown, 422 not self-deleted (active, or a staff soft delete), 403 without users.delete', async () => {
+  it('a self-deletion past its purge time (the purge not yet run) is no longer restorable: 422, nothing changes', async () => {
+    const player = await createUser(t.db);
+    expect((await confirm(t, player, await startedDeletion(player))).statusCode).toBe(200);
+    const hardDeleteAt = new Date(Date.now() - 60_000);
+    await t.db
+      .updateTable('account_deletion_requests')
+      .set({ hard_delete_at: hardDeleteAt })
+      .where('user_id', '=', player.id)
+      .execute();
+    await expectRefusedUnrecorded(
+      t.db,
+      () => stateOf(t, player.id),
+      () =>
+        t.request({
+          method: 'POST',
+          url: `/v1/admin/users/${player.id}/restore`,
+          token: staff.token,
+          payload: { reason: 'too late' },
+        }),
+      422,
+      {
+        error: 'invalid_state',
+        details: {
+          reason: 'the grace period in which the deletion could be undone has ended',
+          status: 'deleted',
+          deleted_by: 'self',
+          restorable_until: hardDeleteAt.toISOString(),
+        },
+      },
+    );
+  });
+
+  it('refuses 404 unknown, 422 not deleted or with no deletion time, 403 without users.delete', async () => {
     const unknown = await t.request({
       method: 'POST',
       url: '/v1/admin/users/00000000-0000-4000-8000-00000000abcd/restore',
@@ -362,12 +409,10 @@ describe("POST /v1/admin/users/{id}/restore (the grace period's way back)", () =
       status: 422,
       body: {
         error: 'invalid_state',
-        details: {
-          reason: 'the account is not in the grace period of a deletion its owner confirmed',
-          status: 'active',
-        },
+        details: { reason: 'the account is not deleted', status: 'active' },
       },
     });
+    // Deleted outside the API, with no deletion time recorded: nothing says it is still restorable.
     const staffDeleted = await createUser(t.db, [], { status: 'deleted' });
     const notSelf = await t.request({
       method: 'POST',
@@ -375,7 +420,10 @@ describe("POST /v1/admin/users/{id}/restore (the grace period's way back)", () =
       token: staff.token,
       payload: { reason: 'why not' },
     });
-    expect(notSelf.json()).toMatchObject({ error: 'invalid_state', details: { status: 'deleted' } });
+    expect(notSelf.json()).toMatchObject({
+      error: 'invalid_state',
+      details: { status: 'deleted', deleted_by: 'staff', restorable_until: null },
+    });
     const player = await createUser(t.db);
     const forbidden = await t.request({
       method: 'POST',

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
 import type { JobHandler, JobHandlers } from '../../../src/kernel/areas/jobs.js';
+import { DrainState } from '../../../src/kernel/drain.js';
 import { JOB_HANDLERS } from '../../../src/modules/index.js';
 import { JobScheduler } from '../../../src/modules/system/scheduler.js';
 import { eventually } from '../../helpers/app.js';
@@ -382,6 +383,59 @@ describe('the poll loop', () => {
       expect(vi.getTimerCount()).toBe(0);
       vi.advanceTimersByTime(1_000);
       expect(calls).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('once the drain begins no new job starts: the running one finishes and is recorded, the next due one waits', async () => {
+    const drain = new DrainState();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const slowStarted = new Promise<void>((resolve) => (started = resolve));
+    const ran: string[] = [];
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const instance = new JobScheduler({
+        db,
+        drain,
+        pollMs: 20,
+        handlers: {
+          slow: async () => {
+            started();
+            await released;
+            ran.push('slow');
+            return {};
+          },
+          quick: async () => {
+            ran.push('quick');
+            return {};
+          },
+        },
+      });
+      // Both due; "slow" is claimed first (the earlier next run).
+      const slow = await insertJob('slow', { next_run_at: new Date(Date.now() - 2_000) });
+      const quick = await insertJob('quick', { next_run_at: new Date(Date.now() - 1_000) });
+      await instance.start();
+      try {
+        vi.advanceTimersByTime(20);
+        await slowStarted;
+        drain.begin();
+        release();
+        await eventually(async () => expect(await runsOf(slow.id)).toHaveLength(1));
+        // Polls go on firing while the instance serves out SHUTDOWN_DELAY_MS: none starts a job.
+        for (let i = 0; i < 5; i++) {
+          vi.advanceTimersByTime(20);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(ran).toEqual(['slow']);
+        expect(await runsOf(quick.id)).toEqual([]);
+        expect((await jobByKey('quick')).last_run_at).toBeNull();
+      } finally {
+        await instance.stop();
+      }
+      expect((await runsOf(slow.id)).map((run) => run.result)).toEqual(['ok']);
     } finally {
       vi.useRealTimers();
     }

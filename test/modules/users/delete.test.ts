@@ -97,6 +97,186 @@ describe('soft delete', () => {
   });
 });
 
+describe('restore after a staff soft delete (POST /v1/admin/users/{id}/restore)', () => {
+  const DAY = 86_400_000;
+
+  function restore(caller: TestUser | undefined, id: string, payload: unknown = { reason: 'deleted by mistake' }) {
+    return t.request({
+      method: 'POST',
+      url: `/v1/admin/users/${id}/restore`,
+      ...(caller === undefined ? {} : { token: caller.token }),
+      payload: payload as object,
+    });
+  }
+
+  async function detail(id: string) {
+    const response = await t.request({ method: 'GET', url: `/v1/admin/users/${id}`, token: deleter.token });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json();
+  }
+
+  /** The user row, its audit rows and its events: what a refusal must leave as it was. */
+  async function stateOf(id: string) {
+    const audit = await t.db.selectFrom('audit_log').select(['id']).where('target_id', '=', id).execute();
+    const events = await t.db
+      .selectFrom('event_outbox')
+      .select('id')
+      .where(sql<boolean>`payload->>'user_id' = ${id}`)
+      .execute();
+    return { user: await userRow(id), audit: audit.length, events: events.length };
+  }
+
+  async function staffDeleted(status: 'active' | 'banned' = 'active'): Promise<TestUser> {
+    const player = await createUser(t.db, [], { status });
+    const deleted = await del(deleter, player.id, { reason: 'looked like a spam account' });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    return player;
+  }
+
+  it('the admin answer says who deleted the account and until when it can be restored; restore brings it back, audited, with its event', async () => {
+    const player = await staffDeleted();
+    const deletedAt = (await userRow(player.id))!.deleted_at!;
+    const before = await detail(player.id);
+    expect(before).toMatchObject({
+      status: 'deleted',
+      deleted_at: deletedAt.toISOString(),
+      deletion: { by: 'staff', restorable_until: new Date(deletedAt.getTime() + 30 * DAY).toISOString() },
+    });
+
+    const response = await restore(deleter, player.id);
+    expect(response.statusCode, response.body).toBe(204);
+    expect(response.body).toBe('');
+    const row = (await userRow(player.id))!;
+    expect(row).toMatchObject({
+      status: 'active',
+      deleted_at: null,
+      status_reason: 'deleted by mistake',
+      status_changed_by: deleter.id,
+    });
+    expect(row.status_changed_at!.getTime()).toBeGreaterThan(deletedAt.getTime());
+    // Tokens from before the restore stay refused, as after a self-deletion's: the player signs in anew.
+    expect(row.tokens_valid_after?.getTime()).toBe(row.status_changed_at!.getTime());
+    expect((await t.request({ method: 'GET', url: '/v1/me', token: player.token })).statusCode).toBe(401);
+    expect(await auditOf(t.db, requestIdOf(response))).toEqual([
+      expect.objectContaining({
+        action: 'users.restore',
+        actor_id: deleter.id,
+        target_type: 'user',
+        target_id: player.id,
+        reason: 'deleted by mistake',
+        summary: {
+          before: { status: 'deleted' },
+          after: { status: 'active' },
+          deleted_by: 'staff',
+          restorable_until: new Date(deletedAt.getTime() + 30 * DAY).toISOString(),
+        },
+      }),
+    ]);
+    const outbox = await t.db
+      .selectFrom('event_outbox')
+      .selectAll()
+      .where('request_id', '=', requestIdOf(response))
+      .execute();
+    expect(outbox).toEqual([expect.objectContaining({ name: 'users.restored', payload: { user_id: player.id } })]);
+    await eventually(() =>
+      expect(t.events).toContainEqual(
+        expect.objectContaining({
+          kind: 'dashboard',
+          name: 'users.restored',
+          payload: { user_id: player.id },
+          actorId: deleter.id,
+        }),
+      ),
+    );
+    expect(await detail(player.id)).toMatchObject({ status: 'active', deleted_at: null, deletion: null });
+  });
+
+  it('a banned user soft-deleted is restored banned: the identity provider still bans them', async () => {
+    const player = await staffDeleted('banned');
+    const response = await restore(deleter, player.id);
+    expect(response.statusCode, response.body).toBe(204);
+    expect(await userRow(player.id)).toMatchObject({ status: 'banned', deleted_at: null });
+    expect(await auditOf(t.db, requestIdOf(response))).toEqual([
+      expect.objectContaining({
+        action: 'users.restore',
+        summary: expect.objectContaining({ before: { status: 'deleted' }, after: { status: 'banned' } }),
+      }),
+    ]);
+    expect((await detail(player.id)).deletion).toBeNull();
+  });
+
+  it('422 invalid_state once the grace period has ended, and for an account not deleted; nothing changes', async () => {
+    const player = await staffDeleted();
+    const deletedAt = new Date(Date.now() - 31 * DAY);
+    await t.db.updateTable('users').set({ deleted_at: deletedAt }).where('id', '=', player.id).execute();
+    const until = new Date(deletedAt.getTime() + 30 * DAY).toISOString();
+    expect((await detail(player.id)).deletion).toEqual({ by: 'staff', restorable_until: until });
+    const before = await stateOf(player.id);
+    const late = await restore(deleter, player.id);
+    expect({ status: late.statusCode, body: late.json() }).toEqual({
+      status: 422,
+      body: {
+        error: 'invalid_state',
+        details: {
+          reason: 'the grace period in which the deletion could be undone has ended',
+          status: 'deleted',
+          deleted_by: 'staff',
+          restorable_until: until,
+        },
+      },
+    });
+    expect(await stateOf(player.id)).toEqual(before);
+    expect(await auditOf(t.db, requestIdOf(late))).toEqual([]);
+
+    const active = await createUser(t.db);
+    const notDeleted = await restore(deleter, active.id);
+    expect({ status: notDeleted.statusCode, body: notDeleted.json() }).toEqual({
+      status: 422,
+      body: { error: 'invalid_state', details: { reason: 'the account is not deleted', status: 'active' } },
+    });
+    expect((await detail(active.id)).deletion).toBeNull();
+  });
+
+  it('404 unknown, 403 without users.delete or above the caller, 400 bad body, 401 no token; nothing changes', async () => {
+    const unknown = await restore(deleter, randomUUID());
+    expect({ status: unknown.statusCode, body: unknown.json() }).toEqual({ status: 404, body: { error: 'not_found' } });
+
+    const player = await staffDeleted();
+    const before = await stateOf(player.id);
+    const reader = await createUser(t.db, ['users.read', 'users.write']);
+    const noPerm = await restore(reader, player.id);
+    expect({ status: noPerm.statusCode, body: noPerm.json() }).toEqual({
+      status: 403,
+      body: { error: 'forbidden', details: { perm: 'users.delete' } },
+    });
+    const badBody = await restore(deleter, player.id, { reason: 'no' });
+    expect(badBody.statusCode).toBe(400);
+    expect(badBody.json()).toEqual(schemaError({ code: 'too_small', path: ['reason'] }));
+    const extraKey = await restore(deleter, player.id, { reason: 'deleted by mistake', hard: true });
+    expect(extraKey.json()).toEqual(schemaError({ code: 'unrecognized_keys' }));
+    const anonymous = await restore(undefined, player.id);
+    expect({ status: anonymous.statusCode, body: anonymous.json() }).toEqual({
+      status: 401,
+      body: { error: 'missing_token' },
+    });
+    expect(await stateOf(player.id)).toEqual(before);
+
+    // Staff who hold more than the deleter: deleted by an owner, not restorable by the deleter.
+    const owner = await createUser(t.db, ['*']);
+    const senior = await createUser(t.db, ['billing.write']);
+    expect((await del(owner, senior.id, { reason: 'left the company' })).statusCode).toBe(204);
+    const above = await restore(deleter, senior.id);
+    expect({ status: above.statusCode, body: above.json() }).toEqual({
+      status: 403,
+      body: {
+        error: 'forbidden',
+        details: { perm: 'billing.write', missing: ['billing.write'], reason: 'the user holds permissions you do not' },
+      },
+    });
+    expect((await userRow(senior.id))?.status).toBe('deleted');
+  });
+});
+
 describe('hard delete', () => {
   it('removes the user and every row they own in one go, keeps a personal-data-free audit trail', async () => {
     const player = await createUser(t.db, ['users.read'], { email: 'erase.me@example.test' });

@@ -111,7 +111,7 @@ export function UserActions({
             isDisabled={deleteMissing !== undefined}
             disabledReason={deleteMissing}
             title={`Restore ${name}?`}
-            consequence="Within the grace period of a deletion the player asked for, the account is active again and the purge is called off. A deletion by staff is not undone here: the service refuses it."
+            consequence="Within the deletion's grace period, the account is back as it was before it (a deletion the player asked for: active again, and the purge is called off). Past it, the service refuses."
             confirmLabel="Restore"
             reason={ruleOf('POST /v1/admin/users/{id}/restore', 'reason')}
             onConfirm={(reason) =>
