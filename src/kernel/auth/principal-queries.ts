@@ -36,6 +36,17 @@ interface PrincipalQueryRow extends Omit<PrincipalRow, 'permissions' | 'roles'> 
   roles: Array<{ key: string; name: string; expires_at: string | null }>;
 }
 
+/** The permission keys of user `u`'s unexpired grants (wildcards as granted). */
+const permissionsOfU = sql`COALESCE((
+             SELECT array_agg(DISTINCT rp.permission_key)
+               FROM user_roles ur
+               JOIN role_permissions rp ON rp.role_id = ur.role_id
+              WHERE ur.user_id = u.id
+                AND (ur.expires_at IS NULL OR ur.expires_at > now())
+           ), '{}')`;
+/** When user `u`'s permissions next change by themselves: the soonest unexpired grant's expiry. */
+const grantsChangeAtOfU = sql`(SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now())`;
+
 export async function queryPrincipalRow(
   db: Kysely<Tables>,
   userId: string,
@@ -51,13 +62,7 @@ export async function queryPrincipalRow(
            ) AS session_revoked,
            (SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = u.id AND ls.session_id =
              ${sessionId}::text) AS session_last_seen_at,
-           COALESCE((
-             SELECT array_agg(DISTINCT rp.permission_key)
-               FROM user_roles ur
-               JOIN role_permissions rp ON rp.role_id = ur.role_id
-              WHERE ur.user_id = u.id
-                AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '{}') AS permissions,
+           ${permissionsOfU} AS permissions,
            COALESCE((
              SELECT json_agg(json_build_object('key', r.key, 'name', r.name, 'expires_at', ur.expires_at) ORDER BY
                r.key)
@@ -66,8 +71,7 @@ export async function queryPrincipalRow(
               WHERE ur.user_id = u.id
                 AND (ur.expires_at IS NULL OR ur.expires_at > now())
            ), '[]') AS roles,
-           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS
-             grants_change_at
+           ${grantsChangeAtOfU} AS grants_change_at
       FROM users u
      WHERE u.id = ${userId}`).execute(db);
   const row = rows[0];
@@ -173,15 +177,7 @@ export async function queryUserAccess(
     grants_change_at: Date | null;
   }>`
     SELECT u.id, u.status, u.tokens_valid_after,
-           COALESCE((
-             SELECT array_agg(DISTINCT rp.permission_key)
-               FROM user_roles ur
-               JOIN role_permissions rp ON rp.role_id = ur.role_id
-              WHERE ur.user_id = u.id
-                AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '{}') AS permissions,
-           (SELECT min(ur.expires_at) FROM user_roles ur WHERE ur.user_id = u.id AND ur.expires_at > now()) AS
-             grants_change_at
+           ${permissionsOfU} AS permissions, ${grantsChangeAtOfU} AS grants_change_at
       FROM users u
      WHERE u.id IN (${sql.join(userIds)})`).execute(db);
   for (const row of rows)

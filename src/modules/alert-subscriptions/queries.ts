@@ -39,20 +39,7 @@ export async function replaceSubscriptions(trx: Db, roleId: string, alerts: read
 
 /** Keys of the user's current roles (unexpired grants) that hear at least one alert. */
 export async function alertRoleKeysOf(db: Db, userId: string, now: Date): Promise<string[]> {
-  const rows = await db
-    .selectFrom('user_roles as ur')
-    .innerJoin('roles as r', 'r.id', 'ur.role_id')
-    .select('r.key')
-    .where('ur.user_id', '=', userId)
-    .where((eb) => eb.or([eb('ur.expires_at', 'is', null), eb('ur.expires_at', '>', now)]))
-    .where((eb) =>
-      eb.exists(
-        eb.selectFrom('role_alert_subscriptions as s').select(sql.lit(1).as('one')).whereRef('s.role_id', '=', 'r.id'),
-      ),
-    )
-    .orderBy('r.key')
-    .execute();
-  return rows.map((row) => row.key);
+  return (await alertRoleKeysOfUsers(db, [userId], now)).get(userId) ?? [];
 }
 
 /** `alertRoleKeysOf` for many users at once: each user's keys, sorted (a user with none is absent). */
