@@ -281,6 +281,11 @@ describe('console sign-in at the identity provider', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(codeExchanges().length).toBe(before);
     expect(await storedSessionIsFor(page)).toBe(owner.id);
+    // Signing out here leaves the sign-in forms, and nothing of the link.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Email').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(await storedSessionIsFor(page)).toBeNull();
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });
@@ -334,7 +339,29 @@ describe('console sign-in with the development link', () => {
     await second.page.getByRole('alert').getByText('This sign-in link was used already or has expired.').waitFor();
     await second.page.getByText('open the sign-in link npm start printed').waitFor();
     expect(await seriousViolations(second.page)).toEqual([]);
+
     await first.context.close();
     await second.context.close();
+  });
+
+  it('does not use a link opened where the owner is signed in; its code still works in another window', async () => {
+    const signedIn = await service.window();
+    await signedIn.page.goto(`${service.origin}/admin/sign-in#code=${service.t.kernel.devSignIn!.issue()}`);
+    await signedIn.page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    const another = service.t.kernel.devSignIn!.issue();
+    await signedIn.page.goto(`${service.origin}/admin/sign-in#code=${another}`);
+    await signedIn.page
+      .getByRole('alert')
+      .getByText('A sign-in link was opened while you are signed in as owner@localhost. It was not used')
+      .waitFor();
+    expect(new URL(signedIn.page.url()).hash).toBe('');
+    expect(await seriousViolations(signedIn.page)).toEqual([]);
+
+    const fresh = await service.window();
+    await fresh.page.goto(`${service.origin}/admin/sign-in#code=${another}`);
+    await fresh.page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    expect(pageProblems(signedIn.page)).toEqual([]);
+    await signedIn.context.close();
+    await fresh.context.close();
   });
 });

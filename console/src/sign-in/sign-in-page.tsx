@@ -24,21 +24,24 @@ interface Arrival {
   devCode: string | undefined;
   linkCode: string | undefined;
   fragmentTokens: boolean;
+  /** The address without them, once they are read (undefined when it had none). */
+  cleanAddress: string | undefined;
 }
 
-function takeArrival(): Arrival {
+function readArrival(): Arrival {
   const fragment = new URLSearchParams(window.location.hash.slice(1));
   const query = new URLSearchParams(window.location.search);
   const linkCode = query.get('code') ?? undefined;
   query.delete('code');
-  if (window.location.hash !== '' || linkCode !== undefined) {
-    const rest = query.toString();
-    window.history.replaceState(null, '', window.location.pathname + (rest === '' ? '' : `?${rest}`));
-  }
+  const rest = query.toString();
   return {
     devCode: fragment.get('code') ?? undefined,
     linkCode,
     fragmentTokens: fragment.has('access_token') || fragment.has('refresh_token'),
+    cleanAddress:
+      window.location.hash !== '' || linkCode !== undefined
+        ? window.location.pathname + (rest === '' ? '' : `?${rest}`)
+        : undefined,
   };
 }
 
@@ -69,7 +72,7 @@ export function SignInPage() {
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const arrival = useRef<Arrival | undefined>(undefined);
-  arrival.current ??= takeArrival();
+  arrival.current ??= readArrival();
   // The session there was when the page opened: a link that returns then never replaces it.
   const sessionAtArrival = useRef<Session | undefined>(undefined);
   const arrived = useRef(false);
@@ -97,6 +100,11 @@ export function SignInPage() {
   useEffect(() => {
     const came = arrival.current;
     if (came === undefined) return;
+    // Codes and tokens leave the address bar (and the history entry) at once.
+    if (came.cleanAddress !== undefined) {
+      window.history.replaceState(null, '', came.cleanAddress);
+      came.cleanAddress = undefined;
+    }
     const signedIn = sessionAtArrival.current;
     // Tokens in an address are whatever its author put there: anyone can make such a link.
     if (came.fragmentTokens) {
@@ -142,6 +150,7 @@ export function SignInPage() {
   const signOut = () => {
     void sessionStore.signOut();
     queryClient.clear();
+    setError(undefined);
   };
 
   return (
