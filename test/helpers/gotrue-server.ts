@@ -1,12 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 
 /**
  * A GoTrue (Supabase Auth) server on loopback, speaking the routes the `gotrue` identity provider
  * calls, with the behaviour of the real handlers (supabase/auth internal/api: admin.go, auth.go,
- * logout.go): users and sessions in memory, GoTrue's error bodies `{ code, error_code, msg }`.
+ * logout.go, magic_link.go, verify.go, token.go, models/flow_state.go): users and sessions in memory,
+ * GoTrue's error bodies `{ code, error_code, msg }`. A magic link asked for with a code challenge
+ * follows the PKCE flow (the link returns with `?code=`, exchanged at `/token?grant_type=pkce`);
+ * one asked for without follows the implicit flow (tokens in the fragment).
  * A test can make it refuse, fail or hang, and reads back every request it received.
  */
 
@@ -79,6 +82,8 @@ export interface GoTrueServer {
   setPassword(userId: string, password: string): void;
   /** Magic links `POST /otp` would have mailed, newest last: open `link` to sign in. */
   readonly sentLinks: Array<{ email: string; link: string }>;
+  /** Signs the user in as `/token` would and returns the tokens (a session of their own). */
+  signIn(userId: string): Promise<{ access_token: string; refresh_token: string }>;
   close(): Promise<void>;
 }
 
@@ -92,6 +97,27 @@ export interface GoTrueServerOptions {
   anonKey?: string;
   /** Life of the access tokens `/token` issues (GoTrue's JWT_EXP; default 3600). */
   accessTokenSeconds?: number;
+}
+
+/** A PKCE flow state (GoTrue's `flow_state` row): the challenge a magic link was asked with. */
+interface FlowState {
+  authCode: string;
+  userId: string;
+  challenge: string;
+  method: 's256' | 'plain';
+  createdAt: number;
+}
+
+/** GoTrue's default FLOW_STATE_EXPIRY_DURATION: an auth code is exchanged within 5 minutes. */
+const FLOW_STATE_EXPIRY_MS = 300_000;
+
+/** GoTrue's `VerifyPKCE`: S256 compares base64url(SHA-256(verifier)) with the challenge, in constant time. */
+function verifierMatches(flow: FlowState, verifier: string): boolean {
+  const expected = Buffer.from(flow.challenge);
+  const given = Buffer.from(
+    flow.method === 's256' ? createHash('sha256').update(verifier).digest('base64url') : verifier,
+  );
+  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -112,8 +138,10 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
   const passwords = new Map<string, string>();
   /** Refresh token → the session it renews; each is used once (GoTrue rotates them). */
   const refreshTokens = new Map<string, { userId: string; sessionId: string }>();
-  /** One-time magic-link tokens → the email and where the link returns. */
-  const linkTokens = new Map<string, { userId: string; redirectTo: string }>();
+  /** One-time magic-link tokens → the user, where the link returns, and its PKCE flow state if any. */
+  const linkTokens = new Map<string, { userId: string; redirectTo: string; flow?: FlowState }>();
+  /** PKCE flow states by auth code (GoTrue's `flow_state` table): one exchange each. */
+  const flowStates = new Map<string, FlowState>();
   const sentLinks: Array<{ email: string; link: string }> = [];
   let base = '';
 
@@ -192,12 +220,92 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
       refreshTokens.delete(String(fields.refresh_token));
       return send(response, 200, await sessionTokens(user, held.sessionId));
     }
+    if (path === '/token' && grantType === 'pkce') {
+      const authCode = typeof fields.auth_code === 'string' ? fields.auth_code : '';
+      const verifier = typeof fields.code_verifier === 'string' ? fields.code_verifier : '';
+      if (authCode === '' || verifier === '')
+        return send(
+          response,
+          400,
+          goTrueError(
+            400,
+            'validation_failed',
+            'invalid request: both auth code and code verifier should be non-empty',
+          ),
+        );
+      const flow = flowStates.get(authCode);
+      const user = flow === undefined ? undefined : users.get(flow.userId);
+      if (flow === undefined || user === undefined)
+        return send(
+          response,
+          404,
+          goTrueError(404, 'flow_state_not_found', 'invalid flow state, no valid flow state found'),
+        );
+      if (Date.now() - flow.createdAt > FLOW_STATE_EXPIRY_MS)
+        return send(
+          response,
+          422,
+          goTrueError(422, 'flow_state_expired', 'invalid flow state, flow state has expired'),
+        );
+      if (!verifierMatches(flow, verifier))
+        return send(
+          response,
+          400,
+          goTrueError(400, 'bad_code_verifier', 'code challenge does not match previously saved code verifier'),
+        );
+      flowStates.delete(authCode);
+      const sessionId = randomUUID();
+      sessions.set(sessionId, user.id);
+      return send(response, 200, await sessionTokens(user, sessionId));
+    }
     if (path === '/otp') {
+      const challenge = typeof fields.code_challenge === 'string' ? fields.code_challenge : '';
+      const method = typeof fields.code_challenge_method === 'string' ? fields.code_challenge_method : '';
+      if ((challenge === '') !== (method === ''))
+        return send(
+          response,
+          400,
+          goTrueError(400, 'validation_failed', 'PKCE flow requires code_challenge_method and code_challenge'),
+        );
+      if (challenge !== '' && (challenge.length < 43 || challenge.length > 128))
+        return send(
+          response,
+          400,
+          goTrueError(400, 'validation_failed', 'code challenge has to be between 43 and 128 characters'),
+        );
+      if (challenge !== '' && !/^[A-Za-z0-9._~-]+$/.test(challenge))
+        return send(
+          response,
+          400,
+          goTrueError(
+            400,
+            'validation_failed',
+            'code challenge can only contain alphanumeric characters, hyphens, periods, underscores and tildes',
+          ),
+        );
+      const flowMethod = method.toLowerCase();
+      if (method !== '' && flowMethod !== 's256' && flowMethod !== 'plain')
+        return send(
+          response,
+          400,
+          goTrueError(400, 'validation_failed', `unsupported code_challenge method "${method}"`),
+        );
       const user = [...users.values()].find((each) => each.email === fields.email);
       // GoTrue answers the same whether or not the account exists (no account enumeration).
       if (user !== undefined) {
-        const token = randomUUID();
-        linkTokens.set(token, { userId: user.id, redirectTo: url.searchParams.get('redirect_to') ?? '' });
+        const flow =
+          challenge === ''
+            ? undefined
+            : {
+                authCode: randomUUID(),
+                userId: user.id,
+                challenge,
+                method: flowMethod as FlowState['method'],
+                createdAt: Date.now(),
+              };
+        // A PKCE link's token carries GoTrue's `pkce_` prefix.
+        const token = `${flow === undefined ? '' : 'pkce_'}${randomUUID().replace(/-/g, '')}`;
+        linkTokens.set(token, { userId: user.id, redirectTo: url.searchParams.get('redirect_to') ?? '', flow });
         sentLinks.push({ email: user.email, link: `${base}/verify?token=${token}&type=magiclink` });
       }
       return send(response, 200, {});
@@ -208,6 +316,15 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
       if (held === undefined || user === undefined)
         return send(response, 403, goTrueError(403, 'otp_expired', 'Email link is invalid or has expired'));
       linkTokens.delete(url.searchParams.get('token') ?? '');
+      if (held.flow !== undefined) {
+        // PKCE: the redirect carries only the auth code, in the query; the session comes from
+        // `/token?grant_type=pkce` with the verifier of the challenge the link was asked with.
+        flowStates.set(held.flow.authCode, held.flow);
+        const target = new URL(held.redirectTo);
+        target.searchParams.set('code', held.flow.authCode);
+        response.writeHead(303, { location: target.toString() }).end();
+        return;
+      }
       const sessionId = randomUUID();
       sessions.set(sessionId, user.id);
       // The redirect carries the session in its fragment, as GoTrue's implicit flow does.
@@ -412,6 +529,13 @@ export async function startGoTrueServer(options: GoTrueServerOptions): Promise<G
       passwords.set(userId, password);
     },
     sentLinks,
+    async signIn(userId) {
+      const user = users.get(userId);
+      if (user === undefined) throw new Error(`no GoTrue user ${userId}`);
+      const sessionId = randomUUID();
+      sessions.set(sessionId, userId);
+      return sessionTokens(user, sessionId);
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const socket of sockets) socket.destroy();

@@ -49,7 +49,10 @@ export function GoTrueForms({ settings, onSignedIn, onError }: GoTrueFormsProps)
         </Button>
       </div>
       {linkSent ? (
-        <p role="status">If {email.trim()} belongs to a staff account, a sign-in link is on its way.</p>
+        <p role="status">
+          If {email.trim()} belongs to a staff account, a sign-in link is on its way. It works only in this tab: open it
+          here (paste it into this tab's address bar).
+        </p>
       ) : null}
     </Form>
   );
