@@ -149,7 +149,8 @@ function keySetFetch(meter: PeerCallMeter | undefined): KeySetFetch {
       'GET',
       url,
       async (exchange) => {
-        const response = await fetch(url, { ...init, headers: traceHeaders(init.headers) });
+        // A copy: jose hands every fetch of the key set the same Headers, and a trace's must not stay in it.
+        const response = await fetch(url, { ...init, headers: traceHeaders(new Headers(init.headers)) });
         recordHttpStatus(exchange, response.status);
         return response;
       },

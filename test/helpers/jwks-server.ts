@@ -55,6 +55,8 @@ export interface JwksServer {
   readonly hits: number;
   /** The `traceparent` header of each fetch (undefined when it had none). */
   readonly traceparents: Array<string | undefined>;
+  /** The `tracestate` header of each fetch (undefined when it had none). */
+  readonly tracestates: Array<string | undefined>;
   /** Replace the published keys (key rotation). */
   publish(keys: SigningKey[]): void;
   close(): Promise<void>;
@@ -65,14 +67,16 @@ export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
   let published = keys;
   let hits = 0;
   const traceparents: Array<string | undefined> = [];
+  const tracestates: Array<string | undefined> = [];
   const server: Server = createServer((request, response) => {
     if (request.url !== '/.well-known/jwks.json') {
       response.writeHead(404).end();
       return;
     }
     hits += 1;
-    const traceparent = request.headers.traceparent;
-    traceparents.push(Array.isArray(traceparent) ? traceparent[0] : traceparent);
+    const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+    traceparents.push(first(request.headers.traceparent));
+    tracestates.push(first(request.headers.tracestate));
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ keys: published.map((key) => key.publicJwk) }));
   });
@@ -84,6 +88,7 @@ export async function startJwksServer(keys: SigningKey[]): Promise<JwksServer> {
       return hits;
     },
     traceparents,
+    tracestates,
     publish(next) {
       published = next;
     },

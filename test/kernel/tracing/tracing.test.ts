@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { JWKS_REFETCH_COOLDOWN_MS } from '../../../src/kernel/tokens.js';
 import { tracesUrl } from '../../../src/kernel/tracing/tracing.js';
 import { captureLog, type CapturedLog } from '../../helpers/captured-log.js';
 import { makeSigningKey, signAsymmetric, startJwksServer, type JwksServer } from '../../helpers/jwks-server.js';
@@ -191,6 +192,63 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       .filter((line) => line.request_id === requestId);
     expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
     for (const line of lines) expect(line).toMatchObject({ trace_id: traceId, span_id: server.spanId });
+  });
+
+  // Last: it moves the wall clock past jose's cooldown, and jose remembers the (fake) fetch time.
+  it("sends each key set fetch its own trace's context only, never what an earlier caller's tracestate left", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const t0 = Date.now();
+      const user = await createUser(t.db, ['users.read']);
+      /** A token of a key newly published: the key set is fetched again (once the cooldown has passed). */
+      const rotatedGet = async (at: number, tracestate?: string) => {
+        const rotated = await makeSigningKey('ES256');
+        jwks.publish([key, rotated]);
+        vi.setSystemTime(at);
+        const token = await signAsymmetric(rotated, { sub: user.id, email: user.email });
+        const traceId = hex(16);
+        const response = await fetch(`${api}/v1/admin/users/${user.id}`, {
+          headers: {
+            authorization: `Bearer ${token}`,
+            traceparent: `00-${traceId}-${hex(8)}-01`,
+            ...(tracestate === undefined ? {} : { tracestate }),
+          },
+        });
+        expect(response.status).toBe(200);
+        return { traceId, fetched: { traceparent: jwks.traceparents.at(-1), tracestate: jwks.tracestates.at(-1) } };
+      };
+      const first = await rotatedGet(t0 + JWKS_REFETCH_COOLDOWN_MS + 1_000, 'caller=one');
+      expect(first.fetched.traceparent?.split('-')[1]).toBe(first.traceId);
+      expect(first.fetched.tracestate).toBe('caller=one');
+      const second = await rotatedGet(t0 + 2 * JWKS_REFETCH_COOLDOWN_MS + 2_000);
+      expect(second.fetched.traceparent?.split('-')[1]).toBe(second.traceId);
+      expect(second.fetched.tracestate).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('the log lines of a traced service outside any span', () => {
+  it('are written with their own fields, none of an earlier line and no trace fields', () => {
+    const logged = captureLog({ traced: true });
+    logged.log.info({ job_id: 7, summary: { pruned: 0 } }, 'scheduled job ran');
+    logged.log.error({ err: new Error('poll failed') }, 'scheduled jobs poll failed');
+    logged.log.info({ metrics: 'http://127.0.0.1:9464/metrics' }, 'metrics listening');
+    logged.log.info('no fields of its own');
+    const lines = logged.lines().map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line.msg)).toEqual([
+      'scheduled job ran',
+      'scheduled jobs poll failed',
+      'metrics listening',
+      'no fields of its own',
+    ]);
+    expect(lines[0]).toMatchObject({ job_id: 7, summary: { pruned: 0 } });
+    expect(lines[1]).toMatchObject({ err: { message: 'poll failed' } });
+    expect(lines[2]).not.toHaveProperty('job_id');
+    expect(lines[2]).not.toHaveProperty('err');
+    expect(lines[3]).not.toHaveProperty('metrics');
+    for (const line of lines) expect(line).not.toHaveProperty('trace_id');
   });
 });
 
