@@ -63,37 +63,32 @@ async function runsTheJobThenDrains(receiver: OtlpReceiver, { served }: ServedBe
 }
 
 describe('serve with tracing on', () => {
-  let receiver: OtlpReceiver;
-  let fixture: ServedBehindIdentity;
+  // Both instances start at once: their starts, the scheduler's first poll and the export delay overlap.
+  let plain: { receiver: OtlpReceiver; fixture?: ServedBehindIdentity };
+  let withMetrics: { receiver: OtlpReceiver; fixture?: ServedBehindIdentity };
   beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    fixture = await serveTraced(receiver);
+    plain = { receiver: await startOtlpReceiver() };
+    withMetrics = { receiver: await startOtlpReceiver() };
+    const metricsPort = String(await closedPort());
+    [plain.fixture, withMetrics.fixture] = await Promise.all([
+      serveTraced(plain.receiver),
+      serveTraced(withMetrics.receiver, { METRICS_PORT: metricsPort }),
+    ]);
     // A start under a loaded machine can take most of a minute.
   }, 120_000);
   afterAll(async () => {
-    await fixture?.close();
-    await receiver?.close();
+    for (const { receiver, fixture } of [plain, withMetrics]) {
+      await fixture?.close();
+      await receiver?.close();
+    }
   });
 
   it('runs a scheduled job, exports its span, stays up, and exits 0 on SIGTERM', async () => {
-    await runsTheJobThenDrains(receiver, fixture);
+    await runsTheJobThenDrains(plain.receiver, plain.fixture!);
   }, 90_000);
-});
 
-describe('serve with tracing on and METRICS_PORT set', () => {
-  let receiver: OtlpReceiver;
-  let fixture: ServedBehindIdentity;
-  beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    fixture = await serveTraced(receiver, { METRICS_PORT: String(await closedPort()) });
-  }, 120_000);
-  afterAll(async () => {
-    await fixture?.close();
-    await receiver?.close();
-  });
-
-  it('starts (the metrics listener logs its address), runs a scheduled job, exports its span, exits 0 on SIGTERM', async () => {
-    expect(fixture.served.output().stdout).toMatch(/"msg":"metrics listening"/);
-    await runsTheJobThenDrains(receiver, fixture);
+  it('with METRICS_PORT set: starts (the metrics listener logs its address), runs a job, exits 0 on SIGTERM', async () => {
+    expect(withMetrics.fixture!.served.output().stdout).toMatch(/"msg":"metrics listening"/);
+    await runsTheJobThenDrains(withMetrics.receiver, withMetrics.fixture!);
   }, 90_000);
 });
