@@ -12,6 +12,7 @@ export type TrustProxy = boolean | number | string[];
 
 export interface Config {
   port: number;
+  /** Listening address: 127.0.0.1 by default, 0.0.0.0 with NODE_ENV=production. */
   host: string;
   dataDir: string;
   /** PostgreSQL; when absent the embedded PGlite database under `dataDir` is used. */
@@ -312,7 +313,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('JWT_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
   }
   const jwksUrl = url(env, 'JWKS_URL', ['http:', 'https:']);
-  const host = hostSetting(env, 'HOST', '0.0.0.0');
+  // Development (which prints an owner token) stays on loopback; production is meant to be reached.
+  const host = hostSetting(env, 'HOST', env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
   const dataDir = resolve(present(env, 'DATA_DIR') ?? './data');
 
   const config: Config = {

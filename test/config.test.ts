@@ -34,7 +34,7 @@ describe('loadConfig', () => {
   it('defaults every setting', () => {
     expect(loadConfig({})).toStrictEqual({
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       dataDir: resolve('./data'),
       databaseUrl: undefined,
       databasePoolSize: 10,
@@ -429,6 +429,15 @@ describe('loadConfig', () => {
       const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' };
       expect(loadConfig({ ...production, JWT_SECRET: SECRET }).production).toBe(true);
       expect(loadConfig({ ...production, JWKS_URL: 'https://id.example.test/jwks' }).production).toBe(true);
+    });
+
+    it('listens on every interface by default in production, on loopback only otherwise', () => {
+      const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET };
+      expect(loadConfig(production).host).toBe('0.0.0.0');
+      expect(loadConfig({ ...production, HOST: '10.1.2.3' }).host).toBe('10.1.2.3');
+      expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).host).toBe('127.0.0.1');
+      expect(loadConfig({ NODE_ENV: 'development' }).host).toBe('127.0.0.1');
+      expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     });
   });
 
