@@ -1,5 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { answeredRequestId } from './request-id.js';
 
 /** What a browser may send: the bearer token, JSON bodies, idempotent retries, its own request id. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
@@ -46,7 +47,7 @@ export async function installCors(app: FastifyInstance, origins: readonly string
   };
   // The preflight is answered before the pipeline's hook names the request: it carries its id too.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.method === 'OPTIONS') reply.header('x-request-id', request.id);
+    if (request.method === 'OPTIONS') reply.header('x-request-id', answeredRequestId(request));
     done();
   });
   // A delegator also makes every answer `Vary: Origin`, so a shared cache never hands one origin's
