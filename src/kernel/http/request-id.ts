@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 
 const INBOUND_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -24,6 +24,15 @@ export function clientRequestId(request: IncomingMessage): string | undefined {
 /** The answer's `x-request-id`: the caller's own id echoed when it sent one, else the service's. */
 export function answeredRequestId(request: FastifyRequest): string {
   return clientRequestId(request.raw) ?? request.id;
+}
+
+/**
+ * The headers every answer carries, set once as a request starts: its id, and `nosniff` so no
+ * browser reads a JSON or text answer as a script or a page.
+ */
+export function stampAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', answeredRequestId(request));
+  reply.header('x-content-type-options', 'nosniff');
 }
 
 /** Each request's log lines carry the caller's id beside the service's, so either finds the other. */
