@@ -9,7 +9,7 @@ import { unstorableInput } from './kernel/http/input-guard.js';
 import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/http/json-body.js';
 import type { Kernel } from './kernel/kernel.js';
 import { installOpenApi } from './kernel/openapi.js';
-import { requestIdFor } from './kernel/http/request-id.js';
+import { requestLogger, serviceRequestId, stampAnswer } from './kernel/http/request-id.js';
 import type { ZodApp } from './kernel/http/zod-app.js';
 import { installMetrics } from './kernel/metrics/install.js';
 import { traceRequests } from './kernel/tracing/http.js';
@@ -61,7 +61,8 @@ function fastifyTrustProxy(trust: Config['trustProxy']) {
 export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.logger === false ? undefined : kernel.log,
-    genReqId: requestIdFor,
+    genReqId: serviceRequestId,
+    childLoggerFactory: requestLogger,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
       disableRequestLogging: kernel.config.production,
@@ -76,7 +77,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
     clientErrorHandler: answerClientError,
     // Errors the router raises before any hook (a malformed URL) get our body and request id too.
     frameworkErrors: (error, request, reply) => {
-      reply.header('x-request-id', request.id);
+      stampAnswer(request, reply);
       return handleError(error, request, reply);
     },
   });
@@ -92,7 +93,7 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
   await installCors(app, kernel.config.corsOrigins);
   installRequestPipeline(app, kernel);
   installSlowClientGuards(app, kernel.config);
-  await installOpenApi(app, API_TAGS);
+  await installOpenApi(app, API_TAGS, { docsUi: kernel.config.docsUi });
 
   const zodApp = app.withTypeProvider<ZodTypeProvider>();
   for (const area of AREAS) for (const register of area.routes) register(zodApp, kernel);

@@ -12,6 +12,7 @@ export type TrustProxy = boolean | number | string[];
 
 export interface Config {
   port: number;
+  /** Listening address: 127.0.0.1 by default, 0.0.0.0 with NODE_ENV=production. */
   host: string;
   dataDir: string;
   /** PostgreSQL; when absent the embedded PGlite database under `dataDir` is used. */
@@ -82,6 +83,8 @@ export interface Config {
   storageS3SecretAccessKey: string | undefined;
   /** Whether this instance probes, flushes its signals and evaluates the incident rules (INCIDENT_MONITOR=on|off). */
   incidentMonitor: boolean;
+  /** Whether /docs serves the interactive API reference (DOCS_UI=on|off); /openapi.json is served either way. */
+  docsUi: boolean;
   /** Seconds between two incident monitor ticks (probe, flush, evaluate). */
   incidentEvaluateSeconds: number;
   /** Requests under way in one instance past which new ones are answered 503 at once (0: no limit). */
@@ -312,7 +315,8 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('JWT_SECRET', `must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
   }
   const jwksUrl = url(env, 'JWKS_URL', ['http:', 'https:']);
-  const host = hostSetting(env, 'HOST', '0.0.0.0');
+  // Development (which prints an owner token) stays on loopback; production is meant to be reached.
+  const host = hostSetting(env, 'HOST', env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1');
   const dataDir = resolve(present(env, 'DATA_DIR') ?? './data');
 
   const config: Config = {
@@ -363,6 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
     storageS3AccessKeyId: present(env, 'STORAGE_S3_ACCESS_KEY_ID'),
     storageS3SecretAccessKey: present(env, 'STORAGE_S3_SECRET_ACCESS_KEY'),
     incidentMonitor: onOff(env, 'INCIDENT_MONITOR', true),
+    docsUi: onOff(env, 'DOCS_UI', true),
     incidentEvaluateSeconds: integer(env, 'INCIDENT_EVALUATE_SECONDS', 5, 1, 300),
     maxRequestsInFlight: integer(env, 'MAX_REQUESTS_IN_FLIGHT', 1_000, 0, 1_000_000),
     requestHeadersTimeoutSeconds: integer(env, 'REQUEST_HEADERS_TIMEOUT_SECONDS', 10, 1, 300),

@@ -34,7 +34,7 @@ describe('loadConfig', () => {
   it('defaults every setting', () => {
     expect(loadConfig({})).toStrictEqual({
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       dataDir: resolve('./data'),
       databaseUrl: undefined,
       databasePoolSize: 10,
@@ -75,6 +75,7 @@ describe('loadConfig', () => {
       storageS3AccessKeyId: undefined,
       storageS3SecretAccessKey: undefined,
       incidentMonitor: true,
+      docsUi: true,
       incidentEvaluateSeconds: 5,
       maxRequestsInFlight: 1000,
       requestHeadersTimeoutSeconds: 10,
@@ -137,6 +138,7 @@ describe('loadConfig', () => {
       STORAGE_S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
       STORAGE_S3_SECRET_ACCESS_KEY: 's3-secret',
       INCIDENT_MONITOR: 'off',
+      DOCS_UI: 'off',
       INCIDENT_EVALUATE_SECONDS: '15',
       MAX_REQUESTS_IN_FLIGHT: '0',
       REQUEST_HEADERS_TIMEOUT_SECONDS: '5',
@@ -199,6 +201,7 @@ describe('loadConfig', () => {
       storageS3AccessKeyId: 'AKIAEXAMPLE',
       storageS3SecretAccessKey: 's3-secret',
       incidentMonitor: false,
+      docsUi: false,
       incidentEvaluateSeconds: 15,
       maxRequestsInFlight: 0,
       requestHeadersTimeoutSeconds: 5,
@@ -244,6 +247,7 @@ describe('loadConfig', () => {
     { env: { LOG_FORMAT: 'text' }, setting: 'LOG_FORMAT' },
     { env: { SCHEDULED_JOBS: 'sometimes' }, setting: 'SCHEDULED_JOBS' },
     { env: { INCIDENT_MONITOR: 'maybe' }, setting: 'INCIDENT_MONITOR' },
+    { env: { DOCS_UI: 'maybe' }, setting: 'DOCS_UI' },
     { env: { INCIDENT_EVALUATE_SECONDS: '0' }, setting: 'INCIDENT_EVALUATE_SECONDS' },
     { env: { MAX_REQUESTS_IN_FLIGHT: '-1' }, setting: 'MAX_REQUESTS_IN_FLIGHT' },
     { env: { REQUEST_HEADERS_TIMEOUT_SECONDS: '0' }, setting: 'REQUEST_HEADERS_TIMEOUT_SECONDS' },
@@ -429,6 +433,15 @@ describe('loadConfig', () => {
       const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform' };
       expect(loadConfig({ ...production, JWT_SECRET: SECRET }).production).toBe(true);
       expect(loadConfig({ ...production, JWKS_URL: 'https://id.example.test/jwks' }).production).toBe(true);
+    });
+
+    it('listens on every interface by default in production, on loopback only otherwise', () => {
+      const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET };
+      expect(loadConfig(production).host).toBe('0.0.0.0');
+      expect(loadConfig({ ...production, HOST: '10.1.2.3' }).host).toBe('10.1.2.3');
+      expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET }).host).toBe('127.0.0.1');
+      expect(loadConfig({ NODE_ENV: 'development' }).host).toBe('127.0.0.1');
+      expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
     });
   });
 

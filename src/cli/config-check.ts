@@ -33,6 +33,7 @@ const SETTINGS: Array<[name: string, show: (config: Config) => Shown]> = [
   ['CORS_ORIGINS', (c) => listed(c.corsOrigins)],
   ['SCHEDULED_JOBS', (c) => onOff(c.scheduledJobs)],
   ['INCIDENT_MONITOR', (c) => onOff(c.incidentMonitor)],
+  ['DOCS_UI', (c) => onOff(c.docsUi)],
   ['INCIDENT_EVALUATE_SECONDS', (c) => String(c.incidentEvaluateSeconds)],
   ['MAX_REQUESTS_IN_FLIGHT', (c) => String(c.maxRequestsInFlight)],
   ['MAX_ANONYMOUS_UPLOADS', (c) => String(c.maxAnonymousUploads)],

@@ -88,7 +88,7 @@ export async function serveCommand(io: CommandIo): Promise<void> {
   const lines = [
     `Platform API listening on ${base} ` +
       `(${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`,
-    `API reference: ${base}/docs`,
+    `API reference: ${base}${config.docsUi ? '/docs' : '/openapi.json'}`,
   ];
   // The code rides in the fragment: browsers never send it, so no access log or proxy sees it.
   const signInCode = kernel.devSignIn?.issue();

@@ -175,9 +175,29 @@ function withNamedSchemas(document: OpenApiDocument): OpenApiDocument {
   return named;
 }
 
+/**
+ * Swagger UI's own policy: its bundle, stylesheet and initializer are files of this origin (no
+ * inline code), it reads /openapi.json and tries operations on this origin; never framed. Its
+ * bundle adds one fixed <style> element, allowed by its hash (test/kernel/docs-ui.test.ts fails
+ * in Chromium if an upgrade changes it).
+ */
+export const DOCS_CONTENT_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join('; ');
+
 export async function installOpenApi(
   app: FastifyInstance,
   tags: Array<{ name: string; description: string }>,
+  { docsUi }: { docsUi: boolean },
 ): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -234,6 +254,6 @@ export async function installOpenApi(
       return document;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  if (docsUi) await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CONTENT_POLICY });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

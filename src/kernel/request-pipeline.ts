@@ -4,6 +4,7 @@ import type { Kernel } from './kernel.js';
 import { overloaded } from './errors.js';
 import { isHealthRoute } from './http/health-routes.js';
 import { admitRequest } from './http/overload.js';
+import { stampAnswer } from './http/request-id.js';
 import { RATE_LIMITS, type RateLimitName } from './rate-limits.js';
 
 /**
@@ -53,7 +54,7 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): vo
   // A callback hook whose open, unlimited routes (health, public reads) finish synchronously:
   // no promise on the path every cheap answer takes.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    stampAnswer(request, reply);
     if (!admitRequest(kernel.load, request, reply)) return done(overloaded());
     // Every rule below decides on the route the router matched, never on the raw URL.
     const path = request.routeOptions.url;

@@ -97,6 +97,14 @@ describe('config check', () => {
       expect(report.settings[name]).toEqual({ value: '***', source: 'environment' });
     expect(report.settings.PORT).toEqual({ value: '8080', source: 'default' });
     expect(report.settings.NODE_ENV).toEqual({ value: 'production', source: 'environment' });
+    expect(report.settings.HOST).toEqual({ value: '0.0.0.0', source: 'default' });
+    expect(report.settings.DOCS_UI).toEqual({ value: 'on', source: 'default' });
+    const docsOff = await cliInProcess(['config', 'check', '--json'], {
+      ...PRODUCTION,
+      DATA_DIR: join(dir, 'prod'),
+      DOCS_UI: 'off',
+    });
+    expect(JSON.parse(docsOff.stdout).settings.DOCS_UI).toEqual({ value: 'off', source: 'environment' });
 
     const text = await cliInProcess(['config', 'check'], { ...PRODUCTION, DATA_DIR: join(dir, 'prod') });
     expect(text.code).toBe(0);

@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { prepareDataDir } from '../helpers/data-dir.js';
 import { serve } from './cli-process.js';
 
 /** `platform-api serve` as a newcomer runs it: the embedded default, nothing configured; its printed token and link. */
@@ -73,5 +74,45 @@ describe('platform-api serve on the embedded default', () => {
     expect((await exchange(second.base, first.signInCode)).status).toBe(401);
     expect((await exchange(second.base, second.signInCode)).status).toBe(200);
     expect(await second.stop()).toBe(0);
+  }, 90_000);
+});
+
+/** The machine's IPv4 addresses other than loopback (0.0.0.0 is every IPv4 interface). */
+const outsideAddresses = () =>
+  Object.values(networkInterfaces())
+    .flat()
+    .filter((address) => address !== undefined && !address.internal && address.family === 'IPv4')
+    .map((address) => address!.address);
+
+/** Whether anything answers on that host and port (a refused connection is `false`). */
+const answers = (host: string, port: string) =>
+  fetch(`http://${host}:${port}/health/live`, { signal: AbortSignal.timeout(5_000) }).then(
+    (response) => response.status === 200,
+    () => false,
+  );
+
+describe('platform-api serve: where it listens', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pa-serve-host-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('without HOST, development answers on loopback only; HOST=0.0.0.0 opens every interface', async () => {
+    await prepareDataDir(dir);
+    // The development mode prints an owner token: other machines must not reach it by default.
+    const local = await serve({ DATA_DIR: dir, HOST: '' });
+    const port = new URL(local.base).port;
+    try {
+      expect(await answers('127.0.0.1', port)).toBe(true);
+      for (const host of outsideAddresses()) expect(await answers(host, port), host).toBe(false);
+    } finally {
+      expect(await local.stop()).toBe(0);
+    }
+
+    const everywhere = await serve({ DATA_DIR: dir, HOST: '0.0.0.0' });
+    const open = new URL(everywhere.base).port;
+    try {
+      for (const host of ['127.0.0.1', ...outsideAddresses()]) expect(await answers(host, open), host).toBe(true);
+    } finally {
+      expect(await everywhere.stop()).toBe(0);
+    }
   }, 90_000);
 });

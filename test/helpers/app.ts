@@ -60,6 +60,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     storageS3SecretAccessKey: undefined,
     // Tests drive the incident monitor through evaluate(now); no timer changes their panic level.
     incidentMonitor: false,
+    docsUi: true,
     incidentEvaluateSeconds: 5,
     maxRequestsInFlight: 1_000,
     requestHeadersTimeoutSeconds: 10,

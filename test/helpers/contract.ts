@@ -77,7 +77,7 @@ export class ContractChecker {
   }
 }
 
-/** Violations by request id, until the test's call collects them (test/helpers/app.ts). */
+/** Violations by the answer's x-request-id, until the test's call collects them (test/helpers/app.ts). */
 export type ContractViolations = Map<string, string>;
 
 /** Installs the check on an app (before it is ready); violations go into the map returned. */
@@ -91,7 +91,7 @@ export function checkAnswersAgainstContract(app: FastifyInstance): ContractViola
       const contentType = String(reply.getHeader('content-type') ?? '');
       const body = payload === null ? '' : payload.toString();
       const problem = checker.check(request.method, route, reply.statusCode, contentType, body);
-      if (problem !== undefined) violations.set(request.id, problem);
+      if (problem !== undefined) violations.set(String(reply.getHeader('x-request-id') ?? request.id), problem);
     }
     done(null, payload);
   });

@@ -60,7 +60,9 @@ describe("an error raised while the answer's headers are written", () => {
       const logged = log
         .lines()
         .map((line) => JSON.parse(line))
-        .filter((line) => line.request_id === `probe-${path.length}-${method}` && line.msg === 'unhandled error');
+        .filter(
+          (line) => line.client_request_id === `probe-${path.length}-${method}` && line.msg === 'unhandled error',
+        );
       expect(logged).toHaveLength(1);
       expect(logged[0].err.code).toBe('ERR_INVALID_CHAR');
     },

@@ -440,11 +440,11 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       url: '/v1/admin/ops/panic',
       token: operator.token,
       payload: { level: 'degraded', reason },
-      headers: { 'x-request-id': 'panic-set-1', 'user-agent': 'ops-console/2.0' },
+      headers: { 'user-agent': 'ops-console/2.0' },
       remoteAddress: '203.0.113.9',
     });
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.headers['x-request-id']).toBe('panic-set-1');
+    const requestId = response.headers['x-request-id'] as string;
     const body = response.json();
     expect(body).toEqual({
       panic: { level: 'degraded', reason, set_by: operator.id, set_at: expect.any(String), auto: false },
@@ -478,7 +478,7 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       action: 'ops.panic.set',
       target_type: 'panic',
       target_id: 'global',
-      request_id: 'panic-set-1',
+      request_id: requestId,
       ip: '203.0.113.9',
       user_agent: 'ops-console/2.0',
       reason,
@@ -486,7 +486,7 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
     });
 
     const payload = { level: 'degraded', previous_level: 'off', reason, set_by: operator.id, auto: false };
-    const outbox = await outboxRows('panic-set-1');
+    const outbox = await outboxRows(requestId);
     expect(
       outbox.map((e) => ({
         kind: e.kind,
@@ -496,13 +496,13 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
         request_id: e.request_id,
       })),
     ).toEqual([
-      { kind: 'alert', name: 'panic_mode_changed', payload, actor_id: operator.id, request_id: 'panic-set-1' },
-      { kind: 'dashboard', name: 'ops.panic_changed', payload, actor_id: operator.id, request_id: 'panic-set-1' },
+      { kind: 'alert', name: 'panic_mode_changed', payload, actor_id: operator.id, request_id: requestId },
+      { kind: 'dashboard', name: 'ops.panic_changed', payload, actor_id: operator.id, request_id: requestId },
     ]);
     await eventually(() => {
       expect(
         t.events
-          .filter((e) => e.requestId === 'panic-set-1')
+          .filter((e) => e.requestId === requestId)
           .map((e) => ({ kind: e.kind, name: e.name, payload: e.payload, actorId: e.actorId })),
       ).toEqual([
         { kind: 'alert', name: 'panic_mode_changed', payload, actorId: operator.id },
@@ -529,8 +529,8 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
       url: '/v1/admin/ops/panic',
       token: operator.token,
       payload: { level: 'lockdown', reason: '   Failover   ' },
-      headers: { 'x-request-id': 'panic-set-2' },
     });
+    const requestId = response.headers['x-request-id'] as string;
     expect(response.statusCode).toBe(200);
     expect(response.json().panic).toMatchObject({
       level: 'lockdown',
@@ -540,14 +540,14 @@ describe('setOpsPanicMode: POST and GET /v1/admin/ops/panic', () => {
     });
     const audit = (await auditRows()).at(-1)!;
     expect(audit).toMatchObject({
-      request_id: 'panic-set-2',
+      request_id: requestId,
       reason: 'Failover',
       summary: {
         before: { level: 'degraded', reason: 'First incident' },
         after: { level: 'lockdown', reason: 'Failover' },
       },
     });
-    expect((await outboxRows('panic-set-2')).map((e) => e.payload)).toEqual([
+    expect((await outboxRows(requestId)).map((e) => e.payload)).toEqual([
       { level: 'lockdown', previous_level: 'degraded', reason: 'Failover', set_by: operator.id, auto: false },
       { level: 'lockdown', previous_level: 'degraded', reason: 'Failover', set_by: operator.id, auto: false },
     ]);

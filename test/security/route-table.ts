@@ -121,16 +121,16 @@ export interface RouteConfig {
  */
 export function routeRecorder() {
   const configs = new Map<string, RouteConfig>();
-  /** Request id → the route matched (`METHOD /path`), or null when none was (the not-found handler answered). */
+  /** The answer's x-request-id → the route matched (`METHOD /path`), or null when none was (the not-found handler answered). */
   const matched = new Map<string, string | null>();
   return {
     configs,
     matched,
     extraRoutes(app: ZodApp) {
-      app.addHook('onResponse', async (request) => {
+      app.addHook('onResponse', async (request, reply) => {
         const url = request.routeOptions.url;
         const key = url === undefined ? null : `${request.method} ${url.replace(/:(\w+)/g, '{$1}')}`;
-        matched.set(request.id, key);
+        matched.set(String(reply.getHeader('x-request-id') ?? request.id), key);
         if (key !== null)
           configs.set(key, {
             perms: request.routeOptions.config.perms,

@@ -1,5 +1,6 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { stampAnswer } from './request-id.js';
 
 /** What a browser may send: the bearer token, JSON bodies, idempotent retries, its own request id. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'];
@@ -44,9 +45,9 @@ export async function installCors(app: FastifyInstance, origins: readonly string
     const isPreflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
     return isPreflight ? preflight : noPreflight;
   };
-  // The preflight is answered before the pipeline's hook names the request: it carries its id too.
+  // The preflight is answered before the pipeline's hook names the request: it carries its id (and nosniff) too.
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.method === 'OPTIONS') reply.header('x-request-id', request.id);
+    if (request.method === 'OPTIONS') stampAnswer(request, reply);
     done();
   });
   // A delegator also makes every answer `Vary: Origin`, so a shared cache never hands one origin's

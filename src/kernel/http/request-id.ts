@@ -1,10 +1,48 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 
 const INBOUND_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Reuse a caller's well-formed `x-request-id`; anything else gets a fresh one. */
-export function requestIdFor(request: IncomingMessage): string {
+/** The log field of a caller's own request id, beside the service's `request_id`. */
+export const CLIENT_REQUEST_ID_LOG_LABEL = 'client_request_id';
+
+/**
+ * The service's own id of every request (`request.id`): what audit rows, events and log lines
+ * record. Never the caller's, or a caller could make its audit entries collide with another's.
+ */
+export function serviceRequestId(): string {
+  return randomUUID();
+}
+
+/** A caller's well-formed `x-request-id`, kept for its own correlation only; anything else is ignored. */
+export function clientRequestId(request: IncomingMessage): string | undefined {
   const inbound = request.headers['x-request-id'];
-  return typeof inbound === 'string' && INBOUND_REQUEST_ID.test(inbound) ? inbound : randomUUID();
+  return typeof inbound === 'string' && INBOUND_REQUEST_ID.test(inbound) ? inbound : undefined;
+}
+
+/** The answer's `x-request-id`: the caller's own id echoed when it sent one, else the service's. */
+export function answeredRequestId(request: FastifyRequest): string {
+  return clientRequestId(request.raw) ?? request.id;
+}
+
+/**
+ * The headers every answer carries, set once as a request starts: its id, and `nosniff` so no
+ * browser reads a JSON or text answer as a script or a page.
+ */
+export function stampAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', answeredRequestId(request));
+  reply.header('x-content-type-options', 'nosniff');
+}
+
+/** Each request's log lines carry the caller's id beside the service's, so either finds the other. */
+export function requestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+  request: IncomingMessage,
+): FastifyBaseLogger {
+  const client = clientRequestId(request);
+  if (client !== undefined) bindings[CLIENT_REQUEST_ID_LOG_LABEL] = client;
+  return logger.child(bindings, options);
 }

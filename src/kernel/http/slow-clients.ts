@@ -65,6 +65,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
         'content-type: application/json; charset=utf-8',
         `content-length: ${Buffer.byteLength(body)}`,
         `x-request-id: ${randomUUID()}`,
+        'x-content-type-options: nosniff',
         'connection: close',
         '',
         body,

@@ -58,6 +58,25 @@ function portalPage(returnUrl: string): string {
 }
 
 /**
+ * The pages' policy: no script, style or other resource at all (they need none), never framed, no
+ * <base>. The checkout page's forms post here and are redirected (303) to the checkout's success
+ * or cancel URL, which browsers check against form-action too: those origins are allowed.
+ */
+function pagePolicy(formTargets: readonly string[]): string {
+  const origins = new Set<string>();
+  for (const target of formTargets) {
+    try {
+      const { origin, protocol } = new URL(target);
+      if (protocol === 'http:' || protocol === 'https:') origins.add(origin);
+    } catch {
+      // A URL no redirect could follow: paying refuses it anyway (refuseUnredirectable).
+    }
+  }
+  const formAction = formTargets.length === 0 ? "'none'" : ["'self'", ...origins].join(' ');
+  return `default-src 'none'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+/**
  * Where the page sends the player, checked before the checkout is paid or cancelled. A checkout
  * made before URLs were checked may hold one that cannot be written into a Location header: the
  * page answered a 500 after the credits were granted. It is refused as it stands (422
@@ -124,6 +143,7 @@ export function registerLocalCheckoutPages(
         return reply
           .type('text/html; charset=utf-8')
           .header('cache-control', 'no-store')
+          .header('content-security-policy', pagePolicy([checkout.successUrl, checkout.cancelUrl]))
           .send(page(checkout, name ?? checkout.providerPriceId));
       },
     );
@@ -205,6 +225,7 @@ export function registerLocalCheckoutPages(
         return reply
           .type('text/html; charset=utf-8')
           .header('cache-control', 'no-store')
+          .header('content-security-policy', pagePolicy([]))
           .send(portalPage(request.query.return_url));
       },
     );
