@@ -5,12 +5,13 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Faults of a database server reached over the network: the embedded database has no network
     // to cut, so these run only when the run is on PostgreSQL (CI runs both).
-    // The console's browser tests drive the service on the embedded database, as `npm start` runs
-    // it (the issue's frame): the PostgreSQL run would drive the same screens over the same routes.
+    // The browser tests (the console's, /docs, the local provider's pages) drive the service on the
+    // embedded database, as `npm start` runs it: the PostgreSQL run would drive the same pages over
+    // the same routes.
     exclude:
       process.env.TEST_DATABASE_URL === undefined
         ? ['test/reliability/postgres-faults.test.ts', 'test/reliability/transaction-conflicts.test.ts']
-        : ['test/console/**'],
+        : ['test/console/**', 'test/kernel/docs-ui.test.ts', 'test/modules/billing/checkout/local-pages.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Each file gets its own database (a PGlite copy or a PostgreSQL clone), so files run in parallel.
     pool: 'forks',
