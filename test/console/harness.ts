@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { seedDemo } from '../../src/cli/seed/demo.js';
 import type { Config } from '../../src/config.js';
 import { DEMO_STAFF } from '../../src/cli/seed/people.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { buildConsole } from '../helpers/console-build.js';
 import { closedPort } from '../helpers/ports.js';
 import { signToken } from '../helpers/tokens.js';
 
@@ -24,19 +23,6 @@ export const SIZES = {
   desktop: { width: 1280, height: 800 },
   phone: { width: 390, height: 844 },
 } as const;
-
-/** Builds the console into a directory of its own (about two seconds). */
-export function buildConsole(): string {
-  const outDir = mkdtempSync(join(tmpdir(), 'console-build-'));
-  const vite = join(ROOT, 'console', 'node_modules', 'vite', 'bin', 'vite.js');
-  execFileSync(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'error'], {
-    cwd: join(ROOT, 'console'),
-    // The suite runs with NODE_ENV=test, which would give React's development build.
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return outDir;
-}
 
 export interface ConsoleService {
   t: TestApp;

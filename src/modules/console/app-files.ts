@@ -12,6 +12,8 @@ const ASSETS_DIR = 'assets';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** index.html and the unhashed files beside it: revalidated on every load (ETag), so a new build shows at once. */
 const REVALIDATE = 'no-cache';
+/** The build's compressed copies (console/build/compressed-copies.ts): sent by Accept-Encoding, never by name. */
+const COMPRESSED_COPY = /\.(?:br|gz)$/;
 
 /** Where a request path under /admin/ leads. */
 type Target = { kind: 'file'; path: string; immutable: boolean } | { kind: 'app' } | { kind: 'missing' };
@@ -42,7 +44,9 @@ function consoleTarget(root: string, rest: string): Target {
   const inAssets = segments[0] === ASSETS_DIR;
   const path = resolve(root, ...segments);
   if (!path.startsWith(root + sep)) return { kind: 'missing' };
-  if (!segments.some((segment) => segment.startsWith('.')) && fileInside(root, path)) {
+  const named =
+    !segments.some((segment) => segment.startsWith('.')) && !COMPRESSED_COPY.test(trimmed) && fileInside(root, path);
+  if (named) {
     return { kind: 'file', path: segments.join('/'), immutable: inAssets };
   }
   // A hashed file that is not there is a stale or mistyped asset: the app in its place would be
@@ -65,10 +69,12 @@ const notBuilt = () =>
 export function registerConsoleFiles(app: ZodApp, kernel: Kernel): void {
   const root = resolve(kernel.config.consoleDir);
   // Only reply.sendFile (@fastify/send: ETag, Last-Modified, 304, ranges); the routes below choose the file.
+  // preCompressed: the file's .br or .gz copy when Accept-Encoding takes it (with Content-Encoding),
+  // else the file itself; every answer says `Vary: Accept-Encoding` for caches between.
   // Without the directory (a clone not yet built, the tests) the plugin would log a warning at every
   // start; nothing can be sent from it then anyway, so /admin answers 503 until a build and a restart.
   const built = existsSync(root);
-  if (built) app.register(fastifyStatic, { serve: false, root });
+  if (built) app.register(fastifyStatic, { serve: false, root, preCompressed: true });
 
   const secure = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.headers({
