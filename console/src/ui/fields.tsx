@@ -1,6 +1,7 @@
-import type { ReactNode } from 'react';
+import { type ReactNode, type RefObject, useContext, useRef, useState } from 'react';
 import {
   FieldError,
+  FormValidationContext,
   Input,
   Label,
   ListBox,
@@ -36,8 +37,48 @@ interface TextInputProps {
   autoFocus?: boolean;
 }
 
-/** A labelled text field whose client checks come from the API's published bounds. */
+const NO_SERVER_ERRORS = {};
+
+/**
+ * A labelled text field whose client checks come from the API's published bounds.
+ *
+ * The service's issue for the field (its `error`, or the form's `validationErrors` under its name)
+ * is shown until the field is edited: kept as the field's invalid state, it would block the form's
+ * native submit. A client message, once shown, follows the value as it is typed.
+ */
 export function TextInput(props: TextInputProps) {
+  const formErrors = useContext(FormValidationContext);
+  const fromForm = props.name === undefined ? undefined : formErrors[props.name];
+  const given = props.error ?? (Array.isArray(fromForm) ? fromForm[0] : fromForm);
+  const [serverError, setServerError] = useState(given);
+  const [lastGiven, setLastGiven] = useState(given);
+  if (given !== lastGiven) {
+    setLastGiven(given);
+    setServerError(given);
+  }
+  const inputRef = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
+  const onChange = (value: string) => {
+    setServerError(undefined);
+    props.onChange(value);
+    // Native validation shows its message only on blur or submit; while one is shown, re-check
+    // on each edit so a fixed value clears it (else the first click only clears the message).
+    const input = inputRef.current;
+    if (input?.getAttribute('aria-invalid') === 'true') input.dispatchEvent(new Event('change', { bubbles: true }));
+  };
+  return (
+    // React Aria would keep the form's server error as the field's invalid state until blur.
+    <FormValidationContext.Provider value={NO_SERVER_ERRORS}>
+      <TextInputField {...props} serverError={serverError} onChange={onChange} inputRef={inputRef} />
+    </FormValidationContext.Provider>
+  );
+}
+
+function TextInputField(
+  props: TextInputProps & {
+    serverError: string | undefined;
+    inputRef: RefObject<(HTMLInputElement & HTMLTextAreaElement) | null>;
+  },
+) {
   return (
     <TextField
       className="field"
@@ -48,7 +89,7 @@ export function TextInput(props: TextInputProps) {
       minLength={props.minLength}
       maxLength={props.maxLength}
       type={props.multiline ? undefined : (props.type ?? 'text')}
-      isInvalid={props.error === undefined ? undefined : true}
+      isInvalid={props.serverError === undefined ? undefined : true}
       validationBehavior="native"
       validate={
         props.pattern === undefined
@@ -60,16 +101,17 @@ export function TextInput(props: TextInputProps) {
     >
       <Label>{props.label}</Label>
       {props.multiline ? (
-        <TextArea rows={3} />
+        <TextArea ref={props.inputRef} rows={3} />
       ) : (
         <Input
+          ref={props.inputRef}
           min={props.minimum}
           max={props.maximum}
           step={props.type === 'number' ? (props.integer ? 1 : 'any') : undefined}
         />
       )}
       {props.description === undefined ? null : <Text slot="description">{props.description}</Text>}
-      <FieldError>{props.error}</FieldError>
+      <FieldError>{props.serverError}</FieldError>
     </TextField>
   );
 }
