@@ -13,7 +13,10 @@ interface ToastBody {
   detail?: string;
 }
 
-/** Every write reports here: success for a few seconds, failure until dismissed. */
+/**
+ * Every write reports here: success for 5 seconds, a failure (with more to read) for 10, either
+ * dismissible. A failure kept until dismissed sat over an open dialog's buttons.
+ */
 const queue = new ToastQueue<ToastBody>({ maxVisibleToasts: 4 });
 
 export const notify = {
@@ -24,7 +27,7 @@ export const notify = {
     const problem = describeProblem(error);
     const detail =
       problem.requestId === undefined ? problem.message : `${problem.message} (request ${problem.requestId})`;
-    queue.add({ tone: 'failure', title, detail });
+    queue.add({ tone: 'failure', title, detail }, { timeout: 10_000 });
   },
 };
 
