@@ -99,6 +99,14 @@ describe('a flood of frames', () => {
     expect(run.healthAnswers).toBeGreaterThan(0);
   });
 
+  it('a socket refused at admission (a forged ticket) that floods on is cut, not read until the close times out', async () => {
+    const socket = await rawUpgrade(port, 'forged.ticket');
+    const run = await sampled(() => flood(socket, frames(clientFrame('x'), MIB), 10 * MIB, 10_000));
+    expect(run.result.cut).toBe(true);
+    expect(run.result.written).toBeLessThan(10 * MIB);
+    expect(run.memoryGrowthMib).toBeLessThan(MEMORY_MARGIN_MIB);
+  });
+
   it('a client that reads its replies gets a few invalid_message answers, then is closed with 1008', async () => {
     const client = await connected(t, await createUser(t.db));
     clients.push(client);

@@ -1,7 +1,7 @@
 import type { RawData, WebSocket } from 'ws';
 import { admits, channelsAllowedNow, send, type Connection, type RealtimeHub } from './hub.js';
 import { clientMessage } from './schemas.js';
-import { CLOSE_POLICY_VIOLATION, InboundBudget, refuseSocket } from './socket-limits.js';
+import { CLOSE_POLICY_VIOLATION, InboundBudget, refuseSocket, stopReading } from './socket-limits.js';
 import { TICKET_TTL_SECONDS, verifyTicket } from './tickets.js';
 
 /**
@@ -25,7 +25,10 @@ export async function acceptConnection(
   const early: RawData[] = [];
   let connection: Connection | undefined;
   const spend = (): boolean => {
-    if (socket.readyState !== socket.OPEN) return false;
+    if (socket.readyState !== socket.OPEN) {
+      if (socket.readyState === socket.CLOSING) stopReading(socket);
+      return false;
+    }
     if (budget.takeFrame()) return true;
     refuseSocket(socket, 'too many frames');
     return false;

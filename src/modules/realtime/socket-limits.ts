@@ -30,6 +30,16 @@ export const SOCKET_LIMITS = {
 export function refuseSocket(socket: WebSocket, reason: string, code = CLOSE_POLICY_VIOLATION): void {
   if (socket.readyState !== socket.OPEN) return;
   socket.close(code, reason);
+  stopReading(socket);
+}
+
+/**
+ * Reads nothing more from a socket and cuts it after the grace: for a refused socket, and for one
+ * that keeps sending frames after the service closed it (a client that honours the close sends
+ * none), which would otherwise be parsed until the close handshake's own 30 s timeout.
+ */
+export function stopReading(socket: WebSocket): void {
+  if (socket.isPaused) return;
   socket.pause();
   setTimeout(() => socket.terminate(), SOCKET_LIMITS.closeGraceMs).unref();
 }
