@@ -59,7 +59,10 @@ function Routes() {
     document.documentElement.lang = 'en';
   }, []);
   return (
-    <RouterProvider navigate={(path) => navigate(path)}>
+    <RouterProvider
+      navigate={(path) => navigate(path)}
+      useHref={(path) => (path.startsWith('/') ? `/admin${path}` : path)}
+    >
       <Switch>
         <Route path="/sign-in" component={SignInPage} />
         <Route>

@@ -105,6 +105,32 @@ describe('the staff console: forms after a mistake', () => {
     await context.close();
   });
 
+  it('takes a corrected start after "ends_at must be after starts_at" (the other field of the issue)', {
+    timeout: 60_000,
+  }, async () => {
+    const { page, context } = await service.window();
+    const dialog = await newAnnouncement(page);
+    await dialog.getByLabel('Title').fill('Autumn maintenance window');
+    const from = dialog.getByLabel('Shown from (empty: at once)');
+    await from.fill('2030-10-02T10:00');
+    const until = dialog.getByLabel('Shown until (empty: until turned off)');
+    await until.fill('2030-10-01T10:00');
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await dialog.locator('.react-aria-FieldError').waitFor();
+    expect(await invalid(until)).toBe('true');
+
+    // The start was the mistake: editing it clears the issue shown on the end, and Create takes it.
+    await from.fill('2030-09-30T10:00');
+    await cleared(dialog, until);
+    await dialog.getByRole('button', { name: 'Create' }).click();
+    await page.getByText('Announcement created').waitFor();
+    const stored = (await announcements()).find((each) => each.title === 'Autumn maintenance window');
+    // Europe/Berlin is UTC+2 until late October 2030.
+    expect(stored).toMatchObject({ starts_at: '2030-09-30T08:00:00.000Z', ends_at: '2030-10-01T08:00:00.000Z' });
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it('shows a failure toast clear of the dialog buttons, announced, and gone after a while', {
     timeout: 60_000,
   }, async () => {

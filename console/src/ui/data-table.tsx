@@ -32,6 +32,8 @@ interface DataTableProps<Item extends { id: string | number }> {
   sort?: Sort;
   onSortChange?: (sort: Sort) => void;
   onRowAction?: (id: string) => void;
+  /** Each row's own address: a row is then a link (Ctrl-click or the middle button opens a new tab). */
+  rowHref?: (item: Item) => string;
   selectedKeys?: Set<string>;
   onSelectionChange?: (keys: Set<string>) => void;
   emptyText: string;
@@ -91,7 +93,7 @@ export function DataTable<Item extends { id: string | number }>(props: DataTable
         </TableHeader>
         <TableBody items={props.items} renderEmptyState={() => <p className="empty">{props.emptyText}</p>}>
           {(item) => (
-            <Row id={item.id} className="row">
+            <Row id={item.id} className="row" href={props.rowHref?.(item)}>
               {selectable ? (
                 <Cell>
                   <SelectionBox label="Select row" />

@@ -14,6 +14,7 @@ import {
   TextArea,
   TextField,
 } from 'react-aria-components';
+import { useServiceIssue } from './service-issues';
 
 interface TextInputProps {
   label: string;
@@ -49,7 +50,8 @@ const NO_SERVER_ERRORS = {};
 export function TextInput(props: TextInputProps) {
   const formErrors = useContext(FormValidationContext);
   const fromForm = props.name === undefined ? undefined : formErrors[props.name];
-  const given = props.error ?? (Array.isArray(fromForm) ? fromForm[0] : fromForm);
+  const issue = useServiceIssue(props.name);
+  const given = props.error ?? issue ?? (Array.isArray(fromForm) ? fromForm[0] : fromForm);
   const [serverError, setServerError] = useState(given);
   const [lastGiven, setLastGiven] = useState(given);
   if (given !== lastGiven) {

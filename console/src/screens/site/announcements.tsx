@@ -1,17 +1,14 @@
 import { type ListBody, type ListItem, unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, Form, Heading, Modal, ModalOverlay, Switch } from 'react-aria-components';
+import { Button, Switch } from 'react-aria-components';
 import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
-import { describeProblem } from '../../api/problems';
 import { useSearchState } from '../../api/search-state';
-import { DataTable, Pager } from '../../ui/data-table';
 import { ChoiceInput, TextInput } from '../../ui/fields';
-import { ProblemNote } from '../../ui/problem-note';
 import { instantOf, Time } from '../../ui/time';
-import { notify } from '../../ui/toasts';
+import { FormDialog } from '../../ui/form-dialog';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { SiteNav } from './site-nav';
 
 type Announcement = ListItem<ListBody<'/v1/admin/site/announcements'>>;
@@ -46,11 +43,9 @@ export default function AnnouncementsPage() {
     page,
     per_page: PER_PAGE,
   };
-  const list = useQuery({
-    queryKey: ['site', 'announcements', query],
-    queryFn: () => unwrap(api.GET('/v1/admin/site/announcements', { params: { query } })),
-    placeholderData: keepPreviousData,
-  });
+  const list = usePagedQuery(['site', 'announcements', query], () =>
+    unwrap(api.GET('/v1/admin/site/announcements', { params: { query } })),
+  );
   const canWrite = permissions.can('site.write', 'announcements.write');
 
   return (
@@ -82,12 +77,14 @@ export default function AnnouncementsPage() {
           onChange={(active_now) => setFilters({ active_now })}
         />
       </div>
-      {list.error === null ? null : <ProblemNote error={list.error} />}
-      <DataTable
+      <PagedTable
         label="Announcements"
-        items={list.data?.data ?? []}
+        list={list}
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => setFilters({ page: String(next) })}
         onRowAction={(id) => setEditing(list.data?.data.find((each) => each.id === id))}
-        emptyText={list.isPending ? 'Loading…' : 'No announcements.'}
+        emptyText="No announcements."
         columns={[
           { id: 'title', name: 'Title', isRowHeader: true, render: (each) => each.title },
           { id: 'severity', name: 'Severity', render: (each) => each.severity },
@@ -108,14 +105,6 @@ export default function AnnouncementsPage() {
           },
         ]}
       />
-      {list.data === undefined ? null : (
-        <Pager
-          page={page}
-          perPage={PER_PAGE}
-          total={list.data.meta.total ?? 0}
-          onPage={(next) => setFilters({ page: String(next) })}
-        />
-      )}
       {editing === undefined ? null : (
         <AnnouncementDialog
           announcement={editing === 'new' ? undefined : editing}
@@ -136,7 +125,6 @@ function AnnouncementDialog({
   canWrite: boolean;
   onClose: () => void;
 }) {
-  const queryClient = useQueryClient();
   const [title, setTitle] = useState(announcement?.title ?? '');
   const [body, setBody] = useState(announcement?.body ?? '');
   const [severity, setSeverity] = useState<string>(announcement?.severity ?? 'info');
@@ -145,111 +133,86 @@ function AnnouncementDialog({
   const [startsAt, setStartsAt] = useState(localOf(announcement?.starts_at ?? null));
   const [endsAt, setEndsAt] = useState(localOf(announcement?.ends_at ?? null));
   const [active, setActive] = useState(announcement?.is_active ?? true);
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
 
   return (
-    <ModalOverlay className="overlay" isOpen onOpenChange={(open) => (open ? null : onClose())} isDismissable={!busy}>
-      <Modal className="modal modal-wide">
-        <Dialog className="dialog">
-          <Form
-            validationErrors={fields}
-            onSubmit={async (event) => {
-              event.preventDefault();
-              setBusy(true);
-              setFields({});
-              try {
-                await unwrap(
-                  api.PUT('/v1/admin/site/announcements', {
-                    body: {
-                      ...(announcement === undefined ? {} : { id: announcement.id }),
-                      title: title.trim(),
-                      body,
-                      severity: severity as 'info' | 'success' | 'warning' | 'critical',
-                      surface: surface as 'all' | 'landing' | 'portal',
-                      action_url: actionUrl.trim() === '' ? null : actionUrl.trim(),
-                      starts_at: instantOf(startsAt) ?? null,
-                      ends_at: instantOf(endsAt) ?? null,
-                      is_active: active,
-                    },
-                  }),
-                );
-                notify.success(announcement === undefined ? 'Announcement created' : 'Announcement saved');
-                await queryClient.invalidateQueries({ queryKey: ['site', 'announcements'] });
-                onClose();
-              } catch (error) {
-                setFields(describeProblem(error).fields);
-                notify.failure('Could not save the announcement', error);
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            <Heading slot="title">{announcement === undefined ? 'New announcement' : 'Edit announcement'}</Heading>
-            <TextInput
-              label="Title"
-              name="title"
-              value={title}
-              onChange={setTitle}
-              isRequired
-              minLength={ruleOf(UPSERT, 'title').minLength}
-              maxLength={ruleOf(UPSERT, 'title').maxLength}
-              error={fields.title}
-              autoFocus
-            />
-            <TextInput
-              label="Text"
-              name="body"
-              value={body}
-              onChange={setBody}
-              maxLength={ruleOf(UPSERT, 'body').maxLength}
-              multiline
-              error={fields.body}
-            />
-            <div className="inline-form">
-              <ChoiceInput label="Severity" value={severity} choices={SEVERITIES} onChange={setSeverity} />
-              <ChoiceInput label="Surface" value={surface} choices={SURFACES} onChange={setSurface} />
-            </div>
-            <TextInput
-              label="Link (optional)"
-              name="action_url"
-              type="url"
-              value={actionUrl}
-              onChange={setActionUrl}
-              maxLength={ruleOf(UPSERT, 'action_url').maxLength}
-              error={fields.action_url}
-            />
-            <div className="inline-form">
-              <TextInput
-                label="Shown from (empty: at once)"
-                type="datetime-local"
-                value={startsAt}
-                onChange={setStartsAt}
-                error={fields.starts_at}
-              />
-              <TextInput
-                label="Shown until (empty: until turned off)"
-                type="datetime-local"
-                value={endsAt}
-                onChange={setEndsAt}
-                error={fields.ends_at}
-              />
-            </div>
-            <Switch className="switch switch-labelled" isSelected={active} onChange={setActive}>
-              <span className="switch-track" aria-hidden="true" />
-              <span>On</span>
-            </Switch>
-            <div className="dialog-actions">
-              <Button className="btn" onPress={onClose} isDisabled={busy}>
-                Cancel
-              </Button>
-              <Button type="submit" className="btn btn-primary" isDisabled={busy || !canWrite}>
-                {announcement === undefined ? 'Create' : 'Save'}
-              </Button>
-            </div>
-          </Form>
-        </Dialog>
-      </Modal>
-    </ModalOverlay>
+    <FormDialog
+      title={announcement === undefined ? 'New announcement' : 'Edit announcement'}
+      submitLabel={announcement === undefined ? 'Create' : 'Save'}
+      wide
+      canSubmit={canWrite}
+      onClose={onClose}
+      write={{
+        call: () =>
+          unwrap(
+            api.PUT('/v1/admin/site/announcements', {
+              body: {
+                ...(announcement === undefined ? {} : { id: announcement.id }),
+                title: title.trim(),
+                body,
+                severity: severity as 'info' | 'success' | 'warning' | 'critical',
+                surface: surface as 'all' | 'landing' | 'portal',
+                action_url: actionUrl.trim() === '' ? null : actionUrl.trim(),
+                starts_at: instantOf(startsAt) ?? null,
+                ends_at: instantOf(endsAt) ?? null,
+                is_active: active,
+              },
+            }),
+          ),
+        success: announcement === undefined ? 'Announcement created' : 'Announcement saved',
+        failure: 'Could not save the announcement',
+        invalidates: [['site', 'announcements']],
+      }}
+    >
+      <TextInput
+        label="Title"
+        name="title"
+        value={title}
+        onChange={setTitle}
+        isRequired
+        minLength={ruleOf(UPSERT, 'title').minLength}
+        maxLength={ruleOf(UPSERT, 'title').maxLength}
+        autoFocus
+      />
+      <TextInput
+        label="Text"
+        name="body"
+        value={body}
+        onChange={setBody}
+        maxLength={ruleOf(UPSERT, 'body').maxLength}
+        multiline
+      />
+      <div className="inline-form">
+        <ChoiceInput label="Severity" value={severity} choices={SEVERITIES} onChange={setSeverity} />
+        <ChoiceInput label="Surface" value={surface} choices={SURFACES} onChange={setSurface} />
+      </div>
+      <TextInput
+        label="Link (optional)"
+        name="action_url"
+        type="url"
+        value={actionUrl}
+        onChange={setActionUrl}
+        maxLength={ruleOf(UPSERT, 'action_url').maxLength}
+      />
+      <div className="inline-form">
+        <TextInput
+          label="Shown from (empty: at once)"
+          name="starts_at"
+          type="datetime-local"
+          value={startsAt}
+          onChange={setStartsAt}
+        />
+        <TextInput
+          label="Shown until (empty: until turned off)"
+          name="ends_at"
+          type="datetime-local"
+          value={endsAt}
+          onChange={setEndsAt}
+        />
+      </div>
+      <Switch className="switch switch-labelled" isSelected={active} onChange={setActive}>
+        <span className="switch-track" aria-hidden="true" />
+        <span>On</span>
+      </Switch>
+    </FormDialog>
   );
 }
