@@ -34,7 +34,7 @@ export function RenamePage({
       canSubmit={Object.keys(body).length > 0}
       write={{
         call: () => unwrap(api.PATCH('/v1/admin/site/pages/{id}', { params: { path: { id: page.id } }, body })),
-        success: (saved) => `Saved as /${saved?.slug ?? page.slug}`,
+        success: `Saved as /${slug.trim()}`,
         failure: 'Could not rename the page',
         invalidates: [
           ['site', 'page'],
