@@ -7,6 +7,7 @@ import { usePermissions } from '../../api/permissions';
 import { ChoiceInput, TextInput } from '../../ui/fields';
 import { FormDialog } from '../../ui/form-dialog';
 import { instantOf } from '../../ui/time';
+import { packLabel } from './money';
 import { usePlayer } from './players';
 
 const GRANT = 'POST /v1/admin/billing/credits/grant';
@@ -170,7 +171,7 @@ export function GiftPack({ userId }: { userId: string }) {
       <ChoiceInput
         label="Pack"
         value={packId}
-        choices={packs.map((each) => ({ id: each.id, label: `${each.name} (${each.credits} credits)` }))}
+        choices={packs.map((each) => ({ id: each.id, label: packLabel(each) }))}
         onChange={setPackId}
       />
       <TextInput

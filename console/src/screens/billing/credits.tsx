@@ -8,6 +8,7 @@ import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { Time } from '../../ui/time';
 import { BillingNav } from './billing-nav';
 import { GiftPack, GrantCredits } from './credit-dialogs';
+import { packLabel } from './money';
 import { PlayerFilter, PlayerLink } from './players';
 
 type Entry = ListItem<ListBody<'/v1/admin/billing/ledger'>>;
@@ -166,10 +167,7 @@ function GiftableTiers() {
     <section aria-labelledby="giftables" className="stack-tight">
       <h3 id="giftables">What can be given</h3>
       <p>
-        Packs:{' '}
-        {giftables.data.packs.length === 0
-          ? 'none on offer.'
-          : giftables.data.packs.map((pack) => `${pack.name} (${pack.credits} credits)`).join(', ')}
+        Packs: {giftables.data.packs.length === 0 ? 'none on offer.' : giftables.data.packs.map(packLabel).join(', ')}
       </p>
       <ul>
         {giftables.data.tiers.map((tier) => (

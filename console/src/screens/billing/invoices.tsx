@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import { Button } from 'react-aria-components';
 import { type ListBody, type ListItem, type operations, unwrap } from '@platform-api/sdk';
 import { api } from '../../api/client';
 import { presentValues, useSearchState } from '../../api/search-state';
@@ -25,6 +27,10 @@ const STATUSES = [
 /** Subscription invoices as the provider reported them, filtered by player, status and time. */
 export default function InvoicesPage() {
   const [filters, setFilters] = useSearchState(FILTERS);
+  const [showDates, setShowDates] = useState(false);
+  // Dates in the address show their fields whatever the toggle says.
+  const datesSet = filters.created_from !== '' || filters.created_to !== '';
+  const dates = showDates || datesSet;
   const page = Number(filters.page || '1');
   const [sortField, sortDirection] = (filters.sort || 'created_at:desc').split(':') as [string, 'asc' | 'desc'];
   const query = {
@@ -54,18 +60,27 @@ export default function InvoicesPage() {
           choices={STATUSES}
           onChange={(status) => setFilters({ status })}
         />
-        <TextInput
-          label="Created from"
-          type="datetime-local"
-          value={filters.created_from}
-          onChange={(value) => setFilters({ created_from: value })}
-        />
-        <TextInput
-          label="Created before"
-          type="datetime-local"
-          value={filters.created_to}
-          onChange={(value) => setFilters({ created_to: value })}
-        />
+        {datesSet ? null : (
+          <Button className="btn btn-quiet" onPress={() => setShowDates(!showDates)} aria-expanded={dates}>
+            {dates ? 'Fewer filters' : 'More filters'}
+          </Button>
+        )}
+        {dates ? (
+          <div className="filters-more">
+            <TextInput
+              label="Created from"
+              type="datetime-local"
+              value={filters.created_from}
+              onChange={(value) => setFilters({ created_from: value })}
+            />
+            <TextInput
+              label="Created before"
+              type="datetime-local"
+              value={filters.created_to}
+              onChange={(value) => setFilters({ created_to: value })}
+            />
+          </div>
+        ) : null}
       </form>
       <PagedTable<Invoice>
         label="Invoices"

@@ -38,3 +38,7 @@ export function majorText(minor: number, currency: string): string {
   const digits = minorDigits(currency);
   return (minor / 10 ** digits).toFixed(digits);
 }
+
+/** A credit pack by name, with its credits when the name does not already say them. */
+export const packLabel = (pack: { name: string; credits: number }) =>
+  pack.name.includes(String(pack.credits)) ? pack.name : `${pack.name} (${pack.credits} credits)`;

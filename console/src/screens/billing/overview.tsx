@@ -71,9 +71,9 @@ export default function BillingOverviewPage() {
               {data.revenue.by_currency.map((each) => (
                 <p key={each.currency}>
                   <span className="billing-figure">{formatMoney(each.net, each.currency)}</span>
-                  net: {formatMoney(each.gross, each.currency)} from{' '}
+                  after refunds: {formatMoney(each.gross, each.currency)} from{' '}
                   <Link href="/billing/payments">{each.payments} payments</Link>, less{' '}
-                  {formatMoney(each.refunded, each.currency)} in {each.refunds} refunds
+                  {formatMoney(each.refunded, each.currency)} refunded ({each.refunds} refunds)
                 </p>
               ))}
             </section>

@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import { Button } from 'react-aria-components';
 import { type operations, unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -44,6 +46,10 @@ export function useProductNames() {
 export default function PaymentsPage() {
   const [filters, setFilters] = useSearchState(FILTERS);
   const products = useProductNames();
+  const [showDates, setShowDates] = useState(false);
+  // Dates in the address show their fields whatever the toggle says.
+  const datesSet = filters.created_from !== '' || filters.created_to !== '';
+  const dates = showDates || datesSet;
   const page = Number(filters.page || '1');
   const [sortField, sortDirection] = (filters.sort || 'created_at:desc').split(':') as [string, 'asc' | 'desc'];
   const query = {
@@ -80,18 +86,27 @@ export default function PaymentsPage() {
           choices={productChoices}
           onChange={(product_id) => setFilters({ product_id })}
         />
-        <TextInput
-          label="Paid from"
-          type="datetime-local"
-          value={filters.created_from}
-          onChange={(value) => setFilters({ created_from: value })}
-        />
-        <TextInput
-          label="Paid before"
-          type="datetime-local"
-          value={filters.created_to}
-          onChange={(value) => setFilters({ created_to: value })}
-        />
+        {datesSet ? null : (
+          <Button className="btn btn-quiet" onPress={() => setShowDates(!showDates)} aria-expanded={dates}>
+            {dates ? 'Fewer filters' : 'More filters'}
+          </Button>
+        )}
+        {dates ? (
+          <div className="filters-more">
+            <TextInput
+              label="Paid from"
+              type="datetime-local"
+              value={filters.created_from}
+              onChange={(value) => setFilters({ created_from: value })}
+            />
+            <TextInput
+              label="Paid before"
+              type="datetime-local"
+              value={filters.created_to}
+              onChange={(value) => setFilters({ created_to: value })}
+            />
+          </div>
+        ) : null}
       </form>
       <PagedTable<Payment>
         label="Payments"
