@@ -99,7 +99,7 @@ export default function InvoicesPage() {
             isRowHeader: true,
             render: (each) => <Time value={each.created_at} />,
           },
-          { id: 'player', name: 'Player', render: (each) => <PlayerLink id={each.user_id} /> },
+          { id: 'player', name: 'Player', render: (each) => <PlayerLink id={each.user_id} email={each.user_email} /> },
           { id: 'status', name: 'Status', render: (each) => each.status },
           {
             id: 'due',

@@ -11,7 +11,7 @@ import { BillingNav } from './billing-nav';
 import { formatMoney } from './money';
 import { PlayerFilter, PlayerLink } from './players';
 import { ProviderLink } from './provider-link';
-import { type Payment, RefundPayment } from './refund-payment';
+import { type ListedPayment, RefundPayment } from './refund-payment';
 
 const FILTERS = ['user_id', 'status', 'kind', 'product_id', 'created_from', 'created_to', 'sort', 'page'] as const;
 const PER_PAGE = 25;
@@ -108,7 +108,7 @@ export default function PaymentsPage() {
           </div>
         ) : null}
       </form>
-      <PagedTable<Payment>
+      <PagedTable<ListedPayment>
         label="Payments"
         list={list}
         page={page}
@@ -125,7 +125,11 @@ export default function PaymentsPage() {
             isRowHeader: true,
             render: (payment) => <Time value={payment.created_at} />,
           },
-          { id: 'player', name: 'Player', render: (payment) => <PlayerLink id={payment.user_id} /> },
+          {
+            id: 'player',
+            name: 'Player',
+            render: (payment) => <PlayerLink id={payment.user_id} email={payment.user_email} />,
+          },
           {
             id: 'what',
             name: 'What',

@@ -15,8 +15,16 @@ export function usePlayer(id: string | undefined) {
   });
 }
 
-/** The player by email, linked to their page (the id only while the email loads or when they have none). */
-export function PlayerLink({ id }: { id: string }) {
+/**
+ * The player by email, linked to their page. Lists that carry the email (`user_email`) pass it;
+ * the others (ledger, lots) look the player up, once per player for a few minutes.
+ */
+export function PlayerLink({ id, email }: { id: string; email?: string | null }) {
+  if (email !== undefined) return <Link href={`/users/${id}`}>{email ?? 'player without email'}</Link>;
+  return <LookedUpPlayerLink id={id} />;
+}
+
+function LookedUpPlayerLink({ id }: { id: string }) {
   const player = usePlayer(id);
   const name = player.data?.email ?? player.data?.display_name ?? (player.isPending ? '…' : 'player without email');
   return <Link href={`/users/${id}`}>{name}</Link>;

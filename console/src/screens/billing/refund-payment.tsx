@@ -1,4 +1,4 @@
-import { type ListBody, type ListItem, unwrap } from '@platform-api/sdk';
+import { type components, type ListBody, type ListItem, unwrap } from '@platform-api/sdk';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
@@ -10,7 +10,9 @@ import { formatMoney, majorText, minorDigits, minorOf } from './money';
 import { usePlayer } from './players';
 import './billing.css';
 
-export type Payment = ListItem<ListBody<'/v1/admin/billing/payments'>>;
+/** A payment as the payments list gives it, or as a refund answers it (without the player's email). */
+export type ListedPayment = ListItem<ListBody<'/v1/admin/billing/payments'>>;
+export type Payment = ListedPayment | components['schemas']['Payment'];
 type Refund = Awaited<ReturnType<typeof refund>>;
 
 const REFUND = 'POST /v1/admin/billing/payments/{id}/refund';
@@ -34,7 +36,8 @@ export const ledgerHref = (userId: string) => `/billing/credits?view=ledger&user
  */
 export function RefundPayment({ payment }: { payment: Payment }) {
   const permissions = usePermissions();
-  const player = usePlayer(payment.user_id);
+  // The payments list names the player; a row from elsewhere (the player page) may not.
+  const player = usePlayer('user_email' in payment ? undefined : payment.user_id);
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [key, setKey] = useState('');
@@ -43,7 +46,7 @@ export function RefundPayment({ payment }: { payment: Payment }) {
   const money = (minor: number) => formatMoney(minor, payment.currency);
   const minor = minorOf(amount, payment.currency);
   const canWrite = permissions.can('billing.write');
-  const who = player.data?.email ?? 'the player';
+  const who = ('user_email' in payment ? payment.user_email : player.data?.email) ?? 'the player';
   const expectedClawback =
     payment.credits === null || minor === undefined || payment.amount === 0
       ? undefined
