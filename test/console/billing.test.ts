@@ -114,7 +114,12 @@ describe('the staff console: Billing', () => {
       await page.unroute('**/v1/admin/billing/payments/*/refund');
       await row.getByRole('link', { name: 'See the player’s ledger' }).click();
       await page.getByRole('heading', { name: 'Credits', level: 2 }).waitFor();
-      await page.getByRole('row').filter({ hasText: 'refund_clawback' }).first().waitFor();
+      const clawback = page.getByRole('row').filter({ hasText: 'refund_clawback' }).first();
+      await clawback.getByText(`-${refunds[0]!.credits_clawed_back}`).waitFor();
+      // The entry leads back to the player's payments, where the refund shows.
+      await clawback.getByRole('link', { name: 'a payment' }).click();
+      await page.getByRole('heading', { name: 'Payments', level: 2 }).waitFor();
+      await page.getByRole('row').filter({ hasText: 'Partly refunded' }).first().waitFor();
       expect(pageProblems(page)).toEqual([]);
       await context.close();
     },

@@ -125,6 +125,16 @@ function Ledger({ query, onPage }: { query: LedgerQuery; onPage: (page: number) 
         { id: 'amount', name: 'Credits', render: (entry) => (entry.amount > 0 ? `+${entry.amount}` : entry.amount) },
         { id: 'balance', name: 'Balance after', render: (entry) => entry.balance_after },
         { id: 'reason', name: 'Reason', render: (entry) => entry.reason ?? '' },
+        {
+          id: 'for',
+          name: 'For',
+          render: (entry) =>
+            entry.reference_type === 'payment' ? (
+              <Link href={`/billing/payments?user_id=${entry.user_id}&kind=credit_pack`}>a payment</Link>
+            ) : (
+              ''
+            ),
+        },
         { id: 'lapses', name: 'Lapses', render: (entry) => <Time value={entry.expires_at} /> },
       ]}
     />
