@@ -66,6 +66,12 @@ describe('the staff console: Billing', () => {
       );
       expect(await seriousViolations(page)).toEqual([]);
       await screenshotBothSizes(page, 'billing-payments');
+      // The player's customer record at the (local) payment provider.
+      await page.getByRole('button', { name: 'Customer at the provider…' }).click();
+      const record = page.getByRole('dialog');
+      await record.getByText(/The local payment provider \(development\) holds/).waitFor();
+      await record.getByText(payment.user_id).first().waitFor();
+      await record.getByRole('button', { name: 'Close' }).click();
 
       // The first answer is lost on the way back (the service has refunded); the dialog stays open.
       let refundCalls = 0;

@@ -101,7 +101,7 @@ export default function CouponsPage() {
         page={page}
         perPage={PER_PAGE}
         onPage={(next) => setFilters({ page: String(next) })}
-        emptyText="No coupon matches these filters."
+        emptyText={filters.q === '' && filters.status === '' ? 'No coupons yet.' : 'No coupon matches these filters.'}
         rowHref={(coupon) => `/billing/coupons?coupon_id=${coupon.id}`}
         columns={[
           { id: 'name', name: 'Coupon', isRowHeader: true, render: (coupon) => coupon.name },
@@ -164,7 +164,11 @@ export default function CouponsPage() {
         page={codePage}
         perPage={PER_PAGE}
         onPage={(next) => setFilters({ code_page: String(next) })}
-        emptyText="No promotion code matches these filters."
+        emptyText={
+          filters.code_q === '' && filters.coupon_id === '' && filters.active === ''
+            ? 'No promotion codes yet.'
+            : 'No promotion code matches these filters.'
+        }
         columns={[
           { id: 'code', name: 'Code', isRowHeader: true, render: (code) => <code>{code.code}</code> },
           { id: 'coupon', name: 'Coupon', render: (code) => couponNames.get(code.coupon_id) ?? 'a deleted coupon' },

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Button, Input, Label, SearchField } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
+import { ProviderLink } from './provider-link';
 
 /** One user's profile, shared with the user page's query (same key), kept for a few minutes. */
 export function usePlayer(id: string | undefined) {
@@ -48,6 +49,7 @@ export function PlayerFilter({ userId, onChange }: { userId: string; onChange: (
           <Button className="btn btn-quiet" onPress={() => onChange('')}>
             Any player
           </Button>
+          <ProviderLink type="customer" id={userId} label="Customer at the provider…" />
         </span>
       </div>
     );
