@@ -25,6 +25,12 @@ const ContentBlocksPage = lazy(() => import('./screens/site/content-blocks'));
 const AnnouncementsPage = lazy(() => import('./screens/site/announcements'));
 const PagesPage = lazy(() => import('./screens/site/pages-list'));
 const PageDetail = lazy(() => import('./screens/site/page-detail'));
+const BillingOverviewPage = lazy(() => import('./screens/billing/overview'));
+const BillingPaymentsPage = lazy(() => import('./screens/billing/payments'));
+const BillingInvoicesPage = lazy(() => import('./screens/billing/invoices'));
+const BillingSubscriptionsPage = lazy(() => import('./screens/billing/subscriptions'));
+const BillingCouponsPage = lazy(() => import('./screens/billing/coupons'));
+const BillingCreditsPage = lazy(() => import('./screens/billing/credits'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -89,6 +95,12 @@ function Routes() {
                         <Route path="/site/settings/:section">
                           {(params) => <SettingsSectionPage name={params.section} />}
                         </Route>
+                        <Route path="/billing" component={BillingOverviewPage} />
+                        <Route path="/billing/payments" component={BillingPaymentsPage} />
+                        <Route path="/billing/invoices" component={BillingInvoicesPage} />
+                        <Route path="/billing/subscriptions" component={BillingSubscriptionsPage} />
+                        <Route path="/billing/coupons" component={BillingCouponsPage} />
+                        <Route path="/billing/credits" component={BillingCreditsPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>

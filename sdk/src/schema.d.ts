@@ -4250,6 +4250,36 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description A payment as the staff list shows it, with the player's email. */
+        PaymentListItem: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            provider_payment_id: string;
+            product_id: string | null;
+            price_id: string | null;
+            /** @enum {string} */
+            kind: "credit_pack" | "subscription";
+            quantity: number;
+            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
+            credits: number | null;
+            amount: number;
+            currency: string;
+            amount_refunded: number;
+            /** @enum {string} */
+            status: "succeeded" | "partially_refunded" | "refunded";
+            checkout_session_id: string | null;
+            provider_invoice_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The player's email, so staff see who paid; null when they have none. */
+            user_email: string | null;
+        };
         /** @description A refund: the amount, the credits clawed back, and the payment after it. */
         Refund: {
             /** Format: uuid */
@@ -4284,6 +4314,8 @@ export interface components {
             id: string;
             /** Format: uuid */
             user_id: string;
+            /** @description The player's email, so staff see who paid; null when they have none. */
+            user_email: string | null;
             /** @enum {string} */
             provider: "local" | "stripe";
             provider_invoice_id: string;
@@ -18685,14 +18717,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the list in `data`; `meta` says where it sits. Each: a payment, with what it bought and its refunds. */
+            /** @description One page of the list in `data`; `meta` says where it sits. Each: a payment as the staff list shows it, with the player's email. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Payment"][];
+                        data: components["schemas"]["PaymentListItem"][];
                         meta: components["schemas"]["PageMeta"];
                     };
                 };

@@ -15,6 +15,7 @@ export const AREAS: Area[] = [
     label: 'Site',
     readWith: ['site.read', 'settings.read', 'billing.read', 'content.read', 'content.write', 'announcements.read'],
   },
+  { path: '/billing', label: 'Billing', readWith: ['billing.read'] },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

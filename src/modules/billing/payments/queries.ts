@@ -1,8 +1,15 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { type ExpressionBuilder, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { readPage } from '../../../kernel/pagination.js';
-import type { InvoiceView, ListInvoicesQuery, ListPaymentsQuery, PaymentView, RefundView } from './schemas.js';
+import type {
+  InvoiceView,
+  ListInvoicesQuery,
+  ListPaymentsQuery,
+  PaymentListItemView,
+  PaymentView,
+  RefundView,
+} from './schemas.js';
 import type { BillingRefundsTable, RefundRow } from './tables.js';
 import './tables.js';
 
@@ -10,6 +17,7 @@ type Db = Kysely<Tables>;
 // Checkout's tables, as every area sees them in `Tables` (importing checkout would close a circle through fulfilment).
 export type PaymentRow = Selectable<Tables['billing_payments']>;
 type InvoiceRow = Selectable<Tables['billing_invoices']>;
+type WithEmail = { user_email: string | null };
 
 // bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite.
 
@@ -74,7 +82,11 @@ export function paymentView(row: PaymentRow): PaymentView {
   return { ...row, amount: Number(row.amount), amount_refunded: Number(row.amount_refunded) };
 }
 
-export function invoiceView(row: InvoiceRow): InvoiceView {
+export function paymentListItemView(row: PaymentRow & WithEmail): PaymentListItemView {
+  return { ...paymentView(row), user_email: row.user_email };
+}
+
+export function invoiceView(row: InvoiceRow & WithEmail): InvoiceView {
   return { ...row, amount_due: Number(row.amount_due), amount_paid: Number(row.amount_paid) };
 }
 
@@ -112,7 +124,14 @@ export function refundByRequestKey(trx: Db, paymentId: string, requestKey: strin
     .executeTakeFirst();
 }
 
-export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ rows: PaymentRow[]; total: number }> {
+/** The player's email beside each row of a staff list (a correlated lookup: the filters stay unqualified). */
+const emailOf = (table: 'billing_payments' | 'billing_invoices') => (eb: ExpressionBuilder<Tables, typeof table>) =>
+  eb.selectFrom('users').select('users.email').whereRef('users.id', '=', `${table}.user_id`).as('user_email');
+
+export async function listPayments(
+  db: Db,
+  query: ListPaymentsQuery,
+): Promise<{ rows: (PaymentRow & WithEmail)[]; total: number }> {
   let filtered = db.selectFrom('billing_payments');
   if (query.user_id !== undefined) filtered = filtered.where('user_id', '=', query.user_id);
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
@@ -121,18 +140,29 @@ export async function listPayments(db: Db, query: ListPaymentsQuery): Promise<{ 
   if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   return readPage(filtered, query, (matching) =>
-    matching.select(PAYMENT_COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+    matching
+      .select(PAYMENT_COLUMNS)
+      .select(emailOf('billing_payments'))
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id'),
   );
 }
 
-export async function listInvoices(db: Db, query: ListInvoicesQuery): Promise<{ rows: InvoiceRow[]; total: number }> {
+export async function listInvoices(
+  db: Db,
+  query: ListInvoicesQuery,
+): Promise<{ rows: (InvoiceRow & WithEmail)[]; total: number }> {
   let filtered = db.selectFrom('billing_invoices');
   if (query.user_id !== undefined) filtered = filtered.where('user_id', '=', query.user_id);
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
   if (query.created_from !== undefined) filtered = filtered.where('created_at', '>=', new Date(query.created_from));
   if (query.created_to !== undefined) filtered = filtered.where('created_at', '<', new Date(query.created_to));
   return readPage(filtered, query, (matching) =>
-    matching.select(INVOICE_COLUMNS).orderBy(query.sort.field, query.sort.direction).orderBy('id'),
+    matching
+      .select(INVOICE_COLUMNS)
+      .select(emailOf('billing_invoices'))
+      .orderBy(query.sort.field, query.sort.direction)
+      .orderBy('id'),
   );
 }
 

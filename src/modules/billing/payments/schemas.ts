@@ -59,7 +59,17 @@ export const paymentBody = z
   })
   .meta({ id: 'Payment', description: 'A payment, with what it bought and its refunds.' });
 export type PaymentView = z.infer<typeof paymentBody>;
-export const paymentsBody = pagedResponse(paymentBody);
+
+const userEmail = z
+  .string()
+  .nullable()
+  .describe("The player's email, so staff see who paid; null when they have none.");
+
+export const paymentListItem = paymentBody
+  .extend({ user_email: userEmail })
+  .meta({ id: 'PaymentListItem', description: "A payment as the staff list shows it, with the player's email." });
+export type PaymentListItemView = z.infer<typeof paymentListItem>;
+export const paymentsBody = pagedResponse(paymentListItem);
 
 export const refundResponse = z
   .object({
@@ -106,6 +116,7 @@ export const invoiceBody = z
   .object({
     id: z.guid(),
     user_id: z.guid(),
+    user_email: userEmail,
     provider: z.enum(PROVIDERS),
     provider_invoice_id: z.string(),
     provider_subscription_id: z.string().nullable(),

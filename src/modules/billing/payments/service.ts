@@ -12,7 +12,7 @@ import {
   listInvoices,
   listPayments,
   lockPayment,
-  paymentView,
+  paymentListItemView,
   refundByRequestKey,
   refundView,
 } from './queries.js';
@@ -35,7 +35,7 @@ export class BillingPaymentsService {
 
   async listPayments(query: ListPaymentsQuery) {
     const { rows, total } = await listPayments(this.db, query);
-    return paged(rows.map(paymentView), query, total);
+    return paged(rows.map(paymentListItemView), query, total);
   }
 
   async listInvoices(query: ListInvoicesQuery) {

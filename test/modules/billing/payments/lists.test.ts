@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { schemaError } from '../../../helpers/expectations.js';
 
-/** Staff lists of payments and invoices: paged with total, every filter alone and combined. */
+/** Staff lists of payments and invoices: paged with total, every filter alone and combined, players by email. */
 
 let t: TestApp;
 let reader: TestUser;
@@ -112,6 +112,37 @@ describe('GET /v1/admin/billing/payments', () => {
     ]);
   });
 
+  it("names each payment's player by email (null for a player without one)", async () => {
+    const noEmail = await createUser(t.db);
+    await t.db.updateTable('users').set({ email: null }).where('id', '=', noEmail.id).execute();
+    const row = await t.db
+      .insertInto('billing_payments')
+      .values({
+        user_id: noEmail.id,
+        provider: 'local',
+        provider_payment_id: 'pi_list_no_email',
+        kind: 'credit_pack',
+        amount: 100,
+        currency: 'usd',
+        status: 'succeeded',
+        amount_refunded: 0,
+        created_at: at(3),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    try {
+      const alices = await get(`/v1/admin/billing/payments?user_id=${alice.id}`);
+      expect(alices.json().data.map((each: { user_email: string }) => each.user_email)).toEqual([
+        alice.email,
+        alice.email,
+      ]);
+      const none = await get(`/v1/admin/billing/payments?user_id=${noEmail.id}`);
+      expect(none.json().data).toMatchObject([{ id: row.id, user_email: null }]);
+    } finally {
+      await t.db.deleteFrom('billing_payments').where('id', '=', row.id).execute();
+    }
+  });
+
   it.each([
     ['user_id', () => `user_id=${alice.id}`, () => [ids.a2, ids.a1]],
     ['status', () => 'status=succeeded', () => [ids.b2, ids.a1]],
@@ -155,6 +186,7 @@ describe('GET /v1/admin/billing/invoices', () => {
     expect(response.json().data[0]).toMatchObject({
       id: ids.i3,
       user_id: bob.id,
+      user_email: bob.email,
       provider_invoice_id: 'in_list_i3',
       status: 'paid',
       amount_due: 1900,
