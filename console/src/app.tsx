@@ -25,6 +25,8 @@ const ContentBlocksPage = lazy(() => import('./screens/site/content-blocks'));
 const AnnouncementsPage = lazy(() => import('./screens/site/announcements'));
 const PagesPage = lazy(() => import('./screens/site/pages-list'));
 const PageDetail = lazy(() => import('./screens/site/page-detail'));
+const TicketQueuePage = lazy(() => import('./screens/support/ticket-queue'));
+const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -86,6 +88,8 @@ function Routes() {
                         <Route path="/site/announcements" component={AnnouncementsPage} />
                         <Route path="/site/pages" component={PagesPage} />
                         <Route path="/site/pages/:id">{(params) => <PageDetail id={params.id} />}</Route>
+                        <Route path="/support" component={TicketQueuePage} />
+                        <Route path="/support/tickets/:id">{(params) => <TicketPage id={params.id} />}</Route>
                         <Route path="/site/settings/:section">
                           {(params) => <SettingsSectionPage name={params.section} />}
                         </Route>
