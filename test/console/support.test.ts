@@ -121,7 +121,9 @@ describe('the staff console: Support', () => {
     await page.getByRole('heading', { name: ticket.subject, level: 1 }).waitFor();
   }
 
-  it("finds a ticket by the player's email as one types, and its row is a link to the ticket", async () => {
+  it("finds a ticket by the player's email as one types; its row links to the ticket; user_id shows one player's", {
+    timeout: 60_000,
+  }, async () => {
     const ticket = await freshTicket();
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, agentToken, '/admin/support');
@@ -145,6 +147,13 @@ describe('the staff console: Support', () => {
     await row.getByRole('rowheader').click();
     await page.waitForURL(`**/admin/support/tickets/${ticket.id}`);
     await page.getByRole('heading', { name: ticket.subject, level: 1 }).waitFor();
+
+    // The player page's way in: one player's tickets by user_id in the address.
+    await page.goto(`${service.origin}/admin/support?user_id=${ticket.userId}`);
+    await page.getByText(`Tickets of ${ticket.name}`).waitFor();
+    await expect.poll(() => page.getByRole('row').count()).toBe(2);
+    await page.getByRole('button', { name: 'Show every player' }).click();
+    await page.getByRole('row').nth(2).waitFor();
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });

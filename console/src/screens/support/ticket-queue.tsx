@@ -1,6 +1,6 @@
 import { unwrap } from '@platform-api/sdk';
 import { useEffect, useRef, useState } from 'react';
-import { Input, Label, SearchField } from 'react-aria-components';
+import { Button, Input, Label, SearchField } from 'react-aria-components';
 import { api } from '../../api/client';
 import { presentValues, useSearchState } from '../../api/search-state';
 import type { TableColumn } from '../../ui/data-table';
@@ -13,7 +13,8 @@ import './support.css';
 const PER_PAGE = 25;
 /** Typing pauses this long before the list is asked again. */
 const SEARCH_DELAY_MS = 300;
-const FILTERS = ['q', 'status', 'category', 'sort', 'page'] as const;
+/** `user_id` is how another screen (the player page) links to one player's tickets. */
+const FILTERS = ['q', 'status', 'category', 'user_id', 'sort', 'page'] as const;
 
 const STATUS_CHOICES = [
   { id: '', label: 'Any status' },
@@ -68,7 +69,7 @@ export default function TicketQueuePage() {
   const [sortField, sortDirection] = (filters.sort || 'updated_at:desc').split(':') as [string, 'asc' | 'desc'];
   const page = Number(filters.page || '1');
   const query = {
-    ...presentValues({ q: filters.q }),
+    ...presentValues({ q: filters.q, user_id: filters.user_id }),
     ...(filters.status === '' ? {} : { status: filters.status as TicketStatus }),
     ...(filters.category === '' ? {} : { category: filters.category as (typeof CATEGORIES)[number] }),
     sort: `${sortField}:${sortDirection}`,
@@ -106,6 +107,17 @@ export default function TicketQueuePage() {
           onChange={(category) => setFilters({ category })}
         />
       </form>
+      {filters.user_id === '' ? null : (
+        <p className="button-row">
+          <span>
+            Tickets of{' '}
+            <strong>{list.data?.data[0] === undefined ? 'one player' : playerName(list.data.data[0].user)}</strong>
+          </span>
+          <Button className="btn btn-quiet" onPress={() => setFilters({ user_id: '' })}>
+            Show every player
+          </Button>
+        </p>
+      )}
       <PagedTable
         label="Support tickets"
         list={list}
