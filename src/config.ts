@@ -125,6 +125,8 @@ export interface Config {
   consoleGotrueUrl: string | undefined;
   /** GoTrue's public anon key, handed to the console with the URL (both or neither). */
   consoleGotrueAnonKey: string | undefined;
+  /** A grant of more credits than this asks the console's staff member to confirm it first. */
+  consoleCreditConfirmAbove: number;
 }
 
 /** The package's own directory: this file is src/config.ts under tsx and dist/config.js once built. */
@@ -386,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
     consoleDir: resolve(present(env, 'CONSOLE_DIR') ?? DEFAULT_CONSOLE_DIR),
     consoleGotrueUrl: url(env, 'CONSOLE_GOTRUE_URL', ['http:', 'https:']),
     consoleGotrueAnonKey: present(env, 'CONSOLE_GOTRUE_ANON_KEY'),
+    consoleCreditConfirmAbove: integer(env, 'CONSOLE_CREDIT_CONFIRM_ABOVE', 500, 0, 1_000_000),
   };
   if (config.requestTimeoutSeconds < config.requestHeadersTimeoutSeconds) {
     const headers = config.requestHeadersTimeoutSeconds;

@@ -93,6 +93,7 @@ describe('loadConfig', () => {
       consoleDir: DEFAULT_CONSOLE_DIR,
       consoleGotrueUrl: undefined,
       consoleGotrueAnonKey: undefined,
+      consoleCreditConfirmAbove: 500,
     } satisfies Config);
   });
 
@@ -157,6 +158,7 @@ describe('loadConfig', () => {
       CONSOLE_DIR: 'var/console',
       CONSOLE_GOTRUE_URL: 'https://auth.example.test/auth/v1',
       CONSOLE_GOTRUE_ANON_KEY: 'anon-key',
+      CONSOLE_CREDIT_CONFIRM_ABOVE: '2000',
     });
     expect(config).toStrictEqual({
       port: 9090,
@@ -219,6 +221,7 @@ describe('loadConfig', () => {
       consoleDir: resolve('var/console'),
       consoleGotrueUrl: 'https://auth.example.test/auth/v1',
       consoleGotrueAnonKey: 'anon-key',
+      consoleCreditConfirmAbove: 2000,
     } satisfies Config);
   });
 
@@ -368,6 +371,16 @@ describe('loadConfig', () => {
     );
     expect(refusalOf({ CONSOLE_GOTRUE_URL: 'auth.example.test', CONSOLE_GOTRUE_ANON_KEY: 'k' })).toBe(
       'CONSOLE_GOTRUE_URL: is not a valid URL',
+    );
+  });
+
+  it('CONSOLE_CREDIT_CONFIRM_ABOVE is a whole number of credits from 0 to 1000000', () => {
+    expect(loadConfig({ CONSOLE_CREDIT_CONFIRM_ABOVE: '0' }).consoleCreditConfirmAbove).toBe(0);
+    expect(refusalOf({ CONSOLE_CREDIT_CONFIRM_ABOVE: '2.5' })).toBe(
+      'CONSOLE_CREDIT_CONFIRM_ABOVE: must be an integer from 0 to 1000000, got "2.5"',
+    );
+    expect(refusalOf({ CONSOLE_CREDIT_CONFIRM_ABOVE: '1000001' })).toBe(
+      'CONSOLE_CREDIT_CONFIRM_ABOVE: must be an integer from 0 to 1000000, got 1000001',
     );
   });
 

@@ -31,6 +31,8 @@ const BillingInvoicesPage = lazy(() => import('./screens/billing/invoices'));
 const BillingSubscriptionsPage = lazy(() => import('./screens/billing/subscriptions'));
 const BillingCouponsPage = lazy(() => import('./screens/billing/coupons'));
 const BillingCreditsPage = lazy(() => import('./screens/billing/credits'));
+const TicketQueuePage = lazy(() => import('./screens/support/ticket-queue'));
+const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -92,6 +94,8 @@ function Routes() {
                         <Route path="/site/announcements" component={AnnouncementsPage} />
                         <Route path="/site/pages" component={PagesPage} />
                         <Route path="/site/pages/:id">{(params) => <PageDetail id={params.id} />}</Route>
+                        <Route path="/support" component={TicketQueuePage} />
+                        <Route path="/support/tickets/:id">{(params) => <TicketPage id={params.id} />}</Route>
                         <Route path="/site/settings/:section">
                           {(params) => <SettingsSectionPage name={params.section} />}
                         </Route>

@@ -1855,7 +1855,7 @@ export interface paths {
          * Grant credits to a user
          * @description Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is 409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), `invalid_request` (`expires_at` not in the future).
          *
-         *     **Permission:** `billing.write`.
+         *     **Permission:** `billing.write` or `billing.grant` (any one).
          */
         post: operations["grantBillingCredits"];
         delete?: never;
@@ -3295,7 +3295,7 @@ export interface paths {
         };
         /**
          * List support tickets
-         * @description The support queue, paged with `meta.total`, most recently active first by default (`sort=updated_at|created_at:asc|desc`). Filters `status`, `category`, `user_id` and `q` (subject contains, any case); all combine. Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it).
+         * @description The support queue, paged with `meta.total`, most recently active first by default (`sort=updated_at|created_at:asc|desc`). Filters `status`, `category`, `user_id` and `q` (the subject or the player's email contains it, any case); all combine. Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it).
          *
          *     **Permission:** `support.read`.
          */
@@ -3317,7 +3317,7 @@ export interface paths {
         };
         /**
          * Get a support ticket
-         * @description The ticket with the player (id, email), how it was closed, and every message oldest first with its author. 404 `not_found`.
+         * @description The ticket with the player (id, email, display name), how it was closed, and every message oldest first with its author. 404 `not_found`.
          *
          *     **Permission:** `support.read`.
          */
@@ -3743,7 +3743,7 @@ export interface paths {
         };
         /**
          * What the staff console needs at start
-         * @description How staff sign in: `dev_link` in the embedded development mode (a one-time link printed by `serve`), `gotrue` with the URL and public anon key of the identity provider when `CONSOLE_GOTRUE_URL` and `CONSOLE_GOTRUE_ANON_KEY` are set, else `token` (paste an access token). No token needed.
+         * @description How staff sign in: `dev_link` in the embedded development mode (a one-time link printed by `serve`), `gotrue` with the URL and public anon key of the identity provider when `CONSOLE_GOTRUE_URL` and `CONSOLE_GOTRUE_ANON_KEY` are set, else `token` (paste an access token); and settings of the console: `credits.confirmAbove` (`CONSOLE_CREDIT_CONFIRM_ABOVE`). No token needed.
          */
         get: operations["getConsoleConfig"];
         put?: never;
@@ -4122,6 +4122,11 @@ export interface components {
             } | {
                 /** @constant */
                 method: "token";
+            };
+            /** @description How the console grants credits. */
+            credits: {
+                /** @description A grant of more credits than this asks the staff member to confirm it, naming the amount and the player (`CONSOLE_CREDIT_CONFIRM_ABOVE`, default 500). The service itself grants any allowed amount. */
+                confirmAbove: number;
             };
         };
         /** @description A signed-in console session. */
@@ -5209,10 +5214,12 @@ export interface components {
              * @description Last activity: a message, a close or a reopen.
              */
             updated_at: string;
+            /** @description The player who opened the ticket. */
             user: {
                 /** Format: uuid */
                 id: string;
                 email: string | null;
+                display_name: string | null;
             };
             message_count: number;
             closed_at: string | null;
@@ -5235,10 +5242,12 @@ export interface components {
              * @description Last activity: a message, a close or a reopen.
              */
             updated_at: string;
+            /** @description The player who opened the ticket. */
             user: {
                 /** Format: uuid */
                 id: string;
                 email: string | null;
+                display_name: string | null;
             };
             message_count: number;
             closed_at: string | null;

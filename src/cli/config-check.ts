@@ -72,6 +72,7 @@ const SETTINGS: Array<[name: string, show: (config: Config) => Shown]> = [
   ['CONSOLE_DIR', (c) => c.consoleDir],
   ['CONSOLE_GOTRUE_URL', (c) => maskedUrl(c.consoleGotrueUrl)],
   ['CONSOLE_GOTRUE_ANON_KEY', (c) => c.consoleGotrueAnonKey],
+  ['CONSOLE_CREDIT_CONFIRM_ABOVE', (c) => String(c.consoleCreditConfirmAbove)],
 ];
 
 const MASK = '***';

@@ -148,7 +148,7 @@ describe('the staff console: Home and Users', () => {
     );
     await page.getByRole('heading', { name: 'Account', level: 2 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Areas' });
-    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Home', 'Users']);
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Home', 'Users', 'Support']);
     await expect(page.getByRole('button', { name: 'Ban…' }).isDisabled()).resolves.toBe(true);
     await page.getByText('Needs users.write').first().waitFor();
     await page.getByText('Granting roles needs roles.assign.').waitFor();

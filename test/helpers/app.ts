@@ -79,6 +79,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     consoleDir: '/nonexistent/console',
     consoleGotrueUrl: undefined,
     consoleGotrueAnonKey: undefined,
+    consoleCreditConfirmAbove: 500,
     ...overrides,
   };
 }

@@ -9,6 +9,7 @@ export const AREAS: Area[] = [
   { path: '/', label: 'Home', readWith: [] },
   { path: '/users', label: 'Users', readWith: ['users.read'] },
   { path: '/roles', label: 'Roles', readWith: ['roles.read'] },
+  { path: '/support', label: 'Support', readWith: ['support.read'] },
   { path: '/operations', label: 'Operations', readWith: ['ops.read', 'ops.panic', 'settings.read', 'audit.read'] },
   {
     path: '/site',

@@ -40,8 +40,8 @@ export const DEMO_ROLES: DemoRole[] = [
   {
     key: 'demo-support-agent',
     name: 'Support agent',
-    description: 'Answers support tickets; reads player accounts.',
-    permissions: ['support.read', 'support.write', 'users.read'],
+    description: 'Answers support tickets; reads player accounts; grants credits as a compensation.',
+    permissions: ['support.read', 'support.write', 'users.read', 'billing.grant'],
   },
   {
     key: 'demo-content-editor',

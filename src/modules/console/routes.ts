@@ -19,7 +19,8 @@ export function registerConsoleRoutes(app: ZodApp, kernel: Kernel): void {
         description:
           'How staff sign in: `dev_link` in the embedded development mode (a one-time link printed by `serve`), ' +
           '`gotrue` with the URL and public anon key of the identity provider when `CONSOLE_GOTRUE_URL` and ' +
-          '`CONSOLE_GOTRUE_ANON_KEY` are set, else `token` (paste an access token). No token needed.',
+          '`CONSOLE_GOTRUE_ANON_KEY` are set, else `token` (paste an access token); and settings of the console: ' +
+          '`credits.confirmAbove` (`CONSOLE_CREDIT_CONFIRM_ABOVE`). No token needed.',
         response: { 200: consoleConfig },
       },
     },

@@ -17,9 +17,23 @@ export const tokenSignIn = z
   .object({ method: z.literal('token') })
   .describe('No sign-in is configured for the console: staff paste an access token.');
 
+export const consoleCreditSettings = z
+  .object({
+    confirmAbove: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'A grant of more credits than this asks the staff member to confirm it, naming the amount and the player ' +
+          '(`CONSOLE_CREDIT_CONFIRM_ABOVE`, default 500). The service itself grants any allowed amount.',
+      ),
+  })
+  .describe('How the console grants credits.');
+
 export const consoleConfig = z
   .object({
     signIn: z.discriminatedUnion('method', [devLinkSignIn, gotrueSignIn, tokenSignIn]),
+    credits: consoleCreditSettings,
   })
   .meta({ id: 'ConsoleConfig', description: 'What the staff console needs to know at start.' });
 export type ConsoleConfig = z.infer<typeof consoleConfig>;

@@ -11,7 +11,10 @@ export const INVALID_SIGN_IN_CODE = 'invalid_sign_in_code';
 /** What the staff console learns at start, and the development mode's sign-in by printed link. */
 export class ConsoleService {
   constructor(
-    private readonly config: Pick<Config, 'consoleGotrueUrl' | 'consoleGotrueAnonKey' | 'jwtSecret'>,
+    private readonly config: Pick<
+      Config,
+      'consoleGotrueUrl' | 'consoleGotrueAnonKey' | 'consoleCreditConfirmAbove' | 'jwtSecret'
+    >,
     /** Present only in the embedded development mode (kernel.devSignIn). */
     private readonly codes: DevSignInCodes | undefined,
   ) {}
@@ -21,10 +24,14 @@ export class ConsoleService {
    * verify GoTrue's tokens anyway), else GoTrue when configured, else a pasted token.
    */
   consoleConfig(): ConsoleConfig {
-    if (this.codes !== undefined) return { signIn: { method: 'dev_link' } };
+    return { signIn: this.#signIn(), credits: { confirmAbove: this.config.consoleCreditConfirmAbove } };
+  }
+
+  #signIn(): ConsoleConfig['signIn'] {
+    if (this.codes !== undefined) return { method: 'dev_link' };
     const { consoleGotrueUrl: url, consoleGotrueAnonKey: anonKey } = this.config;
-    if (url !== undefined && anonKey !== undefined) return { signIn: { method: 'gotrue', url, anonKey } };
-    return { signIn: { method: 'token' } };
+    if (url !== undefined && anonKey !== undefined) return { method: 'gotrue', url, anonKey };
+    return { method: 'token' };
   }
 
   /** A printed code, once, for a token of the development owner; nothing of the code is kept or told. */

@@ -133,6 +133,7 @@ function withStaffColumns(query: ReturnType<typeof staffTickets>) {
     't.close_reason',
     'u.id as user_id',
     'u.email as user_email',
+    'u.display_name as user_display_name',
     (eb) =>
       eb
         .selectFrom('support_messages as m')
@@ -144,8 +145,15 @@ function withStaffColumns(query: ReturnType<typeof staffTickets>) {
 
 type StaffSummaryRow = InferResult<ReturnType<typeof withStaffColumns>>[number];
 
-function staffSummary({ user_id, user_email, message_count, ...ticket }: StaffSummaryRow): StaffTicketSummary {
-  return { ...ticket, user: { id: user_id, email: user_email }, message_count: message_count ?? 0 };
+function staffSummary({
+  user_id,
+  user_email,
+  user_display_name,
+  message_count,
+  ...ticket
+}: StaffSummaryRow): StaffTicketSummary {
+  const user = { id: user_id, email: user_email, display_name: user_display_name };
+  return { ...ticket, user, message_count: message_count ?? 0 };
 }
 
 export async function listStaffTickets(
@@ -156,7 +164,10 @@ export async function listStaffTickets(
   if (query.status !== undefined) filtered = filtered.where('t.status', '=', query.status);
   if (query.category !== undefined) filtered = filtered.where('t.category', '=', query.category);
   if (query.user_id !== undefined) filtered = filtered.where('t.user_id', '=', query.user_id);
-  if (query.q !== undefined) filtered = filtered.where('t.subject', 'ilike', likePattern(query.q));
+  if (query.q !== undefined) {
+    const pattern = likePattern(query.q);
+    filtered = filtered.where((eb) => eb.or([eb('t.subject', 'ilike', pattern), eb('u.email', 'ilike', pattern)]));
+  }
   const { rows, total } = await readPage(filtered, query, (matching) =>
     withStaffColumns(matching)
       .orderBy(`t.${query.sort.field}`, query.sort.direction)

@@ -157,7 +157,7 @@ them all. ${STATUSES}`,
         description:
           `The support queue, paged with \`meta.total\`, most recently active first by default ` +
           `(\`sort=updated_at|created_at:asc|desc\`). Filters \`status\`, \`category\`, \`user_id\` and \`q\` ` +
-          `(subject contains, any case); all combine. ${STATUSES}`,
+          `(the subject or the player's email contains it, any case); all combine. ${STATUSES}`,
         querystring: staffTicketsQuery,
         response: { 200: staffTicketsPage },
       },
@@ -174,7 +174,7 @@ them all. ${STATUSES}`,
         tags: staffTags,
         summary: 'Get a support ticket',
         description:
-          'The ticket with the player (id, email), how it was closed, and every message oldest first with its ' +
+          'The ticket with the player (id, email, display name), how it was closed, and every message oldest first with its ' +
           'author. 404 `not_found`.',
         params: ticketIdParams,
         response: { 200: staffTicketView },

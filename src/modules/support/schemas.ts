@@ -122,7 +122,9 @@ export const myTicketsPage = pagedResponse(myTicketSummary);
 
 const staffTicketSummary = myTicketSummary
   .extend({
-    user: z.object({ id: z.guid(), email: z.string().nullable() }),
+    user: z
+      .object({ id: z.guid(), email: z.string().nullable(), display_name: z.string().nullable() })
+      .describe('The player who opened the ticket.'),
     message_count: z.number().int(),
     closed_at: z.date().nullable(),
     closed_by: z.guid().nullable(),

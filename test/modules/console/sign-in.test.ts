@@ -37,7 +37,7 @@ describe('console sign-in in the embedded development mode', () => {
   it('the config says: sign in with the printed link', async () => {
     const response = await t.request({ method: 'GET', url: '/v1/console/config' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ signIn: { method: 'dev_link' } });
+    expect(response.json()).toEqual({ signIn: { method: 'dev_link' }, credits: { confirmAbove: 500 } });
   });
 
   it('codes are 256 random bits, url-safe, each different', () => {
@@ -190,7 +190,7 @@ describe('console sign-in outside the development mode', () => {
   it('the config says: paste a token; the exchange is 404 `not_found`; a bad body is still 400', async () => {
     expect(t.kernel.devSignIn).toBeUndefined();
     const config = await t.request({ method: 'GET', url: '/v1/console/config' });
-    expect(config.json()).toEqual({ signIn: { method: 'token' } });
+    expect(config.json()).toEqual({ signIn: { method: 'token' }, credits: { confirmAbove: 500 } });
     const response = await signIn(t, { code: 'A'.repeat(43) });
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({ error: 'not_found' });
@@ -212,16 +212,21 @@ describe('console config with GoTrue', () => {
   let t: App;
   beforeAll(async () => {
     t = await startTestApp({
-      config: { consoleGotrueUrl: 'https://auth.example.test/auth/v1', consoleGotrueAnonKey: 'public-anon-key' },
+      config: {
+        consoleGotrueUrl: 'https://auth.example.test/auth/v1',
+        consoleGotrueAnonKey: 'public-anon-key',
+        consoleCreditConfirmAbove: 2000,
+      },
     });
   });
   afterAll(async () => t?.close());
 
-  it('hands the console the URL and the anon key, and the policy lets it connect there', async () => {
+  it('hands the console the URL, the anon key and its settings; the policy lets it connect there', async () => {
     const config = await t.request({ method: 'GET', url: '/v1/console/config' });
     expect(config.statusCode).toBe(200);
     expect(config.json()).toEqual({
       signIn: { method: 'gotrue', url: 'https://auth.example.test/auth/v1', anonKey: 'public-anon-key' },
+      credits: { confirmAbove: 2000 },
     });
     const page = await t.request({ method: 'GET', url: '/admin' });
     expect(page.headers['content-security-policy']).toContain(

@@ -176,7 +176,7 @@ describe('permission resolution on routes', () => {
     const mixed = await createUser(t.db, ['users.read', 'billing.*', 'users.delete']);
     expect(
       (await t.request({ method: 'GET', url: '/v1/me/permissions', token: mixed.token })).json().permissions,
-    ).toEqual(['billing.read', 'billing.write', 'users.delete', 'users.read']);
+    ).toEqual(['billing.grant', 'billing.read', 'billing.write', 'users.delete', 'users.read']);
   });
 
   it('a first-time subject (no user row, no grants) holds nothing', async () => {

@@ -71,7 +71,7 @@ afterAll(async () => {
 });
 
 describe('GET /v1/admin/support/tickets', () => {
-  it('pages with a total, most recently active first; filters status, category, user_id, q; sorts', async () => {
+  it('pages with a total, most recently active first; filters status, category, user_id, q (subject or email)', async () => {
     const tag = randomUUID().slice(0, 8);
     const ann = await createUser(t.db);
     const ben = await createUser(t.db);
@@ -91,7 +91,7 @@ describe('GET /v1/admin/support/tickets', () => {
       status: 'answered',
       created_at: expect.any(String),
       updated_at: expect.any(String),
-      user: { id: ann.id, email: ann.email },
+      user: { id: ann.id, email: ann.email, display_name: null },
       message_count: 2,
       closed_at: null,
       closed_by: null,
@@ -104,6 +104,9 @@ describe('GET /v1/admin/support/tickets', () => {
     expect(await ids(`?q=${tag}&category=billing`)).toEqual([a]);
     expect(await ids(`?q=${tag}&user_id=${ben.id}`)).toEqual([c]);
     expect(await ids(`?q=100%25`)).toEqual([a]);
+    // q matches the player's email as well as the subject, any case.
+    expect(await ids(`?q=${encodeURIComponent(ben.email.toUpperCase())}`)).toEqual([c]);
+    expect(await ids(`?q=${encodeURIComponent(ann.email)}&sort=created_at:asc`)).toEqual([a, b]);
     expect((await list(`?q=${tag}&per_page=1&page=2&sort=created_at:asc`)).json()).toEqual({
       data: [expect.objectContaining({ id: b })],
       meta: { page: 2, per_page: 1, total: 3 },
@@ -150,7 +153,7 @@ describe('GET /v1/admin/support/tickets/{id}', () => {
       status: 'answered',
       created_at: expect.any(String),
       updated_at: expect.any(String),
-      user: { id: player.id, email: player.email },
+      user: { id: player.id, email: player.email, display_name: null },
       message_count: 2,
       closed_at: null,
       closed_by: null,

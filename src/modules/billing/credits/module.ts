@@ -14,7 +14,10 @@ export const creditsModule = {
   jobs: {
     'expire-credit-lots': expireCreditLotsJob,
   },
-  permissions: {},
+  permissions: {
+    // Support compensates a player without the refunds, coupons and settings of billing.write.
+    'billing.grant': 'Grant credits to a user (a compensation), without the other billing writes.',
+  },
   cacheTopics: [],
   events: ['billing.credits_granted', 'billing.credits_gifted'],
 } satisfies AreaModule;

@@ -16,7 +16,8 @@ import {
 import { CreditsService } from './service.js';
 
 const READ = { perms: ['billing.read'] } as const;
-const WRITE = { perms: ['billing.write'] } as const;
+/** A grant alone: what a support agent holds to compensate a player. */
+const GRANT = { perms: ['billing.write', 'billing.grant'] } as const;
 const tags = ['billing'];
 
 /**
@@ -31,7 +32,7 @@ export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
     '/v1/admin/billing/credits/grant',
     {
       config: {
-        ...WRITE,
+        ...GRANT,
         errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request', 'invalid_state'] },
       },
       schema: {

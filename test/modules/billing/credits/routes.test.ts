@@ -210,7 +210,7 @@ describe('POST /v1/admin/billing/credits/grant', () => {
     ]);
   });
 
-  it('401s without a token and 403s without billing.write, storing nothing', async () => {
+  it('401s without a token and 403s without billing.write or billing.grant, storing nothing', async () => {
     const player = await createUser(t.db);
     const payload = { user_id: player.id, amount: 10, reason: 'Valid reason' };
     const anonymous = await grant(null, payload);
@@ -218,8 +218,21 @@ describe('POST /v1/admin/billing/credits/grant', () => {
     expect(anonymous.json()).toEqual({ error: 'missing_token' });
     const refused = await grant(reader, payload);
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toEqual({ error: 'forbidden', details: { perm: 'billing.write' } });
+    expect(refused.json()).toEqual({ error: 'forbidden', details: { perm: 'billing.write | billing.grant' } });
     await expectNoCredits(t.db, player.id);
+  });
+
+  it('billing.grant alone grants (a support compensation) and reads nothing else of billing', async () => {
+    const agent = await createUser(t.db, ['billing.grant']);
+    const player = await createUser(t.db);
+    const response = await grant(agent, { user_id: player.id, amount: 25, reason: 'Sorry for the outage' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({ entry_id: expect.any(Number), balance: 25 });
+    const [entry] = await ledgerOf(t.db, player.id);
+    expect(entry).toMatchObject({ kind: 'grant', amount: 25, reason: 'Sorry for the outage' });
+    const ledger = await get(agent, `/v1/admin/billing/ledger?user_id=${player.id}`);
+    expect(ledger.statusCode).toBe(403);
+    expect(ledger.json()).toEqual({ error: 'forbidden', details: { perm: 'billing.read' } });
   });
 });
 
