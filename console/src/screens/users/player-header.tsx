@@ -38,10 +38,16 @@ export function PlayerHeader({ user, permissions }: { user: UserProfile; permiss
     queryKey: ['user', user.id, 'timeline', 'logins'],
     queryFn: () => unwrap(api.GET('/v1/admin/users/{id}/sessions', { params: { path: { id: user.id } } })),
   });
-  const lastSession = (sessions.data?.data ?? []).reduce<string | null>(
+  const games = useQuery({
+    queryKey: ['user', user.id, 'last-game'],
+    queryFn: () => unwrap(api.GET('/v1/admin/runtime/sessions', { params: { query: { user_id: user.id, limit: 1 } } })),
+    enabled: permissions.can('runtime.read'),
+  });
+  const lastLogin = (sessions.data?.data ?? []).reduce<string | null>(
     (latest, session) => (latest === null || session.last_seen_at > latest ? session.last_seen_at : latest),
     null,
   );
+  const lastGame = games.data?.data[0];
 
   return (
     <header className="player-header stack">
@@ -102,7 +108,21 @@ export function PlayerHeader({ user, permissions }: { user: UserProfile; permiss
           </>
         ) : null}
         <dt>Last session</dt>
-        <dd>{lastSession === null ? 'never signed in' : <Time value={lastSession} />}</dd>
+        <dd>
+          {lastLogin === null ? (
+            'never signed in'
+          ) : (
+            <span data-testid="last-login">
+              <Time value={lastLogin} />
+            </span>
+          )}
+          {lastGame === undefined ? null : (
+            <>
+              {' · played '}
+              {lastGame.game_title || lastGame.game_slug} <Time value={lastGame.started_at ?? lastGame.created_at} />
+            </>
+          )}
+        </dd>
         <dt>Ban</dt>
         <dd>
           {user.status === 'banned' ? (
