@@ -17,7 +17,8 @@ export function PlayerTimeline({ user, permissions }: { user: UserProfile; permi
   const [filters, setFilters] = useSearchState(['kind'] as const);
   const [limit, setLimit] = useState(STEP);
   const sources = useTimelineSources(user, permissions, limit);
-  const kind = (KINDS.some((choice) => choice.id === filters.kind) ? filters.kind : '') as Kind | '';
+  // A kind the caller cannot read (a shared link from billing staff) shows everything instead.
+  const kind = (sources.some((source) => source.kind === filters.kind) ? filters.kind : '') as Kind | '';
   const { happenings, cut } = mergeSources(sources, kind);
   const people = usePeople(happenings.map(actorOf));
   const pending = sources.some((source) => (kind === '' || source.kind === kind) && source.isPending);
