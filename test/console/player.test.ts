@@ -201,6 +201,38 @@ describe('the staff console: the player page', () => {
   );
 
   it(
+    'a long history shows its newest entries, merged without gaps, and reads older ones on demand',
+    async () => {
+      const player = (await service.players())[2]!;
+      const token = await service.tokenFor('owner');
+      for (let n = 1; n <= 30; n += 1) {
+        const answer = await service.t.request({
+          method: 'POST',
+          url: '/v1/admin/billing/credits/grant',
+          token,
+          payload: { user_id: player.id, amount: n, reason: `Daily streak day ${n}` },
+        });
+        expect(answer.statusCode, answer.body).toBe(201);
+      }
+      const ledger = await api('owner', `/v1/admin/billing/ledger?user_id=${player.id}&per_page=100`);
+      expect(ledger.meta.total).toBeGreaterThan(30);
+      const { page, context } = await open('owner', player.id);
+      const items = timeline(page).getByRole('listitem');
+      await timeline(page).getByText('Daily streak day 30', { exact: false }).waitFor();
+      // 25 ledger entries read: nothing older than the 25th is shown, or another source would fill a gap.
+      await expect.poll(() => items.filter({ hasText: 'Daily streak day' }).count()).toBe(25);
+      await expect(items.filter({ hasText: 'Welcome credits' }).count()).resolves.toBe(0);
+      await page.getByRole('button', { name: 'Show older' }).click();
+      await items.filter({ hasText: 'Welcome credits' }).waitFor();
+      await expect(items.filter({ hasText: 'Daily streak day' }).count()).resolves.toBe(30);
+      await expect(page.getByRole('button', { name: 'Show older' }).count()).resolves.toBe(0);
+      expect(pageProblems(page)).toEqual([]);
+      await context.close();
+    },
+    STEPS,
+  );
+
+  it(
     'bans from the account actions menu, through a confirmation saying what is lost',
     async () => {
       const player = (await service.players())[1]!;
