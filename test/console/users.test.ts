@@ -65,13 +65,14 @@ describe('the staff console: Home and Users', () => {
     await page.getByRole('heading', { name: 'Ana Silva', level: 1 }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshotBothSizes(page, 'user');
-    await page.getByRole('button', { name: 'Ban…' }).click();
+    await page.getByRole('button', { name: /Account actions/ }).click();
+    await page.getByRole('menuitem', { name: 'Ban…' }).click();
     const dialog = page.getByRole('alertdialog');
     await dialog.getByLabel('Reason').fill('Chargeback fraud on three purchases');
     expect(await seriousViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Ban' }).click();
     await page.getByText('ana.silva.demo@example.com is banned').waitFor();
-    await page.getByRole('button', { name: 'Unban…' }).waitFor();
+    await page.locator('header .status', { hasText: 'banned' }).waitFor();
 
     const stored = await playerByEmail('ana.silva.demo@example.com');
     expect(stored.status).toBe('banned');
@@ -84,13 +85,14 @@ describe('the staff console: Home and Users', () => {
     expect(audit).toMatchObject({ actor_id: staffWithRole('owner').id, reason: 'Chargeback fraud on three purchases' });
     expect(pageProblems(page)).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 
   it('a too-short reason is refused in the form, before any call, from the bounds the API publishes', async () => {
     const player = (await service.players())[1]!;
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
-    await page.getByRole('button', { name: 'Ban…' }).click();
+    await page.getByRole('button', { name: /Account actions/ }).click();
+    await page.getByRole('menuitem', { name: 'Ban…' }).click();
     const dialog = page.getByRole('alertdialog');
     await dialog.getByLabel('Reason').fill('no');
     await dialog.getByRole('button', { name: 'Ban' }).click();
@@ -146,15 +148,17 @@ describe('the staff console: Home and Users', () => {
       await service.tokenFor('demo-support-agent'),
       `/admin/users/${player.id}`,
     );
-    await page.getByRole('heading', { name: 'Account', level: 2 }).waitFor();
+    await page.getByRole('heading', { name: 'Timeline', level: 2 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Areas' });
     await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Home', 'Users', 'Support']);
-    await expect(page.getByRole('button', { name: 'Ban…' }).isDisabled()).resolves.toBe(true);
-    await page.getByText('Needs users.write').first().waitFor();
     await page.getByText('Granting roles needs roles.assign.').waitFor();
-    // No billing.read: the credit ledger is not there at all.
-    await expect(page.getByRole('heading', { name: 'Credits' }).count()).resolves.toBe(0);
+    // billing.grant without billing.read: credits to grant (compensation), no billing history.
+    await page.getByRole('heading', { name: 'Grant credits' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: /Account actions/ }).click();
+    const ban = page.getByRole('menuitem', { name: /Ban…/ });
+    await expect(ban.getAttribute('aria-disabled')).resolves.toBe('true');
+    await ban.getByText('needs users.write').waitFor();
     await context.close();
   });
 
@@ -164,12 +168,20 @@ describe('the staff console: Home and Users', () => {
     const player = (await service.players())[6]!;
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
-    await page.getByRole('heading', { name: 'Credits', level: 2 }).waitFor();
+    await page.getByRole('heading', { name: 'Grant credits', level: 2 }).waitFor();
     await page.getByRole('spinbutton', { name: 'Credits' }).fill('75');
-    await page.getByLabel('Reason').fill('Sorry for the outage on Friday');
-    await page.getByRole('button', { name: 'Grant credits' }).click();
-    await page.getByText('75 credits granted').waitFor();
-    await page.getByRole('row').filter({ hasText: 'Sorry for the outage on Friday' }).getByText('+75').waitFor();
+    await page.getByRole('button', { name: /Reason$/ }).click();
+    await page.getByRole('option', { name: 'Other (write the reason)' }).click();
+    await page.getByLabel('Written reason').fill('Sorry for the outage on Friday');
+    await page.getByRole('button', { name: 'Grant credits…' }).click();
+    await page.getByRole('dialog', { name: `Grant 75 credits to ${player.email}?` }).waitFor();
+    await page.getByRole('button', { name: 'Grant 75 credits' }).click();
+    await page.getByText(/^75 credits granted/).waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: 'Sorry for the outage on Friday' })
+      .getByText(/\+75 credits/)
+      .waitFor();
     const ledger = await service.t.db
       .selectFrom('credit_ledger')
       .selectAll()
@@ -178,24 +190,29 @@ describe('the staff console: Home and Users', () => {
       .executeTakeFirstOrThrow();
     expect(ledger).toMatchObject({ amount: 75, kind: 'grant' });
 
-    await page.getByRole('button', { name: 'Sign out everywhere…' }).click();
-    await page.getByRole('alertdialog').getByLabel('Reason').fill('Account shared with a stranger');
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Sign out' }).click();
+    const action = async (name: string) => {
+      await page.getByRole('button', { name: /Account actions/ }).click();
+      await page.getByRole('menuitem', { name }).click();
+    };
+    await action('Sign out everywhere…');
+    // Not destructive (they can sign in again): a plain dialog, its button not red.
+    await page.getByRole('dialog').getByLabel('Reason').fill('Account shared with a stranger');
+    await page.getByRole('dialog').getByRole('button', { name: 'Sign out' }).click();
     await page.getByText(`${player.email} is signed out everywhere`).waitFor();
 
-    await page.getByRole('button', { name: 'Delete…', exact: true }).click();
+    await action('Delete…');
     await page.getByRole('alertdialog').getByLabel('Reason').fill('Asked to close the account');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText(`${player.email} is deleted`).waitFor();
     // Restore undoes a staff deletion too, within its grace period.
-    await page.getByRole('button', { name: 'Restore…' }).click();
-    await page.getByRole('alertdialog').getByLabel('Reason').fill('Deleted the wrong account');
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Restore' }).click();
+    await action('Restore…');
+    await page.getByRole('dialog').getByLabel('Reason').fill('Deleted the wrong account');
+    await page.getByRole('dialog').getByRole('button', { name: 'Restore' }).click();
     await page.getByText(`${player.email} is restored`).waitFor();
     expect((await playerByEmail(player.email)).status).toBe('active');
-    await page.getByRole('button', { name: 'Delete…', exact: true }).waitFor();
+    await page.locator('header .status', { hasText: 'active' }).waitFor();
 
-    await page.getByRole('button', { name: 'Delete for good…' }).click();
+    await action('Delete for good…');
     const dialog = page.getByRole('alertdialog');
     await dialog.getByText('This cannot be undone').waitFor();
     await dialog.getByLabel('Reason').fill('Erasure request under GDPR art. 17');

@@ -4,13 +4,16 @@ import { Link } from 'wouter';
 import { api } from '../../api/client';
 import { usePermissions } from '../../api/permissions';
 import { ProblemNote } from '../../ui/problem-note';
-import { Time } from '../../ui/time';
-import { CreditLedger } from './credit-ledger';
-import { GameSessions, LoginSessions } from './user-sessions';
-import { UserActions } from './user-actions';
+import { AccountMenu } from './account-menu';
+import { GrantCredits } from './grant-credits';
+import { PlayerHeader } from './player-header';
+import { PlayerTimeline } from './timeline';
 import { UserRoles } from './user-roles';
 
-/** One user: profile and status, what staff may do to the account, roles, sessions and credits. */
+/**
+ * The player page: their standing at a glance, one timeline of what happened to them, and what
+ * staff do from here (credits, roles; the rare account actions in a menu).
+ */
 export default function UserPage({ id }: { id: string }) {
   const permissions = usePermissions();
   const queryClient = useQueryClient();
@@ -32,48 +35,26 @@ export default function UserPage({ id }: { id: string }) {
       </section>
     );
   }
-  if (user.data === undefined) return <p className="loading">Loading…</p>;
+  if (user.data === undefined || permissions.isPending) return <p className="loading">Loading…</p>;
   const profile = user.data;
   return (
-    <section className="stack">
-      <Link href="/users">← Users</Link>
-      <header className="page-header">
-        <h1>{profile.display_name ?? profile.email ?? profile.id}</h1>
-        <span className={`status status-${profile.status}`}>{profile.status}</span>
-      </header>
-      <dl className="facts">
-        <dt>Email</dt>
-        <dd>{profile.email ?? '—'}</dd>
-        <dt>User id</dt>
-        <dd>
-          <code>{profile.id}</code>
-        </dd>
-        <dt>Sign-in provider</dt>
-        <dd>{profile.provider ?? '—'}</dd>
-        <dt>Tier</dt>
-        <dd>{profile.tier_detail?.name ?? profile.tier ?? 'none'}</dd>
-        <dt>Joined</dt>
-        <dd>
-          <Time value={profile.created_at} />
-        </dd>
-        <dt>Last seen</dt>
-        <dd>
-          <Time value={profile.last_seen_at} />
-        </dd>
-        {profile.status_reason === null ? null : (
-          <>
-            <dt>Status reason</dt>
-            <dd>
-              {profile.status_reason} (<Time value={profile.status_changed_at} />)
-            </dd>
-          </>
-        )}
-      </dl>
-      <UserActions user={profile} permissions={permissions} onChanged={refresh} />
-      <UserRoles user={profile} permissions={permissions} onChanged={refresh} />
-      {permissions.can('users.read') ? <LoginSessions userId={profile.id} /> : null}
-      {permissions.can('runtime.read') ? <GameSessions userId={profile.id} /> : null}
-      {permissions.can('billing.read') ? <CreditLedger userId={profile.id} permissions={permissions} /> : null}
+    <section className="stack player-page">
+      <div className="player-top">
+        <Link href="/users">← Users</Link>
+        <AccountMenu user={profile} permissions={permissions} />
+      </div>
+      <PlayerHeader user={profile} permissions={permissions} />
+      <div className="player-columns">
+        <PlayerTimeline user={profile} permissions={permissions} />
+        <div className="stack">
+          {permissions.can('billing.write', 'billing.grant') ? (
+            <GrantCredits user={profile} />
+          ) : permissions.can('billing.read') ? (
+            <p className="hint">Granting credits needs billing.grant or billing.write.</p>
+          ) : null}
+          <UserRoles user={profile} permissions={permissions} onChanged={refresh} />
+        </div>
+      </div>
     </section>
   );
 }
