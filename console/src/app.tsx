@@ -76,8 +76,11 @@ function useFocusAfterNavigation(location: string): string {
     const started = performance.now();
     const tryFocus = () => {
       if (cancelled) return;
-      const heading = document.querySelector<HTMLElement>('main h1');
-      if (heading === null || heading.closest('[aria-busy="true"]') !== null) {
+      // While a lazy screen loads, React keeps the old one in the page, hidden: only a shown heading counts.
+      const heading = [...document.querySelectorAll<HTMLElement>('main h1')].find(
+        (each) => each.getClientRects().length > 0,
+      );
+      if (heading === undefined) {
         if (performance.now() - started < HEADING_WAIT_MS) requestAnimationFrame(tryFocus);
         return;
       }

@@ -37,7 +37,7 @@ describe('the staff console: Notifications', () => {
 
     // Every active user first; then the segment, counted as it is typed (the service's count).
     const count = page.getByTestId('segment-count');
-    await count.getByText(/users? match/).waitFor();
+    await count.getByText(/users? match(es)?/).waitFor();
     const everyone = await service.t.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -45,7 +45,7 @@ describe('the staff console: Notifications', () => {
       .executeTakeFirstOrThrow();
     await expect(count.textContent()).resolves.toContain(`${Number(everyone.n).toLocaleString('en-GB')} users match`);
     await page.getByLabel('Email or name contains').fill(player!.email);
-    await count.getByText('1 user match').waitFor();
+    await count.getByText('1 user matches').waitFor();
     await expect(count.textContent()).resolves.toContain(`matching “${player!.email}”`);
 
     // Marketing holds both channels here: in-app (announcements.write) and email (email.send).
@@ -106,7 +106,7 @@ describe('the staff console: Notifications', () => {
     expect(await seriousViolations(page)).toEqual([]);
     expect(pageProblems(page)).toEqual([]);
     await context.close();
-  });
+  }, 90_000);
 
   it('offers only the channels the caller holds: a content editor sees in-app only', async () => {
     const { page, context } = await service.window();

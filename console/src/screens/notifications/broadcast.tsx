@@ -204,7 +204,8 @@ export default function BroadcastPage() {
               'No user matches these filters.'
             ) : (
               <>
-                <strong>{plural(recipients, 'user')}</strong> match: {describeSegment(segment)}.
+                <strong>{plural(recipients, 'user')}</strong> {recipients === 1 ? 'matches' : 'match'}:{' '}
+                {describeSegment(segment)}.
               </>
             )}
           </p>

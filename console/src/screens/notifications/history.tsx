@@ -46,13 +46,14 @@ export default function BroadcastHistoryPage() {
         rowHref={(each) => `/notifications/history/${each.id}`}
         emptyText="No broadcasts yet."
         columns={[
-          { id: 'sent', name: 'Sent', isRowHeader: true, render: (each) => <Time value={each.created_at} /> },
           {
             id: 'what',
             name: 'What',
+            isRowHeader: true,
             render: (each) =>
               [each.notification?.title, each.email === null ? null : 'email'].filter(Boolean).join(' + '),
           },
+          { id: 'sent', name: 'Sent', render: (each) => <Time value={each.created_at} /> },
           { id: 'segment', name: 'To', render: (each) => describeSegment(each.segment) },
           {
             id: 'recipients',
