@@ -63,6 +63,39 @@ describe('the staff console: the shell', () => {
     }
   });
 
+  it('the banner comes on live for a support agent: the socket brings the change, no reload, no poll', async () => {
+    const { page, context } = await service.window();
+    const levels: string[] = [];
+    const socketReady = new Promise<void>((resolve) => {
+      page.on('websocket', (socket) =>
+        socket.on('framereceived', ({ payload }) => {
+          const frame = JSON.parse(String(payload)) as { type: string; name?: string; payload?: { level?: string } };
+          if (frame.type === 'subscribed') resolve();
+          if (frame.name === 'ops.panic_changed') levels.push(frame.payload?.level ?? '');
+        }),
+      );
+    });
+    await signInWithToken(page, service.origin, await service.tokenFor('demo-support-agent'));
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await socketReady;
+    await expect(page.getByTestId('maintenance-banner').count()).resolves.toBe(0);
+    const owner = await service.tokenFor('owner');
+    const set = (level: string, reason: string) =>
+      service.t.request({ method: 'POST', url: '/v1/admin/ops/panic', token: owner, payload: { level, reason } });
+    expect((await set('lockdown', 'Database failover in progress')).statusCode).toBe(200);
+    try {
+      // Well inside the banner's 60 s poll: only the socket can have brought it.
+      await page.getByTestId('maintenance-banner').getByText('Maintenance: lockdown').waitFor({ timeout: 15_000 });
+      await page.getByText('“Database failover in progress”').waitFor();
+      expect(levels).toContain('lockdown');
+    } finally {
+      await set('off', 'Failover done');
+    }
+    await page.getByTestId('maintenance-banner').waitFor({ state: 'detached', timeout: 15_000 });
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it('the palette finds a player by email as one types (no Enter) and opens their page', async () => {
     const player = (await service.players())[2]!;
     const { page, context } = await service.window();

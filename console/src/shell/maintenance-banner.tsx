@@ -21,15 +21,15 @@ export function usePanicState(permissions: Permissions) {
 }
 
 /**
- * The level, for every staff member whatever their role. Staff whose socket hears ops events
- * (the dashboard, or a role subscribed to `panic_mode_changed`) see a change at once; the rest
- * within the poll.
+ * The level, for every staff member whatever their role. Every socket hears `ops.panic_changed`
+ * on its own user channel, which makes `ops` queries stale (api/realtime.tsx): a change shows at
+ * once; the poll covers a socket that is down.
  */
 export function useMaintenanceNotice() {
   return useQuery({
     queryKey: MAINTENANCE_NOTICE_KEY,
     queryFn: () => unwrap(api.GET('/v1/me/maintenance')),
-    refetchInterval: 15_000,
+    refetchInterval: 60_000,
   });
 }
 
