@@ -1,6 +1,6 @@
 import { isPlatformApiError } from '@platform-api/sdk';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, type ReactNode, Suspense, useEffect, useSyncExternalStore } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { RouterProvider } from 'react-aria-components';
 import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter';
 import { LiveProvider } from './api/realtime';
@@ -33,6 +33,9 @@ const BillingCouponsPage = lazy(() => import('./screens/billing/coupons'));
 const BillingCreditsPage = lazy(() => import('./screens/billing/credits'));
 const TicketQueuePage = lazy(() => import('./screens/support/ticket-queue'));
 const TicketPage = lazy(() => import('./screens/support/ticket-page'));
+const BroadcastPage = lazy(() => import('./screens/notifications/broadcast'));
+const BroadcastHistoryPage = lazy(() => import('./screens/notifications/history'));
+const BroadcastDetailPage = lazy(() => import('./screens/notifications/broadcast-detail'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -61,8 +64,51 @@ function SignedIn({ children }: { children: (session: NonNullable<ReturnType<typ
   return <>{children(session)}</>;
 }
 
+/** How long a new screen may take to show its heading (a lazy screen loads, a record arrives). */
+const HEADING_WAIT_MS = 5_000;
+
+/**
+ * After a navigation inside the console (not the first load), focus moves to the new screen's
+ * heading, as a new page would put a screen reader at its top, and the page change is announced.
+ * A screen's heading can come late (its code or its record loading): it is awaited, briefly.
+ */
+function useFocusAfterNavigation(location: string): string {
+  const first = useRef(true);
+  const [announcement, setAnnouncement] = useState('');
+  useEffect(() => {
+    if (first.current || location === '/sign-in') {
+      first.current = false;
+      return;
+    }
+    let cancelled = false;
+    const started = performance.now();
+    const tryFocus = () => {
+      if (cancelled) return;
+      // While a lazy screen loads, React keeps the old one in the page, hidden: only a shown heading counts.
+      const heading = [...document.querySelectorAll<HTMLElement>('main h1')].find(
+        (each) => each.getClientRects().length > 0,
+      );
+      if (heading === undefined) {
+        if (performance.now() - started < HEADING_WAIT_MS) requestAnimationFrame(tryFocus);
+        return;
+      }
+      // A dialog opened meanwhile keeps its focus.
+      if (document.activeElement?.closest('[role="dialog"], [role="alertdialog"]')) return;
+      if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+      heading.focus({ preventScroll: false });
+      setAnnouncement(`${heading.textContent ?? ''} page`);
+    };
+    requestAnimationFrame(tryFocus);
+    return () => {
+      cancelled = true;
+    };
+  }, [location]);
+  return announcement;
+}
+
 function Routes() {
   const [location, navigate] = useLocation();
+  const announcement = useFocusAfterNavigation(location);
   useEffect(() => {
     document.documentElement.lang = 'en';
   }, []);
@@ -105,6 +151,11 @@ function Routes() {
                         <Route path="/billing/subscriptions" component={BillingSubscriptionsPage} />
                         <Route path="/billing/coupons" component={BillingCouponsPage} />
                         <Route path="/billing/credits" component={BillingCreditsPage} />
+                        <Route path="/notifications" component={BroadcastPage} />
+                        <Route path="/notifications/history" component={BroadcastHistoryPage} />
+                        <Route path="/notifications/history/:id">
+                          {(params) => <BroadcastDetailPage id={params.id} />}
+                        </Route>
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>
@@ -118,6 +169,9 @@ function Routes() {
           </SignedIn>
         </Route>
       </Switch>
+      <p className="visually-hidden" role="status" aria-live="polite">
+        {announcement}
+      </p>
     </RouterProvider>
   );
 }

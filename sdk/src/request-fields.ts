@@ -1407,6 +1407,11 @@ export const REQUEST_FIELDS: Readonly<Record<string, Readonly<Record<string, Fie
       "type": "object"
     }
   },
+  "POST /v1/admin/notifications/broadcast/preview": {
+    "segment": {
+      "type": "object"
+    }
+  },
   "POST /v1/me/support/attachments/upload-url": {
     "content_type": {
       "type": "string",

@@ -444,6 +444,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/maintenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The maintenance level, for any staff member
+         * @description The level in force, why, since when and who set it (`set_by_name`: display name, else email; null for incident monitoring). Any staff member may read it (a caller holding any permission key); a player without one is 403 `forbidden` (`details.reason` `staff_only`). Changing it needs `ops.panic` (`POST /v1/admin/ops/panic`).
+         *
+         *     **Permission:** any permission key (staff only).
+         */
+        get: operations["getMaintenanceNotice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/audit": {
         parameters: {
             query?: never;
@@ -3082,6 +3104,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/notifications/broadcast/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count a broadcast's recipients
+         * @description How many users a broadcast to this `segment` would reach if sent now (active users by default, as the broadcast counts them), counted no further than `max` + 1, so the sender sees the number before sending. Sends and stores nothing; an empty or too-large segment is a count here, not an error. Either channel's permission may ask.
+         *
+         *     **Permission:** `announcements.write` or `email.send` (any one).
+         */
+        post: operations["previewNotificationBroadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/notifications/broadcasts": {
         parameters: {
             query?: never;
@@ -3923,7 +3967,7 @@ export interface paths {
          *
          *     The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the socket may not join is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.
          *
-         *     Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user. Events published on any instance reach sockets on every instance.
+         *     Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { "level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). Events published on any instance reach sockets on every instance.
          *
          *     The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 `account refused` once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.
          *
@@ -4814,6 +4858,19 @@ export interface components {
              */
             expires_at: string;
         };
+        /**
+         * @description How many users a broadcast to this segment would reach if sent now.
+         * @example {
+         *       "recipients": 1250,
+         *       "max": 10000
+         *     }
+         */
+        BroadcastPreview: {
+            /** @description Users the segment matches now, counted no further than `max` + 1. */
+            recipients: number;
+            /** @description The most users one broadcast may reach (more is 422 `segment_too_large`). */
+            max: number;
+        };
         /** @description A broadcast of notifications and email, with its counts. */
         Broadcast: {
             /** Format: uuid */
@@ -4859,6 +4916,18 @@ export interface components {
             set_at: string | null;
             /** @description True when set automatically by incident monitoring. */
             auto: boolean;
+        };
+        /** @description The maintenance level with the name of whoever set it: what every staff member is shown. */
+        MaintenanceNotice: {
+            /** @enum {string} */
+            level: "off" | "degraded" | "lockdown";
+            reason: string | null;
+            set_by: string | null;
+            set_at: string | null;
+            /** @description True when set automatically by incident monitoring. */
+            auto: boolean;
+            /** @description Who set it, as staff know them (display name, else email); null when set by incident monitoring or unknown. */
+            set_by_name: string | null;
         };
         /** @description A role: its permissions and how many users hold it. */
         Role: {
@@ -8185,6 +8254,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    getMaintenanceNotice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The maintenance level with the name of whoever set it: what every staff member is shown. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MaintenanceNotice"];
+                };
+            };
+            /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: the caller holds no permission key (`details.reason` `staff_only`), or the account is banned or deleted (`details.reason`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description `internal`: a bug; quote the `x-request-id` header. */
@@ -24143,6 +24268,129 @@ export interface operations {
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    previewNotificationBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The same filters a broadcast takes; empty means every active user.
+                     * @default {}
+                     */
+                    segment?: {
+                        /** @description Matches email or display name (case-insensitive substring), or the exact user id. */
+                        q?: string;
+                        /** @enum {string} */
+                        status?: "active" | "banned" | "deleted";
+                        /** @description Plan tier key. */
+                        tier?: string;
+                        /** @description Role key the user holds an unexpired grant of. */
+                        role?: string;
+                        /** @description Sign-in provider the account was created with. */
+                        provider?: string;
+                        /** Format: date-time */
+                        created_from?: string;
+                        /** Format: date-time */
+                        created_to?: string;
+                        /** Format: date-time */
+                        last_seen_from?: string;
+                        /** Format: date-time */
+                        last_seen_to?: string;
+                        /** @description Whether the user has a trialing, active or past-due subscription. */
+                        has_subscription?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description How many users a broadcast to this segment would reach if sent now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastPreview"];
+                };
+            };
+            /** @description Validation error (SchemaError): `issues` name each refused field. A body that is not JSON (`invalid_json`), a malformed `Content-Length` or `Content-Type`, or a body the server could not read (`bad_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["MalformedBodyError"];
+                };
+            };
+            /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted (`details.reason`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `request_timeout`: the body fell silent or the request took longer than its budget; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestTimeoutError"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than the route takes. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description `unsupported_media_type`: a body in a media type or charset the route does not take. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
             /** @description `internal`: a bug; quote the `x-request-id` header. */

@@ -24,7 +24,8 @@ const ACCOUNT_REFUSALS = { banned: 'account_banned', deleted: 'account_deleted' 
 
 /**
  * The guard of `/v1/me` and `/v1/admin`: bearer → verified token → principal (user row and
- * permissions) → account status → the route's permission keys (admin; any one suffices).
+ * permissions) → account status → the route's permission keys (admin; any one suffices), or for a
+ * staff-only `/v1/me` route, any key at all.
  */
 export async function authenticate(
   kernel: Kernel,
@@ -40,6 +41,8 @@ export async function authenticate(
   if (area === 'admin') {
     const perms = request.routeOptions.config.perms ?? [];
     if (!principal.permissions.hasAny(perms)) throw forbidden({ perm: permText(perms) });
+  } else if (request.routeOptions.config.staff === true && !principal.permissions.isStaff()) {
+    throw forbidden({ reason: 'staff_only' });
   }
   return principal;
 }

@@ -65,10 +65,14 @@ function describeKernelBehaviour(route: RouteOptions, operation: RouteSchema): v
       area === 'admin'
         ? '`forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted ' +
             '(`details.reason`).'
-        : '`forbidden`: the account is banned or deleted (`details.reason`).',
+        : route.config?.staff === true
+          ? '`forbidden`: the caller holds no permission key (`details.reason` `staff_only`), or the account is ' +
+            'banned or deleted (`details.reason`).'
+          : '`forbidden`: the account is banned or deleted (`details.reason`).',
       ERROR_BODIES.forbidden,
     );
   }
+  if (route.config?.staff === true) notes.push('**Permission:** any permission key (staff only).');
   const perms = route.config?.perms;
   if (perms && perms.length > 0) {
     notes.push(`**Permission:** ${perms.map((p) => `\`${p}\``).join(' or ')}${perms.length > 1 ? ' (any one)' : ''}.`);

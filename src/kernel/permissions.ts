@@ -61,6 +61,11 @@ export class PermissionSet {
     return this.has(grantable);
   }
 
+  /** Holds any grant at all: a staff member, whatever their role. */
+  isStaff(): boolean {
+    return this.#granted.size > 0;
+  }
+
   hasAny(keys: readonly string[]): boolean {
     return keys.some((key) => this.has(key));
   }

@@ -17,6 +17,12 @@ export const AREAS: Area[] = [
     readWith: ['site.read', 'settings.read', 'billing.read', 'content.read', 'content.write', 'announcements.read'],
   },
   { path: '/billing', label: 'Billing', readWith: ['billing.read'] },
+  // Senders (either channel), and readers of the history.
+  {
+    path: '/notifications',
+    label: 'Notifications',
+    readWith: ['announcements.write', 'email.send', 'announcements.read', 'email.read'],
+  },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

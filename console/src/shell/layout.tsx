@@ -1,11 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Link, useLocation } from 'wouter';
 import { usePermissions } from '../api/permissions';
 import { sessionStore, type Session } from '../api/session';
 import { AREAS, areaVisible } from './areas';
 import { MaintenanceBanner } from './maintenance-banner';
+import { Palette } from './palette';
 
 const isCurrent = (path: string, location: string) =>
   path === '/' ? location === '/' : location === path || location.startsWith(`${path}/`);
@@ -15,6 +16,10 @@ export function Layout({ session, children }: { session: Session; children: Reac
   const permissions = usePermissions();
   const [location] = useLocation();
   const queryClient = useQueryClient();
+  // On a narrow screen the areas sit behind a menu button (CSS shows the button there only).
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new page closes the menu.
+  useEffect(() => setMenuOpen(false), [location]);
   const signOut = () => {
     void sessionStore.signOut();
     queryClient.clear();
@@ -26,7 +31,15 @@ export function Layout({ session, children }: { session: Session; children: Reac
       </a>
       <header className="topbar">
         <span className="brand">Platform console</span>
-        <nav aria-label="Areas" className="areas">
+        <Button
+          className="btn btn-quiet menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="areas-nav"
+          onPress={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </Button>
+        <nav aria-label="Areas" className="areas" id="areas-nav" data-open={menuOpen || undefined}>
           {AREAS.filter((area) => areaVisible(area, permissions.can)).map((area) => (
             <Link
               key={area.path}
@@ -38,6 +51,7 @@ export function Layout({ session, children }: { session: Session; children: Reac
             </Link>
           ))}
         </nav>
+        <Palette permissions={permissions} />
         <div className="account">
           <span className="account-email">{session.email ?? session.subject}</span>
           <Button className="btn btn-quiet" onPress={signOut}>

@@ -67,8 +67,8 @@ export const DEMO_ROLES: DemoRole[] = [
   {
     key: 'demo-marketing',
     name: 'Marketing',
-    description: 'Email audiences, templates and campaigns.',
-    permissions: ['email.read', 'email.write', 'email.send', 'users.read'],
+    description: 'Email audiences, templates and campaigns, and broadcasts (in-app and email).',
+    permissions: ['email.read', 'email.write', 'email.send', 'announcements.write', 'users.read'],
   },
   {
     key: 'demo-operations',

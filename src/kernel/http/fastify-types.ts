@@ -6,6 +6,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Permission keys of an admin route; holding any one admits the caller (OR). */
     perms?: readonly PermissionKey[];
+    /**
+     * A `/v1/me` route for staff only: the caller must hold some permission key, whichever
+     * (403 `forbidden` with `details.reason` `staff_only` otherwise). What no one role should gate.
+     */
+    staff?: true;
     /** The spec limit this route counts against. */
     rateLimit?: RateLimitName;
     /**

@@ -17,7 +17,7 @@ import {
   queueSegmentMail,
   setBroadcastCounts,
 } from './broadcast-queries.js';
-import type { BroadcastInput, BroadcastResult } from './schemas.js';
+import type { BroadcastInput, BroadcastPreview, BroadcastPreviewInput, BroadcastResult } from './schemas.js';
 
 type Db = Kysely<Tables>;
 
@@ -60,6 +60,15 @@ export class BroadcastService {
     private readonly db: Db,
     private readonly write: Writes,
   ) {}
+
+  /**
+   * The count a broadcast to this segment would reach now, for the sender to see before sending:
+   * read only, so it takes either channel's permission (the route checks it) and refuses nothing.
+   */
+  async preview(input: BroadcastPreviewInput): Promise<BroadcastPreview> {
+    const recipients = await countSegmentUpTo(this.db, input.segment, MAX_BROADCAST_RECIPIENTS);
+    return { recipients, max: MAX_BROADCAST_RECIPIENTS };
+  }
 
   /**
    * With an Idempotency-Key, a repeat by the same staff member with the same body answers the

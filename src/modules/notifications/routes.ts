@@ -6,6 +6,8 @@ import { idempotencyKeyHeaders, idempotentAnswer } from '../../kernel/idempotenc
 import { BroadcastService } from './broadcast.js';
 import {
   broadcastBody,
+  broadcastPreview,
+  broadcastPreviewBody,
   broadcastResult,
   broadcastsPage,
   broadcastView,
@@ -68,6 +70,26 @@ export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
       const sent = await broadcasts.broadcast(actorOf(request), request.body, request.headers['idempotency-key']);
       return idempotentAnswer(reply, sent);
     },
+  );
+
+  app.post(
+    '/v1/admin/notifications/broadcast/preview',
+    {
+      config: { perms: ['announcements.write', 'email.send'] },
+      schema: {
+        operationId: 'previewNotificationBroadcast',
+        tags: staffTags,
+        summary: "Count a broadcast's recipients",
+        description:
+          'How many users a broadcast to this `segment` would reach if sent now (active users by default, as the ' +
+          'broadcast counts them), counted no further than `max` + 1, so the sender sees the number before ' +
+          'sending. Sends and stores nothing; an empty or too-large segment is a count here, not an error. Either ' +
+          "channel's permission may ask.",
+        body: broadcastPreviewBody,
+        response: { 200: broadcastPreview },
+      },
+    },
+    (request) => broadcasts.preview(request.body),
   );
 
   app.get(

@@ -91,6 +91,25 @@ export const broadcastResult = z
   .meta({ examples: [{ recipients: 1250, notification: { created: 1250 }, email: { queued: 1190 } }] });
 export type BroadcastResult = z.infer<typeof broadcastResult>;
 
+export const broadcastPreviewBody = z
+  .object({
+    segment: userSegmentBody.default({}).describe('The same filters a broadcast takes; empty means every active user.'),
+  })
+  .strict();
+export type BroadcastPreviewInput = z.infer<typeof broadcastPreviewBody>;
+
+export const broadcastPreview = z
+  .object({
+    recipients: z.number().int().describe('Users the segment matches now, counted no further than `max` + 1.'),
+    max: z.number().int().describe('The most users one broadcast may reach (more is 422 `segment_too_large`).'),
+  })
+  .meta({
+    id: 'BroadcastPreview',
+    description: 'How many users a broadcast to this segment would reach if sent now.',
+    examples: [{ recipients: 1250, max: 10000 }],
+  });
+export type BroadcastPreview = z.infer<typeof broadcastPreview>;
+
 export const notificationView = z
   .object({
     id: z.guid(),

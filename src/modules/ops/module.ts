@@ -8,6 +8,7 @@ export const opsModule = {
   routes: [registerOpsRoutes],
   tags: {
     ops: 'The maintenance (panic) level, the incident rules that set it automatically, and its history.',
+    'me: staff': 'What every staff member may read, whatever their role: the maintenance level.',
   },
   jobs: {},
   permissions: {

@@ -23,3 +23,16 @@ export async function setPanicLevel(trx: Db, panic: PanicLevelRow): Promise<void
     .set({ level: panic.level, reason: panic.reason, set_by: panic.setBy, set_at: panic.at, auto: panic.auto })
     .execute();
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How staff know the person who set the level: display name, else email; null for a name that is no user id. */
+export async function staffNameOf(db: Db, setBy: string | null): Promise<string | null> {
+  if (setBy === null || !UUID.test(setBy)) return null;
+  const row = await db
+    .selectFrom('users')
+    .select(['display_name', 'email'])
+    .where('id', '=', setBy.toLowerCase())
+    .executeTakeFirst();
+  return row?.display_name ?? row?.email ?? null;
+}

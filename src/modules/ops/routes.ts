@@ -1,7 +1,7 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { panicResult, panicStateBody, setPanicBody } from './schemas.js';
+import { maintenanceNotice, panicResult, panicStateBody, setPanicBody } from './schemas.js';
 import { OpsService } from './service.js';
 
 const tags = ['ops'];
@@ -21,6 +21,27 @@ export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     () => ops.current(),
+  );
+
+  // Every staff member sees the level, whatever their role: support and editors field players'
+  // questions during an incident. It is no secret to staff; only ops.panic changes it.
+  app.get(
+    '/v1/me/maintenance',
+    {
+      config: { staff: true },
+      schema: {
+        operationId: 'getMaintenanceNotice',
+        tags: ['me: staff'],
+        summary: 'The maintenance level, for any staff member',
+        description:
+          'The level in force, why, since when and who set it (`set_by_name`: display name, else email; null for ' +
+          'incident monitoring). Any staff member may read it (a caller holding any permission key); a player ' +
+          'without one is 403 `forbidden` (`details.reason` `staff_only`). Changing it needs `ops.panic` ' +
+          '(`POST /v1/admin/ops/panic`).',
+        response: { 200: maintenanceNotice },
+      },
+    },
+    () => ops.notice(),
   );
 
   app.post(

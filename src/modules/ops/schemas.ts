@@ -14,6 +14,21 @@ export const panicStateBody = z
     description: 'The maintenance (panic) level: why, who set it and when, and whether it was set automatically.',
   });
 
+export const maintenanceNotice = panicStateBody
+  .extend({
+    set_by_name: z
+      .string()
+      .nullable()
+      .describe(
+        'Who set it, as staff know them (display name, else email); null when set by incident monitoring or unknown.',
+      ),
+  })
+  .meta({
+    id: 'MaintenanceNotice',
+    description: 'The maintenance level with the name of whoever set it: what every staff member is shown.',
+  });
+export type MaintenanceNotice = z.infer<typeof maintenanceNotice>;
+
 export const setPanicBody = z
   .object({
     level: z.enum(PANIC_LEVELS),

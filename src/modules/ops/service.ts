@@ -4,7 +4,8 @@ import type { Actor } from '../../kernel/actor.js';
 import { readPanicState, type PanicMonitor, type PanicState } from '../../kernel/maintenance.js';
 import type { Writes } from '../../kernel/write.js';
 import { changePanicLevel } from './panic-change.js';
-import type { SetPanicInput } from './schemas.js';
+import { staffNameOf } from './queries.js';
+import type { MaintenanceNotice, SetPanicInput } from './schemas.js';
 
 export class OpsService {
   constructor(
@@ -15,6 +16,12 @@ export class OpsService {
 
   current(): Promise<PanicState> {
     return readPanicState(this.db);
+  }
+
+  /** The level with the name of whoever set it: what every staff member is shown, whatever their role. */
+  async notice(): Promise<MaintenanceNotice> {
+    const state = await readPanicState(this.db);
+    return { ...state, set_by_name: await staffNameOf(this.db, state.set_by) };
   }
 
   /**

@@ -38,6 +38,12 @@ export interface SocketRefusal {
   reason: string;
 }
 const BROADCAST_SENT = 'notifications.broadcast_sent';
+/**
+ * The maintenance level reaches every socket on its own user channel, not only the dashboard's
+ * holders: every staff member's console shows it, and the level is no secret (players get it in
+ * every 503 `panic_mode`). Only the level goes out; who and why are read from `GET /v1/me/maintenance`.
+ */
+const PANIC_CHANGED = 'ops.panic_changed';
 
 /** One open socket on this instance. */
 export interface Connection {
@@ -205,6 +211,15 @@ export class RealtimeHub {
     for (const connection of this.#connections)
       if (connection.joined.has(DASHBOARD_CHANNEL)) send(connection.socket, frame);
     if (event.name === BROADCAST_SENT) void this.#deliverBroadcast(event);
+    if (event.name === PANIC_CHANGED) this.#deliverPanicLevel(event);
+  }
+
+  #deliverPanicLevel(event: PlatformEvent): void {
+    const level = { ...event, payload: { level: event.payload.level } };
+    for (const connection of this.#connections) {
+      const channel = userChannel(connection.userId);
+      if (connection.joined.has(channel)) send(connection.socket, eventFrame(channel, level));
+    }
   }
 
   /** To the channels of the roles subscribed to the alert, once per socket however many of its roles hear it. */

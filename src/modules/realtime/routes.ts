@@ -28,7 +28,9 @@ const SOCKET_DESCRIPTION = [
     'kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined ' +
     'channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": ' +
     '{ id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast ' +
-    'reaches the user. Events published on any instance reach sockets on every instance.',
+    'reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { ' +
+    '"level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). ' +
+    'Events published on any instance reach sockets on every instance.',
   'The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 ' +
     '`account refused` once its user is banned, deleted or signed out everywhere, and with 1001 when the service ' +
     'shuts down.',

@@ -1,0 +1,61 @@
+import { AREAS, type Area } from './areas';
+
+/** One place the palette can open. */
+export interface Target {
+  id: string;
+  /** What the option says ("Users", "ana@example.com — Ana"). */
+  label: string;
+  /** What kind of place it is ("Screen", "Player", "Ticket"). */
+  kind: string;
+  /** The console path (without /admin). */
+  path: string;
+}
+
+/** Screens inside areas, besides the areas themselves: found by name too. */
+const SCREENS: Area[] = [
+  { path: '/operations/jobs', label: 'Scheduled jobs', readWith: ['settings.read'] },
+  { path: '/operations/audit', label: 'Audit log', readWith: ['audit.read'] },
+  { path: '/operations', label: 'Maintenance and incidents', readWith: ['ops.read', 'ops.panic'] },
+  { path: '/site/content-blocks', label: 'Content blocks', readWith: ['content.read', 'content.write'] },
+  { path: '/site/pages', label: 'Pages', readWith: ['site.read'] },
+  { path: '/site/announcements', label: 'Announcements', readWith: ['site.read', 'announcements.read'] },
+  { path: '/notifications', label: 'Broadcast a notification', readWith: ['announcements.write', 'email.send'] },
+  { path: '/notifications/history', label: 'Broadcast history', readWith: ['announcements.read', 'email.read'] },
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Payment-provider ids (Stripe's and the local provider's prefixes) and our own uuids. */
+const PROVIDER_ID = /^(pi|ch|in|cs|re|py|sub|cus)_[A-Za-z0-9_]+$/;
+
+export const isUuid = (text: string) => UUID.test(text.trim());
+export const looksLikeEmail = (text: string) => text.includes('@');
+
+/** Screens whose name holds the text, among those the staff member may read. */
+export function screenTargets(text: string, can: (...keys: string[]) => boolean): Target[] {
+  const wanted = text.trim().toLowerCase();
+  const all = [...AREAS, ...SCREENS].filter((area) => area.readWith.length === 0 || can(...area.readWith));
+  const seen = new Set<string>();
+  return all
+    .filter((area) => wanted === '' || area.label.toLowerCase().includes(wanted))
+    .filter((area) => !seen.has(area.path) && seen.add(area.path))
+    .map((area) => ({ id: `screen:${area.path}`, label: area.label, kind: 'Screen', path: area.path }));
+}
+
+/**
+ * Ids the palette cannot check itself but a billing list can find: a uuid or a provider id
+ * opens the payments and subscriptions lists filtered by it.
+ */
+export function billingTargets(text: string, can: (...keys: string[]) => boolean): Target[] {
+  const id = text.trim();
+  if (!can('billing.read') || !(UUID.test(id) || PROVIDER_ID.test(id))) return [];
+  const q = encodeURIComponent(id);
+  return [
+    { id: `payments:${id}`, label: `Payments matching ${id}`, kind: 'Payment', path: `/billing/payments?q=${q}` },
+    {
+      id: `subscriptions:${id}`,
+      label: `Subscriptions matching ${id}`,
+      kind: 'Subscription',
+      path: `/billing/subscriptions?q=${q}`,
+    },
+  ];
+}
