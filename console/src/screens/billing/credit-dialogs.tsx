@@ -12,7 +12,7 @@ import { usePlayer } from './players';
 
 const GRANT = 'POST /v1/admin/billing/credits/grant';
 const GIFT = 'POST /v1/admin/billing/credits/gift-pack';
-const invalidates = (userId: string) => [['billing'], ['user', userId, 'ledger']];
+const invalidates = (userId: string) => [['billing'], ['user', userId]];
 
 /** Why a grant or gift cannot be made yet, or undefined when it can. */
 function useBlocked(userId: string) {

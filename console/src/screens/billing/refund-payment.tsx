@@ -76,7 +76,7 @@ export function RefundPayment({ payment }: { payment: Payment }) {
             `Refunded ${money(result.amount)} to ${who}` +
             (result.credits_clawed_back > 0 ? `; ${result.credits_clawed_back} credits taken back` : ''),
           failure: 'Could not refund the payment',
-          invalidates: [['billing'], ['user', payment.user_id, 'ledger']],
+          invalidates: [['billing'], ['user', payment.user_id]],
           onDone: setDone,
         }}
       >

@@ -2,6 +2,8 @@ import { unwrap } from '@platform-api/sdk';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import type { Permissions } from '../../api/permissions';
+import type { ListedPayment } from '../billing/refund-payment';
+import type { Subscription } from '../billing/subscription-actions';
 import type { UserProfile } from './types';
 
 /** What a timeline entry is about: the kind filter's choices. */
@@ -75,6 +77,8 @@ export type Happening =
       status: string;
       paymentKind: string;
       credits: number | null;
+      /** The payments list's row, for refunding it from the timeline. */
+      row: ListedPayment;
     }
   | {
       kind: 'subscriptions';
@@ -84,6 +88,8 @@ export type Happening =
       status: string;
       cancelAtPeriodEnd: boolean;
       periodEnd: string | null;
+      /** The subscriptions list's row, for cancelling or resuming it from the timeline. */
+      row: Subscription;
     };
 
 /** One source's state: its entries, whether older ones remain unread, and its failure if any. */
@@ -247,6 +253,7 @@ export function useTimelineSources(user: UserProfile, permissions: Permissions, 
         status: payment.status,
         paymentKind: payment.kind,
         credits: payment.credits,
+        row: payment,
       })),
       hasMore: more(payments.data?.meta, paid.length),
       isPending: payments.isPending,
@@ -263,6 +270,7 @@ export function useTimelineSources(user: UserProfile, permissions: Permissions, 
         status: subscription.status,
         cancelAtPeriodEnd: subscription.cancel_at_period_end,
         periodEnd: subscription.current_period_end,
+        row: subscription,
       })),
       hasMore: more(subscriptions.data?.meta, subscribed.length),
       isPending: subscriptions.isPending,

@@ -1,11 +1,13 @@
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Link } from 'wouter';
-import type { Permissions } from '../../api/permissions';
+import { type Permissions, usePermissions } from '../../api/permissions';
 import { useSearchState } from '../../api/search-state';
 import { ChoiceInput } from '../../ui/fields';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
+import { RefundPayment } from '../billing/refund-payment';
+import { SubscriptionActions } from '../billing/subscription-actions';
 import { type Person, PersonLink, usePeople } from './names';
 import { type Happening, KINDS, type Kind, mergeSources, useTimelineSources } from './timeline-sources';
 import type { UserProfile } from './types';
@@ -205,6 +207,9 @@ function Describe({
             {happening.status.replace('_', ' ')}
             {happening.refunded > 0 ? ` (${money(happening.refunded, happening.currency)} refunded)` : ''}
           </span>
+          <BillingActions>
+            <RefundPayment payment={happening.row} />
+          </BillingActions>
         </>
       );
     case 'subscriptions':
@@ -225,7 +230,16 @@ function Describe({
               · period ends <Time value={happening.periodEnd} />
             </span>
           )}
+          <BillingActions>
+            <SubscriptionActions subscription={happening.row} />
+          </BillingActions>
         </>
       );
   }
+}
+
+/** Refunds and cancellations beside their entries, for those who may make them (else only noise). */
+function BillingActions({ children }: { children: ReactNode }) {
+  const permissions = usePermissions();
+  return permissions.can('billing.write') ? <span className="timeline-actions">{children}</span> : null;
 }

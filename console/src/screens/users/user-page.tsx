@@ -5,7 +5,9 @@ import { api } from '../../api/client';
 import { usePermissions } from '../../api/permissions';
 import { ProblemNote } from '../../ui/problem-note';
 import { AccountMenu } from './account-menu';
+import { EditProfile } from './edit-profile';
 import { GrantCredits } from './grant-credits';
+import { IdentityRecord } from './identity-record';
 import { PlayerHeader } from './player-header';
 import { PlayerTimeline } from './timeline';
 import { UserRoles } from './user-roles';
@@ -41,7 +43,10 @@ export default function UserPage({ id }: { id: string }) {
     <section className="stack player-page">
       <div className="player-top">
         <Link href="/users">← Users</Link>
-        <AccountMenu user={profile} permissions={permissions} />
+        <div className="button-row">
+          <EditProfile user={profile} />
+          <AccountMenu user={profile} permissions={permissions} />
+        </div>
       </div>
       <PlayerHeader user={profile} permissions={permissions} />
       <div className="player-columns">
@@ -53,6 +58,10 @@ export default function UserPage({ id }: { id: string }) {
             <p className="hint">Granting credits needs billing.grant or billing.write.</p>
           ) : null}
           <UserRoles user={profile} permissions={permissions} onChanged={refresh} />
+          <section className="stack" aria-labelledby="identity-record">
+            <h2 id="identity-record">Sign-in record</h2>
+            <IdentityRecord userId={profile.id} />
+          </section>
         </div>
       </div>
     </section>
