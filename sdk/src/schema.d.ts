@@ -2209,7 +2209,7 @@ export interface paths {
         };
         /**
          * List payments
-         * @description Money received: credit packs bought and subscription invoices paid. Paged with `meta.total`, newest first by default (`sort=created_at|amount:asc|desc`). Filters `user_id`, `status`, `created_from` (inclusive) and `created_to` (exclusive), `kind` and `product_id`; all combine. Amounts in minor units.
+         * @description Money received: credit packs bought and subscription invoices paid. Paged with `meta.total`, newest first by default (`sort=created_at|amount:asc|desc`). Filters `user_id`, `status`, `created_from` (inclusive) and `created_to` (exclusive), `kind`, `product_id` and `q` (the payment's id or the provider's payment id, exactly, or part of the payer's email); all combine. Amounts in minor units.
          *
          *     **Permission:** `billing.read`.
          */
@@ -18833,8 +18833,8 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
-                /** @description Not supported by this list: any value is refused. */
-                q?: unknown;
+                /** @description The payment's id or the provider's payment id (exact), or part of the payer's email. */
+                q?: string;
                 sort?: string;
                 user_id?: string;
                 /** @description Inclusive lower bound of created_at. */

@@ -42,20 +42,18 @@ export function screenTargets(text: string, can: (...keys: string[]) => boolean)
 }
 
 /**
- * Ids the palette cannot check itself but a billing list can find: a uuid or a provider id
- * opens the payments and subscriptions lists filtered by it.
+ * Ids the palette cannot check itself but the payments list finds: a uuid or a provider id opens
+ * the payments list searched for it (`q` matches a payment's id or the provider's, exactly).
  */
 export function billingTargets(text: string, can: (...keys: string[]) => boolean): Target[] {
   const id = text.trim();
   if (!can('billing.read') || !(UUID.test(id) || PROVIDER_ID.test(id))) return [];
-  const q = encodeURIComponent(id);
   return [
-    { id: `payments:${id}`, label: `Payments matching ${id}`, kind: 'Payment', path: `/billing/payments?q=${q}` },
     {
-      id: `subscriptions:${id}`,
-      label: `Subscriptions matching ${id}`,
-      kind: 'Subscription',
-      path: `/billing/subscriptions?q=${q}`,
+      id: `payments:${id}`,
+      label: `Payments matching ${id}`,
+      kind: 'Payment',
+      path: `/billing/payments?q=${encodeURIComponent(id)}`,
     },
   ];
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
+import { Button, Input, Label, SearchField } from 'react-aria-components';
 import { type operations, unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -13,7 +13,7 @@ import { PlayerFilter, PlayerLink } from './players';
 import { ProviderLink } from './provider-link';
 import { type ListedPayment, RefundPayment } from './refund-payment';
 
-const FILTERS = ['user_id', 'status', 'kind', 'product_id', 'created_from', 'created_to', 'sort', 'page'] as const;
+const FILTERS = ['q', 'user_id', 'status', 'kind', 'product_id', 'created_from', 'created_to', 'sort', 'page'] as const;
 const PER_PAGE = 25;
 const STATUSES = [
   { id: '', label: 'Any' },
@@ -53,7 +53,7 @@ export default function PaymentsPage() {
   const page = Number(filters.page || '1');
   const [sortField, sortDirection] = (filters.sort || 'created_at:desc').split(':') as [string, 'asc' | 'desc'];
   const query = {
-    ...presentValues({ user_id: filters.user_id, status: filters.status, kind: filters.kind }),
+    ...presentValues({ q: filters.q, user_id: filters.user_id, status: filters.status, kind: filters.kind }),
     ...presentValues({ product_id: filters.product_id }),
     ...presentValues({
       created_from: instantOf(filters.created_from) ?? '',
@@ -72,6 +72,15 @@ export default function PaymentsPage() {
       <BillingNav />
       <h2>Payments</h2>
       <form className="filters" aria-label="Filter payments" onSubmit={(event) => event.preventDefault()}>
+        <SearchField
+          className="field"
+          defaultValue={filters.q}
+          onSubmit={(value) => setFilters({ q: value.trim() })}
+          onClear={() => setFilters({ q: '' })}
+        >
+          <Label>Payment id, provider id or email</Label>
+          <Input placeholder="Press Enter to search" />
+        </SearchField>
         <PlayerFilter userId={filters.user_id} onChange={(user_id) => setFilters({ user_id })} />
         <ChoiceInput
           label="Status"

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import { readPage } from '../../../kernel/pagination.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
 import type {
   InvoiceView,
   ListInvoicesQuery,
@@ -133,6 +133,17 @@ export async function listPayments(
   query: ListPaymentsQuery,
 ): Promise<{ rows: (PaymentRow & WithEmail)[]; total: number }> {
   let filtered = db.selectFrom('billing_payments');
+  const q = query.q;
+  if (q !== undefined) {
+    filtered = filtered.where((eb) =>
+      eb.or([
+        // A uuid compared with the text of the id: any other text simply matches no id.
+        eb(sql<string>`billing_payments.id::text`, '=', q.toLowerCase()),
+        eb('provider_payment_id', '=', q),
+        eb('user_id', 'in', eb.selectFrom('users').select('users.id').where('users.email', 'ilike', likePattern(q))),
+      ]),
+    );
+  }
   if (query.user_id !== undefined) filtered = filtered.where('user_id', '=', query.user_id);
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
   if (query.kind !== undefined) filtered = filtered.where('kind', '=', query.kind);

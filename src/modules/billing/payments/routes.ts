@@ -31,7 +31,8 @@ export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void 
         summary: 'List payments',
         description:
           `Money received: credit packs bought and subscription invoices paid. Paged with \`meta.total\`, newest ` +
-          `first by default (\`sort=created_at|amount:asc|desc\`). Filters ${FILTERS}, \`kind\` and \`product_id\`; ` +
+          `first by default (\`sort=created_at|amount:asc|desc\`). Filters ${FILTERS}, \`kind\`, \`product_id\` and \`q\` ` +
+          `(the payment's id or the provider's payment id, exactly, or part of the payer's email); ` +
           `all combine. Amounts in minor units.`,
         querystring: listPaymentsQuery,
         response: { 200: paymentsBody },

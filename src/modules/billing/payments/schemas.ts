@@ -103,7 +103,13 @@ const createdRange = {
 
 export const listPaymentsQuery = pageQuery(['created_at', 'amount'], { field: 'created_at', direction: 'desc' }).extend(
   {
-    q: noTextFilter,
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("The payment's id or the provider's payment id (exact), or part of the payer's email."),
     ...createdRange,
     status: z.enum(PAYMENT_STATUSES).optional(),
     kind: z.enum(PAYMENT_KINDS).optional(),

@@ -112,6 +112,28 @@ describe('GET /v1/admin/billing/payments', () => {
     ]);
   });
 
+  it('finds a payment by its id, the provider id or part of the email, each matched literally', async () => {
+    const find = async (q: string) => {
+      const response = await get(`/v1/admin/billing/payments?q=${encodeURIComponent(q)}`);
+      expect(response.statusCode, q).toBe(200);
+      return idsOf(response.json());
+    };
+    expect(await find(ids.b1 ?? '')).toEqual([ids.b1]);
+    expect(await find((ids.b1 ?? '').toUpperCase())).toEqual([ids.b1]);
+    expect(await find('pi_list_a2')).toEqual([ids.a2]);
+    // Part of a provider id is not a match: only the whole id is.
+    expect(await find('pi_list_')).toEqual([]);
+    const alicesEmail = (
+      await t.db.selectFrom('users').select('email').where('id', '=', alice.id).executeTakeFirstOrThrow()
+    ).email as string;
+    expect(await find(alicesEmail.slice(0, -3))).toEqual([ids.a2, ids.a1]);
+    // LIKE's wildcards match themselves.
+    expect(await find('%')).toEqual([]);
+    // With the other filters: alice's refunded payment only.
+    const both = await get(`/v1/admin/billing/payments?q=${encodeURIComponent(alicesEmail)}&status=refunded`);
+    expect(idsOf(both.json())).toEqual([ids.a2]);
+  });
+
   it("names each payment's player by email (null for a player without one)", async () => {
     const noEmail = await createUser(t.db);
     await t.db.updateTable('users').set({ email: null }).where('id', '=', noEmail.id).execute();
@@ -167,6 +189,7 @@ describe('GET /v1/admin/billing/payments', () => {
       'created_from=yesterday',
       'sort=user_id:asc',
       'per_page=101',
+      `q=${'x'.repeat(201)}`,
     ]) {
       const response = await get(`/v1/admin/billing/payments?${query}`);
       expect(response.statusCode, query).toBe(400);
