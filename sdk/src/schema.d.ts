@@ -4036,9 +4036,13 @@ export interface components {
             created_at: string;
             actor_id: string | null;
             actor_email: string | null;
+            /** @description The staff member's display name. */
+            actor_name: string | null;
             action: string;
             target_type: string | null;
             target_id: string | null;
+            /** @description What the target is called: a user's email (or display name), a role's name; null for other target types and for targets deleted since. */
+            target_label: string | null;
             request_id: string | null;
             ip: string | null;
             user_agent: string | null;
