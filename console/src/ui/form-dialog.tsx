@@ -24,6 +24,8 @@ interface FormDialogProps<Result> {
   onOpen?: () => void;
   wide?: boolean;
   destructive?: boolean;
+  /** An alert dialog (a confirmation): what it asks must be read before going on. Destructive ones always are. */
+  alert?: boolean;
   /** False keeps the submit button disabled (a missing permission, a confirmation not typed). */
   canSubmit?: boolean;
   /** The write the form makes: its call, toasts and what it refetches. */
@@ -65,7 +67,7 @@ export function FormDialog<Result>(props: FormDialogProps<Result>) {
   const overlay = (
     <ModalOverlay className="overlay" isOpen={isOpen} onOpenChange={openChanged} isDismissable={!busy}>
       <Modal className={props.wide ? 'modal modal-wide' : 'modal'}>
-        <Dialog className="dialog" role={props.destructive ? 'alertdialog' : 'dialog'}>
+        <Dialog className="dialog" role={props.destructive || props.alert ? 'alertdialog' : 'dialog'}>
           <Form
             onSubmit={(event) => {
               event.preventDefault();
