@@ -28,6 +28,11 @@ interface FormDialogProps<Result> {
   alert?: boolean;
   /** False keeps the submit button disabled (a missing permission, a confirmation not typed). */
   canSubmit?: boolean;
+  /**
+   * The service's issues by field name, from its refusal; by default the issue paths as they are
+   * (`ends_at`). A form for one item of a list the API takes whole maps `rules.2.threshold` here.
+   */
+  issuesOf?: (error: unknown) => Record<string, string>;
   /** The write the form makes: its call, toasts and what it refetches. */
   write: WriteOptions<void, Result>;
   children: ReactNode;
@@ -72,7 +77,9 @@ export function FormDialog<Result>(props: FormDialogProps<Result>) {
             onSubmit={(event) => {
               event.preventDefault();
               setIssues({});
-              write.mutate(undefined, { onError: (error) => setIssues(describeProblem(error).fields) });
+              write.mutate(undefined, {
+                onError: (error) => setIssues(props.issuesOf?.(error) ?? describeProblem(error).fields),
+              });
             }}
           >
             <Heading slot="title">{props.title}</Heading>
