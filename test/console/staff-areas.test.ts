@@ -406,6 +406,34 @@ describe('the staff console: Roles, Operations and Site', () => {
     await context.close();
   });
 
+  it('names who did what to whom in the live feed, each a link', { timeout: 60_000 }, async () => {
+    const owner = await service.tokenFor('owner');
+    const me = (await service.t.request({ method: 'GET', url: '/v1/me', token: owner })).json();
+    const player = (await service.players())[3]!;
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, owner);
+    await page.getByText('Connected: staff actions appear here').waitFor();
+    const ban = await service.t.request({
+      method: 'POST',
+      url: `/v1/admin/users/${player.id}/ban`,
+      token: owner,
+      payload: { reason: 'Live feed names' },
+    });
+    expect(ban.statusCode, ban.body).toBe(204);
+    const line = page.getByTestId('event-feed').getByRole('listitem').filter({ hasText: 'users.banned' }).first();
+    await expect(line.getByRole('link', { name: me.email }).getAttribute('href')).resolves.toBe(
+      `/admin/users/${me.id}`,
+    );
+    await expect(line.getByRole('link', { name: player.email }).getAttribute('href')).resolves.toBe(
+      `/admin/users/${player.id}`,
+    );
+    const stored = await service.t.request({ method: 'GET', url: `/v1/admin/users/${player.id}`, token: owner });
+    expect(stored.json()).toMatchObject({ status: 'banned' });
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(pageProblems(page)).toEqual([]);
+    await context.close();
+  });
+
   it('filters the audit log by action and shows an entry before and after', { timeout: 60_000 }, async () => {
     const owner = await service.tokenFor('owner');
     const player = (await service.players())[1]!;
