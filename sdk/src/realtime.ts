@@ -17,6 +17,8 @@ export interface EventFrame {
   id: number;
   name: string;
   payload: Record<string, unknown>;
+  /** The staff member whose write published it; null for the service's own (jobs, monitoring). */
+  actor_id: string | null;
   at: string;
 }
 /** A broadcast reached the user (`user:<id>`). */

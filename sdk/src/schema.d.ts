@@ -3967,7 +3967,7 @@ export interface paths {
          *
          *     The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the socket may not join is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.
          *
-         *     Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { "level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). Events published on any instance reach sockets on every instance.
+         *     Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "actor_id", "at" }` (`actor_id`: the staff member whose write published it, null for the service's own) for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { "level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). Events published on any instance reach sockets on every instance.
          *
          *     The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 `account refused` once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.
          *
@@ -4080,9 +4080,13 @@ export interface components {
             created_at: string;
             actor_id: string | null;
             actor_email: string | null;
+            /** @description The staff member's display name. */
+            actor_name: string | null;
             action: string;
             target_type: string | null;
             target_id: string | null;
+            /** @description What the target is called: a user's email (or display name), a role's name; null for other target types and for targets deleted since. */
+            target_label: string | null;
             request_id: string | null;
             ip: string | null;
             user_agent: string | null;

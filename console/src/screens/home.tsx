@@ -1,10 +1,11 @@
-import { unwrap } from '@platform-api/sdk';
+import { type EventFrame, unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api } from '../api/client';
 import { usePermissions } from '../api/permissions';
 import { useLiveFeed } from '../api/realtime';
 import { usePanicState } from '../shell/maintenance-banner';
+import { ActorLink, RoleLink, UserLink } from '../ui/names';
 import { ProblemNote } from '../ui/problem-note';
 import { Time } from '../ui/time';
 
@@ -87,7 +88,14 @@ export default function HomePage() {
             {(incidents.data?.data ?? []).map((incident) => (
               <li key={incident.id}>
                 <Time value={incident.created_at} />: {incident.previous_level} → <strong>{incident.level}</strong>
-                {incident.auto ? ` (rule ${incident.rule_key ?? 'unknown'})` : ''}
+                {incident.auto ? (
+                  ` (rule ${incident.rule_key ?? 'unknown'})`
+                ) : (
+                  <>
+                    {' by '}
+                    <ActorLink id={incident.set_by} />
+                  </>
+                )}
                 {incident.reason === null ? '' : `: ${incident.reason}`}
               </li>
             ))}
@@ -102,11 +110,37 @@ export default function HomePage() {
         <ol className="feed" aria-live="polite" data-testid="event-feed">
           {feed.events.map((event) => (
             <li key={`${event.channel}-${event.id}`}>
-              <Time value={event.at} /> <code>{event.name}</code>
+              <FeedLine event={event} />
             </li>
           ))}
         </ol>
       </section>
     </section>
+  );
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** One live event: when, who did it, what, and the user and role it concerns, each a link. */
+function FeedLine({ event }: { event: EventFrame }) {
+  const userId = text(event.payload.user_id);
+  const roleId = text(event.payload.role_id);
+  const roleName = text(event.payload.role_name) ?? text(event.payload.role_key);
+  return (
+    <>
+      <Time value={event.at} /> <ActorLink id={event.actor_id ?? null} /> <code>{event.name}</code>
+      {userId === undefined ? null : (
+        <>
+          {' '}
+          user <UserLink id={userId} />
+        </>
+      )}
+      {roleId === undefined || roleName === undefined ? null : (
+        <>
+          {' '}
+          role <RoleLink id={roleId} name={roleName} />
+        </>
+      )}
+    </>
   );
 }

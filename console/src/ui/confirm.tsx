@@ -1,14 +1,15 @@
 import { type ReactNode, useState } from 'react';
-import { Button, Dialog, DialogTrigger, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import type { InputRule } from '../api/field-rules';
+import type { WriteOptions } from '../api/writes';
 import { TextInput } from './fields';
+import { FormDialog } from './form-dialog';
 
-interface ConfirmProps {
+interface ConfirmProps<Result> {
   /** The button that opens the dialog. */
   trigger: ReactNode;
   triggerClassName?: string;
   isDisabled?: boolean;
-  /** Why it is disabled (a missing permission), shown on the button. */
+  /** Why it is disabled (a missing permission), shown beside the button. */
   disabledReason?: string;
   title: string;
   /** What will be lost or changed, in words. */
@@ -19,99 +20,84 @@ interface ConfirmProps {
   reason?: InputRule;
   /** The person must type this word to confirm (for what cannot be undone). */
   typeToConfirm?: string;
-  /** Runs the write; the dialog stays open while it runs and closes when it resolves. */
-  onConfirm: (reason: string) => Promise<unknown>;
+  /** The write it confirms, given the reason typed (trimmed; empty when none): toasts and refetches included. */
+  write?: WriteOptions<string, Result>;
+  /**
+   * @deprecated Use `write`. A call that reports its own outcome and rethrows a failure; the
+   * dialog stays open while it runs and closes when it resolves.
+   */
+  onConfirm?: (reason: string) => Promise<unknown>;
 }
 
-/** A confirmation naming what will happen, with an optional reason and typed confirmation. */
-export function Confirm(props: ConfirmProps) {
-  const [isOpen, setOpen] = useState(false);
+/**
+ * A confirmation naming what will happen, with an optional reason and typed confirmation: a
+ * FormDialog, so its write, pending state and the service's issue about the reason work as in
+ * every other form.
+ */
+export function Confirm<Result = unknown>(props: ConfirmProps<Result>) {
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
   const typedOk = props.typeToConfirm === undefined || typed === props.typeToConfirm;
-
-  const open = (next: boolean) => {
-    setOpen(next);
-    if (!next) {
-      setReason('');
-      setTyped('');
-    }
-  };
+  const given = reason.trim();
+  const write = props.write;
+  const legacy = props.onConfirm;
 
   return (
-    <DialogTrigger isOpen={isOpen} onOpenChange={open}>
-      <Button
-        className={props.triggerClassName ?? (props.destructive ? 'btn btn-danger' : 'btn')}
-        isDisabled={props.isDisabled}
-        aria-description={props.disabledReason}
-      >
-        {props.trigger}
-      </Button>
-      {props.isDisabled && props.disabledReason !== undefined ? (
-        <span className="hint">{props.disabledReason}</span>
-      ) : null}
-      <ModalOverlay className="overlay" isDismissable={!busy}>
-        <Modal className="modal">
-          <Dialog className="dialog" role="alertdialog">
-            {({ close }) => (
-              <Form
-                onSubmit={async (event) => {
-                  event.preventDefault();
-                  if (!typedOk) return;
-                  setBusy(true);
-                  try {
-                    await props.onConfirm(reason.trim());
-                    close();
-                  } catch {
-                    // The caller reported the failure; the dialog stays for another try.
-                  } finally {
-                    setBusy(false);
-                  }
-                }}
-              >
-                <Heading slot="title">{props.title}</Heading>
-                <div className="consequence">{props.consequence}</div>
-                {props.reason === undefined ? null : (
-                  <TextInput
-                    label="Reason"
-                    name="reason"
-                    value={reason}
-                    onChange={setReason}
-                    isRequired={props.reason.required}
-                    minLength={props.reason.minLength}
-                    maxLength={props.reason.maxLength}
-                    description="Kept in the audit log."
-                    multiline
-                    autoFocus
-                  />
-                )}
-                {props.typeToConfirm === undefined ? null : (
-                  <TextInput
-                    label={`Type ${props.typeToConfirm} to confirm`}
-                    name="confirmation"
-                    value={typed}
-                    onChange={setTyped}
-                    isRequired
-                  />
-                )}
-                <div className="dialog-actions">
-                  <Button className="btn" onPress={close} isDisabled={busy}>
-                    Cancel
-                  </Button>
-                  <Button
-                    type="submit"
-                    className={props.destructive ? 'btn btn-danger' : 'btn btn-primary'}
-                    isDisabled={busy || !typedOk}
-                  >
-                    {busy ? 'Working…' : props.confirmLabel}
-                  </Button>
-                </div>
-              </Form>
-            )}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <FormDialog<Result | unknown>
+      title={props.title}
+      submitLabel={props.confirmLabel}
+      destructive={props.destructive}
+      alert
+      canSubmit={typedOk}
+      trigger={{
+        label: props.trigger,
+        className: props.triggerClassName ?? (props.destructive ? 'btn btn-danger' : 'btn'),
+        isDisabled: props.isDisabled,
+        disabledReason: props.disabledReason,
+      }}
+      onOpen={() => {
+        setReason('');
+        setTyped('');
+      }}
+      write={
+        write === undefined
+          ? { call: () => (legacy === undefined ? Promise.resolve(undefined) : legacy(given)) }
+          : {
+              call: () => write.call(given),
+              success:
+                typeof write.success === 'function'
+                  ? (result) => (write.success as (result: Result, input: string) => string)(result as Result, given)
+                  : write.success,
+              failure: write.failure,
+              invalidates: write.invalidates,
+              onDone: (result) => write.onDone?.(result as Result, given),
+            }
+      }
+    >
+      <div className="consequence">{props.consequence}</div>
+      {props.reason === undefined ? null : (
+        <TextInput
+          label="Reason"
+          name="reason"
+          value={reason}
+          onChange={setReason}
+          isRequired={props.reason.required}
+          minLength={props.reason.minLength}
+          maxLength={props.reason.maxLength}
+          description="Kept in the audit log."
+          multiline
+          autoFocus
+        />
+      )}
+      {props.typeToConfirm === undefined ? null : (
+        <TextInput
+          label={`Type ${props.typeToConfirm} to confirm`}
+          name="confirmation"
+          value={typed}
+          onChange={setTyped}
+          isRequired
+        />
+      )}
+    </FormDialog>
   );
 }

@@ -10,6 +10,7 @@ import {
   TableBody,
   TableHeader,
 } from 'react-aria-components';
+import { LongText } from './long-text';
 
 export interface TableColumn<Item> {
   id: string;
@@ -17,6 +18,8 @@ export interface TableColumn<Item> {
   /** The API's sort field this column orders by, when the list sorts on it. */
   sortField?: string;
   isRowHeader?: boolean;
+  /** Free text of any length (a reason, a note, a URL): shown as LongText, so it cannot squeeze the other columns. */
+  long?: boolean;
   render: (item: Item) => ReactNode;
 }
 
@@ -100,7 +103,9 @@ export function DataTable<Item extends { id: string | number }>(props: DataTable
                 </Cell>
               ) : null}
               {props.columns.map((column) => (
-                <Cell key={column.id}>{column.render(item)}</Cell>
+                <Cell key={column.id}>
+                  {column.long ? <LongCell value={column.render(item)} /> : column.render(item)}
+                </Cell>
               ))}
             </Row>
           )}
@@ -108,6 +113,12 @@ export function DataTable<Item extends { id: string | number }>(props: DataTable
       </Table>
     </div>
   );
+}
+
+/** A long column's value: text as LongText (its whole value as the title), anything else inside the same box. */
+function LongCell({ value }: { value: ReactNode }) {
+  if (typeof value === 'string') return <LongText value={value} />;
+  return <span className="long-text">{value}</span>;
 }
 
 function SelectionBox({ label }: { label: string }) {

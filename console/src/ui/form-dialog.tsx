@@ -24,8 +24,15 @@ interface FormDialogProps<Result> {
   onOpen?: () => void;
   wide?: boolean;
   destructive?: boolean;
+  /** An alert dialog (a confirmation): what it asks must be read before going on. Destructive ones always are. */
+  alert?: boolean;
   /** False keeps the submit button disabled (a missing permission, a confirmation not typed). */
   canSubmit?: boolean;
+  /**
+   * The service's issues by field name, from its refusal; by default the issue paths as they are
+   * (`ends_at`). A form for one item of a list the API takes whole maps `rules.2.threshold` here.
+   */
+  issuesOf?: (error: unknown) => Record<string, string>;
   /** The write the form makes: its call, toasts and what it refetches. */
   write: WriteOptions<void, Result>;
   children: ReactNode;
@@ -65,12 +72,14 @@ export function FormDialog<Result>(props: FormDialogProps<Result>) {
   const overlay = (
     <ModalOverlay className="overlay" isOpen={isOpen} onOpenChange={openChanged} isDismissable={!busy}>
       <Modal className={props.wide ? 'modal modal-wide' : 'modal'}>
-        <Dialog className="dialog" role={props.destructive ? 'alertdialog' : 'dialog'}>
+        <Dialog className="dialog" role={props.destructive || props.alert ? 'alertdialog' : 'dialog'}>
           <Form
             onSubmit={(event) => {
               event.preventDefault();
               setIssues({});
-              write.mutate(undefined, { onError: (error) => setIssues(describeProblem(error).fields) });
+              write.mutate(undefined, {
+                onError: (error) => setIssues(props.issuesOf?.(error) ?? describeProblem(error).fields),
+              });
             }}
           >
             <Heading slot="title">{props.title}</Heading>

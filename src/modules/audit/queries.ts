@@ -51,11 +51,24 @@ function actionGroupOf(filters: AuditFilters): string | undefined {
   return dot === -1 ? undefined : prefix.slice(0, dot);
 }
 
+/** `target_id` as a uuid when it is one (a key or a number is not): the join then uses the primary key. */
+const TARGET_UUID = sql`CASE WHEN audit_log.target_id ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+  THEN audit_log.target_id::uuid END`;
+
+/** A user target's email (or display name) and a role target's name: staff read names, not ids. */
+const TARGET_LABEL = sql<string | null>`CASE audit_log.target_type
+  WHEN 'user' THEN (SELECT coalesce(target_user.email, target_user.display_name) FROM users AS target_user
+                     WHERE target_user.id = ${TARGET_UUID})
+  WHEN 'role' THEN (SELECT target_role.name FROM roles AS target_role WHERE target_role.id = ${TARGET_UUID})
+  END`;
+
 const LIST_COLUMNS = [
   'audit_log.id',
   'audit_log.created_at',
   'audit_log.actor_id',
   'users.email as actor_email',
+  'users.display_name as actor_name',
+  TARGET_LABEL.as('target_label'),
   'audit_log.action',
   'audit_log.target_type',
   'audit_log.target_id',

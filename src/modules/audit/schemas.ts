@@ -24,9 +24,18 @@ export const auditEventBody = z
     created_at: z.date(),
     actor_id: z.string().nullable(),
     actor_email: z.string().nullable(),
+    actor_name: z.string().nullable().meta({ description: "The staff member's display name." }),
     action: z.string(),
     target_type: z.string().nullable(),
     target_id: z.string().nullable(),
+    target_label: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "What the target is called: a user's email (or display name), a role's name; null for other " +
+          'target types and for targets deleted since.',
+      }),
     request_id: z.string().nullable(),
     ip: z.string().nullable(),
     user_agent: z.string().nullable(),

@@ -384,7 +384,15 @@ export function applyAccess(connection: Connection, access: SocketAccess | undef
 }
 
 function eventFrame(channel: string, event: PlatformEvent): ServerFrame {
-  return { type: 'event', channel, id: event.id, name: event.name, payload: event.payload, at: event.createdAt };
+  return {
+    type: 'event',
+    channel,
+    id: event.id,
+    name: event.name,
+    payload: event.payload,
+    actor_id: event.actorId,
+    at: event.createdAt,
+  };
 }
 
 /** Frames to a socket that is closing are dropped; a socket whose client leaves them unread is closed (socket-limits.ts). */

@@ -24,7 +24,8 @@ const SOCKET_DESCRIPTION = [
     '`subscribed`); a channel the socket may not join is refused with `{ "type": "error", "error": ' +
     '"channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", ' +
     '"error": "invalid_message" }`.',
-  'Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "at" }` for ' +
+  'Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "actor_id", ' +
+    '"at" }` (`actor_id`: the staff member whose write published it, null for the service\'s own) for ' +
     'kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined ' +
     'channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": ' +
     '{ id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast ' +

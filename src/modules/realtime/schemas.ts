@@ -40,7 +40,16 @@ export const clientMessage = z.discriminatedUnion('type', [
 /** What the server sends. */
 export type ServerFrame =
   | { type: 'subscribed'; channels: string[] }
-  | { type: 'event'; channel: string; id: number; name: string; payload: Record<string, unknown>; at: string }
+  | {
+      type: 'event';
+      channel: string;
+      id: number;
+      name: string;
+      payload: Record<string, unknown>;
+      /** The staff member whose write published it; null for the service's own (jobs, monitoring). */
+      actor_id: string | null;
+      at: string;
+    }
   | { type: 'notification'; channel: string; notification: NotificationView; at: string }
   | { type: 'error'; error: 'channel_not_allowed'; channels: string[] }
   | { type: 'error'; error: 'invalid_message' };

@@ -175,9 +175,12 @@ describe('audit log', () => {
       created_at: expect.any(String),
       actor_id: w.actor.id,
       actor_email: w.actor.email,
+      actor_name: null,
       action: w.action,
       target_type: w.target_type,
       target_id: w.target_id,
+      // Role Beta is deleted by the last write: only Alpha still has a name to show.
+      target_label: w.target_id === alphaId ? 'Alpha' : null,
       request_id: w.request_id,
       ip: w.ip,
       user_agent: w.user_agent,

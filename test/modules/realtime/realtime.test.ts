@@ -320,7 +320,10 @@ describe('GET /v1/realtime: channels and delivery', () => {
         payload: { level: 'degraded', previous_level: 'off', reason: 'realtime test' },
       });
       // Staff whose roles hear no alert get it only as the dashboard's own event.
-      await auditor.waitFor((frame) => frame.name === 'ops.panic_changed');
+      // The dashboard's event names who changed the level, for the console's live feed.
+      expect(await auditor.waitFor((frame) => frame.name === 'ops.panic_changed')).toMatchObject({
+        actor_id: operator.id,
+      });
       for (const client of [alerts, auditor, unsubscribedOperator, player]) await caughtUp(client);
       expect(alerts.frames.filter((frame) => frame.name === 'panic_mode_changed')).toHaveLength(1);
       expect(auditor.frames.some((frame) => frame.name === 'panic_mode_changed')).toBe(false);

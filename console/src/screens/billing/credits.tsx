@@ -124,7 +124,7 @@ function Ledger({ query, onPage }: { query: LedgerQuery; onPage: (page: number) 
         { id: 'kind', name: 'Kind', render: (entry) => entry.kind },
         { id: 'amount', name: 'Credits', render: (entry) => (entry.amount > 0 ? `+${entry.amount}` : entry.amount) },
         { id: 'balance', name: 'Balance after', render: (entry) => entry.balance_after },
-        { id: 'reason', name: 'Reason', render: (entry) => entry.reason ?? '' },
+        { id: 'reason', name: 'Reason', long: true, render: (entry) => entry.reason ?? '' },
         {
           id: 'for',
           name: 'For',

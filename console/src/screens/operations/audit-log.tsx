@@ -4,9 +4,10 @@ import { useState } from 'react';
 import { Button, Dialog, Heading, Input, Label, Modal, ModalOverlay, SearchField } from 'react-aria-components';
 import { api } from '../../api/client';
 import { presentValues, useSearchState } from '../../api/search-state';
-import { DataTable, Pager } from '../../ui/data-table';
 import { ChoiceInput, TextInput } from '../../ui/fields';
-import { ProblemNote } from '../../ui/problem-note';
+import { LongText } from '../../ui/long-text';
+import { ActorLink, TargetName } from '../../ui/names';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { instantOf, Time } from '../../ui/time';
 import { OperationsNav } from './operations-nav';
 
@@ -25,11 +26,9 @@ export default function AuditLogPage() {
   const { page: _page, sort: _sort, from, to, ...text } = filters;
   const scope = { ...presentValues(text), ...presentValues({ from: instantOf(from) ?? '', to: instantOf(to) ?? '' }) };
   const query = { ...scope, sort: `created_at:${direction}`, page, per_page: PER_PAGE } as AuditQuery;
-  const entries = useQuery({
-    queryKey: ['audit', 'list', query],
-    queryFn: () => unwrap(api.GET('/v1/admin/audit', { params: { query } })),
-    placeholderData: keepPreviousData,
-  });
+  const entries = usePagedQuery(['audit', 'list', query], () =>
+    unwrap(api.GET('/v1/admin/audit', { params: { query } })),
+  );
   const facets = useQuery({
     queryKey: ['audit', 'facets', scope],
     queryFn: () => unwrap(api.GET('/v1/admin/audit/facets', { params: { query: scope as AuditQuery } })),
@@ -87,14 +86,16 @@ export default function AuditLogPage() {
         <TextInput label="From" type="datetime-local" value={from} onChange={(value) => setFilters({ from: value })} />
         <TextInput label="Until" type="datetime-local" value={to} onChange={(value) => setFilters({ to: value })} />
       </form>
-      {entries.error === null ? null : <ProblemNote error={entries.error} />}
-      <DataTable
+      <PagedTable
         label="Audit entries"
-        items={entries.data?.data ?? []}
+        list={entries}
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => setFilters({ page: String(next) })}
         sort={{ field: 'created_at', direction }}
         onSortChange={(sort) => setFilters({ sort: `created_at:${sort.direction}` })}
         onRowAction={(id) => setShown(entries.data?.data.find((entry) => entry.id === id))}
-        emptyText={entries.isPending ? 'Loading…' : 'No entry matches these filters.'}
+        emptyText="No entry matches these filters."
         columns={[
           {
             id: 'when',
@@ -106,25 +107,17 @@ export default function AuditLogPage() {
           {
             id: 'actor',
             name: 'Staff member',
-            render: (entry) => entry.actor_email ?? entry.actor_id ?? 'the service',
+            render: (entry) => <ActorLink id={entry.actor_id} label={entry.actor_email ?? entry.actor_name} />,
           },
           { id: 'action', name: 'Action', render: (entry) => <code>{entry.action}</code> },
           {
             id: 'target',
             name: 'Target',
-            render: (entry) => (entry.target_type === null ? '' : `${entry.target_type} ${entry.target_id ?? ''}`),
+            render: (entry) => <TargetName type={entry.target_type} id={entry.target_id} label={entry.target_label} />,
           },
-          { id: 'reason', name: 'Reason', render: (entry) => entry.reason ?? '' },
+          { id: 'reason', name: 'Reason', render: (entry) => <LongText value={entry.reason} /> },
         ]}
       />
-      {entries.data === undefined ? null : (
-        <Pager
-          page={page}
-          perPage={PER_PAGE}
-          total={entries.data.meta.total ?? 0}
-          onPage={(next) => setFilters({ page: String(next) })}
-        />
-      )}
       <AuditEntryDialog entry={shown} onClose={() => setShown(undefined)} />
     </section>
   );
@@ -155,11 +148,22 @@ function AuditEntryDialog({ entry, onClose }: { entry: AuditEntry | undefined; o
                     <Time value={entry.created_at} />
                   </dd>
                   <dt>Staff member</dt>
-                  <dd>{entry.actor_email ?? entry.actor_id ?? 'the service'}</dd>
+                  <dd>
+                    <ActorLink id={entry.actor_id} label={entry.actor_email ?? entry.actor_name} />
+                  </dd>
                   <dt>Target</dt>
-                  <dd>{entry.target_type === null ? '—' : `${entry.target_type} ${entry.target_id ?? ''}`}</dd>
+                  <dd>
+                    {entry.target_type === null ? (
+                      '—'
+                    ) : (
+                      <>
+                        <TargetName type={entry.target_type} id={entry.target_id} label={entry.target_label} />{' '}
+                        <code className="muted">{entry.target_id}</code>
+                      </>
+                    )}
+                  </dd>
                   <dt>Reason</dt>
-                  <dd>{entry.reason ?? '—'}</dd>
+                  <dd className="full-text">{entry.reason ?? '—'}</dd>
                   <dt>Request</dt>
                   <dd>
                     <code>{entry.request_id ?? '—'}</code> from {entry.ip ?? 'unknown'} (

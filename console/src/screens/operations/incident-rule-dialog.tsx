@@ -1,8 +1,10 @@
 import { type paths, REQUEST_FIELDS } from '@platform-api/sdk';
 import { useState } from 'react';
-import { Button, Dialog, Form, Heading, Modal, ModalOverlay, Switch } from 'react-aria-components';
+import { Switch } from 'react-aria-components';
 import { ruleOf } from '../../api/field-rules';
+import type { WriteOptions } from '../../api/writes';
 import { ChoiceInput, TextInput } from '../../ui/fields';
+import { FormDialog } from '../../ui/form-dialog';
 
 export type RuleInput =
   paths['/v1/admin/ops/incident-rules']['put']['requestBody']['content']['application/json']['rules'][number];
@@ -36,117 +38,102 @@ export const NEW_RULE: RuleInput = {
   enabled: true,
 };
 
-/** One incident rule's fields, bounded as the API bounds them; the whole list is saved by the caller. */
-export function IncidentRuleDialog({
+/**
+ * One incident rule's fields, bounded as the API bounds them. The caller's write saves the whole
+ * list with this rule in it; `issuesOf` reads the service's issues about this rule by field.
+ */
+export function IncidentRuleDialog<Result>({
   rule,
   isNew,
-  fieldErrors,
-  onSave,
+  save,
+  issuesOf,
   onClose,
 }: {
   rule: RuleInput;
   isNew: boolean;
-  /** The service's validation issues of this rule, by field. */
-  fieldErrors: Record<string, string>;
-  onSave: (rule: RuleInput) => Promise<void>;
+  /** The write of the list with the edited rule in it. */
+  save: (rule: RuleInput) => WriteOptions<void, Result>;
+  issuesOf: (error: unknown) => Record<string, string>;
   onClose: () => void;
 }) {
   const [draft, setDraft] = useState(rule);
   const [numbers, setNumbers] = useState(() => Object.fromEntries(NUMBERS.map((name) => [name, String(rule[name])])));
-  const [busy, setBusy] = useState(false);
   const keyRule = field('key');
+  const edited: RuleInput = {
+    ...draft,
+    ...Object.fromEntries(NUMBERS.map((name) => [name, Number(numbers[name])])),
+  };
 
   return (
-    <ModalOverlay className="overlay" isOpen onOpenChange={(open) => (open ? null : onClose())} isDismissable={!busy}>
-      <Modal className="modal modal-wide">
-        <Dialog className="dialog">
-          <Form
-            validationErrors={fieldErrors}
-            onSubmit={async (event) => {
-              event.preventDefault();
-              setBusy(true);
-              try {
-                await onSave({ ...draft, ...Object.fromEntries(NUMBERS.map((name) => [name, Number(numbers[name])])) });
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            <Heading slot="title">{isNew ? 'New incident rule' : `Rule ${rule.key}`}</Heading>
-            {isNew ? (
-              <TextInput
-                label="Key"
-                name="key"
-                value={draft.key}
-                onChange={(key) => setDraft({ ...draft, key })}
-                isRequired
-                pattern={
-                  keyRule.pattern === undefined
-                    ? undefined
-                    : { source: keyRule.pattern, hint: 'Lower-case letters, digits, _ and -; starting with a letter.' }
-                }
-                error={fieldErrors.key}
-                autoFocus
-              />
-            ) : null}
-            <div className="inline-form">
-              <ChoiceInput
-                label="Signal"
-                value={draft.signal}
-                choices={SIGNALS}
-                onChange={(signal) => setDraft({ ...draft, signal: signal as RuleInput['signal'] })}
-              />
-              <ChoiceInput
-                label="Sets the level"
-                value={draft.level}
-                choices={LEVELS}
-                onChange={(level) => setDraft({ ...draft, level: level as RuleInput['level'] })}
-              />
-            </div>
-            <div className="inline-form">
-              {NUMBERS.map((name) => (
-                <TextInput
-                  key={name}
-                  label={LABELS[name]}
-                  name={name}
-                  type="number"
-                  value={numbers[name] ?? ''}
-                  onChange={(value) => setNumbers({ ...numbers, [name]: value })}
-                  isRequired={field(name).required}
-                  minimum={field(name).minimum}
-                  maximum={field(name).maximum}
-                  integer={field(name).integer}
-                  error={fieldErrors[name]}
-                />
-              ))}
-            </div>
-            <Switch
-              className="switch switch-labelled"
-              isSelected={draft.auto_clear}
-              onChange={(on) => setDraft({ ...draft, auto_clear: on })}
-            >
-              <span className="switch-track" aria-hidden="true" />
-              <span>Clears the level itself once healthy</span>
-            </Switch>
-            <Switch
-              className="switch switch-labelled"
-              isSelected={draft.enabled ?? true}
-              onChange={(on) => setDraft({ ...draft, enabled: on })}
-            >
-              <span className="switch-track" aria-hidden="true" />
-              <span>Enabled</span>
-            </Switch>
-            <div className="dialog-actions">
-              <Button className="btn" onPress={onClose} isDisabled={busy}>
-                Cancel
-              </Button>
-              <Button type="submit" className="btn btn-primary" isDisabled={busy}>
-                Save rule
-              </Button>
-            </div>
-          </Form>
-        </Dialog>
-      </Modal>
-    </ModalOverlay>
+    <FormDialog
+      title={isNew ? 'New incident rule' : `Rule ${rule.key}`}
+      submitLabel="Save rule"
+      wide
+      onClose={onClose}
+      issuesOf={issuesOf}
+      write={save(edited)}
+    >
+      {isNew ? (
+        <TextInput
+          label="Key"
+          name="key"
+          value={draft.key}
+          onChange={(key) => setDraft({ ...draft, key })}
+          isRequired
+          pattern={
+            keyRule.pattern === undefined
+              ? undefined
+              : { source: keyRule.pattern, hint: 'Lower-case letters, digits, _ and -; starting with a letter.' }
+          }
+          autoFocus
+        />
+      ) : null}
+      <div className="inline-form">
+        <ChoiceInput
+          label="Signal"
+          value={draft.signal}
+          choices={SIGNALS}
+          onChange={(signal) => setDraft({ ...draft, signal: signal as RuleInput['signal'] })}
+        />
+        <ChoiceInput
+          label="Sets the level"
+          value={draft.level}
+          choices={LEVELS}
+          onChange={(level) => setDraft({ ...draft, level: level as RuleInput['level'] })}
+        />
+      </div>
+      <div className="inline-form">
+        {NUMBERS.map((name) => (
+          <TextInput
+            key={name}
+            label={LABELS[name]}
+            name={name}
+            type="number"
+            value={numbers[name] ?? ''}
+            onChange={(value) => setNumbers({ ...numbers, [name]: value })}
+            isRequired={field(name).required}
+            minimum={field(name).minimum}
+            maximum={field(name).maximum}
+            integer={field(name).integer}
+          />
+        ))}
+      </div>
+      <Switch
+        className="switch switch-labelled"
+        isSelected={draft.auto_clear}
+        onChange={(on) => setDraft({ ...draft, auto_clear: on })}
+      >
+        <span className="switch-track" aria-hidden="true" />
+        <span>Clears the level itself once healthy</span>
+      </Switch>
+      <Switch
+        className="switch switch-labelled"
+        isSelected={draft.enabled ?? true}
+        onChange={(on) => setDraft({ ...draft, enabled: on })}
+      >
+        <span className="switch-track" aria-hidden="true" />
+        <span>Enabled</span>
+      </Switch>
+    </FormDialog>
   );
 }

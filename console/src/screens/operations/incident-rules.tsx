@@ -5,10 +5,11 @@ import { Button, Switch } from 'react-aria-components';
 import { api } from '../../api/client';
 import { Confirm } from '../../ui/confirm';
 import { DataTable } from '../../ui/data-table';
+import { useWrite, type WriteOptions } from '../../api/writes';
 import { ProblemNote } from '../../ui/problem-note';
-import { notify } from '../../ui/toasts';
 import { IncidentRuleDialog, NEW_RULE, type RuleInput } from './incident-rule-dialog';
 
+type Answer = paths['/v1/admin/ops/incident-rules']['put']['responses'][200]['content']['application/json'];
 type Rule =
   paths['/v1/admin/ops/incident-rules']['get']['responses'][200]['content']['application/json']['rules'][number];
 
@@ -45,42 +46,31 @@ export function IncidentRules() {
     queryFn: () => unwrap(api.GET('/v1/admin/ops/incident-rules')),
   });
   const [editing, setEditing] = useState<{ index: number; rule: RuleInput } | undefined>();
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const current = (rules.data?.rules ?? []).map(inputOf);
 
-  /** The whole list goes back to the service (the PUT replaces it); a refusal is reported and rethrown. */
-  const save = async (next: RuleInput[], done: string, index?: number) => {
-    try {
-      const answer = await unwrap(api.PUT('/v1/admin/ops/incident-rules', { body: { rules: next } }));
-      queryClient.setQueryData(['ops', 'incident-rules'], answer);
-      notify.success(done);
-    } catch (error) {
-      if (index !== undefined) setFieldErrors(issuesOfRule(error, index));
-      notify.failure('Could not save the incident rules', error);
-      throw error;
-    }
-  };
-  const setEnabled = (key: string, enabled: boolean) =>
-    save(
-      current.map((rule) => (rule.key === key ? { ...rule, enabled } : rule)),
-      `Rule ${key} ${enabled ? 'enabled' : 'disabled'}`,
-    ).catch(() => {});
-  const remove = (key: string) =>
-    save(
-      current.filter((rule) => rule.key !== key),
-      `Rule ${key} removed`,
-    );
+  /** The whole list goes back to the service (the PUT replaces it), and its answer is the list shown. */
+  const save = <Input,>(next: RuleInput[], done: string): WriteOptions<Input, Answer> => ({
+    call: () => unwrap(api.PUT('/v1/admin/ops/incident-rules', { body: { rules: next } })),
+    success: done,
+    failure: 'Could not save the incident rules',
+    onDone: (answer) => queryClient.setQueryData(['ops', 'incident-rules'], answer),
+  });
+  const setEnabled = useWrite<{ key: string; enabled: boolean }, Answer>({
+    call: ({ key, enabled }) =>
+      unwrap(
+        api.PUT('/v1/admin/ops/incident-rules', {
+          body: { rules: current.map((rule) => (rule.key === key ? { ...rule, enabled } : rule)) },
+        }),
+      ),
+    success: (_answer, { key, enabled }) => `Rule ${key} ${enabled ? 'enabled' : 'disabled'}`,
+    failure: 'Could not save the incident rules',
+    onDone: (answer) => queryClient.setQueryData(['ops', 'incident-rules'], answer),
+  });
   return (
     <section className="stack" aria-labelledby="rules-heading">
       <header className="page-header">
         <h2 id="rules-heading">Incident rules</h2>
-        <Button
-          className="btn"
-          onPress={() => {
-            setFieldErrors({});
-            setEditing({ index: current.length, rule: NEW_RULE });
-          }}
-        >
+        <Button className="btn" onPress={() => setEditing({ index: current.length, rule: NEW_RULE })}>
           New rule…
         </Button>
       </header>
@@ -107,7 +97,6 @@ export function IncidentRules() {
                 <Button
                   className="btn btn-quiet"
                   onPress={() => {
-                    setFieldErrors({});
                     setEditing({ index: current.findIndex((each) => each.key === rule.key), rule: inputOf(rule) });
                   }}
                 >
@@ -120,7 +109,10 @@ export function IncidentRules() {
                   title={`Remove rule ${rule.key}?`}
                   consequence={`Incident monitoring stops watching ${rule.signal} for it; a level it holds stays until changed.`}
                   confirmLabel="Remove"
-                  onConfirm={() => remove(rule.key)}
+                  write={save<string>(
+                    current.filter((each) => each.key !== rule.key),
+                    `Rule ${rule.key} removed`,
+                  )}
                 />
               </span>
             ),
@@ -132,7 +124,8 @@ export function IncidentRules() {
               <Switch
                 className="switch"
                 isSelected={rule.enabled}
-                onChange={(on) => void setEnabled(rule.key, on)}
+                isDisabled={setEnabled.isPending}
+                onChange={(enabled) => setEnabled.mutate({ key: rule.key, enabled })}
                 aria-label={`Rule ${rule.key} enabled`}
               >
                 <span className="switch-track" aria-hidden="true" />
@@ -145,15 +138,12 @@ export function IncidentRules() {
         <IncidentRuleDialog
           rule={editing.rule}
           isNew={editing.index === current.length}
-          fieldErrors={fieldErrors}
           onClose={() => setEditing(undefined)}
-          onSave={async (rule) => {
+          issuesOf={(error) => issuesOfRule(error, editing.index)}
+          save={(rule) => {
             const next = [...current];
             next[editing.index] = rule;
-            await save(next, `Rule ${rule.key} saved`, editing.index).then(
-              () => setEditing(undefined),
-              () => {},
-            );
+            return save<void>(next, `Rule ${rule.key} saved`);
           }}
         />
       )}

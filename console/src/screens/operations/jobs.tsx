@@ -1,44 +1,60 @@
-import { unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type paths, unwrap } from '@platform-api/sdk';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Switch } from 'react-aria-components';
 import { api } from '../../api/client';
 import { usePermissions } from '../../api/permissions';
-import { DataTable, Pager } from '../../ui/data-table';
+import { useWrite, type WriteOptions } from '../../api/writes';
+import { Confirm } from '../../ui/confirm';
+import { DataTable } from '../../ui/data-table';
+import { LongText } from '../../ui/long-text';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { notify } from '../../ui/toasts';
 import { OperationsNav } from './operations-nav';
 
-/** Scheduled jobs: enable, disable, run now, and each job's run history. */
+type Job = paths['/v1/admin/system/cron']['get']['responses'][200]['content']['application/json']['data'][number];
+type Run = paths['/v1/admin/system/cron/{id}/run']['post']['responses'][200]['content']['application/json'];
+
+/**
+ * Whether a job deletes (or zeroes) data: its description says so in the words every such job's
+ * definition uses (src/db/migrations: "Deletes …", "Hard-deletes …", "Forgets …", "… zeroes it"),
+ * and its key names a purge, prune or cleanup. Running one now asks first, naming what goes.
+ */
+export function deletesData(job: Pick<Job, 'key' | 'description'>): boolean {
+  return (
+    /\b(deletes|hard-deletes|purges|prunes|forgets|removes|zeroes)\b/i.test(job.description) ||
+    /^(purge|prune|cleanup|delete)-/.test(job.key)
+  );
+}
+
+/** Scheduled jobs: enable, disable, run now (asking first for one that deletes), and each job's run history. */
 export default function JobsPage() {
   const permissions = usePermissions();
-  const queryClient = useQueryClient();
   const canWrite = permissions.can('settings.write');
   const [open, setOpen] = useState<number | undefined>();
   const jobs = useQuery({ queryKey: ['ops', 'jobs'], queryFn: () => unwrap(api.GET('/v1/admin/system/cron')) });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['ops', 'jobs'] });
-
-  const setActive = async (id: number, key: string, active: boolean) => {
-    try {
-      await unwrap(api.PATCH('/v1/admin/system/cron/{id}', { params: { path: { id } }, body: { active } }));
-      notify.success(`${key} ${active ? 'enabled' : 'disabled'}`);
-      await refresh();
-    } catch (error) {
-      notify.failure(`Could not change ${key}`, error);
-    }
-  };
-  const runNow = async (id: number, key: string) => {
-    try {
-      const run = await unwrap(api.POST('/v1/admin/system/cron/{id}/run', { params: { path: { id } } }));
-      if (run.result === 'ok') notify.success(`${key} ran: ${JSON.stringify(run.summary)}`);
-      else notify.failure(`${key} failed`, new Error(run.error ?? 'error'));
-      setOpen(id);
-      await Promise.all([refresh(), queryClient.invalidateQueries({ queryKey: ['ops', 'job-runs', id] })]);
-    } catch (error) {
-      notify.failure(`Could not run ${key}`, error);
-    }
-  };
+  const setActive = useWrite({
+    call: ({ id, active }: { id: number; key: string; active: boolean }) =>
+      unwrap(api.PATCH('/v1/admin/system/cron/{id}', { params: { path: { id } }, body: { active } })),
+    success: (_job, { key, active }) => `${key} ${active ? 'enabled' : 'disabled'}`,
+    failure: 'Could not change the job',
+    invalidates: [['ops', 'jobs']],
+  });
+  const runWrite = (job: Job) => ({
+    call: () => unwrap(api.POST('/v1/admin/system/cron/{id}/run', { params: { path: { id: job.id } } })),
+    success: (run: Run) => (run.result === 'ok' ? `${job.key} ran: ${JSON.stringify(run.summary)}` : undefined),
+    failure: `Could not run ${job.key}`,
+    invalidates: [
+      ['ops', 'jobs'],
+      ['ops', 'job-runs', job.id],
+    ],
+    onDone: (run: Run) => {
+      if (run.result !== 'ok') notify.failure(`${job.key} failed`, new Error(run.error ?? 'error'));
+      setOpen(job.id);
+    },
+  });
 
   return (
     <section className="stack">
@@ -81,8 +97,8 @@ export default function JobsPage() {
               <Switch
                 className="switch"
                 isSelected={job.active}
-                isDisabled={!canWrite}
-                onChange={(on) => void setActive(job.id, job.key, on)}
+                isDisabled={!canWrite || setActive.isPending}
+                onChange={(active) => setActive.mutate({ id: job.id, key: job.key, active })}
                 aria-label={`${job.key} enabled`}
               >
                 <span className="switch-track" aria-hidden="true" />
@@ -94,9 +110,26 @@ export default function JobsPage() {
             name: 'Actions',
             render: (job) => (
               <span className="button-row">
-                <Button className="btn" isDisabled={!canWrite} onPress={() => void runNow(job.id, job.key)}>
-                  Run now
-                </Button>
+                {deletesData(job) ? (
+                  <Confirm
+                    trigger="Run now…"
+                    isDisabled={!canWrite}
+                    destructive
+                    title={`Run ${job.key} now?`}
+                    consequence={
+                      <>
+                        <p>
+                          It deletes data, now instead of at its next scheduled run: <strong>{job.description}</strong>
+                        </p>
+                        <p>What it deletes cannot be brought back.</p>
+                      </>
+                    }
+                    confirmLabel={`Run ${job.key}`}
+                    write={runWrite(job)}
+                  />
+                ) : (
+                  <RunNow job={job} canWrite={canWrite} write={runWrite(job)} />
+                )}
                 <Button className="btn btn-quiet" onPress={() => setOpen(open === job.id ? undefined : job.id)}>
                   {open === job.id ? 'Hide history' : 'History'}
                 </Button>
@@ -112,28 +145,37 @@ export default function JobsPage() {
   );
 }
 
+/** Run now, at once, for a job that deletes nothing. */
+function RunNow({ job, canWrite, write }: { job: Job; canWrite: boolean; write: WriteOptions<void, Run> }) {
+  const run = useWrite<void, Run>(write);
+  return (
+    <Button className="btn" isDisabled={!canWrite || run.isPending} onPress={() => run.mutate()}>
+      {run.isPending ? `Running ${job.key}…` : 'Run now'}
+    </Button>
+  );
+}
+
 const RUNS_PER_PAGE = 10;
 
 function JobRuns({ id, name }: { id: number; name: string }) {
   const [page, setPage] = useState(1);
-  const runs = useQuery({
-    queryKey: ['ops', 'job-runs', id, page],
-    queryFn: () =>
-      unwrap(
-        api.GET('/v1/admin/system/cron/{id}/runs', {
-          params: { path: { id }, query: { page, per_page: RUNS_PER_PAGE, sort: 'started_at:desc' } },
-        }),
-      ),
-    placeholderData: keepPreviousData,
-  });
+  const runs = usePagedQuery(['ops', 'job-runs', id, page], () =>
+    unwrap(
+      api.GET('/v1/admin/system/cron/{id}/runs', {
+        params: { path: { id }, query: { page, per_page: RUNS_PER_PAGE, sort: 'started_at:desc' } },
+      }),
+    ),
+  );
   return (
     <section className="stack" aria-labelledby="runs-heading">
       <h2 id="runs-heading">Runs of {name}</h2>
-      {runs.error === null ? null : <ProblemNote error={runs.error} />}
-      <DataTable
+      <PagedTable
         label={`Runs of ${name}`}
-        items={runs.data?.data ?? []}
-        emptyText={runs.isPending ? 'Loading…' : 'Not run yet.'}
+        list={runs}
+        page={page}
+        perPage={RUNS_PER_PAGE}
+        onPage={setPage}
+        emptyText="Not run yet."
         columns={[
           { id: 'started', name: 'Started', isRowHeader: true, render: (run) => <Time value={run.started_at} /> },
           { id: 'trigger', name: 'Trigger', render: (run) => run.trigger },
@@ -141,13 +183,10 @@ function JobRuns({ id, name }: { id: number; name: string }) {
           {
             id: 'summary',
             name: 'What it did',
-            render: (run) => (run.error === null ? <code>{JSON.stringify(run.summary)}</code> : run.error),
+            render: (run) => <LongText value={run.error ?? JSON.stringify(run.summary)} />,
           },
         ]}
       />
-      {runs.data === undefined ? null : (
-        <Pager page={page} perPage={RUNS_PER_PAGE} total={runs.data.meta.total ?? 0} onPage={setPage} />
-      )}
     </section>
   );
 }

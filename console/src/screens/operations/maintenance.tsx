@@ -9,7 +9,7 @@ import { Confirm } from '../../ui/confirm';
 import { ChoiceInput } from '../../ui/fields';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
-import { notify } from '../../ui/toasts';
+import { ActorLink } from '../../ui/names';
 import { IncidentRules } from './incident-rules';
 import { OperationsNav } from './operations-nav';
 
@@ -29,7 +29,9 @@ export default function MaintenancePage() {
   const permissions = usePermissions();
   const queryClient = useQueryClient();
   const panic = usePanicState(permissions);
-  const [level, setLevel] = useState('lockdown');
+  // The choice starts at the level in force (never at Lockdown): changing it is a deliberate pick.
+  const [picked, setLevel] = useState<string | undefined>();
+  const level = picked ?? panic.data?.level ?? 'off';
   const incidents = useQuery({
     queryKey: ['ops', 'incidents', 'timeline'],
     enabled: permissions.can('ops.read', 'ops.panic'),
@@ -68,20 +70,20 @@ export default function MaintenancePage() {
             consequence={`${CONSEQUENCES[level]} Every instance applies it within a second.`}
             confirmLabel={`Set ${level}`}
             reason={ruleOf('POST /v1/admin/ops/panic', 'reason')}
-            onConfirm={async (reason) => {
-              try {
-                const answer = await unwrap(
+            write={{
+              call: (reason) =>
+                unwrap(
                   api.POST('/v1/admin/ops/panic', {
                     body: { level: level as 'off' | 'degraded' | 'lockdown', reason },
                   }),
-                );
+                ),
+              success: (answer) => `Maintenance level is ${answer.panic.level}`,
+              failure: 'Could not set the level',
+              invalidates: [['ops', 'incidents']],
+              onDone: (answer) => {
                 queryClient.setQueryData(PANIC_QUERY_KEY, answer.panic);
-                notify.success(`Maintenance level is ${answer.panic.level}`);
-                await queryClient.invalidateQueries({ queryKey: ['ops', 'incidents'] });
-              } catch (error) {
-                notify.failure('Could not set the level', error);
-                throw error;
-              }
+                setLevel(undefined);
+              },
             }}
           />
         </div>
@@ -95,7 +97,14 @@ export default function MaintenancePage() {
           {(incidents.data?.data ?? []).map((incident) => (
             <li key={incident.id}>
               <Time value={incident.created_at} />: {incident.previous_level} → <strong>{incident.level}</strong>
-              {incident.auto ? ` by rule ${incident.rule_key ?? '?'}` : ' by a staff member'}
+              {incident.auto ? (
+                ` by rule ${incident.rule_key ?? '?'}`
+              ) : (
+                <>
+                  {' by '}
+                  <ActorLink id={incident.set_by} />
+                </>
+              )}
               {incident.reason === null ? '' : `: ${incident.reason}`}
               {incident.measurement === null ? null : (
                 <details>

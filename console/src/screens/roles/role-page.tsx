@@ -1,5 +1,5 @@
 import { unwrap } from '@platform-api/sdk';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
 import { Link, useLocation } from 'wouter';
@@ -7,10 +7,10 @@ import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
 import { describeProblem } from '../../api/problems';
+import { useWrite } from '../../api/writes';
 import { Confirm } from '../../ui/confirm';
 import { TextInput } from '../../ui/fields';
 import { ProblemNote } from '../../ui/problem-note';
-import { notify } from '../../ui/toasts';
 import { PermissionPicker } from './permission-picker';
 import type { RoleDetail } from './types';
 
@@ -36,7 +36,6 @@ export default function RolePage({ id }: { id: string }) {
 
 function RoleEditor({ role }: { role: RoleDetail }) {
   const permissions = usePermissions();
-  const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const canWrite = permissions.can('roles.write') && !role.protected;
   const [name, setName] = useState(role.name);
@@ -44,12 +43,25 @@ function RoleEditor({ role }: { role: RoleDetail }) {
   const [keys, setKeys] = useState(role.permissions);
   const [fields, setFields] = useState<Record<string, string>>({});
   const path = { params: { path: { id: role.id } } };
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: ['role', role.id] }),
-      queryClient.invalidateQueries({ queryKey: ['roles'] }),
-      queryClient.invalidateQueries({ queryKey: ['me', 'permissions'] }),
-    ]);
+  const changed = [['role', role.id], ['roles'], ['me', 'permissions']];
+  const saveDetails = useWrite({
+    call: () =>
+      unwrap(
+        api.PATCH('/v1/admin/roles/{id}', {
+          ...path,
+          body: { name: name.trim(), description: description.trim() === '' ? null : description.trim() },
+        }),
+      ),
+    success: 'Role saved',
+    failure: 'Could not save the role',
+    invalidates: changed,
+  });
+  const savePermissions = useWrite({
+    call: () => unwrap(api.PUT('/v1/admin/roles/{id}/permissions', { ...path, body: { keys } })),
+    success: 'Permissions saved: members get them on their next token',
+    failure: 'Could not save the permissions',
+    invalidates: changed,
+  });
   const keysChanged = [...keys].sort().join(' ') !== [...role.permissions].sort().join(' ');
   const detailsChanged = name !== role.name || description !== (role.description ?? '');
 
@@ -74,22 +86,10 @@ function RoleEditor({ role }: { role: RoleDetail }) {
         className="stack"
         aria-label="Name and description"
         validationErrors={fields}
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
           setFields({});
-          try {
-            await unwrap(
-              api.PATCH('/v1/admin/roles/{id}', {
-                ...path,
-                body: { name: name.trim(), description: description.trim() === '' ? null : description.trim() },
-              }),
-            );
-            notify.success('Role saved');
-            await refresh();
-          } catch (error) {
-            setFields(describeProblem(error).fields);
-            notify.failure('Could not save the role', error);
-          }
+          saveDetails.mutate(undefined, { onError: (error) => setFields(describeProblem(error).fields) });
         }}
       >
         <TextInput
@@ -112,7 +112,11 @@ function RoleEditor({ role }: { role: RoleDetail }) {
           error={fields.description}
         />
         <div className="button-row">
-          <Button type="submit" className="btn btn-primary" isDisabled={!canWrite || !detailsChanged}>
+          <Button
+            type="submit"
+            className="btn btn-primary"
+            isDisabled={!canWrite || !detailsChanged || saveDetails.isPending}
+          >
             Save name and description
           </Button>
         </div>
@@ -128,16 +132,8 @@ function RoleEditor({ role }: { role: RoleDetail }) {
         <div className="button-row">
           <Button
             className="btn btn-primary"
-            isDisabled={!canWrite || !keysChanged}
-            onPress={async () => {
-              try {
-                await unwrap(api.PUT('/v1/admin/roles/{id}/permissions', { ...path, body: { keys } }));
-                notify.success('Permissions saved: members get them on their next token');
-                await refresh();
-              } catch (error) {
-                notify.failure('Could not save the permissions', error);
-              }
-            }}
+            isDisabled={!canWrite || !keysChanged || savePermissions.isPending}
+            onPress={() => savePermissions.mutate()}
           >
             Save permissions
           </Button>
@@ -159,20 +155,17 @@ function RoleEditor({ role }: { role: RoleDetail }) {
           consequence={`${role.member_count} ${role.member_count === 1 ? 'member loses' : 'members lose'} its ${role.permissions.length} permissions on their next token. The role and its grants are gone for good.`}
           confirmLabel="Delete role"
           reason={{ required: false, integer: false, maxLength: 300 }}
-          onConfirm={async (reason) => {
-            try {
-              await unwrap(
+          write={{
+            call: (reason) =>
+              unwrap(
                 api.DELETE('/v1/admin/roles/{id}', {
                   params: { path: { id: role.id }, query: reason === '' ? {} : { reason } },
                 }),
-              );
-              notify.success(`Role ${role.key} deleted`);
-              await queryClient.invalidateQueries({ queryKey: ['roles'] });
-              navigate('/roles');
-            } catch (error) {
-              notify.failure('Could not delete the role', error);
-              throw error;
-            }
+              ),
+            success: `Role ${role.key} deleted`,
+            failure: 'Could not delete the role',
+            invalidates: [['roles']],
+            onDone: () => navigate('/roles'),
           }}
         />
       </section>

@@ -1,12 +1,11 @@
 import { unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Input, Label, SearchField } from 'react-aria-components';
 import { useLocation } from 'wouter';
 import { api } from '../../api/client';
 import { usePermissions } from '../../api/permissions';
 import { useSearchState } from '../../api/search-state';
-import { DataTable, Pager, type TableColumn } from '../../ui/data-table';
-import { ProblemNote } from '../../ui/problem-note';
+import type { TableColumn } from '../../ui/data-table';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { CreateRole } from './create-role';
 import type { Role } from './types';
 
@@ -36,11 +35,9 @@ export default function RolesPage() {
     page,
     per_page: PER_PAGE,
   };
-  const roles = useQuery({
-    queryKey: ['roles', 'list', query],
-    queryFn: () => unwrap(api.GET('/v1/admin/roles', { params: { query } })),
-    placeholderData: keepPreviousData,
-  });
+  const roles = usePagedQuery(['roles', 'list', query], () =>
+    unwrap(api.GET('/v1/admin/roles', { params: { query } })),
+  );
 
   return (
     <section className="stack">
@@ -61,24 +58,18 @@ export default function RolesPage() {
         <Label>Search key or name</Label>
         <Input placeholder="Press Enter to search" />
       </SearchField>
-      {roles.error === null ? null : <ProblemNote error={roles.error} />}
-      <DataTable
+      <PagedTable
         label="Roles"
         columns={COLUMNS}
-        items={roles.data?.data ?? []}
+        list={roles}
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => setFilters({ page: String(next) })}
         sort={{ field: sortField, direction: sortDirection }}
         onSortChange={(sort) => setFilters({ sort: `${sort.field}:${sort.direction}` })}
-        onRowAction={(id) => navigate(`/roles/${id}`)}
-        emptyText={roles.isPending ? 'Loading…' : 'No role matches.'}
+        rowHref={(role) => `/roles/${role.id}`}
+        emptyText="No role matches."
       />
-      {roles.data === undefined ? null : (
-        <Pager
-          page={page}
-          perPage={PER_PAGE}
-          total={roles.data.meta.total ?? 0}
-          onPage={(next) => setFilters({ page: String(next) })}
-        />
-      )}
     </section>
   );
 }

@@ -1,17 +1,15 @@
 import { type ListBody, type ListItem, unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
+import { Button } from 'react-aria-components';
 import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
-import { describeProblem } from '../../api/problems';
 import { presentValues, useSearchState } from '../../api/search-state';
-import { DataTable, Pager } from '../../ui/data-table';
+import { useWrite } from '../../api/writes';
 import { ChoiceInput, TextInput } from '../../ui/fields';
-import { ProblemNote } from '../../ui/problem-note';
+import { FormDialog } from '../../ui/form-dialog';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { Time } from '../../ui/time';
-import { notify } from '../../ui/toasts';
 import { type Draft, DraftFields } from './draft-fields';
 import { SiteNav } from './site-nav';
 
@@ -48,11 +46,9 @@ export default function ContentBlocksPage() {
     page,
     per_page: PER_PAGE,
   };
-  const blocks = useQuery({
-    queryKey: ['site', 'content-blocks', query],
-    queryFn: () => unwrap(api.GET('/v1/admin/site/content-blocks', { params: { query } })),
-    placeholderData: keepPreviousData,
-  });
+  const blocks = usePagedQuery(['site', 'content-blocks', query], () =>
+    unwrap(api.GET('/v1/admin/site/content-blocks', { params: { query } })),
+  );
 
   return (
     <section className="stack">
@@ -88,12 +84,14 @@ export default function ContentBlocksPage() {
           onChange={(status) => setFilters({ status })}
         />
       </div>
-      {blocks.error === null ? null : <ProblemNote error={blocks.error} />}
-      <DataTable
+      <PagedTable
         label="Content blocks"
-        items={blocks.data?.data ?? []}
+        list={blocks}
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => setFilters({ page: String(next) })}
         onRowAction={(id) => setEditing(blocks.data?.data.find((block) => block.id === id))}
-        emptyText={blocks.isPending ? 'Loading…' : 'No content blocks.'}
+        emptyText="No content blocks."
         columns={[
           { id: 'slot', name: 'Slot', isRowHeader: true, render: (block) => <code>{block.slot}</code> },
           { id: 'surface', name: 'Surface', render: (block) => block.surface },
@@ -111,14 +109,6 @@ export default function ContentBlocksPage() {
           },
         ]}
       />
-      {blocks.data === undefined ? null : (
-        <Pager
-          page={page}
-          perPage={PER_PAGE}
-          total={blocks.data.meta.total ?? 0}
-          onPage={(next) => setFilters({ page: String(next) })}
-        />
-      )}
       {editing === undefined ? null : (
         <BlockDialog
           block={editing === 'new' ? undefined : editing}
@@ -131,7 +121,15 @@ export default function ContentBlocksPage() {
 }
 
 function StatusButtons({ block, canWrite }: { block: Block; canWrite: boolean }) {
-  const queryClient = useQueryClient();
+  const change = useWrite({
+    call: (status: Status) =>
+      unwrap(
+        api.POST('/v1/admin/site/content-blocks/{id}/status', { params: { path: { id: block.id } }, body: { status } }),
+      ),
+    success: (_block, status) => `${block.slot}: ${status}`,
+    failure: `Could not change ${block.slot}`,
+    invalidates: [['site', 'content-blocks']],
+  });
   const next = (['published', 'archived', 'draft'] as const).filter(
     (status) => status !== block.status || (status === 'published' && block.hasUnpublishedChanges),
   );
@@ -141,21 +139,8 @@ function StatusButtons({ block, canWrite }: { block: Block; canWrite: boolean })
         <Button
           key={status}
           className="btn btn-quiet"
-          isDisabled={!canWrite}
-          onPress={async () => {
-            try {
-              await unwrap(
-                api.POST('/v1/admin/site/content-blocks/{id}/status', {
-                  params: { path: { id: block.id } },
-                  body: { status },
-                }),
-              );
-              notify.success(`${block.slot}: ${status}`);
-              await queryClient.invalidateQueries({ queryKey: ['site', 'content-blocks'] });
-            } catch (error) {
-              notify.failure(`Could not change ${block.slot}`, error);
-            }
-          }}
+          isDisabled={!canWrite || change.isPending}
+          onPress={() => change.mutate(status)}
         >
           {STATUS_ACTIONS[status]}
         </Button>
@@ -173,101 +158,73 @@ function BlockDialog({
   canWrite: boolean;
   onClose: () => void;
 }) {
-  const queryClient = useQueryClient();
   const [surface, setSurface] = useState<string>(block?.surface ?? 'landing');
   const [slot, setSlot] = useState(block?.slot ?? '');
   const [locale, setLocale] = useState(block?.locale ?? 'en');
   const [sortOrder, setSortOrder] = useState(String(block?.sortOrder ?? 0));
   const [draft, setDraft] = useState<Draft>((block?.draft as Draft | undefined) ?? { title: '' });
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
   const slotRule = ruleOf(UPSERT, 'slot');
 
   return (
-    <ModalOverlay className="overlay" isOpen onOpenChange={(open) => (open ? null : onClose())} isDismissable={!busy}>
-      <Modal className="modal modal-wide">
-        <Dialog className="dialog">
-          <Form
-            validationErrors={fields}
-            onSubmit={async (event) => {
-              event.preventDefault();
-              setBusy(true);
-              setFields({});
-              try {
-                await unwrap(
-                  api.PUT('/v1/admin/site/content-blocks', {
-                    body: {
-                      surface: surface as 'landing' | 'portal',
-                      slot: slot.trim(),
-                      locale: locale.trim(),
-                      draft,
-                      sortOrder: Number(sortOrder),
-                    },
-                  }),
-                );
-                notify.success(`Block ${slot.trim()} saved as a draft`);
-                await queryClient.invalidateQueries({ queryKey: ['site', 'content-blocks'] });
-                onClose();
-              } catch (error) {
-                setFields(describeProblem(error).fields);
-                notify.failure('Could not save the block', error);
-              } finally {
-                setBusy(false);
-              }
-            }}
-          >
-            <Heading slot="title">{block === undefined ? 'New content block' : `Block ${block.slot}`}</Heading>
-            <div className="inline-form">
-              <ChoiceInput label="Surface" value={surface} choices={SURFACES} onChange={setSurface} />
-              <TextInput
-                label="Slot"
-                name="slot"
-                value={slot}
-                onChange={setSlot}
-                isRequired
-                pattern={
-                  slotRule.pattern === undefined
-                    ? undefined
-                    : { source: slotRule.pattern, hint: 'Lower-case letters, digits, _ . - ; starting with a letter.' }
-                }
-                error={fields.slot}
-              />
-              <TextInput
-                label="Locale"
-                name="locale"
-                value={locale}
-                onChange={setLocale}
-                maxLength={ruleOf(UPSERT, 'locale').maxLength}
-                error={fields.locale}
-              />
-              <TextInput
-                label="Order"
-                name="sortOrder"
-                type="number"
-                value={sortOrder}
-                onChange={setSortOrder}
-                minimum={ruleOf(UPSERT, 'sortOrder').minimum}
-                maximum={ruleOf(UPSERT, 'sortOrder').maximum}
-                integer={ruleOf(UPSERT, 'sortOrder').integer}
-                error={fields.sortOrder}
-              />
-            </div>
-            <h3>Draft</h3>
-            <DraftFields draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
-            <p className="hint">
-              Saving keeps it a draft (upserted by surface, slot and locale); publish it from the list.
-            </p>
-            <div className="dialog-actions">
-              <Button className="btn" onPress={onClose} isDisabled={busy}>
-                Cancel
-              </Button>
-              <Button type="submit" className="btn btn-primary" isDisabled={busy || !canWrite}>
-                Save draft
-              </Button>
-            </div>
-          </Form>
-        </Dialog>
-      </Modal>
-    </ModalOverlay>
+    <FormDialog
+      title={block === undefined ? 'New content block' : `Block ${block.slot}`}
+      submitLabel="Save draft"
+      wide
+      canSubmit={canWrite}
+      onClose={onClose}
+      write={{
+        call: () =>
+          unwrap(
+            api.PUT('/v1/admin/site/content-blocks', {
+              body: {
+                surface: surface as 'landing' | 'portal',
+                slot: slot.trim(),
+                locale: locale.trim(),
+                draft,
+                sortOrder: Number(sortOrder),
+              },
+            }),
+          ),
+        success: `Block ${slot.trim()} saved as a draft`,
+        failure: 'Could not save the block',
+        invalidates: [['site', 'content-blocks']],
+      }}
+    >
+      <div className="inline-form">
+        <ChoiceInput label="Surface" value={surface} choices={SURFACES} onChange={setSurface} />
+        <TextInput
+          label="Slot"
+          name="slot"
+          value={slot}
+          onChange={setSlot}
+          isRequired
+          pattern={
+            slotRule.pattern === undefined
+              ? undefined
+              : { source: slotRule.pattern, hint: 'Lower-case letters, digits, _ . - ; starting with a letter.' }
+          }
+        />
+        <TextInput
+          label="Locale"
+          name="locale"
+          value={locale}
+          onChange={setLocale}
+          maxLength={ruleOf(UPSERT, 'locale').maxLength}
+        />
+        <TextInput
+          label="Order"
+          name="sortOrder"
+          type="number"
+          value={sortOrder}
+          onChange={setSortOrder}
+          minimum={ruleOf(UPSERT, 'sortOrder').minimum}
+          maximum={ruleOf(UPSERT, 'sortOrder').maximum}
+          integer={ruleOf(UPSERT, 'sortOrder').integer}
+        />
+      </div>
+      <h3>Draft</h3>
+      <DraftFields draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
+      <p className="hint">Saving keeps it a draft (upserted by surface, slot and locale); publish it from the list.</p>
+    </FormDialog>
   );
 }

@@ -1,5 +1,5 @@
 import { unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Form } from 'react-aria-components';
 import { Link } from 'wouter';
@@ -7,12 +7,13 @@ import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
 import { describeProblem } from '../../api/problems';
+import { useWrite } from '../../api/writes';
 import { Confirm } from '../../ui/confirm';
-import { DataTable, Pager } from '../../ui/data-table';
 import { TextInput } from '../../ui/fields';
+import { LongText } from '../../ui/long-text';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
-import { notify } from '../../ui/toasts';
 import { MarkdownPreview } from './markdown-preview';
 
 const VERSIONS_PER_PAGE = 10;
@@ -21,7 +22,6 @@ const NEW_VERSION = 'POST /v1/admin/site/pages/{id}/versions';
 /** One page: a new version written beside its preview, its versions, publishing one (or an older one back), unpublishing. */
 export default function PageDetail({ id }: { id: string }) {
   const permissions = usePermissions();
-  const queryClient = useQueryClient();
   const canWrite = permissions.can('site.write');
   const path = { params: { path: { id } } };
   const page = useQuery({
@@ -29,15 +29,13 @@ export default function PageDetail({ id }: { id: string }) {
     queryFn: () => unwrap(api.GET('/v1/admin/site/pages/{id}', path)),
   });
   const [versionsPage, setVersionsPage] = useState(1);
-  const versions = useQuery({
-    queryKey: ['site', 'page', id, 'versions', versionsPage],
-    queryFn: () =>
-      unwrap(
-        api.GET('/v1/admin/site/pages/{id}/versions', {
-          params: { path: { id }, query: { page: versionsPage, per_page: VERSIONS_PER_PAGE } },
-        }),
-      ),
-    placeholderData: keepPreviousData,
+  const versions = usePagedQuery(['site', 'page', id, 'versions', versionsPage], async () => {
+    const answer = await unwrap(
+      api.GET('/v1/admin/site/pages/{id}/versions', {
+        params: { path: { id }, query: { page: versionsPage, per_page: VERSIONS_PER_PAGE } },
+      }),
+    );
+    return { ...answer, data: answer.data.map((version) => ({ ...version, id: version.version })) };
   });
   const [previewed, setPreviewed] = useState<number | undefined>();
   const preview = useQuery({
@@ -51,10 +49,26 @@ export default function PageDetail({ id }: { id: string }) {
   const [markdown, setMarkdown] = useState('');
   const [note, setNote] = useState('');
   const [fields, setFields] = useState<Record<string, string>>({});
-  const refresh = () =>
-    queryClient
-      .invalidateQueries({ queryKey: ['site', 'page'] })
-      .then(() => queryClient.invalidateQueries({ queryKey: ['site', 'pages'] }));
+  const CHANGED = [
+    ['site', 'page'],
+    ['site', 'pages'],
+  ];
+  const saveVersion = useWrite({
+    call: () =>
+      unwrap(
+        api.POST('/v1/admin/site/pages/{id}/versions', {
+          ...path,
+          body: { markdown, ...(note.trim() === '' ? {} : { note: note.trim() }) },
+        }),
+      ),
+    success: (made) => `v${made.version} saved (not live until published)`,
+    failure: 'Could not save the version',
+    invalidates: CHANGED,
+    onDone: () => {
+      setMarkdown('');
+      setNote('');
+    },
+  });
 
   if (page.error !== null)
     return (
@@ -65,16 +79,12 @@ export default function PageDetail({ id }: { id: string }) {
     );
   if (page.data === undefined) return <p className="loading">Loading…</p>;
   const current = page.data;
-  const publish = (version: number) => async () => {
-    try {
-      await unwrap(api.POST('/v1/admin/site/pages/{id}/publish', { ...path, body: { version } }));
-      notify.success(`/${current.slug} v${version} is live`);
-      await refresh();
-    } catch (error) {
-      notify.failure('Could not publish', error);
-      throw error;
-    }
-  };
+  const publish = (version: number) => ({
+    call: () => unwrap(api.POST('/v1/admin/site/pages/{id}/publish', { ...path, body: { version } })),
+    success: `/${current.slug} v${version} is live`,
+    failure: 'Could not publish',
+    invalidates: CHANGED,
+  });
 
   return (
     <section className="stack">
@@ -92,24 +102,10 @@ export default function PageDetail({ id }: { id: string }) {
         <Form
           className="editor"
           validationErrors={fields}
-          onSubmit={async (event) => {
+          onSubmit={(event) => {
             event.preventDefault();
             setFields({});
-            try {
-              const made = await unwrap(
-                api.POST('/v1/admin/site/pages/{id}/versions', {
-                  ...path,
-                  body: { markdown, ...(note.trim() === '' ? {} : { note: note.trim() }) },
-                }),
-              );
-              notify.success(`v${made.version} saved (not live until published)`);
-              setMarkdown('');
-              setNote('');
-              await refresh();
-            } catch (error) {
-              setFields(describeProblem(error).fields);
-              notify.failure('Could not save the version', error);
-            }
+            saveVersion.mutate(undefined, { onError: (error) => setFields(describeProblem(error).fields) });
           }}
         >
           <div className="editor-panes">
@@ -135,21 +131,27 @@ export default function PageDetail({ id }: { id: string }) {
             onChange={setNote}
             maxLength={ruleOf(NEW_VERSION, 'note').maxLength}
           />
-          <Button type="submit" className="btn btn-primary" isDisabled={!canWrite || markdown.trim() === ''}>
+          <Button
+            type="submit"
+            className="btn btn-primary"
+            isDisabled={!canWrite || markdown.trim() === '' || saveVersion.isPending}
+          >
             Save version
           </Button>
         </Form>
       </section>
       <section className="stack" aria-labelledby="page-versions">
         <h2 id="page-versions">Versions</h2>
-        {versions.error === null ? null : <ProblemNote error={versions.error} />}
-        <DataTable
+        <PagedTable
           label="Versions"
-          items={(versions.data?.data ?? []).map((version) => ({ ...version, id: version.version }))}
-          emptyText={versions.isPending ? 'Loading…' : 'No versions yet.'}
+          list={versions}
+          page={versionsPage}
+          perPage={VERSIONS_PER_PAGE}
+          onPage={setVersionsPage}
+          emptyText="No versions yet."
           columns={[
             { id: 'version', name: 'Version', isRowHeader: true, render: (version) => `v${version.version}` },
-            { id: 'note', name: 'Note', render: (version) => version.note ?? '' },
+            { id: 'note', name: 'Note', render: (version) => <LongText value={version.note} /> },
             { id: 'by', name: 'By', render: (version) => version.created_by_email ?? '' },
             { id: 'when', name: 'Saved', render: (version) => <Time value={version.created_at} /> },
             {
@@ -175,7 +177,7 @@ export default function PageDetail({ id }: { id: string }) {
                       title={`Publish v${version.version} of /${current.slug}?`}
                       consequence="This version becomes the page every site shows, at once."
                       confirmLabel="Publish"
-                      onConfirm={publish(version.version)}
+                      write={publish(version.version)}
                     />
                   )}
                 </span>
@@ -183,14 +185,6 @@ export default function PageDetail({ id }: { id: string }) {
             },
           ]}
         />
-        {versions.data === undefined ? null : (
-          <Pager
-            page={versionsPage}
-            perPage={VERSIONS_PER_PAGE}
-            total={versions.data.meta.total ?? 0}
-            onPage={setVersionsPage}
-          />
-        )}
         {preview.data === undefined || previewed === undefined ? null : (
           <section className="stack" aria-labelledby="version-preview">
             <h3 id="version-preview">Preview of v{preview.data.version}</h3>
@@ -207,15 +201,11 @@ export default function PageDetail({ id }: { id: string }) {
           title={`Unpublish /${current.slug}?`}
           consequence="The page disappears from every site (its address answers not found); its versions stay."
           confirmLabel="Unpublish"
-          onConfirm={async () => {
-            try {
-              await unwrap(api.POST('/v1/admin/site/pages/{id}/unpublish', { ...path, body: {} }));
-              notify.success(`/${current.slug} is unpublished`);
-              await refresh();
-            } catch (error) {
-              notify.failure('Could not unpublish', error);
-              throw error;
-            }
+          write={{
+            call: () => unwrap(api.POST('/v1/admin/site/pages/{id}/unpublish', { ...path, body: {} })),
+            success: `/${current.slug} is unpublished`,
+            failure: 'Could not unpublish',
+            invalidates: CHANGED,
           }}
         />
       )}

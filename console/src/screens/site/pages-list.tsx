@@ -1,18 +1,14 @@
 import { unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Dialog, DialogTrigger, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { useLocation } from 'wouter';
 import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
-import { describeProblem } from '../../api/problems';
 import { useSearchState } from '../../api/search-state';
-import { DataTable, Pager } from '../../ui/data-table';
 import { TextInput } from '../../ui/fields';
-import { ProblemNote } from '../../ui/problem-note';
+import { FormDialog } from '../../ui/form-dialog';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { Time } from '../../ui/time';
-import { notify } from '../../ui/toasts';
 import { SiteNav } from './site-nav';
 
 const PER_PAGE = 25;
@@ -25,11 +21,9 @@ export default function PagesPage() {
   const [filters, setFilters] = useSearchState(['page'] as const);
   const page = Number(filters.page || '1');
   const query = { page, per_page: PER_PAGE, sort: 'updated_at:desc' };
-  const pages = useQuery({
-    queryKey: ['site', 'pages', query],
-    queryFn: () => unwrap(api.GET('/v1/admin/site/pages', { params: { query } })),
-    placeholderData: keepPreviousData,
-  });
+  const pages = usePagedQuery(['site', 'pages', query], () =>
+    unwrap(api.GET('/v1/admin/site/pages', { params: { query } })),
+  );
   return (
     <section className="stack">
       <h1>Site</h1>
@@ -38,12 +32,14 @@ export default function PagesPage() {
         <h2>Pages</h2>
         <CreatePage canWrite={permissions.can('site.write')} onCreated={(id) => navigate(`/site/pages/${id}`)} />
       </header>
-      {pages.error === null ? null : <ProblemNote error={pages.error} />}
-      <DataTable
+      <PagedTable
         label="Pages"
-        items={pages.data?.data ?? []}
-        onRowAction={(id) => navigate(`/site/pages/${id}`)}
-        emptyText={pages.isPending ? 'Loading…' : 'No pages.'}
+        list={pages}
+        page={page}
+        perPage={PER_PAGE}
+        onPage={(next) => setFilters({ page: String(next) })}
+        rowHref={(each) => `/site/pages/${each.id}`}
+        emptyText="No pages."
         columns={[
           { id: 'title', name: 'Title', isRowHeader: true, render: (each) => each.title },
           { id: 'slug', name: 'Address', render: (each) => <code>/{each.slug}</code> },
@@ -60,90 +56,57 @@ export default function PagesPage() {
           { id: 'updated', name: 'Updated', render: (each) => <Time value={each.updated_at} /> },
         ]}
       />
-      {pages.data === undefined ? null : (
-        <Pager
-          page={page}
-          perPage={PER_PAGE}
-          total={pages.data.meta.total ?? 0}
-          onPage={(next) => setFilters({ page: String(next) })}
-        />
-      )}
     </section>
   );
 }
 
 function CreatePage({ canWrite, onCreated }: { canWrite: boolean; onCreated: (id: string) => void }) {
-  const queryClient = useQueryClient();
   const [slug, setSlug] = useState('');
   const [title, setTitle] = useState('');
-  const [fields, setFields] = useState<Record<string, string>>({});
   const slugRule = ruleOf(CREATE, 'slug');
   return (
-    <DialogTrigger>
-      <Button className="btn btn-primary" isDisabled={!canWrite}>
-        New page…
-      </Button>
-      {canWrite ? null : <span className="hint">Needs site.write</span>}
-      <ModalOverlay className="overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog">
-            {({ close }) => (
-              <Form
-                validationErrors={fields}
-                onSubmit={async (event) => {
-                  event.preventDefault();
-                  setFields({});
-                  try {
-                    const made = await unwrap(
-                      api.POST('/v1/admin/site/pages', { body: { slug: slug.trim(), title: title.trim() } }),
-                    );
-                    notify.success(`Page /${slug.trim()} created`);
-                    await queryClient.invalidateQueries({ queryKey: ['site', 'pages'] });
-                    close();
-                    onCreated(made.id);
-                  } catch (error) {
-                    setFields(describeProblem(error).fields);
-                    notify.failure('Could not create the page', error);
-                  }
-                }}
-              >
-                <Heading slot="title">New page</Heading>
-                <TextInput
-                  label="Address"
-                  name="slug"
-                  value={slug}
-                  onChange={setSlug}
-                  isRequired
-                  pattern={
-                    slugRule.pattern === undefined
-                      ? undefined
-                      : { source: slugRule.pattern, hint: 'Lower-case letters, digits and hyphens.' }
-                  }
-                  error={fields.slug}
-                  autoFocus
-                />
-                <TextInput
-                  label="Title"
-                  name="title"
-                  value={title}
-                  onChange={setTitle}
-                  isRequired
-                  maxLength={ruleOf(CREATE, 'title').maxLength}
-                  error={fields.title}
-                />
-                <div className="dialog-actions">
-                  <Button className="btn" onPress={close}>
-                    Cancel
-                  </Button>
-                  <Button type="submit" className="btn btn-primary">
-                    Create page
-                  </Button>
-                </div>
-              </Form>
-            )}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <FormDialog
+      title="New page"
+      submitLabel="Create page"
+      trigger={{
+        label: 'New page…',
+        className: 'btn btn-primary',
+        isDisabled: !canWrite,
+        disabledReason: 'Needs site.write',
+      }}
+      onOpen={() => {
+        setSlug('');
+        setTitle('');
+      }}
+      write={{
+        call: () => unwrap(api.POST('/v1/admin/site/pages', { body: { slug: slug.trim(), title: title.trim() } })),
+        success: `Page /${slug.trim()} created`,
+        failure: 'Could not create the page',
+        invalidates: [['site', 'pages']],
+        onDone: (made) => onCreated(made.id),
+      }}
+    >
+      <TextInput
+        label="Address"
+        name="slug"
+        value={slug}
+        onChange={setSlug}
+        isRequired
+        pattern={
+          slugRule.pattern === undefined
+            ? undefined
+            : { source: slugRule.pattern, hint: 'Lower-case letters, digits and hyphens.' }
+        }
+        autoFocus
+      />
+      <TextInput
+        label="Title"
+        name="title"
+        value={title}
+        onChange={setTitle}
+        isRequired
+        maxLength={ruleOf(CREATE, 'title').maxLength}
+      />
+    </FormDialog>
   );
 }

@@ -1,16 +1,17 @@
 import { unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
+import { useWrite } from '../../api/writes';
 import { Confirm } from '../../ui/confirm';
-import { DataTable, Pager } from '../../ui/data-table';
+import { DataTable } from '../../ui/data-table';
+import { LongText } from '../../ui/long-text';
+import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
-import { notify } from '../../ui/toasts';
 import { type Draft, DraftFields } from './draft-fields';
 import { SECTIONS_QUERY_KEY, type Section, useSections } from './settings-sections';
 
@@ -37,17 +38,18 @@ export default function SettingsSectionPage({ name }: { name: string }) {
 
 function SectionEditor({ section }: { section: Section }) {
   const permissions = usePermissions();
-  const queryClient = useQueryClient();
   const canWrite = permissions.can(section.write_permission);
   const [draft, setDraft] = useState<Draft>(section.draft as Draft);
   const path = { params: { path: { section: section.section } } };
   const live = (section.published_value ?? {}) as Draft;
   const saved = JSON.stringify(draft) === JSON.stringify(section.draft);
-  const refresh = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: SECTIONS_QUERY_KEY }),
-      queryClient.invalidateQueries({ queryKey: ['site', 'versions', section.section] }),
-    ]);
+  const changed = [SECTIONS_QUERY_KEY, ['site', 'versions', section.section]];
+  const saveDraft = useWrite({
+    call: () => unwrap(api.PUT('/v1/admin/site/settings/{section}', { ...path, body: { draft } })),
+    success: 'Draft saved',
+    failure: 'Could not save the draft',
+    invalidates: changed,
+  });
   const fields = [...new Set([...Object.keys(live), ...Object.keys(draft)])];
 
   return (
@@ -66,16 +68,8 @@ function SectionEditor({ section }: { section: Section }) {
         <div className="button-row">
           <Button
             className="btn btn-primary"
-            isDisabled={!canWrite || saved}
-            onPress={async () => {
-              try {
-                await unwrap(api.PUT('/v1/admin/site/settings/{section}', { ...path, body: { draft } }));
-                notify.success('Draft saved');
-                await refresh();
-              } catch (error) {
-                notify.failure('Could not save the draft', error);
-              }
-            }}
+            isDisabled={!canWrite || saved || saveDraft.isPending}
+            onPress={() => saveDraft.mutate()}
           >
             Save draft
           </Button>
@@ -92,17 +86,14 @@ function SectionEditor({ section }: { section: Section }) {
             consequence="The saved draft becomes the live version every site and app reads within seconds."
             confirmLabel="Publish"
             reason={ruleOf('POST /v1/admin/site/settings/{section}/publish', 'note')}
-            onConfirm={async (note) => {
-              try {
-                const answer = await unwrap(
+            write={{
+              call: (note) =>
+                unwrap(
                   api.POST('/v1/admin/site/settings/{section}/publish', { ...path, body: note === '' ? {} : { note } }),
-                );
-                notify.success(`${section.section} v${answer.version} is live`);
-                await refresh();
-              } catch (error) {
-                notify.failure('Could not publish', error);
-                throw error;
-              }
+                ),
+              success: (answer) => `${section.section} v${answer.version} is live`,
+              failure: 'Could not publish',
+              invalidates: changed,
             }}
           />
         </div>
@@ -115,8 +106,8 @@ function SectionEditor({ section }: { section: Section }) {
           emptyText="Both are empty."
           columns={[
             { id: 'field', name: 'Field', isRowHeader: true, render: (row) => <code>{row.id}</code> },
-            { id: 'live', name: 'Live', render: (row) => show(row.live) },
-            { id: 'draft', name: 'Draft', render: (row) => show(row.draft) },
+            { id: 'live', name: 'Live', render: (row) => <LongText value={show(row.live)} /> },
+            { id: 'draft', name: 'Draft', render: (row) => <LongText value={show(row.draft)} /> },
             {
               id: 'changed',
               name: 'Changed',
@@ -125,7 +116,7 @@ function SectionEditor({ section }: { section: Section }) {
           ]}
         />
       </section>
-      <Versions section={section} canWrite={canWrite} onChanged={refresh} />
+      <Versions section={section} canWrite={canWrite} changed={changed} />
     </section>
   );
 }
@@ -135,31 +126,32 @@ const VERSIONS_PER_PAGE = 10;
 function Versions({
   section,
   canWrite,
-  onChanged,
+  changed,
 }: {
   section: Section;
   canWrite: boolean;
-  onChanged: () => Promise<unknown>;
+  /** What a rollback changes, refetched after it. */
+  changed: unknown[][];
 }) {
   const [page, setPage] = useState(1);
-  const versions = useQuery({
-    queryKey: ['site', 'versions', section.section, page],
-    queryFn: () =>
-      unwrap(
-        api.GET('/v1/admin/site/settings/{section}/versions', {
-          params: { path: { section: section.section }, query: { page, per_page: VERSIONS_PER_PAGE } },
-        }),
-      ),
-    placeholderData: keepPreviousData,
+  const versions = usePagedQuery(['site', 'versions', section.section, page], async () => {
+    const answer = await unwrap(
+      api.GET('/v1/admin/site/settings/{section}/versions', {
+        params: { path: { section: section.section }, query: { page, per_page: VERSIONS_PER_PAGE } },
+      }),
+    );
+    return { ...answer, data: answer.data.map((version) => ({ ...version, id: version.version })) };
   });
   return (
     <section className="stack" aria-labelledby="versions-heading">
       <h2 id="versions-heading">Versions</h2>
-      {versions.error === null ? null : <ProblemNote error={versions.error} />}
-      <DataTable
+      <PagedTable
         label="Versions"
-        items={(versions.data?.data ?? []).map((version) => ({ ...version, id: version.version }))}
-        emptyText={versions.isPending ? 'Loading…' : 'Never published.'}
+        list={versions}
+        page={page}
+        perPage={VERSIONS_PER_PAGE}
+        onPage={setPage}
+        emptyText="Never published."
         columns={[
           { id: 'version', name: 'Version', isRowHeader: true, render: (version) => `v${version.version}` },
           { id: 'when', name: 'Published', render: (version) => <Time value={version.published_at} /> },
@@ -186,29 +178,23 @@ function Versions({
                   consequence={`The live value becomes v${version.version}'s again, as a new version; the draft is kept.`}
                   confirmLabel="Roll back"
                   reason={ruleOf('POST /v1/admin/site/settings/{section}/rollback', 'note')}
-                  onConfirm={async (note) => {
-                    try {
-                      const answer = await unwrap(
+                  write={{
+                    call: (note) =>
+                      unwrap(
                         api.POST('/v1/admin/site/settings/{section}/rollback', {
                           params: { path: { section: section.section } },
                           body: { version: version.version, ...(note === '' ? {} : { note }) },
                         }),
-                      );
-                      notify.success(`${section.section} v${answer.version} is live (v${version.version} restored)`);
-                      await onChanged();
-                    } catch (error) {
-                      notify.failure('Could not roll back', error);
-                      throw error;
-                    }
+                      ),
+                    success: (answer) => `${section.section} v${answer.version} is live (v${version.version} restored)`,
+                    failure: 'Could not roll back',
+                    invalidates: changed,
                   }}
                 />
               ),
           },
         ]}
       />
-      {versions.data === undefined ? null : (
-        <Pager page={page} perPage={VERSIONS_PER_PAGE} total={versions.data.meta.total ?? 0} onPage={setPage} />
-      )}
     </section>
   );
 }

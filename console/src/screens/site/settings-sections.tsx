@@ -38,6 +38,7 @@ export default function SettingsSectionsPage() {
         label="Settings sections"
         items={(sections.data?.data ?? []).map((section) => ({ ...section, id: section.section }))}
         emptyText={sections.isPending ? 'Loading…' : 'No sections.'}
+        rowHref={(section) => `/site/settings/${section.section}`}
         columns={[
           {
             id: 'section',

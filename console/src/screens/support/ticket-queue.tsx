@@ -23,7 +23,7 @@ const STATUS_CHOICES = [
 const CATEGORY_CHOICES = [{ id: '', label: 'Any category' }, ...CATEGORIES.map((id) => ({ id, label: id }))];
 
 const COLUMNS: TableColumn<TicketSummary>[] = [
-  { id: 'subject', name: 'Subject', isRowHeader: true, render: (ticket) => ticket.subject },
+  { id: 'subject', name: 'Subject', isRowHeader: true, long: true, render: (ticket) => ticket.subject },
   { id: 'player', name: 'Player', render: (ticket) => playerName(ticket.user) },
   {
     id: 'status',
