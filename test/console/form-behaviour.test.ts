@@ -178,7 +178,8 @@ describe('the staff console: forms after a mistake', () => {
     const player = (await service.players())[0]!;
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
-    await page.getByRole('button', { name: 'Ban…' }).click();
+    await page.getByRole('button', { name: /Account actions/ }).click();
+    await page.getByRole('menuitem', { name: /Ban…/ }).click();
     const dialog = page.getByRole('alertdialog');
     const reason = dialog.getByLabel('Reason');
     await reason.fill('no');
@@ -191,7 +192,8 @@ describe('the staff console: forms after a mistake', () => {
     await reason.fill('Repeated chargebacks');
     await cleared(dialog, reason);
     await dialog.getByRole('button', { name: 'Ban' }).click();
-    await page.getByRole('button', { name: 'Unban…' }).waitFor();
+    // The dialog closes once the service has answered.
+    await dialog.waitFor({ state: 'detached' });
     const response = await service.t.request({
       method: 'GET',
       url: `/v1/admin/users/${player.id}`,

@@ -325,4 +325,38 @@ describe('the staff console: the player page', () => {
     },
     STEPS,
   );
+  it(
+    "edits a player's display name and metadata with a reason, and shows the identity provider's answer",
+    async () => {
+      const player = (await service.players())[11]!;
+      const { page, context } = await service.window();
+      await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
+      // The embedded provider keeps no record of its own: said in words, not as a failure.
+      await page.getByText('The identity provider holds no record of this player').waitFor();
+      await page.getByRole('button', { name: 'Edit profile…' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Display name').fill('Renamed by support');
+      await dialog.getByLabel('Metadata (JSON object)').fill('{"vip": true');
+      await expect(dialog.getByRole('button', { name: 'Save profile' }).isDisabled()).resolves.toBe(true);
+      await dialog.getByLabel('Metadata (JSON object)').fill('{"vip": true}');
+      await dialog.getByLabel('Reason').fill('Asked by the player on a ticket');
+      expect(await seriousViolations(page)).toEqual([]);
+      await dialog.getByRole('button', { name: 'Save profile' }).click();
+      await page.getByText('Profile saved').waitFor();
+      const stored = await service.t.request({
+        method: 'GET',
+        url: `/v1/admin/users/${player.id}`,
+        token: await service.tokenFor('owner'),
+      });
+      expect(stored.json()).toMatchObject({ display_name: 'Renamed by support', metadata: { vip: true } });
+      const audit = await service.t.request({
+        method: 'GET',
+        url: `/v1/admin/audit?target_id=${player.id}&per_page=5`,
+        token: await service.tokenFor('owner'),
+      });
+      expect(audit.json().data[0]).toMatchObject({ reason: 'Asked by the player on a ticket' });
+      await context.close();
+    },
+    STEPS,
+  );
 });

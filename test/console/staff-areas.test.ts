@@ -470,10 +470,10 @@ describe('the staff console: Roles, Operations and Site', () => {
   }, async () => {
     const { page, context } = await service.window();
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/site');
-    await page.getByRole('link', { name: 'support' }).waitFor();
+    await page.getByRole('link', { name: 'support', exact: true }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshotBothSizes(page, 'site');
-    await page.getByRole('link', { name: 'support' }).click();
+    await page.getByRole('link', { name: 'support', exact: true }).click();
     await page.getByRole('heading', { name: 'Settings: support' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshotBothSizes(page, 'site-section');
@@ -543,6 +543,29 @@ describe('the staff console: Roles, Operations and Site', () => {
     await context.close();
   });
 
+  it('chooses the alerts a role hears, and the service holds them', { timeout: 60_000 }, async () => {
+    const role = await service.t.db
+      .selectFrom('roles')
+      .select(['id', 'name'])
+      .where('key', '=', 'demo-operations')
+      .executeTakeFirstOrThrow();
+    const owner = await service.tokenFor('owner');
+    const before = await service.t.request({ method: 'GET', url: `/v1/admin/roles/${role.id}/alerts`, token: owner });
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, owner, `/admin/roles/${role.id}`);
+    await page.getByRole('heading', { name: 'Alerts', level: 2 }).waitFor();
+    const alert = page.getByRole('checkbox', { name: /panic_mode_changed/ });
+    const heard = (before.json() as { alerts: string[] }).alerts.includes('panic_mode_changed');
+    await expect(alert.isChecked()).resolves.toBe(heard);
+    await alert.click({ force: true });
+    await page.getByRole('button', { name: 'Save alerts' }).click();
+    await page.getByText('Alerts of demo-operations saved').waitFor();
+    const after = await service.t.request({ method: 'GET', url: `/v1/admin/roles/${role.id}/alerts`, token: owner });
+    expect((after.json() as { alerts: string[] }).alerts.includes('panic_mode_changed')).toBe(!heard);
+    expect(await seriousViolations(page)).toEqual([]);
+    await context.close();
+  });
+
   it('writes a page version beside its preview, publishes it, and unpublishes the page', {
     timeout: 60_000,
   }, async () => {
@@ -585,6 +608,21 @@ describe('the staff console: Roles, Operations and Site', () => {
     await page.getByText('/press-kit is unpublished').waitFor();
     const gone = await service.t.request({ method: 'GET', url: '/v1/public/site/pages/press-kit' });
     expect(gone.statusCode).toBe(404);
+
+    // Renamed: a new title and address, stored.
+    await page.getByRole('button', { name: 'Rename…' }).click();
+    const rename = page.getByRole('dialog');
+    await rename.getByLabel('Title').fill('Press kit 2026');
+    await rename.getByLabel('Address').fill('press-kit-2026');
+    await rename.getByRole('button', { name: 'Save title and address' }).click();
+    await page.getByRole('heading', { name: 'Press kit 2026', level: 1 }).waitFor();
+    const pageId = new URL(page.url()).pathname.split('/').pop() ?? '';
+    const renamed = await service.t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${pageId}`,
+      token: await service.tokenFor('owner'),
+    });
+    expect(renamed.json()).toMatchObject({ title: 'Press kit 2026', slug: 'press-kit-2026' });
     expect(await page.evaluate('window.pwned')).toBeUndefined();
     // The one report is the policy refusing the handler while DOMPurify parsed the markdown's HTML
     // (before it removed it): the CSP and the sanitizer each stop it.

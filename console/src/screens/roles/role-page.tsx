@@ -12,6 +12,7 @@ import { Confirm } from '../../ui/confirm';
 import { TextInput } from '../../ui/fields';
 import { ProblemNote } from '../../ui/problem-note';
 import { PermissionPicker } from './permission-picker';
+import { RoleAlerts } from './role-alerts';
 import type { RoleDetail } from './types';
 
 const UPDATE = 'PATCH /v1/admin/roles/{id}';
@@ -142,6 +143,7 @@ function RoleEditor({ role }: { role: RoleDetail }) {
           </Button>
         </div>
       </section>
+      <RoleAlerts role={role} />
       <section className="stack" aria-labelledby="role-delete">
         <h2 id="role-delete">Delete</h2>
         <Confirm

@@ -15,6 +15,7 @@ import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { MarkdownPreview } from './markdown-preview';
+import { RenamePage } from './rename-page';
 
 const VERSIONS_PER_PAGE = 10;
 const NEW_VERSION = 'POST /v1/admin/site/pages/{id}/versions';
@@ -95,6 +96,7 @@ export default function PageDetail({ id }: { id: string }) {
         <span className="status">
           {current.published_version === null ? 'unpublished' : `live v${current.published_version}`}
         </span>
+        <RenamePage page={current} canWrite={canWrite} />
       </header>
       {canWrite ? null : <p className="hint">Editing pages needs site.write.</p>}
       <section className="stack" aria-labelledby="new-version">
