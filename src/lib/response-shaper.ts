@@ -165,10 +165,11 @@ function recordShaper(schema: AnySchema, node: Extract<SchemaNode, { kind: 'reco
     if (!isPlainObject(value) || hasEnumerableSymbol(value)) return NOT_SHAPED;
     const shaped: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
+      // zod neither checks nor copies a "__proto__" key (copying it would set the prototype).
+      if (key === '__proto__') continue;
       const element = item(value[key]);
       if (element === NOT_SHAPED) return NOT_SHAPED;
-      // zod never copies a "__proto__" key (it would set the prototype instead).
-      if (element !== undefined && key !== '__proto__') shaped[key] = element;
+      if (element !== undefined) shaped[key] = element;
     }
     return shaped;
   };

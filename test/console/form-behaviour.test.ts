@@ -180,7 +180,8 @@ describe('the staff console: forms after a mistake', () => {
     await signInWithToken(page, service.origin, await service.tokenFor('owner'), `/admin/users/${player.id}`);
     await page.getByRole('button', { name: /Account actions/ }).click();
     await page.getByRole('menuitem', { name: /Ban…/ }).click();
-    const dialog = page.getByRole('alertdialog');
+    // By its name: the success toast that follows is an alertdialog too.
+    const dialog = page.getByRole('alertdialog', { name: /^Ban / });
     const reason = dialog.getByLabel('Reason');
     await reason.fill('no');
     await dialog.getByRole('button', { name: 'Ban' }).click();

@@ -147,6 +147,11 @@ describe('shapeOf', () => {
     }
   });
 
+  it('skips a record\'s own "__proto__" key as zod does, whatever its value (fast-check found it)', () => {
+    expectSameAsZod(z.record(z.string(), z.number()), JSON.parse('{"__proto__":{},"a":1}'));
+    expectSameAsZod(z.record(z.string(), z.number()), JSON.parse('{"__proto__":{}}'));
+  });
+
   it.each([
     ['an integer at its inclusive lower bound', z.number().int().min(0), 0, true],
     ['a number under an exclusive lower bound', z.number().gt(0), 0, false],
