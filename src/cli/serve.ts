@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { loadConfig, resolveDevSecret, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -10,7 +10,7 @@ import { migrate } from '../db/migrate.js';
 import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS } from '../kernel/auth/dev-sign-in.js';
 import { mintToken } from '../kernel/auth/token-mint.js';
 import { createLogger, prettyDestination, prettyLogs } from '../kernel/http/logging.js';
-import { createKernel } from '../kernel/kernel.js';
+import { createKernel, type Kernel } from '../kernel/kernel.js';
 import { drainAndStop } from '../kernel/shutdown.js';
 import { AREA_SERVICES } from '../modules/index.js';
 import { grantBootstrapOwners } from '../modules/roles/bootstrap.js';
@@ -58,25 +58,7 @@ export async function serveCommand(io: CommandIo): Promise<void> {
     database = await openEmbedded(config, 'serve');
     await migrate(database.db);
   }
-  const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
-  await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
-
-  const kernel = await createKernel(config, database, log, AREA_SERVICES, {
-    localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
-    devOwner,
-  });
-  await kernel.start();
-  const app = await buildApp(kernel);
-  try {
-    await database.warm();
-  } catch (error) {
-    // Not a reason to refuse traffic: the pool opens what it lacks when it is needed.
-    log.warn({ err: { message: (error as Error).message } }, 'could not open every pooled database session at start');
-  }
-  await listen(app, config, async () => {
-    await kernel.stop();
-    await database.close();
-  });
+  const { kernel, app, devOwner } = await startOn(database, config, log);
   // PGlite has no autovacuum of its own; PostgreSQL servers do.
   const vacuum = database.kind === 'pglite' ? new EmbeddedVacuum(database.db, log) : undefined;
   vacuum?.start();
@@ -137,6 +119,41 @@ export async function serveCommand(io: CommandIo): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/**
+ * The kernel and the app on an open database, listening. A start that fails closes the database:
+ * the embedded lock is let go, so a caller that goes on in this process (a test, a retry) finds
+ * DATA_DIR free.
+ */
+async function startOn(
+  database: Database,
+  config: Config,
+  log: FastifyBaseLogger,
+): Promise<{ kernel: Kernel; app: FastifyInstance; devOwner: string | undefined }> {
+  let kernel: Kernel | undefined;
+  try {
+    const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
+    await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
+    kernel = await createKernel(config, database, log, AREA_SERVICES, {
+      localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
+      devOwner,
+    });
+    await kernel.start();
+    const app = await buildApp(kernel);
+    try {
+      await database.warm();
+    } catch (error) {
+      // Not a reason to refuse traffic: the pool opens what it lacks when it is needed.
+      log.warn({ err: { message: (error as Error).message } }, 'could not open every pooled database session at start');
+    }
+    await listen(app, config);
+    return { kernel, app, devOwner };
+  } catch (error) {
+    await kernel?.stop().catch(() => {});
+    await database.close().catch(() => {});
+    throw error;
+  }
+}
+
 /** Errors of binding HOST:PORT, by the setting that is wrong. */
 const LISTEN_FAILURES: Record<string, (config: Config) => [setting: string, problem: string]> = {
   ENOTFOUND: (config) => ['HOST', `"${config.host}" is not a known host name`],
@@ -146,13 +163,12 @@ const LISTEN_FAILURES: Record<string, (config: Config) => [setting: string, prob
   EACCES: (config) => ['PORT', `${config.port} on ${config.host} needs privileges this process does not have`],
 };
 
-/** Listens on HOST:PORT; on failure, `stop` closes what was started and the setting at fault is named. */
-async function listen(app: FastifyInstance, config: Config, stop: () => Promise<void>): Promise<void> {
+/** Listens on HOST:PORT; on failure, the app is closed and the setting at fault is named. */
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await app.close().catch(() => {});
-    await stop().catch(() => {});
     const named = LISTEN_FAILURES[(error as NodeJS.ErrnoException).code ?? ''];
     if (named === undefined) throw error;
     const [setting, problem] = named(config);

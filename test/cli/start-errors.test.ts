@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDataDir } from '../helpers/data-dir.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { serve, type CliRun } from './cli-process.js';
+import { cli, serve, type CliRun } from './cli-process.js';
 import { cliInProcess } from './command-line.js';
 
 /**
@@ -48,7 +48,8 @@ describe('start errors name their setting', () => {
   let occupied: { port: number; server: Server };
   let postgres: TestDatabase | undefined;
   const runs = new Map<string, CliRun>();
-  type Case = { args: string[]; env: Record<string, string>; stderr?: string };
+  /** `ownProcess`: the case opens a new embedded database, whose initdb holds an event loop for seconds. */
+  type Case = { args: string[]; env: Record<string, string>; stderr?: string; ownProcess?: true };
   let table: Record<string, Case> = {};
   /** The embedded cases' DATA_DIR: a migrated database, as the starts that fail find it. */
   const embeddedDir = () => join(dir, 'embedded');
@@ -122,7 +123,11 @@ describe('start errors name their setting', () => {
       tokenClaimProto: token('--claim', '__proto__.role=x'),
       tokenClaimHonoured: token('--claim', 'role=service_role', '--claim', 'session_id=s-1'),
       // Item 14: a DATA_DIR that does not exist yet is made; one that cannot be is named.
-      missingDataDirMigrate: { args: ['migrate'], env: { ...withSecret, DATA_DIR: join(dir, 'missing', 'a', 'b') } },
+      missingDataDirMigrate: {
+        args: ['migrate'],
+        env: { ...withSecret, DATA_DIR: join(dir, 'missing', 'a', 'b') },
+        ownProcess: true,
+      },
       dataDirUnderFile: {
         args: ['migrate'],
         env: { DATA_DIR: underFile, JWT_SECRET: SECRET },
@@ -167,7 +172,10 @@ describe('start errors name their setting', () => {
     const onPostgres = entries.filter(([, { env }]) => env.DATABASE_URL !== undefined);
     const embedded = entries.filter(([, { env }]) => env.DATA_DIR === embeddedDir() && env.DATABASE_URL === undefined);
     const others = entries.filter((entry) => !embedded.includes(entry) && !onPostgres.includes(entry));
-    const runCase = async ([name, { args, env }]: [string, Case]) => runs.set(name, await cliInProcess(args, env));
+    // A case that pays an initdb runs in a process of its own: in this one it would hold the event loop
+    // long enough for a concurrent start's plugin timer (10 s) to fire.
+    const runCase = async ([name, { args, env, ownProcess }]: [string, Case]) =>
+      runs.set(name, await (ownProcess ? cli(args, env, 240_000) : cliInProcess(args, env)));
     for (const entry of onPostgres) await runCase(entry);
     const embeddedChain = async () => {
       for (const entry of embedded) await runCase(entry);
