@@ -603,6 +603,32 @@ describe('the staff console: Roles, Operations and Site', () => {
     expect(live.json()).toMatchObject({ title: 'Press kit', version: 1 });
     expect(live.json().markdown).toContain('# Logos and screenshots');
 
+    // The next edit starts from the newest version's source, and saves only a change.
+    await page.getByText('Starting from v1 (live).').waitFor();
+    const markdown = page.getByLabel('Markdown');
+    await expect(markdown.inputValue()).resolves.toContain('# Logos and screenshots');
+    await expect(page.getByRole('button', { name: 'Save version' }).isDisabled()).resolves.toBe(true);
+    await markdown.fill('# Logos, screenshots and trailers');
+    await page.getByText('Starting from v1 (live), edited.').waitFor();
+    await page.getByRole('button', { name: 'Save version' }).click();
+    await page.getByText('v2 saved (not live until published)').waitFor();
+    await page.getByText('Starting from v2.').waitFor();
+    // An older version's source sits beside its rendering, and an edit can start from it.
+    const versionOne = page.getByRole('row').filter({ hasText: 'First cut' });
+    await versionOne.getByRole('button', { name: 'View' }).click();
+    await expect(page.getByRole('figure', { name: 'Source of v1' }).textContent()).resolves.toContain(
+      '<script>window.pwned = 1</script>',
+    );
+    await versionOne.getByRole('button', { name: 'Edit from this' }).click();
+    await page.getByText('Starting from v1 (live).').waitFor();
+    await expect(markdown.inputValue()).resolves.toContain('# Logos and screenshots');
+    const stored = await service.t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${new URL(page.url()).pathname.split('/').pop()}`,
+      token: await service.tokenFor('owner'),
+    });
+    expect(stored.json()).toMatchObject({ latest_version: 2, published_version: 1 });
+
     await page.getByRole('button', { name: 'Unpublish…' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Unpublish' }).click();
     await page.getByText('/press-kit is unpublished').waitFor();
