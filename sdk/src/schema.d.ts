@@ -10472,6 +10472,13 @@ export interface operations {
                             published_by: string | null;
                             published_at: string | null;
                             has_unpublished_changes: boolean;
+                            /** @description The fields the platform's sites and apps read from this section, with their types (`color` is #rrggbb, `locale` a BCP 47 tag): a guide for editors. The draft stays free-form: any field, listed or not, is stored and served as given. */
+                            known_fields: {
+                                name: string;
+                                /** @enum {string} */
+                                type: "text" | "long_text" | "email" | "url" | "color" | "integer" | "boolean" | "locale";
+                                description: string;
+                            }[];
                         }[];
                     };
                 };
