@@ -4233,6 +4233,8 @@ export interface components {
             id: number;
             /** Format: uuid */
             user_id: string;
+            /** @description The player's email, so staff see whose it is; null when they have none. */
+            user_email: string | null;
             /** @description Signed: additions positive, deductions negative. */
             amount: number;
             /** @enum {string} */
@@ -4260,6 +4262,8 @@ export interface components {
             id: number;
             /** Format: uuid */
             user_id: string;
+            /** @description The player's email, so staff see whose it is; null when they have none. */
+            user_email: string | null;
             /** @description The addition that made the lot. */
             entry_id: number;
             /**
