@@ -46,7 +46,13 @@ export default function OutboxMessagePage({ id }: { id: string }) {
         <h2 className="email-subject">{current.subject || '(no subject)'}</h2>
         <MessageStatus status={current.status} held={current.held} />
         {current.status === 'failed' ? (
-          <RetryMessage id={current.id} to={current.to_email} lastError={current.last_error} canSend={canSend} />
+          <RetryMessage
+            id={current.id}
+            to={current.to_email}
+            lastError={current.last_error}
+            canSend={canSend}
+            quiet={false}
+          />
         ) : null}
       </header>
       <dl className="facts">

@@ -3,12 +3,19 @@ import { api } from '../../../api/client';
 import { Confirm } from '../../../ui/confirm';
 
 /** Sends a failed message again; one interrupted mid-send may reach its recipient twice, and says so. */
-export function RetryMessage(props: { id: string; to: string; lastError: string | null; canSend: boolean }) {
+export function RetryMessage(props: {
+  id: string;
+  to: string;
+  lastError: string | null;
+  canSend: boolean;
+  /** A row's quiet button, or the message page's plain one. */
+  quiet?: boolean;
+}) {
   const interrupted = props.lastError === 'interrupted';
   return (
     <Confirm
       trigger="Retry…"
-      triggerClassName="btn btn-quiet"
+      triggerClassName={props.quiet === false ? 'btn' : 'btn btn-quiet'}
       isDisabled={!props.canSend}
       disabledReason={props.canSend ? undefined : 'Needs email.send'}
       title={`Send the message to ${props.to} again?`}

@@ -135,10 +135,10 @@ export default function TemplatePage({ templateKey }: { templateKey: string }) {
                 <span className="button-row">
                   <Button
                     className="btn btn-quiet"
-                    aria-label={`Open v${version.version}`}
+                    isDisabled={shown === version.version}
                     onPress={() => setOpened(version.version)}
                   >
-                    {shown === version.version ? 'Opened' : 'Open'}
+                    {shown === version.version ? `v${version.version} is open` : `Open v${version.version}`}
                   </Button>
                   {version.is_published ? (
                     <span className="status status-active">live</span>

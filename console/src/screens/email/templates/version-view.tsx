@@ -7,6 +7,7 @@ import { useWrite } from '../../../api/writes';
 import { TextInput } from '../../../ui/fields';
 import { ProblemNote } from '../../../ui/problem-note';
 import { Time } from '../../../ui/time';
+import { redactSecrets } from '../delivery/redact';
 import { EmailHtml, EmailText } from '../email-html';
 import { sampleVars, SERVICE_VARIABLES } from './template-words';
 
@@ -112,10 +113,11 @@ export function VersionView(props: { templateKey: string; version: number; onSta
           ) : (
             <>
               <p className="email-subject">Subject: {rendered.subject}</p>
+              <p className="hint">The sample unsubscribe link’s token shows as [hidden].</p>
               <span className="field-label">HTML (without its own styles)</span>
-              <EmailHtml html={rendered.html} label={`HTML preview of v${rendered.version}`} />
+              <EmailHtml html={redactSecrets(rendered.html)} label={`HTML preview of v${rendered.version}`} />
               <span className="field-label">Text</span>
-              <EmailText text={rendered.text} />
+              <EmailText text={redactSecrets(rendered.text)} />
               <Button className="btn btn-quiet" onPress={() => preview.reset()}>
                 Show as written
               </Button>
