@@ -113,7 +113,13 @@ export default function OutboxPage() {
         emptyText={filtered ? 'No message matches these filters.' : 'No mail has been queued yet.'}
         rowHref={(message) => `/email/outbox/${message.id}`}
         columns={[
-          { id: 'to', name: 'To', isRowHeader: true, render: (message) => message.to_email },
+          {
+            id: 'to',
+            name: 'To',
+            isRowHeader: true,
+            render: (message) =>
+              message.user_id === null ? message.to_email : <UserLink id={message.user_id} label={message.to_email} />,
+          },
           { id: 'subject', name: 'Subject', long: true, render: (message) => message.subject },
           {
             id: 'status',

@@ -148,8 +148,9 @@ function AddSuppression({ canWrite }: { canWrite: boolean }) {
               },
             }),
           ).then((row) => ({ ...row, id: row.email })),
+        // An address already suppressed answers with its row as it was: older, or for another reason.
         success: (row) =>
-          row.source === 'staff' && row.reason === reason
+          row.source === 'staff' && row.reason === reason && Date.now() - Date.parse(row.created_at) < 60_000
             ? `${row.email} gets no marketing mail from now on`
             : `${row.email} was already suppressed (${row.reason}): nothing changed`,
         failure: 'Could not suppress the address',
