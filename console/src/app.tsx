@@ -36,6 +36,12 @@ const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 const BroadcastPage = lazy(() => import('./screens/notifications/broadcast'));
 const BroadcastHistoryPage = lazy(() => import('./screens/notifications/history'));
 const BroadcastDetailPage = lazy(() => import('./screens/notifications/broadcast-detail'));
+const EmailTemplatesPage = lazy(() => import('./screens/email/templates/templates-list'));
+const EmailTemplatePage = lazy(() => import('./screens/email/templates/template-page'));
+const EmailOutboxPage = lazy(() => import('./screens/email/delivery/outbox'));
+const EmailMessagePage = lazy(() => import('./screens/email/delivery/outbox-message'));
+const EmailSuppressionsPage = lazy(() => import('./screens/email/delivery/suppressions'));
+const EmailWaitlistPage = lazy(() => import('./screens/email/delivery/waitlist'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -156,6 +162,17 @@ function Routes() {
                         <Route path="/notifications/history/:id">
                           {(params) => <BroadcastDetailPage id={params.id} />}
                         </Route>
+                        <Route path="/email">
+                          <Redirect to="/email/templates" replace />
+                        </Route>
+                        <Route path="/email/templates" component={EmailTemplatesPage} />
+                        <Route path="/email/templates/:key">
+                          {(params) => <EmailTemplatePage templateKey={params.key} />}
+                        </Route>
+                        <Route path="/email/outbox" component={EmailOutboxPage} />
+                        <Route path="/email/outbox/:id">{(params) => <EmailMessagePage id={params.id} />}</Route>
+                        <Route path="/email/suppressions" component={EmailSuppressionsPage} />
+                        <Route path="/email/waitlist" component={EmailWaitlistPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>
