@@ -2451,7 +2451,7 @@ export interface paths {
         };
         /**
          * Read one outbound message
-         * @description The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template version and vars (templated messages are rendered on read, with the same code and the same unsubscribe link as at sending), and the headers set on it (Message-ID; List-Unsubscribe and List-Unsubscribe-Post for marketing mail). An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError. 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.
+         * @description The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template version and vars (templated messages are rendered on read, with the same code as at sending; the unsubscribe link's token reads `withheld`, since a signed link unsubscribes its holder), and the headers set on it (Message-ID; List-Unsubscribe, its token withheld too, and List-Unsubscribe-Post for marketing mail). An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError. 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.
          *
          *     **Permission:** `email.read`.
          */
@@ -2647,7 +2647,7 @@ export interface paths {
         put?: never;
         /**
          * Render a template version
-         * @description Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given. Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the template has no versions.
+         * @description Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given (the sample link's token reads `withheld`). Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the template has no versions.
          *
          *     **Permission:** `email.read`.
          */
