@@ -149,6 +149,13 @@ describe('the staff console: Email templates and delivery', () => {
       await row.getByRole('rowheader').click();
       await page.getByRole('heading', { name: 'Spring is here', level: 2 }).waitFor();
       await page.getByRole('heading', { name: 'Text', level: 3 }).waitFor();
+      // The area's nav still says where the page sits: within the Outbox.
+      await expect(
+        page
+          .getByRole('navigation', { name: 'Email' })
+          .getByRole('link', { name: 'Outbox' })
+          .getAttribute('aria-current'),
+      ).resolves.toBe('true');
       const content = await page.content();
       expect(content).not.toContain(secret);
       await page
