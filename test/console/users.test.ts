@@ -48,6 +48,24 @@ describe('the staff console: Home and Users', () => {
     await context.close();
   });
 
+  it('keeps rarer filters behind "More filters", and in sight whenever the address sets one', async () => {
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/users');
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    const more = page.getByRole('button', { name: 'More filters' });
+    await expect(more.getAttribute('aria-expanded')).resolves.toBe('false');
+    await expect(page.getByLabel('Tier key').count()).resolves.toBe(0);
+    await more.click();
+    await page.getByLabel('Tier key').fill('pro');
+    // Set, the filter stays in sight (the toggle goes) and the address holds it.
+    await page.waitForURL(/tier=pro/);
+    await expect(page.getByRole('button', { name: /filters$/ }).count()).resolves.toBe(0);
+    await page.goto(`${service.origin}/admin/billing/payments?created_from=2026-01-01T00%3A00`);
+    await expect(page.getByLabel('Paid from').inputValue()).resolves.toBe('2026-01-01T00:00');
+    await expect(page.getByRole('button', { name: /filters$/ }).count()).resolves.toBe(0);
+    await context.close();
+  });
+
   it('finds a player by email, bans them with a reason, and the ban is stored and audited', async () => {
     const player = await playerByEmail('ana.silva.demo@example.com');
     const { page, context } = await service.window();

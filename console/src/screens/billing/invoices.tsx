@@ -1,5 +1,3 @@
-import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import { type ListBody, type ListItem, type operations, unwrap } from '@platform-api/sdk';
 import { api } from '../../api/client';
 import { presentValues, useSearchState } from '../../api/search-state';
@@ -11,6 +9,7 @@ import { formatMoney } from './money';
 import { PlayerFilter } from './players';
 import { ProviderLink } from './provider-link';
 import { UserLink } from '../../ui/names';
+import { anySet, MoreFilters } from '../../ui/more-filters';
 
 type Invoice = ListItem<ListBody<'/v1/admin/billing/invoices'>>;
 type InvoicesQuery = NonNullable<operations['listBillingInvoices']['parameters']['query']>;
@@ -28,10 +27,6 @@ const STATUSES = [
 /** Subscription invoices as the provider reported them, filtered by player, status and time. */
 export default function InvoicesPage() {
   const [filters, setFilters] = useSearchState(FILTERS);
-  const [showDates, setShowDates] = useState(false);
-  // Dates in the address show their fields whatever the toggle says.
-  const datesSet = filters.created_from !== '' || filters.created_to !== '';
-  const dates = showDates || datesSet;
   const page = Number(filters.page || '1');
   const [sortField, sortDirection] = (filters.sort || 'created_at:desc').split(':') as [string, 'asc' | 'desc'];
   const query = {
@@ -61,27 +56,20 @@ export default function InvoicesPage() {
           choices={STATUSES}
           onChange={(status) => setFilters({ status })}
         />
-        {datesSet ? null : (
-          <Button className="btn btn-quiet" onPress={() => setShowDates(!showDates)} aria-expanded={dates}>
-            {dates ? 'Fewer filters' : 'More filters'}
-          </Button>
-        )}
-        {dates ? (
-          <div className="filters-more">
-            <TextInput
-              label="Created from"
-              type="datetime-local"
-              value={filters.created_from}
-              onChange={(value) => setFilters({ created_from: value })}
-            />
-            <TextInput
-              label="Created before"
-              type="datetime-local"
-              value={filters.created_to}
-              onChange={(value) => setFilters({ created_to: value })}
-            />
-          </div>
-        ) : null}
+        <MoreFilters isSet={anySet(filters.created_from, filters.created_to)}>
+          <TextInput
+            label="Created from"
+            type="datetime-local"
+            value={filters.created_from}
+            onChange={(value) => setFilters({ created_from: value })}
+          />
+          <TextInput
+            label="Created before"
+            type="datetime-local"
+            value={filters.created_to}
+            onChange={(value) => setFilters({ created_to: value })}
+          />
+        </MoreFilters>
       </form>
       <PagedTable<Invoice>
         label="Invoices"

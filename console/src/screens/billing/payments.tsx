@@ -1,5 +1,4 @@
-import { useState } from 'react';
-import { Button, Input, Label, SearchField } from 'react-aria-components';
+import { Input, Label, SearchField } from 'react-aria-components';
 import { type operations, unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
@@ -13,6 +12,7 @@ import { PlayerFilter } from './players';
 import { ProviderLink } from './provider-link';
 import { type ListedPayment, RefundPayment } from './refund-payment';
 import { UserLink } from '../../ui/names';
+import { anySet, MoreFilters } from '../../ui/more-filters';
 
 const FILTERS = ['q', 'user_id', 'status', 'kind', 'product_id', 'created_from', 'created_to', 'sort', 'page'] as const;
 const PER_PAGE = 25;
@@ -47,10 +47,6 @@ export function useProductNames() {
 export default function PaymentsPage() {
   const [filters, setFilters] = useSearchState(FILTERS);
   const products = useProductNames();
-  const [showDates, setShowDates] = useState(false);
-  // Dates in the address show their fields whatever the toggle says.
-  const datesSet = filters.created_from !== '' || filters.created_to !== '';
-  const dates = showDates || datesSet;
   const page = Number(filters.page || '1');
   const [sortField, sortDirection] = (filters.sort || 'created_at:desc').split(':') as [string, 'asc' | 'desc'];
   const query = {
@@ -96,27 +92,20 @@ export default function PaymentsPage() {
           choices={productChoices}
           onChange={(product_id) => setFilters({ product_id })}
         />
-        {datesSet ? null : (
-          <Button className="btn btn-quiet" onPress={() => setShowDates(!showDates)} aria-expanded={dates}>
-            {dates ? 'Fewer filters' : 'More filters'}
-          </Button>
-        )}
-        {dates ? (
-          <div className="filters-more">
-            <TextInput
-              label="Paid from"
-              type="datetime-local"
-              value={filters.created_from}
-              onChange={(value) => setFilters({ created_from: value })}
-            />
-            <TextInput
-              label="Paid before"
-              type="datetime-local"
-              value={filters.created_to}
-              onChange={(value) => setFilters({ created_to: value })}
-            />
-          </div>
-        ) : null}
+        <MoreFilters isSet={anySet(filters.created_from, filters.created_to)}>
+          <TextInput
+            label="Paid from"
+            type="datetime-local"
+            value={filters.created_from}
+            onChange={(value) => setFilters({ created_from: value })}
+          />
+          <TextInput
+            label="Paid before"
+            type="datetime-local"
+            value={filters.created_to}
+            onChange={(value) => setFilters({ created_to: value })}
+          />
+        </MoreFilters>
       </form>
       <PagedTable<ListedPayment>
         label="Payments"

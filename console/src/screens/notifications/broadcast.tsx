@@ -1,7 +1,7 @@
 import { unwrap } from '@platform-api/sdk';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Button, Checkbox, Form } from 'react-aria-components';
+import { Checkbox, Form } from 'react-aria-components';
 import { api } from '../../api/client';
 import { usePermissions } from '../../api/permissions';
 import { useWrite } from '../../api/writes';
@@ -12,6 +12,8 @@ import { instantOf } from '../../ui/time';
 import { NotificationsNav } from './notifications-nav';
 import { describeSegment, EMPTY_SEGMENT, type SegmentForm, segmentOf } from './segment';
 import './notifications.css';
+import { MoreFilters } from '../../ui/more-filters';
+import { SegmentExtraFields, segmentExtrasSet } from '../users/segment-fields';
 
 // The spec's bounds of operation 19's nested fields (REQUEST_FIELDS lists top-level fields only).
 const TITLE_MAX = 200;
@@ -52,7 +54,6 @@ export default function BroadcastPage() {
   const canInApp = permissions.can('announcements.write');
   const canEmail = permissions.can('email.send');
   const [form, setForm] = useState<SegmentForm>(EMPTY_SEGMENT);
-  const [showMore, setShowMore] = useState(false);
   const [inApp, setInApp] = useState(false);
   const [email, setEmail] = useState(false);
   const [kind, setKind] = useState<Kind>('info');
@@ -152,46 +153,10 @@ export default function BroadcastPage() {
               choices={SUBSCRIPTION_CHOICES}
               onChange={(value) => set({ has_subscription: value })}
             />
-            <Button className="btn btn-quiet" onPress={() => setShowMore(!showMore)} aria-expanded={showMore}>
-              {showMore ? 'Fewer filters' : 'More filters'}
-            </Button>
+            <MoreFilters isSet={segmentExtrasSet(form)}>
+              <SegmentExtraFields values={form} onChange={set} />
+            </MoreFilters>
           </div>
-          {showMore ? (
-            <div className="filters-more">
-              <TextInput label="Tier key" value={form.tier} maxLength={32} onChange={(tier) => set({ tier })} />
-              <TextInput label="Role key" value={form.role} maxLength={48} onChange={(role) => set({ role })} />
-              <TextInput
-                label="Sign-in provider"
-                value={form.provider}
-                maxLength={32}
-                onChange={(provider) => set({ provider })}
-              />
-              <TextInput
-                label="Joined from"
-                type="datetime-local"
-                value={form.created_from}
-                onChange={(value) => set({ created_from: value })}
-              />
-              <TextInput
-                label="Joined until"
-                type="datetime-local"
-                value={form.created_to}
-                onChange={(value) => set({ created_to: value })}
-              />
-              <TextInput
-                label="Last seen from"
-                type="datetime-local"
-                value={form.last_seen_from}
-                onChange={(value) => set({ last_seen_from: value })}
-              />
-              <TextInput
-                label="Last seen until"
-                type="datetime-local"
-                value={form.last_seen_to}
-                onChange={(value) => set({ last_seen_to: value })}
-              />
-            </div>
-          ) : null}
           <p className="segment-count" role="status" aria-live="polite" data-testid="segment-count">
             {count.error !== null ? null : recipients === undefined ? (
               'Counting…'

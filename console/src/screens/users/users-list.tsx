@@ -1,17 +1,19 @@
 import { unwrap } from '@platform-api/sdk';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { SearchField, Input, Label, Button } from 'react-aria-components';
+import { SearchField, Input, Label } from 'react-aria-components';
 import { useLocation } from 'wouter';
 import { api } from '../../api/client';
 import { usePermissions } from '../../api/permissions';
 import { presentValues, useSearchState } from '../../api/search-state';
 import { DataTable, Pager, type TableColumn } from '../../ui/data-table';
-import { ChoiceInput, TextInput } from '../../ui/fields';
+import { ChoiceInput } from '../../ui/fields';
 import { ProblemNote } from '../../ui/problem-note';
 import { instantOf, Time } from '../../ui/time';
 import { BulkRoles } from './bulk-roles';
 import type { UserRow, UsersQuery } from './types';
+import { MoreFilters } from '../../ui/more-filters';
+import { SegmentExtraFields, segmentExtrasSet } from './segment-fields';
 
 const FILTERS = [
   'q',
@@ -66,11 +68,19 @@ export default function UsersPage() {
   const [, navigate] = useLocation();
   const permissions = usePermissions();
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [showMore, setShowMore] = useState(false);
   const [sortField, sortDirection] = (filters.sort || 'created_at:desc').split(':') as [string, 'asc' | 'desc'];
   const page = Number(filters.page || '1');
 
   const { page: _page, sort: _sort, created_from, created_to, last_seen_from, last_seen_to, ...text } = filters;
+  const extras = {
+    tier: filters.tier,
+    role: filters.role,
+    provider: filters.provider,
+    created_from,
+    created_to,
+    last_seen_from,
+    last_seen_to,
+  };
   const query = {
     ...presentValues(text),
     ...presentValues({
@@ -114,45 +124,9 @@ export default function UsersPage() {
           choices={SUBSCRIPTION_CHOICES}
           onChange={(value) => setFilters({ has_subscription: value })}
         />
-        <Button className="btn btn-quiet" onPress={() => setShowMore(!showMore)} aria-expanded={showMore}>
-          {showMore ? 'Fewer filters' : 'More filters'}
-        </Button>
-        {showMore ? (
-          <div className="filters-more">
-            <TextInput label="Tier key" value={filters.tier} maxLength={32} onChange={(tier) => setFilters({ tier })} />
-            <TextInput label="Role key" value={filters.role} maxLength={48} onChange={(role) => setFilters({ role })} />
-            <TextInput
-              label="Sign-in provider"
-              value={filters.provider}
-              maxLength={32}
-              onChange={(provider) => setFilters({ provider })}
-            />
-            <TextInput
-              label="Joined from"
-              type="datetime-local"
-              value={created_from}
-              onChange={(value) => setFilters({ created_from: value })}
-            />
-            <TextInput
-              label="Joined until"
-              type="datetime-local"
-              value={created_to}
-              onChange={(value) => setFilters({ created_to: value })}
-            />
-            <TextInput
-              label="Last seen from"
-              type="datetime-local"
-              value={last_seen_from}
-              onChange={(value) => setFilters({ last_seen_from: value })}
-            />
-            <TextInput
-              label="Last seen until"
-              type="datetime-local"
-              value={last_seen_to}
-              onChange={(value) => setFilters({ last_seen_to: value })}
-            />
-          </div>
-        ) : null}
+        <MoreFilters isSet={segmentExtrasSet(extras)}>
+          <SegmentExtraFields values={extras} onChange={setFilters} />
+        </MoreFilters>
       </form>
       {users.error === null ? null : <ProblemNote error={users.error} />}
       <BulkRoles
