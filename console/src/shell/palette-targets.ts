@@ -19,6 +19,9 @@ const SCREENS: Area[] = [
   { path: '/site/content-blocks', label: 'Content blocks', readWith: ['content.read', 'content.write'] },
   { path: '/site/pages', label: 'Pages', readWith: ['site.read'] },
   { path: '/site/announcements', label: 'Announcements', readWith: ['site.read', 'announcements.read'] },
+  { path: '/plans', label: 'Products and prices', readWith: ['plans.read'] },
+  { path: '/plans/tiers', label: 'Plan tiers and rulesets', readWith: ['plans.read'] },
+  { path: '/plans/migrate', label: 'Migrate plan subscribers', readWith: ['plans.read'] },
   { path: '/notifications', label: 'Broadcast a notification', readWith: ['announcements.write', 'email.send'] },
   { path: '/notifications/history', label: 'Broadcast history', readWith: ['announcements.read', 'email.read'] },
 ];
