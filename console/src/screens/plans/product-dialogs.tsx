@@ -14,7 +14,6 @@ interface Tier {
   name: string;
 }
 
-const CREATE_PRODUCT = 'POST /v1/admin/plans/products';
 const UPDATE_PRODUCT = 'PATCH /v1/admin/plans/products/{id}';
 const CREATE_PRICE = 'POST /v1/admin/plans/products/{id}/prices';
 
@@ -33,7 +32,8 @@ export function CreateProduct({ canWrite, tiers }: { canWrite: boolean; tiers: T
   const [credits, setCredits] = useState('');
   const [sortOrder, setSortOrder] = useState('0');
   const [isActive, setActive] = useState(true);
-  const rule = (field: string) => ruleOf(CREATE_PRODUCT, field);
+  // The create body is a union of the two kinds (no per-field rules in the document); the update takes the same bounds.
+  const rule = (field: string) => ruleOf(UPDATE_PRODUCT, field);
   return (
     <FormDialog<{ id: string }>
       title="New product"
