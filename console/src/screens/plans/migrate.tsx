@@ -124,14 +124,16 @@ export default function MigratePage() {
             </p>
           )}
           {target === undefined ? null : (
-            <MigrateDialog
-              canWrite={canWrite}
-              from={from}
-              toLabel={toLabel}
-              count={canCount ? count.data?.total : undefined}
-              target={target}
-              onDone={(done) => setResult({ result: done, from: from.name, to: toLabel })}
-            />
+            <div>
+              <MigrateDialog
+                canWrite={canWrite}
+                from={from}
+                toLabel={toLabel}
+                count={canCount ? count.data?.total : undefined}
+                target={target}
+                onDone={(done) => setResult({ result: done, from: from.name, to: toLabel })}
+              />
+            </div>
           )}
         </section>
       )}

@@ -280,7 +280,8 @@ export function AddPrice({ product, canWrite }: { product: Product; canWrite: bo
               },
             }),
           ),
-        success: (created) => `Price added (${created.providerPriceId})`,
+        success: () =>
+          `Price ${priceLabel({ unitAmount: minor ?? 0, currency: code, interval: product.kind === 'plan' ? (interval as 'month' | 'year') : null })} added`,
         failure: 'Could not add the price',
         invalidates: [
           ['plans', 'products'],
