@@ -6,6 +6,7 @@ import {
   screenshotBothSizes,
   seriousViolations,
   signInWithToken,
+  SIZES,
   startConsoleService,
 } from './harness.js';
 
@@ -56,16 +57,24 @@ describe('the staff console: Plans', () => {
     return answer.json();
   };
   const products = async (): Promise<ApiProduct[]> => (await apiGet('/v1/admin/plans/products')).data;
+  /** axe, the screenshots, and no sideways scroll of the page at 390 px (tables scroll inside themselves). */
+  const checkScreen = async (name: string) => {
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, name);
+    await page.setViewportSize(SIZES.phone);
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+    await page.setViewportSize(SIZES.desktop);
+    expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+  };
   const choose = async (label: string | RegExp, option: string | RegExp) => {
     await page.getByRole('button', { name: label }).click();
     await page.getByRole('option', { name: option }).click();
   };
 
   it(
-    'creates a plan with two prices, moves the subscribers of another plan to one of them, and deactivates the other',
+    'creates a plan with two prices, moves the subscribers of another plan to one, deactivates the other and archives the old plan',
     async () => {
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-products');
+      await checkScreen('plans-products');
       // The demo plan whose subscribers move, with one subscription the payment provider no longer knows.
       const before = await products();
       const yearly = before.find((product) => product.name === 'Pro (yearly)')!;
@@ -115,8 +124,7 @@ describe('the staff console: Plans', () => {
       const onSale = page.locator('dd').filter({ hasText: 'EUR:' });
       await onSale.getByText(/EUR: €99\.00 \/ year/).waitFor();
       await onSale.getByText(/USD: US\$109\.00 \/ year/).waitFor();
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-product');
+      await checkScreen('plans-product');
 
       // Move the yearly Pro subscribers to the new plan's euro price.
       await page.getByRole('link', { name: '← Products and prices' }).click();
@@ -132,8 +140,7 @@ describe('the staff console: Plans', () => {
       await confirm.getByLabel(/to confirm/).fill(String(live.length + 1));
       expect(await submit.isDisabled()).toBe(true);
       await confirm.getByLabel(/to confirm/).fill(String(live.length));
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-migrate-confirm');
+      await checkScreen('plans-migrate-confirm');
       await submit.click();
       const result = page.getByRole('region', { name: 'Migration result' });
       await result.waitFor();
@@ -155,8 +162,7 @@ describe('the staff console: Plans', () => {
       await expect(failure.getByRole('link', { name: /^Subscription / }).getAttribute('href')).resolves.toBe(
         `/admin/billing/subscriptions?user_id=${broken.user_id}`,
       );
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-migrate-result');
+      await checkScreen('plans-migrate-result');
 
       // Each moved subscription is on the new plan at the euro price; the broken one stayed.
       const moved = await apiGet(`/v1/admin/billing/subscriptions?product_id=${created.id}&per_page=100`);
@@ -189,6 +195,17 @@ describe('the staff console: Plans', () => {
       const after = await apiGet(`/v1/admin/plans/products/${created.id}`);
       expect(after.prices.find((price: ApiPrice) => price.id === usd.id)).toMatchObject({ isActive: false });
       expect(after.prices.find((price: ApiPrice) => price.id === eur.id)).toMatchObject({ isActive: true });
+
+      // Archive the demo plan whose subscribers moved: it leaves the store, nothing is deleted.
+      await page.goto(`${service.origin}/admin/plans/products/${yearly.id}`);
+      await page.getByRole('heading', { name: 'Pro (yearly)', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Archive…' }).click();
+      await confirm.getByText(/Existing subscribers keep it/).waitFor();
+      await confirm.getByRole('button', { name: 'Archive product' }).click();
+      await page.getByRole('button', { name: 'Put on sale…' }).waitFor();
+      await expect(apiGet(`/v1/admin/plans/products/${yearly.id}`)).resolves.toMatchObject({ isActive: false });
+      const store = await service.t.request({ method: 'GET', url: '/v1/public/products' });
+      expect(store.json().map((product: { id: string }) => product.id)).not.toContain(yearly.id);
       expect(pageProblems(page)).toEqual([]);
     },
     SLOW,
@@ -199,8 +216,7 @@ describe('the staff console: Plans', () => {
     async () => {
       await page.goto(`${service.origin}/admin/plans/tiers`);
       await page.getByRole('heading', { name: 'Rulesets', level: 2 }).waitFor();
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-tiers');
+      await checkScreen('plans-tiers');
 
       // The Standard ruleset gets a pool limit beside its frame rate, which rises to 120.
       await page
@@ -216,7 +232,7 @@ describe('the staff console: Plans', () => {
         .waitFor();
       const names = await dialog
         .getByLabel(/^Limit \d name$/)
-        .evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+        .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value));
       const fps = names.indexOf('max_fps') + 1;
       await dialog.getByLabel(`Limit ${fps} value`).fill('120');
       await dialog.getByRole('button', { name: 'Add a limit' }).click();
@@ -224,8 +240,7 @@ describe('the staff console: Plans', () => {
       await dialog.getByLabel(`Limit ${added} name`).fill('pool_id');
       await choose(`Limit ${added} type`, 'Text');
       await dialog.getByLabel(`Limit ${added} value`).fill('eu-shared');
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-ruleset-editor');
+      await checkScreen('plans-ruleset-editor');
       await dialog.getByRole('button', { name: 'Save ruleset' }).click();
       await dialog.waitFor({ state: 'detached' });
       const rulesets = (await apiGet('/v1/admin/plans/rulesets')).data;
@@ -247,8 +262,7 @@ describe('the staff console: Plans', () => {
       await dialog.getByRole('button', { name: 'Save tier' }).click();
       const nameField = dialog.locator('.field').filter({ has: page.getByLabel('Name') });
       await nameField.locator('[slot="errorMessage"]').waitFor();
-      expect(await seriousViolations(page)).toEqual([]);
-      await screenshotBothSizes(page, 'plans-tier-refused');
+      await checkScreen('plans-tier-refused');
       await dialog.getByLabel('Name').fill('Plus+');
       await expect(nameField.locator('[slot="errorMessage"]').count()).resolves.toBe(0);
       await dialog.getByRole('button', { name: 'Save tier' }).click();
