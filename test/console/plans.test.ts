@@ -196,6 +196,21 @@ describe('the staff console: Plans', () => {
       expect(after.prices.find((price: ApiPrice) => price.id === usd.id)).toMatchObject({ isActive: false });
       expect(after.prices.find((price: ApiPrice) => price.id === eur.id)).toMatchObject({ isActive: true });
 
+      // Describe the new plan and place it after the others.
+      await page.getByRole('button', { name: 'Edit…' }).click();
+      const edit = page.getByRole('dialog');
+      await edit.getByLabel('Description (optional)').fill('Pro, billed yearly.');
+      await edit.getByLabel('Sort order').fill('4');
+      await edit.getByRole('button', { name: 'Save product' }).click();
+      await edit.waitFor({ state: 'detached' });
+      await page.getByText('Pro, billed yearly.').waitFor();
+      await expect(apiGet(`/v1/admin/plans/products/${created.id}`)).resolves.toMatchObject({
+        name: 'Pro 2027',
+        description: 'Pro, billed yearly.',
+        sortOrder: 4,
+        tierKey: 'pro',
+      });
+
       // Archive the demo plan whose subscribers moved: it leaves the store, nothing is deleted.
       await page.goto(`${service.origin}/admin/plans/products/${yearly.id}`);
       await page.getByRole('heading', { name: 'Pro (yearly)', level: 1 }).waitFor();
