@@ -265,6 +265,14 @@ describe('the staff console: Plans', () => {
         limits: { max_fps: 120, max_height: 1080, pool_id: 'eu-shared' },
       });
 
+      // A new tier cannot take an existing tier's key (the API would replace that tier).
+      await page.getByRole('button', { name: 'New tier…' }).click();
+      await dialog.getByLabel('Key').fill('plus');
+      await dialog.getByText('A tier has this key: edit that tier instead').waitFor();
+      await expect(dialog.getByRole('button', { name: 'Create tier' }).isDisabled()).resolves.toBe(true);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+
       // A blank name is refused by the service, beside the Name field; once fixed the tier saves.
       await page
         .getByRole('row')

@@ -184,6 +184,7 @@ function MigrateDialog(props: {
         invalidates: [
           ['plans', 'migrate-count'],
           ['plans', 'products'],
+          ['billing', 'subscriptions'],
         ],
         onDone: props.onDone,
       }}

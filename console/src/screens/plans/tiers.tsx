@@ -35,6 +35,13 @@ export default function TiersPage() {
   });
   const rulesetList = rulesets.data?.data ?? [];
   const rulesetNames = new Map(rulesetList.map((ruleset) => [ruleset.key, ruleset.name]));
+  // Keys already used: a new one with the same key would replace it (the API upserts by key).
+  const allTiers = useQuery({
+    queryKey: ['plans', 'tiers', 'all'],
+    queryFn: () => unwrap(api.GET('/v1/admin/plans/tiers')),
+  });
+  const takenTierKeys = new Set((allTiers.data?.data ?? []).map((tier) => tier.key));
+  const takenRulesetKeys = new Set(rulesetList.map((ruleset) => ruleset.key));
 
   return (
     <section className="stack">
@@ -42,7 +49,7 @@ export default function TiersPage() {
       <PlansNav />
       <header className="page-header">
         <h2>Tiers</h2>
-        <TierEditor canWrite={canWrite} rulesets={rulesetList} />
+        <TierEditor canWrite={canWrite} rulesets={rulesetList} taken={takenTierKeys} />
       </header>
       <p className="hint">A plan gives its subscribers a tier; a tier plays by its ruleset's limits.</p>
       <form className="filters" aria-label="Filter tiers" onSubmit={(event) => event.preventDefault()}>
@@ -76,7 +83,9 @@ export default function TiersPage() {
             {
               id: 'actions',
               name: 'Actions',
-              render: (tier) => <TierEditor canWrite={canWrite} rulesets={rulesetList} tier={tier} />,
+              render: (tier) => (
+                <TierEditor canWrite={canWrite} rulesets={rulesetList} tier={tier} taken={takenTierKeys} />
+              ),
             },
           ]}
         />
@@ -84,7 +93,7 @@ export default function TiersPage() {
 
       <header className="page-header">
         <h2>Rulesets</h2>
-        <RulesetEditor canWrite={canWrite} />
+        <RulesetEditor canWrite={canWrite} taken={takenRulesetKeys} />
       </header>
       {rulesets.error !== null ? <ProblemNote error={rulesets.error} /> : null}
       {rulesets.data === undefined ? null : (
@@ -110,7 +119,7 @@ export default function TiersPage() {
             {
               id: 'actions',
               name: 'Actions',
-              render: (ruleset) => <RulesetEditor canWrite={canWrite} ruleset={ruleset} />,
+              render: (ruleset) => <RulesetEditor canWrite={canWrite} ruleset={ruleset} taken={takenRulesetKeys} />,
             },
           ]}
         />
@@ -135,7 +144,17 @@ function LimitList({ limits }: { limits: Record<string, unknown> }) {
   );
 }
 
-function TierEditor({ canWrite, rulesets, tier }: { canWrite: boolean; rulesets: Ruleset[]; tier?: Tier }) {
+function TierEditor({
+  canWrite,
+  rulesets,
+  tier,
+  taken,
+}: {
+  canWrite: boolean;
+  rulesets: Ruleset[];
+  tier?: Tier;
+  taken: Set<string>;
+}) {
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [rank, setRank] = useState('');
@@ -147,7 +166,7 @@ function TierEditor({ canWrite, rulesets, tier }: { canWrite: boolean; rulesets:
     <FormDialog<unknown>
       title={tier === undefined ? 'New tier' : `Edit the tier ${tier.name}`}
       submitLabel={tier === undefined ? 'Create tier' : 'Save tier'}
-      canSubmit={rulesetKey !== ''}
+      canSubmit={rulesetKey !== '' && !(tier === undefined && taken.has(key.trim()))}
       trigger={{
         label: tier === undefined ? 'New tier…' : 'Edit…',
         className: tier === undefined ? 'btn btn-primary' : 'btn',
@@ -194,6 +213,7 @@ function TierEditor({ canWrite, rulesets, tier }: { canWrite: boolean; rulesets:
             hint: 'Lowercase letters, digits, _ or -, starting with a letter (at most 32)',
           }}
           description="Plans and players refer to the tier by it; it cannot change later."
+          error={taken.has(key.trim()) ? 'A tier has this key: edit that tier instead' : undefined}
           autoFocus
         />
       ) : (
@@ -280,7 +300,7 @@ function limitValue(row: LimitRow): { value: unknown } | { problem: string } {
   }
 }
 
-function RulesetEditor({ canWrite, ruleset }: { canWrite: boolean; ruleset?: Ruleset }) {
+function RulesetEditor({ canWrite, ruleset, taken }: { canWrite: boolean; ruleset?: Ruleset; taken: Set<string> }) {
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -312,7 +332,7 @@ function RulesetEditor({ canWrite, ruleset }: { canWrite: boolean; ruleset?: Rul
       title={ruleset === undefined ? 'New ruleset' : `Edit the ruleset ${label}`}
       submitLabel={ruleset === undefined ? 'Create ruleset' : 'Save ruleset'}
       wide
-      canSubmit={limitsOk}
+      canSubmit={limitsOk && !(ruleset === undefined && taken.has(key.trim()))}
       trigger={{
         label: ruleset === undefined ? 'New ruleset…' : 'Edit…',
         className: ruleset === undefined ? 'btn btn-primary' : 'btn',
@@ -366,6 +386,7 @@ function RulesetEditor({ canWrite, ruleset }: { canWrite: boolean; ruleset?: Rul
             hint: 'Lowercase letters, digits, _ or -, starting with a letter (at most 48)',
           }}
           description="Tiers refer to the ruleset by it; it cannot change later."
+          error={taken.has(key.trim()) ? 'A ruleset has this key: edit that ruleset instead' : undefined}
           autoFocus
         />
       ) : (
@@ -442,6 +463,9 @@ function RulesetEditor({ canWrite, ruleset }: { canWrite: boolean; ruleset?: Rul
             </Button>
           </div>
         ))}
+        {limitsOk ? null : (
+          <p className="error">Each limit needs a name of its own and a value of its type before the ruleset saves.</p>
+        )}
         <div>
           <Button
             className="btn"
