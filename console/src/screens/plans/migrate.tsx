@@ -192,8 +192,9 @@ function MigrateDialog(props: {
       <div className="consequence">
         <p>
           Every trialing, active or past-due subscription of {props.from.name} moves to {props.toLabel} at the payment
-          provider, without proration: from its next renewal each player pays the new price, and they get the{' '}
-          {props.target.plan.name} tier now. The console cannot undo it; moving them back is another migration.
+          provider, without proration: from its next renewal each player pays the new price, and they get the tier{' '}
+          {props.target.plan.name} gives ({props.target.plan.tierKey}) now. The console cannot undo it; moving them back
+          is another migration.
         </p>
       </div>
       <TextInput
