@@ -135,7 +135,7 @@ describe('the staff console: Plans', () => {
       await page.getByText(`${live.length} subscriptions`).waitFor();
       await page.getByRole('button', { name: 'Migrate…' }).click();
       const confirm = page.getByRole('alertdialog');
-      await confirm.getByText(/without proration/).waitFor();
+      await confirm.getByText(/without proration.*they get the Pro tier now/).waitFor();
       const submit = confirm.getByRole('button', { name: 'Migrate subscribers' });
       await confirm.getByLabel(/to confirm/).fill(String(live.length + 1));
       expect(await submit.isDisabled()).toBe(true);

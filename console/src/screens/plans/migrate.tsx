@@ -11,6 +11,7 @@ import { UserLink } from '../../ui/names';
 import { ProblemNote } from '../../ui/problem-note';
 import { activePrices, NEEDS_WRITE, type Product, priceLabel } from './catalog';
 import { PlansNav } from './plans-nav';
+import { useTiers } from './products';
 
 type Result = operations['migratePlanSubscribers']['responses']['200']['content']['application/json'];
 type Failure = Result['failures'][number];
@@ -55,6 +56,7 @@ export default function MigratePage() {
   const [toPriceId, setToPriceId] = useState('');
   const [result, setResult] = useState<{ result: Result; from: string; to: string } | undefined>();
   const count = useMovedCount(fromId, canCount);
+  const tiers = useTiers();
   const from = plans.find((plan) => plan.id === fromId);
   const targets = plans.flatMap((plan) => activePrices(plan).map((price) => ({ plan, price })));
   const target = targets.find((each) => each.price.id === toPriceId);
@@ -131,6 +133,9 @@ export default function MigratePage() {
                 toLabel={toLabel}
                 count={canCount ? count.data?.total : undefined}
                 target={target}
+                tierName={
+                  tiers.data?.data.find((tier) => tier.key === target.plan.tierKey)?.name ?? target.plan.tierKey ?? ''
+                }
                 onDone={(done) => setResult({ result: done, from: from.name, to: toLabel })}
               />
             </div>
@@ -148,6 +153,7 @@ function MigrateDialog(props: {
   toLabel: string;
   count: number | undefined;
   target: { plan: Product; price: Product['prices'][number] };
+  tierName: string;
   onDone: (result: Result) => void;
 }) {
   const [typed, setTyped] = useState('');
@@ -192,9 +198,8 @@ function MigrateDialog(props: {
       <div className="consequence">
         <p>
           Every trialing, active or past-due subscription of {props.from.name} moves to {props.toLabel} at the payment
-          provider, without proration: from its next renewal each player pays the new price, and they get the tier{' '}
-          {props.target.plan.name} gives ({props.target.plan.tierKey}) now. The console cannot undo it; moving them back
-          is another migration.
+          provider, without proration: from its next renewal each player pays the new price, and they get the{' '}
+          {props.tierName} tier now. The console cannot undo it; moving them back is another migration.
         </p>
       </div>
       <TextInput
