@@ -31,6 +31,10 @@ const BillingInvoicesPage = lazy(() => import('./screens/billing/invoices'));
 const BillingSubscriptionsPage = lazy(() => import('./screens/billing/subscriptions'));
 const BillingCouponsPage = lazy(() => import('./screens/billing/coupons'));
 const BillingCreditsPage = lazy(() => import('./screens/billing/credits'));
+const PlanProductsPage = lazy(() => import('./screens/plans/products'));
+const PlanProductPage = lazy(() => import('./screens/plans/product-page'));
+const PlanTiersPage = lazy(() => import('./screens/plans/tiers'));
+const PlanMigratePage = lazy(() => import('./screens/plans/migrate'));
 const TicketQueuePage = lazy(() => import('./screens/support/ticket-queue'));
 const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 const BroadcastPage = lazy(() => import('./screens/notifications/broadcast'));
@@ -157,6 +161,10 @@ function Routes() {
                         <Route path="/billing/subscriptions" component={BillingSubscriptionsPage} />
                         <Route path="/billing/coupons" component={BillingCouponsPage} />
                         <Route path="/billing/credits" component={BillingCreditsPage} />
+                        <Route path="/plans" component={PlanProductsPage} />
+                        <Route path="/plans/products/:id">{(params) => <PlanProductPage id={params.id} />}</Route>
+                        <Route path="/plans/tiers" component={PlanTiersPage} />
+                        <Route path="/plans/migrate" component={PlanMigratePage} />
                         <Route path="/notifications" component={BroadcastPage} />
                         <Route path="/notifications/history" component={BroadcastHistoryPage} />
                         <Route path="/notifications/history/:id">

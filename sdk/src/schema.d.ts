@@ -2365,7 +2365,7 @@ export interface paths {
         put?: never;
         /**
          * Migrate a plan's subscribers to a new price
-         * @description Moves every trialing, active or past_due subscription on `fromProductId` to `newProviderPriceId` (an active price of the plan `toProductId`) at the provider, without proration, 4 at a time; each moved subscription gets the new product and its user the new plan's tier. Per-subscription failures are counted in `failed`. Errors: 400 `validation_failed` when `confirm` is not true; 404 `not_found` for an unknown product; 422 `invalid_request` when `toProductId` is not a plan or the price is not an active price of it. Audited once (`plans.subscribers.migrate`, failures listed).
+         * @description Moves every trialing, active or past_due subscription on `fromProductId` to `newProviderPriceId` (an active price of the plan `toProductId`) at the provider, without proration, 4 at a time; each moved subscription gets the new product and its user the new plan's tier. Per-subscription failures are counted in `failed` and listed in `failures` (subscription, subscriber, the provider's reason). Errors: 400 `validation_failed` when `confirm` is not true; 404 `not_found` for an unknown product; 422 `invalid_request` when `toProductId` is not a plan or the price is not an active price of it. Audited once (`plans.subscribers.migrate`, failures listed).
          *
          *     **Permission:** `plans.write`.
          */
@@ -19658,7 +19658,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description How many subscriptions moved, and how many failed. */
+            /** @description How many subscriptions moved, and how many failed, with why each failed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19668,13 +19668,41 @@ export interface operations {
                      * @example {
                      *       "migrated": 998,
                      *       "failed": 2,
-                     *       "total": 1000
+                     *       "total": 1000,
+                     *       "failures": [
+                     *         {
+                     *           "subscriptionId": "3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *           "userId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                     *           "reason": "resource_missing",
+                     *           "message": "No such subscription: 'sub_gone'"
+                     *         },
+                     *         {
+                     *           "subscriptionId": "8e7d6c5b-4a3f-4e2d-8c1b-0a9f8e7d6c5b",
+                     *           "userId": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *           "reason": "unavailable",
+                     *           "message": "the payment provider could not be reached"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
                         migrated: number;
                         failed: number;
                         total: number;
+                        /** @description Each subscription that did not move (it stays on its price), by id. */
+                        failures: {
+                            /** Format: uuid */
+                            subscriptionId: string;
+                            /**
+                             * Format: uuid
+                             * @description The subscriber.
+                             */
+                            userId: string;
+                            /** @description The payment provider's code (`resource_missing`), or `unavailable`. */
+                            reason: string;
+                            /** @description The provider's words. */
+                            message: string;
+                        }[];
                     };
                 };
             };

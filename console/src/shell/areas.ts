@@ -17,6 +17,7 @@ export const AREAS: Area[] = [
     readWith: ['site.read', 'settings.read', 'billing.read', 'content.read', 'content.write', 'announcements.read'],
   },
   { path: '/billing', label: 'Billing', readWith: ['billing.read'] },
+  { path: '/plans', label: 'Plans', readWith: ['plans.read'] },
   // Senders (either channel), and readers of the history.
   {
     path: '/notifications',

@@ -62,7 +62,7 @@ export const DEMO_ROLES: DemoRole[] = [
     key: 'demo-billing',
     name: 'Billing manager',
     description: 'Products, prices, subscriptions and credits.',
-    permissions: ['billing.read', 'billing.write', 'plans.read', 'users.read'],
+    permissions: ['billing.read', 'billing.write', 'plans.read', 'plans.write', 'users.read'],
   },
   {
     key: 'demo-marketing',

@@ -16,6 +16,7 @@ const COVERED_AREAS = [
   'permissions',
   'alerts',
   'billing',
+  'plans',
   'support',
   'notifications',
   'ops',

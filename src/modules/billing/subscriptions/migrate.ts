@@ -20,10 +20,18 @@ export interface MigrateInput {
   newProviderPriceId: string;
   confirm: boolean;
 }
+export interface MigrateFailure {
+  subscriptionId: string;
+  userId: string;
+  /** The provider's code (`resource_missing`), or `unavailable` / `unexpected_error`. */
+  reason: string;
+  message: string;
+}
 export interface MigrateResult {
   migrated: number;
   failed: number;
   total: number;
+  failures: MigrateFailure[];
 }
 
 /** Runs `work` over `items` with at most `limit` running at once. */
@@ -62,7 +70,7 @@ export async function migratePlanSubscribers(
 
   const subscriptions = await subscriptionsOfProduct(db, from.id, MIGRATED_STATUSES);
   const moved: typeof subscriptions = [];
-  const failures: { subscription_id: string; provider_code: string }[] = [];
+  const failures: MigrateFailure[] = [];
   await eachBounded(subscriptions, MIGRATE_CONCURRENCY, async (subscription) => {
     try {
       await payments.changeSubscriptionPrice(
@@ -73,8 +81,10 @@ export async function migratePlanSubscribers(
       moved.push(subscription);
     } catch (error) {
       failures.push({
-        subscription_id: subscription.id,
-        provider_code: error instanceof PaymentProviderError ? (error.code ?? error.kind) : 'unexpected_error',
+        subscriptionId: subscription.id,
+        userId: subscription.user_id,
+        reason: error instanceof PaymentProviderError ? (error.code ?? error.kind) : 'unexpected_error',
+        message: error instanceof PaymentProviderError ? error.message : 'the payment provider call failed',
       });
     }
   });
@@ -99,9 +109,13 @@ export async function migratePlanSubscribers(
         migrated: moved.length,
         failed: failures.length,
         total: subscriptions.length,
-        failures,
+        failures: failures.map((failure) => ({
+          subscription_id: failure.subscriptionId,
+          provider_code: failure.reason,
+        })),
       },
     });
   });
-  return { migrated: moved.length, failed: failures.length, total: subscriptions.length };
+  failures.sort((a, b) => a.subscriptionId.localeCompare(b.subscriptionId));
+  return { migrated: moved.length, failed: failures.length, total: subscriptions.length, failures };
 }

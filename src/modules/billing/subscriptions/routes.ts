@@ -145,7 +145,7 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
           'Moves every trialing, active or past_due subscription on `fromProductId` to `newProviderPriceId` (an ' +
           'active price of the plan `toProductId`) at the provider, without proration, 4 at a time; each moved ' +
           "subscription gets the new product and its user the new plan's tier. Per-subscription failures are " +
-          'counted in `failed`. Errors: 400 `validation_failed` when `confirm` is not true; 404 `not_found` for ' +
+          "counted in `failed` and listed in `failures` (subscription, subscriber, the provider's reason). Errors: 400 `validation_failed` when `confirm` is not true; 404 `not_found` for " +
           'an unknown product; 422 `invalid_request` when `toProductId` is not a plan or the price is not an ' +
           'active price of it. Audited once (`plans.subscribers.migrate`, failures listed).',
         body: migrateSubscribersBody,

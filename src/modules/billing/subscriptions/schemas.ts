@@ -26,9 +26,41 @@ export const migrateSubscribersResult = z
     migrated: z.number().int(),
     failed: z.number().int(),
     total: z.number().int(),
+    failures: z
+      .array(
+        z.object({
+          subscriptionId: z.guid(),
+          userId: z.guid().describe('The subscriber.'),
+          reason: z.string().describe("The payment provider's code (`resource_missing`), or `unavailable`."),
+          message: z.string().describe("The provider's words."),
+        }),
+      )
+      .describe('Each subscription that did not move (it stays on its price), by id.'),
   })
-  .describe('How many subscriptions moved, and how many failed.')
-  .meta({ examples: [{ migrated: 998, failed: 2, total: 1000 }] });
+  .describe('How many subscriptions moved, and how many failed, with why each failed.')
+  .meta({
+    examples: [
+      {
+        migrated: 998,
+        failed: 2,
+        total: 1000,
+        failures: [
+          {
+            subscriptionId: '3f2b8c1d-4e5a-4b6c-8d7e-9f0a1b2c3d4e',
+            userId: '7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d',
+            reason: 'resource_missing',
+            message: "No such subscription: 'sub_gone'",
+          },
+          {
+            subscriptionId: '8e7d6c5b-4a3f-4e2d-8c1b-0a9f8e7d6c5b',
+            userId: '1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e',
+            reason: 'unavailable',
+            message: 'the payment provider could not be reached',
+          },
+        ],
+      },
+    ],
+  });
 
 // The staff subscription routes sit with the other /v1/admin/billing routes: snake_case.
 

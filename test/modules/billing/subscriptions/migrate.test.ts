@@ -154,7 +154,15 @@ describe('POST /v1/admin/plans/subscribers/migrate', () => {
 
     const response = await migrate(body());
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ migrated: live.length - 1, failed: 1, total: live.length });
+    const brokenId = (await subscriptionOf(broken.id)).id;
+    expect(response.json()).toEqual({
+      migrated: live.length - 1,
+      failed: 1,
+      total: live.length,
+      failures: [
+        { subscriptionId: brokenId, userId: broken.id, reason: 'resource_missing', message: expect.any(String) },
+      ],
+    });
     for (const player of moved) {
       expect(await subscriptionOf(player.id)).toMatchObject({
         product_id: ids.new,
