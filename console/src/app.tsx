@@ -36,6 +36,13 @@ const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 const BroadcastPage = lazy(() => import('./screens/notifications/broadcast'));
 const BroadcastHistoryPage = lazy(() => import('./screens/notifications/history'));
 const BroadcastDetailPage = lazy(() => import('./screens/notifications/broadcast-detail'));
+const RuntimeNodesPage = lazy(() => import('./screens/runtime/nodes'));
+const RuntimeNodePage = lazy(() => import('./screens/runtime/node-page'));
+const RuntimePoolsPage = lazy(() => import('./screens/runtime/pools'));
+const RuntimePoolPage = lazy(() => import('./screens/runtime/pool-page'));
+const RuntimeSessionsPage = lazy(() => import('./screens/runtime/sessions'));
+const RuntimeSessionPage = lazy(() => import('./screens/runtime/session-page'));
+const StorageObjectsPage = lazy(() => import('./screens/storage/objects'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -156,6 +163,13 @@ function Routes() {
                         <Route path="/notifications/history/:id">
                           {(params) => <BroadcastDetailPage id={params.id} />}
                         </Route>
+                        <Route path="/runtime" component={RuntimeNodesPage} />
+                        <Route path="/runtime/nodes/:id">{(params) => <RuntimeNodePage id={params.id} />}</Route>
+                        <Route path="/runtime/pools" component={RuntimePoolsPage} />
+                        <Route path="/runtime/pools/:id">{(params) => <RuntimePoolPage id={params.id} />}</Route>
+                        <Route path="/runtime/sessions" component={RuntimeSessionsPage} />
+                        <Route path="/runtime/sessions/:id">{(params) => <RuntimeSessionPage id={params.id} />}</Route>
+                        <Route path="/storage" component={StorageObjectsPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>

@@ -23,6 +23,8 @@ export const AREAS: Area[] = [
     label: 'Notifications',
     readWith: ['announcements.write', 'email.send', 'announcements.read', 'email.read'],
   },
+  { path: '/runtime', label: 'Runtime', readWith: ['runtime.read'] },
+  { path: '/storage', label: 'Storage', readWith: ['storage.read'] },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>
