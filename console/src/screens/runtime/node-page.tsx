@@ -55,7 +55,7 @@ export default function NodePage({ id }: { id: string }) {
       <Link href="/runtime">← Nodes</Link>
       <RuntimeNav />
       <header className="page-header">
-        <h1>Node {current.id}</h1>
+        <h1 className="runtime-title">Node {current.id}</h1>
         <StatusBadge status={current.status} />
       </header>
       <dl className="facts">

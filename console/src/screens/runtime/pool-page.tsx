@@ -43,7 +43,7 @@ export default function PoolPage({ id }: { id: string }) {
       <Link href="/runtime/pools">← Pools</Link>
       <RuntimeNav />
       <header className="page-header">
-        <h1>Pool {current.name}</h1>
+        <h1 className="runtime-title">Pool {current.name}</h1>
         <EditPool pool={current} canWrite={canWrite} />
       </header>
       <dl className="facts">

@@ -40,7 +40,7 @@ export default function SessionPage({ id }: { id: string }) {
       <Link href="/runtime/sessions">← Game sessions</Link>
       <RuntimeNav />
       <header className="page-header">
-        <h1>
+        <h1 className="runtime-title">
           {current.game_title}
           {player === undefined ? null : ` · ${player}`}
         </h1>
