@@ -127,7 +127,7 @@ describe('the staff console: Storage', () => {
       const all = page.getByRole('grid', { name: 'Objects under reports/' });
       await all.getByRole('row').filter({ hasText: 'readme.txt' }).waitFor();
       for (const name of ['2026/10/old.txt', 'readme.txt'])
-        await all.getByRole('row').filter({ hasText: name }).getByRole('checkbox').check();
+        await all.getByRole('row').filter({ hasText: name }).locator('label.checkbox').click();
       await page.getByRole('button', { name: 'Delete 2 selected…' }).click();
       await confirm.getByText('reports/2026/10/old.txt').waitFor();
       await confirm.getByText('reports/readme.txt').waitFor();
