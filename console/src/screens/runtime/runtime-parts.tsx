@@ -7,7 +7,7 @@ import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
 import { Confirm } from '../../ui/confirm';
-import { DataTable } from '../../ui/data-table';
+import { DataTable, type TableColumn } from '../../ui/data-table';
 import { UserLink } from '../../ui/names';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
@@ -142,6 +142,7 @@ export function SessionsTable({
   emptyText,
 }: {
   label: string;
+  /** With `node_id`, the table leaves out the node column (every row would say the same). */
   filters: SessionFilters;
   emptyText: string;
 }) {
@@ -168,49 +169,53 @@ export function SessionsTable({
         label={label}
         items={list.data?.data ?? []}
         emptyText={list.isPending ? 'Loading…' : emptyText}
-        columns={[
-          {
-            id: 'player',
-            name: 'Player',
-            render: (session) => <UserLink id={session.user_id} />,
-          },
-          {
-            id: 'game',
-            name: 'Game',
-            isRowHeader: true,
-            render: (session) => (
-              <Link href={`/runtime/sessions/${session.id}`} className="name-link">
-                {session.game_title}
-              </Link>
-            ),
-          },
-          {
-            id: 'node',
-            name: 'Node',
-            render: (session) =>
-              session.node_id === null ? (
-                <span className="muted">none yet</span>
-              ) : (
-                <Link href={`/runtime/nodes/${encodeURIComponent(session.node_id)}`}>{session.node_id}</Link>
+        columns={(
+          [
+            {
+              id: 'player',
+              name: 'Player',
+              render: (session) => <UserLink id={session.user_id} />,
+            },
+            {
+              id: 'game',
+              name: 'Game',
+              isRowHeader: true,
+              render: (session) => (
+                <Link href={`/runtime/sessions/${session.id}`} className="name-link">
+                  {session.game_title}
+                </Link>
               ),
-          },
-          {
-            id: 'status',
-            name: 'Status',
-            render: (session) => <StatusBadge status={session.status} label={SESSION_STATUS_LABELS[session.status]} />,
-          },
-          {
-            id: 'started',
-            name: 'Started',
-            render: (session) => <Time value={session.started_at ?? session.created_at} />,
-          },
-          { id: 'duration', name: 'Duration', render: (session) => <SessionDuration session={session} /> },
-          {
-            id: 'actions',
-            name: 'Actions',
-            render: (session) => (isLive(session) ? <EndSession session={session} /> : endReasonOf(session)),
-          },
-        ]}
+            },
+            {
+              id: 'node',
+              name: 'Node',
+              render: (session) =>
+                session.node_id === null ? (
+                  <span className="muted">none yet</span>
+                ) : (
+                  <Link href={`/runtime/nodes/${encodeURIComponent(session.node_id)}`}>{session.node_id}</Link>
+                ),
+            },
+            {
+              id: 'status',
+              name: 'Status',
+              render: (session) => (
+                <StatusBadge status={session.status} label={SESSION_STATUS_LABELS[session.status]} />
+              ),
+            },
+            {
+              id: 'started',
+              name: 'Started',
+              render: (session) => <Time value={session.started_at ?? session.created_at} />,
+            },
+            { id: 'duration', name: 'Duration', render: (session) => <SessionDuration session={session} /> },
+            {
+              id: 'actions',
+              name: 'Actions',
+              render: (session) => (isLive(session) ? <EndSession session={session} /> : endReasonOf(session)),
+            },
+          ] satisfies TableColumn<GameSession>[]
+        ).filter((column) => column.id !== 'node' || filters.node_id === undefined)}
       />
       <nav className="pager" aria-label={`Pages of ${label.toLowerCase()}`}>
         <Button className="btn" isDisabled={cursors.length === 0} onPress={() => setCursors(cursors.slice(0, -1))}>

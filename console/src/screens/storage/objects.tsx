@@ -1,5 +1,5 @@
 import { type ListBody, type ListItem, unwrap } from '@platform-api/sdk';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
   Button,
@@ -286,6 +286,7 @@ function PreviewBody({ objectKey }: { objectKey: string }) {
 
 /** Deletes one object or the selected ones, after a confirmation naming each. */
 function DeleteObjects({ keys, canWrite, onDone }: { keys: string[]; canWrite: boolean; onDone: () => void }) {
+  const queryClient = useQueryClient();
   const one = keys.length === 1;
   return (
     <Confirm<string[]>
@@ -313,9 +314,15 @@ function DeleteObjects({ keys, canWrite, onDone }: { keys: string[]; canWrite: b
       write={{
         call: async () => {
           const deleted: string[] = [];
-          for (const key of keys) {
-            await unwrap(api.DELETE('/v1/admin/storage/objects', { params: { query: { key } } }));
-            deleted.push(key);
+          try {
+            for (const key of keys) {
+              await unwrap(api.DELETE('/v1/admin/storage/objects', { params: { query: { key } } }));
+              deleted.push(key);
+            }
+          } finally {
+            // Those deleted before a refusal are gone whatever came after: the list shows it.
+            if (deleted.length > 0 && deleted.length < keys.length)
+              await queryClient.invalidateQueries({ queryKey: ['storage', 'objects'] });
           }
           return deleted;
         },
