@@ -196,6 +196,11 @@ describe('the staff console: Runtime', () => {
       expect(target.status).toBe('active');
       await page.goto(`${service.origin}/admin/runtime/sessions`);
       await page.getByRole('heading', { name: 'Game sessions', level: 2 }).waitFor();
+      await page.getByRole('row').filter({ hasText: player.email }).waitFor();
+      // One player's sessions, as a link from elsewhere opens them.
+      await page.goto(`${service.origin}/admin/runtime/sessions?user_id=${player.id}`);
+      await page.getByText('Of the player').getByRole('link', { name: player.email }).waitFor();
+      await expect.poll(() => page.getByRole('grid', { name: 'Game sessions' }).getByRole('row').count()).toBe(2);
       const row = page.getByRole('row').filter({ hasText: player.email });
       await row.getByRole('link', { name: player.email }).waitFor();
       await expect(row.getByRole('link', { name: player.email }).getAttribute('href')).resolves.toBe(

@@ -1,12 +1,14 @@
 import { unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
+import { Button } from 'react-aria-components';
 import { api } from '../../api/client';
 import { useSearchState } from '../../api/search-state';
 import { ChoiceInput } from '../../ui/fields';
+import { UserLink } from '../../ui/names';
 import { RuntimeNav } from './runtime-nav';
 import { type SessionFilters, type SessionStatus, SessionsTable } from './runtime-parts';
 
-const FILTERS = ['status', 'pool_id', 'node_id'] as const;
+const FILTERS = ['status', 'pool_id', 'node_id', 'user_id'] as const;
 /** The list opens on the sessions running now; `any` shows every status. */
 const STATUS_CHOICES = [
   { id: '', label: 'Running' },
@@ -16,7 +18,10 @@ const STATUS_CHOICES = [
   { id: 'any', label: 'Any' },
 ];
 
-/** Game sessions, running ones first: the player, the game, the node, how long; end one. */
+/**
+ * Game sessions (running ones unless another status is chosen): the player, the game, the node,
+ * how long; end one. `?user_id=` shows one player's (a link from elsewhere can open it so).
+ */
 export default function SessionsPage() {
   const [filters, setFilters] = useSearchState(FILTERS);
   const pools = useQuery({
@@ -33,12 +38,23 @@ export default function SessionsPage() {
     ...(status === undefined ? {} : { status }),
     ...(filters.pool_id === '' ? {} : { pool_id: filters.pool_id }),
     ...(filters.node_id === '' ? {} : { node_id: filters.node_id }),
+    ...(filters.user_id === '' ? {} : { user_id: filters.user_id }),
   };
   return (
     <section className="stack">
       <h1>Runtime</h1>
       <RuntimeNav />
       <h2>Game sessions</h2>
+      {filters.user_id === '' ? null : (
+        <p className="button-row">
+          <span>
+            Of the player <UserLink id={filters.user_id} />
+          </span>
+          <Button className="btn btn-quiet" onPress={() => setFilters({ user_id: '' })}>
+            Every player
+          </Button>
+        </p>
+      )}
       <form className="filters" aria-label="Filter game sessions" onSubmit={(event) => event.preventDefault()}>
         <ChoiceInput
           label="Status"
