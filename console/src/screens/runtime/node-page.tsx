@@ -183,7 +183,7 @@ function DrainOrUndrain({ node, canWrite }: { node: RuntimeNode; canWrite: boole
         isDisabled={blocked !== undefined}
         disabledReason={blocked}
         title={`Undrain ${node.id}?`}
-        consequence={`${node.id} takes new game sessions again. The ${sessionsWord(running)} running on it go on.`}
+        consequence={`${node.id} takes new game sessions again.${running === 0 ? '' : ` The ${sessionsWord(running)} running on it go on.`}`}
         confirmLabel="Undrain node"
         reason={ruleOf(DRAIN, 'reason')}
         write={write(false)}
@@ -198,11 +198,16 @@ function DrainOrUndrain({ node, canWrite }: { node: RuntimeNode; canWrite: boole
       disabledReason={blocked}
       title={`Drain ${node.id}?`}
       consequence={
-        <p>
-          No new game session starts on {node.id}. The {sessionsWord(running)} running on it now{' '}
-          {running === 1 ? 'goes' : 'go'} on until {running === 1 ? 'its player stops' : 'their players stop'}: draining
-          ends none of them (end one from the list below if it must go now). Undrain to take new sessions again.
-        </p>
+        running === 0 ? (
+          <p>No new game session starts on {node.id}; none runs on it now. Undrain to take new sessions again.</p>
+        ) : (
+          <p>
+            No new game session starts on {node.id}. The {sessionsWord(running)} running on it now{' '}
+            {running === 1 ? 'goes' : 'go'} on until {running === 1 ? 'its player stops' : 'their players stop'}:
+            draining ends none of them (end one from the list below if it must go now). Undrain to take new sessions
+            again.
+          </p>
+        )
       }
       confirmLabel="Drain node"
       reason={ruleOf(DRAIN, 'reason')}
