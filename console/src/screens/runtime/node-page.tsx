@@ -12,7 +12,15 @@ import { FormDialog } from '../../ui/form-dialog';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { RuntimeNav } from './runtime-nav';
-import { Capacity, NEEDS_WRITE, type RuntimeNode, type RuntimePool, SessionsTable, StatusBadge } from './runtime-parts';
+import {
+  Capacity,
+  idFromAddress,
+  NEEDS_WRITE,
+  type RuntimeNode,
+  type RuntimePool,
+  SessionsTable,
+  StatusBadge,
+} from './runtime-parts';
 
 type NodeImage = RuntimeNode['images'][number];
 const PULL = 'POST /v1/admin/runtime/nodes/{id}/pull-image';
@@ -24,7 +32,8 @@ const PULL_POLL_MS = 1_000;
 const sessionsWord = (count: number) => (count === 1 ? '1 session' : `${count} sessions`);
 
 /** One node: its state, capacity and images; drain or undrain it, move it to a pool, pull an image; its sessions. */
-export default function NodePage({ id }: { id: string }) {
+export default function NodePage({ id: raw }: { id: string }) {
+  const id = idFromAddress(raw);
   const permissions = usePermissions();
   const canWrite = permissions.can('runtime.write');
   const node = useQuery({

@@ -11,12 +11,13 @@ import { FormDialog } from '../../ui/form-dialog';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { RuntimeNav } from './runtime-nav';
-import { Capacity, NEEDS_WRITE, type RuntimeNode, type RuntimePool, StatusBadge } from './runtime-parts';
+import { Capacity, idFromAddress, NEEDS_WRITE, type RuntimeNode, type RuntimePool, StatusBadge } from './runtime-parts';
 
 const UPDATE = 'PATCH /v1/admin/runtime/pools/{id}';
 
 /** One pool: its name and description (editable) and its nodes. */
-export default function PoolPage({ id }: { id: string }) {
+export default function PoolPage({ id: raw }: { id: string }) {
+  const id = idFromAddress(raw);
   const permissions = usePermissions();
   const canWrite = permissions.can('runtime.write');
   const pool = useQuery({

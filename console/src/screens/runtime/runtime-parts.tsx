@@ -18,6 +18,18 @@ export type GameSession = components['schemas']['GameSession'];
 export type SessionStatus = GameSession['status'];
 
 export const NEEDS_WRITE = 'Needs runtime.write';
+
+/**
+ * A node or pool id from the address: the router decodes only what `decodeURI` does, so an id
+ * with `/`, `?` or `#` (encoded by the links) still needs its components decoded.
+ */
+export function idFromAddress(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
 export const SESSION_STATUS_LABELS: Record<SessionStatus, string> = {
   starting: 'starting',
   active: 'running',
