@@ -46,6 +46,13 @@ const EmailOutboxPage = lazy(() => import('./screens/email/delivery/outbox'));
 const EmailMessagePage = lazy(() => import('./screens/email/delivery/outbox-message'));
 const EmailSuppressionsPage = lazy(() => import('./screens/email/delivery/suppressions'));
 const EmailWaitlistPage = lazy(() => import('./screens/email/delivery/waitlist'));
+const RuntimeNodesPage = lazy(() => import('./screens/runtime/nodes'));
+const RuntimeNodePage = lazy(() => import('./screens/runtime/node-page'));
+const RuntimePoolsPage = lazy(() => import('./screens/runtime/pools'));
+const RuntimePoolPage = lazy(() => import('./screens/runtime/pool-page'));
+const RuntimeSessionsPage = lazy(() => import('./screens/runtime/sessions'));
+const RuntimeSessionPage = lazy(() => import('./screens/runtime/session-page'));
+const StorageObjectsPage = lazy(() => import('./screens/storage/objects'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -181,6 +188,13 @@ function Routes() {
                         <Route path="/email/outbox/:id">{(params) => <EmailMessagePage id={params.id} />}</Route>
                         <Route path="/email/suppressions" component={EmailSuppressionsPage} />
                         <Route path="/email/waitlist" component={EmailWaitlistPage} />
+                        <Route path="/runtime" component={RuntimeNodesPage} />
+                        <Route path="/runtime/nodes/:id">{(params) => <RuntimeNodePage id={params.id} />}</Route>
+                        <Route path="/runtime/pools" component={RuntimePoolsPage} />
+                        <Route path="/runtime/pools/:id">{(params) => <RuntimePoolPage id={params.id} />}</Route>
+                        <Route path="/runtime/sessions" component={RuntimeSessionsPage} />
+                        <Route path="/runtime/sessions/:id">{(params) => <RuntimeSessionPage id={params.id} />}</Route>
+                        <Route path="/storage" component={StorageObjectsPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>

@@ -1619,7 +1619,7 @@ export interface paths {
         };
         /**
          * List game sessions
-         * @description Filters `user_id`, `pool_id`, `status`, `game_id`, combined with AND. `limit` 1..100 (default 25) and `cursor` (the previous page's `meta.next_cursor`); newest first. A cursor this list did not return is a 400 SchemaError on `cursor`.
+         * @description Filters `user_id`, `pool_id`, `node_id`, `status`, `game_id`, combined with AND. `limit` 1..100 (default 25) and `cursor` (the previous page's `meta.next_cursor`); newest first. A cursor this list did not return is a 400 SchemaError on `cursor`.
          *
          *     **Permission:** `runtime.read`.
          */
@@ -3595,6 +3595,28 @@ export interface paths {
          *     **Permission:** `storage.write`.
          */
         delete: operations["deleteStorageObject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/storage/objects/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a stored object
+         * @description The object `key` (a query parameter) as staff see it before deleting it: a PNG, JPEG or WebP image (told by its first bytes) whole in base64, up to 2 MiB; or the first 64 KiB of UTF-8 text. The bytes come in the answer, never as a signed URL. Errors: 404 `not_found`; 422 `invalid_request` with `details.reason` `not_previewable` (neither such an image nor text) or `too_large` (`details.size`, `details.max_size`); 503 `unavailable`.
+         *
+         *     **Permission:** `storage.read`.
+         */
+        get: operations["previewStorageObject"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -15606,6 +15628,8 @@ export interface operations {
                 cursor?: string;
                 user_id?: string;
                 pool_id?: string;
+                /** @description Sessions placed on this runtime node. */
+                node_id?: string;
                 status?: "starting" | "active" | "ended" | "failed";
                 game_id?: number;
             };
@@ -26871,6 +26895,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
+                };
+            };
+            /** @description `internal`: a bug; quote the `x-request-id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalError"];
+                };
+            };
+            /** @description `unavailable`: this instance cannot serve it now (`details.reason`: `overloaded`, retry after 1 s; `database_unavailable`, retry after 5 s), with `Retry-After`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnavailableError"];
+                };
+            };
+        };
+    };
+    previewStorageObject: {
+        parameters: {
+            query: {
+                /** @description The object key (it may contain `/`). */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An object shown to staff: an image whole, or the start of a text. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        size: number;
+                        /** @enum {string} */
+                        kind: "image" | "text";
+                        /** @description What the bytes are: `image/png`, `image/jpeg`, `image/webp` or `text/plain`. */
+                        content_type: string;
+                        /** @description A text longer than the preview: `content` is its start. */
+                        truncated: boolean;
+                        /** @description An image: its bytes in base64. A text: its first 64 KiB, as text. */
+                        content: string;
+                    };
+                };
+            };
+            /** @description Validation error (SchemaError): `issues` name each refused field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description `missing_token`, `invalid_token` or `invalid_audience`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedError"];
+                };
+            };
+            /** @description `forbidden`: `details.perm` names the permission(s) required; or the account is banned/deleted (`details.reason`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "not_found";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_request`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request";
+                        /** @description Structured detail; omitted when there is none. */
+                        details?: unknown;
+                    };
                 };
             };
             /** @description `internal`: a bug; quote the `x-request-id` header. */

@@ -26,6 +26,8 @@ export const AREAS: Area[] = [
   },
   // Templates, campaigns, audiences and what delivery keeps (outbox, suppressions, waitlist).
   { path: '/email', label: 'Email', readWith: ['email.read', 'email.write'] },
+  { path: '/runtime', label: 'Runtime', readWith: ['runtime.read'] },
+  { path: '/storage', label: 'Storage', readWith: ['storage.read'] },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

@@ -28,6 +28,8 @@ const SCREENS: Area[] = [
   { path: '/email/outbox', label: 'Email outbox', readWith: ['email.read'] },
   { path: '/email/suppressions', label: 'Email suppressions', readWith: ['email.read'] },
   { path: '/email/waitlist', label: 'Waitlist', readWith: ['email.read'] },
+  { path: '/runtime/pools', label: 'Runtime pools', readWith: ['runtime.read'] },
+  { path: '/runtime/sessions', label: 'Game sessions', readWith: ['runtime.read'] },
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -73,8 +73,17 @@ export const DEMO_ROLES: DemoRole[] = [
   {
     key: 'demo-operations',
     name: 'Operations',
-    description: 'Runtime nodes and pools, incidents and the audit log.',
-    permissions: ['runtime.read', 'runtime.write', 'ops.read', 'audit.read', 'settings.read'],
+    description: 'Runtime nodes, pools and game sessions, the object store, incidents and the audit log.',
+    permissions: [
+      'runtime.read',
+      'runtime.write',
+      'storage.read',
+      'storage.write',
+      'users.read',
+      'ops.read',
+      'audit.read',
+      'settings.read',
+    ],
   },
 ];
 

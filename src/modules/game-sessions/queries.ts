@@ -163,6 +163,7 @@ export function listSessions(db: Db, query: ListSessionsQuery): Promise<PagedSes
   let rows = pagedSessions(db, query.limit, query.cursor);
   if (query.user_id !== undefined) rows = rows.where('user_id', '=', query.user_id);
   if (query.pool_id !== undefined) rows = rows.where('pool_id', '=', query.pool_id);
+  if (query.node_id !== undefined) rows = rows.where('node_id', '=', query.node_id);
   if (query.status !== undefined) rows = rows.where('status', '=', query.status);
   if (query.game_id !== undefined) rows = rows.where('game_id', '=', query.game_id);
   return rows.execute();

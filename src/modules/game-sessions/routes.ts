@@ -104,7 +104,7 @@ export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
         operationId: 'listRuntimeSessions',
         tags,
         summary: 'List game sessions',
-        description: `Filters \`user_id\`, \`pool_id\`, \`status\`, \`game_id\`, combined with AND. ${cursorRule}`,
+        description: `Filters \`user_id\`, \`pool_id\`, \`node_id\`, \`status\`, \`game_id\`, combined with AND. ${cursorRule}`,
         querystring: listSessionsQuery,
         response: { 200: sessionsPage },
       },

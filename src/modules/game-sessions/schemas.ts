@@ -52,6 +52,7 @@ export const mySessionsPage = cursorPagedResponse(mySessionBody);
 export const listSessionsQuery = cursorPageQuery.extend({
   user_id: z.guid().optional(),
   pool_id: z.string().min(1).max(200).optional(),
+  node_id: z.string().min(1).max(200).optional().describe('Sessions placed on this runtime node.'),
   status: z.enum(GAME_SESSION_STATUSES).optional(),
   game_id: z.coerce.number().int().positive().max(2_147_483_647).optional(),
 });

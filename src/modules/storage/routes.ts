@@ -16,6 +16,7 @@ import {
   localDownloadQuery,
   localUploadQuery,
   objectKeyQuery,
+  objectPreview,
   objectsPage,
   listObjectsQuery,
   transferRefusal,
@@ -96,6 +97,27 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
       },
     },
     (request) => browser.list(request.query),
+  );
+
+  app.get(
+    '/v1/admin/storage/objects/preview',
+    {
+      config: { perms: ['storage.read'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
+      schema: {
+        operationId: 'previewStorageObject',
+        tags: staffTags,
+        summary: 'Preview a stored object',
+        description:
+          'The object `key` (a query parameter) as staff see it before deleting it: a PNG, JPEG or WebP image (told ' +
+          'by its first bytes) whole in base64, up to 2 MiB; or the first 64 KiB of UTF-8 text. The bytes come in ' +
+          'the answer, never as a signed URL. Errors: 404 `not_found`; 422 `invalid_request` with ' +
+          '`details.reason` `not_previewable` (neither such an image nor text) or `too_large` (`details.size`, ' +
+          '`details.max_size`); 503 `unavailable`.',
+        querystring: objectKeyQuery,
+        response: { 200: objectPreview },
+      },
+    },
+    (request) => browser.preview(request.query.key),
   );
 
   app.delete(

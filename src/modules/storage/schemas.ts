@@ -96,6 +96,18 @@ export const objectKeyQuery = z.object({
   key: z.string().min(1).max(MAX_KEY_LENGTH).describe('The object key (it may contain `/`).'),
 });
 
+export const objectPreview = z
+  .object({
+    key: z.string(),
+    size: z.number().int(),
+    kind: z.enum(['image', 'text']),
+    content_type: z.string().describe('What the bytes are: `image/png`, `image/jpeg`, `image/webp` or `text/plain`.'),
+    truncated: z.boolean().describe('A text longer than the preview: `content` is its start.'),
+    content: z.string().describe('An image: its bytes in base64. A text: its first 64 KiB, as text.'),
+  })
+  .describe('An object shown to staff: an image whole, or the start of a text.');
+export type ObjectPreview = z.infer<typeof objectPreview>;
+
 /** The local store's signed upload URL, as `LocalStorage.presignUpload` writes it. */
 export const localUploadQuery = z.object({
   key: z.string().max(MAX_KEY_LENGTH),

@@ -23,6 +23,8 @@ const COVERED_AREAS = [
   'audit',
   'system',
   'site',
+  'runtime',
+  'storage',
 ];
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 

@@ -259,6 +259,11 @@ describe('game session lists', () => {
     it.each([
       { name: 'user_id', query: () => ({ user_id: bob.id }), filter: (seed: Seeded) => seed.user === 'bob' },
       { name: 'pool_id', query: () => ({ pool_id: 'p-east' }), filter: (seed: Seeded) => seed.pool === 'p-east' },
+      {
+        name: 'node_id',
+        query: () => ({ node_id: 'p-east-node' }),
+        filter: (seed: Seeded) => seed.pool === 'p-east' && seed.status !== 'failed' && seed.status !== 'starting',
+      },
       { name: 'status', query: () => ({ status: 'ended' }), filter: (seed: Seeded) => seed.status === 'ended' },
       {
         name: 'status (live starting)',
