@@ -3,7 +3,29 @@ export interface Area {
   path: string;
   label: string;
   readWith: string[];
+  /** The sidebar's heading it sits under (Home has none). */
+  group?: AreaGroup;
 }
+
+/** The sidebar's groups, in order: who each serves, as Stripe's and Supabase's sidebars group theirs. */
+export const AREA_GROUPS = ['Players', 'Commerce', 'Content', 'Platform'] as const;
+export type AreaGroup = (typeof AREA_GROUPS)[number];
+
+/** Where each area sits in the sidebar; an area not named here goes under Platform. */
+const GROUP_OF: Record<string, AreaGroup> = {
+  '/users': 'Players',
+  '/support': 'Players',
+  '/billing': 'Commerce',
+  '/plans': 'Commerce',
+  '/store': 'Commerce',
+  '/catalog': 'Commerce',
+  '/site': 'Content',
+  '/notifications': 'Content',
+  '/email': 'Content',
+};
+
+export const groupOf = (area: Area): AreaGroup | undefined =>
+  area.path === '/' ? undefined : (area.group ?? GROUP_OF[area.path] ?? 'Platform');
 
 export const AREAS: Area[] = [
   { path: '/', label: 'Home', readWith: [] },
