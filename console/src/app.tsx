@@ -36,6 +36,11 @@ const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 const BroadcastPage = lazy(() => import('./screens/notifications/broadcast'));
 const BroadcastHistoryPage = lazy(() => import('./screens/notifications/history'));
 const BroadcastDetailPage = lazy(() => import('./screens/notifications/broadcast-detail'));
+const StoreGamesPage = lazy(() => import('./screens/store/games'));
+const StoreGamePage = lazy(() => import('./screens/store/game-page'));
+const StoreTermsPage = lazy(() => import('./screens/store/terms'));
+const AchievementsPage = lazy(() => import('./screens/catalog/achievements'));
+const ReferralRulesPage = lazy(() => import('./screens/catalog/referral-rules'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -156,6 +161,17 @@ function Routes() {
                         <Route path="/notifications/history/:id">
                           {(params) => <BroadcastDetailPage id={params.id} />}
                         </Route>
+                        <Route path="/store" component={StoreGamesPage} />
+                        <Route path="/store/games/:id">{(params) => <StoreGamePage id={params.id} />}</Route>
+                        <Route path="/store/genres">{() => <StoreTermsPage key="genres" kind="genres" />}</Route>
+                        <Route path="/store/developers">
+                          {() => <StoreTermsPage key="developers" kind="developers" />}
+                        </Route>
+                        <Route path="/store/publishers">
+                          {() => <StoreTermsPage key="publishers" kind="publishers" />}
+                        </Route>
+                        <Route path="/catalog" component={AchievementsPage} />
+                        <Route path="/catalog/referral-rules" component={ReferralRulesPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>

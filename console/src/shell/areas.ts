@@ -23,6 +23,8 @@ export const AREAS: Area[] = [
     label: 'Notifications',
     readWith: ['announcements.write', 'email.send', 'announcements.read', 'email.read'],
   },
+  { path: '/store', label: 'Store', readWith: ['store.read'] },
+  { path: '/catalog', label: 'Catalog', readWith: ['content.read'] },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

@@ -21,6 +21,11 @@ const SCREENS: Area[] = [
   { path: '/site/announcements', label: 'Announcements', readWith: ['site.read', 'announcements.read'] },
   { path: '/notifications', label: 'Broadcast a notification', readWith: ['announcements.write', 'email.send'] },
   { path: '/notifications/history', label: 'Broadcast history', readWith: ['announcements.read', 'email.read'] },
+  { path: '/store/genres', label: 'Store genres', readWith: ['store.read'] },
+  { path: '/store/developers', label: 'Store developers', readWith: ['store.read'] },
+  { path: '/store/publishers', label: 'Store publishers', readWith: ['store.read'] },
+  { path: '/catalog', label: 'Achievements', readWith: ['content.read'] },
+  { path: '/catalog/referral-rules', label: 'Referral rules', readWith: ['content.read'] },
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -22,6 +22,8 @@ const COVERED_AREAS = [
   'audit',
   'system',
   'site',
+  'store',
+  'catalog',
 ];
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
