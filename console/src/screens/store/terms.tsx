@@ -10,6 +10,7 @@ import { FormDialog } from '../../ui/form-dialog';
 import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { Time } from '../../ui/time';
 import { StoreNav } from './store-nav';
+import { storeIssues } from './store-issues';
 import { CREATE_TERM, TERM_WORDS, TERMS_API, type Term, type TermKind } from './terms-api';
 
 const PER_PAGE = 25;
@@ -114,6 +115,7 @@ function CreateTerm({ kind, canWrite }: { kind: TermKind; canWrite: boolean }) {
         setName('');
         setSlug('');
       }}
+      issuesOf={storeIssues}
       write={{
         call: () => TERMS_API[kind].create({ name: name.trim(), ...(slug.trim() === '' ? {} : { slug: slug.trim() }) }),
         success: (term) => `${words.title.slice(0, -1)} ${term.name} created`,
@@ -169,6 +171,7 @@ function RenameTerm({ kind, term, canWrite }: { kind: TermKind; term: Term; canW
         setName(term.name);
         setSlug(term.slug);
       }}
+      issuesOf={storeIssues}
       write={{
         call: () => TERMS_API[kind].rename(term.id, changes),
         success: (renamed) => `${term.name} is now ${renamed.name} (${renamed.slug})`,
@@ -212,8 +215,9 @@ function DeleteTerm({ kind, term, canWrite }: { kind: TermKind; term: Term; canW
       consequence={
         term.game_count === 0
           ? `No game links to ${term.name}. Its name and its address in the store (${term.slug}) go away. This cannot be undone.`
-          : `${gamesWord(term.game_count)} lose${term.game_count === 1 ? 's' : ''} the link to ${term.name} and stay in the store; ` +
-            `its name and its address in the store (${term.slug}) go away. This cannot be undone.`
+          : `${gamesWord(term.game_count)} ${term.game_count === 1 ? 'loses its' : 'lose their'} link to ${term.name} and ` +
+            `${term.game_count === 1 ? 'stays' : 'stay'} in the store; its name and its address in the store ` +
+            `(${term.slug}) go away. This cannot be undone.`
       }
       confirmLabel={`Delete ${words.noun}`}
       write={{
