@@ -1,4 +1,5 @@
 import { type ListBody, type ListItem, type operations, unwrap } from '@platform-api/sdk';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Input, Label, SearchField } from 'react-aria-components';
 import { useLocation } from 'wouter';
@@ -14,6 +15,7 @@ import { useTermNames } from './term-picker';
 import { TERM_KINDS, TERM_WORDS } from './terms-api';
 
 type Game = ListItem<ListBody<'/v1/admin/store/games'>>;
+type GameRow = Game & { genreNames: string; developerNames: string };
 type GamesQuery = NonNullable<operations['listStoreGames']['parameters']['query']>;
 
 const FILTERS = ['q', 'status', 'game_type', 'genre_id', 'developer_id', 'publisher_id', 'sort', 'page'] as const;
@@ -51,6 +53,16 @@ export default function GamesPage() {
     developers: useTermNames('developers'),
     publishers: useTermNames('publishers'),
   };
+  // The table keeps a row as long as its item is the same object: the names, once read, make new rows.
+  const named = games.data?.data.map((game) => ({
+    ...game,
+    genreNames: game.genre_ids.map(names.genres.nameOf).join(', '),
+    developerNames: game.developer_ids.map(names.developers.nameOf).join(', '),
+  }));
+  const rows = {
+    ...games,
+    data: games.data === undefined || named === undefined ? undefined : { ...games.data, data: named },
+  } as UseQueryResult<{ data: GameRow[]; meta: { total: number } }>;
   const filtered = FILTERS.some((key) => key !== 'sort' && key !== 'page' && filters[key] !== '');
 
   return (
@@ -108,9 +120,9 @@ export default function GamesPage() {
           );
         })}
       </form>
-      <PagedTable<Game>
+      <PagedTable<GameRow>
         label="Games"
-        list={games}
+        list={rows}
         page={page}
         perPage={PER_PAGE}
         onPage={(next) => setFilters({ page: String(next) })}
@@ -124,12 +136,12 @@ export default function GamesPage() {
           {
             id: 'genres',
             name: 'Genres',
-            render: (game) => game.genre_ids.map(names.genres.nameOf).join(', ') || '—',
+            render: (game) => game.genreNames || '—',
           },
           {
             id: 'developers',
             name: 'Developers',
-            render: (game) => game.developer_ids.map(names.developers.nameOf).join(', ') || '—',
+            render: (game) => game.developerNames || '—',
           },
           {
             id: 'release',
