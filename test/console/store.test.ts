@@ -265,6 +265,7 @@ describe('the staff console: Store and Catalog', () => {
     await dialog.getByRole('button', { name: 'Save rules' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByText('250 credits per qualified referral').waitFor();
+    await page.getByRole('link', { name: 'you (tomas.editor.demo@example.com)' }).waitFor();
     expect(await apiGet('/v1/admin/catalog/referral-rules')).toMatchObject({
       referrer_reward_credits: 250,
       referee_reward_credits: 100,

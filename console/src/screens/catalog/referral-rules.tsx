@@ -6,6 +6,7 @@ import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
 import { describeProblem } from '../../api/problems';
+import { sessionStore } from '../../api/session';
 import { ChoiceInput, TextInput } from '../../ui/fields';
 import { FormDialog } from '../../ui/form-dialog';
 import { ActorLink } from '../../ui/names';
@@ -65,7 +66,15 @@ export default function ReferralRulesPage() {
               <span className="muted">—</span>
             ) : (
               <>
-                <Time value={data.updated_at} /> by <ActorLink id={data.updated_by} />
+                <Time value={data.updated_at} /> by{' '}
+                <ActorLink
+                  id={data.updated_by}
+                  label={
+                    data.updated_by === sessionStore.get()?.subject
+                      ? `you (${sessionStore.get()?.email ?? 'signed in'})`
+                      : undefined
+                  }
+                />
               </>
             )}
           </dd>
