@@ -262,6 +262,24 @@ describe('the staff console: Store and Catalog', () => {
     await dialog.getByRole('button', { name: 'Qualifies when the invited player' }).click();
     await page.getByRole('option', { name: 'Completes a first payment' }).click();
     expect(await seriousViolations(page)).toEqual([]);
+    // Someone else saves first: the form says so, and a second save replaces theirs.
+    const theirs = await service.t.request({
+      method: 'PUT',
+      url: '/v1/admin/catalog/referral-rules',
+      token,
+      payload: {
+        referrer_reward_credits: 10,
+        referee_reward_credits: 10,
+        qualifying_event: 'signup',
+        is_active: true,
+        expected_version: before.version,
+      },
+    });
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    await dialog.getByRole('button', { name: 'Save rules' }).click();
+    await dialog
+      .getByText(`Someone saved the rules while you edited them (now version ${before.version + 1})`, { exact: false })
+      .waitFor();
     await dialog.getByRole('button', { name: 'Save rules' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByText('250 credits per qualified referral').waitFor();
@@ -272,7 +290,7 @@ describe('the staff console: Store and Catalog', () => {
       qualifying_event: 'first_purchase',
       qualify_within_days: 30,
       is_active: true,
-      version: before.version + 1,
+      version: before.version + 2,
     });
     await check('catalog-referral-rules');
     expect(pageProblems(page)).toEqual([]);

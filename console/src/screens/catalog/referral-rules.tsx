@@ -90,7 +90,7 @@ function rulesIssues(error: unknown): Record<string, string> {
   if (isPlatformApiError(error) && error.code === 'conflict') {
     const details = (error.details ?? {}) as { current_version?: unknown };
     return {
-      '': `Someone saved the rules while you edited them (now version ${String(details.current_version)}). Cancel and open the form again to start from theirs.`,
+      '': `Someone saved the rules while you edited them (now version ${String(details.current_version)}). Save again to replace theirs with yours, or cancel to see theirs first.`,
     };
   }
   if (isPlatformApiError(error) && error.code === 'invalid_request') {
