@@ -100,7 +100,7 @@ export default function GamesPage() {
         />
         {TERM_KINDS.map((kind) => {
           const key = TERM_WORDS[kind].filter;
-          const known = names[kind].list.data?.data ?? [];
+          const known = names[kind].list.data ?? [];
           const current = filters[key];
           const choices = [
             { id: '', label: 'Any' },

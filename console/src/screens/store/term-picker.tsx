@@ -4,17 +4,26 @@ import { Checkbox, Input, Label, SearchField } from 'react-aria-components';
 import { useServiceIssue } from '../../ui/service-issues';
 import { TERM_WORDS, TERMS_API, type Term, type TermKind } from './terms-api';
 
-/** The most a list page holds: the first page of names, in name order, is what a picker offers before a search. */
-const FIRST_NAMES = 100;
+/** The API's largest page; the names are read page after page up to a bound no store comes near. */
+const PAGE = 100;
+const MOST_PAGES = 50;
 
-/** The first hundred terms of a kind by name: enough to name a game's links and to pick from. */
+/** Every term of a kind, by name: they name a game's links and are what a picker offers. */
 export function useTermNames(kind: TermKind) {
   const list = useQuery({
     queryKey: ['store', kind, 'names'],
-    queryFn: () => TERMS_API[kind].list({ per_page: FIRST_NAMES, sort: 'name:asc' }),
+    queryFn: async () => {
+      const terms: Term[] = [];
+      for (let page = 1; page <= MOST_PAGES; page += 1) {
+        const answer = await TERMS_API[kind].list({ page, per_page: PAGE, sort: 'name:asc' });
+        terms.push(...answer.data);
+        if (answer.data.length < PAGE || terms.length >= answer.meta.total) break;
+      }
+      return terms;
+    },
     staleTime: 30_000,
   });
-  const names = new Map<number, string>((list.data?.data ?? []).map((term) => [term.id, term.name]));
+  const names = new Map<number, string>((list.data ?? []).map((term) => [term.id, term.name]));
   return { list, names, nameOf: (id: number) => names.get(id) ?? `${TERM_WORDS[kind].noun} #${id}` };
 }
 
@@ -25,46 +34,39 @@ interface TermPickerProps {
 }
 
 /**
- * Genres, developers or publishers picked by name: a box per term, a search (the service's `q`)
- * when the list is long, and the chosen ones named above the list.
+ * Genres, developers or publishers picked by name: a box per term, a search among them when the
+ * list is long, and the chosen ones named above the list.
  */
 export function TermPicker({ kind, value, onChange }: TermPickerProps) {
   const words = TERM_WORDS[kind];
   const [search, setSearch] = useState('');
   const all = useTermNames(kind);
-  const found = useQuery({
-    queryKey: ['store', kind, 'pick', search],
-    enabled: search !== '',
-    queryFn: () => TERMS_API[kind].list({ q: search, per_page: FIRST_NAMES, sort: 'name:asc' }),
-  });
-  const shown: Term[] = search === '' ? (all.list.data?.data ?? []) : (found.data?.data ?? []);
+  const terms = all.list.data ?? [];
+  const wanted = search.trim().toLowerCase();
+  const shown = wanted === '' ? terms : terms.filter((term) => term.name.toLowerCase().includes(wanted));
   const chosen = new Set(value);
-  const [seen] = useState(() => new Map<number, string>());
-  for (const term of [...(all.list.data?.data ?? []), ...(found.data?.data ?? [])]) seen.set(term.id, term.name);
   const set = (id: number, on: boolean) => onChange(on ? [...value, id] : value.filter((each) => each !== id));
-  const total = all.list.data?.meta.total ?? 0;
   const issue = useServiceIssue(words.linkField);
 
   return (
     <fieldset className="term-picker">
       <legend>{words.title}</legend>
       <p className="term-chosen hint" aria-live="polite">
-        {value.length === 0
-          ? `No ${words.noun} chosen.`
-          : `Chosen: ${value.map((id) => seen.get(id) ?? `${words.noun} #${id}`).join(', ')}`}
+        {value.length === 0 ? `No ${words.noun} chosen.` : `Chosen: ${value.map(all.nameOf).join(', ')}`}
       </p>
-      {total > 10 || search !== '' ? (
+      {terms.length > 10 ? (
         <SearchField className="field" value={search} onChange={setSearch}>
           <Label>{`Find a ${words.noun}`}</Label>
-          <Input />
+          {/* Enter here narrows the list; it must not submit the game's form. */}
+          <Input onKeyDown={(event) => event.key === 'Enter' && event.preventDefault()} />
         </SearchField>
       ) : null}
       <div className="picker">
-        {all.list.isPending || (search !== '' && found.isPending) ? (
+        {all.list.isPending ? (
           <p className="loading">Loading…</p>
         ) : shown.length === 0 ? (
           <p className="muted">
-            {search === '' ? `No ${kind} yet: create them under Store, ${words.title}.` : `No ${words.noun} matches.`}
+            {wanted === '' ? `No ${kind} yet: create them under Store, ${words.title}.` : `No ${words.noun} matches.`}
           </p>
         ) : (
           shown.map((term) => (
