@@ -163,7 +163,14 @@ describe('the staff console: Store and Catalog', () => {
     // The genre list links to its games; deleting the genre says the game loses the link, and it does.
     await page.goto(`${service.origin}/admin/store/genres?q=deck`);
     const genreRow = page.getByRole('row', { name: /Deckbuilder/ });
-    await genreRow.getByRole('link', { name: '1 game' }).waitFor();
+    // Its games: the games list filtered by the genre, named in the filter.
+    await genreRow.getByRole('link', { name: '1 game' }).click();
+    await page.getByRole('heading', { name: 'Games', level: 2 }).waitFor();
+    expect(new URL(page.url()).searchParams.get('genre_id')).toBe(String(genre.id));
+    await page.getByRole('button', { name: /Deckbuilder.*Genre|Genre.*Deckbuilder/ }).waitFor();
+    await page.getByText('1 in all').waitFor();
+    await expect(page.getByRole('row').filter({ hasText: 'Moonlit Harbor' }).count()).resolves.toBe(1);
+    await page.goBack();
     await genreRow.getByRole('button', { name: 'Delete…' }).click();
     let confirm = page.getByRole('alertdialog', { name: 'Delete the genre Deckbuilder?' });
     await confirm.getByText(/1 game loses its link to Deckbuilder and stays in the store/).waitFor();
