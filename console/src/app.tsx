@@ -53,6 +53,11 @@ const RuntimePoolPage = lazy(() => import('./screens/runtime/pool-page'));
 const RuntimeSessionsPage = lazy(() => import('./screens/runtime/sessions'));
 const RuntimeSessionPage = lazy(() => import('./screens/runtime/session-page'));
 const StorageObjectsPage = lazy(() => import('./screens/storage/objects'));
+const StoreGamesPage = lazy(() => import('./screens/store/games'));
+const StoreGamePage = lazy(() => import('./screens/store/game-page'));
+const StoreTermsPage = lazy(() => import('./screens/store/terms'));
+const AchievementsPage = lazy(() => import('./screens/catalog/achievements'));
+const ReferralRulesPage = lazy(() => import('./screens/catalog/referral-rules'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -195,6 +200,17 @@ function Routes() {
                         <Route path="/runtime/sessions" component={RuntimeSessionsPage} />
                         <Route path="/runtime/sessions/:id">{(params) => <RuntimeSessionPage id={params.id} />}</Route>
                         <Route path="/storage" component={StorageObjectsPage} />
+                        <Route path="/store" component={StoreGamesPage} />
+                        <Route path="/store/games/:id">{(params) => <StoreGamePage id={params.id} />}</Route>
+                        <Route path="/store/genres">{() => <StoreTermsPage key="genres" kind="genres" />}</Route>
+                        <Route path="/store/developers">
+                          {() => <StoreTermsPage key="developers" kind="developers" />}
+                        </Route>
+                        <Route path="/store/publishers">
+                          {() => <StoreTermsPage key="publishers" kind="publishers" />}
+                        </Route>
+                        <Route path="/catalog" component={AchievementsPage} />
+                        <Route path="/catalog/referral-rules" component={ReferralRulesPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>

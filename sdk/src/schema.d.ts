@@ -887,7 +887,7 @@ export interface paths {
         };
         /**
          * List store games
-         * @description Every status. `q` matches title or slug; filters `status`, `game_type`.
+         * @description Every status. `q` matches title or slug; filters `status`, `game_type`, and `genre_id`, `developer_id`, `publisher_id` (games linked to that term).
          *
          *     **Permission:** `store.read`.
          */
@@ -11014,6 +11014,12 @@ export interface operations {
                 sort?: string;
                 status?: "draft" | "published" | "hidden";
                 game_type?: "app" | "game" | "launcher";
+                /** @description Only games linked to this genre. */
+                genre_id?: number;
+                /** @description Only games linked to this developer. */
+                developer_id?: number;
+                /** @description Only games linked to this publisher. */
+                publisher_id?: number;
             };
             header?: never;
             path?: never;

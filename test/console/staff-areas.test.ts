@@ -689,7 +689,7 @@ describe('the staff console: Roles, Operations and Site', () => {
     await context.close();
   });
 
-  it('a content editor sees Home, Site and Notifications only, and the sections they may not write are read-only', async () => {
+  it('a content editor sees Home, Site, Notifications, Store and Catalog only, and the sections they may not write are read-only', async () => {
     const { page, context } = await service.window();
     await signInWithToken(
       page,
@@ -699,7 +699,14 @@ describe('the staff console: Roles, Operations and Site', () => {
     );
     await page.getByRole('heading', { name: 'Settings: limits' }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Areas' });
-    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual(['Home', 'Site', 'Notifications']);
+    // In the sidebar's order: Commerce, then Content.
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+      'Home',
+      'Store',
+      'Catalog',
+      'Site',
+      'Notifications',
+    ]);
     await page.getByText('Editing this section needs settings.write.').waitFor();
     await expect(page.getByRole('button', { name: 'Save draft' }).isDisabled()).resolves.toBe(true);
     expect(await seriousViolations(page)).toEqual([]);

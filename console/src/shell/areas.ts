@@ -29,27 +29,33 @@ export const groupOf = (area: Area): AreaGroup | undefined =>
 
 export const AREAS: Area[] = [
   { path: '/', label: 'Home', readWith: [] },
+  // Players
   { path: '/users', label: 'Users', readWith: ['users.read'] },
-  { path: '/roles', label: 'Roles', readWith: ['roles.read'] },
   { path: '/support', label: 'Support', readWith: ['support.read'] },
-  { path: '/operations', label: 'Operations', readWith: ['ops.read', 'ops.panic', 'settings.read', 'audit.read'] },
+  // Commerce
+  { path: '/billing', label: 'Billing', readWith: ['billing.read'] },
+  { path: '/plans', label: 'Plans', readWith: ['plans.read'] },
+  { path: '/store', label: 'Store', readWith: ['store.read'] },
+  { path: '/catalog', label: 'Catalog', readWith: ['content.read'] },
+  // Content
   {
     path: '/site',
     label: 'Site',
     readWith: ['site.read', 'settings.read', 'billing.read', 'content.read', 'content.write', 'announcements.read'],
   },
-  { path: '/billing', label: 'Billing', readWith: ['billing.read'] },
-  { path: '/plans', label: 'Plans', readWith: ['plans.read'] },
+  // Templates, campaigns, audiences and what delivery keeps (outbox, suppressions, waitlist).
+  { path: '/email', label: 'Email', readWith: ['email.read', 'email.write'] },
   // Senders (either channel), and readers of the history.
   {
     path: '/notifications',
     label: 'Notifications',
     readWith: ['announcements.write', 'email.send', 'announcements.read', 'email.read'],
   },
-  // Templates, campaigns, audiences and what delivery keeps (outbox, suppressions, waitlist).
-  { path: '/email', label: 'Email', readWith: ['email.read', 'email.write'] },
+  // Platform
+  { path: '/operations', label: 'Operations', readWith: ['ops.read', 'ops.panic', 'settings.read', 'audit.read'] },
   { path: '/runtime', label: 'Runtime', readWith: ['runtime.read'] },
   { path: '/storage', label: 'Storage', readWith: ['storage.read'] },
+  { path: '/roles', label: 'Roles', readWith: ['roles.read'] },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

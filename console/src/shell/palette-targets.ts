@@ -30,6 +30,11 @@ const SCREENS: Area[] = [
   { path: '/email/waitlist', label: 'Waitlist', readWith: ['email.read'] },
   { path: '/runtime/pools', label: 'Runtime pools', readWith: ['runtime.read'] },
   { path: '/runtime/sessions', label: 'Game sessions', readWith: ['runtime.read'] },
+  { path: '/store/genres', label: 'Store genres', readWith: ['store.read'] },
+  { path: '/store/developers', label: 'Store developers', readWith: ['store.read'] },
+  { path: '/store/publishers', label: 'Store publishers', readWith: ['store.read'] },
+  { path: '/catalog', label: 'Achievements', readWith: ['content.read'] },
+  { path: '/catalog/referral-rules', label: 'Referral rules', readWith: ['content.read'] },
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -55,6 +55,16 @@ export async function listGames(db: Db, query: ListGamesQuery): Promise<{ rows: 
   }
   if (query.status !== undefined) filtered = filtered.where('status', '=', query.status);
   if (query.game_type !== undefined) filtered = filtered.where('game_type', '=', query.game_type);
+  for (const [id, term] of [
+    [query.genre_id, TERM_KINDS.genres],
+    [query.developer_id, TERM_KINDS.developers],
+    [query.publisher_id, TERM_KINDS.publishers],
+  ] as const) {
+    if (id === undefined) continue;
+    filtered = filtered.where(
+      sql<boolean>`exists (SELECT 1 FROM ${sql.table(term.link)} WHERE game_id = store_games.id AND ${sql.ref(term.linkColumn)} = ${id})`,
+    );
+  }
   const { field, direction } = query.sort;
   // Undated games sort last either way: "newest release first" should not open on unknowns.
   const order =

@@ -35,7 +35,9 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
         operationId: 'listStoreGames',
         tags,
         summary: 'List store games',
-        description: 'Every status. `q` matches title or slug; filters `status`, `game_type`.',
+        description:
+          'Every status. `q` matches title or slug; filters `status`, `game_type`, and `genre_id`, `developer_id`, ' +
+          '`publisher_id` (games linked to that term).',
         querystring: listGamesQuery,
         response: { 200: gamesPage },
       },

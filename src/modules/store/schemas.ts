@@ -136,6 +136,9 @@ export const GAME_SORT_FIELDS = ['title', 'created_at', 'updated_at', 'release_d
 export const listGamesQuery = pageQuery(GAME_SORT_FIELDS, { field: 'created_at', direction: 'desc' }).extend({
   status: z.enum(GAME_STATUSES).optional(),
   game_type: z.enum(GAME_TYPES).optional(),
+  genre_id: storeId.optional().describe('Only games linked to this genre.'),
+  developer_id: storeId.optional().describe('Only games linked to this developer.'),
+  publisher_id: storeId.optional().describe('Only games linked to this publisher.'),
 });
 export type ListGamesQuery = z.infer<typeof listGamesQuery>;
 export const gamesPage = pagedResponse(gameBody);

@@ -25,6 +25,8 @@ const COVERED_AREAS = [
   'site',
   'runtime',
   'storage',
+  'store',
+  'catalog',
 ];
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
