@@ -20,7 +20,7 @@ import './audiences.css';
 type Member = ListItem<ListBody<'/v1/admin/email/audiences/{id}/members'>>;
 type MembersQuery = NonNullable<operations['listEmailAudienceMembers']['parameters']['query']>;
 const FILTERS = ['q', 'mailable', 'page'] as const;
-const PER_PAGE = 50;
+const PER_PAGE = 25;
 const number = (value: number) => value.toLocaleString('en-GB');
 
 const whyNot = (member: Member) =>
