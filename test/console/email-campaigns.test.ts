@@ -271,6 +271,25 @@ describe('the staff console: Email audiences and campaigns', () => {
       await screenshotBothSizes(page, 'email-campaigns');
       expect(pageProblems(page)).toEqual([]);
       await context.close();
+
+      // Staff on the dashboard channel (audit.read) see a launch made elsewhere at once, from its realtime event.
+      const second = await call('POST', '/v1/admin/email/campaigns', {
+        name: 'Early bird reminder',
+        template_key: 'winter-sale',
+        audience_id: audience.id,
+      });
+      const owner = await service.window();
+      await signInWithToken(
+        owner.page,
+        service.origin,
+        await service.tokenFor('owner'),
+        `/admin/email/campaigns/${second.id}`,
+      );
+      await owner.page.getByText('Not launched yet: nothing is queued.').waitFor();
+      await owner.page.getByText('Live: changes made anywhere show here as they happen.').waitFor();
+      await call('POST', `/v1/admin/email/campaigns/${second.id}/cancel`, {});
+      await owner.page.getByText('A cancelled campaign is final').waitFor();
+      await owner.context.close();
     },
     SLOW,
   );

@@ -1,6 +1,6 @@
 import { unwrap } from '@platform-api/sdk';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../../api/client';
@@ -32,7 +32,12 @@ export default function CampaignPage({ id }: { id: string }) {
     queryFn: () => unwrap(api.GET('/v1/admin/email/campaigns/{id}', { params: { path: { id } } })),
     refetchInterval: (query) => (query.state.data?.status === 'sending' ? SENDING_REFRESH_MS : false),
   });
-  useCampaignEvents(id, () => void queryClient.invalidateQueries({ queryKey: ['email', 'campaign', id] }));
+  const refresh = useCallback(
+    () => void queryClient.invalidateQueries({ queryKey: ['email', 'campaign', id] }),
+    [queryClient, id],
+  );
+  useCampaignEvents(id, refresh);
+  const live = useLiveFeed().connected && permissions.can('audit.read');
 
   if (campaign.error !== null)
     return (
@@ -55,6 +60,11 @@ export default function CampaignPage({ id }: { id: string }) {
         <StatusBadge status={current.status} />
       </header>
       <Actions campaign={current} canWrite={canWrite} canSend={canSend} />
+      <p className="muted">
+        {live
+          ? 'Live: changes made anywhere show here as they happen.'
+          : 'The counts refresh every second while the campaign sends.'}
+      </p>
       <div className="email-columns">
         <Progress campaign={current} />
         <Facts campaign={current} />
@@ -63,12 +73,18 @@ export default function CampaignPage({ id }: { id: string }) {
   );
 }
 
-/** Refreshes on each realtime event about this campaign (launched, paused, resumed, stopped, sent, …). */
+/**
+ * Refreshes on each realtime event about this campaign (launched, paused, resumed, stopped, sent, …), once per
+ * event. The dashboard channel carries them, so staff who may read the audit log get them; for everyone the
+ * counts are also read every second while the campaign sends.
+ */
 function useCampaignEvents(id: string, refresh: () => void) {
-  const feed = useLiveFeed();
-  const latest = feed.events[0];
+  const latest = useLiveFeed().events[0];
+  const handled = useRef<number | undefined>(undefined);
   useEffect(() => {
-    if (latest?.name.startsWith('email.campaign_') && latest.payload?.campaign_id === id) refresh();
+    if (latest === undefined || handled.current === latest.id) return;
+    handled.current = latest.id;
+    if (latest.name.startsWith('email.campaign_') && latest.payload?.campaign_id === id) refresh();
   }, [latest, id, refresh]);
 }
 
