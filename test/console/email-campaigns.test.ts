@@ -81,6 +81,26 @@ describe('the staff console: Email audiences and campaigns', () => {
       await page.getByRole('heading', { name: 'Audiences', level: 2 }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
 
+      // An old list goes, its confirmation saying how many members go with it.
+      const old = await call('POST', '/v1/admin/email/audiences', { name: 'Autumn leftovers' });
+      await call('PUT', `/v1/admin/email/audiences/${old.id}/members`, {
+        members: ['a@players.test', 'b@players.test'],
+      });
+      await page.reload();
+      const oldRow = page.getByRole('row').filter({ hasText: 'Autumn leftovers' });
+      await oldRow.getByRole('button', { name: 'Delete…' }).click();
+      await page
+        .getByRole('alertdialog')
+        .getByText(/Its list of 2 members is removed with it/)
+        .waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Delete audience' }).click();
+      await page.getByText('Audience Autumn leftovers deleted').waitFor();
+      expect(
+        (await service.t.request({ method: 'GET', url: `/v1/admin/email/audiences/${old.id}`, token })).statusCode,
+      ).toBe(404);
+      await screenshotBothSizes(page, 'email-audiences');
+
       await page.getByRole('button', { name: 'New audience…' }).click();
       const dialog = page.getByRole('dialog');
       await dialog.getByLabel('Name').fill('Winter players');
@@ -171,6 +191,12 @@ describe('the staff console: Email audiences and campaigns', () => {
         audience_id: audienceId,
         vars: { headline: 'Thirty percent off' },
       });
+
+      await page.getByRole('button', { name: 'Edit…' }).click();
+      await dialog.getByLabel('Stop after this many failures in a row').fill('25');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Campaign Winter sale 2026 saved').waitFor();
+      expect((await call('GET', `/v1/admin/email/campaigns/${campaignId}`)).max_consecutive_failures).toBe(25);
 
       // Scheduled for the day after tomorrow, then back to a draft.
       const at = `${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)}T12:00`;

@@ -21,6 +21,8 @@ const SCREENS: Area[] = [
   { path: '/site/announcements', label: 'Announcements', readWith: ['site.read', 'announcements.read'] },
   { path: '/notifications', label: 'Broadcast a notification', readWith: ['announcements.write', 'email.send'] },
   { path: '/notifications/history', label: 'Broadcast history', readWith: ['announcements.read', 'email.read'] },
+  { path: '/email/campaigns', label: 'Email campaigns', readWith: ['email.read'] },
+  { path: '/email/audiences', label: 'Email audiences', readWith: ['email.read'] },
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
