@@ -40,6 +40,12 @@ const EmailAudiencesPage = lazy(() => import('./screens/email/audiences/audience
 const EmailAudiencePage = lazy(() => import('./screens/email/audiences/audience-page'));
 const EmailCampaignsPage = lazy(() => import('./screens/email/campaigns/campaigns-list'));
 const EmailCampaignPage = lazy(() => import('./screens/email/campaigns/campaign-page'));
+const EmailTemplatesPage = lazy(() => import('./screens/email/templates/templates-list'));
+const EmailTemplatePage = lazy(() => import('./screens/email/templates/template-page'));
+const EmailOutboxPage = lazy(() => import('./screens/email/delivery/outbox'));
+const EmailMessagePage = lazy(() => import('./screens/email/delivery/outbox-message'));
+const EmailSuppressionsPage = lazy(() => import('./screens/email/delivery/suppressions'));
+const EmailWaitlistPage = lazy(() => import('./screens/email/delivery/waitlist'));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -164,6 +170,17 @@ function Routes() {
                         <Route path="/notifications/history/:id">
                           {(params) => <BroadcastDetailPage id={params.id} />}
                         </Route>
+                        <Route path="/email">
+                          <Redirect to="/email/templates" replace />
+                        </Route>
+                        <Route path="/email/templates" component={EmailTemplatesPage} />
+                        <Route path="/email/templates/:key">
+                          {(params) => <EmailTemplatePage templateKey={params.key} />}
+                        </Route>
+                        <Route path="/email/outbox" component={EmailOutboxPage} />
+                        <Route path="/email/outbox/:id">{(params) => <EmailMessagePage id={params.id} />}</Route>
+                        <Route path="/email/suppressions" component={EmailSuppressionsPage} />
+                        <Route path="/email/waitlist" component={EmailWaitlistPage} />
                         <Route>
                           <h1>Not found</h1>
                           <p>The console has no page at this address.</p>

@@ -2451,7 +2451,7 @@ export interface paths {
         };
         /**
          * Read one outbound message
-         * @description The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template version and vars (templated messages are rendered on read, with the same code and the same unsubscribe link as at sending), and the headers set on it (Message-ID; List-Unsubscribe and List-Unsubscribe-Post for marketing mail). An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError. 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.
+         * @description The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template version and vars (templated messages are rendered on read, with the same code as at sending; the unsubscribe link's token reads `withheld`, since a signed link unsubscribes its holder), and the headers set on it (Message-ID; List-Unsubscribe, its token withheld too, and List-Unsubscribe-Post for marketing mail). An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError. 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.
          *
          *     **Permission:** `email.read`.
          */
@@ -2647,7 +2647,7 @@ export interface paths {
         put?: never;
         /**
          * Render a template version
-         * @description Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given. Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the template has no versions.
+         * @description Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given (the sample link's token reads `withheld`). Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the template has no versions.
          *
          *     **Permission:** `email.read`.
          */
@@ -4233,6 +4233,8 @@ export interface components {
             id: number;
             /** Format: uuid */
             user_id: string;
+            /** @description The player's email, so staff see whose it is; null when they have none. */
+            user_email: string | null;
             /** @description Signed: additions positive, deductions negative. */
             amount: number;
             /** @enum {string} */
@@ -4260,6 +4262,8 @@ export interface components {
             id: number;
             /** Format: uuid */
             user_id: string;
+            /** @description The player's email, so staff see whose it is; null when they have none. */
+            user_email: string | null;
             /** @description The addition that made the lot. */
             entry_id: number;
             /**
@@ -10472,6 +10476,13 @@ export interface operations {
                             published_by: string | null;
                             published_at: string | null;
                             has_unpublished_changes: boolean;
+                            /** @description The fields the platform's sites and apps read from this section, with their types (`color` is #rrggbb, `locale` a BCP 47 tag): a guide for editors. The draft stays free-form: any field, listed or not, is stored and served as given. */
+                            known_fields: {
+                                name: string;
+                                /** @enum {string} */
+                                type: "text" | "long_text" | "email" | "url" | "color" | "integer" | "boolean" | "locale";
+                                description: string;
+                            }[];
                         }[];
                     };
                 };

@@ -290,7 +290,7 @@ describe('the staff console: Email audiences and campaigns', () => {
       await sending;
       await page.getByText('A sent campaign is final').waitFor();
       const outboxLink = page.getByRole('link', { name: "This campaign's messages in the outbox" });
-      await expect(outboxLink.getAttribute('href')).resolves.toBe(`/admin/email/outbox?campaign=${campaign.id}`);
+      await expect(outboxLink.getAttribute('href')).resolves.toBe(`/admin/email/outbox?campaign_id=${campaign.id}`);
       expect(await seriousViolations(page)).toEqual([]);
       await screenshotBothSizes(page, 'email-campaign-sent');
       await noSidewaysScroll(page);
@@ -302,8 +302,17 @@ describe('the staff console: Email audiences and campaigns', () => {
       expect(stored.counts).toMatchObject({ sent: recipients, failed: 0, queued: 0, held: 0 });
       expect(toEarlyBirds()).toBe(recipients);
 
-      // The list names it with its progress.
-      await page.getByRole('link', { name: '← Campaigns' }).click();
+      // Its mail in the outbox, and the list naming it with its progress.
+      await outboxLink.click();
+      await page.getByRole('heading', { name: 'Outbox', level: 2 }).waitFor();
+      await page.getByText('Mail of the campaign').getByText('Early bird sale').waitFor();
+      await page
+        .getByRole('row')
+        .filter({ hasText: 'early0@players.test' })
+        .or(page.getByRole('row').filter({ hasText: /early\d+@players\.test/ }))
+        .first()
+        .waitFor();
+      await page.getByRole('navigation', { name: 'Email' }).getByRole('link', { name: 'Campaigns' }).click();
       await page.getByRole('row').filter({ hasText: 'Early bird sale' }).getByText('150 of 150').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       await screenshotBothSizes(page, 'email-campaigns');

@@ -172,6 +172,25 @@ describe('the staff console: forms after a mistake', () => {
     await context.close();
   });
 
+  it("says the service's reason for a conflict, not a guess at one", { timeout: 60_000 }, async () => {
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, await service.tokenFor('owner'), '/admin/site/pages');
+    await page.getByRole('button', { name: 'New page…' }).click();
+    const dialog = page.getByRole('dialog');
+    // The demo has a page at /about.
+    await dialog.getByLabel('Address').fill('about');
+    await dialog.getByLabel('Title').fill('About, again');
+    await dialog.getByRole('button', { name: 'Create page' }).click();
+    await page.getByText('This conflicts with what is stored: slug taken.').first().waitFor();
+    const pages = await service.t.request({
+      method: 'GET',
+      url: '/v1/admin/site/pages?per_page=100',
+      token: await service.tokenFor('owner'),
+    });
+    expect((pages.json().data as Array<{ title: string }>).some((each) => each.title === 'About, again')).toBe(false);
+    await context.close();
+  });
+
   it('clears "Please lengthen" as soon as the reason is long enough, and one click on Ban bans', {
     timeout: 60_000,
   }, async () => {

@@ -478,19 +478,39 @@ describe('the staff console: Roles, Operations and Site', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshotBothSizes(page, 'site-section');
     const before = await service.t.request({ method: 'GET', url: '/v1/public/site' });
-    const field = page.getByRole('textbox').first();
-    const fieldName = await page.locator('.draft-field label').first().textContent();
-    await field.fill('Every day 8:00–22:00 CET');
+    // The fields the sites read, each as its type; an address that is not one stops the save beside it.
+    const known = page.getByRole('group', { name: 'Fields the sites read' });
+    const email = known.getByRole('textbox', { name: 'email', exact: true });
+    await expect(email.getAttribute('type')).resolves.toBe('email');
+    await expect(known.getByRole('spinbutton', { name: 'response_time_hours' }).inputValue()).resolves.toBe('24');
+    await known.getByRole('textbox', { name: 'hours', exact: true }).fill('Every day 8:00–22:00 CET');
+    await email.fill('support at example');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await expect(email.getAttribute('aria-invalid')).resolves.toBe('true');
+    const stillDraft = await service.t.request({
+      method: 'GET',
+      url: '/v1/admin/site/settings',
+      token: await service.tokenFor('owner'),
+    });
+    expect(JSON.stringify(stillDraft.json())).not.toContain('Every day 8:00–22:00 CET');
+    await email.fill('help.demo@example.com');
+    await expect(email.getAttribute('aria-invalid')).resolves.toBeNull();
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft saved').waitFor();
     await page.getByRole('button', { name: 'Publish…' }).click();
+    // The confirmation says what changes: each field from its live value to the draft's.
+    const changes = page.getByRole('alertdialog').getByRole('list', { name: 'Changes' });
+    await expect(changes.getByRole('listitem').allTextContents()).resolves.toEqual([
+      'email: support.demo@example.com → help.demo@example.com',
+      'hours: Mon-Fri 9:00-18:00 CET → Every day 8:00–22:00 CET',
+    ]);
     await page.getByRole('alertdialog').getByLabel('Reason').fill('Longer hours from December');
     await page.getByRole('alertdialog').getByRole('button', { name: 'Publish' }).click();
     await page.getByText(/support v\d+ is live/).waitFor();
     const after = await service.t.request({ method: 'GET', url: '/v1/public/site' });
     expect(JSON.stringify(after.json())).toContain('Every day 8:00–22:00 CET');
+    expect(JSON.stringify(after.json())).toContain('help.demo@example.com');
     expect(JSON.stringify(before.json())).not.toContain('Every day 8:00–22:00 CET');
-    expect(fieldName).not.toBe('');
 
     await page
       .getByRole('button', { name: /^Roll back to v/ })
@@ -500,6 +520,19 @@ describe('the staff console: Roles, Operations and Site', () => {
     await page.getByText(/restored\)/).waitFor();
     const rolledBack = await service.t.request({ method: 'GET', url: '/v1/public/site' });
     expect(JSON.stringify(rolledBack.json())).not.toContain('Every day 8:00–22:00 CET');
+
+    // A colour is typed or picked, and one that is not #rrggbb is refused beside the field.
+    await page.goto(`${service.origin}/admin/site/settings/branding`);
+    const primary = page.getByRole('textbox', { name: 'primary_color', exact: true });
+    await expect(primary.inputValue()).resolves.toBe('#5b5bd6');
+    await expect(page.getByLabel('Pick primary_color').inputValue()).resolves.toBe('#5b5bd6');
+    await primary.fill('blue');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('A colour as #rrggbb, like #5b5bd6').waitFor();
+    await primary.fill('#0b5cad');
+    await expect(page.getByLabel('Pick primary_color').inputValue()).resolves.toBe('#0b5cad');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBothSizes(page, 'site-section-branding');
     expect(pageProblems(page)).toEqual([]);
     await context.close();
   });
@@ -602,6 +635,32 @@ describe('the staff console: Roles, Operations and Site', () => {
     expect(live.statusCode).toBe(200);
     expect(live.json()).toMatchObject({ title: 'Press kit', version: 1 });
     expect(live.json().markdown).toContain('# Logos and screenshots');
+
+    // The next edit starts from the newest version's source, and saves only a change.
+    await page.getByText('Starting from v1 (live).').waitFor();
+    const markdown = page.getByLabel('Markdown');
+    await expect(markdown.inputValue()).resolves.toContain('# Logos and screenshots');
+    await expect(page.getByRole('button', { name: 'Save version' }).isDisabled()).resolves.toBe(true);
+    await markdown.fill('# Logos, screenshots and trailers');
+    await page.getByText('Starting from v1 (live), edited.').waitFor();
+    await page.getByRole('button', { name: 'Save version' }).click();
+    await page.getByText('v2 saved (not live until published)').waitFor();
+    await page.getByText('Starting from v2.').waitFor();
+    // An older version's source sits beside its rendering, and an edit can start from it.
+    const versionOne = page.getByRole('row').filter({ hasText: 'First cut' });
+    await versionOne.getByRole('button', { name: 'View' }).click();
+    await expect(page.getByRole('figure', { name: 'Source of v1' }).textContent()).resolves.toContain(
+      '<script>window.pwned = 1</script>',
+    );
+    await versionOne.getByRole('button', { name: 'Edit from this' }).click();
+    await page.getByText('Starting from v1 (live).').waitFor();
+    await expect(markdown.inputValue()).resolves.toContain('# Logos and screenshots');
+    const stored = await service.t.request({
+      method: 'GET',
+      url: `/v1/admin/site/pages/${new URL(page.url()).pathname.split('/').pop()}`,
+      token: await service.tokenFor('owner'),
+    });
+    expect(stored.json()).toMatchObject({ latest_version: 2, published_version: 1 });
 
     await page.getByRole('button', { name: 'Unpublish…' }).click();
     await page.getByRole('alertdialog').getByRole('button', { name: 'Unpublish' }).click();

@@ -38,6 +38,18 @@ export interface ProblemText {
   requestId: string | undefined;
 }
 
+/** How a refusal that names its reason (`details.reason`) begins: the reason says the rest. */
+const REASON_LEADS: Record<string, string> = {
+  conflict: 'This conflicts with what is stored',
+  invalid_state: 'It is not in a state that allows this',
+  invalid_request: 'The service refused this',
+};
+
+const reasonOf = (details: unknown): string | undefined =>
+  typeof details === 'object' && details !== null && typeof (details as { reason?: unknown }).reason === 'string'
+    ? (details as { reason: string }).reason
+    : undefined;
+
 const permissionOf = (details: unknown): string | undefined =>
   typeof details === 'object' && details !== null && typeof (details as { perm?: unknown }).perm === 'string'
     ? (details as { perm: string }).perm
@@ -52,7 +64,12 @@ export function describeProblem(error: unknown): ProblemText {
   if (error.problem.kind === 'validation') {
     for (const issue of error.problem.issues as SchemaIssue[]) fields[issue.path.join('.')] ??= issue.message;
   }
-  const base = SENTENCES[error.code] ?? `The service refused this (${error.code}).`;
+  const reason = reasonOf(error.details);
+  const lead = REASON_LEADS[error.code];
+  const base =
+    reason !== undefined && lead !== undefined
+      ? `${lead}: ${reason}.`
+      : (SENTENCES[error.code] ?? `The service refused this (${error.code}).`);
   const perm = error.code === 'forbidden' ? permissionOf(error.details) : undefined;
   const message = perm === undefined ? base : `${base} Missing: ${perm}.`;
   return { message, fields, requestId: error.requestId };

@@ -23,6 +23,8 @@ export const AREAS: Area[] = [
     label: 'Notifications',
     readWith: ['announcements.write', 'email.send', 'announcements.read', 'email.read'],
   },
+  // Templates, campaigns, audiences and what delivery keeps (outbox, suppressions, waitlist).
+  { path: '/email', label: 'Email', readWith: ['email.read', 'email.write'] },
 ];
 
 export const areaVisible = (area: Area, can: (...keys: string[]) => boolean) =>

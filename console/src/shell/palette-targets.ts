@@ -23,6 +23,10 @@ const SCREENS: Area[] = [
   { path: '/notifications/history', label: 'Broadcast history', readWith: ['announcements.read', 'email.read'] },
   { path: '/email/campaigns', label: 'Email campaigns', readWith: ['email.read'] },
   { path: '/email/audiences', label: 'Email audiences', readWith: ['email.read'] },
+  { path: '/email/templates', label: 'Email templates', readWith: ['email.read'] },
+  { path: '/email/outbox', label: 'Email outbox', readWith: ['email.read'] },
+  { path: '/email/suppressions', label: 'Email suppressions', readWith: ['email.read'] },
+  { path: '/email/waitlist', label: 'Waitlist', readWith: ['email.read'] },
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,10 +8,17 @@ export interface AreaPart {
   readWith: string[];
 }
 
-/** The parts of an area (Operations, Site), each shown to staff who may read it. */
+/**
+ * The parts of an area (Operations, Site), each shown to staff who may read it. The part holding
+ * the page is marked: `page` on the part's own list, `true` on a page within it (a template, a
+ * message), the part with the longest matching path winning.
+ */
 export function SubNav({ label, parts }: { label: string; parts: AreaPart[] }) {
   const permissions = usePermissions();
   const [location] = useLocation();
+  const within = parts
+    .filter((part) => location.startsWith(`${part.path}/`))
+    .sort((a, b) => b.path.length - a.path.length)[0]?.path;
   return (
     <nav aria-label={label} className="subnav">
       {parts
@@ -21,7 +28,7 @@ export function SubNav({ label, parts }: { label: string; parts: AreaPart[] }) {
             key={part.path}
             href={part.path}
             className="area-link"
-            aria-current={location === part.path ? 'page' : undefined}
+            aria-current={location === part.path ? 'page' : part.path === within ? 'true' : undefined}
           >
             {part.label}
           </Link>

@@ -36,6 +36,7 @@ interface TextInputProps {
   pattern?: { source: string; hint: string };
   multiline?: boolean;
   autoFocus?: boolean;
+  isReadOnly?: boolean;
 }
 
 const NO_SERVER_ERRORS = {};
@@ -88,6 +89,7 @@ function TextInputField(
       value={props.value}
       onChange={props.onChange}
       isRequired={props.isRequired}
+      isReadOnly={props.isReadOnly}
       minLength={props.minLength}
       maxLength={props.maxLength}
       type={props.multiline ? undefined : (props.type ?? 'text')}

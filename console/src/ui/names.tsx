@@ -8,22 +8,40 @@ import { usePermissions } from '../api/permissions';
 const shortId = (id: string) => (id.length > 12 ? `${id.slice(0, 8)}…` : id);
 
 /**
- * A user's email (or display name) by id, read once and cached: for screens whose rows carry only
- * the id (incident history, live events, bulk results). Without users.read, or for a user gone
- * since, the shortened id.
+ * One user's profile by id, read once and kept a few minutes: the query the user page reads
+ * (`['user', id]`), so every name on screen follows an edit there. Without users.read, nothing is
+ * asked.
  */
-function useUserLabel(id: string, known: string | null | undefined): string {
+export function useUser(id: string | null | undefined) {
   const permissions = usePermissions();
-  const named = known !== undefined && known !== null && known !== '';
-  const user = useQuery({
-    queryKey: ['user-name', id],
-    enabled: !named && permissions.can('users.read'),
+  return useQuery({
+    queryKey: ['user', id],
+    enabled: typeof id === 'string' && id !== '' && permissions.can('users.read'),
     staleTime: 5 * 60_000,
     retry: false,
-    queryFn: () => unwrap(api.GET('/v1/admin/users/{id}', { params: { path: { id } } })),
+    queryFn: () => unwrap(api.GET('/v1/admin/users/{id}', { params: { path: { id: id ?? '' } } })),
   });
-  if (named) return known;
-  return user.data?.email ?? user.data?.display_name ?? `user ${shortId(id)}`;
+}
+
+/** How a person is named: players by email (what staff search by), staff by their name. */
+type Naming = 'email' | 'name';
+
+/**
+ * A user's label: the one the row carries (`label`), else read by id; `fallback` (or the shortened
+ * id) while unknown, without users.read, or for a user gone since.
+ */
+function useUserLabel(id: string, label: string | null | undefined, naming: Naming, fallback?: string | null) {
+  const given = label !== undefined && label !== null && label !== '';
+  const user = useUser(given ? undefined : id);
+  if (given) return label;
+  const data = user.data;
+  const read =
+    data === undefined
+      ? undefined
+      : naming === 'name'
+        ? (data.display_name ?? data.email)
+        : (data.email ?? data.display_name);
+  return read ?? fallback ?? (user.isLoading ? '…' : `user ${shortId(id)}`);
 }
 
 /**
@@ -38,9 +56,24 @@ function NameLink({ href, id, children }: { href: string; id: string; children: 
   );
 }
 
-/** A link to a user's page, named by their email (given, or read by id). */
-export function UserLink({ id, label }: { id: string; label?: string | null }) {
-  const name = useUserLabel(id, label);
+/**
+ * A link to a user's page, named by the label given or read by id. A caller who may not read
+ * users gets the name as text: a link would lead to a refusal.
+ */
+export function UserLink({
+  id,
+  label,
+  naming = 'email',
+  fallback,
+}: {
+  id: string;
+  label?: string | null;
+  naming?: Naming;
+  fallback?: string | null;
+}) {
+  const permissions = usePermissions();
+  const name = useUserLabel(id, label, naming, fallback);
+  if (!permissions.can('users.read')) return <span title={id}>{name}</span>;
   return (
     <NameLink href={`/users/${id}`} id={id}>
       {name}
@@ -74,7 +107,7 @@ export function TargetName({ type, id, label }: { type: string | null; id: strin
 }
 
 /** Who did something: a staff member's link, or the service itself (a job, incident monitoring). */
-export function ActorLink({ id, label }: { id: string | null; label?: string | null }) {
+export function ActorLink({ id, label, naming }: { id: string | null; label?: string | null; naming?: Naming }) {
   if (id === null || id === '') return <span>the service</span>;
-  return <UserLink id={id} label={label} />;
+  return <UserLink id={id} label={label} naming={naming} />;
 }

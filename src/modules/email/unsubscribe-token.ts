@@ -49,3 +49,10 @@ export function unsubscribeUrl(publicBaseUrl: string, token: string): string {
   url.searchParams.set('token', token);
   return url.toString();
 }
+
+/**
+ * What staff see where a message's unsubscribe link goes: the same URL with its token withheld.
+ * A token unsubscribes its holder's address; staff reads (the outbox, a template preview) are
+ * responses, and signed links never leave the service in one. `withheld` never verifies.
+ */
+export const WITHHELD_TOKEN = 'withheld';

@@ -8,7 +8,7 @@ import { ChoiceInput, TextInput } from '../../ui/fields';
 import { FormDialog } from '../../ui/form-dialog';
 import { instantOf } from '../../ui/time';
 import { packLabel } from './money';
-import { usePlayer } from './players';
+import { useUser } from '../../ui/names';
 
 const GRANT = 'POST /v1/admin/billing/credits/grant';
 const GIFT = 'POST /v1/admin/billing/credits/gift-pack';
@@ -32,7 +32,7 @@ const lapseWords = (local: string) => {
 /** Grant credits to the chosen player: the dialog says how many, to whom and until when before it grants. */
 export function GrantCredits({ userId }: { userId: string }) {
   const blocked = useBlocked(userId);
-  const player = usePlayer(userId === '' ? undefined : userId);
+  const player = useUser(userId === '' ? undefined : userId);
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [expires, setExpires] = useState('');
@@ -113,7 +113,7 @@ export function GrantCredits({ userId }: { userId: string }) {
 /** Gift packs of credits to the chosen player: which pack, how many, and what they add, before it gifts. */
 export function GiftPack({ userId }: { userId: string }) {
   const blocked = useBlocked(userId);
-  const player = usePlayer(userId === '' ? undefined : userId);
+  const player = useUser(userId === '' ? undefined : userId);
   const giftables = useQuery({
     queryKey: ['billing', 'giftable-tiers'],
     queryFn: () => unwrap(api.GET('/v1/admin/billing/giftable-tiers')),

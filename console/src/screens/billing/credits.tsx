@@ -9,7 +9,8 @@ import { Time } from '../../ui/time';
 import { BillingNav } from './billing-nav';
 import { GiftPack, GrantCredits } from './credit-dialogs';
 import { packLabel } from './money';
-import { PlayerFilter, PlayerLink } from './players';
+import { PlayerFilter } from './players';
+import { UserLink } from '../../ui/names';
 
 type Entry = ListItem<ListBody<'/v1/admin/billing/ledger'>>;
 type Lot = ListItem<ListBody<'/v1/admin/billing/lots'>>;
@@ -120,7 +121,7 @@ function Ledger({ query, onPage }: { query: LedgerQuery; onPage: (page: number) 
       emptyText="No credit movement matches these filters."
       columns={[
         { id: 'when', name: 'When', isRowHeader: true, render: (entry) => <Time value={entry.created_at} /> },
-        { id: 'player', name: 'Player', render: (entry) => <PlayerLink id={entry.user_id} /> },
+        { id: 'player', name: 'Player', render: (entry) => <UserLink id={entry.user_id} label={entry.user_email} /> },
         { id: 'kind', name: 'Kind', render: (entry) => entry.kind },
         { id: 'amount', name: 'Credits', render: (entry) => (entry.amount > 0 ? `+${entry.amount}` : entry.amount) },
         { id: 'balance', name: 'Balance after', render: (entry) => entry.balance_after },
@@ -155,7 +156,7 @@ function Lots({ query, onPage }: { query: LotsQuery; onPage: (page: number) => v
       emptyText="No lot matches these filters."
       columns={[
         { id: 'when', name: 'Added', isRowHeader: true, render: (lot) => <Time value={lot.created_at} /> },
-        { id: 'player', name: 'Player', render: (lot) => <PlayerLink id={lot.user_id} /> },
+        { id: 'player', name: 'Player', render: (lot) => <UserLink id={lot.user_id} label={lot.user_email} /> },
         { id: 'kind', name: 'From', render: (lot) => lot.kind },
         { id: 'amount', name: 'Credits', render: (lot) => lot.amount },
         { id: 'remaining', name: 'Left', render: (lot) => lot.remaining },

@@ -8,8 +8,9 @@ import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { instantOf, Time } from '../../ui/time';
 import { BillingNav } from './billing-nav';
 import { formatMoney } from './money';
-import { PlayerFilter, PlayerLink } from './players';
+import { PlayerFilter } from './players';
 import { ProviderLink } from './provider-link';
+import { UserLink } from '../../ui/names';
 
 type Invoice = ListItem<ListBody<'/v1/admin/billing/invoices'>>;
 type InvoicesQuery = NonNullable<operations['listBillingInvoices']['parameters']['query']>;
@@ -99,7 +100,7 @@ export default function InvoicesPage() {
             isRowHeader: true,
             render: (each) => <Time value={each.created_at} />,
           },
-          { id: 'player', name: 'Player', render: (each) => <PlayerLink id={each.user_id} email={each.user_email} /> },
+          { id: 'player', name: 'Player', render: (each) => <UserLink id={each.user_id} label={each.user_email} /> },
           { id: 'status', name: 'Status', render: (each) => each.status },
           {
             id: 'due',

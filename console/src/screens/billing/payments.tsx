@@ -9,9 +9,10 @@ import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { instantOf, Time } from '../../ui/time';
 import { BillingNav } from './billing-nav';
 import { formatMoney } from './money';
-import { PlayerFilter, PlayerLink } from './players';
+import { PlayerFilter } from './players';
 import { ProviderLink } from './provider-link';
 import { type ListedPayment, RefundPayment } from './refund-payment';
+import { UserLink } from '../../ui/names';
 
 const FILTERS = ['q', 'user_id', 'status', 'kind', 'product_id', 'created_from', 'created_to', 'sort', 'page'] as const;
 const PER_PAGE = 25;
@@ -137,7 +138,7 @@ export default function PaymentsPage() {
           {
             id: 'player',
             name: 'Player',
-            render: (payment) => <PlayerLink id={payment.user_id} email={payment.user_email} />,
+            render: (payment) => <UserLink id={payment.user_id} label={payment.user_email} />,
           },
           {
             id: 'what',

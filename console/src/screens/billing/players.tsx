@@ -1,42 +1,17 @@
 import { unwrap } from '@platform-api/sdk';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button, Input, Label, SearchField } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
+import { useUser } from '../../ui/names';
 import { ProviderLink } from './provider-link';
-
-/** One user's profile, shared with the user page's query (same key), kept for a few minutes. */
-export function usePlayer(id: string | undefined) {
-  return useQuery({
-    queryKey: ['user', id],
-    queryFn: () => unwrap(api.GET('/v1/admin/users/{id}', { params: { path: { id: id ?? '' } } })),
-    enabled: id !== undefined && id !== '',
-    staleTime: 300_000,
-  });
-}
-
-/**
- * The player by email, linked to their page. Lists that carry the email (`user_email`) pass it;
- * the others (ledger, lots) look the player up, once per player for a few minutes.
- */
-export function PlayerLink({ id, email }: { id: string; email?: string | null }) {
-  if (email !== undefined) return <Link href={`/users/${id}`}>{email ?? 'player without email'}</Link>;
-  return <LookedUpPlayerLink id={id} />;
-}
-
-function LookedUpPlayerLink({ id }: { id: string }) {
-  const player = usePlayer(id);
-  const name = player.data?.email ?? player.data?.display_name ?? (player.isPending ? '…' : 'player without email');
-  return <Link href={`/users/${id}`}>{name}</Link>;
-}
 
 /**
  * A list's player filter, kept as `user_id` in the address: type an email (or part of it) and the
  * one matching player is chosen; the chosen player shows by email with a way to clear.
  */
 export function PlayerFilter({ userId, onChange }: { userId: string; onChange: (userId: string) => void }) {
-  const player = usePlayer(userId === '' ? undefined : userId);
+  const player = useUser(userId === '' ? undefined : userId);
   const [note, setNote] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
 

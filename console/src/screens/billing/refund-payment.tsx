@@ -7,8 +7,8 @@ import { usePermissions } from '../../api/permissions';
 import { TextInput } from '../../ui/fields';
 import { FormDialog } from '../../ui/form-dialog';
 import { formatMoney, majorText, minorDigits, minorOf } from './money';
-import { usePlayer } from './players';
 import './billing.css';
+import { useUser } from '../../ui/names';
 
 /** A payment as the payments list gives it, or as a refund answers it (without the player's email). */
 export type ListedPayment = ListItem<ListBody<'/v1/admin/billing/payments'>>;
@@ -37,7 +37,7 @@ export const ledgerHref = (userId: string) => `/billing/credits?view=ledger&user
 export function RefundPayment({ payment }: { payment: Payment }) {
   const permissions = usePermissions();
   // The payments list names the player; a row from elsewhere (the player page) may not.
-  const player = usePlayer('user_email' in payment ? undefined : payment.user_id);
+  const player = useUser('user_email' in payment ? undefined : payment.user_id);
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [key, setKey] = useState('');

@@ -223,7 +223,7 @@ function BlockDialog({
         />
       </div>
       <h3>Draft</h3>
-      <DraftFields draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
+      <DraftFields known={[]} draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
       <p className="hint">Saving keeps it a draft (upserted by surface, slot and locale); publish it from the list.</p>
     </FormDialog>
   );

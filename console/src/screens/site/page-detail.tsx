@@ -1,26 +1,22 @@
 import { unwrap } from '@platform-api/sdk';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Button } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
-import { ruleOf } from '../../api/field-rules';
 import { usePermissions } from '../../api/permissions';
-import { describeProblem } from '../../api/problems';
-import { useWrite } from '../../api/writes';
 import { Confirm } from '../../ui/confirm';
-import { TextInput } from '../../ui/fields';
 import { LongText } from '../../ui/long-text';
 import { PagedTable, usePagedQuery } from '../../ui/paged-table';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { MarkdownPreview } from './markdown-preview';
+import { PageEditor } from './page-editor';
 import { RenamePage } from './rename-page';
 
 const VERSIONS_PER_PAGE = 10;
-const NEW_VERSION = 'POST /v1/admin/site/pages/{id}/versions';
 
-/** One page: a new version written beside its preview, its versions, publishing one (or an older one back), unpublishing. */
+/** One page: a new version written from a stored one beside its preview, its versions, publishing one (or an older one back), unpublishing. */
 export default function PageDetail({ id }: { id: string }) {
   const permissions = usePermissions();
   const canWrite = permissions.can('site.write');
@@ -47,29 +43,22 @@ export default function PageDetail({ id }: { id: string }) {
         api.GET('/v1/admin/site/pages/{id}/versions/{version}', { params: { path: { id, version: previewed ?? 0 } } }),
       ),
   });
-  const [markdown, setMarkdown] = useState('');
-  const [note, setNote] = useState('');
-  const [fields, setFields] = useState<Record<string, string>>({});
+  const [chosenStart, setChosenStart] = useState<number | undefined>();
+  const startVersion = chosenStart ?? page.data?.latest_version ?? undefined;
+  const start = useQuery({
+    queryKey: ['site', 'page', id, 'version', startVersion],
+    enabled: startVersion !== undefined,
+    queryFn: () =>
+      unwrap(
+        api.GET('/v1/admin/site/pages/{id}/versions/{version}', {
+          params: { path: { id, version: startVersion ?? 0 } },
+        }),
+      ),
+  });
   const CHANGED = [
     ['site', 'page'],
     ['site', 'pages'],
   ];
-  const saveVersion = useWrite({
-    call: () =>
-      unwrap(
-        api.POST('/v1/admin/site/pages/{id}/versions', {
-          ...path,
-          body: { markdown, ...(note.trim() === '' ? {} : { note: note.trim() }) },
-        }),
-      ),
-    success: (made) => `v${made.version} saved (not live until published)`,
-    failure: 'Could not save the version',
-    invalidates: CHANGED,
-    onDone: () => {
-      setMarkdown('');
-      setNote('');
-    },
-  });
 
   if (page.error !== null)
     return (
@@ -101,46 +90,31 @@ export default function PageDetail({ id }: { id: string }) {
       {canWrite ? null : <p className="hint">Editing pages needs site.write.</p>}
       <section className="stack" aria-labelledby="new-version">
         <h2 id="new-version">New version</h2>
-        <Form
-          className="editor"
-          validationErrors={fields}
-          onSubmit={(event) => {
-            event.preventDefault();
-            setFields({});
-            saveVersion.mutate(undefined, { onError: (error) => setFields(describeProblem(error).fields) });
-          }}
-        >
-          <div className="editor-panes">
-            <TextInput
-              label="Markdown"
-              name="markdown"
-              value={markdown}
-              onChange={setMarkdown}
-              isRequired
-              maxLength={ruleOf(NEW_VERSION, 'markdown').maxLength}
-              multiline
-              error={fields.markdown}
-            />
-            <div className="stack-tight">
-              <span className="field-label">Preview</span>
-              <MarkdownPreview markdown={markdown} label="Preview of the new version" />
-            </div>
-          </div>
-          <TextInput
-            label="Note (optional)"
-            name="note"
-            value={note}
-            onChange={setNote}
-            maxLength={ruleOf(NEW_VERSION, 'note').maxLength}
+        {startVersion === undefined ? (
+          <PageEditor
+            key="first"
+            pageId={id}
+            start={{ version: null, markdown: '', isLive: false }}
+            canWrite={canWrite}
+            invalidates={CHANGED}
           />
-          <Button
-            type="submit"
-            className="btn btn-primary"
-            isDisabled={!canWrite || markdown.trim() === '' || saveVersion.isPending}
-          >
-            Save version
-          </Button>
-        </Form>
+        ) : start.error !== null ? (
+          <ProblemNote error={start.error} />
+        ) : start.data === undefined ? (
+          <p className="loading">Loading v{startVersion}…</p>
+        ) : (
+          <PageEditor
+            key={`${start.data.version}`}
+            pageId={id}
+            start={{
+              version: start.data.version,
+              markdown: start.data.markdown,
+              isLive: start.data.version === current.published_version,
+            }}
+            canWrite={canWrite}
+            invalidates={CHANGED}
+          />
+        )}
       </section>
       <section className="stack" aria-labelledby="page-versions">
         <h2 id="page-versions">Versions</h2>
@@ -162,7 +136,14 @@ export default function PageDetail({ id }: { id: string }) {
               render: (version) => (
                 <span className="button-row">
                   <Button className="btn btn-quiet" onPress={() => setPreviewed(version.version)}>
-                    Preview
+                    View
+                  </Button>
+                  <Button
+                    className="btn btn-quiet"
+                    isDisabled={!canWrite || version.version === startVersion}
+                    onPress={() => setChosenStart(version.version)}
+                  >
+                    Edit from this
                   </Button>
                   {version.is_published ? (
                     <span>live</span>
@@ -189,8 +170,13 @@ export default function PageDetail({ id }: { id: string }) {
         />
         {preview.data === undefined || previewed === undefined ? null : (
           <section className="stack" aria-labelledby="version-preview">
-            <h3 id="version-preview">Preview of v{preview.data.version}</h3>
-            <MarkdownPreview markdown={preview.data.markdown} label={`Preview of v${preview.data.version}`} />
+            <h3 id="version-preview">v{preview.data.version}: source and preview</h3>
+            <div className="editor-panes">
+              <figure className="markdown-source" aria-label={`Source of v${preview.data.version}`}>
+                <pre>{preview.data.markdown}</pre>
+              </figure>
+              <MarkdownPreview markdown={preview.data.markdown} label={`Preview of v${preview.data.version}`} />
+            </div>
           </section>
         )}
       </section>

@@ -1,6 +1,6 @@
 import { unwrap } from '@platform-api/sdk';
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
+import { Button, Form } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
 import { ruleOf } from '../../api/field-rules';
@@ -64,18 +64,25 @@ function SectionEditor({ section }: { section: Section }) {
       {canWrite ? null : <p className="hint">Editing this section needs {section.write_permission}.</p>}
       <section className="stack" aria-labelledby="draft-heading">
         <h2 id="draft-heading">Draft</h2>
-        <DraftFields draft={draft} onChange={setDraft} isReadOnly={!canWrite} />
+        <Form
+          className="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            saveDraft.mutate();
+          }}
+        >
+          <DraftFields draft={draft} known={section.known_fields} onChange={setDraft} isReadOnly={!canWrite} />
+          <div className="button-row">
+            <Button type="submit" className="btn btn-primary" isDisabled={!canWrite || saved || saveDraft.isPending}>
+              Save draft
+            </Button>
+            <Button className="btn" isDisabled={saved} onPress={() => setDraft(section.draft as Draft)}>
+              Undo changes
+            </Button>
+          </div>
+        </Form>
+        {/* Outside the form: a submit in the confirmation would bubble to it through React's tree. */}
         <div className="button-row">
-          <Button
-            className="btn btn-primary"
-            isDisabled={!canWrite || saved || saveDraft.isPending}
-            onPress={() => saveDraft.mutate()}
-          >
-            Save draft
-          </Button>
-          <Button className="btn" isDisabled={saved} onPress={() => setDraft(section.draft as Draft)}>
-            Undo changes
-          </Button>
           <Confirm
             trigger="Publish…"
             isDisabled={!canWrite || !saved || !section.has_unpublished_changes}
@@ -83,7 +90,12 @@ function SectionEditor({ section }: { section: Section }) {
               !canWrite ? `Needs ${section.write_permission}` : !saved ? 'Save the draft first' : undefined
             }
             title={`Publish ${section.section}?`}
-            consequence="The saved draft becomes the live version every site and app reads within seconds."
+            consequence={
+              <>
+                <p>The saved draft becomes the live version every site and app reads within seconds:</p>
+                <PublishDiff live={live} draft={section.draft as Draft} />
+              </>
+            }
             confirmLabel="Publish"
             reason={ruleOf('POST /v1/admin/site/settings/{section}/publish', 'note')}
             write={{
@@ -118,6 +130,35 @@ function SectionEditor({ section }: { section: Section }) {
       </section>
       <Versions section={section} canWrite={canWrite} changed={changed} />
     </section>
+  );
+}
+
+/** What a publish changes, field by field: added, removed, or from the live value to the draft's. */
+function PublishDiff({ live, draft }: { live: Draft; draft: Draft }) {
+  const names = [...new Set([...Object.keys(live), ...Object.keys(draft)])].sort();
+  const changes = names.filter((name) => JSON.stringify(live[name]) !== JSON.stringify(draft[name]));
+  if (changes.length === 0) return <p>Nothing differs from the live version.</p>;
+  return (
+    <ul className="publish-diff" aria-label="Changes">
+      {changes.map((name) => (
+        <li key={name}>
+          <code>{name}</code>:{' '}
+          {live[name] === undefined ? (
+            <>
+              added <ins>{show(draft[name])}</ins>
+            </>
+          ) : draft[name] === undefined ? (
+            <>
+              removed <del>{show(live[name])}</del>
+            </>
+          ) : (
+            <>
+              <del>{show(live[name])}</del> → <ins>{show(draft[name])}</ins>
+            </>
+          )}
+        </li>
+      ))}
+    </ul>
   );
 }
 

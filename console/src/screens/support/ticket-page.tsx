@@ -6,10 +6,11 @@ import { usePermissions } from '../../api/permissions';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { Compensation } from './compensation';
-import { useStaffNames } from './staff-names';
 import { CloseOrReopen, ReplyForm } from './ticket-actions';
 import { playerName, STATUS_LABELS, type Ticket, ticketReference } from './tickets';
 import './support.css';
+import { sessionStore } from '../../api/session';
+import { UserLink } from '../../ui/names';
 
 type Message = Ticket['messages'][number];
 type Attachment = Message['attachments'][number];
@@ -21,11 +22,6 @@ export default function TicketPage({ id }: { id: string }) {
     queryKey: ['support', 'ticket', id],
     queryFn: () => unwrap(api.GET('/v1/admin/support/tickets/{id}', { params: { path: { id } } })),
   });
-  const staffIds = [
-    ...(ticket.data?.messages ?? []).filter((message) => message.author === 'staff').map((each) => each.author_id),
-    ticket.data?.closed_by ?? null,
-  ];
-  const staffName = useStaffNames(staffIds, permissions.can('users.read'));
 
   if (ticket.error !== null) {
     return (
@@ -71,7 +67,7 @@ export default function TicketPage({ id }: { id: string }) {
           <>
             <dt>Closed</dt>
             <dd>
-              <Time value={current.closed_at} /> by {staffName(current.closed_by)}
+              <Time value={current.closed_at} /> by <StaffName id={current.closed_by} />
               {current.close_reason === null ? null : <span className="muted"> · {current.close_reason}</span>}
             </dd>
           </>
@@ -85,7 +81,13 @@ export default function TicketPage({ id }: { id: string }) {
               <li key={message.id} className={`message message-${message.author}`}>
                 <p className="message-meta">
                   <span className="message-author">
-                    {message.author === 'player' ? player : `${staffName(message.author_id)} (staff)`}
+                    {message.author === 'player' ? (
+                      player
+                    ) : (
+                      <>
+                        <StaffName id={message.author_id} /> (staff)
+                      </>
+                    )}
                   </span>
                   <Time value={message.created_at} />
                 </p>
@@ -134,4 +136,11 @@ function describeFile(attachment: Attachment): string {
         ? `${Math.round(attachment.size / 1024)} KB`
         : `${(attachment.size / (1024 * 1024)).toFixed(1)} MB`;
   return `${kind.toUpperCase()}, ${size}`;
+}
+
+/** A staff member on a ticket: "You" for the caller, else their name (a link for who may read users). */
+function StaffName({ id }: { id: string | null }) {
+  if (id === null) return <span>Staff</span>;
+  if (id === sessionStore.get()?.subject) return <span>You</span>;
+  return <UserLink id={id} naming="name" fallback="Staff" />;
 }

@@ -3,8 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api } from '../../api/client';
 import type { Permissions } from '../../api/permissions';
+import { ActorLink } from '../../ui/names';
 import { Time } from '../../ui/time';
-import { PersonLink, usePeople } from './names';
 import type { UserProfile } from './types';
 
 /**
@@ -15,7 +15,6 @@ import type { UserProfile } from './types';
 export function PlayerHeader({ user, permissions }: { user: UserProfile; permissions: Permissions }) {
   const canBilling = permissions.can('billing.read');
   const canSupport = permissions.can('support.read');
-  const people = usePeople([user.status_changed_by]);
   const openTickets = useQuery({
     queryKey: ['user', user.id, 'open-tickets'],
     queryFn: () =>
@@ -131,7 +130,7 @@ export function PlayerHeader({ user, permissions }: { user: UserProfile; permiss
               {user.status_changed_by === null ? null : (
                 <>
                   {' '}
-                  by <PersonLink id={user.status_changed_by} people={people} />
+                  by <ActorLink id={user.status_changed_by} naming="name" />
                 </>
               )}
               {user.status_reason === null ? null : <> · “{user.status_reason}”</>}

@@ -4,11 +4,11 @@ import { Link } from 'wouter';
 import { type Permissions, usePermissions } from '../../api/permissions';
 import { useSearchState } from '../../api/search-state';
 import { ChoiceInput } from '../../ui/fields';
+import { UserLink } from '../../ui/names';
 import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { RefundPayment } from '../billing/refund-payment';
 import { SubscriptionActions } from '../billing/subscription-actions';
-import { type Person, PersonLink, usePeople } from './names';
 import { type Happening, KINDS, type Kind, mergeSources, useTimelineSources } from './timeline-sources';
 import type { UserProfile } from './types';
 
@@ -22,7 +22,6 @@ export function PlayerTimeline({ user, permissions }: { user: UserProfile; permi
   // A kind the caller cannot read (a shared link from billing staff) shows everything instead.
   const kind = (sources.some((source) => source.kind === filters.kind) ? filters.kind : '') as Kind | '';
   const { happenings, cut } = mergeSources(sources, kind);
-  const people = usePeople(happenings.map(actorOf));
   const pending = sources.some((source) => (kind === '' || source.kind === kind) && source.isPending);
   const choices = [
     { id: '', label: 'Everything' },
@@ -52,7 +51,7 @@ export function PlayerTimeline({ user, permissions }: { user: UserProfile; permi
               <span className="happening-kind">{KINDS.find((choice) => choice.id === happening.kind)?.label}</span>
               <Time value={happening.at} />
               <div className="happening-text">
-                <Describe happening={happening} user={user} people={people} />
+                <Describe happening={happening} user={user} />
               </div>
             </li>
           ))}
@@ -78,20 +77,6 @@ export function PlayerTimeline({ user, permissions }: { user: UserProfile; permi
   );
 }
 
-const actorOf = (happening: Happening): string | null => {
-  switch (happening.kind) {
-    case 'account':
-    case 'credits':
-      return happening.actorId;
-    case 'tickets':
-      return happening.closedBy;
-    case 'games':
-      return happening.stoppedBy;
-    default:
-      return null;
-  }
-};
-
 const ACTIONS: Record<string, string> = {
   'users.ban': 'Banned',
   'users.unban': 'Unbanned',
@@ -115,20 +100,12 @@ const money = (minor: number, currency: string) => {
 
 const signed = (amount: number) => (amount > 0 ? `+${amount}` : String(amount));
 
-function Describe({
-  happening,
-  user,
-  people,
-}: {
-  happening: Happening;
-  user: UserProfile;
-  people: Map<string, Person>;
-}) {
+function Describe({ happening, user }: { happening: Happening; user: UserProfile }) {
   const by = (id: string | null, fallback?: string | null) =>
     id === null || id === user.id ? null : (
       <>
         {' '}
-        by <PersonLink id={id} people={people} fallback={fallback} />
+        by <UserLink id={id} naming="name" fallback={fallback ?? 'a staff member'} />
       </>
     );
   switch (happening.kind) {

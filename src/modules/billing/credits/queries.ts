@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { Tables } from '../../../db/tables.js';
 import { likePattern, offsetOf, readPage, type PageRequest } from '../../../kernel/pagination.js';
 import type { LedgerEntryView, ListLedgerQuery, ListLotsQuery, LotView, MyLedgerEntryView } from './schemas.js';
+import { playerEmailOf } from '../player-email.js';
 
 type Db = Kysely<Tables>;
 
@@ -38,6 +39,7 @@ export async function listLedger(db: Db, query: ListLedgerQuery): Promise<{ rows
         .select([
           'credit_ledger.id',
           'credit_ledger.user_id',
+          playerEmailOf('credit_ledger'),
           'credit_ledger.amount',
           'credit_ledger.kind',
           'credit_ledger.balance_after',
@@ -103,6 +105,7 @@ export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: Lo
       .select([
         'credit_lots.id',
         'credit_lots.user_id',
+        playerEmailOf('credit_lots'),
         'credit_lots.entry_id',
         'credit_ledger.kind',
         'credit_lots.amount',

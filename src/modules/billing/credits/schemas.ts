@@ -46,10 +46,16 @@ export const grantResult = z
 export type GrantResult = z.infer<typeof grantResult>;
 
 /** A ledger entry as staff see it. */
+const userEmail = z
+  .string()
+  .nullable()
+  .describe("The player's email, so staff see whose it is; null when they have none.");
+
 export const ledgerEntryView = z
   .object({
     id: z.number().int(),
     user_id: z.guid(),
+    user_email: userEmail,
     amount: z.number().int().describe('Signed: additions positive, deductions negative.'),
     kind: z.enum(LEDGER_KINDS),
     balance_after: z.number().int().describe("The user's balance right after this entry."),
@@ -82,6 +88,7 @@ export const lotView = z
   .object({
     id: z.number().int(),
     user_id: z.guid(),
+    user_email: userEmail,
     entry_id: z.number().int().describe('The addition that made the lot.'),
     kind: z.enum(LEDGER_KINDS).describe('The kind of that addition.'),
     amount: z.number().int(),

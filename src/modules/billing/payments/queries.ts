@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import { likePattern, readPage } from '../../../kernel/pagination.js';
@@ -12,6 +12,7 @@ import type {
 } from './schemas.js';
 import type { BillingRefundsTable, RefundRow } from './tables.js';
 import './tables.js';
+import { playerEmailOf } from '../player-email.js';
 
 type Db = Kysely<Tables>;
 // Checkout's tables, as every area sees them in `Tables` (importing checkout would close a circle through fulfilment).
@@ -124,10 +125,6 @@ export function refundByRequestKey(trx: Db, paymentId: string, requestKey: strin
     .executeTakeFirst();
 }
 
-/** The player's email beside each row of a staff list (a correlated lookup: the filters stay unqualified). */
-const emailOf = (table: 'billing_payments' | 'billing_invoices') => (eb: ExpressionBuilder<Tables, typeof table>) =>
-  eb.selectFrom('users').select('users.email').whereRef('users.id', '=', `${table}.user_id`).as('user_email');
-
 export async function listPayments(
   db: Db,
   query: ListPaymentsQuery,
@@ -153,7 +150,7 @@ export async function listPayments(
   return readPage(filtered, query, (matching) =>
     matching
       .select(PAYMENT_COLUMNS)
-      .select(emailOf('billing_payments'))
+      .select(playerEmailOf('billing_payments'))
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id'),
   );
@@ -171,7 +168,7 @@ export async function listInvoices(
   return readPage(filtered, query, (matching) =>
     matching
       .select(INVOICE_COLUMNS)
-      .select(emailOf('billing_invoices'))
+      .select(playerEmailOf('billing_invoices'))
       .orderBy(query.sort.field, query.sort.direction)
       .orderBy('id'),
   );

@@ -3,13 +3,12 @@ import { publicBaseUrlOf } from '../../../config.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import { renderTemplate, renderText, type TemplateParts } from '../render.js';
 import type { EmailCategory } from '../tables.js';
-import { signUnsubscribeToken, unsubscribeUrl } from '../unsubscribe-token.js';
+import { signUnsubscribeToken, unsubscribeUrl, WITHHELD_TOKEN } from '../unsubscribe-token.js';
 
 /**
  * A queued row made into the message the transport gets. The dispatcher composes it when it
  * sends and the outbox route when staff read it: the same code, so what staff see is exactly
- * what went (or will go) out. Unsubscribe tokens are deterministic (HMAC of address and message
- * id), so composing again yields the same link.
+ * what went (or will go) out, except the unsubscribe link's token, which staff reads withhold.
  */
 
 /** What composing needs besides the row: settings that are the same for every message. */
@@ -18,6 +17,8 @@ export interface ComposeContext {
   publicBaseUrl: string;
   unsubscribeMailto: string | undefined;
   tokenKey: string;
+  /** For staff reads: unsubscribe links carry WITHHELD_TOKEN instead of a signed one. */
+  withholdTokens?: boolean;
 }
 
 /** The parts of an email_messages row composing reads. */
@@ -41,6 +42,7 @@ export function composeContext(kernel: Kernel): ComposeContext {
 }
 
 function unsubscribeLink(context: ComposeContext, message: ComposableMessage): string {
+  if (context.withholdTokens === true) return unsubscribeUrl(context.publicBaseUrl, WITHHELD_TOKEN);
   return unsubscribeUrl(
     context.publicBaseUrl,
     signUnsubscribeToken(context.tokenKey, { email: message.to_email, messageId: message.id }),

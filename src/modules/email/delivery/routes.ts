@@ -17,7 +17,11 @@ const UNKNOWN = 'An unknown id is 404 `not_found`; an id that is not a uuid is a
  * the sends in progress, before the database closes.
  */
 export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new EmailOutboxService(kernel.db, kernel.write, () => composeContext(kernel));
+  // Staff read what went out with the unsubscribe token withheld: a signed link is never an answer.
+  const service = new EmailOutboxService(kernel.db, kernel.write, () => ({
+    ...composeContext(kernel),
+    withholdTokens: true,
+  }));
   if (kernel.config.scheduledJobs) {
     const dispatcher = mailDispatcherFor(kernel);
     app.addHook('onReady', async () => dispatcher.start());
@@ -66,9 +70,10 @@ export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
         summary: 'Read one outbound message',
         description:
           `The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template ` +
-          `version and vars (templated messages are rendered on read, with the same code and the same unsubscribe ` +
-          `link as at sending), and the headers set on it (Message-ID; List-Unsubscribe and List-Unsubscribe-Post ` +
-          `for marketing mail). ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` (\`details.perm\`) without ` +
+          `version and vars (templated messages are rendered on read, with the same code as at sending; the ` +
+          `unsubscribe link's token reads \`withheld\`, since a signed link unsubscribes its holder), and the headers ` +
+          `set on it (Message-ID; List-Unsubscribe, its token withheld too, and List-Unsubscribe-Post for marketing ` +
+          `mail). ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` (\`details.perm\`) without ` +
           `\`email.read\`.`,
         params: idParams,
         response: { 200: outboxMessageDetail },

@@ -19,7 +19,8 @@ import type { ListOutboxQuery, OutboxMessageDetailView, OutboxMessageView } from
 /**
  * What staff read of outbound mail (every message, whichever transport) and the one repair they
  * may make: send a failed message again. Templated messages are rendered on read with the same
- * code the dispatcher sends with, so the view is what went (or will go) out.
+ * code the dispatcher sends with, so the view is what went (or will go) out; the routes compose
+ * with unsubscribe tokens withheld.
  */
 export class EmailOutboxService {
   constructor(

@@ -4,7 +4,7 @@ import { publicBaseUrlOf } from '../../../config.js';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Kernel } from '../../../kernel/kernel.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
-import { signUnsubscribeToken, unsubscribeUrl } from '../unsubscribe-token.js';
+import { unsubscribeUrl, WITHHELD_TOKEN } from '../unsubscribe-token.js';
 import {
   createTemplateBody,
   emptyBody,
@@ -33,8 +33,9 @@ const MALFORMED =
 export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
   const publicBaseUrl = publicBaseUrlOf(kernel.config);
   const templates = new EmailTemplatesService(kernel.db, kernel.write, {
-    unsubscribeUrl: (email) =>
-      unsubscribeUrl(publicBaseUrl, signUnsubscribeToken(kernel.emailTokenKey, { email, messageId: null })),
+    // The sample link shows where the real one goes, its token withheld: a signed one would unsubscribe
+    // whichever address the preview names.
+    unsubscribeUrl: () => unsubscribeUrl(publicBaseUrl, WITHHELD_TOKEN),
   });
 
   app.get(
@@ -220,7 +221,7 @@ export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
         summary: 'Render a template version',
         description:
           'Renders `version` (default: the published one, else the newest) with `vars`, as a recipient would get ' +
-          'it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given. ' +
+          "it (values HTML-escaped in `html`); `email` and `unsubscribe_url` get sample values unless given (the sample link's token reads `withheld`). " +
           'Stores nothing. 404 `not_found` for an unknown template or version; 422 `invalid_request` when the ' +
           'template has no versions.',
         params: keyParams,

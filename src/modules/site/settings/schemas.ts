@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { noTextFilter, pageQuery, pagedResponse } from '../../../kernel/pagination.js';
+import { FIELD_TYPES } from './sections.js';
 
 /** Any string: an unknown section is a 404 `not_found` (spec), not a validation error. */
 export const sectionParams = z.object({ section: z.string().min(1).max(64) });
@@ -34,6 +35,19 @@ export const sectionBody = z.object({
   published_by: z.string().nullable(),
   published_at: z.date().nullable(),
   has_unpublished_changes: z.boolean(),
+  known_fields: z
+    .array(
+      z.object({
+        name: z.string(),
+        type: z.enum(FIELD_TYPES),
+        description: z.string(),
+      }),
+    )
+    .describe(
+      "The fields the platform's sites and apps read from this section, with their types (`color` is #rrggbb, " +
+        '`locale` a BCP 47 tag): a guide for editors. The draft stays free-form: any field, listed or not, is ' +
+        'stored and served as given.',
+    ),
 });
 export const sectionsBody = z
   .object({ data: z.array(sectionBody) })

@@ -13,7 +13,7 @@ import {
   lockSection,
   saveSectionDraft,
 } from './queries.js';
-import { isSection, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
+import { isSection, SECTION_FIELDS, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
 import type { VersionsQuery } from './schemas.js';
 
 function knownSection(section: string): SectionName {
@@ -50,6 +50,7 @@ export class SiteSettingsService {
         draft: row.draft as Record<string, unknown>,
         published_value: row.published_value as Record<string, unknown> | null,
         has_unpublished_changes: JSON.stringify(row.draft) !== JSON.stringify(row.published_value ?? {}),
+        known_fields: SECTION_FIELDS[row.section as SectionName],
       })),
     };
   }

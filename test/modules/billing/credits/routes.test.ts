@@ -278,6 +278,7 @@ describe('GET /v1/admin/billing/ledger and /v1/admin/billing/lots', () => {
         {
           id: aliceSpend,
           user_id: alice.id,
+          user_email: alice.email,
           amount: -100,
           kind: 'spend',
           balance_after: 0,
@@ -293,6 +294,7 @@ describe('GET /v1/admin/billing/ledger and /v1/admin/billing/lots', () => {
         {
           id: aliceGrant,
           user_id: alice.id,
+          user_email: alice.email,
           amount: 100,
           kind: 'grant',
           balance_after: 100,
@@ -395,6 +397,7 @@ describe('GET /v1/admin/billing/ledger and /v1/admin/billing/lots', () => {
         {
           id: lots.never,
           user_id: carol.id,
+          user_email: carol.email,
           entry_id: expect.any(Number),
           kind: 'purchase',
           amount: 5,
@@ -406,6 +409,7 @@ describe('GET /v1/admin/billing/ledger and /v1/admin/billing/lots', () => {
         {
           id: lots.later,
           user_id: carol.id,
+          user_email: carol.email,
           entry_id: expect.any(Number),
           kind: 'grant',
           amount: 20,
@@ -417,6 +421,7 @@ describe('GET /v1/admin/billing/ledger and /v1/admin/billing/lots', () => {
         {
           id: lots.soon,
           user_id: carol.id,
+          user_email: carol.email,
           entry_id: expect.any(Number),
           kind: 'gift',
           amount: 10,

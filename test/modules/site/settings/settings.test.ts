@@ -238,7 +238,29 @@ describe('site settings (operations 3 and 5) and the public site payload', () =>
     expect(sections.find((s) => s.section === 'maintenance')).toMatchObject({
       write_permission: 'settings.write',
       has_unpublished_changes: false,
+      known_fields: [],
     });
+  });
+
+  it('lists the fields the sites read from each section with their types, and still stores any draft as given', async () => {
+    const res = await t.request({ method: 'GET', url: '/v1/admin/site/settings', token: siteEditor.token });
+    const sections = res.json().data as Array<{ section: string; known_fields: Array<{ name: string; type: string }> }>;
+    const support = sections.find((s) => s.section === 'support')?.known_fields ?? [];
+    expect(support.map(({ name, type }) => `${name}:${type}`)).toEqual([
+      'email:email',
+      'hours:text',
+      'response_time_hours:integer',
+      'help_center_url:url',
+    ]);
+    const branding = sections.find((s) => s.section === 'branding')?.known_fields ?? [];
+    expect(branding.find((known) => known.name === 'primary_color')?.type).toBe('color');
+    // A guide, not a rule: a known field of another type and an unknown field are stored as given.
+    await saveDraft(siteEditor, 'support', { draft: { email: 42, anything: { nested: true } } });
+    const after = await t.request({ method: 'GET', url: '/v1/admin/site/settings', token: siteEditor.token });
+    const draft = (after.json().data as Array<{ section: string; draft: unknown }>).find(
+      (s) => s.section === 'support',
+    );
+    expect(draft?.draft).toEqual({ email: 42, anything: { nested: true } });
   });
 
   it('answers 304 to a matching If-None-Match and tells caches to revalidate', async () => {

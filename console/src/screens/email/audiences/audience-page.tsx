@@ -12,7 +12,7 @@ import { UserLink } from '../../../ui/names';
 import { PagedTable, usePagedQuery } from '../../../ui/paged-table';
 import { ProblemNote } from '../../../ui/problem-note';
 import { Time } from '../../../ui/time';
-import { EmailNav } from '../campaigns/email-nav';
+import { EmailNav } from '../email-nav';
 import { type Audience, DeleteAudience, EditAudience, NEEDS_WRITE } from './audience-dialogs';
 import { UploadMembers } from './upload-members';
 import './audiences.css';
@@ -63,7 +63,7 @@ export default function AudiencePage({ id }: { id: string }) {
         <DeleteAudience audience={current} canWrite={canWrite} onDeleted={() => navigate('/email/audiences')} />
       </header>
       {current.description === null ? null : <p>{current.description}</p>}
-      <div className="email-columns">
+      <div className="email-card-columns">
         <PreviewCount audience={current} />
         <UploadMembers audience={current} canWrite={canWrite} />
       </div>

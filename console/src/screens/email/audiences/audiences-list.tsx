@@ -6,7 +6,7 @@ import { usePermissions } from '../../../api/permissions';
 import { presentValues, useSearchState } from '../../../api/search-state';
 import { PagedTable, usePagedQuery } from '../../../ui/paged-table';
 import { Time } from '../../../ui/time';
-import { EmailNav } from '../campaigns/email-nav';
+import { EmailNav } from '../email-nav';
 import { type Audience, CreateAudience, DeleteAudience, EditAudience } from './audience-dialogs';
 import './audiences.css';
 

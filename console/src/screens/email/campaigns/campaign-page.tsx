@@ -16,7 +16,7 @@ import { ProblemNote } from '../../../ui/problem-note';
 import { instantOf, Time } from '../../../ui/time';
 import { type Campaign, EditCampaign, NEEDS_SEND } from './campaign-form';
 import { StatusBadge } from './campaign-status';
-import { EmailNav } from './email-nav';
+import { EmailNav } from '../email-nav';
 import '../audiences/audiences.css';
 
 const number = (value: number) => value.toLocaleString('en-GB');
@@ -65,7 +65,7 @@ export default function CampaignPage({ id }: { id: string }) {
           ? 'Live: changes made anywhere show here as they happen.'
           : 'The counts refresh every second while the campaign sends.'}
       </p>
-      <div className="email-columns">
+      <div className="email-card-columns">
         <Progress campaign={current} />
         <Facts campaign={current} />
       </div>
@@ -129,7 +129,7 @@ function Progress({ campaign }: { campaign: Campaign }) {
             <dt>Cancelled</dt>
             <dd>{number(counts.cancelled)}</dd>
           </dl>
-          <Link href={`/email/outbox?campaign=${campaign.id}`}>This campaign's messages in the outbox</Link>
+          <Link href={`/email/outbox?campaign_id=${campaign.id}`}>This campaign's messages in the outbox</Link>
         </>
       )}
     </section>

@@ -9,7 +9,7 @@ import { PagedTable, usePagedQuery } from '../../../ui/paged-table';
 import { Time } from '../../../ui/time';
 import { type Campaign, CreateCampaign } from './campaign-form';
 import { STATUS_CHOICES, StatusBadge, sentOf } from './campaign-status';
-import { EmailNav } from './email-nav';
+import { EmailNav } from '../email-nav';
 import '../audiences/audiences.css';
 
 type CampaignsQuery = NonNullable<operations['listEmailCampaigns']['parameters']['query']>;

@@ -1,7 +1,6 @@
-import { type AreaPart, SubNav } from '../../../shell/sub-nav';
+import { type AreaPart, SubNav } from '../../shell/sub-nav';
+import './email.css';
 
-// A stand-in until the Email area's own nav (../email-nav, branch email-templates) is merged: the
-// same six parts, so these screens import one place and the merge swaps the import.
 const read = ['email.read'];
 const PARTS: AreaPart[] = [
   { path: '/email/templates', label: 'Templates', readWith: read },
@@ -12,4 +11,5 @@ const PARTS: AreaPart[] = [
   { path: '/email/waitlist', label: 'Waitlist', readWith: read },
 ];
 
+/** The Email area's parts: templates, campaigns and audiences, and what delivery keeps (outbox, suppressions, waitlist). */
 export const EmailNav = () => <SubNav label="Email" parts={PARTS} />;
