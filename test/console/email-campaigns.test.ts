@@ -114,7 +114,7 @@ describe('the staff console: Email audiences and campaigns', () => {
       await page
         .getByLabel('CSV file')
         .setInputFiles({ name: 'winter.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-      await page.getByText(`winter.csv: ${(ROWS + 1).toLocaleString('en-GB')} rows`).waitFor();
+      await page.getByText(`winter.csv: ${(ROWS + 1).toLocaleString('en-GB')} lines`).waitFor();
       await page.getByRole('button', { name: 'Upload and replace members' }).click();
       await page.getByText('winter.csv uploaded: Winter players now has 50,000 members.').waitFor({ timeout: 60_000 });
       await expect(page.getByLabel('Upload progress').getAttribute('value')).resolves.toBe('100');

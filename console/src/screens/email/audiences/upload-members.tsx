@@ -130,7 +130,7 @@ export function UploadMembers({ audience, canWrite }: { audience: Audience; canW
       )}
       {file === undefined ? null : (
         <p>
-          {file.name}: {number(file.rows)} rows, {sizeOf(file.text.length)}.
+          {file.name}: {number(file.rows)} lines, {sizeOf(file.text.length)}.
         </p>
       )}
       {file === undefined || !canWrite ? null : audience.member_count > 0 ? (
