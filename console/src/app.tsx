@@ -40,6 +40,10 @@ const TicketPage = lazy(() => import('./screens/support/ticket-page'));
 const BroadcastPage = lazy(() => import('./screens/notifications/broadcast'));
 const BroadcastHistoryPage = lazy(() => import('./screens/notifications/history'));
 const BroadcastDetailPage = lazy(() => import('./screens/notifications/broadcast-detail'));
+const EmailAudiencesPage = lazy(() => import('./screens/email/audiences/audiences-list'));
+const EmailAudiencePage = lazy(() => import('./screens/email/audiences/audience-page'));
+const EmailCampaignsPage = lazy(() => import('./screens/email/campaigns/campaigns-list'));
+const EmailCampaignPage = lazy(() => import('./screens/email/campaigns/campaign-page'));
 const EmailTemplatesPage = lazy(() => import('./screens/email/templates/templates-list'));
 const EmailTemplatePage = lazy(() => import('./screens/email/templates/template-page'));
 const EmailOutboxPage = lazy(() => import('./screens/email/delivery/outbox'));
@@ -167,6 +171,10 @@ function Routes() {
                         <Route path="/site/settings/:section">
                           {(params) => <SettingsSectionPage name={params.section} />}
                         </Route>
+                        <Route path="/email/audiences" component={EmailAudiencesPage} />
+                        <Route path="/email/audiences/:id">{(params) => <EmailAudiencePage id={params.id} />}</Route>
+                        <Route path="/email/campaigns" component={EmailCampaignsPage} />
+                        <Route path="/email/campaigns/:id">{(params) => <EmailCampaignPage id={params.id} />}</Route>
                         <Route path="/billing" component={BillingOverviewPage} />
                         <Route path="/billing/payments" component={BillingPaymentsPage} />
                         <Route path="/billing/invoices" component={BillingInvoicesPage} />

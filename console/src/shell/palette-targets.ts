@@ -24,6 +24,8 @@ const SCREENS: Area[] = [
   { path: '/plans/migrate', label: 'Migrate plan subscribers', readWith: ['plans.read'] },
   { path: '/notifications', label: 'Broadcast a notification', readWith: ['announcements.write', 'email.send'] },
   { path: '/notifications/history', label: 'Broadcast history', readWith: ['announcements.read', 'email.read'] },
+  { path: '/email/campaigns', label: 'Email campaigns', readWith: ['email.read'] },
+  { path: '/email/audiences', label: 'Email audiences', readWith: ['email.read'] },
   { path: '/email/templates', label: 'Email templates', readWith: ['email.read'] },
   { path: '/email/outbox', label: 'Email outbox', readWith: ['email.read'] },
   { path: '/email/suppressions', label: 'Email suppressions', readWith: ['email.read'] },
