@@ -3515,7 +3515,7 @@ export interface paths {
         };
         /**
          * Realtime credentials
-         * @description A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `alerts:<role key>` for each role of the caller subscribed to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). Permissions and roles are read when the ticket is issued.
+         * @description A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `area:support` with `support.read` and `area:email` with `email.read` (that area's dashboard events: tickets opened and answered, campaigns launched, paused, sent); `alerts:<role key>` for each role of the caller subscribed to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). Permissions and roles are read when the ticket is issued.
          */
         get: operations["getMyRealtimeCredentials"];
         put?: never;
@@ -3989,7 +3989,7 @@ export interface paths {
          *
          *     The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the socket may not join is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.
          *
-         *     Frames: `{ "type": "event", "channel": "dashboard" | "alerts:<role key>", "id", "name", "payload", "actor_id", "at" }` (`actor_id`: the staff member whose write published it, null for the service's own) for kernel dashboard events, and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { "level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). Events published on any instance reach sockets on every instance.
+         *     Frames: `{ "type": "event", "channel": "dashboard" | "area:<area>" | "alerts:<role key>", "id", "name", "payload", "actor_id", "at" }` (`actor_id`: the staff member whose write published it, null for the service's own) for kernel dashboard events (on `dashboard`, and those of the support and email areas on `area:support` and `area:email` as well), and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { "level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). Events published on any instance reach sockets on every instance.
          *
          *     The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 `account refused` once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.
          *
@@ -26445,7 +26445,7 @@ export interface operations {
                         expires_at: string;
                         /** @description The WebSocket endpoint: connect to `<url>?ticket=<ticket>`. */
                         url: string;
-                        /** @description What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or `ops.panic`. */
+                        /** @description What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `area:support` with `support.read`; `area:email` with `email.read`; `alerts:<role key>` for each role of the caller that hears alerts. */
                         channels: string[];
                     };
                 };

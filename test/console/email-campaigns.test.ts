@@ -319,7 +319,8 @@ describe('the staff console: Email audiences and campaigns', () => {
       expect(pageProblems(page)).toEqual([]);
       await context.close();
 
-      // Staff on the dashboard channel (audit.read) see a launch made elsewhere at once, from its realtime event.
+      // Marketing (no audit.read, so no dashboard) sees a change made elsewhere at once: its area's channel
+      // (area:email) brings the event, and the page reads the campaign again.
       const second = await call('POST', '/v1/admin/email/campaigns', {
         name: 'Early bird reminder',
         template_key: 'winter-sale',
@@ -329,7 +330,7 @@ describe('the staff console: Email audiences and campaigns', () => {
       await signInWithToken(
         owner.page,
         service.origin,
-        await service.tokenFor('owner'),
+        await service.tokenFor('demo-marketing'),
         `/admin/email/campaigns/${second.id}`,
       );
       await owner.page.getByText('Not launched yet: nothing is queued.').waitFor();

@@ -158,6 +158,27 @@ describe('the staff console: Support', () => {
     await context.close();
   });
 
+  it('the queue shows a ticket a player opens while the agent watches, without a reload', {
+    timeout: 60_000,
+  }, async () => {
+    const [player] = await service.players();
+    const { page, context } = await service.window();
+    await signInWithToken(page, service.origin, agentToken, '/admin/support');
+    await page.getByRole('heading', { name: 'Support', level: 1 }).waitFor();
+    await page.getByRole('row').nth(2).waitFor();
+    const subject = `Stream stutters at 60 fps ${Date.now()}`;
+    const opened = await service.t.request({
+      method: 'POST',
+      url: '/v1/me/support',
+      token: await signToken({ sub: player!.id, email: player!.email }),
+      payload: { subject, category: 'technical', message: 'Every evening since Tuesday.' },
+    });
+    expect(opened.statusCode, opened.body).toBe(201);
+    // The agent's socket joins area:support (support.read, no audit.read): the event refreshes the queue.
+    await page.getByRole('row', { name: new RegExp(subject) }).waitFor({ timeout: 10_000 });
+    await context.close();
+  });
+
   it("shows the thread with the player's file as a download link, and links to the player by name", async () => {
     const ticket = await freshTicket();
     const player = {

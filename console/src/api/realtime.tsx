@@ -18,7 +18,16 @@ const STALE_BY_AREA: Record<string, string[][]> = {
   site: [['site']],
   store: [['store']],
   notifications: [['notifications']],
+  // Heard on `area:support` and `area:email` by their own staff, without the dashboard.
+  support: [['support']],
+  email: [
+    ['email', 'campaigns'],
+    ['email', 'campaign'],
+  ],
 };
+
+/** How many event ids are remembered: one event may come on the dashboard and its area's channel. */
+const SEEN_SIZE = 200;
 
 export interface LiveFeed {
   events: EventFrame[];
@@ -50,12 +59,18 @@ export function LiveProvider({ children }: { children: ReactNode }) {
 
   useEffect(() => {
     const connection = connectRealtime(api);
+    const seen = new Set<number>();
     const offEvent = connection.on('event', (frame) => {
-      const area = frame.name.includes('.') ? frame.name.slice(0, frame.name.indexOf('.')) : frame.name;
-      for (const queryKey of STALE_BY_AREA[area] ?? []) void queryClient.invalidateQueries({ queryKey });
-      const current = store.read();
-      // The same event reaches the dashboard and an alert channel: one line in the feed.
+      // One event may come on the dashboard and on its area's or an alert channel: refetch once.
+      if (!seen.has(frame.id)) {
+        seen.add(frame.id);
+        if (seen.size > SEEN_SIZE) seen.delete(seen.values().next().value as number);
+        const area = frame.name.includes('.') ? frame.name.slice(0, frame.name.indexOf('.')) : frame.name;
+        for (const queryKey of STALE_BY_AREA[area] ?? []) void queryClient.invalidateQueries({ queryKey });
+      }
+      // Only the dashboard's events make the feed.
       if (frame.channel !== 'dashboard') return;
+      const current = store.read();
       store.set({ ...current, events: [frame, ...current.events].slice(0, FEED_SIZE) });
     });
     const offSubscribed = connection.on('subscribed', () => store.set({ ...store.read(), connected: true }));

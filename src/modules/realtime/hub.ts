@@ -5,7 +5,7 @@ import type { Tables } from '../../db/tables.js';
 import type { UserChanges } from '../../kernel/auth/user-cache.js';
 import type { EventPublisher, PlatformEvent } from '../../kernel/events.js';
 import { roleAlertChannel, roleKeysSubscribedTo } from '../alert-subscriptions/index.js';
-import { allowedChannels, DASHBOARD_CHANNEL, userChannel } from './channels.js';
+import { allowedChannels, areaChannelOf, DASHBOARD_CHANNEL, userChannel } from './channels.js';
 import { broadcastNotificationsFor, socketAccess, type SocketAccess } from './queries.js';
 import type { ServerFrame } from './schemas.js';
 import { CLOSE_POLICY_VIOLATION, type InboundBudget, sendBounded } from './socket-limits.js';
@@ -210,6 +210,11 @@ export class RealtimeHub {
     const frame = eventFrame(DASHBOARD_CHANNEL, event);
     for (const connection of this.#connections)
       if (connection.joined.has(DASHBOARD_CHANNEL)) send(connection.socket, frame);
+    const area = areaChannelOf(event.name);
+    if (area !== undefined) {
+      const areaFrame = eventFrame(area, event);
+      for (const connection of this.#connections) if (connection.joined.has(area)) send(connection.socket, areaFrame);
+    }
     if (event.name === BROADCAST_SENT) void this.#deliverBroadcast(event);
     if (event.name === PANIC_CHANGED) this.#deliverPanicLevel(event);
   }

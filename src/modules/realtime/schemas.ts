@@ -15,8 +15,9 @@ export const realtimeCredentials = z
     channels: z
       .array(z.string())
       .describe(
-        'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `alerts` with `ops.read` or ' +
-          '`ops.panic`.',
+        'What the ticket may join: `user:<id>` always; `dashboard` with `audit.read`; `area:support` with ' +
+          '`support.read`; `area:email` with `email.read`; `alerts:<role key>` for each role of the caller that ' +
+          'hears alerts.',
       ),
   })
   .describe('A one-time ticket, and the URL and channels to connect to.');

@@ -91,7 +91,9 @@ describe('GET /v1/me/realtime', () => {
     { who: 'an auditor', perms: ['audit.read'], extra: ['dashboard'] },
     { who: 'an ops reader whose role hears no alert', perms: ['ops.read'], extra: [] },
     { who: 'staff of another area', perms: ['billing.read', 'content.write'], extra: [] },
-    { who: 'a holder of every permission (*)', perms: ['*'], extra: ['dashboard'] },
+    { who: 'a support agent', perms: ['support.read', 'users.read'], extra: ['area:support'] },
+    { who: 'marketing', perms: ['email.read', 'email.send'], extra: ['area:email'] },
+    { who: 'a holder of every permission (*)', perms: ['*'], extra: ['dashboard', 'area:support', 'area:email'] },
   ])('$who gets their own channel and $extra', async ({ perms, extra }) => {
     const user = await createUser(t.db, perms);
     expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, ...extra]);
@@ -104,12 +106,13 @@ describe('GET /v1/me/realtime', () => {
       .insertInto('user_roles')
       .values({ user_id: user.id, role_id: OWNER_ROLE_ID, granted_by: null, reason: 'test', expires_at: null })
       .execute();
-    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner']);
+    // The owner holds every key: the dashboard and each area channel, then the alert channels.
+    const OWNER_CHANNELS = ['dashboard', 'area:support', 'area:email', 'alerts:owner'];
+    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, ...OWNER_CHANNELS]);
     await subscribe(ownRole.id, ['panic_mode_changed']);
     expect((await credentials(t, user)).channels).toEqual([
       `user:${user.id}`,
-      'dashboard',
-      'alerts:owner',
+      ...OWNER_CHANNELS,
       `alerts:${ownRole.key}`,
     ]);
     // An expired grant no longer lets its holder in.
@@ -119,7 +122,7 @@ describe('GET /v1/me/realtime', () => {
       .where('user_id', '=', user.id)
       .where('role_id', '=', ownRole.id)
       .execute();
-    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, 'dashboard', 'alerts:owner']);
+    expect((await credentials(t, user)).channels).toEqual([`user:${user.id}`, ...OWNER_CHANNELS]);
   });
 });
 
@@ -129,7 +132,7 @@ describe('GET /v1/realtime: admission', () => {
     const client = track(openSocket(url, (await credentials(t, owner)).ticket));
     expect(await client.waitFor((frame) => frame.type === 'subscribed')).toEqual({
       type: 'subscribed',
-      channels: [`user:${owner.id}`, 'dashboard'],
+      channels: [`user:${owner.id}`, 'dashboard', 'area:support', 'area:email'],
     });
   });
 
@@ -271,6 +274,45 @@ describe('GET /v1/realtime: channels and delivery', () => {
     });
     await caughtUp(player);
     expect(player.frames.filter((frame) => frame.type === 'event')).toEqual([]);
+  });
+
+  it("an area's staff hear that area's events on its own channel, without the dashboard or another area's", async () => {
+    const agentUser = await createUser(t.db, ['support.read']);
+    const marketerUser = await createUser(t.db, ['email.read']);
+    const issued = await credentials(t, agentUser);
+    expect(issued.channels).toEqual([`user:${agentUser.id}`, 'area:support']);
+    const agent = track(await connected(t, agentUser));
+    const marketer = track(await connected(t, marketerUser));
+    agent.send({ type: 'subscribe', channels: ['area:support', 'area:email', 'dashboard'] });
+    expect(await agent.waitFor((frame) => frame.type === 'error')).toEqual({
+      type: 'error',
+      error: 'channel_not_allowed',
+      channels: ['area:email', 'dashboard'],
+    });
+    await agent.waitFor((frame) => frame.type === 'subscribed' && frame.channels.length === 1);
+
+    await publishDashboard('support.ticket_opened');
+    await publishDashboard('email.campaign_paused');
+    expect(await agent.waitFor((frame) => frame.name === 'support.ticket_opened')).toMatchObject({
+      type: 'event',
+      channel: 'area:support',
+      payload: { probe: 'support.ticket_opened' },
+    });
+    expect(await marketer.waitFor((frame) => frame.name === 'email.campaign_paused')).toMatchObject({
+      type: 'event',
+      channel: 'area:email',
+    });
+    // The auditor hears both on the dashboard, once each.
+    await auditor.waitFor((frame) => frame.name === 'email.campaign_paused');
+    await caughtUp(agent);
+    await caughtUp(marketer);
+    const names = (client: RealtimeClient) =>
+      client.frames.filter((frame) => frame.type === 'event').map((frame) => `${frame.channel} ${frame.name}`);
+    expect(names(agent)).toEqual(['area:support support.ticket_opened']);
+    expect(names(marketer)).toEqual(['area:email email.campaign_paused']);
+    expect(auditor.frames.filter((frame) => frame.name === 'support.ticket_opened').map((f) => f.channel)).toEqual([
+      'dashboard',
+    ]);
   });
 
   it('subscribing to a subset leaves the other channels', async () => {

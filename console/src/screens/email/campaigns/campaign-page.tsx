@@ -1,6 +1,6 @@
 import { unwrap } from '@platform-api/sdk';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { Link } from 'wouter';
 import { api } from '../../../api/client';
@@ -26,18 +26,14 @@ const SENDING_REFRESH_MS = 1_000;
 /** One campaign: its progress as it sends, and what can be done with it in its state. */
 export default function CampaignPage({ id }: { id: string }) {
   const permissions = usePermissions();
-  const queryClient = useQueryClient();
   const campaign = useQuery({
     queryKey: ['email', 'campaign', id],
     queryFn: () => unwrap(api.GET('/v1/admin/email/campaigns/{id}', { params: { path: { id } } })),
     refetchInterval: (query) => (query.state.data?.status === 'sending' ? SENDING_REFRESH_MS : false),
   });
-  const refresh = useCallback(
-    () => void queryClient.invalidateQueries({ queryKey: ['email', 'campaign', id] }),
-    [queryClient, id],
-  );
-  useCampaignEvents(id, refresh);
-  const live = useLiveFeed().connected && permissions.can('audit.read');
+  // The socket's `area:email` channel brings each change of a campaign (launched, paused, sent…),
+  // and the console's live provider refetches the campaign; the counts move between them.
+  const live = useLiveFeed().connected && permissions.can('email.read');
 
   if (campaign.error !== null)
     return (
@@ -71,21 +67,6 @@ export default function CampaignPage({ id }: { id: string }) {
       </div>
     </section>
   );
-}
-
-/**
- * Refreshes on each realtime event about this campaign (launched, paused, resumed, stopped, sent, …), once per
- * event. The dashboard channel carries them, so staff who may read the audit log get them; for everyone the
- * counts are also read every second while the campaign sends.
- */
-function useCampaignEvents(id: string, refresh: () => void) {
-  const latest = useLiveFeed().events[0];
-  const handled = useRef<number | undefined>(undefined);
-  useEffect(() => {
-    if (latest === undefined || handled.current === latest.id) return;
-    handled.current = latest.id;
-    if (latest.name.startsWith('email.campaign_') && latest.payload?.campaign_id === id) refresh();
-  }, [latest, id, refresh]);
 }
 
 function Progress({ campaign }: { campaign: Campaign }) {
