@@ -26,7 +26,7 @@ const SOCKET_DESCRIPTION = [
     '"error": "invalid_message" }`.',
   'Frames: `{ "type": "event", "channel": "dashboard" | "area:<area>" | "alerts:<role key>", "id", "name", ' +
     '"payload", "actor_id", "at" }` (`actor_id`: the staff member whose write published it, null for the ' +
-    'service\'s own) for kernel dashboard events (on `dashboard`, and those of the support and email areas on ' +
+    "service's own) for kernel dashboard events (on `dashboard`, and those of the support and email areas on " +
     '`area:support` and `area:email` as well), and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined ' +
     'channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": ' +
     '{ id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast ' +
@@ -75,7 +75,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
           'A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: ' +
           '`user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as ' +
           'the audit log shows it) with `audit.read`; `area:support` with `support.read` and `area:email` with ' +
-          '`email.read` (that area\'s dashboard events: tickets opened and answered, campaigns launched, paused, ' +
+          "`email.read` (that area's dashboard events: tickets opened and answered, campaigns launched, paused, " +
           'sent); `alerts:<role key>` for each role of the caller subscribed ' +
           'to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). ' +
           'Permissions and roles are read when the ticket is issued.',
