@@ -51,6 +51,7 @@ const URL_FIELDS: Record<string, 'redirect' | 'link' | 'key' | 'name' | 'image'>
   'POST /v1/me/support/{id}/messages attachment_keys': 'key',
   'DELETE /v1/admin/storage/objects key': 'key',
   'GET /v1/admin/storage/objects prefix': 'key',
+  'GET /v1/admin/storage/objects/preview key': 'key',
   'GET /v1/public/storage/download key': 'key',
   'PUT /v1/public/storage/upload key': 'key',
   'POST /v1/admin/catalog/achievements key': 'name',
@@ -633,7 +634,7 @@ describe('storage keys stay inside the store', () => {
     'avatars//x.png',
   ];
 
-  it('staff deletes and lists with traversal keys are refused or find nothing; a file beside the store is untouched', async () => {
+  it('staff deletes, lists and previews with traversal keys are refused or find nothing; a file beside the store is untouched', async () => {
     const canary = join(storageDir, 'outside.txt');
     writeFileSync(canary, 'canary');
     mkdirSync(join(storageDir, 'store', 'avatars'), { recursive: true });
@@ -669,6 +670,14 @@ describe('storage keys stay inside the store', () => {
       });
       expect(download.statusCode, `download ${key}`).toBeGreaterThanOrEqual(400);
       expect(download.statusCode, `download ${key}`).toBeLessThan(500);
+      const preview = await t.request({
+        method: 'GET',
+        url: '/v1/admin/storage/objects/preview',
+        query: { key },
+        token: staff.token,
+      });
+      expect([400, 404], `preview ${key} → ${preview.statusCode} ${preview.body}`).toContain(preview.statusCode);
+      expect(preview.body).not.toContain('canary');
     }
     expect(existsSync(canary)).toBe(true);
   });
