@@ -192,9 +192,12 @@ describe('the staff console: Plans', () => {
         .filter({ hasText: usd.providerPriceId })
         .getByRole('button', { name: 'Activate…' })
         .waitFor();
-      const after = await apiGet(`/v1/admin/plans/products/${created.id}`);
-      expect(after.prices.find((price: ApiPrice) => price.id === usd.id)).toMatchObject({ isActive: false });
-      expect(after.prices.find((price: ApiPrice) => price.id === eur.id)).toMatchObject({ isActive: true });
+      const pricesNow = async () => {
+        const after = await apiGet(`/v1/admin/plans/products/${created.id}`);
+        const state = (id: string) => after.prices.find((price: ApiPrice) => price.id === id)?.isActive;
+        return { usd: state(usd.id), eur: state(eur.id) };
+      };
+      await expect.poll(pricesNow, { timeout: 5_000 }).toEqual({ usd: false, eur: true });
 
       // Describe the new plan and place it after the others.
       await page.getByRole('button', { name: 'Edit…' }).click();

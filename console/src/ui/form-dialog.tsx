@@ -76,6 +76,8 @@ export function FormDialog<Result>(props: FormDialogProps<Result>) {
           <Form
             onSubmit={(event) => {
               event.preventDefault();
+              // One write per submit: a second submit while the first runs (Enter held, a double click) does nothing.
+              if (busy) return;
               setIssues({});
               write.mutate(undefined, {
                 onError: (error) => setIssues(props.issuesOf?.(error) ?? describeProblem(error).fields),

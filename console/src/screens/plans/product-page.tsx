@@ -165,8 +165,10 @@ function PriceSwitch({ product, price, canWrite }: { product: Product; price: Pr
     invalidates: changed(product),
   });
   const disabled = { isDisabled: !canWrite, disabledReason: canWrite ? undefined : NEEDS_WRITE };
+  // Keyed apart: the two are different dialogs, and neither may inherit the other's state.
   return price.isActive ? (
     <Confirm<Price>
+      key="deactivate"
       trigger="Deactivate…"
       destructive
       {...disabled}
@@ -180,6 +182,7 @@ function PriceSwitch({ product, price, canWrite }: { product: Product; price: Pr
     />
   ) : (
     <Confirm<Price>
+      key="activate"
       trigger="Activate…"
       {...disabled}
       title={`Activate ${label}?`}
