@@ -51,6 +51,14 @@ describe('the staff console: Notifications', () => {
     // Marketing holds both channels here: in-app (announcements.write) and email (email.send).
     await page.getByText('In-app notification', { exact: true }).click();
     await page.getByText('Email from a published template').waitFor();
+    // With email ticked, the template is picked by name among the published ones (the demo publishes one).
+    await page.getByText('Email from a published template').click();
+    await page.getByRole('button', { name: /Template/ }).click();
+    const options = await page.getByRole('option').allTextContents();
+    expect(options[0]).toBe('Choose a published template');
+    expect(options.length).toBeGreaterThan(1);
+    await page.keyboard.press('Escape');
+    await page.getByText('Email from a published template').click();
     await page.getByLabel('Title').fill('Winter bonus: 500 credits');
     await page.getByLabel('Text (optional)').fill('They are in your balance already.');
     await page.getByLabel('Link (optional)').fill('/billing');
@@ -95,11 +103,14 @@ describe('the staff console: Notifications', () => {
     const row = page.getByRole('row', { name: /Winter bonus: 500 credits/ });
     await row.waitFor();
     await expect(row.textContent()).resolves.toContain('in-app, read by 0');
+    // Who sent it, by name (the demo's marketing staff member).
+    await row.getByRole('link', { name: 'Yuki Tanaka' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshotBothSizes(page, 'notifications-history');
     await row.getByRole('rowheader').click();
     await page.getByRole('heading', { name: 'Winter bonus: 500 credits', level: 1 }).waitFor();
     await page.getByText(`matching “${player!.email}”`).waitFor();
+    await page.getByRole('link', { name: 'Yuki Tanaka' }).waitFor();
     await expect(page.locator('section[aria-labelledby="in-app-heading"] dd').last().textContent()).resolves.toBe(
       '0 of 1',
     );

@@ -48,6 +48,7 @@ export function SubscriptionActions({ subscription }: { subscription: Subscripti
     <div className="button-row">
       {subscription.cancel_at_period_end ? (
         <Confirm
+          key="resume"
           trigger="Resume…"
           isDisabled={missing !== undefined}
           disabledReason={missing}
@@ -59,7 +60,10 @@ export function SubscriptionActions({ subscription }: { subscription: Subscripti
         />
       ) : (
         <Confirm
+          key="cancel"
           trigger="Cancel at period end…"
+          // Quiet in a list or a timeline row; the dialog's own button says it loudly.
+          triggerClassName="btn btn-quiet"
           destructive
           isDisabled={missing !== undefined}
           disabledReason={missing}

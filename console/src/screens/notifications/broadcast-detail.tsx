@@ -6,6 +6,7 @@ import { ProblemNote } from '../../ui/problem-note';
 import { Time } from '../../ui/time';
 import { describeSegment } from './segment';
 import './notifications.css';
+import { ActorLink } from '../../ui/names';
 
 /** One broadcast: what was sent, to whom, and how its delivery stands. */
 export default function BroadcastDetailPage({ id }: { id: string }) {
@@ -26,7 +27,7 @@ export default function BroadcastDetailPage({ id }: { id: string }) {
           <dl className="facts">
             <dt>Sent</dt>
             <dd>
-              <Time value={data.created_at} />
+              <Time value={data.created_at} /> by <ActorLink id={data.created_by} naming="name" />
             </dd>
             <dt>To</dt>
             <dd>{describeSegment(data.segment)}</dd>

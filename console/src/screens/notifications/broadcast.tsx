@@ -14,6 +14,7 @@ import { describeSegment, EMPTY_SEGMENT, type SegmentForm, segmentOf } from './s
 import './notifications.css';
 import { MoreFilters } from '../../ui/more-filters';
 import { SegmentExtraFields, segmentExtrasSet } from '../users/segment-fields';
+import { usePublishedTemplates } from '../email/published-templates';
 
 // The spec's bounds of operation 19's nested fields (REQUEST_FIELDS lists top-level fields only).
 const TITLE_MAX = 200;
@@ -63,6 +64,9 @@ export default function BroadcastPage() {
   const [startsAt, setStartsAt] = useState('');
   const [endsAt, setEndsAt] = useState('');
   const [templateKey, setTemplateKey] = useState('');
+  // Senders who may read email pick a published template by name; others type its key.
+  const canListTemplates = permissions.can('email.read');
+  const templates = usePublishedTemplates(canListTemplates && canEmail);
   const [sent, setSent] = useState<{ recipients: number | null; created: number | null; queued: number | null }>();
   const set = (changes: Partial<SegmentForm>) => setForm((current) => ({ ...current, ...changes }));
 
@@ -245,14 +249,30 @@ export default function BroadcastPage() {
         {email && canEmail ? (
           <fieldset className="broadcast-part">
             <legend>Email</legend>
-            <TextInput
-              label="Template key"
-              value={templateKey}
-              onChange={setTemplateKey}
-              isRequired
-              maxLength={TEMPLATE_KEY_MAX}
-              description="Its published version is sent; unsubscribed addresses are skipped for marketing mail."
-            />
+            {canListTemplates ? (
+              <>
+                <ChoiceInput
+                  label="Template"
+                  value={templateKey}
+                  choices={[{ id: '', label: 'Choose a published template' }, ...templates.choices]}
+                  onChange={setTemplateKey}
+                />
+                <p className="hint">
+                  {templates.loaded && templates.choices.length === 0
+                    ? 'No template is published yet: publish one under Email → Templates first.'
+                    : 'Its published version is sent; unsubscribed addresses are skipped for marketing mail.'}
+                </p>
+              </>
+            ) : (
+              <TextInput
+                label="Template key"
+                value={templateKey}
+                onChange={setTemplateKey}
+                isRequired
+                maxLength={TEMPLATE_KEY_MAX}
+                description="Its published version is sent; unsubscribed addresses are skipped for marketing mail. (Listing templates needs email.read.)"
+              />
+            )}
           </fieldset>
         ) : null}
 

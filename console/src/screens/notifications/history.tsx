@@ -6,6 +6,7 @@ import { Time } from '../../ui/time';
 import { NotificationsNav } from './notifications-nav';
 import { describeSegment } from './segment';
 import './notifications.css';
+import { ActorLink } from '../../ui/names';
 
 export type Broadcast = ListItem<ListBody<'/v1/admin/notifications/broadcasts'>>;
 
@@ -54,6 +55,7 @@ export default function BroadcastHistoryPage() {
               [each.notification?.title, each.email === null ? null : 'email'].filter(Boolean).join(' + '),
           },
           { id: 'sent', name: 'Sent', render: (each) => <Time value={each.created_at} /> },
+          { id: 'by', name: 'By', render: (each) => <ActorLink id={each.created_by} naming="name" /> },
           { id: 'segment', name: 'To', render: (each) => describeSegment(each.segment) },
           {
             id: 'recipients',

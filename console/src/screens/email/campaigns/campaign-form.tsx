@@ -6,6 +6,7 @@ import { ruleOf } from '../../../api/field-rules';
 import { describeProblem } from '../../../api/problems';
 import { ChoiceInput, TextInput } from '../../../ui/fields';
 import { FormDialog } from '../../../ui/form-dialog';
+import { usePublishedTemplates } from '../published-templates';
 
 export type Campaign = ListItem<ListBody<'/v1/admin/email/campaigns'>>;
 export const NEEDS_WRITE = 'Needs email.write';
@@ -15,25 +16,14 @@ const NO_AUDIENCE = '';
 
 /** Published templates and audiences by name, for a campaign's two pickers. */
 function useChoices() {
-  const templates = useQuery({
-    queryKey: ['email', 'templates', 'published-choices'],
-    queryFn: () =>
-      unwrap(
-        api.GET('/v1/admin/email/templates', {
-          params: { query: { published: 'true', per_page: 100, sort: 'name:asc' } },
-        }),
-      ),
-  });
+  const templates = usePublishedTemplates();
   const audiences = useQuery({
     queryKey: ['email', 'audiences', 'choices'],
     queryFn: () =>
       unwrap(api.GET('/v1/admin/email/audiences', { params: { query: { per_page: 100, sort: 'name:asc' } } })),
   });
   return {
-    templates: (templates.data?.data ?? []).map((template) => ({
-      id: template.key,
-      label: `${template.name} (${template.key}, v${template.published_version})`,
-    })),
+    templates: templates.choices,
     audiences: [
       { id: NO_AUDIENCE, label: 'None yet' },
       ...(audiences.data?.data ?? []).map((audience) => ({
@@ -41,7 +31,7 @@ function useChoices() {
         label: `${audience.name} (${audience.member_count.toLocaleString('en-GB')} members)`,
       })),
     ],
-    loaded: templates.data !== undefined && audiences.data !== undefined,
+    loaded: templates.loaded && audiences.data !== undefined,
   };
 }
 
