@@ -5382,6 +5382,8 @@ export interface components {
             /** @description Five fields (minute hour day-of-month month day-of-week), in UTC. */
             cron: string;
             description: string;
+            /** @description It deletes or zeroes data (expired grants, purged accounts, lapsed credits): a run cannot be undone. */
+            deletes_data: boolean;
             active: boolean;
             /** @description Null while disabled. */
             next_run_at: string | null;

@@ -11,6 +11,7 @@ const JOB_COLUMNS = [
   'key',
   'cron',
   'description',
+  'deletes_data',
   'active',
   'next_run_at',
   'last_run_at',

@@ -19,6 +19,9 @@ export const jobBody = z
     key: z.string().describe('The handler that does the work.'),
     cron: z.string().describe('Five fields (minute hour day-of-month month day-of-week), in UTC.'),
     description: z.string(),
+    deletes_data: z
+      .boolean()
+      .describe('It deletes or zeroes data (expired grants, purged accounts, lapsed credits): a run cannot be undone.'),
     active: z.boolean(),
     next_run_at: z.date().nullable().describe('Null while disabled.'),
     last_run_at: z.date().nullable(),

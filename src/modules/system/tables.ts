@@ -10,6 +10,7 @@ export interface ScheduledJobsTable {
   cron: string;
   description: ColumnType<string, string | undefined, string>;
   active: ColumnType<boolean, boolean | undefined, boolean>;
+  deletes_data: ColumnType<boolean, boolean | undefined, boolean>;
   next_run_at: NullableTimestamp;
   last_run_at: NullableTimestamp;
   last_result: ColumnType<JobResult | null, JobResult | null | undefined, JobResult | null>;

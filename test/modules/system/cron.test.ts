@@ -74,6 +74,7 @@ describe('scheduled job routes', () => {
           key: 'expire-role-grants',
           cron: '*/15 * * * *',
           description: 'Deletes role grants whose expires_at has passed.',
+          deletes_data: true,
           active: true,
           next_run_at: FAR_FUTURE.toISOString(),
           last_run_at: null,
@@ -87,6 +88,7 @@ describe('scheduled job routes', () => {
           key: 'purge-event-outbox',
           cron: '30 3 * * *',
           description: 'Deletes event outbox rows older than 7 days.',
+          deletes_data: true,
           active: true,
           next_run_at: FAR_FUTURE.toISOString(),
           last_run_at: null,
@@ -96,6 +98,21 @@ describe('scheduled job routes', () => {
           updated_at: expect.any(String),
         },
       ]);
+    });
+
+    it('says which jobs delete or zero data: a run by hand of one of those cannot be undone', async () => {
+      const res = await t.request({ method: 'GET', url: '/v1/admin/system/cron', token: reader.token });
+      const jobs = res.json().data as Array<{ key: string; deletes_data: boolean }>;
+      const deleting = jobs.filter((job) => job.deletes_data).map((job) => job.key);
+      expect(deleting).toEqual(
+        expect.arrayContaining([
+          'purge-deleted-accounts',
+          'expire-credit-lots',
+          'sweep-orphan-objects',
+          'prune-job-runs',
+        ]),
+      );
+      expect(jobs.find((job) => job.key === 'launch-scheduled-campaigns')?.deletes_data).toBe(false);
     });
 
     it.each([

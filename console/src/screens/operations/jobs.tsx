@@ -17,18 +17,6 @@ import { OperationsNav } from './operations-nav';
 type Job = paths['/v1/admin/system/cron']['get']['responses'][200]['content']['application/json']['data'][number];
 type Run = paths['/v1/admin/system/cron/{id}/run']['post']['responses'][200]['content']['application/json'];
 
-/**
- * Whether a job deletes (or zeroes) data: its description says so in the words every such job's
- * definition uses (src/db/migrations: "Deletes …", "Hard-deletes …", "Forgets …", "… zeroes it"),
- * and its key names a purge, prune or cleanup. Running one now asks first, naming what goes.
- */
-export function deletesData(job: Pick<Job, 'key' | 'description'>): boolean {
-  return (
-    /\b(deletes|hard-deletes|purges|prunes|forgets|removes|zeroes)\b/i.test(job.description) ||
-    /^(purge|prune|cleanup|delete)-/.test(job.key)
-  );
-}
-
 /** Scheduled jobs: enable, disable, run now (asking first for one that deletes), and each job's run history. */
 export default function JobsPage() {
   const permissions = usePermissions();
@@ -110,7 +98,7 @@ export default function JobsPage() {
             name: 'Actions',
             render: (job) => (
               <span className="button-row">
-                {deletesData(job) ? (
+                {job.deletes_data ? (
                   <Confirm
                     trigger="Run now…"
                     isDisabled={!canWrite}
