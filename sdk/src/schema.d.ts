@@ -4082,17 +4082,46 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Where this page sits: its number, its size, and how many rows match. */
-        PageMeta: {
-            page: number;
-            per_page: number;
-            total: number;
+        /** @description An achievement definition: its key, name, icon and the credits it rewards. */
+        Achievement: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            icon_path: string | null;
+            reward_credits: number;
+            is_active: boolean;
+            sort_order: number;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
-        /** @description A cursor-paged list: its page size and where the next page starts. */
-        CursorPageMeta: {
-            limit: number;
-            /** @description Pass as `cursor` for the next page; null on the last page. */
-            next_cursor: string | null;
+        /** @description An announcement and the window it shows in. */
+        Announcement: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            body: string;
+            /** @enum {string} */
+            severity: "info" | "success" | "warning" | "critical";
+            /** @enum {string} */
+            surface: "landing" | "portal" | "all";
+            action_url: string | null;
+            starts_at: string | null;
+            ends_at: string | null;
+            is_active: boolean;
+            /** @description Active and inside its window at the time of the read: shown on the public site. */
+            active_now: boolean;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** @description One audited staff write: who, what, on which target, before and after. */
         AuditEntry: {
@@ -4117,65 +4146,54 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /**
-         * @description The id of what was made or stored.
-         * @example {
-         *       "id": "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
-         *     }
-         */
-        IdResult: {
+        /** @description A broadcast of notifications and email, with its counts. */
+        Broadcast: {
             /** Format: uuid */
             id: string;
-        };
-        /**
-         * @description The version stored, published or made live again.
-         * @example {
-         *       "version": 4
-         *     }
-         */
-        VersionResult: {
-            version: number;
-        };
-        /** @description A price of a billing product. */
-        Price: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            productId: string;
-            providerPriceId: string;
-            currency: string;
-            unitAmount: number;
-            interval: ("month" | "year") | null;
-            isActive: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        /** @description A billing product (a plan or a credit pack) with its prices. */
-        Product: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            kind: "credit_pack" | "plan";
-            name: string;
-            description: string | null;
-            /** @description Credit packs; null for plans. */
-            credits: number | null;
-            /** @description Plans; null for credit packs. */
-            tierKey: string | null;
-            isActive: boolean;
-            sortOrder: number;
-            metadata: {
+            segment: {
                 [key: string]: unknown;
             };
-            /** @description Every price, active first, then by currency, newest first. */
-            prices: components["schemas"]["Price"][];
-            updatedBy: string | null;
+            recipients: number | null;
+            notification: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "info" | "success" | "warning" | "billing" | "social" | "system";
+                title: string;
+                body: string | null;
+                action_url: string | null;
+                starts_at: string | null;
+                ends_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @enum {string} */
+                audience: "everyone" | "recipients";
+                read_count: number;
+            } | null;
+            email: {
+                template_id: string | null;
+                template_version: number | null;
+                queued: number;
+                sent: number;
+                failed: number;
+                skipped: number;
+            } | null;
+            created_by: string | null;
             /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
+            created_at: string;
+        };
+        /**
+         * @description How many users a broadcast to this segment would reach if sent now.
+         * @example {
+         *       "recipients": 1250,
+         *       "max": 10000
+         *     }
+         */
+        BroadcastPreview: {
+            /** @description Users the segment matches now, counted no further than `max` + 1. */
+            recipients: number;
+            /** @description The most users one broadcast may reach (more is 422 `segment_too_large`). */
+            max: number;
         };
         /** @description What the staff console needs to know at start. */
         ConsoleConfig: {
@@ -4211,6 +4229,33 @@ export interface components {
              */
             expiresAt: string;
         };
+        /** @description A content block: its draft, live value and state. */
+        ContentBlock: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            surface: "landing" | "portal";
+            slot: string;
+            locale: string;
+            draft: {
+                [key: string]: unknown;
+            };
+            /** @description What the public site shows; null when not live. */
+            published: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            sortOrder: number;
+            hasUnpublishedChanges: boolean;
+            publishedAt: string | null;
+            publishedBy: string | null;
+            updatedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /** @description A coupon at the payment provider. */
         Coupon: {
             /** Format: uuid */
@@ -4229,53 +4274,6 @@ export interface components {
             active: boolean;
             deleted_at: string | null;
             created_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-        };
-        /** @description A promotion code of a coupon. */
-        PromotionCode: {
-            /** Format: uuid */
-            id: string;
-            provider_promotion_code_id: string;
-            /** Format: uuid */
-            coupon_id: string;
-            code: string;
-            max_redemptions: number | null;
-            expires_at: string | null;
-            first_time_only: boolean;
-            active: boolean;
-            created_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description One entry of a credit ledger. */
-        LedgerEntry: {
-            id: number;
-            /** Format: uuid */
-            user_id: string;
-            /** @description The player's email, so staff see whose it is; null when they have none. */
-            user_email: string | null;
-            /** @description Signed: additions positive, deductions negative. */
-            amount: number;
-            /** @enum {string} */
-            kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
-            /** @description The user's balance right after this entry. */
-            balance_after: number;
-            reference_type: string | null;
-            reference_id: string | null;
-            /** @description The staff member who made the entry; null: the service. */
-            actor_id: string | null;
-            reason: string | null;
-            /** @description A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`. */
-            details: {
-                [key: string]: unknown;
-            };
-            /** @description The lot an addition made; null for deductions. */
-            lot_id: number | null;
-            /** @description When the lot of an addition lapses; null: never, or a deduction. */
-            expires_at: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4301,189 +4299,54 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description A payment, with what it bought and its refunds. */
-        Payment: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            user_id: string;
-            /** @enum {string} */
-            provider: "local" | "stripe";
-            provider_payment_id: string;
-            product_id: string | null;
-            price_id: string | null;
-            /** @enum {string} */
-            kind: "credit_pack" | "subscription";
-            quantity: number;
-            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
-            credits: number | null;
-            amount: number;
-            currency: string;
-            amount_refunded: number;
-            /** @enum {string} */
-            status: "succeeded" | "partially_refunded" | "refunded";
-            checkout_session_id: string | null;
-            provider_invoice_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A payment as the staff list shows it, with the player's email. */
-        PaymentListItem: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            user_id: string;
-            /** @enum {string} */
-            provider: "local" | "stripe";
-            provider_payment_id: string;
-            product_id: string | null;
-            price_id: string | null;
-            /** @enum {string} */
-            kind: "credit_pack" | "subscription";
-            quantity: number;
-            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
-            credits: number | null;
-            amount: number;
-            currency: string;
-            amount_refunded: number;
-            /** @enum {string} */
-            status: "succeeded" | "partially_refunded" | "refunded";
-            checkout_session_id: string | null;
-            provider_invoice_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** @description The player's email, so staff see who paid; null when they have none. */
-            user_email: string | null;
-        };
-        /** @description A refund: the amount, the credits clawed back, and the payment after it. */
-        Refund: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            payment_id: string;
-            /** Format: uuid */
-            user_id: string;
-            provider_refund_id: string;
-            amount: number;
-            currency: string;
-            reason: string;
-            /** @description Credits taken back from what was left of the pack. */
-            credits_clawed_back: number;
-            /** @description Credits this refund covered that were already spent or expired, so could not be taken back. */
-            shortfall: number;
-            /** @description The staff member; null for a refund made at the provider (its dashboard). */
-            actor_id: string | null;
-            /**
-             * @description `staff`: made through this service; `provider`: made at the provider, recorded from its event.
-             * @enum {string}
-             */
-            source: "staff" | "provider";
-            /** Format: date-time */
-            created_at: string;
-            /** @description The payment after the refund. */
-            payment: components["schemas"]["Payment"];
-        };
-        /** @description An invoice from the payment provider. */
-        Invoice: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            user_id: string;
-            /** @description The player's email, so staff see who paid; null when they have none. */
-            user_email: string | null;
-            /** @enum {string} */
-            provider: "local" | "stripe";
-            provider_invoice_id: string;
-            provider_subscription_id: string | null;
-            provider_payment_id: string | null;
-            /** @enum {string} */
-            status: "draft" | "open" | "paid" | "void" | "uncollectible";
-            amount_due: number;
-            amount_paid: number;
-            currency: string;
-            hosted_url: string | null;
-            period_start: string | null;
-            period_end: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            last_event_at: string;
-        };
-        /** @description A subscription: its plan, state and period. */
-        Subscription: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            user_id: string;
-            /** @description The subscriber's email; null when the user has none. */
-            user_email: string | null;
-            /** @description `local` or `stripe`. */
-            provider: string;
-            provider_subscription_id: string;
-            provider_customer_id: string | null;
-            /** @description The plan; null when the provider's price matches no product of the catalog. */
-            product_id: string | null;
-            product_name: string | null;
-            provider_price_id: string | null;
-            /**
-             * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
-             * @enum {string}
-             */
-            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
-            /** @description True: the subscription ends at `current_period_end` instead of renewing. */
-            cancel_at_period_end: boolean;
-            /** @description When the period paid for ends (next renewal). */
-            current_period_end: string | null;
-            /** @description When it was canceled, or set to cancel at period end. */
-            canceled_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description An achievement definition: its key, name, icon and the credits it rewards. */
-        Achievement: {
-            /** Format: uuid */
-            id: string;
+        /** @description A scheduled job: its schedule, state, and next and last run. */
+        CronJob: {
+            id: number;
+            /** @description The handler that does the work. */
             key: string;
-            name: string;
-            description: string | null;
-            icon_path: string | null;
-            reward_credits: number;
-            is_active: boolean;
-            sort_order: number;
-            created_by: string | null;
-            updated_by: string | null;
+            /** @description Five fields (minute hour day-of-month month day-of-week), in UTC. */
+            cron: string;
+            description: string;
+            /** @description It deletes or zeroes data (expired grants, purged accounts, lapsed credits): a run cannot be undone. */
+            deletes_data: boolean;
+            active: boolean;
+            /** @description Null while disabled. */
+            next_run_at: string | null;
+            last_run_at: string | null;
+            last_result: ("ok" | "error") | null;
+            last_error: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description The referral ruleset: what inviting and being invited earn, and when. */
-        ReferralRules: {
-            /** @description Credits the inviting user receives per qualified referral. */
-            referrer_reward_credits: number;
-            /** @description Credits the invited user receives when they qualify. */
-            referee_reward_credits: number;
-            /**
-             * @description `signup`: the referee signs up; `first_purchase`: the referee completes a first payment.
-             * @enum {string}
-             */
-            qualifying_event: "signup" | "first_purchase";
-            /** @description Days after signup the referee has to qualify; null: no limit. */
-            qualify_within_days: number | null;
-            /** @description Referrer rewards granted at most this many times; null: no cap. */
-            max_rewards_per_referrer: number | null;
-            is_active: boolean;
-            /** @description Rises by one with every saved change; 0 until first saved. */
-            version: number;
-            updated_by: string | null;
-            /** @description Null until first saved. */
-            updated_at: string | null;
+        /** @description One run of a scheduled job. */
+        CronJobRun: {
+            id: number;
+            job_id: number;
+            /** @enum {string} */
+            trigger: "schedule" | "manual";
+            /** @description The staff member who asked for a manual run. */
+            triggered_by: string | null;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string;
+            /** @enum {string} */
+            result: "ok" | "error";
+            error: string | null;
+            /** @description What the run did, e.g. `{ deleted: 3 }`. */
+            summary: {
+                [key: string]: unknown;
+            };
+            /** @description The service instance that ran it. */
+            instance_id: string;
+        };
+        /** @description A cursor-paged list: its page size and where the next page starts. */
+        CursorPageMeta: {
+            limit: number;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description A device authorization request: which client asks, for what scope, and its state. */
         DeviceRequest: {
@@ -4581,6 +4444,290 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description An email template with its versions and the published one. */
+        EmailTemplate: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            /**
+             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
+             * @enum {string}
+             */
+            category: "marketing" | "transactional";
+            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
+            published_version: number | null;
+            published_at: string | null;
+            /** @description The newest stored version; null before the first. */
+            latest_version: number | null;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Every version, newest first, without bodies. */
+            versions: {
+                version: number;
+                subject: string;
+                note: string | null;
+                is_published: boolean;
+                created_by: string | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            /** @description The published version with its bodies; null while unpublished. */
+            published: components["schemas"]["EmailTemplateVersion"] | null;
+        };
+        /** @description An email template as lists show it. */
+        EmailTemplateSummary: {
+            /** Format: uuid */
+            id: string;
+            key: string;
+            name: string;
+            description: string | null;
+            /**
+             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
+             * @enum {string}
+             */
+            category: "marketing" | "transactional";
+            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
+            published_version: number | null;
+            published_at: string | null;
+            /** @description The newest stored version; null before the first. */
+            latest_version: number | null;
+            created_by: string | null;
+            updated_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description One version of an email template, with its bodies. */
+        EmailTemplateVersion: {
+            version: number;
+            subject: string;
+            note: string | null;
+            is_published: boolean;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            html: string;
+            text: string;
+            /** @description The var names its placeholders read (top-level names), sorted. */
+            variables: string[];
+        };
+        ForbiddenError: {
+            /** @enum {string} */
+            error: "forbidden";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
+        };
+        /** @description A game session on the runtime, as staff see it. */
+        GameSession: {
+            /** Format: uuid */
+            id: string;
+            /** @description Null once the game was deleted from the store. */
+            game_id: number | null;
+            game_slug: string;
+            game_title: string;
+            /** @enum {string} */
+            status: "starting" | "active" | "ended" | "failed";
+            end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
+            play_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            ended_at: string | null;
+            /** Format: uuid */
+            user_id: string;
+            pool_id: string | null;
+            node_id: string | null;
+            /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
+            stopped_by: string | null;
+        };
+        /**
+         * @description The id of what was made or stored.
+         * @example {
+         *       "id": "7c1e2d3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f"
+         *     }
+         */
+        IdResult: {
+            /** Format: uuid */
+            id: string;
+        };
+        /** @description The identity provider's record of a user. */
+        IdentityAccount: {
+            id: string;
+            email: string | null;
+            providers: string[];
+            banned_until: string | null;
+            email_confirmed_at: string | null;
+            last_sign_in_at: string | null;
+            created_at: string | null;
+        };
+        InternalError: {
+            /** @enum {unknown} */
+            error: "internal";
+        };
+        /** @description An invoice from the payment provider. */
+        Invoice: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @description The player's email, so staff see who paid; null when they have none. */
+            user_email: string | null;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            provider_invoice_id: string;
+            provider_subscription_id: string | null;
+            provider_payment_id: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            amount_due: number;
+            amount_paid: number;
+            currency: string;
+            hosted_url: string | null;
+            period_start: string | null;
+            period_end: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_event_at: string;
+        };
+        /** @description One entry of a credit ledger. */
+        LedgerEntry: {
+            id: number;
+            /** Format: uuid */
+            user_id: string;
+            /** @description The player's email, so staff see whose it is; null when they have none. */
+            user_email: string | null;
+            /** @description Signed: additions positive, deductions negative. */
+            amount: number;
+            /** @enum {string} */
+            kind: "purchase" | "grant" | "gift" | "spend" | "refund_clawback" | "expiry" | "adjustment";
+            /** @description The user's balance right after this entry. */
+            balance_after: number;
+            reference_type: string | null;
+            reference_id: string | null;
+            /** @description The staff member who made the entry; null: the service. */
+            actor_id: string | null;
+            reason: string | null;
+            /** @description A clawback's `requested`, `taken` and `shortfall`; an expiry's lot `expires_at`. */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description The lot an addition made; null for deductions. */
+            lot_id: number | null;
+            /** @description When the lot of an addition lapses; null: never, or a deduction. */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @description The process answers: its event loop turns and it serves HTTP. */
+        Liveness: {
+            /** @constant */
+            status: "ok";
+        };
+        /** @description A login session (one sign-in), as staff see it. */
+        LoginSession: {
+            /** @description The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own). */
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description The first request the service saw from this session.
+             */
+            first_seen_at: string;
+            /**
+             * Format: date-time
+             * @description The latest request, to within 90 s (it moves once every 60 to 90 s, not on every request).
+             */
+            last_seen_at: string;
+            /** @description The client address of the latest request (as of `last_seen_at`). */
+            ip: string | null;
+            /** @description The client address of the first request. */
+            first_ip: string | null;
+            /** @description The latest user agent (up to 512 characters). */
+            user_agent: string | null;
+            /** @description The launcher sign-in (device authorization) the session came from; null for any other sign-in. */
+            device_authorization_id: string | null;
+            /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
+            revoked_at: string | null;
+        };
+        MaintenanceError: {
+            /** @enum {unknown} */
+            error: "panic_mode";
+            /** @enum {unknown} */
+            level: "degraded" | "lockdown";
+            reason: string | null;
+        };
+        /** @description The maintenance level with the name of whoever set it: what every staff member is shown. */
+        MaintenanceNotice: {
+            /** @enum {string} */
+            level: "off" | "degraded" | "lockdown";
+            reason: string | null;
+            set_by: string | null;
+            set_at: string | null;
+            /** @description True when set automatically by incident monitoring. */
+            auto: boolean;
+            /** @description Who set it, as staff know them (display name, else email); null when set by incident monitoring or unknown. */
+            set_by_name: string | null;
+        };
+        /** @description The maintenance (panic) level: why, who set it and when, and whether it was set automatically. */
+        MaintenanceState: {
+            /** @enum {string} */
+            level: "off" | "degraded" | "lockdown";
+            reason: string | null;
+            set_by: string | null;
+            set_at: string | null;
+            /** @description True when set automatically by incident monitoring. */
+            auto: boolean;
+        };
+        MalformedBodyError: {
+            /** @enum {string} */
+            error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
+        };
+        /** @description One of the caller's support tickets, with its messages. */
+        MySupportTicket: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            /** @enum {string} */
+            category: "account" | "billing" | "technical" | "abuse" | "other";
+            /** @enum {string} */
+            status: "open" | "answered" | "closed";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last activity: a message, a close or a reopen.
+             */
+            updated_at: string;
+            /** @description Oldest first; the first is the player's opening message. */
+            messages: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                author: "player" | "staff";
+                message: string;
+                attachment_keys: string[];
+                /** @description The files of `attachment_keys`, with download URLs. */
+                attachments: {
+                    key: string;
+                    /** @enum {string} */
+                    content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
+                    size: number | null;
+                    /** @description A signed download URL, valid at least an hour. */
+                    url: string;
+                }[];
+                /** Format: date-time */
+                created_at: string;
+            }[];
         };
         /** @description One outbound email: its state, attempts and transport. */
         OutboxMessage: {
@@ -4681,170 +4828,116 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description An email template as lists show it. */
-        EmailTemplateSummary: {
-            /** Format: uuid */
-            id: string;
-            key: string;
-            name: string;
-            description: string | null;
-            /**
-             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
-             * @enum {string}
-             */
-            category: "marketing" | "transactional";
-            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
-            published_version: number | null;
-            published_at: string | null;
-            /** @description The newest stored version; null before the first. */
-            latest_version: number | null;
-            created_by: string | null;
-            updated_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
+        /** @description Where this page sits: its number, its size, and how many rows match. */
+        PageMeta: {
+            page: number;
+            per_page: number;
+            total: number;
         };
-        /** @description One version of an email template, with its bodies. */
-        EmailTemplateVersion: {
-            version: number;
-            subject: string;
-            note: string | null;
-            is_published: boolean;
-            created_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-            html: string;
-            text: string;
-            /** @description The var names its placeholders read (top-level names), sorted. */
-            variables: string[];
-        };
-        /** @description An email template with its versions and the published one. */
-        EmailTemplate: {
-            /** Format: uuid */
-            id: string;
-            key: string;
-            name: string;
-            description: string | null;
-            /**
-             * @description `marketing` mail carries List-Unsubscribe and is never sent to a suppressed address; `transactional` mail (receipts, security notices) is sent regardless.
-             * @enum {string}
-             */
-            category: "marketing" | "transactional";
-            /** @description The version mail is sent with; null while unpublished (the template cannot be used). */
-            published_version: number | null;
-            published_at: string | null;
-            /** @description The newest stored version; null before the first. */
-            latest_version: number | null;
-            created_by: string | null;
-            updated_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /** @description Every version, newest first, without bodies. */
-            versions: {
-                version: number;
-                subject: string;
-                note: string | null;
-                is_published: boolean;
-                created_by: string | null;
-                /** Format: date-time */
-                created_at: string;
-            }[];
-            /** @description The published version with its bodies; null while unpublished. */
-            published: components["schemas"]["EmailTemplateVersion"] | null;
-        };
-        /** @description A suppressed address: why, and since when. */
-        Suppression: {
-            email: string;
+        PayloadTooLargeError: {
             /** @enum {string} */
-            reason: "unsubscribed" | "bounced" | "complained" | "manual";
-            /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
-            source: string;
-            /** @description The message whose link or bounce caused it, when known. */
-            message_id: string | null;
-            /** Format: date-time */
-            created_at: string;
+            error: "payload_too_large";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
         };
-        /** @description A game session on the runtime, as staff see it. */
-        GameSession: {
+        /** @description A payment, with what it bought and its refunds. */
+        Payment: {
             /** Format: uuid */
             id: string;
-            /** @description Null once the game was deleted from the store. */
-            game_id: number | null;
-            game_slug: string;
-            game_title: string;
-            /** @enum {string} */
-            status: "starting" | "active" | "ended" | "failed";
-            end_reason: ("user_stopped" | "staff_stopped" | "runtime_ended" | "start_failed") | null;
-            play_url: string | null;
-            /** Format: date-time */
-            created_at: string;
-            started_at: string | null;
-            ended_at: string | null;
             /** Format: uuid */
             user_id: string;
-            pool_id: string | null;
-            node_id: string | null;
-            /** @description The player (user_stopped) or staff member (staff_stopped) who stopped it. */
-            stopped_by: string | null;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            provider_payment_id: string;
+            product_id: string | null;
+            price_id: string | null;
+            /** @enum {string} */
+            kind: "credit_pack" | "subscription";
+            quantity: number;
+            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
+            credits: number | null;
+            amount: number;
+            currency: string;
+            amount_refunded: number;
+            /** @enum {string} */
+            status: "succeeded" | "partially_refunded" | "refunded";
+            checkout_session_id: string | null;
+            provider_invoice_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
-        /** @description The process answers: its event loop turns and it serves HTTP. */
-        Liveness: {
-            /** @constant */
-            status: "ok";
+        /** @description A payment as the staff list shows it, with the player's email. */
+        PaymentListItem: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @enum {string} */
+            provider: "local" | "stripe";
+            provider_payment_id: string;
+            product_id: string | null;
+            price_id: string | null;
+            /** @enum {string} */
+            kind: "credit_pack" | "subscription";
+            quantity: number;
+            /** @description Credits the payment added (credit packs: credits × quantity); null for subscriptions. */
+            credits: number | null;
+            amount: number;
+            currency: string;
+            amount_refunded: number;
+            /** @enum {string} */
+            status: "succeeded" | "partially_refunded" | "refunded";
+            checkout_session_id: string | null;
+            provider_invoice_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The player's email, so staff see who paid; null when they have none. */
+            user_email: string | null;
         };
-        /** @description The state of each part readiness depends on. */
-        ReadinessChecks: {
-            /**
-             * @description The database answered a query within 2 s.
-             * @enum {string}
-             */
-            database: "ok" | "unreachable";
-            /**
-             * @description Every migration this build carries is applied; `unknown` while the database does not answer.
-             * @enum {string}
-             */
-            migrations: "ok" | "pending" | "unknown";
-            /**
-             * @description The rate-limit store (`REDIS_URL`) answered a PING within its budget; `not_configured` without one.
-             * @enum {string}
-             */
-            redis: "ok" | "unreachable" | "not_configured";
-            /** @description The instance received SIGTERM and is finishing its work before it stops. */
-            draining: boolean;
+        /** @description A price of a billing product. */
+        Price: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            productId: string;
+            providerPriceId: string;
+            currency: string;
+            unitAmount: number;
+            interval: ("month" | "year") | null;
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
-        /** @description This instance can take traffic: every part it depends on answers. */
-        Readiness: {
-            /** @constant */
-            status: "ready";
-            checks: components["schemas"]["ReadinessChecks"];
-        };
-        /** @description A login session (one sign-in), as staff see it. */
-        LoginSession: {
-            /** @description The tokens' `session_id` claim; `token-…` for a token that carries none (each such token is a session of its own). */
-            session_id: string;
-            /**
-             * Format: date-time
-             * @description The first request the service saw from this session.
-             */
-            first_seen_at: string;
-            /**
-             * Format: date-time
-             * @description The latest request, to within 90 s (it moves once every 60 to 90 s, not on every request).
-             */
-            last_seen_at: string;
-            /** @description The client address of the latest request (as of `last_seen_at`). */
-            ip: string | null;
-            /** @description The client address of the first request. */
-            first_ip: string | null;
-            /** @description The latest user agent (up to 512 characters). */
-            user_agent: string | null;
-            /** @description The launcher sign-in (device authorization) the session came from; null for any other sign-in. */
-            device_authorization_id: string | null;
-            /** @description When the session was ended: revoked alone (by the user or staff) or by a sign-out of every session; null while it lives. */
-            revoked_at: string | null;
+        /** @description A billing product (a plan or a credit pack) with its prices. */
+        Product: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "credit_pack" | "plan";
+            name: string;
+            description: string | null;
+            /** @description Credit packs; null for plans. */
+            credits: number | null;
+            /** @description Plans; null for credit packs. */
+            tierKey: string | null;
+            isActive: boolean;
+            sortOrder: number;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** @description Every price, active first, then by currency, newest first. */
+            prices: components["schemas"]["Price"][];
+            updatedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description The caller's own profile. */
         Profile: {
@@ -4868,96 +4961,199 @@ export interface components {
             last_seen_at: string | null;
             profile_updated_at: string | null;
         };
-        /** @description A presigned upload: where and how to PUT the bytes, and until when. */
-        UploadGrant: {
-            /** @description Where to PUT the bytes: valid for this key, content type and size only. */
-            upload_url: string;
-            /** @constant */
-            method: "PUT";
-            /** @description Headers the upload must carry exactly (the signature covers them). */
-            headers: {
-                [key: string]: string;
-            };
-            /** @description The object key to pass to the confirmation. */
-            key: string;
-            /** @description The declared size: the most bytes the upload may carry. */
-            max_size: number;
-            /**
-             * Format: date-time
-             * @description The URL and the upload intent expire together, 10 minutes after issue.
-             */
-            expires_at: string;
-        };
-        /**
-         * @description How many users a broadcast to this segment would reach if sent now.
-         * @example {
-         *       "recipients": 1250,
-         *       "max": 10000
-         *     }
-         */
-        BroadcastPreview: {
-            /** @description Users the segment matches now, counted no further than `max` + 1. */
-            recipients: number;
-            /** @description The most users one broadcast may reach (more is 422 `segment_too_large`). */
-            max: number;
-        };
-        /** @description A broadcast of notifications and email, with its counts. */
-        Broadcast: {
+        /** @description A promotion code of a coupon. */
+        PromotionCode: {
             /** Format: uuid */
             id: string;
-            segment: {
-                [key: string]: unknown;
-            };
-            recipients: number | null;
-            notification: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                kind: "info" | "success" | "warning" | "billing" | "social" | "system";
-                title: string;
-                body: string | null;
-                action_url: string | null;
-                starts_at: string | null;
-                ends_at: string | null;
-                /** Format: date-time */
-                created_at: string;
-                /** @enum {string} */
-                audience: "everyone" | "recipients";
-                read_count: number;
-            } | null;
-            email: {
-                template_id: string | null;
-                template_version: number | null;
-                queued: number;
-                sent: number;
-                failed: number;
-                skipped: number;
-            } | null;
+            provider_promotion_code_id: string;
+            /** Format: uuid */
+            coupon_id: string;
+            code: string;
+            max_redemptions: number | null;
+            expires_at: string | null;
+            first_time_only: boolean;
+            active: boolean;
             created_by: string | null;
             /** Format: date-time */
             created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
-        /** @description The maintenance (panic) level: why, who set it and when, and whether it was set automatically. */
-        MaintenanceState: {
+        /** @description The public site of a surface in a locale: settings, content blocks, announcements and pages. */
+        PublicSite: {
             /** @enum {string} */
-            level: "off" | "degraded" | "lockdown";
-            reason: string | null;
-            set_by: string | null;
-            set_at: string | null;
-            /** @description True when set automatically by incident monitoring. */
-            auto: boolean;
+            surface: "landing" | "portal";
+            locale: string;
+            /** @description Every published settings section by name; unpublished sections are absent. */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @description Live blocks of the surface, ordered by sortOrder then slot. */
+            content_blocks: {
+                slot: string;
+                /** @description The requested locale, or `en` where the slot has no block in it. */
+                locale: string;
+                content: {
+                    [key: string]: unknown;
+                };
+                sortOrder: number;
+            }[];
+            /** @description Active announcements for the surface now, most severe first. */
+            announcements: {
+                /** Format: uuid */
+                id: string;
+                title: string;
+                body: string;
+                /** @enum {string} */
+                severity: "info" | "success" | "warning" | "critical";
+                /** @enum {string} */
+                surface: "landing" | "portal" | "all";
+                action_url: string | null;
+                starts_at: string | null;
+                ends_at: string | null;
+            }[];
+            /** @description Published pages; read one with GET /v1/public/site/pages/{slug}. */
+            pages: {
+                slug: string;
+                title: string;
+                version: number;
+                published_at: string;
+            }[];
         };
-        /** @description The maintenance level with the name of whoever set it: what every staff member is shown. */
-        MaintenanceNotice: {
+        /** @description A published page: its markdown and version. */
+        PublicSitePage: {
+            slug: string;
+            title: string;
+            /** @description As stored; render it on the client. */
+            markdown: string;
+            version: number;
+            /** Format: date-time */
+            published_at: string;
+        };
+        /** @description A published store game, as the store shows it. */
+        PublicStoreGame: {
+            id: number;
+            slug: string;
+            title: string;
+            summary: string | null;
             /** @enum {string} */
-            level: "off" | "degraded" | "lockdown";
-            reason: string | null;
-            set_by: string | null;
-            set_at: string | null;
-            /** @description True when set automatically by incident monitoring. */
-            auto: boolean;
-            /** @description Who set it, as staff know them (display name, else email); null when set by incident monitoring or unknown. */
-            set_by_name: string | null;
+            game_type: "app" | "game" | "launcher";
+            /** @description YYYY-MM-DD */
+            release_date: string | null;
+            /** @enum {string} */
+            controller_support: "none" | "partial" | "full";
+            required_age: number;
+            license_required: boolean;
+            genres: {
+                id: number;
+                slug: string;
+                name: string;
+            }[];
+            developers: {
+                id: number;
+                slug: string;
+                name: string;
+            }[];
+            publishers: {
+                id: number;
+                slug: string;
+                name: string;
+            }[];
+            description: string | null;
+            website: string | null;
+            legal_notice: string | null;
+            content_description: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+        };
+        RateLimitedError: {
+            /** @enum {string} */
+            error: "rate_limited";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
+        };
+        /** @description This instance can take traffic: every part it depends on answers. */
+        Readiness: {
+            /** @constant */
+            status: "ready";
+            checks: components["schemas"]["ReadinessChecks"];
+        };
+        /** @description The state of each part readiness depends on. */
+        ReadinessChecks: {
+            /**
+             * @description The database answered a query within 2 s.
+             * @enum {string}
+             */
+            database: "ok" | "unreachable";
+            /**
+             * @description Every migration this build carries is applied; `unknown` while the database does not answer.
+             * @enum {string}
+             */
+            migrations: "ok" | "pending" | "unknown";
+            /**
+             * @description The rate-limit store (`REDIS_URL`) answered a PING within its budget; `not_configured` without one.
+             * @enum {string}
+             */
+            redis: "ok" | "unreachable" | "not_configured";
+            /** @description The instance received SIGTERM and is finishing its work before it stops. */
+            draining: boolean;
+        };
+        /** @description The referral ruleset: what inviting and being invited earn, and when. */
+        ReferralRules: {
+            /** @description Credits the inviting user receives per qualified referral. */
+            referrer_reward_credits: number;
+            /** @description Credits the invited user receives when they qualify. */
+            referee_reward_credits: number;
+            /**
+             * @description `signup`: the referee signs up; `first_purchase`: the referee completes a first payment.
+             * @enum {string}
+             */
+            qualifying_event: "signup" | "first_purchase";
+            /** @description Days after signup the referee has to qualify; null: no limit. */
+            qualify_within_days: number | null;
+            /** @description Referrer rewards granted at most this many times; null: no cap. */
+            max_rewards_per_referrer: number | null;
+            is_active: boolean;
+            /** @description Rises by one with every saved change; 0 until first saved. */
+            version: number;
+            updated_by: string | null;
+            /** @description Null until first saved. */
+            updated_at: string | null;
+        };
+        /** @description A refund: the amount, the credits clawed back, and the payment after it. */
+        Refund: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            payment_id: string;
+            /** Format: uuid */
+            user_id: string;
+            provider_refund_id: string;
+            amount: number;
+            currency: string;
+            reason: string;
+            /** @description Credits taken back from what was left of the pack. */
+            credits_clawed_back: number;
+            /** @description Credits this refund covered that were already spent or expired, so could not be taken back. */
+            shortfall: number;
+            /** @description The staff member; null for a refund made at the provider (its dashboard). */
+            actor_id: string | null;
+            /**
+             * @description `staff`: made through this service; `provider`: made at the provider, recorded from its event.
+             * @enum {string}
+             */
+            source: "staff" | "provider";
+            /** Format: date-time */
+            created_at: string;
+            /** @description The payment after the refund. */
+            payment: components["schemas"]["Payment"];
+        };
+        RequestTimeoutError: {
+            /** @enum {string} */
+            error: "request_timeout";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
         };
         /** @description A role: its permissions and how many users hold it. */
         Role: {
@@ -5016,56 +5212,6 @@ export interface components {
             /** @description ISO 8601 date-time */
             updated_at: string;
         };
-        /** @description An announcement and the window it shows in. */
-        Announcement: {
-            /** Format: uuid */
-            id: string;
-            title: string;
-            body: string;
-            /** @enum {string} */
-            severity: "info" | "success" | "warning" | "critical";
-            /** @enum {string} */
-            surface: "landing" | "portal" | "all";
-            action_url: string | null;
-            starts_at: string | null;
-            ends_at: string | null;
-            is_active: boolean;
-            /** @description Active and inside its window at the time of the read: shown on the public site. */
-            active_now: boolean;
-            created_by: string | null;
-            updated_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-        };
-        /** @description A content block: its draft, live value and state. */
-        ContentBlock: {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            surface: "landing" | "portal";
-            slot: string;
-            locale: string;
-            draft: {
-                [key: string]: unknown;
-            };
-            /** @description What the public site shows; null when not live. */
-            published: {
-                [key: string]: unknown;
-            } | null;
-            /** @enum {string} */
-            status: "draft" | "published" | "archived";
-            sortOrder: number;
-            hasUnpublishedChanges: boolean;
-            publishedAt: string | null;
-            publishedBy: string | null;
-            updatedBy: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
         /** @description A site page: its slug, title and live version. */
         SitePage: {
             /** Format: uuid */
@@ -5097,94 +5243,6 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             markdown: string;
-        };
-        /** @description A published page: its markdown and version. */
-        PublicSitePage: {
-            slug: string;
-            title: string;
-            /** @description As stored; render it on the client. */
-            markdown: string;
-            version: number;
-            /** Format: date-time */
-            published_at: string;
-        };
-        /** @description The public site of a surface in a locale: settings, content blocks, announcements and pages. */
-        PublicSite: {
-            /** @enum {string} */
-            surface: "landing" | "portal";
-            locale: string;
-            /** @description Every published settings section by name; unpublished sections are absent. */
-            settings: {
-                [key: string]: unknown;
-            };
-            /** @description Live blocks of the surface, ordered by sortOrder then slot. */
-            content_blocks: {
-                slot: string;
-                /** @description The requested locale, or `en` where the slot has no block in it. */
-                locale: string;
-                content: {
-                    [key: string]: unknown;
-                };
-                sortOrder: number;
-            }[];
-            /** @description Active announcements for the surface now, most severe first. */
-            announcements: {
-                /** Format: uuid */
-                id: string;
-                title: string;
-                body: string;
-                /** @enum {string} */
-                severity: "info" | "success" | "warning" | "critical";
-                /** @enum {string} */
-                surface: "landing" | "portal" | "all";
-                action_url: string | null;
-                starts_at: string | null;
-                ends_at: string | null;
-            }[];
-            /** @description Published pages; read one with GET /v1/public/site/pages/{slug}. */
-            pages: {
-                slug: string;
-                title: string;
-                version: number;
-                published_at: string;
-            }[];
-        };
-        /** @description A published store game, as the store shows it. */
-        PublicStoreGame: {
-            id: number;
-            slug: string;
-            title: string;
-            summary: string | null;
-            /** @enum {string} */
-            game_type: "app" | "game" | "launcher";
-            /** @description YYYY-MM-DD */
-            release_date: string | null;
-            /** @enum {string} */
-            controller_support: "none" | "partial" | "full";
-            required_age: number;
-            license_required: boolean;
-            genres: {
-                id: number;
-                slug: string;
-                name: string;
-            }[];
-            developers: {
-                id: number;
-                slug: string;
-                name: string;
-            }[];
-            publishers: {
-                id: number;
-                slug: string;
-                name: string;
-            }[];
-            description: string | null;
-            website: string | null;
-            legal_notice: string | null;
-            content_description: string | null;
-            metadata: {
-                [key: string]: unknown;
-            };
         };
         /**
          * @description A store game with its links to genres, developers and publishers.
@@ -5260,70 +5318,37 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description One of the caller's support tickets, with its messages. */
-        MySupportTicket: {
+        /** @description A subscription: its plan, state and period. */
+        Subscription: {
             /** Format: uuid */
             id: string;
-            subject: string;
-            /** @enum {string} */
-            category: "account" | "billing" | "technical" | "abuse" | "other";
-            /** @enum {string} */
-            status: "open" | "answered" | "closed";
-            /** Format: date-time */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Last activity: a message, a close or a reopen.
-             */
-            updated_at: string;
-            /** @description Oldest first; the first is the player's opening message. */
-            messages: {
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                author: "player" | "staff";
-                message: string;
-                attachment_keys: string[];
-                /** @description The files of `attachment_keys`, with download URLs. */
-                attachments: {
-                    key: string;
-                    /** @enum {string} */
-                    content_type: "image/png" | "image/jpeg" | "image/webp" | "application/pdf" | "text/plain";
-                    size: number | null;
-                    /** @description A signed download URL, valid at least an hour. */
-                    url: string;
-                }[];
-                /** Format: date-time */
-                created_at: string;
-            }[];
-        };
-        /** @description A support ticket as staff lists show it. */
-        SupportTicketSummary: {
             /** Format: uuid */
-            id: string;
-            subject: string;
-            /** @enum {string} */
-            category: "account" | "billing" | "technical" | "abuse" | "other";
-            /** @enum {string} */
-            status: "open" | "answered" | "closed";
+            user_id: string;
+            /** @description The subscriber's email; null when the user has none. */
+            user_email: string | null;
+            /** @description `local` or `stripe`. */
+            provider: string;
+            provider_subscription_id: string;
+            provider_customer_id: string | null;
+            /** @description The plan; null when the provider's price matches no product of the catalog. */
+            product_id: string | null;
+            product_name: string | null;
+            provider_price_id: string | null;
+            /**
+             * @description trialing, active and past_due give the plan's tier; canceled and incomplete_expired are final.
+             * @enum {string}
+             */
+            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "canceled" | "unpaid" | "paused";
+            /** @description True: the subscription ends at `current_period_end` instead of renewing. */
+            cancel_at_period_end: boolean;
+            /** @description When the period paid for ends (next renewal). */
+            current_period_end: string | null;
+            /** @description When it was canceled, or set to cancel at period end. */
+            canceled_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /**
-             * Format: date-time
-             * @description Last activity: a message, a close or a reopen.
-             */
+            /** Format: date-time */
             updated_at: string;
-            /** @description The player who opened the ticket. */
-            user: {
-                /** Format: uuid */
-                id: string;
-                email: string | null;
-                display_name: string | null;
-            };
-            message_count: number;
-            closed_at: string | null;
-            closed_by: string | null;
-            close_reason: string | null;
         };
         /** @description A support ticket with its messages, as staff see it. */
         SupportTicket: {
@@ -5374,48 +5399,83 @@ export interface components {
                 author_id: string | null;
             }[];
         };
-        /** @description A scheduled job: its schedule, state, and next and last run. */
-        CronJob: {
-            id: number;
-            /** @description The handler that does the work. */
-            key: string;
-            /** @description Five fields (minute hour day-of-month month day-of-week), in UTC. */
-            cron: string;
-            description: string;
-            /** @description It deletes or zeroes data (expired grants, purged accounts, lapsed credits): a run cannot be undone. */
-            deletes_data: boolean;
-            active: boolean;
-            /** @description Null while disabled. */
-            next_run_at: string | null;
-            last_run_at: string | null;
-            last_result: ("ok" | "error") | null;
-            last_error: string | null;
+        /** @description A support ticket as staff lists show it. */
+        SupportTicketSummary: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            /** @enum {string} */
+            category: "account" | "billing" | "technical" | "abuse" | "other";
+            /** @enum {string} */
+            status: "open" | "answered" | "closed";
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description Last activity: a message, a close or a reopen.
+             */
             updated_at: string;
-        };
-        /** @description One run of a scheduled job. */
-        CronJobRun: {
-            id: number;
-            job_id: number;
-            /** @enum {string} */
-            trigger: "schedule" | "manual";
-            /** @description The staff member who asked for a manual run. */
-            triggered_by: string | null;
-            /** Format: date-time */
-            started_at: string;
-            /** Format: date-time */
-            finished_at: string;
-            /** @enum {string} */
-            result: "ok" | "error";
-            error: string | null;
-            /** @description What the run did, e.g. `{ deleted: 3 }`. */
-            summary: {
-                [key: string]: unknown;
+            /** @description The player who opened the ticket. */
+            user: {
+                /** Format: uuid */
+                id: string;
+                email: string | null;
+                display_name: string | null;
             };
-            /** @description The service instance that ran it. */
-            instance_id: string;
+            message_count: number;
+            closed_at: string | null;
+            closed_by: string | null;
+            close_reason: string | null;
+        };
+        /** @description A suppressed address: why, and since when. */
+        Suppression: {
+            email: string;
+            /** @enum {string} */
+            reason: "unsubscribed" | "bounced" | "complained" | "manual";
+            /** @description `one_click` or `link` (the unsubscribe link), `staff`, `smtp`. */
+            source: string;
+            /** @description The message whose link or bounce caused it, when known. */
+            message_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        UnauthorizedError: {
+            /** @enum {string} */
+            error: "missing_token" | "invalid_token" | "invalid_audience";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
+        };
+        UnavailableError: {
+            /** @enum {string} */
+            error: "unavailable";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
+        };
+        UnsupportedMediaTypeError: {
+            /** @enum {string} */
+            error: "unsupported_media_type";
+            /** @description Structured detail; omitted when there is none. */
+            details?: unknown;
+        };
+        /** @description A presigned upload: where and how to PUT the bytes, and until when. */
+        UploadGrant: {
+            /** @description Where to PUT the bytes: valid for this key, content type and size only. */
+            upload_url: string;
+            /** @constant */
+            method: "PUT";
+            /** @description Headers the upload must carry exactly (the signature covers them). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The object key to pass to the confirmation. */
+            key: string;
+            /** @description The declared size: the most bytes the upload may carry. */
+            max_size: number;
+            /**
+             * Format: date-time
+             * @description The URL and the upload intent expire together, 10 minutes after issue.
+             */
+            expires_at: string;
         };
         /** @description A user account as staff see it: status, roles, subscription, credits and recent audit. */
         User: {
@@ -5494,38 +5554,6 @@ export interface components {
                 reason: string | null;
             }[];
         };
-        /** @description The identity provider's record of a user. */
-        IdentityAccount: {
-            id: string;
-            email: string | null;
-            providers: string[];
-            banned_until: string | null;
-            email_confirmed_at: string | null;
-            last_sign_in_at: string | null;
-            created_at: string | null;
-        };
-        InternalError: {
-            /** @enum {unknown} */
-            error: "internal";
-        };
-        UnavailableError: {
-            /** @enum {string} */
-            error: "unavailable";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
-        UnauthorizedError: {
-            /** @enum {string} */
-            error: "missing_token" | "invalid_token" | "invalid_audience";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
-        ForbiddenError: {
-            /** @enum {string} */
-            error: "forbidden";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
         ValidationError: {
             /** @enum {unknown} */
             success: false;
@@ -5540,42 +5568,14 @@ export interface components {
                 }[];
             };
         };
-        MalformedBodyError: {
-            /** @enum {string} */
-            error: "invalid_json" | "invalid_content_length" | "invalid_content_type" | "bad_request";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
-        RequestTimeoutError: {
-            /** @enum {string} */
-            error: "request_timeout";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
-        PayloadTooLargeError: {
-            /** @enum {string} */
-            error: "payload_too_large";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
-        UnsupportedMediaTypeError: {
-            /** @enum {string} */
-            error: "unsupported_media_type";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
-        };
-        MaintenanceError: {
-            /** @enum {unknown} */
-            error: "panic_mode";
-            /** @enum {unknown} */
-            level: "degraded" | "lockdown";
-            reason: string | null;
-        };
-        RateLimitedError: {
-            /** @enum {string} */
-            error: "rate_limited";
-            /** @description Structured detail; omitted when there is none. */
-            details?: unknown;
+        /**
+         * @description The version stored, published or made live again.
+         * @example {
+         *       "version": 4
+         *     }
+         */
+        VersionResult: {
+            version: number;
         };
     };
     responses: never;

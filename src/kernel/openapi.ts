@@ -180,6 +180,18 @@ function withNamedSchemas(document: OpenApiDocument): OpenApiDocument {
 }
 
 /**
+ * Component schemas by name: zod's registry lists them in the order modules were first imported,
+ * which differs between a service and a test run that imported some module earlier; sorted, the
+ * document is the same whoever builds it.
+ */
+function withSortedSchemas(document: OpenApiDocument): OpenApiDocument {
+  const schemas = document.components?.schemas;
+  if (schemas === undefined) return document;
+  const sorted = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { ...document, components: { ...document.components, schemas: sorted } };
+}
+
+/**
  * Swagger UI's own policy: its bundle, stylesheet and initializer are files of this origin (no
  * inline code), it reads /openapi.json and tries operations on this origin; never framed. Its
  * bundle adds one fixed <style> element, allowed by its hash (test/kernel/docs-ui.test.ts fails
@@ -255,7 +267,7 @@ export async function installOpenApi(
       withOptionalBodies(document);
       withNamedBodies(document as Parameters<typeof withNamedBodies>[0]);
       withAnswerDescriptions(document);
-      return document;
+      return withSortedSchemas(document);
     },
   });
   if (docsUi) await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CONTENT_POLICY });

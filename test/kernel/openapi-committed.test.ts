@@ -28,4 +28,12 @@ describe('the committed contract', () => {
       );
     }
   });
+
+  it('lists its component schemas by name, whatever order the modules were imported in', async () => {
+    // A module imported early (as another test file in the same worker does) registers its schemas first.
+    await import('../../src/modules/billing/catalog/schemas.js');
+    const served = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    const names = Object.keys(served.components.schemas);
+    expect(names).toEqual([...names].sort());
+  });
 });
