@@ -1,18 +1,13 @@
-/**
- * CSV as RFC 4180 writes it: a field holding a comma, a double quote, a line break or edge spaces
- * is quoted, its quotes doubled; rows end with CRLF. A field a spreadsheet would run as a formula
- * (starting with =, +, -, @, a tab or a carriage return) is prefixed with an apostrophe, as OWASP
- * advises, so opening the file never runs what someone typed into a public form.
- */
-export function csvField(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+import { stringify } from 'csv-stringify/browser/esm/sync';
 
+/**
+ * CSV as RFC 4180 writes it (csv-stringify): quoted where a field needs it, rows ending with CRLF,
+ * and a field a spreadsheet would run as a formula (=, +, -, @, a tab or CR first, or their
+ * full-width forms) prefixed with an apostrophe, as OWASP advises, so opening the file never
+ * runs what someone typed into a public form.
+ */
 export function csvOf(header: string[], rows: Array<Array<string | number | null | undefined>>): string {
-  return `${[header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`;
+  return stringify([header, ...rows], { record_delimiter: 'windows', escape_formulas: true });
 }
 
 /** Hands the text to the browser as a file download (nothing leaves the browser). */
