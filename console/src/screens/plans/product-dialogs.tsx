@@ -88,26 +88,14 @@ export function CreateProduct({ canWrite, tiers }: { canWrite: boolean; tiers: T
         description="Players see it in the store and on their invoices."
         autoFocus
       />
-      {kind === 'plan' ? (
-        <ChoiceInput
-          label="Tier it gives"
-          value={tierKey}
-          choices={tiers.map((tier) => ({ id: tier.key, label: tier.name }))}
-          onChange={setTierKey}
-        />
-      ) : (
-        <TextInput
-          label="Credits per pack"
-          name="credits"
-          type="number"
-          integer
-          value={credits}
-          onChange={setCredits}
-          isRequired
-          minimum={rule('credits').minimum}
-          maximum={rule('credits').maximum}
-        />
-      )}
+      <GivesField
+        kind={kind}
+        tiers={tiers}
+        tierKey={tierKey}
+        onTierKey={setTierKey}
+        credits={credits}
+        onCredits={setCredits}
+      />
       <TextInput
         label="Description (optional)"
         name="description"
@@ -189,27 +177,15 @@ export function EditProduct({ product, canWrite, tiers }: { product: Product; ca
         maxLength={rule('name').maxLength}
         autoFocus
       />
-      {product.kind === 'plan' ? (
-        <ChoiceInput
-          label="Tier it gives"
-          value={tierKey}
-          choices={tiers.map((tier) => ({ id: tier.key, label: tier.name }))}
-          onChange={setTierKey}
-        />
-      ) : (
-        <TextInput
-          label="Credits per pack"
-          name="credits"
-          type="number"
-          integer
-          value={credits}
-          onChange={setCredits}
-          isRequired
-          minimum={rule('credits').minimum}
-          maximum={rule('credits').maximum}
-          description="Applies to later purchases only."
-        />
-      )}
+      <GivesField
+        kind={product.kind}
+        tiers={tiers}
+        tierKey={tierKey}
+        onTierKey={setTierKey}
+        credits={credits}
+        onCredits={setCredits}
+        description="Applies to later purchases only."
+      />
       <TextInput
         label="Description (optional)"
         name="description"
@@ -238,6 +214,40 @@ const INTERVALS = [
 ];
 
 /** A new price in a currency: a plan's renews each interval, a pack's is paid once. */
+/** What a product gives: a plan's tier, chosen by name, or a pack's credits within the API's bounds. */
+function GivesField(props: {
+  kind: string;
+  tiers: Tier[];
+  tierKey: string;
+  onTierKey: (key: string) => void;
+  credits: string;
+  onCredits: (credits: string) => void;
+  description?: string;
+}) {
+  const rule = ruleOf(UPDATE_PRODUCT, 'credits');
+  return props.kind === 'plan' ? (
+    <ChoiceInput
+      label="Tier it gives"
+      value={props.tierKey}
+      choices={props.tiers.map((tier) => ({ id: tier.key, label: tier.name }))}
+      onChange={props.onTierKey}
+    />
+  ) : (
+    <TextInput
+      label="Credits per pack"
+      name="credits"
+      type="number"
+      integer
+      value={props.credits}
+      onChange={props.onCredits}
+      isRequired
+      minimum={rule.minimum}
+      maximum={rule.maximum}
+      description={props.description}
+    />
+  );
+}
+
 export function AddPrice({ product, canWrite }: { product: Product; canWrite: boolean }) {
   const [amount, setAmount] = useState('');
   const [currency, setCurrency] = useState('EUR');
