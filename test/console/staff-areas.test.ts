@@ -346,7 +346,8 @@ describe('the staff console: Roles, Operations and Site', () => {
       context.waitForEvent('page'),
       role.getByRole('rowheader').click({ modifiers: ['Control'] }),
     ]);
-    await tab.waitForURL(`${service.origin}${roleHref}`);
+    // The tab's address is the row's; its page loading on a busy machine is not what this checks.
+    await tab.waitForURL(`${service.origin}${roleHref}`, { waitUntil: 'commit' });
     await tab.close();
     await role.getByRole('rowheader').click();
     await page.waitForURL(`${service.origin}${roleHref}`);
