@@ -22,9 +22,19 @@ module.exports = {
       severity: 'error',
       comment:
         'The kernel, the database, the adapters, src/lib and the configuration know no area: what they need of ' +
-        'one is passed in from above (createKernel takes the AreaServices of src/modules/index.ts).',
+        'one is passed in from above (the composition root, src/composition/compose.ts, gives the kernel the ' +
+        "areas' permission catalogue).",
       from: { path: '^src/(kernel|db|adapters|lib)/|^src/config\\.ts$' },
-      to: { path: '^src/modules/' },
+      to: { path: '^src/(modules|composition)/' },
+    },
+    {
+      name: 'areas-see-the-platform-only',
+      severity: 'error',
+      comment:
+        'An area names the parts of the platform it needs (src/composition/platform.ts: defineArea, Deps) and is ' +
+        'given those; it never builds or reaches the whole composition (compose.ts, the signal taps).',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/composition/', pathNot: '^src/composition/platform\\.ts$' },
     },
     {
       name: 'areas-meet-through-index',

@@ -12,8 +12,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { pgliteParsers, wrapPGlite } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
-import { createKernel } from '../src/kernel/kernel.js';
-import { AREA_SERVICES } from '../src/modules/index.js';
+import { composePlatform } from '../src/composition/compose.js';
 import { committedSdkSources, sdkSources, writeSdkSources } from './sdk-sources.js';
 
 const DOCUMENT_FILE = join(import.meta.dirname, '..', 'openapi.json');
@@ -25,7 +24,7 @@ async function servedDocument(): Promise<unknown> {
   const database = wrapPGlite(await PGlite.create({ parsers: pgliteParsers }));
   await migrate(database.db);
   const config = loadConfig({ JWT_SECRET: 'openapi-document-only-secret-0123456789', SCHEDULED_JOBS: 'off' });
-  const kernel = await createKernel(config, database, pino({ level: 'silent' }), AREA_SERVICES);
+  const kernel = await composePlatform(config, database, pino({ level: 'silent' }));
   await kernel.start();
   const app = await buildApp(kernel, { logger: false });
   try {

@@ -7,7 +7,6 @@ import { handleError, installErrorHandling } from './kernel/errors.js';
 import { installCors } from './kernel/http/cors.js';
 import { unstorableInput } from './kernel/http/input-guard.js';
 import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/http/json-body.js';
-import type { Kernel } from './kernel/kernel.js';
 import { installOpenApi } from './kernel/openapi.js';
 import { requestLogger, serviceRequestId, stampAnswer } from './kernel/http/request-id.js';
 import type { ZodApp } from './kernel/http/zod-app.js';
@@ -17,10 +16,11 @@ import { installRequestPipeline } from './kernel/request-pipeline.js';
 import { createResponseSerializerCompiler } from './lib/response-serializer.js';
 import { answerClientError, installSlowClientGuards, serverTimeouts } from './kernel/http/slow-clients.js';
 import { API_TAGS, AREAS } from './modules/index.js';
+import { partsOf, type Platform } from './composition/platform.js';
 
 export interface BuildAppOptions {
   /** Extra routes (tests add probe routes, e.g. for rate limits); registered after the modules. */
-  extraRoutes?: (app: ZodApp, kernel: Kernel) => void;
+  extraRoutes?: (app: ZodApp, platform: Platform) => void;
   logger?: boolean;
   /** Each answer also parsed by zod and compared with the compiled shaper's (tests; response-serializer.ts). */
   verifyResponseShaping?: boolean;
@@ -58,22 +58,22 @@ function fastifyTrustProxy(trust: Config['trustProxy']) {
   return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 }
 
-export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(platform: Platform, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: options.logger === false ? undefined : kernel.log,
+    loggerInstance: options.logger === false ? undefined : platform.log,
     genReqId: serviceRequestId,
     childLoggerFactory: requestLogger,
     logController: new LogController({
       requestIdLogLabel: 'request_id',
-      disableRequestLogging: kernel.config.production,
+      disableRequestLogging: platform.config.production,
     }),
-    trustProxy: fastifyTrustProxy(kernel.config.trustProxy),
+    trustProxy: fastifyTrustProxy(platform.config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT_BYTES,
     // Fastify's default (100) would 404 documented path values: store slugs up to 128, runtime node ids up to 200.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // Node's own header and whole-request budgets (408), and its refusals before any request
     // exists, answered in the service's shape (slow-clients.ts).
-    ...serverTimeouts(kernel.config),
+    ...serverTimeouts(platform.config),
     clientErrorHandler: answerClientError,
     // Errors the router raises before any hook (a malformed URL) get our body and request id too.
     frameworkErrors: (error, request, reply) => {
@@ -82,21 +82,25 @@ export async function buildApp(kernel: Kernel, options: BuildAppOptions = {}): P
     },
   });
   // Around Fastify's handler, and the first request hook: everything a request does is in its span.
-  if (kernel.tracing !== undefined) traceRequests(app, kernel.tracing.tracer);
+  if (platform.tracing !== undefined) traceRequests(app, platform.tracing.tracer);
   app.setValidatorCompiler(zodValidatorCompiler as never);
   app.setSerializerCompiler(createResponseSerializerCompiler({ verifyResponseShaping: options.verifyResponseShaping }));
   installErrorHandling(app);
   installJsonBodyParser(app);
   // First of the request hooks, so requests the ones below answer early are measured too.
-  installMetrics(app, kernel);
+  installMetrics(app, platform);
   // Before the pipeline's hooks, so refusals carry the allow header too (cors.ts).
-  await installCors(app, kernel.config.corsOrigins);
-  installRequestPipeline(app, kernel);
-  installSlowClientGuards(app, kernel.config);
-  await installOpenApi(app, API_TAGS, { docsUi: kernel.config.docsUi });
+  await installCors(app, platform.config.corsOrigins);
+  installRequestPipeline(app, platform);
+  installSlowClientGuards(app, platform.config);
+  await installOpenApi(app, API_TAGS, { docsUi: platform.config.docsUi });
 
   const zodApp = app.withTypeProvider<ZodTypeProvider>();
-  for (const area of AREAS) for (const register of area.routes) register(zodApp, kernel);
-  options.extraRoutes?.(zodApp, kernel);
+  for (const area of AREAS) {
+    // Each area gets the parts it declared (its module.ts) and nothing else.
+    const deps = partsOf(platform, area.needs) as never;
+    for (const register of area.routes) register(zodApp, deps);
+  }
+  options.extraRoutes?.(zodApp, platform);
   return app;
 }

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { AREA_SERVICES } from '../modules/index.js';
+import { PERMISSIONS } from '../modules/index.js';
 import { RolesService } from '../modules/roles/service.js';
 import type { CommandGroup, CommandIo } from './command.js';
 import { withDatabase } from './database.js';
@@ -20,7 +20,7 @@ Shows one role: its permission keys and everyone granted it (id, email, status, 
 until when, why; expired grants marked). Reads only. Exits 1 when no role has the key.`;
 
 function rolesService(database: Parameters<typeof commandWrites>[0]): RolesService {
-  return new RolesService(database.db, commandWrites(database), AREA_SERVICES.permissions);
+  return new RolesService(database.db, commandWrites(database), PERMISSIONS);
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());

@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../kernel/http/logging.js';
-import { createKernel } from '../kernel/kernel.js';
-import { AREA_SERVICES } from '../modules/index.js';
+import { composePlatform } from '../composition/compose.js';
 import type { CommandIo } from './command.js';
 import { withDatabase } from './database.js';
 import { CommandFailure, UsageError } from './errors.js';
@@ -73,17 +72,17 @@ export async function seedCommand(args: string[], io: CommandIo): Promise<void> 
     config,
     'seed --demo',
     async (database) => {
-      const kernel = await createKernel(config, database, log, AREA_SERVICES, {
+      const platform = await composePlatform(config, database, log, {
         localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
       });
-      await kernel.start();
+      await platform.start();
       try {
-        return await seedDemo(kernel, {
+        return await seedDemo(platform, {
           userAgent: operatorActor('seed --demo').userAgent!,
           onStepDone: () => progress.add(1),
         });
       } finally {
-        await kernel.stop();
+        await platform.stop();
       }
     },
     {

@@ -10,9 +10,9 @@ import { migrate } from '../db/migrate.js';
 import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS } from '../kernel/auth/dev-sign-in.js';
 import { mintToken } from '../kernel/auth/token-mint.js';
 import { createLogger, prettyDestination, prettyLogs } from '../kernel/http/logging.js';
-import { createKernel, type Kernel } from '../kernel/kernel.js';
+import { composePlatform } from '../composition/compose.js';
+import type { Platform } from '../composition/platform.js';
 import { drainAndStop } from '../kernel/shutdown.js';
-import { AREA_SERVICES } from '../modules/index.js';
 import { grantBootstrapOwners } from '../modules/roles/bootstrap.js';
 import type { CommandIo } from './command.js';
 import { connectPostgres, migratePostgres, openEmbedded } from './database.js';
@@ -58,7 +58,7 @@ export async function serveCommand(io: CommandIo): Promise<void> {
     database = await openEmbedded(config, 'serve');
     await migrate(database.db);
   }
-  const { kernel, app, devOwner } = await startOn(database, config, log);
+  const { platform, app, devOwner } = await startOn(database, config, log);
   // PGlite has no autovacuum of its own; PostgreSQL servers do.
   const vacuum = database.kind === 'pglite' ? new EmbeddedVacuum(database.db, log) : undefined;
   vacuum?.start();
@@ -73,7 +73,7 @@ export async function serveCommand(io: CommandIo): Promise<void> {
     `API reference: ${base}${config.docsUi ? '/docs' : '/openapi.json'}`,
   ];
   // The code rides in the fragment: browsers never send it, so no access log or proxy sees it.
-  const signInCode = kernel.devSignIn?.issue();
+  const signInCode = platform.devSignIn?.issue();
   if (signInCode === undefined) lines.push(`Staff console: ${base}/admin`);
   else
     lines.push(
@@ -103,13 +103,13 @@ export async function serveCommand(io: CommandIo): Promise<void> {
     log.info({ signal }, 'shutting down');
     const outcome = await drainAndStop({
       app,
-      drain: kernel.drain,
+      drain: platform.drain,
       log,
       delayMs: config.shutdownDelayMs,
       timeoutMs: config.shutdownTimeoutMs,
       closeAfter: [
         ['vacuum', async () => vacuum?.stop()],
-        ['kernel', () => kernel.stop()],
+        ['kernel', () => platform.stop()],
         ['database', () => database.close()],
       ],
     });
@@ -120,7 +120,7 @@ export async function serveCommand(io: CommandIo): Promise<void> {
 }
 
 /**
- * The kernel and the app on an open database, listening. A start that fails closes the database:
+ * The platform and the app on an open database, listening. A start that fails closes the database:
  * the embedded lock is let go, so a caller that goes on in this process (a test, a retry) finds
  * DATA_DIR free.
  */
@@ -128,17 +128,17 @@ async function startOn(
   database: Database,
   config: Config,
   log: FastifyBaseLogger,
-): Promise<{ kernel: Kernel; app: FastifyInstance; devOwner: string | undefined }> {
-  let kernel: Kernel | undefined;
+): Promise<{ platform: Platform; app: FastifyInstance; devOwner: string | undefined }> {
+  let platform: Platform | undefined;
   try {
     const devOwner = config.jwtSecretSource === 'generated' ? devOwnerSubject(config.dataDir) : undefined;
     await grantBootstrapOwners(database.db, [...config.bootstrapOwners, ...(devOwner ? [devOwner] : [])]);
-    kernel = await createKernel(config, database, log, AREA_SERVICES, {
+    platform = await composePlatform(config, database, log, {
       localPaymentsStateFile: join(config.dataDir, 'local-payments.json'),
       devOwner,
     });
-    await kernel.start();
-    const app = await buildApp(kernel);
+    await platform.start();
+    const app = await buildApp(platform);
     try {
       await database.warm();
     } catch (error) {
@@ -146,9 +146,9 @@ async function startOn(
       log.warn({ err: { message: (error as Error).message } }, 'could not open every pooled database session at start');
     }
     await listen(app, config);
-    return { kernel, app, devOwner };
+    return { platform, app, devOwner };
   } catch (error) {
-    await kernel?.stop().catch(() => {});
+    await platform?.stop().catch(() => {});
     await database.close().catch(() => {});
     throw error;
   }

@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { findUser, findUsersByEmail } from '../modules/users/index.js';
 import { RolesService } from '../modules/roles/service.js';
-import { AREA_SERVICES } from '../modules/index.js';
+import { PERMISSIONS } from '../modules/index.js';
 import { withDatabase } from './database.js';
 import type { CommandGroup, CommandIo } from './command.js';
 import { CommandFailure, UsageError } from './errors.js';
@@ -48,7 +48,7 @@ async function grantOwner(args: string[], io: CommandIo): Promise<void> {
   const config = loadConfig(io.env);
   const message = await withDatabase(config, 'users grant-owner', async (database) => {
     const user = await resolveUser(database, ref);
-    const roles = new RolesService(database.db, commandWrites(database), AREA_SERVICES.permissions);
+    const roles = new RolesService(database.db, commandWrites(database), PERMISSIONS);
     const result = await roles.grantOwner(operatorActor('users grant-owner'), user.id, reason);
     const who = user.email === null ? user.id : `${user.id} (${user.email})`;
     if (result.outcome === 'no_such_user') throw new CommandFailure(`no user has the id ${user.id}`);

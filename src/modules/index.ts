@@ -1,10 +1,9 @@
-import type { AreaServices } from '../kernel/kernel.js';
 import { jobsOf, permissionsOf, tagsOf, type AreaModule, type DeclaredPermissionKey } from '../kernel/areas/module.js';
 import { PermissionCatalog } from '../kernel/permissions.js';
 import { accountDeletionModule } from './account-deletion/module.js';
 import { alertSubscriptionsModule } from './alert-subscriptions/module.js';
 import { auditModule } from './audit/module.js';
-import { billingCatalogModule, catalogPriceLookup } from './billing/catalog/module.js';
+import { billingCatalogModule } from './billing/catalog/module.js';
 import { checkoutModule } from './billing/checkout/module.js';
 import { consoleModule } from './console/module.js';
 import { couponsModule } from './billing/coupons/module.js';
@@ -21,7 +20,7 @@ import { emailTemplatesModule } from './email/templates/module.js';
 import { emailUnsubscribeModule } from './email/unsubscribe/module.js';
 import { gameSessionsModule } from './game-sessions/module.js';
 import { healthModule } from './health/module.js';
-import { incidentMonitor, incidentsModule, type IncidentMonitor } from './incidents/module.js';
+import { incidentsModule } from './incidents/module.js';
 import { loginSessionsModule } from './login-sessions/module.js';
 import { meModule } from './me/module.js';
 import { notificationsModule } from './notifications/module.js';
@@ -106,11 +105,3 @@ declare module '../kernel/permissions.js' {
 
 /** The catalog the kernel holds: roles may hold its keys, GET /v1/admin/permissions lists it. */
 export const PERMISSIONS = new PermissionCatalog(PERMISSION_CATALOG);
-
-/** What the kernel takes from the areas (createKernel's `areas`). */
-export const AREA_SERVICES: AreaServices<IncidentMonitor> = {
-  jobs: JOB_HANDLERS,
-  permissions: PERMISSIONS,
-  priceLookup: catalogPriceLookup,
-  incidents: incidentMonitor,
-};

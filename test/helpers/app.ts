@@ -6,8 +6,8 @@ import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { PlatformEvent } from '../../src/kernel/events.js';
-import { createKernel, type Kernel, type KernelOptions } from '../../src/kernel/kernel.js';
-import { AREA_SERVICES } from '../../src/modules/index.js';
+import { composePlatform, type ComposeOptions } from '../../src/composition/compose.js';
+import type { Platform } from '../../src/composition/platform.js';
 import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
 import { checkAnswersAgainstContract } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -86,15 +86,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export interface TestApp {
   app: FastifyInstance;
-  kernel: Kernel<IncidentMonitor>;
-  db: Kernel['db'];
+  kernel: Platform<IncidentMonitor>;
+  db: Platform['db'];
   /** Events delivered to this instance's subscribers, in order. */
   events: PlatformEvent[];
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
-export interface TestAppOptions extends BuildAppOptions, KernelOptions {
+export interface TestAppOptions extends BuildAppOptions, ComposeOptions {
   config?: Partial<Config>;
   /** Run on this database instead of a fresh one (a second instance of the same service). */
   database?: Database;
@@ -108,11 +108,10 @@ export async function startTestApp(
 ): Promise<TestApp & { testDatabase: TestDatabase | null }> {
   const testDatabase = options.database ? null : await createTestDatabase();
   const database = options.database ?? testDatabase!.database;
-  const kernel = await createKernel(
+  const kernel = await composePlatform(
     testConfig(options.config),
     database,
     options.log ?? pino({ level: 'silent' }),
-    AREA_SERVICES,
     options,
   );
   await kernel.start();
@@ -171,7 +170,7 @@ export interface TestUser {
  * With no permissions: a plain player.
  */
 export async function createUser(
-  db: Kernel['db'],
+  db: Platform['db'],
   permissions: string[] = [],
   options: { email?: string; status?: 'active' | 'banned' | 'deleted' } = {},
 ): Promise<TestUser> {

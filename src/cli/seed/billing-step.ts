@@ -65,16 +65,16 @@ const WELCOME_CREDITS = 250;
 
 /** Rulesets and tiers. */
 async function seedPlans(context: SeedContext): Promise<void> {
-  const { kernel, tally } = context;
+  const { platform, tally } = context;
   const admin = staffActor(context, 'marcus.admin.demo@example.com');
-  const plans = new PlansService(kernel.db, kernel.write);
+  const plans = new PlansService(platform.db, platform.write);
   for (const ruleset of RULESETS) {
-    const exists = await hasKey(kernel.db, 'plan_rulesets', ruleset.key);
+    const exists = await hasKey(platform.db, 'plan_rulesets', ruleset.key);
     tally.count('plan rulesets', !exists);
     if (!exists) await plans.upsertRuleset(admin, upsertRulesetBody.parse(ruleset));
   }
   for (const tier of TIERS) {
-    const exists = await hasKey(kernel.db, 'plan_tiers', tier.key);
+    const exists = await hasKey(platform.db, 'plan_tiers', tier.key);
     tally.count('plan tiers', !exists);
     if (!exists) await plans.upsertTier(admin, upsertTierBody.parse(tier));
   }
@@ -85,12 +85,12 @@ async function seedPlans(context: SeedContext): Promise<void> {
  * product ids by demo key.
  */
 async function seedProducts(context: SeedContext): Promise<Map<string, string>> {
-  const { kernel, tally } = context;
+  const { platform, tally } = context;
   const actor = staffActor(context, BILLING);
-  const catalog = new BillingCatalogService(kernel.db, kernel.write, kernel.payments.kind);
+  const catalog = new BillingCatalogService(platform.db, platform.write, platform.payments.kind);
   const ids = new Map<string, string>();
   for (const item of PRODUCTS) {
-    let id = await demoProductId(kernel.db, item.demoKey);
+    let id = await demoProductId(platform.db, item.demoKey);
     tally.count('billing products', id === undefined);
     if (id === undefined) {
       id = (
@@ -108,7 +108,7 @@ async function seedProducts(context: SeedContext): Promise<Map<string, string>> 
 
 /** Where the local checkout sends the player back to: an allowed origin when the deployment lists them. */
 function returnUrl(context: SeedContext, path: string): string {
-  const config = context.kernel.config;
+  const config = context.platform.config;
   return new URL(path, config.checkoutAllowedOrigins[0] ?? publicBaseUrlOf(config)).toString();
 }
 
@@ -118,19 +118,19 @@ function returnUrl(context: SeedContext, path: string): string {
  * subscription, the invoice and payment, the tier, the credits of a pack).
  */
 async function buy(context: SeedContext, player: DemoPlayer, productId: string, demoKey: string): Promise<boolean> {
-  const { kernel } = context;
+  const { platform } = context;
   const requestKey = `demo-seed-${demoKey}`;
-  const provider = kernel.payments as unknown as LocalPaymentProvider;
-  const earlier = await checkoutByRequestKey(kernel.db, player.id, requestKey);
+  const provider = platform.payments as unknown as LocalPaymentProvider;
+  const earlier = await checkoutByRequestKey(platform.db, player.id, requestKey);
   // Made by an earlier run: paid then, unless that run stopped between the two.
   if (earlier !== undefined && provider.checkout(earlier.provider_checkout_id)?.status !== 'open') return false;
-  const checkouts = new CheckoutService(kernel.db, kernel.payments, kernel.config);
+  const checkouts = new CheckoutService(platform.db, platform.payments, platform.config);
   const { id } = await checkouts.createCheckoutSession(
     player.id,
     { productId, successUrl: returnUrl(context, '/billing/done'), cancelUrl: returnUrl(context, '/billing') },
     requestKey,
   );
-  const fulfilment = new Fulfilment(kernel.write, kernel.payments.kind, kernel.log);
+  const fulfilment = new Fulfilment(platform.write, platform.payments.kind, platform.log);
   for (const event of provider.payCheckout(id)) await fulfilment.process(event);
   return true;
 }
@@ -140,7 +140,7 @@ async function buy(context: SeedContext, player: DemoPlayer, productId: string, 
  * subscriptions and pack purchases by a share of the players; every player's welcome credits, and a few goodwill grants.
  */
 export async function seedBilling(context: SeedContext): Promise<void> {
-  const { kernel, tally, players, random } = context;
+  const { platform, tally, players, random } = context;
   await seedPlans(context);
 
   // Drawn whatever the provider, so the draws after these are the same on every configuration.
@@ -153,7 +153,7 @@ export async function seedBilling(context: SeedContext): Promise<void> {
       ...(pack === undefined ? [] : [{ player, demoKey: pack, kind: 'credit pack purchases' }]),
     ];
   });
-  if (kernel.payments.kind === 'local') {
+  if (platform.payments.kind === 'local') {
     const products = await seedProducts(context);
     for (const { player, demoKey, kind } of purchases)
       tally.count(kind, await buy(context, player, products.get(demoKey)!, demoKey));
@@ -163,7 +163,7 @@ export async function seedBilling(context: SeedContext): Promise<void> {
     tally.skipped('subscriptions', 'the payment provider is Stripe: the demo buys only on the local provider');
   }
 
-  const credits = new CreditsService(kernel.db, kernel.write);
+  const credits = new CreditsService(platform.db, platform.write);
   const billing = staffActor(context, BILLING);
   for (const player of players) {
     const { replayed } = await credits.grant(

@@ -1,12 +1,12 @@
 import type { Actor } from '../../kernel/actor.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Platform } from '../../composition/platform.js';
 import { PermissionSet } from '../../kernel/permissions.js';
 import { DEMO_ROLES, DEMO_STAFF, type DemoPlayer } from './people.js';
 import type { SeededRandom } from './random.js';
 
 /** What every step of the seed works with. */
 export interface SeedContext {
-  kernel: Kernel;
+  platform: Platform;
   random: SeededRandom;
   now: Date;
   players: DemoPlayer[];

@@ -1,4 +1,4 @@
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Platform } from '../../composition/platform.js';
 import { seedBilling } from './billing-step.js';
 import { Tally, type SeedContext } from './context.js';
 import { deliverQueuedMail, seedEmail } from './email-step.js';
@@ -37,18 +37,18 @@ export interface DemoSeedOptions {
 }
 
 /**
- * Writes the demo data set through the areas' services on a started kernel, and answers what it
+ * Writes the demo data set through the areas' services on a started platform, and answers what it
  * made and what it found. Every item has a stable key (an id, an email, a slug, a name, an
  * idempotency key) looked up first, so a second run makes nothing; each step draws from its own
  * seeded generator, so a run draws the same values whatever an earlier one left.
  */
-export async function seedDemo(kernel: Kernel, options: DemoSeedOptions): Promise<Tally> {
+export async function seedDemo(platform: Platform, options: DemoSeedOptions): Promise<Tally> {
   const now = options.now ?? new Date();
   const players = demoPlayers(new SeededRandom(SEED), now, DEMO_PLAYER_COUNT);
   const tally = new Tally();
   for (const [index, [name, run]] of STEPS.entries()) {
     await run({
-      kernel,
+      platform,
       now,
       players,
       tally,

@@ -20,15 +20,15 @@ const OUTBOX_RATE_PER_SECOND = 10_000;
 
 /** A published template, an audience of every demo player, one campaign launched and one left a draft. */
 export async function seedEmail(context: SeedContext): Promise<void> {
-  const { kernel, tally, players } = context;
-  const db = kernel.db;
+  const { platform, tally, players } = context;
+  const db = platform.db;
   const actor = staffActor(context, MARKETING);
 
   const templateExists = await hasKey(db, 'email_templates', TEMPLATE_KEY);
   tally.count('email templates', !templateExists);
   if (!templateExists) {
     // Never rendered for a preview here: the link maker is not asked for.
-    const templates = new EmailTemplatesService(db, kernel.write, { unsubscribeUrl: () => '' });
+    const templates = new EmailTemplatesService(db, platform.write, { unsubscribeUrl: () => '' });
     await templates.create(
       actor,
       createTemplateBody.parse({
@@ -46,7 +46,7 @@ export async function seedEmail(context: SeedContext): Promise<void> {
     await templates.publish(actor, TEMPLATE_KEY, 1);
   }
 
-  const audiences = new EmailAudiencesService(db, kernel.write);
+  const audiences = new EmailAudiencesService(db, platform.write);
   let audienceId = await audienceIdByName(db, AUDIENCE);
   tally.count('email audiences', audienceId === undefined);
   if (audienceId === undefined) {
@@ -60,7 +60,7 @@ export async function seedEmail(context: SeedContext): Promise<void> {
     );
   }
 
-  const campaigns = new EmailCampaignsService(db, kernel.write);
+  const campaigns = new EmailCampaignsService(db, platform.write);
   const sent = await campaignByName(db, SENT_CAMPAIGN);
   tally.count('email campaigns', sent === undefined);
   if (sent === undefined) {
@@ -85,19 +85,19 @@ export async function seedEmail(context: SeedContext): Promise<void> {
  * seed never hands mail to a real server: the running service sends it.
  */
 export async function deliverQueuedMail(context: SeedContext): Promise<void> {
-  const { kernel } = context;
-  if (kernel.mail.kind !== 'outbox') {
+  const { platform } = context;
+  if (platform.mail.kind !== 'outbox') {
     context.tally.skipped('mail delivered', 'SMTP_URL is set: the running service sends what is queued');
     return;
   }
   const dispatcher = new MailDispatcher({
-    write: kernel.write,
-    transport: kernel.mail,
-    compose: () => composeContext(kernel),
+    write: platform.write,
+    transport: platform.mail,
+    compose: () => composeContext(platform),
     ratePerSecond: OUTBOX_RATE_PER_SECOND,
-    log: kernel.log,
+    log: platform.log,
   });
-  dispatcher.onSettled(new CampaignDelivery(kernel.events).onSettled);
+  dispatcher.onSettled(new CampaignDelivery(platform.events).onSettled);
   for (;;) {
     const round = await dispatcher.runOnce();
     context.tally.created('mail delivered', round.sent);

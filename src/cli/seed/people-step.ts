@@ -1,4 +1,4 @@
-import { AREA_SERVICES } from '../../modules/index.js';
+import { PERMISSIONS } from '../../modules/index.js';
 import { RolesService } from '../../modules/roles/service.js';
 import { UserLifecycleService } from '../../modules/users/lifecycle.js';
 import { staffActor, type SeedContext } from './context.js';
@@ -13,8 +13,8 @@ const DAY_MS = 86_400_000;
  * roles service like the console's bulk grant.
  */
 export async function seedPeople(context: SeedContext): Promise<void> {
-  const { kernel, tally, players } = context;
-  const db = kernel.db;
+  const { platform, tally, players } = context;
+  const db = platform.db;
   const staffMade = await insertMissingUsers(db, DEMO_STAFF, context.now);
   tally.created('staff members', staffMade);
   tally.existing('staff members', DEMO_STAFF.length - staffMade);
@@ -22,7 +22,7 @@ export async function seedPeople(context: SeedContext): Promise<void> {
   tally.created('players', playersMade);
   tally.existing('players', players.length - playersMade);
 
-  const roles = new RolesService(db, kernel.write, AREA_SERVICES.permissions);
+  const roles = new RolesService(db, platform.write, PERMISSIONS);
   const owner = await roles.grantOwner(
     { userId: null, requestId: null, ip: null, userAgent: context.userAgent },
     DEMO_OWNER.id,
@@ -73,14 +73,14 @@ const BAN_REASON = 'Cheating in Vortex Arena (reported by players)';
  * stays unbanned.
  */
 export async function banTroublemakers(context: SeedContext): Promise<void> {
-  const { kernel, tally, players } = context;
-  if (kernel.identity.kind !== 'local') {
+  const { platform, tally, players } = context;
+  if (platform.identity.kind !== 'local') {
     tally.skipped('banned players', 'the identity provider is GoTrue: it has no demo accounts to ban');
     return;
   }
-  const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.write, kernel.log);
+  const lifecycle = new UserLifecycleService(platform.db, platform.identity, platform.write, platform.log);
   for (const player of players.slice(-2)) {
-    const banned = await everAudited(kernel.db, 'users.ban', player.id);
+    const banned = await everAudited(platform.db, 'users.ban', player.id);
     tally.count('banned players', !banned);
     if (!banned) await lifecycle.ban(staffActor(context, 'marcus.admin.demo@example.com'), player.id, BAN_REASON);
   }

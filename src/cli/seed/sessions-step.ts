@@ -30,10 +30,10 @@ function sessionId(draw: () => number): string {
  * players, and the credits some of them spent on play (the ledger's draws).
  */
 export async function seedSessions(context: SeedContext): Promise<void> {
-  const { kernel, tally, players, random, now } = context;
+  const { platform, tally, players, random, now } = context;
   let pools: Array<{ id: string; nodes: Array<string | null> }>;
-  if (kernel.runtimeSimulator === undefined) {
-    const runtime = new RuntimeAdminService(kernel.write, kernel.runtime);
+  if (platform.runtimeSimulator === undefined) {
+    const runtime = new RuntimeAdminService(platform.write, platform.runtime);
     const existing = new Set((await runtime.listPools()).data.map((pool) => pool.id));
     for (const pool of DEMO_POOLS) {
       tally.count('runtime pools', !existing.has(pool.id));
@@ -48,7 +48,7 @@ export async function seedSessions(context: SeedContext): Promise<void> {
     pools = [SIMULATOR_POOL];
   }
 
-  const games = await publishedGames(kernel.db);
+  const games = await publishedGames(platform.db);
   const sessions: Insertable<GameSessionsTable>[] = [];
   const spends: Array<{ userId: string; sessionId: string; amount: number; title: string }> = [];
   for (const player of players) {
@@ -82,7 +82,7 @@ export async function seedSessions(context: SeedContext): Promise<void> {
     }
   }
   if (games.length > 0) {
-    const made = await insertMissingSessions(kernel.db, sessions);
+    const made = await insertMissingSessions(platform.db, sessions);
     tally.created('game sessions', made);
     tally.existing('game sessions', sessions.length - made);
   }
@@ -90,7 +90,7 @@ export async function seedSessions(context: SeedContext): Promise<void> {
   // Play paid with credits: each a spend drawn from the player's lots, keyed by its session.
   for (const spend of spends) {
     try {
-      const result = await kernel.write(({ trx }) =>
+      const result = await platform.write(({ trx }) =>
         spendCredits(trx, {
           userId: spend.userId,
           amount: spend.amount,

@@ -76,11 +76,11 @@ const BLOCKS: Array<{
 
 /** Published settings, pages (one left a draft), content blocks and announcements. */
 export async function seedSite(context: SeedContext): Promise<void> {
-  const { kernel, tally, now } = context;
-  const db = kernel.db;
+  const { platform, tally, now } = context;
+  const db = platform.db;
   const editor = staffActor(context, EDITOR);
 
-  const settings = new SiteSettingsService(db, kernel.write);
+  const settings = new SiteSettingsService(db, platform.write);
   for (const [section, value] of Object.entries(SETTINGS)) {
     const published = await settingsPublishedVersion(db, section);
     // A section someone published already is theirs: the demo never replaces it.
@@ -92,7 +92,7 @@ export async function seedSite(context: SeedContext): Promise<void> {
     await settings.publish(admin, section, 'demo data set');
   }
 
-  const pages = new PagesService(db, kernel.write);
+  const pages = new PagesService(db, platform.write);
   for (const page of PAGES) {
     const exists = (await pageIdBySlug(db, page.slug)) !== undefined;
     tally.count('pages', !exists);
@@ -102,7 +102,7 @@ export async function seedSite(context: SeedContext): Promise<void> {
     if (page.publish) await pages.publish(editor, id, version);
   }
 
-  const blocks = new ContentBlocksService(db, kernel.write);
+  const blocks = new ContentBlocksService(db, platform.write);
   for (const block of BLOCKS) {
     const exists = await blockExists(db, block.surface, block.slot, 'en');
     tally.count('content blocks', !exists);
@@ -111,7 +111,7 @@ export async function seedSite(context: SeedContext): Promise<void> {
     await blocks.setStatus(editor, id, { status: 'published' });
   }
 
-  const announcements = new AnnouncementsService(db, kernel.write);
+  const announcements = new AnnouncementsService(db, platform.write);
   const at = (days: number) => new Date(now.getTime() + days * DAY_MS).toISOString();
   const items = [
     { title: 'Harbor Lights is out', body: 'Cozy fishing, now streaming.', severity: 'success', surface: 'all' },

@@ -13,12 +13,12 @@ const ADMIN = 'marcus.admin.demo@example.com';
 
 /** The store's genres, developers and publishers, by name: their ids, made where missing. */
 async function seedTerms(context: SeedContext, kind: TermKind, names: string[]): Promise<Map<string, number>> {
-  const { kernel, tally } = context;
-  const terms = new StoreTermsService(kernel.db, kind, kernel.write);
+  const { platform, tally } = context;
+  const terms = new StoreTermsService(platform.db, kind, platform.write);
   const ids = new Map<string, number>();
   for (const name of names) {
     const slug = slugFromName(name)!;
-    let id = await termIdBySlug(kernel.db, TERM_KINDS[kind].table, slug);
+    let id = await termIdBySlug(platform.db, TERM_KINDS[kind].table, slug);
     tally.count(`store ${kind}`, id === undefined);
     id ??= (await terms.create(staffActor(context, EDITOR), { name, slug })).id;
     ids.set(name, id);
@@ -28,14 +28,14 @@ async function seedTerms(context: SeedContext, kind: TermKind, names: string[]):
 
 /** Store terms, twenty games (most published), and the achievements. */
 export async function seedStore(context: SeedContext): Promise<void> {
-  const { kernel, tally } = context;
+  const { platform, tally } = context;
   const genres = await seedTerms(context, 'genres', DEMO_GENRES);
   const developers = await seedTerms(context, 'developers', DEMO_DEVELOPERS);
   const publishers = await seedTerms(context, 'publishers', DEMO_PUBLISHERS);
 
-  const games = new StoreGamesService(kernel.db, kernel.write);
+  const games = new StoreGamesService(platform.db, platform.write);
   for (const [index, game] of DEMO_GAMES.entries()) {
-    const exists = (await gameBySlug(kernel.db, game.slug)) !== undefined;
+    const exists = (await gameBySlug(platform.db, game.slug)) !== undefined;
     tally.count('store games', !exists);
     if (exists) continue;
     const released = new Date(context.now.getTime() - (30 + index * 41) * 86_400_000);
@@ -58,9 +58,9 @@ export async function seedStore(context: SeedContext): Promise<void> {
     );
   }
 
-  const achievements = new AchievementsService(kernel.db, kernel.write);
+  const achievements = new AchievementsService(platform.db, platform.write);
   for (const [index, achievement] of DEMO_ACHIEVEMENTS.entries()) {
-    const exists = await hasKey(kernel.db, 'catalog_achievements', achievement.key);
+    const exists = await hasKey(platform.db, 'catalog_achievements', achievement.key);
     tally.count('achievements', !exists);
     if (exists) continue;
     await achievements.create(

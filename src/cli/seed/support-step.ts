@@ -59,15 +59,15 @@ const TICKETS: DemoTicket[] = [
 
 /** Tickets opened by players (each with its confirmation mail), some answered by the agents, some closed. */
 export async function seedSupport(context: SeedContext): Promise<void> {
-  const { kernel, tally, players, random } = context;
-  const attachments = new SupportAttachments(kernel.db, kernel.storage);
-  const mine = new MySupportService(kernel.db, kernel.write, attachments);
-  const desk = new SupportDeskService(kernel.db, kernel.write, attachments);
+  const { platform, tally, players, random } = context;
+  const attachments = new SupportAttachments(platform.db, platform.storage);
+  const mine = new MySupportService(platform.db, platform.write, attachments);
+  const desk = new SupportDeskService(platform.db, platform.write, attachments);
   const authors = random.sample(players, TICKETS.length);
   for (const [index, ticket] of TICKETS.entries()) {
     const player = authors[index]!;
     const agent = staffActor(context, AGENTS[index % AGENTS.length]!);
-    const exists = await ticketExists(kernel.db, player.id, ticket.subject);
+    const exists = await ticketExists(platform.db, player.id, ticket.subject);
     tally.count('support tickets', !exists);
     if (exists) continue;
     const opened = await mine.open(playerActor(context, player), {

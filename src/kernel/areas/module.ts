@@ -1,9 +1,11 @@
 import type { JobHandler, JobHandlers } from './jobs.js';
-import type { Kernel } from '../kernel.js';
 import type { ZodApp } from '../http/zod-app.js';
 
-/** Registers routes of an area on the app, with the kernel's services. */
-export type RouteRegistration = (app: ZodApp, kernel: Kernel) => void;
+/**
+ * Registers routes of an area on the app, given the parts of the platform the area declared it
+ * needs (src/composition/platform.ts: `Deps<'db' | 'write'>`) and no others.
+ */
+export type RouteRegistration<Deps = never> = (app: ZodApp, deps: Deps) => void;
 
 /**
  * One area of the service (a folder of src/modules holding code) as its module.ts describes it.
@@ -14,6 +16,8 @@ export type RouteRegistration = (app: ZodApp, kernel: Kernel) => void;
 export interface AreaModule {
   /** Its folder under src/modules: 'users', 'billing/credits'. */
   readonly name: string;
+  /** The parts of the platform its routes are given, by name ('db', 'write', 'payments'): all they can touch. */
+  readonly needs: readonly string[];
   /** Its route registrations, in order. */
   readonly routes: readonly RouteRegistration[];
   /**

@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { purgeDeletedAccountsJob } from './purge.js';
 import { registerAccountDeletionRoutes } from './routes.js';
 
 /** Account deletion: a player's own deletion, staff's restore in the grace period, and the purge after it. */
-export const accountDeletionModule = {
+export const accountDeletionModule = defineArea(['db', 'identity', 'log', 'payments', 'signingKey', 'write'], {
   name: 'account-deletion',
   routes: [registerAccountDeletionRoutes],
   tags: {
@@ -15,4 +15,4 @@ export const accountDeletionModule = {
   permissions: {},
   cacheTopics: [],
   events: ['users.soft_deleted', 'users.restored'],
-} satisfies AreaModule;
+});

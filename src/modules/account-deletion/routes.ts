@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { CODE_DIGITS } from './code.js';
 import { CODE_TTL_MINUTES, GRACE_PERIOD_DAYS, MAX_WRONG_CODES } from './policy.js';
@@ -30,16 +30,19 @@ const gracePeriod =
  * The player's own account deletion (a mailed code, then its confirmation), and staff's way to
  * undo it during the grace period. Every /v1/me route acts on the caller only: no id is taken.
  */
-export function registerAccountDeletionRoutes(app: ZodApp, kernel: Kernel): void {
+export function registerAccountDeletionRoutes(
+  app: ZodApp,
+  deps: Deps<'db' | 'identity' | 'log' | 'payments' | 'signingKey' | 'write'>,
+): void {
   const deletion = new AccountDeletionService(
-    kernel.db,
-    kernel.identity,
-    kernel.payments,
-    kernel.write,
-    kernel.log,
-    () => kernel.emailTokenKey,
+    deps.db,
+    deps.identity,
+    deps.payments,
+    deps.write,
+    deps.log,
+    () => deps.signingKey,
   );
-  const restore = new AccountRestoreService(kernel.db, kernel.identity, kernel.write, kernel.log);
+  const restore = new AccountRestoreService(deps.db, deps.identity, deps.write, deps.log);
 
   app.post(
     '/v1/me/delete',

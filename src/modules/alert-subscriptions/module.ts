@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerAlertSubscriptionRoutes } from './routes.js';
 
 /** Alert subscriptions: which roles hear which alerts. */
-export const alertSubscriptionsModule = {
+export const alertSubscriptionsModule = defineArea(['db', 'write'], {
   name: 'alert-subscriptions',
   routes: [registerAlertSubscriptionRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const alertSubscriptionsModule = {
   permissions: {},
   cacheTopics: [],
   events: ['roles.alerts_changed'],
-} satisfies AreaModule;
+});

@@ -1,5 +1,5 @@
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { alertCatalogBody, roleAlertsBody, roleIdParams, setAlertsBody } from './schemas.js';
 import { UNHELD_ROLE_KEYS_REFUSAL } from '../roles/index.js';
@@ -9,8 +9,8 @@ const tags = ['roles'];
 const unknownRole = 'An unknown role id is 404 `not_found`.';
 
 /** Alert subscriptions of roles: the spec's "alert `panic_mode_changed` to subscribed roles". */
-export function registerAlertSubscriptionRoutes(app: ZodApp, kernel: Kernel): void {
-  const alerts = new AlertSubscriptionService(kernel.db, kernel.write);
+export function registerAlertSubscriptionRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const alerts = new AlertSubscriptionService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/alerts',

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerAuditRoutes } from './routes.js';
 
 /** Audit: the audit log, for staff. */
-export const auditModule = {
+export const auditModule = defineArea(['db'], {
   name: 'audit',
   routes: [registerAuditRoutes],
   tags: {
@@ -14,4 +14,4 @@ export const auditModule = {
   },
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

@@ -1,12 +1,12 @@
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { auditFacetsBody, auditFilters, auditPage, listAuditQuery } from './schemas.js';
 import { AuditLogService } from './service.js';
 
 const tags = ['audit'];
 
-export function registerAuditRoutes(app: ZodApp, kernel: Kernel): void {
-  const audit = new AuditLogService(kernel.db);
+export function registerAuditRoutes(app: ZodApp, deps: Deps<'db'>): void {
+  const audit = new AuditLogService(deps.db);
 
   app.get(
     '/v1/admin/audit',

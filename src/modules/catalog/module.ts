@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerCatalogRoutes } from './routes.js';
 
 /** Catalog: achievements and referral rules. */
-export const catalogModule = {
+export const catalogModule = defineArea(['db', 'write'], {
   name: 'catalog',
   routes: [registerCatalogRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const catalogModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

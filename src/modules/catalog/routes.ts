@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
   achievementBody,
@@ -19,9 +19,9 @@ import { AchievementsService, ReferralRulesService } from './service.js';
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['catalog'];
 
-export function registerCatalogRoutes(app: ZodApp, kernel: Kernel): void {
-  const achievements = new AchievementsService(kernel.db, kernel.write);
-  const referralRules = new ReferralRulesService(kernel.db, kernel.write);
+export function registerCatalogRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const achievements = new AchievementsService(deps.db, deps.write);
+  const referralRules = new ReferralRulesService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/catalog/achievements',

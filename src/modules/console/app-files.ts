@@ -3,7 +3,7 @@ import { join, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, notFound } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { consoleContentPolicy } from './content-policy.js';
 
@@ -66,8 +66,8 @@ const notBuilt = () =>
  * own origin. Not API: kept out of the OpenAPI document, open, GET only, so no maintenance level
  * refuses it and no rate limit counts it (request-pipeline.ts decides both by the matched route).
  */
-export function registerConsoleFiles(app: ZodApp, kernel: Kernel): void {
-  const root = resolve(kernel.config.consoleDir);
+export function registerConsoleFiles(app: ZodApp, deps: Deps<'config'>): void {
+  const root = resolve(deps.config.consoleDir);
   // Only reply.sendFile (@fastify/send: ETag, Last-Modified, 304, ranges); the routes below choose the file.
   // preCompressed: the file's .br or .gz copy when Accept-Encoding takes it (with Content-Encoding),
   // else the file itself; every answer says `Vary: Accept-Encoding` for caches between.
@@ -78,7 +78,7 @@ export function registerConsoleFiles(app: ZodApp, kernel: Kernel): void {
 
   const secure = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.headers({
-      'content-security-policy': consoleContentPolicy(kernel.config, request),
+      'content-security-policy': consoleContentPolicy(deps.config, request),
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     });

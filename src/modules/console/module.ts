@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerConsoleFiles } from './app-files.js';
 import { registerConsoleRoutes } from './routes.js';
 
 /** The staff console: its built app at /admin, and the calls it makes before it has a token. */
-export const consoleModule = {
+export const consoleModule = defineArea(['config', 'devSignIn'], {
   name: 'console',
   routes: [registerConsoleRoutes, registerConsoleFiles],
   tags: {
@@ -14,4 +14,4 @@ export const consoleModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

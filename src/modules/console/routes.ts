@@ -1,4 +1,4 @@
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { consoleConfig, consoleSession, consoleSignInBody } from './schemas.js';
 import { ConsoleService, INVALID_SIGN_IN_CODE } from './service.js';
@@ -6,8 +6,8 @@ import { ConsoleService, INVALID_SIGN_IN_CODE } from './service.js';
 const tags = ['console'];
 
 /** The staff console's own calls: open (it has no token yet), outside /v1/public so no maintenance level refuses them. */
-export function registerConsoleRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new ConsoleService(kernel.config, kernel.devSignIn);
+export function registerConsoleRoutes(app: ZodApp, deps: Deps<'config' | 'devSignIn'>): void {
+  const service = new ConsoleService(deps.config, deps.devSignIn);
 
   app.get(
     '/v1/console/config',

@@ -15,7 +15,7 @@ export class ConsoleService {
       Config,
       'consoleGotrueUrl' | 'consoleGotrueAnonKey' | 'consoleCreditConfirmAbove' | 'jwtSecret'
     >,
-    /** Present only in the embedded development mode (kernel.devSignIn). */
+    /** Present only in the embedded development mode (platform.devSignIn). */
     private readonly codes: DevSignInCodes | undefined,
   ) {}
 

@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { purgeDeviceAuthorizationsJob } from './cleanup.js';
 import { registerDeviceAuthorizationRoutes } from './routes.js';
 
 /** Device authorization: the launcher's sign-in (RFC 8628) and the player's devices. */
-export const deviceAuthorizationModule = {
+export const deviceAuthorizationModule = defineArea(['config', 'db', 'write'], {
   name: 'device-authorization',
   routes: [registerDeviceAuthorizationRoutes],
   tags: {
@@ -16,4 +16,4 @@ export const deviceAuthorizationModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

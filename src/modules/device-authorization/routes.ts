@@ -2,7 +2,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { publicBaseUrlOf } from '../../config.js';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { parseFormBody } from '../email/unsubscribe/index.js';
 import { DeviceApprovalService } from './approvals.js';
@@ -35,11 +35,11 @@ const JWKS_ONLY =
  * RFC 8628 device authorization for the launcher: the public code and token endpoints (OAuth
  * bodies, form or JSON), and the player's approval, device list and revocation under /v1/me.
  */
-export function registerDeviceAuthorizationRoutes(app: ZodApp, kernel: Kernel): void {
-  const { config } = kernel;
+export function registerDeviceAuthorizationRoutes(app: ZodApp, deps: Deps<'config' | 'db' | 'write'>): void {
+  const { config } = deps;
   const verificationUri = `${publicBaseUrlOf(config)}/device`;
-  const flow = new DeviceFlowService(kernel.db, kernel.write, { jwtSecret: config.jwtSecret, verificationUri });
-  const approvals = new DeviceApprovalService(kernel.db, kernel.write);
+  const flow = new DeviceFlowService(deps.db, deps.write, { jwtSecret: config.jwtSecret, verificationUri });
+  const approvals = new DeviceApprovalService(deps.db, deps.write);
 
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();

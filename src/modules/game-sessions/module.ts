@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerGameSessionRoutes } from './routes.js';
 
 /** Game sessions: players start and stop them on the runtime; staff watch and stop them. */
-export const gameSessionsModule = {
+export const gameSessionsModule = defineArea(['config', 'db', 'log', 'runtime', 'write'], {
   name: 'game-sessions',
   routes: [registerGameSessionRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const gameSessionsModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
   gameSessionBody,
@@ -29,13 +29,16 @@ const START_DEADLINE_MARGIN_MS = 5_000;
  * Player: POST /v1/me/sessions, POST /v1/me/sessions/stop, GET /v1/me/game-sessions.
  * Staff:  GET /v1/admin/runtime/sessions, GET …/{id}, POST …/{id}/stop.
  */
-export function registerGameSessionRoutes(app: ZodApp, kernel: Kernel): void {
+export function registerGameSessionRoutes(
+  app: ZodApp,
+  deps: Deps<'config' | 'db' | 'log' | 'runtime' | 'write'>,
+): void {
   const sessions = new GameSessionsService({
-    db: kernel.db,
-    write: kernel.write,
-    runtime: () => kernel.runtime,
-    startDeadlineMs: kernel.config.runtimeConnectTimeoutMs + kernel.config.runtimeTimeoutMs + START_DEADLINE_MARGIN_MS,
-    warn: (details, message) => kernel.log.warn(details, message),
+    db: deps.db,
+    write: deps.write,
+    runtime: () => deps.runtime,
+    startDeadlineMs: deps.config.runtimeConnectTimeoutMs + deps.config.runtimeTimeoutMs + START_DEADLINE_MARGIN_MS,
+    warn: (details, message) => deps.log.warn(details, message),
   });
 
   app.post(

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerHealthRoutes } from './routes.js';
 
 /** Health: GET /health (liveness with the database state), /health/live and /health/ready for probes. */
-export const healthModule = {
+export const healthModule = defineArea(['db', 'drain', 'limiter'], {
   name: 'health',
   routes: [registerHealthRoutes],
   tags: {
@@ -13,4 +13,4 @@ export const healthModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { ReadinessService } from './readiness.js';
 import { healthBody, livenessBody, readinessBody } from './schemas.js';
@@ -10,12 +10,12 @@ const ALWAYS_ANSWERED =
   'Open (no token), never rate-limited, never refused by a maintenance level or load shedding, and not counted ' +
   'in the incident signals.';
 
-export function registerHealthRoutes(app: ZodApp, kernel: Kernel): void {
-  const health = new HealthService(kernel.db);
+export function registerHealthRoutes(app: ZodApp, deps: Deps<'db' | 'drain' | 'limiter'>): void {
+  const health = new HealthService(deps.db);
   const readiness = new ReadinessService({
-    db: kernel.db,
-    drain: kernel.drain,
-    probeRedis: () => kernel.limiter.probeStore(),
+    db: deps.db,
+    drain: deps.drain,
+    probeRedis: () => deps.limiter.probeStore(),
   });
 
   app.get(

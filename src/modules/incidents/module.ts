@@ -1,12 +1,11 @@
-import type { IncidentMonitoringParts } from '../../kernel/kernel.js';
-import type { AreaModule } from '../../kernel/areas/module.js';
-import { IncidentMonitor } from './monitor.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerIncidentRoutes } from './routes.js';
 
-export type { IncidentMonitor };
+// The composition root makes this instance's monitor and runs it (`platform.incidents`).
+export { IncidentMonitor } from './monitor.js';
 
 /** Incidents: the incident monitor, its rules, and the history of level changes. */
-export const incidentsModule = {
+export const incidentsModule = defineArea(['db', 'incidents', 'write'], {
   name: 'incidents',
   routes: [registerIncidentRoutes],
   tags: {},
@@ -14,9 +13,4 @@ export const incidentsModule = {
   permissions: {},
   cacheTopics: [],
   events: ['ops.incident_rules_updated'],
-} satisfies AreaModule;
-
-/** This instance's incident monitor, which the kernel makes from its parts and runs (`kernel.incidents`). */
-export function incidentMonitor(parts: IncidentMonitoringParts): IncidentMonitor {
-  return new IncidentMonitor(parts);
-}
+});

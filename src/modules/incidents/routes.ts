@@ -1,5 +1,5 @@
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { changesPage, changesQuery, replaceRulesBody, rulesBody } from './schemas.js';
 import { IncidentsService } from './service.js';
@@ -9,14 +9,14 @@ const PANIC = { perms: ['ops.panic'] } as const;
 const READ = { perms: ['ops.read', 'ops.panic'] } as const;
 
 /**
- * Incident monitoring (issue 10). The monitor itself is the kernel's (`kernel.incidents`: it
+ * Incident monitoring (issue 10). The monitor itself is the platform's (`platform.incidents`: it
  * ticks on every instance); these routes edit its rules and show what it and people changed.
  *   GET /v1/admin/ops/incident-rules   the rules, with the monitor's state of each
  *   PUT /v1/admin/ops/incident-rules   replace the list
  *   GET /v1/admin/ops/incidents        every level change, newest first (page/per_page)
  */
-export function registerIncidentRoutes(app: ZodApp, kernel: Kernel): void {
-  const incidents = new IncidentsService(kernel.db, kernel.write);
+export function registerIncidentRoutes(app: ZodApp, deps: Deps<'db' | 'incidents' | 'write'>): void {
+  const incidents = new IncidentsService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/ops/incident-rules',

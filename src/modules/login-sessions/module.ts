@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { pruneLoginSessionsJob } from './retention.js';
 import { registerLoginSessionRoutes } from './routes.js';
 
 /** Login sessions: a player's sessions and their sign-out, for the player and staff. */
-export const loginSessionsModule = {
+export const loginSessionsModule = defineArea(['db', 'identity', 'log', 'write'], {
   name: 'login-sessions',
   routes: [registerLoginSessionRoutes],
   tags: {
@@ -15,4 +15,4 @@ export const loginSessionsModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

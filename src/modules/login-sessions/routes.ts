@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { myLoginSessionsBody, sessionIdParams, staffLoginSessionsBody, userIdParams } from './schemas.js';
 import { LoginSessionsService } from './service.js';
@@ -21,8 +21,8 @@ function currentSessionOf(request: FastifyRequest): string {
  *   (POST /v1/me/sessions on the same path starts a game session: game-sessions/routes.ts).
  * Staff:  GET /v1/admin/users/{id}/sessions.
  */
-export function registerLoginSessionRoutes(app: ZodApp, kernel: Kernel): void {
-  const sessions = new LoginSessionsService(kernel.db, kernel.write, kernel.identity, kernel.log);
+export function registerLoginSessionRoutes(app: ZodApp, deps: Deps<'db' | 'identity' | 'log' | 'write'>): void {
+  const sessions = new LoginSessionsService(deps.db, deps.write, deps.identity, deps.log);
 
   app.get(
     '/v1/me/sessions',

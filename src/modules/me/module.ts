@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerMeRoutes } from './routes.js';
 
 /** Me: the signed-in player's own profile and permissions. */
-export const meModule = {
+export const meModule = defineArea(['db', 'permissions', 'storage', 'userChanges', 'write'], {
   name: 'me',
   routes: [registerMeRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const meModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

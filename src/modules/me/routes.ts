@@ -1,11 +1,14 @@
 import { actorOf, principalOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { permissionsBody, profileBody, updateProfileBody } from './schemas.js';
 import { ProfileService } from './service.js';
 
-export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
-  const profiles = new ProfileService(kernel.db, kernel.write, kernel.storage, kernel.userChanges.cache('profile'));
+export function registerMeRoutes(
+  app: ZodApp,
+  deps: Deps<'db' | 'permissions' | 'storage' | 'userChanges' | 'write'>,
+): void {
+  const profiles = new ProfileService(deps.db, deps.write, deps.storage, deps.userChanges.cache('profile'));
 
   app.get(
     '/v1/me',
@@ -50,7 +53,7 @@ export function registerMeRoutes(app: ZodApp, kernel: Kernel): void {
     (request) => {
       // The guard's principal already holds both (from its cache, usually): no query.
       const principal = principalOf(request);
-      return { permissions: principal.permissions.effectiveKeys(kernel.permissions), roles: principal.roles };
+      return { permissions: principal.permissions.effectiveKeys(deps.permissions), roles: principal.roles };
     },
   );
 }

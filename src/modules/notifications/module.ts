@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerNotificationRoutes } from './routes.js';
 
 /** Notifications: staff broadcasts, and players' in-app notifications. */
-export const notificationsModule = {
+export const notificationsModule = defineArea(['db', 'write'], {
   name: 'notifications',
   routes: [registerNotificationRoutes],
   tags: {
@@ -13,4 +13,4 @@ export const notificationsModule = {
   permissions: {},
   cacheTopics: [],
   events: ['notifications.broadcast_sent'],
-} satisfies AreaModule;
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { idempotencyKeyHeaders, idempotentAnswer } from '../../kernel/idempotency.js';
 import { BroadcastService } from './broadcast.js';
@@ -26,10 +26,10 @@ const meTags = ['me: notifications'];
  * Operation 19 (broadcast), its history for staff, and the player's own in-app notifications:
  * list with the unread count, mark one read, mark all read.
  */
-export function registerNotificationRoutes(app: ZodApp, kernel: Kernel): void {
-  const broadcasts = new BroadcastService(kernel.db, kernel.write);
-  const history = new BroadcastHistory(kernel.db);
-  const mine = new MyNotificationsService(kernel.db);
+export function registerNotificationRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const broadcasts = new BroadcastService(deps.db, deps.write);
+  const history = new BroadcastHistory(deps.db);
+  const mine = new MyNotificationsService(deps.db);
 
   app.post(
     '/v1/admin/notifications/broadcast',

@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { PANIC_TOPIC } from '../../kernel/maintenance.js';
 import { registerOpsRoutes } from './routes.js';
 
 /** Ops: the maintenance (panic) level, and the one way it changes (for staff and the incident monitor). */
-export const opsModule = {
+export const opsModule = defineArea(['db', 'panic', 'write'], {
   name: 'ops',
   routes: [registerOpsRoutes],
   tags: {
@@ -17,4 +17,4 @@ export const opsModule = {
   },
   cacheTopics: [PANIC_TOPIC],
   events: ['panic_mode_changed', 'ops.panic_changed'],
-} satisfies AreaModule;
+});

@@ -1,13 +1,13 @@
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { maintenanceNotice, panicResult, panicStateBody, setPanicBody } from './schemas.js';
 import { OpsService } from './service.js';
 
 const tags = ['ops'];
 
-export function registerOpsRoutes(app: ZodApp, kernel: Kernel): void {
-  const ops = new OpsService(kernel.db, kernel.write, kernel.panic);
+export function registerOpsRoutes(app: ZodApp, deps: Deps<'db' | 'panic' | 'write'>): void {
+  const ops = new OpsService(deps.db, deps.write, deps.panic);
 
   app.get(
     '/v1/admin/ops/panic',

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerPlansRoutes } from './routes.js';
 
 /** Plans: tiers and rulesets. */
-export const plansModule = {
+export const plansModule = defineArea(['db', 'write'], {
   name: 'plans',
   routes: [registerPlansRoutes],
   tags: {
@@ -15,4 +15,4 @@ export const plansModule = {
   },
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
   listRulesetsQuery,
@@ -15,8 +15,8 @@ import { PlansService } from './service.js';
 
 const tags = ['plans'];
 
-export function registerPlansRoutes(app: ZodApp, kernel: Kernel): void {
-  const plans = new PlansService(kernel.db, kernel.write);
+export function registerPlansRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const plans = new PlansService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/plans/rulesets',

@@ -1,7 +1,7 @@
 import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { AlertSubscriptionService } from '../alert-subscriptions/index.js';
 import { acceptConnection } from './connection.js';
@@ -55,14 +55,17 @@ const SOCKET_DESCRIPTION = [
 ].join('\n\n');
 
 /** GET /v1/me/realtime (credentials) and GET /v1/realtime (the socket). */
-export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
+export function registerRealtimeRoutes(
+  app: ZodApp,
+  deps: Deps<'config' | 'db' | 'events' | 'load' | 'log' | 'metrics' | 'signingKey' | 'userChanges' | 'write'>,
+): void {
   // Read lazily: the email token key may come from the database once the kernel has started.
   let key: Buffer | undefined;
   const ticketKeyNow = () => {
-    key ??= ticketKey(kernel.emailTokenKey);
+    key ??= ticketKey(deps.signingKey);
     return key;
   };
-  const alerts = new AlertSubscriptionService(kernel.db, kernel.write);
+  const alerts = new AlertSubscriptionService(deps.db, deps.write);
 
   app.get(
     '/v1/me/realtime',
@@ -87,7 +90,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
       const now = new Date();
       return issueCredentials(
         ticketKeyNow(),
-        kernel.config,
+        deps.config,
         actor.userId,
         actor.permissions,
         await alerts.roleKeysHeardBy(actor.userId, now),
@@ -97,11 +100,11 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
   );
 
   void app.register(async (scope) => {
-    const hub = new RealtimeHub(kernel.db, kernel.events, kernel.userChanges, kernel.log, {
-      perInstance: kernel.config.realtimeMaxSockets,
-      perUser: kernel.config.realtimeMaxSocketsPerUser,
+    const hub = new RealtimeHub(deps.db, deps.events, deps.userChanges, deps.log, {
+      perInstance: deps.config.realtimeMaxSockets,
+      perUser: deps.config.realtimeMaxSocketsPerUser,
     });
-    kernel.metrics?.readAtScrape(
+    deps.metrics?.readAtScrape(
       'realtime_connections',
       'Realtime WebSockets open on this instance now.',
       () => hub.connections,
@@ -136,7 +139,7 @@ export function registerRealtimeRoutes(app: ZodApp, kernel: Kernel): void {
       // The ws handler's request is not typed by the provider; the schema has already validated it.
       wsHandler: (socket, request) => {
         // An open socket is no request in flight: it has caps of its own (the hub's places).
-        kernel.load.upgraded(request.raw);
+        deps.load.upgraded(request.raw);
         return acceptConnection(hub, ticketKeyNow(), socket, (request.query as { ticket?: string }).ticket);
       },
     });

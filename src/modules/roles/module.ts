@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerRoleRoutes } from './routes.js';
 
 /** Roles: staff roles, their permission keys, and grants of roles to users. */
-export const rolesModule = {
+export const rolesModule = defineArea(['db', 'permissions', 'write'], {
   name: 'roles',
   routes: [registerRoleRoutes],
   tags: {
@@ -16,4 +16,4 @@ export const rolesModule = {
   },
   cacheTopics: [],
   events: ['roles.permissions_updated', 'roles.deleted', 'users.bulk_role_grant', 'users.bulk_role_revoke'],
-} satisfies AreaModule;
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
   bulkResultsBody,
@@ -23,8 +23,8 @@ import { RolesService } from './service.js';
 const noContent = { 204: z.null().describe('Done') };
 const tags = ['roles'];
 
-export function registerRoleRoutes(app: ZodApp, kernel: Kernel): void {
-  const roles = new RolesService(kernel.db, kernel.write, kernel.permissions);
+export function registerRoleRoutes(app: ZodApp, deps: Deps<'db' | 'permissions' | 'write'>): void {
+  const roles = new RolesService(deps.db, deps.write, deps.permissions);
 
   app.get(
     '/v1/admin/roles',

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerRuntimeRoutes } from './routes.js';
 
 /** Runtime: staff administration of runtime nodes and pools. */
-export const runtimeModule = {
+export const runtimeModule = defineArea(['runtime', 'write'], {
   name: 'runtime',
   routes: [registerRuntimeRoutes],
   tags: {
@@ -15,4 +15,4 @@ export const runtimeModule = {
   },
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

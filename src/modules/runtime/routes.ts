@@ -1,5 +1,5 @@
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import {
   assignPoolBody,
@@ -30,8 +30,8 @@ const refusal = "`details` carry the runtime's `runtime_code` and `message`.";
  * pass the staff member's request on and audit what it accepted. (Session routes live with the
  * game sessions.)
  */
-export function registerRuntimeRoutes(app: ZodApp, kernel: Kernel): void {
-  const runtime = new RuntimeAdminService(kernel.write, kernel.runtime);
+export function registerRuntimeRoutes(app: ZodApp, deps: Deps<'runtime' | 'write'>): void {
+  const runtime = new RuntimeAdminService(deps.write, deps.runtime);
 
   app.get(
     '/v1/admin/runtime/nodes',

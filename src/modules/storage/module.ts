@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { expireStorageUploadsJob, sweepOrphanObjectsJob } from './cleanup.js';
 import { registerStorageRoutes } from './routes.js';
 
 /** Storage: avatars, staff browsing of stored objects, and the local store. */
-export const storageModule = {
+export const storageModule = defineArea(['db', 'log', 'storage', 'write'], {
   name: 'storage',
   routes: [registerStorageRoutes],
   tags: {
@@ -21,4 +21,4 @@ export const storageModule = {
   },
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

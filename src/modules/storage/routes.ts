@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, LocalStorage } from '../../adapters/storage/local.js';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { AvatarService } from './avatars.js';
 import { StorageBrowser } from './browser.js';
@@ -30,9 +30,9 @@ const publicTags = ['storage (local store)'];
  * The player's avatar (signed upload, then confirmation), staff browsing of the object store,
  * and, with the local store, the upload and download URLs it hands out.
  */
-export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
-  const avatars = new AvatarService(kernel.db, kernel.write, kernel.storage, kernel.log);
-  const browser = new StorageBrowser(kernel.write, kernel.storage);
+export function registerStorageRoutes(app: ZodApp, deps: Deps<'db' | 'log' | 'storage' | 'write'>): void {
+  const avatars = new AvatarService(deps.db, deps.write, deps.storage, deps.log);
+  const browser = new StorageBrowser(deps.write, deps.storage);
 
   app.post(
     '/v1/me/avatar/upload-url',
@@ -142,7 +142,7 @@ export function registerStorageRoutes(app: ZodApp, kernel: Kernel): void {
     },
   );
 
-  if (kernel.storage instanceof LocalStorage) registerLocalTransferRoutes(app, new LocalTransfers(kernel.storage));
+  if (deps.storage instanceof LocalStorage) registerLocalTransferRoutes(app, new LocalTransfers(deps.storage));
 }
 
 /** The local store's URLs: no bearer token, the signed query string is the permission. */

@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { PUBLIC_STORE_TOPIC } from './public-cache.js';
 import { registerStoreRoutes } from './routes.js';
 
 /** Store: games and their terms (genres, developers, publishers), for staff and the public. */
-export const storeModule = {
+export const storeModule = defineArea(['bus', 'db', 'write'], {
   name: 'store',
   routes: [registerStoreRoutes],
   tags: {
@@ -16,4 +16,4 @@ export const storeModule = {
   },
   cacheTopics: [PUBLIC_STORE_TOPIC],
   events: ['store.game_updated'],
-} satisfies AreaModule;
+});

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { publicGameDetail, publicGamesPage, publicGamesQuery, slugParams } from './public-schemas.js';
 import { PublicStoreService } from './public-service.js';
@@ -23,9 +23,9 @@ const linkRule =
  *         GET|POST /v1/admin/store/{genres,developers,publishers}, PATCH|DELETE …/{id}.
  * Public: GET /v1/public/store/games, GET /v1/public/store/games/{slug}. No public writes.
  */
-export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
-  const games = new StoreGamesService(kernel.db, kernel.write);
-  const publicStore = new PublicStoreService(kernel.db, kernel.bus);
+export function registerStoreRoutes(app: ZodApp, deps: Deps<'bus' | 'db' | 'write'>): void {
+  const games = new StoreGamesService(deps.db, deps.write);
+  const publicStore = new PublicStoreService(deps.db, deps.bus);
 
   app.get(
     '/v1/admin/store/games',
@@ -119,7 +119,7 @@ export function registerStoreRoutes(app: ZodApp, kernel: Kernel): void {
   );
 
   for (const kind of TERM_KIND_NAMES) {
-    const terms = new StoreTermsService(kernel.db, kind, kernel.write);
+    const terms = new StoreTermsService(deps.db, kind, deps.write);
     const { noun } = TERM_KINDS[kind];
     const path = `/v1/admin/store/${kind}`;
     const [Kinds, Noun] = [kind, noun].map((word) => word[0]!.toUpperCase() + word.slice(1));

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerSupportRoutes } from './routes.js';
 
 /** Support: tickets players open and staff answer. */
-export const supportModule = {
+export const supportModule = defineArea(['db', 'storage', 'write'], {
   name: 'support',
   routes: [registerSupportRoutes],
   tags: {
@@ -22,4 +22,4 @@ export const supportModule = {
     'support.ticket_closed',
     'support.ticket_reopened',
   ],
-} satisfies AreaModule;
+});

@@ -1,5 +1,5 @@
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { SupportAttachments, avatarUploadGrant } from '../storage/index.js';
 import { MySupportService } from './player-service.js';
@@ -45,10 +45,10 @@ const NOT_YOURS = "404 `not_found` for another user's ticket exactly as for an u
  * Support (issue 7): the player opens tickets and writes to them, with files uploaded through
  * storage; staff read the queue, reply (mailed to the player), close and reopen.
  */
-export function registerSupportRoutes(app: ZodApp, kernel: Kernel): void {
-  const attachments = new SupportAttachments(kernel.db, kernel.storage);
-  const mine = new MySupportService(kernel.db, kernel.write, attachments);
-  const desk = new SupportDeskService(kernel.db, kernel.write, attachments);
+export function registerSupportRoutes(app: ZodApp, deps: Deps<'db' | 'storage' | 'write'>): void {
+  const attachments = new SupportAttachments(deps.db, deps.storage);
+  const mine = new MySupportService(deps.db, deps.write, attachments);
+  const desk = new SupportDeskService(deps.db, deps.write, attachments);
 
   app.post(
     '/v1/me/support/attachments/upload-url',

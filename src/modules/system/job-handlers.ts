@@ -1,17 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { JobContext, JobHandlers, JobServices, JobSummary } from '../../kernel/areas/jobs.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import { deleteGrantsExpiredBy, deleteOutboxEventsBefore, deleteRunsStartedBefore } from './queries.js';
 
 /** What a scheduler built by the service hands its jobs. */
-export function jobServicesOf(kernel: Kernel): JobServices {
-  const { metrics } = kernel;
+export function jobServicesOf(deps: Deps<'events' | 'identity' | 'log' | 'metrics' | 'storage'>): JobServices {
+  const { metrics } = deps;
   return {
-    identity: kernel.identity,
-    events: kernel.events,
-    storage: kernel.storage,
-    log: kernel.log,
+    identity: deps.identity,
+    events: deps.events,
+    storage: deps.storage,
+    log: deps.log,
     ...(metrics === undefined ? {} : { recordRun: metrics.jobRan.bind(metrics) }),
   };
 }

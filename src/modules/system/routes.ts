@@ -1,5 +1,5 @@
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { jobServicesOf } from './job-handlers.js';
 import { JobScheduler } from './scheduler.js';
@@ -15,16 +15,19 @@ const unknownJob =
  * Scheduled jobs: the staff routes, and this instance's scheduler, which starts when the app is
  * ready and stops (waiting for a run in progress) when it closes, before the database does.
  */
-export function registerSystemRoutes(app: ZodApp, kernel: Kernel): void {
+export function registerSystemRoutes(
+  app: ZodApp,
+  deps: Deps<'config' | 'db' | 'drain' | 'events' | 'identity' | 'jobs' | 'log' | 'metrics' | 'storage' | 'write'>,
+): void {
   const scheduler = new JobScheduler({
-    db: kernel.db,
-    handlers: kernel.jobs,
-    log: kernel.log,
-    poll: kernel.config.scheduledJobs,
-    services: jobServicesOf(kernel),
-    drain: kernel.drain,
+    db: deps.db,
+    handlers: deps.jobs,
+    log: deps.log,
+    poll: deps.config.scheduledJobs,
+    services: jobServicesOf(deps),
+    drain: deps.drain,
   });
-  const cron = new SystemCronService(kernel.db, kernel.write, scheduler);
+  const cron = new SystemCronService(deps.db, deps.write, scheduler);
   app.addHook('onReady', async () => scheduler.start());
   app.addHook('onClose', async () => scheduler.stop());
 

@@ -25,7 +25,7 @@ export interface JobSchedulerOptions {
   log?: SchedulerLog;
   /** Names this process in run records; unique per instance by default. */
   instanceId?: string;
-  /** The jobs it knows (the service's: `kernel.jobs`); a job whose key is missing fails its runs. */
+  /** The jobs it knows (the service's: `platform.jobs`); a job whose key is missing fails its runs. */
   handlers: JobHandlers;
   /** What jobs may call besides the database; without them, jobs that need them fail their runs. */
   services?: JobServices;

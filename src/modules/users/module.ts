@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerUserRoutes } from './routes.js';
 
 /** Users: staff administration of accounts (list, view, ban, sign out, delete). */
-export const usersModule = {
+export const usersModule = defineArea(['db', 'identity', 'log', 'write'], {
   name: 'users',
   routes: [registerUserRoutes],
   tags: {
@@ -16,4 +16,4 @@ export const usersModule = {
   },
   cacheTopics: [],
   events: ['users.banned', 'users.unbanned', 'users.soft_deleted', 'users.hard_deleted'],
-} satisfies AreaModule;
+});

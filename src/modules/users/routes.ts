@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { UserLifecycleService } from './lifecycle.js';
 import { LAST_OWNER_REFUSAL } from './owner-guard.js';
@@ -27,9 +27,9 @@ changes).`;
 /** Ban and deletion take access away. */
 const lastOwner = `${LAST_OWNER_REFUSAL} (two such requests at once are checked one after the other).`;
 
-export function registerUserRoutes(app: ZodApp, kernel: Kernel): void {
-  const users = new UsersService(kernel.db, kernel.write, kernel.identity, kernel.log);
-  const lifecycle = new UserLifecycleService(kernel.db, kernel.identity, kernel.write, kernel.log);
+export function registerUserRoutes(app: ZodApp, deps: Deps<'db' | 'identity' | 'log' | 'write'>): void {
+  const users = new UsersService(deps.db, deps.write, deps.identity, deps.log);
+  const lifecycle = new UserLifecycleService(deps.db, deps.identity, deps.write, deps.log);
 
   app.get(
     '/v1/admin/users',

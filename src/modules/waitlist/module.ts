@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../kernel/areas/module.js';
+import { defineArea } from '../../composition/platform.js';
 import { registerWaitlistRoutes } from './routes.js';
 
 /** Waitlist: public sign-ups, and the list for staff. */
-export const waitlistModule = {
+export const waitlistModule = defineArea(['db'], {
   name: 'waitlist',
   routes: [registerWaitlistRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const waitlistModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

@@ -1,12 +1,12 @@
-import type { Kernel } from '../../kernel/kernel.js';
+import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { joinWaitlistBody, joinWaitlistResult, listWaitlistQuery, waitlistPage } from './schemas.js';
 import { WaitlistService } from './service.js';
 
 const tags = ['email'];
 
-export function registerWaitlistRoutes(app: ZodApp, kernel: Kernel): void {
-  const waitlist = new WaitlistService(kernel.db);
+export function registerWaitlistRoutes(app: ZodApp, deps: Deps<'db'>): void {
+  const waitlist = new WaitlistService(deps.db);
 
   app.post(
     '/v1/public/waitlist',

@@ -26,6 +26,7 @@ function areaCode(area: AreaModule): string {
 
 const area = (name: string, parts: Partial<AreaModule> = {}): AreaModule => ({
   name,
+  needs: [],
   routes: [],
   tags: {},
   jobs: {},

@@ -56,7 +56,7 @@ describe('request log lines', () => {
   });
 
   it('show the route with the credential censored', async () => {
-    const token = signUnsubscribeToken(t.kernel.emailTokenKey, { email: 'someone@example.test', messageId: null });
+    const token = signUnsubscribeToken(t.kernel.signingKey, { email: 'someone@example.test', messageId: null });
     await t.request({ method: 'GET', url: `/v1/public/email/unsubscribe?token=${encodeURIComponent(token)}` });
     const player = await createUser(t.db);
     const ticket = (await t.request({ method: 'GET', url: '/v1/me/realtime', token: player.token })).json()

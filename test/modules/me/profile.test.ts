@@ -96,7 +96,7 @@ describe('PATCH /v1/me', () => {
     expect((await patch(user, { marketing_opt_in: true })).json()).toMatchObject({ marketing_opt_in: true });
     expect(await suppression(user.email)).toBeUndefined();
 
-    const token = signUnsubscribeToken(t.kernel.emailTokenKey, { email: user.email, messageId: null });
+    const token = signUnsubscribeToken(t.kernel.signingKey, { email: user.email, messageId: null });
     await t.request({
       method: 'POST',
       url: `/v1/public/email/unsubscribe?token=${encodeURIComponent(token)}`,

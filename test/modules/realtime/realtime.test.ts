@@ -82,7 +82,7 @@ describe('GET /v1/me/realtime', () => {
     const claims = JSON.parse(Buffer.from(body.ticket.split('.')[0]!, 'base64url').toString());
     expect(Object.keys(claims).sort()).toEqual(['ch', 'exp', 'sub']);
     const text = JSON.stringify(body);
-    for (const secret of [t.kernel.config.jwtSecret!, t.kernel.emailTokenKey, player.token])
+    for (const secret of [t.kernel.config.jwtSecret!, t.kernel.signingKey, player.token])
       expect(text).not.toContain(secret);
   });
 
@@ -185,7 +185,7 @@ describe('GET /v1/realtime: admission', () => {
       name: 'expired',
       ticket: async () => {
         const player = await createUser(t.db);
-        return signTicket(ticketKey(t.kernel.emailTokenKey), {
+        return signTicket(ticketKey(t.kernel.signingKey), {
           userId: player.id,
           channels: [`user:${player.id}`],
           expiresAt: Math.floor(Date.now() / 1000) - 1,

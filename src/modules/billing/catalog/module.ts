@@ -1,11 +1,11 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerBillingCatalogRoutes } from './routes.js';
 
-// What the local payment provider charges (the kernel's AreaServices.priceLookup).
+// What the local payment provider charges (the composition root gives it to the local provider).
 export { catalogPriceLookup } from './price-lookup.js';
 
 /** Billing catalog: products and prices. */
-export const billingCatalogModule = {
+export const billingCatalogModule = defineArea(['db', 'payments', 'write'], {
   name: 'billing/catalog',
   routes: [registerBillingCatalogRoutes],
   tags: {},
@@ -13,4 +13,4 @@ export const billingCatalogModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

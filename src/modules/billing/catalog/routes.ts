@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { idResult } from '../../../kernel/answers.js';
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { matchesEtag } from '../../site/public/index.js';
 import {
@@ -27,8 +27,8 @@ const write = { perms: ['plans.write'] } as const;
 /** Same policy as the public site: keep, but revalidate (a cheap 304); products change rarely. */
 const PUBLIC_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
-export function registerBillingCatalogRoutes(app: ZodApp, kernel: Kernel): void {
-  const catalog = new BillingCatalogService(kernel.db, kernel.write, kernel.payments.kind);
+export function registerBillingCatalogRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
+  const catalog = new BillingCatalogService(deps.db, deps.write, deps.payments.kind);
 
   app.get(
     '/v1/admin/plans/products',

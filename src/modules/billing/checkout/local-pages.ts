@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { PaymentProviderError, type PaymentEvent } from '../../../adapters/payments/index.js';
 import type { LocalCheckout, LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { invalidState, notFound } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import { httpUrl, httpUrlProblem } from '../../../lib/url-field.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { checkRedirectUrl, type CheckoutService } from './checkout.js';
@@ -101,7 +101,7 @@ function refuseUnredirectable(checkout: LocalCheckout): void {
  */
 export function registerLocalCheckoutPages(
   app: ZodApp,
-  kernel: Kernel,
+  deps: Deps<'config'>,
   provider: LocalPaymentProvider,
   fulfilment: Fulfilment,
   checkouts: CheckoutService,
@@ -221,7 +221,7 @@ export function registerLocalCheckoutPages(
       },
       async (request, reply) => {
         // Anyone can open this page with any link: it must not become a way to send players elsewhere.
-        checkRedirectUrl('return_url', request.query.return_url, kernel.config.checkoutAllowedOrigins);
+        checkRedirectUrl('return_url', request.query.return_url, deps.config.checkoutAllowedOrigins);
         return reply
           .type('text/html; charset=utf-8')
           .header('cache-control', 'no-store')

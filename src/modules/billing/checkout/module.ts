@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerBillingRoutes } from './routes.js';
 
 /** Checkout: players' checkouts and billing, the payment provider's webhook and its fulfilment. */
-export const checkoutModule = {
+export const checkoutModule = defineArea(['config', 'db', 'log', 'metrics', 'payments', 'write'], {
   name: 'billing/checkout',
   routes: [registerBillingRoutes],
   tags: {},
@@ -13,4 +13,4 @@ export const checkoutModule = {
   },
   cacheTopics: [],
   events: ['billing.payment_refunded', 'billing.subscription_started', 'billing.credits_purchased'],
-} satisfies AreaModule;
+});

@@ -5,7 +5,7 @@ import { MalformedWebhookEventError } from '../../../adapters/payments/stripe-ev
 import { actorOf } from '../../../kernel/auth.js';
 import { AppError } from '../../../kernel/errors.js';
 import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { CheckoutService } from './checkout.js';
 import { Fulfilment } from './fulfilment.js';
@@ -31,10 +31,13 @@ const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
  * /v1/me/billing/portal-session. Provider: POST /v1/webhooks/stripe, and the local provider's
  * checkout pages when it is the configured one. Every provider event goes through one Fulfilment.
  */
-export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
-  const checkout = new CheckoutService(kernel.db, kernel.payments, kernel.config);
-  const fulfilment = new Fulfilment(kernel.write, kernel.payments.kind, kernel.log);
-  const countDelivery = webhookDeliveryCounter(kernel);
+export function registerBillingRoutes(
+  app: ZodApp,
+  deps: Deps<'config' | 'db' | 'log' | 'metrics' | 'payments' | 'write'>,
+): void {
+  const checkout = new CheckoutService(deps.db, deps.payments, deps.config);
+  const fulfilment = new Fulfilment(deps.write, deps.payments.kind, deps.log);
+  const countDelivery = webhookDeliveryCounter(deps);
 
   app.post(
     '/v1/me/billing/checkout-session',
@@ -159,7 +162,7 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
         const header = request.headers['stripe-signature'];
         let event: PaymentEvent;
         try {
-          event = kernel.payments.parseWebhook(raw, typeof header === 'string' ? header : undefined);
+          event = deps.payments.parseWebhook(raw, typeof header === 'string' ? header : undefined);
         } catch (error) {
           if (error instanceof WebhookSignatureError) {
             request.log.warn({ reason: error.message }, 'stripe webhook refused: bad signature');
@@ -190,6 +193,6 @@ export function registerBillingRoutes(app: ZodApp, kernel: Kernel): void {
     );
   });
 
-  if (kernel.payments instanceof LocalPaymentProvider)
-    registerLocalCheckoutPages(app, kernel, kernel.payments, fulfilment, checkout);
+  if (deps.payments instanceof LocalPaymentProvider)
+    registerLocalCheckoutPages(app, deps, deps.payments, fulfilment, checkout);
 }

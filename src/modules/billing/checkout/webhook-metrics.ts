@@ -1,5 +1,5 @@
 import type { PaymentEvent } from '../../../adapters/payments/index.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 
 type ActedOn = Exclude<PaymentEvent['type'], 'ignored'>;
 
@@ -31,8 +31,8 @@ export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
 export type CountWebhookDelivery = (event: PaymentEvent | undefined, outcome: WebhookOutcome) => void;
 
 /** The webhook's delivery counter (metrics), or nothing counted when METRICS_PORT is unset. */
-export function webhookDeliveryCounter(kernel: Kernel): CountWebhookDelivery {
-  const count = kernel.metrics?.counter(
+export function webhookDeliveryCounter(deps: Deps<'metrics'>): CountWebhookDelivery {
+  const count = deps.metrics?.counter(
     'payment_webhook_deliveries_total',
     "Deliveries of the payment provider's webhook to this instance, by event type (the types the service acts " +
       'on; other: any other type, or a delivery refused before its type was read) and outcome: processed, ' +

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerBillingCouponRoutes } from './routes.js';
 
 /** Coupons: coupons and promotion codes at the payment provider. */
-export const couponsModule = {
+export const couponsModule = defineArea(['db', 'payments', 'write'], {
   name: 'billing/coupons',
   routes: [registerBillingCouponRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const couponsModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

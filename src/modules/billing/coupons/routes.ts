@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   couponBody,
@@ -23,8 +23,8 @@ const PROVIDER_ERRORS =
   '422 `invalid_request` when the payment provider refuses (`details.provider_code` is its code); 503 ' +
   '`unavailable` when it cannot be reached or fails. Either way nothing is stored.';
 
-export function registerBillingCouponRoutes(app: ZodApp, kernel: Kernel): void {
-  const coupons = new BillingCouponsService(kernel.db, kernel.write, kernel.payments);
+export function registerBillingCouponRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
+  const coupons = new BillingCouponsService(deps.db, deps.write, deps.payments);
 
   app.get(
     '/v1/admin/billing/coupons',

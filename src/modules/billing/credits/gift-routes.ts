@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDateTime } from '../../../lib/instant.js';
 import { actorOf } from '../../../kernel/auth.js';
 import { idempotentAnswer } from '../../../kernel/idempotency.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { PRICE_INTERVALS } from '../catalog/index.js';
 import { CreditGiftsService } from './gifts.js';
@@ -83,8 +83,8 @@ export const giftablesResult = z
   .describe('The tiers and credit packs staff may give.');
 
 /** Staff: POST /v1/admin/billing/credits/gift-pack, GET /v1/admin/billing/giftable-tiers. */
-export function registerCreditGiftRoutes(app: ZodApp, kernel: Kernel): void {
-  const gifts = new CreditGiftsService(kernel.db, kernel.write);
+export function registerCreditGiftRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const gifts = new CreditGiftsService(deps.db, deps.write);
 
   app.post(
     '/v1/admin/billing/credits/gift-pack',

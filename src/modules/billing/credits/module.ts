@@ -1,10 +1,10 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerCreditGiftRoutes } from './gift-routes.js';
 import { expireCreditLotsJob } from './ledger.js';
 import { registerCreditRoutes } from './routes.js';
 
 /** Credits: the credit ledger, grants, gift packs and expiring lots. */
-export const creditsModule = {
+export const creditsModule = defineArea(['db', 'write'], {
   name: 'billing/credits',
   routes: [registerCreditRoutes, registerCreditGiftRoutes],
   tags: {
@@ -20,4 +20,4 @@ export const creditsModule = {
   },
   cacheTopics: [],
   events: ['billing.credits_granted', 'billing.credits_gifted'],
-} satisfies AreaModule;
+});

@@ -1,6 +1,6 @@
 import { actorOf } from '../../../kernel/auth.js';
 import { idempotentAnswer } from '../../../kernel/idempotency.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   grantCreditsBody,
@@ -25,8 +25,8 @@ const tags = ['billing'];
  * Player: GET /v1/me/billing/ledger.
  * Gift packs and giftable tiers are in gift-routes.ts (they read the product catalog too).
  */
-export function registerCreditRoutes(app: ZodApp, kernel: Kernel): void {
-  const credits = new CreditsService(kernel.db, kernel.write);
+export function registerCreditRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const credits = new CreditsService(deps.db, deps.write);
 
   app.post(
     '/v1/admin/billing/credits/grant',

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerBillingOverviewRoutes } from './routes.js';
 
 /** Billing overview: staff's summary of billing and deep links to the provider. */
-export const billingOverviewModule = {
+export const billingOverviewModule = defineArea(['db', 'payments'], {
   name: 'billing/overview',
   routes: [registerBillingOverviewRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const billingOverviewModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

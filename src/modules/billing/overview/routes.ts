@@ -1,4 +1,4 @@
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { deepLinkParams, deepLinkResponse, overviewQuery, overviewResponse } from './schemas.js';
 import { BillingOverviewService, MAX_PERIODS, MAX_RANGE_DAYS } from './service.js';
@@ -6,8 +6,8 @@ import { BillingOverviewService, MAX_PERIODS, MAX_RANGE_DAYS } from './service.j
 const tags = ['billing'];
 const read = { perms: ['billing.read'] } as const;
 
-export function registerBillingOverviewRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new BillingOverviewService(kernel.db, kernel.payments);
+export function registerBillingOverviewRoutes(app: ZodApp, deps: Deps<'db' | 'payments'>): void {
+  const service = new BillingOverviewService(deps.db, deps.payments);
 
   app.get(
     '/v1/admin/billing/overview',

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerBillingPaymentRoutes } from './routes.js';
 
 /** Payments: payments, invoices and refunds, for staff. */
-export const paymentsModule = {
+export const paymentsModule = defineArea(['db', 'payments', 'write'], {
   name: 'billing/payments',
   routes: [registerBillingPaymentRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const paymentsModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

@@ -1,6 +1,6 @@
 import { actorOf } from '../../../kernel/auth.js';
 import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   idParams,
@@ -18,8 +18,8 @@ const read = { perms: ['billing.read'] } as const;
 const write = { perms: ['billing.write'] } as const;
 const FILTERS = '`user_id`, `status`, `created_from` (inclusive) and `created_to` (exclusive)';
 
-export function registerBillingPaymentRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new BillingPaymentsService(kernel.db, kernel.write, kernel.payments);
+export function registerBillingPaymentRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
+  const service = new BillingPaymentsService(deps.db, deps.write, deps.payments);
 
   app.get(
     '/v1/admin/billing/payments',

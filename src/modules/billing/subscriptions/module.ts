@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerBillingSubscriptionRoutes } from './routes.js';
 
 /** Subscriptions: staff cancel, resume and migrate subscriptions. */
-export const subscriptionsModule = {
+export const subscriptionsModule = defineArea(['db', 'log', 'payments', 'write'], {
   name: 'billing/subscriptions',
   routes: [registerBillingSubscriptionRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const subscriptionsModule = {
   permissions: {},
   cacheTopics: [],
   events: ['billing.subscription_canceled', 'billing.subscription_resumed'],
-} satisfies AreaModule;
+});

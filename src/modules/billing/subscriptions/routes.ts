@@ -1,6 +1,6 @@
 import { LocalPaymentProvider } from '../../../adapters/payments/local.js';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { Fulfilment } from '../checkout/index.js';
 import { migratePlanSubscribers } from './migrate.js';
@@ -29,8 +29,8 @@ const PROVIDER_ERRORS =
   '422 `invalid_request` when the payment provider refuses (details `reason`, `provider_code`, ' +
   '`provider_message`); 503 `unavailable` when it cannot be reached. Refusals change nothing.';
 
-export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): void {
-  const service = new BillingSubscriptionsService(kernel.db, kernel.write, kernel.payments);
+export function registerBillingSubscriptionRoutes(app: ZodApp, deps: Deps<'db' | 'log' | 'payments' | 'write'>): void {
+  const service = new BillingSubscriptionsService(deps.db, deps.write, deps.payments);
 
   app.get(
     '/v1/admin/billing/subscriptions',
@@ -97,12 +97,12 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
     (request) => service.resume(actorOf(request), request.params.id, request.body),
   );
 
-  if (kernel.payments instanceof LocalPaymentProvider) {
+  if (deps.payments instanceof LocalPaymentProvider) {
     const simulation = new RenewalSimulation(
-      kernel.db,
-      kernel.write,
-      kernel.payments,
-      new Fulfilment(kernel.write, kernel.payments.kind, kernel.log),
+      deps.db,
+      deps.write,
+      deps.payments,
+      new Fulfilment(deps.write, deps.payments.kind, deps.log),
     );
     app.post(
       '/v1/admin/billing/subscriptions/:id/simulate-renewal',
@@ -152,6 +152,6 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, kernel: Kernel): 
         response: { 200: migrateSubscribersResult },
       },
     },
-    (request) => migratePlanSubscribers(kernel.db, kernel.write, kernel.payments, actorOf(request), request.body),
+    (request) => migratePlanSubscribers(deps.db, deps.write, deps.payments, actorOf(request), request.body),
   );
 }

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerEmailAudienceRoutes } from './routes.js';
 
 /** Email audiences: lists of recipients. */
-export const emailAudiencesModule = {
+export const emailAudiencesModule = defineArea(['db', 'write'], {
   name: 'email/audiences',
   routes: [registerEmailAudienceRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const emailAudiencesModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

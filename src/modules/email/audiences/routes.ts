@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import { LARGE_BODY_LIMIT_BYTES } from '../../../kernel/http/json-body.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   audienceIdParams,
@@ -54,8 +54,8 @@ const REPLACE_MEMBERS = [
     'Audited (`email.audience.members.replace`, with counts, never the addresses).',
 ].join('\n\n');
 
-export function registerEmailAudienceRoutes(app: ZodApp, kernel: Kernel): void {
-  const audiences = new EmailAudiencesService(kernel.db, kernel.write);
+export function registerEmailAudienceRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const audiences = new EmailAudiencesService(deps.db, deps.write);
 
   app.get(
     BASE,

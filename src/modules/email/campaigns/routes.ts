@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idResult } from '../../../kernel/answers.js';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { idempotencyKeyHeaders, idempotentAnswer } from '../../../kernel/idempotency.js';
 import { mailDispatcherFor } from '../delivery/index.js';
@@ -34,12 +34,15 @@ const cancelBody = z
  * the dispatcher sends it, and `CampaignDelivery` follows its outcomes (stop on a run of
  * failures, `sent` when done). Scheduled campaigns are launched by the `launch-scheduled-campaigns` job.
  */
-export function registerEmailCampaignRoutes(app: ZodApp, kernel: Kernel): void {
-  const campaigns = new EmailCampaignsService(kernel.db, kernel.write);
-  const delivery = new CampaignDelivery(kernel.events);
-  const unhook = mailDispatcherFor(kernel).onSettled(delivery.onSettled);
+export function registerEmailCampaignRoutes(
+  app: ZodApp,
+  deps: Deps<'config' | 'db' | 'events' | 'log' | 'mail' | 'metrics' | 'signingKey' | 'write'>,
+): void {
+  const campaigns = new EmailCampaignsService(deps.db, deps.write);
+  const delivery = new CampaignDelivery(deps.events);
+  const unhook = mailDispatcherFor(deps).onSettled(delivery.onSettled);
   app.addHook('onClose', async () => unhook());
-  kernel.metrics?.queryAtScrape(
+  deps.metrics?.queryAtScrape(
     'email_campaign_messages',
     'Messages of the campaigns under way (sending, paused, or stopped after failures; shared by every instance) by ' +
       'state: queued, held (by a pause or a stop), sending, sent, failed, skipped (suppressed) or cancelled.',

@@ -1,6 +1,6 @@
 import type { MailMessage } from '../../../adapters/mail/index.js';
 import { publicBaseUrlOf } from '../../../config.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import { renderTemplate, renderText, type TemplateParts } from '../render.js';
 import type { EmailCategory } from '../tables.js';
 import { signUnsubscribeToken, unsubscribeUrl, WITHHELD_TOKEN } from '../unsubscribe-token.js';
@@ -32,12 +32,12 @@ export interface ComposableMessage {
   text: string | null;
 }
 
-export function composeContext(kernel: Kernel): ComposeContext {
+export function composeContext(deps: Deps<'config' | 'signingKey'>): ComposeContext {
   return {
-    from: kernel.config.mailFrom,
-    publicBaseUrl: publicBaseUrlOf(kernel.config),
-    unsubscribeMailto: kernel.config.mailUnsubscribeMailto,
-    tokenKey: kernel.emailTokenKey,
+    from: deps.config.mailFrom,
+    publicBaseUrl: publicBaseUrlOf(deps.config),
+    unsubscribeMailto: deps.config.mailUnsubscribeMailto,
+    tokenKey: deps.signingKey,
   };
 }
 

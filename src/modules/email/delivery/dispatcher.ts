@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { MailTransportError, type MailTransport } from '../../../adapters/mail/index.js';
 import type { Tables } from '../../../db/tables.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { Writes } from '../../../kernel/write.js';
 import type { TemplateParts } from '../render.js';
 import { composeContext, composeMessage, type ComposeContext } from './compose.js';
@@ -346,10 +346,10 @@ export class MailDispatcher {
 }
 
 export function createMailDispatcher(
-  kernel: Kernel,
+  deps: Deps<'config' | 'log' | 'mail' | 'metrics' | 'signingKey' | 'write'>,
   options: Partial<Omit<MailDispatcherOptions, 'write' | 'compose'>> = {},
 ): MailDispatcher {
-  const count = kernel.metrics?.counter(
+  const count = deps.metrics?.counter(
     'email_outbox_outcomes_total',
     'Outbox messages this instance settled, by outcome: sent (the transport took it), failed for good (refused ' +
       'permanently, attempts exhausted, interrupted mid-send), retrying (an attempt failed, queued again) or skipped ' +
@@ -357,27 +357,30 @@ export function createMailDispatcher(
     { outcome: MAIL_OUTCOMES },
   );
   return new MailDispatcher({
-    write: kernel.write,
-    transport: kernel.mail,
-    compose: () => composeContext(kernel),
-    ratePerSecond: kernel.config.mailRatePerSecond,
-    log: kernel.log,
+    write: deps.write,
+    transport: deps.mail,
+    compose: () => composeContext(deps),
+    ratePerSecond: deps.config.mailRatePerSecond,
+    log: deps.log,
     ...(count === undefined ? {} : { countOutcome: (outcome, messages) => count({ outcome }, messages) }),
     ...options,
   });
 }
 
-const dispatchers = new WeakMap<Kernel, MailDispatcher>();
+// By the mail transport: every area given the same platform finds the same dispatcher.
+const dispatchers = new WeakMap<object, MailDispatcher>();
 
 /**
  * The instance's dispatcher: the one its routes start when scheduled jobs run here. Other
- * modules hook in with `mailDispatcherFor(kernel).onSettled(…)`; tests drive it with runOnce.
+ * modules hook in with `mailDispatcherFor(deps).onSettled(…)`; tests drive it with runOnce.
  */
-export function mailDispatcherFor(kernel: Kernel): MailDispatcher {
-  let dispatcher = dispatchers.get(kernel);
+export function mailDispatcherFor(
+  deps: Deps<'config' | 'log' | 'mail' | 'metrics' | 'signingKey' | 'write'>,
+): MailDispatcher {
+  let dispatcher = dispatchers.get(deps.mail);
   if (dispatcher === undefined) {
-    dispatcher = createMailDispatcher(kernel);
-    dispatchers.set(kernel, dispatcher);
+    dispatcher = createMailDispatcher(deps);
+    dispatchers.set(deps.mail, dispatcher);
   }
   return dispatcher;
 }

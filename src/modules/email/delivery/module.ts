@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerEmailDeliveryRoutes } from './routes.js';
 
 /** Email delivery: the outbox, and this instance's mail dispatcher. */
-export const emailDeliveryModule = {
+export const emailDeliveryModule = defineArea(['config', 'db', 'log', 'mail', 'metrics', 'signingKey', 'write'], {
   name: 'email/delivery',
   routes: [registerEmailDeliveryRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const emailDeliveryModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

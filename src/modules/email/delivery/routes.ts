@@ -1,5 +1,5 @@
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { composeContext } from './compose.js';
 import { mailDispatcherFor } from './dispatcher.js';
@@ -16,18 +16,21 @@ const UNKNOWN = 'An unknown id is 404 `not_found`; an id that is not a uuid is a
  * mail dispatcher when it runs scheduled jobs (SCHEDULED_JOBS=on), and stops it, waiting for
  * the sends in progress, before the database closes.
  */
-export function registerEmailDeliveryRoutes(app: ZodApp, kernel: Kernel): void {
+export function registerEmailDeliveryRoutes(
+  app: ZodApp,
+  deps: Deps<'config' | 'db' | 'log' | 'mail' | 'metrics' | 'signingKey' | 'write'>,
+): void {
   // Staff read what went out with the unsubscribe token withheld: a signed link is never an answer.
-  const service = new EmailOutboxService(kernel.db, kernel.write, () => ({
-    ...composeContext(kernel),
+  const service = new EmailOutboxService(deps.db, deps.write, () => ({
+    ...composeContext(deps),
     withholdTokens: true,
   }));
-  if (kernel.config.scheduledJobs) {
-    const dispatcher = mailDispatcherFor(kernel);
+  if (deps.config.scheduledJobs) {
+    const dispatcher = mailDispatcherFor(deps);
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('onClose', async () => dispatcher.stop());
   }
-  kernel.metrics?.queryAtScrape(
+  deps.metrics?.queryAtScrape(
     'email_outbox_depth',
     'Messages waiting in the outbox (shared by every instance): due (to be sent now) or deferred (a retry waiting ' +
       'out its backoff); held messages of paused campaigns are not waiting.',

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerEmailTemplateRoutes } from './routes.js';
 
 /** Email templates: versioned templates, published and unpublished. */
-export const emailTemplatesModule = {
+export const emailTemplatesModule = defineArea(['config', 'db', 'write'], {
   name: 'email/templates',
   routes: [registerEmailTemplateRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const emailTemplatesModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

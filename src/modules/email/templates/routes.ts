@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { versionResult } from '../../../kernel/answers.js';
 import { publicBaseUrlOf } from '../../../config.js';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { unsubscribeUrl, WITHHELD_TOKEN } from '../unsubscribe-token.js';
 import {
@@ -30,9 +30,9 @@ const base = '/v1/admin/email/templates';
 const MALFORMED =
   '422 `invalid_request` with `details.problems` (part, line, column, problem) for a malformed `{{` placeholder';
 
-export function registerEmailTemplateRoutes(app: ZodApp, kernel: Kernel): void {
-  const publicBaseUrl = publicBaseUrlOf(kernel.config);
-  const templates = new EmailTemplatesService(kernel.db, kernel.write, {
+export function registerEmailTemplateRoutes(app: ZodApp, deps: Deps<'config' | 'db' | 'write'>): void {
+  const publicBaseUrl = publicBaseUrlOf(deps.config);
+  const templates = new EmailTemplatesService(deps.db, deps.write, {
     // The sample link shows where the real one goes, its token withheld: a signed one would unsubscribe
     // whichever address the preview names.
     unsubscribeUrl: () => unsubscribeUrl(publicBaseUrl, WITHHELD_TOKEN),

@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerEmailUnsubscribeRoutes } from './routes.js';
 
 /** Unsubscribe: the mailed unsubscribe links, and the suppression list. */
-export const emailUnsubscribeModule = {
+export const emailUnsubscribeModule = defineArea(['db', 'signingKey', 'write'], {
   name: 'email/unsubscribe',
   routes: [registerEmailUnsubscribeRoutes],
   tags: {},
@@ -10,4 +10,4 @@ export const emailUnsubscribeModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

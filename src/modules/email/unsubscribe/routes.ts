@@ -2,7 +2,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { parseFormBody } from './form-body.js';
 import { answersInJson } from './answer-kind.js';
@@ -38,8 +38,8 @@ const API_CLIENTS =
 const JSON_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 const invalidLink = () => new AppError(400, 'invalid_link');
 
-export function registerEmailUnsubscribeRoutes(app: ZodApp, kernel: Kernel): void {
-  const suppressions = new SuppressionsService(kernel.db, kernel.write, () => kernel.emailTokenKey);
+export function registerEmailUnsubscribeRoutes(app: ZodApp, deps: Deps<'db' | 'signingKey' | 'write'>): void {
+  const suppressions = new SuppressionsService(deps.db, deps.write, () => deps.signingKey);
 
   void app.register(async (plain) => {
     const scope = plain.withTypeProvider<ZodTypeProvider>();

@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerAnnouncementsRoutes } from './routes.js';
 
 /** Announcements: site announcements in their time windows. */
-export const announcementsModule = {
+export const announcementsModule = defineArea(['db', 'write'], {
   name: 'site/announcements',
   routes: [registerAnnouncementsRoutes],
   tags: {
@@ -16,4 +16,4 @@ export const announcementsModule = {
   },
   cacheTopics: [SITE_CONFIG_TOPIC],
   events: ['site.announcement_updated'],
-} satisfies AreaModule;
+});

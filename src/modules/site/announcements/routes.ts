@@ -1,6 +1,6 @@
 import { actorOf } from '../../../kernel/auth.js';
 import { idResult } from '../../../kernel/answers.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   announcementBody,
@@ -13,8 +13,8 @@ import { AnnouncementsService } from './service.js';
 
 const tags = ['announcements'];
 
-export function registerAnnouncementsRoutes(app: ZodApp, kernel: Kernel): void {
-  const announcements = new AnnouncementsService(kernel.db, kernel.write);
+export function registerAnnouncementsRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const announcements = new AnnouncementsService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/site/announcements',

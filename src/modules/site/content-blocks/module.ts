@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerContentBlockRoutes } from './routes.js';
 
 /** Content blocks: pieces of site content with a publishing status. */
-export const contentBlocksModule = {
+export const contentBlocksModule = defineArea(['db', 'write'], {
   name: 'site/content-blocks',
   routes: [registerContentBlockRoutes],
   tags: {
@@ -16,4 +16,4 @@ export const contentBlocksModule = {
   },
   cacheTopics: [SITE_CONFIG_TOPIC],
   events: ['site.content_block_updated', 'site.content_block_status_changed'],
-} satisfies AreaModule;
+});

@@ -1,14 +1,14 @@
 import { actorOf } from '../../../kernel/auth.js';
 import { idResult } from '../../../kernel/answers.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { blockBody, blockIdParams, blocksPage, listBlocksQuery, statusBody, upsertBlockBody } from './schemas.js';
 import { ContentBlocksService } from './service.js';
 
 const tags = ['content blocks'];
 
-export function registerContentBlockRoutes(app: ZodApp, kernel: Kernel): void {
-  const blocks = new ContentBlocksService(kernel.db, kernel.write);
+export function registerContentBlockRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const blocks = new ContentBlocksService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/site/content-blocks',

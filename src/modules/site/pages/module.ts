@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerPagesRoutes } from './routes.js';
 
 /** Site pages: versioned pages, published and unpublished. */
-export const sitePagesModule = {
+export const sitePagesModule = defineArea(['db', 'write'], {
   name: 'site/pages',
   routes: [registerPagesRoutes],
   tags: {
@@ -13,4 +13,4 @@ export const sitePagesModule = {
   permissions: {},
   cacheTopics: [SITE_CONFIG_TOPIC],
   events: ['site.page_published', 'site.page_unpublished'],
-} satisfies AreaModule;
+});

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { idResult, versionResult } from '../../../kernel/answers.js';
 import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { matchesEtag } from '../public/index.js';
 import {
@@ -31,8 +31,8 @@ const write = { perms: ['site.write'] } as const;
 /** Same policy as the public site payload: keep, but revalidate (a cheap 304). */
 const PUBLIC_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
-export function registerPagesRoutes(app: ZodApp, kernel: Kernel): void {
-  const pages = new PagesService(kernel.db, kernel.write);
+export function registerPagesRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const pages = new PagesService(deps.db, deps.write);
 
   app.post(
     '/v1/admin/site/pages',

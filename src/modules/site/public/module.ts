@@ -1,8 +1,8 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { registerPublicSiteRoutes } from './routes.js';
 
 /** Public site: the site's published payload, cached until a site area invalidates it. */
-export const publicSiteModule = {
+export const publicSiteModule = defineArea(['bus', 'db'], {
   name: 'site/public',
   routes: [registerPublicSiteRoutes],
   tags: {
@@ -12,4 +12,4 @@ export const publicSiteModule = {
   permissions: {},
   cacheTopics: [],
   events: [],
-} satisfies AreaModule;
+});

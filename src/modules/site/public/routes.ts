@@ -1,4 +1,4 @@
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { z } from 'zod';
 import { siteQuery, sitePayload } from './schemas.js';
@@ -8,8 +8,8 @@ import { matchesEtag } from './site-cache.js';
 /** Clients and CDNs may keep the payload but must revalidate; a revalidation is a cheap 304. */
 const SITE_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
 
-export function registerPublicSiteRoutes(app: ZodApp, kernel: Kernel): void {
-  const site = new PublicSiteService(kernel.db, kernel.bus);
+export function registerPublicSiteRoutes(app: ZodApp, deps: Deps<'bus' | 'db'>): void {
+  const site = new PublicSiteService(deps.db, deps.bus);
 
   app.get(
     '/v1/public/site',

@@ -1,9 +1,9 @@
-import type { AreaModule } from '../../../kernel/areas/module.js';
+import { defineArea } from '../../../composition/platform.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import { registerSiteSettingsRoutes } from './routes.js';
 
 /** Site settings: sections edited as drafts and published. */
-export const siteSettingsModule = {
+export const siteSettingsModule = defineArea(['db', 'write'], {
   name: 'site/settings',
   routes: [registerSiteSettingsRoutes],
   tags: {
@@ -19,4 +19,4 @@ export const siteSettingsModule = {
   },
   cacheTopics: [SITE_CONFIG_TOPIC],
   events: ['site.settings_published'],
-} satisfies AreaModule;
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { versionResult } from '../../../kernel/answers.js';
 import { actorOf } from '../../../kernel/auth.js';
-import type { Kernel } from '../../../kernel/kernel.js';
+import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import {
   draftBody,
@@ -21,8 +21,8 @@ const sectionRule =
   '`billing.write`; limits and maintenance `settings.write` (403 `forbidden` with `details.perm` naming it). ' +
   'Unknown section: 404 `not_found`.';
 
-export function registerSiteSettingsRoutes(app: ZodApp, kernel: Kernel): void {
-  const settings = new SiteSettingsService(kernel.db, kernel.write);
+export function registerSiteSettingsRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
+  const settings = new SiteSettingsService(deps.db, deps.write);
 
   app.get(
     '/v1/admin/site/settings',

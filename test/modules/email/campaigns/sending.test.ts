@@ -196,7 +196,7 @@ describe('pause and resume (operation 18)', () => {
     await d.runOnce();
     const sentTo = receivedBy();
     const pending = members.filter((member) => !sentTo.includes(member));
-    const token = signUnsubscribeToken(t.kernel.emailTokenKey, { email: pending[0]!, messageId: null });
+    const token = signUnsubscribeToken(t.kernel.signingKey, { email: pending[0]!, messageId: null });
     const oneClick = await t.request({
       method: 'POST',
       url: `/v1/public/email/unsubscribe?token=${encodeURIComponent(token)}`,

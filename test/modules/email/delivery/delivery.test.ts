@@ -468,7 +468,7 @@ describe('over SMTP', () => {
     );
     const token = unsubscribeTokenOf(listUnsubscribe);
     // The link names this address and this message, signed; the vars could not replace it.
-    expect(verifyUnsubscribeToken(smtp.kernel.emailTokenKey, token)).toEqual({
+    expect(verifyUnsubscribeToken(smtp.kernel.signingKey, token)).toEqual({
       email: 'ada@example.test',
       messageId: marketing,
     });

@@ -198,7 +198,7 @@ describe('GET /v1/admin/email/outbox/{id}', () => {
     expect(listUnsubscribe).toBe(
       '<http://platform.test/v1/public/email/unsubscribe?token=withheld>, <mailto:unsubscribe@platform.test?subject=unsubscribe>',
     );
-    expect(verifyUnsubscribeToken(t.kernel.emailTokenKey, unsubscribeTokenOf(listUnsubscribe))).toBeUndefined();
+    expect(verifyUnsubscribeToken(t.kernel.signingKey, unsubscribeTokenOf(listUnsubscribe))).toBeUndefined();
     expect(body).toMatchObject({
       id,
       to_email: 'Reader@Example.test',

@@ -310,7 +310,7 @@ describe('email templates: versions, publish, unpublish, preview and findUsableT
       // The sample link shows where the real one goes, never a signed token: it would unsubscribe the address.
       const token = new URL(/href="([^"]+)"/.exec(body.html)![1]!.replace(/&amp;/g, '&')).searchParams.get('token')!;
       expect(token).toBe('withheld');
-      expect(verifyUnsubscribeToken(t.kernel.emailTokenKey, token)).toBeUndefined();
+      expect(verifyUnsubscribeToken(t.kernel.signingKey, token)).toBeUndefined();
     });
 
     it('renders the newest version while unpublished, a chosen version on request, and vars given override the samples', async () => {

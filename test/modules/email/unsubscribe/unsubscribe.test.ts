@@ -26,7 +26,7 @@ const freshIp = () =>
   `2001:db8::${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
 const uniqueEmail = (name = 'player') => `${name}-${randomUUID().slice(0, 8)}@example.test`;
 const tokenFor = (email: string, messageId: string | null = null) =>
-  signUnsubscribeToken(t.kernel.emailTokenKey, { email, messageId });
+  signUnsubscribeToken(t.kernel.signingKey, { email, messageId });
 const linkOf = (token: string) => `${URL_PATH}?token=${encodeURIComponent(token)}`;
 
 const show = (token: string | undefined, ip = freshIp()) =>
@@ -401,8 +401,7 @@ describe('API clients get JSON, browsers and mail providers the pages', () => {
 describe('rate limit: 30 per 60 s per IP, GET and POST together', () => {
   const { app, frozenAt } = appInFrozenMinute();
 
-  const signed = (email: string) =>
-    linkOf(signUnsubscribeToken(app().kernel.emailTokenKey, { email, messageId: null }));
+  const signed = (email: string) => linkOf(signUnsubscribeToken(app().kernel.signingKey, { email, messageId: null }));
   const get = (email: string, ip: string) => app().request({ method: 'GET', url: signed(email), remoteAddress: ip });
   const post = (email: string, ip: string) =>
     app().request({

@@ -1,8 +1,8 @@
-import { MailTransportError, type MailTransport } from '../../adapters/mail/index.js';
-import { PaymentProviderError, type PaymentProvider } from '../../adapters/payments/index.js';
-import { RuntimeUnavailableError, type RuntimeClient } from '../../adapters/runtime/index.js';
-import type { PeerCallMeter, PeerCallOutcome } from '../../lib/spans.js';
-import type { Signal, SignalRecorder } from './signals.js';
+import { MailTransportError, type MailTransport } from '../adapters/mail/index.js';
+import { PaymentProviderError, type PaymentProvider } from '../adapters/payments/index.js';
+import { RuntimeUnavailableError, type RuntimeClient } from '../adapters/runtime/index.js';
+import type { PeerCallMeter, PeerCallOutcome } from '../lib/spans.js';
+import type { Signal, SignalRecorder } from '../kernel/areas/signals.js';
 
 /** Which errors of a call count as the outside service failing (the rest: it answered, with a refusal). */
 type FailureTest = (error: unknown) => boolean;
