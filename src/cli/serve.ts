@@ -7,7 +7,7 @@ import { loadConfig, resolveDevSecret, type Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { EmbeddedVacuum } from '../db/embedded-vacuum.js';
 import { migrate } from '../db/migrate.js';
-import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS } from '../kernel/auth/dev-sign-in.js';
+import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS } from '../modules/console/index.js';
 import { mintToken } from '../kernel/auth/token-mint.js';
 import { createLogger, prettyDestination, prettyLogs } from '../kernel/http/logging.js';
 import { composePlatform } from '../composition/compose.js';

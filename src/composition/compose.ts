@@ -12,7 +12,7 @@ import type { RuntimeClient } from '../adapters/runtime/index.js';
 import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/simulator.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/tables.js';
-import { DevSignInCodes } from '../kernel/auth/dev-sign-in.js';
+import { DevSignInCodes } from '../modules/console/index.js';
 import { createKernel, type KernelOptions } from '../kernel/kernel.js';
 import { JOB_HANDLERS, PERMISSIONS } from '../modules/index.js';
 import { catalogPriceLookup } from '../modules/billing/catalog/module.js';

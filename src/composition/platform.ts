@@ -5,7 +5,7 @@ import type { PaymentProvider } from '../adapters/payments/index.js';
 import type { RuntimeClient } from '../adapters/runtime/index.js';
 import type { StorageAdapter } from '../adapters/storage/index.js';
 import type { JobHandlers } from '../kernel/areas/jobs.js';
-import type { DevSignInCodes } from '../kernel/auth/dev-sign-in.js';
+import type { DevSignInCodes } from '../modules/console/index.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { RuntimeSimulator } from '../runtime-sim/simulator.js';
 

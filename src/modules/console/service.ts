@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import type { Config } from '../../config.js';
-import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS, type DevSignInCodes } from '../../kernel/auth/dev-sign-in.js';
+import { DEV_OWNER_EMAIL, DEV_OWNER_TOKEN_TTL_SECONDS, type DevSignInCodes } from './dev-sign-in.js';
 import { mintToken } from '../../kernel/auth/token-mint.js';
 import { AppError, notFound } from '../../kernel/errors.js';
 import type { ConsoleConfig, ConsoleSession } from './schemas.js';
