@@ -149,6 +149,20 @@ export const SCENARIOS: Scenario[] = [
       headers: bearer(adminToken),
     }),
   },
+  // The same list compressed (issue 45): its ratio beside the plain one is what encoding costs.
+  ...(['br', 'gzip'] as const).map(
+    (encoding): Scenario => ({
+      name: `GET /v1/admin/users (page 1, with total), ${encoding}`,
+      expectedStatus: 200,
+      floor: 'users',
+      minRatio: 0.5,
+      request: ({ adminToken }) => ({
+        method: 'GET',
+        path: '/v1/admin/users?page=1&per_page=25',
+        headers: { ...bearer(adminToken), 'accept-encoding': encoding },
+      }),
+    }),
+  ),
   {
     name: 'GET /v1/admin/audit?action=users.*',
     expectedStatus: 200,

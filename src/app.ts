@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Config } from './config.js';
 import './kernel/http/fastify-types.js';
 import { handleError, installErrorHandling } from './kernel/errors.js';
+import { installCompression } from './kernel/http/compression.js';
 import { installCors } from './kernel/http/cors.js';
 import { unstorableInput } from './kernel/http/input-guard.js';
 import { DEFAULT_BODY_LIMIT_BYTES, installJsonBodyParser } from './kernel/http/json-body.js';
@@ -92,6 +93,7 @@ export async function buildApp(platform: Platform, options: BuildAppOptions = {}
   // Before the pipeline's hooks, so refusals carry the allow header too (cors.ts).
   await installCors(app, platform.config.corsOrigins);
   installRequestPipeline(app, platform);
+  await installCompression(app);
   installSlowClientGuards(app, platform.config);
   await installOpenApi(app, API_TAGS, { docsUi: platform.config.docsUi });
 

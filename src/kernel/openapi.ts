@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { routeArea } from './auth.js';
 import { isRefusedAt } from './maintenance.js';
 import { RATE_LIMITS } from './rate-limits.js';
+import { keptAnswer } from './http/compression.js';
 import { withAnswerDescriptions } from './openapi-answers.js';
 import { applicationErrorOf, ERROR_BODIES, withNamedBodies } from './openapi-bodies.js';
 
@@ -271,5 +272,10 @@ export async function installOpenApi(
     },
   });
   if (docsUi) await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CONTENT_POLICY });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // 1.7 MB of JSON: kept as its text and compressed once per encoding, not per request.
+  app.get(
+    '/openapi.json',
+    { schema: { hide: true }, compress: false },
+    keptAnswer(() => JSON.stringify(app.swagger())),
+  );
 }

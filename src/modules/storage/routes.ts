@@ -191,6 +191,8 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
   app.get(
     LOCAL_DOWNLOAD_PATH,
     {
+      // The object's bytes stream from disk with their length; images are compressed already.
+      compress: false,
       schema: {
         tags: publicTags,
         operationId: 'downloadStorageObject',
