@@ -1,5 +1,6 @@
 /** What other areas use of users. */
 export { daysAfter, deletionOf, GRACE_PERIOD_DAYS, type Deletion } from './deletion.js';
+export { writeUserFixtures, type UserFixture } from './fixtures.js';
 export { identityCall, providerMayHoldSession } from './identity-calls.js';
 export { removeUser, writeStatusChange } from './lifecycle.js';
 export { LAST_OWNER_REFUSAL, LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
