@@ -3,7 +3,7 @@ export { daysAfter, deletionOf, GRACE_PERIOD_DAYS, type Deletion } from './delet
 export { writeUserFixtures, type UserFixture } from './fixtures.js';
 export { identityCall, providerMayHoldSession } from './identity-calls.js';
 export { removeUser, writeStatusChange } from './lifecycle.js';
-export { LAST_OWNER_REFUSAL, LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
+export { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 export { ACTING_ABOVE_REFUSAL, refuseActingAbove } from './policy.js';
 export {
   findUser,
