@@ -234,8 +234,8 @@ export function formatTable(header: string[], lines: string[][], rightAligned: (
 }
 
 /**
- * `bench/results/<prefix><timestamp>-<db>.json`; quick runs go to `bench/results/quick/` (not kept
- * in git). The soak names its files `soak-…`.
+ * `bench/results/<prefix><timestamp>-<db>.json`; quick runs go to `bench/results/quick/`. The folder
+ * is ignored by git: bench/README.md's tables are the record. The soak names its files `soak-…`.
  */
 export function writeResults(report: object, database: string, quick: boolean, when: Date, prefix = ''): string {
   const dir = join(import.meta.dirname, 'results', ...(quick ? ['quick'] : []));

@@ -36,7 +36,7 @@ import { newJwtSecret } from './tokens.js';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
-/** Runs this long or longer are the record (bench/results/); shorter ones are checks (bench/results/quick/). */
+/** Runs this long or longer count as soaks (bench/results/; their figures go to bench/README.md); shorter ones are checks (bench/results/quick/). */
 const RECORD_MINUTES = 10;
 const RSS_SAMPLE_EVERY_MS = 2_000;
 

@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Readiness probe: this instance can take traffic
-         * @description Answers 200 when the database answers, every migration this build carries is applied, Redis answers (when `REDIS_URL` is set) and the instance is not draining. Otherwise 503 `not_ready`, with `details.failing` naming the parts at fault (`database`, `migrations`, `redis`, `draining`) and `details.checks` the state of each (the 200 body's `checks`). From SIGTERM on it answers 503 (`draining`) while the work in flight finishes. The dependency checks run at most once a second; answers within that second share the result. Open (no token), never rate-limited, never refused by a maintenance level or load shedding, and not counted in the incident signals.
+         * @description 200 when the database, the applied migrations and Redis (if set) answer and the instance is not draining; else 503 `not_ready` naming the failing parts. Open, never rate-limited or refused by maintenance; checks run at most once a second. In depth: [docs/api/health.md](docs/api/health.md#readiness-probe-this-instance-can-take-traffic).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -80,7 +80,7 @@ export interface paths {
         head?: never;
         /**
          * Change the caller's profile
-         * @description Any of `display_name` (1-100 after trimming, null clears), `locale` (BCP 47), `timezone` (IANA), `marketing_opt_in`; at least one; other fields are refused (400), so the email, status, tier and roles cannot be set here. `marketing_opt_in: false` unsubscribes the address from marketing mail as a mail's unsubscribe link does; `true` subscribes it again. Errors: 422 `invalid_state` (`marketing_opt_in` on an account without an address, or re-subscribing an address that bounced or complained). Answers the profile.
+         * @description Changes any of `display_name`, `locale`, `timezone`, `marketing_opt_in` (at least one; other fields are a 400) and answers the profile. `marketing_opt_in` unsubscribes or re-subscribes the address to marketing mail. In depth: [docs/api/account.md](docs/api/account.md#change-the-callers-profile).
          *
          *     **Maintenance:** refused in `lockdown`.
          */
@@ -215,7 +215,7 @@ export interface paths {
         put?: never;
         /**
          * Grant or revoke a role for many users
-         * @description Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE: `23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, or a grant with `expires_at`, names every active owner (the last of them named; the others' changes go through: the platform always keeps an active owner, and two such requests at once are checked one after the other). Refused whole, changing nothing: 403 `forbidden` when the role holds, or would be given, a permission you do not (`details.perm` names one, `details.missing` all); 403 `forbidden` when a named user holds a permission you do not (`details.perm` names one, `details.missing` all).
+         * @description Grants or revokes one role for many users: always 200 with one result per user (`ok: false` with a SQLSTATE for a user that failed). Refused whole with 403 `forbidden` when the role or a named user holds a permission you do not. In depth: [docs/api/roles.md](docs/api/roles.md#grant-or-revoke-a-role-for-many-users).
          *
          *     **Permission:** `roles.assign`.
          */
@@ -262,7 +262,7 @@ export interface paths {
         get: operations["getAdminRoleAlerts"];
         /**
          * Set the alerts a role hears
-         * @description Replaces the role's subscriptions (the built-in owner's too, by a caller holding `*`: they are a notice, not a power). 403 `forbidden` when the role holds, or would be given, a permission you do not (`details.perm` names one, `details.missing` all). Holders of the role receive each alert on the realtime channel `alerts:<role key>` (listed by `GET /v1/me/realtime`). Subscribing to an alert requires holding a permission that reads it (403 `forbidden`, `details.perm`); an alert listed twice is 409 `conflict`; an unknown alert name is a 400 SchemaError. Audited as `roles.alerts.set`; dashboard event `roles.alerts_changed`. An unknown role id is 404 `not_found`.
+         * @description Replaces the role's alert subscriptions; its holders then receive each alert on the realtime channel `alerts:<role key>`. Each alert needs a permission that reads it; audited as `roles.alerts.set`. In depth: [docs/api/roles.md](docs/api/roles.md#set-the-alerts-a-role-hears).
          *
          *     **Permission:** `roles.write`.
          */
@@ -314,7 +314,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a user
-         * @description JSON body despite DELETE. `hard` false (default): the user is marked deleted and refused from then on (event `users.soft_deleted`); 422 `invalid_request` if already deleted. `hard` true: the identity provider removes the account first, then the user and every row they own are removed in one transaction (event `users.hard_deleted`, audit `users.hard_delete` without personal data; earlier audit entries about the user lose their change summaries). Refused with 404 `not_found` (no such user), 422 `invalid_request` for your own account, 403 `forbidden` when the user holds a permission you do not (`details.perm` names one, `details.missing` all), 502 `auth_service_error` when the identity provider refuses or fails (then nothing changes). 422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain (two such requests at once are checked one after the other).
+         * @description Soft-deletes the user (refused from then on), or with `hard: true` removes the account at the identity provider and every row the user owns. JSON body despite DELETE; the last active owner cannot be deleted. In depth: [docs/api/users.md](docs/api/users.md#delete-a-user).
          *
          *     **Permission:** `users.delete`.
          */
@@ -363,7 +363,7 @@ export interface paths {
         put?: never;
         /**
          * Ban a user
-         * @description The identity provider disables sign-in; the user's tokens are refused (403, `details.reason` `account_banned`) from their next request. 422 `invalid_state` unless active. Refused with 404 `not_found` (no such user), 422 `invalid_request` for your own account, 403 `forbidden` when the user holds a permission you do not (`details.perm` names one, `details.missing` all), 502 `auth_service_error` when the identity provider refuses or fails (then nothing changes). 422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain (two such requests at once are checked one after the other).
+         * @description Disables sign-in at the identity provider; the user's tokens are refused from their next request. Only an active user, not yourself, and not the last active owner. In depth: [docs/api/users.md](docs/api/users.md#ban-a-user).
          *
          *     **Permission:** `users.write`.
          */
@@ -433,7 +433,7 @@ export interface paths {
         put?: never;
         /**
          * Set the maintenance level
-         * @description `degraded` refuses new checkouts and new game sessions; `lockdown` refuses every write from `/v1/public` and `/v1/me` except stopping a game session. Reads, `/health` and staff routes always pass. Every instance enforces the new level within a second. Emits the alert `panic_mode_changed` and a dashboard event, and is listed at `GET /v1/admin/ops/incidents`. A level set here is never changed by incident monitoring; `off` also silences the incident rules that were failing, each for its cool-down.
+         * @description Sets the maintenance level (`off`, `degraded`, `lockdown`) that every instance enforces within a second; reads, `/health` and staff routes always pass. Emits the alert `panic_mode_changed`; incident monitoring never overrides it. In depth: [docs/api/ops.md](docs/api/ops.md#set-the-maintenance-level).
          *
          *     **Permission:** `ops.panic`.
          */
@@ -701,7 +701,7 @@ export interface paths {
         head?: never;
         /**
          * Update a billing product
-         * @description Any of `name`, `description`, `credits` (packs), `tierKey` (plans), `isActive`, `sortOrder`, `metadata`; at least one. Omitted fields keep their value; `null` clears `description`; `kind` cannot change (400). Answers the product. 404 `not_found`; 422 `invalid_request` for a field of the other kind or an unknown `tierKey`. Products are never deleted: `isActive: false` takes one off sale. Audited (`plans.product.update`) with the changed fields; a body that changes nothing writes nothing.
+         * @description Changes any of a product's fields (at least one; `kind` cannot change); omitted fields keep their value. Products are never deleted: `isActive: false` takes one off sale. In depth: [docs/api/plans.md](docs/api/plans.md#update-a-billing-product).
          *
          *     **Permission:** `plans.write`.
          */
@@ -933,7 +933,7 @@ export interface paths {
         head?: never;
         /**
          * Update a store game
-         * @description Any game input fields; omitted fields keep their value, `null` clears a nullable one, `metadata` is replaced whole. An omitted link list leaves those links alone, `[]` clears them. Returns the StoreGame row; emits the dashboard event `store.game_updated` and audits `store.game.update` when something changed (an update that changes nothing writes nothing). 404 `game_not_found`; 409 `conflict` when the new slug is taken. An id in `genre_ids`, `developer_ids` or `publisher_ids` that names nothing is 422 `invalid_request` with `details` listing those ids per list.
+         * @description Changes any of the game's fields; omitted fields keep their value, `null` clears, `metadata` and link lists are replaced whole. Answers the game; a change that changes nothing writes nothing. In depth: [docs/api/store.md](docs/api/store.md#update-a-store-game).
          *
          *     **Permission:** `store.write`.
          */
@@ -1559,7 +1559,7 @@ export interface paths {
         put?: never;
         /**
          * Start a game session
-         * @description Starts the game on the Runtime service in the pool of the caller's plan (their tier's ruleset `limits.pool_id`, else the runtime chooses) and returns only the session id, play URL and member token; the member token is not kept. 404 `game_not_found` (unknown or unpublished game); 409 `conflict` with `details.session_id` while another session of the caller is live (one the runtime has already ended is closed first); 503 `unavailable` with `Retry-After` when the runtime cannot be reached or failed to create the session (`details.reason`: `runtime_unavailable`, or the runtime's code such as `no_capacity` or `pool_not_found`).
+         * @description Starts the game on the runtime in the pool of the caller's plan and answers the session id, play URL and member token (not kept). One live session per player (409 `conflict` with `details.session_id`). In depth: [docs/api/game-sessions.md](docs/api/game-sessions.md#start-a-game-session).
          *
          *     **Maintenance:** refused in `degraded` and `lockdown`.
          */
@@ -1731,7 +1731,7 @@ export interface paths {
         put?: never;
         /**
          * Pull an image onto a node
-         * @description Starts the pull; it goes on in the runtime, and the node's `images` show it `pulling`, then `ready` or `failed`. Audited as `runtime.node_pull_image` once the runtime accepted it. 404 `not_found` for a node the runtime does not know (`details.runtime_code` `node_not_found`). 409 `conflict` when that image is already pulling on the node or the node is offline; 422 `invalid_request` for an image reference the runtime refuses; `details` carry the runtime's `runtime_code` and `message`. 503 `unavailable` with `Retry-After` when the runtime cannot be reached, times out or fails (retry later).
+         * @description Starts pulling an image on the node; its `images` then show it `pulling`, then `ready` or `failed`. Refusals carry the runtime's `runtime_code`; 503 `unavailable` when the runtime cannot be reached. In depth: [docs/api/runtime.md](docs/api/runtime.md#pull-an-image-onto-a-node).
          *
          *     **Permission:** `runtime.write`.
          */
@@ -1796,7 +1796,7 @@ export interface paths {
         get?: never;
         /**
          * Move a node into a pool, or out of every pool
-         * @description Answers the node. Audited as `runtime.node_assign_pool` with the pool it left and the one it joined. 404 `not_found` for a node the runtime does not know (`details.runtime_code` `node_not_found`). A `pool_id` the runtime does not know is 422 `invalid_request` (`details.runtime_code` `pool_not_found`): the body names something missing, the node itself exists. 503 `unavailable` with `Retry-After` when the runtime cannot be reached, times out or fails (retry later).
+         * @description Moves the node to another pool and answers the node; audited with the pool it left and the one it joined. An unknown `pool_id` is 422, an unknown node 404. In depth: [docs/api/runtime.md](docs/api/runtime.md#move-a-node-into-a-pool-or-out-of-every-pool).
          *
          *     **Permission:** `runtime.write`.
          */
@@ -1857,7 +1857,7 @@ export interface paths {
         head?: never;
         /**
          * Rename or describe a runtime pool
-         * @description Any of `name`, `description` (null clears it); at least one. Audited as `runtime.pool_update` with the fields that changed; a body that changes nothing answers the pool and audits nothing. 404 `not_found` for a pool the runtime does not know (`details.runtime_code` `pool_not_found`). 422 `invalid_request` if the runtime refuses the change; `details` carry the runtime's `runtime_code` and `message`. 503 `unavailable` with `Retry-After` when the runtime cannot be reached, times out or fails (retry later).
+         * @description Changes a pool's `name` or `description` (null clears it) at the runtime; a body that changes nothing audits nothing. Refusals carry the runtime's `runtime_code`. In depth: [docs/api/runtime.md](docs/api/runtime.md#rename-or-describe-a-runtime-pool).
          *
          *     **Permission:** `runtime.write`.
          */
@@ -1875,7 +1875,7 @@ export interface paths {
         put?: never;
         /**
          * Grant credits to a user
-         * @description Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is 409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), `invalid_request` (`expires_at` not in the future).
+         * @description Adds `amount` credits to a user as a new lot (lapsing at `expires_at`, or never) and answers the ledger entry and balance. Idempotent with an `Idempotency-Key` header. In depth: [docs/api/billing.md](docs/api/billing.md#grant-credits-to-a-user).
          *
          *     **Permission:** `billing.write` or `billing.grant` (any one).
          */
@@ -1961,7 +1961,7 @@ export interface paths {
         put?: never;
         /**
          * Gift credit packs to a user
-         * @description Adds the credits of `quantity` packs of an active credit pack (`product_id`) as ONE new lot (lapsing at `expires_at`, or never) with one `gift` ledger entry referencing the product (`reference_type` `product`, `reference_id` the product id); audited `billing.credits.gift_pack` (product, quantity, credits per pack, credits, entry, lot, balance), dashboard event `billing.credits_gifted`. Nothing is charged and no payment is recorded. Returns the entry id, the balance after it and the credits added. With an `Idempotency-Key` header a repeat with the same body answers the first gift again (header `idempotent-replayed: true`) and gifts nothing, even if the pack was taken off sale meanwhile; the same key with another body (or after the pack's credits changed) is 409 `conflict`. 404 `not_found` (no such user or product); 422 `invalid_state` (a deleted user), `invalid_request` (the product is a plan or an inactive pack, or `expires_at` is not in the future).
+         * @description Gives a user the credits of `quantity` packs of an active credit pack as one lot, charging nothing. Idempotent with an `Idempotency-Key` header. In depth: [docs/api/billing.md](docs/api/billing.md#gift-credit-packs-to-a-user).
          *
          *     **Permission:** `billing.write`.
          */
@@ -1981,7 +1981,7 @@ export interface paths {
         };
         /**
          * What staff can hand out
-         * @description One answer for a support agent's "give them something" screen: `{ tiers, packs }`. `tiers`: every plan tier (key, name, rank) by rank, lowest first, each with the active plan products that sell it and their active prices, so the agent sees which plan and price a tier corresponds to; a tier no active product sells is still listed (with `products: []`), since the tier ladder is what the agent reasons in. `packs`: every active credit pack (id, name, credits), exactly what `POST /v1/admin/billing/credits/gift-pack` accepts, whether or not it has a price (a gift is not a sale). Not paged: tiers and products are a short staff-made catalog.
+         * @description What a support agent may give: every plan tier by rank with the active products and prices that sell it, and every active credit pack. Not paged. In depth: [docs/api/billing.md](docs/api/billing.md#what-staff-can-hand-out).
          *
          *     **Permission:** `billing.read`.
          */
@@ -2005,7 +2005,7 @@ export interface paths {
         put?: never;
         /**
          * Start a checkout
-         * @description Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to the player who sent it) a repeat with the same body answers the first checkout (header `idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also after that checkout completed or expired (a new purchase takes a new key); the same key with another body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different checkouts. Errors: 400 SchemaError (`successUrl` or `cancelUrl` not an absolute http(s) URL, or holding a space, control or separator character: percent-encode them); 404 `product`; 422 `price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL not on an allowed origin; several currencies and no priceId; the provider refused, with `provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be reached).
+         * @description Sends the player to the payment provider to buy a credit pack or subscribe to a plan (`productId` or `priceId`). Idempotent with an `Idempotency-Key` header (a key belongs to the player who sent it). In depth: [docs/api/billing.md](docs/api/billing.md#start-a-checkout).
          *
          *     **Maintenance:** refused in `degraded` and `lockdown`.
          */
@@ -2117,7 +2117,7 @@ export interface paths {
         put?: never;
         /**
          * Create a coupon
-         * @description Created at the payment provider, then mirrored. Exactly one of `percent_off` (0 < p <= 100, two decimals) or `amount_off` (minor units, with `currency`); `duration_in_months` (1..36) with `repeating` only; `redeem_by` in the future. Anything else is a 400. 422 `invalid_request` when the payment provider refuses (`details.provider_code` is its code); 503 `unavailable` when it cannot be reached or fails. Either way nothing is stored. Answers 201 with the coupon. Audited (`billing.coupon.create`).
+         * @description Creates a coupon at the payment provider, then mirrors it; answers 201 with it. Exactly one of `percent_off` or `amount_off`; nothing is stored when the provider refuses. In depth: [docs/api/billing.md](docs/api/billing.md#create-a-coupon).
          *
          *     **Permission:** `billing.write`.
          */
@@ -2193,7 +2193,7 @@ export interface paths {
         head?: never;
         /**
          * Activate or deactivate a promotion code
-         * @description Only `active` can change: the payment provider fixes a code's limits and expiry at creation (other fields are a 400). 404 `not_found`; 422 `invalid_state` to activate a code of a deleted coupon. 422 `invalid_request` when the payment provider refuses (`details.provider_code` is its code); 503 `unavailable` when it cannot be reached or fails. Either way nothing is stored. Answers 200 with the code; the same value writes nothing. Audited (`billing.promotion_code.update`).
+         * @description Activates or deactivates a promotion code at the payment provider (only `active` can change). Answers the code; when the provider refuses (422 `invalid_request`) nothing is stored. In depth: [docs/api/billing.md](docs/api/billing.md#activate-or-deactivate-a-promotion-code).
          *
          *     **Permission:** `billing.write`.
          */
@@ -2255,7 +2255,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Refunds `amount` minor units (omitted: all that is left) at the payment provider, then records the refund, adds it to the payment's `amount_refunded` (status `partially_refunded` or `refunded`) and, for a credit pack, takes back the refunded share of its credits (rounded down) from what is left of the pack; credits already spent are the `shortfall`. With an `Idempotency-Key` header a repeat with the same body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more, whatever happened in between; the same key with another body is 409 `conflict`. Without one, a retry after a failure still does not refund twice (the provider's idempotency key names the payment, the total refunded so far and the amount). A refund the provider reports on its own (made in its dashboard, or a request whose write was lost) is recorded from its event the same way, once. 404 `not_found`; 422 `invalid_request` when `amount` is more than is left (`details.refundable`); 422 `invalid_state` when the payment is fully refunded; 422 `invalid_request` when the provider refuses (`details.provider_code`); 503 `unavailable` when it cannot be reached. Refusals store nothing. Answers 200 with the refund. Audited (`billing.payment.refund`).
+         * @description Refunds `amount` minor units (omitted: all that is left) at the payment provider, records it and takes back a credit pack's share of credits. Idempotent with an `Idempotency-Key` header, and never refunds twice on a retry. In depth: [docs/api/billing.md](docs/api/billing.md#refund-a-payment).
          *
          *     **Permission:** `billing.write`.
          */
@@ -2299,7 +2299,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Cancels at the payment provider. `when: period_end` (default): it stays active, and its tier with it, until `current_period_end`, then ends instead of renewing (`cancel_at_period_end` true; undo with resume). `when: now`: it is canceled at once and the user loses the plan's tier (no refund is made; refund the payment separately). 404 `not_found` for an unknown id; 422 `invalid_state` (details `reason`, `status`, `cancel_at_period_end`) when the subscription is canceled or incomplete_expired; 422 `invalid_state` (details `reason`, `provider`) when it was made with another payment provider than the configured one; 422 `invalid_state` for `period_end` when it is already set to cancel at period end; 422 `invalid_request` when the payment provider refuses (details `reason`, `provider_code`, `provider_message`); 503 `unavailable` when it cannot be reached. Refusals change nothing. Audited (`billing.subscription.cancel`); dashboard event `billing.subscription_canceled`. Answers 200 with the subscription as stored afterwards (the list's row shape).
+         * @description Cancels at the payment provider, at period end (default; undo with resume) or `now` (the tier goes at once, no refund). Answers the subscription as stored afterwards. In depth: [docs/api/billing.md](docs/api/billing.md#cancel-a-subscription).
          *
          *     **Permission:** `billing.write`.
          */
@@ -2321,7 +2321,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a subscription set to cancel
-         * @description Undoes a cancel at period end at the payment provider: the subscription renews again (`cancel_at_period_end` false). 404 `not_found` for an unknown id; 422 `invalid_state` (details `reason`, `status`, `cancel_at_period_end`) when the subscription is canceled or incomplete_expired; 422 `invalid_state` (details `reason`, `provider`) when it was made with another payment provider than the configured one; 422 `invalid_state` unless it is trialing, active or past_due and set to cancel at period end; 422 `invalid_request` when the payment provider refuses (details `reason`, `provider_code`, `provider_message`); 503 `unavailable` when it cannot be reached. Refusals change nothing. Audited (`billing.subscription.resume`); dashboard event `billing.subscription_resumed`. Answers 200 with the subscription as stored afterwards (the list's row shape).
+         * @description Undoes a cancel at period end at the payment provider: the subscription renews again. Answers the subscription as stored afterwards. In depth: [docs/api/billing.md](docs/api/billing.md#resume-a-subscription-set-to-cancel).
          *
          *     **Permission:** `billing.write`.
          */
@@ -2343,7 +2343,7 @@ export interface paths {
         put?: never;
         /**
          * Simulate a renewal (local payment provider only)
-         * @description Exists only while the embedded `local` payment provider runs (no money moves; absent with Stripe), to try what a renewal does. `outcome: paid`: the next period is invoiced and paid (an invoice and a subscription payment are recorded, `current_period_end` moves on a period), or, when the subscription is set to cancel at period end, it ends instead (status canceled, tier removed). `outcome: failed`: the charge fails, the invoice stays open and the subscription becomes past_due (it keeps its tier). The provider's events go through the same fulfilment as Stripe's webhooks. 404 `not_found` for an unknown id; 422 `invalid_state` (details `reason`, `status`, `cancel_at_period_end`) when the subscription is canceled or incomplete_expired; 422 `invalid_state` (details `reason`, `provider`) when it was made with another payment provider than the configured one; 422 `invalid_request` when the provider refuses (details `provider_code`). Audited (`billing.subscription.simulate_renewal`). Answers 200 with the subscription as stored afterwards (the list's row shape).
+         * @description Only with the embedded `local` payment provider: runs a renewal that is `paid` or `failed`, through the same fulfilment as Stripe's webhooks. Answers the subscription as stored afterwards. In depth: [docs/api/billing.md](docs/api/billing.md#simulate-a-renewal-local-payment-provider-only).
          *
          *     **Permission:** `billing.write`.
          */
@@ -2365,7 +2365,7 @@ export interface paths {
         put?: never;
         /**
          * Migrate a plan's subscribers to a new price
-         * @description Moves every trialing, active or past_due subscription on `fromProductId` to `newProviderPriceId` (an active price of the plan `toProductId`) at the provider, without proration, 4 at a time; each moved subscription gets the new product and its user the new plan's tier. Per-subscription failures are counted in `failed` and listed in `failures` (subscription, subscriber, the provider's reason). Errors: 400 `validation_failed` when `confirm` is not true; 404 `not_found` for an unknown product; 422 `invalid_request` when `toProductId` is not a plan or the price is not an active price of it. Audited once (`plans.subscribers.migrate`, failures listed).
+         * @description Moves every live subscription of one plan to a price of another plan at the provider, without proration; each user gets the new plan's tier. Failures are counted and listed, not thrown; needs `confirm: true`. In depth: [docs/api/plans.md](docs/api/plans.md#migrate-a-plans-subscribers-to-a-new-price).
          *
          *     **Permission:** `plans.write`.
          */
@@ -2385,7 +2385,7 @@ export interface paths {
         };
         /**
          * Billing overview
-         * @description Revenue, subscriptions and credits at a glance. The range is `[from, to)`: `to` defaults to now, `from` to 30 days before `to`. Money is in minor units and never added across currencies. `revenue`: payments and refunds made in the range, per currency (`by_currency`) and per UTC `interval` bucket (`by_period`: every bucket for every currency of `by_currency`, zeros included; weeks start on Monday; the first and last buckets may be partial). A refund counts when it is made, so it may fall in another bucket, or another range, than its payment. `subscriptions`: live (trialing, active, past_due) subscriptions now, by plan, and MRR now (list prices, yearly ÷ 12, rounded once per currency; live subscriptions on a price the catalog does not know are counted in `mrr_unpriced`), plus those started and cancellations requested in the range. `credits`: ledger movements in the range by kind and the outstanding balance of all users now. 422 `invalid_request` when `from` is not before `to` (`details.from`, `details.to`), when the range is longer than 731 days (`details.max_days`), or when it holds more than 400 buckets of `interval` (`details.periods`, `details.max_periods`).
+         * @description Revenue, subscriptions and credits at a glance over `[from, to)` (default: the last 30 days), per currency and per `interval` bucket. Money is in minor units, never added across currencies. In depth: [docs/api/billing.md](docs/api/billing.md#billing-overview).
          *
          *     **Permission:** `billing.read`.
          */
@@ -2407,7 +2407,7 @@ export interface paths {
         };
         /**
          * Link to a billing record at the payment provider
-         * @description The page of a customer, subscription, invoice or payment in the payment provider's dashboard (Stripe's, with `/test/` for a test key; the local provider's own page otherwise). `id` is our id: the user's id for `customer`, else the id of the subscription, invoice or payment as the staff lists show it. 400 SchemaError for an unknown `type` or an `id` that is not a uuid; 404 `not_found` when there is no such record (for `customer`: the user has never been to checkout); 422 `invalid_state` when the record was made with another provider than the one configured now (`details.provider`, `details.configured_provider`).
+         * @description The page of a customer, subscription, invoice or payment in the payment provider's dashboard, by our id (the user's id for `customer`). In depth: [docs/api/billing.md](docs/api/billing.md#link-to-a-billing-record-at-the-payment-provider).
          *
          *     **Permission:** `billing.read`.
          */
@@ -2429,7 +2429,7 @@ export interface paths {
         };
         /**
          * List outbound email
-         * @description Every message the service queued (campaigns, broadcasts, transactional mail), whichever transport delivers it; with the embedded default (no `SMTP_URL`) nothing leaves the service and this is where a developer reads what would have gone out. Paged with `meta.total`, newest first (`sort=created_at:asc|desc`). Filters `status`, `category`, `campaign_id`, `broadcast_id`, `user_id`, `q` (part of the recipient address, case-insensitive), `created_from` (inclusive) and `created_to` (exclusive); all combine. Rows carry the rendered subject but no bodies (see the message route). A malformed filter is a 400 SchemaError; 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.
+         * @description Every message the service queued, whichever transport delivers it, newest first and paged; filters combine. Without `SMTP_URL` this is where a developer reads what would have gone out. In depth: [docs/api/email.md](docs/api/email.md#list-outbound-email).
          *
          *     **Permission:** `email.read`.
          */
@@ -2451,7 +2451,7 @@ export interface paths {
         };
         /**
          * Read one outbound message
-         * @description The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template version and vars (templated messages are rendered on read, with the same code as at sending; the unsubscribe link's token reads `withheld`, since a signed link unsubscribes its holder), and the headers set on it (Message-ID; List-Unsubscribe, its token withheld too, and List-Unsubscribe-Post for marketing mail). An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError. 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.read`.
+         * @description The message as it was (or will be) sent: From, subject, rendered HTML and text bodies and headers. Unsubscribe tokens read `withheld`. In depth: [docs/api/email.md](docs/api/email.md#read-one-outbound-message).
          *
          *     **Permission:** `email.read`.
          */
@@ -2475,7 +2475,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed message again
-         * @description Puts a `failed` message back in the queue, due at once, with its attempts counted afresh (up to 5) and its error cleared; answers 200 with the message. A message `interrupted` mid-send may have been delivered already: retrying it may send a second copy. Any other status is 422 `invalid_state` (`details.status`), changing nothing. An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError. 401 without a valid token; 403 `forbidden` (`details.perm`) without `email.send`. Audited (`email.message.retry`).
+         * @description Puts a `failed` message back in the queue, due at once, with its attempts counted afresh. One failed as interrupted mid-send may have been delivered already: retrying it may send a second copy. In depth: [docs/api/email.md](docs/api/email.md#send-a-failed-message-again).
          *
          *     **Permission:** `email.send`.
          */
@@ -2736,13 +2736,7 @@ export interface paths {
         get: operations["listEmailAudienceMembers"];
         /**
          * Replace the members of an email audience
-         * @description Replaces the whole member list with `members` (at most 50,000 items; each an address, `{ user_id, email? }` or `{ email }`) or `csv` (at most 5,000,000 characters; the first column of each row is an address; a first row whose first cell is `email`, any case, is a header; quoted cells, a UTF-8 BOM, CRLF and blank lines are fine). Send exactly one of the two.
-         *
-         *     Addresses are stored lowercased and duplicates removed case-insensitively (the first occurrence is kept). A `user_id` member without `email` takes the account's address; an address without `user_id` is linked to the account with that address, if any. Members that stay keep their id and `created_at`. The replace is one transaction: readers see the old list or the new one, never a mix, and any refusal leaves the old list untouched.
-         *
-         *     A CSV is read a stretch at a time, other requests being answered in between, and what is kept of it is bounded: the first 20 refused rows with a count of all of them, and the distinct addresses up to one past the 50,000 limit.
-         *
-         *     Answers 200 `{ count }`: the members now on the list. Refusals, in this order: 404 `audience` (no such audience); 400 `validation_failed` when any CSV row is not an address or any `user_id` member cannot be used, with `details.invalid_count` (refused rows and users in all), `details.invalid_emails` (the first 20 refused CSV cells, each cut to 320 characters), `details.invalid_lines` (their CSV line numbers) and `details.invalid_users` (the first 20 `{ user_id, reason }`, reason `not_found`, `no_email` or `invalid_email`); 422 `too_many_members` with `details.max` 50000 when more than 50,000 distinct addresses remain after duplicates are removed (blank CSV lines and the header do not count). An invalid address in `members`, more than 50,000 items, a `csv` over 5,000,000 characters, or both or neither of `members` and `csv` is a 400 SchemaError; a body over 30,065,536 bytes (5,000,000 characters however escaped) is 413 `payload_too_large`. Audited (`email.audience.members.replace`, with counts, never the addresses).
+         * @description Replaces the whole member list, in one transaction, from `members` (at most 50,000) or a `csv` (at most 5,000,000 characters); answers `{ count }`. Refusals leave the old list untouched. In depth: [docs/api/email.md](docs/api/email.md#replace-the-members-of-an-email-audience).
          *
          *     **Permission:** `email.write`.
          */
@@ -2865,7 +2859,7 @@ export interface paths {
         put?: never;
         /**
          * Launch a campaign now
-         * @description Fixes the template's published version, queues one message per mailable audience member (not unsubscribed; account active or none) and starts sending. With an `Idempotency-Key` header a repeat by the same staff member answers the campaign as it is now (header `idempotent-replayed: true`) and queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 `conflict`. Errors: 404 `not_found` for an unknown campaign; 422 `invalid_state` (not a draft or scheduled campaign; no audience; template unpublished; nobody mailable). Audited (`email.campaign.launch`).
+         * @description Fixes the template's published version, queues one message per mailable audience member and starts sending. Idempotent with an `Idempotency-Key` header. In depth: [docs/api/email.md](docs/api/email.md#launch-a-campaign-now).
          *
          *     **Permission:** `email.send`.
          */
@@ -3093,7 +3087,7 @@ export interface paths {
         put?: never;
         /**
          * Broadcast a notification and/or an email
-         * @description Sends an in-app notification, an email from a published template, or both, to the users the `segment` matches (the users-list filters; empty: every active user; `status` overrides the active-only default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An in-app notification to an empty segment is one row that also reaches users who sign up later (`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 `not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; `ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), `segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: true`) and sends nothing, also when the repeats race; the same key with another body is 409 `conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` follows the commit.
+         * @description Sends an in-app notification, an email from a published template, or both, to the users a `segment` matches (empty: every active user). Each channel needs its own permission; idempotent with an `Idempotency-Key` header. In depth: [docs/api/notifications.md](docs/api/notifications.md#broadcast-a-notification-andor-an-email).
          *
          *     **Permission:** `announcements.write` or `email.send` (any one).
          */
@@ -3245,7 +3239,7 @@ export interface paths {
         put?: never;
         /**
          * Get a support attachment upload URL
-         * @description A URL to PUT one file to, valid 10 minutes, for one new key under the caller (`support/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG, WebP, PDF or plain text) and `size` (at most 10 MiB). Send the `headers` given. Then name the `key` in `attachment_keys` of a new ticket or message within the 10 minutes. Errors: 400 SchemaError; 429 `rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).
+         * @description A URL to PUT one file to (PNG, JPEG, WebP, PDF or plain text, at most 10 MiB), valid 10 minutes. Name its `key` in `attachment_keys` of a new ticket or message within that time. In depth: [docs/api/support.md](docs/api/support.md#get-a-support-attachment-upload-url).
          *
          *     **Rate limit:** 20 per 3600 s per user.
          *
@@ -3273,7 +3267,7 @@ export interface paths {
         put?: never;
         /**
          * Write to support
-         * @description Opens a ticket with the caller's first message. `category` is one of `account`, `billing`, `technical`, `abuse`, `other`; `attachment_keys` (up to 5) name files uploaded through `POST /v1/me/support/attachments/upload-url`; messages show them under `attachments` with download URLs. Answers 201 with the ticket (status `open`) and its messages. A confirmation mail goes to the caller's address when the account has one. Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the player), `closed` (staff closed it; staff may reopen it). Errors: 400 SchemaError; 422 `invalid_request` for the first attachment that fails, with `details.index` (its place in `attachment_keys`, from 0) and `details.reason`: `unknown_attachment` (not an upload of the caller, whoever it belongs to), `already_used`, `upload_expired`, `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `type_mismatch` (`details.expected`, `details.detected`: the first bytes are not of the declared type); nothing is written. 429 `rate_limited` (with `Retry-After`) past 5 per hour per user, counted across opening tickets and adding messages.
+         * @description Opens a ticket with the caller's first message and files uploaded before (`attachment_keys`); answers 201 with the ticket. An attachment that is not the caller's is refused as `unknown_attachment` (not an upload of the caller, whoever it belongs to). In depth: [docs/api/support.md](docs/api/support.md#write-to-support).
          *
          *     **Rate limit:** 5 per 3600 s per user.
          *
@@ -3317,7 +3311,7 @@ export interface paths {
         put?: never;
         /**
          * Add a message to a ticket
-         * @description Adds the caller's message to their ticket, which waits on staff again (status `open`). Answers 200 with the ticket and its messages. Errors: 400 SchemaError; 404 `not_found` for another user's ticket exactly as for an unknown id. 422 `invalid_state` when the ticket is closed (`details.status`; open a new one); 422 `invalid_request` for the first attachment that fails, with `details.index` (its place in `attachment_keys`, from 0) and `details.reason`: `unknown_attachment` (not an upload of the caller, whoever it belongs to), `already_used`, `upload_expired`, `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `type_mismatch` (`details.expected`, `details.detected`: the first bytes are not of the declared type); nothing is written. 429 `rate_limited` (with `Retry-After`) past 5 per hour per user, counted across opening tickets and adding messages.
+         * @description Adds the caller's message to their ticket, which waits on staff again, and answers the ticket. 404 `not_found` for another user's ticket exactly as for an unknown id. In depth: [docs/api/support.md](docs/api/support.md#add-a-message-to-a-ticket).
          *
          *     **Rate limit:** 5 per 3600 s per user.
          *
@@ -3451,7 +3445,7 @@ export interface paths {
         put?: never;
         /**
          * Start deleting your account
-         * @description The body is optional. Mails a 8-digit confirmation code to the account's email address (only its hash is kept) and answers when it expires (30 minutes). A new request replaces the previous one, code and wrong-code count included. Nothing about the account changes until `POST /v1/me/delete/confirm`. Errors: 422 `invalid_state` when the account has no email address (add one at the identity provider, or ask support, who delete with operation 2); 422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain.
+         * @description Mails an 8-digit code to confirm deleting the account with `POST /v1/me/delete/confirm`, valid 30 minutes. Nothing about the account changes yet. In depth: [docs/api/account.md](docs/api/account.md#start-deleting-your-account).
          *
          *     **Maintenance:** refused in `lockdown`.
          */
@@ -3473,7 +3467,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm deleting your account
-         * @description With the mailed code: the identity provider disables sign-in, renewing subscriptions are set to cancel at the end of their period (at the payment provider), and the account is deleted as staff soft delete does (status `deleted`, refused from the next request; audit `users.self_delete`, event `users.soft_deleted`). Answers when it was deleted and when it will be erased. For 30 days after confirmation the account is only soft-deleted: every token is refused (403, `details.reason` `account_deleted`) and the identity provider has sign-in disabled, so the player cancels by writing to support, and staff restore it with `POST /v1/admin/users/{id}/restore`. Then the hourly job `purge-deleted-accounts` erases the account and everything it owns, as operation 2's hard delete (audit `users.hard_delete` by the service, event `users.hard_deleted`). Errors: 422 `invalid_request` for a wrong code (`details.attempts_left`); 422 `invalid_state` when no request is pending, the code has expired, or the request was voided (the 5th wrong code voids it: start again); 422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain (checked again at commit: two owners leaving at once cannot both go); 502 `auth_service_error` when the identity provider fails (nothing changes; the code still works); a payment-provider failure is 503 `unavailable` or 422 `invalid_request` (`details.provider_code`), and sign-in is enabled again.
+         * @description With the mailed code, deletes the account: sign-in disabled, renewals cancelled, erased after 30 days unless staff restore it. 422 `invalid_state` when no request is pending, or the code expired or was voided. In depth: [docs/api/account.md](docs/api/account.md#confirm-deleting-your-account).
          *
          *     **Maintenance:** refused in `lockdown`.
          */
@@ -3495,7 +3489,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a deleted account within its grace period
-         * @description Undoes a soft delete while the user's `deletion.restorable_until` (`GET /v1/admin/users/{id}`) is ahead. A self-deletion (until its purge): the identity provider enables sign-in again, the account is active, the purge is called off; subscriptions stay set to end with their period; audit `users.self_delete_cancel`. A staff soft delete (operation 2; for 30 days): the account is back to the status it had (active, or banned), the identity provider not asked; audit `users.restore`. Either way tokens issued before now stay refused (the player signs in anew), and the event is `users.restored`. Errors: 404 `not_found`; 403 `forbidden` when the user holds a permission you do not (`details.perm` names one, `details.missing` all); 422 `invalid_state` when the account is not deleted, or its grace period has ended (`details.deleted_by`, `details.restorable_until`); 502 `auth_service_error` (a self-deletion; nothing changes).
+         * @description Undoes a soft delete or a self-deletion while `deletion.restorable_until` is ahead; tokens issued before stay refused. Audited as `users.restore` or `users.self_delete_cancel`. In depth: [docs/api/users.md](docs/api/users.md#restore-a-deleted-account-within-its-grace-period).
          *
          *     **Permission:** `users.delete`.
          */
@@ -3515,7 +3509,7 @@ export interface paths {
         };
         /**
          * Realtime credentials
-         * @description A ticket for the realtime socket, good for 60 s, naming the caller and the channels they may join: `user:<id>` (their notifications) always; `dashboard` (every dashboard event: live staff activity, as the audit log shows it) with `audit.read`; `area:support` with `support.read` and `area:email` with `email.read` (that area's dashboard events: tickets opened and answered, campaigns launched, paused, sent); `alerts:<role key>` for each role of the caller subscribed to alerts (`PUT /v1/admin/roles/{id}/alerts`; e.g. `panic_mode_changed`, maintenance changes). Permissions and roles are read when the ticket is issued.
+         * @description A ticket for the realtime socket (`GET /v1/realtime`), good for 60 s, naming the caller and the channels their permissions and roles let them join. In depth: [docs/api/realtime.md](docs/api/realtime.md#realtime-credentials).
          */
         get: operations["getMyRealtimeCredentials"];
         put?: never;
@@ -3537,7 +3531,7 @@ export interface paths {
         put?: never;
         /**
          * Get an avatar upload URL
-         * @description A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send the `headers` given. With the local store the URL is this service's `PUT /v1/public/storage/upload` (a larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 `rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).
+         * @description A URL to PUT one image to (PNG, JPEG or WebP, at most 2 MiB), valid 10 minutes, with the `headers` to send. Then call `POST /v1/me/avatar/confirm` with the `key`. In depth: [docs/api/account.md](docs/api/account.md#get-an-avatar-upload-url).
          *
          *     **Rate limit:** 20 per 3600 s per user.
          *
@@ -3561,7 +3555,7 @@ export interface paths {
         put?: never;
         /**
          * Make the uploaded image the avatar
-         * @description Checks the object uploaded to `key` and makes it the caller's avatar; the previous avatar's object is deleted. Answers a signed download URL (`avatar_url`; `GET /v1/me` shows it too). Confirming the current avatar again answers the same. Errors: 404 `not_found` (a key not issued to the caller, whoever it belongs to); 422 `invalid_request` with `details.reason`: `upload_expired` (the 10 minutes have passed), `object_missing` (nothing was uploaded), `too_large` (`details.size`, `details.max_size`), `not_an_image` (the first bytes are no PNG, JPEG or WebP signature), `type_mismatch` (`details.expected`, `details.detected`), `already_used` (the key was an avatar since replaced); 503 `unavailable`. A refusal changes nothing.
+         * @description Checks the object uploaded to `key` and makes it the caller's avatar, deleting the previous one; answers a signed `avatar_url`. 404 `not_found` for a key not issued to the caller. In depth: [docs/api/account.md](docs/api/account.md#make-the-uploaded-image-the-avatar).
          *
          *     **Maintenance:** refused in `lockdown`.
          */
@@ -3697,7 +3691,7 @@ export interface paths {
         put?: never;
         /**
          * Inspect, approve or deny a device code
-         * @description The player enters the code their launcher shows (any case, with or without the dash). `inspect` answers which client asked, when, from which address and User-Agent, with the code's status, and changes nothing; `approve` lets that device sign in as the caller, `deny` refuses it; both answer the request with its new status and are audited (`device_authorization.approve` / `.deny`). A decision is final: deciding a code already decided answers 422 `invalid_state`, except the same player repeating their own decision (answered as done). Errors: 404 `not_found` for a code that is malformed, unknown or expired (every guess counts toward the limit).
+         * @description The player enters the code their launcher shows: `inspect` shows which device asked, `approve` lets it sign in as the caller, `deny` refuses it. A decision is final. In depth: [docs/api/device-authorization.md](docs/api/device-authorization.md#inspect-approve-or-deny-a-device-code).
          *
          *     **Rate limit:** 5 per 60 s per user.
          *
@@ -3955,7 +3949,7 @@ export interface paths {
         };
         /**
          * Unsubscribe page (the link in every marketing mail)
-         * @description An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known. Answers are `no-store` and `noindex`. API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead of the pages: the answer below and errors in the usual shapes. (`{ email }`, masked).
+         * @description The HTML page an unsubscribe link opens: the address (masked) and a button that posts here. A GET never unsubscribes; API clients get JSON. In depth: [docs/api/email.md](docs/api/email.md#unsubscribe-page-the-link-in-every-marketing-mail).
          *
          *     **Rate limit:** 30 per 60 s per ip.
          */
@@ -3963,7 +3957,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe (RFC 8058 one-click, and the page's button)
-         * @description Puts the token's address on the suppression list (reason `unsubscribed`, source `one_click` when the body is `List-Unsubscribe=One-Click`, else `link`, with the message the link came in), effective for every message not yet sent. No confirmation step: a mail provider's one-click POST (form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is done. Idempotent: a second time, or an address already suppressed for another reason, answers the same and changes nothing. A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known. API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead of the pages: the answer below and errors in the usual shapes. (`{ email, unsubscribed: true }`, masked).
+         * @description Puts the link token's address on the suppression list for marketing mail, at once and idempotently (a one-click POST or the page's button). API clients get JSON. In depth: [docs/api/email.md](docs/api/email.md#unsubscribe-rfc-8058-one-click-and-the-pages-button).
          *
          *     **Rate limit:** 30 per 60 s per ip.
          *
@@ -3985,19 +3979,7 @@ export interface paths {
         };
         /**
          * Realtime socket
-         * @description A WebSocket (answers 101 Switching Protocols; a plain HTTP request answers 426). No bearer token: pass the ticket of `GET /v1/me/realtime` as `?ticket=`. A forged, expired or missing ticket, or an account that is banned, deleted or signed out since the ticket was issued, is closed with code 1008 before any frame. A ticket may open several sockets during its 60 s life; an open socket outlives its ticket.
-         *
-         *     The socket joins every channel of its ticket and says so: `{ "type": "subscribed", "channels": [...] }`. The client may send `{ "type": "subscribe", "channels": [...] }` to join exactly those of them (again answered `subscribed`); a channel the socket may not join is refused with `{ "type": "error", "error": "channel_not_allowed", "channels": [...] }` and never joined; an unreadable frame gets `{ "type": "error", "error": "invalid_message" }`.
-         *
-         *     Frames: `{ "type": "event", "channel": "dashboard" | "area:<area>" | "alerts:<role key>", "id", "name", "payload", "actor_id", "at" }` (`actor_id`: the staff member whose write published it, null for the service's own) for kernel dashboard events (on `dashboard`, and those of the support and email areas on `area:support` and `area:email` as well), and for alerts (e.g. `panic_mode_changed`) once per socket on one of its joined channels of a role subscribed to the alert; `{ "type": "notification", "channel": "user:<id>", "notification": { id, kind, title, body, action_url, starts_at, ends_at, created_at, read, read_at }, "at" }` when a broadcast reaches the user; and `{ "type": "event", "channel": "user:<id>", "name": "ops.panic_changed", "payload": { "level" } }` to every socket when the maintenance level changes (who and why: `GET /v1/me/maintenance`). Events published on any instance reach sockets on every instance.
-         *
-         *     The server pings every 25 s and drops a socket that missed the previous ping; it closes a socket with 1008 `account refused` once its user is banned, deleted or signed out everywhere, and with 1001 when the service shuts down.
-         *
-         *     A socket stays only in the channels its user may join now: when a role is revoked, a grant expires, or a role's permissions or alert subscriptions change, the socket leaves the channels no longer allowed and is told with `channel_not_allowed` naming them, then `subscribed` with what it still has; a ticket issued before such a change joins only what is allowed when it connects.
-         *
-         *     What a socket may send: a burst of 20 frames (pings and pongs count), then 10 a second, else it is closed with 1008 `too many frames`; 5 unreadable frames in its life, the sixth closes it with 1008 `too many invalid messages`; frames of at most 16 KiB (1009 past it). A client that leaves more than 256 KiB of frames unread is closed with 1008 `too much unread output`.
-         *
-         *     Caps: one instance holds at most `REALTIME_MAX_SOCKETS` sockets (default 10,000), and at most `REALTIME_MAX_SOCKETS_PER_USER` (default 8) of one user. A socket past the user's cap is closed with 1008 `too many sockets for this user`; past the instance's, with 1013 (try again later) `too many sockets on this instance`, before any frame. Open sockets do not count as requests in flight (`MAX_REQUESTS_IN_FLIGHT`).
+         * @description The realtime WebSocket: pass the ticket of `GET /v1/me/realtime` as `?ticket=`. It joins the ticket's channels and sends dashboard events, alerts, notifications and maintenance changes. In depth: [docs/api/realtime.md](docs/api/realtime.md#realtime-socket).
          */
         get: operations["openRealtimeSocket"];
         put?: never;
@@ -4018,7 +4000,7 @@ export interface paths {
         get?: never;
         /**
          * Upload to a signed URL (local store)
-         * @description The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the file, with the signed `Content-Type`. Written atomically (a reader sees the old object or the new one). Errors: 404 `invalid_signature` (any part of the URL altered, or not signed by this service); 410 `url_expired`; 413 `payload_too_large` (more bytes than signed; `details.max`; nothing is stored); 415 `unsupported_media_type` (another content type; `details.expected`).
+         * @description The `upload_url` of an upload grant when objects are stored locally: the body is the file, with the signed `Content-Type`. Written atomically. In depth: [docs/api/account.md](docs/api/account.md#upload-to-a-signed-url-local-store).
          *
          *     **Maintenance:** refused in `lockdown`.
          */
@@ -4041,7 +4023,7 @@ export interface paths {
         put?: never;
         /**
          * Start a device authorization (RFC 8628 section 3.1)
-         * @description The launcher asks for codes: `client_id` (`launcher`) and an optional `scope`, form-encoded or JSON. Answers the `device_code` to poll `POST /v1/public/device/token` with, and the `user_code` (`XXXX-XXXX`, 8 letters from BCDFGHJKLMNPQRSTVWXZ) the player enters at `verification_uri` (`<PUBLIC_BASE_URL>/device`, the site's page that calls `POST /v1/me/device/approve`). Both live 600 s; poll every `interval` (5) seconds. The requester's address and User-Agent are kept to show the player. Errors are OAuth bodies `{ error, error_description? }`: 400 `invalid_client` (unknown `client_id`), `invalid_request` (a missing or malformed parameter), `unsupported_grant_type` (see below). A deployment without `JWT_SECRET` (JWKS only: tokens come from the identity provider, which this service cannot sign for) answers 400 `unsupported_grant_type`: the launcher signs in through the identity provider instead.
+         * @description The launcher asks for a `device_code` to poll with and a `user_code` the player enters at `verification_uri`; both live 600 s. Errors are OAuth bodies. In depth: [docs/api/device-authorization.md](docs/api/device-authorization.md#start-a-device-authorization-rfc-8628-section-31).
          *
          *     **Rate limit:** 3 per 60 s per ip.
          *
@@ -4065,7 +4047,7 @@ export interface paths {
         put?: never;
         /**
          * Poll a device authorization, or refresh its tokens (RFC 8628 section 3.4)
-         * @description Form-encoded or JSON. With `grant_type=urn:ietf:params:oauth:grant-type:device_code`, `device_code` and `client_id`: while the player has not decided, 400 `authorization_pending`; polled sooner than the interval after the previous poll, 400 `slow_down` with `interval`, the new interval, 5 s longer for this and every later poll; the player denied, 400 `access_denied` (also when the account was banned, deleted or signed out everywhere since approving); past its 600 s, 400 `expired_token`; unknown, already exchanged, revoked, or issued to another `client_id`, 400 `invalid_grant`. Approved: 200 with tokens, exactly once. The access token is an HS256 JWT in the identity provider's format (`sub` = the player, `aud: authenticated`, `session_id` = this device's session, `client_id`, `amr` `device_code`), valid 3600 s; it works on every route as the player. With `grant_type=refresh_token`, `refresh_token` and `client_id`: a new access token for the same session and a new refresh token (the old one dies); 400 `invalid_grant` once the device is revoked (`DELETE /v1/me/device-authorizations/{id}`), its session ended, or the account banned, deleted or signed out everywhere. Any other `grant_type`: 400 `unsupported_grant_type`; a missing parameter: 400 `invalid_request`. A deployment without `JWT_SECRET` (JWKS only: tokens come from the identity provider, which this service cannot sign for) answers 400 `unsupported_grant_type`: the launcher signs in through the identity provider instead. More than 30 requests a minute from one address: 400 `slow_down` with `interval` (at least 10, and until the address's minute ends) and `Retry-After`, not 429.
+         * @description The launcher polls with its `device_code` until the player decides, then gets tokens once; `grant_type=refresh_token` renews them. Errors are OAuth bodies, and the rate limit answers 400 `slow_down`, not 429. In depth: [docs/api/device-authorization.md](docs/api/device-authorization.md#poll-a-device-authorization-or-refresh-its-tokens-rfc-8628-section-34).
          *
          *     **Rate limit:** 30 per 60 s per ip.
          *

@@ -15,8 +15,9 @@ export class AppError extends Error {
     /** Extra response headers (Retry-After on 429 and 503). */
     readonly headers?: Record<string, string>,
   ) {
-    // An answer, not a bug: capturing a stack trace cost about 18 µs of each 429 and 503 (bench
-    // profile), more than the rest of such a refusal. Unexpected errors keep their stacks.
+    // An answer, not a bug: capturing a stack trace costs about 18 µs of each 429 and 503, more
+    // than the rest of such a refusal (`npm run bench -- --skip-build --cpu-prof --only 429`).
+    // Unexpected errors keep their stacks.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(code);

@@ -99,8 +99,9 @@ interface Verified {
 }
 
 /**
- * HS256 verifications by exact token text. WebCrypto's HMAC job was a third of a signed-in
- * request's busy CPU in the bench profile (`/v1/me`: about 20 µs of 60), for a check whose answer
+ * HS256 verifications by exact token text. WebCrypto's HMAC job is about 20 µs of a signed-in
+ * request's 60 µs of busy CPU (`npm run bench -- --skip-build --cpu-prof --only /v1/me`; the
+ * profile read with bench/tools/cpu-profile-summary.ts), for a check whose answer
  * cannot change while the secret stays (it is fixed for the process's life): only `exp` can, and
  * it is checked on every hit. Tokens verified against the JWKS are not kept: a key removed from
  * the set must stop verifying as soon as the set is fetched again.
@@ -162,7 +163,7 @@ function keySetFetch(meter: PeerCallMeter | undefined): KeySetFetch {
 
 export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
   // Imported once: handed raw bytes, jose imports the key again on every verification (about a
-  // fifth of a signed-in request's CPU in the bench profile).
+  // fifth of a signed-in request's CPU, in the same `/v1/me` profile as above).
   const secret =
     options.jwtSecret === undefined
       ? undefined

@@ -7,10 +7,10 @@ import { type AnySchema, describeSchema, type SchemaNode, type ZodCheck } from '
  * zod's `parse` would (shape keys in shape order, undocumented keys dropped, dates as their ISO
  * text), so `JSON.stringify` of its result is byte for byte the JSON of zod's result.
  *
- * Why: zod's `safeParse` builds a payload and an issue list for every field of every row. Over an
- * 11 KB page of users that was most of the serializer's cost, and the serializer was 11 % of the
- * service's busy time under load (bench/README.md). zod 4's parse is about three times faster than
- * zod 3's; the shaper still takes half its time on a page of users (docs/decisions/0076-zod-4.md).
+ * Why: zod's `safeParse` builds a payload and an issue list for every field of every row: over an
+ * 11 KB page of users, most of a serializer's cost. zod 4's parse is about three times faster than
+ * zod 3's; the shaper still takes half its time on a page of users (a page of 20: 78 → 50 µs,
+ * `npx tsx bench/tools/serializer-cost.ts`; docs/decisions/0076-zod-4.md).
  * The response schemas use a small part of zod (objects, arrays, records, primitives, enums,
  * nullable and optional, a few checks); those are compiled here. Anything else is left to zod
  * itself, for that part of the value only.

@@ -8,6 +8,8 @@ import type { Database } from '../../src/db/database.js';
 import type { PlatformEvent } from '../../src/kernel/events.js';
 import { composePlatform, type ComposeOptions } from '../../src/composition/compose.js';
 import type { Platform } from '../../src/composition/platform.js';
+import { writeRoleGrantFixture } from '../../src/modules/roles/index.js';
+import { writeUserFixtures } from '../../src/modules/users/index.js';
 import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
 import { checkAnswersAgainstContract } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -176,25 +178,14 @@ export async function createUser(
 ): Promise<TestUser> {
   const id = randomUUID();
   const email = options.email ?? `user-${id.slice(0, 8)}@example.test`;
-  await db
-    .insertInto('users')
-    .values({ id, email, status: options.status ?? 'active' })
-    .execute();
-  if (permissions.length > 0) {
-    const role = await db
-      .insertInto('roles')
-      .values({ key: `test-${id.slice(0, 8)}`, name: `Test role of ${email}` })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await db
-      .insertInto('role_permissions')
-      .values(permissions.map((permission_key) => ({ role_id: role.id, permission_key })))
-      .execute();
-    await db
-      .insertInto('user_roles')
-      .values({ user_id: id, role_id: role.id, granted_by: null, reason: 'test', expires_at: null })
-      .execute();
-  }
+  await writeUserFixtures(db, [{ id, email, status: options.status ?? 'active' }]);
+  if (permissions.length > 0)
+    await writeRoleGrantFixture(db, {
+      userId: id,
+      key: `test-${id.slice(0, 8)}`,
+      name: `Test role of ${email}`,
+      permissions,
+    });
   return { id, email, token: await signToken({ sub: id, email }) };
 }
 

@@ -1,41 +1,39 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { GameSessionsTable } from '../../modules/game-sessions/tables.js';
+import { writeUserFixtures } from '../../modules/users/index.js';
 import type { Insertable } from 'kysely';
 import type { DemoPlayer, DemoStaff } from './people.js';
 
 /**
- * The seed's own reads (is this demo item there already?) and its two direct writes: user rows
- * (made by sign-in, which no service does for someone else) and past game sessions (history no
- * service writes: a session is started through the runtime, now).
+ * The seed's own reads (is this demo item there already?) and its writes outside the services:
+ * user rows (made by sign-in, which no service does for someone else: the users area's fixture
+ * writer) and past game sessions (history no service writes: a session is started through the
+ * runtime, now).
  */
 
 type Db = Kysely<Tables>;
 
-/** Inserts the users not there yet; answers how many were new. */
+/** Writes the users not there yet (the users area's fixture writer); answers how many were new. */
 export async function insertMissingUsers(db: Db, people: Array<DemoPlayer | DemoStaff>, now: Date): Promise<number> {
-  const rows = await db
-    .insertInto('users')
-    .values(
-      people.map((person) => {
-        const player = 'locale' in person ? person : undefined;
-        return {
-          id: person.id,
-          email: person.email,
-          display_name: person.displayName,
-          provider: player?.provider ?? 'email',
-          locale: player?.locale ?? 'en',
-          timezone: player?.timezone ?? 'Europe/London',
-          created_at: player?.createdAt ?? new Date(now.getTime() - 400 * 86_400_000),
-          last_seen_at: player?.lastSeenAt ?? now,
-          metadata: JSON.stringify({ demo: true }),
-        };
-      }),
-    )
-    .onConflict((oc) => oc.column('id').doNothing())
-    .returning('id')
-    .execute();
-  return rows.length;
+  const written = await writeUserFixtures(
+    db,
+    people.map((person) => {
+      const player = 'locale' in person ? person : undefined;
+      return {
+        id: person.id,
+        email: person.email,
+        display_name: person.displayName,
+        provider: player?.provider ?? 'email',
+        locale: player?.locale ?? 'en',
+        timezone: player?.timezone ?? 'Europe/London',
+        created_at: player?.createdAt ?? new Date(now.getTime() - 400 * 86_400_000),
+        last_seen_at: player?.lastSeenAt ?? now,
+        metadata: JSON.stringify({ demo: true }),
+      };
+    }),
+  );
+  return written.length;
 }
 
 export async function roleIdByKey(db: Db, key: string): Promise<string | undefined> {

@@ -2,7 +2,6 @@ import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { alertCatalogBody, roleAlertsBody, roleIdParams, setAlertsBody } from './schemas.js';
-import { UNHELD_ROLE_KEYS_REFUSAL } from '../roles/index.js';
 import { AlertSubscriptionService } from './service.js';
 
 const tags = ['roles'];
@@ -51,12 +50,9 @@ export function registerAlertSubscriptionRoutes(app: ZodApp, deps: Deps<'db' | '
         tags,
         summary: 'Set the alerts a role hears',
         description:
-          `Replaces the role's subscriptions (the built-in owner's too, by a caller holding \`*\`: they are a ` +
-          `notice, not a power). ${UNHELD_ROLE_KEYS_REFUSAL}. Holders of the role receive each alert on the ` +
-          `realtime channel \`alerts:<role key>\` (listed by \`GET /v1/me/realtime\`). Subscribing to an alert ` +
-          `requires holding a permission that reads it (403 \`forbidden\`, \`details.perm\`); an alert listed twice ` +
-          `is 409 \`conflict\`; an unknown alert name is a 400 SchemaError. Audited as \`roles.alerts.set\`; ` +
-          `dashboard event \`roles.alerts_changed\`. ${unknownRole}`,
+          "Replaces the role's alert subscriptions; its holders then receive each alert on the realtime channel " +
+          '`alerts:<role key>`. Each alert needs a permission that reads it; audited as `roles.alerts.set`. In ' +
+          'depth: [docs/api/roles.md](docs/api/roles.md#set-the-alerts-a-role-hears).',
         params: roleIdParams,
         body: setAlertsBody,
         response: { 200: roleAlertsBody },

@@ -84,11 +84,12 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
   const direction = query.sort.direction;
   const group = actionGroupOf(query);
   // A group filter (`users.*`): its matches are usually old and every newer row of other actions
-  // comes first in audit_log_created_idx, so a page read there walks them all (0.25 ms → 5.8 ms
-  // after 32,000 newer rows, growing for good). Filtering on the group too (implied by the
-  // prefix) finds the page's ids in audit_log_action_group_idx, index-only and in page order
-  // (migration 0037); the planner picks that reliably only when the ids are asked for alone,
-  // as the one-statement page flipped back to the walk after an ANALYZE in the soak (bench/README.md).
+  // comes first in audit_log_created_idx, so a page read there would walk them all, slower with
+  // every newer row. Filtering on the group too (implied by the prefix) finds the page's ids in
+  // audit_log_action_group_idx, index-only and in page order (migration 0037). The ids are asked
+  // for alone because only then does the planner keep that index after an ANALYZE; in one
+  // statement it may go back to the walk. The figure: the audit list row of bench/README.md
+  // (`npm run bench -- --only audit`), and its p99 under `npm run soak`.
   const page =
     group === undefined
       ? filtered.limit(query.per_page).offset(offsetOf(query))

@@ -26,10 +26,6 @@ const meTags = ['me: devices'];
 const FORM_BODY_LIMIT_BYTES = 4_096;
 /** RFC 6749 section 5.1: answers carrying credentials must not be cached. */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
-const JWKS_ONLY =
-  'A deployment without `JWT_SECRET` (JWKS only: tokens come from the identity provider, which this service ' +
-  'cannot sign for) answers 400 `unsupported_grant_type`: the launcher signs in through the identity provider ' +
-  'instead.';
 
 /**
  * RFC 8628 device authorization for the launcher: the public code and token endpoints (OAuth
@@ -61,14 +57,9 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, deps: Deps<'confi
           operationId: 'startDeviceAuthorization',
           summary: 'Start a device authorization (RFC 8628 section 3.1)',
           description:
-            `The launcher asks for codes: \`client_id\` (\`launcher\`) and an optional \`scope\`, form-encoded or ` +
-            `JSON. Answers the \`device_code\` to poll \`POST /v1/public/device/token\` with, and the \`user_code\` ` +
-            `(\`XXXX-XXXX\`, 8 letters from BCDFGHJKLMNPQRSTVWXZ) the player enters at \`verification_uri\` ` +
-            `(\`<PUBLIC_BASE_URL>/device\`, the site's page that calls \`POST /v1/me/device/approve\`). Both live ` +
-            `600 s; poll every \`interval\` (5) seconds. The requester's address and User-Agent are kept to show ` +
-            `the player. Errors are OAuth bodies \`{ error, error_description? }\`: 400 \`invalid_client\` (unknown ` +
-            `\`client_id\`), \`invalid_request\` (a missing or malformed parameter), \`unsupported_grant_type\` ` +
-            `(see below). ${JWKS_ONLY}`,
+            'The launcher asks for a `device_code` to poll with and a `user_code` the player enters at ' +
+            '`verification_uri`; both live 600 s. Errors are OAuth bodies. In depth: ' +
+            '[docs/api/device-authorization.md](docs/api/device-authorization.md#start-a-device-authorization-rfc-8628-section-31).',
           body: deviceCodeBody,
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           response: {
@@ -93,22 +84,10 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, deps: Deps<'confi
           operationId: 'pollDeviceToken',
           summary: 'Poll a device authorization, or refresh its tokens (RFC 8628 section 3.4)',
           description:
-            `Form-encoded or JSON. With \`grant_type=${'urn:ietf:params:oauth:grant-type:device_code'}\`, ` +
-            `\`device_code\` and \`client_id\`: while the player has not decided, 400 \`authorization_pending\`; ` +
-            `polled sooner than the interval after the previous poll, 400 \`slow_down\` with \`interval\`, the new ` +
-            `interval, 5 s longer for this and every later poll; the player denied, 400 \`access_denied\` (also ` +
-            `when the account was banned, deleted or signed out everywhere since approving); past its 600 s, 400 ` +
-            `\`expired_token\`; unknown, already exchanged, revoked, or issued to another \`client_id\`, 400 ` +
-            `\`invalid_grant\`. Approved: 200 with tokens, exactly once. The access token is an HS256 JWT in the ` +
-            `identity provider's format (\`sub\` = the player, \`aud: authenticated\`, \`session_id\` = this ` +
-            `device's session, \`client_id\`, \`amr\` \`device_code\`), valid 3600 s; it works on every route as ` +
-            `the player. With \`grant_type=refresh_token\`, \`refresh_token\` and \`client_id\`: a new access token ` +
-            `for the same session and a new refresh token (the old one dies); 400 \`invalid_grant\` once the device ` +
-            `is revoked (\`DELETE /v1/me/device-authorizations/{id}\`), its session ended, or the account banned, ` +
-            `deleted or signed out everywhere. Any other \`grant_type\`: 400 \`unsupported_grant_type\`; a missing ` +
-            `parameter: 400 \`invalid_request\`. ${JWKS_ONLY} More than 30 requests a minute from one address: 400 ` +
-            `\`slow_down\` with \`interval\` (at least 10, and until the address's minute ends) and ` +
-            `\`Retry-After\`, not 429.`,
+            'The launcher polls with its `device_code` until the player decides, then gets tokens once; ' +
+            '`grant_type=refresh_token` renews them. Errors are OAuth bodies, and the rate limit answers 400 ' +
+            '`slow_down`, not 429. In depth: ' +
+            '[docs/api/device-authorization.md](docs/api/device-authorization.md#poll-a-device-authorization-or-refresh-its-tokens-rfc-8628-section-34).',
           body: tokenBody,
           consumes: ['application/x-www-form-urlencoded', 'application/json'],
           response: {
@@ -136,13 +115,9 @@ export function registerDeviceAuthorizationRoutes(app: ZodApp, deps: Deps<'confi
         tags: meTags,
         summary: 'Inspect, approve or deny a device code',
         description:
-          'The player enters the code their launcher shows (any case, with or without the dash). `inspect` ' +
-          "answers which client asked, when, from which address and User-Agent, with the code's status, and " +
-          'changes nothing; `approve` lets that device sign in as the caller, `deny` refuses it; both answer the ' +
-          'request with its new status and are audited (`device_authorization.approve` / `.deny`). A decision is ' +
-          'final: deciding a code already decided answers 422 `invalid_state`, except the same player repeating ' +
-          'their own decision (answered as done). Errors: 404 `not_found` for a code that is malformed, unknown ' +
-          'or expired (every guess counts toward the limit).',
+          'The player enters the code their launcher shows: `inspect` shows which device asked, `approve` lets it ' +
+          'sign in as the caller, `deny` refuses it. A decision is final. In depth: ' +
+          '[docs/api/device-authorization.md](docs/api/device-authorization.md#inspect-approve-or-deny-a-device-code).',
         body: approveBody,
         response: { 200: deviceRequestView },
       },

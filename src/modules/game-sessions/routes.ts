@@ -50,13 +50,9 @@ export function registerGameSessionRoutes(
         tags,
         summary: 'Start a game session',
         description:
-          "Starts the game on the Runtime service in the pool of the caller's plan (their tier's ruleset " +
-          '`limits.pool_id`, else the runtime chooses) and returns only the session id, play URL and member ' +
-          'token; the member token is not kept. 404 `game_not_found` (unknown or unpublished game); 409 ' +
-          '`conflict` with `details.session_id` while another session of the caller is live (one the runtime has ' +
-          'already ended is closed first); 503 `unavailable` with `Retry-After` when the runtime cannot be ' +
-          "reached or failed to create the session (`details.reason`: `runtime_unavailable`, or the runtime's " +
-          'code such as `no_capacity` or `pool_not_found`).',
+          "Starts the game on the runtime in the pool of the caller's plan and answers the session id, play URL " +
+          'and member token (not kept). One live session per player (409 `conflict` with `details.session_id`). In ' +
+          'depth: [docs/api/game-sessions.md](docs/api/game-sessions.md#start-a-game-session).',
         body: startSessionBody,
         response: { 201: startedSessionBody },
       },

@@ -57,12 +57,10 @@ export function registerHealthRoutes(app: ZodApp, deps: Deps<'db' | 'drain' | 'l
         tags,
         summary: 'Readiness probe: this instance can take traffic',
         description:
-          'Answers 200 when the database answers, every migration this build carries is applied, Redis answers ' +
-          '(when `REDIS_URL` is set) and the instance is not draining. Otherwise 503 `not_ready`, with ' +
-          '`details.failing` naming the parts at fault (`database`, `migrations`, `redis`, `draining`) and ' +
-          "`details.checks` the state of each (the 200 body's `checks`). From SIGTERM on it answers 503 " +
-          '(`draining`) while the work in flight finishes. The dependency checks run at most once a second; ' +
-          `answers within that second share the result. ${ALWAYS_ANSWERED}`,
+          '200 when the database, the applied migrations and Redis (if set) answer and the instance is not ' +
+          'draining; else 503 `not_ready` naming the failing parts. Open, never rate-limited or refused by ' +
+          'maintenance; checks run at most once a second. In depth: ' +
+          '[docs/api/health.md](docs/api/health.md#readiness-probe-this-instance-can-take-traffic).',
         response: { 200: readinessBody },
       },
     },

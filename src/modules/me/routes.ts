@@ -27,12 +27,9 @@ export function registerMeRoutes(
         tags: ['me'],
         summary: "Change the caller's profile",
         description:
-          'Any of `display_name` (1-100 after trimming, null clears), `locale` (BCP 47), `timezone` (IANA), ' +
-          '`marketing_opt_in`; at least one; other fields are refused (400), so the email, status, tier and roles ' +
-          "cannot be set here. `marketing_opt_in: false` unsubscribes the address from marketing mail as a mail's " +
-          'unsubscribe link does; `true` subscribes it again. Errors: 422 `invalid_state` (`marketing_opt_in` on ' +
-          'an account without an address, or re-subscribing an address that bounced or complained). Answers the ' +
-          'profile.',
+          'Changes any of `display_name`, `locale`, `timezone`, `marketing_opt_in` (at least one; other fields are ' +
+          'a 400) and answers the profile. `marketing_opt_in` unsubscribes or re-subscribes the address to ' +
+          'marketing mail. In depth: [docs/api/account.md](docs/api/account.md#change-the-callers-profile).',
         body: updateProfileBody,
         response: { 200: profileBody },
       },

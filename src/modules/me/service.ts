@@ -60,8 +60,8 @@ export class ProfileService {
   }
 
   /**
-   * Without an avatar the cached answer itself goes out (nothing changes an answer once made: a
-   * copy per read was the largest cost of our own in `/v1/me`'s profile); with one, the URL is
+   * Without an avatar the cached answer itself goes out (nothing changes an answer once made, and
+   * a copy per read would be the largest cost of our own in `/v1/me`); with one, the URL is
    * signed for this answer.
    */
   #answer({ view, avatarKey }: CachedProfile): ProfileView | Promise<ProfileView> {

@@ -47,20 +47,10 @@ export function registerNotificationRoutes(app: ZodApp, deps: Deps<'db' | 'write
         tags: staffTags,
         summary: 'Broadcast a notification and/or an email',
         description:
-          'Sends an in-app notification, an email from a published template, or both, to the users the `segment` ' +
-          'matches (the users-list filters; empty: every active user; `status` overrides the active-only ' +
-          'default). The in-app channel needs `announcements.write`, the email channel `email.send`: lacking ' +
-          'either for a requested channel is 403 `forbidden` (`details.perm` names it) and nothing is stored. An ' +
-          'in-app notification to an empty segment is one row that also reaches users who sign up later ' +
-          '(`recipients` is null when no email is sent); otherwise one row per matched user. Email goes to ' +
-          'matched users with an address; marketing templates skip unsubscribed addresses. Errors: 404 ' +
-          '`not_found` (unknown `template_key`); 422 `invalid_request` (the template has no published version; ' +
-          '`ends_at` not after `starts_at` or not in the future), `empty_segment` (no user matches), ' +
-          '`segment_too_large` (more than 10000 match; `details.max`). With an `Idempotency-Key` header a repeat ' +
-          'by the same staff member with the same body answers the first broadcast (header `idempotent-replayed: ' +
-          'true`) and sends nothing, also when the repeats race; the same key with another body is 409 ' +
-          '`conflict`. Audited (`notifications.broadcast`); a dashboard event `notifications.broadcast_sent` ' +
-          'follows the commit.',
+          'Sends an in-app notification, an email from a published template, or both, to the users a `segment` ' +
+          'matches (empty: every active user). Each channel needs its own permission; idempotent with an ' +
+          '`Idempotency-Key` header. In depth: ' +
+          '[docs/api/notifications.md](docs/api/notifications.md#broadcast-a-notification-andor-an-email).',
         headers: idempotencyKeyHeaders('broadcast'),
         body: broadcastBody,
         response: { 200: broadcastResult },

@@ -53,12 +53,9 @@ export function registerOpsRoutes(app: ZodApp, deps: Deps<'db' | 'panic' | 'writ
         tags,
         summary: 'Set the maintenance level',
         description:
-          '`degraded` refuses new checkouts and new game sessions; `lockdown` refuses every write from ' +
-          '`/v1/public` and `/v1/me` except stopping a game session. Reads, `/health` and staff routes always ' +
-          'pass. Every instance enforces the new level within a second. Emits the alert `panic_mode_changed` and ' +
-          'a dashboard event, and is listed at `GET /v1/admin/ops/incidents`. A level set here is never changed ' +
-          'by incident monitoring; `off` also silences the incident rules that were failing, each for its ' +
-          'cool-down.',
+          'Sets the maintenance level (`off`, `degraded`, `lockdown`) that every instance enforces within a ' +
+          'second; reads, `/health` and staff routes always pass. Emits the alert `panic_mode_changed`; incident ' +
+          'monitoring never overrides it. In depth: [docs/api/ops.md](docs/api/ops.md#set-the-maintenance-level).',
         body: setPanicBody,
         response: { 200: panicResult },
       },

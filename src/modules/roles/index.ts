@@ -1,2 +1,3 @@
 /** What other areas use of roles. */
 export { refuseActingOnRole, UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
+export { writeRoleGrantFixture } from './fixtures.js';

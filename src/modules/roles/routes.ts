@@ -16,7 +16,6 @@ import {
   setPermissionsBody,
   updateRoleBody,
 } from './schemas.js';
-import { ACTING_ABOVE_REFUSAL } from '../users/index.js';
 import { UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
 import { RolesService } from './service.js';
 
@@ -159,15 +158,11 @@ export function registerRoleRoutes(app: ZodApp, deps: Deps<'db' | 'permissions' 
         operationId: 'bulkAssignAdminUserRoles',
         tags,
         summary: 'Grant or revoke a role for many users',
-        description: [
-          'Always 200 with one result per user; a failed user has `ok: false` and `error` holding its SQLSTATE:',
-          '`23503` (no such user or role), or `23514` for the one owner who keeps the owner role when a revoke, ' +
-            'or a grant',
-          "with `expires_at`, names every active owner (the last of them named; the others' changes go through: the",
-          'platform always keeps an active owner, and two such requests at once are checked one after the other).',
-          `Refused whole, changing nothing: ${UNHELD_ROLE_KEYS_REFUSAL};`,
-          `${ACTING_ABOVE_REFUSAL.replace('the user holds', 'a named user holds')}.`,
-        ].join(' '),
+        description:
+          'Grants or revokes one role for many users: always 200 with one result per user (`ok: false` with a ' +
+          'SQLSTATE for a user that failed). Refused whole with 403 `forbidden` when the role or a named user ' +
+          'holds a permission you do not. In depth: ' +
+          '[docs/api/roles.md](docs/api/roles.md#grant-or-revoke-a-role-for-many-users).',
         body: bulkRolesBody,
         response: { 200: bulkResultsBody },
       },

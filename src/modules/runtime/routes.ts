@@ -74,11 +74,9 @@ export function registerRuntimeRoutes(app: ZodApp, deps: Deps<'runtime' | 'write
         tags,
         summary: 'Pull an image onto a node',
         description:
-          "Starts the pull; it goes on in the runtime, and the node's `images` show it `pulling`, then `ready` or " +
-          '`failed`. ' +
-          `Audited as \`runtime.node_pull_image\` once the runtime accepted it. ${unknownNode} ` +
-          (`409 \`conflict\` when that image is already pulling on the node or the node is offline; 422 ` +
-            `\`invalid_request\` for an image reference the runtime refuses; ${refusal} ${unreachable}`),
+          'Starts pulling an image on the node; its `images` then show it `pulling`, then `ready` or `failed`. ' +
+          "Refusals carry the runtime's `runtime_code`; 503 `unavailable` when the runtime cannot be reached. In " +
+          'depth: [docs/api/runtime.md](docs/api/runtime.md#pull-an-image-onto-a-node).',
         params: nodeIdParams,
         body: pullImageBody,
         response: { 200: pullImageResult },
@@ -134,10 +132,9 @@ export function registerRuntimeRoutes(app: ZodApp, deps: Deps<'runtime' | 'write
         tags,
         summary: 'Move a node into a pool, or out of every pool',
         description:
-          'Answers the node. Audited as `runtime.node_assign_pool` with the pool it left and the one it joined. ' +
-          (`${unknownNode} A \`pool_id\` the runtime does not know is 422 \`invalid_request\` ` +
-            `(\`details.runtime_code\` \`pool_not_found\`): the body names something missing, the node itself ` +
-            `exists. ${unreachable}`),
+          'Moves the node to another pool and answers the node; audited with the pool it left and the one it ' +
+          'joined. An unknown `pool_id` is 422, an unknown node 404. In depth: ' +
+          '[docs/api/runtime.md](docs/api/runtime.md#move-a-node-into-a-pool-or-out-of-every-pool).',
         params: nodeIdParams,
         body: assignPoolBody,
         response: { 200: runtimeNodeBody },
@@ -204,10 +201,9 @@ export function registerRuntimeRoutes(app: ZodApp, deps: Deps<'runtime' | 'write
         tags,
         summary: 'Rename or describe a runtime pool',
         description:
-          'Any of `name`, `description` (null clears it); at least one. Audited as `runtime.pool_update` with the ' +
-          'fields that changed; ' +
-          (`a body that changes nothing answers the pool and audits nothing. ${unknownPool} 422 \`invalid_request\` ` +
-            `if the runtime refuses the change; ${refusal} ${unreachable}`),
+          "Changes a pool's `name` or `description` (null clears it) at the runtime; a body that changes nothing " +
+          "audits nothing. Refusals carry the runtime's `runtime_code`. In depth: " +
+          '[docs/api/runtime.md](docs/api/runtime.md#rename-or-describe-a-runtime-pool).',
         params: poolIdParams,
         body: updatePoolBody,
         response: { 200: runtimePoolBody },

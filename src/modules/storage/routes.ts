@@ -43,12 +43,9 @@ export function registerStorageRoutes(app: ZodApp, deps: Deps<'db' | 'log' | 'st
         tags: meTags,
         summary: 'Get an avatar upload URL',
         description:
-          'A URL to PUT one image to, valid 10 minutes, for one new key under the caller (`avatars/<user ' +
-          'id>/<random>.<ext>`), the declared `content_type` (PNG, JPEG or WebP) and `size` (at most 2 MiB). Send ' +
-          "the `headers` given. With the local store the URL is this service's `PUT /v1/public/storage/upload` (a " +
-          'larger body is 413); with S3 it is a presigned PUT that S3 accepts only with exactly that content type ' +
-          'and length. Then call `POST /v1/me/avatar/confirm` with the `key`. Errors: 400 SchemaError; 429 ' +
-          '`rate_limited` past 20 per hour per user; 503 `unavailable` (the store cannot be reached).',
+          'A URL to PUT one image to (PNG, JPEG or WebP, at most 2 MiB), valid 10 minutes, with the `headers` to ' +
+          'send. Then call `POST /v1/me/avatar/confirm` with the `key`. In depth: ' +
+          '[docs/api/account.md](docs/api/account.md#get-an-avatar-upload-url).',
         body: avatarUploadBody,
         response: { 200: avatarUploadGrant },
       },
@@ -65,14 +62,9 @@ export function registerStorageRoutes(app: ZodApp, deps: Deps<'db' | 'log' | 'st
         tags: meTags,
         summary: 'Make the uploaded image the avatar',
         description:
-          "Checks the object uploaded to `key` and makes it the caller's avatar; the previous avatar's object is " +
-          'deleted. Answers a signed download URL (`avatar_url`; `GET /v1/me` shows it too). Confirming the ' +
-          'current avatar again answers the same. Errors: 404 `not_found` (a key not issued to the caller, ' +
-          'whoever it belongs to); 422 `invalid_request` with `details.reason`: `upload_expired` (the 10 minutes ' +
-          'have passed), `object_missing` (nothing was uploaded), `too_large` (`details.size`, ' +
-          '`details.max_size`), `not_an_image` (the first bytes are no PNG, JPEG or WebP signature), ' +
-          '`type_mismatch` (`details.expected`, `details.detected`), `already_used` (the key was an avatar since ' +
-          'replaced); 503 `unavailable`. A refusal changes nothing.',
+          "Checks the object uploaded to `key` and makes it the caller's avatar, deleting the previous one; " +
+          'answers a signed `avatar_url`. 404 `not_found` for a key not issued to the caller. In depth: ' +
+          '[docs/api/account.md](docs/api/account.md#make-the-uploaded-image-the-avatar).',
         body: avatarConfirmBody,
         response: { 200: avatarConfirmed },
       },
@@ -160,11 +152,9 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
           operationId: 'uploadStorageObject',
           summary: 'Upload to a signed URL (local store)',
           description:
-            'The `upload_url` of `POST /v1/me/avatar/upload-url` when objects are stored locally: the body is the ' +
-            'file, with the signed `Content-Type`. Written atomically (a reader sees the old object or the new ' +
-            'one). Errors: 404 `invalid_signature` (any part of the URL altered, or not signed by this service); ' +
-            '410 `url_expired`; 413 `payload_too_large` (more bytes than signed; `details.max`; nothing is ' +
-            'stored); 415 `unsupported_media_type` (another content type; `details.expected`).',
+            'The `upload_url` of an upload grant when objects are stored locally: the body is the file, with the ' +
+            'signed `Content-Type`. Written atomically. In depth: ' +
+            '[docs/api/account.md](docs/api/account.md#upload-to-a-signed-url-local-store).',
           querystring: localUploadQuery,
           response: {
             204: z.null().describe('Stored'),

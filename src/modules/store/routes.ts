@@ -86,11 +86,9 @@ export function registerStoreRoutes(app: ZodApp, deps: Deps<'bus' | 'db' | 'writ
         tags,
         summary: 'Update a store game',
         description:
-          `Any game input fields; omitted fields keep their value, \`null\` clears a nullable one, \`metadata\` is ` +
-          `replaced whole. An omitted link list leaves those links alone, \`[]\` clears them. Returns the StoreGame ` +
-          `row; emits the dashboard event \`store.game_updated\` and audits \`store.game.update\` when something ` +
-          `changed (an update that changes nothing writes nothing). 404 \`game_not_found\`; 409 \`conflict\` when ` +
-          `the new slug is taken. ${linkRule}`,
+          "Changes any of the game's fields; omitted fields keep their value, `null` clears, `metadata` and link " +
+          'lists are replaced whole. Answers the game; a change that changes nothing writes nothing. In depth: ' +
+          '[docs/api/store.md](docs/api/store.md#update-a-store-game).',
         params: idParams,
         body: updateGameBody,
         response: { 200: gameBody },

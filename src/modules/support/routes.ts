@@ -30,15 +30,6 @@ const limited = { rateLimit: 'support' } as const;
 const STATUSES =
   'Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the ' +
   'player), `closed` (staff closed it; staff may reopen it).';
-const LIMIT =
-  '429 `rate_limited` (with `Retry-After`) past 5 per hour per user, counted across opening tickets and adding ' +
-  'messages.';
-const ATTACHMENT_REFUSALS =
-  '422 `invalid_request` for the first attachment that fails, with `details.index` (its place in ' +
-  '`attachment_keys`, from 0) and `details.reason`: `unknown_attachment` (not an upload of the caller, whoever it ' +
-  'belongs to), `already_used`, `upload_expired`, `object_missing` (nothing was uploaded), `too_large` ' +
-  '(`details.size`, `details.max_size`), `type_mismatch` (`details.expected`, `details.detected`: the first bytes ' +
-  'are not of the declared type); nothing is written.';
 const NOT_YOURS = "404 `not_found` for another user's ticket exactly as for an unknown id.";
 
 /**
@@ -59,11 +50,9 @@ export function registerSupportRoutes(app: ZodApp, deps: Deps<'db' | 'storage' |
         tags: meTags,
         summary: 'Get a support attachment upload URL',
         description:
-          `A URL to PUT one file to, valid 10 minutes, for one new key under the caller (\`support/<user ` +
-          `id>/<random>.<ext>\`), the declared \`content_type\` (PNG, JPEG, WebP, PDF or plain text) and \`size\` ` +
-          `(at most 10 MiB). Send the \`headers\` given. Then name the \`key\` in \`attachment_keys\` of a new ` +
-          `ticket or message within the 10 minutes. Errors: 400 SchemaError; 429 \`rate_limited\` past 20 per hour ` +
-          `per user; 503 \`unavailable\` (the store cannot be reached).`,
+          'A URL to PUT one file to (PNG, JPEG, WebP, PDF or plain text, at most 10 MiB), valid 10 minutes. Name ' +
+          'its `key` in `attachment_keys` of a new ticket or message within that time. In depth: ' +
+          '[docs/api/support.md](docs/api/support.md#get-a-support-attachment-upload-url).',
         body: attachmentUploadBody,
         response: { 200: avatarUploadGrant },
       },
@@ -80,11 +69,10 @@ export function registerSupportRoutes(app: ZodApp, deps: Deps<'db' | 'storage' |
         tags: meTags,
         summary: 'Write to support',
         description:
-          `Opens a ticket with the caller's first message. \`category\` is one of \`account\`, \`billing\`, ` +
-          `\`technical\`, \`abuse\`, \`other\`; \`attachment_keys\` (up to 5) name files uploaded through \`POST ` +
-          `/v1/me/support/attachments/upload-url\`; messages show them under \`attachments\` with download URLs. ` +
-          `Answers 201 with the ticket (status \`open\`) and its messages. A confirmation mail goes to the caller's ` +
-          `address when the account has one. ${STATUSES} Errors: 400 SchemaError; ${ATTACHMENT_REFUSALS} ${LIMIT}`,
+          "Opens a ticket with the caller's first message and files uploaded before (`attachment_keys`); answers " +
+          "201 with the ticket. An attachment that is not the caller's is refused as `unknown_attachment` (not an " +
+          'upload of the caller, whoever it belongs to). In depth: ' +
+          '[docs/api/support.md](docs/api/support.md#write-to-support).',
         body: createTicketBody,
         response: { 201: myTicketView },
       },
@@ -135,9 +123,9 @@ them all. ${STATUSES}`,
         tags: meTags,
         summary: 'Add a message to a ticket',
         description:
-          `Adds the caller's message to their ticket, which waits on staff again (status \`open\`). Answers 200 ` +
-          `with the ticket and its messages. Errors: 400 SchemaError; ${NOT_YOURS} 422 \`invalid_state\` when the ` +
-          `ticket is closed (\`details.status\`; open a new one); ${ATTACHMENT_REFUSALS} ${LIMIT}`,
+          "Adds the caller's message to their ticket, which waits on staff again, and answers the ticket. 404 " +
+          "`not_found` for another user's ticket exactly as for an unknown id. In depth: " +
+          '[docs/api/support.md](docs/api/support.md#add-a-message-to-a-ticket).',
         params: ticketIdParams,
         body: playerMessageBody,
         response: { 200: myTicketView },

@@ -1,8 +1,9 @@
 /** What other areas use of users. */
 export { daysAfter, deletionOf, GRACE_PERIOD_DAYS, type Deletion } from './deletion.js';
+export { writeUserFixtures, type UserFixture } from './fixtures.js';
 export { identityCall, providerMayHoldSession } from './identity-calls.js';
 export { removeUser, writeStatusChange } from './lifecycle.js';
-export { LAST_OWNER_REFUSAL, LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
+export { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 export { ACTING_ABOVE_REFUSAL, refuseActingAbove } from './policy.js';
 export {
   findUser,

@@ -10,10 +10,6 @@ import { isCheckViolation } from '../../lib/sql-errors.js';
 /** The name migration 0044's guard raises its check violation under. */
 const LAST_ACTIVE_OWNER = 'last_active_owner';
 
-/** How route descriptions state the rule. */
-export const LAST_OWNER_REFUSAL =
-  '422 `invalid_request` when no active owner (an active user holding the owner role without an expiry) would remain';
-
 /** The one answer to a change that would leave no active owner, wherever it comes from: 422 `invalid_request`. */
 export class LastActiveOwnerRefusal extends AppError {
   constructor() {

@@ -58,7 +58,7 @@ export async function listUsers(
     .orderBy('users.id');
   if (isWholeList(query)) {
     // The kept count rides on the page's rows: one statement, one snapshot, one round trip (the
-    // soak's busiest staff page; each round trip waits for a database backend to get a core).
+    // busiest staff page of `npm run soak`'s mix; each round trip waits for a backend to get a core).
     const rows = await ordered
       .select(sql<number>`(SELECT coalesce(sum(users), 0)::int FROM user_count_slots)`.as('total'))
       .limit(query.per_page)

@@ -3,7 +3,6 @@ import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { UserLifecycleService } from './lifecycle.js';
-import { LAST_OWNER_REFUSAL } from './owner-guard.js';
 import { ACTING_ABOVE_REFUSAL } from './policy.js';
 import {
   banUserBody,
@@ -24,8 +23,6 @@ const tags = ['users'];
 const guarded = `Refused with 404 \`not_found\` (no such user), 422 \`invalid_request\` for your own account, \
 ${ACTING_ABOVE_REFUSAL}, 502 \`auth_service_error\` when the identity provider refuses or fails (then nothing \
 changes).`;
-/** Ban and deletion take access away. */
-const lastOwner = `${LAST_OWNER_REFUSAL} (two such requests at once are checked one after the other).`;
 
 export function registerUserRoutes(app: ZodApp, deps: Deps<'db' | 'identity' | 'log' | 'write'>): void {
   const users = new UsersService(deps.db, deps.write, deps.identity, deps.log);
@@ -118,8 +115,9 @@ export function registerUserRoutes(app: ZodApp, deps: Deps<'db' | 'identity' | '
         tags,
         summary: 'Ban a user',
         description:
-          `The identity provider disables sign-in; the user's tokens are refused (403, \`details.reason\` ` +
-          `\`account_banned\`) from their next request. 422 \`invalid_state\` unless active. ${guarded} ${lastOwner}`,
+          "Disables sign-in at the identity provider; the user's tokens are refused from their next request. Only " +
+          'an active user, not yourself, and not the last active owner. In depth: ' +
+          '[docs/api/users.md](docs/api/users.md#ban-a-user).',
         params: userIdParams,
         body: banUserBody,
         response: noContent,
@@ -191,11 +189,9 @@ export function registerUserRoutes(app: ZodApp, deps: Deps<'db' | 'identity' | '
         tags,
         summary: 'Delete a user',
         description:
-          `JSON body despite DELETE. \`hard\` false (default): the user is marked deleted and refused from then on ` +
-          `(event \`users.soft_deleted\`); 422 \`invalid_request\` if already deleted. \`hard\` true: the identity ` +
-          `provider removes the account first, then the user and every row they own are removed in one transaction ` +
-          `(event \`users.hard_deleted\`, audit \`users.hard_delete\` without personal data; earlier audit entries ` +
-          `about the user lose their change summaries). ${guarded} ${lastOwner}`,
+          'Soft-deletes the user (refused from then on), or with `hard: true` removes the account at the identity ' +
+          'provider and every row the user owns. JSON body despite DELETE; the last active owner cannot be ' +
+          'deleted. In depth: [docs/api/users.md](docs/api/users.md#delete-a-user).',
         params: userIdParams,
         body: deleteUserBody,
         response: noContent,

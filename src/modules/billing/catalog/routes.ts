@@ -92,11 +92,9 @@ export function registerBillingCatalogRoutes(app: ZodApp, deps: Deps<'db' | 'pay
         tags,
         summary: 'Update a billing product',
         description:
-          'Any of `name`, `description`, `credits` (packs), `tierKey` (plans), `isActive`, `sortOrder`, ' +
-          '`metadata`; at least one. Omitted fields keep their value; `null` clears `description`; `kind` cannot ' +
-          'change (400). Answers the product. 404 `not_found`; 422 `invalid_request` for a field of the other ' +
-          'kind or an unknown `tierKey`. Products are never deleted: `isActive: false` takes one off sale. ' +
-          'Audited (`plans.product.update`) with the changed fields; a body that changes nothing writes nothing.',
+          "Changes any of a product's fields (at least one; `kind` cannot change); omitted fields keep their " +
+          'value. Products are never deleted: `isActive: false` takes one off sale. In depth: ' +
+          '[docs/api/plans.md](docs/api/plans.md#update-a-billing-product).',
         params: productIdParams,
         body: updateProductBody,
         response: { 200: productBody },

@@ -54,20 +54,9 @@ export function registerBillingRoutes(
         tags,
         summary: 'Start a checkout',
         description:
-          'Sends the player to the payment provider to buy a credit pack (`quantity` 1-99, default 1) or ' +
-          'subscribe to a plan (a single seat). `productId` or `priceId` (the provider price id) is required (400 ' +
-          'otherwise); both must agree. The provider customer is made on first use and reused. Repeating the same ' +
-          'request within minutes answers the same checkout. With an `Idempotency-Key` header (a key belongs to ' +
-          'the player who sent it) a repeat with the same body answers the first checkout (header ' +
-          '`idempotent-replayed: true`) and asks the provider for nothing, also when the repeats race, and also ' +
-          'after that checkout completed or expired (a new purchase takes a new key); the same key with another ' +
-          'body is 409 `conflict`. The key then replaces the within-minutes rule: different keys are different ' +
-          'checkouts. Errors: 400 SchemaError (`successUrl` or `cancelUrl` not an absolute http(s) URL, or ' +
-          'holding a space, control or separator character: percent-encode them); 404 `product`; 422 ' +
-          '`price_mismatch`, `product_has_no_price`, `invalid_request` (quantity other than 1 on a plan; a URL ' +
-          'not on an allowed origin; several currencies and no priceId; the provider refused, with ' +
-          '`provider_code`); 503 `panic_mode` (degraded and lockdown), `unavailable` (the provider cannot be ' +
-          'reached).',
+          'Sends the player to the payment provider to buy a credit pack or subscribe to a plan (`productId` or ' +
+          '`priceId`). Idempotent with an `Idempotency-Key` header (a key belongs to the player who sent it). In ' +
+          'depth: [docs/api/billing.md](docs/api/billing.md#start-a-checkout).',
         headers: idempotencyKeyHeaders('checkout'),
         body: checkoutSessionBody,
         response: { 200: checkoutSessionResult },

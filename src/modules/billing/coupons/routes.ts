@@ -53,10 +53,9 @@ export function registerBillingCouponRoutes(app: ZodApp, deps: Deps<'db' | 'paym
         tags,
         summary: 'Create a coupon',
         description:
-          `Created at the payment provider, then mirrored. Exactly one of \`percent_off\` (0 < p <= 100, two ` +
-          `decimals) or \`amount_off\` (minor units, with \`currency\`); \`duration_in_months\` (1..36) with ` +
-          `\`repeating\` only; \`redeem_by\` in the future. Anything else is a 400. ${PROVIDER_ERRORS} Answers 201 ` +
-          `with the coupon. Audited (\`billing.coupon.create\`).`,
+          'Creates a coupon at the payment provider, then mirrors it; answers 201 with it. Exactly one of ' +
+          '`percent_off` or `amount_off`; nothing is stored when the provider refuses. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#create-a-coupon).',
         body: createCouponBody,
         response: { 201: couponBody },
       },
@@ -132,10 +131,9 @@ export function registerBillingCouponRoutes(app: ZodApp, deps: Deps<'db' | 'paym
         tags,
         summary: 'Activate or deactivate a promotion code',
         description:
-          `Only \`active\` can change: the payment provider fixes a code's limits and expiry at creation (other ` +
-          `fields are a 400). 404 \`not_found\`; 422 \`invalid_state\` to activate a code of a deleted coupon. ` +
-          `${PROVIDER_ERRORS} Answers 200 with the code; the same value writes nothing. Audited ` +
-          `(\`billing.promotion_code.update\`).`,
+          'Activates or deactivates a promotion code at the payment provider (only `active` can change). Answers ' +
+          'the code; when the provider refuses (422 `invalid_request`) nothing is stored. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#activate-or-deactivate-a-promotion-code).',
         params: idParams,
         body: updatePromotionCodeBody,
         response: { 200: promotionCodeBody },

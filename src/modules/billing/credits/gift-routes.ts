@@ -98,16 +98,9 @@ export function registerCreditGiftRoutes(app: ZodApp, deps: Deps<'db' | 'write'>
         tags,
         summary: 'Gift credit packs to a user',
         description:
-          'Adds the credits of `quantity` packs of an active credit pack (`product_id`) as ONE new lot (lapsing ' +
-          'at `expires_at`, or never) with one `gift` ledger entry referencing the product (`reference_type` ' +
-          '`product`, `reference_id` the product id); audited `billing.credits.gift_pack` (product, quantity, ' +
-          'credits per pack, credits, entry, lot, balance), dashboard event `billing.credits_gifted`. Nothing is ' +
-          'charged and no payment is recorded. Returns the entry id, the balance after it and the credits added. ' +
-          'With an `Idempotency-Key` header a repeat with the same body answers the first gift again (header ' +
-          '`idempotent-replayed: true`) and gifts nothing, even if the pack was taken off sale meanwhile; the ' +
-          "same key with another body (or after the pack's credits changed) is 409 `conflict`. 404 `not_found` " +
-          '(no such user or product); 422 `invalid_state` (a deleted user), `invalid_request` (the product is a ' +
-          'plan or an inactive pack, or `expires_at` is not in the future).',
+          'Gives a user the credits of `quantity` packs of an active credit pack as one lot, charging nothing. ' +
+          'Idempotent with an `Idempotency-Key` header. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#gift-credit-packs-to-a-user).',
         headers: grantHeaders,
         body: giftPackBody,
         response: { 201: giftPackResult },
@@ -128,13 +121,9 @@ export function registerCreditGiftRoutes(app: ZodApp, deps: Deps<'db' | 'write'>
         tags,
         summary: 'What staff can hand out',
         description:
-          'One answer for a support agent\'s "give them something" screen: `{ tiers, packs }`. `tiers`: every ' +
-          'plan tier (key, name, rank) by rank, lowest first, each with the active plan products that sell it and ' +
-          'their active prices, so the agent sees which plan and price a tier corresponds to; a tier no active ' +
-          'product sells is still listed (with `products: []`), since the tier ladder is what the agent reasons ' +
-          'in. `packs`: every active credit pack (id, name, credits), exactly what `POST ' +
-          '/v1/admin/billing/credits/gift-pack` accepts, whether or not it has a price (a gift is not a sale). ' +
-          'Not paged: tiers and products are a short staff-made catalog.',
+          'What a support agent may give: every plan tier by rank with the active products and prices that sell ' +
+          'it, and every active credit pack. Not paged. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#what-staff-can-hand-out).',
         response: { 200: giftablesResult },
       },
     },

@@ -40,12 +40,9 @@ export function registerCreditRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): v
         tags,
         summary: 'Grant credits to a user',
         description:
-          'Adds `amount` credits as a new lot (lapsing at `expires_at`, or never) with a `grant` ledger entry; ' +
-          'audited `billing.credits.grant`, dashboard event `billing.credits_granted`. Returns the entry id and ' +
-          'the balance after it. With an `Idempotency-Key` header a repeat with the same body answers the first ' +
-          'grant again (header `idempotent-replayed: true`) and grants nothing; the same key with another body is ' +
-          '409 `conflict`. 404 `not_found` (no such user); 422 `invalid_state` (a deleted user), ' +
-          '`invalid_request` (`expires_at` not in the future).',
+          'Adds `amount` credits to a user as a new lot (lapsing at `expires_at`, or never) and answers the ledger ' +
+          'entry and balance. Idempotent with an `Idempotency-Key` header. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#grant-credits-to-a-user).',
         headers: grantHeaders,
         body: grantCreditsBody,
         response: { 201: grantResult },

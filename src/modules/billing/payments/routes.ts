@@ -72,19 +72,9 @@ export function registerBillingPaymentRoutes(app: ZodApp, deps: Deps<'db' | 'pay
         tags,
         summary: 'Refund a payment',
         description:
-          'Refunds `amount` minor units (omitted: all that is left) at the payment provider, then records the ' +
-          "refund, adds it to the payment's `amount_refunded` (status `partially_refunded` or `refunded`) and, " +
-          'for a credit pack, takes back the refunded share of its credits (rounded down) from what is left of ' +
-          'the pack; credits already spent are the `shortfall`. With an `Idempotency-Key` header a repeat with ' +
-          'the same body answers the first refund (header `idempotent-replayed: true`) and refunds nothing more, ' +
-          'whatever happened in between; the same key with another body is 409 `conflict`. Without one, a retry ' +
-          "after a failure still does not refund twice (the provider's idempotency key names the payment, the " +
-          'total refunded so far and the amount). A refund the provider reports on its own (made in its ' +
-          'dashboard, or a request whose write was lost) is recorded from its event the same way, once. 404 ' +
-          '`not_found`; 422 `invalid_request` when `amount` is more than is left (`details.refundable`); 422 ' +
-          '`invalid_state` when the payment is fully refunded; 422 `invalid_request` when the provider refuses ' +
-          '(`details.provider_code`); 503 `unavailable` when it cannot be reached. Refusals store nothing. ' +
-          'Answers 200 with the refund. Audited (`billing.payment.refund`).',
+          'Refunds `amount` minor units (omitted: all that is left) at the payment provider, records it and takes ' +
+          "back a credit pack's share of credits. Idempotent with an `Idempotency-Key` header, and never refunds " +
+          'twice on a retry. In depth: [docs/api/billing.md](docs/api/billing.md#refund-a-payment).',
         params: idParams,
         headers: idempotencyKeyHeaders('refund', 'refunds nothing more'),
         body: refundBody,

@@ -20,14 +20,6 @@ import { BillingSubscriptionsService, RenewalSimulation } from './service.js';
 const tags = ['billing'];
 const read = { perms: ['billing.read'] } as const;
 const write = { perms: ['billing.write'] } as const;
-const ANSWER = "Answers 200 with the subscription as stored afterwards (the list's row shape).";
-const COMMON_ERRORS =
-  '404 `not_found` for an unknown id; 422 `invalid_state` (details `reason`, `status`, `cancel_at_period_end`) ' +
-  'when the subscription is canceled or incomplete_expired; 422 `invalid_state` (details `reason`, `provider`) ' +
-  'when it was made with another payment provider than the configured one';
-const PROVIDER_ERRORS =
-  '422 `invalid_request` when the payment provider refuses (details `reason`, `provider_code`, ' +
-  '`provider_message`); 503 `unavailable` when it cannot be reached. Refusals change nothing.';
 
 export function registerBillingSubscriptionRoutes(app: ZodApp, deps: Deps<'db' | 'log' | 'payments' | 'write'>): void {
   const service = new BillingSubscriptionsService(deps.db, deps.write, deps.payments);
@@ -62,12 +54,9 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, deps: Deps<'db' |
         tags,
         summary: 'Cancel a subscription',
         description:
-          `Cancels at the payment provider. \`when: period_end\` (default): it stays active, and its tier with it, ` +
-          `until \`current_period_end\`, then ends instead of renewing (\`cancel_at_period_end\` true; undo with ` +
-          `resume). \`when: now\`: it is canceled at once and the user loses the plan's tier (no refund is made; ` +
-          `refund the payment separately). ${COMMON_ERRORS}; 422 \`invalid_state\` for \`period_end\` when it is ` +
-          `already set to cancel at period end; ${PROVIDER_ERRORS} Audited (\`billing.subscription.cancel\`); ` +
-          `dashboard event \`billing.subscription_canceled\`. ${ANSWER}`,
+          'Cancels at the payment provider, at period end (default; undo with resume) or `now` (the tier goes at ' +
+          'once, no refund). Answers the subscription as stored afterwards. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#cancel-a-subscription).',
         params: subscriptionIdParams,
         body: cancelSubscriptionBody,
         response: { 200: subscriptionBody },
@@ -85,10 +74,9 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, deps: Deps<'db' |
         tags,
         summary: 'Resume a subscription set to cancel',
         description:
-          `Undoes a cancel at period end at the payment provider: the subscription renews again ` +
-          `(\`cancel_at_period_end\` false). ${COMMON_ERRORS}; 422 \`invalid_state\` unless it is trialing, active ` +
-          `or past_due and set to cancel at period end; ${PROVIDER_ERRORS} Audited ` +
-          `(\`billing.subscription.resume\`); dashboard event \`billing.subscription_resumed\`. ${ANSWER}`,
+          'Undoes a cancel at period end at the payment provider: the subscription renews again. Answers the ' +
+          'subscription as stored afterwards. In depth: ' +
+          '[docs/api/billing.md](docs/api/billing.md#resume-a-subscription-set-to-cancel).',
         params: subscriptionIdParams,
         body: resumeSubscriptionBody,
         response: { 200: subscriptionBody },
@@ -113,14 +101,9 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, deps: Deps<'db' |
           tags,
           summary: 'Simulate a renewal (local payment provider only)',
           description:
-            `Exists only while the embedded \`local\` payment provider runs (no money moves; absent with Stripe), ` +
-            `to try what a renewal does. \`outcome: paid\`: the next period is invoiced and paid (an invoice and a ` +
-            `subscription payment are recorded, \`current_period_end\` moves on a period), or, when the ` +
-            `subscription is set to cancel at period end, it ends instead (status canceled, tier removed). ` +
-            `\`outcome: failed\`: the charge fails, the invoice stays open and the subscription becomes past_due ` +
-            `(it keeps its tier). The provider's events go through the same fulfilment as Stripe's webhooks. ` +
-            `${COMMON_ERRORS}; 422 \`invalid_request\` when the provider refuses (details \`provider_code\`). ` +
-            `Audited (\`billing.subscription.simulate_renewal\`). ${ANSWER}`,
+            'Only with the embedded `local` payment provider: runs a renewal that is `paid` or `failed`, through the ' +
+            "same fulfilment as Stripe's webhooks. Answers the subscription as stored afterwards. In depth: " +
+            '[docs/api/billing.md](docs/api/billing.md#simulate-a-renewal-local-payment-provider-only).',
           params: subscriptionIdParams,
           body: simulateRenewalBody,
           response: { 200: subscriptionBody },
@@ -142,12 +125,10 @@ export function registerBillingSubscriptionRoutes(app: ZodApp, deps: Deps<'db' |
         tags: ['plans'],
         summary: "Migrate a plan's subscribers to a new price",
         description:
-          'Moves every trialing, active or past_due subscription on `fromProductId` to `newProviderPriceId` (an ' +
-          'active price of the plan `toProductId`) at the provider, without proration, 4 at a time; each moved ' +
-          "subscription gets the new product and its user the new plan's tier. Per-subscription failures are " +
-          "counted in `failed` and listed in `failures` (subscription, subscriber, the provider's reason). Errors: 400 `validation_failed` when `confirm` is not true; 404 `not_found` for " +
-          'an unknown product; 422 `invalid_request` when `toProductId` is not a plan or the price is not an ' +
-          'active price of it. Audited once (`plans.subscribers.migrate`, failures listed).',
+          'Moves every live subscription of one plan to a price of another plan at the provider, without ' +
+          "proration; each user gets the new plan's tier. Failures are counted and listed, not thrown; needs " +
+          '`confirm: true`. In depth: ' +
+          '[docs/api/plans.md](docs/api/plans.md#migrate-a-plans-subscribers-to-a-new-price).',
         body: migrateSubscribersBody,
         response: { 200: migrateSubscribersResult },
       },

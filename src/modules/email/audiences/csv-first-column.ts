@@ -6,10 +6,11 @@
  * Lenient where a strict parser would refuse: a quote left open runs to the end of the text, and
  * text after a closing quote joins the cell; the address check that follows decides what is valid.
  *
- * Hand-written rather than csv-parse, measured on 2.5 M one-letter rows: csv-parse took 0.75 s
- * without line numbers and 8.5–9.8 s with them (its per-record `info` or `on_record` context)
- * against 0.3 s here; it numbers a row by the line it ends on; and its lenient mode
- * (`skip_records_with_error`) dropped the good rows after a malformed one.
+ * Hand-written rather than csv-parse: on 2.5 M one-letter rows csv-parse takes 0.75 s without
+ * line numbers and 8.5–9.8 s with them (its per-record `info` or `on_record` context), this 0.3 s
+ * (the largest upload: `npm run bench -- --only "at the bound"`); csv-parse numbers a row by the
+ * line it ends on; and its lenient mode (`skip_records_with_error`) drops the good rows after a
+ * malformed one.
  */
 
 export interface CsvCell {

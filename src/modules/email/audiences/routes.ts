@@ -27,33 +27,6 @@ const BASE = '/v1/admin/email/audiences';
 const MAILABLE =
   'Mailable: the address is not on the suppression list and its account (if any) is not banned or deleted.';
 
-const REPLACE_MEMBERS = [
-  'Replaces the whole member list with `members` (at most 50,000 items; each an address, `{ user_id, email? }` or ' +
-    '`{ email }`) or `csv` (at most 5,000,000 characters; the first column of each row is an address; a first row ' +
-    'whose first cell is `email`, any case, is a header; quoted cells, a UTF-8 BOM, CRLF and blank lines are fine). ' +
-    'Send exactly one of the two.',
-  'Addresses are stored lowercased and duplicates removed case-insensitively (the first occurrence is kept). A ' +
-    "`user_id` member without `email` takes the account's address; an address without `user_id` is linked to the " +
-    'account with that address, if any. Members that stay keep their id and `created_at`. The replace is one ' +
-    'transaction: readers see the old list or the new one, never a mix, and any refusal leaves the old list ' +
-    'untouched.',
-  'A CSV is read a stretch at a time, other requests being answered in between, and what is kept of it is ' +
-    'bounded: the first 20 refused rows with a count of all of them, and the distinct addresses up to one past ' +
-    'the 50,000 limit.',
-  'Answers 200 `{ count }`: the members now on the list. Refusals, in this order: 404 `audience` (no such ' +
-    'audience); 400 `validation_failed` when any CSV row is not an address or any `user_id` member cannot be used, ' +
-    'with `details.invalid_count` (refused rows and users in all), `details.invalid_emails` (the first 20 refused ' +
-    'CSV cells, each cut to 320 characters), `details.invalid_lines` (their CSV line numbers) and ' +
-    '`details.invalid_users` (the first 20 `{ user_id, reason }`, reason `not_found`, `no_email` or ' +
-    '`invalid_email`); 422 `too_many_members` with `details.max` 50000 when more than 50,000 distinct addresses ' +
-    'remain after duplicates are removed (blank CSV lines and the header do not count). An invalid address in ' +
-    '`members`, more than 50,000 items, a `csv` over 5,000,000 characters, or both or neither of `members` and ' +
-    '`csv` is a 400 SchemaError; ' +
-    `a body over ${LARGE_BODY_LIMIT_BYTES.toLocaleString('en-US')} bytes (5,000,000 characters however escaped) ` +
-    'is 413 `payload_too_large`. ' +
-    'Audited (`email.audience.members.replace`, with counts, never the addresses).',
-].join('\n\n');
-
 export function registerEmailAudienceRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
   const audiences = new EmailAudiencesService(deps.db, deps.write);
 
@@ -187,7 +160,10 @@ export function registerEmailAudienceRoutes(app: ZodApp, deps: Deps<'db' | 'writ
         operationId: 'setEmailAudienceMembers',
         tags,
         summary: 'Replace the members of an email audience',
-        description: REPLACE_MEMBERS,
+        description:
+          'Replaces the whole member list, in one transaction, from `members` (at most 50,000) or a `csv` (at most ' +
+          '5,000,000 characters); answers `{ count }`. Refusals leave the old list untouched. In depth: ' +
+          '[docs/api/email.md](docs/api/email.md#replace-the-members-of-an-email-audience).',
         params: audienceIdParams,
         body: replaceMembersBody,
         response: { 200: replaceMembersResult },

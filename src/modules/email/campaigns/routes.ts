@@ -133,12 +133,9 @@ export function registerEmailCampaignRoutes(
         tags,
         summary: 'Launch a campaign now',
         description:
-          `Fixes the template's published version, queues one message per mailable audience member (not ` +
-          `unsubscribed; account active or none) and starts sending. With an \`Idempotency-Key\` header a repeat by ` +
-          `the same staff member answers the campaign as it is now (header \`idempotent-replayed: true\`) and ` +
-          `queues nothing more, also when the repeats race; the same key sent to launch another campaign is 409 ` +
-          `\`conflict\`. Errors: ${UNKNOWN}; 422 \`invalid_state\` (not a draft or scheduled campaign; no audience; ` +
-          `template unpublished; nobody mailable). Audited (\`email.campaign.launch\`).`,
+          "Fixes the template's published version, queues one message per mailable audience member and starts " +
+          'sending. Idempotent with an `Idempotency-Key` header. In depth: ' +
+          '[docs/api/email.md](docs/api/email.md#launch-a-campaign-now).',
         headers: idempotencyKeyHeaders('launch'),
         params: campaignIdParams,
         response: { 200: campaignView },

@@ -9,7 +9,6 @@ import { EmailOutboxService } from './service.js';
 const tags = ['email outbox'];
 const read = { perms: ['email.read'] } as const;
 const send = { perms: ['email.send'] } as const;
-const UNKNOWN = 'An unknown id is 404 `not_found`; an id that is not a uuid is a 400 SchemaError.';
 
 /**
  * The outbox: every message the service queued, as staff read it. Also starts this instance's
@@ -48,14 +47,9 @@ export function registerEmailDeliveryRoutes(
         tags,
         summary: 'List outbound email',
         description:
-          'Every message the service queued (campaigns, broadcasts, transactional mail), whichever transport ' +
-          'delivers it; with the embedded default (no `SMTP_URL`) nothing leaves the service and this is where a ' +
-          'developer reads what would have gone out. Paged with `meta.total`, newest first ' +
-          '(`sort=created_at:asc|desc`). Filters `status`, `category`, `campaign_id`, `broadcast_id`, `user_id`, ' +
-          '`q` (part of the recipient address, case-insensitive), `created_from` (inclusive) and `created_to` ' +
-          '(exclusive); all combine. Rows carry the rendered subject but no bodies (see the message route). A ' +
-          'malformed filter is a 400 SchemaError; 401 without a valid token; 403 `forbidden` (`details.perm`) ' +
-          'without `email.read`.',
+          'Every message the service queued, whichever transport delivers it, newest first and paged; filters ' +
+          'combine. Without `SMTP_URL` this is where a developer reads what would have gone out. In depth: ' +
+          '[docs/api/email.md](docs/api/email.md#list-outbound-email).',
         querystring: listOutboxQuery,
         response: { 200: outboxPage },
       },
@@ -72,12 +66,9 @@ export function registerEmailDeliveryRoutes(
         tags,
         summary: 'Read one outbound message',
         description:
-          `The message as it was (or will be) sent: From, subject, HTML and text bodies rendered from its template ` +
-          `version and vars (templated messages are rendered on read, with the same code as at sending; the ` +
-          `unsubscribe link's token reads \`withheld\`, since a signed link unsubscribes its holder), and the headers ` +
-          `set on it (Message-ID; List-Unsubscribe, its token withheld too, and List-Unsubscribe-Post for marketing ` +
-          `mail). ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` (\`details.perm\`) without ` +
-          `\`email.read\`.`,
+          'The message as it was (or will be) sent: From, subject, rendered HTML and text bodies and headers. ' +
+          'Unsubscribe tokens read `withheld`. In depth: ' +
+          '[docs/api/email.md](docs/api/email.md#read-one-outbound-message).',
         params: idParams,
         response: { 200: outboxMessageDetail },
       },
@@ -94,11 +85,9 @@ export function registerEmailDeliveryRoutes(
         tags,
         summary: 'Send a failed message again',
         description:
-          `Puts a \`failed\` message back in the queue, due at once, with its attempts counted afresh (up to 5) and ` +
-          `its error cleared; answers 200 with the message. A message \`interrupted\` mid-send may have been ` +
-          `delivered already: retrying it may send a second copy. Any other status is 422 \`invalid_state\` ` +
-          `(\`details.status\`), changing nothing. ${UNKNOWN} 401 without a valid token; 403 \`forbidden\` ` +
-          `(\`details.perm\`) without \`email.send\`. Audited (\`email.message.retry\`).`,
+          'Puts a `failed` message back in the queue, due at once, with its attempts counted afresh. One failed as ' +
+          'interrupted mid-send may have been delivered already: retrying it may send a second copy. In depth: ' +
+          '[docs/api/email.md](docs/api/email.md#send-a-failed-message-again).',
         params: idParams,
         response: { 200: outboxMessage },
       },

@@ -28,12 +28,6 @@ const UNSUBSCRIBE = '/v1/public/email/unsubscribe';
 const SUPPRESSIONS = '/v1/admin/email/suppressions';
 /** A form post is a few bytes; anything bigger is not a browser or a mail provider. */
 const FORM_BODY_LIMIT_BYTES = 4_096;
-const INVALID =
-  'A token that is missing, altered or not signed by this service answers 400 with an HTML page saying the link ' +
-  'is not valid (an API client: the JSON error `invalid_link`); nothing says whether an address is known.';
-const API_CLIENTS =
-  'API clients (a JSON body, or an `Accept` header ranking `application/json` above `text/html`) get JSON instead ' +
-  'of the pages: the answer below and errors in the usual shapes.';
 /** The link's token travels in the URL: no answer is cached or sends it on as a referrer. */
 const JSON_HEADERS = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
 const invalidLink = () => new AppError(400, 'invalid_link');
@@ -59,9 +53,9 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, deps: Deps<'db' | 's
           operationId: 'getEmailUnsubscribePage',
           summary: 'Unsubscribe page (the link in every marketing mail)',
           description:
-            `An HTML page showing the link's address (partly masked), that marketing mail to it will stop, and a ` +
-            `button that posts to this URL. A GET never unsubscribes: link scanners and previews follow GETs. ` +
-            `${INVALID} Answers are \`no-store\` and \`noindex\`. ${API_CLIENTS} (\`{ email }\`, masked).`,
+            'The HTML page an unsubscribe link opens: the address (masked) and a button that posts here. A GET never ' +
+            'unsubscribes; API clients get JSON. In depth: ' +
+            '[docs/api/email.md](docs/api/email.md#unsubscribe-page-the-link-in-every-marketing-mail).',
           querystring: unsubscribeQuery,
           response: { 200: linkAnswer, 400: invalidLinkPageAnswer },
         },
@@ -88,12 +82,9 @@ export function registerEmailUnsubscribeRoutes(app: ZodApp, deps: Deps<'db' | 's
           operationId: 'unsubscribeEmail',
           summary: "Unsubscribe (RFC 8058 one-click, and the page's button)",
           description:
-            `Puts the token's address on the suppression list (reason \`unsubscribed\`, source \`one_click\` when ` +
-            `the body is \`List-Unsubscribe=One-Click\`, else \`link\`, with the message the link came in), ` +
-            `effective for every message not yet sent. No confirmation step: a mail provider's one-click POST ` +
-            `(form-encoded or multipart) and the page's button both answer 200 with a short HTML page saying it is ` +
-            `done. Idempotent: a second time, or an address already suppressed for another reason, answers the same ` +
-            `and changes nothing. ${INVALID} ${API_CLIENTS} (\`{ email, unsubscribed: true }\`, masked).`,
+            "Puts the link token's address on the suppression list for marketing mail, at once and idempotently (a " +
+            "one-click POST or the page's button). API clients get JSON. In depth: " +
+            '[docs/api/email.md](docs/api/email.md#unsubscribe-rfc-8058-one-click-and-the-pages-button).',
           querystring: unsubscribeQuery,
           body: unsubscribeBody,
           consumes: ['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'],
