@@ -9,6 +9,7 @@ import type { PlatformEvent } from '../../src/kernel/events.js';
 import { createKernel, type Kernel, type KernelOptions } from '../../src/kernel/kernel.js';
 import { AREA_SERVICES } from '../../src/modules/index.js';
 import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
+import { checkAuditPictures } from './audit-pictures.js';
 import { checkAnswersAgainstContract } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { signToken, TEST_JWT_SECRET } from './tokens.js';
@@ -152,6 +153,8 @@ export async function startTestApp(
       // Answers got through `app.inject` directly are checked too.
       const unreported = process.env.CONTRACT_RECORD ? [] : [...violations.values()];
       violations.clear();
+      // The audit rows of this file's own database keep the pictures the service always wrote.
+      if (testDatabase !== null) await checkAuditPictures(kernel.db);
       await app.close();
       await kernel.stop();
       await testDatabase?.drop();
