@@ -174,7 +174,8 @@ export function auditPicture<Row>(declaration: AuditPictureDeclaration<Row>): Au
   };
   const rename = (picture: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(picture).map(([column, value]) => [keyOf(column), value]));
-  const inPicture = (only: readonly string[] | undefined) => (only === undefined ? columns : columns.filter((c) => only.includes(c)));
+  const inPicture = (only: readonly string[] | undefined) =>
+    only === undefined ? columns : columns.filter((c) => only.includes(c));
   return {
     columns,
     of(row, only) {
@@ -198,15 +199,19 @@ export function auditPicture<Row>(declaration: AuditPictureDeclaration<Row>): Au
 export interface AuditRowEntry extends Omit<AuditEntry, 'before' | 'after'> {
   before?: object;
   after?: object;
-  /** The columns this action's picture has always kept, when narrower than the table's. */
-  only?: readonly string[];
+  /** The columns this action's picture has always kept, when narrower than the table's (or per side). */
+  only?: readonly string[] | { readonly before?: readonly string[]; readonly after?: readonly string[] };
 }
 
 /** The audit entry of rows: each side is the picture of its row, so nothing undeclared is recorded. */
 export function pictureEntry(picture: AuditPicture, { before, after, only, ...entry }: AuditRowEntry): AuditEntry {
+  const side = (name: 'before' | 'after') =>
+    only === undefined || Array.isArray(only)
+      ? only
+      : (only as { before?: readonly string[]; after?: readonly string[] })[name];
   return {
     ...entry,
-    ...(before === undefined ? {} : { before: picture.of(before, only) }),
-    ...(after === undefined ? {} : { after: picture.of(after, only) }),
+    ...(before === undefined ? {} : { before: picture.of(before, side('before')) }),
+    ...(after === undefined ? {} : { after: picture.of(after, side('after')) }),
   };
 }

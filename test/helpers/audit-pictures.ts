@@ -12,15 +12,24 @@ import { canonicalJson } from '../../src/lib/canonical-json.js';
  */
 export const AUDIT_PICTURES_FIXTURE = fileURLToPath(new URL('../fixtures/audit-pictures.json', import.meta.url));
 
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-const INSTANT = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g;
-// The random part of names the tests make (`user-1a2b3c4d@example.test`, `test-1a2b3c4d`).
-const RANDOM_HEX = /(?<![0-9a-z])[0-9a-f]{8}(?![0-9a-z])/g;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+// A word of the service's own vocabulary (a status, a category, a reason), kept as it is; any
+// other text may carry the random part of a name a test made (`ct-hwljkojs`, `tpl-1a2b3c`).
+const WORD = /^[a-z_]{1,32}$/;
+const RANDOM_HEX = /^[0-9a-f]{8}$/;
 
-/** A value with what differs between runs (ids, instants, random names) replaced by its kind. */
+/**
+ * A value with what differs between runs replaced by its kind: ids, instants and free text.
+ * Keys, numbers, booleans, nulls, array lengths and the service's words stay exact.
+ */
 export function runIndependent(value: unknown): unknown {
-  if (typeof value === 'string')
-    return value.replace(UUID, '<uuid>').replace(INSTANT, '<instant>').replace(RANDOM_HEX, '<hex>');
+  if (typeof value === 'string') {
+    if (UUID.test(value) || value === '<uuid>') return '<uuid>';
+    if (INSTANT.test(value) || value === '<instant>') return '<instant>';
+    if (RANDOM_HEX.test(value) || !WORD.test(value)) return '<text>';
+    return value;
+  }
   if (Array.isArray(value)) return value.map(runIndependent);
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, runIndependent(inner)]));
@@ -39,6 +48,40 @@ export function auditShape(row: AuditPictureRow): string {
   return canonicalJson(runIndependent({ target_type: row.target_type, summary }));
 }
 
+/**
+ * Actions whose areas' suites were not recorded when the pictures became derived: they still
+ * write hand-made pictures, which nothing compares yet. This list only shrinks: record the area's
+ * suites on the code before a change (AUDIT_PICTURES_RECORD, scripts/audit-pictures-fixture.ts)
+ * and take its actions off. Any other action missing from the fixture fails the file that writes it.
+ */
+export const NOT_YET_RECORDED: ReadonlySet<string> = new Set([
+  'billing.credits.gift_pack',
+  'billing.credits.grant',
+  'billing.payment.refund',
+  'billing.subscription.cancel',
+  'billing.subscription.resume',
+  'billing.subscription.simulate_renewal',
+  'device_authorization.approve',
+  'device_authorization.deny',
+  'device_authorization.revoke',
+  'notifications.broadcast',
+  'ops.incident_rules.update',
+  'plans.ruleset.upsert',
+  'plans.subscribers.migrate',
+  'plans.tier.upsert',
+  'storage.object.delete',
+  'users.ban',
+  'users.hard_delete',
+  'users.restore',
+  'users.self_delete',
+  'users.self_delete_cancel',
+  'users.self_sign_out',
+  'users.sign_out',
+  'users.soft_delete',
+  'users.unban',
+  'users.update',
+]);
+
 let fixture: Record<string, string[]> | undefined;
 
 export function auditPicturesFixture(): Record<string, string[]> {
@@ -51,6 +94,7 @@ export function unknownAuditPictures(rows: AuditPictureRow[]): string[] {
   const known = auditPicturesFixture();
   const unknown = new Set<string>();
   for (const row of rows) {
+    if (NOT_YET_RECORDED.has(row.action)) continue;
     const shape = auditShape(row);
     if (!known[row.action]?.includes(shape)) unknown.add(`${row.action} ${shape}`);
   }

@@ -80,7 +80,7 @@ export interface LaunchRequest {
  * Idempotency-Key is written on the campaign with it.
  */
 export async function launchLocked(
-  w: Pick<AuditedTransaction, 'trx' | 'actor' | 'audit'>,
+  w: Pick<AuditedTransaction, 'trx' | 'actor' | 'audit' | 'auditRow'>,
   campaign: CampaignRow,
   now: Date,
   request?: LaunchRequest,

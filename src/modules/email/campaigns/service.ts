@@ -124,8 +124,9 @@ export class EmailCampaignsService {
         action: 'email.campaign.update',
         targetType: 'email_campaign',
         targetId: id,
-        before: { name: campaign.name, template_id: campaign.template_id, audience_id: campaign.audience_id },
+        before: campaign,
         after: input,
+        only: { before: ['name', 'template_id', 'audience_id'] },
       });
     });
     return this.get(id);

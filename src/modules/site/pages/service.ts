@@ -72,7 +72,12 @@ export class PagesService {
     return refusingTakenSlug(input.slug, () =>
       this.write(actor, async (w) => {
         const { id } = await insertPage(w.trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
-        await w.auditRow(pagePicture, { action: 'site.page.create', targetType: 'site_page', targetId: id, after: input });
+        await w.auditRow(pagePicture, {
+          action: 'site.page.create',
+          targetType: 'site_page',
+          targetId: id,
+          after: input,
+        });
         return { id };
       }),
     );
