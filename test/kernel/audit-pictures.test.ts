@@ -9,6 +9,7 @@ import {
   runIndependent,
   unknownAuditPictures,
 } from '../helpers/audit-pictures.js';
+import { asInstant, asLength, auditPicture } from '../../src/kernel/audit.js';
 
 /**
  * The audit pictures are derived from per-table declarations (decision 0100). Every test app
@@ -120,5 +121,25 @@ describe('audit pictures', () => {
     expect(auditShape({ action: 'a.b', target_type: 't', summary: '{"after":{"n":1}}' })).toBe(
       '{"summary":{"after":{"n":1}},"target_type":"t"}',
     );
+  });
+
+  it('records only the declared columns of a row, shown as declared', () => {
+    const picture = auditPicture<{ title: string; body: string; at: Date | null; token_hash: string }>({
+      title: true,
+      body: asLength('body_length'),
+      at: asInstant,
+      token_hash: false,
+    });
+    const row = { title: 'T', body: 'héllo', at: new Date('2026-01-02T03:04:05Z'), token_hash: 'secret' };
+    expect(picture.of(row)).toEqual({ title: 'T', body_length: 5, at: '2026-01-02T03:04:05.000Z' });
+    expect(picture.of(row, ['title'])).toEqual({ title: 'T' });
+    expect(picture.changes(row, { title: 'T', body: 'hello', token_hash: 'other' })).toEqual({
+      before: { body_length: 5 },
+      after: { body_length: 5 },
+      changed: ['body'],
+    });
+    // A column left out of a declaration is a type error: nobody forgets to decide on a secret.
+    // @ts-expect-error token_hash is not declared
+    auditPicture<{ title: string; token_hash: string }>({ title: true });
   });
 });
