@@ -112,3 +112,106 @@ export function auditChanges<Field extends string>(
   }
   return changes;
 }
+
+/**
+ * How a column shows in its table's audit picture: `true` as it is, `false` never recorded
+ * (secrets, tokens, hashes, bulky documents), or shown under another key or in another form.
+ */
+export type AuditColumn = boolean | { readonly key?: string; readonly show?: (value: unknown) => unknown };
+
+/** A picture of an instant: ISO text (rows hold a Date, bodies hold text with any offset). */
+export const asInstant: AuditColumn = {
+  show: (value) => (value === null ? null : new Date(value as Date | string).toISOString()),
+};
+
+/** A long text as its length in characters, under `key` (a page's body is not an audit record's business). */
+export function asLength(key: string): AuditColumn {
+  return { key, show: (value) => [...(value as string)].length };
+}
+
+/** A value as `briefAuditValue` keeps it: long texts cut, `metadata` as its keys. */
+export function asBrief(column: string): AuditColumn {
+  return { show: (value) => briefAuditValue(column, value) };
+}
+
+/**
+ * Every column of a table, each declared once: recorded (and how) or not. A column added to the
+ * table fails the typecheck until its declaration says which, so a secret is never recorded by
+ * default. Names beyond the table's columns are values the service hands with the row (a role's
+ * permission keys), declared the same way.
+ */
+export type AuditPictureDeclaration<Row> = { readonly [Column in keyof Row & string]-?: AuditColumn } & {
+  readonly [name: string]: AuditColumn;
+};
+
+/** A table's audit picture: what its audit rows hold of a row, derived from the declaration. */
+export interface AuditPicture<Row = unknown> {
+  readonly columns: readonly string[];
+  /**
+   * The picture of a row (or the part of one a write read or sent): each recorded column it holds
+   * (not `undefined`), shown as declared; `only` narrows it to the columns an action has always kept.
+   */
+  of(row: Partial<Record<keyof Row & string, unknown>> & object, only?: readonly string[]): Record<string, unknown>;
+  /** An edit's pictures (see `auditChanges`) over the recorded columns `wanted` holds, shown as declared. */
+  changes(
+    stored: object,
+    wanted: object,
+    options?: Omit<AuditChangesOptions<string>, 'show' | 'fields'> & { only?: readonly string[] },
+  ): AuditChanges<string>;
+}
+
+export function auditPicture<Row>(declaration: AuditPictureDeclaration<Row>): AuditPicture<Row> {
+  const recorded = Object.entries(declaration as Record<string, AuditColumn>).filter(([, rule]) => rule !== false);
+  const columns = recorded.map(([column]) => column);
+  const rules = new Map(recorded);
+  const keyOf = (column: string) => {
+    const rule = rules.get(column);
+    return typeof rule === 'object' && rule.key !== undefined ? rule.key : column;
+  };
+  const shown = (column: string, value: unknown) => {
+    const rule = rules.get(column);
+    return typeof rule === 'object' && rule.show !== undefined ? rule.show(value) : value;
+  };
+  const rename = (picture: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(picture).map(([column, value]) => [keyOf(column), value]));
+  const inPicture = (only: readonly string[] | undefined) =>
+    only === undefined ? columns : columns.filter((c) => only.includes(c));
+  return {
+    columns,
+    of(row, only) {
+      const picture: Record<string, unknown> = {};
+      const values = row as Record<string, unknown>;
+      for (const column of inPicture(only)) {
+        if (values[column] !== undefined) picture[keyOf(column)] = shown(column, values[column]);
+      }
+      return picture;
+    },
+    changes(stored, wanted, { only, ...options } = {}) {
+      const values = wanted as Record<string, unknown>;
+      const fields = inPicture(only).filter((column) => values[column] !== undefined);
+      const changes = auditChanges(stored as Record<string, unknown>, values, { ...options, fields, show: shown });
+      return { before: rename(changes.before), after: rename(changes.after), changed: changes.changed };
+    },
+  };
+}
+
+/** An audit row whose before and after are rows (or parts of rows) seen through their table's picture. */
+export interface AuditRowEntry extends Omit<AuditEntry, 'before' | 'after'> {
+  before?: object;
+  after?: object;
+  /** The columns this action's picture has always kept, when narrower than the table's (or per side). */
+  only?: readonly string[] | { readonly before?: readonly string[]; readonly after?: readonly string[] };
+}
+
+/** The audit entry of rows: each side is the picture of its row, so nothing undeclared is recorded. */
+export function pictureEntry(picture: AuditPicture, { before, after, only, ...entry }: AuditRowEntry): AuditEntry {
+  const side = (name: 'before' | 'after') =>
+    only === undefined || Array.isArray(only)
+      ? only
+      : (only as { before?: readonly string[]; after?: readonly string[] })[name];
+  return {
+    ...entry,
+    ...(before === undefined ? {} : { before: picture.of(before, side('before')) }),
+    ...(after === undefined ? {} : { after: picture.of(after, side('after')) }),
+  };
+}

@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
-import { recordAudit, recordAuditMany, type AuditActor, type AuditEntry } from './audit.js';
+import {
+  pictureEntry,
+  recordAudit,
+  recordAuditMany,
+  type AuditActor,
+  type AuditEntry,
+  type AuditPicture,
+  type AuditRowEntry,
+} from './audit.js';
 import { editAudited, type AuditedEdit, type EditOutcome } from './write/audited-edit.js';
 import type { ChangeBus } from './change-bus.js';
 import type { EventPublisher, NewEvent } from './events.js';
@@ -16,6 +24,8 @@ export interface AuditedTransaction {
   audit(entry: AuditEntry): Promise<void>;
   /** Many audit rows in one statement (bulk operations). */
   auditMany(entries: AuditEntry[]): Promise<void>;
+  /** An audit row of rows the write read and wrote, each side seen through its table's `picture`. */
+  auditRow(picture: AuditPicture, entry: AuditRowEntry): Promise<void>;
   /** A dashboard event or alert into the outbox, heard after commit; by the actor and their request unless it says. */
   publish(event: NewEvent): Promise<void>;
 }
@@ -67,6 +77,7 @@ export function auditedTransaction(
     actor,
     audit: (entry) => recordAudit(trx, actor, entry),
     auditMany: (entries) => recordAuditMany(trx, actor, entries),
+    auditRow: (picture, entry) => recordAudit(trx, actor, pictureEntry(picture, entry)),
     publish: async (event) => {
       if (events === undefined) throw new Error('this transaction has no event publisher');
       await events.publish(trx, { actorId: actor.userId, requestId: actor.requestId, ...event });

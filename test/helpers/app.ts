@@ -11,6 +11,7 @@ import type { Platform } from '../../src/composition/platform.js';
 import { writeRoleGrantFixture } from '../../src/modules/roles/index.js';
 import { writeUserFixtures } from '../../src/modules/users/index.js';
 import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
+import { checkAuditPictures } from './audit-pictures.js';
 import { checkAnswersAgainstContract } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { signToken, TEST_JWT_SECRET } from './tokens.js';
@@ -153,6 +154,8 @@ export async function startTestApp(
       // Answers got through `app.inject` directly are checked too.
       const unreported = process.env.CONTRACT_RECORD ? [] : [...violations.values()];
       violations.clear();
+      // The audit rows of this file's own database keep the pictures the service always wrote.
+      if (testDatabase !== null) await checkAuditPictures(kernel.db);
       await app.close();
       await kernel.stop();
       await testDatabase?.drop();

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { auditChanges } from '../../kernel/audit.js';
 import { conflict, invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { isUniqueViolation } from '../../lib/sql-errors.js';
@@ -25,6 +24,7 @@ import {
   type ReferralRulesView,
   type UpdateAchievementInput,
 } from './schemas.js';
+import { achievementPicture, referralRulesPicture } from './audit-picture.js';
 
 export class AchievementsService {
   constructor(
@@ -47,17 +47,12 @@ export class AchievementsService {
     try {
       return await this.write(actor, async (w) => {
         const row = await insertAchievement(w.trx, input, actor.userId);
-        await w.audit({
+        await w.auditRow(achievementPicture, {
           action: 'catalog.achievement.create',
           targetType: 'achievement',
           targetId: row.id,
-          after: {
-            key: row.key,
-            name: row.name,
-            reward_credits: row.reward_credits,
-            is_active: row.is_active,
-            sort_order: row.sort_order,
-          },
+          after: row,
+          only: ['key', 'name', 'reward_credits', 'is_active', 'sort_order'],
         });
         return { id: row.id };
       });
@@ -88,26 +83,16 @@ export class AchievementsService {
     await this.write(actor, async (w) => {
       const removed = await deleteAchievement(w.trx, id);
       if (removed === undefined) throw notFound();
-      const { key, name, description, icon_path, reward_credits, is_active, sort_order } = removed;
-      await w.audit({
+      await w.auditRow(achievementPicture, {
         action: 'catalog.achievement.delete',
         targetType: 'achievement',
         targetId: id,
         reason,
-        before: { key, name, description, icon_path, reward_credits, is_active, sort_order },
+        before: removed,
       });
     });
   }
 }
-
-const REFERRAL_FIELDS = [
-  'referrer_reward_credits',
-  'referee_reward_credits',
-  'qualifying_event',
-  'qualify_within_days',
-  'max_rewards_per_referrer',
-  'is_active',
-] as const;
 
 export class ReferralRulesService {
   constructor(
@@ -134,7 +119,7 @@ export class ReferralRulesService {
       if (expectedVersion !== undefined && expectedVersion !== current.version) {
         throw conflict({ reason: 'referral rules changed since they were read', current_version: current.version });
       }
-      const { before, after, changed } = auditChanges(current, values, { fields: REFERRAL_FIELDS });
+      const { before, after, changed } = referralRulesPicture.changes(current, values);
       if (changed.length === 0) return current;
       const saved = await saveReferralRules(w.trx, values as ReferralRulesValues, actor.userId);
       await w.audit({

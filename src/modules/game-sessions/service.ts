@@ -28,6 +28,7 @@ import {
 } from './queries.js';
 import type { GameSessionView, ListSessionsQuery, MySessionView, MySessionsQuery, StartedSession } from './schemas.js';
 import { LIVE_STATUSES, type GameSessionRow } from './tables.js';
+import { gameSessionPicture } from './audit-picture.js';
 
 const UNIQUE_VIOLATION = '23505';
 const ONE_LIVE_PER_USER = 'game_sessions_one_live_per_user';
@@ -192,13 +193,14 @@ export class GameSessionsService {
         if (now === undefined) throw notFound();
         throw invalidState({ reason: 'the session has already ended', status: now.status });
       }
-      await w.audit({
+      await w.auditRow(gameSessionPicture, {
         action: 'runtime.session_stop',
         targetType: 'game_session',
         targetId: id,
         reason: reason ?? null,
-        before: { status: session.status },
-        after: { status: ended.status, end_reason: ended.end_reason },
+        before: session,
+        after: ended,
+        only: { before: ['status'] },
         extra: { user_id: ended.user_id, game_id: ended.game_id, pool_id: ended.pool_id, node_id: ended.node_id },
       });
       return gameSessionView(ended);

@@ -33,6 +33,7 @@ import {
   upsertGrants,
 } from './queries.js';
 import type { BulkRolesInput, CreateRoleInput, ListRolesQuery, UpdateRoleInput } from './schemas.js';
+import { rolePicture } from './audit-picture.js';
 
 /** What granting the owner role did: granted (or an expiring grant made unexpiring), nothing, or no such user. */
 export type OwnerGrantOutcome =
@@ -176,11 +177,12 @@ export class RolesService {
           description: input.description ?? null,
         });
         await replaceRolePermissions(w.trx, role.id, keys);
-        await w.audit({
+        await w.auditRow(rolePicture, {
           action: 'roles.create',
           targetType: 'role',
           targetId: role.id,
-          after: { key: input.key, name: input.name, permissions: [...keys].sort() },
+          after: { ...input, permissions: [...keys].sort() },
+          only: ['key', 'name', 'permissions'],
         });
         return { id: role.id };
       });
@@ -200,12 +202,13 @@ export class RolesService {
         description: input.description === undefined ? current.description : input.description,
       };
       await updateRole(w.trx, id, changes);
-      await w.audit({
+      await w.auditRow(rolePicture, {
         action: 'roles.update',
         targetType: 'role',
         targetId: id,
-        before: { name: current.name, description: current.description },
+        before: current,
         after: changes,
+        only: ['name', 'description'],
       });
     });
   }
@@ -224,7 +227,7 @@ export class RolesService {
         await replaceRolePermissions(w.trx, id, keys);
         await touchRole(w.trx, id);
         const after = [...new Set(keys)].sort();
-        await w.audit({
+        await w.auditRow(rolePicture, {
           action: 'roles.permissions_update',
           targetType: 'role',
           targetId: id,
@@ -251,12 +254,13 @@ export class RolesService {
         const holders = await countActiveGrants(w.trx, id);
         if (holders > 0) throw conflict({ reason: 'role is still granted; revoke it first', active_grants: holders });
         await deleteRole(w.trx, id);
-        await w.audit({
+        await w.auditRow(rolePicture, {
           action: 'roles.delete',
           targetType: 'role',
           targetId: id,
           reason,
-          before: { key: current.key, name: current.name, permissions },
+          before: { ...current, permissions },
+          only: ['key', 'name', 'permissions'],
         });
         await w.publish({
           kind: 'dashboard',

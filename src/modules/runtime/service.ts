@@ -1,9 +1,10 @@
 import type { RuntimeClient, RuntimeNode, RuntimePool, UpdateRuntimePoolInput } from '../../adapters/runtime/index.js';
 import type { Actor } from '../../kernel/actor.js';
-import { auditChanges, type AuditEntry } from '../../kernel/audit.js';
+import type { AuditPicture, AuditRowEntry } from '../../kernel/audit.js';
 import type { Writes } from '../../kernel/write.js';
 import { callRuntime } from './runtime-errors.js';
 import type { CreatePoolInput, ListNodesQuery, UpdatePoolInput } from './schemas.js';
+import { nodePicture, poolPicture } from './audit-picture.js';
 
 /**
  * Staff administration of the runtime's nodes and pools.
@@ -36,7 +37,7 @@ export class RuntimeAdminService {
   async pullImage(actor: Actor, nodeId: string, image: string): Promise<{ ok: boolean }> {
     const result = await callRuntime(() => this.runtime.pullImage(nodeId, image));
     if (result.ok) {
-      await this.audit(actor, {
+      await this.audit(actor, nodePicture, {
         action: 'runtime.node_pull_image',
         targetType: 'runtime_node',
         targetId: nodeId,
@@ -54,13 +55,14 @@ export class RuntimeAdminService {
   async setDraining(actor: Actor, nodeId: string, draining: boolean, reason: string | undefined): Promise<RuntimeNode> {
     const before = await callRuntime(() => this.runtime.getNode(nodeId));
     const node = await callRuntime(() => this.runtime.setNodeDraining(nodeId, draining));
-    await this.audit(actor, {
+    await this.audit(actor, nodePicture, {
       action: draining ? 'runtime.node_drain' : 'runtime.node_undrain',
       targetType: 'runtime_node',
       targetId: nodeId,
       reason: reason ?? null,
-      before: { status: before.status },
-      after: { status: node.status },
+      before,
+      after: node,
+      only: ['status'],
     });
     return node;
   }
@@ -78,13 +80,14 @@ export class RuntimeAdminService {
   ): Promise<RuntimeNode> {
     const before = await callRuntime(() => this.runtime.getNode(nodeId));
     const node = await callRuntime(() => this.runtime.assignNodePool(nodeId, poolId));
-    await this.audit(actor, {
+    await this.audit(actor, nodePicture, {
       action: 'runtime.node_assign_pool',
       targetType: 'runtime_node',
       targetId: nodeId,
       reason: reason ?? null,
-      before: { pool_id: before.pool_id },
-      after: { pool_id: node.pool_id },
+      before,
+      after: node,
+      only: ['pool_id'],
     });
     return node;
   }
@@ -101,11 +104,11 @@ export class RuntimeAdminService {
     const pool = await callRuntime(() =>
       this.runtime.createPool({ id: input.id, name: input.name, description: input.description ?? null }),
     );
-    await this.audit(actor, {
+    await this.audit(actor, poolPicture, {
       action: 'runtime.pool_create',
       targetType: 'runtime_pool',
       targetId: pool.id,
-      after: { name: pool.name, description: pool.description },
+      after: pool,
     });
     return pool;
   }
@@ -116,21 +119,23 @@ export class RuntimeAdminService {
    */
   async updatePool(actor: Actor, poolId: string, input: UpdatePoolInput): Promise<RuntimePool> {
     const current = await callRuntime(() => this.runtime.getPool(poolId));
-    const { before, after, changed } = auditChanges(current, input, { fields: ['name', 'description'] });
+    const { before, after, changed } = poolPicture.changes(current, input);
     if (changed.length === 0) return current;
     const pool = await callRuntime(() => this.runtime.updatePool(poolId, after as UpdateRuntimePoolInput));
-    await this.audit(actor, {
-      action: 'runtime.pool_update',
-      targetType: 'runtime_pool',
-      targetId: poolId,
-      before,
-      after,
-    });
+    await this.write(actor, (w) =>
+      w.audit({
+        action: 'runtime.pool_update',
+        targetType: 'runtime_pool',
+        targetId: poolId,
+        before,
+        after,
+      }),
+    );
     return pool;
   }
 
   /** Runs only after the runtime accepted the change (it is the store of record; see above). */
-  private async audit(actor: Actor, entry: AuditEntry): Promise<void> {
-    await this.write(actor, (w) => w.audit(entry));
+  private async audit(actor: Actor, picture: AuditPicture, entry: AuditRowEntry): Promise<void> {
+    await this.write(actor, (w) => w.auditRow(picture, entry));
   }
 }

@@ -27,6 +27,7 @@ import {
 } from './schemas.js';
 import { withConstraintErrors } from './store-errors.js';
 import { TERM_KINDS, termKindOfLinkField } from './terms.js';
+import { GAME_NAMES_AND_LINKS, gamePicture } from './audit-picture.js';
 
 const gameNotFound = () => notFound('game_not_found');
 const slugTaken = (slug: string | undefined) => () => ({ reason: 'slug taken', slug });
@@ -95,17 +96,12 @@ export class StoreGamesService {
             content_description: fields.content_description ?? null,
           });
           await storeLinks(w.trx, id, links);
-          await w.audit({
+          await w.auditRow(gamePicture, {
             action: 'store.game.create',
             targetType: 'store_game',
             targetId: String(id),
-            after: {
-              slug: fields.slug,
-              title: fields.title,
-              status: fields.status,
-              game_type: fields.game_type,
-              ...links,
-            },
+            after: { ...fields, ...links },
+            only: GAME_NAMES_AND_LINKS,
           });
           return gameOrThrow(w.trx, id);
         }),
@@ -162,17 +158,12 @@ export class StoreGamesService {
       if (current === undefined) throw gameNotFound();
       const links = await gameLinks(w.trx, id);
       await deleteGame(w.trx, id);
-      await w.audit({
+      await w.auditRow(gamePicture, {
         action: 'store.game.delete',
         targetType: 'store_game',
         targetId: String(id),
-        before: {
-          slug: current.slug,
-          title: current.title,
-          status: current.status,
-          game_type: current.game_type,
-          ...links,
-        },
+        before: { ...current, ...links },
+        only: GAME_NAMES_AND_LINKS,
       });
     });
   }

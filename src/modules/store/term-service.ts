@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { auditChanges } from '../../kernel/audit.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import type { Writes } from '../../kernel/write.js';
@@ -10,6 +9,7 @@ import { withConstraintErrors } from './store-errors.js';
 import { deleteTerm, findTerm, insertTerm, listTerms, lockTerm, updateTerm } from './term-queries.js';
 import type { CreateTermInput, ListTermsQuery, TermView, UpdateTermInput } from './term-schemas.js';
 import { slugFromName, TERM_KINDS, type TermConfig, type TermKind } from './terms.js';
+import { termPicture } from './audit-picture.js';
 
 /** 409 saying which unique value is taken: the name (any case) or the slug. */
 function takenValue(term: TermConfig, input: { name?: string; slug?: string }) {
@@ -47,11 +47,11 @@ export class StoreTermsService {
           // The public store pages are cached: every instance drops them once this commits.
           w.invalidate(PUBLIC_STORE_TOPIC);
           const id = await insertTerm(w.trx, term, { name: input.name, slug });
-          await w.audit({
+          await w.auditRow(termPicture, {
             action: `store.${term.noun}.create`,
             targetType: `store_${term.noun}`,
             targetId: String(id),
-            after: { name: input.name, slug },
+            after: { ...input, slug },
           });
           return this.#viewOrThrow(w.trx, id);
         }),
@@ -68,7 +68,7 @@ export class StoreTermsService {
           w.invalidate(PUBLIC_STORE_TOPIC);
           const current = await lockTerm(w.trx, term, id);
           if (current === undefined) throw notFound();
-          const { before, after, changed } = auditChanges(current, input, { fields: ['name', 'slug'] });
+          const { before, after, changed } = termPicture.changes(current, input);
           if (changed.length === 0) return this.#viewOrThrow(w.trx, id);
           await updateTerm(w.trx, term, id, after as UpdateTermInput);
           await w.audit({
@@ -93,11 +93,11 @@ export class StoreTermsService {
       const current = await lockTerm(w.trx, term, id);
       if (current === undefined) throw notFound();
       const unlinked = await deleteTerm(w.trx, term, id);
-      await w.audit({
+      await w.auditRow(termPicture, {
         action: `store.${term.noun}.delete`,
         targetType: `store_${term.noun}`,
         targetId: String(id),
-        before: { name: current.name, slug: current.slug },
+        before: current,
         extra: { unlinked_games: unlinked },
       });
     });

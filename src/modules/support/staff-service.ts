@@ -19,6 +19,7 @@ import {
   type TicketRow,
 } from './queries.js';
 import type { StaffReplyInput, StaffTicketsQuery, StaffTicketView } from './schemas.js';
+import { ticketPicture } from './audit-picture.js';
 
 type Db = Kysely<Tables>;
 
@@ -58,19 +59,21 @@ export class SupportDeskService {
         author_id: actor.userId,
         body: input.message,
       });
-      await updateTicket(w.trx, id, { status: 'answered' });
+      const answered = { status: 'answered' } as const;
+      await updateTicket(w.trx, id, answered);
       const email = await userEmail(w.trx, ticket.user_id);
       if (email !== null) {
         await queueEmails(w.trx, [
           { ...replyMail(ticket, input.message), to_email: email, user_id: ticket.user_id, category: 'transactional' },
         ]);
       }
-      await w.audit({
+      await w.auditRow(ticketPicture, {
         action: 'support.ticket.reply',
         targetType: 'support_ticket',
         targetId: id,
-        before: { status: ticket.status },
-        after: { status: 'answered' },
+        before: ticket,
+        after: answered,
+        only: ['status'],
         extra: { message_id: message.id, mailed: email !== null },
       });
       await w.publish({
@@ -85,14 +88,16 @@ export class SupportDeskService {
   async close(actor: Actor, id: string, reason: string | undefined): Promise<StaffTicketView> {
     await this.write(actor, async (w) => {
       const ticket = await this.#lockOpen(w.trx, id);
-      await updateTicket(w.trx, id, { status: 'closed', closed_by: actor.userId, close_reason: reason ?? null });
-      await w.audit({
+      const closed = { status: 'closed', closed_by: actor.userId, close_reason: reason ?? null } as const;
+      await updateTicket(w.trx, id, closed);
+      await w.auditRow(ticketPicture, {
         action: 'support.ticket.close',
         targetType: 'support_ticket',
         targetId: id,
         reason: reason ?? null,
-        before: { status: ticket.status },
-        after: { status: 'closed' },
+        before: ticket,
+        after: closed,
+        only: ['status'],
       });
       await w.publish({
         kind: 'dashboard',
@@ -109,14 +114,16 @@ export class SupportDeskService {
       const ticket = await lockTicket(w.trx, id);
       if (ticket === undefined) throw notFound();
       if (ticket.status !== 'closed') throw invalidState({ status: ticket.status });
-      await updateTicket(w.trx, id, { status: 'open' });
-      await w.audit({
+      const reopened = { status: 'open' } as const;
+      await updateTicket(w.trx, id, reopened);
+      await w.auditRow(ticketPicture, {
         action: 'support.ticket.reopen',
         targetType: 'support_ticket',
         targetId: id,
         reason: reason ?? null,
-        before: { status: 'closed', close_reason: ticket.close_reason },
-        after: { status: 'open' },
+        before: ticket,
+        after: reopened,
+        only: ['status', 'close_reason'],
       });
       await w.publish({
         kind: 'dashboard',

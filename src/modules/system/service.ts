@@ -9,6 +9,7 @@ import { recordRun, runJob } from './job-runner.js';
 import { findJob, listJobs, listRuns, lockJob, setActive } from './queries.js';
 import type { JobScheduler } from './scheduler.js';
 import type { RunsQuery, RunView } from './schemas.js';
+import { scheduledJobPicture } from './audit-picture.js';
 
 const TARGET_TYPE = 'scheduled_job';
 
@@ -42,12 +43,12 @@ export class SystemCronService {
         nextRunAt = active && cronProblem(job.cron) === undefined ? nextRunAfter(job.cron, this.scheduler.now()) : null;
         await setActive(w.trx, id, active, nextRunAt);
       }
-      await w.audit({
+      await w.auditRow(scheduledJobPicture, {
         action: active ? 'system.cron.enable' : 'system.cron.disable',
         targetType: TARGET_TYPE,
         targetId: String(id),
-        before: { active: job.active, next_run_at: job.next_run_at?.toISOString() ?? null },
-        after: { active, next_run_at: nextRunAt?.toISOString() ?? null },
+        before: job,
+        after: { active, next_run_at: nextRunAt },
         extra: { key: job.key },
       });
     });

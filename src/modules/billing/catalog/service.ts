@@ -36,6 +36,7 @@ import {
 import type { ProductRow } from './tables.js';
 import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import type { Writes } from '../../../kernel/write.js';
+import { pricePicture } from './audit-picture.js';
 
 /** Operation 6's refusals as the spec's errors (checkout throws what `resolveCheckoutPrice` refused). */
 export function checkoutRefusalError(refusal: CheckoutRefusal): AppError {
@@ -206,18 +207,11 @@ export class BillingCatalogService {
           is_active: input.isActive,
         };
         const id = await insertPrice(w.trx, price, actor.userId);
-        await w.audit({
+        await w.auditRow(pricePicture, {
           action: 'plans.price.create',
           targetType: 'billing_price',
           targetId: id,
-          after: {
-            productId,
-            providerPriceId,
-            currency: input.currency,
-            unitAmount: input.unitAmount,
-            interval,
-            isActive: input.isActive,
-          },
+          after: price,
           extra: { productId, generated: input.providerPriceId === undefined },
         });
         return { id, providerPriceId };
@@ -248,12 +242,13 @@ export class BillingCatalogService {
           if (active !== undefined) throw activePriceExists(current.currency, active.id);
         }
         await setPriceActive(w.trx, id, input.isActive, actor.userId);
-        await w.audit({
+        await w.auditRow(pricePicture, {
           action: 'plans.price.update',
           targetType: 'billing_price',
           targetId: id,
-          before: { isActive: current.is_active },
-          after: { isActive: input.isActive },
+          before: current,
+          after: { is_active: input.isActive },
+          only: ['is_active'],
           extra: {
             productId: current.product_id,
             providerPriceId: current.provider_price_id,

@@ -29,6 +29,7 @@ import type {
   PromotionCodeView,
   UpdatePromotionCodeInput,
 } from './schemas.js';
+import { promotionCodePicture } from './audit-picture.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -190,12 +191,12 @@ export class BillingCouponsService {
         this.payments.updatePromotionCode(current.provider_promotion_code_id, { active: input.active }),
       );
       const row = await setPromotionCodeActive(w.trx, id, input.active, actor.userId);
-      await w.audit({
+      await w.auditRow(promotionCodePicture, {
         action: 'billing.promotion_code.update',
         targetType: 'billing_promotion_code',
         targetId: id,
-        before: { active: current.active },
-        after: { active: input.active },
+        before: current,
+        after: input,
         extra: { code: current.code },
       });
       return promotionCodeView(row);

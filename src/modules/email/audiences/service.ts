@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { auditChanges } from '../../../kernel/audit.js';
 import { AppError, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import type { Writes } from '../../../kernel/write.js';
@@ -37,6 +36,7 @@ import type {
   ReplaceMembersInput,
   UpdateAudienceInput,
 } from './schemas.js';
+import { audienceMemberPicture, audiencePicture } from './audit-picture.js';
 
 const TARGET = 'email_audience';
 
@@ -65,11 +65,11 @@ export class EmailAudiencesService {
   async create(actor: Actor, input: CreateAudienceInput): Promise<AudienceView> {
     const { id } = await this.write(actor, async (w) => {
       const row = await insertAudience(w.trx, input, actor.userId);
-      await w.audit({
+      await w.auditRow(audiencePicture, {
         action: 'email.audience.create',
         targetType: TARGET,
         targetId: row.id,
-        after: { name: input.name, description: input.description ?? null },
+        after: { ...input, description: input.description ?? null },
       });
       return row;
     });
@@ -82,7 +82,7 @@ export class EmailAudiencesService {
       const current = await lockAudience(w.trx, id);
       if (current === undefined) throw notFound();
       const wanted = { name: input.name, description: input.description ?? null };
-      const { before, after, changed } = auditChanges(current, wanted, { whole: true });
+      const { before, after, changed } = audiencePicture.changes(current, wanted, { whole: true });
       if (changed.length === 0) return;
       await updateAudience(w.trx, id, input, actor.userId);
       await w.audit({ action: 'email.audience.update', targetType: TARGET, targetId: id, before, after });
@@ -95,11 +95,11 @@ export class EmailAudiencesService {
       if ((await lockAudience(w.trx, id)) === undefined) throw notFound();
       const memberCount = await countMembers(w.trx, id);
       const removed = (await deleteAudience(w.trx, id))!;
-      await w.audit({
+      await w.auditRow(audiencePicture, {
         action: 'email.audience.delete',
         targetType: TARGET,
         targetId: id,
-        before: { name: removed.name, description: removed.description, member_count: memberCount },
+        before: { ...removed, member_count: memberCount },
       });
     });
   }
@@ -116,11 +116,11 @@ export class EmailAudiencesService {
       const removed = await deleteMember(w.trx, id, memberId);
       if (removed === undefined) throw notFound();
       await touchAudience(w.trx, id, actor.userId);
-      await w.audit({
+      await w.auditRow(audienceMemberPicture, {
         action: 'email.audience.member.remove',
         targetType: TARGET,
         targetId: id,
-        before: { member_id: removed.id, email: removed.email, user_id: removed.user_id },
+        before: removed,
       });
     });
   }

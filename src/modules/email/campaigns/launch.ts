@@ -14,6 +14,7 @@ import {
   updateCampaign,
   type CampaignRow,
 } from './queries.js';
+import { campaignPicture } from './audit-picture.js';
 
 type Db = Kysely<Tables>;
 
@@ -79,7 +80,7 @@ export interface LaunchRequest {
  * Idempotency-Key is written on the campaign with it.
  */
 export async function launchLocked(
-  w: Pick<AuditedTransaction, 'trx' | 'actor' | 'audit'>,
+  w: Pick<AuditedTransaction, 'trx' | 'actor' | 'audit' | 'auditRow'>,
   campaign: CampaignRow,
   now: Date,
   request?: LaunchRequest,
@@ -100,7 +101,7 @@ export async function launchLocked(
   );
   if (recipients === 0) throw invalidState({ reason: 'the audience has no mailable members', members });
   const excluded = members - recipients;
-  await updateCampaign(trx, campaign.id, {
+  const launched = {
     status: 'sending',
     template_version: template.version,
     recipients,
@@ -114,13 +115,15 @@ export async function launchLocked(
     ...(request === undefined
       ? {}
       : { launch_request_key: request.key, launch_request_fingerprint: request.fingerprint }),
-  });
-  await w.audit({
+  } as const;
+  await updateCampaign(trx, campaign.id, launched);
+  await w.auditRow(campaignPicture, {
     action: 'email.campaign.launch',
     targetType: 'email_campaign',
     targetId: campaign.id,
-    before: { status: campaign.status },
-    after: { status: 'sending' },
+    before: campaign,
+    after: launched,
+    only: ['status'],
     extra: {
       audience_id: audienceId,
       template_id: template.id,

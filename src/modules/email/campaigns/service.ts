@@ -32,6 +32,7 @@ import type {
   UpdateCampaignInput,
 } from './schemas.js';
 import type { CampaignStatus, EmailCampaignsTable } from './tables.js';
+import { campaignPicture } from './audit-picture.js';
 
 type Db = Kysely<Tables>;
 
@@ -88,11 +89,12 @@ export class EmailCampaignsService {
           ? {}
           : { max_consecutive_failures: input.max_consecutive_failures }),
       });
-      await w.audit({
+      await w.auditRow(campaignPicture, {
         action: 'email.campaign.create',
         targetType: 'email_campaign',
         targetId: row.id,
-        after: { name: input.name, template_key: input.template_key, audience_id: input.audience_id ?? null },
+        after: { ...input, audience_id: input.audience_id ?? null },
+        only: ['name', 'template_key', 'audience_id'],
       });
       return row;
     });
@@ -117,12 +119,14 @@ export class EmailCampaignsService {
           : { max_consecutive_failures: input.max_consecutive_failures }),
       };
       await updateCampaign(w.trx, id, { ...changes, updated_by: actor.userId, updated_at: this.clock() });
-      await w.audit({
+      // The edit as sent (every field of the body), against the stored fields it names.
+      await w.auditRow(campaignPicture, {
         action: 'email.campaign.update',
         targetType: 'email_campaign',
         targetId: id,
-        before: { name: campaign.name, template_id: campaign.template_id, audience_id: campaign.audience_id },
-        after: { ...input },
+        before: campaign,
+        after: input,
+        only: { before: ['name', 'template_id', 'audience_id'] },
       });
     });
     return this.get(id);
@@ -293,19 +297,16 @@ export class EmailCampaignsService {
     extra: Record<string, unknown> = {},
     reason?: string,
   ) {
-    await updateCampaign(w.trx, campaign.id, {
-      ...columns,
-      status,
-      updated_by: w.actor.userId,
-      updated_at: this.clock(),
-    });
-    await w.audit({
+    const changes = { ...columns, status, updated_by: w.actor.userId, updated_at: this.clock() };
+    await updateCampaign(w.trx, campaign.id, changes);
+    await w.auditRow(campaignPicture, {
       action,
       targetType: 'email_campaign',
       targetId: campaign.id,
       reason: reason ?? null,
-      before: { status: campaign.status },
-      after: { status },
+      before: campaign,
+      after: changes,
+      only: ['status'],
       extra,
     });
   }

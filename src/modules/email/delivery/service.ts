@@ -15,6 +15,7 @@ import {
   type OutboxRow,
 } from './queries.js';
 import type { ListOutboxQuery, OutboxMessageDetailView, OutboxMessageView } from './schemas.js';
+import { messagePicture } from './audit-picture.js';
 
 /**
  * What staff read of outbound mail (every message, whichever transport) and the one repair they
@@ -78,11 +79,11 @@ export class EmailOutboxService {
       if (message.status !== 'failed')
         throw invalidState({ reason: 'only a failed message can be retried', status: message.status });
       await requeueMessage(w.trx, id, new Date());
-      await w.audit({
+      await w.auditRow(messagePicture, {
         action: 'email.message.retry',
         targetType: 'email_message',
         targetId: id,
-        before: { status: message.status, attempts: message.attempts, last_error: message.last_error },
+        before: message,
         after: { status: 'queued', attempts: 0 },
         extra: { to_email: message.to_email, campaign_id: message.campaign_id, broadcast_id: message.broadcast_id },
       });

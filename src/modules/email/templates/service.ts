@@ -28,6 +28,7 @@ import type {
   UpdateTemplateInput,
   VersionView,
 } from './schemas.js';
+import { templatePicture, templateVersionPicture } from './audit-picture.js';
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -103,17 +104,11 @@ export class EmailTemplatesService {
             ...versionValues(input.version),
             createdBy: actor.userId,
           });
-        await w.audit({
+        await w.auditRow(templatePicture, {
           action: 'email.template.create',
           targetType: TARGET_TYPE,
           targetId: id,
-          after: {
-            key: input.key,
-            name: input.name,
-            description,
-            category: input.category,
-            version: input.version === undefined ? null : 1,
-          },
+          after: { ...input, description, version: input.version === undefined ? null : 1 },
         });
       });
     } catch (error) {
@@ -132,12 +127,13 @@ export class EmailTemplatesService {
         category: input.category ?? current.category,
       };
       await updateTemplate(w.trx, current.id, changes, actor.userId);
-      await w.audit({
+      await w.auditRow(templatePicture, {
         action: 'email.template.update',
         targetType: TARGET_TYPE,
         targetId: current.id,
-        before: { name: current.name, description: current.description, category: current.category },
+        before: current,
         after: changes,
+        only: ['name', 'description', 'category'],
       });
     });
     return this.get(key);
@@ -155,16 +151,12 @@ export class EmailTemplatesService {
         const current = await lockedTemplateOrThrow(w.trx, key);
         templateId = current.id;
         await deleteTemplate(w.trx, current.id);
-        await w.audit({
+        await w.auditRow(templatePicture, {
           action: 'email.template.delete',
           targetType: TARGET_TYPE,
           targetId: current.id,
-          before: {
-            key: current.key,
-            name: current.name,
-            category: current.category,
-            published_version: current.published_version,
-          },
+          before: current,
+          only: ['key', 'name', 'category', 'published_version'],
         });
       });
     } catch (error) {
@@ -193,12 +185,12 @@ export class EmailTemplatesService {
       });
       // A new version is activity on the template (lists sort by it), though nothing is published.
       await updateTemplate(w.trx, template.id, {}, actor.userId);
-      await w.audit({
+      await w.auditRow(templateVersionPicture, {
         action: 'email.template.version',
         targetType: TARGET_TYPE,
         targetId: template.id,
         reason: input.note ?? null,
-        after: { version, subject: input.subject },
+        after: { ...input, version },
       });
       return { version };
     });
@@ -218,7 +210,7 @@ export class EmailTemplatesService {
       const current = await lockedTemplateOrThrow(w.trx, key);
       if ((await findVersion(w.trx, current.id, version)) === undefined) throw notFound('not_found', { version });
       await updateTemplate(w.trx, current.id, { published_version: version, published_at: new Date() }, actor.userId);
-      await w.audit({
+      await w.auditRow(templateVersionPicture, {
         action: 'email.template.publish',
         targetType: TARGET_TYPE,
         targetId: current.id,
@@ -235,7 +227,7 @@ export class EmailTemplatesService {
       const current = await lockedTemplateOrThrow(w.trx, key);
       if (current.published_version === null) return;
       await updateTemplate(w.trx, current.id, { published_version: null, published_at: null }, actor.userId);
-      await w.audit({
+      await w.auditRow(templateVersionPicture, {
         action: 'email.template.unpublish',
         targetType: TARGET_TYPE,
         targetId: current.id,

@@ -8,6 +8,7 @@ import type { Writes } from '../../../kernel/write.js';
 import { verifyUnsubscribeToken, type UnsubscribeClaims } from '../unsubscribe-token.js';
 import { deleteSuppression, findSuppression, insertSuppression, listSuppressions } from './queries.js';
 import type { AddSuppressionInput, ListSuppressionsQuery, SuppressionView } from './schemas.js';
+import { suppressionPicture } from './audit-picture.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TARGET = 'email_suppression';
@@ -59,12 +60,13 @@ export class SuppressionsService {
         messageId: null,
       });
       if (added === undefined) return { suppression: (await findSuppression(w.trx, input.email))!, created: false };
-      await w.audit({
+      await w.auditRow(suppressionPicture, {
         action: 'email.suppression.add',
         targetType: TARGET,
         targetId: added.email,
         reason: input.note ?? null,
-        after: { email: added.email, reason: added.reason },
+        after: added,
+        only: ['email', 'reason'],
       });
       return { suppression: added, created: true };
     });
@@ -75,17 +77,12 @@ export class SuppressionsService {
     await this.write(actor, async (w) => {
       const removed = await deleteSuppression(w.trx, email);
       if (removed === undefined) throw notFound();
-      await w.audit({
+      await w.auditRow(suppressionPicture, {
         action: 'email.suppression.remove',
         targetType: TARGET,
         targetId: removed.email,
         reason: reason ?? null,
-        before: {
-          email: removed.email,
-          reason: removed.reason,
-          source: removed.source,
-          created_at: removed.created_at.toISOString(),
-        },
+        before: removed,
       });
     });
   }

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { auditChanges } from '../../../kernel/audit.js';
 import { notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
@@ -14,30 +13,7 @@ import {
   replaceAnnouncement,
 } from './queries.js';
 import type { ListAnnouncementsQuery, UpsertAnnouncementInput } from './schemas.js';
-
-/** What the audit row keeps of an announcement: everything but the body text (its length instead). */
-function auditPicture(fields: {
-  title: string;
-  body: string;
-  severity: string;
-  surface: string;
-  action_url: string | null;
-  starts_at: Date | string | null;
-  ends_at: Date | string | null;
-  is_active: boolean;
-}) {
-  const instant = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-  return {
-    title: fields.title,
-    body_length: [...fields.body].length,
-    severity: fields.severity,
-    surface: fields.surface,
-    action_url: fields.action_url,
-    starts_at: instant(fields.starts_at),
-    ends_at: instant(fields.ends_at),
-    is_active: fields.is_active,
-  };
-}
+import { announcementPicture } from './audit-picture.js';
 
 /** Site announcements (banners): staff replace them whole; the public site shows the active ones. */
 export class AnnouncementsService {
@@ -64,19 +40,24 @@ export class AnnouncementsService {
       let id: string;
       if (requestedId === undefined) {
         ({ id } = await insertAnnouncement(w.trx, fields, actor.userId));
-        await w.audit({
+        await w.auditRow(announcementPicture, {
           action: 'site.announcement.create',
           targetType: 'announcement',
           targetId: id,
-          after: auditPicture(fields),
+          after: fields,
         });
       } else {
         const current = await lockAnnouncement(w.trx, requestedId);
         if (current === undefined) throw notFound();
         id = requestedId;
         await replaceAnnouncement(w.trx, id, fields, actor.userId);
-        const { before, after } = auditChanges(auditPicture(current), auditPicture(fields), { whole: true });
-        await w.audit({ action: 'site.announcement.update', targetType: 'announcement', targetId: id, before, after });
+        await w.auditRow(announcementPicture, {
+          action: 'site.announcement.update',
+          targetType: 'announcement',
+          targetId: id,
+          before: current,
+          after: fields,
+        });
       }
       await w.publish({
         kind: 'dashboard',

@@ -7,6 +7,7 @@ import { SITE_CONFIG_TOPIC } from '../public/index.js';
 import type { Writes } from '../../../kernel/write.js';
 import { findBlock, listBlocks, lockBlock, toBlockView, updateBlock, upsertBlockDraft } from './queries.js';
 import type { ListBlocksQuery, StatusInput, UpsertBlockInput } from './schemas.js';
+import { contentBlockPicture } from './audit-picture.js';
 
 export class ContentBlocksService {
   constructor(
@@ -30,11 +31,12 @@ export class ContentBlocksService {
     return this.write(actor, async (w) => {
       const { id, created } = await upsertBlockDraft(w.trx, input, actor.userId);
       const target = { surface: input.surface, slot: input.slot, locale: input.locale };
-      await w.audit({
+      await w.auditRow(contentBlockPicture, {
         action: created ? 'site.content_block.create' : 'site.content_block.update',
         targetType: 'content_block',
         targetId: id,
-        after: { ...target, sortOrder: input.sortOrder, draft_keys: Object.keys(input.draft).sort() },
+        after: { ...input, sort_order: input.sortOrder },
+        only: ['surface', 'slot', 'locale', 'sort_order', 'draft'],
       });
       await w.publish({ kind: 'dashboard', name: 'site.content_block_updated', payload: { id, ...target, created } });
       return { id };
@@ -59,12 +61,13 @@ export class ContentBlocksService {
             ? { status: 'draft' as const, published: null, published_at: null, published_by: null }
             : { status: 'archived' as const };
       const after = await updateBlock(w.trx, id, { ...changes, updated_by: actor.userId, updated_at: now });
-      await w.audit({
+      await w.auditRow(contentBlockPicture, {
         action: 'site.content_block.status',
         targetType: 'content_block',
         targetId: id,
-        before: { status: before.status },
-        after: { status: after.status },
+        before,
+        after,
+        only: ['status'],
       });
       await w.publish({
         kind: 'dashboard',

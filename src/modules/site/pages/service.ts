@@ -20,6 +20,7 @@ import {
   versionExists,
 } from './queries.js';
 import type { CreatePageInput, ListPagesQuery, SaveVersionInput, UpdatePageInput, VersionsQuery } from './schemas.js';
+import { pagePicture, pageVersionPicture } from './audit-picture.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -71,7 +72,7 @@ export class PagesService {
     return refusingTakenSlug(input.slug, () =>
       this.write(actor, async (w) => {
         const { id } = await insertPage(w.trx, { slug: input.slug, title: input.title, createdBy: actor.userId });
-        await w.audit({
+        await w.auditRow(pagePicture, {
           action: 'site.page.create',
           targetType: 'site_page',
           targetId: id,
@@ -89,12 +90,13 @@ export class PagesService {
         const current = await lockedPageOrThrow(w.trx, id);
         const changes = { slug: input.slug ?? current.slug, title: input.title ?? current.title };
         await updatePage(w.trx, id, changes);
-        await w.audit({
+        await w.auditRow(pagePicture, {
           action: 'site.page.update',
           targetType: 'site_page',
           targetId: id,
-          before: { slug: current.slug, title: current.title },
+          before: current,
           after: changes,
+          only: ['slug', 'title'],
         });
         if (current.published_version !== null) w.invalidate(SITE_CONFIG_TOPIC);
       }),
@@ -108,12 +110,12 @@ export class PagesService {
       const version = await nextVersionNumber(w.trx, id);
       const note = input.note ?? null;
       await insertVersion(w.trx, { pageId: id, version, markdown: input.markdown, note, createdBy: actor.userId });
-      await w.audit({
+      await w.auditRow(pageVersionPicture, {
         action: 'site.page.version',
         targetType: 'site_page',
         targetId: id,
         reason: note,
-        after: { version, markdown_length: [...input.markdown].length },
+        after: { version, markdown: input.markdown },
       });
       return { version };
     });
@@ -138,12 +140,13 @@ export class PagesService {
       const current = await lockedPageOrThrow(w.trx, id);
       if ((await versionExists(w.trx, id, version)) === undefined) throw notFound('not_found', { version });
       await setPublished(w.trx, id, { version, by: actor.userId });
-      await w.audit({
+      await w.auditRow(pagePicture, {
         action: 'site.page.publish',
         targetType: 'site_page',
         targetId: id,
-        before: { version: current.published_version },
-        after: { version },
+        before: current,
+        after: { published_version: version },
+        only: ['published_version'],
       });
       await announce(w, 'site.page_published', { page_id: id, slug: current.slug, version });
       return { version };
@@ -156,12 +159,13 @@ export class PagesService {
       const current = await lockedPageOrThrow(w.trx, id);
       if (current.published_version === null) return;
       await setPublished(w.trx, id, null);
-      await w.audit({
+      await w.auditRow(pagePicture, {
         action: 'site.page.unpublish',
         targetType: 'site_page',
         targetId: id,
-        before: { version: current.published_version },
-        after: { version: null },
+        before: current,
+        after: { published_version: null },
+        only: ['published_version'],
       });
       await announce(w, 'site.page_unpublished', {
         page_id: id,

@@ -15,6 +15,7 @@ import {
 } from './queries.js';
 import { isSection, SECTION_FIELDS, SECTION_NAMES, SECTION_WRITE_PERMISSION, type SectionName } from './sections.js';
 import type { VersionsQuery } from './schemas.js';
+import { sectionPicture, sectionVersionPicture } from './audit-picture.js';
 
 function knownSection(section: string): SectionName {
   if (!isSection(section)) throw notFound('not_found', { section });
@@ -27,10 +28,6 @@ function writableSection(actor: Actor, section: string): SectionName {
   const perm = SECTION_WRITE_PERMISSION[name];
   if (!actor.permissions.has(perm)) throw forbidden({ perm });
   return name;
-}
-
-function topLevelKeys(value: unknown): string[] {
-  return typeof value === 'object' && value !== null ? Object.keys(value).sort() : [];
 }
 
 export class SiteSettingsService {
@@ -61,12 +58,14 @@ export class SiteSettingsService {
     await this.write(actor, async (w) => {
       const before = await lockSection(w.trx, name);
       await saveSectionDraft(w.trx, name, { json: JSON.stringify(draft), by: actor.userId, at: new Date() });
-      await w.audit({
+      // A section never saved has no row: its picture is an empty draft's.
+      await w.auditRow(sectionPicture, {
         action: 'site.settings.save_draft',
         targetType: 'site_settings',
         targetId: name,
-        before: { keys: topLevelKeys(before?.draft) },
-        after: { keys: topLevelKeys(draft) },
+        before: { draft: before?.draft ?? null },
+        after: { draft },
+        only: ['draft'],
       });
     });
   }
@@ -105,11 +104,9 @@ export class SiteSettingsService {
         value = old.value;
       }
       const version = (current.published_version ?? 0) + 1;
+      const published = { section, version, value, note: options.note, restored_version: options.restoredVersion };
       await insertPublishedVersion(w.trx, {
-        section,
-        version,
-        value,
-        note: options.note,
+        ...published,
         restoredVersion: options.restoredVersion,
         publishedBy: actor.userId,
       });
@@ -119,8 +116,8 @@ export class SiteSettingsService {
         targetType: 'site_settings',
         targetId: section,
         reason: options.note,
-        before: { version: current.published_version },
-        after: { version, keys: topLevelKeys(value), restored_version: options.restoredVersion },
+        before: sectionPicture.of(current, ['published_version']),
+        after: sectionVersionPicture.of(published),
       });
       await w.publish({
         kind: 'dashboard',

@@ -1,0 +1,115 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Kernel } from '../../src/kernel/kernel.js';
+import { canonicalJson } from '../../src/lib/canonical-json.js';
+
+/**
+ * Every audit row a suite writes must have a picture the service wrote before the pictures were
+ * derived from table declarations (decision 0100): `test/fixtures/audit-pictures.json` holds, per
+ * action, every shape the suite produced then. A test app checks its rows against it when it
+ * closes, so a picture that changes a key or a value fails the file that wrote it.
+ * `AUDIT_PICTURES_RECORD=<file>` appends the shapes to that file instead (to record the fixture).
+ */
+export const AUDIT_PICTURES_FIXTURE = fileURLToPath(new URL('../fixtures/audit-pictures.json', import.meta.url));
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+// A word of the service's own vocabulary (a status, a category, a reason), kept as it is; any
+// other text may carry the random part of a name a test made (`ct-hwljkojs`, `tpl-1a2b3c`).
+const WORD = /^[a-z_]{1,32}$/;
+const RANDOM_HEX = /^[0-9a-f]{8}$/;
+
+/**
+ * A value with what differs between runs replaced by its kind: ids, instants and free text.
+ * Keys, numbers, booleans, nulls, array lengths and the service's words stay exact.
+ */
+export function runIndependent(value: unknown): unknown {
+  if (typeof value === 'string') {
+    if (UUID.test(value) || value === '<uuid>') return '<uuid>';
+    if (INSTANT.test(value) || value === '<instant>') return '<instant>';
+    if (RANDOM_HEX.test(value) || !WORD.test(value)) return '<text>';
+    return value;
+  }
+  if (Array.isArray(value)) return value.map(runIndependent);
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, runIndependent(inner)]));
+  return value;
+}
+
+export interface AuditPictureRow {
+  action: string;
+  target_type: string | null;
+  summary: unknown;
+}
+
+/** One row's shape as the fixture keeps it: what the row says, in canonical JSON. */
+export function auditShape(row: AuditPictureRow): string {
+  const summary = typeof row.summary === 'string' ? JSON.parse(row.summary) : row.summary;
+  return canonicalJson(runIndependent({ target_type: row.target_type, summary }));
+}
+
+/**
+ * Actions whose areas' suites were not recorded when the pictures became derived: they still
+ * write hand-made pictures, which nothing compares yet. This list only shrinks: record the area's
+ * suites on the code before a change (AUDIT_PICTURES_RECORD, scripts/audit-pictures-fixture.ts)
+ * and take its actions off. Any other action missing from the fixture fails the file that writes it.
+ */
+export const NOT_YET_RECORDED: ReadonlySet<string> = new Set([
+  'billing.credits.gift_pack',
+  'billing.credits.grant',
+  'billing.payment.refund',
+  'billing.subscription.cancel',
+  'billing.subscription.resume',
+  'billing.subscription.simulate_renewal',
+  'device_authorization.approve',
+  'device_authorization.deny',
+  'device_authorization.revoke',
+  'notifications.broadcast',
+  'ops.incident_rules.update',
+  'plans.ruleset.upsert',
+  'plans.subscribers.migrate',
+  'plans.tier.upsert',
+  'storage.object.delete',
+  'users.ban',
+  'users.hard_delete',
+  'users.restore',
+  'users.self_delete',
+  'users.self_delete_cancel',
+  'users.self_sign_out',
+  'users.sign_out',
+  'users.soft_delete',
+  'users.unban',
+  'users.update',
+]);
+
+let fixture: Record<string, string[]> | undefined;
+
+export function auditPicturesFixture(): Record<string, string[]> {
+  fixture ??= JSON.parse(readFileSync(AUDIT_PICTURES_FIXTURE, 'utf8')) as Record<string, string[]>;
+  return fixture;
+}
+
+/** The rows whose shape the fixture does not hold, as lines of a failure message. */
+export function unknownAuditPictures(rows: AuditPictureRow[]): string[] {
+  const known = auditPicturesFixture();
+  const unknown = new Set<string>();
+  for (const row of rows) {
+    if (NOT_YET_RECORDED.has(row.action)) continue;
+    const shape = auditShape(row);
+    if (!known[row.action]?.includes(shape)) unknown.add(`${row.action} ${shape}`);
+  }
+  return [...unknown];
+}
+
+/** Checks (or records) the audit rows of a test app's database before it is dropped. */
+export async function checkAuditPictures(db: Kernel['db']): Promise<void> {
+  const rows = await db.selectFrom('audit_log').select(['action', 'target_type', 'summary']).execute();
+  const record = process.env.AUDIT_PICTURES_RECORD;
+  if (record) {
+    if (rows.length > 0)
+      appendFileSync(record, rows.map((row) => `${JSON.stringify([row.action, auditShape(row)])}\n`).join(''));
+    return;
+  }
+  const unknown = unknownAuditPictures(rows);
+  if (unknown.length > 0) throw new Error(`audit pictures unlike any the service wrote before:\n${unknown.join('\n')}`);
+}
