@@ -25,4 +25,4 @@ if (problems.length > 0) {
   console.error(`\n${problems.length} table ownership problem(s): see docs/architecture.md, "Areas own their tables".`);
   process.exit(1);
 }
-console.log('table owners: every write is by its table\'s area');
+console.log("table owners: every write is by its table's area");

@@ -48,10 +48,13 @@ describe('the table owners checker', () => {
     ['deleteFrom', `trx.deleteFrom('users').where('id', '=', id).execute();`],
     ['mergeInto', `trx.mergeInto('users').using('x', 'x.id', 'users.id').execute();`],
     ['a FOR UPDATE lock', `trx.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();`],
-    ['a FOR NO KEY UPDATE lock on a join', `trx.selectFrom('storage_uploads').innerJoin('users', 'a', 'b').forNoKeyUpdate();`],
-    ['a raw UPDATE', 'await sql`UPDATE users SET avatar_key = ${key} WHERE id = ${id}`.execute(trx);'],
-    ['a raw INSERT', 'await sql`insert into "users" (id) values (${id})`.execute(trx);'],
-    ['a raw FOR UPDATE', 'await sql`SELECT id FROM users WHERE id = ${id} FOR UPDATE`.execute(trx);'],
+    [
+      'a FOR NO KEY UPDATE lock on a join',
+      `trx.selectFrom('storage_uploads').innerJoin('users', 'a', 'b').forNoKeyUpdate();`,
+    ],
+    ['a raw UPDATE', `await sql\`UPDATE users SET avatar_key = \${key} WHERE id = \${id}\`.execute(trx);`],
+    ['a raw INSERT', 'await sql`insert into "users" (id) values (gen_random_uuid())`.execute(trx);'],
+    ['a raw FOR UPDATE', `await sql\`SELECT id FROM users WHERE id = \${id} FOR UPDATE\`.execute(trx);`],
     ['write.editRow', `await this.write.editRow(actor, { table: 'users', id, fields });`],
   ])('fails on a write to another area’s table: %s', (_name, statement) => {
     const problems = checkTableOwners(tree(at('src/modules/storage/queries.ts', statement)), []);

@@ -97,8 +97,3 @@ export async function deletionRequestStatus(db: Db, userId: string) {
 export async function deleteDeletionRequest(trx: Db, userId: string): Promise<void> {
   await trx.deleteFrom('account_deletion_requests').where('user_id', '=', userId).execute();
 }
-
-/** Tokens issued before `at` are refused from the next request. */
-export async function refuseTokensIssuedBefore(trx: Db, userId: string, at: Date): Promise<void> {
-  await trx.updateTable('users').set({ tokens_valid_after: at }).where('id', '=', userId).execute();
-}

@@ -91,11 +91,6 @@ export async function deleteRole(trx: Kysely<Tables>, id: string): Promise<void>
   await trx.deleteFrom('roles').where('id', '=', id).execute();
 }
 
-/** Makes a user row for each subject that has none (a subject that never signed in). */
-export async function ensureUsers(trx: Kysely<Tables>, subjects: string[]): Promise<void> {
-  await sql`INSERT INTO users (id) SELECT unnest(${subjects}::uuid[]) ON CONFLICT (id) DO NOTHING`.execute(trx);
-}
-
 /**
  * Grants the role to each subject without an end, giving an expiring grant its end back; answers the
  * subjects whose grant was made or changed (an unexpiring grant already there is left alone).
