@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { LIVE_STATUSES } from '../billing/checkout/index.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
@@ -51,19 +50,6 @@ export async function markConfirmed(trx: Db, userId: string, confirmedAt: Date, 
     .updateTable('account_deletion_requests')
     .set({ status: 'confirmed', code_hash: null, confirmed_at: confirmedAt, hard_delete_at: hardDeleteAt })
     .where('user_id', '=', userId)
-    .execute();
-}
-
-/** The user's subscriptions that would renew, locked, so a webhook applied meanwhile waits for the cancellation. */
-export function renewingSubscriptionsOf(trx: Db, userId: string) {
-  return trx
-    .selectFrom('billing_subscriptions')
-    .select(['id', 'provider', 'provider_subscription_id'])
-    .where('user_id', '=', userId)
-    .where('status', 'in', LIVE_STATUSES)
-    .where('cancel_at_period_end', '=', false)
-    .orderBy('created_at')
-    .forUpdate()
     .execute();
 }
 

@@ -1,2 +1,3 @@
 /** What other areas use of roles. */
+export { deleteGrantsExpiredBy, lockRoleKey } from './queries.js';
 export { refuseActingOnRole, UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';

@@ -246,3 +246,19 @@ export async function lockedActiveOwnerIds(trx: Kysely<Tables>): Promise<Set<str
   const rows = await trx.selectFrom('active_owners').select('user_id').execute();
   return new Set(rows.map((row) => row.user_id));
 }
+
+/** The system area's expiry job: grants whose end has come are deleted; answers how many. */
+export async function deleteGrantsExpiredBy(trx: Kysely<Tables>, now: Date): Promise<number> {
+  const result = await trx
+    .deleteFrom('user_roles')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The role row locked, so two replacements of one role's subscriptions run one after the other. */
+export async function lockRoleKey(trx: Kysely<Tables>, roleId: string): Promise<string | undefined> {
+  const row = await trx.selectFrom('roles').select('key').where('id', '=', roleId).forUpdate().executeTakeFirst();
+  return row?.key;
+}

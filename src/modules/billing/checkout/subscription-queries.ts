@@ -113,3 +113,16 @@ export function liveTierOf(trx: Db, userId: string) {
     .limit(1)
     .$asScalar();
 }
+
+/** The user's subscriptions that would renew, locked, so a webhook applied meanwhile waits for the cancellation. */
+export function renewingSubscriptionsOf(trx: Db, userId: string) {
+  return trx
+    .selectFrom('billing_subscriptions')
+    .select(['id', 'provider', 'provider_subscription_id'])
+    .where('user_id', '=', userId)
+    .where('status', 'in', LIVE_STATUSES)
+    .where('cancel_at_period_end', '=', false)
+    .orderBy('created_at')
+    .forUpdate()
+    .execute();
+}
