@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { configuredEmailTokenSecret, publicBaseUrlOf, type Config } from '../config.js';
@@ -11,9 +10,9 @@ import { HttpRuntimeClient } from '../adapters/runtime/http.js';
 import type { RuntimeClient } from '../adapters/runtime/index.js';
 import { RuntimeSimulator, type RuntimeSimulatorOptions } from '../runtime-sim/simulator.js';
 import type { Database } from '../db/database.js';
-import type { Tables } from '../db/tables.js';
 import { DevSignInCodes } from '../modules/console/index.js';
 import { createKernel, type KernelOptions } from '../kernel/kernel.js';
+import { storedServiceSecret } from '../kernel/service-secrets.js';
 import { JOB_HANDLERS, PERMISSIONS } from '../modules/index.js';
 import { catalogPriceLookup } from '../modules/billing/catalog/module.js';
 import { IncidentMonitor } from '../modules/incidents/module.js';
@@ -29,21 +28,6 @@ export interface ComposeOptions extends KernelOptions {
   runtimeSimulator?: Partial<RuntimeSimulatorOptions>;
   /** The embedded development mode's owner (`serve` keeps it in DATA_DIR): console sign-in codes sign it in. */
   devOwner?: string;
-}
-
-/** A secret the service made for itself, the same for every instance: made by whichever asks first. */
-async function storedServiceSecret(db: Kysely<Tables>, name: string): Promise<string> {
-  await db
-    .insertInto('service_secrets')
-    .values({ name, secret: randomBytes(48).toString('base64url') })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('service_secrets')
-    .select('secret')
-    .where('name', '=', name)
-    .executeTakeFirstOrThrow();
-  return row.secret;
 }
 
 /**

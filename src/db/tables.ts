@@ -118,20 +118,39 @@ export interface ServiceSecretsTable {
   created_at: DefaultedTimestamp;
 }
 
+/**
+ * The tables every area shares the types of. Each names its owner, the one area that writes it
+ * (`kernel`: src/kernel and src/db); others call the owner's service or queries through its
+ * index.ts. `npm run lint:deps` checks it (scripts/check-table-owners.ts).
+ */
 export interface Tables {
+  /** @owner kernel */
   service_secrets: ServiceSecretsTable;
+  /** @owner users */
   users: UsersTable;
+  /** @owner roles */
   roles: RolesTable;
+  /** @owner roles */
   role_permissions: RolePermissionsTable;
+  /** @owner roles */
   user_roles: UserRolesTable;
+  /** @owner kernel */
   audit_log: AuditLogTable;
+  /** @owner kernel */
   event_outbox: EventOutboxTable;
+  /** @owner ops */
   ops_panic_state: OpsPanicStateTable;
+  /** @owner site/settings */
   site_settings: SiteSettingsTable;
+  /** @owner site/settings */
   site_settings_versions: SiteSettingsVersionsTable;
+  /** @owner kernel */
   schema_migrations: SchemaMigrationsTable;
+  /** @owner billing (the family: checkout records subscriptions from the provider, subscriptions ends them) */
   billing_subscriptions: BillingSubscriptionsTable;
+  /** @owner login-sessions */
   revoked_sessions: RevokedSessionsTable;
+  /** @owner users */
   erased_users: ErasedUsersTable;
 }
 

@@ -215,3 +215,18 @@ export function pictureEntry(picture: AuditPicture, { before, after, only, ...en
     ...(after === undefined ? {} : { after: picture.of(after, side('after')) }),
   };
 }
+
+/**
+ * For users' hard delete (the kernel owns audit_log). The audit trail outlives a hard-deleted
+ * user, but not their personal data: entries about them keep who did what and when, and lose the change summary (names, emails); entries they
+ * made keep the action and lose where they made it from (IP, user agent).
+ */
+export async function redactAuditOf(trx: Kysely<Tables>, userId: string): Promise<void> {
+  await trx
+    .updateTable('audit_log')
+    .set({ summary: JSON.stringify({ redacted: true }) })
+    .where('target_type', '=', 'user')
+    .where('target_id', '=', userId)
+    .execute();
+  await trx.updateTable('audit_log').set({ ip: null, user_agent: null }).where('actor_id', '=', userId).execute();
+}

@@ -104,3 +104,9 @@ export class EventPublisher {
 function isFullEvent(data: unknown): data is PlatformEvent {
   return typeof data === 'object' && data !== null && 'name' in data && 'kind' in data;
 }
+
+/** The retention job of the system area (the kernel owns the outbox); answers how many rows it deleted. */
+export async function deleteOutboxEventsBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
+  const result = await trx.deleteFrom('event_outbox').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

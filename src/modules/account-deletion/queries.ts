@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { LIVE_STATUSES } from '../billing/checkout/index.js';
 import './tables.js';
 
 type Db = Kysely<Tables>;
@@ -54,19 +53,6 @@ export async function markConfirmed(trx: Db, userId: string, confirmedAt: Date, 
     .execute();
 }
 
-/** The user's subscriptions that would renew, locked, so a webhook applied meanwhile waits for the cancellation. */
-export function renewingSubscriptionsOf(trx: Db, userId: string) {
-  return trx
-    .selectFrom('billing_subscriptions')
-    .select(['id', 'provider', 'provider_subscription_id'])
-    .where('user_id', '=', userId)
-    .where('status', 'in', LIVE_STATUSES)
-    .where('cancel_at_period_end', '=', false)
-    .orderBy('created_at')
-    .forUpdate()
-    .execute();
-}
-
 /**
  * Soft-deleted accounts whose grace period has ended, locked; one another run (or a staff
  * action) holds is skipped and left for the next run. An account staff restored meanwhile
@@ -96,9 +82,4 @@ export async function deletionRequestStatus(db: Db, userId: string) {
 
 export async function deleteDeletionRequest(trx: Db, userId: string): Promise<void> {
   await trx.deleteFrom('account_deletion_requests').where('user_id', '=', userId).execute();
-}
-
-/** Tokens issued before `at` are refused from the next request. */
-export async function refuseTokensIssuedBefore(trx: Db, userId: string, at: Date): Promise<void> {
-  await trx.updateTable('users').set({ tokens_valid_after: at }).where('id', '=', userId).execute();
 }

@@ -12,11 +12,12 @@ import {
   identityCall,
   lockUser,
   refuseActingAbove,
+  refuseTokensIssuedBefore,
   selfDeletionOf,
   statusBeforeSoftDelete,
   writeStatusChange,
 } from '../users/index.js';
-import { deleteDeletionRequest, lockDeletionRequest, refuseTokensIssuedBefore } from './queries.js';
+import { deleteDeletionRequest, lockDeletionRequest } from './queries.js';
 
 /** The deletion that can be undone now, or the 422 that says why not. */
 function restorable(status: UserStatus, deletion: Deletion | null, now: Date): Deletion {

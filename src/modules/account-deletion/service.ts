@@ -5,7 +5,7 @@ import type { PaymentProvider } from '../../adapters/payments/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { type AppError, invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
-import { applyProviderSubscription, atProvider } from '../billing/checkout/index.js';
+import { applyProviderSubscription, atProvider, renewingSubscriptionsOf } from '../billing/checkout/index.js';
 import { queueEmails } from '../email/delivery/index.js';
 import {
   identityCall,
@@ -19,13 +19,7 @@ import type { AuditedWrite, Writes } from '../../kernel/write.js';
 import { hashConfirmationCode, newConfirmationCode, sameHash } from './code.js';
 import { confirmationMail } from './mail.js';
 import { CODE_TTL_MINUTES, daysAfter, GRACE_PERIOD_DAYS, MAX_WRONG_CODES, minutesAfter } from './policy.js';
-import {
-  countWrongCode,
-  lockDeletionRequest,
-  markConfirmed,
-  renewingSubscriptionsOf,
-  replaceDeletionRequest,
-} from './queries.js';
+import { countWrongCode, lockDeletionRequest, markConfirmed, replaceDeletionRequest } from './queries.js';
 import type { ConfirmDeletionInput, DeletionConfirmed, StartDeletionInput } from './schemas.js';
 
 type Db = Kysely<Tables>;

@@ -22,12 +22,6 @@ export async function subscriptionsOf(db: Db, roleId: string): Promise<string[]>
   return rows.map((row) => row.alert);
 }
 
-/** The role row locked, so two replacements of one role's subscriptions run one after the other. */
-export async function lockRoleKey(trx: Db, roleId: string): Promise<string | undefined> {
-  const row = await trx.selectFrom('roles').select('key').where('id', '=', roleId).forUpdate().executeTakeFirst();
-  return row?.key;
-}
-
 export async function replaceSubscriptions(trx: Db, roleId: string, alerts: readonly string[]): Promise<void> {
   await trx.deleteFrom('role_alert_subscriptions').where('role_id', '=', roleId).execute();
   if (alerts.length > 0)

@@ -5,7 +5,8 @@ import { conflict, forbidden, notFound } from '../../kernel/errors.js';
 import { refuseActingOnRole } from '../roles/index.js';
 import type { Writes } from '../../kernel/write.js';
 import { ALERTS, ALERT_NAMES, roleAlertChannel, type AlertName } from './alerts.js';
-import { alertRoleKeysOf, lockRoleKey, replaceSubscriptions, roleKey, subscriptionsOf } from './queries.js';
+import { lockRoleKey } from '../roles/index.js';
+import { alertRoleKeysOf, replaceSubscriptions, roleKey, subscriptionsOf } from './queries.js';
 import type { SetAlertsInput } from './schemas.js';
 
 /** Which roles hear which alerts. The role's holders receive them on the role's realtime channel. */

@@ -6,12 +6,11 @@ import { databaseFailureOf } from '../../db/failures.js';
 import type { Tables } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { PanicMonitor, PanicState } from '../../kernel/maintenance.js';
-import { changePanicLevel } from '../ops/index.js';
+import { changePanicLevel, lockPanicStateUnlessBusy } from '../ops/index.js';
 import { decide, measurementOf, nextRuleState, reasonOf, readRule, signalValue, type Decision } from './evaluation.js';
 import type { AuditedWrite, Writes } from '../../kernel/write.js';
 import {
   insertSamples,
-  lockPanicStateUnlessBusy,
   lockRules,
   measureWindow,
   pruneSamples,

@@ -150,11 +150,6 @@ export async function stampLevelChange(trx: Kysely<Tables>, ruleKey: string, now
     .execute();
 }
 
-/** The level, locked for the evaluation; undefined while another instance evaluates (or the row is missing). */
-export function lockPanicStateUnlessBusy(trx: Kysely<Tables>) {
-  return trx.selectFrom('ops_panic_state').select(['level', 'auto']).forUpdate().skipLocked().executeTakeFirst();
-}
-
 export type RuleStateUpdate = Partial<
   Pick<
     IncidentRuleRow,

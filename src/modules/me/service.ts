@@ -5,14 +5,9 @@ import type { UserCache } from '../../kernel/auth/user-cache.js';
 import type { Writes } from '../../kernel/write.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../storage/index.js';
-import {
-  findProfile,
-  liftSuppression,
-  lockUserEmail,
-  suppressAsUnsubscribed,
-  suppressionReason,
-  updateProfileColumns,
-} from './queries.js';
+import { liftSuppression, suppressAsUnsubscribed, suppressionReason } from '../email/index.js';
+import { lockUserEmail, updateProfileColumns } from '../users/index.js';
+import { findProfile, PROFILE_ANSWER } from './queries.js';
 import type { ProfileView, UpdateProfileInput } from './schemas.js';
 
 type Db = Kysely<Tables>;
@@ -77,7 +72,7 @@ export class ProfileService {
   async update(userId: string, input: UpdateProfileInput): Promise<ProfileView> {
     const { marketing_opt_in: marketing, ...columns } = input;
     if (marketing === undefined) {
-      const updated = await updateProfileColumns(this.db, userId, columns, this.clock());
+      const updated = await updateProfileColumns(this.db, userId, columns, this.clock(), PROFILE_ANSWER);
       if (updated === undefined) throw notFound();
       return this.#answer(cachedProfile(updated));
     }
@@ -85,7 +80,7 @@ export class ProfileService {
       const user = await lockUserEmail(w.trx, userId);
       if (user === undefined) throw notFound();
       await this.#setMarketing(w.trx, user.email, marketing);
-      await updateProfileColumns(w.trx, userId, columns, this.clock());
+      await updateProfileColumns(w.trx, userId, columns, this.clock(), PROFILE_ANSWER);
     });
     return this.get(userId);
   }

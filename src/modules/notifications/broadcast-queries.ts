@@ -1,7 +1,8 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { readPage } from '../../kernel/pagination.js';
-import type { EmailCategory } from '../email/index.js';
+import { queueSelectedEmails } from '../email/delivery/index.js';
+import { type EmailCategory, isSuppressed } from '../email/index.js';
 import { matchesSegment, type UserSegment } from '../users/index.js';
 import type { ListBroadcastsQuery } from './schemas.js';
 import type { NotificationBroadcastsTable, NotificationsTable } from './tables.js';
@@ -86,34 +87,21 @@ export async function queueSegmentMail(trx: Db, { broadcastId, segment, template
     .where(matchesSegment(segment, { defaultStatus: 'active' }))
     .where('users.email', 'is not', null);
   if (template.category === 'marketing') {
-    recipients = recipients.where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('email_suppressions')
-            .select(sql`1`.as('one'))
-            .whereRef('email_suppressions.email', '=', sql<string>`lower(users.email)`),
-        ),
-      ),
-    );
+    recipients = recipients.where((eb) => eb.not(isSuppressed(sql<string>`lower(users.email)`)));
   }
-  const inserted = await trx
-    .insertInto('email_messages')
-    .columns(['to_email', 'user_id', 'category', 'template_id', 'template_version', 'vars', 'broadcast_id'])
-    .expression(
-      recipients.select([
-        sql<string>`users.email`.as('to_email'),
-        'users.id as user_id',
-        sql<string>`${template.category}`.as('category'),
-        sql<string>`${template.id}::uuid`.as('template_id'),
-        sql<number>`${template.version}::int`.as('template_version'),
-        sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) ||
-          ${JSON.stringify(vars)}::jsonb`.as('vars'),
-        sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
-      ]),
-    )
-    .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0);
+  return queueSelectedEmails(
+    trx,
+    recipients.select([
+      sql<string>`users.email`.as('to_email'),
+      'users.id as user_id',
+      sql<string>`${template.category}`.as('category'),
+      sql<string>`${template.id}::uuid`.as('template_id'),
+      sql<number>`${template.version}::int`.as('template_version'),
+      sql<string>`jsonb_build_object('display_name', coalesce(users.display_name, '')) ||
+        ${JSON.stringify(vars)}::jsonb`.as('vars'),
+      sql<string>`${broadcastId}::uuid`.as('broadcast_id'),
+    ]),
+  );
 }
 
 // History (service.ts).

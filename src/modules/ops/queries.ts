@@ -36,3 +36,8 @@ export async function staffNameOf(db: Db, setBy: string | null): Promise<string 
     .executeTakeFirst();
   return row?.display_name ?? row?.email ?? null;
 }
+
+/** For the incident monitor: the level, locked for the evaluation; undefined while another instance evaluates (or the row is missing). */
+export function lockPanicStateUnlessBusy(trx: Db) {
+  return trx.selectFrom('ops_panic_state').select(['level', 'auto']).forUpdate().skipLocked().executeTakeFirst();
+}

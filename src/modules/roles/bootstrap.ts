@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { recordAuditMany } from '../../kernel/audit.js';
-import { ensureUsers, grantUnexpiringRole } from './queries.js';
+import { ensureUsers } from '../users/index.js';
+import { grantUnexpiringRole } from './queries.js';
 
 export const OWNER_ROLE_ID = '00000000-0000-4000-8000-000000000001';
 

@@ -91,11 +91,6 @@ export async function deleteRole(trx: Kysely<Tables>, id: string): Promise<void>
   await trx.deleteFrom('roles').where('id', '=', id).execute();
 }
 
-/** Makes a user row for each subject that has none (a subject that never signed in). */
-export async function ensureUsers(trx: Kysely<Tables>, subjects: string[]): Promise<void> {
-  await sql`INSERT INTO users (id) SELECT unnest(${subjects}::uuid[]) ON CONFLICT (id) DO NOTHING`.execute(trx);
-}
-
 /**
  * Grants the role to each subject without an end, giving an expiring grant its end back; answers the
  * subjects whose grant was made or changed (an unexpiring grant already there is left alone).
@@ -250,4 +245,20 @@ export async function lockedActiveOwnerIds(trx: Kysely<Tables>): Promise<Set<str
   await sql`SELECT pg_advisory_xact_lock(hashtextextended('last_active_owner', 0))`.execute(trx);
   const rows = await trx.selectFrom('active_owners').select('user_id').execute();
   return new Set(rows.map((row) => row.user_id));
+}
+
+/** The system area's expiry job: grants whose end has come are deleted; answers how many. */
+export async function deleteGrantsExpiredBy(trx: Kysely<Tables>, now: Date): Promise<number> {
+  const result = await trx
+    .deleteFrom('user_roles')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** The role row locked, so two replacements of one role's subscriptions run one after the other. */
+export async function lockRoleKey(trx: Kysely<Tables>, roleId: string): Promise<string | undefined> {
+  const row = await trx.selectFrom('roles').select('key').where('id', '=', roleId).forUpdate().executeTakeFirst();
+  return row?.key;
 }

@@ -5,7 +5,8 @@ import type { Tables } from '../../db/tables.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import type { Writes } from '../../kernel/write.js';
 import { detectImageType, SIGNATURE_BYTES } from './image-signature.js';
-import { currentAvatarKey, findAvatarUpload, lockAvatarKey, setAvatar } from './queries.js';
+import { currentAvatarKey, lockAvatarKey, setAvatarKey } from '../users/index.js';
+import { confirmAvatarUpload, findAvatarUpload } from './queries.js';
 import type { AvatarUploadInput } from './schemas.js';
 import { fromStore } from './storage-calls.js';
 import { issueUploadIntent } from './upload-intents.js';
@@ -78,7 +79,8 @@ export class AvatarService {
 
     const previous = await this.write(async (w) => {
       const before = await lockAvatarKey(w.trx, userId);
-      await setAvatar(w.trx, userId, key, object.size, now);
+      await setAvatarKey(w.trx, userId, key);
+      await confirmAvatarUpload(w.trx, key, object.size, now);
       return before;
     });
     if (previous !== null && previous !== key) {

@@ -2,7 +2,7 @@ import { isStorageKey, type StorageAdapter, type StoredObject } from '../../adap
 import type { Actor } from '../../kernel/actor.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import type { Writes } from '../../kernel/write.js';
-import { clearAvatarsUsing } from './queries.js';
+import { clearAvatarsUsing } from '../users/index.js';
 import { detectImageType } from './image-signature.js';
 import type { ListObjectsQuery, ObjectPreview, StoredObjectView } from './schemas.js';
 import { fromStore } from './storage-calls.js';

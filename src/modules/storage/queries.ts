@@ -86,43 +86,14 @@ export async function findAvatarUpload(db: Db, userId: string, key: string) {
     .executeTakeFirst();
 }
 
-/**
- * The user's avatar key, with the row locked until the transaction ends (two confirmations run one after the other).
- */
-export async function lockAvatarKey(trx: Db, userId: string): Promise<string | null> {
-  const row = await trx
-    .selectFrom('users')
-    .select('avatar_key')
-    .where('id', '=', userId)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
-  return row.avatar_key;
-}
-
-export async function currentAvatarKey(db: Db, userId: string): Promise<string | null> {
-  const row = await db.selectFrom('users').select('avatar_key').where('id', '=', userId).executeTakeFirst();
-  return row?.avatar_key ?? null;
-}
-
-export async function setAvatar(trx: Db, userId: string, key: string, size: number, now: Date): Promise<void> {
-  await trx.updateTable('users').set({ avatar_key: key }).where('id', '=', userId).execute();
+/** Marks the avatar's upload confirmed; the user's row points at it through users' setAvatarKey. */
+export async function confirmAvatarUpload(trx: Db, key: string, size: number, now: Date): Promise<void> {
   await trx
     .updateTable('storage_uploads')
     .set({ confirmed_at: now, size })
     .where('key', '=', key)
     .where('confirmed_at', 'is', null)
     .execute();
-}
-
-/** Users whose avatar is this object lose it (the object is going away); their ids. */
-export async function clearAvatarsUsing(trx: Db, key: string): Promise<string[]> {
-  const rows = await trx
-    .updateTable('users')
-    .set({ avatar_key: null })
-    .where('avatar_key', '=', key)
-    .returning('id')
-    .execute();
-  return rows.map((row) => row.id);
 }
 
 // The cleanup jobs (cleanup.ts).

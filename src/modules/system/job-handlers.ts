@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { JobContext, JobHandlers, JobServices, JobSummary } from '../../kernel/areas/jobs.js';
 import type { Deps } from '../../composition/platform.js';
-import { deleteGrantsExpiredBy, deleteOutboxEventsBefore, deleteRunsStartedBefore } from './queries.js';
+import { deleteOutboxEventsBefore } from '../../kernel/events.js';
+import { deleteGrantsExpiredBy } from '../roles/index.js';
+import { deleteRunsStartedBefore } from './queries.js';
 
 /** What a scheduler built by the service hands its jobs. */
 export function jobServicesOf(deps: Deps<'events' | 'identity' | 'log' | 'metrics' | 'storage'>): JobServices {

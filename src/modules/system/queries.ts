@@ -186,20 +186,6 @@ export async function rollbackToRunSavepoint(trx: Kysely<Tables>): Promise<void>
 
 // The system's own jobs (job-handlers.ts); each answers how many rows it deleted.
 
-export async function deleteGrantsExpiredBy(trx: Kysely<Tables>, now: Date): Promise<number> {
-  const result = await trx
-    .deleteFrom('user_roles')
-    .where('expires_at', 'is not', null)
-    .where('expires_at', '<=', now)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-export async function deleteOutboxEventsBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
-  const result = await trx.deleteFrom('event_outbox').where('created_at', '<', cutoff).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 export async function deleteRunsStartedBefore(trx: Kysely<Tables>, cutoff: Date): Promise<number> {
   const result = await trx.deleteFrom('scheduled_job_runs').where('started_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -1,4 +1,18 @@
 /** What other areas use of users. */
+export {
+  clearAvatarsUsing,
+  currentAvatarKey,
+  ensureUsers,
+  lockAvatarKey,
+  lockUserEmail,
+  lockUserRow,
+  lockUsersInIdOrder,
+  lockUserStatus,
+  refuseTokensIssuedBefore,
+  setAvatarKey,
+  setUserTier,
+  updateProfileColumns,
+} from './account-row.js';
 export { daysAfter, deletionOf, GRACE_PERIOD_DAYS, type Deletion } from './deletion.js';
 export { writeUserFixtures, type UserFixture } from './fixtures.js';
 export { identityCall, providerMayHoldSession } from './identity-calls.js';

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables, UserRow, UserStatus } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
+import { redactAuditOf } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { AuditedTransaction, Writes } from '../../kernel/write.js';
 import { identityCall, providerMayHoldSession } from './identity-calls.js';
@@ -14,7 +15,6 @@ import {
   findUser,
   isLastActiveOwner,
   lockUser,
-  redactAuditOf,
   rememberErased,
   setStatus,
 } from './queries.js';

@@ -246,21 +246,6 @@ export function tierExists(db: Kysely<Tables>, key: string) {
   return db.selectFrom('plan_tiers').select('key').where('key', '=', key).executeTakeFirst();
 }
 
-/**
- * The audit trail outlives a hard-deleted user, but not their personal data: entries about
- * them keep who did what and when, and lose the change summary (names, emails); entries they
- * made keep the action and lose where they made it from (IP, user agent).
- */
-export async function redactAuditOf(trx: Kysely<Tables>, userId: string): Promise<void> {
-  await trx
-    .updateTable('audit_log')
-    .set({ summary: JSON.stringify({ redacted: true }) })
-    .where('target_type', '=', 'user')
-    .where('target_id', '=', userId)
-    .execute();
-  await trx.updateTable('audit_log').set({ ip: null, user_agent: null }).where('actor_id', '=', userId).execute();
-}
-
 export interface ProfileChanges {
   display_name?: string | null;
   tier?: string | null;

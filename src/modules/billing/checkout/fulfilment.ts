@@ -4,22 +4,20 @@ import type { PaymentEvent, PaymentProviderKind, ProviderSubscription } from '..
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { Write, Writes } from '../../../kernel/write.js';
 import { addCredits } from '../credits/index.js';
+import { lockUserRow, setUserTier } from '../../users/index.js';
 import {
   existingProductId,
   expireOpenCheckout,
-  insertCheckoutSubscription,
   insertPaymentOnce,
-  lockInvoice,
-  lockUserRow,
   productOfProviderPrice,
   raiseRefundedAmount,
-  setTierFromLiveSubscriptions,
   storeEventOnce,
   upsertReportedInvoice,
-  upsertReportedSubscription,
   userOfCustomer,
   userOfSubscription,
 } from './fulfilment-queries.js';
+import { lockInvoice } from './invoice-payment-queries.js';
+import { insertCheckoutSubscription, liveTierOf, upsertReportedSubscription } from './subscription-queries.js';
 import { fillSubscriptionPayments, linkInvoicePayment, settleInvoicePayments } from './invoice-payments.js';
 import { markCheckoutCompleted, markEventIgnored, storedCheckout } from './queries.js';
 import {
@@ -362,5 +360,5 @@ export async function syncUserTier(trx: Db, userId: string): Promise<void> {
   // old plan was gone and the new one not there yet: none. Taken here, the lock makes the UPDATE
   // below start (and read) after the other transaction committed.
   await lockUserRow(trx, userId);
-  await setTierFromLiveSubscriptions(trx, userId);
+  await setUserTier(trx, userId, liveTierOf(trx, userId));
 }

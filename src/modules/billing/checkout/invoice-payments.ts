@@ -13,7 +13,7 @@ import {
   setInvoicePaymentWhenNone,
   subscriptionPlan,
   type InvoicePaymentLink,
-} from './fulfilment-queries.js';
+} from './invoice-payment-queries.js';
 
 type Db = Kysely<Tables>;
 

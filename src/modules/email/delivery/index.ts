@@ -1,5 +1,5 @@
 /** What other areas use of email delivery. */
 export { mailDispatcherFor } from './dispatcher.js';
 export type { SettledMessage } from './dispatcher.js';
-export { queueEmails } from './queue.js';
-export type { LiteralContent } from './queue.js';
+export { queueEmails, queueSelectedEmails } from './queue.js';
+export type { LiteralContent, SelectedTemplatedEmail } from './queue.js';
