@@ -14,7 +14,7 @@ export const PGBOUNCER = '/usr/sbin/pgbouncer';
  * (src/db/pooler.ts): here given by PgBouncer's `connect_query`, one of the documented ways
  * (docs/operations.md), so the test database and its role stay as they are.
  */
-export const SERVICE_SESSION_SETTINGS = "SET statement_timeout = '30s'; SET platform_api.own_commit_notices = on";
+export const SERVICE_SESSION_SETTINGS = 'SET statement_timeout = 30000; SET platform_api.own_commit_notices = on';
 
 export interface PgBouncer {
   port: number;
@@ -52,7 +52,11 @@ export async function startPgBouncer({
   const password = decodeURIComponent(server.password);
   const port = await closedPort();
   const dir = mkdtempSync(join(tmpdir(), 'pgbouncer-'));
-  const quoted = (value: string) => `'${value.replaceAll("'", "\\'")}'`;
+  // PgBouncer's connection strings have no escapes: a value holding a quote cannot be given.
+  const quoted = (value: string) => {
+    if (value.includes("'")) throw new Error(`a quote in a PgBouncer connection string value: ${value}`);
+    return `'${value}'`;
+  };
   const target = [
     `host=${server.hostname || '127.0.0.1'}`,
     `port=${server.port || '5432'}`,
