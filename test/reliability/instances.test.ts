@@ -36,7 +36,10 @@ describe(`a campaign on ${INSTANCES} instances`, () => {
     apps.push(first);
     for (let i = 1; i < INSTANCES; i += 1)
       apps.push(
-        await startTestApp({ database: await first.testDatabase!.openAnother({ pooled: true }), config: { smtpUrl: smtp.url } }),
+        await startTestApp({
+          database: await first.testDatabase!.openAnother({ pooled: true }),
+          config: { smtpUrl: smtp.url },
+        }),
       );
     staff = await createUser(first.db, ['email.read', 'email.write', 'email.send']);
     await publishedTemplate(first.db, 'multi-instance');
