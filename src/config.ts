@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+export const DATABASE_POOLERS = ['none', 'transaction'] as const;
+export type DatabasePooler = (typeof DATABASE_POOLERS)[number];
+
 /** Fastify's `trustProxy`: off, every hop, a hop count, or a list of proxy addresses/CIDRs. */
 export type TrustProxy = boolean | number | string[];
 
@@ -22,6 +25,16 @@ export interface Config {
    * come on top).
    */
   databasePoolSize: number;
+  /**
+   * What needs a session of its own (LISTEN, the migrations and their advisory lock): DATABASE_SESSION_URL, or
+   * DATABASE_URL when unset. Required apart when `databasePooler` is `transaction`.
+   */
+  databaseSessionUrl: string | undefined;
+  /**
+   * `transaction`: DATABASE_URL is a pooler in transaction mode (PgBouncer): no startup parameters, no named
+   * prepared statements, settings from the database role (docs/decisions/0102-behind-a-transaction-pooler.md).
+   */
+  databasePooler: DatabasePooler;
   redisUrl: string | undefined;
   /** Prepended to every rate-limit key in Redis, so deployments sharing one Redis keep their own counters. */
   redisKeyPrefix: string;
@@ -269,6 +282,36 @@ function logFormat(env: Env): LogFormat {
   return raw as LogFormat;
 }
 
+function databasePooler(env: Env): DatabasePooler {
+  const raw = present(env, 'DATABASE_POOLER') ?? 'none';
+  if (!(DATABASE_POOLERS as readonly string[]).includes(raw)) {
+    throw new ConfigError('DATABASE_POOLER', `must be one of ${DATABASE_POOLERS.join(', ')}, got "${raw}"`);
+  }
+  return raw as DatabasePooler;
+}
+
+/**
+ * The session URL and the pooler only mean something with DATABASE_URL; behind a transaction pooler
+ * LISTEN and the migrations' lock need a URL of their own (a pooled server connection is handed
+ * to other clients between transactions, taking the LISTEN or the lock with it).
+ */
+function databaseSession(env: Env, databaseUrl: string | undefined) {
+  const sessionUrl = url(env, 'DATABASE_SESSION_URL', ['postgres:', 'postgresql:']);
+  const pooler = databasePooler(env);
+  if (databaseUrl === undefined && sessionUrl !== undefined)
+    throw new ConfigError('DATABASE_URL', 'must be set when DATABASE_SESSION_URL is set');
+  if (databaseUrl === undefined && pooler !== 'none')
+    throw new ConfigError('DATABASE_URL', 'must be set when DATABASE_POOLER is set');
+  if (pooler === 'transaction' && sessionUrl === undefined) {
+    throw new ConfigError(
+      'DATABASE_SESSION_URL',
+      'must be set when DATABASE_POOLER=transaction: LISTEN and migrations need a session of their own ' +
+        '(PostgreSQL itself, or a pool in session mode)',
+    );
+  }
+  return { databaseSessionUrl: sessionUrl ?? databaseUrl, databasePooler: pooler };
+}
+
 function logLevel(env: Env): LogLevel {
   const raw = present(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(raw)) {
@@ -327,6 +370,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
+    ...databaseSession(env, databaseUrl),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: matching(env, 'REDIS_KEY_PREFIX', KEY_PREFIX, PREFIX_RULE) ?? DEFAULT_REDIS_KEY_PREFIX,
     jwtSecret,
@@ -533,7 +577,13 @@ const SECRET_SETTINGS = [
   'STORAGE_S3_SECRET_ACCESS_KEY',
 ];
 /** URL settings that may carry a password. */
-const CREDENTIAL_URL_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+const CREDENTIAL_URL_SETTINGS = [
+  'DATABASE_URL',
+  'DATABASE_SESSION_URL',
+  'REDIS_URL',
+  'SMTP_URL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+];
 /** Shorter values are not worth hiding, and would blank out unrelated text (a port, a word). */
 const MIN_REDACTED_LENGTH = 4;
 

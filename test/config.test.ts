@@ -38,6 +38,8 @@ describe('loadConfig', () => {
       dataDir: resolve('./data'),
       databaseUrl: undefined,
       databasePoolSize: 10,
+      databaseSessionUrl: undefined,
+      databasePooler: 'none',
       redisUrl: undefined,
       redisKeyPrefix: 'platform-api:rl:',
       jwtSecret: undefined,
@@ -166,6 +168,8 @@ describe('loadConfig', () => {
       dataDir: resolve('var/pa'),
       databaseUrl: 'postgresql://app@db:5432/platform',
       databasePoolSize: 30,
+      databaseSessionUrl: 'postgresql://app@db:5432/platform',
+      databasePooler: 'none',
       redisUrl: 'rediss://cache:6380',
       redisKeyPrefix: 'platform-api:eu-1:rl:',
       jwtSecret: SECRET,
@@ -273,6 +277,20 @@ describe('loadConfig', () => {
     { env: { DATABASE_POOL_SIZE: '1001' }, setting: 'DATABASE_POOL_SIZE' },
     { env: { DATABASE_URL: 'mysql://x', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
     { env: { DATABASE_URL: 'not a url', JWT_SECRET: SECRET }, setting: 'DATABASE_URL' },
+    { env: { DATABASE_SESSION_URL: 'postgres://db/platform' }, setting: 'DATABASE_URL' },
+    { env: { DATABASE_POOLER: 'transaction' }, setting: 'DATABASE_URL' },
+    {
+      env: { DATABASE_URL: 'postgres://bouncer/platform', DATABASE_POOLER: 'transaction', JWT_SECRET: SECRET },
+      setting: 'DATABASE_SESSION_URL',
+    },
+    {
+      env: { DATABASE_URL: 'postgres://bouncer/platform', DATABASE_POOLER: 'statement', JWT_SECRET: SECRET },
+      setting: 'DATABASE_POOLER',
+    },
+    {
+      env: { DATABASE_URL: 'postgres://db/platform', DATABASE_SESSION_URL: 'redis://db', JWT_SECRET: SECRET },
+      setting: 'DATABASE_SESSION_URL',
+    },
     { env: { REDIS_URL: 'http://x' }, setting: 'REDIS_URL' },
     { env: { JWKS_URL: 'ftp://x' }, setting: 'JWKS_URL' },
     { env: { JWKS_URL: '/relative/jwks.json' }, setting: 'JWKS_URL' },
@@ -415,6 +433,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/platform', JWKS_URL: 'http://id.local/jwks' }).jwksUrl).toBe(
       'http://id.local/jwks',
     );
+  });
+
+  it('DATABASE_SESSION_URL defaults to DATABASE_URL; DATABASE_POOLER=transaction takes a session URL of its own', () => {
+    const direct = loadConfig({ DATABASE_URL: 'postgres://db/platform', JWT_SECRET: SECRET });
+    expect([direct.databaseSessionUrl, direct.databasePooler]).toEqual(['postgres://db/platform', 'none']);
+    const pooled = loadConfig({
+      DATABASE_URL: 'postgres://bouncer:6432/platform',
+      DATABASE_SESSION_URL: 'postgres://db/platform',
+      DATABASE_POOLER: 'transaction',
+      JWT_SECRET: SECRET,
+    });
+    expect([pooled.databaseUrl, pooled.databaseSessionUrl, pooled.databasePooler]).toEqual([
+      'postgres://bouncer:6432/platform',
+      'postgres://db/platform',
+      'transaction',
+    ]);
   });
 
   describe('NODE_ENV=production never runs the embedded development mode', () => {

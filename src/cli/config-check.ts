@@ -23,6 +23,8 @@ const SETTINGS: Array<[name: string, show: (config: Config) => Shown]> = [
   ['DATA_DIR', (c) => c.dataDir],
   ['DATABASE_URL', (c) => maskedUrl(c.databaseUrl)],
   ['DATABASE_POOL_SIZE', (c) => String(c.databasePoolSize)],
+  ['DATABASE_SESSION_URL', (c) => maskedUrl(c.databaseSessionUrl)],
+  ['DATABASE_POOLER', (c) => c.databasePooler],
   ['REDIS_URL', (c) => maskedUrl(c.redisUrl)],
   ['REDIS_KEY_PREFIX', (c) => c.redisKeyPrefix],
   ['JWT_SECRET', (c) => masked(c.jwtSecret)],

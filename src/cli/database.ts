@@ -5,6 +5,7 @@ import { ensureDataDir, type Config } from '../config.js';
 import { DataDirInUse, lockDataDir, type DataDirLock } from '../data-dir-lock.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { migrate, migrationStatus } from '../db/migrate.js';
+import { pooledSessionProblems } from '../db/pooler.js';
 import { asRead } from '../lib/split-pool.js';
 import { CommandFailure, StartError } from './errors.js';
 
@@ -13,7 +14,10 @@ import { CommandFailure, StartError } from './errors.js';
  * migration may legitimately run longer than any request should (an index on a big table).
  */
 export async function migratePostgres(config: Config): Promise<string[]> {
-  const database = await connectPostgres(config, { statementTimeoutMs: 0, poolMax: 1 });
+  // Its advisory lock is held across statements: a session of its own, never a transaction pool's.
+  const session = { ...config, databaseUrl: config.databaseSessionUrl, databasePooler: 'none' as const };
+  const setting = config.databaseSessionUrl === config.databaseUrl ? 'DATABASE_URL' : 'DATABASE_SESSION_URL';
+  const database = await connectPostgres(session, { statementTimeoutMs: 0, poolMax: 1 }, setting);
   try {
     return await migrate(database.db);
   } finally {
@@ -65,18 +69,34 @@ function lockEmbedded(config: Config, command: string): DataDirLock {
   }
 }
 
-/** A PostgreSQL pool that has answered once: a server that cannot be reached is named as DATABASE_URL's. */
+/**
+ * A PostgreSQL pool that has answered once: a server that cannot be reached is named as
+ * `setting`'s (DATABASE_URL's unless told). Behind a transaction pooler, the server sessions must
+ * carry the settings no client can give them (`pooledSessionProblems`).
+ */
 export async function connectPostgres(
   config: Config,
   options: Parameters<typeof openDatabase>[1] = {},
+  setting = 'DATABASE_URL',
 ): Promise<Database> {
   const database = await openDatabase(config, options);
+  let problems: string[];
   try {
     await asRead(sql`SELECT 1`).execute(database.db);
+    problems = config.databasePooler === 'transaction' ? await pooledSessionProblems(database.db) : [];
   } catch (error) {
     await database.close().catch(() => {});
     const address = databaseAddress(config.databaseUrl!);
-    throw new StartError('DATABASE_URL', `cannot use the database at ${address}: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    // PgBouncer's answer to the statement timeout this service asks for at connection.
+    const hint = /unsupported startup parameter/.test(message)
+      ? ' (a pooler in transaction mode? set DATABASE_POOLER=transaction and DATABASE_SESSION_URL)'
+      : '';
+    throw new StartError(setting, `cannot use the database at ${address}: ${message}${hint}`);
+  }
+  if (problems.length > 0) {
+    await database.close().catch(() => {});
+    throw new StartError('DATABASE_POOLER', `the pooled sessions lack settings: ${problems.join('; ')}`);
   }
   return database;
 }

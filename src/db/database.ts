@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
+import type { DatabasePooler } from '../config.js';
 import { OwnCommitNotices, pooledClientClass } from '../lib/pg-client.js';
 import { openEverySession, openFixedPool } from '../lib/pg-pool.js';
 import { poolBudget, splitDialect } from '../lib/split-pool.js';
@@ -65,7 +66,16 @@ const pgTypes = {
 };
 
 export interface PostgresOptions {
+  /** The queries' pool: PostgreSQL, or a pooler in front of it (`pooler`). */
   connectionString: string;
+  /** What needs a session of its own (LISTEN); `connectionString` when absent. */
+  sessionConnectionString?: string;
+  /**
+   * `transaction`: `connectionString` is a pooler in transaction mode (PgBouncer), which refuses
+   * startup parameters and hands server connections to other clients between transactions: no
+   * statement timeout at startup, no named statements, no session settings (decision 0102).
+   */
+  pooler?: DatabasePooler;
   /** Sessions this instance opens for its queries, reads and writes together (`poolBudget`). */
   poolMax?: number;
   /** Server-side budget of one statement: past it PostgreSQL cancels it (SQLSTATE 57014). 0: none (migrations). */
@@ -85,15 +95,19 @@ const ASK_FOR_OWN_NOTICES = 'SET platform_api.own_commit_notices = on';
 
 export function openPostgres({
   connectionString,
+  sessionConnectionString = connectionString,
+  pooler = 'none',
   poolMax = 10,
   statementTimeoutMs = STATEMENT_TIMEOUT_MS,
   connectTimeoutMs = CONNECT_TIMEOUT_MS,
 }: PostgresOptions): Database {
   const ownCommitNotices = new OwnCommitNotices();
+  const sessions = pooler === 'none';
   const Client = pooledClientClass({
     ownCommitNotices,
     ownNoticeCode: OWN_NOTICE_CODE,
-    askForOwnNotices: ASK_FOR_OWN_NOTICES,
+    askForOwnNotices: sessions ? ASK_FOR_OWN_NOTICES : undefined,
+    namedStatements: sessions,
   });
   const types = pgTypes as pg.CustomTypesConfig;
   const openPool = (size: number, applicationName: string, name: PoolUsage['pool']) => ({
@@ -103,6 +117,7 @@ export function openPostgres({
       applicationName,
       size,
       statementTimeoutMs,
+      statementTimeoutAtStartup: sessions,
       connectTimeoutMs,
       types,
       Client,
@@ -128,7 +143,7 @@ export function openPostgres({
     kind: 'postgres',
     db,
     async listen(channel, handlers, options = {}) {
-      const listener = new PgListener(connectionString, channel, handlers, connectTimeoutMs);
+      const listener = new PgListener(sessionConnectionString, channel, handlers, connectTimeoutMs);
       listeners.push(listener);
       await listener.start();
       // Heard twice then (at commit and from the listener): subscribers must be idempotent.
@@ -188,10 +203,22 @@ export async function openPGlite(dataDir: string): Promise<Database> {
 
 /** `options` tune PostgreSQL only (the embedded database runs in this process: nothing to time out). */
 export async function openDatabase(
-  config: { databaseUrl: string | undefined; dataDir: string; databasePoolSize?: number },
+  config: {
+    databaseUrl: string | undefined;
+    databaseSessionUrl?: string | undefined;
+    databasePooler?: DatabasePooler;
+    dataDir: string;
+    databasePoolSize?: number;
+  },
   options: Pick<PostgresOptions, 'statementTimeoutMs' | 'poolMax'> = {},
 ): Promise<Database> {
   return config.databaseUrl !== undefined
-    ? openPostgres({ connectionString: config.databaseUrl, poolMax: config.databasePoolSize, ...options })
+    ? openPostgres({
+        connectionString: config.databaseUrl,
+        sessionConnectionString: config.databaseSessionUrl,
+        pooler: config.databasePooler,
+        poolMax: config.databasePoolSize,
+        ...options,
+      })
     : openPGlite(config.dataDir);
 }

@@ -30,10 +30,14 @@ export class MigrationError extends Error {}
 
 /**
  * Applies every pending migration in order, each in its own transaction, under a session
- * advisory lock held on one connection for the whole run. Returns the names it applied.
+ * advisory lock held on one connection for the whole run (a session of its own: never through
+ * a transaction pooler, DATABASE_SESSION_URL). Returns the names it applied.
  */
 export async function migrate(db: Kysely<Tables>, files = readMigrations()): Promise<string[]> {
   return db.connection().execute(async (connection) => {
+    // No budget (a role's statement_timeout applies to this session too): an index on a big table
+    // may take longer than any request should, and the lock waits for another migrator's whole run.
+    await sql`SET statement_timeout = 0`.execute(connection);
     await sql`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(connection);
     try {
       await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -67,6 +71,7 @@ export async function migrate(db: Kysely<Tables>, files = readMigrations()): Pro
       return done;
     } finally {
       await sql`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`.execute(connection);
+      await sql`RESET statement_timeout`.execute(connection);
     }
   });
 }

@@ -48,14 +48,24 @@ export interface PooledClientOptions {
   ownCommitNotices: OwnCommitNotices;
   /** The SQLSTATE of those notices: the channel in the message, the payload in the detail. */
   ownNoticeCode: string;
-  /** The statement that asks a session for them, sent once per connection while someone listens. */
-  askForOwnNotices: string;
+  /**
+   * The statement that asks a session for them, sent once per connection while someone listens.
+   * Undefined behind a transaction pooler: a session setting would stay on whichever server
+   * connection ran it, so the database role carries it instead (decision 0102).
+   */
+  askForOwnNotices: string | undefined;
+  /**
+   * Run queries marked as prepared as named statements. Off behind a transaction pooler: a named
+   * statement lives on one server connection, which the pooler hands to other clients between
+   * transactions (PgBouncer 1.18: 42P05 "prepared statement already exists", or 26000 missing).
+   */
+  namedStatements: boolean;
 }
 
 /**
  * The `Client` class of a pg pool (pg-pool's `Client` option). Its clients:
  *
- * - run a query marked as prepared as a named statement (`asPrepared`);
+ * - run a query marked as prepared as a named statement (`asPrepared`), unless `namedStatements` is off;
  * - end their connection when an answer is overdue: the statement may still be running or its
  *   answer still on the way, and a client reused meanwhile would queue every later query behind
  *   it (or wait forever on a connection that is gone). pg's `end()` destroys the socket at once
@@ -71,7 +81,9 @@ export function pooledClientClass({
   ownCommitNotices,
   ownNoticeCode,
   askForOwnNotices,
+  namedStatements,
 }: PooledClientOptions): typeof pg.Client {
+  const prepare = namedStatements ? asPrepared : (args: unknown[]) => args;
   const runQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
 
   return class PooledClient extends pg.Client {
@@ -93,6 +105,7 @@ export function pooledClientClass({
 
     /** Once per connection, outside a transaction (whose rollback would undo it), ahead of the next query. */
     #askForOwnNotices(): void {
+      if (askForOwnNotices === undefined) return;
       if (this.#askedForOwnNotices || this.getTransactionStatus() !== 'I' || !ownCommitNotices.wanted) return;
       this.#askedForOwnNotices = true;
       (runQuery.call(this, askForOwnNotices) as Promise<unknown>).catch(() => {
@@ -107,7 +120,7 @@ export function pooledClientClass({
 
     override query(...args: unknown[]): never {
       this.#askForOwnNotices();
-      const result = runQuery.apply(this, asPrepared(args));
+      const result = runQuery.apply(this, prepare(args));
       if (!(result instanceof Promise)) return result as never;
       return result.then(
         (answer: unknown) => {

@@ -15,6 +15,12 @@ export interface FixedPoolOptions {
   size: number;
   /** Server-side budget of one statement: past it PostgreSQL cancels it (SQLSTATE 57014). 0: none. */
   statementTimeoutMs: number;
+  /**
+   * Whether the sessions ask for `statementTimeoutMs` as a startup parameter. Not behind a
+   * transaction pooler, which refuses it (PgBouncer: "unsupported startup parameter"): the
+   * database role carries the server's budget there, and the client's answer budget stays.
+   */
+  statementTimeoutAtStartup: boolean;
   /** Budget of opening one connection, and of waiting for a free one in the pool. */
   connectTimeoutMs: number;
   types: pg.CustomTypesConfig;
@@ -27,7 +33,7 @@ export interface FixedPoolOptions {
  * requests queue for them.
  */
 export function openFixedPool(options: FixedPoolOptions): pg.Pool {
-  const { statementTimeoutMs } = options;
+  const { statementTimeoutMs, statementTimeoutAtStartup } = options;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     application_name: options.applicationName,
@@ -37,9 +43,8 @@ export function openFixedPool(options: FixedPoolOptions): pg.Pool {
     Client: options.Client,
     connectionTimeoutMillis: options.connectTimeoutMs,
     keepAlive: true,
-    ...(statementTimeoutMs > 0
-      ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + ANSWER_GRACE_MS }
-      : {}),
+    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + ANSWER_GRACE_MS } : {}),
+    ...(statementTimeoutMs > 0 && statementTimeoutAtStartup ? { statement_timeout: statementTimeoutMs } : {}),
   });
   // An idle client losing its server must not crash the process; the next checkout reconnects.
   pool.on('error', () => {});

@@ -23,6 +23,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     dataDir: '/nonexistent',
     databaseUrl: undefined,
     databasePoolSize: 10,
+    databaseSessionUrl: undefined,
+    databasePooler: 'none',
     redisUrl: undefined,
     redisKeyPrefix: 'platform-api:rl:',
     jwtSecret: TEST_JWT_SECRET,

@@ -3,14 +3,20 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openPostgres, pgliteParsers, wrapPGlite, type Database } from '../../src/db/database.js';
+import { startPgBouncer, type PgBouncer } from './pgbouncer.js';
 import { adminUrl, databaseUrlFor } from './postgres-urls.js';
 
 export interface TestDatabase {
   database: Database;
   /** PostgreSQL URL of this file's database (PostgreSQL runs only). */
   url: string | null;
-  /** Another handle on the same database, as a second service instance would have. */
-  openAnother(): Promise<Database>;
+  /**
+   * Another handle on the same database, as a second service instance would have. `pooled`: its
+   * queries go through PgBouncer in transaction mode (started for this database on first use,
+   * stopped by `drop`), its LISTEN straight to the server, as DATABASE_POOLER=transaction with
+   * DATABASE_SESSION_URL has it. On PGlite there is no pooler to put between: the same handle.
+   */
+  openAnother(options?: { pooled?: boolean }): Promise<Database>;
   drop(): Promise<void>;
 }
 
@@ -31,18 +37,28 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await admin.end();
     const url = databaseUrlFor(testUrl, name);
     const opened: Database[] = [];
-    const open = () => {
-      const database = openPostgres({ connectionString: url, poolMax: TEST_POOL_SIZE });
+    let pooler: Promise<PgBouncer> | undefined;
+    const open = async (pooled = false) => {
+      pooler ??= pooled ? startPgBouncer({ serverUrl: url }) : undefined;
+      const database = pooled
+        ? openPostgres({
+            connectionString: (await pooler!).via(url),
+            sessionConnectionString: url,
+            pooler: 'transaction',
+            poolMax: TEST_POOL_SIZE,
+          })
+        : openPostgres({ connectionString: url, poolMax: TEST_POOL_SIZE });
       opened.push(database);
       return database;
     };
-    const database = open();
+    const database = await open();
     return {
       database,
       url,
-      openAnother: async () => open(),
+      openAnother: (options = {}) => open(options.pooled),
       async drop() {
         await Promise.all(opened.map((d) => d.close()));
+        await (await pooler)?.close();
         const dropper = new pg.Client({ connectionString: adminUrl(testUrl) });
         await dropper.connect();
         await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

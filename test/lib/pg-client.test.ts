@@ -17,7 +17,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)('pooledClientClass', () => {
   async function connect(config: pg.ClientConfig = {}) {
     const notices = new OwnCommitNotices();
     const heard: string[] = [];
-    const Client = pooledClientClass({ ownCommitNotices: notices, ownNoticeCode: 'PA999', askForOwnNotices: ASK });
+    const Client = pooledClientClass({
+      ownCommitNotices: notices,
+      ownNoticeCode: 'PA999',
+      askForOwnNotices: ASK,
+      namedStatements: true,
+    });
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL, ...config });
     clients.push(client);
     await client.connect();

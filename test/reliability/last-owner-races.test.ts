@@ -62,7 +62,7 @@ let superuser: TestUser;
 
 beforeAll(async () => {
   const first = await startTestApp({ identity });
-  apps.push(first, await startTestApp({ identity, database: await first.testDatabase!.openAnother() }));
+  apps.push(first, await startTestApp({ identity, database: await first.testDatabase!.openAnother({ pooled: true }) }));
   superuser = await createUser(first.db, ['*']);
 }, 60_000);
 afterAll(async () => {

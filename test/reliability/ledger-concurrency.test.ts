@@ -34,7 +34,7 @@ const app = () => apps[next++ % apps.length]!;
 
 beforeAll(async () => {
   const first = await startTestApp();
-  apps.push(first, await startTestApp({ database: await first.testDatabase!.openAnother() }));
+  apps.push(first, await startTestApp({ database: await first.testDatabase!.openAnother({ pooled: true }) }));
   staff = await createUser(first.db, ['billing.read', 'billing.write', 'plans.write']);
   const made = await first.request({
     method: 'POST',

@@ -45,7 +45,7 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
     for (let i = 1; i < INSTANCES; i += 1) {
       apps.push(
         await startTestApp({
-          database: await first.testDatabase!.openAnother(),
+          database: await first.testDatabase!.openAnother({ pooled: true }),
           config: { redisUrl: proxy.via(REDIS_URL) },
         }),
       );
@@ -151,7 +151,11 @@ describe.runIf(WITH_REDIS)('rate limits on a shared Redis, through a proxy', () 
   const loudLines = (lines: string[]) => parsed(lines).filter((line) => line.level >= 40);
   /** Another instance on the suite's database, counting through the proxy, logging into `log`. */
   const watchedApp = async (log: ReturnType<typeof captureLog>['log']) =>
-    startTestApp({ database: await database.openAnother(), config: { redisUrl: proxy.via(REDIS_URL) }, log });
+    startTestApp({
+      database: await database.openAnother({ pooled: true }),
+      config: { redisUrl: proxy.via(REDIS_URL) },
+      log,
+    });
 
   it('an outage is logged once when it begins, with the reason, and once when it ends: not per attempt', async () => {
     const captured = captureLog();

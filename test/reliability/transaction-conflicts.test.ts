@@ -486,7 +486,7 @@ describe("an account deleted while its subscription's event is applied", () => {
       let beforeDeleting = async () => {};
       const identity = new LocalIdentityProvider();
       identity.banUser = () => beforeDeleting();
-      const deleter = await startTestApp({ database: await t.testDatabase!.openAnother(), identity });
+      const deleter = await startTestApp({ database: await t.testDatabase!.openAnother({ pooled: true }), identity });
       const player = await createUser(t.db);
       const checkout = await deleter.request({
         method: 'POST',

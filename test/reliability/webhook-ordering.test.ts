@@ -37,7 +37,10 @@ const stripeConfig = {
 beforeAll(async () => {
   // The webhook path makes no outbound call: the API base is a closed port.
   const first = await startTestApp({ config: stripeConfig });
-  apps.push(first, await startTestApp({ database: await first.testDatabase!.openAnother(), config: stripeConfig }));
+  apps.push(
+    first,
+    await startTestApp({ database: await first.testDatabase!.openAnother({ pooled: true }), config: stripeConfig }),
+  );
   const staff = await createUser(first.db, ['plans.write']);
   const ruleset = await first.db
     .insertInto('plan_rulesets')
