@@ -61,13 +61,13 @@ const READS: OwnerException[] = [
     reason: 'the maintenance gate of the request path reads the level ops sets; the kernel imports no area',
   },
   {
-    files: 'src/modules/incidents/queries.ts',
+    files: 'src/modules/operations/incidents/queries.ts',
     tables: ['ops_panic_state'],
     access: 'read',
     reason: 'the incident monitor reads the level it may change through ops',
   },
   {
-    files: 'src/modules/health/queries.ts',
+    files: 'src/modules/operations/health/queries.ts',
     tables: ['schema_migrations'],
     access: 'read',
     reason: 'readiness reports the last applied migration',
@@ -104,7 +104,7 @@ const READS: OwnerException[] = [
       "last-owner guard reads users' active_owners view; users exports none of these reads yet: to do",
   },
   {
-    files: 'src/modules/alert-subscriptions/queries.ts',
+    files: 'src/modules/operations/alert-subscriptions/queries.ts',
     tables: ['roles', 'user_roles'],
     access: 'read',
     reason: 'a subscription names an existing role; an alert goes to the users holding a subscribed role',
@@ -202,11 +202,11 @@ const READS: OwnerException[] = [
     access: 'read',
     reason: "a checkout tells the provider the customer's email and name, and shows the player's tier",
   },
-  { files: 'src/modules/ops/queries.ts', tables: ['users'], access: 'read', reason: USER_NAMES },
+  { files: 'src/modules/operations/maintenance/queries.ts', tables: ['users'], access: 'read', reason: USER_NAMES },
   { files: 'src/modules/site/pages/queries.ts', tables: ['users'], access: 'read', reason: USER_NAMES },
   { files: 'src/modules/site/settings/queries.ts', tables: ['users'], access: 'read', reason: USER_NAMES },
   {
-    files: 'src/modules/storage/queries.ts',
+    files: 'src/modules/files/queries.ts',
     tables: ['users'],
     access: 'read',
     reason: "cleanup keeps the objects a user's avatar_key names (users' account-row.ts writes the key)",

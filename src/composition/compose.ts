@@ -15,7 +15,7 @@ import { createKernel, type KernelOptions } from '../kernel/kernel.js';
 import { storedServiceSecret } from '../kernel/service-secrets.js';
 import { JOB_HANDLERS, PERMISSIONS } from '../modules/index.js';
 import { catalogPriceLookup } from '../modules/billing/catalog/module.js';
-import { IncidentMonitor } from '../modules/incidents/module.js';
+import { IncidentMonitor } from '../modules/operations/incidents/module.js';
 import type { Platform } from './platform.js';
 import { tapMail, tapPayments, tapRuntime } from './signal-taps.js';
 

@@ -138,7 +138,7 @@ export interface Tables {
   audit_log: AuditLogTable;
   /** @owner kernel */
   event_outbox: EventOutboxTable;
-  /** @owner ops */
+  /** @owner operations/maintenance */
   ops_panic_state: OpsPanicStateTable;
   /** @owner site/settings */
   site_settings: SiteSettingsTable;

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import { JobScheduler } from '../../src/modules/system/scheduler.js';
+import { JobScheduler } from '../../src/modules/operations/scheduled-jobs/scheduler.js';
 import { JOB_HANDLERS } from '../../src/modules/index.js';
-import { jobServicesOf } from '../../src/modules/system/job-handlers.js';
+import { jobServicesOf } from '../../src/modules/operations/scheduled-jobs/job-handlers.js';
 import type { TestApp, TestUser } from './app.js';
 
 /** Shared by the account-deletion tests: the mailed code, the stored state, the purge job. */

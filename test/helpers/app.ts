@@ -10,7 +10,7 @@ import { composePlatform, type ComposeOptions } from '../../src/composition/comp
 import type { Platform } from '../../src/composition/platform.js';
 import { writeRoleGrantFixture } from '../../src/modules/roles/index.js';
 import { writeUserFixtures } from '../../src/modules/users/index.js';
-import type { IncidentMonitor } from '../../src/modules/incidents/monitor.js';
+import type { IncidentMonitor } from '../../src/modules/operations/incidents/monitor.js';
 import { checkAuditPictures } from './audit-pictures.js';
 import { checkAnswersAgainstContract } from './contract.js';
 import { createTestDatabase, type TestDatabase } from './database.js';

@@ -95,7 +95,7 @@ describe('audit pictures', () => {
     expect(Object.keys(fixture).filter((action) => !actions.has(action))).toEqual([]);
   });
 
-  it('refuses a picture that differs from every recorded one in a key or a value', () => {
+  it('refuses a picture with a key no recorded one had, or a key holding another kind of value', () => {
     const shape = JSON.parse(fixture['site.announcement.create']![0]!) as {
       target_type: string;
       summary: { after: Record<string, unknown> };
@@ -103,9 +103,11 @@ describe('audit pictures', () => {
     const row = { action: 'site.announcement.create', target_type: shape.target_type, summary: shape.summary };
     expect(unknownAuditPictures([row])).toEqual([]);
     const moreKeys = { ...row, summary: { after: { ...shape.summary.after, body: 'the whole text' } } };
-    const otherValue = { ...row, summary: { after: { ...shape.summary.after, body_length: -1 } } };
-    const otherWord = { ...row, summary: { after: { ...shape.summary.after, severity: 'unheard_of' } } };
-    expect(unknownAuditPictures([moreKeys, otherValue, otherWord])).toHaveLength(3);
+    const otherKind = { ...row, summary: { after: { ...shape.summary.after, body_length: 'the whole text' } } };
+    expect(unknownAuditPictures([moreKeys, otherKind])).toHaveLength(2);
+    // Another test file writes other lengths and words than the recorded ones: the same picture.
+    const otherValues = { ...row, summary: { after: { ...shape.summary.after, body_length: 7, severity: 'info' } } };
+    expect(unknownAuditPictures([otherValues])).toEqual([]);
   });
 
   it('keeps ids, instants and free text as their kind, and the service words as they are', () => {

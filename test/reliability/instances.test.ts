@@ -14,7 +14,7 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
  * (docs/reliability.md lists them): shared rate limits (test/kernel/rate-limits.test.ts and
  * redis-faults.test.ts), a panic level crossing instances (test/kernel/maintenance.test.ts),
  * the public site's cache (test/modules/site/settings/settings.test.ts), scheduled jobs run once
- * (test/modules/system/scheduler.test.ts), queued mail sent once (test/modules/email/delivery/delivery.test.ts),
+ * (test/modules/operations/scheduled-jobs/scheduler.test.ts), queued mail sent once (test/modules/email/delivery/delivery.test.ts),
  * realtime and incidents (test/modules/realtime/instances.test.ts, incidents/instances.test.ts).
  * Here: a campaign launched on several instances at once and sent by all of them, and (on
  * PostgreSQL) instances whose notification connection was cut catching up when it is back.

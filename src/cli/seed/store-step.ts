@@ -1,9 +1,9 @@
-import { createAchievementBody } from '../../modules/catalog/schemas.js';
-import { AchievementsService } from '../../modules/catalog/service.js';
-import { createGameBody } from '../../modules/store/schemas.js';
-import { StoreGamesService } from '../../modules/store/service.js';
-import { StoreTermsService } from '../../modules/store/term-service.js';
-import { slugFromName, TERM_KINDS, type TermKind } from '../../modules/store/terms.js';
+import { createAchievementBody } from '../../modules/store/catalog/schemas.js';
+import { AchievementsService } from '../../modules/store/catalog/service.js';
+import { createGameBody } from '../../modules/store/games/schemas.js';
+import { StoreGamesService } from '../../modules/store/games/service.js';
+import { StoreTermsService } from '../../modules/store/games/term-service.js';
+import { slugFromName, TERM_KINDS, type TermKind } from '../../modules/store/games/terms.js';
 import { staffActor, type SeedContext } from './context.js';
 import { DEMO_ACHIEVEMENTS, DEMO_DEVELOPERS, DEMO_GAMES, DEMO_GENRES, DEMO_PUBLISHERS } from './catalog.js';
 import { gameBySlug, hasKey, termIdBySlug } from './queries.js';

@@ -1,4 +1,4 @@
-import { SupportAttachments } from '../../modules/storage/index.js';
+import { SupportAttachments } from '../../modules/files/index.js';
 import { MySupportService } from '../../modules/support/player-service.js';
 import { SupportDeskService } from '../../modules/support/staff-service.js';
 import { playerActor, staffActor, type SeedContext } from './context.js';

@@ -1,7 +1,7 @@
 import { databaseFailureOf } from '../../db/failures.js';
 
 /**
- * What incident monitoring watches (src/modules/incidents). Ratio signals measure failures /
+ * What incident monitoring watches (src/modules/operations/incidents). Ratio signals measure failures /
  * total; `database_latency` measures the mean milliseconds of the database probe.
  */
 export const SIGNALS = ['http_5xx', 'database_errors', 'database_latency', 'runtime', 'payments', 'mail'] as const;

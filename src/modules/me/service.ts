@@ -4,7 +4,7 @@ import { invalidState, notFound } from '../../kernel/errors.js';
 import type { UserCache } from '../../kernel/auth/user-cache.js';
 import type { Writes } from '../../kernel/write.js';
 import type { StorageAdapter } from '../../adapters/storage/index.js';
-import { avatarUrl } from '../storage/index.js';
+import { avatarUrl } from '../files/index.js';
 import { liftSuppression, suppressAsUnsubscribed, suppressionReason } from '../email/index.js';
 import { lockUserEmail, updateProfileColumns } from '../users/index.js';
 import { findProfile, PROFILE_ANSWER } from './queries.js';

@@ -1,5 +1,5 @@
 import type { PermissionKey, PermissionSet } from '../../kernel/permissions.js';
-import { roleAlertChannel } from '../alert-subscriptions/index.js';
+import { roleAlertChannel } from '../operations/alert-subscriptions/index.js';
 
 /** The staff feed of kernel `dashboard` events (every area's changes). */
 export const DASHBOARD_CHANNEL = 'dashboard';

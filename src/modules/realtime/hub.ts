@@ -4,7 +4,7 @@ import type { WebSocket } from 'ws';
 import type { Tables } from '../../db/tables.js';
 import type { UserChanges } from '../../kernel/auth/user-cache.js';
 import type { EventPublisher, PlatformEvent } from '../../kernel/events.js';
-import { roleAlertChannel, roleKeysSubscribedTo } from '../alert-subscriptions/index.js';
+import { roleAlertChannel, roleKeysSubscribedTo } from '../operations/alert-subscriptions/index.js';
 import { allowedChannels, areaChannelOf, DASHBOARD_CHANNEL, userChannel } from './channels.js';
 import { broadcastNotificationsFor, socketAccess, type SocketAccess } from './queries.js';
 import type { ServerFrame } from './schemas.js';

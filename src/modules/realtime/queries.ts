@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { queryUserAccess, type UserAccess } from '../../kernel/principal.js';
-import { alertRoleKeysOfUsers } from '../alert-subscriptions/index.js';
+import { alertRoleKeysOfUsers } from '../operations/alert-subscriptions/index.js';
 import type { NotificationView } from '../notifications/index.js';
 
 type Db = Kysely<Tables>;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { AlertSubscriptionService } from '../alert-subscriptions/index.js';
+import { AlertSubscriptionService } from '../operations/alert-subscriptions/index.js';
 import { acceptConnection } from './connection.js';
 import { issueCredentials } from './credentials.js';
 import { RealtimeHub } from './hub.js';

@@ -1,4 +1,4 @@
-import type { AttachmentView, SupportAttachments } from '../storage/index.js';
+import type { AttachmentView, SupportAttachments } from '../files/index.js';
 import type { MessageView } from './queries.js';
 
 /** Each message with its attachments' type, size and download URL, in the order the player gave them. */

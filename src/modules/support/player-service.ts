@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import { queueEmails } from '../email/delivery/index.js';
-import type { SupportAttachments } from '../storage/index.js';
+import type { SupportAttachments } from '../files/index.js';
 import type { Writes } from '../../kernel/write.js';
 import { withAttachments } from './attachment-views.js';
 import { confirmationMail } from './mail.js';

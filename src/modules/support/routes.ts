@@ -1,7 +1,7 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { SupportAttachments, avatarUploadGrant } from '../storage/index.js';
+import { SupportAttachments, avatarUploadGrant } from '../files/index.js';
 import { MySupportService } from './player-service.js';
 import {
   attachmentUploadBody,

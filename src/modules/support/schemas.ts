@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse, pageQuery } from '../../kernel/pagination.js';
-import { MAX_ATTACHMENT_BYTES, ATTACHMENT_CONTENT_TYPES } from '../storage/index.js';
+import { MAX_ATTACHMENT_BYTES, ATTACHMENT_CONTENT_TYPES } from '../files/index.js';
 import { SUPPORT_CATEGORIES, TICKET_STATUSES } from './tables.js';
 
 // Support routes write snake_case, as the rest of /v1/me and /v1/admin.

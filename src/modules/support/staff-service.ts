@@ -6,7 +6,7 @@ import { paged } from '../../kernel/pagination.js';
 import { queueEmails } from '../email/delivery/index.js';
 import type { Writes } from '../../kernel/write.js';
 import { replyMail } from './mail.js';
-import type { SupportAttachments } from '../storage/index.js';
+import type { SupportAttachments } from '../files/index.js';
 import { withAttachments } from './attachment-views.js';
 import {
   findStaffTicket,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PaymentProviderError } from '../../../src/adapters/payments/index.js';
-import { JobScheduler } from '../../../src/modules/system/scheduler.js';
+import { JobScheduler } from '../../../src/modules/operations/scheduled-jobs/scheduler.js';
 import { RuntimeSimulator } from '../../../src/runtime-sim/simulator.js';
 import { createUser, eventually, startTestApp, type TestApp } from '../../helpers/app.js';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../helpers/otlp-receiver.js';

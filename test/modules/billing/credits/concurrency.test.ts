@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/kernel/errors.js';
 import { addCredits, lockCreditAccount, spendCredits } from '../../../../src/modules/billing/credits/ledger.js';
 import { JOB_HANDLERS } from '../../../../src/modules/index.js';
-import { JobScheduler } from '../../../../src/modules/system/scheduler.js';
+import { JobScheduler } from '../../../../src/modules/operations/scheduled-jobs/scheduler.js';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../../helpers/app.js';
 import { lockWaiterOn, sendingNoticed, sessionPid, waitFor } from '../../../helpers/waiting.js';
 import { expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';

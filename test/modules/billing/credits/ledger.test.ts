@@ -11,7 +11,7 @@ import {
   type SpendCreditsInput,
 } from '../../../../src/modules/billing/credits/ledger.js';
 import { JOB_HANDLERS } from '../../../../src/modules/index.js';
-import { JobScheduler } from '../../../../src/modules/system/scheduler.js';
+import { JobScheduler } from '../../../../src/modules/operations/scheduled-jobs/scheduler.js';
 import { createUser, startTestApp, type TestApp } from '../../../helpers/app.js';
 import { rejectionOf } from '../../../helpers/expectations.js';
 import { drawsOf, expectConsistentCredits, ledgerOf, lotsOf } from './fixtures.js';

@@ -1,0 +1,15 @@
+import { defineArea } from '../../../composition/platform.js';
+import { registerCatalogRoutes } from './routes.js';
+
+/** Catalog: achievements and referral rules. */
+export const catalogModule = defineArea(['db', 'write'], {
+  name: 'store/catalog',
+  routes: [registerCatalogRoutes],
+  tags: {
+    catalog: 'Achievement definitions and the referral ruleset.',
+  },
+  jobs: {},
+  permissions: {},
+  cacheTopics: [],
+  events: [],
+});
