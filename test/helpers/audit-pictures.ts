@@ -6,7 +6,7 @@ import { canonicalJson } from '../../src/lib/canonical-json.js';
 /**
  * Every audit row a suite writes must have a picture the service wrote before the pictures were
  * derived from table declarations (decision 0100): `test/fixtures/audit-pictures.json` holds, per
- * action, every shape the suite produced then. A test app checks its rows against it when it
+ * action, every shape the suite produced then. With AUDIT_PICTURES_CHECK=1 a test app checks its rows against it when it
  * closes, so a picture that changes a key or a value fails the file that wrote it.
  * `AUDIT_PICTURES_RECORD=<file>` appends the shapes to that file instead (to record the fixture).
  */
