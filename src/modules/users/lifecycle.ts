@@ -6,6 +6,7 @@ import type { Actor } from '../../kernel/actor.js';
 import { redactAuditOf } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import type { AuditedTransaction, Writes } from '../../kernel/write.js';
+import { userPicture } from './audit-picture.js';
 import { identityCall, providerMayHoldSession } from './identity-calls.js';
 import { LastActiveOwnerRefusal, refusingLastOwnerLoss } from './owner-guard.js';
 import { refuseActingAbove } from './policy.js';
@@ -197,13 +198,14 @@ export async function writeStatusChange(
   now = new Date(),
 ): Promise<void> {
   await setStatus(w.trx, user.id, { to: change.to, reason: change.reason, by: w.actor.userId, at: now });
-  await w.audit({
+  await w.auditRow(userPicture, {
     action: change.action,
     targetType: 'user',
     targetId: user.id,
     reason: change.reason,
-    before: { status: user.status },
+    before: user,
     after: { status: change.to },
+    only: ['status'],
     ...(change.extra ? { extra: change.extra } : {}),
   });
   await w.publish({ kind: 'dashboard', name: change.event, payload: { user_id: user.id } });

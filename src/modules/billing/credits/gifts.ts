@@ -4,6 +4,7 @@ import type { Actor } from '../../../kernel/actor.js';
 import { invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
 import type { PriceInterval } from '../catalog/index.js';
 import type { Writes } from '../../../kernel/write.js';
+import { ledgerEntryPicture } from './audit-picture.js';
 import { addCredits } from './ledger.js';
 import { activeCreditPacks, activePlansWithPrices, productToGift, tiersByRank } from './queries.js';
 
@@ -70,7 +71,7 @@ export class CreditGiftsService {
     idempotencyKey: string | undefined,
   ): Promise<GiftPackResult & { replayed: boolean }> {
     // Retried on a deadlock or serialization failure, like grants (service.ts): all of it goes through `trx`.
-    return this.write(actor, async ({ trx, audit, publish }) => {
+    return this.write(actor, async ({ trx, auditRow, publish }) => {
       const product = await productToGift(trx, input.product_id);
       if (product === undefined)
         throw notFound('not_found', { reason: 'no such product', product_id: input.product_id });
@@ -104,21 +105,21 @@ export class CreditGiftsService {
       });
       const answer = { entry_id: result.entryId, balance: result.balance, credits, replayed: result.replayed };
       if (result.replayed) return answer;
-      await audit({
+      await auditRow(ledgerEntryPicture, {
         action: 'billing.credits.gift_pack',
         targetType: 'user',
         targetId: input.user_id,
         reason: input.reason,
         after: {
-          product_id: product.id,
+          id: result.entryId,
+          balance_after: result.balance,
+          reference_id: product.id,
+          lot_id: result.lotId,
+          expires_at: input.expires_at ?? null,
           product_name: product.name,
           quantity: input.quantity,
           credits_per_pack: product.credits,
           credits,
-          expires_at: input.expires_at ?? null,
-          entry_id: result.entryId,
-          lot_id: result.lotId,
-          balance: result.balance,
         },
         ...(idempotencyKey === undefined ? {} : { extra: { idempotency_key: idempotencyKey } }),
       });

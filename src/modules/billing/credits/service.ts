@@ -4,6 +4,7 @@ import type { Actor } from '../../../kernel/actor.js';
 import { invalidState } from '../../../kernel/errors.js';
 import { paged, type PageRequest } from '../../../kernel/pagination.js';
 import type { Writes } from '../../../kernel/write.js';
+import { ledgerEntryPicture } from './audit-picture.js';
 import { addCredits } from './ledger.js';
 import { listLedger, listLots, listUserLedger } from './queries.js';
 import type { GrantCreditsInput, GrantResult, ListLedgerQuery, ListLotsQuery } from './schemas.js';
@@ -27,7 +28,7 @@ export class CreditsService {
     // Retried on a deadlock or serialization failure: the ledger locks the user, then touches
     // lots (expiring lapsed ones), and anything locking them the other way round makes this the
     // server's victim. Everything here goes through `trx`, so running it again is safe.
-    return this.write(actor, async ({ trx, audit, publish }) => {
+    return this.write(actor, async ({ trx, auditRow, publish }) => {
       const result = await addCredits(trx, {
         userId: input.user_id,
         amount: input.amount,
@@ -44,17 +45,17 @@ export class CreditsService {
       });
       const answer = { entry_id: result.entryId, balance: result.balance, replayed: result.replayed };
       if (result.replayed) return answer;
-      await audit({
+      await auditRow(ledgerEntryPicture, {
         action: 'billing.credits.grant',
         targetType: 'user',
         targetId: input.user_id,
         reason: input.reason,
         after: {
+          id: result.entryId,
           amount: input.amount,
-          expires_at: input.expires_at ?? null,
-          entry_id: result.entryId,
+          balance_after: result.balance,
           lot_id: result.lotId,
-          balance: result.balance,
+          expires_at: input.expires_at ?? null,
         },
         ...(idempotencyKey === undefined ? {} : { extra: { idempotency_key: idempotencyKey } }),
       });

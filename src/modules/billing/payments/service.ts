@@ -6,6 +6,7 @@ import type { Actor } from '../../../kernel/actor.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { atProvider } from '../checkout/index.js';
+import { paymentPicture } from './audit-picture.js';
 import type { Writes } from '../../../kernel/write.js';
 import {
   invoiceView,
@@ -102,13 +103,13 @@ export class BillingPaymentsService {
       // that one is the answer.
       if (!recorded.recorded) return { ...refundView(recorded.row, recorded.payment), replayed: true };
       const { row, payment: updated, clawback } = recorded;
-      await w.audit({
+      await w.auditRow(paymentPicture, {
         action: 'billing.payment.refund',
         targetType: 'billing_payment',
         targetId: payment.id,
         reason: input.reason,
-        before: { amount_refunded: refundedBefore, status: payment.status },
-        after: { amount_refunded: Number(updated.amount_refunded), status: updated.status },
+        before: payment,
+        after: updated,
         extra: {
           refund_id: row.id,
           provider_refund_id: refund.id,

@@ -4,6 +4,7 @@ import type { Actor } from '../../../kernel/actor.js';
 import { conflict, forbidden, notFound } from '../../../kernel/errors.js';
 import { refuseActingOnRole } from '../../roles/index.js';
 import type { Writes } from '../../../kernel/write.js';
+import { roleAlertsPicture } from './audit-picture.js';
 import { ALERTS, ALERT_NAMES, roleAlertChannel, type AlertName } from './alerts.js';
 import { lockRoleKey } from '../../roles/index.js';
 import { alertRoleKeysOf, replaceSubscriptions, roleKey, subscriptionsOf } from './queries.js';
@@ -54,7 +55,7 @@ export class AlertSubscriptionService {
       }
       const after = [...input.alerts].sort();
       await replaceSubscriptions(w.trx, roleId, after);
-      await w.audit({
+      await w.auditRow(roleAlertsPicture, {
         action: 'roles.alerts.set',
         targetType: 'role',
         targetId: roleId,
