@@ -1,138 +1,40 @@
 import type { Readable } from 'node:stream';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { LOCAL_DOWNLOAD_PATH, LOCAL_UPLOAD_PATH, LocalStorage } from '../../adapters/storage/local.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { AvatarService } from './avatars.js';
-import { StorageBrowser } from './browser.js';
 import { LocalTransfers } from './local-transfers.js';
 import {
-  avatarConfirmBody,
-  avatarConfirmed,
-  avatarUploadBody,
-  avatarUploadGrant,
-  localDownloadQuery,
-  localUploadQuery,
-  objectKeyQuery,
-  objectPreview,
-  objectsPage,
-  listObjectsQuery,
-  transferRefusal,
-} from './schemas.js';
-
-const meTags = ['me: avatar'];
-const staffTags = ['storage'];
-const publicTags = ['storage (local store)'];
+  confirmMyAvatar,
+  createMyAvatarUploadUrl,
+  deleteStorageObject,
+  downloadStorageObject,
+  listStorageObjects,
+  previewStorageObject,
+  uploadStorageObject,
+} from './route-schemas.js';
+import { FilesService } from './service.js';
 
 /**
  * The player's avatar (signed upload, then confirmation), staff browsing of the object store,
  * and, with the local store, the upload and download URLs it hands out.
  */
 export function registerStorageRoutes(app: ZodApp, deps: Deps<'db' | 'log' | 'storage' | 'write'>): void {
-  const avatars = new AvatarService(deps.db, deps.write, deps.storage, deps.log);
-  const browser = new StorageBrowser(deps.write, deps.storage);
+  const files = new FilesService(deps.db, deps.write, deps.storage, deps.log);
 
-  app.post(
-    '/v1/me/avatar/upload-url',
-    {
-      config: { rateLimit: 'avatarUpload' },
-      schema: {
-        operationId: 'createMyAvatarUploadUrl',
-        tags: meTags,
-        summary: 'Get an avatar upload URL',
-        description:
-          'A URL to PUT one image to (PNG, JPEG or WebP, at most 2 MiB), valid 10 minutes, with the `headers` to ' +
-          'send. Then call `POST /v1/me/avatar/confirm` with the `key`. In depth: ' +
-          '[docs/api/account.md](docs/api/account.md#get-an-avatar-upload-url).',
-        body: avatarUploadBody,
-        response: { 200: avatarUploadGrant },
-      },
-    },
-    (request) => avatars.issueUpload(actorOf(request).userId, request.body),
+  app.post('/v1/me/avatar/upload-url', createMyAvatarUploadUrl, (request) =>
+    files.issueAvatarUpload(actorOf(request).userId, request.body),
   );
-
-  app.post(
-    '/v1/me/avatar/confirm',
-    {
-      config: { errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'confirmMyAvatar',
-        tags: meTags,
-        summary: 'Make the uploaded image the avatar',
-        description:
-          "Checks the object uploaded to `key` and makes it the caller's avatar, deleting the previous one; " +
-          'answers a signed `avatar_url`. 404 `not_found` for a key not issued to the caller. In depth: ' +
-          '[docs/api/account.md](docs/api/account.md#make-the-uploaded-image-the-avatar).',
-        body: avatarConfirmBody,
-        response: { 200: avatarConfirmed },
-      },
-    },
-    (request) => avatars.confirm(actorOf(request).userId, request.body.key),
+  app.post('/v1/me/avatar/confirm', confirmMyAvatar, (request) =>
+    files.confirmAvatar(actorOf(request).userId, request.body.key),
   );
-
-  app.get(
-    '/v1/admin/storage/objects',
-    {
-      config: { perms: ['storage.read'] },
-      schema: {
-        operationId: 'listStorageObjects',
-        tags: staffTags,
-        summary: 'Browse stored objects',
-        description:
-          'Objects whose key starts with `prefix`, in key order, paged with `limit` (default 25, at most 100) and ' +
-          '`offset`; `meta` echoes them (no total: stores do not count). A page shorter than `limit` is the last. ' +
-          'Errors: 503 `unavailable`.',
-        querystring: listObjectsQuery,
-        response: { 200: objectsPage },
-      },
-    },
-    (request) => browser.list(request.query),
-  );
-
-  app.get(
-    '/v1/admin/storage/objects/preview',
-    {
-      config: { perms: ['storage.read'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'previewStorageObject',
-        tags: staffTags,
-        summary: 'Preview a stored object',
-        description:
-          'The object `key` (a query parameter) as staff see it before deleting it: a PNG, JPEG or WebP image (told ' +
-          'by its first bytes) whole in base64, up to 2 MiB; or the first 64 KiB of UTF-8 text. The bytes come in ' +
-          'the answer, never as a signed URL. Errors: 404 `not_found`; 422 `invalid_request` with ' +
-          '`details.reason` `not_previewable` (neither such an image nor text) or `too_large` (`details.size`, ' +
-          '`details.max_size`); 503 `unavailable`.',
-        querystring: objectKeyQuery,
-        response: { 200: objectPreview },
-      },
-    },
-    (request) => browser.preview(request.query.key),
-  );
-
-  app.delete(
-    '/v1/admin/storage/objects',
-    {
-      config: { perms: ['storage.write'], errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'deleteStorageObject',
-        tags: staffTags,
-        summary: 'Delete a stored object',
-        description:
-          'Deletes the object `key` (a query parameter: keys contain `/`). A user whose avatar it is loses the ' +
-          'avatar in the same transaction. Audited (`storage.object.delete`, with the users whose avatar was ' +
-          'cleared). Errors: 404 `not_found`; 503 `unavailable`.',
-        querystring: objectKeyQuery,
-        response: { 204: z.null().describe('Deleted') },
-      },
-    },
-    async (request, reply) => {
-      await browser.delete(actorOf(request), request.query.key);
-      return reply.code(204).send(null);
-    },
-  );
+  app.get('/v1/admin/storage/objects', listStorageObjects, (request) => files.list(request.query));
+  app.get('/v1/admin/storage/objects/preview', previewStorageObject, (request) => files.preview(request.query.key));
+  app.delete('/v1/admin/storage/objects', deleteStorageObject, async (request, reply) => {
+    await files.delete(actorOf(request), request.query.key);
+    return reply.code(204).send(null);
+  });
 
   if (deps.storage instanceof LocalStorage) registerLocalTransferRoutes(app, new LocalTransfers(deps.storage));
 }
@@ -144,74 +46,31 @@ function registerLocalTransferRoutes(app: ZodApp, transfers: LocalTransfers): vo
     plain.removeAllContentTypeParsers();
     plain.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     const scope = plain.withTypeProvider<ZodTypeProvider>();
-    scope.put(
-      LOCAL_UPLOAD_PATH,
-      {
-        schema: {
-          tags: publicTags,
-          operationId: 'uploadStorageObject',
-          summary: 'Upload to a signed URL (local store)',
-          description:
-            'The `upload_url` of an upload grant when objects are stored locally: the body is the file, with the ' +
-            'signed `Content-Type`. Written atomically. In depth: ' +
-            '[docs/api/account.md](docs/api/account.md#upload-to-a-signed-url-local-store).',
-          querystring: localUploadQuery,
-          response: {
-            204: z.null().describe('Stored'),
-            404: transferRefusal('`invalid_signature`.'),
-            410: transferRefusal('`url_expired`.'),
-            413: transferRefusal('`payload_too_large`.'),
-            415: transferRefusal('`unsupported_media_type`.'),
-          },
-        },
-      },
-      async (request, reply) => {
-        const length = request.headers['content-length'];
-        await transfers.upload(
-          request.query,
-          request.headers['content-type'],
-          length === undefined ? undefined : Number(length),
-          request.body as Readable | undefined,
-        );
-        return reply.code(204).send(null);
-      },
-    );
+    scope.put(LOCAL_UPLOAD_PATH, uploadStorageObject, async (request, reply) => {
+      const length = request.headers['content-length'];
+      await transfers.upload(
+        request.query,
+        request.headers['content-type'],
+        length === undefined ? undefined : Number(length),
+        request.body as Readable | undefined,
+      );
+      return reply.code(204).send(null);
+    });
   });
 
-  app.get(
-    LOCAL_DOWNLOAD_PATH,
-    {
-      // The object's bytes stream from disk with their length; images are compressed already.
-      compress: false,
-      schema: {
-        tags: publicTags,
-        operationId: 'downloadStorageObject',
-        summary: 'Download from a signed URL (local store)',
-        description:
-          "The object's bytes, for `avatar_url` and other download URLs of the local store. Errors: 404 " +
-          '`invalid_signature` (altered or not signed here), `not_found` (deleted since); 410 `url_expired`.',
-        querystring: localDownloadQuery,
-        response: {
-          200: z.unknown().describe("The object's bytes, with its content type."),
-          404: transferRefusal('`invalid_signature` or `not_found`.'),
-          410: transferRefusal('`url_expired`.'),
-        },
-      },
-    },
-    async (request, reply) => {
-      const { stream, object, maxAgeSeconds } = await transfers.download(request.query);
-      return (
-        reply
-          .type(object.contentType ?? 'application/octet-stream')
-          .header('content-length', object.size)
-          .header('cache-control', `private, max-age=${maxAgeSeconds}`)
-          // Players' files served from the API's origin: never sniffed into HTML, never run as a page.
-          .header('x-content-type-options', 'nosniff')
-          .header('content-security-policy', "default-src 'none'; sandbox")
-          // Anything but an image is saved, not shown in the browser.
-          .header('content-disposition', object.contentType?.startsWith('image/') === true ? 'inline' : 'attachment')
-          .send(stream)
-      );
-    },
-  );
+  app.get(LOCAL_DOWNLOAD_PATH, downloadStorageObject, async (request, reply) => {
+    const { stream, object, maxAgeSeconds } = await transfers.download(request.query);
+    return (
+      reply
+        .type(object.contentType ?? 'application/octet-stream')
+        .header('content-length', object.size)
+        .header('cache-control', `private, max-age=${maxAgeSeconds}`)
+        // Players' files served from the API's origin: never sniffed into HTML, never run as a page.
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        // Anything but an image is saved, not shown in the browser.
+        .header('content-disposition', object.contentType?.startsWith('image/') === true ? 'inline' : 'attachment')
+        .send(stream)
+    );
+  });
 }

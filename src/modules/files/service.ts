@@ -1,11 +1,18 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
 import { isStorageKey, type StorageAdapter, type StoredObject } from '../../adapters/storage/index.js';
+import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { invalidRequest, notFound } from '../../kernel/errors.js';
 import type { Writes } from '../../kernel/write.js';
-import { clearAvatarsUsing } from '../users/index.js';
-import { detectImageType } from './image-signature.js';
-import type { ListObjectsQuery, ObjectPreview, StoredObjectView } from './schemas.js';
+import { clearAvatarsUsing, currentAvatarKey, lockAvatarKey, setAvatarKey } from '../users/index.js';
+import { storedObjectPicture } from './audit-picture.js';
+import { avatarUrl } from './avatars.js';
+import { detectImageType, SIGNATURE_BYTES } from './image-signature.js';
+import { confirmAvatarUpload, findAvatarUpload } from './queries.js';
+import type { AvatarUploadInput, ListObjectsQuery, ObjectPreview, StoredObjectView } from './schemas.js';
 import { fromStore } from './storage-calls.js';
+import { issueUploadIntent } from './upload-intents.js';
 
 function view(object: StoredObject): StoredObjectView {
   return {
@@ -33,12 +40,73 @@ function textOf(start: Buffer): string | null {
   }
 }
 
-/** Staff browsing of the object store: list by prefix with limit/offset, and delete. */
-export class StorageBrowser {
+/**
+ * What the files routes call: the player's avatar (a signed upload for one key under the caller,
+ * then a confirmation that checks what arrived), and staff browsing of the object store (list by
+ * prefix with limit/offset, preview, delete). The local store's signed URLs are local-transfers.ts.
+ */
+export class FilesService {
   constructor(
+    private readonly db: Kysely<Tables>,
     private readonly write: Writes,
     private readonly storage: StorageAdapter,
+    private readonly log: FastifyBaseLogger,
+    private readonly clock: () => Date = () => new Date(),
   ) {}
+
+  async issueAvatarUpload(userId: string, input: AvatarUploadInput) {
+    const now = this.clock();
+    // Under the caller's id, random and unguessable: nobody can aim an upload at another key.
+    return issueUploadIntent(this.db, this.storage, {
+      userId,
+      purpose: 'avatar',
+      prefix: 'avatars',
+      contentType: input.content_type,
+      size: input.size,
+      now,
+    });
+  }
+
+  /**
+   * Makes an uploaded object the caller's avatar once it proves to be what was granted. Every
+   * check runs before anything is written: a refusal changes nothing. The replaced avatar's
+   * object is deleted after the commit, best-effort (a leftover file is harmless).
+   */
+  async confirmAvatar(userId: string, key: string) {
+    const now = this.clock();
+    const upload = isStorageKey(key) ? await findAvatarUpload(this.db, userId, key) : undefined;
+    if (upload === undefined) throw notFound();
+    if (upload.confirmed_at !== null) {
+      // A retried confirmation answers the same; a key already replaced by a newer avatar is spent.
+      if ((await currentAvatarKey(this.db, userId)) === key)
+        return { avatar_url: (await avatarUrl(this.storage, key, now))! };
+      throw invalidRequest({ reason: 'already_used', key });
+    }
+    if (upload.expires_at.getTime() <= now.getTime())
+      throw invalidRequest({ reason: 'upload_expired', expired_at: upload.expires_at.toISOString() });
+    const object = await fromStore(this.storage.head(key));
+    if (object === null) throw invalidRequest({ reason: 'object_missing', key });
+    if (object.size > upload.max_size)
+      throw invalidRequest({ reason: 'too_large', size: object.size, max_size: upload.max_size });
+    const start = await fromStore(this.storage.readStart(key, SIGNATURE_BYTES));
+    const detected = start === null ? null : detectImageType(start);
+    if (detected === null) throw invalidRequest({ reason: 'not_an_image', expected: upload.content_type });
+    if (detected !== upload.content_type)
+      throw invalidRequest({ reason: 'type_mismatch', expected: upload.content_type, detected });
+
+    const previous = await this.write(async (w) => {
+      const before = await lockAvatarKey(w.trx, userId);
+      await setAvatarKey(w.trx, userId, key);
+      await confirmAvatarUpload(w.trx, key, object.size, now);
+      return before;
+    });
+    if (previous !== null && previous !== key) {
+      this.storage
+        .delete(previous)
+        .catch((error: unknown) => this.log.warn({ err: error, key: previous }, 'replaced avatar object not deleted'));
+    }
+    return { avatar_url: (await avatarUrl(this.storage, key, now))! };
+  }
 
   async list(query: ListObjectsQuery) {
     const objects = await fromStore(this.storage.list(query));
@@ -93,11 +161,11 @@ export class StorageBrowser {
     if (object === null) throw notFound();
     await this.write(actor, async (w) => {
       const avatarOf = await clearAvatarsUsing(w.trx, key);
-      await w.audit({
+      await w.auditRow(storedObjectPicture, {
         action: 'storage.object.delete',
         targetType: 'storage_object',
         targetId: key,
-        before: { size: object.size, content_type: object.contentType },
+        before: object,
         extra: { avatar_cleared_for: avatarOf },
       });
       if (!(await fromStore(this.storage.delete(key)))) throw notFound();

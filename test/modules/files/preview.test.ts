@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStorage } from '../../../src/adapters/storage/local.js';
-import { PREVIEW_IMAGE_MAX_BYTES, PREVIEW_TEXT_BYTES } from '../../../src/modules/files/browser.js';
+import { PREVIEW_IMAGE_MAX_BYTES, PREVIEW_TEXT_BYTES } from '../../../src/modules/files/service.js';
 import { createUser, type TestUser } from '../../helpers/app.js';
 import { IMAGE_BYTES } from '../../helpers/images.js';
 import { startStorageApp } from '../../helpers/uploads.js';
