@@ -9,6 +9,19 @@ const MAX_DESCRIPTION = 500;
 /** One route's `app.<method>(path, options, handler)` call, from its first line to its last. */
 const MAX_ROUTE_LINES = 80;
 const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'route']);
+/** A `register…Routes` function, from its first line to its last, is shorter than this: a table of routes. */
+const MAX_REGISTRATION_LINES = 80;
+const REGISTRATION_NAME = /^register\w*Routes$/;
+/** Registrations still longer, by file and function name; an entry leaves the list when its area is split. */
+const LONG_REGISTRATIONS_LEFT = new Set([
+  // split by the area restructuring (issue 44 item 4)
+  'src/modules/store/games/routes.ts registerStoreRoutes',
+  'src/modules/store/catalog/routes.ts registerCatalogRoutes',
+  'src/modules/billing/checkout/routes.ts registerBillingRoutes',
+  'src/modules/device-authorization/routes.ts registerDeviceAuthorizationRoutes',
+  'src/modules/realtime/routes.ts registerRealtimeRoutes',
+  'src/modules/files/routes.ts registerStorageRoutes',
+]);
 
 type Operation = { operationId?: string; description?: string };
 const doc = JSON.parse(readFileSync(join(ROOT, 'openapi.json'), 'utf8')) as {
@@ -58,6 +71,33 @@ function routeRegistrations(file: string): Array<{ where: string; lines: number 
   return found;
 }
 
+/** Every function named `register…Routes` in a file (declared, or a const holding one), with its length in lines. */
+function registrationFunctions(file: string): Array<{ where: string; lines: number }> {
+  const text = readFileSync(file, 'utf8');
+  if (!/register\w*Routes/.test(text)) return [];
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: Array<{ where: string; lines: number }> = [];
+  const visit = (node: ts.Node) => {
+    let name: string | undefined;
+    if (ts.isFunctionDeclaration(node)) name = node.name?.text;
+    else if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer !== undefined &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    )
+      name = node.name.text;
+    if (name !== undefined && REGISTRATION_NAME.test(name)) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      found.push({ where: `${relative(ROOT, file)} ${name}`, lines: last - first + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 describe('route files a reader takes in at a glance', () => {
   it(`every operation's description is at most ${MAX_DESCRIPTION} characters (more goes to the fields or docs/api/)`, () => {
     expect(operations.length).toBeGreaterThan(200);
@@ -87,5 +127,16 @@ describe('route files a reader takes in at a glance', () => {
     expect(routes.length).toBeGreaterThan(200);
     const long = routes.filter((route) => route.lines > MAX_ROUTE_LINES).map((r) => `${r.where}: ${r.lines} lines`);
     expect(long).toEqual([]);
+  });
+
+  it(`every register…Routes function is shorter than ${MAX_REGISTRATION_LINES} lines (one per resource)`, () => {
+    const registrations = sourceFiles(join(ROOT, 'src')).flatMap(registrationFunctions);
+    expect(registrations.length).toBeGreaterThan(40);
+    const long = registrations.filter((registration) => registration.lines >= MAX_REGISTRATION_LINES);
+    expect(
+      long.filter(({ where }) => !LONG_REGISTRATIONS_LEFT.has(where)).map((r) => `${r.where}: ${r.lines} lines`),
+    ).toEqual([]);
+    // An exception whose registration is split (or gone) leaves the list.
+    expect([...LONG_REGISTRATIONS_LEFT].filter((where) => !long.some((r) => r.where === where))).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { defineArea } from '../../composition/platform.js';
-import { registerRoleRoutes } from './routes.js';
+import { registerRoleAssignmentRoutes, registerRoleRoutes } from './routes.js';
 
 /** Roles: staff roles, their permission keys, and grants of roles to users. */
 export const rolesModule = defineArea(['db', 'permissions', 'write'], {
   name: 'roles',
-  routes: [registerRoleRoutes],
+  routes: [registerRoleRoutes, registerRoleAssignmentRoutes],
   tags: {
     roles: 'Roles, the permissions each grants, and the alerts each role hears; bulk role grants.',
   },

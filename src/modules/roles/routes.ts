@@ -1,172 +1,53 @@
-import { z } from 'zod';
-import { idResult } from '../../kernel/answers.js';
 import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import {
-  bulkResultsBody,
-  bulkRolesBody,
-  createRoleBody,
-  deleteRoleQuery,
-  listRolesQuery,
-  permissionCatalogBody,
-  roleBody,
-  roleIdParams,
-  rolesPage,
-  setPermissionsBody,
-  updateRoleBody,
-} from './schemas.js';
-import { UNHELD_ROLE_KEYS_REFUSAL } from './policy.js';
 import { RolesService } from './service.js';
+import {
+  bulkAssignAdminUserRoles,
+  createAdminRole,
+  deleteAdminRole,
+  getAdminRole,
+  listAdminPermissions,
+  listAdminRoles,
+  setAdminRolePermissions,
+  updateAdminRole,
+} from './route-options.js';
 
-const noContent = { 204: z.null().describe('Done') };
-const tags = ['roles'];
-
+/** Roles and the permissions each grants. */
 export function registerRoleRoutes(app: ZodApp, deps: Deps<'db' | 'permissions' | 'write'>): void {
   const roles = new RolesService(deps.db, deps.write, deps.permissions);
 
-  app.get(
-    '/v1/admin/roles',
-    {
-      config: { perms: ['roles.read'] },
-      schema: {
-        operationId: 'listAdminRoles',
-        tags,
-        summary: 'List roles',
-        querystring: listRolesQuery,
-        response: { 200: rolesPage },
-      },
-    },
-    (request) => roles.list(request.query),
+  app.get('/v1/admin/roles', listAdminRoles, (request) => roles.list(request.query));
+
+  app.post('/v1/admin/roles', createAdminRole, async (request, reply) =>
+    reply.code(201).send(await roles.create(actorOf(request), request.body)),
   );
 
-  app.post(
-    '/v1/admin/roles',
-    {
-      config: { perms: ['roles.write'], errors: { 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createAdminRole',
-        tags,
-        summary: 'Create a role',
-        description: `${UNHELD_ROLE_KEYS_REFUSAL}. A taken key is 409 \`conflict\`.`,
-        body: createRoleBody,
-        response: { 201: idResult },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await roles.create(actorOf(request), request.body)),
-  );
+  app.get('/v1/admin/roles/:id', getAdminRole, (request) => roles.get(request.params.id));
 
-  app.get(
-    '/v1/admin/roles/:id',
-    {
-      config: { perms: ['roles.read'], errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'getAdminRole',
-        tags,
-        summary: 'Get a role',
-        params: roleIdParams,
-        response: { 200: roleBody },
-      },
-    },
-    (request) => roles.get(request.params.id),
-  );
+  app.patch('/v1/admin/roles/:id', updateAdminRole, async (request, reply) => {
+    await roles.update(actorOf(request), request.params.id, request.body);
+    return reply.code(204).send(null);
+  });
 
-  app.patch(
-    '/v1/admin/roles/:id',
-    {
-      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'updateAdminRole',
-        tags,
-        summary: 'Rename or describe a role',
-        description: `Protected roles answer 422 \`invalid_request\`; ${UNHELD_ROLE_KEYS_REFUSAL}.`,
-        params: roleIdParams,
-        body: updateRoleBody,
-        response: noContent,
-      },
-    },
-    async (request, reply) => {
-      await roles.update(actorOf(request), request.params.id, request.body);
-      return reply.code(204).send(null);
-    },
-  );
+  app.put('/v1/admin/roles/:id/permissions', setAdminRolePermissions, async (request, reply) => {
+    await roles.setPermissions(actorOf(request), request.params.id, request.body.keys);
+    return reply.code(204).send(null);
+  });
 
-  app.put(
-    '/v1/admin/roles/:id/permissions',
-    {
-      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'setAdminRolePermissions',
-        tags,
-        summary: "Replace a role's permissions",
-        description:
-          `Replaces the whole list. 404 \`not_found\`; 409 \`conflict\` when a key is listed twice; 422 ` +
-          `\`invalid_request\` for an unknown key or a protected role; ${UNHELD_ROLE_KEYS_REFUSAL}: a key you lack ` +
-          `can be neither added, nor removed, nor kept.`,
-        params: roleIdParams,
-        body: setPermissionsBody,
-        response: noContent,
-      },
-    },
-    async (request, reply) => {
-      await roles.setPermissions(actorOf(request), request.params.id, request.body.keys);
-      return reply.code(204).send(null);
-    },
-  );
+  app.delete('/v1/admin/roles/:id', deleteAdminRole, async (request, reply) => {
+    await roles.delete(actorOf(request), request.params.id, request.query.reason);
+    return reply.code(204).send(null);
+  });
+}
 
-  app.delete(
-    '/v1/admin/roles/:id',
-    {
-      config: { perms: ['roles.write'], errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'deleteAdminRole',
-        tags,
-        summary: 'Delete a role',
-        description:
-          `404 \`not_found\`; ${UNHELD_ROLE_KEYS_REFUSAL}; 409 \`conflict\` while users hold an unexpired grant of ` +
-          `it (\`details.active_grants\`); 422 \`invalid_request\` for a protected role.`,
-        params: roleIdParams,
-        querystring: deleteRoleQuery,
-        response: noContent,
-      },
-    },
-    async (request, reply) => {
-      await roles.delete(actorOf(request), request.params.id, request.query.reason);
-      return reply.code(204).send(null);
-    },
-  );
+/** The permission catalogue, and roles given to many users at once. */
+export function registerRoleAssignmentRoutes(app: ZodApp, deps: Deps<'db' | 'permissions' | 'write'>): void {
+  const roles = new RolesService(deps.db, deps.write, deps.permissions);
 
-  app.get(
-    '/v1/admin/permissions',
-    {
-      config: { perms: ['roles.read'] },
-      schema: {
-        operationId: 'listAdminPermissions',
-        tags,
-        summary: 'The permission catalog',
-        response: { 200: permissionCatalogBody },
-      },
-    },
-    () => roles.catalog(),
-  );
+  app.get('/v1/admin/permissions', listAdminPermissions, () => roles.catalog());
 
-  app.post(
-    '/v1/admin/users/bulk/roles',
-    {
-      config: { perms: ['roles.assign'], errors: { 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'bulkAssignAdminUserRoles',
-        tags,
-        summary: 'Grant or revoke a role for many users',
-        description:
-          'Grants or revokes one role for many users: always 200 with one result per user (`ok: false` with a ' +
-          'SQLSTATE for a user that failed). Refused whole with 403 `forbidden` when the role or a named user ' +
-          'holds a permission you do not. In depth: ' +
-          '[docs/api/roles.md](docs/api/roles.md#grant-or-revoke-a-role-for-many-users).',
-        body: bulkRolesBody,
-        response: { 200: bulkResultsBody },
-      },
-    },
-    (request) => roles.bulkAssign(actorOf(request), request.body),
+  app.post('/v1/admin/users/bulk/roles', bulkAssignAdminUserRoles, (request) =>
+    roles.bulkAssign(actorOf(request), request.body),
   );
 }

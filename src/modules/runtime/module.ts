@@ -1,10 +1,10 @@
 import { defineArea } from '../../composition/platform.js';
-import { registerRuntimeRoutes } from './routes.js';
+import { registerRuntimeNodeRoutes, registerRuntimePoolRoutes } from './routes.js';
 
 /** Runtime: staff administration of runtime nodes and pools. */
 export const runtimeModule = defineArea(['runtime', 'write'], {
   name: 'runtime',
-  routes: [registerRuntimeRoutes],
+  routes: [registerRuntimeNodeRoutes, registerRuntimePoolRoutes],
   tags: {
     runtime: 'Runtime nodes and pools: images, draining, pool membership.',
   },

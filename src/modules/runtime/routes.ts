@@ -1,214 +1,62 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import {
-  assignPoolBody,
-  createPoolBody,
-  drainBody,
-  listNodesQuery,
-  nodeIdParams,
-  poolIdParams,
-  pullImageBody,
-  pullImageResult,
-  runtimeNodeBody,
-  runtimeNodesBody,
-  runtimePoolBody,
-  runtimePoolsBody,
-  updatePoolBody,
-} from './schemas.js';
 import { RuntimeAdminService } from './service.js';
+import {
+  createRuntimePool,
+  drainRuntimeNode,
+  getRuntimeNode,
+  getRuntimePool,
+  listRuntimeNodes,
+  listRuntimePools,
+  pullRuntimeNodeImage,
+  setRuntimeNodePool,
+  undrainRuntimeNode,
+  updateRuntimePool,
+} from './route-options.js';
 
-const tags = ['runtime'];
-const unreachable =
-  '503 `unavailable` with `Retry-After` when the runtime cannot be reached, times out or fails (retry later).';
-const unknownNode = '404 `not_found` for a node the runtime does not know (`details.runtime_code` `node_not_found`).';
-const unknownPool = '404 `not_found` for a pool the runtime does not know (`details.runtime_code` `pool_not_found`).';
-const refusal = "`details` carry the runtime's `runtime_code` and `message`.";
+// Staff administration of runtime nodes and pools. The Runtime service holds them; these routes
+// pass the staff member's request on and audit what it accepted. (Session routes live with the
+// game sessions.)
 
-/**
- * Staff administration of runtime nodes and pools. The Runtime service holds them; these routes
- * pass the staff member's request on and audit what it accepted. (Session routes live with the
- * game sessions.)
- */
-export function registerRuntimeRoutes(app: ZodApp, deps: Deps<'runtime' | 'write'>): void {
+/** Runtime nodes: read, pull an image, drain, assign to a pool. */
+export function registerRuntimeNodeRoutes(app: ZodApp, deps: Deps<'runtime' | 'write'>): void {
   const runtime = new RuntimeAdminService(deps.write, deps.runtime);
 
-  app.get(
-    '/v1/admin/runtime/nodes',
-    {
-      config: { perms: ['runtime.read'] },
-      schema: {
-        operationId: 'listRuntimeNodes',
-        tags,
-        summary: 'List runtime nodes, sorted by id',
-        description: `Filter by \`pool_id\` and \`status\`. ${unreachable}`,
-        querystring: listNodesQuery,
-        response: { 200: runtimeNodesBody },
-      },
-    },
-    (request) => runtime.listNodes(request.query),
+  app.get('/v1/admin/runtime/nodes', listRuntimeNodes, (request) => runtime.listNodes(request.query));
+
+  app.get('/v1/admin/runtime/nodes/:id', getRuntimeNode, (request) => runtime.getNode(request.params.id));
+
+  app.post('/v1/admin/runtime/nodes/:id/pull-image', pullRuntimeNodeImage, (request) =>
+    runtime.pullImage(actorOf(request), request.params.id, request.body.image),
   );
 
-  app.get(
-    '/v1/admin/runtime/nodes/:id',
-    {
-      config: { perms: ['runtime.read'], errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'getRuntimeNode',
-        tags,
-        summary: 'Get a runtime node with its images and capacity',
-        description: `${unknownNode} ${unreachable}`,
-        params: nodeIdParams,
-        response: { 200: runtimeNodeBody },
-      },
-    },
-    (request) => runtime.getNode(request.params.id),
+  app.post('/v1/admin/runtime/nodes/:id/drain', drainRuntimeNode, (request) =>
+    runtime.setDraining(actorOf(request), request.params.id, true, request.body?.reason),
   );
 
-  app.post(
-    '/v1/admin/runtime/nodes/:id/pull-image',
-    {
-      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'pullRuntimeNodeImage',
-        tags,
-        summary: 'Pull an image onto a node',
-        description:
-          'Starts pulling an image on the node; its `images` then show it `pulling`, then `ready` or `failed`. ' +
-          "Refusals carry the runtime's `runtime_code`; 503 `unavailable` when the runtime cannot be reached. In " +
-          'depth: [docs/api/runtime.md](docs/api/runtime.md#pull-an-image-onto-a-node).',
-        params: nodeIdParams,
-        body: pullImageBody,
-        response: { 200: pullImageResult },
-      },
-    },
-    (request) => runtime.pullImage(actorOf(request), request.params.id, request.body.image),
+  app.post('/v1/admin/runtime/nodes/:id/undrain', undrainRuntimeNode, (request) =>
+    runtime.setDraining(actorOf(request), request.params.id, false, request.body?.reason),
   );
 
-  app.post(
-    '/v1/admin/runtime/nodes/:id/drain',
-    {
-      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 409: ['conflict'] } },
-      schema: {
-        operationId: 'drainRuntimeNode',
-        tags,
-        summary: 'Drain a node: no new sessions, running ones go on',
-        description:
-          `Answers the node. Audited as \`runtime.node_drain\` with the optional \`reason\`. ${unknownNode} 409 ` +
-          `\`conflict\` for an offline node; ${refusal} ${unreachable}`,
-        params: nodeIdParams,
-        body: drainBody,
-        response: { 200: runtimeNodeBody },
-      },
-    },
-    (request) => runtime.setDraining(actorOf(request), request.params.id, true, request.body?.reason),
+  app.put('/v1/admin/runtime/nodes/:id/pool', setRuntimeNodePool, (request) =>
+    runtime.assignPool(actorOf(request), request.params.id, request.body.pool_id, request.body.reason),
+  );
+}
+
+/** Runtime pools: read, created, changed. */
+export function registerRuntimePoolRoutes(app: ZodApp, deps: Deps<'runtime' | 'write'>): void {
+  const runtime = new RuntimeAdminService(deps.write, deps.runtime);
+
+  app.get('/v1/admin/runtime/pools', listRuntimePools, () => runtime.listPools());
+
+  app.get('/v1/admin/runtime/pools/:id', getRuntimePool, (request) => runtime.getPool(request.params.id));
+
+  app.post('/v1/admin/runtime/pools', createRuntimePool, async (request, reply) =>
+    reply.code(201).send(await runtime.createPool(actorOf(request), request.body)),
   );
 
-  app.post(
-    '/v1/admin/runtime/nodes/:id/undrain',
-    {
-      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 409: ['conflict'] } },
-      schema: {
-        operationId: 'undrainRuntimeNode',
-        tags,
-        summary: 'Undrain a node: it takes new sessions again',
-        description:
-          `Answers the node. Audited as \`runtime.node_undrain\` with the optional \`reason\`. ${unknownNode} 409 ` +
-          `\`conflict\` for an offline node; ${refusal} ${unreachable}`,
-        params: nodeIdParams,
-        body: drainBody,
-        response: { 200: runtimeNodeBody },
-      },
-    },
-    (request) => runtime.setDraining(actorOf(request), request.params.id, false, request.body?.reason),
-  );
-
-  app.put(
-    '/v1/admin/runtime/nodes/:id/pool',
-    {
-      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'setRuntimeNodePool',
-        tags,
-        summary: 'Move a node into a pool, or out of every pool',
-        description:
-          'Moves the node to another pool and answers the node; audited with the pool it left and the one it ' +
-          'joined. An unknown `pool_id` is 422, an unknown node 404. In depth: ' +
-          '[docs/api/runtime.md](docs/api/runtime.md#move-a-node-into-a-pool-or-out-of-every-pool).',
-        params: nodeIdParams,
-        body: assignPoolBody,
-        response: { 200: runtimeNodeBody },
-      },
-    },
-    (request) => runtime.assignPool(actorOf(request), request.params.id, request.body.pool_id, request.body.reason),
-  );
-
-  app.get(
-    '/v1/admin/runtime/pools',
-    {
-      config: { perms: ['runtime.read'] },
-      schema: {
-        operationId: 'listRuntimePools',
-        tags,
-        summary: 'List runtime pools',
-        description: unreachable,
-        response: { 200: runtimePoolsBody },
-      },
-    },
-    () => runtime.listPools(),
-  );
-
-  app.get(
-    '/v1/admin/runtime/pools/:id',
-    {
-      config: { perms: ['runtime.read'], errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'getRuntimePool',
-        tags,
-        summary: 'Get a runtime pool with its node ids',
-        description: `${unknownPool} ${unreachable}`,
-        params: poolIdParams,
-        response: { 200: runtimePoolBody },
-      },
-    },
-    (request) => runtime.getPool(request.params.id),
-  );
-
-  app.post(
-    '/v1/admin/runtime/pools',
-    {
-      config: { perms: ['runtime.write'], errors: { 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createRuntimePool',
-        tags,
-        summary: 'Create a runtime pool',
-        description:
-          `Audited as \`runtime.pool_create\`. 409 \`conflict\` when a pool with that id exists; 422 ` +
-          `\`invalid_request\` if the runtime refuses the pool; ${refusal} ${unreachable}`,
-        body: createPoolBody,
-        response: { 201: runtimePoolBody },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await runtime.createPool(actorOf(request), request.body)),
-  );
-
-  app.patch(
-    '/v1/admin/runtime/pools/:id',
-    {
-      config: { perms: ['runtime.write'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'updateRuntimePool',
-        tags,
-        summary: 'Rename or describe a runtime pool',
-        description:
-          "Changes a pool's `name` or `description` (null clears it) at the runtime; a body that changes nothing " +
-          "audits nothing. Refusals carry the runtime's `runtime_code`. In depth: " +
-          '[docs/api/runtime.md](docs/api/runtime.md#rename-or-describe-a-runtime-pool).',
-        params: poolIdParams,
-        body: updatePoolBody,
-        response: { 200: runtimePoolBody },
-      },
-    },
-    (request) => runtime.updatePool(actorOf(request), request.params.id, request.body),
+  app.patch('/v1/admin/runtime/pools/:id', updateRuntimePool, (request) =>
+    runtime.updatePool(actorOf(request), request.params.id, request.body),
   );
 }

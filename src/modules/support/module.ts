@@ -1,10 +1,10 @@
 import { defineArea } from '../../composition/platform.js';
-import { registerSupportRoutes } from './routes.js';
+import { registerMySupportRoutes, registerSupportDeskRoutes } from './routes.js';
 
 /** Support: tickets players open and staff answer. */
 export const supportModule = defineArea(['db', 'storage', 'write'], {
   name: 'support',
-  routes: [registerSupportRoutes],
+  routes: [registerMySupportRoutes, registerSupportDeskRoutes],
   tags: {
     'me: support': "The caller's support tickets and attachments.",
     support: 'Support tickets for staff: read, reply, close, reopen.',

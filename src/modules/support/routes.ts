@@ -1,236 +1,64 @@
 import { actorOf } from '../../kernel/auth.js';
 import type { Deps } from '../../composition/platform.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { SupportAttachments, avatarUploadGrant } from '../files/index.js';
+import { SupportAttachments } from '../files/index.js';
 import { MySupportService } from './player-service.js';
-import {
-  attachmentUploadBody,
-  closeBody,
-  createTicketBody,
-  myTicketsPage,
-  myTicketsQuery,
-  myTicketView,
-  playerMessageBody,
-  reopenBody,
-  staffReplyBody,
-  staffTicketsPage,
-  staffTicketsQuery,
-  staffTicketView,
-  ticketIdParams,
-} from './schemas.js';
 import { SupportDeskService } from './staff-service.js';
+import {
+  addMySupportTicketMessage,
+  closeSupportTicket,
+  createMySupportAttachmentUploadUrl,
+  createMySupportTicket,
+  getMySupportTicket,
+  getSupportTicket,
+  listMySupportTickets,
+  listSupportTickets,
+  reopenSupportTicket,
+  replySupportTicket,
+} from './route-options.js';
 
-const meTags = ['me: support'];
-const staffTags = ['support'];
-const read = { perms: ['support.read'] } as const;
-const write = { perms: ['support.write'] } as const;
-// The spec's "POST /v1/me/support group": opening a ticket and writing to one share one counter.
-const limited = { rateLimit: 'support' } as const;
+// Support (issue 7): the player opens tickets and writes to them, with files uploaded through
+// storage; staff read the queue, reply (mailed to the player), close and reopen.
 
-const STATUSES =
-  'Statuses: `open` (waits on staff: new, or the player wrote again), `answered` (staff replied; waits on the ' +
-  'player), `closed` (staff closed it; staff may reopen it).';
-const NOT_YOURS = "404 `not_found` for another user's ticket exactly as for an unknown id.";
-
-/**
- * Support (issue 7): the player opens tickets and writes to them, with files uploaded through
- * storage; staff read the queue, reply (mailed to the player), close and reopen.
- */
-export function registerSupportRoutes(app: ZodApp, deps: Deps<'db' | 'storage' | 'write'>): void {
+/** The player's side: their tickets and the files they attach. */
+export function registerMySupportRoutes(app: ZodApp, deps: Deps<'db' | 'storage' | 'write'>): void {
   const attachments = new SupportAttachments(deps.db, deps.storage);
   const mine = new MySupportService(deps.db, deps.write, attachments);
-  const desk = new SupportDeskService(deps.db, deps.write, attachments);
 
-  app.post(
-    '/v1/me/support/attachments/upload-url',
-    {
-      config: { rateLimit: 'supportAttachments' },
-      schema: {
-        operationId: 'createMySupportAttachmentUploadUrl',
-        tags: meTags,
-        summary: 'Get a support attachment upload URL',
-        description:
-          'A URL to PUT one file to (PNG, JPEG, WebP, PDF or plain text, at most 10 MiB), valid 10 minutes. Name ' +
-          'its `key` in `attachment_keys` of a new ticket or message within that time. In depth: ' +
-          '[docs/api/support.md](docs/api/support.md#get-a-support-attachment-upload-url).',
-        body: attachmentUploadBody,
-        response: { 200: avatarUploadGrant },
-      },
-    },
-    (request) => attachments.issueUpload(actorOf(request).userId, request.body),
+  app.post('/v1/me/support/attachments/upload-url', createMySupportAttachmentUploadUrl, (request) =>
+    attachments.issueUpload(actorOf(request).userId, request.body),
   );
 
-  app.post(
-    '/v1/me/support',
-    {
-      config: { ...limited, errors: { 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createMySupportTicket',
-        tags: meTags,
-        summary: 'Write to support',
-        description:
-          "Opens a ticket with the caller's first message and files uploaded before (`attachment_keys`); answers " +
-          "201 with the ticket. An attachment that is not the caller's is refused as `unknown_attachment` (not an " +
-          'upload of the caller, whoever it belongs to). In depth: ' +
-          '[docs/api/support.md](docs/api/support.md#write-to-support).',
-        body: createTicketBody,
-        response: { 201: myTicketView },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await mine.open(actorOf(request), request.body)),
+  app.post('/v1/me/support', createMySupportTicket, async (request, reply) =>
+    reply.code(201).send(await mine.open(actorOf(request), request.body)),
   );
 
-  app.get(
-    '/v1/me/support',
-    {
-      schema: {
-        operationId: 'listMySupportTickets',
-        tags: meTags,
-        summary: "The caller's tickets",
-        description: `The caller's tickets, newest first, without their messages; \`meta.total\` counts \
-them all. ${STATUSES}`,
-        querystring: myTicketsQuery,
-        response: { 200: myTicketsPage },
-      },
-    },
-    (request) => mine.list(actorOf(request).userId, request.query),
+  app.get('/v1/me/support', listMySupportTickets, (request) => mine.list(actorOf(request).userId, request.query));
+
+  app.get('/v1/me/support/:id', getMySupportTicket, (request) => mine.get(actorOf(request).userId, request.params.id));
+
+  app.post('/v1/me/support/:id/messages', addMySupportTicketMessage, (request) =>
+    mine.addMessage(actorOf(request), request.params.id, request.body),
+  );
+}
+
+/** The staff's side: the queue, replies, closing and reopening. */
+export function registerSupportDeskRoutes(app: ZodApp, deps: Deps<'db' | 'storage' | 'write'>): void {
+  const desk = new SupportDeskService(deps.db, deps.write, new SupportAttachments(deps.db, deps.storage));
+
+  app.get('/v1/admin/support/tickets', listSupportTickets, (request) => desk.list(request.query));
+
+  app.get('/v1/admin/support/tickets/:id', getSupportTicket, (request) => desk.get(request.params.id));
+
+  app.post('/v1/admin/support/tickets/:id/reply', replySupportTicket, (request) =>
+    desk.reply(actorOf(request), request.params.id, request.body),
   );
 
-  app.get(
-    '/v1/me/support/:id',
-    {
-      config: { errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'getMySupportTicket',
-        tags: meTags,
-        summary: "One of the caller's tickets",
-        description:
-          `The ticket with its messages, oldest first (staff replies show as \`author: staff\`, without who wrote ` +
-          `them). ${NOT_YOURS}`,
-        params: ticketIdParams,
-        response: { 200: myTicketView },
-      },
-    },
-    (request) => mine.get(actorOf(request).userId, request.params.id),
+  app.post('/v1/admin/support/tickets/:id/close', closeSupportTicket, (request) =>
+    desk.close(actorOf(request), request.params.id, request.body?.reason),
   );
 
-  app.post(
-    '/v1/me/support/:id/messages',
-    {
-      config: { ...limited, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
-      schema: {
-        operationId: 'addMySupportTicketMessage',
-        tags: meTags,
-        summary: 'Add a message to a ticket',
-        description:
-          "Adds the caller's message to their ticket, which waits on staff again, and answers the ticket. 404 " +
-          "`not_found` for another user's ticket exactly as for an unknown id. In depth: " +
-          '[docs/api/support.md](docs/api/support.md#add-a-message-to-a-ticket).',
-        params: ticketIdParams,
-        body: playerMessageBody,
-        response: { 200: myTicketView },
-      },
-    },
-    (request) => mine.addMessage(actorOf(request), request.params.id, request.body),
-  );
-
-  app.get(
-    '/v1/admin/support/tickets',
-    {
-      config: read,
-      schema: {
-        operationId: 'listSupportTickets',
-        tags: staffTags,
-        summary: 'List support tickets',
-        description:
-          `The support queue, paged with \`meta.total\`, most recently active first by default ` +
-          `(\`sort=updated_at|created_at:asc|desc\`). Filters \`status\`, \`category\`, \`user_id\` and \`q\` ` +
-          `(the subject or the player's email contains it, any case); all combine. ${STATUSES}`,
-        querystring: staffTicketsQuery,
-        response: { 200: staffTicketsPage },
-      },
-    },
-    (request) => desk.list(request.query),
-  );
-
-  app.get(
-    '/v1/admin/support/tickets/:id',
-    {
-      config: { ...read, errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'getSupportTicket',
-        tags: staffTags,
-        summary: 'Get a support ticket',
-        description:
-          'The ticket with the player (id, email, display name), how it was closed, and every message oldest first with its ' +
-          'author. 404 `not_found`.',
-        params: ticketIdParams,
-        response: { 200: staffTicketView },
-      },
-    },
-    (request) => desk.get(request.params.id),
-  );
-
-  app.post(
-    '/v1/admin/support/tickets/:id/reply',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
-      schema: {
-        operationId: 'replySupportTicket',
-        tags: staffTags,
-        summary: 'Reply to a support ticket',
-        description:
-          'Stores the reply as a staff message and sets the status to `answered`; the reply is mailed to the ' +
-          "player's address (transactional) when the account has one. Answers 200 with the ticket. Errors: 400 " +
-          'SchemaError; 404 `not_found`; 422 `invalid_state` when the ticket is closed (`details.status`; reopen ' +
-          'it first). Audited (`support.ticket.reply`); a dashboard event `support.ticket_replied` follows the ' +
-          'commit.',
-        params: ticketIdParams,
-        body: staffReplyBody,
-        response: { 200: staffTicketView },
-      },
-    },
-    (request) => desk.reply(actorOf(request), request.params.id, request.body),
-  );
-
-  app.post(
-    '/v1/admin/support/tickets/:id/close',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
-      schema: {
-        operationId: 'closeSupportTicket',
-        tags: staffTags,
-        summary: 'Close a support ticket',
-        description:
-          'Sets the status to `closed`, keeping who closed it and the optional `reason` (not shown to the player, ' +
-          'who can no longer write to it). Nothing is mailed. Answers 200 with the ticket. Errors: 400 ' +
-          'SchemaError; 404 `not_found`; 422 `invalid_state` when already closed. Audited ' +
-          '(`support.ticket.close`); a dashboard event `support.ticket_closed` follows the commit.',
-        params: ticketIdParams,
-        body: closeBody,
-        response: { 200: staffTicketView },
-      },
-    },
-    (request) => desk.close(actorOf(request), request.params.id, request.body?.reason),
-  );
-
-  app.post(
-    '/v1/admin/support/tickets/:id/reopen',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
-      schema: {
-        operationId: 'reopenSupportTicket',
-        tags: staffTags,
-        summary: 'Reopen a support ticket',
-        description:
-          'Sets a closed ticket back to `open` and clears its closing fields. Answers 200 with the ticket. ' +
-          'Errors: 400 SchemaError; 404 `not_found`; 422 `invalid_state` when the ticket is not closed. Audited ' +
-          '(`support.ticket.reopen`); a dashboard event `support.ticket_reopened` follows the commit.',
-        params: ticketIdParams,
-        body: reopenBody,
-        response: { 200: staffTicketView },
-      },
-    },
-    (request) => desk.reopen(actorOf(request), request.params.id, request.body?.reason),
+  app.post('/v1/admin/support/tickets/:id/reopen', reopenSupportTicket, (request) =>
+    desk.reopen(actorOf(request), request.params.id, request.body?.reason),
   );
 }

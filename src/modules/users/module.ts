@@ -1,10 +1,10 @@
 import { defineArea } from '../../composition/platform.js';
-import { registerUserRoutes } from './routes.js';
+import { registerUserLifecycleRoutes, registerUserRoutes } from './routes.js';
 
 /** Users: staff administration of accounts (list, view, ban, sign out, delete). */
 export const usersModule = defineArea(['db', 'identity', 'log', 'write'], {
   name: 'users',
-  routes: [registerUserRoutes],
+  routes: [registerUserRoutes, registerUserLifecycleRoutes],
   tags: {
     users: 'Player and staff accounts: search and segment, edit, ban, sign out, delete and restore.',
   },

@@ -1,5 +1,5 @@
 import { defineArea } from '../../../composition/platform.js';
-import { registerBillingCatalogRoutes } from './routes.js';
+import { registerBillingCatalogRoutes, registerPublicProductRoutes } from './routes.js';
 
 // What the local payment provider charges (the composition root gives it to the local provider).
 export { catalogPriceLookup } from './price-lookup.js';
@@ -7,7 +7,7 @@ export { catalogPriceLookup } from './price-lookup.js';
 /** Billing catalog: products and prices. */
 export const billingCatalogModule = defineArea(['db', 'payments', 'write'], {
   name: 'billing/catalog',
-  routes: [registerBillingCatalogRoutes],
+  routes: [registerBillingCatalogRoutes, registerPublicProductRoutes],
   tags: {},
   jobs: {},
   permissions: {},

@@ -1,171 +1,48 @@
-import { createHash } from 'node:crypto';
-import { idResult } from '../../../kernel/answers.js';
-import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
-import { matchesEtag } from '../../site/public/index.js';
-import {
-  createdPriceResult,
-  createPriceBody,
-  createProductBody,
-  listProductsQuery,
-  priceBody,
-  priceIdParams,
-  productBody,
-  productIdParams,
-  productsBody,
-  publicProductsBody,
-  updatePriceBody,
-  updateProductBody,
-} from './schemas.js';
+import { answerWithEtag } from '../../site/public/index.js';
 import { BillingCatalogService } from './service.js';
+import {
+  createPlanProduct,
+  createPlanProductPrice,
+  getPlanProduct,
+  listPlanProducts,
+  listPublicProducts,
+  setPlanPriceActive,
+  updatePlanProduct,
+} from './route-options.js';
 
-const tags = ['plans'];
-const read = { perms: ['plans.read'] } as const;
-const write = { perms: ['plans.write'] } as const;
-/** Same policy as the public site: keep, but revalidate (a cheap 304); products change rarely. */
-const PUBLIC_CACHE_CONTROL = 'public, max-age=0, must-revalidate';
-
+/** Staff's catalogue: products and their prices. */
 export function registerBillingCatalogRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
   const catalog = new BillingCatalogService(deps.db, deps.write, deps.payments.kind);
 
-  app.get(
-    '/v1/admin/plans/products',
-    {
-      config: read,
-      schema: {
-        operationId: 'listPlanProducts',
-        tags,
-        summary: 'List billing products',
-        description:
-          'Every credit pack and plan (a small set, not paged), by `sortOrder` then name, each with all its ' +
-          'prices (active and retired). `kind` and `isActive` filter.',
-        querystring: listProductsQuery,
-        response: { 200: productsBody },
-      },
-    },
-    (request) => catalog.list(request.query),
+  app.get('/v1/admin/plans/products', listPlanProducts, (request) => catalog.list(request.query));
+
+  app.post('/v1/admin/plans/products', createPlanProduct, async (request, reply) =>
+    reply.code(201).send(await catalog.createProduct(actorOf(request), request.body)),
   );
 
-  app.post(
-    '/v1/admin/plans/products',
-    {
-      config: { ...write, errors: { 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createPlanProduct',
-        tags,
-        summary: 'Create a billing product',
-        description:
-          "A `credit_pack` (with `credits`) or a `plan` (with `tierKey`); the other kind's field is a 400. An " +
-          'unknown `tierKey` is 422 `invalid_request` (`details.tierKey`). Prices are added with POST ' +
-          '…/products/{id}/prices. Audited (`plans.product.create`).',
-        body: createProductBody,
-        response: { 201: idResult },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await catalog.createProduct(actorOf(request), request.body)),
+  app.get('/v1/admin/plans/products/:id', getPlanProduct, (request) => catalog.get(request.params.id));
+
+  app.patch('/v1/admin/plans/products/:id', updatePlanProduct, (request) =>
+    catalog.updateProduct(actorOf(request), request.params.id, request.body),
   );
 
-  app.get(
-    '/v1/admin/plans/products/:id',
-    {
-      config: { ...read, errors: { 404: ['not_found'] } },
-      schema: {
-        operationId: 'getPlanProduct',
-        tags,
-        summary: 'Get a billing product',
-        description: 'With all its prices. 404 `not_found` for an unknown id.',
-        params: productIdParams,
-        response: { 200: productBody },
-      },
-    },
-    (request) => catalog.get(request.params.id),
+  app.post('/v1/admin/plans/products/:id/prices', createPlanProductPrice, async (request, reply) =>
+    reply.code(201).send(await catalog.createPrice(actorOf(request), request.params.id, request.body)),
   );
 
-  app.patch(
-    '/v1/admin/plans/products/:id',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'updatePlanProduct',
-        tags,
-        summary: 'Update a billing product',
-        description:
-          "Changes any of a product's fields (at least one; `kind` cannot change); omitted fields keep their " +
-          'value. Products are never deleted: `isActive: false` takes one off sale. In depth: ' +
-          '[docs/api/plans.md](docs/api/plans.md#update-a-billing-product).',
-        params: productIdParams,
-        body: updateProductBody,
-        response: { 200: productBody },
-      },
-    },
-    (request) => catalog.updateProduct(actorOf(request), request.params.id, request.body),
+  app.patch('/v1/admin/plans/prices/:id', setPlanPriceActive, (request) =>
+    catalog.updatePrice(actorOf(request), request.params.id, request.body),
   );
+}
 
-  app.post(
-    '/v1/admin/plans/products/:id/prices',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createPlanProductPrice',
-        tags,
-        summary: 'Add a price to a billing product',
-        description:
-          "Answers the price's `id` and `providerPriceId` (checkout's `priceId`). 404 `not_found` for an unknown " +
-          'product; 409 `conflict` when `providerPriceId` is taken or the product already has an active price in ' +
-          "the currency (deactivate it first); 422 `invalid_request` when `interval` does not suit the product's " +
-          'kind, or `providerPriceId` is missing with the Stripe provider. Audited (`plans.price.create`).',
-        params: productIdParams,
-        body: createPriceBody,
-        response: { 201: createdPriceResult },
-      },
-    },
-    async (request, reply) =>
-      reply.code(201).send(await catalog.createPrice(actorOf(request), request.params.id, request.body)),
-  );
+/** The products on sale, for the public site (products change rarely: a revalidation is a cheap 304). */
+export function registerPublicProductRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
+  const catalog = new BillingCatalogService(deps.db, deps.write, deps.payments.kind);
 
-  app.patch(
-    '/v1/admin/plans/prices/:id',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'] } },
-      schema: {
-        operationId: 'setPlanPriceActive',
-        tags,
-        summary: 'Activate or deactivate a price',
-        description:
-          'Only `isActive` changes: amount, currency, interval and provider id are fixed once made (400); to ' +
-          'change a price, add a new one and deactivate this one. Answers the price. 404 `not_found`; 409 ' +
-          '`conflict` when activating it would make a second active price in its currency. Audited ' +
-          '(`plans.price.update`); setting the current value writes nothing.',
-        params: priceIdParams,
-        body: updatePriceBody,
-        response: { 200: priceBody },
-      },
-    },
-    (request) => catalog.updatePrice(actorOf(request), request.params.id, request.body),
-  );
-
-  app.get(
-    '/v1/public/products',
-    {
-      schema: {
-        operationId: 'listPublicProducts',
-        tags: ['public'],
-        summary: 'The product catalog',
-        description:
-          'A bare array (spec): active products that have an active price, by sort order then name, each with its ' +
-          "active prices. Pass a product's `id` as `productId` or a price's `priceId` to POST " +
-          '/v1/me/billing/checkout-session. Carries an `ETag` (304 on `If-None-Match`).',
-        response: { 200: publicProductsBody, 304: z.null().describe('Not modified') },
-      },
-    },
-    async (request, reply) => {
-      const products = await catalog.publicProducts();
-      const etag = `"${createHash('sha256').update(JSON.stringify(products)).digest('base64url').slice(0, 32)}"`;
-      reply.header('etag', etag).header('cache-control', PUBLIC_CACHE_CONTROL);
-      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return products;
-    },
+  app.get('/v1/public/products', listPublicProducts, async (request, reply) =>
+    answerWithEtag(request, reply, await catalog.publicProducts()),
   );
 }

@@ -1,10 +1,10 @@
 import { defineArea } from '../../../composition/platform.js';
-import { registerBillingCouponRoutes } from './routes.js';
+import { registerBillingCouponRoutes, registerBillingPromotionCodeRoutes } from './routes.js';
 
 /** Coupons: coupons and promotion codes at the payment provider. */
 export const couponsModule = defineArea(['db', 'payments', 'write'], {
   name: 'billing/coupons',
-  routes: [registerBillingCouponRoutes],
+  routes: [registerBillingCouponRoutes, registerBillingPromotionCodeRoutes],
   tags: {},
   jobs: {},
   permissions: {},

@@ -1,144 +1,45 @@
-import { z } from 'zod';
 import { actorOf } from '../../../kernel/auth.js';
 import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
-import {
-  couponBody,
-  couponsBody,
-  createCouponBody,
-  createPromotionCodeBody,
-  idParams,
-  listCouponsQuery,
-  listPromotionCodesQuery,
-  promotionCodeBody,
-  promotionCodesBody,
-  updatePromotionCodeBody,
-} from './schemas.js';
 import { BillingCouponsService } from './service.js';
+import {
+  createBillingCoupon,
+  createBillingPromotionCode,
+  deleteBillingCoupon,
+  listBillingCoupons,
+  listBillingPromotionCodes,
+  setBillingPromotionCodeActive,
+} from './route-options.js';
 
-const tags = ['billing'];
-const read = { perms: ['billing.read'] } as const;
-const write = { perms: ['billing.write'] } as const;
-const PROVIDER_ERRORS =
-  '422 `invalid_request` when the payment provider refuses (`details.provider_code` is its code); 503 ' +
-  '`unavailable` when it cannot be reached or fails. Either way nothing is stored.';
-
+/** Coupons: the discounts themselves. */
 export function registerBillingCouponRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
   const coupons = new BillingCouponsService(deps.db, deps.write, deps.payments);
 
-  app.get(
-    '/v1/admin/billing/coupons',
-    {
-      config: read,
-      schema: {
-        operationId: 'listBillingCoupons',
-        tags,
-        summary: 'List coupons',
-        description:
-          'Paged with `meta.total`, newest first by default. `status=active|deleted` filters; `q` matches the ' +
-          'name. Deleted coupons are kept for history.',
-        querystring: listCouponsQuery,
-        response: { 200: couponsBody },
-      },
-    },
-    (request) => coupons.listCoupons(request.query),
+  app.get('/v1/admin/billing/coupons', listBillingCoupons, (request) => coupons.listCoupons(request.query));
+
+  app.post('/v1/admin/billing/coupons', createBillingCoupon, async (request, reply) =>
+    reply.code(201).send(await coupons.createCoupon(actorOf(request), request.body)),
   );
 
-  app.post(
-    '/v1/admin/billing/coupons',
-    {
-      config: { ...write, errors: { 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createBillingCoupon',
-        tags,
-        summary: 'Create a coupon',
-        description:
-          'Creates a coupon at the payment provider, then mirrors it; answers 201 with it. Exactly one of ' +
-          '`percent_off` or `amount_off`; nothing is stored when the provider refuses. In depth: ' +
-          '[docs/api/billing.md](docs/api/billing.md#create-a-coupon).',
-        body: createCouponBody,
-        response: { 201: couponBody },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await coupons.createCoupon(actorOf(request), request.body)),
+  app.delete('/v1/admin/billing/coupons/:id', deleteBillingCoupon, async (request, reply) => {
+    await coupons.deleteCoupon(actorOf(request), request.params.id);
+    return reply.code(204).send(null);
+  });
+}
+
+/** Promotion codes: what a player types to get a coupon's discount. */
+export function registerBillingPromotionCodeRoutes(app: ZodApp, deps: Deps<'db' | 'payments' | 'write'>): void {
+  const coupons = new BillingCouponsService(deps.db, deps.write, deps.payments);
+
+  app.get('/v1/admin/billing/promotion-codes', listBillingPromotionCodes, (request) =>
+    coupons.listPromotionCodes(request.query),
   );
 
-  app.delete(
-    '/v1/admin/billing/coupons/:id',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'deleteBillingCoupon',
-        tags,
-        summary: 'Delete a coupon',
-        description:
-          `Deleted at the payment provider; the row is kept, marked deleted, and its promotion codes become ` +
-          `inactive. Checkouts already discounted keep their discount. 404 \`not_found\` for an unknown or already ` +
-          `deleted coupon. ${PROVIDER_ERRORS} Answers 204. Audited (\`billing.coupon.delete\`).`,
-        params: idParams,
-        response: { 204: z.null().describe('Deleted') },
-      },
-    },
-    async (request, reply) => {
-      await coupons.deleteCoupon(actorOf(request), request.params.id);
-      return reply.code(204).send(null);
-    },
+  app.post('/v1/admin/billing/promotion-codes', createBillingPromotionCode, async (request, reply) =>
+    reply.code(201).send(await coupons.createPromotionCode(actorOf(request), request.body)),
   );
 
-  app.get(
-    '/v1/admin/billing/promotion-codes',
-    {
-      config: read,
-      schema: {
-        operationId: 'listBillingPromotionCodes',
-        tags,
-        summary: 'List promotion codes',
-        description:
-          'Paged with `meta.total`, newest first by default. `coupon_id` and `active` (`true|false`) filter; `q` ' +
-          'matches the code.',
-        querystring: listPromotionCodesQuery,
-        response: { 200: promotionCodesBody },
-      },
-    },
-    (request) => coupons.listPromotionCodes(request.query),
-  );
-
-  app.post(
-    '/v1/admin/billing/promotion-codes',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 409: ['conflict'], 422: ['invalid_request'] } },
-      schema: {
-        operationId: 'createBillingPromotionCode',
-        tags,
-        summary: 'Create a promotion code',
-        description:
-          `A code players enter at checkout for a coupon. Created at the payment provider, then mirrored. 404 ` +
-          `\`not_found\` when \`coupon_id\` is unknown or deleted; 409 \`conflict\` when the code exists in any ` +
-          `case. ${PROVIDER_ERRORS} Answers 201 with the code. Audited (\`billing.promotion_code.create\`).`,
-        body: createPromotionCodeBody,
-        response: { 201: promotionCodeBody },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await coupons.createPromotionCode(actorOf(request), request.body)),
-  );
-
-  app.patch(
-    '/v1/admin/billing/promotion-codes/:id',
-    {
-      config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
-      schema: {
-        operationId: 'setBillingPromotionCodeActive',
-        tags,
-        summary: 'Activate or deactivate a promotion code',
-        description:
-          'Activates or deactivates a promotion code at the payment provider (only `active` can change). Answers ' +
-          'the code; when the provider refuses (422 `invalid_request`) nothing is stored. In depth: ' +
-          '[docs/api/billing.md](docs/api/billing.md#activate-or-deactivate-a-promotion-code).',
-        params: idParams,
-        body: updatePromotionCodeBody,
-        response: { 200: promotionCodeBody },
-      },
-    },
-    (request) => coupons.updatePromotionCode(actorOf(request), request.params.id, request.body),
+  app.patch('/v1/admin/billing/promotion-codes/:id', setBillingPromotionCodeActive, (request) =>
+    coupons.updatePromotionCode(actorOf(request), request.params.id, request.body),
   );
 }

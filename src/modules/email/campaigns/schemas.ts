@@ -118,3 +118,9 @@ export const listCampaignsQuery = pageQuery(['created_at', 'updated_at', 'name']
   audience_id: z.guid().optional(),
 });
 export type ListCampaignsQuery = z.infer<typeof listCampaignsQuery>;
+
+// Fastify validates a missing body as null.
+export const cancelCampaignBody = z
+  .object({ reason: z.string().trim().min(3).max(500).optional() })
+  .strict()
+  .nullish();

@@ -1,10 +1,10 @@
 import { defineArea } from '../../../composition/platform.js';
-import { registerEmailUnsubscribeRoutes } from './routes.js';
+import { registerEmailSuppressionRoutes, registerEmailUnsubscribeRoutes } from './routes.js';
 
 /** Unsubscribe: the mailed unsubscribe links, and the suppression list. */
 export const emailUnsubscribeModule = defineArea(['db', 'signingKey', 'write'], {
   name: 'email/unsubscribe',
-  routes: [registerEmailUnsubscribeRoutes],
+  routes: [registerEmailUnsubscribeRoutes, registerEmailSuppressionRoutes],
   tags: {},
   jobs: {},
   permissions: {},

@@ -1,11 +1,11 @@
 import { defineArea } from '../../../composition/platform.js';
 import { SITE_CONFIG_TOPIC } from '../public/index.js';
-import { registerPagesRoutes } from './routes.js';
+import { registerPageVersionRoutes, registerPagesRoutes, registerPublicPageRoutes } from './routes.js';
 
 /** Site pages: versioned pages, published and unpublished. */
 export const sitePagesModule = defineArea(['db', 'write'], {
   name: 'site/pages',
-  routes: [registerPagesRoutes],
+  routes: [registerPagesRoutes, registerPageVersionRoutes, registerPublicPageRoutes],
   tags: {
     'site pages': 'Site pages in markdown, with stored versions and the live one.',
   },
