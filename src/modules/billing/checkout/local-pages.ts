@@ -7,7 +7,7 @@ import { invalidState, notFound } from '../../../kernel/errors.js';
 import type { Deps } from '../../../composition/platform.js';
 import { httpUrl, httpUrlProblem } from '../../../lib/url-field.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
-import { checkRedirectUrl, type CheckoutService } from './checkout.js';
+import { checkRedirectUrl, type CheckoutService } from './service.js';
 import type { Fulfilment } from './fulfilment.js';
 import { escapeHtml } from '../../../lib/html.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { httpUrl } from '../../../lib/url-field.js';
+import { idempotencyKeyHeaders } from '../../../kernel/idempotency.js';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, pagedResponse } from '../../../kernel/pagination.js';
 
 /** Operation 6's body, camelCase as the spec writes it. */
@@ -102,3 +103,82 @@ export const myInvoicesQuery = z.object({
 });
 export type MyInvoicesQuery = z.infer<typeof myInvoicesQuery>;
 export const myInvoicesPage = pagedResponse(invoiceView);
+
+// The routes' options: errors and OpenAPI text (routes.ts pairs each with its service call).
+
+const tags = ['billing'];
+
+export const checkoutSessionRoute = {
+  config: {
+    errors: {
+      404: ['product'],
+      409: ['conflict'],
+      422: ['invalid_request', 'price_mismatch', 'product_has_no_price'],
+    },
+  },
+  schema: {
+    operationId: 'createCheckoutSession',
+    tags,
+    summary: 'Start a checkout',
+    description:
+      'Sends the player to the payment provider to buy a credit pack or subscribe to a plan (`productId` or ' +
+      '`priceId`). Idempotent with an `Idempotency-Key` header (a key belongs to the player who sent it). In ' +
+      'depth: [docs/api/billing.md](docs/api/billing.md#start-a-checkout).',
+    headers: idempotencyKeyHeaders('checkout'),
+    body: checkoutSessionBody,
+    response: { 200: checkoutSessionResult },
+  },
+};
+
+export const myBillingRoute = {
+  schema: {
+    operationId: 'getMyBilling',
+    tags,
+    summary: "The caller's billing",
+    description:
+      "The caller's customer id at the configured provider (null before the first checkout), live " +
+      'subscription (trialing, active or past due; null when none), tier and credit balance.',
+    response: { 200: myBillingView },
+  },
+};
+
+export const myInvoicesRoute = {
+  schema: {
+    operationId: 'listMyBillingInvoices',
+    tags,
+    summary: "The caller's invoices",
+    description: "The caller's own invoices, newest first; `meta.total` counts them all.",
+    querystring: myInvoicesQuery,
+    response: { 200: myInvoicesPage },
+  },
+};
+
+export const portalSessionRoute = {
+  config: { errors: { 422: ['invalid_request'] } },
+  schema: {
+    operationId: 'createBillingPortalSession',
+    tags,
+    summary: 'Open the billing portal',
+    description:
+      "The provider's self-service page (payment methods, plan, invoices) for the caller; a player without a " +
+      'customer yet gets one made. Errors: 400 SchemaError (`return_url` not an absolute http(s) URL in plain ' +
+      'characters); 422 `invalid_request` (`return_url` not on an allowed origin; the provider refused); 503 ' +
+      '`unavailable`.',
+    body: portalSessionBody,
+    response: { 200: portalSessionResult },
+  },
+};
+
+export const stripeWebhookRoute = {
+  config: { errors: { 400: ['invalid_signature', 'invalid_event'] } },
+  schema: {
+    operationId: 'receiveStripeWebhook',
+    tags,
+    summary: 'Stripe webhook',
+    description:
+      "Stripe's event deliveries. The `Stripe-Signature` header is verified over the raw body (5 minute " +
+      'tolerance); each event id is processed once (a redelivery answers 200 and does nothing). 400 ' +
+      '`invalid_signature`: missing, wrong or too old; `invalid_event`: signed but unreadable.',
+    response: { 200: z.object({ received: z.literal(true) }).describe('The event was received.') },
+  },
+};
