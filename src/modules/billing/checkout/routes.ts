@@ -4,7 +4,8 @@ import { idempotentAnswer } from '../../../kernel/idempotency.js';
 import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { Fulfilment } from './fulfilment.js';
-import { registerLocalCheckoutPages } from './local-pages.js';
+import { LocalCheckoutPages } from './local-pages.js';
+import { registerLocalCheckoutPages } from './local-routes.js';
 import {
   checkoutSessionRoute,
   myBillingRoute,
@@ -74,6 +75,6 @@ export function registerProviderRoutes(
 
   if (deps.payments instanceof LocalPaymentProvider) {
     const checkouts = new CheckoutService(deps.db, deps.payments, deps.config);
-    registerLocalCheckoutPages(app, deps, deps.payments, fulfilment, checkouts);
+    registerLocalCheckoutPages(app, new LocalCheckoutPages(deps.payments, fulfilment, checkouts, deps.config));
   }
 }

@@ -182,3 +182,95 @@ export const stripeWebhookRoute = {
     response: { 200: z.object({ received: z.literal(true) }).describe('The event was received.') },
   },
 };
+
+// The local provider's pages (local-routes.ts), served only when it is the configured provider.
+
+const localCheckoutParams = z.object({ id: z.string().min(1).max(200) });
+/** A redirect has no body; the Location header is where the player goes. */
+const redirect = z.null().describe("Location: the checkout's success or cancel URL");
+
+export const localCheckoutPageRoute = {
+  config: { errors: { 404: ['checkout'] } },
+  schema: {
+    tags,
+    operationId: 'getLocalCheckoutPage',
+    summary: 'Local provider: checkout page',
+    description:
+      'An HTML page with the product, the amount, and Pay and Cancel buttons. 404 `checkout` (unknown id). ' +
+      'Only served by the local payment provider.',
+    params: localCheckoutParams,
+    response: { 200: z.string().describe('text/html') },
+  },
+};
+
+export const payLocalCheckoutRoute = {
+  config: { errors: { 404: ['checkout'], 422: ['invalid_state'] } },
+  schema: {
+    tags,
+    operationId: 'payLocalCheckout',
+    summary: 'Local provider: pay a checkout',
+    description:
+      'Pays the checkout, fulfils it (credits, subscription, tier) and answers 303 to its success URL. 404 ' +
+      '`checkout`; 422 `invalid_state` (a checkout stored with a success or cancel URL the page cannot send ' +
+      'the player to: nothing is paid).',
+    params: localCheckoutParams,
+    response: { 303: redirect },
+  },
+};
+
+export const cancelLocalCheckoutRoute = {
+  config: { errors: { 404: ['checkout'], 422: ['invalid_state'] } },
+  schema: {
+    tags,
+    operationId: 'cancelLocalCheckout',
+    summary: 'Local provider: cancel a checkout',
+    description:
+      'Expires the checkout and answers 303 to its cancel URL (its success URL if it was already paid). 404 ' +
+      '`checkout`; 422 `invalid_state` (as for paying: nothing changes).',
+    params: localCheckoutParams,
+    response: { 303: redirect },
+  },
+};
+
+export const localPortalRoute = {
+  config: { errors: { 422: ['invalid_request'] } },
+  schema: {
+    tags,
+    operationId: 'getLocalBillingPortalPage',
+    summary: 'Local provider: billing portal page',
+    description:
+      'Where `POST /v1/me/billing/portal-session` sends players on the local provider: test payments keep ' +
+      'no cards or invoices to manage, so the page says so and links back to `return_url` (http or https ' +
+      'only, and on an allowed origin when `CHECKOUT_ALLOWED_ORIGINS` is set: else 422 `invalid_request`).',
+    querystring: z.object({ return_url: httpUrl({ max: 2000 }) }),
+    response: { 200: z.string().describe('text/html') },
+  },
+};
+
+export const localDashboardRoute = {
+  config: { perms: ['billing.read'], errors: { 404: ['not_found'] } } as const,
+  schema: {
+    operationId: 'getLocalBillingObject',
+    tags,
+    summary: 'Local provider: an object as the provider holds it',
+    description:
+      "Where the local provider's deep links (`GET /v1/admin/billing/deep-link/{type}/{id}`) lead: the " +
+      "provider's own record of a customer, subscription, invoice or payment (with its refunds), as Stripe's " +
+      'dashboard would show it. 404 `not_found` for an id the provider does not hold. Only served by the ' +
+      'local payment provider.',
+    params: z.object({
+      type: z.enum(['customer', 'subscription', 'invoice', 'payment']),
+      id: z.string().min(1).max(200),
+    }),
+    response: {
+      200: z
+        .object({
+          provider: z.literal('local'),
+          type: z.string(),
+          id: z.string(),
+          object: z.record(z.string(), z.unknown()),
+        })
+        .describe('The object as the local provider holds it.'),
+    },
+  },
+};
