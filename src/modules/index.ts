@@ -35,7 +35,9 @@ import { sitePagesModule } from './site/pages/module.js';
 import { publicSiteModule } from './site/public/module.js';
 import { siteSettingsModule } from './site/settings/module.js';
 import { storageModule } from './files/module.js';
-import { storeModule } from './store/games/module.js';
+import { storeGamesModule } from './store/games/module.js';
+import { publicStoreModule } from './store/public/module.js';
+import { storeTermsModule } from './store/terms/module.js';
 import { supportModule } from './support/module.js';
 import { systemModule } from './operations/scheduled-jobs/module.js';
 import { usersModule } from './users/module.js';
@@ -58,7 +60,9 @@ export const AREAS = [
   plansModule,
   billingCatalogModule,
   siteSettingsModule,
-  storeModule,
+  storeGamesModule,
+  storeTermsModule,
+  publicStoreModule,
   contentBlocksModule,
   sitePagesModule,
   announcementsModule,

@@ -2,7 +2,7 @@ import type { LocalPaymentProvider } from '../../adapters/payments/local.js';
 import { publicBaseUrlOf } from '../../config.js';
 import { createPriceBody, createProductBody } from '../../modules/billing/catalog/schemas.js';
 import { BillingCatalogService } from '../../modules/billing/catalog/service.js';
-import { CheckoutService } from '../../modules/billing/checkout/checkout.js';
+import { CheckoutService } from '../../modules/billing/checkout/service.js';
 import { Fulfilment } from '../../modules/billing/checkout/index.js';
 import { CreditsService } from '../../modules/billing/credits/service.js';
 import { upsertRulesetBody, upsertTierBody } from '../../modules/plans/schemas.js';

@@ -164,18 +164,3 @@ export async function upsertReportedInvoice(
     )
     .execute();
 }
-
-/** The catalog product of a provider price; undefined: a price the catalog does not know. */
-export async function productOfProviderPrice(trx: Db, providerPriceId: string): Promise<string | undefined> {
-  const price = await trx
-    .selectFrom('billing_prices')
-    .select('product_id')
-    .where('provider_price_id', '=', providerPriceId)
-    .executeTakeFirst();
-  return price?.product_id;
-}
-
-/** The product's id when the catalog has it; undefined otherwise. */
-export async function existingProductId(trx: Db, productId: string): Promise<string | undefined> {
-  return (await trx.selectFrom('billing_products').select('id').where('id', '=', productId).executeTakeFirst())?.id;
-}

@@ -1,10 +1,10 @@
 import { defineArea } from '../../../composition/platform.js';
-import { registerBillingRoutes } from './routes.js';
+import { registerCheckoutRoutes, registerProviderRoutes } from './routes.js';
 
 /** Checkout: players' checkouts and billing, the payment provider's webhook and its fulfilment. */
 export const checkoutModule = defineArea(['config', 'db', 'log', 'metrics', 'payments', 'write'], {
   name: 'billing/checkout',
-  routes: [registerBillingRoutes],
+  routes: [registerCheckoutRoutes, registerProviderRoutes],
   tags: {},
   jobs: {},
   permissions: {

@@ -4,7 +4,10 @@ import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import { LIVE_STATUSES } from './tables.js';
 import './tables.js';
 
-/** The statements of fulfilment (fulfilment.ts) on the billing family's subscriptions, and the tier they give. */
+/**
+ * The statements of fulfilment (fulfilment.ts) and the subscription mirror (subscriptions.ts) on the billing
+ * family's subscriptions, the tier they give, and the catalog product a provider price names.
+ */
 
 type Db = Kysely<Tables>;
 
@@ -125,4 +128,19 @@ export function renewingSubscriptionsOf(trx: Db, userId: string) {
     .orderBy('created_at')
     .forUpdate()
     .execute();
+}
+
+/** The catalog product of a provider price; undefined: a price the catalog does not know. */
+export async function productOfProviderPrice(trx: Db, providerPriceId: string): Promise<string | undefined> {
+  const price = await trx
+    .selectFrom('billing_prices')
+    .select('product_id')
+    .where('provider_price_id', '=', providerPriceId)
+    .executeTakeFirst();
+  return price?.product_id;
+}
+
+/** The product's id when the catalog has it; undefined otherwise. */
+export async function existingProductId(trx: Db, productId: string): Promise<string | undefined> {
+  return (await trx.selectFrom('billing_products').select('id').where('id', '=', productId).executeTakeFirst())?.id;
 }

@@ -1,10 +1,10 @@
 import { defineArea } from '../../../composition/platform.js';
-import { registerCatalogRoutes } from './routes.js';
+import { registerAchievementsRoutes, registerReferralRulesRoutes } from './routes.js';
 
 /** Catalog: achievements and referral rules. */
 export const catalogModule = defineArea(['db', 'write'], {
   name: 'store/catalog',
-  routes: [registerCatalogRoutes],
+  routes: [registerAchievementsRoutes, registerReferralRulesRoutes],
   tags: {
     catalog: 'Achievement definitions and the referral ruleset.',
   },

@@ -1,6 +1,6 @@
 import { asBrief, auditPicture } from '../../../kernel/audit.js';
-import type { GameLinks } from './schemas.js';
-import type { StoreGamesTable, StoreTermTable } from './tables.js';
+import type { StoreGamesTable } from '../tables.js';
+import type { GameLinks } from '../term-kinds.js';
 
 /**
  * What a game's audit rows keep: what staff set (long texts cut, `metadata` as its keys) and its
@@ -40,12 +40,3 @@ export const GAME_NAMES_AND_LINKS = [
   'developer_ids',
   'publisher_ids',
 ] as const;
-
-/** What a genre's, developer's or publisher's audit rows keep: its name and slug. */
-export const termPicture = auditPicture<StoreTermTable>({
-  id: false,
-  name: true,
-  slug: true,
-  created_at: false,
-  updated_at: false,
-});

@@ -1,6 +1,7 @@
 import type { GameChanges } from './queries.js';
-import { LINK_FIELDS, type GameLinks, type LinkField, type UpdateGameInput } from './schemas.js';
-import type { StoreGameRow } from './tables.js';
+import type { UpdateGameInput } from './schemas.js';
+import { LINK_FIELDS, type GameLinks, type LinkField } from '../term-kinds.js';
+import type { StoreGameRow } from '../tables.js';
 import { auditChanges, briefAuditValue } from '../../../kernel/audit.js';
 
 /** What an update asks for, split the way it is stored: row fields, and link lists per kind. */

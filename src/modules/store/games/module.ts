@@ -1,11 +1,11 @@
 import { defineArea } from '../../../composition/platform.js';
-import { PUBLIC_STORE_TOPIC } from './public-cache.js';
-import { registerStoreRoutes } from './routes.js';
+import { PUBLIC_STORE_TOPIC } from '../cache.js';
+import { registerStoreGamesRoutes } from './routes.js';
 
-/** Store: games and their terms (genres, developers, publishers), for staff and the public. */
-export const storeModule = defineArea(['bus', 'db', 'write'], {
+/** Store games: staff lists and edits the games, with their links to genres, developers and publishers. */
+export const storeGamesModule = defineArea(['db', 'write'], {
   name: 'store/games',
-  routes: [registerStoreRoutes],
+  routes: [registerStoreGamesRoutes],
   tags: {
     store: 'Store games and their genres, developers and publishers.',
   },

@@ -1,9 +1,9 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { likePattern, readPage } from '../../../kernel/pagination.js';
-import type { GameLinks, GameView, ListGamesQuery } from './schemas.js';
-import type { StoreGameRow, StoreGamesTable } from './tables.js';
-import { TERM_KINDS, type TermConfig } from './terms.js';
+import type { GameView, ListGamesQuery } from './schemas.js';
+import type { StoreGameRow, StoreGamesTable } from '../tables.js';
+import { TERM_KINDS, type GameLinks, type TermConfig } from '../term-kinds.js';
 
 type Db = Kysely<Tables>;
 

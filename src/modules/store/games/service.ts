@@ -4,7 +4,7 @@ import type { Actor } from '../../../kernel/actor.js';
 import { invalidRequest, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import type { Writes } from '../../../kernel/write.js';
-import { PUBLIC_STORE_TOPIC } from './public-cache.js';
+import { PUBLIC_STORE_TOPIC } from '../cache.js';
 import { changesOf, normalizeIds } from './game-changes.js';
 import {
   deleteGame,
@@ -17,16 +17,9 @@ import {
   replaceLinks,
   updateGame,
 } from './queries.js';
-import {
-  LINK_FIELDS,
-  type CreateGameInput,
-  type GameLinks,
-  type GameView,
-  type ListGamesQuery,
-  type UpdateGameInput,
-} from './schemas.js';
-import { withConstraintErrors } from './store-errors.js';
-import { TERM_KINDS, termKindOfLinkField } from './terms.js';
+import type { CreateGameInput, GameView, ListGamesQuery, UpdateGameInput } from './schemas.js';
+import { withConstraintErrors } from '../constraint-errors.js';
+import { LINK_FIELDS, TERM_KINDS, termKindOfLinkField, type GameLinks } from '../term-kinds.js';
 import { GAME_NAMES_AND_LINKS, gamePicture } from './audit-picture.js';
 
 const gameNotFound = () => notFound('game_not_found');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestUser } from '../../../helpers/app.js';
-import { createGame, createTerm, patchGame } from './fixtures.js';
+import { createGame, createTerm, patchGame } from '../fixtures.js';
 
 /** GET /v1/admin/store/games filtered by a linked genre, developer or publisher (the console's "games of this genre"). */
 

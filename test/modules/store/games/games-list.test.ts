@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestUser } from '../../../helpers/app.js';
-import { createGame, patchGame } from './fixtures.js';
+import { createGame, patchGame } from '../fixtures.js';
 
 /** GET /v1/admin/store/games: paging with total, `q`, the status and type filters, every sort. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestUser } from '../../../helpers/app.js';
-import { auditRows, boundCases, createGame, createTerm, linkIds, storeState, uniqueSlug } from './fixtures.js';
+import { auditRows, boundCases, createGame, createTerm, linkIds, storeState, uniqueSlug } from '../fixtures.js';
 
 /** Staff store games: create, get, delete, permissions and the spec's input bounds. */
 

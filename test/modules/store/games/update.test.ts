@@ -9,7 +9,7 @@ import {
   patchGame,
   storeState,
   uniqueSlug,
-} from './fixtures.js';
+} from '../fixtures.js';
 
 /** Operation 20, updateStoreGame: PATCH /v1/admin/store/games/{id}. */
 

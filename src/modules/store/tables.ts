@@ -1,7 +1,10 @@
 import type { Generated, Selectable } from 'kysely';
-import type { Defaulted, DefaultedTimestamp, Json } from '../../../db/column-types.js';
+import type { Defaulted, DefaultedTimestamp, Json } from '../../db/column-types.js';
 
-/** Table types of the store (migration 0004), merged into Kysely's `Tables`. */
+/**
+ * Table types of the store (migration 0004), merged into Kysely's `Tables`: the family's, since games
+ * write the games and their links, terms the genres, developers and publishers, and public reads them all.
+ */
 
 export const GAME_TYPES = ['app', 'game', 'launcher'] as const;
 export const GAME_STATUSES = ['draft', 'published', 'hidden'] as const;
@@ -58,7 +61,7 @@ export interface StoreGamePublishersTable {
 export type StoreGameRow = Selectable<StoreGamesTable>;
 export type StoreTermRow = Selectable<StoreTermTable>;
 
-declare module '../../../db/tables.js' {
+declare module '../../db/tables.js' {
   interface Tables {
     store_games: StoreGamesTable;
     store_genres: StoreTermTable;

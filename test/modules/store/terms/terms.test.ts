@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestUser } from '../../../helpers/app.js';
-import { auditRows, createGame, createTerm, linkIds, storeState, type TermKind } from './fixtures.js';
+import { auditRows, createGame, createTerm, linkIds, storeState, type TermKind } from '../fixtures.js';
 
 /** Genres, developers and publishers: the same staff routes for each kind. */
 

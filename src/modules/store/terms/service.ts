@@ -4,11 +4,11 @@ import type { Actor } from '../../../kernel/actor.js';
 import { invalidRequest, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import type { Writes } from '../../../kernel/write.js';
-import { PUBLIC_STORE_TOPIC } from './public-cache.js';
-import { withConstraintErrors } from './store-errors.js';
-import { deleteTerm, findTerm, insertTerm, listTerms, lockTerm, updateTerm } from './term-queries.js';
-import type { CreateTermInput, ListTermsQuery, TermView, UpdateTermInput } from './term-schemas.js';
-import { slugFromName, TERM_KINDS, type TermConfig, type TermKind } from './terms.js';
+import { PUBLIC_STORE_TOPIC } from '../cache.js';
+import { withConstraintErrors } from '../constraint-errors.js';
+import { deleteTerm, findTerm, insertTerm, listTerms, lockTerm, updateTerm } from './queries.js';
+import type { CreateTermInput, ListTermsQuery, TermView, UpdateTermInput } from './schemas.js';
+import { slugFromName, TERM_KINDS, type TermConfig, type TermKind } from '../term-kinds.js';
 import { termPicture } from './audit-picture.js';
 
 /** 409 saying which unique value is taken: the name (any case) or the slug. */

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { likePattern, readPage } from '../../../kernel/pagination.js';
-import type { ListTermsQuery, TermView } from './term-schemas.js';
-import type { TermConfig } from './terms.js';
+import type { ListTermsQuery, TermView } from './schemas.js';
+import type { TermConfig } from '../term-kinds.js';
 
 type Db = Kysely<Tables>;
 

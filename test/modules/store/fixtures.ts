@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { expect } from 'vitest';
-import type { TestApp, TestUser } from '../../../helpers/app.js';
+import type { TestApp, TestUser } from '../../helpers/app.js';
 
 /** Helpers shared by the store test files: factories that go through the real API, and state snapshots. */
 

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { likePattern, readPage } from '../../../kernel/pagination.js';
-import { INT4_MAX } from './schemas.js';
-import type { PublicGameDetail, PublicGameSummary, PublicGamesQuery, TermRef } from './public-schemas.js';
-import { TERM_KINDS, type TermConfig } from './terms.js';
+import { INT4_MAX } from '../ids.js';
+import type { PublicGameDetail, PublicGameSummary, PublicGamesQuery, TermRef } from './schemas.js';
+import { TERM_KINDS, type TermConfig } from '../term-kinds.js';
 
 type Db = Kysely<Tables>;
 

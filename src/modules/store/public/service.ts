@@ -5,9 +5,12 @@ import { canonicalJson } from '../../../lib/canonical-json.js';
 import { notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { SiteCache, type CachedPayload } from '../../site/public/index.js';
-import { PUBLIC_STORE_CACHE_ENTRIES, PUBLIC_STORE_TOPIC } from './public-cache.js';
-import { findPublishedGame, listPublishedGames } from './public-queries.js';
-import { publicGamesPage, type PublicGameDetail, type PublicGamesQuery } from './public-schemas.js';
+import { PUBLIC_STORE_TOPIC } from '../cache.js';
+import { findPublishedGame, listPublishedGames } from './queries.js';
+import { publicGamesPage, type PublicGameDetail, type PublicGamesQuery } from './schemas.js';
+
+/** Distinct list queries kept at once: filters include free text, so the set of keys is unbounded. */
+const PUBLIC_STORE_CACHE_ENTRIES = 500;
 
 /**
  * The public store: published games only. List pages are the hottest anonymous read after the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestUser } from '../../../helpers/app.js';
-import { createGame, createTerm, patchGame } from './fixtures.js';
+import { createGame, createTerm, patchGame } from '../fixtures.js';
 
 /** The public store: GET /v1/public/store/games and /{slug}. Published games only; no token; no writes. */
 

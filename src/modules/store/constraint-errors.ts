@@ -1,4 +1,4 @@
-import { conflict, invalidRequest } from '../../../kernel/errors.js';
+import { conflict, invalidRequest } from '../../kernel/errors.js';
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';

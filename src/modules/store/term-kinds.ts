@@ -1,4 +1,7 @@
-import type { LinkField } from './schemas.js';
+/** A game's link lists, one per term kind. */
+export const LINK_FIELDS = ['genre_ids', 'developer_ids', 'publisher_ids'] as const;
+export type LinkField = (typeof LINK_FIELDS)[number];
+export type GameLinks = Record<LinkField, number[]>;
 
 /**
  * Genres, developers and publishers ("terms"): one shape, three tables, each linked to games by
