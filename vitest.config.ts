@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { asGlob, DATABASE_FREE_TESTS } from './test/database-free.js';
 
 export default defineConfig({
   test: {
@@ -7,11 +8,17 @@ export default defineConfig({
     // to cut, so these run only when the run is on PostgreSQL (CI runs both).
     // The browser tests (the console's, /docs, the local provider's pages) drive the service on the
     // embedded database, as `npm start` runs it: the PostgreSQL run would drive the same pages over
-    // the same routes.
+    // the same routes. Files that touch no database (test/database-free.ts) would test the same
+    // thing twice.
     exclude:
       process.env.TEST_DATABASE_URL === undefined
         ? ['test/reliability/postgres-faults.test.ts', 'test/reliability/transaction-conflicts.test.ts']
-        : ['test/console/**', 'test/kernel/docs-ui.test.ts', 'test/modules/billing/checkout/local-pages.test.ts'],
+        : [
+            'test/console/**',
+            'test/kernel/docs-ui.test.ts',
+            'test/modules/billing/checkout/local-pages.test.ts',
+            ...DATABASE_FREE_TESTS.map(asGlob),
+          ],
     globalSetup: ['test/helpers/global-setup.ts'],
     // Each file gets its own database (a PGlite copy or a PostgreSQL clone), so files run in parallel.
     pool: 'forks',

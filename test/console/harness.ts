@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -105,7 +105,6 @@ export async function startConsoleService(options: ConsoleServiceOptions = {}): 
     async close() {
       await browser.close();
       await t.close();
-      rmSync(consoleDir, { recursive: true, force: true });
     },
   };
 }

@@ -113,18 +113,17 @@ export async function startTestApp(
 ): Promise<TestApp & { testDatabase: TestDatabase | null }> {
   const testDatabase = options.database ? null : await createTestDatabase();
   const database = options.database ?? testDatabase!.database;
-  const kernel = await composePlatform(
-    testConfig(options.config),
-    database,
-    options.log ?? pino({ level: 'silent' }),
-    options,
-  );
+  const config = testConfig(options.config);
+  const kernel = await composePlatform(config, database, options.log ?? pino({ level: 'silent' }), options);
   await kernel.start();
   // Every answer of every suite is also checked against zod's own parse (src/lib/response-serializer.ts).
   const app = await buildApp(kernel, { verifyResponseShaping: true, ...options });
   // …and against the OpenAPI document: a status it does not declare, or a body its schema refuses,
   // fails the request's test (contract.ts).
-  const violations = checkAnswersAgainstContract(app);
+  // The document depends on the settings and on what the app was given (a dev owner adds the
+  // console's sign-in codes); probe routes added by a test carry no operation id and go unchecked.
+  const documentKey = JSON.stringify({ config, devOwner: options.devOwner ?? null });
+  const violations = checkAnswersAgainstContract(app, documentKey);
   await app.ready();
   const events: PlatformEvent[] = [];
   kernel.events.subscribe((event) => events.push(event));

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,6 @@ describe('the built console, compressed by Accept-Encoding', () => {
   }, SLOW);
   afterAll(async () => {
     await t?.close();
-    rmSync(consoleDir, { recursive: true, force: true });
   });
 
   const get = (url: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url, headers });
