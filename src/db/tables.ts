@@ -28,6 +28,19 @@ export interface UsersTable {
   avatar_key: string | null;
 }
 
+/**
+ * Migration 0048's view: what the users area publishes of a user for other areas to read (who a
+ * row names, their status and token cut-off). Others join it, never `users` itself.
+ */
+export interface UserDirectoryView {
+  id: string;
+  email: string | null;
+  display_name: string | null;
+  status: UserStatus;
+  created_at: Date;
+  tokens_valid_after: Date | null;
+}
+
 export interface RolesTable {
   id: Generated<string>;
   key: string;
@@ -121,13 +134,16 @@ export interface ServiceSecretsTable {
 /**
  * The tables every area shares the types of. Each names its owner, the one area that writes it
  * (`kernel`: src/kernel and src/db); others call the owner's service or queries through its
- * index.ts. `npm run lint:deps` checks it (scripts/check-table-owners.ts).
+ * index.ts, or read a view the owner marks `@published`. `npm run lint:deps` checks it
+ * (scripts/check-table-owners.ts).
  */
 export interface Tables {
   /** @owner kernel */
   service_secrets: ServiceSecretsTable;
   /** @owner users */
   users: UsersTable;
+  /** @owner users @published (a view: what other areas read of a user) */
+  user_directory: UserDirectoryView;
   /** @owner roles */
   roles: RolesTable;
   /** @owner roles */
