@@ -71,7 +71,8 @@ function covers(exception: OwnerException, path: string, table: string, access: 
 export function checkTableOwners(files: TreeFile[], exceptions: readonly OwnerException[]): string[] {
   const problems: string[] = [];
   const owners = tableOwners(files, problems);
-  const used = new Set<OwnerException>();
+  /** The tables each exception let through (`*` for an exception of every table). */
+  const used = new Map<OwnerException, Set<string>>();
   for (const file of files) {
     if (!file.path.startsWith('src/') || !file.path.endsWith('.ts') || file.path.endsWith('/tables.ts')) continue;
     const fileOwner = ownerOfFile(file.path);
@@ -82,7 +83,9 @@ export function checkTableOwners(files: TreeFile[], exceptions: readonly OwnerEx
       const tableOwner = declared.owner;
       const exception = exceptions.find((candidate) => covers(candidate, file.path, use.table, use.access));
       if (exception !== undefined) {
-        used.add(exception);
+        const tables = used.get(exception) ?? new Set<string>();
+        tables.add(exception.tables === '*' ? '*' : use.table);
+        used.set(exception, tables);
         continue;
       }
       const verb = use.access === 'write' ? 'writes' : 'reads';
@@ -96,8 +99,16 @@ export function checkTableOwners(files: TreeFile[], exceptions: readonly OwnerEx
     }
   }
   for (const exception of exceptions) {
-    if (!used.has(exception)) {
+    const tables = used.get(exception);
+    if (tables === undefined) {
       problems.push(`scripts/table-owners/exceptions.ts: no longer needed: ${exception.files} (${exception.access})`);
+      continue;
+    }
+    const unused = exception.tables === '*' ? [] : exception.tables.filter((table) => !tables.has(table));
+    if (unused.length > 0) {
+      problems.push(
+        `scripts/table-owners/exceptions.ts: ${exception.files} (${exception.access}) no longer needs ${unused.join(', ')}`,
+      );
     }
   }
   return problems;

@@ -96,6 +96,19 @@ describe('the table owners checker', () => {
     ]);
   });
 
+  it('fails on a table of an exception nothing uses any more', () => {
+    const reads: OwnerException = {
+      files: 'src/modules/me/',
+      tables: ['users', 'storage_uploads'],
+      access: 'read',
+      reason: 'test',
+    };
+    const files = tree(at('src/modules/me/queries.ts', `db.selectFrom('storage_uploads').select('id').execute();`));
+    expect(checkTableOwners(files, [reads])).toEqual([
+      'scripts/table-owners/exceptions.ts: src/modules/me/ (read) no longer needs users',
+    ]);
+  });
+
   it('lets any area read a view its owner publishes, but not write it nor read the tables behind it', () => {
     const files = tree(
       at('src/modules/storage/list.ts', `db.selectFrom('storage_uploads').innerJoin('user_directory as u', 'a', 'b');`),

@@ -20,7 +20,7 @@ export interface SubscriptionState {
 function subscriptionsWithNames(db: Db) {
   return db
     .selectFrom('billing_subscriptions as s')
-    .leftJoin('users as u', 'u.id', 's.user_id')
+    .leftJoin('user_directory as u', 'u.id', 's.user_id')
     .leftJoin('billing_products as p', 'p.id', 's.product_id');
 }
 
