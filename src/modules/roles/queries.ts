@@ -201,7 +201,11 @@ export async function countActiveGrants(db: Kysely<Tables>, roleId: string): Pro
 
 export async function existingUserIds(db: Kysely<Tables>, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('user_directory').select('id').where('id', '=', sql<string>`ANY(${ids}::uuid[])`).execute();
+  const rows = await db
+    .selectFrom('user_directory')
+    .select('id')
+    .where('id', '=', sql<string>`ANY(${ids}::uuid[])`)
+    .execute();
   return new Set(rows.map((row) => row.id));
 }
 
