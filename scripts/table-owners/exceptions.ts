@@ -71,9 +71,9 @@ const READS: OwnerException[] = [
   },
   {
     files: 'src/modules/audit/queries.ts',
-    tables: ['audit_log', 'roles'],
+    tables: ['audit_log'],
     access: 'read',
-    reason: "the audit area is the staff search over the kernel's audit_log, naming the roles it is about",
+    reason: "the audit area is the staff search over the kernel's audit_log",
   },
   {
     files: 'src/modules/users/',
@@ -91,12 +91,6 @@ const READS: OwnerException[] = [
       "a user's detail and segment filters show and match their roles, subscriptions, tier, recent audit entries " +
       'and pending deletion; roles, checkout and account-deletion import users, so reading through their ' +
       'index.ts would close import circles',
-  },
-  {
-    files: 'src/modules/operations/alert-subscriptions/queries.ts',
-    tables: ['roles', 'user_roles'],
-    access: 'read',
-    reason: 'a subscription names an existing role; an alert goes to the users holding a subscribed role',
   },
   {
     files: 'src/modules/device-authorization/queries.ts',
@@ -151,9 +145,9 @@ const READS: OwnerException[] = [
   },
   {
     files: 'src/modules/billing/credits/queries.ts',
-    tables: ['billing_products', 'billing_prices', 'plan_tiers'],
+    tables: ['plan_tiers'],
     access: 'read',
-    reason: 'gifts and the credits page read the catalog products and prices, and the plan tiers by rank',
+    reason: 'the credits page reads the plan tiers by rank',
   },
   {
     files: 'src/modules/billing/catalog/queries.ts',
@@ -163,22 +157,9 @@ const READS: OwnerException[] = [
   },
   {
     files: 'src/modules/billing/overview/queries.ts',
-    tables: [
-      'billing_customers',
-      'billing_invoices',
-      'billing_payments',
-      'billing_prices',
-      'billing_products',
-      'credit_ledger',
-    ],
+    tables: ['billing_customers', 'billing_invoices', 'billing_payments', 'credit_ledger'],
     access: 'read',
     reason: "the billing overview is a read-only summary over the family's tables",
-  },
-  {
-    files: 'src/modules/billing/subscriptions/queries.ts',
-    tables: ['billing_products', 'billing_prices'],
-    access: 'read',
-    reason: "a subscription is listed with its plan's product and price",
   },
   {
     files: 'src/modules/billing/checkout/queries.ts',

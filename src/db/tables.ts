@@ -65,6 +65,19 @@ export interface UserRolesTable {
   created_at: DefaultedTimestamp;
 }
 
+/** Migration 0049's views: what the roles area publishes of its roles and grants for others to read. */
+export interface RoleDirectoryView {
+  id: string;
+  key: string;
+  name: string;
+}
+
+export interface RoleGrantsView {
+  user_id: string;
+  role_id: string;
+  expires_at: Date | null;
+}
+
 export interface AuditLogTable {
   id: Generated<string>;
   created_at: DefaultedTimestamp;
@@ -150,6 +163,10 @@ export interface Tables {
   role_permissions: RolePermissionsTable;
   /** @owner roles */
   user_roles: UserRolesTable;
+  /** @owner roles @published (a view: a role's id, key and name) */
+  role_directory: RoleDirectoryView;
+  /** @owner roles @published (a view: who holds which role, until when) */
+  role_grants: RoleGrantsView;
   /** @owner kernel */
   audit_log: AuditLogTable;
   /** @owner kernel */

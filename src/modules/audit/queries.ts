@@ -59,7 +59,7 @@ const TARGET_UUID = sql`CASE WHEN audit_log.target_id ~* '^[0-9a-f]{8}-[0-9a-f]{
 const TARGET_LABEL = sql<string | null>`CASE audit_log.target_type
   WHEN 'user' THEN (SELECT coalesce(target_user.email, target_user.display_name) FROM user_directory AS target_user
                      WHERE target_user.id = ${TARGET_UUID})
-  WHEN 'role' THEN (SELECT target_role.name FROM roles AS target_role WHERE target_role.id = ${TARGET_UUID})
+  WHEN 'role' THEN (SELECT target_role.name FROM role_directory AS target_role WHERE target_role.id = ${TARGET_UUID})
   END`;
 
 const LIST_COLUMNS = [
