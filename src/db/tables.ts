@@ -30,7 +30,7 @@ export interface UsersTable {
 
 /**
  * Migration 0048's view: what the users area publishes of a user for other areas to read (who a
- * row names, their status and token cut-off). Others join it, never `users` itself.
+ * row names, their status, tier, avatar and token cut-off). Others join it, never `users` itself.
  */
 export interface UserDirectoryView {
   id: string;
@@ -38,6 +38,8 @@ export interface UserDirectoryView {
   display_name: string | null;
   status: UserStatus;
   created_at: Date;
+  tier: string | null;
+  avatar_key: string | null;
   tokens_valid_after: Date | null;
 }
 

@@ -45,7 +45,7 @@ export function findPublishedGame(db: Db, gameId: number) {
  */
 export async function planLimitsOf(db: Db, userId: string): Promise<Record<string, unknown> | undefined> {
   const row = await db
-    .selectFrom('users')
+    .selectFrom('user_directory as users')
     .innerJoin('plan_tiers', 'plan_tiers.key', 'users.tier')
     .innerJoin('plan_rulesets', 'plan_rulesets.id', 'plan_tiers.ruleset_id')
     .select(['plan_rulesets.limits'])
