@@ -108,12 +108,6 @@ const READS: OwnerException[] = [
     reason: 'a new notification is delivered to the sockets of the users it reaches, read with its recipients',
   },
   {
-    files: 'src/modules/notifications/broadcast-queries.ts',
-    tables: ['email_messages'],
-    access: 'read',
-    reason: "a broadcast's history counts its messages by status (queued through email delivery)",
-  },
-  {
     files: 'src/modules/game-sessions/queries.ts',
     tables: ['store_games', 'plan_tiers', 'plan_rulesets'],
     access: 'read',
@@ -126,12 +120,6 @@ const READS: OwnerException[] = [
     reason:
       'a member list is not replaced while a campaign to the audience is sending or paused; campaigns import ' +
       "audiences' index (mailableMembers), so asking campaigns' index would close an import circle",
-  },
-  {
-    files: 'src/modules/email/campaigns/queries.ts',
-    tables: ['email_audiences', 'email_audience_members'],
-    access: 'read',
-    reason: 'a campaign names its audience and snapshots its members into its messages',
   },
   {
     files: 'src/modules/billing/checkout/',

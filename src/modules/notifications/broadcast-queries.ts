@@ -153,13 +153,3 @@ export function notificationsOfBroadcasts(db: Db, broadcastIds: string[]) {
     .where('n.broadcast_id', 'in', broadcastIds)
     .execute();
 }
-
-/** How many of these broadcasts' messages are in each status. */
-export function mailCountsOfBroadcasts(db: Db, broadcastIds: string[]) {
-  return db
-    .selectFrom('email_messages')
-    .select(['broadcast_id', 'status', sql<number>`count(*)::int`.as('n')])
-    .where('broadcast_id', 'in', broadcastIds)
-    .groupBy(['broadcast_id', 'status'])
-    .execute();
-}

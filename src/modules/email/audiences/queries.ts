@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, readPage } from '../../../kernel/pagination.js';
 import type { MemberToStore } from './member-list.js';
@@ -98,6 +98,17 @@ export function deleteAudience(trx: Db, id: string) {
     .where('id', '=', id)
     .returning(['id', 'name', 'description'])
     .executeTakeFirst();
+}
+
+export async function audienceExists(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** The name of the audience `audienceId` names, beside another area's row (a campaign's); null: none. */
+export function audienceNameOf(audienceId: Expression<string | null>) {
+  return sql<
+    string | null
+  >`(SELECT email_audiences.name FROM email_audiences WHERE email_audiences.id = ${audienceId})`;
 }
 
 export async function countMembers(db: Db, audienceId: string): Promise<number> {
