@@ -109,9 +109,11 @@ const READS: OwnerException[] = [
   },
   {
     files: 'src/modules/game-sessions/queries.ts',
-    tables: ['store_games', 'plan_tiers', 'plan_rulesets'],
+    tables: ['store_games'],
     access: 'read',
-    reason: "a session start checks the game is published and reads the player's plan limits (tier, ruleset)",
+    reason:
+      'a session start checks the game is published; store exports no such read yet (to do once store/ is ' +
+      'restructured, issue 44)',
   },
   {
     files: 'src/modules/email/audiences/queries.ts',
@@ -126,18 +128,6 @@ const READS: OwnerException[] = [
     tables: ['billing_products', 'billing_prices', 'billing_coupons', 'billing_promotion_codes', 'plan_tiers'],
     access: 'read',
     reason: 'a checkout prices the catalog product, applies a promotion code and maps the plan to its tier',
-  },
-  {
-    files: 'src/modules/billing/credits/queries.ts',
-    tables: ['plan_tiers'],
-    access: 'read',
-    reason: 'the credits page reads the plan tiers by rank',
-  },
-  {
-    files: 'src/modules/billing/catalog/queries.ts',
-    tables: ['plan_tiers'],
-    access: 'read',
-    reason: 'a plan product names an existing tier (share-locked while it is set); lists show the tier',
   },
   {
     files: 'src/modules/billing/overview/queries.ts',

@@ -132,7 +132,7 @@ export function productToGift(db: Db, productId: string) {
 
 /** Every plan tier, by rank. */
 export function tiersByRank(db: Db) {
-  return db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute();
+  return db.selectFrom('plan_tier_directory').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute();
 }
 
 /** Active plan products, each with its active prices (one row per price; none: one row without). */
