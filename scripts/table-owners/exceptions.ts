@@ -99,7 +99,10 @@ const READS: OwnerException[] = [
     files: 'src/modules/login-sessions/queries.ts',
     tables: ['device_authorizations'],
     access: 'read',
-    reason: "a user's sessions are listed with the device authorization a launcher used",
+    reason:
+      "a user's sessions are listed with the device authorization a launcher used; device-authorization imports " +
+      "login-sessions' index (revokeSession) and publishes no view of its rows yet: to do with its restructuring " +
+      '(issue 44)',
   },
   {
     files: 'src/modules/realtime/queries.ts',
@@ -133,7 +136,9 @@ const READS: OwnerException[] = [
     files: 'src/modules/billing/overview/queries.ts',
     tables: ['billing_customers', 'billing_invoices', 'billing_payments', 'credit_ledger'],
     access: 'read',
-    reason: "the billing overview is a read-only summary over the family's tables",
+    reason:
+      "the billing overview sums checkout's customers, invoices and payments and credits' ledger by bucket; " +
+      "neither publishes a view or a summary of them yet: to do with checkout's restructuring (issue 44)",
   },
   {
     files: 'src/modules/billing/checkout/queries.ts',
