@@ -6,6 +6,8 @@ import ts from 'typescript';
  * An owner is a folder under src/modules (`users`, `billing/checkout`, the family `email`) whose
  * tables.ts adds the table to `Tables`, or `kernel` for the tables src/db/tables.ts declares with
  * `/** @owner kernel *\/` (src/db/tables.ts names the owner of each of its tables that way).
+ * A view its owner marks `@published` (`/** @owner users @published *\/`) is there for other areas
+ * to read: what the owner shows of its tables, which stay its own.
  */
 
 export type Access = 'read' | 'write';
@@ -47,19 +49,28 @@ function tableName(literal: string): string {
   return literal.trim().split(/\s+/)[0] ?? '';
 }
 
+export interface DeclaredTable {
+  table: string;
+  /** The `@owner` tag's first word; undefined without one. */
+  owner: string | undefined;
+  /** Marked `@published`: other areas may read it. */
+  published: boolean;
+}
+
 /** Table names a tables.ts adds to `Tables` (the members of every `interface Tables` in the file). */
-export function declaredTables(fileName: string, text: string): { table: string; owner: string | undefined }[] {
-  const found: { table: string; owner: string | undefined }[] = [];
+export function declaredTables(fileName: string, text: string): DeclaredTable[] {
+  const found: DeclaredTable[] = [];
   walk(parse(fileName, text), (node) => {
     if (!ts.isInterfaceDeclaration(node) || node.name.text !== 'Tables') return;
     for (const member of node.members) {
       if (!ts.isPropertySignature(member) || member.name === undefined) continue;
       const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : undefined;
       if (name === undefined) continue;
-      const tag = ts.getJSDocTags(member).find((t) => t.tagName.text === 'owner');
+      const tags = ts.getJSDocTags(member);
+      const tag = tags.find((t) => t.tagName.text === 'owner');
       // `@owner billing (why)`: the first word names the owner, the rest says why.
       const owner = typeof tag?.comment === 'string' ? tag.comment.trim().split(/\s+/)[0] : undefined;
-      found.push({ table: name, owner });
+      found.push({ table: name, owner, published: tags.some((t) => t.tagName.text === 'published') });
     }
   });
   return found;

@@ -92,6 +92,12 @@ export interface MigrationStatus {
   unknown: Array<{ name: string; appliedAt: Date }>;
 }
 
+/** Names of the migrations this database has applied, in one read (readiness compares them with the files). */
+export async function appliedMigrationNames(db: Kysely<Tables>): Promise<Set<string>> {
+  const rows = await asRead(sql<{ name: string }>`SELECT name FROM schema_migrations`).execute(db);
+  return new Set(rows.rows.map((row) => row.name));
+}
+
 /**
  * What `migrate` would find: the applied, the pending and the unknown migrations. Reads only,
  * takes no lock, and creates nothing (a database never migrated has every file pending).

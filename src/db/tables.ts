@@ -28,6 +28,21 @@ export interface UsersTable {
   avatar_key: string | null;
 }
 
+/**
+ * Migration 0048's view: what the users area publishes of a user for other areas to read (who a
+ * row names, their status, tier, avatar and token cut-off). Others join it, never `users` itself.
+ */
+export interface UserDirectoryView {
+  id: string;
+  email: string | null;
+  display_name: string | null;
+  status: UserStatus;
+  created_at: Date;
+  tier: string | null;
+  avatar_key: string | null;
+  tokens_valid_after: Date | null;
+}
+
 export interface RolesTable {
   id: Generated<string>;
   key: string;
@@ -50,6 +65,19 @@ export interface UserRolesTable {
   reason: string | null;
   expires_at: Timestamp | null;
   created_at: DefaultedTimestamp;
+}
+
+/** Migration 0049's views: what the roles area publishes of its roles and grants for others to read. */
+export interface RoleDirectoryView {
+  id: string;
+  key: string;
+  name: string;
+}
+
+export interface RoleGrantsView {
+  user_id: string;
+  role_id: string;
+  expires_at: Date | null;
 }
 
 export interface AuditLogTable {
@@ -121,19 +149,26 @@ export interface ServiceSecretsTable {
 /**
  * The tables every area shares the types of. Each names its owner, the one area that writes it
  * (`kernel`: src/kernel and src/db); others call the owner's service or queries through its
- * index.ts. `npm run lint:deps` checks it (scripts/check-table-owners.ts).
+ * index.ts, or read a view the owner marks `@published`. `npm run lint:deps` checks it
+ * (scripts/check-table-owners.ts).
  */
 export interface Tables {
   /** @owner kernel */
   service_secrets: ServiceSecretsTable;
   /** @owner users */
   users: UsersTable;
+  /** @owner users @published (a view: what other areas read of a user) */
+  user_directory: UserDirectoryView;
   /** @owner roles */
   roles: RolesTable;
   /** @owner roles */
   role_permissions: RolePermissionsTable;
   /** @owner roles */
   user_roles: UserRolesTable;
+  /** @owner roles @published (a view: a role's id, key and name) */
+  role_directory: RoleDirectoryView;
+  /** @owner roles @published (a view: who holds which role, until when) */
+  role_grants: RoleGrantsView;
   /** @owner kernel */
   audit_log: AuditLogTable;
   /** @owner kernel */

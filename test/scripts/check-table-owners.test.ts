@@ -9,6 +9,10 @@ const KERNEL_TABLES: TreeFile = {
   audit_log: AuditLogTable;
   /** @owner users (why it is so) */
   users: UsersTable;
+  /** @owner users @published (a view others read) */
+  user_directory: UserDirectoryView;
+  /** @owner users */
+  user_internals: UserInternalsView;
 }`,
 };
 const STORAGE_TABLES: TreeFile = {
@@ -87,6 +91,57 @@ describe('the table owners checker', () => {
     expect(checkTableOwners(files, [readUsers, stale])).toEqual([
       expect.stringMatching(/^src\/modules\/me\/profile\.ts:1: me writes users /),
       'scripts/table-owners/exceptions.ts: no longer needed: src/cli/seed/ (write)',
+    ]);
+  });
+
+  it('fails on a table of an exception nothing uses any more', () => {
+    const reads: OwnerException = {
+      files: 'src/modules/me/',
+      tables: ['users', 'storage_uploads'],
+      access: 'read',
+      reason: 'test',
+    };
+    const files = tree(at('src/modules/me/queries.ts', `db.selectFrom('storage_uploads').select('id').execute();`));
+    expect(checkTableOwners(files, [reads])).toEqual([
+      'scripts/table-owners/exceptions.ts: src/modules/me/ (read) no longer needs users',
+    ]);
+  });
+
+  it('lets any area read a view its owner publishes, but not write it nor read the tables behind it', () => {
+    const files = tree(
+      at('src/modules/storage/list.ts', `db.selectFrom('storage_uploads').innerJoin('user_directory as u', 'a', 'b');`),
+      at('src/modules/me/raw.ts', 'sql`SELECT email FROM user_directory WHERE id = $1`'),
+      at('src/modules/me/hidden.ts', `db.selectFrom('user_internals').select('id').execute();`),
+      at('src/modules/me/behind.ts', `db.selectFrom('users').select('email').execute();`),
+      at('src/modules/me/write.ts', `db.updateTable('user_directory').set({ email }).execute();`),
+      at('src/modules/me/lock.ts', `db.selectFrom('user_directory').select('id').forUpdate().execute();`),
+      at('src/modules/users/own.ts', `db.selectFrom('user_internals').select('id').execute();`),
+    );
+    expect(checkTableOwners(files, [])).toEqual([
+      expect.stringMatching(
+        /^src\/modules\/me\/hidden\.ts:1: me reads user_internals .+ a table of users: call users's queries through its index\.ts or read a view it publishes$/,
+      ),
+      expect.stringMatching(/^src\/modules\/me\/behind\.ts:1: me reads users /),
+      expect.stringMatching(/^src\/modules\/me\/write\.ts:1: me writes user_directory /),
+      expect.stringMatching(/^src\/modules\/me\/lock\.ts:1: me writes user_directory \(.+ FOR UPDATE\)/),
+    ]);
+  });
+
+  it('reads @published on a view an area’s own tables.ts declares', () => {
+    const published = at(
+      'src/modules/roles/tables.ts',
+      `declare module '../../db/tables.js' { interface Tables {
+        /** @published (the owners others check) */
+        holders: HoldersView;
+        grants: GrantsTable;
+      } }`,
+    );
+    const files = [
+      ...tree(published),
+      at('src/modules/me/queries.ts', `db.selectFrom('holders').innerJoin('grants', 'a', 'b').execute();`),
+    ];
+    expect(checkTableOwners(files, [])).toEqual([
+      expect.stringMatching(/^src\/modules\/me\/queries\.ts:1: me reads grants .+ a table of roles/),
     ]);
   });
 

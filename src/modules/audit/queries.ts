@@ -57,9 +57,9 @@ const TARGET_UUID = sql`CASE WHEN audit_log.target_id ~* '^[0-9a-f]{8}-[0-9a-f]{
 
 /** A user target's email (or display name) and a role target's name: staff read names, not ids. */
 const TARGET_LABEL = sql<string | null>`CASE audit_log.target_type
-  WHEN 'user' THEN (SELECT coalesce(target_user.email, target_user.display_name) FROM users AS target_user
+  WHEN 'user' THEN (SELECT coalesce(target_user.email, target_user.display_name) FROM user_directory AS target_user
                      WHERE target_user.id = ${TARGET_UUID})
-  WHEN 'role' THEN (SELECT target_role.name FROM roles AS target_role WHERE target_role.id = ${TARGET_UUID})
+  WHEN 'role' THEN (SELECT target_role.name FROM role_directory AS target_role WHERE target_role.id = ${TARGET_UUID})
   END`;
 
 const LIST_COLUMNS = [
@@ -108,7 +108,7 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
           );
   const [rows, total] = await Promise.all([
     page
-      .leftJoin('users', 'users.id', 'audit_log.actor_id')
+      .leftJoin('user_directory as users', 'users.id', 'audit_log.actor_id')
       .select(LIST_COLUMNS)
       .orderBy('audit_log.created_at', direction)
       .orderBy('audit_log.id', direction)
@@ -159,7 +159,7 @@ export async function auditFacets(db: Kysely<Tables>, filters: AuditFilters) {
       .limit(FACET_LIMIT)
       .execute(),
     filtered
-      .leftJoin('users', 'users.id', 'audit_log.actor_id')
+      .leftJoin('user_directory as users', 'users.id', 'audit_log.actor_id')
       .select(['audit_log.actor_id as value', sql<string | null>`max(users.email)`.as('email'), count.as('count')])
       .groupBy('audit_log.actor_id')
       .orderBy('count', 'desc')
@@ -212,7 +212,7 @@ export function auditExportBatch(
 ) {
   let query = db
     .selectFrom('audit_log')
-    .leftJoin('users', 'users.id', 'audit_log.actor_id')
+    .leftJoin('user_directory as users', 'users.id', 'audit_log.actor_id')
     .select([
       'audit_log.id',
       exactCreatedAt.as('created_at'),

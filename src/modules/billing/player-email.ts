@@ -8,4 +8,6 @@ type PlayerRows = 'billing_payments' | 'billing_invoices' | 'credit_ledger' | 'c
  * list's filters stay unqualified and a player without an email reads null.
  */
 export const playerEmailOf = (table: PlayerRows) =>
-  sql<string | null>`(SELECT users.email FROM users WHERE users.id = ${sql.ref(`${table}.user_id`)})`.as('user_email');
+  sql<string | null>`(SELECT u.email FROM user_directory AS u WHERE u.id = ${sql.ref(`${table}.user_id`)})`.as(
+    'user_email',
+  );

@@ -118,7 +118,10 @@ export function lockRetiredUploads(trx: Db, cutoffs: RetiredUploadCutoffs, limit
           eb('su.confirmed_at', '<', cutoffs.replacedAvatarConfirmedBefore),
           eb.not(
             eb.exists(
-              eb.selectFrom('users as u').select(sql.lit(1).as('one')).where('u.avatar_key', '=', eb.ref('su.key')),
+              eb
+                .selectFrom('user_directory as u')
+                .select(sql.lit(1).as('one'))
+                .where('u.avatar_key', '=', eb.ref('su.key')),
             ),
           ),
         ]),
@@ -142,5 +145,5 @@ export function uploadKeysAmong(trx: Db, keys: string[]) {
 
 /** The keys among `keys` a user's avatar names. */
 export function avatarKeysAmong(trx: Db, keys: string[]) {
-  return trx.selectFrom('users').select('avatar_key as key').where('avatar_key', 'in', keys).execute();
+  return trx.selectFrom('user_directory').select('avatar_key as key').where('avatar_key', 'in', keys).execute();
 }

@@ -39,22 +39,6 @@ export function findPublishedGame(db: Db, gameId: number) {
     .executeTakeFirst();
 }
 
-/**
- * The limits of the caller's plan: their tier's ruleset, when they have a tier and the
- * ruleset is active. Undefined: no tier (the free experience).
- */
-export async function planLimitsOf(db: Db, userId: string): Promise<Record<string, unknown> | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .innerJoin('plan_tiers', 'plan_tiers.key', 'users.tier')
-    .innerJoin('plan_rulesets', 'plan_rulesets.id', 'plan_tiers.ruleset_id')
-    .select(['plan_rulesets.limits'])
-    .where('users.id', '=', userId)
-    .where('plan_rulesets.is_active', '=', true)
-    .executeTakeFirst();
-  return row?.limits as Record<string, unknown> | undefined;
-}
-
 export function findSession(db: Db, id: string) {
   return db.selectFrom('game_sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }

@@ -11,6 +11,7 @@ import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
 import { conflict, invalidState, notFound, unavailable } from '../../kernel/errors.js';
 import { cursorPaged } from '../../kernel/pagination.js';
+import { planLimitsOf } from '../plans/index.js';
 import { RUNTIME_RETRY_AFTER_SECONDS, runtimeFailure } from '../runtime/index.js';
 import type { Writes } from '../../kernel/write.js';
 import {
@@ -23,7 +24,6 @@ import {
   markActive,
   markEnded,
   markStartFailed,
-  planLimitsOf,
   positionOf,
 } from './queries.js';
 import type { GameSessionView, ListSessionsQuery, MySessionView, MySessionsQuery, StartedSession } from './schemas.js';

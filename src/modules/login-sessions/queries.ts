@@ -18,7 +18,7 @@ function sessionsOf(db: Db, userId: string, limit: number) {
   return (
     db
       .selectFrom('login_sessions as ls')
-      .innerJoin('users as u', 'u.id', 'ls.user_id')
+      .innerJoin('user_directory as u', 'u.id', 'ls.user_id')
       .leftJoin('revoked_sessions as rs', (join) =>
         join.onRef('rs.user_id', '=', 'ls.user_id').onRef('rs.session_id', '=', 'ls.session_id'),
       )
@@ -58,7 +58,7 @@ export function findLiveSession(db: Db, userId: string, sessionId: string) {
 }
 
 export function userExists(db: Db, userId: string) {
-  return db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  return db.selectFrom('user_directory').select('id').where('id', '=', userId).executeTakeFirst();
 }
 
 /**

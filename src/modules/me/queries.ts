@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { isSuppressed } from '../email/index.js';
+import { findUserRow } from '../users/index.js';
 
 type Db = Kysely<Tables>;
 
@@ -28,5 +29,5 @@ const MARKETING_OPT_IN =
 export const PROFILE_ANSWER = [...PROFILE_COLUMNS, MARKETING_OPT_IN];
 
 export function findProfile(db: Db, userId: string) {
-  return db.selectFrom('users').select(PROFILE_ANSWER).where('id', '=', userId).executeTakeFirst();
+  return findUserRow(db, userId, PROFILE_ANSWER);
 }

@@ -3,7 +3,7 @@ import type { Tables } from '../../db/tables.js';
 import { readPage } from '../../kernel/pagination.js';
 import { queueSelectedEmails } from '../email/delivery/index.js';
 import { type EmailCategory, isSuppressed } from '../email/index.js';
-import { matchesSegment, type UserSegment } from '../users/index.js';
+import { type UserSegment, usersInSegment } from '../users/index.js';
 import type { ListBroadcastsQuery } from './schemas.js';
 import type { NotificationBroadcastsTable, NotificationsTable } from './tables.js';
 
@@ -23,10 +23,8 @@ export function broadcastByRequestKey(db: Db, createdBy: string, idempotencyKey:
 
 /** Active-by-default users the segment matches, counted no further than `cap` + 1. */
 export async function countSegmentUpTo(trx: Db, segment: UserSegment, cap: number): Promise<number> {
-  const matched = trx
-    .selectFrom('users')
+  const matched = usersInSegment(trx, segment, { defaultStatus: 'active' })
     .select('users.id')
-    .where(matchesSegment(segment, { defaultStatus: 'active' }))
     .limit(cap + 1);
   const row = await trx
     .selectFrom(matched.as('m'))
@@ -61,10 +59,10 @@ export async function insertSegmentRecipients(trx: Db, notificationId: string, s
     .insertInto('notification_recipients')
     .columns(['notification_id', 'user_id'])
     .expression(
-      trx
-        .selectFrom('users')
-        .select([sql<string>`${notificationId}::uuid`.as('notification_id'), 'users.id as user_id'])
-        .where(matchesSegment(segment, { defaultStatus: 'active' })),
+      usersInSegment(trx, segment, { defaultStatus: 'active' }).select([
+        sql<string>`${notificationId}::uuid`.as('notification_id'),
+        'users.id as user_id',
+      ]),
     )
     .executeTakeFirst();
   return Number(inserted.numInsertedOrUpdatedRows ?? 0);
@@ -82,10 +80,7 @@ export interface SegmentMail {
  * statement, skipping suppressed addresses for marketing mail; answers how many.
  */
 export async function queueSegmentMail(trx: Db, { broadcastId, segment, template, vars }: SegmentMail) {
-  let recipients = trx
-    .selectFrom('users')
-    .where(matchesSegment(segment, { defaultStatus: 'active' }))
-    .where('users.email', 'is not', null);
+  let recipients = usersInSegment(trx, segment, { defaultStatus: 'active' }).where('users.email', 'is not', null);
   if (template.category === 'marketing') {
     recipients = recipients.where((eb) => eb.not(isSuppressed(sql<string>`lower(users.email)`)));
   }
@@ -156,15 +151,5 @@ export function notificationsOfBroadcasts(db: Db, broadcastIds: string[]) {
           .as('read_count'),
     ])
     .where('n.broadcast_id', 'in', broadcastIds)
-    .execute();
-}
-
-/** How many of these broadcasts' messages are in each status. */
-export function mailCountsOfBroadcasts(db: Db, broadcastIds: string[]) {
-  return db
-    .selectFrom('email_messages')
-    .select(['broadcast_id', 'status', sql<number>`count(*)::int`.as('n')])
-    .where('broadcast_id', 'in', broadcastIds)
-    .groupBy(['broadcast_id', 'status'])
     .execute();
 }

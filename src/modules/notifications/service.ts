@@ -2,12 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
-import {
-  broadcastIdPage,
-  broadcastsByIds,
-  mailCountsOfBroadcasts,
-  notificationsOfBroadcasts,
-} from './broadcast-queries.js';
+import { mailCountsOfBroadcasts } from '../email/delivery/index.js';
+import { broadcastIdPage, broadcastsByIds, notificationsOfBroadcasts } from './broadcast-queries.js';
 import { listVisible, markAllRead, markOneRead, unreadCount } from './queries.js';
 import type { BroadcastView, ListBroadcastsQuery, MyNotificationsQuery } from './schemas.js';
 

@@ -127,3 +127,27 @@ export async function upsertTier(
     .executeTakeFirstOrThrow();
   return row.id;
 }
+
+// What other areas use of plans (index.ts).
+
+/** A tier a plan product is about to point at, share-locked so it cannot change key or vanish meanwhile. */
+export async function shareLockTier(trx: Kysely<Tables>, key: string): Promise<boolean> {
+  const row = await trx.selectFrom('plan_tiers').select('key').where('key', '=', key).forShare().executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The limits of the user's plan (a game session's start): their tier's ruleset, when they have a
+ * tier and the ruleset is active. Undefined: no tier (the free experience).
+ */
+export async function planLimitsOf(db: Kysely<Tables>, userId: string): Promise<Record<string, unknown> | undefined> {
+  const row = await db
+    .selectFrom('user_directory as users')
+    .innerJoin('plan_tiers', 'plan_tiers.key', 'users.tier')
+    .innerJoin('plan_rulesets', 'plan_rulesets.id', 'plan_tiers.ruleset_id')
+    .select(['plan_rulesets.limits'])
+    .where('users.id', '=', userId)
+    .where('plan_rulesets.is_active', '=', true)
+    .executeTakeFirst();
+  return row?.limits as Record<string, unknown> | undefined;
+}

@@ -25,10 +25,19 @@ export interface PlanTiersTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** Migration 0051's view: what plans publishes of a tier for other areas to read. */
+export interface PlanTierDirectoryView {
+  key: string;
+  name: string;
+  rank: number;
+}
+
 declare module '../../db/tables.js' {
   interface Tables {
     plan_rulesets: PlanRulesetsTable;
     plan_tiers: PlanTiersTable;
+    /** @published (a view: a tier's key, name and rank) */
+    plan_tier_directory: PlanTierDirectoryView;
   }
 }
 

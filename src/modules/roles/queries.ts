@@ -139,7 +139,7 @@ export function roleSummaries(db: Kysely<Tables>) {
 export function roleMembers(db: Kysely<Tables>, roleId: string) {
   return db
     .selectFrom('user_roles')
-    .innerJoin('users', 'users.id', 'user_roles.user_id')
+    .innerJoin('user_directory as users', 'users.id', 'user_roles.user_id')
     .select([
       'user_roles.user_id',
       'users.email',
@@ -201,7 +201,11 @@ export async function countActiveGrants(db: Kysely<Tables>, roleId: string): Pro
 
 export async function existingUserIds(db: Kysely<Tables>, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('users').select('id').where('id', '=', sql<string>`ANY(${ids}::uuid[])`).execute();
+  const rows = await db
+    .selectFrom('user_directory')
+    .select('id')
+    .where('id', '=', sql<string>`ANY(${ids}::uuid[])`)
+    .execute();
   return new Set(rows.map((row) => row.id));
 }
 

@@ -101,7 +101,7 @@ export async function messagesOf(db: Db, ticketId: string): Promise<MessageView[
 }
 
 export async function userEmail(db: Db, userId: string): Promise<string | null> {
-  const row = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  const row = await db.selectFrom('user_directory').select('email').where('id', '=', userId).executeTakeFirst();
   return row?.email ?? null;
 }
 
@@ -122,7 +122,7 @@ export function listMyTickets(db: Db, userId: string, page: PageRequest) {
 }
 
 function staffTickets(db: Db) {
-  return db.selectFrom('support_tickets as t').innerJoin('users as u', 'u.id', 't.user_id');
+  return db.selectFrom('support_tickets as t').innerJoin('user_directory as u', 'u.id', 't.user_id');
 }
 
 function withStaffColumns(query: ReturnType<typeof staffTickets>) {

@@ -27,5 +27,6 @@ export {
   selfDeletionOf,
   statusBeforeSoftDelete,
 } from './queries.js';
-export { LIVE_SUBSCRIPTION_STATUSES, matchesSegment, userSegmentBody } from './segment.js';
+export { findUserRow, usersInSegment } from './published-reads.js';
+export { LIVE_SUBSCRIPTION_STATUSES, userSegmentBody } from './segment.js';
 export type { UserSegment } from './segment.js';

@@ -12,6 +12,7 @@ export interface ActiveOwnersView {
 declare module '../../db/tables.js' {
   interface Tables {
     user_count_slots: UserCountSlotsTable;
+    /** @published (roles reads it under the guard's lock before taking owner rights away) */
     active_owners: ActiveOwnersView;
   }
 }

@@ -90,12 +90,6 @@ export function lockProduct(trx: Kysely<Tables>, id: string): Promise<ProductRow
   return trx.selectFrom('billing_products').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
-/** A tier a plan is about to point at, share-locked so it cannot change key or vanish meanwhile. */
-export async function shareLockTier(trx: Kysely<Tables>, key: string): Promise<boolean> {
-  const row = await trx.selectFrom('plan_tiers').select('key').where('key', '=', key).forShare().executeTakeFirst();
-  return row !== undefined;
-}
-
 export interface NewProduct {
   kind: ProductKind;
   name: string;
@@ -215,7 +209,7 @@ export async function publicProducts(db: Kysely<Tables>): Promise<PublicProduct[
     .innerJoin('billing_prices as price', (join) =>
       join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true),
     )
-    .leftJoin('plan_tiers as tier', 'tier.key', 'product.tier_key')
+    .leftJoin('plan_tier_directory as tier', 'tier.key', 'product.tier_key')
     .where('product.is_active', '=', true)
     .select([
       'product.id',

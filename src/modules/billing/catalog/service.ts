@@ -17,11 +17,11 @@ import {
   lockProduct,
   publicProducts,
   setPriceActive,
-  shareLockTier,
   updateProduct,
   type CheckoutRefusal,
   type ProductChanges,
 } from './queries.js';
+import { shareLockTier } from '../../plans/index.js';
 import {
   PRODUCT_FIELDS,
   type CreatePriceInput,

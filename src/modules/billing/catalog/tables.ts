@@ -40,10 +40,35 @@ export interface BillingPricesTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** Migration 0050's views: what the catalog publishes of its products and prices for the family to read. */
+export interface CatalogProductsView {
+  id: string;
+  kind: ProductKind;
+  name: string;
+  credits: number | null;
+  tier_key: string | null;
+  is_active: boolean;
+  sort_order: number;
+}
+
+export interface CatalogPricesView {
+  id: string;
+  product_id: string;
+  provider_price_id: string;
+  currency: string;
+  unit_amount: number;
+  interval: PriceInterval | null;
+  is_active: boolean;
+}
+
 declare module '../../../db/tables.js' {
   interface Tables {
     billing_products: BillingProductsTable;
     billing_prices: BillingPricesTable;
+    /** @published (a view: a product as subscriptions, credits and the overview name it) */
+    catalog_products: CatalogProductsView;
+    /** @published (a view: a price as subscriptions, credits and the overview read it) */
+    catalog_prices: CatalogPricesView;
   }
 }
 

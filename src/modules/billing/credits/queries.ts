@@ -124,7 +124,7 @@ export async function listLots(db: Db, query: ListLotsQuery): Promise<{ rows: Lo
 /** What a gift needs to know of a product; undefined: no such product. */
 export function productToGift(db: Db, productId: string) {
   return db
-    .selectFrom('billing_products')
+    .selectFrom('catalog_products')
     .select(['id', 'kind', 'name', 'credits', 'is_active'])
     .where('id', '=', productId)
     .executeTakeFirst();
@@ -132,14 +132,14 @@ export function productToGift(db: Db, productId: string) {
 
 /** Every plan tier, by rank. */
 export function tiersByRank(db: Db) {
-  return db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute();
+  return db.selectFrom('plan_tier_directory').select(['key', 'name', 'rank']).orderBy('rank').orderBy('key').execute();
 }
 
 /** Active plan products, each with its active prices (one row per price; none: one row without). */
 export function activePlansWithPrices(db: Db) {
   return db
-    .selectFrom('billing_products as product')
-    .leftJoin('billing_prices as price', (join) =>
+    .selectFrom('catalog_products as product')
+    .leftJoin('catalog_prices as price', (join) =>
       join.onRef('price.product_id', '=', 'product.id').on('price.is_active', '=', true),
     )
     .select([
@@ -164,7 +164,7 @@ export function activePlansWithPrices(db: Db) {
 
 export function activeCreditPacks(db: Db) {
   return db
-    .selectFrom('billing_products')
+    .selectFrom('catalog_products')
     .select(['id', 'name', 'credits'])
     .where('kind', '=', 'credit_pack')
     .where('is_active', '=', true)

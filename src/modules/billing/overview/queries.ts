@@ -79,7 +79,7 @@ export interface LivePlanRow {
 export async function livePlans(db: Db): Promise<LivePlanRow[]> {
   const rows = await db
     .selectFrom('billing_subscriptions as s')
-    .leftJoin('billing_products as p', 'p.id', 's.product_id')
+    .leftJoin('catalog_products as p', 'p.id', 's.product_id')
     .select([
       's.product_id',
       'p.name',
@@ -117,7 +117,7 @@ export interface MrrRow {
 export async function mrrByCurrency(db: Db): Promise<MrrRow[]> {
   const rows = await db
     .selectFrom('billing_subscriptions as s')
-    .leftJoin('billing_prices as pr', (join) =>
+    .leftJoin('catalog_prices as pr', (join) =>
       join.onRef('pr.provider_price_id', '=', 's.provider_price_id').on('pr.interval', 'is not', null),
     )
     .select([

@@ -20,8 +20,8 @@ export interface SubscriptionState {
 function subscriptionsWithNames(db: Db) {
   return db
     .selectFrom('billing_subscriptions as s')
-    .leftJoin('users as u', 'u.id', 's.user_id')
-    .leftJoin('billing_products as p', 'p.id', 's.product_id');
+    .leftJoin('user_directory as u', 'u.id', 's.user_id')
+    .leftJoin('catalog_products as p', 'p.id', 's.product_id');
 }
 
 const VIEW_COLUMNS = [
@@ -90,13 +90,13 @@ export function readSubscriptionState(db: Db, id: string): Promise<SubscriptionS
 
 /** Kind and tier of these products (those that exist). */
 export function productKindsAndTiers(db: Db, productIds: string[]) {
-  return db.selectFrom('billing_products').select(['id', 'kind', 'tier_key']).where('id', 'in', productIds).execute();
+  return db.selectFrom('catalog_products').select(['id', 'kind', 'tier_key']).where('id', 'in', productIds).execute();
 }
 
 /** The product's active price under this provider price id; undefined: none. */
 export function activePriceOfProduct(db: Db, productId: string, providerPriceId: string) {
   return db
-    .selectFrom('billing_prices')
+    .selectFrom('catalog_prices')
     .select('id')
     .where('product_id', '=', productId)
     .where('provider_price_id', '=', providerPriceId)

@@ -1,3 +1,3 @@
 /** What other areas use of email audiences. */
 export { emailAddress, MAX_EMAIL_LENGTH } from './email-address.js';
-export { mailableMembers } from './queries.js';
+export { audienceExists, audienceNameOf, countMembers, mailableMembers } from './queries.js';

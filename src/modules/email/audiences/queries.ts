@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { countRows, likePattern, readPage } from '../../../kernel/pagination.js';
 import type { MemberToStore } from './member-list.js';
@@ -100,6 +100,17 @@ export function deleteAudience(trx: Db, id: string) {
     .executeTakeFirst();
 }
 
+export async function audienceExists(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** The name of the audience `audienceId` names, beside another area's row (a campaign's); null: none. */
+export function audienceNameOf(audienceId: Expression<string | null>) {
+  return sql<
+    string | null
+  >`(SELECT email_audiences.name FROM email_audiences WHERE email_audiences.id = ${audienceId})`;
+}
+
 export async function countMembers(db: Db, audienceId: string): Promise<number> {
   return countRows(db.selectFrom('email_audience_members').where('audience_id', '=', audienceId));
 }
@@ -113,7 +124,7 @@ function membersWithStanding(db: Db, audienceId: string) {
   return db
     .selectFrom('email_audience_members')
     .leftJoin('email_suppressions', 'email_suppressions.email', 'email_audience_members.email')
-    .leftJoin('users', 'users.id', 'email_audience_members.user_id')
+    .leftJoin('user_directory as users', 'users.id', 'email_audience_members.user_id')
     .where('email_audience_members.audience_id', '=', audienceId);
 }
 
@@ -174,7 +185,7 @@ export function deleteMember(trx: Db, audienceId: string, memberId: string) {
 export async function userEmails(db: Db, userIds: string[]): Promise<Map<string, string | null>> {
   if (userIds.length === 0) return new Map();
   const rows = await db
-    .selectFrom('users')
+    .selectFrom('user_directory')
     .select(['id', 'email'])
     .where(
       'id',
@@ -209,7 +220,7 @@ export async function replaceMembers(
     sql`
     INSERT INTO email_audience_members (audience_id, email, user_id)
     SELECT ${audienceId}::uuid, m.email, COALESCE(m.user_id, (
-      SELECT users.id FROM users WHERE lower(users.email) = m.email
+      SELECT users.id FROM user_directory AS users WHERE lower(users.email) = m.email
       ORDER BY users.status = 'active' DESC, users.created_at DESC, users.id LIMIT 1))
     FROM jsonb_to_recordset(${list}::jsonb) AS m (email text, user_id uuid)
     ON CONFLICT (audience_id, email) DO UPDATE SET user_id = EXCLUDED.user_id

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { countRows, likePattern, readPage } from '../../../kernel/pagination.js';
-import { mailableMembers } from '../audiences/index.js';
+import { likePattern, readPage } from '../../../kernel/pagination.js';
+import { audienceNameOf, mailableMembers } from '../audiences/index.js';
 import type { CampaignCounts, CampaignView, ListCampaignsQuery } from './schemas.js';
 import type { EmailCampaignsTable } from './tables.js';
 import './tables.js';
@@ -66,9 +66,8 @@ export async function campaignViews(db: Db, ids: string[]): Promise<CampaignView
     db
       .selectFrom('email_campaigns as c')
       .innerJoin('email_templates as t', 't.id', 'c.template_id')
-      .leftJoin('email_audiences as a', 'a.id', 'c.audience_id')
       .select(VIEW_COLUMNS)
-      .select(['t.key as template_key', 'a.name as audience_name'])
+      .select(['t.key as template_key', audienceNameOf(sql.ref('c.audience_id')).as('audience_name')])
       .where('c.id', 'in', ids)
       .execute(),
     db
@@ -153,9 +152,8 @@ export async function snapshotAudience(
   return Number(inserted.numInsertedOrUpdatedRows ?? 0);
 }
 
-export async function audienceSize(db: Db, audienceId: string): Promise<number> {
-  return countRows(db.selectFrom('email_audience_members').where('audience_id', '=', audienceId));
-}
+/** The audience's statements are audiences': its member count and whether it exists. */
+export { audienceExists, countMembers as audienceSize } from '../audiences/index.js';
 
 /** Holds what the campaign still has queued (pause, stop). */
 export async function holdQueued(trx: Db, campaignId: string): Promise<number> {
@@ -241,10 +239,6 @@ export function campaignStatusAndRecipients(trx: Db, id: string) {
     .select(['status', 'recipients'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
-}
-
-export async function audienceExists(trx: Db, id: string): Promise<boolean> {
-  return (await trx.selectFrom('email_audiences').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
 export async function templateKeyOf(trx: Db, templateId: string): Promise<string> {

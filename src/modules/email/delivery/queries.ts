@@ -139,3 +139,13 @@ export async function outboxDepth(db: Db, now: Date): Promise<{ due: number; def
     .where(sql<boolean>`status = 'queued' AND NOT held`)
     .executeTakeFirstOrThrow();
 }
+
+/** How many of these broadcasts' messages are in each status (a broadcast's history). */
+export function mailCountsOfBroadcasts(db: Db, broadcastIds: string[]) {
+  return db
+    .selectFrom('email_messages')
+    .select(['broadcast_id', 'status', sql<number>`count(*)::int`.as('n')])
+    .where('broadcast_id', 'in', broadcastIds)
+    .groupBy(['broadcast_id', 'status'])
+    .execute();
+}

@@ -5,11 +5,11 @@ import './tables.js';
 type Db = Kysely<Tables>;
 
 export async function roleExists(db: Db, roleId: string): Promise<boolean> {
-  return (await db.selectFrom('roles').select('id').where('id', '=', roleId).executeTakeFirst()) !== undefined;
+  return (await db.selectFrom('role_directory').select('id').where('id', '=', roleId).executeTakeFirst()) !== undefined;
 }
 
 export async function roleKey(db: Db, roleId: string): Promise<string | undefined> {
-  return (await db.selectFrom('roles').select('key').where('id', '=', roleId).executeTakeFirst())?.key;
+  return (await db.selectFrom('role_directory').select('key').where('id', '=', roleId).executeTakeFirst())?.key;
 }
 
 export async function subscriptionsOf(db: Db, roleId: string): Promise<string[]> {
@@ -45,8 +45,8 @@ export async function alertRoleKeysOfUsers(
   const keys = new Map<string, string[]>();
   if (userIds.length === 0) return keys;
   const rows = await db
-    .selectFrom('user_roles as ur')
-    .innerJoin('roles as r', 'r.id', 'ur.role_id')
+    .selectFrom('role_grants as ur')
+    .innerJoin('role_directory as r', 'r.id', 'ur.role_id')
     .select(['ur.user_id', 'r.key'])
     .where('ur.user_id', 'in', userIds)
     .where((eb) => eb.or([eb('ur.expires_at', 'is', null), eb('ur.expires_at', '>', now)]))
@@ -65,7 +65,7 @@ export async function alertRoleKeysOfUsers(
 export async function roleKeysSubscribedTo(db: Db, alert: string): Promise<string[]> {
   const rows = await db
     .selectFrom('role_alert_subscriptions as s')
-    .innerJoin('roles as r', 'r.id', 's.role_id')
+    .innerJoin('role_directory as r', 'r.id', 's.role_id')
     .select('r.key')
     .where('s.alert', '=', alert)
     .execute();

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
-import { readMigrations } from '../../../db/migrate.js';
+import { appliedMigrationNames, readMigrations } from '../../../db/migrate.js';
 import type { DrainState } from '../../../kernel/drain.js';
-import { appliedMigrationNames, pingDatabase } from './queries.js';
+import { pingDatabase } from './queries.js';
 
 /**
  * A flood of probes (every load balancer node, every few seconds, and anyone on the open route)

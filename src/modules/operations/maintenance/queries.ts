@@ -30,7 +30,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function staffNameOf(db: Db, setBy: string | null): Promise<string | null> {
   if (setBy === null || !UUID.test(setBy)) return null;
   const row = await db
-    .selectFrom('users')
+    .selectFrom('user_directory')
     .select(['display_name', 'email'])
     .where('id', '=', setBy.toLowerCase())
     .executeTakeFirst();

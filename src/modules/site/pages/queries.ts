@@ -115,7 +115,7 @@ function versionSummaries(db: Kysely<Tables>, pageId: string) {
   return db
     .selectFrom('site_page_versions as v')
     .innerJoin('site_pages as p', 'p.id', 'v.page_id')
-    .leftJoin('users as u', 'u.id', 'v.created_by')
+    .leftJoin('user_directory as u', 'u.id', 'v.created_by')
     .where('v.page_id', '=', pageId)
     .select([
       'v.version',

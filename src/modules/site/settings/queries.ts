@@ -37,7 +37,7 @@ export async function listVersions(db: Kysely<Tables>, section: string, query: V
   const filtered = db.selectFrom('site_settings_versions').where('site_settings_versions.section', '=', section);
   const { rows, total } = await readPage(filtered, query, (versions) =>
     versions
-      .leftJoin('users', 'users.id', 'site_settings_versions.published_by')
+      .leftJoin('user_directory as users', 'users.id', 'site_settings_versions.published_by')
       .select([
         'site_settings_versions.version',
         'site_settings_versions.value',

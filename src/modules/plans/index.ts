@@ -1,0 +1,2 @@
+/** What other areas use of plans. */
+export { planLimitsOf, shareLockTier } from './queries.js';
