@@ -66,6 +66,7 @@ export class IncidentsService {
       await deleteRulesOtherThan(trx, keys);
       if (input.rules.length > 0) {
         const now = new Date();
+        // A rule of the body is its settings, nothing more (its schema is strict).
         await upsertRuleSettings(
           trx,
           input.rules.map((rule) => ({ ...rule, updated_at: now, updated_by: actor.userId })),
