@@ -195,10 +195,13 @@ export function auditPicture<Row>(declaration: AuditPictureDeclaration<Row>): Au
   };
 }
 
-/** An audit row whose before and after are rows (or parts of rows) seen through their table's picture. */
+/**
+ * An audit row whose before and after are rows (or parts of rows) seen through their table's
+ * picture: a row, a list of rows (a list replaced whole), or null (no row: an upsert that created it).
+ */
 export interface AuditRowEntry extends Omit<AuditEntry, 'before' | 'after'> {
-  before?: object;
-  after?: object;
+  before?: object | readonly object[] | null;
+  after?: object | readonly object[] | null;
   /** The columns this action's picture has always kept, when narrower than the table's (or per side). */
   only?: readonly string[] | { readonly before?: readonly string[]; readonly after?: readonly string[] };
 }
@@ -209,10 +212,14 @@ export function pictureEntry(picture: AuditPicture, { before, after, only, ...en
     only === undefined || Array.isArray(only)
       ? only
       : (only as { before?: readonly string[]; after?: readonly string[] })[name];
+  const pictured = (rows: object | readonly object[] | null, only: readonly string[] | undefined) => {
+    if (rows === null) return null;
+    return Array.isArray(rows) ? rows.map((row: object) => picture.of(row, only)) : picture.of(rows, only);
+  };
   return {
     ...entry,
-    ...(before === undefined ? {} : { before: picture.of(before, side('before')) }),
-    ...(after === undefined ? {} : { after: picture.of(after, side('after')) }),
+    ...(before === undefined ? {} : { before: pictured(before, side('before')) }),
+    ...(after === undefined ? {} : { after: pictured(after, side('after')) }),
   };
 }
 

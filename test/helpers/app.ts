@@ -156,9 +156,10 @@ export async function startTestApp(
       const unreported = process.env.CONTRACT_RECORD ? [] : [...violations.values()];
       violations.clear();
       // AUDIT_PICTURES_CHECK=1: the audit rows of this file's own database are held to the pictures
-      // recorded before they were derived (test/helpers/audit-pictures.ts). Not on by default: the
-      // fixture holds the converted areas' suites only, and other files write pictures it lacks.
-      if (testDatabase !== null && process.env.AUDIT_PICTURES_CHECK) await checkAuditPictures(kernel.db);
+      // recorded before they were derived (test/helpers/audit-pictures.ts); AUDIT_PICTURES_RECORD
+      // records them instead. Not on by default: files never recorded write pictures the fixture lacks.
+      if (testDatabase !== null && (process.env.AUDIT_PICTURES_CHECK || process.env.AUDIT_PICTURES_RECORD))
+        await checkAuditPictures(kernel.db);
       await app.close();
       await kernel.stop();
       await testDatabase?.drop();

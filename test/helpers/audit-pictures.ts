@@ -8,8 +8,7 @@ import { canonicalJson } from '../../src/lib/canonical-json.js';
  * derived from table declarations (decision 0100): `test/fixtures/audit-pictures.json` holds, per
  * action, every shape the suite produced then. With AUDIT_PICTURES_CHECK=1 a test app checks its rows against it when it
  * closes, so a picture that changes a key or a value fails the file that wrote it.
- * `AUDIT_PICTURES_RECORD=<file>` appends the shapes to that file instead (to record the fixture;
- * a test app looks at either only with AUDIT_PICTURES_CHECK=1, so a recording sets both).
+ * `AUDIT_PICTURES_RECORD=<file>` appends the shapes to that file instead (to record the fixture).
  */
 export const AUDIT_PICTURES_FIXTURE = fileURLToPath(new URL('../fixtures/audit-pictures.json', import.meta.url));
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditChanges, type AuditActor } from '../../src/kernel/audit.js';
+import { auditChanges, auditPicture, pictureEntry, type AuditActor } from '../../src/kernel/audit.js';
 import { AppError } from '../../src/kernel/errors.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
 
@@ -273,5 +273,37 @@ describe('auditChanges: the before and after an audit row keeps', () => {
       changed: ['limits'],
     });
     expect(auditChanges(stored, { rank: 1 }, { alwaysChanged: ['limits'] }).changed).toEqual([]);
+  });
+});
+
+describe('pictureEntry: an audit entry of rows seen through their table picture', () => {
+  const picture = auditPicture<{ id: string; name: string; secret: string; is_active: boolean }>({
+    id: false,
+    name: true,
+    secret: false,
+    is_active: { key: 'isActive' },
+  });
+  const row = { id: 'r1', name: 'Rule', secret: 's3cret', is_active: true };
+
+  it('pictures a row, a list of rows (a list replaced whole) or no row (null), never an undeclared column', () => {
+    expect(pictureEntry(picture, { action: 'a', before: null, after: row })).toEqual({
+      action: 'a',
+      before: null,
+      after: { name: 'Rule', isActive: true },
+    });
+    expect(pictureEntry(picture, { action: 'a', before: [row, { ...row, name: 'Other' }], after: [] })).toEqual({
+      action: 'a',
+      before: [
+        { name: 'Rule', isActive: true },
+        { name: 'Other', isActive: true },
+      ],
+      after: [],
+    });
+  });
+
+  it('narrows a side to the columns the action keeps', () => {
+    expect(
+      pictureEntry(picture, { action: 'a', before: row, after: { is_active: false }, only: ['is_active'] }),
+    ).toEqual({ action: 'a', before: { isActive: true }, after: { isActive: false } });
   });
 });

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { auditChanges } from '../../kernel/audit.js';
+import type { AuditPicture } from '../../kernel/audit.js';
 import { invalidRequest } from '../../kernel/errors.js';
+import { rulesetPicture, tierPicture } from './audit-picture.js';
 import {
   listRulesets,
   listTiers,
@@ -16,13 +17,13 @@ import type { ListRulesetsQuery, ListTiersQuery, UpsertRulesetInput, UpsertTierI
 import type { Writes } from '../../kernel/write.js';
 
 /**
- * The audit pictures of an upsert (`before` null: it created the record). One that changes nothing
- * stores and audits nothing: config-as-code tools may re-apply the same definitions as often as
- * they like.
+ * The audit pictures of an upsert (`before` null: it created the record, pictured whole). One that
+ * changes nothing stores and audits nothing: config-as-code tools may re-apply the same
+ * definitions as often as they like.
  */
-function upsertChanges(current: Record<string, unknown> | undefined, wanted: Record<string, unknown>) {
-  if (current === undefined) return { before: null, after: wanted, changed: true };
-  const { before, after, changed } = auditChanges(current, wanted);
+function upsertChanges(picture: AuditPicture, current: object | undefined, wanted: object) {
+  if (current === undefined) return { before: null, after: picture.of(wanted), changed: true };
+  const { before, after, changed } = picture.changes(current, wanted);
   return { before, after, changed: changed.length > 0 };
 }
 
@@ -48,15 +49,9 @@ export class PlansService {
         name: input.name,
         description: input.description ?? null,
         limits: input.limits,
-        isActive: input.isActive,
+        is_active: input.isActive,
       };
-      const current = existing && {
-        name: existing.name,
-        description: existing.description,
-        limits: existing.limits,
-        isActive: existing.is_active,
-      };
-      const { before, after, changed } = upsertChanges(current, wanted);
+      const { before, after, changed } = upsertChanges(rulesetPicture, existing, wanted);
       if (existing !== undefined && !changed) return { id: existing.id };
       const id = await upsertRuleset(w.trx, input, actor.userId);
       await w.audit({
@@ -83,13 +78,7 @@ export class PlansService {
         rulesetKey: ruleset.key,
         description: input.description ?? null,
       };
-      const current = existing && {
-        name: existing.name,
-        rank: existing.rank,
-        rulesetKey: existing.rulesetKey,
-        description: existing.description,
-      };
-      const { before, after, changed } = upsertChanges(current, wanted);
+      const { before, after, changed } = upsertChanges(tierPicture, existing, wanted);
       if (existing !== undefined && !changed) return;
       const id = await upsertTier(w.trx, input, ruleset.id, actor.userId);
       await w.audit({

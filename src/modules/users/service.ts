@@ -3,10 +3,10 @@ import type { Kysely } from 'kysely';
 import type { IdentityProvider } from '../../adapters/identity/index.js';
 import type { Tables } from '../../db/tables.js';
 import type { Actor } from '../../kernel/actor.js';
-import { auditChanges } from '../../kernel/audit.js';
 import { invalidRequest, invalidState, notFound } from '../../kernel/errors.js';
 import { paged } from '../../kernel/pagination.js';
 import type { Writes } from '../../kernel/write.js';
+import { userPicture } from './audit-picture.js';
 import { identityCall } from './identity-calls.js';
 import { refuseActingAbove } from './policy.js';
 import {
@@ -20,7 +20,7 @@ import {
 } from './queries.js';
 import type { ListUsersQuery, UpdateUserInput, UserDetail } from './schemas.js';
 
-/** The profile fields an edit may send, in the order its audit row lists them. */
+/** The profile fields an edit may send: the part of the user's audit picture a profile edit keeps. */
 const PROFILE_FIELDS = ['display_name', 'tier', 'metadata'] as const;
 
 /** Finding and reading people, and editing their profile fields. Lifecycle changes live in lifecycle.ts. */
@@ -63,8 +63,8 @@ export class UsersService {
         throw invalidRequest({ reason: 'unknown tier', tier: input.tier });
       }
       // `metadata` sent is written and audited whole even when equal, as it always has been.
-      const { before, after, changed } = auditChanges(user, input, {
-        fields: PROFILE_FIELDS,
+      const { before, after, changed } = userPicture.changes(user, input, {
+        only: PROFILE_FIELDS,
         alwaysChanged: ['metadata'],
       });
       if (changed.length === 0) return; // nothing differs: no write, no audit entry

@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
-import { auditChanges, briefAuditValue } from '../../../kernel/audit.js';
 import { AppError, conflict, invalidRequest, notFound } from '../../../kernel/errors.js';
 import {
   activePriceIn,
@@ -36,7 +35,7 @@ import {
 import type { ProductRow } from './tables.js';
 import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import type { Writes } from '../../../kernel/write.js';
-import { pricePicture } from './audit-picture.js';
+import { pricePicture, productPicture } from './audit-picture.js';
 
 /** Operation 6's refusals as the spec's errors (checkout throws what `resolveCheckoutPrice` refused). */
 export function checkoutRefusalError(refusal: CheckoutRefusal): AppError {
@@ -104,37 +103,22 @@ export class BillingCatalogService {
       const tierKey = input.kind === 'plan' ? input.tierKey : null;
       if (tierKey !== null && !(await shareLockTier(w.trx, tierKey)))
         throw invalidRequest({ reason: 'unknown tier', tierKey });
-      const id = await insertProduct(
-        w.trx,
-        {
-          kind: input.kind,
-          name: input.name,
-          description: input.description ?? null,
-          credits,
-          tier_key: tierKey,
-          is_active: input.isActive,
-          sort_order: input.sortOrder,
-          metadata: input.metadata,
-        },
-        actor.userId,
-      );
-      const after = {
+      const product = {
         kind: input.kind,
         name: input.name,
         description: input.description ?? null,
         credits,
-        tierKey,
-        isActive: input.isActive,
-        sortOrder: input.sortOrder,
+        tier_key: tierKey,
+        is_active: input.isActive,
+        sort_order: input.sortOrder,
         metadata: input.metadata,
       };
-      await w.audit({
+      const id = await insertProduct(w.trx, product, actor.userId);
+      await w.auditRow(productPicture, {
         action: 'plans.product.create',
         targetType: 'billing_product',
         targetId: id,
-        after: Object.fromEntries(
-          Object.entries(after).map(([field, value]) => [field, briefAuditValue(field, value)]),
-        ),
+        after: product,
       });
       return { id };
     });
@@ -149,12 +133,10 @@ export class BillingCatalogService {
         throw invalidRequest({ reason: 'credits apply to credit packs only', kind: current.kind });
       if (input.tierKey !== undefined && current.kind !== 'plan')
         throw invalidRequest({ reason: 'tierKey applies to plans only', kind: current.kind });
-      const stored = Object.fromEntries(PRODUCT_FIELDS.map((field) => [field, current[PRODUCT_COLUMN[field]]]));
-      const { before, after, changed } = auditChanges(stored, input, { fields: PRODUCT_FIELDS, show: briefAuditValue });
+      const wanted = Object.fromEntries(PRODUCT_FIELDS.map((field) => [PRODUCT_COLUMN[field], input[field]]));
+      const { before, after, changed } = productPicture.changes(current, wanted);
       if (changed.length > 0) {
-        const changes: Record<string, unknown> = Object.fromEntries(
-          changed.map((field) => [PRODUCT_COLUMN[field], input[field]]),
-        );
+        const changes: Record<string, unknown> = Object.fromEntries(changed.map((column) => [column, wanted[column]]));
         if (changes.tier_key !== undefined && !(await shareLockTier(w.trx, changes.tier_key as string))) {
           throw invalidRequest({ reason: 'unknown tier', tierKey: changes.tier_key });
         }

@@ -29,7 +29,7 @@ import type {
   PromotionCodeView,
   UpdatePromotionCodeInput,
 } from './schemas.js';
-import { promotionCodePicture } from './audit-picture.js';
+import { couponPicture, promotionCodePicture } from './audit-picture.js';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -84,12 +84,11 @@ export class BillingCouponsService {
         actor.userId,
       );
       const view = couponView(row);
-      const { id: _id, created_at: _at, created_by: _by, active: _active, deleted_at: _deleted, ...after } = view;
-      await w.audit({
+      await w.auditRow(couponPicture, {
         action: 'billing.coupon.create',
         targetType: 'billing_coupon',
         targetId: row.id,
-        after,
+        after: view,
       });
       return view;
     });
@@ -157,12 +156,11 @@ export class BillingCouponsService {
           actor.userId,
         );
         const view = promotionCodeView(row);
-        const { id: _id, created_at: _at, updated_at: _updated, created_by: _by, ...after } = view;
-        await w.audit({
+        await w.auditRow(promotionCodePicture, {
           action: 'billing.promotion_code.create',
           targetType: 'billing_promotion_code',
           targetId: row.id,
-          after,
+          after: view,
         });
         return view;
       });
@@ -197,6 +195,7 @@ export class BillingCouponsService {
         targetId: id,
         before: current,
         after: input,
+        only: ['active'],
         extra: { code: current.code },
       });
       return promotionCodeView(row);

@@ -7,6 +7,7 @@ import { invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
 import { applyProviderSubscription, type Fulfilment, LIVE_STATUSES, atProvider } from '../checkout/index.js';
 import type { Writes } from '../../../kernel/write.js';
+import { subscriptionPicture } from './audit-picture.js';
 import {
   findSubscriptionView,
   listSubscriptions,
@@ -27,6 +28,7 @@ type Db = Kysely<Tables>;
 /** Final statuses: nothing cancels, resumes or renews them. */
 const ENDED: BillingSubscriptionStatus[] = ['canceled', 'incomplete_expired'];
 
+/** A subscription's state, as refusals and events name it (its audit picture is the same two columns). */
 const stateOf = (row: { status: string; cancel_at_period_end: boolean }) => ({
   status: row.status,
   cancel_at_period_end: row.cancel_at_period_end,
@@ -129,13 +131,13 @@ export class BillingSubscriptionsService {
       });
       const after = (await findSubscriptionView(w.trx, id))!;
       const ids = { user_id: before.user_id, provider_subscription_id: before.provider_subscription_id };
-      await w.audit({
+      await w.auditRow(subscriptionPicture, {
         action: change.action,
         targetType: 'billing_subscription',
         targetId: id,
         reason: change.reason,
-        before: stateOf(before),
-        after: stateOf(after),
+        before,
+        after,
         extra: { ...change.extra, ...ids },
       });
       await w.publish({
@@ -183,12 +185,12 @@ export class RenewalSimulation {
     const after = await findSubscriptionView(this.db, id);
     if (after === undefined) throw notFound(); // the user was deleted meanwhile, and the subscription with them
     await this.write(actor, (w) =>
-      w.audit({
+      w.auditRow(subscriptionPicture, {
         action: 'billing.subscription.simulate_renewal',
         targetType: 'billing_subscription',
         targetId: id,
-        before: stateOf(before),
-        after: stateOf(after),
+        before,
+        after,
         extra: {
           outcome: input.outcome,
           user_id: before.user_id,

@@ -3,8 +3,9 @@ import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { paged } from '../../../kernel/pagination.js';
 import type { Writes } from '../../../kernel/write.js';
+import { incidentRulePicture } from './audit-picture.js';
 import { deleteRulesOtherThan, listPanicChanges, listRules, lockRules, upsertRuleSettings } from './queries.js';
-import type { ChangesQuery, ReplaceRulesInput, RuleInput, RuleView } from './schemas.js';
+import type { ChangesQuery, ReplaceRulesInput, RuleView } from './schemas.js';
 import type { IncidentRuleRow, PanicChangeRow } from './tables.js';
 
 function ruleView(row: IncidentRuleRow): RuleView {
@@ -31,34 +32,6 @@ function ruleView(row: IncidentRuleRow): RuleView {
       last_value: row.last_value,
       last_total: row.last_total,
     },
-  };
-}
-
-/** What staff set, as the audit row pictures it (the monitor's state left out). */
-function settingsOf(rule: RuleInput | IncidentRuleRow) {
-  const {
-    key,
-    signal,
-    threshold,
-    window_seconds,
-    min_requests,
-    level,
-    auto_clear,
-    hold_seconds,
-    cooldown_seconds,
-    enabled,
-  } = rule;
-  return {
-    key,
-    signal,
-    threshold,
-    window_seconds,
-    min_requests,
-    level,
-    auto_clear,
-    hold_seconds,
-    cooldown_seconds,
-    enabled,
   };
 }
 
@@ -93,18 +66,19 @@ export class IncidentsService {
       await deleteRulesOtherThan(trx, keys);
       if (input.rules.length > 0) {
         const now = new Date();
+        // A rule of the body is its settings, nothing more (its schema is strict).
         await upsertRuleSettings(
           trx,
-          input.rules.map((rule) => ({ ...settingsOf(rule), updated_at: now, updated_by: actor.userId })),
+          input.rules.map((rule) => ({ ...rule, updated_at: now, updated_by: actor.userId })),
         );
       }
       const after = await listRules(trx);
-      await w.audit({
+      await w.auditRow(incidentRulePicture, {
         action: 'ops.incident_rules.update',
         targetType: 'incident_rules',
         targetId: 'global',
-        before: before.map(settingsOf),
-        after: after.map(settingsOf),
+        before,
+        after,
       });
       await w.publish({ kind: 'dashboard', name: 'ops.incident_rules_updated', payload: { keys } });
       return after;

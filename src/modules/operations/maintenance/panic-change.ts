@@ -2,6 +2,7 @@ import type { PanicLevel } from '../../../db/tables.js';
 import { PANIC_TOPIC, readPanicState, type PanicState } from '../../../kernel/maintenance.js';
 import { insertPanicChange, setHoldingRule, silenceFailingRules } from '../incidents/index.js';
 import type { AuditedWrite } from '../../../kernel/write.js';
+import { panicPicture } from './audit-picture.js';
 import { lockPanicLevel, setPanicLevel } from './queries.js';
 
 /** What the incident monitor adds to an automatic change: the rule and what it measured. */
@@ -48,13 +49,13 @@ export async function changePanicLevel(w: AuditedWrite, change: PanicChange): Pr
     signals: change.cause?.signals ?? null,
   });
   const cause = change.cause === undefined ? {} : { rule: change.cause.rule, measurement: change.cause.measurement };
-  await w.audit({
+  await w.auditRow(panicPicture, {
     action: 'ops.panic.set',
     targetType: 'panic',
     targetId: 'global',
     reason: change.reason,
     before: before ?? null,
-    after: { level: after.level, reason: after.reason },
+    after,
     ...(auto
       ? { extra: { auto: true, ...cause } }
       : silenced.length > 0
