@@ -6,7 +6,13 @@ import type { ZodApp } from '../../kernel/http/zod-app.js';
 import { parseFormBody } from '../email/unsubscribe/index.js';
 import { DeviceApprovalService } from './approvals.js';
 import { oauthErrorHandler } from './oauth-errors.js';
-import { approveDeviceRoute, deviceCodeRoute, deviceTokenRoute, myDevicesRoute, revokeDeviceRoute } from './schemas.js';
+import {
+  approveMyDevice,
+  listMyDeviceAuthorizations,
+  pollDeviceToken,
+  revokeMyDeviceAuthorization,
+  startDeviceAuthorization,
+} from './route-options.js';
 import { DeviceFlowService, POLL_INTERVAL_SECONDS, type DeviceClientContext } from './service.js';
 
 /** OAuth parameters are a few hundred bytes. */
@@ -30,12 +36,12 @@ export function registerDeviceFlowRoutes(app: ZodApp, deps: Deps<'config' | 'db'
     );
     const errorHandler = oauthErrorHandler(POLL_INTERVAL_SECONDS);
 
-    scope.post('/v1/public/device/code', { ...deviceCodeRoute, errorHandler }, async (request, reply) => {
+    scope.post('/v1/public/device/code', { ...startDeviceAuthorization, errorHandler }, async (request, reply) => {
       const answer = await flow.requestCode(request.body, clientContext(request));
       return reply.headers(NO_STORE).send(answer);
     });
 
-    scope.post('/v1/public/device/token', { ...deviceTokenRoute, errorHandler }, async (request, reply) => {
+    scope.post('/v1/public/device/token', { ...pollDeviceToken, errorHandler }, async (request, reply) => {
       const tokens = await flow.token(request.body, clientContext(request));
       return reply.headers(NO_STORE).send(tokens);
     });
@@ -46,13 +52,13 @@ export function registerDeviceFlowRoutes(app: ZodApp, deps: Deps<'config' | 'db'
 export function registerMyDevicesRoutes(app: ZodApp, deps: Deps<'db' | 'write'>): void {
   const approvals = new DeviceApprovalService(deps.db, deps.write);
 
-  app.post('/v1/me/device/approve', approveDeviceRoute, (request) => approvals.decide(actorOf(request), request.body));
+  app.post('/v1/me/device/approve', approveMyDevice, (request) => approvals.decide(actorOf(request), request.body));
 
-  app.get('/v1/me/device-authorizations', myDevicesRoute, async (request) => ({
+  app.get('/v1/me/device-authorizations', listMyDeviceAuthorizations, async (request) => ({
     data: await approvals.list(actorOf(request).userId),
   }));
 
-  app.delete('/v1/me/device-authorizations/:id', revokeDeviceRoute, async (request, reply) => {
+  app.delete('/v1/me/device-authorizations/:id', revokeMyDeviceAuthorization, async (request, reply) => {
     await approvals.revoke(actorOf(request), request.params.id);
     return reply.code(204).send(null);
   });

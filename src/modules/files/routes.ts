@@ -13,7 +13,7 @@ import {
   listStorageObjects,
   previewStorageObject,
   uploadStorageObject,
-} from './route-schemas.js';
+} from './route-options.js';
 import { FilesService } from './service.js';
 
 /**

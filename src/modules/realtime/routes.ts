@@ -1,7 +1,7 @@
 import websocket from '@fastify/websocket';
 import { actorOf } from '../../kernel/auth.js';
 import type { ZodApp } from '../../kernel/http/zod-app.js';
-import { credentialsRoute, socketRouteSchema } from './schemas.js';
+import { getMyRealtimeCredentials, openRealtimeSocket } from './route-options.js';
 import { type RealtimeDeps, RealtimeService } from './service.js';
 
 /** Clients only ever send small `subscribe` frames. */
@@ -11,7 +11,7 @@ const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
 export function registerRealtimeRoutes(app: ZodApp, deps: RealtimeDeps): void {
   const realtime = new RealtimeService(deps);
 
-  app.get('/v1/me/realtime', credentialsRoute, (request) => realtime.credentials(actorOf(request)));
+  app.get('/v1/me/realtime', getMyRealtimeCredentials, (request) => realtime.credentials(actorOf(request)));
 
   void app.register(async (scope) => {
     // Added before the plugin's own preClose (which closes without a code): clients hear 1001 "going away".
@@ -25,7 +25,7 @@ export function registerRealtimeRoutes(app: ZodApp, deps: RealtimeDeps): void {
     scope.route({
       method: 'GET',
       url: '/v1/realtime',
-      schema: socketRouteSchema,
+      ...openRealtimeSocket,
       handler: (_request, reply) =>
         reply
           .code(426)

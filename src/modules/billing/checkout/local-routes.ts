@@ -3,12 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import type { HtmlPage, LocalCheckoutPages } from './local-pages.js';
 import {
-  cancelLocalCheckoutRoute,
-  localCheckoutPageRoute,
-  localDashboardRoute,
-  localPortalRoute,
-  payLocalCheckoutRoute,
-} from './schemas.js';
+  cancelLocalCheckout,
+  getLocalBillingObject,
+  getLocalBillingPortalPage,
+  getLocalCheckoutPage,
+  payLocalCheckout,
+} from './route-options.js';
 
 const sendPage = (reply: FastifyReply, page: HtmlPage) =>
   reply
@@ -33,24 +33,24 @@ export function registerLocalCheckoutPages(app: ZodApp, pages: LocalCheckoutPage
       (_request, _body, done) => done(null, undefined),
     );
 
-    scope.get(checkoutPath, localCheckoutPageRoute, async (request, reply) =>
+    scope.get(checkoutPath, getLocalCheckoutPage, async (request, reply) =>
       sendPage(reply, await pages.checkoutPage(request.params.id)),
     );
 
-    scope.post(`${checkoutPath}/pay`, payLocalCheckoutRoute, async (request, reply) =>
+    scope.post(`${checkoutPath}/pay`, payLocalCheckout, async (request, reply) =>
       reply.redirect(await pages.settle(request.params.id, 'pay'), 303),
     );
 
-    scope.post(`${checkoutPath}/cancel`, cancelLocalCheckoutRoute, async (request, reply) =>
+    scope.post(`${checkoutPath}/cancel`, cancelLocalCheckout, async (request, reply) =>
       reply.redirect(await pages.settle(request.params.id, 'cancel'), 303),
     );
 
-    scope.get('/v1/public/billing/local/portal', localPortalRoute, async (request, reply) =>
+    scope.get('/v1/public/billing/local/portal', getLocalBillingPortalPage, async (request, reply) =>
       sendPage(reply, pages.portalPage(request.query.return_url)),
     );
   });
 
-  app.get('/v1/admin/billing/local/dashboard/:type/:id', localDashboardRoute, (request) =>
+  app.get('/v1/admin/billing/local/dashboard/:type/:id', getLocalBillingObject, (request) =>
     pages.dashboardObject(request.params.type, request.params.id),
   );
 }

@@ -7,12 +7,12 @@ import { Fulfilment } from './fulfilment.js';
 import { LocalCheckoutPages } from './local-pages.js';
 import { registerLocalCheckoutPages } from './local-routes.js';
 import {
-  checkoutSessionRoute,
-  myBillingRoute,
-  myInvoicesRoute,
-  portalSessionRoute,
-  stripeWebhookRoute,
-} from './schemas.js';
+  createBillingPortalSession,
+  createCheckoutSession,
+  getMyBilling,
+  listMyBillingInvoices,
+  receiveStripeWebhook,
+} from './route-options.js';
 import { CheckoutService } from './service.js';
 import { WebhookReceiver } from './webhook.js';
 
@@ -26,7 +26,7 @@ const WEBHOOK_BODY_LIMIT_BYTES = 512 * 1024;
 export function registerCheckoutRoutes(app: ZodApp, deps: Deps<'config' | 'db' | 'payments'>): void {
   const checkout = new CheckoutService(deps.db, deps.payments, deps.config);
 
-  app.post('/v1/me/billing/checkout-session', checkoutSessionRoute, async (request, reply) => {
+  app.post('/v1/me/billing/checkout-session', createCheckoutSession, async (request, reply) => {
     const started = await checkout.createCheckoutSession(
       actorOf(request).userId,
       request.body,
@@ -35,13 +35,13 @@ export function registerCheckoutRoutes(app: ZodApp, deps: Deps<'config' | 'db' |
     return idempotentAnswer(reply, started);
   });
 
-  app.get('/v1/me/billing', myBillingRoute, (request) => checkout.myBilling(actorOf(request).userId));
+  app.get('/v1/me/billing', getMyBilling, (request) => checkout.myBilling(actorOf(request).userId));
 
-  app.get('/v1/me/billing/invoices', myInvoicesRoute, (request) =>
+  app.get('/v1/me/billing/invoices', listMyBillingInvoices, (request) =>
     checkout.myInvoices(actorOf(request).userId, request.query),
   );
 
-  app.post('/v1/me/billing/portal-session', portalSessionRoute, (request) =>
+  app.post('/v1/me/billing/portal-session', createBillingPortalSession, (request) =>
     checkout.createPortalSession(actorOf(request).userId, request.body.return_url),
   );
 }
@@ -65,7 +65,7 @@ export function registerProviderRoutes(
       { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES },
       (_request, body, done) => done(null, body),
     );
-    scope.post('/v1/webhooks/stripe', stripeWebhookRoute, async (request) => {
+    scope.post('/v1/webhooks/stripe', receiveStripeWebhook, async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const header = request.headers['stripe-signature'];
       await webhook.receive(raw, typeof header === 'string' ? header : undefined, request.log);

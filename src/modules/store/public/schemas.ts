@@ -48,30 +48,3 @@ export const publicGameDetail = publicGameSummary
 export type PublicGameDetail = z.infer<typeof publicGameDetail>;
 
 export const publicGamesPage = pagedResponse(publicGameSummary);
-
-// The routes' options: OpenAPI text (open routes: no permission).
-
-export const listPublicGamesRoute = {
-  schema: {
-    operationId: 'listPublicStoreGames',
-    tags: ['public'],
-    summary: 'Published store games',
-    description:
-      'Published games only, newest release first by default (undated last). Filters: `genre` (id or slug), ' +
-      '`game_type`, `q` (title or slug).',
-    querystring: publicGamesQuery,
-    response: { 200: publicGamesPage },
-  },
-};
-
-export const getPublicGameRoute = {
-  config: { errors: { 404: ['game_not_found'] } },
-  schema: {
-    operationId: 'getPublicStoreGame',
-    tags: ['public'],
-    summary: 'One published store game',
-    description: 'With its genres, developers and publishers. A draft, hidden or unknown game is 404 `game_not_found`.',
-    params: slugParams,
-    response: { 200: publicGameDetail },
-  },
-};

@@ -2,7 +2,7 @@ import { actorOf } from '../../../kernel/auth.js';
 import type { Deps } from '../../../composition/platform.js';
 import type { ZodApp } from '../../../kernel/http/zod-app.js';
 import { TERM_KIND_NAMES } from '../term-kinds.js';
-import { termRoutes } from './schemas.js';
+import { termRoutes } from './route-options.js';
 import { StoreTermsService } from './service.js';
 
 /** Staff: GET|POST /v1/admin/store/{genres,developers,publishers}, PATCH|DELETE …/{id}. */

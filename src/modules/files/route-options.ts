@@ -1,4 +1,4 @@
-import type { RouteShorthandOptions } from 'fastify';
+// What each route of routes.ts is (permission, errors, schemas, OpenAPI text), named by its operationId.
 import { z } from 'zod';
 import {
   avatarConfirmBody,
@@ -13,8 +13,6 @@ import {
   objectsPage,
   transferRefusal,
 } from './schemas.js';
-
-/** The options of each files route (routes.ts): permission, errors, OpenAPI text and schemas. */
 
 const meTags = ['me: avatar'];
 const staffTags = ['storage'];
@@ -33,7 +31,7 @@ export const createMyAvatarUploadUrl = {
     body: avatarUploadBody,
     response: { 200: avatarUploadGrant },
   },
-} satisfies RouteShorthandOptions;
+} as const;
 
 export const confirmMyAvatar = {
   config: { errors: { 404: ['not_found'], 422: ['invalid_request'] } },
@@ -48,7 +46,7 @@ export const confirmMyAvatar = {
     body: avatarConfirmBody,
     response: { 200: avatarConfirmed },
   },
-} satisfies RouteShorthandOptions;
+} as const;
 
 export const listStorageObjects = {
   config: { perms: ['storage.read'] },
@@ -63,7 +61,7 @@ export const listStorageObjects = {
     querystring: listObjectsQuery,
     response: { 200: objectsPage },
   },
-} satisfies RouteShorthandOptions;
+} as const;
 
 export const previewStorageObject = {
   config: { perms: ['storage.read'], errors: { 404: ['not_found'], 422: ['invalid_request'] } },
@@ -80,7 +78,7 @@ export const previewStorageObject = {
     querystring: objectKeyQuery,
     response: { 200: objectPreview },
   },
-} satisfies RouteShorthandOptions;
+} as const;
 
 export const deleteStorageObject = {
   config: { perms: ['storage.write'], errors: { 404: ['not_found'] } },
@@ -95,7 +93,7 @@ export const deleteStorageObject = {
     querystring: objectKeyQuery,
     response: { 204: z.null().describe('Deleted') },
   },
-} satisfies RouteShorthandOptions;
+} as const;
 
 export const uploadStorageObject = {
   schema: {
@@ -115,7 +113,7 @@ export const uploadStorageObject = {
       415: transferRefusal('`unsupported_media_type`.'),
     },
   },
-} satisfies RouteShorthandOptions;
+} as const;
 
 export const downloadStorageObject = {
   // The object's bytes stream from disk with their length; images are compressed already.
@@ -134,4 +132,4 @@ export const downloadStorageObject = {
       410: transferRefusal('`url_expired`.'),
     },
   },
-} satisfies RouteShorthandOptions;
+} as const;
