@@ -127,24 +127,12 @@ const READS: OwnerException[] = [
       "audiences' index (mailableMembers), so asking campaigns' index would close an import circle",
   },
   {
-    files: 'src/modules/billing/checkout/',
-    tables: ['billing_products', 'billing_prices', 'billing_coupons', 'billing_promotion_codes', 'plan_tiers'],
-    access: 'read',
-    reason: 'a checkout prices the catalog product, applies a promotion code and maps the plan to its tier',
-  },
-  {
     files: 'src/modules/billing/overview/queries.ts',
     tables: ['billing_customers', 'billing_invoices', 'billing_payments', 'credit_ledger'],
     access: 'read',
     reason:
       "the billing overview sums checkout's customers, invoices and payments and credits' ledger by bucket; " +
       "neither publishes a view or a summary of them yet: to do with checkout's restructuring (issue 44)",
-  },
-  {
-    files: 'src/modules/billing/checkout/queries.ts',
-    tables: ['users'],
-    access: 'read',
-    reason: "a checkout tells the provider the customer's email and name, and shows the player's tier",
   },
 ];
 
