@@ -105,12 +105,6 @@ const READS: OwnerException[] = [
       '(issue 44)',
   },
   {
-    files: 'src/modules/realtime/queries.ts',
-    tables: ['users', 'notifications', 'notification_recipients'],
-    access: 'read',
-    reason: 'a new notification is delivered to the sockets of the users it reaches, read with its recipients',
-  },
-  {
     files: 'src/modules/game-sessions/queries.ts',
     tables: ['store_games'],
     access: 'read',

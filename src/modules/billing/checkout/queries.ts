@@ -159,7 +159,11 @@ export async function storeCustomer(
 
 /** What the provider is told of a new customer. */
 export function customerContact(db: Db, userId: string) {
-  return db.selectFrom('user_directory').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('user_directory')
+    .select(['email', 'display_name'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
 }
 
 /** The checkout an earlier request of the player's under this Idempotency-Key made; undefined: none. */
