@@ -89,22 +89,6 @@ const READS: OwnerException[] = [
       'index.ts would close import circles',
   },
   {
-    files: 'src/modules/device-authorization/queries.ts',
-    tables: ['users', 'revoked_sessions'],
-    access: 'read',
-    reason:
-      "a device's refresh checks its holder's standing (status, token cut-off) and that the session is not revoked",
-  },
-  {
-    files: 'src/modules/login-sessions/queries.ts',
-    tables: ['device_authorizations'],
-    access: 'read',
-    reason:
-      "a user's sessions are listed with the device authorization a launcher used; device-authorization imports " +
-      "login-sessions' index (revokeSession) and publishes no view of its rows yet: to do with its restructuring " +
-      '(issue 44)',
-  },
-  {
     files: 'src/modules/game-sessions/queries.ts',
     tables: ['store_games'],
     access: 'read',

@@ -185,6 +185,8 @@ export interface Tables {
   billing_subscriptions: BillingSubscriptionsTable;
   /** @owner login-sessions */
   revoked_sessions: RevokedSessionsTable;
+  /** @owner login-sessions @published (a view: which sessions of a user were ended one by one) */
+  session_revocations: SessionRevocationsView;
   /** @owner users */
   erased_users: ErasedUsersTable;
 }
@@ -230,4 +232,10 @@ export interface RevokedSessionsTable {
   session_id: string;
   revoked_at: DefaultedTimestamp;
   revoked_by: string | null;
+}
+
+/** Migration 0053's view: what login-sessions publishes of its revocations (a device's refresh checks it). */
+export interface SessionRevocationsView {
+  user_id: string;
+  session_id: string;
 }
