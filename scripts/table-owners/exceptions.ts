@@ -72,23 +72,6 @@ const READS: OwnerException[] = [
     reason: "the audit area is the staff search over the kernel's audit_log",
   },
   {
-    files: 'src/modules/users/',
-    tables: [
-      'audit_log',
-      'roles',
-      'user_roles',
-      'role_permissions',
-      'billing_subscriptions',
-      'plan_tiers',
-      'account_deletion_requests',
-    ],
-    access: 'read',
-    reason:
-      "a user's detail and segment filters show and match their roles, subscriptions, tier, recent audit entries " +
-      'and pending deletion; roles, checkout and account-deletion import users, so reading through their ' +
-      'index.ts would close import circles',
-  },
-  {
     files: 'src/modules/email/audiences/queries.ts',
     tables: ['email_campaigns'],
     access: 'read',
