@@ -72,79 +72,12 @@ const READS: OwnerException[] = [
     reason: "the audit area is the staff search over the kernel's audit_log",
   },
   {
-    files: 'src/modules/users/',
-    tables: [
-      'audit_log',
-      'roles',
-      'user_roles',
-      'role_permissions',
-      'billing_subscriptions',
-      'plan_tiers',
-      'account_deletion_requests',
-    ],
-    access: 'read',
-    reason:
-      "a user's detail and segment filters show and match their roles, subscriptions, tier, recent audit entries " +
-      'and pending deletion; roles, checkout and account-deletion import users, so reading through their ' +
-      'index.ts would close import circles',
-  },
-  {
-    files: 'src/modules/device-authorization/queries.ts',
-    tables: ['users', 'revoked_sessions'],
-    access: 'read',
-    reason:
-      "a device's refresh checks its holder's standing (status, token cut-off) and that the session is not revoked",
-  },
-  {
-    files: 'src/modules/login-sessions/queries.ts',
-    tables: ['device_authorizations'],
-    access: 'read',
-    reason:
-      "a user's sessions are listed with the device authorization a launcher used; device-authorization imports " +
-      "login-sessions' index (revokeSession) and publishes no view of its rows yet: to do with its restructuring " +
-      '(issue 44)',
-  },
-  {
-    files: 'src/modules/realtime/queries.ts',
-    tables: ['users', 'notifications', 'notification_recipients'],
-    access: 'read',
-    reason: 'a new notification is delivered to the sockets of the users it reaches, read with its recipients',
-  },
-  {
-    files: 'src/modules/game-sessions/queries.ts',
-    tables: ['store_games'],
-    access: 'read',
-    reason:
-      'a session start checks the game is published; store exports no such read yet (to do once store/ is ' +
-      'restructured, issue 44)',
-  },
-  {
     files: 'src/modules/email/audiences/queries.ts',
     tables: ['email_campaigns'],
     access: 'read',
     reason:
       'a member list is not replaced while a campaign to the audience is sending or paused; campaigns import ' +
       "audiences' index (mailableMembers), so asking campaigns' index would close an import circle",
-  },
-  {
-    files: 'src/modules/billing/checkout/',
-    tables: ['billing_products', 'billing_prices', 'billing_coupons', 'billing_promotion_codes', 'plan_tiers'],
-    access: 'read',
-    reason: 'a checkout prices the catalog product, applies a promotion code and maps the plan to its tier',
-  },
-  {
-    files: 'src/modules/billing/overview/queries.ts',
-    tables: ['billing_customers', 'billing_invoices', 'billing_payments', 'credit_ledger'],
-    access: 'read',
-    reason:
-      "the billing overview sums checkout's customers, invoices and payments and credits' ledger by bucket; " +
-      "neither publishes a view or a summary of them yet: to do with checkout's restructuring (issue 44)",
-  },
-  {
-    files: 'src/modules/billing/checkout/queries.ts',
-    tables: ['users'],
-    access: 'read',
-    reason: "a checkout tells the provider the customer's email and name, and shows the player's tier",
   },
 ];
 

@@ -78,6 +78,16 @@ export interface RoleGrantsView {
   user_id: string;
   role_id: string;
   expires_at: Date | null;
+  /** Migration 0055's columns: who granted the role, why and when. */
+  granted_by: string | null;
+  reason: string | null;
+  created_at: Date;
+}
+
+/** Migration 0055's view: the permission keys of each role (wildcards as stored). */
+export interface RolePermissionKeysView {
+  role_id: string;
+  permission_key: string;
 }
 
 export interface AuditLogTable {
@@ -169,6 +179,8 @@ export interface Tables {
   role_directory: RoleDirectoryView;
   /** @owner roles @published (a view: who holds which role, until when) */
   role_grants: RoleGrantsView;
+  /** @owner roles @published (a view: which permission keys a role carries) */
+  role_permission_keys: RolePermissionKeysView;
   /** @owner kernel */
   audit_log: AuditLogTable;
   /** @owner kernel */
@@ -183,8 +195,12 @@ export interface Tables {
   schema_migrations: SchemaMigrationsTable;
   /** @owner billing (the family: checkout records subscriptions from the provider, subscriptions ends them) */
   billing_subscriptions: BillingSubscriptionsTable;
+  /** @owner billing @published (a view: a user's subscription as their detail and segments read it) */
+  subscription_directory: SubscriptionDirectoryView;
   /** @owner login-sessions */
   revoked_sessions: RevokedSessionsTable;
+  /** @owner login-sessions @published (a view: which sessions of a user were ended one by one) */
+  session_revocations: SessionRevocationsView;
   /** @owner users */
   erased_users: ErasedUsersTable;
 }
@@ -219,6 +235,19 @@ export interface BillingSubscriptionsTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** Migration 0056's view: what the billing family publishes of a subscription for other areas to read. */
+export interface SubscriptionDirectoryView {
+  id: string;
+  user_id: string;
+  provider: string;
+  status: BillingSubscriptionStatus;
+  product_id: string | null;
+  provider_price_id: string | null;
+  cancel_at_period_end: boolean;
+  current_period_end: Date | null;
+  created_at: Date;
+}
+
 /** Ids of hard-deleted accounts (0029): their leftover tokens are refused, never recreate a user. */
 export interface ErasedUsersTable {
   id: string;
@@ -230,4 +259,10 @@ export interface RevokedSessionsTable {
   session_id: string;
   revoked_at: DefaultedTimestamp;
   revoked_by: string | null;
+}
+
+/** Migration 0053's view: what login-sessions publishes of its revocations (a device's refresh checks it). */
+export interface SessionRevocationsView {
+  user_id: string;
+  session_id: string;
 }

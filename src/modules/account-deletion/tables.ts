@@ -16,8 +16,17 @@ export interface AccountDeletionRequestsTable {
   hard_delete_at: NullableTimestamp;
 }
 
+/** Migration 0057's view: what account deletion publishes of a player's request for other areas to read. */
+export interface DeletionRequestDirectoryView {
+  user_id: string;
+  status: DeletionRequestStatus;
+  hard_delete_at: Date | null;
+}
+
 declare module '../../db/tables.js' {
   interface Tables {
     account_deletion_requests: AccountDeletionRequestsTable;
+    /** @published (a view: a player's deletion request, its status and erasure date) */
+    deletion_request_directory: DeletionRequestDirectoryView;
   }
 }

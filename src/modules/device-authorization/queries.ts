@@ -64,9 +64,9 @@ export async function holderStanding(
   const { rows } = await sql<HolderStanding>`
     SELECT u.email, u.status = 'active' AS active, u.tokens_valid_after,
            (${sessionId}::text IS NOT NULL AND EXISTS (
-             SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
+             SELECT 1 FROM session_revocations rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
            )) AS session_revoked
-      FROM users u WHERE u.id = ${userId}`.execute(trx);
+      FROM user_directory u WHERE u.id = ${userId}`.execute(trx);
   return rows[0];
 }
 
@@ -101,7 +101,7 @@ export function listApprovedDevices(db: Kysely<Tables>, userId: string, now: Dat
       eb.not(
         eb.exists(
           eb
-            .selectFrom('revoked_sessions as rs')
+            .selectFrom('session_revocations as rs')
             .select(sql.lit(1).as('one'))
             .whereRef('rs.user_id', '=', 'd.user_id')
             .whereRef('rs.session_id', '=', 'd.session_id'),

@@ -29,8 +29,17 @@ export interface DeviceAuthorizationsTable {
   revoked_at: NullableTimestamp;
 }
 
+/** Migration 0054's view: which device authorization a launcher's session came from. */
+export interface DeviceSessionsView {
+  id: string;
+  user_id: string | null;
+  session_id: string | null;
+}
+
 declare module '../../db/tables.js' {
   interface Tables {
     device_authorizations: DeviceAuthorizationsTable;
+    /** @published (a view: the session a device authorization's tokens carry) */
+    device_sessions: DeviceSessionsView;
   }
 }

@@ -29,16 +29,6 @@ export type PagedSessionRow = GameSessionRow & { keyset_at: string };
 
 export const positionOf = (row: PagedSessionRow): KeysetPosition => ({ created_at: row.keyset_at, id: row.id });
 
-/** A store game a player may start: it exists and is published. */
-export function findPublishedGame(db: Db, gameId: number) {
-  return db
-    .selectFrom('store_games')
-    .select(['id', 'slug', 'title'])
-    .where('id', '=', gameId)
-    .where('status', '=', 'published')
-    .executeTakeFirst();
-}
-
 export function findSession(db: Db, id: string) {
   return db.selectFrom('game_sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }

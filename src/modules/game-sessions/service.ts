@@ -13,10 +13,10 @@ import { conflict, invalidState, notFound, unavailable } from '../../kernel/erro
 import { cursorPaged } from '../../kernel/pagination.js';
 import { planLimitsOf } from '../plans/index.js';
 import { RUNTIME_RETRY_AFTER_SECONDS, runtimeFailure } from '../runtime/index.js';
+import { publishedGameById } from '../store/public/index.js';
 import type { Writes } from '../../kernel/write.js';
 import {
   findLiveSession,
-  findPublishedGame,
   findSession,
   insertStartingSession,
   listSessions,
@@ -118,7 +118,7 @@ export class GameSessionsService {
    * racing starts; the runtime is asked with our id (a retried create is idempotent there).
    */
   async start(userId: string, gameId: number): Promise<StartedSession> {
-    const game = await findPublishedGame(this.db, gameId);
+    const game = await publishedGameById(this.db, gameId);
     if (game === undefined) throw notFound('game_not_found');
     await this.settleLiveSession(userId);
 

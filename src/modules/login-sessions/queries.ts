@@ -23,7 +23,7 @@ function sessionsOf(db: Db, userId: string, limit: number) {
         join.onRef('rs.user_id', '=', 'ls.user_id').onRef('rs.session_id', '=', 'ls.session_id'),
       )
       // A launcher's session: its tokens carry the session id its device authorization recorded.
-      .leftJoin('device_authorizations as da', (join) =>
+      .leftJoin('device_sessions as da', (join) =>
         join.onRef('da.user_id', '=', 'ls.user_id').onRef('da.session_id', '=', 'ls.session_id'),
       )
       .select([

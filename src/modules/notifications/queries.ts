@@ -98,3 +98,53 @@ export async function markAllRead(db: Db, userId: string, now: Date): Promise<nu
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
+
+/** A user the broadcast's notification reaches, and that notification as their list shows it. */
+export interface DeliveredNotification {
+  userId: string;
+  notification: NotificationView;
+}
+
+/**
+ * The broadcast's notification for each of these users who sees it now (the same rule as the
+ * player's list: for everyone or a recipient, inside its time window), in one query: realtime
+ * delivers it to their sockets.
+ */
+export async function broadcastNotificationOf(
+  db: Db,
+  broadcastId: string,
+  userIds: readonly string[],
+  now: Date,
+): Promise<DeliveredNotification[]> {
+  const rows = await db
+    .selectFrom('notifications as n')
+    .innerJoin('user_directory as u', (join) => join.on('u.id', 'in', userIds))
+    .leftJoin('notification_recipients as r', (join) =>
+      join.onRef('r.notification_id', '=', 'n.id').onRef('r.user_id', '=', 'u.id'),
+    )
+    .where('n.broadcast_id', '=', broadcastId)
+    .where((eb) =>
+      eb.and([
+        eb.or([eb('n.audience', '=', 'everyone'), eb('r.user_id', 'is not', null)]),
+        eb.or([eb('n.starts_at', 'is', null), eb('n.starts_at', '<=', now)]),
+        eb.or([eb('n.ends_at', 'is', null), eb('n.ends_at', '>', now)]),
+      ]),
+    )
+    .select([
+      'u.id as user_id',
+      'n.id',
+      'n.kind',
+      'n.title',
+      'n.body',
+      'n.action_url',
+      'n.starts_at',
+      'n.ends_at',
+      'n.created_at',
+      'r.read_at',
+    ])
+    .execute();
+  return rows.map(({ user_id, read_at, ...fields }) => ({
+    userId: user_id,
+    notification: { ...fields, read_at: read_at ?? null, read: read_at !== null && read_at !== undefined },
+  }));
+}

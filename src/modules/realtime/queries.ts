@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
 import { queryUserAccess, type UserAccess } from '../../kernel/principal.js';
 import { alertRoleKeysOfUsers } from '../operations/alert-subscriptions/index.js';
-import type { NotificationView } from '../notifications/index.js';
+import { broadcastNotificationOf, type DeliveredNotification } from '../notifications/index.js';
 
 type Db = Kysely<Tables>;
 
@@ -34,14 +34,9 @@ export async function socketAccess(db: Db, userIds: readonly string[], now: Date
   return access;
 }
 
-export interface DeliveredNotification {
-  userId: string;
-  notification: NotificationView;
-}
-
 /**
- * The broadcast's notification for each of these users who sees it now (the same rule as the
- * player's list: for everyone or a recipient, inside its time window), in one query per chunk.
+ * The broadcast's notification for each of these users who sees it now (notifications' rule, the
+ * player's list's), in one query per chunk.
  */
 export async function broadcastNotificationsFor(
   db: Db,
@@ -50,40 +45,6 @@ export async function broadcastNotificationsFor(
   now: Date,
 ): Promise<DeliveredNotification[]> {
   const delivered: DeliveredNotification[] = [];
-  for (const ids of chunks(userIds)) {
-    const rows = await db
-      .selectFrom('notifications as n')
-      .innerJoin('users as u', (join) => join.on('u.id', 'in', ids))
-      .leftJoin('notification_recipients as r', (join) =>
-        join.onRef('r.notification_id', '=', 'n.id').onRef('r.user_id', '=', 'u.id'),
-      )
-      .where('n.broadcast_id', '=', broadcastId)
-      .where((eb) =>
-        eb.and([
-          eb.or([eb('n.audience', '=', 'everyone'), eb('r.user_id', 'is not', null)]),
-          eb.or([eb('n.starts_at', 'is', null), eb('n.starts_at', '<=', now)]),
-          eb.or([eb('n.ends_at', 'is', null), eb('n.ends_at', '>', now)]),
-        ]),
-      )
-      .select([
-        'u.id as user_id',
-        'n.id',
-        'n.kind',
-        'n.title',
-        'n.body',
-        'n.action_url',
-        'n.starts_at',
-        'n.ends_at',
-        'n.created_at',
-        'r.read_at',
-      ])
-      .execute();
-    for (const { user_id, read_at, ...fields } of rows) {
-      delivered.push({
-        userId: user_id,
-        notification: { ...fields, read_at: read_at ?? null, read: read_at !== null && read_at !== undefined },
-      });
-    }
-  }
+  for (const ids of chunks(userIds)) delivered.push(...(await broadcastNotificationOf(db, broadcastId, ids, now)));
   return delivered;
 }

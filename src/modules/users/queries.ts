@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../db/tables.js';
 import { balanceOf } from '../billing/credits/index.js';
+import { lastBeforeValueOf, recentAuditOf } from '../../kernel/audit-reads.js';
 import { offsetOf, readPage } from '../../kernel/pagination.js';
 import { deletionOf } from './deletion.js';
 import type { ListUsersQuery, UserDetail, UserSummary } from './schemas.js';
@@ -9,7 +10,7 @@ import './tables.js';
 
 const RECENT_AUDIT_LIMIT = 20;
 
-const unexpired = sql<boolean>`(user_roles.expires_at IS NULL OR user_roles.expires_at > now())`;
+const unexpired = sql<boolean>`(role_grants.expires_at IS NULL OR role_grants.expires_at > now())`;
 
 function summaries(db: Kysely<Tables>) {
   return db
@@ -28,10 +29,10 @@ function summaries(db: Kysely<Tables>) {
       eb.fn
         .coalesce(
           eb
-            .selectFrom('user_roles')
-            .innerJoin('roles', 'roles.id', 'user_roles.role_id')
-            .select(sql<string[]>`array_agg(roles.key ORDER BY roles.key)`.as('keys'))
-            .whereRef('user_roles.user_id', '=', 'users.id')
+            .selectFrom('role_grants')
+            .innerJoin('role_directory', 'role_directory.id', 'role_grants.role_id')
+            .select(sql<string[]>`array_agg(role_directory.key ORDER BY role_directory.key)`.as('keys'))
+            .whereRef('role_grants.user_id', '=', 'users.id')
             .where(unexpired),
           sql<string[]>`'{}'::text[]`,
         )
@@ -111,25 +112,29 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
   const [tier, roles, subscription, recentAudit, creditBalance, selfDeletion] = await Promise.all([
     user.tier === null
       ? undefined
-      : db.selectFrom('plan_tiers').select(['key', 'name', 'rank']).where('key', '=', user.tier).executeTakeFirst(),
+      : db
+          .selectFrom('plan_tier_directory')
+          .select(['key', 'name', 'rank'])
+          .where('key', '=', user.tier)
+          .executeTakeFirst(),
     db
-      .selectFrom('user_roles')
-      .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+      .selectFrom('role_grants')
+      .innerJoin('role_directory', 'role_directory.id', 'role_grants.role_id')
       .select([
-        'roles.id as role_id',
-        'roles.key',
-        'roles.name',
-        'user_roles.expires_at',
-        'user_roles.granted_by',
-        'user_roles.reason',
-        'user_roles.created_at as granted_at',
+        'role_directory.id as role_id',
+        'role_directory.key',
+        'role_directory.name',
+        'role_grants.expires_at',
+        'role_grants.granted_by',
+        'role_grants.reason',
+        'role_grants.created_at as granted_at',
       ])
-      .where('user_roles.user_id', '=', id)
+      .where('role_grants.user_id', '=', id)
       .where(unexpired)
-      .orderBy('roles.key')
+      .orderBy('role_directory.key')
       .execute(),
     db
-      .selectFrom('billing_subscriptions')
+      .selectFrom('subscription_directory')
       .select([
         'id',
         'provider',
@@ -145,15 +150,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
       .orderBy('created_at', 'desc')
       .limit(1)
       .executeTakeFirst(),
-    db
-      .selectFrom('audit_log')
-      .select(['id', 'created_at', 'action', 'actor_id', 'reason'])
-      .where('target_type', '=', 'user')
-      .where('target_id', '=', id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(RECENT_AUDIT_LIMIT)
-      .execute(),
+    recentAuditOf(db, { type: 'user', id }, RECENT_AUDIT_LIMIT),
     balanceOf(db, id),
     user.status === 'deleted' ? selfDeletionOf(db, id) : undefined,
   ]);
@@ -184,7 +181,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
 /** The player's own deletion request (the account-deletion area's row): which kind a deletion is. */
 export function selfDeletionOf(db: Kysely<Tables>, userId: string) {
   return db
-    .selectFrom('account_deletion_requests')
+    .selectFrom('deletion_request_directory')
     .select(['status', 'hard_delete_at'])
     .where('user_id', '=', userId)
     .executeTakeFirst();
@@ -195,17 +192,9 @@ export function selfDeletionOf(db: Kysely<Tables>, userId: string) {
  * (`before.status`); undefined when no such row is left.
  */
 export async function statusBeforeSoftDelete(db: Kysely<Tables>, userId: string): Promise<UserStatus | undefined> {
-  const row = await db
-    .selectFrom('audit_log')
-    .select(sql<UserStatus | null>`summary->'before'->>'status'`.as('status'))
-    .where('target_type', '=', 'user')
-    .where('target_id', '=', userId)
-    .where('action', '=', 'users.soft_delete')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.status ?? undefined;
+  return (await lastBeforeValueOf(db, { type: 'user', id: userId }, 'users.soft_delete', 'status')) as
+    | UserStatus
+    | undefined;
 }
 
 /** The user row locked for the rest of the transaction: lifecycle changes on one user queue up. */
@@ -221,13 +210,13 @@ export function findUser(db: Kysely<Tables>, id: string) {
 export async function grantedPermissionKeys(db: Kysely<Tables>, userIds: string[]): Promise<string[]> {
   if (userIds.length === 0) return [];
   const rows = await db
-    .selectFrom('user_roles')
-    .innerJoin('role_permissions', 'role_permissions.role_id', 'user_roles.role_id')
-    .select('role_permissions.permission_key')
+    .selectFrom('role_grants')
+    .innerJoin('role_permission_keys', 'role_permission_keys.role_id', 'role_grants.role_id')
+    .select('role_permission_keys.permission_key')
     .distinct()
-    .where('user_roles.user_id', '=', sql<string>`ANY(${userIds}::uuid[])`)
+    .where('role_grants.user_id', '=', sql<string>`ANY(${userIds}::uuid[])`)
     .where(unexpired)
-    .orderBy('role_permissions.permission_key')
+    .orderBy('role_permission_keys.permission_key')
     .execute();
   return rows.map((row) => row.permission_key);
 }
@@ -243,7 +232,7 @@ export async function isLastActiveOwner(db: Kysely<Tables>, userId: string): Pro
 }
 
 export function tierExists(db: Kysely<Tables>, key: string) {
-  return db.selectFrom('plan_tiers').select('key').where('key', '=', key).executeTakeFirst();
+  return db.selectFrom('plan_tier_directory').select('key').where('key', '=', key).executeTakeFirst();
 }
 
 export interface ProfileChanges {

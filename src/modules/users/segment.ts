@@ -100,13 +100,13 @@ export function matchesSegment(segment: UserSegment, options: SegmentOptions) {
 function holdsRole(eb: ExpressionBuilder<Tables, 'users'>, roleKey: string): Expression<SqlBool> {
   return eb.exists(
     eb
-      .selectFrom('user_roles')
-      .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+      .selectFrom('role_grants')
+      .innerJoin('role_directory', 'role_directory.id', 'role_grants.role_id')
       .select(sql`1`.as('one'))
-      .whereRef('user_roles.user_id', '=', 'users.id')
-      .where('roles.key', '=', roleKey)
+      .whereRef('role_grants.user_id', '=', 'users.id')
+      .where('role_directory.key', '=', roleKey)
       .where((inner) =>
-        inner.or([inner('user_roles.expires_at', 'is', null), inner('user_roles.expires_at', '>', sql<Date>`now()`)]),
+        inner.or([inner('role_grants.expires_at', 'is', null), inner('role_grants.expires_at', '>', sql<Date>`now()`)]),
       ),
   );
 }
@@ -114,9 +114,9 @@ function holdsRole(eb: ExpressionBuilder<Tables, 'users'>, roleKey: string): Exp
 function hasLiveSubscription(eb: ExpressionBuilder<Tables, 'users'>): Expression<SqlBool> {
   return eb.exists(
     eb
-      .selectFrom('billing_subscriptions')
+      .selectFrom('subscription_directory')
       .select(sql`1`.as('one'))
-      .whereRef('billing_subscriptions.user_id', '=', 'users.id')
-      .where('billing_subscriptions.status', 'in', [...LIVE_SUBSCRIPTION_STATUSES]),
+      .whereRef('subscription_directory.user_id', '=', 'users.id')
+      .where('subscription_directory.status', 'in', [...LIVE_SUBSCRIPTION_STATUSES]),
   );
 }

@@ -70,7 +70,7 @@ export function invoicePaymentLinks(trx: Db, provider: PaymentProviderKind, invo
 export function subscriptionPlan(trx: Db, provider: PaymentProviderKind, providerSubscriptionId: string) {
   return trx
     .selectFrom('billing_subscriptions as s')
-    .leftJoin('billing_prices as p', 'p.provider_price_id', 's.provider_price_id')
+    .leftJoin('catalog_prices as p', 'p.provider_price_id', 's.provider_price_id')
     .select(['s.product_id', 'p.id as price_id'])
     .where('s.provider', '=', provider)
     .where('s.provider_subscription_id', '=', providerSubscriptionId)
@@ -154,7 +154,7 @@ export async function fillPlanOfSubscriptionPayments(
       FROM billing_invoices AS i
       JOIN billing_subscriptions AS s ON s.provider = i.provider AND s.provider_subscription_id =
         i.provider_subscription_id
-      LEFT JOIN billing_prices AS pr ON pr.provider_price_id = s.provider_price_id
+      LEFT JOIN catalog_prices AS pr ON pr.provider_price_id = s.provider_price_id
      WHERE i.provider = ${provider} AND i.provider_subscription_id = ${subscriptionId}
        AND p.provider = i.provider AND p.provider_invoice_id = i.provider_invoice_id
        AND p.kind = 'subscription' AND p.product_id IS NULL AND s.product_id IS NOT NULL`.execute(trx);

@@ -15,7 +15,7 @@ const iso = (value: Date | null): string | null => value?.toISOString() ?? null;
 async function liveSubscription(db: Db, userId: string): Promise<SubscriptionView | null> {
   const row = await db
     .selectFrom('billing_subscriptions as s')
-    .leftJoin('billing_products as p', 'p.id', 's.product_id')
+    .leftJoin('catalog_products as p', 'p.id', 's.product_id')
     .select([
       's.id',
       's.status',
@@ -40,7 +40,7 @@ export async function myBilling(db: Db, userId: string, provider: PaymentProvide
   const [customer, subscription, user, balance] = await Promise.all([
     storedCustomer(db, userId),
     liveSubscription(db, userId),
-    db.selectFrom('users').select('tier').where('id', '=', userId).executeTakeFirstOrThrow(),
+    db.selectFrom('user_directory').select('tier').where('id', '=', userId).executeTakeFirstOrThrow(),
     balanceOf(db, userId),
   ]);
   return {
@@ -94,8 +94,8 @@ export async function myInvoices(
 export function storedCheckout(trx: Db, provider: PaymentProviderKind, providerCheckoutId: string) {
   return trx
     .selectFrom('billing_checkout_sessions as c')
-    .innerJoin('billing_prices as p', 'p.id', 'c.price_id')
-    .innerJoin('billing_products as pr', 'pr.id', 'c.product_id')
+    .innerJoin('catalog_prices as p', 'p.id', 'c.price_id')
+    .innerJoin('catalog_products as pr', 'pr.id', 'c.product_id')
     .select(['c.id', 'c.user_id', 'c.mode', 'c.quantity', 'c.credits', 'c.price_id', 'c.product_id'])
     .select(['p.provider_price_id', 'pr.name as product_name'])
     .where('c.provider', '=', provider)
@@ -159,7 +159,11 @@ export async function storeCustomer(
 
 /** What the provider is told of a new customer. */
 export function customerContact(db: Db, userId: string) {
-  return db.selectFrom('users').select(['email', 'display_name']).where('id', '=', userId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('user_directory')
+    .select(['email', 'display_name'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
 }
 
 /** The checkout an earlier request of the player's under this Idempotency-Key made; undefined: none. */
@@ -197,7 +201,7 @@ export async function closedCheckoutCount(db: Db, userId: string): Promise<numbe
 }
 
 export async function productName(db: Db, productId: string): Promise<string | undefined> {
-  return (await db.selectFrom('billing_products').select('name').where('id', '=', productId).executeTakeFirst())?.name;
+  return (await db.selectFrom('catalog_products').select('name').where('id', '=', productId).executeTakeFirst())?.name;
 }
 
 // Promotion codes at checkout (promotion-at-checkout.ts).
@@ -205,8 +209,8 @@ export async function productName(db: Db, productId: string): Promise<string | u
 /** A promotion code (matched without case) with what of its coupon limits its use; undefined: none. */
 export function promotionCodeWithCoupon(db: Db, code: string) {
   return db
-    .selectFrom('billing_promotion_codes as pc')
-    .innerJoin('billing_coupons as c', 'c.id', 'pc.coupon_id')
+    .selectFrom('promotion_code_directory as pc')
+    .innerJoin('coupon_directory as c', 'c.id', 'pc.coupon_id')
     .select([
       'pc.id',
       'pc.provider_promotion_code_id',
@@ -228,7 +232,7 @@ export function promotionCodeWithCoupon(db: Db, code: string) {
 export function promotionRedemptions(db: Db, promotionCodeId: string, couponId: string) {
   return db
     .selectFrom('billing_checkout_sessions as s')
-    .innerJoin('billing_promotion_codes as pc', 'pc.id', 's.promotion_code_id')
+    .innerJoin('promotion_code_directory as pc', 'pc.id', 's.promotion_code_id')
     .select([
       sql<number>`count(*) filter (where s.promotion_code_id = ${promotionCodeId})::int`.as('of_code'),
       sql<number>`count(*)::int`.as('of_coupon'),

@@ -107,8 +107,8 @@ export async function upsertReportedSubscription(
 export function liveTierOf(trx: Db, userId: string) {
   return trx
     .selectFrom('billing_subscriptions as s')
-    .innerJoin('billing_products as p', 'p.id', 's.product_id')
-    .innerJoin('plan_tiers as t', 't.key', 'p.tier_key')
+    .innerJoin('catalog_products as p', 'p.id', 's.product_id')
+    .innerJoin('plan_tier_directory as t', 't.key', 'p.tier_key')
     .select('p.tier_key')
     .where('s.user_id', '=', userId)
     .where('s.status', 'in', LIVE_STATUSES)
@@ -133,7 +133,7 @@ export function renewingSubscriptionsOf(trx: Db, userId: string) {
 /** The catalog product of a provider price; undefined: a price the catalog does not know. */
 export async function productOfProviderPrice(trx: Db, providerPriceId: string): Promise<string | undefined> {
   const price = await trx
-    .selectFrom('billing_prices')
+    .selectFrom('catalog_prices')
     .select('product_id')
     .where('provider_price_id', '=', providerPriceId)
     .executeTakeFirst();
@@ -142,5 +142,5 @@ export async function productOfProviderPrice(trx: Db, providerPriceId: string): 
 
 /** The product's id when the catalog has it; undefined otherwise. */
 export async function existingProductId(trx: Db, productId: string): Promise<string | undefined> {
-  return (await trx.selectFrom('billing_products').select('id').where('id', '=', productId).executeTakeFirst())?.id;
+  return (await trx.selectFrom('catalog_products').select('id').where('id', '=', productId).executeTakeFirst())?.id;
 }

@@ -109,6 +109,14 @@ export interface BillingWebhookEventsTable {
   ignored_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** Migration 0058's views: what checkout publishes of its records for the family to read (the overview). */
+export type CustomerDirectoryView = Pick<BillingCustomersTable, 'user_id' | 'provider' | 'provider_customer_id'>;
+export type InvoiceDirectoryView = Pick<BillingInvoicesTable, 'id' | 'provider' | 'provider_invoice_id'>;
+export type PaymentDirectoryView = Pick<
+  BillingPaymentsTable,
+  'id' | 'provider' | 'provider_payment_id' | 'amount' | 'currency' | 'created_at'
+>;
+
 declare module '../../../db/tables.js' {
   interface Tables {
     billing_customers: BillingCustomersTable;
@@ -117,6 +125,12 @@ declare module '../../../db/tables.js' {
     billing_invoices: BillingInvoicesTable;
     billing_webhook_events: BillingWebhookEventsTable;
     billing_invoice_payments: BillingInvoicePaymentsTable;
+    /** @published (a view: a customer's provider id) */
+    customer_directory: CustomerDirectoryView;
+    /** @published (a view: an invoice's provider id) */
+    invoice_directory: InvoiceDirectoryView;
+    /** @published (a view: a payment's provider id, amount, currency and time) */
+    payment_directory: PaymentDirectoryView;
   }
   /** Columns migration 0012 adds to the subscriptions table of migration 0008. */
   interface BillingSubscriptionsTable {

@@ -38,10 +38,34 @@ export interface BillingPromotionCodesTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** Migration 0052's views: what coupons publish of a coupon and its promotion codes for checkout to apply them. */
+export interface CouponDirectoryView {
+  id: string;
+  currency: string | null;
+  max_redemptions: number | null;
+  redeem_by: Date | null;
+  deleted_at: Date | null;
+}
+
+export interface PromotionCodeDirectoryView {
+  id: string;
+  provider_promotion_code_id: string;
+  coupon_id: string;
+  code: string;
+  max_redemptions: number | null;
+  expires_at: Date | null;
+  first_time_only: boolean;
+  active: boolean;
+}
+
 declare module '../../../db/tables.js' {
   interface Tables {
     billing_coupons: BillingCouponsTable;
     billing_promotion_codes: BillingPromotionCodesTable;
+    /** @published (a view: what limits a coupon's use at checkout) */
+    coupon_directory: CouponDirectoryView;
+    /** @published (a view: a promotion code as checkout matches and counts it) */
+    promotion_code_directory: PromotionCodeDirectoryView;
   }
 }
 

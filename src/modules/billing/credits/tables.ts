@@ -47,9 +47,14 @@ export interface CreditLotDrawsTable {
 export type LedgerRow = Selectable<CreditLedgerTable>;
 export type LotRow = Selectable<CreditLotsTable>;
 
+/** Migration 0060's view: what credits publishes of its ledger for the family to read (the overview's sums). */
+export type CreditMovementsView = Pick<CreditLedgerTable, 'kind' | 'amount' | 'created_at'>;
+
 declare module '../../../db/tables.js' {
   interface Tables {
     credit_ledger: CreditLedgerTable;
+    /** @published (a view: each ledger entry's kind, amount and time) */
+    credit_movements: CreditMovementsView;
     credit_lots: CreditLotsTable;
     credit_lot_draws: CreditLotDrawsTable;
   }

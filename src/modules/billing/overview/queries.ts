@@ -32,7 +32,7 @@ export interface MoneyBucket {
 
 async function moneyByBucket(
   db: Db,
-  table: 'billing_payments' | 'billing_refunds',
+  table: 'payment_directory' | 'refund_directory',
   range: TimeRange,
   interval: OverviewInterval,
 ): Promise<MoneyBucket[]> {
@@ -59,10 +59,10 @@ async function moneyByBucket(
 
 /** Payments made in the range, summed per bucket and currency. */
 export const paymentsByBucket = (db: Db, range: TimeRange, interval: OverviewInterval) =>
-  moneyByBucket(db, 'billing_payments', range, interval);
+  moneyByBucket(db, 'payment_directory', range, interval);
 /** Refunds made in the range (of any payment, old or new), summed per bucket and currency. */
 export const refundsByBucket = (db: Db, range: TimeRange, interval: OverviewInterval) =>
-  moneyByBucket(db, 'billing_refunds', range, interval);
+  moneyByBucket(db, 'refund_directory', range, interval);
 
 const isLive = sql<boolean>`s.status in (${sql.join(LIVE_SUBSCRIPTION_STATUSES.map((status) => sql.lit(status)))})`;
 
@@ -172,7 +172,7 @@ export async function creditTotals(db: Db, range: TimeRange): Promise<CreditTota
     sql<number>`coalesce(sum(amount) filter (where kind = ${sql.lit(kind)} and created_at >= ${range.from} and
       created_at < ${range.to}), 0)::bigint * ${sql.lit(sign)}`;
   const row = await db
-    .selectFrom('credit_ledger')
+    .selectFrom('credit_movements')
     .select([
       movement('purchase', 1).as('purchased'),
       movement('grant', 1).as('granted'),
@@ -206,7 +206,7 @@ export function findProviderObject(db: Db, type: DeepLinkType, id: string): Prom
   switch (type) {
     case 'customer':
       return db
-        .selectFrom('billing_customers')
+        .selectFrom('customer_directory')
         .select(['provider', 'provider_customer_id as provider_id'])
         .where('user_id', '=', id)
         .executeTakeFirst();
@@ -218,13 +218,13 @@ export function findProviderObject(db: Db, type: DeepLinkType, id: string): Prom
         .executeTakeFirst();
     case 'invoice':
       return db
-        .selectFrom('billing_invoices')
+        .selectFrom('invoice_directory')
         .select(['provider', 'provider_invoice_id as provider_id'])
         .where('id', '=', id)
         .executeTakeFirst();
     case 'payment':
       return db
-        .selectFrom('billing_payments')
+        .selectFrom('payment_directory')
         .select(['provider', 'provider_payment_id as provider_id'])
         .where('id', '=', id)
         .executeTakeFirst();

@@ -41,8 +41,13 @@ export interface BillingRefundsAwaitingPaymentTable {
   created_at: DefaultedTimestamp;
 }
 
+/** Migration 0059's view: what payments publishes of a refund for the family to read (the overview's sums). */
+export type RefundDirectoryView = Pick<BillingRefundsTable, 'id' | 'amount' | 'currency' | 'created_at'>;
+
 declare module '../../../db/tables.js' {
   interface Tables {
+    /** @published (a view: a refund's amount, currency and time) */
+    refund_directory: RefundDirectoryView;
     billing_refunds: BillingRefundsTable;
     billing_refunds_awaiting_payment: BillingRefundsAwaitingPaymentTable;
   }

@@ -97,3 +97,11 @@ export async function findPublishedGame(db: Db, slug: string): Promise<PublicGam
     .executeTakeFirst();
   return row && { ...row, metadata: row.metadata as Record<string, unknown> };
 }
+
+/** A published game's id, slug and title (a player may start it: game sessions); undefined: none. */
+export function publishedGameById(db: Db, gameId: number) {
+  return publishedGames(db)
+    .select(['store_games.id', 'store_games.slug', 'store_games.title'])
+    .where('store_games.id', '=', gameId)
+    .executeTakeFirst();
+}
