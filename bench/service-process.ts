@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { freePort, spawnChild, type Child } from './child-process.js';
+import { processCpuMs } from './cpu-usage.js';
 import { call } from './http-client.js';
 import { RssMonitor } from './memory.js';
 
@@ -15,6 +16,8 @@ export interface ServiceSettings {
   jwtSecret: string;
   /** Directory for `node --cpu-prof` output; unset: no profile. */
   cpuProfileDir?: string;
+  /** More options for node (a heap setting being measured); unset: none. */
+  nodeOptions?: string[];
   /** OTEL_EXPORTER_OTLP_ENDPOINT: traces exported there; unset: tracing off, as in production by default. */
   otelEndpoint?: string;
 }
@@ -49,6 +52,8 @@ export interface RunningService {
   pid: number;
   /** Milliseconds from spawning the process to its first 200 on /health. */
   startupMs: number;
+  /** CPU milliseconds (user + system) the process had used at its first 200 on /health: steadier than startupMs on a busy machine. */
+  startupCpuMs: number;
   memory: RssMonitor;
   /** Lines the service logged (at warn or above); each is worth a look. */
   logLines(): number;
@@ -60,16 +65,21 @@ export interface RunningService {
 /** Runs the compiled service (`node dist/main.js serve`) and waits for /health to answer 200. */
 export async function startService(settings: ServiceSettings): Promise<RunningService> {
   const port = await freePort();
-  const nodeArgs = settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir];
+  const nodeArgs = [
+    ...(settings.nodeOptions ?? []),
+    ...(settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir]),
+  ];
   const started = performance.now();
   const child = spawnChild('service', process.execPath, [...nodeArgs, ENTRY, 'serve'], productionEnv(settings, port));
   const baseUrl = `http://127.0.0.1:${port}`;
   const startupMs = await firstHealthy(child, baseUrl, started);
+  const startupCpuMs = processCpuMs(child.pid) ?? Number.NaN;
   const memory = new RssMonitor(child.pid);
   return {
     baseUrl,
     pid: child.pid,
     startupMs,
+    startupCpuMs,
     memory,
     logLines: () => child.logLineCount(),
     logTail: () => child.tail(),

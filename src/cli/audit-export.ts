@@ -1,7 +1,6 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { stringify } from 'csv-stringify';
 import { loadConfig } from '../config.js';
 import { AuditLogService } from '../modules/audit/service.js';
 import type { CommandGroup, CommandIo } from './command.js';
@@ -58,8 +57,10 @@ function batchSizeOption(value: string): number {
   return parsed;
 }
 
-function formatter(format: 'jsonl' | 'csv'): Transform {
+async function formatter(format: 'jsonl' | 'csv'): Promise<Transform> {
   if (format === 'csv') {
+    // Loaded here: every command, `serve` first, shares this module's imports.
+    const { stringify } = await import('csv-stringify');
     return stringify({
       header: true,
       columns: [...COLUMNS],
@@ -116,7 +117,7 @@ async function exportAudit(args: string[], io: CommandIo): Promise<void> {
       }
       try {
         // stdout is not ended: the process goes on writing (the error line, if any) and exits itself.
-        await pipeline(Readable.from(entries()), formatter(format), io.stdout, { end: false });
+        await pipeline(Readable.from(entries()), await formatter(format), io.stdout, { end: false });
       } catch (error) {
         if (!isClosedPipe(error)) throw error;
       }

@@ -1,4 +1,4 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { join } from 'node:path';
@@ -197,6 +197,8 @@ export const pgliteParsers = {
 };
 
 export async function openPGlite(dataDir: string): Promise<Database> {
+  // Loaded here: a start on PostgreSQL does not pay for the embedded database's module.
+  const { PGlite } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create(join(dataDir, 'pglite'), { parsers: pgliteParsers });
   return wrapPGlite(pglite);
 }

@@ -9,8 +9,8 @@ import type { PermissionCatalog } from './permissions.js';
 import { EventPublisher } from './events.js';
 import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './http/overload.js';
-import { Metrics } from './metrics/metrics.js';
-import { startTracing, type Tracing } from './tracing/tracing.js';
+import type { Metrics } from './metrics/metrics.js';
+import type { Tracing } from './tracing/tracing.js';
 import type { PrincipalRows } from './principal.js';
 import { UserChanges } from './auth/user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
@@ -84,8 +84,11 @@ export async function createKernel(
   options: KernelOptions = {},
 ): Promise<RunningKernel> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
+  // The OpenTelemetry SDK is loaded only with an endpoint (about 0.1 s of CPU at a start otherwise).
   const tracing =
-    config.otelEndpoint === undefined ? undefined : startTracing(config, { exportDelayMs: options.traceExportDelayMs });
+    config.otelEndpoint === undefined
+      ? undefined
+      : (await import('./tracing/tracing.js')).startTracing(config, { exportDelayMs: options.traceExportDelayMs });
   const bus = new ChangeBus(database, logError('change handler failed'));
   const store = options.counterStore ?? (await counterStoreFor(config, log));
   const events = new EventPublisher(database.db, bus, logError('event delivery failed'));
@@ -94,7 +97,11 @@ export async function createKernel(
   const metrics =
     config.metricsPort === undefined
       ? undefined
-      : new Metrics({ maintenance: () => panic.state, databasePools: () => database.poolUsage() }, log);
+      : // prom-client is loaded only with METRICS_PORT.
+        new (await import('./metrics/metrics.js')).Metrics(
+          { maintenance: () => panic.state, databasePools: () => database.poolUsage() },
+          log,
+        );
   return {
     config,
     database,

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import fastifyPlugin from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { routeArea } from './auth.js';
@@ -271,11 +271,58 @@ export async function installOpenApi(
       return withSortedSchemas(document);
     },
   });
-  if (docsUi) await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CONTENT_POLICY });
+  if (docsUi) registerDocsUi(app);
   // 1.7 MB of JSON: kept as its text and compressed once per encoding, not per request.
   app.get(
     '/openapi.json',
     { schema: { hide: true }, compress: false },
     keptAnswer(() => JSON.stringify(app.swagger())),
   );
+}
+
+/** Headers of the docs app's answer that describe its own connection or body, not the answer. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
+
+/**
+ * /docs (Swagger UI), loaded when first asked for: @fastify/swagger-ui and @fastify/static cost a
+ * start about 40 ms of CPU that few instances ever use. Routes cannot be added to a running app,
+ * so the UI runs in an app of its own, never listening, that reads this app's document; /docs and
+ * everything under it are handed to it and its answers sent as they are (its policy header
+ * included), through this app's hooks (request id, compression) like any other answer.
+ */
+function registerDocsUi(app: FastifyInstance): void {
+  let docsApp: Promise<FastifyInstance> | undefined;
+  const buildDocsApp = async () => {
+    const { default: swaggerUi } = await import('@fastify/swagger-ui');
+    const docs = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+    // Swagger UI needs @fastify/swagger's plugin and serves /docs/json from its `swagger`
+    // decorator: here both stand for this app's.
+    await docs.register(
+      fastifyPlugin(
+        async (instance) => {
+          instance.decorate('swagger', ((options?: { yaml?: boolean }) => app.swagger(options as never)) as never);
+        },
+        { name: '@fastify/swagger' },
+      ),
+    );
+    await docs.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CONTENT_POLICY });
+    await docs.ready();
+    return docs;
+  };
+  const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
+    docsApp ??= buildDocsApp();
+    const answer = await (await docsApp).inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: request.headers,
+    });
+    // Not the UI's: this app's own 404, as for any path it does not serve.
+    if (answer.statusCode === 404) return reply.callNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (!HOP_HEADERS.has(name.toLowerCase()) && value !== undefined) void reply.header(name, value);
+    }
+    return reply.code(answer.statusCode).send(answer.rawPayload);
+  };
+  app.get('/docs', { schema: { hide: true } }, handOver);
+  app.get('/docs/*', { schema: { hide: true } }, handOver);
 }

@@ -1,6 +1,6 @@
+import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, stdSerializers, type DestinationStream, type Level } from 'pino';
-import pinoPretty from 'pino-pretty';
 import type { LogFormat } from '../../config.js';
 import { isDatabaseError } from '../../db/failures.js';
 import { traceFields } from '../tracing/log-fields.js';
@@ -91,6 +91,8 @@ export function prettyLogs(format: LogFormat, production: boolean, terminal = pr
 
 /** Lines a person reads (pino-pretty), written synchronously like pino's own stdout. */
 export function prettyDestination(output: NodeJS.WritableStream = process.stdout): DestinationStream {
+  // Required here, synchronously: JSON lines (production, a pipe) do not pay for loading it.
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({
     destination: output,
     sync: true,
