@@ -609,7 +609,8 @@ describe('runtime node administration with the runtime unreachable', () => {
 });
 
 describe('the runtime API key', () => {
-  it('reaches no response body, log line or audit row, whatever the runtime answers', async () => {
+  // Two apps of its own and trace-level logs: a minute, for a machine busy with other files.
+  it('reaches no response body, log line or audit row, whatever the runtime answers', { timeout: 60_000 }, async () => {
     const apiKey = `sim-key-${'s3cr3t'.repeat(6)}`;
     const captured = captureLog();
     const t = await startTestApp({
