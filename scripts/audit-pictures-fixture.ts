@@ -2,6 +2,7 @@
 // AUDIT_PICTURES_RECORD=<file>) into test/fixtures/audit-pictures.json: per action, every shape
 // (shapes already there are normalised again, so a stricter or looser normalisation applies to all).
 // Usage: npx tsx scripts/audit-pictures-fixture.ts <recording.jsonl>...
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { AUDIT_PICTURES_FIXTURE, runIndependent } from '../test/helpers/audit-pictures.js';
@@ -19,3 +20,5 @@ for (const file of process.argv.slice(2)) {
 }
 const sorted = Object.fromEntries([...shapes.keys()].sort().map((action) => [action, [...shapes.get(action)!].sort()]));
 writeFileSync(AUDIT_PICTURES_FIXTURE, `${JSON.stringify(sorted, null, 2)}\n`);
+// In Biome's layout, so `npm run lint` passes on the file as written.
+execFileSync('npx', ['biome', 'format', '--write', AUDIT_PICTURES_FIXTURE], { stdio: 'ignore' });
