@@ -58,26 +58,10 @@ const READS: OwnerException[] = [
     reason: 'the maintenance gate of the request path reads the level ops sets; the kernel imports no area',
   },
   {
-    files: 'src/modules/operations/incidents/queries.ts',
-    tables: ['ops_panic_state'],
-    access: 'read',
-    reason:
-      "the database probe times one small read of the panic row; maintenance imports incidents' index (it " +
-      "records panic changes there), so reading through maintenance's index from here would close an import circle",
-  },
-  {
     files: 'src/modules/audit/queries.ts',
     tables: ['audit_log'],
     access: 'read',
     reason: "the audit area is the staff search over the kernel's audit_log",
-  },
-  {
-    files: 'src/modules/email/audiences/queries.ts',
-    tables: ['email_campaigns'],
-    access: 'read',
-    reason:
-      'a member list is not replaced while a campaign to the audience is sending or paused; campaigns import ' +
-      "audiences' index (mailableMembers), so asking campaigns' index would close an import circle",
   },
 ];
 

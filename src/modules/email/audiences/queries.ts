@@ -233,7 +233,7 @@ export async function replaceMembers(
 /** The first campaign to this audience that is under way (sending or paused); undefined: none. */
 export function campaignUnderWayTo(trx: Db, audienceId: string) {
   return trx
-    .selectFrom('email_campaigns')
+    .selectFrom('campaign_audiences')
     .select(['id', 'status'])
     .where('audience_id', '=', audienceId)
     .where('status', 'in', ['sending', 'paused'])

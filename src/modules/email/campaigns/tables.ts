@@ -36,8 +36,13 @@ export interface EmailCampaignsTable {
   updated_at: DefaultedTimestamp;
 }
 
+/** A campaign's audience and status, as the audiences area reads them (a view, migration 0061). */
+export type CampaignAudiencesView = Pick<EmailCampaignsTable, 'id' | 'audience_id' | 'status' | 'created_at'>;
+
 declare module '../../../db/tables.js' {
   interface Tables {
+    /** @published (a view: a campaign's audience and status) */
+    campaign_audiences: CampaignAudiencesView;
     email_campaigns: EmailCampaignsTable;
   }
 }
