@@ -25,12 +25,14 @@ const ACCOUNT_REFUSALS = { banned: 'account_banned', deleted: 'account_deleted' 
 /**
  * The guard of `/v1/me` and `/v1/admin`: bearer → verified token → principal (user row and
  * permissions) → account status → the route's permission keys (admin; any one suffices), or for a
- * staff-only `/v1/me` route, any key at all.
+ * staff-only `/v1/me` route, any key at all. `route`: its keys and staff mark, worked out at start
+ * (request-pipeline.ts).
  */
 export async function authenticate(
   kernel: Kernel,
   request: FastifyRequest,
   area: Exclude<RouteArea, 'open'>,
+  route: { perms: readonly string[]; staff: boolean },
 ): Promise<Principal> {
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('missing_token');
@@ -39,9 +41,8 @@ export async function authenticate(
   if (principal.signedOut) throw unauthorized('invalid_token');
   if (principal.status !== 'active') throw forbidden({ reason: ACCOUNT_REFUSALS[principal.status] });
   if (area === 'admin') {
-    const perms = request.routeOptions.config.perms ?? [];
-    if (!principal.permissions.hasAny(perms)) throw forbidden({ perm: permText(perms) });
-  } else if (request.routeOptions.config.staff === true && !principal.permissions.isStaff()) {
+    if (!principal.permissions.hasAny(route.perms)) throw forbidden({ perm: permText(route.perms) });
+  } else if (route.staff && !principal.permissions.isStaff()) {
     throw forbidden({ reason: 'staff_only' });
   }
   return principal;

@@ -1,5 +1,13 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  preParsingHookHandler,
+} from 'fastify';
 import type { z } from 'zod';
 import { databaseFailureOf } from '../db/failures.js';
 
@@ -145,5 +153,20 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
 
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send(applicationErrorBody('not_found')));
+}
+
+/** The hooks the 404 handler runs besides the global ones: it is no route, so no onRoute hook sees it. */
+export interface NotFoundHooks {
+  onRequest: onRequestHookHandler;
+  onResponse: onResponseHookHandler;
+  preParsing: preParsingHookHandler;
+}
+
+/**
+ * The 404 answer, with the request path's hooks. Fastify's options of this handler are typed for
+ * preValidation and preHandler only, but it runs every lifecycle hook it is given (its
+ * four-oh-four.js); the request-id and slow-client tests cover the 404's.
+ */
+export function installNotFoundHandler(app: FastifyInstance, hooks: NotFoundHooks) {
+  app.setNotFoundHandler(hooks as never, (_request, reply) => reply.code(404).send(applicationErrorBody('not_found')));
 }
