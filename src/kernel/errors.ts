@@ -37,6 +37,14 @@ export class AppError extends Error {
   toBody(): unknown {
     return applicationErrorBody(this.code, this.details);
   }
+
+  /**
+   * The body as JSON text, for a refusal answered to many requests as one instance (the
+   * maintenance gate's): kept once, written as it is. Undefined: serialized per answer.
+   */
+  keptText(): string | undefined {
+    return undefined;
+  }
 }
 
 export const notFound = (code = 'not_found', details?: unknown) => new AppError(404, code, details);
@@ -95,7 +103,10 @@ const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: string }> = 
 
 function sendAppError(reply: FastifyReply, error: AppError) {
   if (error.headers) reply.headers(error.headers);
-  return reply.code(error.status).send(error.toBody());
+  reply.code(error.status);
+  const text = error.keptText();
+  if (text === undefined) return reply.send(error.toBody());
+  return reply.type('application/json; charset=utf-8').send(text);
 }
 
 /** What Node's writeHead raises for a header it cannot write (a CR, LF or non-Latin-1 character). */
