@@ -7,7 +7,8 @@ import type {
   onResponseHookHandler,
   RouteOptions,
 } from 'fastify';
-import { authenticate, routeArea, type RouteArea } from './auth.js';
+import { authenticate, authenticateKnown, routeArea, type RouteArea } from './auth.js';
+import type { Principal } from './principal.js';
 import type { Kernel } from './kernel.js';
 import { overloaded } from './errors.js';
 import { isHealthRoute } from './http/health-routes.js';
@@ -102,6 +103,19 @@ export function installRequestPipeline(app: FastifyInstance, kernel: Kernel): Re
         // A flood past an open route's limit is refused here, before any promise (rate-limits.ts).
         const refusal = kernel.limiter.knownRefusal(facts.rateLimit, `ip:${request.ip}`);
         if (refusal !== undefined) return done(refusal);
+      } else if (facts.rateLimit === undefined) {
+        // A signed-in caller whose token and principal are kept, and who is not due a sighting:
+        // decided at once, with the same checks and refusals (auth.ts), no promise.
+        let principal: Principal | undefined;
+        try {
+          principal = authenticateKnown(kernel, request, facts.area, facts);
+        } catch (refusal) {
+          return done(refusal as Error);
+        }
+        if (principal !== undefined) {
+          request.principal = principal;
+          return done();
+        }
       }
       guard(request, facts).then(() => done(), done);
     };
