@@ -180,11 +180,18 @@ function milliseconds(value: number | null): string {
   return value < 10 ? `${value.toFixed(1)} ms` : `${Math.round(value)} ms`;
 }
 
-/** `service+database` CPU; under 10 ms with a decimal, else whole milliseconds or seconds. */
+/**
+ * `service+database` CPU; under 10 ms with two decimals (three under 0.1 ms: the cheap routes differ
+ * from their floor in the third), else whole milliseconds or seconds.
+ */
 function cpuCell(split: CpuSplit | null): string {
   if (split === null) return '';
   const ms = (value: number) =>
-    value >= 1_000 ? `${(value / 1_000).toFixed(1)} s` : value >= 10 ? `${Math.round(value)}` : value.toFixed(2);
+    value >= 1_000
+      ? `${(value / 1_000).toFixed(1)} s`
+      : value >= 10
+        ? `${Math.round(value)}`
+        : value.toFixed(value < 0.1 ? 3 : 2);
   return split.database === null ? ms(split.service) : `${ms(split.service)}+${ms(split.database)}`;
 }
 

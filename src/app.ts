@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import type { Config } from './config.js';
 import './kernel/http/fastify-types.js';
-import { handleError, installErrorHandling } from './kernel/errors.js';
+import { handleError, installErrorHandling, installNotFoundHandler } from './kernel/errors.js';
 import { installCompression } from './kernel/http/compression.js';
 import { installCors } from './kernel/http/cors.js';
 import { unstorableInput } from './kernel/http/input-guard.js';
@@ -90,11 +90,14 @@ export async function buildApp(platform: Platform, options: BuildAppOptions = {}
   installJsonBodyParser(app);
   // First of the request hooks, so requests the ones below answer early are measured too.
   installMetrics(app, platform);
-  // Before the pipeline's hooks, so refusals carry the allow header too (cors.ts).
+  // Each route's own hooks, added as routes are declared: before any plugin declares one (the
+  // CORS preflight route). Route hooks run after the global ones (metrics, CORS), so refusals
+  // carry CORS's allow header too (cors.ts).
+  const pipeline = installRequestPipeline(app, platform);
+  const slowClients = installSlowClientGuards(app, platform.config);
+  installNotFoundHandler(app, { ...pipeline.notFoundHooks, preParsing: slowClients.notFoundHook });
   await installCors(app, platform.config.corsOrigins);
-  installRequestPipeline(app, platform);
   await installCompression(app);
-  installSlowClientGuards(app, platform.config);
   await installOpenApi(app, API_TAGS, { docsUi: platform.config.docsUi });
 
   const zodApp = app.withTypeProvider<ZodTypeProvider>();

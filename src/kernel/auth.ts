@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Actor } from './actor.js';
 import { AppError, forbidden, unauthorized } from './errors.js';
 import { permText } from './permissions.js';
-import { resolvePrincipal, type ClientContext, type Principal } from './principal.js';
+import { cachedPrincipal, resolvePrincipal, type ClientContext, type Principal } from './principal.js';
 import type { Kernel } from './kernel.js';
 
 export type RouteArea = 'admin' | 'me' | 'open';
@@ -25,23 +25,52 @@ const ACCOUNT_REFUSALS = { banned: 'account_banned', deleted: 'account_deleted' 
 /**
  * The guard of `/v1/me` and `/v1/admin`: bearer → verified token → principal (user row and
  * permissions) → account status → the route's permission keys (admin; any one suffices), or for a
- * staff-only `/v1/me` route, any key at all.
+ * staff-only `/v1/me` route, any key at all. `route`: its keys and staff mark, worked out at start
+ * (request-pipeline.ts).
  */
 export async function authenticate(
   kernel: Kernel,
   request: FastifyRequest,
   area: Exclude<RouteArea, 'open'>,
+  route: { perms: readonly string[]; staff: boolean },
 ): Promise<Principal> {
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('missing_token');
   const verified = await kernel.tokens.verify(token);
   const principal = await resolvePrincipal(kernel.db, verified, clientOf(request), new Date(), kernel.principals);
+  return admitted(principal, area, route);
+}
+
+/**
+ * `authenticate` at once, when the token's verification and the principal are both kept and
+ * nothing is to be written (the common signed-in request): no promise. Undefined: nothing kept,
+ * `authenticate` decides. Throws the same refusals.
+ */
+export function authenticateKnown(
+  kernel: Kernel,
+  request: FastifyRequest,
+  area: Exclude<RouteArea, 'open'>,
+  route: { perms: readonly string[]; staff: boolean },
+): Principal | undefined {
+  const token = bearerToken(request.headers.authorization);
+  if (token === undefined) throw unauthorized('missing_token');
+  const verified = kernel.tokens.known?.(token);
+  if (verified === undefined) return undefined;
+  const principal = cachedPrincipal(verified, kernel.principals, new Date());
+  return principal === undefined ? undefined : admitted(principal, area, route);
+}
+
+/** Account status, sign-out and the route's permission keys: the guard's verdict on a principal. */
+function admitted(
+  principal: Principal,
+  area: Exclude<RouteArea, 'open'>,
+  route: { perms: readonly string[]; staff: boolean },
+): Principal {
   if (principal.signedOut) throw unauthorized('invalid_token');
   if (principal.status !== 'active') throw forbidden({ reason: ACCOUNT_REFUSALS[principal.status] });
   if (area === 'admin') {
-    const perms = request.routeOptions.config.perms ?? [];
-    if (!principal.permissions.hasAny(perms)) throw forbidden({ perm: permText(perms) });
-  } else if (request.routeOptions.config.staff === true && !principal.permissions.isStaff()) {
+    if (!principal.permissions.hasAny(route.perms)) throw forbidden({ perm: permText(route.perms) });
+  } else if (route.staff && !principal.permissions.isStaff()) {
     throw forbidden({ reason: 'staff_only' });
   }
   return principal;

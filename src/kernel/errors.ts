@@ -1,5 +1,13 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  preParsingHookHandler,
+} from 'fastify';
 import type { z } from 'zod';
 import { databaseFailureOf } from '../db/failures.js';
 
@@ -28,6 +36,14 @@ export class AppError extends Error {
   /** The response body; subclasses with a documented shape of their own override it. */
   toBody(): unknown {
     return applicationErrorBody(this.code, this.details);
+  }
+
+  /**
+   * The body as JSON text, for a refusal answered to many requests as one instance (the
+   * maintenance gate's): kept once, written as it is. Undefined: serialized per answer.
+   */
+  keptText(): string | undefined {
+    return undefined;
   }
 }
 
@@ -87,7 +103,10 @@ const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: string }> = 
 
 function sendAppError(reply: FastifyReply, error: AppError) {
   if (error.headers) reply.headers(error.headers);
-  return reply.code(error.status).send(error.toBody());
+  reply.code(error.status);
+  const text = error.keptText();
+  if (text === undefined) return reply.send(error.toBody());
+  return reply.type('application/json; charset=utf-8').send(text);
 }
 
 /** What Node's writeHead raises for a header it cannot write (a CR, LF or non-Latin-1 character). */
@@ -145,5 +164,20 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
 
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send(applicationErrorBody('not_found')));
+}
+
+/** The hooks the 404 handler runs besides the global ones: it is no route, so no onRoute hook sees it. */
+export interface NotFoundHooks {
+  onRequest: onRequestHookHandler;
+  onResponse: onResponseHookHandler;
+  preParsing: preParsingHookHandler;
+}
+
+/**
+ * The 404 answer, with the request path's hooks. Fastify's options of this handler are typed for
+ * preValidation and preHandler only, but it runs every lifecycle hook it is given (its
+ * four-oh-four.js); the request-id and slow-client tests cover the 404's.
+ */
+export function installNotFoundHandler(app: FastifyInstance, hooks: NotFoundHooks) {
+  app.setNotFoundHandler(hooks as never, (_request, reply) => reply.code(404).send(applicationErrorBody('not_found')));
 }

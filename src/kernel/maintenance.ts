@@ -28,8 +28,16 @@ export class PanicModeError extends AppError {
     super(503, 'panic_mode', undefined, { 'retry-after': String(PANIC_RETRY_AFTER_SECONDS) });
   }
 
+  #text: string | undefined;
+
   override toBody() {
     return { error: 'panic_mode', level: this.level, reason: this.reason };
+  }
+
+  /** One instance answers every request its state refuses (`PanicMonitor.refusal`): its text is kept. */
+  override keptText(): string {
+    this.#text ??= JSON.stringify(this.toBody());
+    return this.#text;
   }
 }
 

@@ -177,6 +177,33 @@ export async function resolvePrincipal(
   };
 }
 
+/**
+ * The principal from the cache alone, at once, when nothing is to be read or written: the row is
+ * cached, and for an active, signed-in account no email to follow and no sighting due. Undefined
+ * otherwise: `resolvePrincipal` does the rest. The same answer `resolvePrincipal` gives then.
+ */
+export function cachedPrincipal(token: VerifiedToken, cache: PrincipalRows, now: Date): Principal | undefined {
+  const sessionId = loginSessionIdOf(token);
+  const row = cache.get(token.subject, sessionId);
+  if (row === undefined) return undefined;
+  const signedOut = isSignedOut(token, row);
+  if (row.status === 'active' && !signedOut) {
+    if (token.email !== null && token.email !== row.email) return undefined;
+    const interval = sightingIntervalMs(token.subject);
+    if (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval)) return undefined;
+    if (isSessionSightingDue(row, now, interval)) return undefined;
+  }
+  return {
+    userId: token.subject,
+    email: row.email,
+    status: row.status,
+    permissions: row.permissions,
+    roles: row.roles,
+    sessionId,
+    signedOut,
+  };
+}
+
 /** A token of an erased account: refused like a deleted one (403 `account_deleted`), and nothing is written. */
 function erasedPrincipal(userId: string, sessionId: string): Principal {
   return {

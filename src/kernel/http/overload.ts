@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isHealthRoute } from './health-routes.js';
 
 /**
  * Load shedding by the number of requests under way in this process. Past capacity, work
@@ -67,10 +66,16 @@ const isUpgrade = (request: IncomingMessage) => (request as IncomingMessage & { 
 
 /**
  * Admits a request into the count (until its response is sent or abandoned, or its connection
- * is upgraded) or says it must be refused. The health routes are admitted uncounted.
+ * is upgraded) or says it must be refused. The health routes are admitted uncounted (`health`:
+ * the route is one, worked out at start: request-pipeline.ts).
  */
-export function admitRequest(limit: InFlightLimit, request: FastifyRequest, reply: FastifyReply): boolean {
-  if (limit.max === 0 || isHealthRoute(request.routeOptions.url)) return true;
+export function admitRequest(
+  limit: InFlightLimit,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  health: boolean,
+): boolean {
+  if (limit.max === 0 || health) return true;
   if (!limit.tryEnter()) return false;
   if (isUpgrade(request.raw)) limit.countUntilUpgraded(request.raw, reply.raw);
   // 'close' comes once per response, whether sent or abandoned by the client.

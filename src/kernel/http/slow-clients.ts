@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify';
 import type { Config } from '../../config.js';
 import { routeArea } from '../auth.js';
 import { AppError } from '../errors.js';
@@ -134,37 +134,50 @@ class BodySilenceWatch {
   }
 }
 
-/** Installs the body timeout and the anonymous upload bound, before a body is read (`preParsing`). */
+/**
+ * Installs the body timeout and the anonymous upload bound, before a body is read (`preParsing`):
+ * a hook of each route's own, which knows at start whether the route is open (no token), and
+ * the one the 404 handler gets.
+ */
 export function installSlowClientGuards(
   app: FastifyInstance,
   config: Pick<Config, 'requestBodyTimeoutSeconds' | 'maxAnonymousUploads'>,
-): void {
+): { notFoundHook: preParsingHookHandler } {
   // The same bounded count as requests in flight: past `max` (0: no limit) a new one is refused.
   const uploads = new InFlightLimit(config.maxAnonymousUploads);
   const bodies = new BodySilenceWatch(config.requestBodyTimeoutSeconds * 1_000);
 
-  app.addHook('preParsing', (request, reply, payload, done) => {
-    if (!bodyPending(request)) return done(null, payload);
-    const path = request.routeOptions.url;
-    const anonymous = path !== undefined && routeArea(path) === 'open';
-    if (anonymous && !uploads.tryEnter()) {
-      return done(new AppError(503, 'unavailable', { reason: 'overloaded' }, { 'retry-after': '1', ...CLOSE }));
-    }
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      stopWatching();
-      if (anonymous) uploads.leave();
+  const guardOf = (anonymous: boolean): preParsingHookHandler =>
+    function slowClientGuard(request, reply, payload, done) {
+      if (!bodyPending(request)) return done(null, payload);
+      if (anonymous && !uploads.tryEnter()) {
+        return done(new AppError(503, 'unavailable', { reason: 'overloaded' }, { 'retry-after': '1', ...CLOSE }));
+      }
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
+        stopWatching();
+        if (anonymous) uploads.leave();
+      };
+      const stopWatching = bodies.watch(request, () => {
+        finish();
+        // The body parser listens for errors while it reads: the 408 goes through the error handler.
+        if (payload.listenerCount('error') > 0) payload.emit('error', requestTimedOut());
+        else request.raw.socket.destroy();
+      });
+      request.raw.once('end', finish);
+      reply.raw.once('close', finish);
+      done(null, payload);
     };
-    const stopWatching = bodies.watch(request, () => {
-      finish();
-      // The body parser listens for errors while it reads: the 408 goes through the error handler.
-      if (payload.listenerCount('error') > 0) payload.emit('error', requestTimedOut());
-      else request.raw.socket.destroy();
-    });
-    request.raw.once('end', finish);
-    reply.raw.once('close', finish);
-    done(null, payload);
+  const open = guardOf(true);
+  const signedIn = guardOf(false);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const guard = routeArea(route.url) === 'open' ? open : signedIn;
+    const hooks =
+      route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+    route.preParsing = [guard, ...hooks];
   });
+  // The 404 handler is no route: its body is watched, and not counted as an anonymous upload.
+  return { notFoundHook: signedIn };
 }

@@ -15,7 +15,10 @@ export function registerMeRoutes(
     {
       schema: { operationId: 'getMe', tags: ['me'], summary: "The caller's profile", response: { 200: profileBody } },
     },
-    (request) => profiles.get(actorOf(request).userId),
+    (request) => {
+      const { userId } = principalOf(request);
+      return profiles.cached(userId) ?? profiles.get(userId);
+    },
   );
 
   app.patch(

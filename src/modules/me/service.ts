@@ -45,6 +45,12 @@ export class ProfileService {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** The kept answer at once (no promise) when the profile is cached and has no avatar to sign; else `get`. */
+  cached(userId: string): ProfileView | undefined {
+    const profile = this.rows.get(userId, PROFILE);
+    return profile === undefined || profile.avatarKey !== null ? undefined : profile.view;
+  }
+
   async get(userId: string): Promise<ProfileView> {
     const profile = await this.rows.through(userId, PROFILE, async () => {
       const row = await findProfile(this.db, userId);

@@ -12,6 +12,8 @@ export interface SiteQuery {
   locale: string;
 }
 
+const keyOf = (query: SiteQuery) => `${query.surface}:${query.locale}`;
+
 /** The public site payload: published state only, built once per change and served from memory. */
 export class PublicSiteService {
   readonly #cache = new SiteCache();
@@ -25,7 +27,12 @@ export class PublicSiteService {
   }
 
   site(query: SiteQuery): Promise<CachedPayload> {
-    return this.#cache.get(`${query.surface}:${query.locale}`, () => this.#build(query));
+    return this.#cache.get(keyOf(query), () => this.#build(query));
+  }
+
+  /** The kept payload while fresh, at once (no promise): the common answer. */
+  cached(query: SiteQuery): CachedPayload | undefined {
+    return this.#cache.peek(keyOf(query));
   }
 
   /** Published state only; the copy goes stale when the next announcement starts or ends. */

@@ -6,7 +6,8 @@ export const SITE_CONFIG_TOPIC = 'site_config';
 const MAX_AGE_MS = 10_000;
 
 export interface CachedPayload {
-  body: string;
+  /** The answer's JSON as the bytes written: encoded once per build, not on every answer. */
+  body: Buffer;
   etag: string;
   /** When this copy stops being served: the age cap, or sooner when the content says so. */
   expiresAt: number;
@@ -39,15 +40,21 @@ export class SiteCache {
     this.#building.clear();
   }
 
-  async get(key: string, build: () => Promise<Built>): Promise<CachedPayload> {
+  /** The kept copy while it is fresh, without a promise: what a route answers at once (else `get`). */
+  peek(key: string): CachedPayload | undefined {
     const cached = this.#entries.get(key);
-    if (cached !== undefined && this.now() < cached.expiresAt) return cached;
+    return cached !== undefined && this.now() < cached.expiresAt ? cached : undefined;
+  }
+
+  async get(key: string, build: () => Promise<Built>): Promise<CachedPayload> {
+    const cached = this.peek(key);
+    if (cached !== undefined) return cached;
     let pending = this.#building.get(key);
     if (pending === undefined) {
       const generation = this.#generation;
       pending = build()
         .then(({ payload, staleAt }) => {
-          const body = JSON.stringify(payload);
+          const body = Buffer.from(JSON.stringify(payload));
           const expiresAt = Math.min(this.now() + MAX_AGE_MS, staleAt?.getTime() ?? Infinity);
           const entry = {
             body,

@@ -29,8 +29,18 @@ export class PublicStoreService {
     bus.onResync(() => this.#pages.invalidate());
   }
 
-  list(query: PublicGamesQuery): Promise<CachedPayload> {
-    return this.#pages.get(canonicalJson(query), async () => {
+  /** The kept page while fresh, at once (no promise): the common answer. `key`: `keyOf(query)`. */
+  cached(key: string): CachedPayload | undefined {
+    return this.#pages.peek(key);
+  }
+
+  /** A list query's key: its canonical JSON, worked out once per request. */
+  keyOf(query: PublicGamesQuery): string {
+    return canonicalJson(query);
+  }
+
+  list(query: PublicGamesQuery, key = canonicalJson(query)): Promise<CachedPayload> {
+    return this.#pages.get(key, async () => {
       const { rows, total } = await listPublishedGames(this.db, query);
       // Shaped by the response schema once, as the serializer would shape it on every request.
       return { payload: publicGamesPage.parse(paged(rows, query, total)), staleAt: null };
