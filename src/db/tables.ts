@@ -114,6 +114,8 @@ export interface EventOutboxTable {
   created_at: DefaultedTimestamp;
 }
 
+export type PanicLevelView = Pick<OpsPanicStateTable, 'level'>;
+
 export interface OpsPanicStateTable {
   singleton: Generated<boolean>;
   level: PanicLevel;
@@ -187,6 +189,8 @@ export interface Tables {
   event_outbox: EventOutboxTable;
   /** @owner operations/maintenance */
   ops_panic_state: OpsPanicStateTable;
+  /** @owner operations/maintenance @published (a view: the maintenance level alone) */
+  panic_level: PanicLevelView;
   /** @owner site/settings */
   site_settings: SiteSettingsTable;
   /** @owner site/settings */

@@ -18,7 +18,7 @@ export async function timeProbeRead(db: Kysely<Tables>): Promise<number> {
   return db.connection().execute(async (session) => {
     await asRead(sql`SELECT 1`).execute(session);
     const started = performance.now();
-    await session.selectFrom('incident_rules').select('key').limit(1).executeTakeFirst();
+    await session.selectFrom('panic_level').select('level').executeTakeFirst();
     return performance.now() - started;
   });
 }
