@@ -18823,7 +18823,7 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description `invalid_state`. */
+            /** @description `invalid_request`, `invalid_state`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -18831,7 +18831,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_state";
+                        error: "invalid_request" | "invalid_state";
                         /** @description Structured detail; omitted when there is none. */
                         details?: unknown;
                     };

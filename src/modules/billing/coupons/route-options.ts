@@ -94,7 +94,7 @@ export const createBillingPromotionCode = {
 } as const;
 
 export const setBillingPromotionCodeActive = {
-  config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_state'] } },
+  config: { ...write, errors: { 404: ['not_found'], 422: ['invalid_request', 'invalid_state'] } },
   schema: {
     operationId: 'setBillingPromotionCodeActive',
     tags,

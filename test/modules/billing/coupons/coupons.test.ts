@@ -510,6 +510,34 @@ describe('on Stripe: refusals are 422 with the provider code, outages 503; nothi
     );
   });
 
+  it('PATCH a promotion code: 422 invalid_request with the provider code when Stripe refuses; the code stays active', async () => {
+    const user = await stripeStaff();
+    const coupon = (await send(s, 'POST', COUPONS, user, { name: 'refused', percent_off: 5, duration: 'once' })).json();
+    const code = (await send(s, 'POST', CODES, user, { code: 'REFUSED1', coupon_id: coupon.id })).json();
+    stripe.behave({
+      kind: 'answer',
+      status: 400,
+      body: stripeError('invalid_request_error', 'This promotion code cannot be updated.', {
+        code: 'resource_invalid_state',
+      }),
+      times: 1,
+    });
+    await expectRefusedUnchanged(
+      () => couponState(s),
+      () => send(s, 'PATCH', `${CODES}/${code.id}`, user, { active: false }),
+      422,
+      {
+        error: 'invalid_request',
+        details: {
+          reason: expect.any(String),
+          provider_code: 'resource_invalid_state',
+          provider_message: 'This promotion code cannot be updated.',
+        },
+      },
+    );
+    expect(stripe.promotionCodes.get(code.provider_promotion_code_id)).toMatchObject({ active: true });
+  });
+
   it('503 unavailable when Stripe fails, for every write', async () => {
     const user = await stripeStaff();
     const coupon = (await send(s, 'POST', COUPONS, user, { name: 'y', percent_off: 5, duration: 'once' })).json();
