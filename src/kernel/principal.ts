@@ -166,6 +166,11 @@ export async function resolvePrincipal(
       );
     if (email !== row.email) row = { ...row, email };
   }
+  return principalOf(token, row, sessionId);
+}
+
+/** The principal a token's row makes, on either path. */
+function principalOf(token: VerifiedToken, row: PrincipalRow, sessionId: string): Principal {
   return {
     userId: token.subject,
     email: row.email,
@@ -186,22 +191,13 @@ export function cachedPrincipal(token: VerifiedToken, cache: PrincipalRows, now:
   const sessionId = loginSessionIdOf(token);
   const row = cache.get(token.subject, sessionId);
   if (row === undefined) return undefined;
-  const signedOut = isSignedOut(token, row);
-  if (row.status === 'active' && !signedOut) {
+  if (row.status === 'active' && !isSignedOut(token, row)) {
     if (token.email !== null && token.email !== row.email) return undefined;
     const interval = sightingIntervalMs(token.subject);
     if (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval)) return undefined;
     if (isSessionSightingDue(row, now, interval)) return undefined;
   }
-  return {
-    userId: token.subject,
-    email: row.email,
-    status: row.status,
-    permissions: row.permissions,
-    roles: row.roles,
-    sessionId,
-    signedOut,
-  };
+  return principalOf(token, row, sessionId);
 }
 
 /** A token of an erased account: refused like a deleted one (403 `account_deleted`), and nothing is written. */

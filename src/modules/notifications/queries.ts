@@ -4,6 +4,19 @@ import { readPage } from '../../kernel/pagination.js';
 import type { NotificationView } from './schemas.js';
 import './tables.js';
 
+/** A notification as a user sees it: its fields and their read time (`n` joined to `r`). */
+const NOTIFICATION_FIELDS = [
+  'n.id',
+  'n.kind',
+  'n.title',
+  'n.body',
+  'n.action_url',
+  'n.starts_at',
+  'n.ends_at',
+  'n.created_at',
+  'r.read_at',
+] as const;
+
 type Db = Kysely<Tables>;
 
 /**
@@ -36,20 +49,7 @@ export async function listVisible(
   let shown = visibleTo(db, userId, now);
   if (page.unreadOnly) shown = shown.where('r.read_at', 'is', null);
   const { rows, total } = await readPage(shown, page, (matching) =>
-    matching
-      .select([
-        'n.id',
-        'n.kind',
-        'n.title',
-        'n.body',
-        'n.action_url',
-        'n.starts_at',
-        'n.ends_at',
-        'n.created_at',
-        'r.read_at',
-      ])
-      .orderBy('n.created_at', 'desc')
-      .orderBy('n.id', 'desc'),
+    matching.select(NOTIFICATION_FIELDS).orderBy('n.created_at', 'desc').orderBy('n.id', 'desc'),
   );
   const views = rows.map((row) => ({
     ...row,
@@ -130,18 +130,7 @@ export async function broadcastNotificationOf(
         eb.or([eb('n.ends_at', 'is', null), eb('n.ends_at', '>', now)]),
       ]),
     )
-    .select([
-      'u.id as user_id',
-      'n.id',
-      'n.kind',
-      'n.title',
-      'n.body',
-      'n.action_url',
-      'n.starts_at',
-      'n.ends_at',
-      'n.created_at',
-      'r.read_at',
-    ])
+    .select(['u.id as user_id', ...NOTIFICATION_FIELDS])
     .execute();
   return rows.map(({ user_id, read_at, ...fields }) => ({
     userId: user_id,
