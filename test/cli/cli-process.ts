@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
+import { builtServer } from '../helpers/server-build.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -17,11 +18,11 @@ export function cliEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, LOG_LEVEL: 'warn', ...settings };
 }
 
-/** `platform-api <args>` as a child process, to its end. Node loads tsx itself: one process per run. */
+/** `platform-api <args>` as a child process, to its end: the built service, as `npx platform-api` runs it. */
 export function cli(args: string[], settings: Record<string, string>, timeoutMs = 90_000): Promise<CliRun> {
   return new Promise((done, fail) => {
     const options = { cwd: ROOT, env: cliEnv(settings), timeout: timeoutMs };
-    execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], options, (error, stdout, stderr) => {
+    execFile(process.execPath, [builtServer(), ...args], options, (error, stdout, stderr) => {
       if (error?.killed) return fail(new Error(`platform-api ${args.join(' ')} timed out: ${stderr}`));
       done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
@@ -42,7 +43,7 @@ export interface Served {
  */
 export function serve(settings: Record<string, string>): Promise<Served> {
   const env = cliEnv({ PORT: '0', HOST: '127.0.0.1', ...settings });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [builtServer(), 'serve'], { cwd: ROOT, env });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

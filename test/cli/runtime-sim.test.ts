@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { builtServer } from '../helpers/server-build.js';
 import { cliInProcess } from './command-line.js';
 
 /**
@@ -20,7 +21,7 @@ afterEach(() => {
 function start(args: string[], env: NodeJS.ProcessEnv) {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'runtime-sim', ...args], {
+  const child = spawn(process.execPath, [builtServer(), 'runtime-sim', ...args], {
     cwd: ROOT,
     env: childEnv,
   });
