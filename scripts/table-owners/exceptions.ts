@@ -33,14 +33,6 @@ const WRITES: OwnerException[] = [
       'split in two, it would wait on a row a staff action holds instead of skipping it',
   },
   {
-    files: 'src/modules/billing/credits/ledger-queries.ts',
-    tables: ['users'],
-    access: 'write',
-    reason:
-      "a credit account's lock is its user row (NO KEY UPDATE); users shows balances through credits' index, so " +
-      "calling users' lockUserStatus from here would close an import circle",
-  },
-  {
     files: 'src/modules/billing/payments/queries.ts',
     tables: ['billing_payments', 'billing_invoices', 'users'],
     access: 'write',
