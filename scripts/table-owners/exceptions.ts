@@ -32,22 +32,6 @@ const WRITES: OwnerException[] = [
       'the hard-delete job locks due users rows joined to its own requests with SKIP LOCKED in one statement: ' +
       'split in two, it would wait on a row a staff action holds instead of skipping it',
   },
-  {
-    files: 'src/modules/billing/credits/ledger-queries.ts',
-    tables: ['users'],
-    access: 'write',
-    reason:
-      "a credit account's lock is its user row (NO KEY UPDATE); users shows balances through credits' index, so " +
-      "calling users' lockUserStatus from here would close an import circle",
-  },
-  {
-    files: 'src/modules/billing/payments/queries.ts',
-    tables: ['billing_payments', 'billing_invoices', 'users'],
-    access: 'write',
-    reason:
-      "refunds lock checkout's payment rows and set their refunded totals; importing checkout would close an import " +
-      "circle through fulfilment, which records refunds through payments' index",
-  },
 ];
 
 const READS: OwnerException[] = [

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../db/tables.js';
-import { balanceOf } from '../billing/credits/index.js';
 import { lastBeforeValueOf, recentAuditOf } from '../../kernel/audit-reads.js';
 import { offsetOf, readPage } from '../../kernel/pagination.js';
 import { deletionOf } from './deletion.js';
@@ -151,7 +150,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
       .limit(1)
       .executeTakeFirst(),
     recentAuditOf(db, { type: 'user', id }, RECENT_AUDIT_LIMIT),
-    balanceOf(db, id),
+    creditBalanceOf(db, id),
     user.status === 'deleted' ? selfDeletionOf(db, id) : undefined,
   ]);
   return {
@@ -176,6 +175,12 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
     credit_balance: creditBalance,
     recent_audit: recentAudit,
   };
+}
+
+/** The user's credit balance, from the view billing credits publishes (0064); 0 for a user without entries. */
+async function creditBalanceOf(db: Kysely<Tables>, userId: string): Promise<number> {
+  const row = await db.selectFrom('credit_balances').select('balance').where('user_id', '=', userId).executeTakeFirst();
+  return Number(row?.balance ?? 0);
 }
 
 /** The player's own deletion request (the account-deletion area's row): which kind a deletion is. */

@@ -4,26 +4,23 @@ import type { PaymentEvent, PaymentProviderKind } from '../../../adapters/paymen
 import type { Tables } from '../../../db/tables.js';
 import type { Write, Writes } from '../../../kernel/write.js';
 import { addCredits } from '../credits/index.js';
-import {
-  expireOpenCheckout,
-  insertPaymentOnce,
-  raiseRefundedAmount,
-  storeEventOnce,
-  upsertReportedInvoice,
-  userOfCustomer,
-  userOfSubscription,
-} from './fulfilment-queries.js';
-import { lockInvoice } from './invoice-payment-queries.js';
+import { expireOpenCheckout, storeEventOnce, userOfCustomer, userOfSubscription } from './fulfilment-queries.js';
 import { insertCheckoutSubscription } from './subscription-queries.js';
 import { applyProviderSubscription, syncUserTier } from './subscriptions.js';
-import { fillSubscriptionPayments, linkInvoicePayment, settleInvoicePayments } from './invoice-payments.js';
 import { markCheckoutCompleted, markEventIgnored, storedCheckout } from './queries.js';
 import {
+  fillSubscriptionPayments,
+  insertPaymentOnce,
   keepRefundForLater,
+  linkInvoicePayment,
+  lockInvoice,
   lockPaymentByProviderId,
   lockProviderPayment,
+  raiseRefundedAmount,
   recordRefund,
   recordRefundsAwaitingPayment,
+  settleInvoicePayments,
+  upsertReportedInvoice,
   type RecordedRefund,
 } from '../payments/index.js';
 

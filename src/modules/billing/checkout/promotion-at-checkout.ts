@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../../db/tables.js';
 import { invalidRequest } from '../../../kernel/errors.js';
-import { anyPaymentOf, promotionCodeWithCoupon, promotionRedemptions } from './queries.js';
+import { anyPaymentOf } from '../payments/index.js';
+import { promotionCodeWithCoupon, promotionRedemptions } from './queries.js';
 
 type Db = Kysely<Tables>;
 

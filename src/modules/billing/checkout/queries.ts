@@ -1,9 +1,9 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import { readPage } from '../../../kernel/pagination.js';
 import { isUniqueViolation } from '../../../lib/sql-errors.js';
 import { balanceOf } from '../credits/index.js';
+import { invoicesOfPlayer } from '../payments/index.js';
 import type { InvoiceView, MyBillingView, MyInvoicesQuery, SubscriptionView } from './schemas.js';
 import { LIVE_STATUSES, type BillingCheckoutSessionsTable } from './tables.js';
 
@@ -53,32 +53,13 @@ export async function myBilling(db: Db, userId: string, provider: PaymentProvide
   };
 }
 
-/** The caller's invoices, newest first, and how many they have (the (user_id, created_at) index serves both). */
+/** The caller's invoices, newest first, and how many they have (payments' records, in the answer's shape). */
 export async function myInvoices(
   db: Db,
   userId: string,
   query: MyInvoicesQuery,
 ): Promise<{ rows: InvoiceView[]; total: number }> {
-  const { rows, total } = await readPage(
-    db.selectFrom('billing_invoices').where('user_id', '=', userId),
-    query,
-    (mine) =>
-      mine
-        .select([
-          'id',
-          'provider_invoice_id',
-          'status',
-          'amount_due',
-          'amount_paid',
-          'currency',
-          'hosted_url',
-          'period_start',
-          'period_end',
-          'created_at',
-        ])
-        .orderBy('created_at', 'desc')
-        .orderBy('id'),
-  );
+  const { rows, total } = await invoicesOfPlayer(db, userId, query);
   const views = rows.map((row) => ({
     ...row,
     amount_due: Number(row.amount_due),
@@ -240,9 +221,4 @@ export function promotionRedemptions(db: Db, promotionCodeId: string, couponId: 
     .where('pc.coupon_id', '=', couponId)
     .where('s.status', '=', 'completed')
     .executeTakeFirstOrThrow();
-}
-
-/** One payment of the player's, if they made any. */
-export function anyPaymentOf(db: Db, userId: string) {
-  return db.selectFrom('billing_payments').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst();
 }

@@ -8,7 +8,7 @@ import { paged } from '../../../kernel/pagination.js';
 import { httpUrlProblem } from '../../../lib/url-field.js';
 import { resolveCheckoutPrice, checkoutRefusalError } from '../catalog/index.js';
 import { promotionForCheckout } from './promotion-at-checkout.js';
-import { providerFailure } from './provider-errors.js';
+import { providerFailure } from '../provider-errors.js';
 import {
   checkoutByRequestKey,
   closedCheckoutCount,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { PaymentProviderKind, ProviderSubscription } from '../../../adapters/payments/index.js';
 import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import { lockUserRow, setUserTier } from '../../users/index.js';
-import { fillSubscriptionPayments } from './invoice-payments.js';
+import { fillSubscriptionPayments } from '../payments/index.js';
 import {
   existingProductId,
   liveTierOf,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { PaymentProvider } from '../../../adapters/payments/index.js';
-import { atProvider as atProviderOf } from '../checkout/index.js';
+import { atProvider as atProviderOf } from '../provider-errors.js';
 import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { conflict, invalidState, notFound } from '../../../kernel/errors.js';

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Tables, UserStatus } from '../../../db/tables.js';
+import { lockUsersInIdOrder, lockUserStatus } from '../../users/index.js';
 import type { CreditLedgerTable, CreditLotDrawsTable, CreditLotsTable, LedgerRow } from './tables.js';
 
 /** The statements of the credit ledger (ledger.ts): entries, lots and the draws between them. */
@@ -11,16 +12,13 @@ export interface CreditAccount {
   status: UserStatus;
 }
 
-/** Locks the user's credits for the rest of the transaction; undefined when there is no such user. */
+/**
+ * Locks the user's credits for the rest of the transaction; undefined when there is no such user.
+ * A credit account's lock is its user row, taken by users (NO KEY UPDATE: concurrent credit writes
+ * queue on it, while inserts elsewhere that merely reference the user are not held up).
+ */
 export async function lockCreditAccount(trx: Db, userId: string): Promise<CreditAccount | undefined> {
-  // NO KEY UPDATE: concurrent credit writes queue on it, while inserts elsewhere that merely
-  // reference the user (their FOR KEY SHARE check) are not held up.
-  const row = await trx
-    .selectFrom('users')
-    .select(['id', 'status'])
-    .where('id', '=', userId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
+  const row = await lockUserStatus(trx, userId);
   return row === undefined ? undefined : { userId: row.id, status: row.status };
 }
 
@@ -163,7 +161,7 @@ export function usersWithLapsedLots(trx: Db, now: Date, limit: number) {
     .execute();
 }
 
-/** Locks these users' credits (NO KEY UPDATE) in id order; answers the users that exist. */
+/** Locks these users' credits (their user rows, NO KEY UPDATE) in id order; answers the users that exist. */
 export function lockCreditAccountsInIdOrder(trx: Db, userIds: string[]) {
-  return trx.selectFrom('users').select('id').where('id', 'in', userIds).orderBy('id').forNoKeyUpdate().execute();
+  return lockUsersInIdOrder(trx, userIds);
 }

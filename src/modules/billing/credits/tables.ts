@@ -50,11 +50,22 @@ export type LotRow = Selectable<CreditLotsTable>;
 /** Migration 0060's view: what credits publishes of its ledger for the family to read (the overview's sums). */
 export type CreditMovementsView = Pick<CreditLedgerTable, 'kind' | 'amount' | 'created_at'>;
 
+/**
+ * Migration 0064's view: each user's balance, for any area to read (users' detail). bigint: text from
+ * the PostgreSQL driver, a number from PGlite.
+ */
+export interface CreditBalancesView {
+  user_id: string;
+  balance: number | string;
+}
+
 declare module '../../../db/tables.js' {
   interface Tables {
     credit_ledger: CreditLedgerTable;
     /** @published (a view: each ledger entry's kind, amount and time) */
     credit_movements: CreditMovementsView;
+    /** @published (a view: each user's balance, the sum of their entries) */
+    credit_balances: CreditBalancesView;
     credit_lots: CreditLotsTable;
     credit_lot_draws: CreditLotDrawsTable;
   }

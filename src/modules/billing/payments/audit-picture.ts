@@ -1,5 +1,5 @@
 import { auditPicture } from '../../../kernel/audit.js';
-import type { PaymentRow } from './queries.js';
+import type { PaymentRow } from './tables.js';
 
 /**
  * What a refund's audit row keeps of its payment: how much of it is refunded (a number: bigint

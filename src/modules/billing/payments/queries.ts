@@ -1,7 +1,7 @@
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { PaymentProviderKind, ProviderRefund } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import { likePattern, readPage } from '../../../kernel/pagination.js';
+import { likePattern, readPage, type PageRequest } from '../../../kernel/pagination.js';
 import type {
   InvoiceView,
   ListInvoicesQuery,
@@ -10,14 +10,11 @@ import type {
   PaymentView,
   RefundView,
 } from './schemas.js';
-import type { BillingRefundsTable, RefundRow } from './tables.js';
+import type { BillingRefundsTable, InvoiceRow, PaymentRow, PaymentStatus, RefundRow } from './tables.js';
 import './tables.js';
 import { playerEmailOf } from '../player-email.js';
 
 type Db = Kysely<Tables>;
-// Checkout's tables, as every area sees them in `Tables` (importing checkout would close a circle through fulfilment).
-export type PaymentRow = Selectable<Tables['billing_payments']>;
-type InvoiceRow = Selectable<Tables['billing_invoices']>;
 type WithEmail = { user_email: string | null };
 
 // bigint columns arrive as text from the PostgreSQL driver and as numbers from PGlite.
@@ -137,7 +134,14 @@ export async function listPayments(
         // A uuid compared with the text of the id: any other text simply matches no id.
         eb(sql<string>`billing_payments.id::text`, '=', q.toLowerCase()),
         eb('provider_payment_id', '=', q),
-        eb('user_id', 'in', eb.selectFrom('users').select('users.id').where('users.email', 'ilike', likePattern(q))),
+        eb(
+          'user_id',
+          'in',
+          eb
+            .selectFrom('user_directory')
+            .select('user_directory.id')
+            .where('user_directory.email', 'ilike', likePattern(q)),
+        ),
       ]),
     );
   }
@@ -174,6 +178,32 @@ export async function listInvoices(
   );
 }
 
+/** A player's own invoices, newest first, and how many they have (the (user_id, created_at) index serves both). */
+export function invoicesOfPlayer(db: Db, userId: string, page: PageRequest) {
+  return readPage(db.selectFrom('billing_invoices').where('user_id', '=', userId), page, (mine) =>
+    mine
+      .select([
+        'id',
+        'provider_invoice_id',
+        'status',
+        'amount_due',
+        'amount_paid',
+        'currency',
+        'hosted_url',
+        'period_start',
+        'period_end',
+        'created_at',
+      ])
+      .orderBy('created_at', 'desc')
+      .orderBy('id'),
+  );
+}
+
+/** One payment of the player's, if they made any. */
+export function anyPaymentOf(db: Db, userId: string) {
+  return db.selectFrom('billing_payments').select('id').where('user_id', '=', userId).limit(1).executeTakeFirst();
+}
+
 export function refundByProviderId(trx: Db, providerRefundId: string): Promise<RefundRow | undefined> {
   return trx
     .selectFrom('billing_refunds')
@@ -200,7 +230,7 @@ export function insertRefund(trx: Db, refund: Insertable<BillingRefundsTable>): 
 export function setPaymentRefunded(
   trx: Db,
   paymentId: string,
-  refunded: { amount: number; status: Selectable<Tables['billing_payments']>['status'] },
+  refunded: { amount: number; status: PaymentStatus },
 ): Promise<PaymentRow> {
   return trx
     .updateTable('billing_payments')

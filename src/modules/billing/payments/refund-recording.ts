@@ -11,9 +11,8 @@ import {
   refundByProviderId,
   refundsAwaitingPayment,
   setPaymentRefunded,
-  type PaymentRow,
 } from './queries.js';
-import type { RefundRow, RefundSource } from './tables.js';
+import type { PaymentRow, RefundRow, RefundSource } from './tables.js';
 
 // Fulfilment records refunds reported by the provider through these too.
 export { keepRefundForLater, lockPaymentByProviderId, lockProviderPayment } from './queries.js';

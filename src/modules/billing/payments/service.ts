@@ -5,7 +5,7 @@ import type { Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { conflict, invalidRequest, invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
-import { atProvider } from '../checkout/index.js';
+import { atProvider } from '../provider-errors.js';
 import { paymentPicture } from './audit-picture.js';
 import type { Writes } from '../../../kernel/write.js';
 import {

@@ -5,7 +5,8 @@ import type { BillingSubscriptionStatus, Tables } from '../../../db/tables.js';
 import type { Actor } from '../../../kernel/actor.js';
 import { invalidState, notFound } from '../../../kernel/errors.js';
 import { paged } from '../../../kernel/pagination.js';
-import { applyProviderSubscription, type Fulfilment, LIVE_STATUSES, atProvider } from '../checkout/index.js';
+import { applyProviderSubscription, type Fulfilment, LIVE_STATUSES } from '../checkout/index.js';
+import { atProvider } from '../provider-errors.js';
 import type { Writes } from '../../../kernel/write.js';
 import { subscriptionPicture } from './audit-picture.js';
 import {

@@ -1,5 +1,7 @@
-import { PaymentProviderError } from '../../../adapters/payments/index.js';
-import { invalidRequest, unavailable } from '../../../kernel/errors.js';
+import { PaymentProviderError } from '../../adapters/payments/index.js';
+import { invalidRequest, unavailable } from '../../kernel/errors.js';
+
+/** Provider failures in the service's words, for every member of billing (other areas: checkout's index). */
 
 export interface ProviderFailureOptions {
   /** Staff routes show the provider's message (card declined, no such coupon); player routes only its code. */

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { PaymentProviderKind } from '../../../adapters/payments/index.js';
 import type { Tables } from '../../../db/tables.js';
-import { recordRefundsAwaitingPayment, type RecordedRefund } from '../payments/index.js';
 import {
   fillPlanOfSubscriptionPayments,
   insertInvoicePaymentLink,
@@ -14,6 +13,7 @@ import {
   subscriptionPlan,
   type InvoicePaymentLink,
 } from './invoice-payment-queries.js';
+import { recordRefundsAwaitingPayment, type RecordedRefund } from './refund-recording.js';
 
 type Db = Kysely<Tables>;
 
