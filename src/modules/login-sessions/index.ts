@@ -1,2 +1,3 @@
-// What other areas use of login sessions: ending one (a staff sign-out, a revoked device).
-export { revokeSession } from './queries.js';
+// What other areas use of login sessions: ending one (a staff sign-out, a revoked device), and
+// recording one's sighting (users' part of the principal, src/modules/users/principal-queries.ts).
+export { recordSessionSighting, revokeSession, type SessionSighting } from './queries.js';

@@ -28,5 +28,6 @@ export {
   statusBeforeSoftDelete,
 } from './queries.js';
 export { findUserRow, usersInSegment } from './published-reads.js';
+export { principalStoreOn, queryUserAccess, type UserAccess } from './principal-queries.js';
 export { LIVE_SUBSCRIPTION_STATUSES, userSegmentBody } from './segment.js';
 export type { UserSegment } from './segment.js';
