@@ -16,14 +16,6 @@ const WRITES: OwnerException[] = [
     reason: 'the demo seed fills an empty database with rows of every area, outside any request (never in production)',
   },
   {
-    files: 'src/modules/account-deletion/queries.ts',
-    tables: ['users'],
-    access: 'write',
-    reason:
-      'the hard-delete job locks due users rows joined to its own requests with SKIP LOCKED in one statement: ' +
-      'split in two, it would wait on a row a staff action holds instead of skipping it',
-  },
-  {
     files: 'src/modules/billing/credits/ledger-queries.ts',
     tables: ['users'],
     access: 'write',

@@ -7,6 +7,7 @@ export {
   lockUserEmail,
   lockUserRow,
   lockUsersInIdOrder,
+  lockUsersSkipLocked,
   lockUserStatus,
   refuseTokensIssuedBefore,
   setAvatarKey,
