@@ -1,3 +1,9 @@
-// What other areas use of login sessions: ending one (a staff sign-out, a revoked device), and
-// recording one's sighting (users' part of the principal, src/modules/users/principal-queries.ts).
-export { recordSessionSighting, revokeSession, type SessionSighting } from './queries.js';
+// What other areas use of login sessions: ending one (a staff sign-out, a revoked device), and what
+// the principal reads and records of one (src/modules/users/principal-queries.ts).
+export {
+  isSessionRevoked,
+  recordSessionSighting,
+  revokeSession,
+  sessionLastSeenAt,
+  type SessionSighting,
+} from './queries.js';

@@ -75,6 +75,22 @@ export async function revokeSession(trx: Db, userId: string, sessionId: string, 
     .execute();
 }
 
+/**
+ * Whether the user's session was ended on its own, as a part of another area's one statement (the
+ * principal's lookup): a correlated subquery given the user's id column.
+ */
+export function isSessionRevoked(userId: RawBuilder<string>, sessionId: string) {
+  return sql<boolean>`EXISTS (
+             SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = ${userId} AND rs.session_id = ${sessionId}::text
+           )`;
+}
+
+/** The session's last sighting (null: a new session), as a part of another area's one statement, like `isSessionRevoked`. */
+export function sessionLastSeenAt(userId: RawBuilder<string>, sessionId: string) {
+  return sql<Date | null>`(SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = ${userId} AND ls.session_id =
+             ${sessionId}::text)`;
+}
+
 /** A login session seen by the principal of a request (src/kernel/principal.ts decides when one is due). */
 export interface SessionSighting {
   userId: string;

@@ -15,17 +15,8 @@ export interface LoginSessionsTable {
 
 export type LoginSessionRow = Selectable<LoginSessionsTable>;
 
-/** Migration 0063 (a view): when each login session of a user was last seen. */
-export interface SessionSightingsView {
-  user_id: string;
-  session_id: string;
-  last_seen_at: Timestamp;
-}
-
 declare module '../../db/tables.js' {
   interface Tables {
     login_sessions: LoginSessionsTable;
-    /** @published (users' principal lookup reads a session's last sighting with every request it makes) */
-    session_sightings: SessionSightingsView;
   }
 }

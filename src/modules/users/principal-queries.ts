@@ -4,14 +4,15 @@ import type { ClientContext, PrincipalRow, PrincipalStore } from '../../kernel/p
 import { PermissionSet } from '../../kernel/permissions.js';
 import { ASYNCHRONOUS_COMMIT } from '../../lib/asynchronous-commit.js';
 import { asRead } from '../../lib/split-pool.js';
-import { recordSessionSighting } from '../login-sessions/index.js';
+import { isSessionRevoked, recordSessionSighting, sessionLastSeenAt } from '../login-sessions/index.js';
+import { grantedPermissionKeysOf, grantsChangeAtOf, grantsInForceOf } from '../roles/index.js';
 
 /**
  * The statements of the request path's principal (src/kernel/principal.ts holds the rules deciding
- * when each runs), handed to the kernel as its `PrincipalStore` by the composition root. The
- * user row is this area's; the grants, the session's revocation and its last sighting are read
- * through the views roles and login-sessions publish, so the lookup stays one statement, and the
- * session's sighting is written by login-sessions.
+ * when each runs), handed to the kernel as its `PrincipalStore` by the composition root. The user
+ * row is this area's; the session's revocation and last sighting and the grants in force are parts
+ * login-sessions and roles export over their own tables, so the lookup stays one statement with
+ * the text and plan it had, and the session's sighting is written by login-sessions.
  */
 
 type Db = Kysely<Tables>;
@@ -21,39 +22,24 @@ interface PrincipalQueryRow extends Omit<PrincipalRow, 'permissions' | 'roles'> 
   roles: Array<{ key: string; name: string; expires_at: string | null }>;
 }
 
-/** The permission keys of user `u`'s unexpired grants (wildcards as granted). */
-const permissionsOfU = sql`COALESCE((
-             SELECT array_agg(DISTINCT rp.permission_key)
-               FROM role_grants ur
-               JOIN role_permission_keys rp ON rp.role_id = ur.role_id
-              WHERE ur.user_id = u.id
-                AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '{}')`;
-/** When user `u`'s permissions next change by themselves: the soonest unexpired grant's expiry. */
-const grantsChangeAtOfU = sql`(SELECT min(ur.expires_at) FROM role_grants ur WHERE ur.user_id = u.id AND ur.expires_at > now())`;
+/** The user row's id in the statements below. */
+const U_ID = sql<string>`u.id`;
+/** Built once: they hold no value of a request. */
+const PERMISSIONS_OF_U = grantedPermissionKeysOf(U_ID);
+const GRANTS_OF_U = grantsInForceOf(U_ID);
+const GRANTS_CHANGE_AT_OF_U = grantsChangeAtOf(U_ID);
 
 async function queryPrincipalRow(db: Db, userId: string, sessionId: string): Promise<PrincipalRow | undefined> {
   // Prepared (src/lib/pg-client.ts): every signed-in request that misses the cache runs it, and
   // planning it cost more than running it. It must read none of the profile's own columns that
-  // migration 0043 names: a change to those alone does not drop cached principals. The views are
-  // plain projections the planner inlines: the plan is the one over their tables.
+  // migration 0043 names: a change to those alone does not drop cached principals.
   const { rows } = await asRead(sql<PrincipalQueryRow>`/* prepared: principal_v2 */
     SELECT u.status, u.email, u.last_seen_at, u.tokens_valid_after,
-           EXISTS (
-             SELECT 1 FROM session_revocations rs WHERE rs.user_id = u.id AND rs.session_id = ${sessionId}::text
-           ) AS session_revoked,
-           (SELECT ls.last_seen_at FROM session_sightings ls WHERE ls.user_id = u.id AND ls.session_id =
-             ${sessionId}::text) AS session_last_seen_at,
-           ${permissionsOfU} AS permissions,
-           COALESCE((
-             SELECT json_agg(json_build_object('key', r.key, 'name', r.name, 'expires_at', ur.expires_at) ORDER BY
-               r.key)
-               FROM role_grants ur
-               JOIN role_directory r ON r.id = ur.role_id
-              WHERE ur.user_id = u.id
-                AND (ur.expires_at IS NULL OR ur.expires_at > now())
-           ), '[]') AS roles,
-           ${grantsChangeAtOfU} AS grants_change_at
+           ${isSessionRevoked(U_ID, sessionId)} AS session_revoked,
+           ${sessionLastSeenAt(U_ID, sessionId)} AS session_last_seen_at,
+           ${PERMISSIONS_OF_U} AS permissions,
+           ${GRANTS_OF_U} AS roles,
+           ${GRANTS_CHANGE_AT_OF_U} AS grants_change_at
       FROM users u
      WHERE u.id = ${userId}`).execute(db);
   const row = rows[0];
@@ -153,7 +139,7 @@ export async function queryUserAccess(db: Db, userIds: readonly string[]): Promi
     grants_change_at: Date | null;
   }>`
     SELECT u.id, u.status, u.tokens_valid_after,
-           ${permissionsOfU} AS permissions, ${grantsChangeAtOfU} AS grants_change_at
+           ${PERMISSIONS_OF_U} AS permissions, ${GRANTS_CHANGE_AT_OF_U} AS grants_change_at
       FROM users u
      WHERE u.id IN (${sql.join(userIds)})`).execute(db);
   for (const row of rows)
