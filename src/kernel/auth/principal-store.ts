@@ -5,8 +5,8 @@ import type { PermissionSet } from '../permissions.js';
 /**
  * What the principal reads and writes of an account (principal.ts holds the rules deciding when
  * each runs). The kernel imports no area: the areas that own these rows implement it (the users
- * area, with login-sessions' sighting and roles' published views: `principalStoreOn` of
- * src/modules/users/index.ts), and the composition root hands it to `createKernel`.
+ * area's `principalStoreOn`, with the parts login-sessions and roles export over their tables), and
+ * the composition root hands it to `createKernel`.
  */
 export interface PrincipalStore {
   /**
