@@ -15,23 +15,6 @@ const WRITES: OwnerException[] = [
     access: 'write',
     reason: 'the demo seed fills an empty database with rows of every area, outside any request (never in production)',
   },
-  {
-    files: 'src/kernel/auth/principal-queries.ts',
-    tables: ['users', 'login_sessions', 'roles', 'user_roles', 'role_permissions', 'revoked_sessions', 'erased_users'],
-    access: 'write',
-    reason:
-      'the request path makes the principal: it creates and stamps the user row of a token on sight, records its ' +
-      'session, and reads its roles, permissions and revocations in one statement per request; the kernel imports ' +
-      'no area (item 1 of issue 44 may pass these in from the users area)',
-  },
-  {
-    files: 'src/modules/account-deletion/queries.ts',
-    tables: ['users'],
-    access: 'write',
-    reason:
-      'the hard-delete job locks due users rows joined to its own requests with SKIP LOCKED in one statement: ' +
-      'split in two, it would wait on a row a staff action holds instead of skipping it',
-  },
 ];
 
 const READS: OwnerException[] = [

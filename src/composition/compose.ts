@@ -16,6 +16,7 @@ import { storedServiceSecret } from '../kernel/service-secrets.js';
 import { JOB_HANDLERS, PERMISSIONS } from '../modules/index.js';
 import { catalogPriceLookup } from '../modules/billing/catalog/module.js';
 import { IncidentMonitor } from '../modules/operations/incidents/module.js';
+import { principalStoreOn } from '../modules/users/index.js';
 import type { Platform } from './platform.js';
 import { tapMail, tapPayments, tapRuntime } from './signal-taps.js';
 
@@ -43,7 +44,8 @@ export async function composePlatform(
   options: ComposeOptions = {},
 ): Promise<Platform<IncidentMonitor>> {
   // First, so the adapters made below find their spans on.
-  const kernel = await createKernel(config, database, log, PERMISSIONS, options);
+  // The kernel imports no area: the users area's principal store is handed in, as the permission keys are.
+  const kernel = await createKernel(config, database, log, PERMISSIONS, principalStoreOn(database.db), options);
   const { metrics, signals } = kernel;
   // The embedded default runs the simulator and reaches it over loopback HTTP: one code path.
   const simulator =

@@ -37,7 +37,13 @@ export async function authenticate(
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw unauthorized('missing_token');
   const verified = await kernel.tokens.verify(token);
-  const principal = await resolvePrincipal(kernel.db, verified, clientOf(request), new Date(), kernel.principals);
+  const principal = await resolvePrincipal(
+    kernel.principalStore,
+    verified,
+    clientOf(request),
+    new Date(),
+    kernel.principals,
+  );
   return admitted(principal, area, route);
 }
 

@@ -11,7 +11,7 @@ import { PanicMonitor } from './maintenance.js';
 import { InFlightLimit } from './http/overload.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Tracing } from './tracing/tracing.js';
-import type { PrincipalRows } from './principal.js';
+import type { PrincipalRows, PrincipalStore } from './principal.js';
 import { UserChanges } from './auth/user-cache.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore, type CounterStore } from './rate-limits.js';
 import { SignalRecorder } from './areas/signals.js';
@@ -36,6 +36,8 @@ export interface Kernel {
   userChanges: UserChanges;
   /** Principals of recent requests (user, session, permissions), kept exact by `userChanges`. */
   principals: PrincipalRows;
+  /** What a principal is read from and its sightings written to, on a cache miss (the users area's). */
+  principalStore: PrincipalStore;
   /** This instance's counters of the incident signals (responses, database, runtime, payments, mail). */
   signals: SignalRecorder;
   limiter: RateLimiter;
@@ -75,12 +77,17 @@ async function counterStoreFor(config: Config, log: FastifyBaseLogger): Promise<
   return new RedisCounterStore(redis, { prefix: config.redisKeyPrefix, log });
 }
 
-/** Builds the kernel; nothing runs until `start()`. Tracing starts here, first, so what is built after is traced. */
+/**
+ * Builds the kernel; nothing runs until `start()`. Tracing starts here, first, so what is built
+ * after is traced. What it needs of the areas is handed in: their permission keys and the
+ * principal's store (the users area's, over `database`).
+ */
 export async function createKernel(
   config: Config,
   database: Database,
   log: FastifyBaseLogger,
   permissions: PermissionCatalog,
+  principalStore: PrincipalStore,
   options: KernelOptions = {},
 ): Promise<RunningKernel> {
   const logError = (what: string) => (error: unknown) => log.error({ err: error }, what);
@@ -112,6 +119,7 @@ export async function createKernel(
     panic,
     userChanges,
     principals: userChanges.cache('account'),
+    principalStore,
     signals: new SignalRecorder(),
     load: new InFlightLimit(config.maxRequestsInFlight),
     drain: new DrainState(),

@@ -1,19 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Tables, UserStatus } from '../db/tables.js';
+import type { UserStatus } from '../db/tables.js';
 import { PermissionSet } from './permissions.js';
-import {
-  insertUserOnFirstSighting,
-  queryPrincipalRow,
-  queryUserAccess,
-  recordSighting,
-  updateEmail,
-  wasErased,
-  type ClientContext,
-  type PrincipalRow,
-  type RoleGrant,
-  type UserAccess,
-} from './auth/principal-queries.js';
+import type { ClientContext, PrincipalRow, PrincipalStore, RoleGrant } from './auth/principal-store.js';
 import type { UserCache } from './auth/user-cache.js';
 import type { VerifiedToken } from './tokens.js';
 
@@ -75,8 +63,7 @@ export function loginSessionIdOf(token: VerifiedToken): string {
   return token.sessionId.length <= MAX_SESSION_ID ? token.sessionId : hashed(token.sessionId);
 }
 
-export type { ClientContext, PrincipalRow, RoleGrant, UserAccess };
-export { queryUserAccess };
+export type { ClientContext, PrincipalRow, PrincipalStore, RoleGrant };
 
 /** Principals of recent requests, per login session. */
 export type PrincipalRows = UserCache<PrincipalRow>;
@@ -87,12 +74,12 @@ export type PrincipalRows = UserCache<PrincipalRow>;
  * user's entries, at COMMIT on this instance, a moment later on the others.
  */
 function loadPrincipalRow(
-  db: Kysely<Tables>,
+  store: PrincipalStore,
   cache: PrincipalRows | undefined,
   userId: string,
   sessionId: string,
 ): Promise<PrincipalRow | undefined> {
-  const read = () => queryPrincipalRow(db, userId, sessionId);
+  const read = () => store.principalRow(userId, sessionId);
   return cache === undefined ? read() : cache.through(userId, sessionId, read, (row) => row.grants_change_at);
 }
 
@@ -106,13 +93,13 @@ function isSightingDue(seen: Date, now: Date, interval: number): boolean {
 
 /** The email follows the identity provider's (with a sighting); returns the email now stored. */
 async function followEmail(
-  db: Kysely<Tables>,
+  store: PrincipalStore,
   token: VerifiedToken,
   row: PrincipalRow,
   now: Date,
 ): Promise<string | null> {
   if (token.email === null || token.email === row.email) return row.email;
-  await updateEmail(db, token.subject, token.email, now);
+  await store.updateEmail(token.subject, token.email, now);
   return token.email;
 }
 
@@ -130,32 +117,31 @@ function isSessionSightingDue(row: PrincipalRow, now: Date, interval: number): b
  * untouched: it is answered 403 or 401, not "seen".
  */
 export async function resolvePrincipal(
-  db: Kysely<Tables>,
+  store: PrincipalStore,
   token: VerifiedToken,
   client: ClientContext,
   now = new Date(),
   cache?: PrincipalRows,
 ): Promise<Principal> {
   const sessionId = loginSessionIdOf(token);
-  let row = await loadPrincipalRow(db, cache, token.subject, sessionId);
+  let row = await loadPrincipalRow(store, cache, token.subject, sessionId);
   let created = false;
   if (row === undefined) {
-    if (await wasErased(db, token.subject)) return erasedPrincipal(token.subject, sessionId);
-    await insertUserOnFirstSighting(db, { id: token.subject, email: token.email, provider: token.provider }, now);
-    row = await loadPrincipalRow(db, cache, token.subject, sessionId);
+    if (await store.wasErased(token.subject)) return erasedPrincipal(token.subject, sessionId);
+    await store.insertUserOnFirstSighting({ id: token.subject, email: token.email, provider: token.provider }, now);
+    row = await loadPrincipalRow(store, cache, token.subject, sessionId);
     if (row === undefined) throw new Error('user row vanished right after insert');
     created = true;
   }
   if (row.status === 'active' && !isSignedOut(token, row)) {
-    const email = created ? row.email : await followEmail(db, token, row, now);
+    const email = created ? row.email : await followEmail(store, token, row, now);
     // A new user row, or an email just followed, carries this sighting already.
     const interval = sightingIntervalMs(token.subject);
     const user =
       !created && email === row.email && (row.last_seen_at === null || isSightingDue(row.last_seen_at, now, interval));
     const session = isSessionSightingDue(row, now, interval);
     if (user || session)
-      await recordSighting(
-        db,
+      await store.recordSighting(
         token.subject,
         sessionId,
         { user, session },

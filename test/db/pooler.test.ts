@@ -28,7 +28,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('behind PgBouncer in transaction m
     opened.push(database);
     return database;
   };
-  /** The principal's marker (src/kernel/auth/principal-queries.ts): a named statement when allowed. */
+  /** The principal's marker (src/modules/users/principal-queries.ts): a named statement when allowed. */
   const marked = (db: Database['db']) =>
     asRead(sql<{ one: number }>`/* prepared: pooler_probe */ SELECT 1 AS one`).execute(db);
 

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { IdentityServiceError, type IdentityProvider } from '../../adapters/identity/index.js';
-import type { Tables } from '../../db/tables.js';
+import type { Tables, UserRow } from '../../db/tables.js';
 import type { AuditActor } from '../../kernel/audit.js';
 import type { EventPublisher } from '../../kernel/events.js';
 import { requireServices, type JobContext, type JobSummary } from '../../kernel/areas/jobs.js';
-import { removeUser } from '../users/index.js';
+import { lockUsersSkipLocked, removeUser } from '../users/index.js';
 import { auditedTransaction } from '../../kernel/write.js';
 import { PURGE_BATCH } from './policy.js';
-import { lockDueAccounts } from './queries.js';
+import { dueDeletionCandidates, lockDueRequests } from './queries.js';
 
 /** The service's own actor: nobody signed in asked for the purge. */
 const SERVICE: AuditActor = { userId: null, requestId: null, ip: null, userAgent: null };
@@ -17,6 +17,26 @@ export interface PurgeDependencies {
   identity: IdentityProvider;
   events: EventPublisher;
   log: { warn(object: object, message: string): void };
+}
+
+/**
+ * Soft-deleted accounts whose grace period has ended, locked, soonest due first: candidates from
+ * the requests, their user rows locked through users (still soft-deleted), then their requests
+ * locked and checked again (still confirmed and due: a staff restore between the pick and the lock
+ * deletes the request, and a staff soft delete after it makes the account `deleted` again with no
+ * request). A row another transaction holds (a staff action) is skipped and left for the next run,
+ * never waited on; users before requests, the order restore and confirmation lock them in.
+ */
+async function lockDueAccounts(trx: Kysely<Tables>, now: Date, limit: number): Promise<UserRow[]> {
+  const candidates = await dueDeletionCandidates(trx, now, limit);
+  if (candidates.length === 0) return [];
+  const users = new Map((await lockUsersSkipLocked(trx, candidates, 'deleted')).map((user) => [user.id, user]));
+  if (users.size === 0) return [];
+  const due = await lockDueRequests(trx, [...users.keys()], now);
+  return candidates.flatMap((id) => {
+    const user = users.get(id);
+    return user !== undefined && due.has(id) ? [user] : [];
+  });
 }
 
 /**

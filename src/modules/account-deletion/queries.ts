@@ -54,23 +54,39 @@ export async function markConfirmed(trx: Db, userId: string, confirmedAt: Date, 
 }
 
 /**
- * Soft-deleted accounts whose grace period has ended, locked; one another run (or a staff
- * action) holds is skipped and left for the next run. An account staff restored meanwhile
- * is no longer `deleted` and never matches.
+ * The purge's candidates: users whose confirmed request's grace period has ended and whose account
+ * is still soft-deleted, soonest due first. Nothing is locked: `lockDueAccounts` (purge.ts) locks
+ * them and checks again.
  */
-export function lockDueAccounts(trx: Db, now: Date, limit: number) {
-  return trx
-    .selectFrom('users')
-    .innerJoin('account_deletion_requests as r', 'r.user_id', 'users.id')
-    .selectAll('users')
+export async function dueDeletionCandidates(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('account_deletion_requests as r')
+    .innerJoin('user_directory as u', 'u.id', 'r.user_id')
+    .select('r.user_id')
     .where('r.status', '=', 'confirmed')
     .where('r.hard_delete_at', '<=', now)
-    .where('users.status', '=', 'deleted')
+    .where('u.status', '=', 'deleted')
     .orderBy('r.hard_delete_at')
     .limit(limit)
-    .forUpdate('users')
+    .execute();
+  return rows.map((row) => row.user_id);
+}
+
+/**
+ * Of these users, those whose request is still confirmed and due, the requests locked; one another
+ * transaction holds is skipped, never waited on.
+ */
+export async function lockDueRequests(trx: Db, userIds: readonly string[], now: Date): Promise<Set<string>> {
+  const rows = await trx
+    .selectFrom('account_deletion_requests')
+    .select('user_id')
+    .where('user_id', 'in', userIds)
+    .where('status', '=', 'confirmed')
+    .where('hard_delete_at', '<=', now)
+    .forUpdate()
     .skipLocked()
     .execute();
+  return new Set(rows.map((row) => row.user_id));
 }
 
 /** The status of the user's deletion request; undefined: none. */

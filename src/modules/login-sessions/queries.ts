@@ -1,5 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Tables } from '../../db/tables.js';
+import type { ClientContext } from '../../kernel/principal.js';
+import { ASYNCHRONOUS_COMMIT } from '../../lib/asynchronous-commit.js';
 import type { StaffLoginSession } from './schemas.js';
 import './tables.js';
 
@@ -71,6 +73,60 @@ export async function revokeSession(trx: Db, userId: string, sessionId: string, 
     .values({ user_id: userId, session_id: sessionId, revoked_by: revokedBy })
     .onConflict((oc) => oc.columns(['user_id', 'session_id']).doNothing())
     .execute();
+}
+
+/**
+ * Whether the user's session was ended on its own, as a part of another area's one statement (the
+ * principal's lookup): a correlated subquery given the user's id column.
+ */
+export function isSessionRevoked(userId: RawBuilder<string>, sessionId: string) {
+  return sql<boolean>`EXISTS (
+             SELECT 1 FROM revoked_sessions rs WHERE rs.user_id = ${userId} AND rs.session_id = ${sessionId}::text
+           )`;
+}
+
+/** The session's last sighting (null: a new session), as a part of another area's one statement, like `isSessionRevoked`. */
+export function sessionLastSeenAt(userId: RawBuilder<string>, sessionId: string) {
+  return sql<Date | null>`(SELECT ls.last_seen_at FROM login_sessions ls WHERE ls.user_id = ${userId} AND ls.session_id =
+             ${sessionId}::text)`;
+}
+
+/** A login session seen by the principal of a request (src/kernel/principal.ts decides when one is due). */
+export interface SessionSighting {
+  userId: string;
+  sessionId: string;
+  /** The user's "sign out everywhere" instant, if any. */
+  tokensValidAfter: Date | null;
+  client: ClientContext;
+  now: Date;
+  /** Sightings older than this are due (the guard against concurrent requests writing twice). */
+  staleBefore: Date;
+}
+
+/**
+ * Records a session's sighting in one statement: the session inserted when new (first IP and user
+ * agent), or its last sighting moved (also when it lies before a "sign out everywhere" the session
+ * has outlived, so lists can tell ended sessions by their last sighting). `alongside`: the owner's
+ * write of the same sighting to its own table (users' `last_seen_at`), run in this statement as a
+ * CTE, so the sighting is one commit, one change notice and one cache reload. Committed
+ * asynchronously (`ASYNCHRONOUS_COMMIT`): the next request records a lost sighting again.
+ */
+export async function recordSessionSighting(
+  db: Db,
+  sighting: SessionSighting,
+  alongside?: RawBuilder<unknown>,
+): Promise<void> {
+  const { userId, sessionId, tokensValidAfter, client, now, staleBefore } = sighting;
+  const alongsideCte = alongside === undefined ? sql`` : sql`, alongside AS (${alongside})`;
+  await sql`
+    WITH ${ASYNCHRONOUS_COMMIT}${alongsideCte}
+    INSERT INTO login_sessions AS ls (user_id, session_id, first_seen_at, last_seen_at, first_ip, last_ip, user_agent)
+    SELECT ${userId}::uuid, ${sessionId}::text, ${now}::timestamptz, ${now}::timestamptz, ${client.ip}::text,
+      ${client.ip}::text, ${client.userAgent}::text FROM async
+    ON CONFLICT (user_id, session_id) DO UPDATE
+       SET last_seen_at = excluded.last_seen_at, last_ip = excluded.last_ip, user_agent =
+         COALESCE(excluded.user_agent, ls.user_agent)
+     WHERE ls.last_seen_at < ${staleBefore} OR ls.last_seen_at <= ${tokensValidAfter}::timestamptz`.execute(db);
 }
 
 /** Deletes sessions last seen before `cutoff`; answers how many. */

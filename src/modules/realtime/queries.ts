@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../../db/tables.js';
-import { queryUserAccess, type UserAccess } from '../../kernel/principal.js';
 import { alertRoleKeysOfUsers } from '../operations/alert-subscriptions/index.js';
 import { broadcastNotificationOf, type DeliveredNotification } from '../notifications/index.js';
+import { queryUserAccess, type UserAccess } from '../users/index.js';
 
 type Db = Kysely<Tables>;
 

@@ -1,5 +1,5 @@
 import { type Expression, type Kysely, type SelectExpression, sql } from 'kysely';
-import type { Tables } from '../../db/tables.js';
+import type { Tables, UserStatus } from '../../db/tables.js';
 
 /**
  * The statements other areas run on a user row, in their own transaction (`w.trx`): users owns
@@ -25,6 +25,22 @@ export function lockUserStatus(trx: Db, userId: string) {
 /** Locks these users' rows (NO KEY UPDATE) in id order; answers the users that exist. */
 export function lockUsersInIdOrder(trx: Db, userIds: string[]) {
   return trx.selectFrom('users').select('id').where('id', 'in', userIds).orderBy('id').forNoKeyUpdate().execute();
+}
+
+/**
+ * These users' rows, those with `status`, locked FOR UPDATE (they are deleted next); a row another
+ * transaction holds (a staff action on the account) is skipped, never waited on: a job's batch
+ * leaves it to its next run.
+ */
+export function lockUsersSkipLocked(trx: Db, userIds: readonly string[], status: UserStatus) {
+  return trx
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', userIds)
+    .where('status', '=', status)
+    .forUpdate()
+    .skipLocked()
+    .execute();
 }
 
 /** The user's email address, with the row locked until the transaction ends. */

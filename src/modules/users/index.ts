@@ -7,6 +7,7 @@ export {
   lockUserEmail,
   lockUserRow,
   lockUsersInIdOrder,
+  lockUsersSkipLocked,
   lockUserStatus,
   refuseTokensIssuedBefore,
   setAvatarKey,
@@ -28,5 +29,6 @@ export {
   statusBeforeSoftDelete,
 } from './queries.js';
 export { findUserRow, usersInSegment } from './published-reads.js';
+export { principalStoreOn, queryUserAccess, type UserAccess } from './principal-queries.js';
 export { LIVE_SUBSCRIPTION_STATUSES, userSegmentBody } from './segment.js';
 export type { UserSegment } from './segment.js';

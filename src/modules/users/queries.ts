@@ -177,7 +177,7 @@ export async function findUserDetail(db: Kysely<Tables>, id: string): Promise<Us
   };
 }
 
-/** The user's credit balance, from the view billing credits publishes (0064); 0 for a user without entries. */
+/** The user's credit balance, from the view billing credits publishes (0063); 0 for a user without entries. */
 async function creditBalanceOf(db: Kysely<Tables>, userId: string): Promise<number> {
   const row = await db.selectFrom('credit_balances').select('balance').where('user_id', '=', userId).executeTakeFirst();
   return Number(row?.balance ?? 0);

@@ -51,7 +51,7 @@ export type LotRow = Selectable<CreditLotsTable>;
 export type CreditMovementsView = Pick<CreditLedgerTable, 'kind' | 'amount' | 'created_at'>;
 
 /**
- * Migration 0064's view: each user's balance, for any area to read (users' detail). bigint: text from
+ * Migration 0063's view: each user's balance, for any area to read (users' detail). bigint: text from
  * the PostgreSQL driver, a number from PGlite.
  */
 export interface CreditBalancesView {
