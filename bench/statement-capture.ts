@@ -22,6 +22,8 @@ import { startService, type ServiceSettings } from './service-process.js';
 /** One statement as the log shows it: `statement` (simple protocol) or `execute` (extended). */
 export interface CapturedStatement {
   protocol: 'statement' | 'execute';
+  /** A named prepared statement's name (`execute <name>:`); absent when unnamed or simple. */
+  name?: string;
   sql: string;
   /** The `DETAIL:  parameters: …` line, when the statement had any. */
   parameters?: string;
@@ -113,9 +115,14 @@ function statementsBetween(entries: LogEntry[], name: string, servicePids: Set<n
   const statements: CapturedStatement[] = [];
   for (const entry of entries.slice(begin + 1, end)) {
     if (!servicePids.has(entry.pid)) continue;
-    const logged = /^(statement|execute [^:]*): ([\s\S]*)$/.exec(entry.message);
+    const logged = /^(statement|execute ([^:]*)): ([\s\S]*)$/.exec(entry.message);
     if (entry.level === 'LOG' && logged !== null) {
-      statements.push({ protocol: logged[1] === 'statement' ? 'statement' : 'execute', sql: logged[2]!.trim() });
+      const name = logged[2] === undefined || logged[2] === '<unnamed>' ? undefined : logged[2];
+      statements.push({
+        protocol: logged[1] === 'statement' ? 'statement' : 'execute',
+        ...(name === undefined ? {} : { name }),
+        sql: logged[3]!.trim(),
+      });
     } else if (entry.level === 'DETAIL' && entry.message.startsWith('parameters: ') && statements.length > 0) {
       statements[statements.length - 1]!.parameters = entry.message.slice('parameters: '.length);
     }
