@@ -31,14 +31,14 @@ export interface PlanReading {
   genericMs: number;
 }
 
-interface PlanNode {
+export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
   Plans?: PlanNode[];
 }
 
-function planShape(node: PlanNode): string {
+export function planShape(node: PlanNode): string {
   const here = `${node['Node Type']}${node['Index Name'] ? ` (${node['Index Name']})` : node['Relation Name'] ? ` (${node['Relation Name']})` : ''}`;
   const inner = (node.Plans ?? []).map(planShape);
   return inner.length === 0 ? here : `${here} > ${inner.length === 1 ? inner[0] : `[${inner.join('; ')}]`}`;

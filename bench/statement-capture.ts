@@ -108,7 +108,7 @@ export function parseLog(text: string): LogEntry[] {
 }
 
 /** The statements one pid set sent between the begin and end markers of `name`. */
-function statementsBetween(entries: LogEntry[], name: string, servicePids: Set<number>): CapturedStatement[] {
+export function statementsBetween(entries: LogEntry[], name: string, servicePids: Set<number>): CapturedStatement[] {
   const begin = entries.findIndex((e) => e.message.includes(`'${MARKER} begin: ${name}'`));
   const end = entries.findIndex((e) => e.message.includes(`'${MARKER} end: ${name}'`));
   if (begin < 0 || end < begin) throw new Error(`the markers of "${name}" are not in the server log`);
