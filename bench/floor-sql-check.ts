@@ -39,11 +39,14 @@ export interface FloorSqlCheck {
 
 const sorted = (texts: readonly string[]) => [...texts].sort();
 
-/** The same texts (sorted: the audit list's two run at once), each sent with the extended protocol as pg does. */
+/** A statement's name (or `<unnamed>`) and text, as one string to compare. */
+const sent = ({ name, sql }: { name?: string; sql: string }) => `${name ?? '<unnamed>'}: ${sql}`;
+
+/** The same names and texts (sorted: the audit list's two run at once), each sent with the extended protocol as pg does. */
 function matches(route: FloorRoute, statements: CapturedStatement[]): boolean {
   const extended = statements.every((statement) => statement.protocol === 'execute');
-  const texts = JSON.stringify(sorted(statements.map((statement) => statement.sql)));
-  return extended && texts === JSON.stringify(sorted(FLOOR_STATEMENTS[route]));
+  const texts = JSON.stringify(sorted(statements.map(sent)));
+  return extended && texts === JSON.stringify(sorted(FLOOR_STATEMENTS[route].map(sent)));
 }
 
 /**

@@ -144,7 +144,10 @@ async function main(): Promise<number> {
         log(
           `\nfloor SQL differs for ${route}; the service now sends (put this in bench/floor-statements.ts):\n` +
             (floorSql.captured[route] ?? [])
-              .map((statement) => `${statement.sql}\n  -- ${statement.parameters ?? ''}`)
+              .map(
+                (statement) =>
+                  `${statement.name === undefined ? '' : `-- named ${statement.name}\n`}${statement.sql}\n  -- ${statement.parameters ?? ''}`,
+              )
               .join('\n'),
         );
   }

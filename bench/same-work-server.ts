@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
-import { ACHIEVEMENT_UPDATE_SQL, AUDIT_COUNT_SQL, AUDIT_PAGE_SQL, USERS_PAGE_SQL } from './floor-statements.js';
+import { ACHIEVEMENT_UPDATE, AUDIT_COUNT, AUDIT_PAGE, type FloorStatement, USERS_PAGE } from './floor-statements.js';
 import { ADMIN_USER, benchUser } from './seed/fixtures.js';
 
 /**
  * The same-work floor of the database scenarios: the thinnest server that does their database
  * work. node:http and pg, no framework, no token check, no validation: for each route exactly the
  * statements the service sends for that answer (`floor-statements.ts`, captured from the
- * statement log), the answer written with JSON.stringify. Run in its own process by
+ * statement log) and named as it names them, the answer written with JSON.stringify. Run in its own process by
  * `floors.ts`; arguments: port, database URL.
  *
  * Sessions as the service has them with its default DATABASE_POOL_SIZE of 10
@@ -52,6 +52,9 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
+/** pg's query config: a statement with a name is parsed and planned once per session, as the service's. */
+const asSent = ({ name, sql }: FloorStatement, values: unknown[]) => ({ name, text: sql, values });
+
 const pageOf = (url: URL) => {
   const page = Number(url.searchParams.get('page') ?? 1);
   const perPage = Number(url.searchParams.get('per_page') ?? 25);
@@ -60,7 +63,7 @@ const pageOf = (url: URL) => {
 
 async function usersPage(url: URL): Promise<unknown> {
   const { page, perPage, offset } = pageOf(url);
-  const { rows } = await reads.query<{ total: number }>(USERS_PAGE_SQL, [perPage, offset]);
+  const { rows } = await reads.query<{ total: number }>(asSent(USERS_PAGE, [perPage, offset]));
   const total = rows[0]?.total ?? 0;
   return { data: rows.map(({ total: _total, ...user }) => user), meta: { page, per_page: perPage, total } };
 }
@@ -71,29 +74,31 @@ async function auditPage(url: URL): Promise<unknown> {
   const action = url.searchParams.get('action') ?? '';
   const pattern = action.replace(/\*$/, '%');
   const [{ rows }, count] = await Promise.all([
-    reads.query(AUDIT_PAGE_SQL, [pattern, action.split('.')[0], perPage, offset]),
-    reads.query<{ n: number }>(AUDIT_COUNT_SQL, [pattern]),
+    reads.query(asSent(AUDIT_PAGE, [pattern, action.split('.')[0], perPage, offset])),
+    reads.query<{ n: number }>(asSent(AUDIT_COUNT, [pattern])),
   ]);
   return { data: rows, meta: { page, per_page: perPage, total: count.rows[0]?.n ?? 0 } };
 }
 
 async function updateAchievement(request: IncomingMessage, id: string): Promise<number> {
   const { reward_credits: credits } = JSON.parse(await readBody(request)) as { reward_credits: number };
-  const { rows } = await writes.query<{ found: boolean }>(ACHIEVEMENT_UPDATE_SQL, [
-    id,
-    credits,
-    ACTOR_ID,
-    new Date(),
-    credits,
-    ACTOR_ID,
-    'catalog.achievement.update',
-    'achievement',
-    id,
-    randomUUID(),
-    request.socket.remoteAddress ?? null,
-    request.headers['user-agent'] ?? null,
-    null,
-  ]);
+  const { rows } = await writes.query<{ found: boolean }>(
+    asSent(ACHIEVEMENT_UPDATE, [
+      id,
+      credits,
+      ACTOR_ID,
+      new Date(),
+      credits,
+      ACTOR_ID,
+      'catalog.achievement.update',
+      'achievement',
+      id,
+      randomUUID(),
+      request.socket.remoteAddress ?? null,
+      request.headers['user-agent'] ?? null,
+      null,
+    ]),
+  );
   return rows[0]?.found === true ? 204 : 404;
 }
 

@@ -25,11 +25,13 @@ import {
   verdictTable,
   MAX_ERROR_RATE,
   MAX_RSS_DRIFT,
+  type Check,
   type CpuCores,
   type PhaseRecord,
 } from './soak-report.js';
 import { rssStats, summarize, Tally } from './soak-stats.js';
 import { sourceState } from './source-state.js';
+import { analyzeDatabase, genericPlanHolds, GENERIC_PLAN_BOUND, readPlans, type PlanReading } from './plan-check.js';
 import { startService, type RunningService } from './service-process.js';
 import { prepareService } from './startup.js';
 import { newJwtSecret } from './tokens.js';
@@ -59,11 +61,13 @@ interface SoakOptions {
   instances: number;
   /** Run the service with `node --cpu-prof` (profile in bench/results/profiles/soak-<time>/). */
   cpuProfile: boolean;
+  /** PostgreSQL: ANALYZE the database after this measured minute, the lists' plans and latency checked around it; undefined: none. */
+  analyzeAfterMinute: number | undefined;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
 }
 
-const USAGE = `Usage: npm run soak -- [--minutes 10] [--share 0.7] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--instances 1] [--skip-build] [--cpu-prof]
+const USAGE = `Usage: npm run soak -- [--minutes 10] [--share 0.7] [--step-seconds 120] [--rate R] [--connections 10] [--max-seconds 20] [--warmup-seconds 30] [--instances 1] [--analyze-after-minute M] [--skip-build] [--cpu-prof]
 
   --minutes         measured minutes at the fixed rate (default 10; under ${RECORD_MINUTES}, results go to bench/results/quick/)
   --share           the fixed rate as a share of the sustained maximum (default 0.7)
@@ -73,6 +77,9 @@ const USAGE = `Usage: npm run soak -- [--minutes 10] [--share 0.7] [--step-secon
   --max-seconds     measured seconds of that burst (default 20, after 5 s of warm-up)
   --warmup-seconds  seconds at the fixed rate before the first measured minute (default 30)
   --instances N     run N service processes on the database, each sent every N-th request (default 1)
+  --analyze-after-minute M
+                    PostgreSQL: ANALYZE the database after measured minute M (default: half the minutes,
+                    none under 2; 0: none) and check the lists' plans and latency before and after it
   --skip-build      use dist/ as it is (noted in the results)
   --cpu-prof        run the service with node --cpu-prof; the profile lands in bench/results/profiles/
                     (read it with bench/tools/cpu-profile-summary.ts)
@@ -91,6 +98,7 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
       'max-seconds': { type: 'string', default: '20' },
       'warmup-seconds': { type: 'string', default: '30' },
       instances: { type: 'string', default: '1' },
+      'analyze-after-minute': { type: 'string' },
       'skip-build': { type: 'boolean', default: false },
       'cpu-prof': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -108,8 +116,14 @@ function readSoakOptions(argv: string[], env: NodeJS.ProcessEnv): SoakOptions {
   };
   const share = positive('share', values.share);
   if (share > 1) throw new Error(`--share: at most 1, got ${share}`);
+  const minutes = positive('minutes', values.minutes, true);
+  const analyzeAfter =
+    values['analyze-after-minute'] === undefined ? Math.floor(minutes / 2) : Number(values['analyze-after-minute']);
+  if (!Number.isInteger(analyzeAfter) || analyzeAfter < 0 || analyzeAfter >= minutes)
+    throw new Error(`--analyze-after-minute: a whole minute from 0 to ${minutes - 1}, got ${analyzeAfter}`);
   return {
-    minutes: positive('minutes', values.minutes, true),
+    minutes,
+    analyzeAfterMinute: analyzeAfter === 0 ? undefined : analyzeAfter,
     share,
     stepSeconds: positive('step-seconds', values['step-seconds'], true),
     rate: values.rate === undefined ? undefined : positive('rate', values.rate),
@@ -193,6 +207,7 @@ async function soakAtRate(
   rate: number,
   servicePids: number[],
   cpu: CpuMeter,
+  midRun: { afterMinute: number; run: () => Promise<void> } | undefined,
 ): Promise<PhaseRecord[]> {
   const stretch = (label: string, fromSecond: number, toSecond: number): PhaseRecord => ({
     label,
@@ -261,6 +276,17 @@ async function soakAtRate(
       }),
   );
 
+  let midRunDone: Promise<void> = Promise.resolve();
+  const midRunTimer =
+    midRun === undefined
+      ? undefined
+      : setTimeout(
+          () => {
+            midRunDone = midRun.run();
+          },
+          origin + (options.warmupSeconds + midRun.afterMinute * 60) * 1_000 - performance.now(),
+        );
+
   log(
     `fixed rate: ${rate} requests/s, open loop (up to ${OPEN_LOOP_MAX_SOCKETS} connections per instance), ` +
       `${options.warmupSeconds} s warm-up + ${options.minutes} minute(s)…`,
@@ -274,13 +300,111 @@ async function soakAtRate(
     );
     // The last answer may come before the last stretch's end: its CPU window and load average still close on time.
     await Promise.all(closed);
+    await midRunDone;
   } finally {
     clearInterval(rssTimer);
+    clearTimeout(midRunTimer);
   }
   for (const timer of printTimers) clearTimeout(timer);
   for (const phase of phases) printLine(phase);
   await (await window).end();
   return phases;
+}
+
+/** The staff lists' plans at the fixed rate's start, and around an ANALYZE in the middle of it (bench/plan-check.ts). */
+interface PlanCheck {
+  afterMinute: number;
+  atStart: PlanReading[];
+  beforeAnalyze?: PlanReading[];
+  analyzeMs?: number;
+  afterAnalyze?: PlanReading[];
+}
+
+/** The soak's staff lists, prepared statements whose plans may change with an ANALYZE. */
+const PLANNED_LISTS = ['GET /v1/admin/users (page 1, with total)', 'GET /v1/admin/audit?action=users.*'];
+/** A list's median after the ANALYZE against before it: a worse plan moves every request, so the median. */
+const LIST_P50_AFTER_ANALYZE = { factor: 1.5, plusMs: 1 };
+
+interface ListLatency {
+  p50Ms: number;
+  p99Ms: number;
+  errorRate: number;
+}
+
+interface ListAroundAnalyze {
+  name: string;
+  before: ListLatency | null;
+  after: ListLatency | null;
+}
+
+function listLatencyAroundAnalyze(kinds: MixKind[], before: PhaseRecord[], after: PhaseRecord[]): ListAroundAnalyze[] {
+  const of = (phases: PhaseRecord[], name: string): ListLatency | null => {
+    const kind = summarize(
+      kinds,
+      phases.map((phase) => phase.tally),
+    ).kinds.find((each) => each.name === name);
+    if (kind?.latency == null) return null;
+    return { p50Ms: kind.latency.p50Ms, p99Ms: kind.latency.p99Ms, errorRate: kind.errors / kind.requests };
+  };
+  return PLANNED_LISTS.map((name) => ({ name, before: of(before, name), after: of(after, name) }));
+}
+
+/** Plans run in fractions of a millisecond: two decimals. */
+const planMs = (ms: number) => `${ms.toFixed(2)} ms`;
+
+function planChecks(check: PlanCheck, lists: ListAroundAnalyze[]): Check[] {
+  const readings = [
+    ['start', check.atStart],
+    ['grown', check.beforeAnalyze],
+    ['analyzed', check.afterAnalyze],
+  ] as const;
+  const planLines = check.atStart.map((statement, i): Check => {
+    const taken = readings.map(([label, reading]) => [label, reading?.[i]] as const);
+    return {
+      check: `generic plan: ${statement.statement}`,
+      value: taken
+        .map(([label, reading]) =>
+          reading === undefined ? `${label} ?` : `${label} ${planMs(reading.genericMs)}/${planMs(reading.customMs)}`,
+        )
+        .join(', '),
+      bound: `${GENERIC_PLAN_BOUND} (generic/custom ms)`,
+      met: taken.every(([, reading]) => reading !== undefined && genericPlanHolds(reading)),
+    };
+  });
+  const latencyLines = lists.map(({ name, before, after }): Check => {
+    const bound =
+      before === null ? Infinity : before.p50Ms * LIST_P50_AFTER_ANALYZE.factor + LIST_P50_AFTER_ANALYZE.plusMs;
+    const text = (latency: ListLatency | null) =>
+      latency === null ? '?' : `${milliseconds(latency.p50Ms)}/${milliseconds(latency.p99Ms)}`;
+    // A rate the service did not hold answers from a queue (or not at all): its latency says nothing of a plan.
+    const held = (latency: ListLatency | null) => latency !== null && latency.errorRate < MAX_ERROR_RATE;
+    return {
+      check: `after ANALYZE: ${name}`,
+      value: `p50/p99 ${text(before)} → ${text(after)}${held(before) && held(after) ? '' : ' (not judged: errors)'}`,
+      bound: `p50 ≤ ${LIST_P50_AFTER_ANALYZE.factor} × before + ${LIST_P50_AFTER_ANALYZE.plusMs} ms`,
+      met: held(before) && held(after) ? after!.p50Ms <= bound : null,
+    };
+  });
+  return [...planLines, ...latencyLines];
+}
+
+function plansText(check: PlanCheck): string {
+  const lines = [`The lists' plans (custom: made for the values; generic: what a prepared statement may keep):`];
+  for (const [label, readings] of [
+    ['at the start', check.atStart],
+    [`after minute ${check.afterMinute}, before ANALYZE`, check.beforeAnalyze],
+    ['after ANALYZE', check.afterAnalyze],
+  ] as const) {
+    lines.push(`  ${label}:`);
+    for (const reading of readings ?? [])
+      lines.push(
+        `    ${reading.statement}: custom ${planMs(reading.customMs)}, generic ${planMs(reading.genericMs)}` +
+          (reading.customPlan === reading.genericPlan
+            ? `, the same plan: ${reading.customPlan}`
+            : `\n      custom:  ${reading.customPlan}\n      generic: ${reading.genericPlan}`),
+      );
+  }
+  return lines.join('\n');
 }
 
 async function main(): Promise<number> {
@@ -369,6 +493,11 @@ async function main(): Promise<number> {
     );
   }
   const rate = options.rate ?? Math.round(options.share * ladder!.sustainedRequestsPerSecond!);
+  const databaseUrl = database.serviceUrl;
+  const planCheck: PlanCheck | undefined =
+    databaseUrl === undefined || options.analyzeAfterMinute === undefined
+      ? undefined
+      : { afterMinute: options.analyzeAfterMinute, atStart: await readPlans(databaseUrl) };
   const phases = await soakAtRate(
     driver,
     kinds,
@@ -376,6 +505,17 @@ async function main(): Promise<number> {
     rate,
     services.map((instance) => instance.pid),
     cpu,
+    planCheck === undefined
+      ? undefined
+      : {
+          afterMinute: planCheck.afterMinute,
+          run: async () => {
+            planCheck.beforeAnalyze = await readPlans(databaseUrl!);
+            planCheck.analyzeMs = await analyzeDatabase(databaseUrl!);
+            planCheck.afterAnalyze = await readPlans(databaseUrl!);
+            log(`  ANALYZE after minute ${planCheck.afterMinute} took ${planCheck.analyzeMs.toFixed(0)} ms`);
+          },
+        },
   );
   await cpu.close();
 
@@ -394,7 +534,18 @@ async function main(): Promise<number> {
     phases.slice(1).map((phase) => phase.tally),
   );
   const drift = rssDrift(minutes);
-  const checks = verdict(soak, drift);
+  const listsAroundAnalyze =
+    planCheck === undefined
+      ? []
+      : listLatencyAroundAnalyze(
+          kinds,
+          phases.slice(1, 1 + planCheck.afterMinute),
+          phases.slice(1 + planCheck.afterMinute),
+        );
+  const checks = [
+    ...verdict(soak, drift),
+    ...(planCheck === undefined ? [] : planChecks(planCheck, listsAroundAnalyze)),
+  ];
   const passed = checks.every((check) => check.met !== false);
   const measuredSeconds = options.minutes * 60;
 
@@ -418,6 +569,10 @@ async function main(): Promise<number> {
   );
   log('');
   log(kindsTable(soak, minutes));
+  if (planCheck !== undefined) {
+    log('');
+    log(plansText(planCheck));
+  }
   log('');
   log(verdictTable(checks));
   const rateText =
@@ -479,6 +634,7 @@ async function main(): Promise<number> {
       })),
       soak,
       rssDrift: drift,
+      planCheck: planCheck === undefined ? null : { ...planCheck, listsAroundAnalyze },
       verdict: { passed, checks },
       peakRssMb,
       serviceLogLines,

@@ -22,6 +22,8 @@ import { startService, type ServiceSettings } from './service-process.js';
 /** One statement as the log shows it: `statement` (simple protocol) or `execute` (extended). */
 export interface CapturedStatement {
   protocol: 'statement' | 'execute';
+  /** A named prepared statement's name (`execute <name>:`); absent when unnamed or simple. */
+  name?: string;
   sql: string;
   /** The `DETAIL:  parameters: …` line, when the statement had any. */
   parameters?: string;
@@ -106,16 +108,21 @@ export function parseLog(text: string): LogEntry[] {
 }
 
 /** The statements one pid set sent between the begin and end markers of `name`. */
-function statementsBetween(entries: LogEntry[], name: string, servicePids: Set<number>): CapturedStatement[] {
+export function statementsBetween(entries: LogEntry[], name: string, servicePids: Set<number>): CapturedStatement[] {
   const begin = entries.findIndex((e) => e.message.includes(`'${MARKER} begin: ${name}'`));
   const end = entries.findIndex((e) => e.message.includes(`'${MARKER} end: ${name}'`));
   if (begin < 0 || end < begin) throw new Error(`the markers of "${name}" are not in the server log`);
   const statements: CapturedStatement[] = [];
   for (const entry of entries.slice(begin + 1, end)) {
     if (!servicePids.has(entry.pid)) continue;
-    const logged = /^(statement|execute [^:]*): ([\s\S]*)$/.exec(entry.message);
+    const logged = /^(statement|execute ([^:]*)): ([\s\S]*)$/.exec(entry.message);
     if (entry.level === 'LOG' && logged !== null) {
-      statements.push({ protocol: logged[1] === 'statement' ? 'statement' : 'execute', sql: logged[2]!.trim() });
+      const name = logged[2] === undefined || logged[2] === '<unnamed>' ? undefined : logged[2];
+      statements.push({
+        protocol: logged[1] === 'statement' ? 'statement' : 'execute',
+        ...(name === undefined ? {} : { name }),
+        sql: logged[3]!.trim(),
+      });
     } else if (entry.level === 'DETAIL' && entry.message.startsWith('parameters: ') && statements.length > 0) {
       statements[statements.length - 1]!.parameters = entry.message.slice('parameters: '.length);
     }

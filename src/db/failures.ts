@@ -7,6 +7,7 @@ import type {
   QueryResult,
   TransactionSettings,
 } from 'kysely';
+import { withShapeMark } from './prepared-shapes.js';
 import { inStatementSpan } from './statement-spans.js';
 
 /**
@@ -104,12 +105,16 @@ async function classified<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-/** Every statement passes here: classified when it fails, and in its span when traced (statement-spans.ts). */
+/**
+ * Every statement passes here: classified when it fails, in its span when traced
+ * (statement-spans.ts), and marked when it is to be prepared by its shape (prepared-shapes.ts).
+ */
 class ClassifyingConnection implements DatabaseConnection {
   constructor(readonly inner: DatabaseConnection) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return inStatementSpan(query, () => classified(this.inner.executeQuery<R>(query)));
+    const marked = withShapeMark(query);
+    return inStatementSpan(marked, () => classified(this.inner.executeQuery<R>(marked)));
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

@@ -1,4 +1,5 @@
 import { sql, type SelectQueryBuilder, type Simplify } from 'kysely';
+import { preparedByShape } from '../db/prepared-shapes.js';
 import { z } from 'zod';
 
 export const DEFAULT_PER_PAGE = 25;
@@ -92,9 +93,19 @@ export const noTextFilter = z
   .optional()
   .describe('Not supported by this list: any value is refused.');
 
-/** The total of a paged list: the same filtered query, counted. */
-export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQueryBuilder<DB, TB, O>): Promise<number> {
-  const row = await filtered.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+/**
+ * The total of a paged list: the same filtered query, counted; prepared by its shape as
+ * `<shape>_count` when the list names one (`readPage`'s `shape`).
+ */
+export async function countRows<DB, TB extends keyof DB, O>(
+  filtered: SelectQueryBuilder<DB, TB, O>,
+  shape?: string,
+): Promise<number> {
+  const counted = filtered.select(sql<number>`count(*)::int`.as('n'));
+  const row = await (shape === undefined
+    ? counted
+    : counted.withPlugin(preparedByShape(`${shape}_count`))
+  ).executeTakeFirstOrThrow();
   return (row as unknown as { n: number }).n;
 }
 
@@ -102,16 +113,19 @@ export async function countRows<DB, TB extends keyof DB, O>(filtered: SelectQuer
  * One page of a list and its total, read at once. `filtered` is what gets counted; `ordered`
  * turns it into the page's rows, columns and ORDER BY written by the list itself (each list
  * has its own tie-break and null order), built on `filtered` or on a query with the same filter.
- * This adds the page's LIMIT and OFFSET.
+ * This adds the page's LIMIT and OFFSET. A busy list names its `shape`: its page and its count
+ * then run as prepared statements (`<shape>` and `<shape>_count`, src/db/prepared-shapes.ts).
  */
 export async function readPage<DB, TB extends keyof DB, O, PageDB, PageTB extends keyof PageDB, Row>(
   filtered: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest,
   ordered: (filtered: SelectQueryBuilder<DB, TB, O>) => SelectQueryBuilder<PageDB, PageTB, Row>,
+  shape?: string,
 ): Promise<{ rows: Simplify<Row>[]; total: number }> {
+  const paged = ordered(filtered).limit(page.per_page).offset(offsetOf(page));
   const [rows, total] = await Promise.all([
-    ordered(filtered).limit(page.per_page).offset(offsetOf(page)).execute(),
-    countRows(filtered),
+    (shape === undefined ? paged : paged.withPlugin(preparedByShape(shape))).execute(),
+    countRows(filtered, shape),
   ]);
   return { rows, total };
 }

@@ -1,19 +1,32 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 /** `/* prepared: <name> *\/` opening a query's text: run it as a named prepared statement. */
 const PREPARED_MARKER = /^\/\* prepared: ([a-z][a-z0-9_]{0,62}) \*\//;
 
 /**
- * A query marked as prepared (the principal lookup every signed-in request makes) becomes a
- * named statement: each connection parses and plans it once, not on every request (planning was
- * three quarters of its database time). Only for fixed texts with explicit columns, so a
- * migration adding columns cannot change the result of a cached plan.
+ * `/* prepared by shape: <name> *\/` opening a query's text: a statement built with optional
+ * filters, so its text differs by which are present. Each text becomes a named statement of its
+ * own, `<name>_<12 hex digits of the text's SHA-1>`: a text never changes under a name (pg
+ * refuses that), and one text is parsed and planned once per connection.
  */
-function asPrepared(args: unknown[]): unknown[] {
-  const [text, values, ...rest] = args;
-  if (typeof text !== 'string') return args;
-  const name = PREPARED_MARKER.exec(text)?.[1];
-  return name === undefined ? args : [{ name, text, values }, ...rest];
+const SHAPE_MARKER = /^\/\* prepared by shape: ([a-z][a-z0-9_]{0,49}) \*\//;
+
+/**
+ * The most named statements one connection keeps. A list's filters make a bounded number of
+ * shapes (one per combination of the filters present and the sort order; the busiest few in
+ * practice); past this, a new name runs unnamed, as every statement did before, rather than grow
+ * the session's memory without bound.
+ */
+export const MAX_NAMED_PER_CONNECTION = 64;
+
+/** The statement name of a text marked as prepared or prepared by shape; undefined for any other text. */
+export function preparedNameOf(text: string): string | undefined {
+  const fixed = PREPARED_MARKER.exec(text)?.[1];
+  if (fixed !== undefined) return fixed;
+  const shape = SHAPE_MARKER.exec(text)?.[1];
+  if (shape === undefined) return undefined;
+  return `${shape}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`;
 }
 
 /** pg's error for an answer that did not arrive within `query_timeout`. */
@@ -65,7 +78,7 @@ export interface PooledClientOptions {
 /**
  * The `Client` class of a pg pool (pg-pool's `Client` option). Its clients:
  *
- * - run a query marked as prepared as a named statement (`asPrepared`), unless `namedStatements` is off;
+ * - run a query marked as prepared as a named statement (`preparedNameOf`), unless `namedStatements` is off;
  * - end their connection when an answer is overdue: the statement may still be running or its
  *   answer still on the way, and a client reused meanwhile would queue every later query behind
  *   it (or wait forever on a connection that is gone). pg's `end()` destroys the socket at once
@@ -83,12 +96,13 @@ export function pooledClientClass({
   askForOwnNotices,
   namedStatements,
 }: PooledClientOptions): typeof pg.Client {
-  const prepare = namedStatements ? asPrepared : (args: unknown[]) => args;
   const runQuery = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => unknown;
 
   return class PooledClient extends pg.Client {
     #askedForOwnNotices = false;
     readonly #held: Array<[channel: string, payload: string]> = [];
+    /** The named statements this connection has been asked to prepare. */
+    readonly #named = new Set<string>();
 
     constructor(config?: string | pg.ClientConfig) {
       super(config);
@@ -113,6 +127,24 @@ export function pooledClientClass({
       });
     }
 
+    /**
+     * A query marked as prepared (or prepared by shape) as pg's named query config: its session
+     * parses and plans it once, not on every request (planning was three quarters of the
+     * principal read's database time, half of the staff lists'). Only for texts with explicit
+     * columns, so a migration adding columns cannot change the result of a cached plan.
+     */
+    #prepared(args: unknown[]): unknown[] {
+      const [text, values, ...rest] = args;
+      if (!namedStatements || typeof text !== 'string' || !text.startsWith('/* prepared')) return args;
+      const name = preparedNameOf(text);
+      if (name === undefined) return args;
+      if (!this.#named.has(name)) {
+        if (this.#named.size >= MAX_NAMED_PER_CONNECTION) return args;
+        this.#named.add(name);
+      }
+      return [{ name, text, values }, ...rest];
+    }
+
     #deliverOnceOutOfTransaction(): void {
       if (this.#held.length === 0 || this.getTransactionStatus() !== 'I') return;
       for (const [channel, payload] of this.#held.splice(0)) ownCommitNotices.deliver(channel, payload);
@@ -120,7 +152,7 @@ export function pooledClientClass({
 
     override query(...args: unknown[]): never {
       this.#askForOwnNotices();
-      const result = runQuery.apply(this, prepare(args));
+      const result = runQuery.apply(this, this.#prepared(args));
       if (!(result instanceof Promise)) return result as never;
       return result.then(
         (answer: unknown) => {

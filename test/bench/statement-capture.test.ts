@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLog } from '../../bench/statement-capture.js';
+import { parseLog, statementsBetween } from '../../bench/statement-capture.js';
 
 /**
  * The same-work floors are checked against PostgreSQL's statement log (bench/statement-capture.ts).
@@ -26,6 +26,24 @@ describe('the statement log parser', () => {
       },
       { pid: 4242, level: 'DETAIL', message: "parameters: $1 = '25', $2 = NULL" },
       { pid: 77, level: 'LOG', message: 'statement: BEGIN' },
+    ]);
+  });
+
+  it('names a named prepared statement by its name, and an unnamed one by none', () => {
+    const line = (pid: number, message: string) =>
+      `2026-11-29 21:00:00.000 UTC [${pid}] postgres@platform_bench_1 LOG:  ${message}`;
+    const log = [
+      line(9, "statement: SELECT 'bench statement capture begin: users'"),
+      line(4242, 'execute users_list_68291ce60a74: /* prepared by shape: users_list */ select 1'),
+      line(4242, 'execute <unnamed>: select 2'),
+      line(4242, 'statement: BEGIN'),
+      line(9, "statement: SELECT 'bench statement capture end: users'"),
+      '',
+    ].join('\n');
+    expect(statementsBetween(parseLog(log), 'users', new Set([4242]))).toEqual([
+      { protocol: 'execute', name: 'users_list_68291ce60a74', sql: '/* prepared by shape: users_list */ select 1' },
+      { protocol: 'execute', sql: 'select 2' },
+      { protocol: 'statement', sql: 'BEGIN' },
     ]);
   });
 });

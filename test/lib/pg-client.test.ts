@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OwnCommitNotices, pooledClientClass } from '../../src/lib/pg-client.js';
+import { MAX_NAMED_PER_CONNECTION, OwnCommitNotices, pooledClientClass } from '../../src/lib/pg-client.js';
 
 /** A NOTICE as migration 0041's triggers raise it: the channel in the message, the payload in the detail. */
 const raiseOwnNotice = (payload: string) =>
@@ -14,14 +14,14 @@ describe.runIf(process.env.TEST_DATABASE_URL)('pooledClientClass', () => {
     await Promise.all(clients.splice(0).map((client) => client.end().catch(() => {})));
   });
 
-  async function connect(config: pg.ClientConfig = {}) {
+  async function connect(config: pg.ClientConfig = {}, namedStatements = true) {
     const notices = new OwnCommitNotices();
     const heard: string[] = [];
     const Client = pooledClientClass({
       ownCommitNotices: notices,
       ownNoticeCode: 'PA999',
       askForOwnNotices: ASK,
-      namedStatements: true,
+      namedStatements,
     });
     const client = new Client({ connectionString: process.env.TEST_DATABASE_URL, ...config });
     clients.push(client);
@@ -76,6 +76,35 @@ describe.runIf(process.env.TEST_DATABASE_URL)('pooledClientClass', () => {
     expect((await client.query<{ n: number }>(marked, [41])).rows).toEqual([{ n: 42 }]);
     const { rows } = await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements');
     expect(rows.map((row) => row.name)).toContain('probe_statement');
+  });
+
+  const preparedNames = async (client: pg.Client) =>
+    (await client.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name')).rows.map(
+      (row) => row.name,
+    );
+
+  it('runs each text of a query prepared by shape as a named statement of its own, up to a bound per session', async () => {
+    const { client } = await connect();
+    const shaped = (filter: string) => `/* prepared by shape: probe_list */ SELECT $1::int AS n WHERE ${filter}`;
+    for (const value of [1, 2]) {
+      expect((await client.query(shaped('true'), [value])).rows).toEqual([{ n: value }]);
+      expect((await client.query(shaped('$1 > 0'), [value])).rows).toEqual([{ n: value }]);
+    }
+    const names = await preparedNames(client);
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^probe_list_[0-9a-f]{12}$/);
+
+    // Past the bound, a new text runs unnamed and answers all the same.
+    for (let n = names.length; n < MAX_NAMED_PER_CONNECTION + 3; n += 1)
+      expect((await client.query(shaped(`${n} = ${n}`), [n])).rows).toEqual([{ n }]);
+    expect(await preparedNames(client)).toHaveLength(MAX_NAMED_PER_CONNECTION);
+  });
+
+  it('runs marked queries unnamed when named statements are off (behind a transaction pooler)', async () => {
+    const { client } = await connect({}, false);
+    await client.query('/* prepared: probe_statement */ SELECT 1');
+    await client.query('/* prepared by shape: probe_list */ SELECT 1');
+    expect(await preparedNames(client)).toEqual([]);
   });
 
   it('ends its connection at once when an answer is overdue, without waiting for the statement', async () => {
