@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { auditPicturesFixture, auditShape, runIndependent, unknownAuditPictures } from '../helpers/audit-pictures.js';
+import {
+  auditPicturesFixture,
+  auditShape,
+  runIndependent,
+  testAuditAction,
+  unknownAuditPictures,
+} from '../helpers/audit-pictures.js';
 import { asInstant, asLength, auditPicture } from '../../src/kernel/audit.js';
 
 /**
@@ -62,6 +68,11 @@ function actionsInSource(): { actions: Set<string>; unknownTemplates: string[] }
   return { actions, unknownTemplates };
 }
 
+/** The summary of the first recorded picture of an action. */
+function recordedSummary(action: string): Record<string, unknown> {
+  return (JSON.parse(auditPicturesFixture()[action]![0]!) as { summary: Record<string, unknown> }).summary;
+}
+
 describe('audit pictures', () => {
   const fixture = auditPicturesFixture();
   const { actions, unknownTemplates } = actionsInSource();
@@ -95,6 +106,40 @@ describe('audit pictures', () => {
     // Another test file writes other lengths and words than the recorded ones: the same picture.
     const otherValues = { ...row, summary: { after: { ...shape.summary.after, body_length: 7, severity: 'info' } } };
     expect(unknownAuditPictures([otherValues])).toEqual([]);
+  });
+
+  it('refuses a picture that lost a key every recorded one had, or holds another boolean', () => {
+    const row = {
+      action: 'system.cron.disable',
+      target_type: 'scheduled_job',
+      summary: recordedSummary('system.cron.disable'),
+    };
+    expect(unknownAuditPictures([row])).toEqual([]);
+    const { active: _active, ...withoutActive } = row.summary.after as Record<string, unknown>;
+    const lostKey = { ...row, summary: { ...row.summary, after: withoutActive } };
+    const flipped = { ...row, summary: { ...row.summary, after: { ...(row.summary.after as object), active: true } } };
+    expect(unknownAuditPictures([lostKey])).toEqual([expect.stringContaining('.summary.after.active missing')]);
+    expect(unknownAuditPictures([flipped])).toEqual([expect.stringContaining('.summary.after.active: true')]);
+  });
+
+  it('passes the pictures of parallel grants landing in another order: other ids and balances', () => {
+    const summary = recordedSummary('billing.credits.grant') as { after: Record<string, unknown> };
+    const reordered = { ...summary, after: { ...summary.after, balance: 987_654, entry_id: 4_321, lot_id: 1_234 } };
+    expect(
+      unknownAuditPictures([{ action: 'billing.credits.grant', target_type: 'user', summary: reordered }]),
+    ).toEqual([]);
+    const asText = { ...summary, after: { ...summary.after, balance: 'a lot' } };
+    expect(
+      unknownAuditPictures([{ action: 'billing.credits.grant', target_type: 'user', summary: asText }]),
+    ).toHaveLength(1);
+  });
+
+  it("passes the rows of a test's own actions, and refuses to take the service's actions out of the check", () => {
+    const row = { action: 'probe.picture_check', target_type: 'thing', summary: { anything: 1 } };
+    expect(unknownAuditPictures([row])).toEqual([expect.stringContaining('an action never recorded')]);
+    testAuditAction('probe.picture_check');
+    expect(unknownAuditPictures([row])).toEqual([]);
+    expect(() => testAuditAction('users.ban')).toThrow(/an action the service writes/);
   });
 
   it('keeps ids, instants and free text as their kind, and the service words as they are', () => {
