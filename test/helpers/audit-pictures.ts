@@ -58,38 +58,57 @@ export function auditPicturesFixture(): Record<string, string[]> {
 }
 
 /**
- * What a key of a picture holds, as far as a run decides it: a number by its kind (ids and balances
- * follow the order parallel writes land in; counts follow the test), a word by its kind (a slug or a
- * key a test chose looks like a status), a boolean and null as they are (the service decides them).
+ * The kind of value a key of a picture holds. A run decides the value, not its kind: a number is a
+ * number whatever it counts (ids and balances follow the order parallel writes land in), a string
+ * is text whatever a test chose (a slug may look like a status word); an id and an instant are
+ * the service's forms and stay apart. Booleans, objects and lists are their kind; null is
+ * `null` (a nullable column, held by any recorded kind).
  */
 function kindOf(value: unknown): string {
-  if (value === null || typeof value === 'boolean') return String(value);
-  if (typeof value === 'string') return value.startsWith('<') ? value : 'word';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'string') return value === '<uuid>' || value === '<instant>' ? value : 'text';
   return typeof value;
 }
 
-/** Every leaf of a picture as `path: kind` (array items share the path `[]`). */
-function leavesOf(value: unknown, path = '', into = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) {
-    if (value.length === 0) into.add(`${path}: []`);
-    for (const item of value) leavesOf(item, `${path}[]`, into);
-  } else if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    if (entries.length === 0) into.add(`${path}: {}`);
-    for (const [key, inner] of entries) leavesOf(inner, `${path}.${key}`, into);
-  } else into.add(`${path}: ${kindOf(value)}`);
-  return into;
+const SIDES = ['before', 'after'];
+
+/**
+ * A picture's keys, each as `path: kind`: the target type as it is (the service names it), the
+ * summary's own keys, and the columns of its before and after (of each row, when a side is a list
+ * of rows). What a column holds is a value (a document a test sent, a filter it chose): its kind
+ * only, so the keys a test's input puts inside it are not the picture's.
+ */
+function keysOf(picture: { target_type: unknown; summary: unknown }): Set<string> {
+  const keys = new Set([`.target_type: ${JSON.stringify(picture.target_type)}`]);
+  const summary = picture.summary;
+  if (summary === null || typeof summary !== 'object' || Array.isArray(summary)) {
+    keys.add(`.summary: ${kindOf(summary)}`);
+    return keys;
+  }
+  for (const [key, value] of Object.entries(summary)) {
+    keys.add(`.summary.${key}: ${kindOf(value)}`);
+    if (!SIDES.includes(key)) continue;
+    const rows = Array.isArray(value) ? value : [value];
+    const path = Array.isArray(value) ? `.summary.${key}[]` : `.summary.${key}`;
+    for (const row of rows)
+      if (row !== null && typeof row === 'object' && !Array.isArray(row))
+        for (const [column, held] of Object.entries(row)) keys.add(`${path}.${column}: ${kindOf(held)}`);
+  }
+  return keys;
 }
+
+const pathOf = (key: string) => key.slice(0, key.lastIndexOf(': '));
 
 interface RecordedPictures {
   shapes: Set<string>;
   /** Every `path: kind` a recorded picture of the action holds. */
-  leaves: Set<string>;
-  /** The paths every recorded picture of the action holds. */
+  keys: Set<string>;
+  /** Every path a recorded picture of the action holds. */
+  paths: Set<string>;
+  /** The summary's keys every recorded picture of the action holds. */
   everywhere: Set<string>;
 }
-
-const pathOf = (leaf: string) => leaf.slice(0, leaf.lastIndexOf(': '));
 
 let recordedByAction: Map<string, RecordedPictures> | undefined;
 
@@ -98,15 +117,20 @@ function recordedPictures(action: string): RecordedPictures | undefined {
   if (recordedByAction === undefined) {
     recordedByAction = new Map();
     for (const [recorded, shapes] of Object.entries(auditPicturesFixture())) {
-      const leaves = new Set<string>();
+      const keys = new Set<string>();
       let everywhere: Set<string> | undefined;
       for (const shape of shapes) {
-        const own = leavesOf(JSON.parse(shape));
-        for (const leaf of own) leaves.add(leaf);
-        const paths = new Set([...own].map(pathOf));
-        everywhere = everywhere === undefined ? paths : new Set([...everywhere].filter((path) => paths.has(path)));
+        const own = keysOf(JSON.parse(shape));
+        for (const key of own) keys.add(key);
+        const top = new Set([...own].map(pathOf).filter((path) => /^\.summary\.[^.[]+$/.test(path)));
+        everywhere = everywhere === undefined ? top : new Set([...everywhere].filter((path) => top.has(path)));
       }
-      recordedByAction.set(recorded, { shapes: new Set(shapes), leaves, everywhere: everywhere ?? new Set() });
+      recordedByAction.set(recorded, {
+        shapes: new Set(shapes),
+        keys,
+        paths: new Set([...keys].map(pathOf)),
+        everywhere: everywhere ?? new Set(),
+      });
     }
   }
   return recordedByAction.get(action);
@@ -128,11 +152,12 @@ export function testAuditAction<Action extends string>(action: Action): Action {
 
 /**
  * The rows whose picture the fixture does not hold, as lines of a failure message. A shape the
- * recorded suites wrote exactly passes. So does one that differs only where runs differ: its every
- * key path held a value of the same kind in some recorded picture of its action (another field
- * edited, another count, another order of parallel writes), and it holds every path that all of
- * them held. A new key, a key gone, a key holding another kind of value (a length become the text,
- * a true become false), or an action never recorded fails. Rows of a test's own actions pass.
+ * recorded suites wrote exactly passes. So does one that differs only in what a run decides: its
+ * every key held a value of the same kind in some recorded picture of its action (null where any
+ * value was), and it holds each of the summary's keys that all of them held (another field edited,
+ * another count, another order of parallel writes, another fuzzed input). A new key, a summary key
+ * gone, a key holding another kind of value (a length become the text), another target type, or an
+ * action never recorded fails. Rows of a test's own actions (`testAuditAction`) pass.
  */
 export function unknownAuditPictures(rows: AuditPictureRow[]): string[] {
   const unknown = new Set<string>();
@@ -145,13 +170,15 @@ export function unknownAuditPictures(rows: AuditPictureRow[]): string[] {
       continue;
     }
     if (recorded.shapes.has(shape)) continue;
-    const leaves = leavesOf(JSON.parse(shape));
-    const paths = new Set([...leaves].map(pathOf));
-    const strange = [...leaves].filter((leaf) => !recorded.leaves.has(leaf));
+    const keys = keysOf(JSON.parse(shape));
+    const paths = new Set([...keys].map(pathOf));
+    const strange = [...keys].filter(
+      (key) => !recorded.keys.has(key) && !(key.endsWith(': null') && recorded.paths.has(pathOf(key))),
+    );
     const missing = [...recorded.everywhere].filter((path) => !paths.has(path));
     if (strange.length > 0 || missing.length > 0)
       unknown.add(
-        `${row.action} ${shape} (unlike before:${strange.map((leaf) => ` ${leaf}`).join(',')}${missing.map((path) => ` ${path} missing`).join(',')})`,
+        `${row.action} ${shape} (unlike before:${[...strange, ...missing.map((path) => `${path} missing`)].map((what) => ` ${what}`).join(',')})`,
       );
   }
   return [...unknown];

@@ -108,18 +108,21 @@ describe('audit pictures', () => {
     expect(unknownAuditPictures([otherValues])).toEqual([]);
   });
 
-  it('refuses a picture that lost a key every recorded one had, or holds another boolean', () => {
-    const row = {
-      action: 'system.cron.disable',
-      target_type: 'scheduled_job',
-      summary: recordedSummary('system.cron.disable'),
-    };
+  it('refuses a picture that lost a key of the summary every recorded one had, or names another target type', () => {
+    const summary = recordedSummary('system.cron.disable');
+    const row = { action: 'system.cron.disable', target_type: 'scheduled_job', summary };
     expect(unknownAuditPictures([row])).toEqual([]);
-    const { active: _active, ...withoutActive } = row.summary.after as Record<string, unknown>;
-    const lostKey = { ...row, summary: { ...row.summary, after: withoutActive } };
-    const flipped = { ...row, summary: { ...row.summary, after: { ...(row.summary.after as object), active: true } } };
-    expect(unknownAuditPictures([lostKey])).toEqual([expect.stringContaining('.summary.after.active missing')]);
-    expect(unknownAuditPictures([flipped])).toEqual([expect.stringContaining('.summary.after.active: true')]);
+    const { key: _key, ...withoutKey } = summary;
+    expect(unknownAuditPictures([{ ...row, summary: withoutKey }])).toEqual([
+      expect.stringContaining('.summary.key missing'),
+    ]);
+    expect(unknownAuditPictures([{ ...row, target_type: 'cron_job' }])).toEqual([
+      expect.stringContaining('.target_type: "cron_job"'),
+    ]);
+    const activeAsText = { ...summary, after: { ...(summary.after as object), active: 'no' } };
+    expect(unknownAuditPictures([{ ...row, summary: activeAsText }])).toEqual([
+      expect.stringContaining('.summary.after.active: text'),
+    ]);
   });
 
   it('passes the pictures of parallel grants landing in another order: other ids and balances', () => {
