@@ -125,6 +125,12 @@ describe('audit pictures', () => {
     ]);
   });
 
+  it("passes a row a user's hard delete redacted, whatever its action, and only in the recorded redaction picture", () => {
+    const redacted = { action: 'billing.credits.grant', target_type: 'user', summary: { redacted: true } };
+    expect(unknownAuditPictures([redacted, { ...redacted, action: 'users.sign_out' }])).toEqual([]);
+    expect(unknownAuditPictures([{ ...redacted, summary: { redacted: 'yes' } }])).toHaveLength(1);
+  });
+
   it('passes the pictures of parallel grants landing in another order: other ids and balances', () => {
     const summary = recordedSummary('billing.credits.grant') as { after: Record<string, unknown> };
     const reordered = { ...summary, after: { ...summary.after, balance: 987_654, entry_id: 4_321, lot_id: 1_234 } };
