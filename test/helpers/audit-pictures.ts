@@ -60,14 +60,14 @@ export function auditPicturesFixture(): Record<string, string[]> {
 /**
  * The kind of value a key of a picture holds. A run decides the value, not its kind: a number is a
  * number whatever it counts (ids and balances follow the order parallel writes land in), a string
- * is text whatever a test chose (a slug may look like a status word); an id and an instant are
- * the service's forms and stay apart. Booleans, objects and lists are their kind; null is
- * `null` (a nullable column, held by any recorded kind).
+ * is text whatever a client chose (a slug may look like a status word, an idempotency key like an
+ * id); an instant is the service's own form and stays apart. Booleans, objects and lists are their
+ * kind; null is `null` (a nullable column, held by any recorded kind).
  */
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'list';
-  if (typeof value === 'string') return value === '<uuid>' || value === '<instant>' ? value : 'text';
+  if (typeof value === 'string') return value === '<instant>' ? value : 'text';
   return typeof value;
 }
 
