@@ -8,9 +8,8 @@ import { canonicalJson } from '../../src/lib/canonical-json.js';
  * derived from table declarations (decision 0100): `test/fixtures/audit-pictures.json` holds, per
  * action, every shape the suite produced then. Every test app checks the rows of its own database
  * against it when it closes (`test/helpers/app.ts`), so a picture that gains a key, loses one of its
- * summary's, or holds
- * another kind of value, fails the file that wrote it. Rows of an action a test writes itself are
- * not the service's: the test names that action with `testAuditAction`.
+ * summary's, or holds another kind of value, fails the file that wrote it. Rows of an action a test
+ * writes itself are not the service's: the test names that action with `testAuditAction`.
  * `AUDIT_PICTURES_RECORD=<file>` appends the shapes to that file instead (to record the fixture).
  */
 export const AUDIT_PICTURES_FIXTURE = fileURLToPath(new URL('../fixtures/audit-pictures.json', import.meta.url));
