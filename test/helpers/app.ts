@@ -155,15 +155,15 @@ export async function startTestApp(
       // Answers got through `app.inject` directly are checked too.
       const unreported = process.env.CONTRACT_RECORD ? [] : [...violations.values()];
       violations.clear();
-      // AUDIT_PICTURES_CHECK=1: the audit rows of this file's own database are held to the pictures
-      // recorded before they were derived (test/helpers/audit-pictures.ts); AUDIT_PICTURES_RECORD
-      // records them instead. Not on by default: files never recorded write pictures the fixture lacks.
-      if (testDatabase !== null && (process.env.AUDIT_PICTURES_CHECK || process.env.AUDIT_PICTURES_RECORD))
-        await checkAuditPictures(kernel.db);
+      // The audit rows of this file's own database are held to the pictures recorded before they
+      // were derived (test/helpers/audit-pictures.ts); AUDIT_PICTURES_RECORD records them instead.
+      const unknownPictures = testDatabase === null ? [] : await checkAuditPictures(kernel.db);
       await app.close();
       await kernel.stop();
       await testDatabase?.drop();
       if (unreported.length > 0) throw new Error(`contract:\n${unreported.join('\n')}`);
+      if (unknownPictures.length > 0)
+        throw new Error(`audit pictures unlike any the service wrote before:\n${unknownPictures.join('\n')}`);
     },
   };
 }

@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { auditPicturesFixture, auditShape, runIndependent, unknownAuditPictures } from '../helpers/audit-pictures.js';
+import {
+  auditPicturesFixture,
+  auditShape,
+  runIndependent,
+  testAuditAction,
+  unknownAuditPictures,
+} from '../helpers/audit-pictures.js';
 import { asInstant, asLength, auditPicture } from '../../src/kernel/audit.js';
 
 /**
@@ -62,6 +68,11 @@ function actionsInSource(): { actions: Set<string>; unknownTemplates: string[] }
   return { actions, unknownTemplates };
 }
 
+/** The summary of the first recorded picture of an action. */
+function recordedSummary(action: string): Record<string, unknown> {
+  return (JSON.parse(auditPicturesFixture()[action]![0]!) as { summary: Record<string, unknown> }).summary;
+}
+
 describe('audit pictures', () => {
   const fixture = auditPicturesFixture();
   const { actions, unknownTemplates } = actionsInSource();
@@ -95,6 +106,49 @@ describe('audit pictures', () => {
     // Another test file writes other lengths and words than the recorded ones: the same picture.
     const otherValues = { ...row, summary: { after: { ...shape.summary.after, body_length: 7, severity: 'info' } } };
     expect(unknownAuditPictures([otherValues])).toEqual([]);
+  });
+
+  it('refuses a picture that lost a key of the summary every recorded one had, or names another target type', () => {
+    const summary = recordedSummary('system.cron.disable');
+    const row = { action: 'system.cron.disable', target_type: 'scheduled_job', summary };
+    expect(unknownAuditPictures([row])).toEqual([]);
+    const { key: _key, ...withoutKey } = summary;
+    expect(unknownAuditPictures([{ ...row, summary: withoutKey }])).toEqual([
+      expect.stringContaining('.summary.key missing'),
+    ]);
+    expect(unknownAuditPictures([{ ...row, target_type: 'cron_job' }])).toEqual([
+      expect.stringContaining('.target_type: "cron_job"'),
+    ]);
+    const activeAsText = { ...summary, after: { ...(summary.after as object), active: 'no' } };
+    expect(unknownAuditPictures([{ ...row, summary: activeAsText }])).toEqual([
+      expect.stringContaining('.summary.after.active: text'),
+    ]);
+  });
+
+  it("passes a row a user's hard delete redacted, whatever its action, and only in the recorded redaction picture", () => {
+    const redacted = { action: 'billing.credits.grant', target_type: 'user', summary: { redacted: true } };
+    expect(unknownAuditPictures([redacted, { ...redacted, action: 'users.sign_out' }])).toEqual([]);
+    expect(unknownAuditPictures([{ ...redacted, summary: { redacted: 'yes' } }])).toHaveLength(1);
+  });
+
+  it('passes the pictures of parallel grants landing in another order: other ids and balances', () => {
+    const summary = recordedSummary('billing.credits.grant') as { after: Record<string, unknown> };
+    const reordered = { ...summary, after: { ...summary.after, balance: 987_654, entry_id: 4_321, lot_id: 1_234 } };
+    expect(
+      unknownAuditPictures([{ action: 'billing.credits.grant', target_type: 'user', summary: reordered }]),
+    ).toEqual([]);
+    const asText = { ...summary, after: { ...summary.after, balance: 'a lot' } };
+    expect(
+      unknownAuditPictures([{ action: 'billing.credits.grant', target_type: 'user', summary: asText }]),
+    ).toHaveLength(1);
+  });
+
+  it("passes the rows of a test's own actions, and refuses to take the service's actions out of the check", () => {
+    const row = { action: 'probe.picture_check', target_type: 'thing', summary: { anything: 1 } };
+    expect(unknownAuditPictures([row])).toEqual([expect.stringContaining('an action never recorded')]);
+    testAuditAction('probe.picture_check');
+    expect(unknownAuditPictures([row])).toEqual([]);
+    expect(() => testAuditAction('users.ban')).toThrow(/an action the service writes/);
   });
 
   it('keeps ids, instants and free text as their kind, and the service words as they are', () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditChanges, auditPicture, pictureEntry, type AuditActor } from '../../src/kernel/audit.js';
 import { AppError } from '../../src/kernel/errors.js';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../helpers/app.js';
+import { testAuditAction } from '../helpers/audit-pictures.js';
 
 /** The kernel's one write path (src/kernel/write.ts): transaction, retry, audit, events, invalidations. */
 
@@ -163,7 +164,7 @@ describe('write: invalidations', () => {
 describe('write: audit rows and events', () => {
   it('writes the audit row in the same transaction as the change: both or neither', async () => {
     const player = await createUser(t.db);
-    const action = `test.write.${randomUUID().slice(0, 8)}`;
+    const action = testAuditAction(`test.write.${randomUUID().slice(0, 8)}`);
     const failure = await t.kernel
       .write(actor, async (w) => {
         await w.trx.updateTable('users').set({ display_name: 'refused' }).where('id', '=', player.id).execute();

@@ -8,6 +8,7 @@ import type { PaymentEvent, ProviderSubscription } from '../../src/adapters/paym
 import { Fulfilment } from '../../src/modules/billing/checkout/fulfilment.js';
 import { addCredits } from '../../src/modules/billing/credits/ledger.js';
 import { createUser, startTestApp, type TestUser } from '../helpers/app.js';
+import { testAuditAction } from '../helpers/audit-pictures.js';
 import { publishedTemplate } from '../helpers/campaigns.js';
 import { recordCheckout } from '../helpers/checkouts.js';
 import { confirm, mailedCode, start } from '../helpers/account-deletion.js';
@@ -689,7 +690,9 @@ describe('audited writes sharing a slot of the kept audit counts (migration 0040
     const observer = await connect();
     const deadlocksBefore = await deadlocks(observer);
     const audit = (client: pg.Client, action: string) =>
-      client.query(`INSERT INTO audit_log (action, target_type, summary) VALUES ($1, 'slot-test', '{}')`, [action]);
+      client.query(`INSERT INTO audit_log (action, target_type, summary) VALUES ($1, 'slot-test', '{}')`, [
+        testAuditAction(action),
+      ]);
     // a writes alpha; b writes beta (at once, or waiting behind a); then a writes beta and b alpha.
     await a.query('BEGIN');
     await audit(a, 'slot.alpha');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, eventually, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import { testAuditAction } from '../../helpers/audit-pictures.js';
 import { auditOf, requestIdOf, schemaError } from '../../helpers/expectations.js';
 import { LAST_OWNER } from '../../helpers/owners.js';
 
@@ -301,7 +302,7 @@ describe('hard delete', () => {
       .insertInto('audit_log')
       .values({
         actor_id: player.id,
-        action: 'store.game_update',
+        action: testAuditAction('store.game_update'),
         ip: '203.0.113.9',
         user_agent: 'their-browser',
         summary: '{}',
