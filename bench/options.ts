@@ -40,6 +40,8 @@ export interface BenchOptions {
    * on a full PostgreSQL run (the embedded database is one process's).
    */
   instances: number;
+  /** Options for the service's node (a heap setting being measured: `--node-option=--max-semi-space-size=4`); none by default. */
+  nodeOptions: string[];
 }
 
 export const FULL_SIZES: SeedSizes = {
@@ -62,7 +64,7 @@ function tenth(sizes: SeedSizes): SeedSizes {
   ) as unknown as SeedSizes;
 }
 
-const USAGE = `Usage: npm run bench -- [--quick] [--cpu-prof] [--only name[,name…]] [--skip-build] [--instances N]
+const USAGE = `Usage: npm run bench -- [--quick] [--cpu-prof] [--only name[,name…]] [--skip-build] [--instances N] [--node-option OPT]…
 
   --quick     every scenario for about a second on a tenth of the data (CI: proves the bench runs)
   --cpu-prof  run the service with node --cpu-prof (profiles in bench/results/profiles/)
@@ -70,6 +72,8 @@ const USAGE = `Usage: npm run bench -- [--quick] [--cpu-prof] [--only name[,name
   --skip-build  use dist/ as it is (with --only, for profiling rounds)
   --instances N the scale-out step: a few scenarios again on N instances sharing the database and the
               connections (PostgreSQL only; default 2 on a full run, 1 = none)
+  --node-option OPT  an option for the service's node, repeatable (--node-option=--max-semi-space-size=4):
+              what a heap setting costs and saves, measured in one run
 
 Environment: BENCH_DATABASE_URL (PostgreSQL server, e.g. postgres://postgres@127.0.0.1:5432/postgres;
 unset: the embedded database), BENCH_REDIS_URL (optional, passed to the service as REDIS_URL).`;
@@ -83,6 +87,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       only: { type: 'string' },
       'skip-build': { type: 'boolean', default: false },
       instances: { type: 'string' },
+      'node-option': { type: 'string', multiple: true },
       help: { type: 'boolean', default: false },
     },
   });
@@ -118,6 +123,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
             .filter(Boolean),
     skipBuild: values['skip-build'],
     instances,
+    nodeOptions: values['node-option'] ?? [],
   };
 }
 

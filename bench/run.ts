@@ -97,6 +97,7 @@ async function main(): Promise<number> {
       `load average ${loadAverageAtStart.map((n) => n.toFixed(2)).join(' ')}`,
   );
 
+  if (options.nodeOptions.length > 0) log(`the service runs with node ${options.nodeOptions.join(' ')}`);
   if (loadSettings.generator === 'autocannon')
     log(
       'note: wrk is not installed (apt-get install wrk); autocannon drives the load, and on the cheap routes its ' +
@@ -124,6 +125,7 @@ async function main(): Promise<number> {
     databaseUrl: database.serviceUrl,
     redisUrl: options.redisUrl,
     jwtSecret,
+    nodeOptions: options.nodeOptions,
   };
   const prepared = await prepareService(
     database,
@@ -253,6 +255,7 @@ async function main(): Promise<number> {
         database: database.kind,
         redis: options.redisUrl !== undefined,
         node: process.version,
+        nodeOptions: options.nodeOptions,
         cores: cpus().length,
         cpu: cpus()[0]?.model ?? 'unknown',
         loadAverageAtStart,

@@ -56,7 +56,9 @@ function logSince(mark: number): Array<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  sim = new RuntimeSimulator({ apiKey: KEY, pullDelayMs: 10 });
+  // Pulls settle only when a test settles them (settlePulls): a delay that can pass between two
+  // calls on a loaded machine made "still pulling" a race.
+  sim = new RuntimeSimulator({ apiKey: KEY, pullDelayMs: 600_000 });
   base = await sim.listen('127.0.0.1', 0);
 });
 afterEach(() => {
