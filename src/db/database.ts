@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { parseTimestamptz } from './timestamptz-text.js';
 import { join } from 'node:path';
 import type { DatabasePooler } from '../config.js';
 import { OwnCommitNotices, pooledClientClass } from '../lib/pg-client.js';
@@ -55,12 +56,17 @@ export interface Database {
 
 const INT8_OID = 20;
 const DATE_OID = 1082;
+const TIMESTAMPTZ_OID = 1184;
 
-/** Counts and identities come back as numbers; dates stay 'YYYY-MM-DD' strings (no timezone shift). */
+/**
+ * Counts and identities come back as numbers; dates stay 'YYYY-MM-DD' strings (no timezone shift);
+ * instants are read by the fast parser of PostgreSQL's own text (timestamptz-text.ts).
+ */
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return (value: string) => Number(value);
     if (oid === DATE_OID) return (value: string) => value;
+    if (oid === TIMESTAMPTZ_OID && format !== 'binary') return parseTimestamptz;
     return pg.types.getTypeParser(oid, format);
   },
 };
