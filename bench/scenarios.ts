@@ -141,7 +141,8 @@ export const SCENARIOS: Scenario[] = [
     name: 'GET /v1/admin/users (page 1, with total)',
     expectedStatus: 200,
     floor: 'users',
-    minRatio: 0.7,
+    // Issue 45's target for the busiest staff lists (issue 31 asked 0.7).
+    minRatio: 0.8,
     soakMaxP99Ms: 50,
     request: ({ adminToken }) => ({
       method: 'GET',
@@ -167,7 +168,7 @@ export const SCENARIOS: Scenario[] = [
     name: 'GET /v1/admin/audit?action=users.*',
     expectedStatus: 200,
     floor: 'audit',
-    minRatio: 0.7,
+    minRatio: 0.8,
     request: ({ adminToken }) => ({
       method: 'GET',
       path: '/v1/admin/audit?action=users.*&per_page=25',
