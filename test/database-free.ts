@@ -25,6 +25,7 @@ export const DATABASE_FREE_TESTS = [
   'test/adapters/storage-local.test.ts',
   'test/adapters/storage-s3.test.ts',
   'test/cli/config-check.test.ts',
+  'test/cli/heap-policy.test.ts',
   'test/cli/progress.test.ts',
   'test/cli/runtime-sim.test.ts',
   'test/kernel/areas/area-modules.test.ts',

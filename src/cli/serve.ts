@@ -17,6 +17,7 @@ import { grantBootstrapOwners } from '../modules/roles/bootstrap.js';
 import type { CommandIo } from './command.js';
 import { connectPostgres, migratePostgres, openEmbedded } from './database.js';
 import { StartError } from './errors.js';
+import { applyHeapPolicy } from './heap-policy.js';
 
 export const SERVE_USAGE = `Usage: platform-api serve
 
@@ -42,6 +43,7 @@ function devOwnerSubject(dataDir: string): string {
  * own process, and what serves in a child process.
  */
 export async function serveCommand(io: CommandIo): Promise<void> {
+  applyHeapPolicy();
   const config = resolveDevSecret(loadConfig(io.env));
   const pretty = prettyLogs(config.logFormat, config.production, io.stdout.isTTY === true);
   // The process's stdout gets pino's own writer; another stream (a test's) is written to as given.
