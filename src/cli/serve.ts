@@ -43,7 +43,6 @@ function devOwnerSubject(dataDir: string): string {
  * own process, and what serves in a child process.
  */
 export async function serveCommand(io: CommandIo): Promise<void> {
-  applyHeapPolicy();
   const config = resolveDevSecret(loadConfig(io.env));
   const pretty = prettyLogs(config.logFormat, config.production, io.stdout.isTTY === true);
   // The process's stdout gets pino's own writer; another stream (a test's) is written to as given.
@@ -61,6 +60,9 @@ export async function serveCommand(io: CommandIo): Promise<void> {
     await migrate(database.db);
   }
   const { platform, app, devOwner } = await startOn(database, config, log);
+  // Once listening: a start builds most of its heap at once, and V8's own growth lets it do so
+  // with fewer collections.
+  applyHeapPolicy();
   // PGlite has no autovacuum of its own; PostgreSQL servers do.
   const vacuum = database.kind === 'pglite' ? new EmbeddedVacuum(database.db, log) : undefined;
   vacuum?.start();
