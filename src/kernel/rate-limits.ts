@@ -35,6 +35,9 @@ export const RATE_LIMITS = {
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
 
+/** Each refusal's body as JSON text, by its error code: one per rule kind, whatever the subject. */
+const REFUSAL_TEXTS = new Map<string, string>();
+
 /** The refusal past a limit (429 `rate_limited`, or the rule's own), naming the rule it hit (metrics). */
 export class RateLimitedError extends AppError {
   constructor(
@@ -43,6 +46,16 @@ export class RateLimitedError extends AppError {
     retryAfterSeconds: string,
   ) {
     super(refusal.status, refusal.error, undefined, { 'retry-after': retryAfterSeconds });
+  }
+
+  /** A flood's refusals all carry the same body (the wait is in Retry-After): its text is kept. */
+  override keptText(): string {
+    let text = REFUSAL_TEXTS.get(this.code);
+    if (text === undefined) {
+      text = JSON.stringify(this.toBody());
+      REFUSAL_TEXTS.set(this.code, text);
+    }
+    return text;
   }
 }
 
