@@ -9,7 +9,7 @@ import { DEMO_STAFF } from '../../src/cli/seed/people.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { TestDatabase } from '../helpers/database.js';
 import { buildConsole } from '../helpers/console-build.js';
-import { closedPort } from '../helpers/ports.js';
+import { closedPort, freePortBelowEphemeral } from '../helpers/ports.js';
 import { signToken } from '../helpers/tokens.js';
 
 /**
@@ -59,7 +59,8 @@ export interface ConsoleServiceOptions {
  * dumped and the local payment provider's state (it holds the checkouts, subscriptions and payments
  * the seed bought), seeded by the first such file of a fork and copied by the next ones (seeding
  * costs 2.5-5 s a file). The seed writes the origin into checkout return URLs, so a copy listens on
- * the port it was seeded on: files in a fork run one after another, and the port is free again.
+ * the port it was seeded on: files in a fork run one after another, and the port (below the
+ * ephemeral range, test/helpers/ports.ts) is free again.
  */
 interface DemoSnapshot {
   port: number;
@@ -102,7 +103,9 @@ export async function startConsoleService(options: ConsoleServiceOptions = {}): 
     }
   }
   if (started === undefined) {
-    port = await closedPort();
+    // The port a snapshot is seeded on is come back to by the fork's next files: outside the range
+    // another fork's closedPort() draws from, or that fork could be handed it meanwhile.
+    port = shared ? await freePortBelowEphemeral() : await closedPort();
     started = await start(port);
     if (seeded) await seedDemo(started.kernel, { userAgent: 'console browser tests' });
     if (shared) demoSnapshot = await snapshotOf(started, port, paymentsState!);
