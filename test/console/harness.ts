@@ -1,13 +1,15 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { seedDemo } from '../../src/cli/seed/demo.js';
 import type { Config } from '../../src/config.js';
 import { DEMO_STAFF } from '../../src/cli/seed/people.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestDatabase } from '../helpers/database.js';
 import { buildConsole } from '../helpers/console-build.js';
-import { closedPort } from '../helpers/ports.js';
+import { closedPort, freePortBelowEphemeral } from '../helpers/ports.js';
 import { signToken } from '../helpers/tokens.js';
 
 /**
@@ -52,17 +54,65 @@ export interface ConsoleServiceOptions {
   devOwner?: string;
 }
 
+/**
+ * The demo data set as a service with the default settings leaves it once seeded: its database
+ * dumped and the local payment provider's state (it holds the checkouts, subscriptions and payments
+ * the seed bought), seeded by the first such file of a fork and copied by the next ones (seeding
+ * costs 2.5-5 s a file). The seed writes the origin into checkout return URLs, so a copy listens on
+ * the port it was seeded on: files in a fork run one after another, and the port (below the
+ * ephemeral range, test/helpers/ports.ts) is free again.
+ */
+interface DemoSnapshot {
+  port: number;
+  dump: string;
+  paymentsState: string;
+}
+let demoSnapshot: DemoSnapshot | undefined;
+
+/** In the run's own temp directory (test/helpers/global-setup.ts): removed when the run ends. */
+const snapshotDir = () => mkdtempSync(join(dirname(inject('pgliteDump')), 'console-demo-'));
+
 /** The service with the console (and the demo data), listening, and a headless Chromium. */
 export async function startConsoleService(options: ConsoleServiceOptions = {}): Promise<ConsoleService> {
   const consoleDir = buildConsole();
-  const port = await closedPort();
+  const seeded = options.seed !== false;
+  const shared = seeded && options.config === undefined && options.devOwner === undefined;
+  const paymentsState = shared ? join(snapshotDir(), 'payments.json') : undefined;
+  const start = (port: number, fromDump?: string) =>
+    startTestApp({
+      config: { consoleDir, port, publicBaseUrl: `http://127.0.0.1:${port}`, ...options.config },
+      devOwner: options.devOwner,
+      fromDump,
+      localPaymentsStateFile: paymentsState,
+    });
+  let started: Awaited<ReturnType<typeof start>> | undefined;
+  let port = 0;
+  if (shared && demoSnapshot !== undefined) {
+    ({ port } = demoSnapshot);
+    copyFileSync(demoSnapshot.paymentsState, paymentsState!);
+    started = await start(port, demoSnapshot.dump);
+    try {
+      await started.app.listen({ port, host: '127.0.0.1' });
+    } catch (error) {
+      // Something else took the port since: seed afresh on another.
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      await started.close();
+      rmSync(paymentsState!);
+      started = undefined;
+      demoSnapshot = undefined;
+    }
+  }
+  if (started === undefined) {
+    // The port a snapshot is seeded on is come back to by the fork's next files: outside the range
+    // another fork's closedPort() draws from, or that fork could be handed it meanwhile.
+    port = shared ? await freePortBelowEphemeral() : await closedPort();
+    started = await start(port);
+    if (seeded) await seedDemo(started.kernel, { userAgent: 'console browser tests' });
+    if (shared) demoSnapshot = await snapshotOf(started, port, paymentsState!);
+    await started.app.listen({ port, host: '127.0.0.1' });
+  }
+  const t = started;
   const origin = `http://127.0.0.1:${port}`;
-  const t = await startTestApp({
-    config: { consoleDir, port, publicBaseUrl: origin, ...options.config },
-    devOwner: options.devOwner,
-  });
-  if (options.seed !== false) await seedDemo(t.kernel, { userAgent: 'console browser tests' });
-  await t.app.listen({ port, host: '127.0.0.1' });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-dev-shm-usage'],
@@ -105,8 +155,21 @@ export async function startConsoleService(options: ConsoleServiceOptions = {}): 
     async close() {
       await browser.close();
       await t.close();
+      if (paymentsState !== undefined) rmSync(dirname(paymentsState), { recursive: true, force: true });
     },
   };
+}
+
+/** The seeded service's database and payment state, copied aside before anything else changes them. */
+async function snapshotOf(t: TestApp & { testDatabase: TestDatabase | null }, port: number, paymentsState: string) {
+  const dump = t.testDatabase?.dump;
+  if (!dump) throw new Error('the console tests run on the embedded database');
+  (t.kernel.payments as { flush?: () => void }).flush?.();
+  const dir = snapshotDir();
+  const snapshot: DemoSnapshot = { port, dump: join(dir, 'demo.tar'), paymentsState: join(dir, 'payments.json') };
+  writeFileSync(snapshot.dump, await dump());
+  copyFileSync(paymentsState, snapshot.paymentsState);
+  return snapshot;
 }
 
 /**
@@ -144,8 +207,9 @@ export interface AxeViolation {
 
 /** axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA rules). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  // Evaluated by the browser's debugging protocol, which the page's CSP does not govern.
-  await page.evaluate(AXE_SOURCE);
+  // Evaluated by the browser's debugging protocol, which the page's CSP does not govern; once per
+  // document (0.05-0.15 s each): the console moves between screens without loading a new one.
+  if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(AXE_SOURCE);
   const violations = (await page.evaluate(
     "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })" +
       '.then((result) => result.violations)',

@@ -103,6 +103,8 @@ export interface TestAppOptions extends BuildAppOptions, ComposeOptions {
   config?: Partial<Config>;
   /** Run on this database instead of a fresh one (a second instance of the same service). */
   database?: Database;
+  /** Start the fresh database from this embedded dump (`TestDatabase.dump`) instead of the migrated one. */
+  fromDump?: string;
   /** The kernel's logger (tests that assert on log lines pass a capturing one). */
   log?: FastifyBaseLogger;
 }
@@ -111,7 +113,7 @@ export interface TestAppOptions extends BuildAppOptions, ComposeOptions {
 export async function startTestApp(
   options: TestAppOptions = {},
 ): Promise<TestApp & { testDatabase: TestDatabase | null }> {
-  const testDatabase = options.database ? null : await createTestDatabase();
+  const testDatabase = options.database ? null : await createTestDatabase(options.fromDump);
   const database = options.database ?? testDatabase!.database;
   const config = testConfig(options.config);
   const kernel = await composePlatform(config, database, options.log ?? pino({ level: 'silent' }), options);

@@ -17,6 +17,8 @@ export interface TestDatabase {
    * DATABASE_SESSION_URL has it. On PGlite there is no pooler to put between: the same handle.
    */
   openAnother(options?: { pooled?: boolean }): Promise<Database>;
+  /** The embedded database's data dir as it is now, a dump `createTestDatabase` can start from; null on PostgreSQL. */
+  dump: (() => Promise<Buffer>) | null;
   drop(): Promise<void>;
 }
 
@@ -25,10 +27,14 @@ export const TEST_POOL_SIZE = 5;
 
 let counter = 0;
 
-/** A fresh, migrated database for one test file (or one test): a clone, never shared. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database for one test file (or one test): a clone, never shared. `fromDump`: a
+ * copy of that embedded database instead (a `dump()` taken earlier in the run).
+ */
+export async function createTestDatabase(fromDump?: string): Promise<TestDatabase> {
   const template = inject('pgTemplate');
   const testUrl = process.env.TEST_DATABASE_URL;
+  if (fromDump !== undefined && template) throw new Error('an embedded dump cannot start a PostgreSQL database');
   if (template && testUrl) {
     const name = `${template.replace('tmpl', 'f')}_${process.pid}_${++counter}`;
     const admin = new pg.Client({ connectionString: adminUrl(testUrl) });
@@ -56,6 +62,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       database,
       url,
       openAnother: (options = {}) => open(options.pooled),
+      dump: null,
       async drop() {
         await Promise.all(opened.map((d) => d.close()));
         await (await pooler)?.close();
@@ -66,7 +73,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const dump = inject('pgliteDump');
+  const dump = fromDump ?? inject('pgliteDump');
   const pglite = await PGlite.create({ loadDataDir: new Blob([readFileSync(dump)]), parsers: pgliteParsers });
   const database = wrapPGlite(pglite);
   return {
@@ -75,6 +82,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     // One embedded database belongs to one process: a second instance shares its connection
     // (and its connection lock), closing nothing of it.
     openAnother: async () => ({ ...database, close: async () => {} }),
+    dump: async () => Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer()),
     drop: () => database.close(),
   };
 }
