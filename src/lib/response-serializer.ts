@@ -24,6 +24,20 @@ export interface ResponseSerializerOptions {
   compileShaper?: (schema: AnySchema) => Shaper;
 }
 
+/**
+ * Answers that never change once made (a cached profile, frozen and shared by every read of it):
+ * the serializer keeps each one's text beside it, so a repeated read is not shaped and written
+ * out again. Only what is marked here: a frozen object may still hold mutable values, so being
+ * frozen is not enough.
+ */
+const unchanging = new WeakSet<object>();
+
+/** Marks an answer as never changing (and freezes it): its text is made once per route's schema. */
+export function unchangingAnswer<T extends object>(answer: T): Readonly<T> {
+  unchanging.add(Object.freeze(answer));
+  return answer;
+}
+
 /** Fastify's route schema may be the zod schema itself or `{ properties: schema }`. */
 function zodSchemaOf(schema: unknown): AnySchema {
   if (schema instanceof z.core.$ZodType) return schema;
@@ -32,6 +46,20 @@ function zodSchemaOf(schema: unknown): AnySchema {
     if (properties instanceof z.core.$ZodType) return properties;
   }
   throw new Error(`a response schema must be a zod schema: ${JSON.stringify(schema)}`);
+}
+
+/** The text of an unchanging answer, made once per route (a WeakMap: dropped with the answer). */
+function keepingTexts(serialize: (data: unknown) => string): (data: unknown) => string {
+  const texts = new WeakMap<object, string>();
+  return (data) => {
+    if (typeof data !== 'object' || data === null || !unchanging.has(data)) return serialize(data);
+    let text = texts.get(data);
+    if (text === undefined) {
+      text = serialize(data);
+      texts.set(data, text);
+    }
+    return text;
+  };
 }
 
 /**
@@ -54,7 +82,7 @@ export function createResponseSerializerCompiler(options: ResponseSerializerOpti
       const shaped = shape(data);
       return shaped === NOT_SHAPED ? byZod(data) : JSON.stringify(shaped);
     };
-    if (!options.verifyResponseShaping) return serialize;
+    if (!options.verifyResponseShaping) return keepingTexts(serialize);
     return (data: unknown): string => {
       const shaped = shape(data);
       const result = z.safeParse(schema, data);

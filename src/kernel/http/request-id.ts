@@ -68,6 +68,16 @@ class RequestLog {
     return this.#child;
   }
 
+  /**
+   * Whether a line at this level is written. A line the level filters out makes no child (Fastify
+   * writes its per-request lines at info, filtered out below it); a route's own level is the child's.
+   */
+  #writes(level: string): boolean {
+    if (this.#child !== undefined || 'level' in this.options) return true;
+    const parent = this.parent as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    return parent.isLevelEnabled?.(level) ?? true;
+  }
+
   get level(): string {
     return (this.#child ?? this.parent).level;
   }
@@ -77,22 +87,22 @@ class RequestLog {
   }
 
   fatal(...args: unknown[]): void {
-    (this.#log.fatal as LogCall)(...args);
+    if (this.#writes('fatal')) (this.#log.fatal as LogCall)(...args);
   }
   error(...args: unknown[]): void {
-    (this.#log.error as LogCall)(...args);
+    if (this.#writes('error')) (this.#log.error as LogCall)(...args);
   }
   warn(...args: unknown[]): void {
-    (this.#log.warn as LogCall)(...args);
+    if (this.#writes('warn')) (this.#log.warn as LogCall)(...args);
   }
   info(...args: unknown[]): void {
-    (this.#log.info as LogCall)(...args);
+    if (this.#writes('info')) (this.#log.info as LogCall)(...args);
   }
   debug(...args: unknown[]): void {
-    (this.#log.debug as LogCall)(...args);
+    if (this.#writes('debug')) (this.#log.debug as LogCall)(...args);
   }
   trace(...args: unknown[]): void {
-    (this.#log.trace as LogCall)(...args);
+    if (this.#writes('trace')) (this.#log.trace as LogCall)(...args);
   }
   silent(...args: unknown[]): void {
     (this.#log.silent as LogCall)(...args);

@@ -7,6 +7,7 @@ import type { StorageAdapter } from '../../adapters/storage/index.js';
 import { avatarUrl } from '../files/index.js';
 import { liftSuppression, suppressAsUnsubscribed, suppressionReason } from '../email/index.js';
 import { lockUserEmail, updateProfileColumns } from '../users/index.js';
+import { unchangingAnswer } from '../../lib/response-serializer.js';
 import { findProfile, PROFILE_ANSWER } from './queries.js';
 import type { ProfileView, UpdateProfileInput } from './schemas.js';
 
@@ -22,8 +23,8 @@ interface CachedProfile {
 }
 
 function cachedProfile({ avatar_key: avatarKey, ...profile }: ProfileRow): CachedProfile {
-  // Frozen: every read of this entry answers with this very object.
-  return { view: Object.freeze({ ...profile, avatar_url: null }), avatarKey };
+  // Unchanging: every read of this entry answers with this very object, and its text is kept.
+  return { view: unchangingAnswer({ ...profile, avatar_url: null }), avatarKey };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, startTestApp, type TestApp, type TestUser } from '../../helpers/app.js';
+import type { TestDatabase } from '../../helpers/database.js';
 import { signUnsubscribeToken } from '../../../src/modules/email/unsubscribe-token.js';
 import { signToken } from '../../helpers/tokens.js';
 
@@ -8,7 +9,7 @@ import { signToken } from '../../helpers/tokens.js';
  * only, and the marketing preference is the suppression list an unsubscribe link also writes.
  */
 
-let t: TestApp;
+let t: TestApp & { testDatabase: TestDatabase | null };
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -51,6 +52,35 @@ describe('GET /v1/me', () => {
       last_seen_at: expect.any(String),
       profile_updated_at: null,
     });
+  });
+});
+
+describe('GET /v1/me as production writes it', () => {
+  // The test apps check every answer against zod; production keeps a cached profile's text
+  // instead (src/lib/response-serializer.ts, unchangingAnswer). A second instance on the same
+  // database, serializing as production does.
+  let production: TestApp;
+  beforeAll(async () => {
+    production = await startTestApp({ database: t.testDatabase!.database, verifyResponseShaping: false });
+  });
+  afterAll(async () => {
+    await production.close();
+  });
+
+  it('answers a changed profile after a change, never the kept text of the one before', async () => {
+    const user = await createUser(t.db);
+    const read = async () => (await production.request({ method: 'GET', url: '/v1/me', token: user.token })).json();
+    expect((await read()).display_name).toBeNull();
+    expect((await read()).display_name).toBeNull();
+    const changed = await production.request({
+      method: 'PATCH',
+      url: '/v1/me',
+      token: user.token,
+      payload: { display_name: 'Grace' },
+    });
+    expect(changed.json().display_name).toBe('Grace');
+    expect(await read()).toEqual(changed.json());
+    expect((await read()).display_name).toBe('Grace');
   });
 });
 
