@@ -13,15 +13,17 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 export class CompiledOnce<DB, Choice extends string, Row> {
   readonly #compiled = new WeakMap<Kysely<DB>, Map<Choice, CompiledQuery<Row>>>();
 
-  constructor(
-    private readonly build: (db: Kysely<DB>, choice: Choice, values: readonly unknown[]) => Compilable<Row>,
-  ) {}
-
-  async execute(db: Kysely<DB>, choice: Choice, values: readonly unknown[]): Promise<Row[]> {
+  /** `build` makes the statement for these values; it runs only on a choice's first call. */
+  async execute(
+    db: Kysely<DB>,
+    choice: Choice,
+    values: readonly unknown[],
+    build: () => Compilable<Row>,
+  ): Promise<Row[]> {
     const kept = this.#keptFor(db);
     const compiled = kept.get(choice);
     if (compiled !== undefined) return (await db.executeQuery<Row>({ ...compiled, parameters: values })).rows;
-    const first = this.build(db, choice, values).compile();
+    const first = build().compile();
     if (!sameValues(first.parameters, values)) {
       throw new Error(
         `a statement compiled once takes exactly its values as parameters: ${first.parameters.length} ` +

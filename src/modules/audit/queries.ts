@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { Tables } from '../../db/tables.js';
 import { asRead } from '../../lib/split-pool.js';
 import { countRows, escapeLike, likePattern, offsetOf } from '../../kernel/pagination.js';
+import { CompiledOnce } from '../../db/compiled-once.js';
 import { preparedByShape } from '../../db/prepared-shapes.js';
 import { auditFilters, type AuditFilters, type ListAuditQuery } from './schemas.js';
 import './tables.js';
@@ -86,7 +87,8 @@ const LIST_COLUMNS = [
  */
 const AUDIT_LIST_SHAPE = 'audit_list';
 
-export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery) {
+/** The list's page: its rows in order, each with its actor's and target's names. */
+function auditPage(db: Kysely<Tables>, query: ListAuditQuery) {
   const filtered = db.selectFrom('audit_log').where((eb) => filterConditions(eb, query));
   const direction = query.sort.direction;
   const group = actionGroupOf(query);
@@ -113,16 +115,40 @@ export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery)
               .limit(query.per_page)
               .offset(offsetOf(query)),
           );
-  const [rows, total] = await Promise.all([
-    page
-      .leftJoin('user_directory as users', 'users.id', 'audit_log.actor_id')
-      .select(LIST_COLUMNS)
-      .orderBy('audit_log.created_at', direction)
-      .orderBy('audit_log.id', direction)
-      .withPlugin(preparedByShape(AUDIT_LIST_SHAPE))
-      .execute(),
-    countAuditEvents(db, query),
-  ]);
+  return page
+    .leftJoin('user_directory as users', 'users.id', 'audit_log.actor_id')
+    .select(LIST_COLUMNS)
+    .orderBy('audit_log.created_at', direction)
+    .orderBy('audit_log.id', direction)
+    .withPlugin(preparedByShape(AUDIT_LIST_SHAPE));
+}
+
+type AuditPageRow = Awaited<ReturnType<ReturnType<typeof auditPage>['execute']>>[number];
+
+/**
+ * The console's log pages, filtered by action alone or not at all: their text depends only on
+ * how the action matches (none, `=`, a prefix and its group) and the direction, so each is built
+ * and compiled once (src/db/compiled-once.ts); their values are the action's, its group, the
+ * page's size and offset, in the statement's order.
+ */
+const actionOnlyPages = new CompiledOnce<Tables, string, AuditPageRow>();
+
+function readAuditPage(db: Kysely<Tables>, query: ListAuditQuery): Promise<AuditPageRow[]> {
+  if (NON_ACTION_FILTERS.some((field) => query[field] !== undefined)) return auditPage(db, query).execute();
+  const match = query.action === undefined ? undefined : actionMatch(query.action);
+  const group = actionGroupOf(query);
+  const choice = `${match?.op ?? 'all'} ${group === undefined ? 'walk' : 'group'} ${query.sort.direction}`;
+  const values = [
+    ...(match === undefined ? [] : [match.value]),
+    ...(group === undefined ? [] : [group]),
+    query.per_page,
+    offsetOf(query),
+  ];
+  return actionOnlyPages.execute(db, choice, values, () => auditPage(db, query));
+}
+
+export async function listAuditEvents(db: Kysely<Tables>, query: ListAuditQuery) {
+  const [rows, total] = await Promise.all([readAuditPage(db, query), countAuditEvents(db, query)]);
   return { rows: rows.map((row) => ({ ...row, summary: row.summary as Record<string, unknown> })), total };
 }
 

@@ -73,23 +73,7 @@ function orderedSummaries(db: Kysely<Tables>, query: ListUsersQuery) {
  * its values are the page's size and offset. The kept count rides on the page's rows: one
  * statement, one snapshot, one round trip (each round trip waits for a backend to get a core).
  */
-const wholeListPage = new CompiledOnce(
-  (
-    db: Kysely<Tables>,
-    sort: `${UsersListSort['field']} ${UsersListSort['direction']}`,
-    [limit, offset]: readonly unknown[],
-  ) => {
-    const [field, direction] = sort.split(' ') as [UsersListSort['field'], UsersListSort['direction']];
-    return summaries(db)
-      .where(matchesSegment({}, { defaultStatus: 'any' }))
-      .orderBy(orderingOf({ field, direction }))
-      .orderBy('users.id')
-      .select(sql<number>`(SELECT coalesce(sum(users), 0)::int FROM user_count_slots)`.as('total'))
-      .limit(limit as number)
-      .offset(offset as number)
-      .withPlugin(preparedByShape(USERS_LIST_SHAPE));
-  },
-);
+const wholeListPages = new CompiledOnce<Tables, string, UserSummary & { total: number }>();
 
 export async function listUsers(
   db: Kysely<Tables>,
@@ -97,7 +81,13 @@ export async function listUsers(
 ): Promise<{ rows: UserSummary[]; total: number }> {
   if (isWholeList(query)) {
     const { field, direction } = query.sort;
-    const rows = await wholeListPage.execute(db, `${field} ${direction}`, [query.per_page, offsetOf(query)]);
+    const rows = await wholeListPages.execute(db, `${field} ${direction}`, [query.per_page, offsetOf(query)], () =>
+      orderedSummaries(db, query)
+        .select(sql<number>`(SELECT coalesce(sum(users), 0)::int FROM user_count_slots)`.as('total'))
+        .limit(query.per_page)
+        .offset(offsetOf(query))
+        .withPlugin(preparedByShape(USERS_LIST_SHAPE)),
+    );
     // A page past the end has no row to carry it.
     const total = rows[0]?.total ?? (await countAllUsers(db));
     return { rows: rows.map(({ total: _total, ...row }) => row as UserSummary), total };
