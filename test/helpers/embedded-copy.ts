@@ -1,5 +1,7 @@
 import { MemoryFS, PGlite } from '@electric-sql/pglite';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { pgliteParsers } from '../../src/db/database.js';
 
 /** One regular file of a data-dir dump: its path under PGDATA and its bytes. */
@@ -85,6 +87,13 @@ class DumpedMemoryFS extends MemoryFS {
  */
 const TEST_SHARED_BUFFERS = '16MB';
 
+/** PGlite's own files (share/: time zones, text search, …), read from its package once per fork, not per copy. */
+let fsBundle: Blob | undefined;
+const pgliteFsBundle = () =>
+  (fsBundle ??= new Blob([
+    readFileSync(join(dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.data')),
+  ]));
+
 /** The suite's dumps, read and split into files once per fork: every file of a fork starts from them. */
 const dumpsByPath = new Map<string, DataDirDump>();
 
@@ -100,6 +109,7 @@ export async function openEmbeddedCopy(dumpPath: string, { keep }: { keep: boole
   }
   return PGlite.create({
     fs: new DumpedMemoryFS(dump),
+    fsBundle: pgliteFsBundle(),
     parsers: pgliteParsers,
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${TEST_SHARED_BUFFERS}`],
   });
