@@ -1,4 +1,7 @@
 import { sql } from 'kysely';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -26,6 +29,27 @@ describe('test databases', () => {
       expect(panic.rows).toEqual([{ level: 'off', reason: null }]);
     } finally {
       await second.drop();
+    }
+  });
+
+  // The console's files start from a dump of the seeded demo (test/console/harness.ts).
+  it.skipIf(process.env.TEST_DATABASE_URL)('copy a dump taken earlier in the run, as it was then', async () => {
+    const seeded = await createTestDatabase();
+    await sql`CREATE TABLE seeded_earlier (note text)`.execute(seeded.database.db);
+    await sql`INSERT INTO seeded_earlier VALUES ('kept')`.execute(seeded.database.db);
+    const dir = mkdtempSync(join(tmpdir(), 'pa-dump-'));
+    const dump = join(dir, 'seeded.tar');
+    writeFileSync(dump, await seeded.dump!());
+    await sql`UPDATE seeded_earlier SET note = 'after the dump'`.execute(seeded.database.db);
+    await seeded.drop();
+
+    const copy = await createTestDatabase(dump);
+    try {
+      const notes = await sql<{ note: string }>`SELECT note FROM seeded_earlier`.execute(copy.database.db);
+      expect(notes.rows).toEqual([{ note: 'kept' }]);
+    } finally {
+      await copy.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
