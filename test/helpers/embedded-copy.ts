@@ -74,7 +74,7 @@ class DumpedMemoryFS extends MemoryFS {
       const path = root + file.path;
       makeDirectory(path.slice(0, path.lastIndexOf('/')));
       // Copied (see readDataDirDump): PostgreSQL writes into its files, and the dump serves
-      // every copy of the fork. Times are left as written: PostgreSQL reads none of its files'.
+      // every copy of the fork. The files' times are the copy's own: PostgreSQL reads none.
       fs.writeFile(path, file.bytes);
     }
   }
