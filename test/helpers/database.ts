@@ -1,8 +1,7 @@
-import { PGlite } from '@electric-sql/pglite';
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { openPostgres, pgliteParsers, wrapPGlite, type Database } from '../../src/db/database.js';
+import { openPostgres, wrapPGlite, type Database } from '../../src/db/database.js';
+import { openEmbeddedCopy } from './embedded-copy.js';
 import { startPgBouncer, type PgBouncer } from './pgbouncer.js';
 import { adminUrl, databaseUrlFor } from './postgres-urls.js';
 
@@ -73,8 +72,7 @@ export async function createTestDatabase(fromDump?: string): Promise<TestDatabas
       },
     };
   }
-  const dump = fromDump ?? inject('pgliteDump');
-  const pglite = await PGlite.create({ loadDataDir: new Blob([readFileSync(dump)]), parsers: pgliteParsers });
+  const pglite = await openEmbeddedCopy(fromDump ?? inject('pgliteDump'), { keep: fromDump === undefined });
   const database = wrapPGlite(pglite);
   return {
     database,
