@@ -80,13 +80,6 @@ class DumpedMemoryFS extends MemoryFS {
   }
 }
 
-/**
- * PostgreSQL's default (128MB) is set up afresh by every start: about 0.15 s of CPU per test
- * database. A test database's pages are a few megabytes, and a page read past the buffers comes
- * from this process's memory anyway.
- */
-const TEST_SHARED_BUFFERS = '16MB';
-
 /** PGlite's own files (share/: time zones, text search, …), read from its package once per fork, not per copy. */
 let fsBundle: Blob | undefined;
 const pgliteFsBundle = () =>
@@ -111,6 +104,5 @@ export async function openEmbeddedCopy(dumpPath: string, { keep }: { keep: boole
     fs: new DumpedMemoryFS(dump),
     fsBundle: pgliteFsBundle(),
     parsers: pgliteParsers,
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${TEST_SHARED_BUFFERS}`],
   });
 }
