@@ -23,6 +23,13 @@ export interface TestDatabase {
 
 /** Sessions a test app opens on PostgreSQL, reads and writes together. */
 export const TEST_POOL_SIZE = 5;
+/**
+ * How long a test app's query waits for a pooled session. Production waits 5 s, then refuses
+ * with 503 (`CONNECT_TIMEOUT_MS`). CI shares two cores between two suites, and a file that
+ * queues 200 writes behind one user's lock could pass that budget. The tests that need the
+ * refusal (test/reliability/postgres-faults.test.ts) open their own pool with the service's budget.
+ */
+const TEST_CONNECT_TIMEOUT_MS = 30_000;
 
 let counter = 0;
 
@@ -51,8 +58,9 @@ export async function createTestDatabase(fromDump?: string): Promise<TestDatabas
             sessionConnectionString: url,
             pooler: 'transaction',
             poolMax: TEST_POOL_SIZE,
+            connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS,
           })
-        : openPostgres({ connectionString: url, poolMax: TEST_POOL_SIZE });
+        : openPostgres({ connectionString: url, poolMax: TEST_POOL_SIZE, connectTimeoutMs: TEST_CONNECT_TIMEOUT_MS });
       opened.push(database);
       return database;
     };
