@@ -98,3 +98,17 @@ describe('answers compressed by Accept-Encoding', () => {
     expect(JSON.parse(gunzipSync(gzip.rawPayload).toString()).openapi).toBe(plain.json().openapi);
   });
 });
+
+describe('the compressor on the cheap path', () => {
+  // Each route has one hook of ours in place of the library's two (decision 0111): a request
+  // without Accept-Encoding, or a small answer, never reaches the library's.
+  it("a route has one compression hook of ours and none of the library's", () => {
+    const lines = t.app.printRoutes({ includeHooks: true, method: 'GET' }).split('\n');
+    const health = lines.findIndex((line) => line.includes('health (GET)'));
+    const after = lines.slice(health + 1);
+    const hooks = after.slice(0, after.findIndex((line) => !line.includes('• ('))).join('\n');
+    expect(hooks).toContain('(onRequest) ["kernelRequest()"]');
+    expect(hooks).toMatch(/\(onSend\) \[.*"compressWhenItCould\(\)"\]/);
+    expect(hooks).not.toContain('"onSend()"');
+  });
+});
