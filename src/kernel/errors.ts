@@ -101,7 +101,8 @@ const FASTIFY_CLIENT_ERRORS: Record<string, { status: number; code: string }> = 
   FST_ERR_ASYNC_CONSTRAINT: { status: 400, code: 'bad_request' },
 };
 
-function sendAppError(reply: FastifyReply, error: AppError) {
+/** An application error's answer: its status, headers and body (kept text when it has one). */
+export function sendAppError(reply: FastifyReply, error: AppError) {
   if (error.headers) reply.headers(error.headers);
   reply.code(error.status);
   const text = error.keptText();
