@@ -347,6 +347,9 @@ describe('the staff console: Roles, Operations and Site', () => {
       role.getByRole('rowheader').click({ modifiers: ['Control'] }),
     ]);
     // The tab's address is the row's; its page loading on a busy machine is not what this checks.
+    // Ctrl opens it in the background, where Chromium may hold its navigation back while the
+    // machine is busy (two CI runs waited 30 s for it): in front, it goes at once.
+    await tab.bringToFront();
     await tab.waitForURL(`${service.origin}${roleHref}`, { waitUntil: 'commit' });
     await tab.close();
     await role.getByRole('rowheader').click();
