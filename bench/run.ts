@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { vacuumDueTables } from './autovacuum-stand-in.js';
+import { vacuumAsAutovacuumWould } from './autovacuum-stand-in.js';
 import { BULK_OPERATIONS, measureBulkOperation } from './bulk-operations.js';
 import { runToCompletion } from './child-process.js';
 import { cleanUp, cleanUpOnSignals } from './cleanup.js';
@@ -165,19 +165,19 @@ async function main(): Promise<number> {
   const floorsBefore = await floors.measure();
 
   // This server has no autovacuum: between phases, what it would have done by then (autovacuum-stand-in.ts).
-  const vacuumAsAutovacuumWould = async () => {
+  const vacuumBetweenPhases = async () => {
     if (database.serviceUrl === undefined) return;
-    const done = await vacuumDueTables(database.serviceUrl);
+    const done = await vacuumAsAutovacuumWould(database.serviceUrl);
     if (done.length > 0) log(`    (as autovacuum would: ${done.join(', ')})`);
   };
   const cpu = await createCpuMeter(service.pid, database.serviceUrl);
   const outcomes: ScenarioOutcome[] = [];
   for (const scenario of scenarios) {
-    await vacuumAsAutovacuumWould();
+    await vacuumBetweenPhases();
     log(`  ${scenario.name}…`);
     outcomes.push(await runScenario(scenario, context, service, cpu, loadSettings));
   }
-  await vacuumAsAutovacuumWould();
+  await vacuumBetweenPhases();
   // Measured again after the scenarios: the machine is shared, so its capacity drifts; ratios use the mean.
   const floorsAfter = await floors.measure();
   await floors.stop();

@@ -15,6 +15,7 @@ import { refusalOf } from './metrics/refusals.js';
 import { isHealthRoute } from './http/health-routes.js';
 import { admitRequest } from './http/overload.js';
 import { stampAnswer } from './http/request-id.js';
+import { hooksOf } from './http/route-hooks.js';
 import { RATE_LIMITS, type RateLimitName } from './rate-limits.js';
 
 /**
@@ -46,11 +47,6 @@ export function routeFacts(path: string | undefined, config: RouteOptions['confi
 
 /** The facts of the answers no route gave (404): open, unlimited, counted. */
 const NO_ROUTE = routeFacts(undefined, undefined);
-
-/** A route's own hooks, as Fastify takes them (one, several, or none). */
-function hooksOf<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
-}
 
 export interface RequestPipeline {
   /** The 404 handler's hooks (it is no route, so onRoute never sees it): errors.ts installs them. */

@@ -2,6 +2,7 @@ import fastifyCompress from '@fastify/compress';
 import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { hooksOf } from './route-hooks.js';
 
 /**
  * Answers smaller than this go as they are: below about a kilobyte the headers outweigh what
@@ -39,11 +40,6 @@ function surelyUncompressed(payload: unknown): boolean {
   if (payload === null || payload === undefined) return true;
   if (typeof payload === 'string') return payload.length * 3 < COMPRESSION_THRESHOLD_BYTES;
   return Buffer.isBuffer(payload) && payload.length < COMPRESSION_THRESHOLD_BYTES;
-}
-
-/** A route's own hooks, as Fastify takes them (one, several, or none). */
-function hooksOf<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import { routeArea } from '../auth.js';
 import { AppError } from '../errors.js';
 import { InFlightLimit } from './overload.js';
+import { hooksOf } from './route-hooks.js';
 
 /**
  * Clients that hold the service's resources without using them: a connection that never finishes
@@ -174,9 +175,7 @@ export function installSlowClientGuards(
   const signedIn = guardOf(false);
   app.addHook('onRoute', (route: RouteOptions) => {
     const guard = routeArea(route.url) === 'open' ? open : signedIn;
-    const hooks =
-      route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
-    route.preParsing = [guard, ...hooks];
+    route.preParsing = [guard, ...hooksOf(route.preParsing)];
   });
   // The 404 handler is no route: its body is watched, and not counted as an anonymous upload.
   return { notFoundHook: signedIn };
